@@ -1,0 +1,2 @@
+//! Diffs between original and projected entries.
+//! PLACEHOLDER: filled in by the CLI work.

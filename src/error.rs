@@ -1,0 +1,90 @@
+//! Errors a user can cause: a capture that cannot be read or understood.
+
+use thiserror::Error;
+
+/// Why a capture could not be loaded. Every variant renders as one line; the caller prefixes it
+/// with the file's name (see [`LoadError::in_file`]).
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+pub enum LoadError {
+    /// The file could not be read at all.
+    #[error("cannot read: {0}")]
+    Unreadable(String),
+    /// The file is larger than [`crate::capture::MAX_CAPTURE_BYTES`].
+    #[error("too large: {size} bytes (the limit is {limit} bytes)")]
+    TooLarge {
+        /// The file's size in bytes.
+        size: u64,
+        /// The limit in bytes.
+        limit: u64,
+    },
+    /// The bytes are not UTF-8.
+    #[error("not valid UTF-8: invalid byte at offset {offset}")]
+    InvalidUtf8 {
+        /// Byte offset of the first invalid sequence.
+        offset: usize,
+    },
+    /// The text is not JSON.
+    #[error("invalid JSON at line {line}, column {column}: {message}")]
+    InvalidJson {
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// serde_json's description of the problem.
+        message: String,
+    },
+    /// The JSON is nested deeper than the parser allows.
+    #[error("JSON nested too deeply at line {line}, column {column} (the limit is 128 levels)")]
+    TooDeep {
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+    },
+    /// Valid JSON, but not a request body toolprism knows.
+    #[error("not a known capture shape: {0}")]
+    UnknownShape(String),
+    /// `tools` is present but is not an array.
+    #[error("`tools` is not an array (found {0})")]
+    ToolsNotArray(&'static str),
+    /// A tool entry has no usable name.
+    #[error("tool {index}: {problem}")]
+    BadTool {
+        /// 0-based index in the `tools` array.
+        index: usize,
+        /// What is wrong with it.
+        problem: String,
+    },
+}
+
+/// A [`LoadError`] tied to the file it came from: renders as `FILE: problem`.
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+#[error("{source_name}: {error}")]
+pub struct FileError {
+    /// The file's name as the user gave it (`-` is shown as `<stdin>`).
+    pub source_name: String,
+    /// What went wrong.
+    pub error: LoadError,
+}
+
+impl LoadError {
+    /// Attach the file's name.
+    pub fn in_file(self, source_name: impl Into<String>) -> FileError {
+        FileError {
+            source_name: source_name.into(),
+            error: self,
+        }
+    }
+}
+
+/// A JSON value's kind, for error messages.
+pub fn json_kind(value: &serde_json::Value) -> &'static str {
+    match value {
+        serde_json::Value::Null => "null",
+        serde_json::Value::Bool(_) => "a boolean",
+        serde_json::Value::Number(_) => "a number",
+        serde_json::Value::String(_) => "a string",
+        serde_json::Value::Array(_) => "an array",
+        serde_json::Value::Object(_) => "an object",
+    }
+}

@@ -1,0 +1,2 @@
+//! Writing a projection to a file safely (atomic, no clobber).
+//! PLACEHOLDER: filled in by the CLI work.

@@ -1,0 +1,24 @@
+//! toolprism's engine: load a captured LLM API request, project its tool list under each
+//! strategy an agent host uses, and measure what every projection costs.
+//!
+//! The library knows nothing of terminals: the CLI (`src/cli`) and the TUI (`src/tui`) are thin
+//! layers over [`Capture`], [`project`], and the measuring in [`measure`].
+
+pub mod capture;
+pub mod diff;
+pub mod error;
+pub mod export;
+pub mod measure;
+pub mod projection;
+pub mod report;
+pub mod sanitize;
+pub mod settings;
+pub mod strategies;
+pub mod strategy;
+pub mod tool;
+
+pub use capture::{Capture, Shape};
+pub use error::LoadError;
+pub use projection::{Projection, Status, ToolOutcome, project};
+pub use settings::{Settings, SettingsError};
+pub use strategy::Strategy;

@@ -1,0 +1,301 @@
+//! Settings every projection reads, with the origin hosts' defaults, each overridable as `K=V`.
+
+use std::fmt;
+
+/// Where the `code` profile's `program` gateway comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Gateway {
+    /// Only a `program` tool the capture already has (a3s's behaviour).
+    Capture,
+    /// Add a3s's own `program` tool when the capture has none (what-if).
+    Inject,
+}
+
+/// Which tools zero may defer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Eligible {
+    /// MCP tools (by `mcp.prefixes`).
+    Mcp,
+    /// Every tool.
+    All,
+}
+
+/// All settings. [`Settings::default`] holds the origins' constants.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Settings {
+    /// `mcp.prefixes`: name prefixes that mark an MCP tool.
+    pub mcp_prefixes: Vec<String>,
+    /// `vtcode.mcp_cap`: chars an MCP tool's description may keep (vtcode 512).
+    pub vtcode_mcp_cap: usize,
+    /// `vtcode.minimal`: chars of the minimal description (vtcode 64).
+    pub vtcode_minimal: usize,
+    /// `vtcode.progressive`: chars of the progressive description (vtcode 1024).
+    pub vtcode_progressive: usize,
+    /// `vtcode.param`: chars of a progressive parameter description (vtcode 640).
+    pub vtcode_param: usize,
+    /// `a3s.max_tools`: most tools a3s accepts (4096).
+    pub a3s_max_tools: usize,
+    /// `a3s.context_messages`: newest messages the adaptive selector reads (6).
+    pub a3s_context_messages: usize,
+    /// `a3s.desc_bytes`: bytes of a description in the code catalog (192).
+    pub a3s_desc_bytes: usize,
+    /// `a3s.catalog_bytes`: bytes the code catalog may reach before skipping (65536).
+    pub a3s_catalog_bytes: usize,
+    /// `adaptive.prompt`: replaces the conversation as the adaptive selector's context.
+    pub adaptive_prompt: Option<String>,
+    /// `code.gateway`: `capture` or `inject`.
+    pub code_gateway: Gateway,
+    /// `shorten.expand_tool`: append an expand tool of this name (what-if).
+    pub shorten_expand_tool: Option<String>,
+    /// `shorten.protected`: an active lean-ctx policy pack, which shortens nothing.
+    pub shorten_protected: bool,
+    /// `defer.threshold`: eligible tools needed before deferring (10; 0 disables).
+    pub defer_threshold: usize,
+    /// `defer.eligible`: `mcp` or `all`.
+    pub defer_eligible: Eligible,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            mcp_prefixes: vec!["mcp__".into(), "mcp_".into(), "mcp--".into()],
+            vtcode_mcp_cap: 512,
+            vtcode_minimal: 64,
+            vtcode_progressive: 1024,
+            vtcode_param: 640,
+            a3s_max_tools: 4096,
+            a3s_context_messages: 6,
+            a3s_desc_bytes: 192,
+            a3s_catalog_bytes: 65536,
+            adaptive_prompt: None,
+            code_gateway: Gateway::Capture,
+            shorten_expand_tool: None,
+            shorten_protected: false,
+            defer_threshold: 10,
+            defer_eligible: Eligible::Mcp,
+        }
+    }
+}
+
+/// A `K=V` that cannot be applied.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SettingsError {
+    /// No `=` in the argument.
+    #[error("setting `{0}` is not of the form KEY=VALUE")]
+    NotKeyValue(String),
+    /// The key names no setting.
+    #[error("unknown setting `{0}` (known: {known})", known = Settings::KEYS.iter().map(|k| k.key).collect::<Vec<_>>().join(", "))]
+    UnknownKey(String),
+    /// The value does not fit the key.
+    #[error("bad value for `{key}`: `{value}` ({expected})")]
+    BadValue {
+        /// The key.
+        key: String,
+        /// The value given.
+        value: String,
+        /// What the key accepts.
+        expected: &'static str,
+    },
+}
+
+/// One setting's key and what it means, for help texts and the TUI.
+#[derive(Debug, Clone, Copy)]
+pub struct SettingInfo {
+    /// The key, as written in `--set K=V`.
+    pub key: &'static str,
+    /// What it does and what it accepts.
+    pub help: &'static str,
+}
+
+impl Settings {
+    /// Every key, in a stable order.
+    pub const KEYS: &'static [SettingInfo] = &[
+        SettingInfo {
+            key: "mcp.prefixes",
+            help: "comma-separated name prefixes of MCP tools",
+        },
+        SettingInfo {
+            key: "vtcode.mcp_cap",
+            help: "chars an MCP description keeps (full/progressive/minimal)",
+        },
+        SettingInfo {
+            key: "vtcode.minimal",
+            help: "chars of a minimal description",
+        },
+        SettingInfo {
+            key: "vtcode.progressive",
+            help: "chars of a progressive description",
+        },
+        SettingInfo {
+            key: "vtcode.param",
+            help: "chars of a progressive parameter description",
+        },
+        SettingInfo {
+            key: "a3s.max_tools",
+            help: "most tools the a3s profiles accept",
+        },
+        SettingInfo {
+            key: "a3s.context_messages",
+            help: "newest messages the adaptive selector reads",
+        },
+        SettingInfo {
+            key: "a3s.desc_bytes",
+            help: "bytes of each description in the code catalog",
+        },
+        SettingInfo {
+            key: "a3s.catalog_bytes",
+            help: "bytes the code catalog may reach",
+        },
+        SettingInfo {
+            key: "adaptive.prompt",
+            help: "text that replaces the conversation for adaptive",
+        },
+        SettingInfo {
+            key: "code.gateway",
+            help: "capture (use the capture's program tool) or inject (add a3s's)",
+        },
+        SettingInfo {
+            key: "shorten.expand_tool",
+            help: "append a lean-ctx expand tool of this name (empty: none)",
+        },
+        SettingInfo {
+            key: "shorten.protected",
+            help: "true: an active lean-ctx policy pack (no change)",
+        },
+        SettingInfo {
+            key: "defer.threshold",
+            help: "eligible tools needed before deferring (0 disables)",
+        },
+        SettingInfo {
+            key: "defer.eligible",
+            help: "mcp (MCP tools only) or all",
+        },
+    ];
+
+    /// Apply one `KEY=VALUE` argument.
+    pub fn apply(&mut self, assignment: &str) -> Result<(), SettingsError> {
+        let (key, value) = assignment
+            .split_once('=')
+            .ok_or_else(|| SettingsError::NotKeyValue(assignment.to_owned()))?;
+        self.set(key.trim(), value)
+    }
+
+    /// Set one key.
+    pub fn set(&mut self, key: &str, value: &str) -> Result<(), SettingsError> {
+        let bad = |expected: &'static str| SettingsError::BadValue {
+            key: key.to_owned(),
+            value: value.to_owned(),
+            expected,
+        };
+        let count =
+            |expected: &'static str| value.trim().parse::<usize>().map_err(|_| bad(expected));
+        let positive = |expected: &'static str| match value.trim().parse::<usize>() {
+            Ok(n) if n > 0 => Ok(n),
+            _ => Err(bad(expected)),
+        };
+        match key {
+            "mcp.prefixes" => {
+                let prefixes: Vec<String> = value
+                    .split(',')
+                    .map(str::trim)
+                    .filter(|p| !p.is_empty())
+                    .map(str::to_owned)
+                    .collect();
+                self.mcp_prefixes = prefixes;
+            }
+            "vtcode.mcp_cap" => self.vtcode_mcp_cap = positive("a positive number of chars")?,
+            "vtcode.minimal" => self.vtcode_minimal = positive("a positive number of chars")?,
+            "vtcode.progressive" => {
+                self.vtcode_progressive = positive("a positive number of chars")?
+            }
+            "vtcode.param" => self.vtcode_param = positive("a positive number of chars")?,
+            "a3s.max_tools" => self.a3s_max_tools = count("a number of tools")?,
+            "a3s.context_messages" => self.a3s_context_messages = count("a number of messages")?,
+            "a3s.desc_bytes" => self.a3s_desc_bytes = count("a number of bytes")?,
+            "a3s.catalog_bytes" => self.a3s_catalog_bytes = count("a number of bytes")?,
+            "adaptive.prompt" => self.adaptive_prompt = Some(value.to_owned()),
+            "code.gateway" => {
+                self.code_gateway = match value.trim() {
+                    "capture" => Gateway::Capture,
+                    "inject" => Gateway::Inject,
+                    _ => return Err(bad("capture or inject")),
+                }
+            }
+            "shorten.expand_tool" => {
+                let name = value.trim();
+                if name.is_empty() {
+                    self.shorten_expand_tool = None;
+                } else if crate::strategies::leanctx::is_expand_tool_name(name) {
+                    self.shorten_expand_tool = Some(name.to_owned());
+                } else {
+                    return Err(bad(
+                        "a name whose bare part is ctx_expand, at most 128 bytes of [A-Za-z0-9_.:/-]",
+                    ));
+                }
+            }
+            "shorten.protected" => {
+                self.shorten_protected = parse_bool(value).ok_or_else(|| bad("true or false"))?
+            }
+            "defer.threshold" => self.defer_threshold = count("a number of tools (0 disables)")?,
+            "defer.eligible" => {
+                self.defer_eligible = match value.trim() {
+                    "mcp" => Eligible::Mcp,
+                    "all" => Eligible::All,
+                    _ => return Err(bad("mcp or all")),
+                }
+            }
+            _ => return Err(SettingsError::UnknownKey(key.to_owned())),
+        }
+        Ok(())
+    }
+
+    /// A key's current value, as `set` accepts it.
+    pub fn get(&self, key: &str) -> Option<String> {
+        Some(match key {
+            "mcp.prefixes" => self.mcp_prefixes.join(","),
+            "vtcode.mcp_cap" => self.vtcode_mcp_cap.to_string(),
+            "vtcode.minimal" => self.vtcode_minimal.to_string(),
+            "vtcode.progressive" => self.vtcode_progressive.to_string(),
+            "vtcode.param" => self.vtcode_param.to_string(),
+            "a3s.max_tools" => self.a3s_max_tools.to_string(),
+            "a3s.context_messages" => self.a3s_context_messages.to_string(),
+            "a3s.desc_bytes" => self.a3s_desc_bytes.to_string(),
+            "a3s.catalog_bytes" => self.a3s_catalog_bytes.to_string(),
+            "adaptive.prompt" => self.adaptive_prompt.clone().unwrap_or_default(),
+            "code.gateway" => match self.code_gateway {
+                Gateway::Capture => "capture".into(),
+                Gateway::Inject => "inject".into(),
+            },
+            "shorten.expand_tool" => self.shorten_expand_tool.clone().unwrap_or_default(),
+            "shorten.protected" => self.shorten_protected.to_string(),
+            "defer.threshold" => self.defer_threshold.to_string(),
+            "defer.eligible" => match self.defer_eligible {
+                Eligible::Mcp => "mcp".into(),
+                Eligible::All => "all".into(),
+            },
+            _ => return None,
+        })
+    }
+
+    /// Whether `name` is an MCP tool under `mcp.prefixes`.
+    pub fn is_mcp(&self, name: &str) -> bool {
+        crate::tool::is_mcp(name, &self.mcp_prefixes)
+    }
+}
+
+fn parse_bool(value: &str) -> Option<bool> {
+    match value.trim() {
+        "true" | "1" | "yes" | "on" => Some(true),
+        "false" | "0" | "no" | "off" => Some(false),
+        _ => None,
+    }
+}
+
+impl fmt::Display for Settings {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for info in Settings::KEYS {
+            writeln!(f, "{}={}", info.key, self.get(info.key).unwrap_or_default())?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,140 @@
+//! The strategy ids and what each stands for.
+
+use std::fmt;
+use std::str::FromStr;
+
+/// One way of projecting a tool list (see `STRATEGIES.md`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Strategy {
+    /// The capture as sent.
+    Original,
+    /// vtcode documentation mode `full`.
+    Full,
+    /// vtcode documentation mode `progressive` (vtcode's default).
+    Progressive,
+    /// vtcode documentation mode `minimal`.
+    Minimal,
+    /// a3s code presentation profile `direct`.
+    Direct,
+    /// a3s code presentation profile `adaptive` (a3s's default).
+    Adaptive,
+    /// a3s code presentation profile `code`.
+    Code,
+    /// a3s code presentation profile `disabled`.
+    Disabled,
+    /// lean-ctx expand-pointer shortening.
+    Shorten,
+    /// zero's deferred loading, reminder form.
+    Defer,
+    /// zero's deferred loading, catalog form.
+    DeferCatalog,
+}
+
+impl Strategy {
+    /// Every strategy, in the order they are listed everywhere.
+    pub const ALL: [Strategy; 11] = [
+        Strategy::Original,
+        Strategy::Full,
+        Strategy::Progressive,
+        Strategy::Minimal,
+        Strategy::Direct,
+        Strategy::Adaptive,
+        Strategy::Code,
+        Strategy::Disabled,
+        Strategy::Shorten,
+        Strategy::Defer,
+        Strategy::DeferCatalog,
+    ];
+
+    /// The id used on the command line and in JSON.
+    pub fn id(self) -> &'static str {
+        match self {
+            Strategy::Original => "original",
+            Strategy::Full => "full",
+            Strategy::Progressive => "progressive",
+            Strategy::Minimal => "minimal",
+            Strategy::Direct => "direct",
+            Strategy::Adaptive => "adaptive",
+            Strategy::Code => "code",
+            Strategy::Disabled => "disabled",
+            Strategy::Shorten => "shorten",
+            Strategy::Defer => "defer",
+            Strategy::DeferCatalog => "defer-catalog",
+        }
+    }
+
+    /// The family it belongs to.
+    pub fn family(self) -> &'static str {
+        match self {
+            Strategy::Original => "baseline",
+            Strategy::Full | Strategy::Progressive | Strategy::Minimal => "documentation mode",
+            Strategy::Direct | Strategy::Adaptive | Strategy::Code | Strategy::Disabled => {
+                "presentation profile"
+            }
+            Strategy::Shorten => "expand pointer",
+            Strategy::Defer | Strategy::DeferCatalog => "deferred loading",
+        }
+    }
+
+    /// The host whose rules it reproduces.
+    pub fn origin(self) -> &'static str {
+        match self {
+            Strategy::Original => "-",
+            Strategy::Full | Strategy::Progressive | Strategy::Minimal => "vtcode",
+            Strategy::Direct | Strategy::Adaptive | Strategy::Code | Strategy::Disabled => {
+                "a3s code"
+            }
+            Strategy::Shorten => "lean-ctx",
+            Strategy::Defer | Strategy::DeferCatalog => "zero",
+        }
+    }
+
+    /// One line on what it does.
+    pub fn summary(self) -> &'static str {
+        match self {
+            Strategy::Original => "the capture as sent",
+            Strategy::Full => "descriptions whitespace-normalized; MCP ones capped at 512 chars",
+            Strategy::Progressive => {
+                "whole leading sentences within 1024 chars; parameter descriptions within 640"
+            }
+            Strategy::Minimal => "first sentence within 64 chars; parameter descriptions removed",
+            Strategy::Direct => "every tool, sorted by name",
+            Strategy::Adaptive => "tools selected by the conversation's recent text",
+            Strategy::Code => "one `program` gateway whose description catalogs the others",
+            Strategy::Disabled => "no tools",
+            Strategy::Shorten => {
+                "descriptions over 1024 bytes cut to a summary plus a pointer to the full entry"
+            }
+            Strategy::Defer => {
+                "MCP tools withheld behind `tool_search`, listed in a reminder message"
+            }
+            Strategy::DeferCatalog => {
+                "as `defer`, but the list lives in `tool_search`'s description"
+            }
+        }
+    }
+}
+
+impl fmt::Display for Strategy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.id())
+    }
+}
+
+/// An id that names no strategy.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "unknown strategy `{0}` (one of: original, full, progressive, minimal, direct, adaptive, code, disabled, shorten, defer, defer-catalog)"
+)]
+pub struct UnknownStrategy(pub String);
+
+impl FromStr for Strategy {
+    type Err = UnknownStrategy;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Strategy::ALL
+            .into_iter()
+            .find(|strategy| strategy.id() == s)
+            .ok_or_else(|| UnknownStrategy(s.to_owned()))
+    }
+}
