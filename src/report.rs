@@ -1,5 +1,8 @@
 //! Measured projections: the figures the CLI prints and the TUI shows, from one engine.
 
+use std::borrow::Cow;
+
+use rayon::prelude::*;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -107,15 +110,20 @@ pub struct CaptureJson {
 }
 
 impl CaptureJson {
-    /// Serialize every original entry.
+    /// Serialize every original entry (in parallel).
     pub fn new(capture: &Capture) -> CaptureJson {
         CaptureJson {
-            entries: capture.tools().iter().map(tool::compact).collect(),
+            entries: capture.tools().par_iter().map(tool::compact).collect(),
         }
     }
 }
 
 /// Measure a set of strategies on a capture.
+///
+/// Projects every strategy in parallel, serializes each changed or added entry once (unchanged
+/// originals reuse the capture's compact JSON), counts every distinct string in one parallel
+/// batch, then assembles the figures from remembered counts. Exact: the same figures as
+/// counting every text whole.
 pub fn report(
     capture: &Capture,
     path: &str,
@@ -123,14 +131,67 @@ pub fn report(
     settings: &Settings,
     counter: &TokenCounter,
 ) -> Report {
-    let json = CaptureJson::new(capture);
+    let (json, projections) = rayon::join(
+        || CaptureJson::new(capture),
+        || {
+            strategies
+                .par_iter()
+                .map(|&strategy| project(capture, strategy, settings))
+                .collect::<Vec<_>>()
+        },
+    );
     let originals: Vec<&str> = json.entries.iter().map(String::as_str).collect();
-    let original_tokens = counter.count_many(&originals);
-    let capture_tokens = if capture.has_tools_key() || !originals.is_empty() {
-        counter.count_array(&originals)
-    } else {
-        0
-    };
+    let sent: Vec<Vec<Cow<'_, str>>> = projections
+        .par_iter()
+        .map(|projection| sent_json(capture, projection, &json))
+        .collect();
+    let sent_strs: Vec<Vec<&str>> = sent
+        .iter()
+        .map(|list| list.iter().map(|s| s.as_ref()).collect())
+        .collect();
+
+    // One parallel batch for every distinct string: the originals, each new entry, the added
+    // texts. Unchanged originals are referred to by index, never hashed again.
+    let mut batch: Vec<&str> = originals.clone();
+    let slots: Vec<Vec<usize>> = projections
+        .iter()
+        .zip(&sent_strs)
+        .map(|(projection, strs)| {
+            projection
+                .sent
+                .iter()
+                .flatten()
+                .zip(strs)
+                .map(|(tool, text)| match (tool.replaced.is_none(), tool.origin) {
+                    (true, Some(i)) if i < originals.len() => i,
+                    _ => {
+                        batch.push(text);
+                        batch.len() - 1
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    batch.extend(projections.iter().filter_map(|p| p.added_text.as_deref()));
+    let counts = counter.count_many(&batch);
+    let original_tokens = &counts[..originals.len()];
+    let sent_tokens: Vec<Vec<usize>> = slots
+        .iter()
+        .map(|list| list.iter().map(|&slot| counts[slot]).collect())
+        .collect();
+
+    // Every list total, from the entries' counts plus the join parts (one more small batch).
+    let capture_present = capture.has_tools_key() || !originals.is_empty();
+    let mut lists: Vec<(&[&str], &[usize])> = vec![(originals.as_slice(), original_tokens)];
+    for ((projection, strs), tokens) in projections.iter().zip(&sent_strs).zip(&sent_tokens) {
+        if tools_key_sent(capture, projection, strs) {
+            lists.push((strs.as_slice(), tokens.as_slice()));
+        }
+    }
+    let list_tokens = counter.count_arrays_counted(&lists);
+    let capture_tokens = if capture_present { list_tokens[0] } else { 0 };
+    let original_sizes: Vec<EntrySizes> = capture.tools().par_iter().map(entry_sizes).collect();
+
     let capture_figures = CaptureFigures {
         path: path.to_owned(),
         shape: capture.shape().id(),
@@ -138,16 +199,39 @@ pub fn report(
         tools_bytes: array_bytes(&originals, capture.has_tools_key()),
         tools_tokens: capture_tokens,
     };
-    let strategies = strategies
+    let mut next_list = 0;
+    let list_of: Vec<usize> = projections
         .iter()
-        .map(|&strategy| {
-            let projection = project(capture, strategy, settings);
-            measure_projection(
+        .zip(&sent_strs)
+        .map(|(projection, strs)| {
+            if tools_key_sent(capture, projection, strs) {
+                next_list += 1;
+                list_tokens[next_list]
+            } else {
+                0
+            }
+        })
+        .collect();
+    let measured = Measured {
+        json: &json,
+        originals: &originals,
+        original_tokens,
+        original_sizes: Some(&original_sizes),
+        capture_tokens,
+    };
+    let strategies = projections
+        .par_iter()
+        .zip(sent.par_iter())
+        .zip(sent_tokens.par_iter())
+        .zip(list_of.par_iter())
+        .map(|(((projection, sent), tokens), &tools_tokens)| {
+            figures(
                 capture,
-                &projection,
-                &json,
-                &original_tokens,
-                capture_tokens,
+                projection,
+                &measured,
+                sent,
+                tokens,
+                tools_tokens,
                 counter,
             )
         })
@@ -168,43 +252,95 @@ pub fn measure_projection(
     capture_tokens: usize,
     counter: &TokenCounter,
 ) -> StrategyFigures {
-    let sent: Vec<&Value> = projection.tools(capture).collect();
-    let sent_json: Vec<std::borrow::Cow<'_, str>> = projection
+    let sent = sent_json(capture, projection, json);
+    let strs: Vec<&str> = sent.iter().map(|s| s.as_ref()).collect();
+    let sent_tokens = counter.count_many(&strs);
+    let tools_tokens = if tools_key_sent(capture, projection, &strs) {
+        counter.count_arrays_counted(&[(&strs, &sent_tokens)])[0]
+    } else {
+        0
+    };
+    let originals: Vec<&str> = json.entries.iter().map(String::as_str).collect();
+    figures(
+        capture,
+        projection,
+        &Measured {
+            json,
+            originals: &originals,
+            original_tokens,
+            original_sizes: None,
+            capture_tokens,
+        },
+        &sent,
+        &sent_tokens,
+        tools_tokens,
+        counter,
+    )
+}
+
+/// The capture's figures every projection is compared with.
+struct Measured<'a> {
+    json: &'a CaptureJson,
+    originals: &'a [&'a str],
+    original_tokens: &'a [usize],
+    /// Per original entry, when already computed.
+    original_sizes: Option<&'a [EntrySizes]>,
+    capture_tokens: usize,
+}
+
+/// The compact JSON of each sent entry: unchanged originals borrow the capture's.
+fn sent_json<'a>(
+    capture: &'a Capture,
+    projection: &'a Projection,
+    json: &'a CaptureJson,
+) -> Vec<Cow<'a, str>> {
+    projection
         .sent
         .iter()
         .flatten()
         .map(|t| match (&t.replaced, t.origin) {
-            (None, Some(i)) => std::borrow::Cow::Borrowed(json.entries[i].as_str()),
-            _ => std::borrow::Cow::Owned(tool::compact(t.entry(capture))),
+            (None, Some(i)) if i < json.entries.len() => Cow::Borrowed(json.entries[i].as_str()),
+            _ => Cow::Owned(tool::compact(t.entry(capture))),
         })
-        .collect();
+        .collect()
+}
+
+/// Whether the projected request carries a `tools` key.
+fn tools_key_sent(capture: &Capture, projection: &Projection, sent: &[&str]) -> bool {
+    projection.sent.is_some() && (capture.has_tools_key() || !sent.is_empty())
+}
+
+fn figures(
+    capture: &Capture,
+    projection: &Projection,
+    measured: &Measured<'_>,
+    sent_json: &[Cow<'_, str>],
+    sent_tokens: &[usize],
+    tools_tokens: usize,
+    counter: &TokenCounter,
+) -> StrategyFigures {
+    let sent: Vec<&Value> = projection.tools(capture).collect();
     let sent_strs: Vec<&str> = sent_json.iter().map(|s| s.as_ref()).collect();
-    let sent_tokens = counter.count_many(&sent_strs);
-    let tools_key_sent =
-        projection.sent.is_some() && (capture.has_tools_key() || !sent_strs.is_empty());
-    let tools_tokens = if tools_key_sent {
-        counter.count_array(&sent_strs)
-    } else {
-        0
-    };
+    let tools_key_sent = tools_key_sent(capture, projection, &sent_strs);
     let added_tokens = projection
         .added_text
         .as_deref()
         .map_or(0, |t| counter.count(t));
     let total_tokens = tools_tokens + added_tokens;
+    let capture_tokens = measured.capture_tokens;
     let saved_tokens = capture_tokens as i64 - total_tokens as i64;
     let saved_pct = if capture_tokens == 0 {
         0.0
     } else {
         (saved_tokens as f64 * 10000.0 / capture_tokens as f64).round() / 100.0
     };
-    let originals: Vec<&str> = json.entries.iter().map(String::as_str).collect();
     let first_changed_byte = first_changed_byte(
-        &originals,
+        measured.originals,
         capture.has_tools_key(),
         &sent_strs,
         tools_key_sent,
     );
+    let json = measured.json;
     let per_tool = projection
         .outcomes
         .iter()
@@ -212,15 +348,40 @@ pub fn measure_projection(
             name: o.name.clone(),
             status: o.status.contract_word(),
             reason: o.reason.clone(),
-            original_tokens: o.original.map_or(0, |i| original_tokens[i]),
-            projected_tokens: o.projected.map_or(0, |i| sent_tokens[i]),
-            original_bytes: o.original.map_or(0, |i| json.entries[i].len()),
-            projected_bytes: o.projected.map_or(0, |i| sent_strs[i].len()),
+            original_tokens: o
+                .original
+                .and_then(|i| measured.original_tokens.get(i).copied())
+                .unwrap_or(0),
+            projected_tokens: o
+                .projected
+                .and_then(|i| sent_tokens.get(i).copied())
+                .unwrap_or(0),
+            original_bytes: o
+                .original
+                .and_then(|i| json.entries.get(i))
+                .map_or(0, String::len),
+            projected_bytes: o
+                .projected
+                .and_then(|i| sent_strs.get(i))
+                .map_or(0, |s| s.len()),
         })
         .collect();
     let provider_overhead_tokens = (capture.shape() == Shape::AnthropicMessages
         && !sent.is_empty())
     .then(|| anthropic_tool_overhead(capture.body().get("tool_choice")));
+    // Unchanged originals reuse their sizes; new entries are sized here.
+    let sizes: Vec<EntrySizes> = projection
+        .sent
+        .iter()
+        .flatten()
+        .zip(&sent)
+        .map(|(tool, entry)| {
+            match (tool.replaced.is_none(), tool.origin, measured.original_sizes) {
+                (true, Some(i), Some(sizes)) if i < sizes.len() => sizes[i],
+                _ => entry_sizes(entry),
+            }
+        })
+        .collect();
     StrategyFigures {
         id: projection.strategy.id(),
         tools: sent.len(),
@@ -233,7 +394,7 @@ pub fn measure_projection(
         first_changed_byte,
         notes: projection.notes.clone(),
         per_tool,
-        estimates: estimates(&sent, &sent_strs),
+        estimates: estimates(&sizes, &sent_strs),
         provider_overhead_tokens,
     }
 }
@@ -290,24 +451,69 @@ pub fn first_changed_byte(
     (a.len() != b.len()).then_some(offset)
 }
 
-fn estimates(sent: &[&Value], sent_json: &[&str]) -> Estimates {
+/// The byte sizes the origins' estimates read from one entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct EntrySizes {
+    /// The name's bytes.
+    name: usize,
+    /// The description's bytes.
+    description: usize,
+    /// Compact JSON of the parameter schema (0 without one).
+    parameters: usize,
+    /// Compact `{"name","description","parameters"}` (`null` parameters without a schema).
+    trio: usize,
+}
+
+/// An `io::Write` that only counts: sizes of compact JSON without building it.
+struct ByteCount(usize);
+
+impl std::io::Write for ByteCount {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0 += buf.len();
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Bytes of `value`'s compact JSON (the length of [`tool::compact`]'s output).
+fn compact_len<T: Serialize + ?Sized>(value: &T) -> usize {
+    let mut count = ByteCount(0);
+    // Writing into a counter cannot fail, and neither can serializing a `Value` or a `str`.
+    let _ = serde_json::to_writer(&mut count, value);
+    count.0
+}
+
+fn entry_sizes(entry: &Value) -> EntrySizes {
+    let name = tool::name(entry).unwrap_or("");
+    let description = tool::description(entry).unwrap_or("");
+    let parameters = tool::schema(entry).map_or(0, compact_len);
+    // `{"name":…,"description":…,"parameters":…}`: 38 bytes of keys and punctuation.
+    let trio = 38
+        + compact_len(name)
+        + compact_len(description)
+        + if tool::schema(entry).is_some() {
+            parameters
+        } else {
+            4 // null
+        };
+    EntrySizes {
+        name: name.len(),
+        description: description.len(),
+        parameters,
+        trio,
+    }
+}
+
+fn estimates(sent: &[EntrySizes], sent_json: &[&str]) -> Estimates {
     let mut vtcode = 0;
     let mut a3s_sum = 0;
     let mut zero = 0;
-    for entry in sent {
-        let name = tool::name(entry).unwrap_or("");
-        let description = tool::description(entry).unwrap_or("");
-        let parameters = tool::schema(entry).map(tool::compact).unwrap_or_default();
-        let mut trio = serde_json::Map::new();
-        trio.insert("name".into(), name.into());
-        trio.insert("description".into(), description.into());
-        trio.insert(
-            "parameters".into(),
-            tool::schema(entry).cloned().unwrap_or(Value::Null),
-        );
-        vtcode += tool::compact(&Value::Object(trio)).len() / 4;
-        a3s_sum += name.len() + description.len() + parameters.len() + 16;
-        zero += name.len() / 4 + description.len() / 4 + parameters.len() / 4 + 4;
+    for sizes in sent {
+        vtcode += sizes.trio / 4;
+        a3s_sum += sizes.name + sizes.description + sizes.parameters + 16;
+        zero += sizes.name / 4 + sizes.description / 4 + sizes.parameters / 4 + 4;
     }
     let a3s = if sent.is_empty() {
         0

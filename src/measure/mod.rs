@@ -1,0 +1,432 @@
+//! Token counting: exact tiktoken counts behind a small trait, fast enough for 1000-tool lists.
+//!
+//! Every count is exactly what tiktoken's `encode_ordinary(text).len()` gives. Speed comes from
+//! never tokenizing the same text twice and from tokenizing less:
+//!
+//! - [`TokenCounter`] remembers every count for the session, keyed by the exact string, and
+//!   counts new strings in parallel ([`TokenCounter::count_many`]).
+//! - A text is cut at positions where tiktoken's pre-tokenizer always cuts ([`split`]), into
+//!   chunks chosen by local content; each chunk's count is cached too, so passages shared by
+//!   different texts (an unchanged schema under a new description, a kept prefix) are counted
+//!   once. The counts add up exactly because tiktoken encodes each pre-tokenizer piece alone.
+//! - A list `[e0,e1,...]` is counted from its entries' counts plus the few bytes around each
+//!   join, cut at the entries' first and last forced boundaries ([`TokenCounter::count_array`]);
+//!   an entry without one is counted together with its neighbours, still exactly.
+//! - The encoder (~110 ms to build for o200k) is built on a background thread from
+//!   [`TokenCounter::new`], so reading and parsing a capture overlap with it.
+
+pub mod split;
+pub mod synth;
+
+use std::collections::hash_map::Entry;
+
+use rustc_hash::FxHashMap as HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use rayon::prelude::*;
+
+/// The tiktoken encodings toolprism counts with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Encoding {
+    /// `o200k_base` (GPT-4o and later).
+    #[default]
+    O200kBase,
+    /// `cl100k_base` (GPT-4, GPT-3.5).
+    Cl100kBase,
+}
+
+impl Encoding {
+    /// The encoding's name as tiktoken spells it.
+    pub fn id(self) -> &'static str {
+        match self {
+            Encoding::O200kBase => "o200k_base",
+            Encoding::Cl100kBase => "cl100k_base",
+        }
+    }
+}
+
+impl std::str::FromStr for Encoding {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "o200k_base" => Ok(Encoding::O200kBase),
+            "cl100k_base" => Ok(Encoding::Cl100kBase),
+            other => Err(format!(
+                "unknown encoding `{other}` (o200k_base or cl100k_base)"
+            )),
+        }
+    }
+}
+
+/// Something that counts tokens exactly as tiktoken's `encode_ordinary` would.
+pub trait Tokenizer: Send + Sync {
+    /// Tokens in `text`, special-token text counted as ordinary text.
+    fn count(&self, text: &str) -> usize;
+}
+
+/// tiktoken-rs's encoder.
+pub struct Tiktoken(&'static tiktoken_rs::CoreBPE);
+
+impl Tiktoken {
+    /// Build (or reuse) the encoder. The first call for an encoding takes ~100 ms; a call made
+    /// while another thread builds it waits for that build.
+    pub fn new(encoding: Encoding) -> Tiktoken {
+        Tiktoken(match encoding {
+            Encoding::O200kBase => tiktoken_rs::o200k_base_singleton(),
+            Encoding::Cl100kBase => tiktoken_rs::cl100k_base_singleton(),
+        })
+    }
+}
+
+impl Tokenizer for Tiktoken {
+    fn count(&self, text: &str) -> usize {
+        self.0.encode_ordinary(text).len()
+    }
+}
+
+/// Where the tokenizer comes from: built in the background, or given.
+type TokenizerCell = Arc<OnceLock<Box<dyn Tokenizer>>>;
+
+/// Counts tokens of strings, remembering every count for the session. Shareable across
+/// threads (`&TokenCounter` is `Sync`); counts of new strings run on rayon's pool.
+pub struct TokenCounter {
+    encoding: Encoding,
+    tokenizer: TokenizerCell,
+    /// Counts by exact string: whole texts and the chunks they were cut into.
+    cache: Mutex<HashMap<Box<str>, u32>>,
+}
+
+/// Texts at most this long are counted whole, not cut into chunks.
+const WHOLE: usize = 96;
+
+impl TokenCounter {
+    /// A counter for `encoding` using tiktoken-rs. Returns at once: the encoder is built on a
+    /// background thread, and the first count waits for it.
+    pub fn new(encoding: Encoding) -> TokenCounter {
+        let cell: TokenizerCell = Arc::new(OnceLock::new());
+        let background = Arc::clone(&cell);
+        let spawned = std::thread::Builder::new()
+            .name("toolprism-encoder".into())
+            .spawn(move || {
+                background.get_or_init(|| Box::new(Tiktoken::new(encoding)) as Box<dyn Tokenizer>);
+            });
+        // Without a thread, the first count builds it instead.
+        drop(spawned);
+        TokenCounter {
+            encoding,
+            tokenizer: cell,
+            cache: Mutex::new(HashMap::default()),
+        }
+    }
+
+    /// A counter over any tokenizer (tests, other implementations). `encoding` is the name it
+    /// reports.
+    pub fn with_tokenizer(encoding: Encoding, tokenizer: Box<dyn Tokenizer>) -> TokenCounter {
+        let cell = OnceLock::new();
+        let _ = cell.set(tokenizer);
+        TokenCounter {
+            encoding,
+            tokenizer: Arc::new(cell),
+            cache: Mutex::new(HashMap::default()),
+        }
+    }
+
+    /// The encoding counted with.
+    pub fn encoding(&self) -> Encoding {
+        self.encoding
+    }
+
+    /// Wait until the encoder is built (the first count does this by itself).
+    pub fn ready(&self) {
+        let _ = self.tokenizer();
+    }
+
+    fn tokenizer(&self) -> &dyn Tokenizer {
+        let encoding = self.encoding;
+        // Blocks while the background thread builds it; builds it here if that thread failed
+        // to start.
+        self.tokenizer
+            .get_or_init(|| Box::new(Tiktoken::new(encoding)) as Box<dyn Tokenizer>)
+            .as_ref()
+    }
+
+    fn cache(&self) -> std::sync::MutexGuard<'_, HashMap<Box<str>, u32>> {
+        // A panic elsewhere cannot leave a wrong count behind (inserts are single calls).
+        self.cache.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Strings whose count is remembered (whole texts and chunks).
+    pub fn cached_strings(&self) -> usize {
+        self.cache().len()
+    }
+
+    /// Tokens in `text`.
+    pub fn count(&self, text: &str) -> usize {
+        self.count_many(&[text])[0]
+    }
+
+    /// Tokens of each text, in order. New strings are counted in parallel; every count is
+    /// remembered.
+    pub fn count_many(&self, texts: &[&str]) -> Vec<usize> {
+        let mut results = vec![0usize; texts.len()];
+        // Texts not known yet, deduplicated, each with the chunks it is cut into.
+        let mut pending: Vec<(&str, Vec<u32>)> = Vec::new();
+        let mut pending_of: HashMap<&str, usize> = HashMap::default();
+        let mut waiting: Vec<(usize, usize)> = Vec::new(); // (result slot, pending index)
+        // Chunks to tokenize, deduplicated; a chunk slot is `known count` or `index | MISS`.
+        let mut missing: Vec<&str> = Vec::new();
+        let mut missing_of: HashMap<&str, u32> = HashMap::default();
+        {
+            let cache = self.cache();
+            for (slot, &text) in texts.iter().enumerate() {
+                if let Some(&n) = cache.get(text) {
+                    results[slot] = n as usize;
+                    continue;
+                }
+                let index = match pending_of.entry(text) {
+                    Entry::Occupied(e) => *e.get(),
+                    Entry::Vacant(e) => {
+                        let mut parts = Vec::new();
+                        if text.len() <= WHOLE {
+                            parts.push(lookup(&cache, text, &mut missing, &mut missing_of));
+                        } else {
+                            for chunk in split::chunks(text) {
+                                parts.push(lookup(&cache, chunk, &mut missing, &mut missing_of));
+                            }
+                        }
+                        pending.push((text, parts));
+                        *e.insert(pending.len() - 1)
+                    }
+                };
+                waiting.push((slot, index));
+            }
+        }
+        if pending.is_empty() {
+            return results;
+        }
+        let tokenizer = self.tokenizer();
+        let counted: Vec<u32> = if missing.len() > 1 {
+            missing
+                .par_iter()
+                .with_min_len(1)
+                .map(|chunk| tokenizer.count(chunk) as u32)
+                .collect()
+        } else {
+            missing
+                .iter()
+                .map(|chunk| tokenizer.count(chunk) as u32)
+                .collect()
+        };
+        let totals: Vec<usize> = pending
+            .iter()
+            .map(|(_, parts)| {
+                parts
+                    .iter()
+                    .map(|&part| {
+                        if part & MISS != 0 {
+                            counted[(part & !MISS) as usize] as usize
+                        } else {
+                            part as usize
+                        }
+                    })
+                    .sum()
+            })
+            .collect();
+        {
+            let mut cache = self.cache();
+            for (chunk, &n) in missing.iter().zip(&counted) {
+                cache.insert((*chunk).into(), n);
+            }
+            for ((text, _), &n) in pending.iter().zip(&totals) {
+                cache.insert((*text).into(), n.min(u32::MAX as usize) as u32);
+            }
+        }
+        for (slot, index) in waiting {
+            results[slot] = totals[index];
+        }
+        results
+    }
+
+    /// Tokens of the JSON array `[e0,e1,...]` whose elements' compact JSON is given, exactly as
+    /// if the joined text were counted, without tokenizing it: each entry's count (remembered)
+    /// minus its two edge parts, plus the small join texts between neighbours' edges.
+    pub fn count_array(&self, entries: &[&str]) -> usize {
+        self.count_arrays(&[entries])[0]
+    }
+
+    /// [`count_array`](Self::count_array) of several lists, counting every new string they
+    /// need in one parallel batch.
+    pub fn count_arrays(&self, lists: &[&[&str]]) -> Vec<usize> {
+        self.count_arrays_with(lists, &[])
+    }
+
+    /// [`count_arrays`](Self::count_arrays), with `also` counted (and remembered) in the same
+    /// batch: one parallel pass.
+    pub fn count_arrays_with(&self, lists: &[&[&str]], also: &[&str]) -> Vec<usize> {
+        let mut texts: Vec<&str> = also.to_vec();
+        for list in lists {
+            texts.extend_from_slice(list);
+        }
+        let counts = self.count_many(&texts);
+        let mut at = also.len();
+        let counted: Vec<(&[&str], &[usize])> = lists
+            .iter()
+            .map(|list| {
+                at += list.len();
+                (*list, &counts[at - list.len()..at])
+            })
+            .collect();
+        self.count_arrays_counted(&counted)
+    }
+
+    /// List totals when each entry's own count is already known (`counts[i]` must be the count
+    /// of `entries[i]`, as [`count_many`](Self::count_many) gives it): only the join parts
+    /// are counted, in one batch.
+    pub fn count_arrays_counted(&self, lists: &[(&[&str], &[usize])]) -> Vec<usize> {
+        let plans: Vec<ArrayPlan> = lists
+            .par_iter()
+            .map(|(entries, _)| ArrayPlan::new(entries))
+            .collect();
+        let parts: Vec<&str> = plans
+            .iter()
+            .flat_map(|plan| plan.parts.iter().map(String::as_str))
+            .collect();
+        let counts = self.count_many(&parts);
+        let mut at = 0;
+        lists
+            .iter()
+            .zip(&plans)
+            .map(|((_, entry_counts), plan)| {
+                at += plan.parts.len();
+                plan.total(entry_counts, &counts[at - plan.parts.len()..at])
+            })
+            .collect()
+    }
+}
+
+/// A chunk's known count, or `MISS |` its index in `missing` (added if new).
+fn lookup<'t>(
+    cache: &HashMap<Box<str>, u32>,
+    chunk: &'t str,
+    missing: &mut Vec<&'t str>,
+    missing_of: &mut HashMap<&'t str, u32>,
+) -> u32 {
+    if let Some(&n) = cache.get(chunk) {
+        return n;
+    }
+    let next = missing.len() as u32;
+    let id = *missing_of.entry(chunk).or_insert_with(|| {
+        missing.push(chunk);
+        next
+    });
+    id | MISS
+}
+
+/// Marks a chunk slot that refers to a chunk still to be tokenized.
+const MISS: u32 = 1 << 31;
+
+/// How to count `[e0,e1,...]` from parts: the texts to count besides the entries, and how to
+/// combine the counts.
+struct ArrayPlan {
+    /// Extra texts: join texts and entries' edge parts.
+    parts: Vec<String>,
+    /// Per entry: `Some((head part, tail part))` when its middle is counted by subtraction.
+    edges: Vec<Option<(usize, usize)>>,
+    /// Join texts, added whole.
+    joins: Vec<usize>,
+}
+
+impl ArrayPlan {
+    fn new(entries: &[&str]) -> ArrayPlan {
+        let mut plan = ArrayPlan {
+            parts: Vec::new(),
+            edges: Vec::with_capacity(entries.len()),
+            joins: Vec::new(),
+        };
+        // The text since the last forced boundary, not yet counted.
+        let mut open = String::from("[");
+        for (i, entry) in entries.iter().enumerate() {
+            if i > 0 {
+                open.push(',');
+            }
+            match split::edges(entry) {
+                Some((first, last)) => {
+                    open.push_str(&entry[..first]);
+                    plan.joins.push(plan.parts.len());
+                    plan.parts.push(std::mem::take(&mut open));
+                    plan.parts.push(entry[..first].to_owned());
+                    plan.parts.push(entry[last..].to_owned());
+                    let n = plan.parts.len();
+                    plan.edges.push(Some((n - 2, n - 1)));
+                    open.push_str(&entry[last..]);
+                }
+                None => {
+                    // No forced boundary: the whole entry joins the open text.
+                    open.push_str(entry);
+                    plan.edges.push(None);
+                }
+            }
+        }
+        open.push(']');
+        plan.joins.push(plan.parts.len());
+        plan.parts.push(open);
+        plan
+    }
+
+    fn total(&self, entry_counts: &[usize], part_counts: &[usize]) -> usize {
+        let middles: usize = self
+            .edges
+            .iter()
+            .zip(entry_counts)
+            .filter_map(|(edges, &n)| {
+                // An entry's own count is its head, middle and tail pieces: the edges are
+                // forced boundaries in the entry alone, as in the list.
+                edges.map(|(head, tail)| {
+                    n.saturating_sub(part_counts[head] + part_counts[tail])
+                })
+            })
+            .sum();
+        middles + self.joins.iter().map(|&j| part_counts[j]).sum::<usize>()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    /// Counts bytes, and how many bytes it was asked to count.
+    struct ByteCounter(Arc<AtomicUsize>);
+
+    impl Tokenizer for ByteCounter {
+        fn count(&self, text: &str) -> usize {
+            self.0.fetch_add(text.len(), Ordering::Relaxed);
+            text.len()
+        }
+    }
+
+    #[test]
+    fn a_string_is_tokenized_once() {
+        let seen = Arc::new(AtomicUsize::new(0));
+        let counter =
+            TokenCounter::with_tokenizer(Encoding::O200kBase, Box::new(ByteCounter(seen.clone())));
+        let long = "some words, and more words. ".repeat(40);
+        assert_eq!(counter.count(&long), long.len());
+        let after_first = seen.load(Ordering::Relaxed);
+        assert!(after_first <= long.len());
+        assert_eq!(counter.count_many(&[&long, &long, "x"]), vec![long.len(), long.len(), 1]);
+        assert_eq!(seen.load(Ordering::Relaxed), after_first + 1);
+    }
+
+    #[test]
+    fn array_plan_adds_up_for_byte_counts() {
+        let counter = TokenCounter::with_tokenizer(
+            Encoding::O200kBase,
+            Box::new(ByteCounter(Arc::new(AtomicUsize::new(0)))),
+        );
+        let entries = [r#"{"name":"a"}"#, "{}", r#"{"name":"b","x":[1]}"#, "[]"];
+        let joined = format!("[{}]", entries.join(","));
+        assert_eq!(counter.count_array(&entries), joined.len());
+        assert_eq!(counter.count_array(&[]), 2);
+    }
+}
