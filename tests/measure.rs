@@ -5,6 +5,7 @@
 use std::sync::OnceLock;
 
 use proptest::prelude::*;
+use proptest::strategy::Strategy as _;
 use serde_json::Value;
 use toolprism::measure::synth::{Spec, capture_json};
 use toolprism::measure::{Encoding, Tiktoken, TokenCounter, Tokenizer};
@@ -39,7 +40,7 @@ const NASTY: &[&str] = &[
     "'t", "'ll", "'S", "s", "t", "ll", "re", "7", "42", "1234", "東京", "検索", "🚀", "👍🏽",
     "\\n", "\n", "\r\n", "\t", "/", "//", "\\", "a", "Word", "ABC", "camelCase", "é", "ß", ".",
     "-", "_", "*", "#", "`", "(", ")", "<", ">", "=", "&", "%", "$", "@", "!", "?", "’", "—",
-    "\u{200b}", "x'", " '", "'{", "}'",
+    "\u{200b}", "x'", " '", "'{", "}'", "\n/", "!\n/\"", "\r\n//",
 ];
 
 fn nasty_text(max: usize) -> impl proptest::strategy::Strategy<Value = String> {
@@ -88,6 +89,33 @@ proptest! {
             let fresh = TokenCounter::new(encoding);
             let expected: Vec<usize> = refs.iter().map(|t| full(encoding, t)).collect();
             prop_assert_eq!(fresh.count_many(&refs), expected);
+        }
+    }
+}
+
+/// Hand-picked cases at the edges of the forced-boundary rules: a `/` that o200k keeps after a
+/// newline, contractions after punctuation, marks and no-break spaces beside letters.
+#[test]
+fn tricky_lists_and_texts() {
+    let cases: &[&[&str]] = &[
+        &["!\n/\"name", "x"],
+        &["a!\n/\"b\"}", "{\"c\n//\"d"],
+        &["{'s\"}", "'t", "{\"x'll\"}"],
+        &["{\"e\u{301}\"}", "{\"\u{a0}a\"}", "\u{a0}"],
+        &["{}", "[]", "{\"a\":1}", "7", "\"\"", ""],
+        &["  ", " x ", "\n\n", "a\n", "\r\n"],
+    ];
+    for encoding in ENCODINGS {
+        for list in cases {
+            assert_eq!(
+                counter(encoding).count_array(list),
+                full(encoding, &joined(list)),
+                "{encoding:?} {list:?}"
+            );
+            for text in *list {
+                let long = text.repeat(50);
+                assert_eq!(counter(encoding).count(&long), full(encoding, &long));
+            }
         }
     }
 }
