@@ -115,13 +115,19 @@ fn first_sentence_keeps_paths_abbreviations_and_numbers() {
 #[test]
 fn more_vectors() {
     assert_eq!(describe("t", "Use e.g. Foo", Strategy::Minimal), "Use e.g");
-    assert_eq!(describe("t", "ellipsis...", Strategy::Minimal), "ellipsis..");
+    assert_eq!(
+        describe("t", "ellipsis...", Strategy::Minimal),
+        "ellipsis.."
+    );
     assert_eq!(describe("t", "Stop! Go.", Strategy::Minimal), "Stop!");
     assert_eq!(describe("t", "Why? Because.", Strategy::Minimal), "Why?");
     // `.` followed by `"` is no sentence end: nothing to cut, nothing to drop.
     let capture = messages(vec![tool("t", "\"stop.\" next")]);
     let projection = run(&capture, Strategy::Minimal);
-    assert_eq!(sent(&capture, &projection)[0]["description"], "\"stop.\" next");
+    assert_eq!(
+        sent(&capture, &projection)[0]["description"],
+        "\"stop.\" next"
+    );
     assert_eq!(projection.outcomes[0].status, Status::Kept);
     // A lowercase word after the terminator continues the sentence; other chars end it.
     assert_eq!(
@@ -165,11 +171,18 @@ fn minimal_mcp_cap_vector() {
     let mut small = Settings::default();
     small.set("vtcode.mcp_cap", "10").unwrap();
     assert_eq!(
-        describe_with("mcp__srv__tool", &"A".repeat(200), Strategy::Minimal, &small),
+        describe_with(
+            "mcp__srv__tool",
+            &"A".repeat(200),
+            Strategy::Minimal,
+            &small
+        ),
         format!("{}…", "A".repeat(9))
     );
     assert_eq!(
-        describe_with("local_tool", &"A".repeat(200), Strategy::Minimal, &small).chars().count(),
+        describe_with("local_tool", &"A".repeat(200), Strategy::Minimal, &small)
+            .chars()
+            .count(),
         64
     );
 }
@@ -270,12 +283,33 @@ fn fenced_description_round_trip() {
         describe(name, &framed, Strategy::Minimal),
         "Ask a question about a repository"
     );
+    let capture = messages(vec![tool(name, &framed)]);
+    let projection = run(&capture, Strategy::Progressive);
+    assert_eq!(
+        projection.outcomes[0].reason,
+        "description MCP policy framing dropped, text re-fenced"
+    );
+    assert!(
+        projection
+            .notes
+            .iter()
+            .any(|n| n == "1 description carries vtcode's untrusted-MCP fence: the fenced text is projected inside the fence"),
+        "{:?}",
+        projection.notes
+    );
+    let projection = run(&capture, Strategy::Minimal);
+    assert_eq!(
+        projection.outcomes[0].reason,
+        "description MCP fence and policy framing dropped, cut to first sentence"
+    );
     // The framing is recognized from its text, whatever the tool is called: no cap then.
     let long_body = "Server sentence here. ".repeat(30);
     let long_body = long_body.trim_end();
     assert_eq!(
         describe("ask", &fenced("p", "t", long_body), Strategy::Full),
-        format!("<untrusted_mcp_description provider=\"p\" tool=\"t\">\n{long_body}\n</untrusted_mcp_description>")
+        format!(
+            "<untrusted_mcp_description provider=\"p\" tool=\"t\">\n{long_body}\n</untrusted_mcp_description>"
+        )
     );
 }
 
@@ -292,7 +326,11 @@ fn fenced_text_is_capped_inside_the_fence() {
             .and_then(|rest| rest.strip_suffix("\n</untrusted_mcp_description>"))
             .expect("re-fenced");
         // 23 sentences are 505 chars; 24 would be 527.
-        assert_eq!(inner, "Server sentence here. ".repeat(23).trim_end(), "{strategy}");
+        assert_eq!(
+            inner,
+            "Server sentence here. ".repeat(23).trim_end(),
+            "{strategy}"
+        );
     }
 }
 
@@ -424,7 +462,10 @@ fn progressive_trims_long_parameter_descriptions_raw() {
         long.as_str()
     );
     // Short ones are untouched.
-    assert_eq!(after["properties"]["nested"]["description"], "Nested object.");
+    assert_eq!(
+        after["properties"]["nested"]["description"],
+        "Nested object."
+    );
     assert_eq!(
         after["properties"]["list"]["anyOf"][1]["description"],
         "Second."
@@ -471,16 +512,17 @@ fn non_string_or_missing_descriptions_are_left_alone() {
     let projection = run(&capture, Strategy::Minimal);
     let tools = sent(&capture, &projection);
     assert_eq!(tools[0]["description"], 42);
-    assert!(tools[0]["input_schema"]["properties"]["a"].get("description").is_none());
+    assert!(
+        tools[0]["input_schema"]["properties"]["a"]
+            .get("description")
+            .is_none()
+    );
     assert!(tools[1].get("description").is_none());
     assert_eq!(tools[1]["input_schema"], json!({"type": "object"}));
     assert_eq!(tools[2], capture.tools()[2]);
     assert_eq!(projection.outcomes[2].status, Status::Kept);
     assert!(
-        projection
-            .notes
-            .iter()
-            .any(|n| n.contains("not a string")),
+        projection.notes.iter().any(|n| n.contains("not a string")),
         "{:?}",
         projection.notes
     );
@@ -529,7 +571,7 @@ fn untouched_entries_keep_every_key_and_order_is_kept() {
             assert_eq!(tools[2]["cache_control"], json!({"type": "ephemeral"}));
             assert_eq!(
                 projection.outcomes[2].reason,
-                "description final period dropped"
+                "description stripped of its final period"
             );
         }
         assert!(
@@ -545,7 +587,10 @@ fn utf8_cuts_fall_on_char_boundaries() {
     let cjk = "日本語の説明文".repeat(20);
     let minimal = describe("t", &cjk, Strategy::Minimal);
     assert_eq!(minimal.chars().count(), 64);
-    assert_eq!(minimal, format!("{}…", cjk.chars().take(63).collect::<String>()));
+    assert_eq!(
+        minimal,
+        format!("{}…", cjk.chars().take(63).collect::<String>())
+    );
     // U+3002 is not a sentence end; an ASCII `.` after CJK is.
     assert_eq!(
         describe("t", "日本語。第二文. Next sentence.", Strategy::Minimal),
@@ -575,7 +620,8 @@ fn utf8_cuts_fall_on_char_boundaries() {
 
 #[test]
 fn every_shape_is_projected() {
-    let schema = json!({"type": "object", "properties": {"q": {"type": "string", "description": "Query."}}});
+    let schema =
+        json!({"type": "object", "properties": {"q": {"type": "string", "description": "Query."}}});
     let chat = Capture::from_value(json!({
         "model": "gpt",
         "messages": [{"role": "user", "content": "hi"}],

@@ -54,10 +54,12 @@ pub fn project(capture: &Capture, mode: Mode, settings: &Settings) -> Draft {
         .tools()
         .iter()
         .enumerate()
-        .map(|(index, entry)| match project_entry(entry, mode, settings, &mut tally) {
-            Some((projected, reason)) => SentTool::changed(index, projected, reason),
-            None => SentTool::original(index),
-        })
+        .map(
+            |(index, entry)| match project_entry(entry, mode, settings, &mut tally) {
+                Some((projected, reason)) => SentTool::changed(index, projected, reason),
+                None => SentTool::original(index),
+            },
+        )
         .collect();
     Draft {
         sent: Some(sent),
@@ -84,13 +86,13 @@ impl Tally {
                 Mode::Full | Mode::Progressive => "projected inside the fence",
             };
             notes.push(format!(
-                "{} carry vtcode's untrusted-MCP fence: the fenced text is {what}",
-                plural(self.framed, "description", "descriptions")
+                "{} vtcode's untrusted-MCP fence: the fenced text is {what}",
+                plural(self.framed, "description carries", "descriptions carry")
             ));
         }
         if self.mcp_capped > 0 {
             notes.push(format!(
-                "{} held to vtcode's MCP cap of {} chars (vtcode.mcp_cap)",
+                "{} cut to vtcode's MCP cap of {} chars (vtcode.mcp_cap)",
                 plural(self.mcp_capped, "MCP description", "MCP descriptions"),
                 settings.vtcode_mcp_cap
             ));
@@ -247,10 +249,14 @@ fn project_description(original: &str, mode: Mode, limits: &Limits) -> Descripti
     if framing.is_some() {
         reasons.push(match mode {
             Mode::Minimal => "MCP fence and policy framing dropped".to_owned(),
-            Mode::Full | Mode::Progressive => "MCP policy framing dropped, text re-fenced".to_owned(),
+            Mode::Full | Mode::Progressive => {
+                "MCP policy framing dropped, text re-fenced".to_owned()
+            }
         });
     }
-    if normalized != text {
+    // The fence leaves line breaks around the fenced text; only runs inside it are news.
+    let as_written = if framing.is_some() { text.trim() } else { text };
+    if normalized != as_written {
         reasons.push("whitespace normalized".to_owned());
     }
 
@@ -272,7 +278,7 @@ fn project_description(original: &str, mode: Mode, limits: &Limits) -> Descripti
             if sentence.len() < normalized.len() {
                 reasons.push("cut to first sentence".to_owned());
             } else if first.len() < sentence.len() {
-                reasons.push("final period dropped".to_owned());
+                reasons.push("stripped of its final period".to_owned());
             }
             if cut != first {
                 capped_by_mcp = limits.capped_by_mcp(mode_max);
@@ -398,7 +404,10 @@ fn truncate(text: &str, max: usize) -> String {
     };
     // More than `max` chars: keep `max - 1` of them (cut at a char boundary, never inside one).
     let keep = max.saturating_sub(1);
-    let end = text.char_indices().nth(keep).map_or(cut, |(index, _)| index);
+    let end = text
+        .char_indices()
+        .nth(keep)
+        .map_or(cut, |(index, _)| index);
     format!("{}…", text[..end].trim_end())
 }
 
@@ -525,7 +534,10 @@ mod tests {
         // Trailing whitespace only: nothing lowercase follows, so it ends a sentence.
         assert_eq!(ends("end.  "), vec![4]);
         // Multi-byte text: offsets are byte offsets past the terminator, counts are chars.
-        assert_eq!(sentence_ends("日本。 é. X").collect::<Vec<_>>(), vec![(13, 6)]);
+        assert_eq!(
+            sentence_ends("日本。 é. X").collect::<Vec<_>>(),
+            vec![(13, 6)]
+        );
     }
 
     #[test]
@@ -555,7 +567,8 @@ mod tests {
             split.open_tag,
             "<untrusted_mcp_description provider=\"p\" tool=\"t\">"
         );
-        assert_eq!(split.inner, " \nUse &lt;b&gt;.\nLine two\n");
+        // `str::lines` yields no empty last line for the emptied closing policy sentence.
+        assert_eq!(split.inner, " \nUse &lt;b&gt;.\nLine two");
         assert_eq!(split_mcp_framing("Plain text."), None);
         let bare = split_mcp_framing(MCP_POLICY_SENTENCE).expect("framed");
         assert_eq!(bare.open_tag, "<untrusted_mcp_description>");
@@ -581,7 +594,8 @@ mod tests {
 
     #[test]
     fn walks_report_what_they_changed() {
-        let mut schema = json!({"properties": {"a": {"description": "x"}}, "items": [{"description": "y"}]});
+        let mut schema =
+            json!({"properties": {"a": {"description": "x"}}, "items": [{"description": "y"}]});
         assert_eq!(remove_schema_descriptions(&mut schema, false), 2);
         assert_eq!(remove_schema_descriptions(&mut schema, false), 0);
         let mut schema = json!({"description": "short"});
