@@ -136,6 +136,11 @@ fn more_vectors() {
     );
     assert_eq!(describe("t", "end. (x", Strategy::Minimal), "end");
     assert_eq!(describe("t", "end. 2nd", Strategy::Minimal), "end");
+    // Only the `.` goes: a space before it stays, as in vtcode.
+    assert_eq!(
+        describe("t", "Odd spacing .", Strategy::Minimal),
+        "Odd spacing "
+    );
 }
 
 #[test]
@@ -668,5 +673,194 @@ fn a_capture_without_tools_projects_to_none() {
         let projection = run(&capture, strategy);
         assert_eq!(projection.tool_count(), 0);
         assert_eq!(projection.request_body(&capture), *capture.body());
+    }
+}
+
+#[test]
+fn fenced_sample_capture() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/samples/vtcode-fenced-messages.json"
+    );
+    let capture = Capture::from_path(path).expect("sample loads");
+    let description = |projection: &Projection, name: &str| -> String {
+        projection
+            .tools(&capture)
+            .find(|t| t["name"] == name)
+            .and_then(|t| t["description"].as_str())
+            .expect("tool with a description")
+            .to_owned()
+    };
+    let click_text = "Click an element on the page. Pass the ref from the latest snapshot &amp; a human-readable element description.";
+    for strategy in [Strategy::Full, Strategy::Progressive] {
+        let projection = run(&capture, strategy);
+        assert_eq!(
+            description(&projection, "mcp__playwright__browser_click"),
+            format!(
+                "<untrusted_mcp_description provider=\"playwright\" tool=\"browser_click\">\n{click_text}\n</untrusted_mcp_description>"
+            )
+        );
+        let snapshot = description(&projection, "mcp__playwright__browser_snapshot");
+        assert!(
+            snapshot.contains(" e.g. &lt;button ref=e12&gt;, that "),
+            "{snapshot}"
+        );
+        assert!(snapshot.contains("navigation. Snapshots"), "{snapshot}");
+    }
+    let minimal = run(&capture, Strategy::Minimal);
+    assert_eq!(
+        description(&minimal, "mcp__playwright__browser_click"),
+        "Click an element on the page"
+    );
+    assert_eq!(
+        description(&minimal, "mcp__playwright__browser_snapshot"),
+        "Take an accessibility snapshot of the current page"
+    );
+    assert_eq!(
+        description(&minimal, "edit_file"),
+        "Replace exact text in a file"
+    );
+    // progressive trims the 1092-char parameter description to 7 whole sentences (636 chars).
+    let progressive = run(&capture, Strategy::Progressive);
+    let click = progressive
+        .tools(&capture)
+        .find(|t| t["name"] == "mcp__playwright__browser_click")
+        .expect("click tool");
+    let sentence = "Human-readable element description used to obtain permission to interact with the element.";
+    let expected = [sentence; 7].join(" ");
+    assert_eq!(expected.chars().count(), 636);
+    assert_eq!(
+        click["input_schema"]["properties"]["element"]["description"],
+        expected.as_str()
+    );
+    // full keeps that schema as it is.
+    let full = run(&capture, Strategy::Full);
+    let index = capture
+        .tool_names()
+        .position(|n| n == "mcp__playwright__browser_click")
+        .expect("click tool");
+    let full_click = full.tools(&capture).nth(index).expect("sent");
+    assert_eq!(
+        full_click["input_schema"],
+        capture.tools()[index]["input_schema"]
+    );
+}
+
+mod properties {
+    use super::*;
+    use proptest::prelude::{any, prop_assert, prop_assert_eq, proptest};
+
+    /// Text rich in what the rules look at: terminators, case, Unicode whitespace (and ZWSP,
+    /// which is not), multi-byte chars, markup and entities.
+    fn text() -> impl proptest::strategy::Strategy<Value = String> {
+        proptest::string::string_regex(
+            "[aZ .!?\n\t\u{a0}\u{3000}\u{85}\u{2028}\u{200b}é日😀&;<>\"]{0,300}",
+        )
+        .expect("valid regex")
+    }
+
+    fn limits(minimal: usize, progressive: usize, cap: usize, param: usize) -> Settings {
+        let mut settings = Settings::default();
+        for (key, value) in [
+            ("vtcode.minimal", minimal),
+            ("vtcode.progressive", progressive),
+            ("vtcode.mcp_cap", cap),
+            ("vtcode.param", param),
+        ] {
+            settings
+                .set(key, &value.to_string())
+                .expect("valid setting");
+        }
+        settings
+    }
+
+    proptest! {
+        #[test]
+        fn budgets_hold_and_nothing_panics(
+            description in text(),
+            param in text(),
+            mcp in any::<bool>(),
+            framed in any::<bool>(),
+            minimal in 1usize..40,
+            progressive in 1usize..80,
+            cap in 1usize..60,
+            param_max in 1usize..60,
+        ) {
+            let settings = limits(minimal, progressive, cap, param_max);
+            let name = if mcp { "mcp__s__t" } else { "local" };
+            let description = if framed { fenced("s", "t", &description) } else { description };
+            let capture = messages(vec![json!({
+                "name": name,
+                "description": description,
+                "input_schema": {"type": "object", "properties": {"p": {"type": "string", "description": param}}},
+            })]);
+            let fence_open = "<untrusted_mcp_description provider=\"s\" tool=\"t\">\n";
+            let fence_close = "\n</untrusted_mcp_description>";
+            for strategy in [Strategy::Full, Strategy::Progressive, Strategy::Minimal] {
+                let projection = project(&capture, strategy, &settings);
+                let entry = projection.tools(&capture).next().expect("one tool").clone();
+                let out = entry["description"].as_str().expect("string").to_owned();
+                let inner = if framed && strategy != Strategy::Minimal {
+                    out.strip_prefix(fence_open)
+                        .and_then(|rest| rest.strip_suffix(fence_close))
+                        .expect("re-fenced")
+                        .to_owned()
+                } else {
+                    out.clone()
+                };
+                let budget = match strategy {
+                    Strategy::Minimal => Some(minimal),
+                    Strategy::Progressive => Some(progressive),
+                    _ => None,
+                };
+                let budget = match (budget, mcp) {
+                    (Some(b), true) => Some(b.min(cap)),
+                    (None, true) => Some(cap),
+                    (b, false) => b,
+                };
+                if let Some(budget) = budget {
+                    prop_assert!(inner.chars().count() <= budget, "{strategy}: {inner:?}");
+                }
+                // Normalized: no White_Space but single spaces.
+                prop_assert!(!inner.contains("  "), "{strategy}: {inner:?}");
+                prop_assert!(!inner.chars().any(|c| c.is_whitespace() && c != ' '));
+                // minimal may end in the space before the one `.` it drops (`a .` gives `a `),
+                // as vtcode's does; the other modes end in text.
+                if strategy == Strategy::Minimal {
+                    prop_assert_eq!(inner.trim_start(), inner.as_str());
+                } else {
+                    prop_assert_eq!(inner.trim(), inner.as_str());
+                }
+                let p = entry["input_schema"]["properties"]["p"].get("description");
+                match strategy {
+                    Strategy::Minimal => prop_assert!(p.is_none()),
+                    Strategy::Progressive => {
+                        let p = p.and_then(Value::as_str).expect("kept");
+                        if param.chars().count() <= param_max {
+                            prop_assert_eq!(p, param.as_str());
+                        } else {
+                            prop_assert!(p.chars().count() <= param_max);
+                        }
+                    }
+                    _ => prop_assert_eq!(p.and_then(Value::as_str), Some(param.as_str())),
+                }
+                // An unchanged entry is the original itself.
+                if entry == capture.tools()[0] {
+                    prop_assert_eq!(projection.outcomes[0].status, Status::Kept);
+                }
+            }
+            // Projecting a plain projection again changes nothing (full and progressive).
+            if !framed {
+                for strategy in [Strategy::Full, Strategy::Progressive] {
+                    let once = project(&capture, strategy, &settings);
+                    let again = Capture::from_value(once.request_body(&capture)).expect("valid");
+                    let twice = project(&again, strategy, &settings);
+                    prop_assert_eq!(
+                        once.tools(&capture).next().cloned(),
+                        twice.tools(&again).next().cloned()
+                    );
+                }
+            }
+        }
     }
 }
