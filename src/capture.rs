@@ -259,7 +259,7 @@ impl Capture {
             Shape::AnthropicMessages | Shape::OpenAiChat => {
                 if let Some(Value::Array(messages)) = self.body.get("messages") {
                     for message in messages {
-                        if message.get("role").and_then(Value::as_str) == Some("tool") {
+                        if !is_conversation_role(message) {
                             continue;
                         }
                         push_text(&mut texts, message.get("content"), &["text"]);
@@ -278,7 +278,7 @@ impl Capture {
                             Some(kind) => kind == "message",
                             None => item.get("role").is_some(),
                         };
-                        if !is_message || item.get("role").and_then(Value::as_str) == Some("tool") {
+                        if !is_message || !is_conversation_role(item) {
                             continue;
                         }
                         push_text(
@@ -294,6 +294,15 @@ impl Capture {
         }
         texts
     }
+}
+
+/// Whether a message is conversation: not a tool result, and not the system prompt (Chat and
+/// Responses carry it as a `system` or `developer` message).
+fn is_conversation_role(message: &Value) -> bool {
+    !matches!(
+        message.get("role").and_then(Value::as_str),
+        Some("tool" | "system" | "developer")
+    )
 }
 
 /// Append one message's text, its parts joined with `\n`, if it has any.
