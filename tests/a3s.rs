@@ -282,7 +282,13 @@ fn disabled_sends_no_tools_key_and_no_tool_choice() {
         projection
             .notes
             .iter()
-            .any(|n| n.starts_with("disabled:") && n.contains("no `tool_choice`"))
+            .any(|n| n == "disabled: a3s presents no tools")
+    );
+    assert!(
+        projection
+            .notes
+            .iter()
+            .any(|n| { n.starts_with("the request carries no `tools` key and no `tool_choice`") })
     );
     assert!(
         projection

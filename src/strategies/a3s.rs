@@ -89,21 +89,23 @@ fn refused(capture: &Capture, message: String) -> Draft {
     }
 }
 
-/// A projection that presents no tools. A provider rejects `tools: []` and a `tool_choice`
-/// without tools, so the request loses both keys; an MCP `tools/list` result keeps an empty list.
+/// A projection that presents no tools, with `why` as its first note. A provider rejects
+/// `tools: []` and a `tool_choice` without tools, so the request loses both keys; an MCP
+/// `tools/list` result keeps an empty list.
 fn empty(capture: &Capture, why: String) -> Draft {
     let mut draft = Draft::default();
+    draft.notes.push(why);
     if capture.shape() == Shape::McpToolsList {
         draft.sent = Some(Vec::new());
         draft
             .notes
-            .push(format!("{why}: the tools/list result is empty"));
+            .push("the tools/list result is empty".to_owned());
     } else {
-        draft.sent = None;
         draft.drop_tool_choice = true;
-        draft.notes.push(format!(
-            "{why}: the request carries no `tools` key and no `tool_choice` (providers reject an empty tool list and a tool_choice without tools)"
-        ));
+        draft.notes.push(
+            "the request carries no `tools` key and no `tool_choice` (providers reject an empty tool list and a tool_choice without tools)"
+                .to_owned(),
+        );
     }
     draft
 }
@@ -284,13 +286,11 @@ fn selection_context(capture: &Capture, settings: &Settings) -> (String, String)
     let texts = capture.message_texts();
     let keep = settings.a3s_context_messages.min(texts.len());
     let newest = &texts[texts.len() - keep..];
-    let source = if texts.is_empty() {
-        "no conversation text".to_owned()
-    } else {
-        format!(
-            "the newest {keep} of {} conversation messages with text",
-            texts.len()
-        )
+    let source = match (keep, texts.len()) {
+        (_, 0) => "no conversation text".to_owned(),
+        (1, 1) => "the one conversation message".to_owned(),
+        (keep, all) if keep == all => format!("all {all} conversation messages"),
+        (keep, all) => format!("the newest {keep} of {all} conversation messages"),
     };
     (newest.join("\n"), source)
 }
@@ -565,7 +565,7 @@ fn code(capture: &Capture, order: &[usize], settings: &Settings) -> Draft {
     if program.is_none() && settings.code_gateway == Gateway::Capture {
         let mut draft = empty(
             capture,
-            "code: the capture has no `program` tool, so a3s presents no tools (it fails closed when its gateway is hidden; set code.gateway=inject to add a3s's own)".to_owned());
+            "code: the capture has no `program` tool, so a3s presents no tools (set code.gateway=inject to add a3s's own gateway)".to_owned());
         for &index in order {
             draft.dropped.push((
                 index,
