@@ -265,6 +265,7 @@ fn no_expand_tool_no_change() {
             &projection,
             "--set shorten.expand_tool=ctx_expand"
         ));
+        assert!(has_note(&projection, "(1 description(s) over 1024 bytes)"));
     }
 }
 

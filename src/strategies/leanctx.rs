@@ -192,12 +192,17 @@ pub fn project(capture: &Capture, settings: &Settings) -> Draft {
             (None, wanted.clone())
         }
         (None, _) => {
-            draft.notes.push(
+            let over = tools
+                .iter()
+                .filter_map(tool::description)
+                .filter(|d| d.len() > DESCRIPTION_LIMIT_BYTES)
+                .count();
+            draft.notes.push(format!(
                 "no expand tool in the capture (a tool whose bare name is `ctx_expand`): lean-ctx \
-                 shortens nothing it could not expand again; try --set \
-                 shorten.expand_tool=ctx_expand to see what it would do"
-                    .to_owned(),
-            );
+                 shortens nothing it could not expand again ({over} description(s) over \
+                 {DESCRIPTION_LIMIT_BYTES} bytes); try --set shorten.expand_tool=ctx_expand to \
+                 see what it would do"
+            ));
             return draft;
         }
     };
