@@ -690,3 +690,21 @@ fn projection_is_deterministic() {
         assert_eq!(a.added_text, b.added_text);
     }
 }
+
+#[test]
+fn mcp_list_without_prefixes_suggests_eligible_all() {
+    let tools: Vec<Value> = (0..10)
+        .map(|i| json!({"name": format!("browser_{i}"), "inputSchema": {"type": "object"}}))
+        .collect();
+    let capture = load(json!({"tools": tools}));
+    let hint = "a tools/list names its tools without an MCP prefix: defer.eligible=all treats them all as MCP tools";
+    let inactive = project(&capture, Strategy::Defer, &Settings::default());
+    assert!(inactive.notes.iter().any(|n| n == hint));
+    let active = project(
+        &capture,
+        Strategy::Defer,
+        &settings(&["defer.eligible=all"]),
+    );
+    assert!(!active.notes.iter().any(|n| n == hint));
+    assert_eq!(sent_names(&active, &capture), ["tool_search"]);
+}

@@ -325,6 +325,17 @@ pub fn project(capture: &Capture, form: Form, settings: &Settings) -> Draft {
             draft
                 .notes
                 .push(format!("{why}; every tool sent in full, sorted by name"));
+            // A tools/list names its tools without a host prefix, so none of them looks MCP.
+            if capture.shape() == Shape::McpToolsList
+                && settings.defer_eligible == Eligible::Mcp
+                && eligible.is_empty()
+                && threshold > 0
+            {
+                draft.notes.push(
+                    "a tools/list names its tools without an MCP prefix: defer.eligible=all treats them all as MCP tools"
+                        .to_owned(),
+                );
+            }
         }
         return draft;
     }
