@@ -251,7 +251,8 @@ impl Capture {
     /// The text of each conversation message, oldest first, in the shape's own terms:
     /// Messages `content` strings and `text` blocks; Chat `content` strings and `text` parts;
     /// Responses `input` string or message items' `input_text`/`output_text` parts. Messages of
-    /// role `tool` are skipped; the system prompt is not part of it. Each message's parts are
+    /// role `tool` are skipped; the system prompt is not part of it (Messages `system`,
+    /// Responses `instructions`, and Chat/Responses messages of role `system` or `developer`). Each message's parts are
     /// joined with `\n`; messages without text are left out.
     pub fn message_texts(&self) -> Vec<String> {
         let mut texts = Vec::new();
@@ -259,7 +260,7 @@ impl Capture {
             Shape::AnthropicMessages | Shape::OpenAiChat => {
                 if let Some(Value::Array(messages)) = self.body.get("messages") {
                     for message in messages {
-                        if message.get("role").and_then(Value::as_str) == Some("tool") {
+                        if is_not_context(message) {
                             continue;
                         }
                         push_text(&mut texts, message.get("content"), &["text"]);
@@ -267,18 +268,14 @@ impl Capture {
                 }
             }
             Shape::OpenAiResponses => match self.body.get("input") {
-                Some(Value::String(text)) => {
-                    if !text.is_empty() {
-                        texts.push(text.clone());
-                    }
-                }
+                Some(Value::String(text)) if !text.is_empty() => texts.push(text.clone()),
                 Some(Value::Array(items)) => {
                     for item in items {
                         let is_message = match item.get("type").and_then(Value::as_str) {
                             Some(kind) => kind == "message",
                             None => item.get("role").is_some(),
                         };
-                        if !is_message || item.get("role").and_then(Value::as_str) == Some("tool") {
+                        if !is_message || is_not_context(item) {
                             continue;
                         }
                         push_text(
@@ -296,14 +293,18 @@ impl Capture {
     }
 }
 
+/// Messages that are not conversation context: tool results and the system prompt.
+fn is_not_context(message: &Value) -> bool {
+    matches!(
+        message.get("role").and_then(Value::as_str),
+        Some("tool" | "system" | "developer")
+    )
+}
+
 /// Append one message's text, its parts joined with `\n`, if it has any.
 fn push_text(texts: &mut Vec<String>, content: Option<&Value>, part_types: &[&str]) {
     match content {
-        Some(Value::String(text)) => {
-            if !text.is_empty() {
-                texts.push(text.clone());
-            }
-        }
+        Some(Value::String(text)) if !text.is_empty() => texts.push(text.clone()),
         Some(Value::Array(parts)) => {
             let parts: Vec<&str> = parts
                 .iter()
@@ -434,9 +435,10 @@ fn messages_shape(object: &serde_json::Map<String, Value>) -> Shape {
     }
     let messages = object.get("messages").and_then(Value::as_array);
     for message in messages.into_iter().flatten() {
-        match message.get("role").and_then(Value::as_str) {
-            Some("system" | "developer" | "tool" | "function") => return Shape::OpenAiChat,
-            _ => {}
+        if let Some("system" | "developer" | "tool" | "function") =
+            message.get("role").and_then(Value::as_str)
+        {
+            return Shape::OpenAiChat;
         }
         if message.get("tool_calls").is_some() {
             return Shape::OpenAiChat;
