@@ -6,6 +6,7 @@
 //!
 //! Cases:
 //! - `encoder build`: building the o200k encoder (what `TokenCounter::new` overlaps).
+//! - `project ID`: one strategy's projection alone (strategy code, no measuring).
 //! - `report cold`: `report::report` over all strategies with a fresh counter (nothing cached;
 //!   encoder already built): parse excluded, projections, serialization, counting included.
 //! - `report warm`: the same with a counter that has seen the capture (a TUI redraw).
@@ -44,7 +45,10 @@ fn main() {
     // `cargo bench` passes `--bench`; a filter argument picks cases by substring.
     let filter: Option<String> = std::env::args().skip(1).find(|a| !a.starts_with("--"));
     let wanted = |name: &str| filter.as_deref().is_none_or(|f| name.contains(f));
-    let rounds: usize = std::env::var("ROUNDS").ok().and_then(|r| r.parse().ok()).unwrap_or(10);
+    let rounds: usize = std::env::var("ROUNDS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(10);
 
     let text = capture_json(Spec::BENCH);
     println!(
@@ -56,7 +60,11 @@ fn main() {
     let start = Instant::now();
     let _ = Tiktoken::new(Encoding::O200kBase);
     if wanted("encoder build") {
-        println!("{:<28} {:>15.1} ms   (once)", "encoder build", ms(start.elapsed()));
+        println!(
+            "{:<28} {:>15.1} ms   (once)",
+            "encoder build",
+            ms(start.elapsed())
+        );
     }
     let capture = match Capture::from_bytes(text.as_bytes()) {
         Ok(capture) => capture,
@@ -66,14 +74,38 @@ fn main() {
         }
     };
     if wanted("parse") {
-        time("parse", rounds, || Capture::from_bytes(text.as_bytes()).is_ok());
+        time("parse", rounds, || {
+            Capture::from_bytes(text.as_bytes()).is_ok()
+        });
     }
     let settings = Settings::default();
+    if wanted("clone entries") {
+        // What a strategy pays to clone every entry before deciding to change it.
+        time("clone entries", rounds, || capture.tools().to_vec());
+    }
+    if wanted("project") {
+        for strategy in Strategy::ALL {
+            time(&format!("project {strategy}"), rounds, || {
+                toolprism::project(&capture, strategy, &settings)
+            });
+        }
+    }
     if wanted("report cold") {
         time("report cold", rounds, || {
             let counter = TokenCounter::new(Encoding::O200kBase);
             toolprism::report::report(&capture, "bench", &Strategy::ALL, &settings, &counter)
         });
+    }
+    if wanted("report cold") {
+        let counter = TokenCounter::new(Encoding::O200kBase);
+        toolprism::report::report(&capture, "bench", &Strategy::ALL, &settings, &counter);
+        println!(
+            "{:<28} {:>8.2} MB tokenized of {:.2} MB capture, {} strings remembered",
+            "report cold: work",
+            counter.tokenized_bytes() as f64 / 1e6,
+            text.len() as f64 / 1e6,
+            counter.cached_strings()
+        );
     }
     if wanted("report warm") {
         let counter = TokenCounter::new(Encoding::O200kBase);

@@ -141,10 +141,23 @@ pub fn report(
         },
     );
     let originals: Vec<&str> = json.entries.iter().map(String::as_str).collect();
-    let sent: Vec<Vec<Cow<'_, str>>> = projections
-        .par_iter()
-        .map(|projection| sent_json(capture, projection, &json))
-        .collect();
+    let original_sizes: Vec<EntrySizes> = capture.tools().par_iter().map(entry_sizes).collect();
+    let mut projections = projections;
+    let (sent, sizes): (Vec<Vec<Cow<'_, str>>>, Vec<Vec<EntrySizes>>) = projections
+        .par_iter_mut()
+        .map(|projection| {
+            let sent = sent_json(capture, projection, &json);
+            let sizes = sent_sizes(capture, projection, Some(&original_sizes));
+            // New entries live on as compact JSON only: free their trees before counting, so
+            // peak memory holds one form of each.
+            for tool in projection.sent.iter_mut().flatten() {
+                if tool.replaced.is_some() {
+                    tool.replaced = Some(Value::Null);
+                }
+            }
+            (sent, sizes)
+        })
+        .unzip();
     let sent_strs: Vec<Vec<&str>> = sent
         .iter()
         .map(|list| list.iter().map(|s| s.as_ref()).collect())
@@ -162,13 +175,15 @@ pub fn report(
                 .iter()
                 .flatten()
                 .zip(strs)
-                .map(|(tool, text)| match (tool.replaced.is_none(), tool.origin) {
-                    (true, Some(i)) if i < originals.len() => i,
-                    _ => {
-                        batch.push(text);
-                        batch.len() - 1
-                    }
-                })
+                .map(
+                    |(tool, text)| match (tool.replaced.is_none(), tool.origin) {
+                        (true, Some(i)) if i < originals.len() => i,
+                        _ => {
+                            batch.push(text);
+                            batch.len() - 1
+                        }
+                    },
+                )
                 .collect()
         })
         .collect();
@@ -190,7 +205,6 @@ pub fn report(
     }
     let list_tokens = counter.count_arrays_counted(&lists);
     let capture_tokens = if capture_present { list_tokens[0] } else { 0 };
-    let original_sizes: Vec<EntrySizes> = capture.tools().par_iter().map(entry_sizes).collect();
 
     let capture_figures = CaptureFigures {
         path: path.to_owned(),
@@ -216,22 +230,25 @@ pub fn report(
         json: &json,
         originals: &originals,
         original_tokens,
-        original_sizes: Some(&original_sizes),
         capture_tokens,
     };
     let strategies = projections
         .par_iter()
         .zip(sent.par_iter())
+        .zip(sizes.par_iter())
         .zip(sent_tokens.par_iter())
         .zip(list_of.par_iter())
-        .map(|(((projection, sent), tokens), &tools_tokens)| {
+        .map(|((((projection, sent), sizes), tokens), &tools_tokens)| {
             figures(
                 capture,
                 projection,
                 &measured,
-                sent,
-                tokens,
-                tools_tokens,
+                Sent {
+                    json: sent,
+                    sizes,
+                    tokens,
+                    tools_tokens,
+                },
                 counter,
             )
         })
@@ -261,6 +278,7 @@ pub fn measure_projection(
         0
     };
     let originals: Vec<&str> = json.entries.iter().map(String::as_str).collect();
+    let sizes = sent_sizes(capture, projection, None);
     figures(
         capture,
         projection,
@@ -268,12 +286,14 @@ pub fn measure_projection(
             json,
             originals: &originals,
             original_tokens,
-            original_sizes: None,
             capture_tokens,
         },
-        &sent,
-        &sent_tokens,
-        tools_tokens,
+        Sent {
+            json: &sent,
+            sizes: &sizes,
+            tokens: &sent_tokens,
+            tools_tokens,
+        },
         counter,
     )
 }
@@ -283,17 +303,42 @@ struct Measured<'a> {
     json: &'a CaptureJson,
     originals: &'a [&'a str],
     original_tokens: &'a [usize],
-    /// Per original entry, when already computed.
-    original_sizes: Option<&'a [EntrySizes]>,
     capture_tokens: usize,
 }
 
+/// One projection's sent entries, measured: compact JSON, sizes, tokens, and the list total.
+struct Sent<'a> {
+    json: &'a [Cow<'a, str>],
+    sizes: &'a [EntrySizes],
+    tokens: &'a [usize],
+    tools_tokens: usize,
+}
+
+/// The sizes the origins' estimates need, per sent entry; unchanged originals reuse theirs.
+fn sent_sizes(
+    capture: &Capture,
+    projection: &Projection,
+    original_sizes: Option<&[EntrySizes]>,
+) -> Vec<EntrySizes> {
+    projection
+        .sent
+        .iter()
+        .flatten()
+        .map(
+            |tool| match (tool.replaced.is_none(), tool.origin, original_sizes) {
+                (true, Some(i), Some(sizes)) if i < sizes.len() => sizes[i],
+                _ => entry_sizes(tool.entry(capture)),
+            },
+        )
+        .collect()
+}
+
 /// The compact JSON of each sent entry: unchanged originals borrow the capture's.
-fn sent_json<'a>(
-    capture: &'a Capture,
-    projection: &'a Projection,
-    json: &'a CaptureJson,
-) -> Vec<Cow<'a, str>> {
+fn sent_json<'j>(
+    capture: &Capture,
+    projection: &Projection,
+    json: &'j CaptureJson,
+) -> Vec<Cow<'j, str>> {
     projection
         .sent
         .iter()
@@ -314,13 +359,11 @@ fn figures(
     capture: &Capture,
     projection: &Projection,
     measured: &Measured<'_>,
-    sent_json: &[Cow<'_, str>],
-    sent_tokens: &[usize],
-    tools_tokens: usize,
+    sent: Sent<'_>,
     counter: &TokenCounter,
 ) -> StrategyFigures {
-    let sent: Vec<&Value> = projection.tools(capture).collect();
-    let sent_strs: Vec<&str> = sent_json.iter().map(|s| s.as_ref()).collect();
+    let sent_strs: Vec<&str> = sent.json.iter().map(|s| s.as_ref()).collect();
+    let (sent_tokens, tools_tokens) = (sent.tokens, sent.tools_tokens);
     let tools_key_sent = tools_key_sent(capture, projection, &sent_strs);
     let added_tokens = projection
         .added_text
@@ -367,24 +410,11 @@ fn figures(
         })
         .collect();
     let provider_overhead_tokens = (capture.shape() == Shape::AnthropicMessages
-        && !sent.is_empty())
+        && !sent_strs.is_empty())
     .then(|| anthropic_tool_overhead(capture.body().get("tool_choice")));
-    // Unchanged originals reuse their sizes; new entries are sized here.
-    let sizes: Vec<EntrySizes> = projection
-        .sent
-        .iter()
-        .flatten()
-        .zip(&sent)
-        .map(|(tool, entry)| {
-            match (tool.replaced.is_none(), tool.origin, measured.original_sizes) {
-                (true, Some(i), Some(sizes)) if i < sizes.len() => sizes[i],
-                _ => entry_sizes(entry),
-            }
-        })
-        .collect();
     StrategyFigures {
         id: projection.strategy.id(),
-        tools: sent.len(),
+        tools: sent_strs.len(),
         tools_bytes: array_bytes(&sent_strs, tools_key_sent),
         tools_tokens,
         added_tokens,
@@ -394,7 +424,7 @@ fn figures(
         first_changed_byte,
         notes: projection.notes.clone(),
         per_tool,
-        estimates: estimates(&sizes, &sent_strs),
+        estimates: estimates(sent.sizes, &sent_strs),
         provider_overhead_tokens,
     }
 }

@@ -36,11 +36,74 @@ fn joined(entries: &[&str]) -> String {
 /// spaces and other whitespace, NBSP, combining marks, apostrophes with contraction letters,
 /// digits, CJK, emoji, escaped and raw newlines, slashes, case changes.
 const NASTY: &[&str] = &[
-    "\"", "{", "}", "[", "]", ",", ":", " ", "  ", "\u{a0}", "\u{301}", "e\u{301}", "'", "'s",
-    "'t", "'ll", "'S", "s", "t", "ll", "re", "7", "42", "1234", "東京", "検索", "🚀", "👍🏽",
-    "\\n", "\n", "\r\n", "\t", "/", "//", "\\", "a", "Word", "ABC", "camelCase", "é", "ß", ".",
-    "-", "_", "*", "#", "`", "(", ")", "<", ">", "=", "&", "%", "$", "@", "!", "?", "’", "—",
-    "\u{200b}", "x'", " '", "'{", "}'", "\n/", "!\n/\"", "\r\n//",
+    "\"",
+    "{",
+    "}",
+    "[",
+    "]",
+    ",",
+    ":",
+    " ",
+    "  ",
+    "\u{a0}",
+    "\u{301}",
+    "e\u{301}",
+    "'",
+    "'s",
+    "'t",
+    "'ll",
+    "'S",
+    "s",
+    "t",
+    "ll",
+    "re",
+    "7",
+    "42",
+    "1234",
+    "東京",
+    "検索",
+    "🚀",
+    "👍🏽",
+    "\\n",
+    "\n",
+    "\r\n",
+    "\t",
+    "/",
+    "//",
+    "\\",
+    "a",
+    "Word",
+    "ABC",
+    "camelCase",
+    "é",
+    "ß",
+    ".",
+    "-",
+    "_",
+    "*",
+    "#",
+    "`",
+    "(",
+    ")",
+    "<",
+    ">",
+    "=",
+    "&",
+    "%",
+    "$",
+    "@",
+    "!",
+    "?",
+    "’",
+    "—",
+    "\u{200b}",
+    "x'",
+    " '",
+    "'{",
+    "}'",
+    "\n/",
+    "!\n/\"",
+    "\r\n//",
 ];
 
 fn nasty_text(max: usize) -> impl proptest::strategy::Strategy<Value = String> {
@@ -59,7 +122,8 @@ fn entry() -> impl proptest::strategy::Strategy<Value = String> {
             tool::compact(&value)
         }),
         nasty_text(40),
-        (nasty_text(6), any::<u16>()).prop_map(|(s, n)| tool::compact(&serde_json::json!({"n": n, "s": s}))),
+        (nasty_text(6), any::<u16>())
+            .prop_map(|(s, n)| tool::compact(&serde_json::json!({"n": n, "s": s}))),
     ]
 }
 
@@ -175,7 +239,10 @@ fn report_matches_plain_recount() {
                     .find(|r| r.name == outcome.name)
                     .expect("every outcome has a row");
                 if let Some(i) = outcome.projected {
-                    assert_eq!(row.projected_tokens, full(encoding, &tool::compact(sent[i])));
+                    assert_eq!(
+                        row.projected_tokens,
+                        full(encoding, &tool::compact(sent[i]))
+                    );
                 }
                 if let Some(i) = outcome.original {
                     assert_eq!(
@@ -184,7 +251,10 @@ fn report_matches_plain_recount() {
                     );
                 }
             }
-            let added = projection.added_text.as_deref().map_or(0, |t| full(encoding, t));
+            let added = projection
+                .added_text
+                .as_deref()
+                .map_or(0, |t| full(encoding, t));
             assert_eq!(figures.added_tokens, added);
         }
     }
@@ -194,10 +264,17 @@ fn report_matches_plain_recount() {
 #[test]
 fn bench_capture_is_large_and_mixed() {
     let text = capture_json(Spec::BENCH);
-    assert!((3_300_000..=3_900_000).contains(&text.len()), "{} bytes", text.len());
+    assert!(
+        (3_300_000..=3_900_000).contains(&text.len()),
+        "{} bytes",
+        text.len()
+    );
     let capture = Capture::from_bytes(text.as_bytes()).expect("loads");
     assert_eq!(capture.tools().len(), 1000);
-    let mcp = capture.tool_names().filter(|n| n.starts_with("mcp__")).count();
+    let mcp = capture
+        .tool_names()
+        .filter(|n| n.starts_with("mcp__"))
+        .count();
     assert!(mcp > 900);
     assert!(text.contains("$defs") && text.contains("東京") && text.contains("🚀"));
 }

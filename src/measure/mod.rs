@@ -21,6 +21,7 @@ pub mod synth;
 use std::collections::hash_map::Entry;
 
 use rustc_hash::FxHashMap as HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use rayon::prelude::*;
@@ -94,6 +95,8 @@ pub struct TokenCounter {
     tokenizer: TokenizerCell,
     /// Counts by exact string: whole texts and the chunks they were cut into.
     cache: Mutex<HashMap<Box<str>, u32>>,
+    /// Bytes handed to the tokenizer so far (each new chunk once).
+    tokenized: AtomicU64,
 }
 
 /// Texts at most this long are counted whole, not cut into chunks.
@@ -116,6 +119,7 @@ impl TokenCounter {
             encoding,
             tokenizer: cell,
             cache: Mutex::new(HashMap::default()),
+            tokenized: AtomicU64::new(0),
         }
     }
 
@@ -128,6 +132,7 @@ impl TokenCounter {
             encoding,
             tokenizer: Arc::new(cell),
             cache: Mutex::new(HashMap::default()),
+            tokenized: AtomicU64::new(0),
         }
     }
 
@@ -158,6 +163,11 @@ impl TokenCounter {
     /// Strings whose count is remembered (whole texts and chunks).
     pub fn cached_strings(&self) -> usize {
         self.cache().len()
+    }
+
+    /// Bytes the tokenizer has been given so far: what caching and chunking left to count.
+    pub fn tokenized_bytes(&self) -> u64 {
+        self.tokenized.load(Ordering::Relaxed)
     }
 
     /// Tokens in `text`.
@@ -205,6 +215,8 @@ impl TokenCounter {
             return results;
         }
         let tokenizer = self.tokenizer();
+        let bytes: usize = missing.iter().map(|chunk| chunk.len()).sum();
+        self.tokenized.fetch_add(bytes as u64, Ordering::Relaxed);
         let counted: Vec<u32> = if missing.len() > 1 {
             missing
                 .par_iter()
@@ -381,9 +393,7 @@ impl ArrayPlan {
             .filter_map(|(edges, &n)| {
                 // An entry's own count is its head, middle and tail pieces: the edges are
                 // forced boundaries in the entry alone, as in the list.
-                edges.map(|(head, tail)| {
-                    n.saturating_sub(part_counts[head] + part_counts[tail])
-                })
+                edges.map(|(head, tail)| n.saturating_sub(part_counts[head] + part_counts[tail]))
             })
             .sum();
         middles + self.joins.iter().map(|&j| part_counts[j]).sum::<usize>()
@@ -393,7 +403,7 @@ impl ArrayPlan {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::atomic::AtomicUsize;
 
     /// Counts bytes, and how many bytes it was asked to count.
     struct ByteCounter(Arc<AtomicUsize>);
@@ -414,7 +424,10 @@ mod tests {
         assert_eq!(counter.count(&long), long.len());
         let after_first = seen.load(Ordering::Relaxed);
         assert!(after_first <= long.len());
-        assert_eq!(counter.count_many(&[&long, &long, "x"]), vec![long.len(), long.len(), 1]);
+        assert_eq!(
+            counter.count_many(&[&long, &long, "x"]),
+            vec![long.len(), long.len(), 1]
+        );
         assert_eq!(seen.load(Ordering::Relaxed), after_first + 1);
     }
 

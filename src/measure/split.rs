@@ -50,7 +50,11 @@ pub fn is_forced(text: &[u8], p: usize) -> bool {
     if before.is_ascii_alphanumeric() {
         return is_punct(at) || at == b' ';
     }
-    at.is_ascii_alphanumeric() && p >= 2 && is_punct(before) && is_punct(text[p - 2]) && text[p - 2] != b'/'
+    at.is_ascii_alphanumeric()
+        && p >= 2
+        && is_punct(before)
+        && is_punct(text[p - 2])
+        && text[p - 2] != b'/'
 }
 
 /// The first and last forced boundaries of `text`, if it has any: the text's edge parts
@@ -143,7 +147,9 @@ mod tests {
 
     #[test]
     fn chunks_cover_the_text() {
-        let words = ["alpha", "beta,", "gamma.", "(delta)", "\"eps\"", "zeta:", "eta;"];
+        let words = [
+            "alpha", "beta,", "gamma.", "(delta)", "\"eps\"", "zeta:", "eta;",
+        ];
         let text: String = (0..2000)
             .map(|i| format!("{}{} ", words[i % 7], i * 7919 % 1000))
             .collect();

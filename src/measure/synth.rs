@@ -247,14 +247,29 @@ const SERVERS: &[(&str, &[&str])] = &[
     (
         "playwright",
         &[
-            "page", "tab", "element", "cookie", "screenshot", "console", "network", "dialog",
-            "frame", "download",
+            "page",
+            "tab",
+            "element",
+            "cookie",
+            "screenshot",
+            "console",
+            "network",
+            "dialog",
+            "frame",
+            "download",
         ],
     ),
     (
         "postgres",
         &[
-            "table", "schema", "query", "index", "role", "extension", "view", "migration",
+            "table",
+            "schema",
+            "query",
+            "index",
+            "role",
+            "extension",
+            "view",
+            "migration",
         ],
     ),
     (
@@ -278,7 +293,13 @@ const SERVERS: &[(&str, &[&str])] = &[
     (
         "sentry",
         &[
-            "issue", "event", "project", "release", "alert_rule", "replay", "trace",
+            "issue",
+            "event",
+            "project",
+            "release",
+            "alert_rule",
+            "replay",
+            "trace",
         ],
     ),
     (
@@ -324,7 +345,13 @@ const SERVERS: &[(&str, &[&str])] = &[
     (
         "figma",
         &[
-            "file", "frame", "component", "style", "comment", "variable", "version",
+            "file",
+            "frame",
+            "component",
+            "style",
+            "comment",
+            "variable",
+            "version",
         ],
     ),
     (
@@ -359,10 +386,7 @@ const SERVERS: &[(&str, &[&str])] = &[
         "filesystem",
         &["file", "directory", "symlink", "archive", "permission"],
     ),
-    (
-        "memory",
-        &["entity", "relation", "observation", "graph"],
-    ),
+    ("memory", &["entity", "relation", "observation", "graph"]),
     (
         "docker",
         &["container", "image", "volume", "network", "compose_stack"],
@@ -524,7 +548,13 @@ fn sentence(rng: &mut Rng, subject: &str) -> String {
             rng.pick(NOUNS),
             rng.pick(NOUNS),
             rng.range(400, 599),
-            rng.pick(&["Bad Request", "Forbidden", "Not Found", "Conflict", "Too Many Requests"])
+            rng.pick(&[
+                "Bad Request",
+                "Forbidden",
+                "Not Found",
+                "Conflict",
+                "Too Many Requests"
+            ])
         ),
         _ => format!(
             "Large {}s are truncated to {} items; pass a {} to read the rest.",
@@ -545,18 +575,29 @@ fn paragraph(rng: &mut Rng, subject: &str, sentences: usize) -> String {
     }
     if rng.chance(30) {
         text.push(' ');
-        text.push_str(*rng.pick(INTERNATIONAL));
+        let extra = *rng.pick(INTERNATIONAL);
+        text.push_str(extra);
     }
     text
 }
 
 /// A long markdown description: summary, sections, lists, a code block, notes.
-fn description(rng: &mut Rng, summary: &str, subject: &str, params: &[String], long: bool) -> String {
+fn description(
+    rng: &mut Rng,
+    summary: &str,
+    subject: &str,
+    params: &[String],
+    long: bool,
+) -> String {
     let mut text = String::from(summary);
     text.push_str("\n\n");
     let n = rng.range(2, 4);
     text.push_str(&paragraph(rng, subject, n));
-    let sections = if long { rng.range(3, 6) } else { rng.range(1, 3) };
+    let sections = if long {
+        rng.range(3, 6)
+    } else {
+        rng.range(1, 3)
+    };
     for s in 0..sections {
         let heading = [
             "When to use",
@@ -712,9 +753,15 @@ fn mcp_tool(rng: &mut Rng, server: &str, verb: &str, object: &str) -> Value {
             "limit" | "timeout_ms" => {
                 json!({"type": "integer", "minimum": 1, "maximum": rng.range(50, 10000), "default": rng.range(10, 50), "description": doc})
             }
-            "sort" => json!({"type": "string", "enum": ["created", "updated", "name", "relevance"], "description": doc}),
-            "order" => json!({"type": "string", "enum": ["asc", "desc"], "default": "desc", "description": doc}),
-            "include_archived" | "dry_run" => json!({"type": "boolean", "default": false, "description": doc}),
+            "sort" => {
+                json!({"type": "string", "enum": ["created", "updated", "name", "relevance"], "description": doc})
+            }
+            "order" => {
+                json!({"type": "string", "enum": ["asc", "desc"], "default": "desc", "description": doc})
+            }
+            "include_archived" | "dry_run" => {
+                json!({"type": "boolean", "default": false, "description": doc})
+            }
             "labels" | "assignees" | "fields" => {
                 json!({"type": "array", "items": {"type": "string"}, "maxItems": rng.range(5, 100), "description": doc})
             }
@@ -736,7 +783,9 @@ fn mcp_tool(rng: &mut Rng, server: &str, verb: &str, object: &str) -> Value {
                 );
                 json!({"$ref": "#/$defs/Metadata"})
             }
-            "locale" => json!({"type": "string", "enum": ["en-US", "fr-FR", "de-DE", "ja-JP", "zh-CN", "pt-BR"], "description": format!("{doc} {}", rng.pick(INTERNATIONAL))}),
+            "locale" => {
+                json!({"type": "string", "enum": ["en-US", "fr-FR", "de-DE", "ja-JP", "zh-CN", "pt-BR"], "description": format!("{doc} {}", rng.pick(INTERNATIONAL))})
+            }
             _ => json!({"type": "string", "description": doc}),
         };
         properties.insert(key.into(), prop);
