@@ -1,4 +1,4 @@
-//! `cargo bench --bench report`: the engine's speed on the 1000-tool benchmark capture
+//! `cargo bench --bench report [-- FILTER]`: the engine's speed on the 1000-tool benchmark capture
 //! (`toolprism::measure::synth::Spec::BENCH`, about 3.6 MB), in-process. A plain `harness =
 //! false` target (no extra dependencies): each case runs a warm-up and then N timed rounds and
 //! prints min/median/max. The whole-process comparison with Python tiktoken is
@@ -50,10 +50,16 @@ fn main() {
         .and_then(|r| r.parse().ok())
         .unwrap_or(10);
 
-    let text = capture_json(Spec::BENCH);
+    // CAPTURE=path measures another capture instead of the generated one.
+    let text = match std::env::var("CAPTURE") {
+        Ok(path) => std::fs::read_to_string(&path).unwrap_or_else(|e| {
+            eprintln!("{path}: {e}");
+            std::process::exit(1);
+        }),
+        Err(_) => capture_json(Spec::BENCH),
+    };
     println!(
-        "capture: {} tools, {:.2} MB, {} threads",
-        Spec::BENCH.tools,
+        "capture: {:.2} MB, {} threads",
         text.len() as f64 / 1e6,
         rayon::current_num_threads()
     );

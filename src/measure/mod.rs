@@ -6,9 +6,10 @@
 //! - [`TokenCounter`] remembers every count for the session, keyed by the exact string, and
 //!   counts new strings in parallel ([`TokenCounter::count_many`]).
 //! - A text is cut at positions where tiktoken's pre-tokenizer always cuts ([`split`]), into
-//!   chunks chosen by local content; each chunk's count is cached too, so passages shared by
-//!   different texts (an unchanged schema under a new description, a kept prefix) are counted
-//!   once. The counts add up exactly because tiktoken encodes each pre-tokenizer piece alone.
+//!   chunks about a word long, and each chunk's count is cached too: a word, key or phrase that
+//!   recurs anywhere (an unchanged schema under a new description, a kept prefix, the same
+//!   parameter name in a hundred tools) is tokenized once. The counts add up exactly because
+//!   tiktoken encodes each pre-tokenizer piece alone.
 //! - A list `[e0,e1,...]` is counted from its entries' counts plus the few bytes around each
 //!   join, cut at the entries' first and last forced boundaries ([`TokenCounter::count_array`]);
 //!   an entry without one is counted together with its neighbours, still exactly.

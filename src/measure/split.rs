@@ -69,15 +69,16 @@ pub fn edges(text: &str) -> Option<(usize, usize)> {
     Some((first, last))
 }
 
-/// Cut `text` into chunks at forced boundaries chosen by local content only (a hash of the
-/// eight bytes before the boundary), so equal passages in different texts give equal chunks
-/// and their counts are reused. Chunks average a few dozen words; tiny texts stay whole.
+/// Cut `text` into chunks at forced boundaries: at the first one at least [`MIN_CHUNK`] bytes
+/// into each chunk. Chunks are about a word or two, so the same word, key or phrase in
+/// different texts (and different places) is one cached chunk, counted once; the cut depends
+/// only on nearby bytes, so equal passages realign after a difference within a chunk or two.
 pub fn chunks(text: &str) -> Chunks<'_> {
     Chunks { text, start: 0 }
 }
 
-/// Texts shorter than this are not cut: a lookup costs more than counting them.
-const MIN_CUT: usize = 48;
+/// A chunk's minimum length: shorter chunks cost more in lookups than they save.
+const MIN_CHUNK: usize = 8;
 
 /// Iterator of [`chunks`].
 pub struct Chunks<'a> {
@@ -94,30 +95,13 @@ impl<'a> Iterator for Chunks<'a> {
             return None;
         }
         let from = self.start;
-        let mut end = bytes.len();
-        if bytes.len() - from >= MIN_CUT {
-            // Forced boundaries sit between ASCII bytes, so every candidate is a char boundary.
-            let mut p = from + 8;
-            while p < bytes.len() {
-                if is_forced(bytes, p) && selected(&bytes[p - 8..p]) {
-                    end = p;
-                    break;
-                }
-                p += 1;
-            }
-        }
+        // Forced boundaries sit between ASCII bytes, so every cut is a char boundary.
+        let end = (from + MIN_CHUNK..bytes.len())
+            .find(|&p| is_forced(bytes, p))
+            .unwrap_or(bytes.len());
         self.start = end;
         Some(&self.text[from..end])
     }
-}
-
-/// Content-defined choice of a cut: about one forced boundary in sixteen.
-fn selected(window: &[u8]) -> bool {
-    let mut h: u32 = 0x811C_9DC5;
-    for &b in window {
-        h = (h ^ u32::from(b)).wrapping_mul(0x0100_0193);
-    }
-    (h >> 13) & 15 == 0
 }
 
 #[cfg(test)]
