@@ -726,3 +726,23 @@ fn snapshot_report_table_hostile_per_tool() {
         ])
     );
 }
+
+#[test]
+fn diff_prints_every_note_of_the_report() {
+    let report: Value =
+        serde_json::from_str(&stdout_of(&["report", "samples/large.json", "--json"])).unwrap();
+    for s in report["strategies"].as_array().unwrap() {
+        let id = s["id"].as_str().unwrap();
+        let out = stdout_of(&["diff", "samples/large.json", "-s", id, "--color", "never"]);
+        for note in s["notes"].as_array().unwrap() {
+            let line = format!("# note: {}", note.as_str().unwrap());
+            assert!(out.lines().any(|l| l == line), "{id}: {line}");
+        }
+        assert!(
+            out.lines()
+                .last()
+                .is_some_and(|l| l.starts_with(&format!("{id}: "))),
+            "{id}: the summary line ends the output"
+        );
+    }
+}
