@@ -300,37 +300,33 @@ fn error_lines_are_sanitized() {
 }
 
 #[test]
-fn usage_errors_exit_2() {
-    toolprism()
-        .args(["report", "samples/small.json", "-s", "nope"])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("unknown strategy `nope`"));
-    toolprism()
-        .args(["show", "samples/small.json"])
-        .assert()
-        .code(2);
-    toolprism()
-        .args(["report", "samples/small.json", "--encoding", "p50k_base"])
-        .assert()
-        .code(2);
-    toolprism().args(["frobnicate", "x"]).assert().code(2);
-    toolprism()
-        .args([
-            "diff",
-            "samples/small.json",
-            "-s",
-            "full",
-            "--color",
-            "sometimes",
-        ])
-        .assert()
-        .code(2);
-    toolprism()
-        .args(["export", "samples/small.json", "-s", "full"])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("--output"));
+fn usage_errors_exit_2_with_one_line() {
+    let line =
+        fails_with_one_line(toolprism().args(["report", "samples/small.json", "-s", "nope"]));
+    assert!(line.contains("unknown strategy `nope`"), "{line}");
+    let line = fails_with_one_line(toolprism().args(["show", "samples/small.json"]));
+    assert!(
+        line.contains("--strategy <ID>"),
+        "names the missing argument: {line}"
+    );
+    fails_with_one_line(toolprism().args([
+        "report",
+        "samples/small.json",
+        "--encoding",
+        "p50k_base",
+    ]));
+    fails_with_one_line(toolprism().args(["frobnicate", "x"]));
+    fails_with_one_line(toolprism().args([
+        "diff",
+        "samples/small.json",
+        "-s",
+        "full",
+        "--color",
+        "sometimes",
+    ]));
+    let line =
+        fails_with_one_line(toolprism().args(["export", "samples/small.json", "-s", "full"]));
+    assert!(line.contains("--output"), "{line}");
 }
 
 // ---------------------------------------------------------------- show
