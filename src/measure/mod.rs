@@ -19,7 +19,7 @@
 pub mod split;
 pub mod synth;
 
-use std::collections::hash_map::Entry;
+use std::hash::{Hash, Hasher};
 
 use rustc_hash::FxHashMap as HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -94,8 +94,9 @@ type TokenizerCell = Arc<OnceLock<Box<dyn Tokenizer>>>;
 pub struct TokenCounter {
     encoding: Encoding,
     tokenizer: TokenizerCell,
-    /// Counts by exact string: whole texts and the chunks they were cut into.
-    cache: Mutex<HashMap<Box<str>, u32>>,
+    /// Counts by exact string (whole texts and the chunks they were cut into), sharded by
+    /// hash so parallel counting rarely waits on a lock.
+    cache: Vec<Mutex<HashMap<Box<str>, u32>>>,
     /// Bytes handed to the tokenizer so far (each new chunk once).
     tokenized: AtomicU64,
 }
@@ -119,7 +120,7 @@ impl TokenCounter {
         TokenCounter {
             encoding,
             tokenizer: cell,
-            cache: Mutex::new(HashMap::default()),
+            cache: new_cache(),
             tokenized: AtomicU64::new(0),
         }
     }
@@ -132,7 +133,7 @@ impl TokenCounter {
         TokenCounter {
             encoding,
             tokenizer: Arc::new(cell),
-            cache: Mutex::new(HashMap::default()),
+            cache: new_cache(),
             tokenized: AtomicU64::new(0),
         }
     }
@@ -156,14 +157,29 @@ impl TokenCounter {
             .as_ref()
     }
 
-    fn cache(&self) -> std::sync::MutexGuard<'_, HashMap<Box<str>, u32>> {
+    fn shard(&self, text: &str) -> std::sync::MutexGuard<'_, HashMap<Box<str>, u32>> {
+        let mut hasher = rustc_hash::FxHasher::default();
+        text.hash(&mut hasher);
+        let shard = &self.cache[(hasher.finish() >> 32) as usize % SHARDS];
         // A panic elsewhere cannot leave a wrong count behind (inserts are single calls).
-        self.cache.lock().unwrap_or_else(|e| e.into_inner())
+        shard.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn remembered(&self, text: &str) -> Option<usize> {
+        self.shard(text).get(text).map(|&n| n as usize)
+    }
+
+    fn remember(&self, text: &str, n: usize) {
+        self.shard(text)
+            .insert(text.into(), n.min(u32::MAX as usize) as u32);
     }
 
     /// Strings whose count is remembered (whole texts and chunks).
     pub fn cached_strings(&self) -> usize {
-        self.cache().len()
+        self.cache
+            .iter()
+            .map(|shard| shard.lock().unwrap_or_else(|e| e.into_inner()).len())
+            .sum()
     }
 
     /// Bytes the tokenizer has been given so far: what caching and chunking left to count.
@@ -179,85 +195,44 @@ impl TokenCounter {
     /// Tokens of each text, in order. New strings are counted in parallel; every count is
     /// remembered.
     pub fn count_many(&self, texts: &[&str]) -> Vec<usize> {
-        let mut results = vec![0usize; texts.len()];
-        // Texts not known yet, deduplicated, each with the chunks it is cut into.
-        let mut pending: Vec<(&str, Vec<u32>)> = Vec::new();
-        let mut pending_of: HashMap<&str, usize> = HashMap::default();
-        let mut waiting: Vec<(usize, usize)> = Vec::new(); // (result slot, pending index)
-        // Chunks to tokenize, deduplicated; a chunk slot is `known count` or `index | MISS`.
-        let mut missing: Vec<&str> = Vec::new();
-        let mut missing_of: HashMap<&str, u32> = HashMap::default();
-        {
-            let cache = self.cache();
-            for (slot, &text) in texts.iter().enumerate() {
-                if let Some(&n) = cache.get(text) {
-                    results[slot] = n as usize;
-                    continue;
-                }
-                let index = match pending_of.entry(text) {
-                    Entry::Occupied(e) => *e.get(),
-                    Entry::Vacant(e) => {
-                        let mut parts = Vec::new();
-                        if text.len() <= WHOLE {
-                            parts.push(lookup(&cache, text, &mut missing, &mut missing_of));
-                        } else {
-                            for chunk in split::chunks(text) {
-                                parts.push(lookup(&cache, chunk, &mut missing, &mut missing_of));
-                            }
-                        }
-                        pending.push((text, parts));
-                        *e.insert(pending.len() - 1)
-                    }
-                };
-                waiting.push((slot, index));
-            }
+        if texts.len() <= 1 {
+            return texts.iter().map(|text| self.count_one(text)).collect();
         }
-        if pending.is_empty() {
-            return results;
+        // Texts are cut into chunks and counted on rayon's pool; a chunk two threads meet at
+        // once may be counted twice, never wrongly.
+        texts
+            .par_iter()
+            .with_min_len(4)
+            .map(|text| self.count_one(text))
+            .collect()
+    }
+
+    /// One text: remembered, or the sum of its chunks' (remembered or tokenized) counts.
+    fn count_one(&self, text: &str) -> usize {
+        if let Some(n) = self.remembered(text) {
+            return n;
         }
-        let tokenizer = self.tokenizer();
-        let bytes: usize = missing.iter().map(|chunk| chunk.len()).sum();
-        self.tokenized.fetch_add(bytes as u64, Ordering::Relaxed);
-        let counted: Vec<u32> = if missing.len() > 1 {
-            missing
-                .par_iter()
-                .with_min_len(1)
-                .map(|chunk| tokenizer.count(chunk) as u32)
-                .collect()
+        let n = if text.len() <= WHOLE {
+            self.tokenize(text)
         } else {
-            missing
-                .iter()
-                .map(|chunk| tokenizer.count(chunk) as u32)
-                .collect()
-        };
-        let totals: Vec<usize> = pending
-            .iter()
-            .map(|(_, parts)| {
-                parts
-                    .iter()
-                    .map(|&part| {
-                        if part & MISS != 0 {
-                            counted[(part & !MISS) as usize] as usize
-                        } else {
-                            part as usize
-                        }
+            split::chunks(text)
+                .map(|chunk| {
+                    self.remembered(chunk).unwrap_or_else(|| {
+                        let n = self.tokenize(chunk);
+                        self.remember(chunk, n);
+                        n
                     })
-                    .sum()
-            })
-            .collect();
-        {
-            let mut cache = self.cache();
-            for (chunk, &n) in missing.iter().zip(&counted) {
-                cache.insert((*chunk).into(), n);
-            }
-            for ((text, _), &n) in pending.iter().zip(&totals) {
-                cache.insert((*text).into(), n.min(u32::MAX as usize) as u32);
-            }
-        }
-        for (slot, index) in waiting {
-            results[slot] = totals[index];
-        }
-        results
+                })
+                .sum()
+        };
+        self.remember(text, n);
+        n
+    }
+
+    fn tokenize(&self, text: &str) -> usize {
+        self.tokenized
+            .fetch_add(text.len() as u64, Ordering::Relaxed);
+        self.tokenizer().count(text)
     }
 
     /// Tokens of the JSON array `[e0,e1,...]` whose elements' compact JSON is given, exactly as
@@ -317,26 +292,14 @@ impl TokenCounter {
     }
 }
 
-/// A chunk's known count, or `MISS |` its index in `missing` (added if new).
-fn lookup<'t>(
-    cache: &HashMap<Box<str>, u32>,
-    chunk: &'t str,
-    missing: &mut Vec<&'t str>,
-    missing_of: &mut HashMap<&'t str, u32>,
-) -> u32 {
-    if let Some(&n) = cache.get(chunk) {
-        return n;
-    }
-    let next = missing.len() as u32;
-    let id = *missing_of.entry(chunk).or_insert_with(|| {
-        missing.push(chunk);
-        next
-    });
-    id | MISS
-}
+/// Shards of the cache: enough that two or three threads seldom meet on one lock.
+const SHARDS: usize = 64;
 
-/// Marks a chunk slot that refers to a chunk still to be tokenized.
-const MISS: u32 = 1 << 31;
+fn new_cache() -> Vec<Mutex<HashMap<Box<str>, u32>>> {
+    (0..SHARDS)
+        .map(|_| Mutex::new(HashMap::default()))
+        .collect()
+}
 
 /// How to count `[e0,e1,...]` from parts: the texts to count besides the entries, and how to
 /// combine the counts.
