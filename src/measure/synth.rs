@@ -6,7 +6,8 @@
 //! schema (`$defs` and `$ref`, enums, arrays of objects, parameter descriptions). The same
 //! [`Spec`] always gives the same bytes: a tiny PRNG seeded from the spec drives every choice.
 //!
-//! [`Spec::BENCH`] is the speed goal's capture: 1000 tools, about 3.6 MB of compact JSON.
+//! [`Spec::BENCH`] is the speed goal's capture: 1000 tools, about 3.6 MB of compact JSON. It
+//! includes lean-ctx's `ctx_expand`, so every strategy that can act on it does.
 
 use serde_json::{Map, Value, json};
 
@@ -44,6 +45,14 @@ pub fn capture_value(spec: Spec) -> Value {
     let mut tools: Vec<Value> = Vec::with_capacity(spec.tools);
     for builtin in BUILTINS.iter().take(spec.tools) {
         tools.push(builtin_tool(&mut rng, builtin));
+    }
+    // lean-ctx's expand tool, so `shorten` has work to do on the benchmark capture too.
+    if tools.len() < spec.tools {
+        tools.push(json!({
+            "name": "mcp__lean-ctx__ctx_expand",
+            "description": "Expand a lean-ctx pointer: returns the full text stored under the id the pointer shows.",
+            "input_schema": {"type": "object", "properties": {"id": {"type": "string", "description": "The id from the pointer, e.g. `tool_3f2a9c`."}}, "required": ["id"], "additionalProperties": false, "$schema": "http://json-schema.org/draft-07/schema#"}
+        }));
     }
     let mut names = mcp_names(spec.tools.saturating_sub(tools.len()), &mut rng);
     for (server, verb, object) in names.drain(..) {
