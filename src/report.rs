@@ -133,31 +133,34 @@ pub fn report(
     settings: &Settings,
     counter: &TokenCounter,
 ) -> Report {
-    let (json, projections) = rayon::join(
+    let (json, original_sizes) = rayon::join(
         || CaptureJson::new(capture),
         || {
-            strategies
+            capture
+                .tools()
                 .par_iter()
-                .map(|&strategy| project(capture, strategy, settings))
+                .map(entry_sizes)
                 .collect::<Vec<_>>()
         },
     );
     let originals: Vec<&str> = json.entries.iter().map(String::as_str).collect();
-    let original_sizes: Vec<EntrySizes> = capture.tools().par_iter().map(entry_sizes).collect();
-    let mut projections = projections;
-    let (sent, sizes): (Vec<Vec<Cow<'_, str>>>, Vec<Vec<EntrySizes>>) = projections
-        .par_iter_mut()
-        .map(|projection| {
-            let sent = sent_json(capture, projection, &json);
-            let sizes = sent_sizes(capture, projection, Some(&original_sizes));
-            // New entries live on as compact JSON only: free their trees before counting, so
-            // peak memory holds one form of each.
+    // Project, serialize and size in one step per strategy, then free the projected trees:
+    // new entries live on as compact JSON only, so peak memory holds the trees of at most one
+    // projection per thread.
+    let (projections, (sent, sizes)): (Vec<Projection>, (Vec<SentJson<'_>>, Vec<_>)) = strategies
+        .par_iter()
+        .map(|&strategy| {
+            let mut projection = project(capture, strategy, settings);
+            let sent = sent_json(capture, &projection, &json);
+            let sizes = sent_sizes(capture, &projection, Some(&original_sizes));
             for tool in projection.sent.iter_mut().flatten() {
                 if tool.replaced.is_some() {
                     tool.replaced = Some(Value::Null);
                 }
             }
-            (sent, sizes)
+            // Stored full entries (shorten's) are not part of any figure.
+            projection.stored = Vec::new();
+            (projection, (sent, sizes))
         })
         .unzip();
     let sent_strs: Vec<Vec<&str>> = sent
@@ -334,6 +337,9 @@ fn sent_sizes(
         )
         .collect()
 }
+
+/// One projection's sent entries as compact JSON.
+type SentJson<'j> = Vec<Cow<'j, str>>;
 
 /// The compact JSON of each sent entry: unchanged originals borrow the capture's.
 fn sent_json<'j>(
