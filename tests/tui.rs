@@ -598,9 +598,10 @@ fn mouse_selects_and_scrolls() {
     let column = tabs_line.find("2 full").unwrap() as u16;
     h.click(column, 1);
     assert_eq!(h.app.tab, Tab::Strategy(Strategy::Full));
-    // Click the third tool row.
-    h.click(10, 2 + 2 + 2);
-    assert_eq!(h.app.tool_sel, 2);
+    // Click the sixth tool row (the one with the longest entry).
+    h.click(10, 2 + 2 + 5);
+    assert_eq!(h.app.tool_sel, 5);
+    assert_eq!(h.selected_name(), "mcp__github__create_issue");
     assert_eq!(h.app.focus, Pane::Tools);
     // Wheel over the detail focuses and scrolls it.
     h.wheel(true, 100, 20);

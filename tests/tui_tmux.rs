@@ -159,7 +159,7 @@ fn start_navigate_and_quit() {
     t.keys(&["3"]);
     t.wait_for("Tools · progressive");
     t.keys(&["j", "j"]);
-    t.wait_for("entries · bash");
+    t.wait_for("original · bash");
     t.keys(&["d"]);
     t.wait_for("diff · bash");
     t.keys(&["?"]);

@@ -85,7 +85,7 @@ pub fn layout(area: Rect, app: &App) -> AppLayout {
         }
         Tab::Strategy(_) => {
             let (table, detail) = if body.width >= WIDE {
-                let left = (body.width * 2 / 5).clamp(48, 72);
+                let left = (body.width * 9 / 20).clamp(52, 84);
                 let [t, d] =
                     Layout::horizontal([Constraint::Length(left), Constraint::Min(1)]).areas(body);
                 (t, d)
@@ -201,7 +201,19 @@ fn render_header(app: &App, frame: &mut Frame, area: Rect) {
         app.encoding.id().to_owned(),
     ];
     let room = (area.width as usize).saturating_sub(width(right) + 12);
-    let left = fit(&parts.join(" · "), room);
+    let mut left = parts.join(" · ");
+    if width(&left) > room {
+        // The file name says enough when the whole path does not fit.
+        let name = std::path::Path::new(&app.path)
+            .file_name()
+            .map_or(app.path.clone(), |n| n.to_string_lossy().into_owned());
+        left = [safe(&name)]
+            .into_iter()
+            .chain(parts[1..].iter().cloned())
+            .collect::<Vec<_>>()
+            .join(" · ");
+    }
+    let left = fit(&left, room);
     let gap = (area.width as usize).saturating_sub(11 + width(&left) + width(right));
     let line = Line::from(vec![
         Span::styled(" toolprism ", theme.title(false)),
@@ -369,7 +381,9 @@ fn render_overview(app: &App, frame: &mut Frame, area: Rect) {
         .collect();
     let table = Table::new(rows, widths)
         .header(Row::new(header).style(theme.heading()))
-        .row_highlight_style(theme.selected(true));
+        .row_highlight_style(theme.selected(true))
+        .highlight_symbol("▌")
+        .highlight_spacing(ratatui::widgets::HighlightSpacing::Always);
     let mut state = TableState::default().with_selected(Some(app.overview_sel));
     frame.render_stateful_widget(table, inner, &mut state);
 }
@@ -478,15 +492,22 @@ fn render_tools(app: &App, frame: &mut Frame, area: Rect, strategy: Strategy) {
         return;
     }
     let figures = app.figures(strategy);
-    let show_bytes = inner.width >= 66;
+    let show_bytes = inner.width >= 72;
+    let words = inner.width >= 60;
     let mut widths = vec![
-        Constraint::Length(8),
+        Constraint::Length(if words { 8 } else { 1 }),
         Constraint::Min(8),
         Constraint::Length(7),
         Constraint::Length(7),
         Constraint::Length(7),
     ];
-    let mut header = vec!["status", "tool", "tokens", "→ sent", "saved"];
+    let mut header = vec![
+        if words { "status" } else { "" },
+        "tool",
+        "tokens",
+        "→ sent",
+        "saved",
+    ];
     if show_bytes {
         widths.extend([Constraint::Length(8), Constraint::Length(8)]);
         header.extend(["bytes", "→ sent"]);
@@ -518,7 +539,14 @@ fn render_tools(app: &App, frame: &mut Frame, area: Rect, strategy: Strategy) {
                 "-".to_owned()
             };
             let mut cells = vec![
-                Cell::from(Span::styled(o.status.word(), theme.status(o.status))),
+                Cell::from(Span::styled(
+                    if words {
+                        o.status.word()
+                    } else {
+                        status_glyph(o.status)
+                    },
+                    theme.status(o.status),
+                )),
                 Cell::from(safe(&o.name)),
                 Cell::from(pad_left(&num(before.filter(|_| o.original.is_some())), 7)),
                 Cell::from(pad_left(&sent_tokens, 7)),
@@ -537,9 +565,22 @@ fn render_tools(app: &App, frame: &mut Frame, area: Rect, strategy: Strategy) {
         .collect();
     let table = Table::new(visible, widths)
         .header(Row::new(header).style(theme.heading()))
-        .row_highlight_style(theme.selected(focused));
+        .row_highlight_style(theme.selected(focused))
+        .highlight_symbol("▌")
+        .highlight_spacing(ratatui::widgets::HighlightSpacing::Always);
     let mut state = TableState::default().with_selected(Some(app.tool_sel - offset));
     frame.render_stateful_widget(table, inner, &mut state);
+}
+
+/// One cell for a status where the word does not fit.
+fn status_glyph(status: Status) -> &'static str {
+    match status {
+        Status::Kept => "=",
+        Status::Changed => "~",
+        Status::Removed => "-",
+        Status::Deferred => ">",
+        Status::Added => "+",
+    }
 }
 
 /// Whether a strategy adds text or tools worth a look.
@@ -671,13 +712,11 @@ fn render_detail(app: &App, frame: &mut Frame, area: Rect, strategy: Strategy) {
     };
     match app.detail {
         Detail::Entries => {
-            let outer = Block::default()
-                .borders(Borders::NONE)
-                .title(Span::styled(title, theme.title(focused)));
-            frame.render_widget(outer, Rect { height: 0, ..area });
             let [info_area, _] =
                 Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(area);
-            frame.render_widget(Paragraph::new(info.unwrap_or_default()), info_area);
+            let mut spans = vec![Span::styled("entries │ ", theme.title(focused))];
+            spans.extend(info.map(|l| l.spans).unwrap_or_default());
+            frame.render_widget(Paragraph::new(Line::from(spans)), info_area);
             let (left, right) = entry_panes(area);
             let (original, sent) = app.selected_entries().unwrap_or((None, None));
             let status = outcome.map(|o| o.status);
@@ -691,11 +730,12 @@ fn render_detail(app: &App, frame: &mut Frame, area: Rect, strategy: Strategy) {
                 (Some(_), Some(o)) if o.projected.is_none() => "(not sent)",
                 _ => "",
             };
+            let short = fit(&name, (left.width as usize).saturating_sub(16));
             render_entry(
                 app,
                 frame,
                 left,
-                " original ".to_owned(),
+                format!(" original · {short} "),
                 original,
                 left_empty,
                 focused,
