@@ -251,7 +251,8 @@ impl Capture {
     /// The text of each conversation message, oldest first, in the shape's own terms:
     /// Messages `content` strings and `text` blocks; Chat `content` strings and `text` parts;
     /// Responses `input` string or message items' `input_text`/`output_text` parts. Messages of
-    /// role `tool` are skipped; the system prompt is not part of it. Each message's parts are
+    /// role `tool` are skipped; the system prompt is not part of it (Messages `system`,
+    /// Responses `instructions`, and Chat/Responses messages of role `system` or `developer`). Each message's parts are
     /// joined with `\n`; messages without text are left out.
     pub fn message_texts(&self) -> Vec<String> {
         let mut texts = Vec::new();
@@ -259,7 +260,7 @@ impl Capture {
             Shape::AnthropicMessages | Shape::OpenAiChat => {
                 if let Some(Value::Array(messages)) = self.body.get("messages") {
                     for message in messages {
-                        if message.get("role").and_then(Value::as_str) == Some("tool") {
+                        if is_not_context(message) {
                             continue;
                         }
                         push_text(&mut texts, message.get("content"), &["text"]);
@@ -278,7 +279,7 @@ impl Capture {
                             Some(kind) => kind == "message",
                             None => item.get("role").is_some(),
                         };
-                        if !is_message || item.get("role").and_then(Value::as_str) == Some("tool") {
+                        if !is_message || is_not_context(item) {
                             continue;
                         }
                         push_text(
@@ -294,6 +295,14 @@ impl Capture {
         }
         texts
     }
+}
+
+/// Messages that are not conversation context: tool results and the system prompt.
+fn is_not_context(message: &Value) -> bool {
+    matches!(
+        message.get("role").and_then(Value::as_str),
+        Some("tool" | "system" | "developer")
+    )
 }
 
 /// Append one message's text, its parts joined with `\n`, if it has any.

@@ -1,7 +1,238 @@
 //! Making untrusted capture text safe to print on a terminal.
-//! PLACEHOLDER: filled in by the CLI work.
+//!
+//! A capture is someone else's data: a tool description can carry ANSI/OSC escape sequences
+//! (recolouring or retitling the terminal, faking output), bidi controls (Trojan-Source style
+//! reordering) or invisible characters (hidden instructions). Every capture string that reaches
+//! human-facing output (tables, diffs, error lines) goes through this module, so that such
+//! characters are shown as visible tokens instead of being interpreted:
+//!
+//! - C0 controls become their Control Pictures symbol (`ESC` → `␛`, `NUL` → `␀`, tab → `␉`,
+//!   line feed → `␊`, ...);
+//! - `DEL`, C1 controls, bidi controls, zero-width and other invisible format characters become
+//!   `⟨U+XXXX⟩` (for example `⟨U+202E⟩`, `⟨U+009B⟩`, `⟨U+E0041⟩`).
+//!
+//! An escape sequence is thus defused by its first character: `\x1b[31m` prints as `␛[31m`.
+//! JSON output never goes through here: it stays byte-faithful, with only JSON escaping.
 
-/// Text with every control, bidi and zero-width character made visible.
-pub fn visible(text: &str) -> String {
-    text.to_owned()
+use std::borrow::Cow;
+use std::fmt::Write as _;
+
+/// Whether `c` must not reach a terminal raw, in any context.
+///
+/// True for C0 controls (including tab, CR and LF: see [`visible_lines`] for text that keeps
+/// its line breaks), `DEL`, C1 controls, bidi controls, zero-width and invisible format
+/// characters, the Unicode line/paragraph separators and the tag block.
+pub fn is_unsafe(c: char) -> bool {
+    matches!(c,
+        '\u{0}'..='\u{1F}'          // C0 controls
+        | '\u{7F}'..='\u{9F}'       // DEL and C1 controls (CSI U+009B, OSC U+009D, ...)
+        | '\u{AD}'                  // soft hyphen: invisible unless at a line break
+        | '\u{34F}'                 // combining grapheme joiner
+        | '\u{61C}'                 // Arabic letter mark (bidi)
+        | '\u{115F}' | '\u{1160}'   // Hangul fillers: render as blank
+        | '\u{180E}'                // Mongolian vowel separator
+        | '\u{200B}'..='\u{200F}'   // zero-width space/non-joiner/joiner, LRM, RLM
+        | '\u{2028}' | '\u{2029}'   // line and paragraph separators
+        | '\u{202A}'..='\u{202E}'   // bidi embeddings and overrides
+        | '\u{2060}'..='\u{2064}'   // word joiner and invisible operators
+        | '\u{2066}'..='\u{206F}'   // bidi isolates and deprecated format characters
+        | '\u{3164}' | '\u{FFA0}'   // Hangul fillers
+        | '\u{FEFF}'                // zero-width no-break space (BOM)
+        | '\u{FFF9}'..='\u{FFFB}'   // interlinear annotation controls
+        | '\u{E0000}'..='\u{E007F}' // tag characters (invisible ASCII look-alikes)
+    )
+}
+
+/// Text for a single-line context (a table cell, an error line): every unsafe character,
+/// including tab, CR and LF, made visible. Borrows when nothing needs escaping.
+pub fn visible(text: &str) -> Cow<'_, str> {
+    escape(text, false)
+}
+
+/// Text for a multi-line context (a diff body): line feeds are kept so the line structure
+/// stays, everything else unsafe (tab and CR too) is made visible.
+pub fn visible_lines(text: &str) -> Cow<'_, str> {
+    escape(text, true)
+}
+
+/// The visible token for one unsafe character (also usable for a safe one: it is returned as
+/// it is).
+pub fn token(c: char) -> Cow<'static, str> {
+    match c {
+        // Control Pictures: U+2400 + code for C0 (so ESC is U+241B `␛`).
+        '\u{0}'..='\u{1F}' => match char::from_u32(0x2400 + c as u32) {
+            Some(picture) => Cow::Owned(picture.to_string()),
+            None => Cow::Owned(format!("⟨U+{:04X}⟩", c as u32)),
+        },
+        c if is_unsafe(c) => Cow::Owned(format!("⟨U+{:04X}⟩", c as u32)),
+        c => Cow::Owned(c.to_string()),
+    }
+}
+
+fn escape(text: &str, keep_newlines: bool) -> Cow<'_, str> {
+    let must_escape = |c: char| is_unsafe(c) && !(keep_newlines && c == '\n');
+    let Some(first) = text.find(must_escape) else {
+        return Cow::Borrowed(text);
+    };
+    let mut out = String::with_capacity(text.len() + 16);
+    out.push_str(&text[..first]);
+    for c in text[first..].chars() {
+        if !must_escape(c) {
+            out.push(c);
+        } else if c <= '\u{1F}' {
+            // In range by construction; the fallback keeps this panic-free regardless.
+            out.push(char::from_u32(0x2400 + c as u32).unwrap_or('\u{FFFD}'));
+        } else {
+            let _ = write!(out, "⟨U+{:04X}⟩", c as u32);
+        }
+    }
+    Cow::Owned(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plain_text_is_borrowed() {
+        assert!(matches!(
+            visible("read_file: Reads a file."),
+            Cow::Borrowed(_)
+        ));
+        assert!(matches!(visible("日本語 — ok…"), Cow::Borrowed(_)));
+        assert!(matches!(visible_lines("a\nb"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn ansi_and_osc_sequences_are_defused() {
+        assert_eq!(visible("\x1b[31mred\x1b[0m"), "␛[31mred␛[0m");
+        assert_eq!(
+            visible("\x1b]0;owned\x07title"),
+            "␛]0;owned␇title",
+            "OSC set-title with BEL terminator"
+        );
+        assert_eq!(visible("\u{9b}31m"), "⟨U+009B⟩31m", "C1 CSI");
+        assert_eq!(
+            visible("\u{9d}8;;http://x\u{9c}"),
+            "⟨U+009D⟩8;;http://x⟨U+009C⟩"
+        );
+    }
+
+    #[test]
+    fn c0_del_and_line_breaks() {
+        assert_eq!(visible("a\0b"), "a␀b");
+        assert_eq!(visible("a\tb\r\nc"), "a␉b␍␊c");
+        assert_eq!(visible("x\u{7f}"), "x⟨U+007F⟩");
+        assert_eq!(visible_lines("a\tb\r\nc\n"), "a␉b␍\nc\n");
+        assert_eq!(visible("a\u{2028}b"), "a⟨U+2028⟩b");
+    }
+
+    #[test]
+    fn bidi_and_invisible_characters() {
+        assert_eq!(visible("abc\u{202e}def"), "abc⟨U+202E⟩def");
+        assert_eq!(visible("\u{2066}x\u{2069}"), "⟨U+2066⟩x⟨U+2069⟩");
+        assert_eq!(
+            visible("\u{200e}\u{200f}\u{61c}"),
+            "⟨U+200E⟩⟨U+200F⟩⟨U+061C⟩"
+        );
+        assert_eq!(visible("a\u{200b}b\u{200d}c"), "a⟨U+200B⟩b⟨U+200D⟩c");
+        assert_eq!(
+            visible("\u{feff}x\u{2060}\u{ad}"),
+            "⟨U+FEFF⟩x⟨U+2060⟩⟨U+00AD⟩"
+        );
+        assert_eq!(visible("hi\u{e0041}\u{e007f}"), "hi⟨U+E0041⟩⟨U+E007F⟩");
+    }
+
+    #[test]
+    fn tokens() {
+        assert_eq!(token('\x1b'), "␛");
+        assert_eq!(token('\u{202e}'), "⟨U+202E⟩");
+        assert_eq!(token('a'), "a");
+    }
+
+    #[test]
+    fn ordinary_non_ascii_is_untouched() {
+        // Emoji with ZWJ sequences lose their joiner (shown), but plain emoji, CJK, accents,
+        // NBSP and variation selectors pass.
+        let text = "café 漢字 🦀 a\u{a0}b \u{2764}\u{fe0f}";
+        assert_eq!(visible(text), text);
+    }
+}
+
+#[cfg(test)]
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Characters a hostile capture would use, mixed with ordinary text.
+    fn hostile() -> impl Strategy<Value = String> {
+        let special = prop::sample::select(vec![
+            '\u{0}',
+            '\t',
+            '\n',
+            '\r',
+            '\x1b',
+            '\x07',
+            '\u{7f}',
+            '\u{85}',
+            '\u{9b}',
+            '\u{9d}',
+            '\u{ad}',
+            '\u{61c}',
+            '\u{200b}',
+            '\u{200c}',
+            '\u{200d}',
+            '\u{200e}',
+            '\u{200f}',
+            '\u{2028}',
+            '\u{202a}',
+            '\u{202e}',
+            '\u{2060}',
+            '\u{2066}',
+            '\u{2069}',
+            '\u{feff}',
+            '\u{e0001}',
+            '\u{e0041}',
+            'a',
+            'é',
+            '漢',
+            '🦀',
+            ' ',
+            '[',
+            '⟨',
+        ]);
+        prop::collection::vec(prop_oneof![special, any::<char>()], 0..64)
+            .prop_map(|chars| chars.into_iter().collect())
+    }
+
+    fn named_in_contract(c: char) -> bool {
+        c.is_control()
+            || ('\u{202a}'..='\u{202e}').contains(&c)
+            || ('\u{2066}'..='\u{2069}').contains(&c)
+            || ('\u{200b}'..='\u{200f}').contains(&c)
+            || matches!(c, '\u{61c}' | '\u{2060}' | '\u{feff}' | '\u{ad}')
+            || ('\u{e0000}'..='\u{e007f}').contains(&c)
+    }
+
+    proptest! {
+        #[test]
+        fn single_line_output_has_no_unsafe_char(text in hostile()) {
+            let out = visible(&text);
+            prop_assert!(!out.chars().any(is_unsafe), "{out:?}");
+            // The control, bidi and zero-width ranges named in the contract, checked directly.
+            prop_assert!(!out.chars().any(named_in_contract), "{:?}", out);
+        }
+
+        #[test]
+        fn multi_line_output_keeps_only_line_feeds(text in hostile()) {
+            let out = visible_lines(&text);
+            prop_assert!(!out.chars().any(|c| is_unsafe(c) && c != '\n'), "{out:?}");
+            prop_assert_eq!(out.matches('\n').count(), text.matches('\n').count());
+        }
+
+        #[test]
+        fn safe_text_is_unchanged(text in "[a-zA-Z0-9 .,:;(){}\\[\\]\"'é漢🦀-]{0,80}") {
+            prop_assert_eq!(visible(&text), text.as_str());
+        }
+    }
 }

@@ -659,6 +659,13 @@ fn hostile_text_never_reaches_the_buffer_raw() {
     for script in ["<enter>", "d", "d", "r"] {
         h.keys(script);
         let terminal = h.draw(120, 35);
+        if script == "<enter>" {
+            // The pretty JSON escapes ESC itself; the bidi override and the zero-width space
+            // are shown as visible tokens.
+            let screen = format!("{}", terminal.backend());
+            assert!(screen.contains("⟨U+202E⟩"), "{screen}");
+            assert!(screen.contains("⟨U+200B⟩"), "{screen}");
+        }
         for cell in terminal.backend().buffer().content() {
             for c in cell.symbol().chars() {
                 assert!(

@@ -23,11 +23,11 @@ use crate::settings::Settings;
 use crate::strategy::Strategy;
 use crate::tool;
 
-use super::diffview::{RequestSummary, ToolDiff};
+use super::diffview::ToolDiff;
 use super::keys::{self, Action, Context};
 use super::theme::Theme;
 use super::view;
-use super::worker::{FigKey, Job, ProjKey, WorkerMsg};
+use super::worker::{FigKey, Job, ProjKey, RequestSummary, WorkerMsg};
 
 /// A tab: the overview, or one strategy side by side with the capture.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -503,11 +503,7 @@ impl App {
             return Some(diff.clone());
         }
         let (original, sent) = self.selected_entries()?;
-        let pretty = |v: Option<&Value>| v.map(|v| format!("{}\n", tool::pretty(v)));
-        let diff = Rc::new(ToolDiff::new(
-            &pretty(original).unwrap_or_default(),
-            &pretty(sent).unwrap_or_default(),
-        ));
+        let diff = Rc::new(ToolDiff::new(original, sent));
         *self.diff_cache.borrow_mut() = Some((key, diff.clone()));
         Some(diff)
     }
@@ -945,20 +941,11 @@ impl App {
         }
     }
 
-    /// What an export of `strategy` writes: the projected request body, or only its `tools`
-    /// array, as compact JSON and a newline.
+    /// What an export of `strategy` writes: what `toolprism show` prints (the projected
+    /// request body, or only its `tools` array), compact.
     pub fn export_bytes(&self, strategy: Strategy, tools_only: bool) -> Option<Vec<u8>> {
         let projection = self.projection(strategy)?;
-        let value = if tools_only {
-            projection
-                .tools_value(&self.capture)
-                .unwrap_or(Value::Array(Vec::new()))
-        } else {
-            projection.request_body(&self.capture)
-        };
-        let mut text = tool::compact(&value);
-        text.push('\n');
-        Some(text.into_bytes())
+        Some(crate::export::render(&self.capture, projection, tools_only, false).into_bytes())
     }
 
     fn on_key(&mut self, key: KeyEvent) {

@@ -1,23 +1,20 @@
-//! The diff models the detail pane draws: one tool's pretty JSON before and after (line diff,
-//! with word-level emphasis computed only for the rows on screen), and the request-level
-//! summary (bytes added and removed, first changed byte).
+//! The selected tool's diff laid out for the screen: the library's hunks
+//! ([`crate::diff::tool_diff`], the same the `diff` command prints, changed words already
+//! marked) as rows of a unified view and of a side-by-side view, with the unchanged stretches
+//! between hunks folded.
 
-use std::time::Duration;
+use serde_json::Value;
 
-use similar::{Algorithm, ChangeTag, DiffOp, TextDiff};
+use crate::diff::{self, Hunk, LineTag};
 
-/// Unchanged lines kept around each change.
-pub const CONTEXT: usize = 3;
+/// A line of a hunk: (hunk index, line index).
+pub type LineRef = (usize, usize);
 
 /// One row of a unified diff.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum UniRow {
-    /// An unchanged line (old index, new index).
-    Equal(usize, usize),
-    /// A removed line, and the added line it pairs with (for word emphasis).
-    Delete(usize, Option<usize>),
-    /// An added line, and the removed line it pairs with.
-    Insert(usize, Option<usize>),
+    /// A line of a hunk.
+    Line(LineRef),
     /// This many unchanged lines not shown.
     Fold(usize),
 }
@@ -25,19 +22,17 @@ pub enum UniRow {
 /// One row of a side-by-side diff.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SplitRow {
-    /// Old line left, new line right; either may be missing; `changed` marks a change.
-    Pair(Option<usize>, Option<usize>, bool),
+    /// The old line on the left, the new one on the right; either may be missing.
+    Pair(Option<LineRef>, Option<LineRef>),
     /// This many unchanged lines not shown.
     Fold(usize),
 }
 
-/// The line diff of one tool's pretty JSON.
+/// One tool's diff, ready to draw.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolDiff {
-    /// Old lines.
-    pub old: Vec<String>,
-    /// New lines.
-    pub new: Vec<String>,
+    /// The library's hunks.
+    pub hunks: Vec<Hunk>,
     /// Unified rows.
     pub unified: Vec<UniRow>,
     /// Side-by-side rows.
@@ -49,74 +44,62 @@ pub struct ToolDiff {
 }
 
 impl ToolDiff {
-    /// Diff two texts line by line. An empty side (a removed or added tool) diffs against
-    /// nothing.
-    pub fn new(old_text: &str, new_text: &str) -> ToolDiff {
-        let old: Vec<String> = old_text.lines().map(str::to_owned).collect();
-        let new: Vec<String> = new_text.lines().map(str::to_owned).collect();
-        let diff = TextDiff::configure()
-            .algorithm(Algorithm::Myers)
-            .timeout(Duration::from_millis(200))
-            .diff_lines(old_text, new_text);
-        let groups = diff.grouped_ops(CONTEXT);
+    /// The diff between a tool's original entry and its sent entry (either may be missing: an
+    /// added or a removed tool).
+    pub fn new(before: Option<&Value>, after: Option<&Value>) -> ToolDiff {
+        let old_lines = before.map_or(0, |v| diff::pretty_lines(v).lines().count());
+        ToolDiff::from_hunks(diff::tool_diff(before, after), old_lines)
+    }
+
+    /// Lay out hunks over an old text of `old_lines` lines.
+    pub fn from_hunks(hunks: Vec<Hunk>, old_lines: usize) -> ToolDiff {
         let mut unified = Vec::new();
         let mut split = Vec::new();
         let (mut removed, mut added) = (0, 0);
         let mut next_old = 0;
-        for group in &groups {
-            let first = group.first().map_or(0, |op| op.old_range().start);
-            if first > next_old {
-                unified.push(UniRow::Fold(first - next_old));
-                split.push(SplitRow::Fold(first - next_old));
+        for (h, hunk) in hunks.iter().enumerate() {
+            if hunk.old_start > next_old {
+                unified.push(UniRow::Fold(hunk.old_start - next_old));
+                split.push(SplitRow::Fold(hunk.old_start - next_old));
             }
-            for op in group {
-                match *op {
-                    DiffOp::Equal {
-                        old_index,
-                        new_index,
-                        len,
-                    } => {
-                        for i in 0..len {
-                            unified.push(UniRow::Equal(old_index + i, new_index + i));
-                            split.push(SplitRow::Pair(
-                                Some(old_index + i),
-                                Some(new_index + i),
-                                false,
-                            ));
-                        }
+            let mut deletes: Vec<LineRef> = Vec::new();
+            let mut inserts: Vec<LineRef> = Vec::new();
+            let flush = |split: &mut Vec<SplitRow>, d: &mut Vec<LineRef>, i: &mut Vec<LineRef>| {
+                for k in 0..d.len().max(i.len()) {
+                    split.push(SplitRow::Pair(d.get(k).copied(), i.get(k).copied()));
+                }
+                d.clear();
+                i.clear();
+            };
+            for (l, line) in hunk.lines.iter().enumerate() {
+                unified.push(UniRow::Line((h, l)));
+                match line.tag {
+                    LineTag::Equal => {
+                        flush(&mut split, &mut deletes, &mut inserts);
+                        split.push(SplitRow::Pair(Some((h, l)), Some((h, l))));
                     }
-                    _ => {
-                        let (_, olds, news) = op.as_tag_tuple();
-                        removed += olds.len();
-                        added += news.len();
-                        let pairs = olds.len().min(news.len());
-                        for (k, o) in olds.clone().enumerate() {
-                            let partner = (k < pairs).then(|| news.start + k);
-                            unified.push(UniRow::Delete(o, partner));
+                    LineTag::Delete => {
+                        removed += 1;
+                        if !inserts.is_empty() {
+                            flush(&mut split, &mut deletes, &mut inserts);
                         }
-                        for (k, n) in news.clone().enumerate() {
-                            let partner = (k < pairs).then(|| olds.start + k);
-                            unified.push(UniRow::Insert(n, partner));
-                        }
-                        for k in 0..olds.len().max(news.len()) {
-                            split.push(SplitRow::Pair(
-                                (k < olds.len()).then(|| olds.start + k),
-                                (k < news.len()).then(|| news.start + k),
-                                true,
-                            ));
-                        }
+                        deletes.push((h, l));
+                    }
+                    LineTag::Insert => {
+                        added += 1;
+                        inserts.push((h, l));
                     }
                 }
             }
-            next_old = group.last().map_or(next_old, |op| op.old_range().end);
+            flush(&mut split, &mut deletes, &mut inserts);
+            next_old = hunk.old_start + hunk.old_len;
         }
-        if !groups.is_empty() && next_old < old.len() {
-            unified.push(UniRow::Fold(old.len() - next_old));
-            split.push(SplitRow::Fold(old.len() - next_old));
+        if !hunks.is_empty() && next_old < old_lines {
+            unified.push(UniRow::Fold(old_lines - next_old));
+            split.push(SplitRow::Fold(old_lines - next_old));
         }
         ToolDiff {
-            old,
-            new,
+            hunks,
             unified,
             split,
             removed,
@@ -124,159 +107,72 @@ impl ToolDiff {
         }
     }
 
+    /// The line a row refers to.
+    pub fn line(&self, at: LineRef) -> Option<&diff::DiffLine> {
+        self.hunks.get(at.0)?.lines.get(at.1)
+    }
+
     /// Whether the two sides are equal.
     pub fn is_empty(&self) -> bool {
-        self.removed == 0 && self.added == 0
+        self.hunks.is_empty()
     }
-}
-
-/// The words of `old` and `new` marked as changed (`true`) or shared. Called only for the pair
-/// of lines being drawn, with a short deadline so a huge line cannot stall a frame.
-pub fn word_diff(old: &str, new: &str) -> (Vec<(bool, String)>, Vec<(bool, String)>) {
-    let diff = TextDiff::configure()
-        .timeout(Duration::from_millis(20))
-        .diff_words(old, new);
-    let mut left: Vec<(bool, String)> = Vec::new();
-    let mut right: Vec<(bool, String)> = Vec::new();
-    let push = |side: &mut Vec<(bool, String)>, changed: bool, text: &str| match side.last_mut() {
-        Some((c, s)) if *c == changed => s.push_str(text),
-        _ => side.push((changed, text.to_owned())),
-    };
-    for change in diff.iter_all_changes() {
-        let text = change.value();
-        match change.tag() {
-            ChangeTag::Equal => {
-                push(&mut left, false, text);
-                push(&mut right, false, text);
-            }
-            ChangeTag::Delete => push(&mut left, true, text),
-            ChangeTag::Insert => push(&mut right, true, text),
-        }
-    }
-    (left, right)
-}
-
-/// The request as a provider receives it, compared before and after.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct RequestSummary {
-    /// Bytes of the capture's compact request body.
-    pub original_bytes: usize,
-    /// Bytes of the projected compact request body.
-    pub projected_bytes: usize,
-    /// Bytes only in the projected body.
-    pub added_bytes: usize,
-    /// Bytes only in the original body.
-    pub removed_bytes: usize,
-    /// First byte of the compact body that differs; `None` when equal. A provider's prompt
-    /// cache keeps the prefix before it.
-    pub first_changed_byte: Option<usize>,
-}
-
-/// Compare two compact bodies. The bodies are cut into JSON-ish words (after `,` `:` `{` `[`
-/// and spaces) and diffed as sequences, so the added and removed counts are exact byte counts
-/// of the pieces that differ.
-pub fn request_summary(original: &str, projected: &str) -> RequestSummary {
-    let first_changed_byte = if original == projected {
-        None
-    } else {
-        Some(
-            original
-                .bytes()
-                .zip(projected.bytes())
-                .take_while(|(a, b)| a == b)
-                .count(),
-        )
-    };
-    let (added_bytes, removed_bytes) = if first_changed_byte.is_none() {
-        (0, 0)
-    } else {
-        let old = pieces(original);
-        let new = pieces(projected);
-        let deadline = std::time::Instant::now() + Duration::from_millis(500);
-        let ops =
-            similar::capture_diff_slices_deadline(Algorithm::Myers, &old, &new, Some(deadline));
-        let mut added = 0;
-        let mut removed = 0;
-        for op in ops {
-            let (_, olds, news) = op.as_tag_tuple();
-            if op.tag() != similar::DiffTag::Equal {
-                removed += old[olds].iter().map(|p| p.len()).sum::<usize>();
-                added += new[news].iter().map(|p| p.len()).sum::<usize>();
-            }
-        }
-        (added, removed)
-    };
-    RequestSummary {
-        original_bytes: original.len(),
-        projected_bytes: projected.len(),
-        added_bytes,
-        removed_bytes,
-        first_changed_byte,
-    }
-}
-
-fn pieces(text: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let mut start = 0;
-    for (i, b) in text.bytes().enumerate() {
-        if matches!(b, b',' | b':' | b'{' | b'[' | b' ') {
-            out.push(&text[start..=i]);
-            start = i + 1;
-        }
-    }
-    if start < text.len() {
-        out.push(&text[start..]);
-    }
-    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
-    #[test]
-    fn unified_rows_pair_changed_lines_and_fold_context() {
-        let old: String = (0..20).map(|i| format!("line {i}\n")).collect();
-        let new = old.replace("line 10\n", "line ten\n");
-        let diff = ToolDiff::new(&old, &new);
-        assert_eq!(diff.removed, 1);
-        assert_eq!(diff.added, 1);
-        assert_eq!(diff.unified.first(), Some(&UniRow::Fold(7)));
-        assert!(diff.unified.contains(&UniRow::Delete(10, Some(10))));
-        assert!(diff.unified.contains(&UniRow::Insert(10, Some(10))));
-        assert_eq!(diff.unified.last(), Some(&UniRow::Fold(6)));
-        assert!(
-            diff.split
-                .contains(&SplitRow::Pair(Some(10), Some(10), true))
-        );
+    fn entry(description: &str) -> Value {
+        let properties: serde_json::Map<String, Value> = (0..12)
+            .map(|i| (format!("p{i}"), json!({"type": "string"})))
+            .collect();
+        json!({"name": "t", "description": description, "input_schema": {"type": "object", "properties": properties}})
     }
 
     #[test]
-    fn equal_texts_have_no_rows() {
-        let diff = ToolDiff::new("a\nb\n", "a\nb\n");
-        assert!(diff.is_empty());
-        assert!(diff.unified.is_empty());
-    }
-
-    #[test]
-    fn word_diff_marks_only_changed_words() {
-        let (left, right) = word_diff("read a file now", "read the file now");
-        assert!(left.contains(&(true, "a".to_owned())));
-        assert!(right.contains(&(true, "the".to_owned())));
-        assert_eq!(left[0], (false, "read ".to_owned()));
-    }
-
-    #[test]
-    fn request_summary_counts_bytes() {
-        let a = r#"{"tools":[{"name":"a","description":"one two"}],"x":1}"#;
-        let b = r#"{"tools":[{"name":"a","description":"one"}],"x":1}"#;
-        let s = request_summary(a, b);
-        assert_eq!(s.first_changed_byte, Some(a.find("one").unwrap() + 3));
+    fn rows_fold_unchanged_lines_and_pair_changed_ones() {
+        let before = entry("Read a file from disk.");
+        let after = entry("Read a file.");
+        let diff = ToolDiff::new(Some(&before), Some(&after));
+        assert_eq!((diff.removed, diff.added), (1, 1));
+        assert!(matches!(diff.unified.last(), Some(UniRow::Fold(n)) if *n > 0));
+        let changed: Vec<_> = diff
+            .split
+            .iter()
+            .filter_map(|r| match r {
+                SplitRow::Pair(Some(a), Some(b)) if a != b => Some((*a, *b)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(changed.len(), 1, "the two description lines side by side");
+        let (old, new) = changed[0];
+        assert_eq!(diff.line(old).unwrap().tag, LineTag::Delete);
+        assert_eq!(diff.line(new).unwrap().tag, LineTag::Insert);
+        let unified_lines = diff
+            .unified
+            .iter()
+            .filter(|r| matches!(r, UniRow::Line(_)))
+            .count();
         assert_eq!(
-            s.original_bytes - s.removed_bytes + s.added_bytes,
-            s.projected_bytes
+            unified_lines,
+            diff.hunks.iter().map(|h| h.lines.len()).sum::<usize>()
         );
-        assert!(s.removed_bytes > 0);
-        assert_eq!(request_summary(a, a).first_changed_byte, None);
+    }
+
+    #[test]
+    fn equal_entries_have_no_rows_and_removed_ones_only_deletions() {
+        let e = entry("x");
+        let same = ToolDiff::new(Some(&e), Some(&e));
+        assert!(same.is_empty());
+        assert!(same.unified.is_empty());
+        let gone = ToolDiff::new(Some(&e), None);
+        assert_eq!(gone.added, 0);
+        assert!(gone.removed > 0);
+        assert!(
+            gone.split
+                .iter()
+                .all(|r| matches!(r, SplitRow::Pair(Some(_), None)))
+        );
     }
 }

@@ -23,7 +23,7 @@ pub mod theme;
 pub mod view;
 pub mod worker;
 
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, Sender};
@@ -48,7 +48,7 @@ use crate::settings::Settings;
 pub enum TuiError {
     /// Standard input or output is not a terminal.
     #[error(
-        "the inspector needs a terminal (standard input and output are not both a TTY); use `toolprism report CAPTURE` for a plain summary"
+        "the inspector needs a terminal (standard output is not a TTY); use `toolprism report CAPTURE` for a plain summary"
     )]
     NotATerminal,
     /// The terminal failed.
@@ -64,7 +64,9 @@ pub fn run(
     encoding: Encoding,
     color: bool,
 ) -> Result<(), TuiError> {
-    if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
+    // Keys are read from the terminal itself (crossterm opens /dev/tty when standard input is
+    // a pipe), so only the output must be a terminal: `cat capture.json | toolprism -` works.
+    if !std::io::stdout().is_terminal() {
         return Err(TuiError::NotATerminal);
     }
     let capture = Arc::new(capture);
@@ -156,30 +158,14 @@ fn run_effects(app: &mut App, jobs: &Sender<worker::Job>) {
 
 /// Write `bytes` to `path` atomically (a temporary file in the same folder, then a rename);
 /// refuse to replace an existing file unless `overwrite`. Returns the absolute path.
+/// The library's export ([`crate::export::write_atomic`], the same the CLI uses). Returns the
+/// absolute path for the status bar.
 pub fn write_export(path: &Path, bytes: &[u8], overwrite: bool) -> Result<PathBuf, WriteError> {
-    let fail = |e: &dyn std::fmt::Display| WriteError::Failed(format!("{}: {e}", path.display()));
-    if !overwrite && path.exists() {
-        return Err(WriteError::Exists);
+    match crate::export::write_atomic(path, bytes, overwrite) {
+        Ok(()) => Ok(std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())),
+        Err(crate::export::ExportError::Exists(_)) => Err(WriteError::Exists),
+        Err(e) => Err(WriteError::Failed(text::safe(&e.to_string()))),
     }
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let mut file = tempfile::NamedTempFile::new_in(&dir).map_err(|e| fail(&e))?;
-    file.write_all(bytes).map_err(|e| fail(&e))?;
-    file.as_file().sync_all().map_err(|e| fail(&e))?;
-    if overwrite {
-        file.persist(path).map_err(|e| fail(&e.error))?;
-    } else {
-        file.persist_noclobber(path).map_err(|e| {
-            if e.error.kind() == std::io::ErrorKind::AlreadyExists {
-                WriteError::Exists
-            } else {
-                fail(&e.error)
-            }
-        })?;
-    }
-    Ok(std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf()))
 }
 
 /// Puts the terminal back however the inspector ends.

@@ -3,10 +3,10 @@
 
 use unicode_width::UnicodeWidthChar;
 
-/// Capture text made safe to draw: control, bidi and zero-width characters become visible
-/// escapes (the library's sanitizer), tabs become spaces.
+/// Capture text made safe to draw on one line: control, bidi and zero-width characters become
+/// visible tokens (the library's sanitizer, the same the CLI uses).
 pub fn safe(text: &str) -> String {
-    crate::sanitize::visible(text).replace('\t', "    ")
+    crate::sanitize::visible(text).into_owned()
 }
 
 /// `12345` → `12,345`.

@@ -3,7 +3,6 @@
 
 use ratatui::Frame;
 use ratatui::layout::{Alignment, Constraint, Layout, Rect};
-use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Cell, Clear, Paragraph, Row, Table, TableState};
 use serde_json::Value;
@@ -14,10 +13,11 @@ use crate::strategy::Strategy;
 use crate::tool;
 
 use super::app::{App, Detail, Overlay, Pane, Tab, default_export_path};
-use super::diffview::{SplitRow, UniRow, word_diff};
+use super::diffview::{LineRef, SplitRow, UniRow};
 use super::keys::{self, Context, STRATEGY_KEYS};
 use super::text::{bytes, fit, pad, pad_left, pct, safe, saved_pct, skip_cells, thousands, width};
 use super::theme::Theme;
+use crate::diff::LineTag;
 
 /// Smallest terminal the inspector draws in; below it, a message says so.
 pub const MIN_WIDTH: u16 = 40;
@@ -834,21 +834,29 @@ fn render_diff(app: &App, frame: &mut Frame, area: Rect) {
     let height = area.height as usize;
     let w = area.width as usize;
     let fold = |n: usize| format!("⋯ {n} unchanged lines");
-    let hs = app.hscroll;
-    // Only the rows on screen get their word-level diff.
-    let line_spans = |segments: Vec<(bool, String)>, base: Style, cells: usize| -> Vec<Span> {
-        let mut out = Vec::new();
+    // One side of a row: the sign, then the segments (changed words emphasised), scrolled by
+    // `hscroll` and cut to `cells`; padded when `pad_to` is set.
+    let side = |at: Option<LineRef>, cells: usize, pad_to: bool| -> Vec<Span<'static>> {
+        let Some(line) = at.and_then(|at| diff.line(at)) else {
+            return vec![Span::raw(" ".repeat(if pad_to { cells + 1 } else { 0 }))];
+        };
+        let base = match line.tag {
+            LineTag::Equal => theme.text(),
+            LineTag::Delete => theme.del(),
+            LineTag::Insert => theme.ins(),
+        };
+        let mut out = vec![Span::styled(line.tag.sign().to_string(), base)];
         let mut skipped = 0;
         let mut used = 0;
-        for (changed, text) in segments {
-            let text = safe(&text);
+        for (changed, text) in &line.segments {
+            let text = safe(text);
             let tw = width(&text);
-            let shown = if skipped + tw <= hs {
+            let shown = if skipped + tw <= app.hscroll {
                 skipped += tw;
                 continue;
-            } else if skipped < hs {
-                let s = skip_cells(&text, hs - skipped);
-                skipped = hs;
+            } else if skipped < app.hscroll {
+                let s = skip_cells(&text, app.hscroll - skipped);
+                skipped = app.hscroll;
                 s
             } else {
                 text
@@ -858,95 +866,43 @@ fn render_diff(app: &App, frame: &mut Frame, area: Rect) {
             }
             let piece = fit(&shown, cells - used);
             used += width(&piece);
-            let style = if changed { theme.emphasis(base) } else { base };
+            let style = if *changed { theme.emphasis(base) } else { base };
             out.push(Span::styled(piece, style));
+        }
+        if pad_to {
+            out.push(Span::raw(" ".repeat(cells.saturating_sub(used))));
         }
         out
     };
+    let mut lines = Vec::new();
     match app.detail {
         Detail::Split => {
-            let half = w.saturating_sub(1) / 2;
+            // Equal content widths on both sides, so long lines are cut at the same place.
+            let cells = (w.saturating_sub(1) / 2).saturating_sub(1);
             let scroll = app.scroll.min(diff.split.len().saturating_sub(height));
-            let mut lines = Vec::new();
             for row in diff.split.iter().skip(scroll).take(height) {
                 match *row {
                     SplitRow::Fold(n) => lines.push(Line::styled(fit(&fold(n), w), theme.dim())),
-                    SplitRow::Pair(old, new, changed) => {
-                        let o = old.map(|i| diff.old[i].as_str()).unwrap_or("");
-                        let n = new.map(|i| diff.new[i].as_str()).unwrap_or("");
-                        let (ls, rs) = if changed && old.is_some() && new.is_some() {
-                            word_diff(o, n)
-                        } else {
-                            (vec![(changed, o.to_owned())], vec![(changed, n.to_owned())])
-                        };
-                        let (lbase, rbase) = if changed {
-                            (theme.del(), theme.ins())
-                        } else {
-                            (theme.text(), theme.text())
-                        };
-                        let lsign = if changed && old.is_some() { "-" } else { " " };
-                        let rsign = if changed && new.is_some() { "+" } else { " " };
-                        let cells = half.saturating_sub(1);
-                        let mut spans = vec![Span::styled(lsign, lbase)];
-                        let left = if old.is_some() {
-                            line_spans(ls, lbase, cells)
-                        } else {
-                            Vec::new()
-                        };
-                        let lw: usize = left.iter().map(|s| width(&s.content)).sum();
-                        spans.extend(left);
-                        spans.push(Span::raw(" ".repeat(cells.saturating_sub(lw))));
+                    SplitRow::Pair(old, new) => {
+                        let mut spans = side(old, cells, true);
                         spans.push(Span::styled("│", theme.dim()));
-                        spans.push(Span::styled(rsign, rbase));
-                        if new.is_some() {
-                            spans.extend(line_spans(rs, rbase, cells));
-                        }
+                        spans.extend(side(new, cells, false));
                         lines.push(Line::from(spans));
                     }
                 }
             }
-            frame.render_widget(Paragraph::new(lines), area);
         }
         _ => {
             let scroll = app.scroll.min(diff.unified.len().saturating_sub(height));
-            let mut lines = Vec::new();
             for row in diff.unified.iter().skip(scroll).take(height) {
-                let cells = w.saturating_sub(1);
-                let line = match *row {
+                lines.push(match *row {
                     UniRow::Fold(n) => Line::styled(fit(&fold(n), w), theme.dim()),
-                    UniRow::Equal(o, _) => {
-                        let mut spans = vec![Span::raw(" ")];
-                        spans.extend(line_spans(
-                            vec![(false, diff.old[o].clone())],
-                            theme.text(),
-                            cells,
-                        ));
-                        Line::from(spans)
-                    }
-                    UniRow::Delete(o, partner) => {
-                        let segments = match partner {
-                            Some(n) => word_diff(&diff.old[o], &diff.new[n]).0,
-                            None => vec![(false, diff.old[o].clone())],
-                        };
-                        let mut spans = vec![Span::styled("-", theme.del())];
-                        spans.extend(line_spans(segments, theme.del(), cells));
-                        Line::from(spans)
-                    }
-                    UniRow::Insert(n, partner) => {
-                        let segments = match partner {
-                            Some(o) => word_diff(&diff.old[o], &diff.new[n]).1,
-                            None => vec![(false, diff.new[n].clone())],
-                        };
-                        let mut spans = vec![Span::styled("+", theme.ins())];
-                        spans.extend(line_spans(segments, theme.ins(), cells));
-                        Line::from(spans)
-                    }
-                };
-                lines.push(line);
+                    UniRow::Line(at) => Line::from(side(Some(at), w.saturating_sub(1), false)),
+                });
             }
-            frame.render_widget(Paragraph::new(lines), area);
         }
     }
+    frame.render_widget(Paragraph::new(lines), area);
 }
 
 fn kv(theme: Theme, key: &str, value: String) -> Line<'static> {
@@ -963,42 +919,54 @@ fn request_lines(app: &App, strategy: Strategy, w: usize) -> Vec<Line<'static>> 
         return vec![Line::styled("projecting…", theme.dim())];
     };
     if let Some(r) = app.request(strategy) {
-        lines.push(Line::styled("Request body (compact JSON)", theme.heading()));
-        lines.push(kv(
-            theme,
-            "original",
-            format!("{} bytes", thousands(r.original_bytes)),
+        let t = &r.tools;
+        lines.push(Line::styled(
+            "Tools array (compact JSON, what a prompt cache sees first)",
+            theme.heading(),
         ));
         lines.push(kv(
             theme,
-            "projected",
-            format!("{} bytes", thousands(r.projected_bytes)),
+            "bytes",
+            format!(
+                "{} → {}",
+                thousands(t.before_bytes),
+                thousands(t.after_bytes)
+            ),
         ));
         lines.push(kv(
             theme,
             "removed",
-            format!("{} bytes", thousands(r.removed_bytes)),
+            format!("{} bytes", thousands(t.bytes_removed)),
         ));
         lines.push(kv(
             theme,
             "added",
-            format!("{} bytes", thousands(r.added_bytes)),
+            format!("{} bytes", thousands(t.bytes_added)),
         ));
         lines.push(kv(
             theme,
             "first changed byte",
-            match r.first_changed_byte {
+            match t.first_changed_byte {
                 Some(b) => format!(
-                    "{} (a provider's prompt cache can keep the {} bytes before it)",
+                    "{} (a provider's prompt cache keeps the {} bytes before it)",
                     thousands(b),
                     thousands(b)
                 ),
-                None => "none: the request is unchanged".to_owned(),
+                None => "none: the tools are sent byte for byte".to_owned(),
             },
+        ));
+        lines.push(kv(
+            theme,
+            "request body",
+            format!(
+                "{} → {} bytes",
+                thousands(r.body_before),
+                thousands(r.body_after)
+            ),
         ));
         lines.push(Line::raw(""));
     }
-    lines.push(Line::styled("Tools array", theme.heading()));
+    lines.push(Line::styled("Figures", theme.heading()));
     lines.push(kv(
         theme,
         "tools",
@@ -1009,15 +977,6 @@ fn request_lines(app: &App, strategy: Strategy, w: usize) -> Vec<Line<'static>> 
         ),
     ));
     if let Some(f) = app.figures(strategy) {
-        lines.push(kv(
-            theme,
-            "bytes",
-            format!(
-                "{} → {}",
-                thousands(app.capture_bytes),
-                thousands(f.tools_bytes)
-            ),
-        ));
         if let Some(c) = app.capture_tokens() {
             lines.push(kv(
                 theme,
@@ -1032,12 +991,6 @@ fn request_lines(app: &App, strategy: Strategy, w: usize) -> Vec<Line<'static>> 
                 ),
             ));
         }
-        lines.push(kv(
-            theme,
-            "first changed byte",
-            f.first_changed_byte
-                .map_or("none: the tools array is unchanged".to_owned(), thousands),
-        ));
         let e = &f.estimates;
         lines.push(kv(
             theme,

@@ -14,7 +14,19 @@ use crate::settings::Settings;
 use crate::strategy::Strategy;
 use crate::tool;
 
-use super::diffview::{RequestSummary, request_summary};
+use crate::diff::{ByteSummary, projection_summary};
+
+/// A projected request compared with the capture's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct RequestSummary {
+    /// The compact `tools` arrays compared byte for byte (what a provider's prompt cache sees:
+    /// tools come first in the prompt).
+    pub tools: ByteSummary,
+    /// Bytes of the capture's compact request body.
+    pub body_before: usize,
+    /// Bytes of the projected compact request body (a reminder message included).
+    pub body_after: usize,
+}
 
 /// Tools counted between two progress reports.
 const CHUNK: usize = 32;
@@ -95,7 +107,7 @@ struct Counted {
 pub struct Worker {
     capture: Arc<Capture>,
     json: CaptureJson,
-    original_body: String,
+    original_body_bytes: usize,
     counted: HashMap<Encoding, Counted>,
     projections: HashMap<ProjKey, (Arc<Projection>, RequestSummary)>,
     figures: HashMap<FigKey, Arc<StrategyFigures>>,
@@ -105,11 +117,11 @@ impl Worker {
     /// A worker for one capture.
     pub fn new(capture: Arc<Capture>) -> Worker {
         let json = CaptureJson::new(&capture);
-        let original_body = tool::compact(capture.body());
+        let original_body_bytes = tool::compact(capture.body()).len();
         Worker {
             capture,
             json,
-            original_body,
+            original_body_bytes,
             counted: HashMap::new(),
             projections: HashMap::new(),
             figures: HashMap::new(),
@@ -142,8 +154,11 @@ impl Worker {
                 Some(found) => found.clone(),
                 None => {
                     let projection = Arc::new(project(&self.capture, strategy, &job.settings));
-                    let body = tool::compact(&projection.request_body(&self.capture));
-                    let request = request_summary(&self.original_body, &body);
+                    let request = RequestSummary {
+                        tools: projection_summary(&self.capture, &projection),
+                        body_before: self.original_body_bytes,
+                        body_after: tool::compact(&projection.request_body(&self.capture)).len(),
+                    };
                     self.projections
                         .insert(key.clone(), (projection.clone(), request));
                     (projection, request)

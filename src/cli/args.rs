@@ -1,0 +1,262 @@
+//! The command line's grammar (CLI.md), as clap derive types.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use toolprism::Strategy;
+use toolprism::measure::Encoding;
+
+const EXAMPLES: &str = "\
+Examples:
+  toolprism                                  the bundled sample (interactive on a terminal)
+  toolprism report capture.json              every strategy, as a table
+  toolprism report capture.json -s minimal -s defer --per-tool
+  toolprism report capture.json --json --encoding cl100k_base
+  toolprism report capture.json --set defer.threshold=3 -s defer
+  toolprism show capture.json -s minimal --tools-only --pretty
+  toolprism diff capture.json -s progressive --tool mcp__github__create_issue
+  toolprism export capture.json -s shorten -o shortened.json --store store/
+  cat capture.json | toolprism report -        read the capture from standard input
+  toolprism strategies                       what each strategy id does
+
+Exit status: 0 success; 2 usage error or unreadable/invalid capture (one line on stderr).";
+
+/// Inspect the tool list an LLM agent sends to a model API: project it under the rules of
+/// four real agent hosts, measure every projection in exact tiktoken tokens and bytes,
+/// compare and export.
+#[derive(Debug, Parser)]
+#[command(
+    name = "toolprism",
+    version,
+    about = "Inspect the tool list an LLM agent sends: project it under real agent hosts' rules, measure tokens, compare, export.",
+    after_help = EXAMPLES,
+    args_conflicts_with_subcommands = true,
+    subcommand_value_name = "COMMAND"
+)]
+pub struct Cli {
+    /// A captured request body (JSON file, or `-` for standard input). Without one: the
+    /// bundled sample. Opens the interactive view on a terminal; prints the `report` table
+    /// otherwise.
+    #[arg(value_name = "CAPTURE")]
+    pub capture: Option<String>,
+
+    /// Change a setting, e.g. `defer.threshold=5` (repeatable).
+    #[arg(long = "set", value_name = "K=V", global = false)]
+    pub set: Vec<String>,
+
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// The capture and settings every subcommand takes.
+#[derive(Debug, Args)]
+pub struct Common {
+    /// A captured request body: a JSON file, or `-` for standard input.
+    #[arg(value_name = "CAPTURE")]
+    pub capture: String,
+
+    /// Change a setting, e.g. `defer.threshold=5`, `mcp.prefixes=mcp__,mcp_` (repeatable).
+    #[arg(long = "set", value_name = "K=V")]
+    pub set: Vec<String>,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Measure strategies: a table by default, `--json` for scripts.
+    #[command(
+        after_help = "Examples:\n  toolprism report capture.json\n  toolprism report capture.json -s minimal -s shorten --per-tool\n  toolprism report - --json < capture.json"
+    )]
+    Report {
+        #[command(flatten)]
+        common: Common,
+        /// A strategy id (repeatable; default: all of them). See `toolprism strategies`.
+        #[arg(short = 's', long = "strategy", value_name = "ID", value_parser = parse_strategy)]
+        strategies: Vec<Strategy>,
+        /// One JSON object on standard output (the keys are a contract: see CLI.md).
+        #[arg(long)]
+        json: bool,
+        /// The tiktoken encoding to count with.
+        #[arg(
+            long,
+            value_enum,
+            default_value = "o200k_base",
+            value_name = "ENCODING"
+        )]
+        encoding: EncodingArg,
+        /// Add a per-tool table for each strategy.
+        #[arg(long)]
+        per_tool: bool,
+    },
+    /// Print the projected request body (compact JSON, or `--pretty`).
+    #[command(
+        after_help = "Examples:\n  toolprism show capture.json -s minimal\n  toolprism show capture.json -s defer --tools-only --pretty"
+    )]
+    Show {
+        #[command(flatten)]
+        common: Common,
+        /// The strategy id. See `toolprism strategies`.
+        #[arg(short = 's', long = "strategy", value_name = "ID", value_parser = parse_strategy)]
+        strategy: Strategy,
+        /// Only the projected `tools` array (`[]` when the projection sends no `tools` key).
+        #[arg(long)]
+        tools_only: bool,
+        /// Indent with two spaces.
+        #[arg(long)]
+        pretty: bool,
+    },
+    /// Unified diff of each tool the strategy changes, adds or removes.
+    #[command(
+        after_help = "Examples:\n  toolprism diff capture.json -s minimal\n  toolprism diff capture.json -s shorten --tool mcp__github__create_issue --color never"
+    )]
+    Diff {
+        #[command(flatten)]
+        common: Common,
+        /// The strategy id. See `toolprism strategies`.
+        #[arg(short = 's', long = "strategy", value_name = "ID", value_parser = parse_strategy)]
+        strategy: Strategy,
+        /// Only this tool (exact name).
+        #[arg(long, value_name = "NAME")]
+        tool: Option<String>,
+        /// When to colour: on a terminal without NO_COLOR (auto), always, never.
+        #[arg(long, value_enum, default_value = "auto", value_name = "WHEN")]
+        color: ColorChoice,
+    },
+    /// Write what `show` prints to a file, atomically, never replacing one without `--force`.
+    #[command(
+        after_help = "Examples:\n  toolprism export capture.json -s minimal -o minimal.json\n  toolprism export capture.json -s shorten -o out.json --store store/ --force\n  toolprism export capture.json -s defer --tools-only -o -"
+    )]
+    Export {
+        #[command(flatten)]
+        common: Common,
+        /// The strategy id. See `toolprism strategies`.
+        #[arg(short = 's', long = "strategy", value_name = "ID", value_parser = parse_strategy)]
+        strategy: Strategy,
+        /// The file to write (`-`: standard output).
+        #[arg(short = 'o', long = "output", value_name = "OUT")]
+        output: PathBuf,
+        /// Only the projected `tools` array.
+        #[arg(long)]
+        tools_only: bool,
+        /// Indent with two spaces.
+        #[arg(long)]
+        pretty: bool,
+        /// Also write the full entries `shorten` pointers name, as DIR/{handle}.
+        #[arg(long, value_name = "DIR")]
+        store: Option<PathBuf>,
+        /// Replace existing files.
+        #[arg(long)]
+        force: bool,
+    },
+    /// List the strategy ids, one a line, with what each does.
+    Strategies,
+    /// Print a shell completion script.
+    #[command(
+        after_help = "Example:\n  toolprism completions bash > ~/.local/share/bash-completion/completions/toolprism"
+    )]
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: ShellArg,
+    },
+}
+
+fn parse_strategy(id: &str) -> Result<Strategy, String> {
+    id.parse()
+        .map_err(|e: toolprism::strategy::UnknownStrategy| e.to_string())
+}
+
+/// `--encoding`.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum EncodingArg {
+    /// GPT-4o and later (the default).
+    #[value(name = "o200k_base")]
+    O200kBase,
+    /// GPT-4, GPT-3.5.
+    #[value(name = "cl100k_base")]
+    Cl100kBase,
+}
+
+impl From<EncodingArg> for Encoding {
+    fn from(arg: EncodingArg) -> Encoding {
+        match arg {
+            EncodingArg::O200kBase => Encoding::O200kBase,
+            EncodingArg::Cl100kBase => Encoding::Cl100kBase,
+        }
+    }
+}
+
+/// `--color`.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum ColorChoice {
+    /// On a terminal, unless NO_COLOR is set.
+    Auto,
+    /// Always.
+    Always,
+    /// Never.
+    Never,
+}
+
+/// The shells `completions` supports.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum ShellArg {
+    /// Bash.
+    Bash,
+    /// Zsh.
+    Zsh,
+    /// Fish.
+    Fish,
+}
+
+impl From<ShellArg> for clap_complete::Shell {
+    fn from(arg: ShellArg) -> clap_complete::Shell {
+        match arg {
+            ShellArg::Bash => clap_complete::Shell::Bash,
+            ShellArg::Zsh => clap_complete::Shell::Zsh,
+            ShellArg::Fish => clap_complete::Shell::Fish,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_grammar_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn report_takes_repeated_strategies() {
+        let cli = Cli::try_parse_from([
+            "toolprism",
+            "report",
+            "x.json",
+            "-s",
+            "minimal",
+            "-s",
+            "defer",
+            "--set",
+            "a=b",
+        ])
+        .unwrap();
+        match cli.command {
+            Some(Command::Report {
+                strategies, common, ..
+            }) => {
+                assert_eq!(strategies, vec![Strategy::Minimal, Strategy::Defer]);
+                assert_eq!(common.set, vec!["a=b".to_owned()]);
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_bare_capture_opens_the_view() {
+        let cli = Cli::try_parse_from(["toolprism", "capture.json"]).unwrap();
+        assert!(cli.command.is_none());
+        assert_eq!(cli.capture.as_deref(), Some("capture.json"));
+    }
+}
