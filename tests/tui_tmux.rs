@@ -24,9 +24,13 @@ impl Tmux {
         let capture = dir.path().join("sample.json");
         std::fs::write(&capture, SAMPLE).expect("write the sample");
         let socket = format!("toolprism-{name}-{}", std::process::id());
-        let mut command = format!("exec '{}' sample.json", env!("CARGO_BIN_EXE_toolprism"));
+        // The exit status goes to a file: tmux does not always record a dead pane's status.
+        let mut command = format!(
+            "'{}' sample.json; echo $? > exit-status",
+            env!("CARGO_BIN_EXE_toolprism")
+        );
         for (k, v) in env {
-            command = format!("{k}={v} {command}");
+            command = format!("export {k}={v}; {command}");
         }
         let tmux = Tmux {
             socket,
@@ -107,23 +111,14 @@ impl Tmux {
         self.wait(&format!("{text:?}"), |s| s.contains(text))
     }
 
-    fn pane_dead(&self) -> Option<i32> {
-        let out = self.cmd(&[
-            "display-message",
-            "-p",
-            "-t",
-            "t",
-            "#{pane_dead} #{pane_dead_status}",
-        ]);
-        let text = String::from_utf8_lossy(&out.stdout);
-        let mut parts = text.split_whitespace();
-        (parts.next() == Some("1")).then(|| parts.next().and_then(|s| s.parse().ok()).unwrap_or(-1))
-    }
-
     fn wait_exit(&self) -> i32 {
         let start = Instant::now();
+        let file = self.path("exit-status");
         loop {
-            if let Some(status) = self.pane_dead() {
+            if let Some(status) = std::fs::read_to_string(&file)
+                .ok()
+                .and_then(|s| s.trim().parse().ok())
+            {
                 return status;
             }
             assert!(
@@ -165,9 +160,7 @@ fn start_navigate_and_quit() {
     t.keys(&["?"]);
     t.wait_for("Keys (from the key table)");
     t.keys(&["Escape"]);
-    t.wait(&"help closed".to_string(), |s| {
-        !s.contains("Keys (from the key table)")
-    });
+    t.wait("help closed", |s| !s.contains("Keys (from the key table)"));
     t.keys(&["q"]);
     assert_eq!(t.wait_exit(), 0);
     // The alternate screen is gone: the shell's screen is back, without the inspector.
@@ -228,6 +221,8 @@ fn resize_down_and_up_again() {
     t.wait_for("toolprism needs 40x10");
     t.cmd(&["resize-window", "-t", "t", "-x", "100", "-y", "30"]);
     t.wait_for("Tools · progressive");
-    t.keys(&["Escape", "Escape"]);
+    t.keys(&["Escape"]);
+    t.wait_for("Strategies");
+    t.keys(&["Escape"]);
     assert_eq!(t.wait_exit(), 0);
 }

@@ -631,7 +631,11 @@ pub fn is_interrupt(key: &KeyEvent) -> bool {
 
 fn matches(binding_key: &Key, key: &KeyEvent) -> bool {
     // Shift is part of the character (`G`, `?`), so only Ctrl and Alt are compared.
-    let mods = key.modifiers & (KeyModifiers::CONTROL | KeyModifiers::ALT);
+    let mut mods = key.modifiers & (KeyModifiers::CONTROL | KeyModifiers::ALT);
+    if key.code == KeyCode::Esc {
+        // Two quick Escapes arrive as Alt-Esc in some terminals: still an Escape.
+        mods.remove(KeyModifiers::ALT);
+    }
     binding_key.0 == key.code && binding_key.1 == mods
 }
 

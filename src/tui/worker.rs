@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::sync::mpsc::{Receiver, Sender, TryRecvError};
+use std::sync::mpsc::{Receiver, Sender};
 
 use crate::capture::Capture;
 use crate::measure::{Encoding, TokenCounter};
@@ -272,11 +272,8 @@ pub fn spawn(capture: Arc<Capture>, out: Sender<WorkerMsg>) -> Sender<Job> {
 
 /// Take the newest waiting job into `pending`; true when there is one.
 fn newest(rx: &Receiver<Job>, pending: &mut Option<Job>) -> bool {
-    loop {
-        match rx.try_recv() {
-            Ok(job) => *pending = Some(job),
-            Err(TryRecvError::Empty | TryRecvError::Disconnected) => break,
-        }
+    while let Ok(job) = rx.try_recv() {
+        *pending = Some(job);
     }
     pending.is_some()
 }
