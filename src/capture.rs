@@ -268,11 +268,7 @@ impl Capture {
                 }
             }
             Shape::OpenAiResponses => match self.body.get("input") {
-                Some(Value::String(text)) => {
-                    if !text.is_empty() {
-                        texts.push(text.clone());
-                    }
-                }
+                Some(Value::String(text)) if !text.is_empty() => texts.push(text.clone()),
                 Some(Value::Array(items)) => {
                     for item in items {
                         let is_message = match item.get("type").and_then(Value::as_str) {
@@ -308,11 +304,7 @@ fn is_not_context(message: &Value) -> bool {
 /// Append one message's text, its parts joined with `\n`, if it has any.
 fn push_text(texts: &mut Vec<String>, content: Option<&Value>, part_types: &[&str]) {
     match content {
-        Some(Value::String(text)) => {
-            if !text.is_empty() {
-                texts.push(text.clone());
-            }
-        }
+        Some(Value::String(text)) if !text.is_empty() => texts.push(text.clone()),
         Some(Value::Array(parts)) => {
             let parts: Vec<&str> = parts
                 .iter()
@@ -443,9 +435,10 @@ fn messages_shape(object: &serde_json::Map<String, Value>) -> Shape {
     }
     let messages = object.get("messages").and_then(Value::as_array);
     for message in messages.into_iter().flatten() {
-        match message.get("role").and_then(Value::as_str) {
-            Some("system" | "developer" | "tool" | "function") => return Shape::OpenAiChat,
-            _ => {}
+        if let Some("system" | "developer" | "tool" | "function") =
+            message.get("role").and_then(Value::as_str)
+        {
+            return Shape::OpenAiChat;
         }
         if message.get("tool_calls").is_some() {
             return Shape::OpenAiChat;

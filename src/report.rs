@@ -312,7 +312,7 @@ fn estimates(sent: &[&Value], sent_json: &[&str]) -> Estimates {
     let a3s = if sent.is_empty() {
         0
     } else {
-        (a3s_sum + 3) / 4
+        a3s_sum.div_ceil(4)
     };
     let lean_ctx = if sent.is_empty() {
         0

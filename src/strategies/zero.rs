@@ -1,10 +1,26 @@
-//! zero's deferred loading: `defer` and `defer-catalog` (section 4).
+//! zero's deferred loading: `defer` and `defer-catalog` (STRATEGIES.md section 4).
+//!
+//! Once enough tools are eligible (MCP tools, or every tool with `defer.eligible=all`), zero
+//! withholds them and sends a `tool_search` loader instead. `defer` lists the withheld tools in a
+//! `<system-reminder>` message (zero's earlier form); `defer-catalog` lists them in
+//! `tool_search`'s own description (its current form).
+//!
+//! Decisions toolprism makes where zero's rule does not carry over to a foreign capture:
+//! - zero orders withheld tools by a Go map walk, which varies per run; toolprism sorts them by
+//!   name (byte order, ties in capture order) so every projection is reproducible.
+//! - zero labels a tool with the server name it reports; a capture has none, so the label is
+//!   derived from the tool's name ([`server_label`]).
+//! - A capture's own `tool_search` entry is never sent: while deferring it is replaced by zero's
+//!   loader (two tools of one name would be rejected by the provider), and while not deferring
+//!   zero sends no loader at all. It is never eligible itself.
+//! - Tools with the same name each get their own line.
 
-use serde_json::Value;
+use serde_json::{Map, Value, json};
 
 use crate::capture::{Capture, Shape};
-use crate::projection::Draft;
-use crate::settings::Settings;
+use crate::projection::{Draft, SentTool, Status};
+use crate::settings::{Eligible, Settings};
+use crate::tool;
 
 /// Where zero lists the deferred tools.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -15,17 +31,461 @@ pub enum Form {
     Catalog,
 }
 
+/// The loader's name.
+pub const TOOL_SEARCH: &str = "tool_search";
+
+/// `tool_search`'s description in the reminder form.
+pub const TOOL_SEARCH_DESCRIPTION: &str = "Search for and load deferred tools by exact name or keyword. Use query \"select:Name1,Name2\" to load specific tools, or keywords to find matching tools. Loading a tool returns its full schema so you can call it on the next turn.";
+
+/// D when a withheld tool's description shortens to nothing.
+pub const NO_DESCRIPTION: &str = "No description provided";
+
+/// Chars a withheld tool's description keeps in its line (zero's default).
+pub const DESCRIPTION_MAX: usize = 200;
+
+/// Chars of the input hint.
+pub const HINT_MAX: usize = 360;
+
+/// Properties the input hint names before summarising the rest.
+pub const HINT_PARAMS: usize = 4;
+
+const REMINDER_HEAD: &str = "<system-reminder>\nThe tools listed below are available in this environment, but their full schemas are omitted from the current tool list to save context.\nCall tool_search with query \"select:Name1,Name2\" (the exact names before each colon) or with keywords to load a tool's full schema before calling it. Calling an omitted tool directly will fail with an input validation error.\nDo not call tool_search for tools already present in the current tool list, and do not guess or invent tool names.\n\nDeferred tools:\n";
+
+const REMINDER_TAIL: &str = "\n</system-reminder>";
+
+const CATALOG_HEAD: &str = "# Tool discovery\n\nSearches over deferred tool metadata and exposes matching tools for the next model call.\n\nDeferred tools available through `tool_search`:\n";
+
+const CATALOG_TAIL: &str = "\nUse query `select:Name1,Name2` for exact names from this list, or use keywords to search tool names and descriptions. Do not call `tool_search` for tools already present in the current tool list.";
+
+/// `tool_search`'s parameter schema, keys in the order zero serializes them.
+pub fn tool_search_schema() -> Value {
+    // serde_json's `preserve_order` keeps the keys in the order written here.
+    json!({
+        "additionalProperties": false,
+        "properties": {
+            "query": {
+                "description": "Either \"select:Name1,Name2\" for exact tool names, or space-separated keywords to match tool names and descriptions.",
+                "type": "string"
+            }
+        },
+        "required": ["query"],
+        "type": "object"
+    })
+}
+
+/// zero's one-line summary of a text: split on `\n`, trim each line, unwrap a markdown heading,
+/// drop empty lines, collapse ASCII whitespace runs; keep the first line (joined with the second
+/// when the first is a generic `Overview`/`Description`/`Summary` heading), then cut it to at most
+/// `max` chars, preferring a word boundary and ending with `…`. `max` 0 means zero's default
+/// ([`DESCRIPTION_MAX`]).
+pub fn shorten(text: &str, max: usize) -> String {
+    let max = if max == 0 { DESCRIPTION_MAX } else { max };
+    let mut lines = text
+        .split('\n')
+        .map(normalize_line)
+        .filter(|line| !line.is_empty())
+        .map(collapse_ascii_whitespace);
+    let Some(first) = lines.next() else {
+        return String::new();
+    };
+    let meaningful = match lines.next() {
+        Some(second) if is_generic_heading(&first) => format!("{first} — {second}"),
+        _ => first,
+    };
+    truncate(&meaningful, max)
+}
+
+/// Trim a line (Unicode whitespace) and unwrap a markdown heading: 1 to 6 `#`, at least one
+/// ASCII whitespace, then text.
+fn normalize_line(line: &str) -> &str {
+    let trimmed = line.trim();
+    let hashes = trimmed.bytes().take_while(|&b| b == b'#').count();
+    if (1..=6).contains(&hashes)
+        && trimmed
+            .as_bytes()
+            .get(hashes)
+            .is_some_and(|&b| is_ascii_space(b))
+    {
+        // The line ends in non-whitespace, so text follows the whitespace run.
+        return trimmed[hashes..].trim();
+    }
+    trimmed
+}
+
+/// The whitespace Go's regexp `\s` matches: `[\t\n\f\r ]` (not `\v`, not NBSP).
+fn is_ascii_space(b: u8) -> bool {
+    matches!(b, b'\t' | b'\n' | b'\x0c' | b'\r' | b' ')
+}
+
+fn collapse_ascii_whitespace(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut in_run = false;
+    for c in line.chars() {
+        if c.is_ascii() && is_ascii_space(c as u8) {
+            if !in_run {
+                out.push(' ');
+            }
+            in_run = true;
+        } else {
+            out.push(c);
+            in_run = false;
+        }
+    }
+    out
+}
+
+/// Whether a line is exactly `overview`, `description` or `summary`, case-insensitively as Go's
+/// `(?i)` matches: simple case folding, under which `ſ` (U+017F) matches `s`.
+fn is_generic_heading(line: &str) -> bool {
+    ["overview", "description", "summary"].iter().any(|word| {
+        line.chars().count() == word.len()
+            && line
+                .chars()
+                .zip(word.bytes())
+                .all(|(c, w)| c.to_ascii_lowercase() == w as char || (w == b's' && c == 'ſ'))
+    })
+}
+
+/// At most `max` chars: past it, the first `max − 1` chars cut back to their last space (when
+/// that is not the first char), right-trimmed of spaces, plus `…`.
+fn truncate(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_owned();
+    }
+    let end = text
+        .char_indices()
+        .nth(max.saturating_sub(1))
+        .map_or(text.len(), |(i, _)| i);
+    let mut cut = &text[..end];
+    if let Some(space) = cut.rfind(' ')
+        && space > 0
+    {
+        cut = &cut[..space];
+    }
+    format!("{}…", cut.trim_end_matches(' '))
+}
+
+/// The server label toolprism derives from a tool's name: `mcp__server__tool` and
+/// `mcp--server--tool` give the segment between the first two separators; otherwise
+/// `mcp_server_tool` gives the text between `mcp_` and the next `_`. None when that segment is
+/// empty or nothing follows it.
+pub fn server_label(name: &str) -> Option<&str> {
+    for separator in ["__", "--"] {
+        let prefix = format!("mcp{separator}");
+        if let Some(rest) = name.strip_prefix(prefix.as_str()) {
+            return segment(rest, separator);
+        }
+    }
+    segment(name.strip_prefix("mcp_")?, "_")
+}
+
+/// The text before the first `separator` in `rest`, when it is non-empty and something follows
+/// the separator.
+fn segment<'a>(rest: &'a str, separator: &str) -> Option<&'a str> {
+    let at = rest.find(separator)?;
+    (at > 0 && at + separator.len() < rest.len()).then(|| &rest[..at])
+}
+
+/// zero's one-line summary of a parameter schema: `(none)` without properties, else
+/// `inputs (* required): ` and the first [`HINT_PARAMS`] property names in byte order, each as
+/// `name (type)` plus `*` when required, then `; +N more`; shortened to [`HINT_MAX`] chars.
+pub fn input_hint(schema: Option<&Value>) -> String {
+    let properties = match schema.and_then(|s| s.get("properties")) {
+        Some(Value::Object(properties)) if !properties.is_empty() => properties,
+        _ => return "(none)".to_owned(),
+    };
+    let required: Vec<&str> = schema
+        .and_then(|s| s.get("required"))
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let mut names: Vec<&String> = properties.keys().collect();
+    names.sort();
+    let parts: Vec<String> = names
+        .iter()
+        .take(HINT_PARAMS)
+        .map(|name| {
+            let marker = if required.contains(&name.as_str()) {
+                "*"
+            } else {
+                ""
+            };
+            format!(
+                "{name} ({}){marker}",
+                property_type(&properties[name.as_str()])
+            )
+        })
+        .collect();
+    let mut hint = format!("inputs (* required): {}", parts.join(", "));
+    if names.len() > HINT_PARAMS {
+        hint.push_str(&format!("; +{} more", names.len() - HINT_PARAMS));
+    }
+    shorten(&hint, HINT_MAX)
+}
+
+/// A property's type: its `type` string, or the first non-empty string of a `type` array, or
+/// `string` when there is none.
+fn property_type(property: &Value) -> &str {
+    let found = match property.get("type") {
+        Some(Value::String(kind)) => Some(kind.as_str()),
+        Some(Value::Array(kinds)) => kinds
+            .iter()
+            .filter_map(Value::as_str)
+            .find(|k| !k.is_empty()),
+        _ => None,
+    };
+    found.filter(|k| !k.is_empty()).unwrap_or("string")
+}
+
+/// The reminder line of one withheld tool entry:
+/// `name: D` + ` | server: S` (when there is a label) + ` | H`.
+pub fn deferred_line(entry: &Value) -> String {
+    let name = tool::name(entry).unwrap_or("");
+    let mut description = shorten(tool::description(entry).unwrap_or(""), DESCRIPTION_MAX);
+    if description.is_empty() {
+        description = NO_DESCRIPTION.to_owned();
+    }
+    let mut line = format!("{name}: {description}");
+    if let Some(server) = server_label(name) {
+        line.push_str(" | server: ");
+        line.push_str(server);
+    }
+    line.push_str(" | ");
+    line.push_str(&input_hint(tool::schema(entry)));
+    line
+}
+
+/// The `<system-reminder>` text of `defer` around the withheld tools' lines.
+pub fn reminder_text(lines: &[String]) -> String {
+    format!("{REMINDER_HEAD}{}{REMINDER_TAIL}", lines.join("\n"))
+}
+
+/// `tool_search`'s description in `defer-catalog`: one `- name — server` line (`- name` without
+/// a label) per withheld tool name, in the order given.
+pub fn catalog_text<'a>(names: impl IntoIterator<Item = &'a str>) -> String {
+    let lines: Vec<String> = names
+        .into_iter()
+        .map(|name| match server_label(name) {
+            Some(server) => format!("- {name} — {server}"),
+            None => format!("- {name}"),
+        })
+        .collect();
+    format!("{CATALOG_HEAD}{}{CATALOG_TAIL}", lines.join("\n"))
+}
+
 /// Project a capture under a deferred-loading form.
 pub fn project(capture: &Capture, form: Form, settings: &Settings) -> Draft {
-    let _ = (form, settings);
-    let mut draft = Draft::unchanged(capture);
-    draft
-        .notes
-        .push("PLACEHOLDER: defer not implemented yet".into());
+    let tools = capture.tools();
+    let name_of = |index: usize| tool::name(&tools[index]).unwrap_or("");
+    // Indices in name order (byte order), ties in capture order.
+    let by_name = |mut indices: Vec<usize>| {
+        indices.sort_by(|&a, &b| name_of(a).cmp(name_of(b)).then(a.cmp(&b)));
+        indices
+    };
+    let (loaders, candidates): (Vec<usize>, Vec<usize>) =
+        (0..tools.len()).partition(|&i| name_of(i) == TOOL_SEARCH);
+    let (eligible, others): (Vec<usize>, Vec<usize>) =
+        candidates
+            .iter()
+            .partition(|&&i| match settings.defer_eligible {
+                Eligible::All => true,
+                Eligible::Mcp => settings.is_mcp(name_of(i)),
+            });
+    let which = match settings.defer_eligible {
+        Eligible::Mcp => "MCP tools by mcp.prefixes",
+        Eligible::All => "defer.eligible=all",
+    };
+    let threshold = settings.defer_threshold;
+    let mut draft = Draft::default();
+
+    if threshold == 0 || eligible.len() < threshold {
+        draft.sent = Some(
+            by_name(candidates.clone())
+                .into_iter()
+                .map(SentTool::original)
+                .collect(),
+        );
+        for &index in &loaders {
+            draft.dropped.push((
+                index,
+                Status::Removed,
+                "zero sends its tool_search loader only while it defers tools".to_owned(),
+            ));
+        }
+        if !tools.is_empty() {
+            let why = if threshold == 0 {
+                "deferring disabled (defer.threshold=0)".to_owned()
+            } else {
+                format!(
+                    "deferring inactive: {} of {} tools eligible ({which}), below defer.threshold={threshold}",
+                    eligible.len(),
+                    candidates.len()
+                )
+            };
+            draft
+                .notes
+                .push(format!("{why}; every tool sent in full, sorted by name"));
+            // A tools/list names its tools without a host prefix, so none of them looks MCP.
+            if capture.shape() == Shape::McpToolsList
+                && settings.defer_eligible == Eligible::Mcp
+                && eligible.is_empty()
+                && threshold > 0
+            {
+                draft.notes.push(
+                    "a tools/list names its tools without an MCP prefix: defer.eligible=all treats them all as MCP tools"
+                        .to_owned(),
+                );
+            }
+        }
+        return draft;
+    }
+
+    let withheld = by_name(eligible);
+    let description = match form {
+        Form::Reminder => TOOL_SEARCH_DESCRIPTION.to_owned(),
+        Form::Catalog => catalog_text(withheld.iter().map(|&i| name_of(i))),
+    };
+    let loader = SentTool::added(
+        capture
+            .shape()
+            .make_tool(TOOL_SEARCH, &description, tool_search_schema()),
+        match form {
+            Form::Reminder => "zero's loader for the deferred tools",
+            Form::Catalog => "zero's loader; its description lists the deferred tools",
+        },
+    );
+    let others = by_name(others);
+    let sent = match form {
+        Form::Reminder => {
+            // Sorted as a whole: the loader takes its place by name among the others.
+            let at = others.partition_point(|&i| name_of(i) < TOOL_SEARCH);
+            let mut sent: Vec<SentTool> = others.iter().map(|&i| SentTool::original(i)).collect();
+            sent.insert(at, loader);
+            sent
+        }
+        Form::Catalog => {
+            let mut sent: Vec<SentTool> = others.iter().map(|&i| SentTool::original(i)).collect();
+            sent.push(loader);
+            sent
+        }
+    };
+    draft.sent = Some(sent);
+    let reason = format!("withheld behind tool_search ({which})");
+    for &index in &withheld {
+        draft
+            .dropped
+            .push((index, Status::Deferred, reason.clone()));
+    }
+    for &index in &loaders {
+        draft.dropped.push((
+            index,
+            Status::Removed,
+            "replaced by zero's own tool_search".to_owned(),
+        ));
+    }
+
+    let place = match form {
+        Form::Reminder => "listed in a <system-reminder> message",
+        Form::Catalog => "listed in tool_search's description",
+    };
+    draft.notes.push(format!(
+        "deferring: {} of {} tools eligible ({which}), defer.threshold={threshold}; all {} withheld behind tool_search, {place}",
+        withheld.len(),
+        candidates.len(),
+        withheld.len()
+    ));
+    if !loaders.is_empty() {
+        draft
+            .notes
+            .push("the capture's own tool_search is replaced by zero's loader".to_owned());
+    }
+    if withheld.iter().any(|&i| server_label(name_of(i)).is_some()) {
+        draft.notes.push(
+            "server labels are derived from tool names (mcp__server__tool, mcp--server--tool, mcp_server_tool): zero uses the server name an MCP tool reports, which a capture does not carry; zero's own name parser would label mcp__ names with nothing"
+                .to_owned(),
+        );
+    }
+    if form == Form::Reminder {
+        let lines: Vec<String> = withheld.iter().map(|&i| deferred_line(&tools[i])).collect();
+        draft.added_text = Some(reminder_text(&lines));
+        if capture.shape() == Shape::McpToolsList {
+            draft.notes.push(
+                "the reminder has no place in a tools/list body: it is reported as added text only"
+                    .to_owned(),
+            );
+        }
+    }
     draft
 }
 
 /// Put the reminder into a request body of the given shape (not called for MCP lists).
+///
+/// Messages: a text block appended to the last message when it is a user message (a string
+/// content becomes a block array first), else a new user message. Chat: a new
+/// `{"role":"user","content":…}`. Responses: a new user message item, with a string `input`
+/// turned into a one-item list first.
 pub fn place_reminder(shape: Shape, body: &mut Value, reminder: &str) {
-    let _ = (shape, body, reminder);
+    let Some(object) = body.as_object_mut() else {
+        return;
+    };
+    let text_block = || json!({"type": "text", "text": reminder});
+    match shape {
+        Shape::AnthropicMessages => {
+            let Some(messages) = list_at(object, "messages") else {
+                return;
+            };
+            if let Some(Value::Object(last)) = messages.last_mut()
+                && last.get("role").and_then(Value::as_str) == Some("user")
+            {
+                // `take` in place: the message keeps its key order.
+                let slot = last.entry("content").or_insert(Value::Null);
+                let content = match slot.take() {
+                    Value::String(old) => vec![json!({"type": "text", "text": old}), text_block()],
+                    Value::Array(mut blocks) => {
+                        blocks.push(text_block());
+                        blocks
+                    }
+                    Value::Null => vec![text_block()],
+                    // A lone block object: keep it as the first block.
+                    other => vec![other, text_block()],
+                };
+                *slot = Value::Array(content);
+                return;
+            }
+            messages.push(json!({"role": "user", "content": [text_block()]}));
+        }
+        Shape::OpenAiChat => {
+            if let Some(messages) = list_at(object, "messages") {
+                messages.push(json!({"role": "user", "content": reminder}));
+            }
+        }
+        Shape::OpenAiResponses => {
+            if let Some(Value::String(old)) = object.get("input") {
+                let item = json!({"role": "user", "content": old});
+                object.insert("input".to_owned(), Value::Array(vec![item]));
+            }
+            if let Some(input) = list_at(object, "input") {
+                input.push(json!({
+                    "type": "message",
+                    "role": "user",
+                    "content": [{"type": "input_text", "text": reminder}]
+                }));
+            }
+        }
+        Shape::McpToolsList => {}
+    }
+}
+
+/// The array under `key`, created when absent or null; any other value becomes its first item.
+/// The key keeps its place in the object.
+fn list_at<'a>(object: &'a mut Map<String, Value>, key: &str) -> Option<&'a mut Vec<Value>> {
+    let slot = object.entry(key.to_owned()).or_insert(Value::Null);
+    if !slot.is_array() {
+        let items = match slot.take() {
+            Value::Null => Vec::new(),
+            other => vec![other],
+        };
+        *slot = Value::Array(items);
+    }
+    slot.as_array_mut()
 }

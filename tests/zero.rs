@@ -1,0 +1,710 @@
+//! zero's deferred loading (`defer`, `defer-catalog`): STRATEGIES.md section 4.
+
+use serde_json::{Value, json};
+use toolprism::projection::Status;
+use toolprism::strategies::zero::{
+    catalog_text, deferred_line, input_hint, server_label, shorten, tool_search_schema,
+};
+use toolprism::{Capture, Projection, Settings, Strategy, project};
+
+const VECTOR_LINE: &str = "mcp_github_create_issue: Overview — Create a new issue. | server: github | inputs (* required): body (string), labels (array), owner (string)*, repo (string)*; +1 more";
+
+const SMALL_REMINDER: &str = "<system-reminder>\nThe tools listed below are available in this environment, but their full schemas are omitted from the current tool list to save context.\nCall tool_search with query \"select:Name1,Name2\" (the exact names before each colon) or with keywords to load a tool's full schema before calling it. Calling an omitted tool directly will fail with an input validation error.\nDo not call tool_search for tools already present in the current tool list, and do not guess or invent tool names.\n\nDeferred tools:\nmcp__time__now: Current time. | server: time | (none)\nmcp_github_create_issue: Overview — Create a new issue. | server: github | inputs (* required): body (string), labels (array), owner (string)*, repo (string)*; +1 more\n</system-reminder>";
+
+const SMALL_CATALOG: &str = "# Tool discovery\n\nSearches over deferred tool metadata and exposes matching tools for the next model call.\n\nDeferred tools available through `tool_search`:\n- mcp__time__now — time\n- mcp_github_create_issue — github\nUse query `select:Name1,Name2` for exact names from this list, or use keywords to search tool names and descriptions. Do not call `tool_search` for tools already present in the current tool list.";
+
+const TOOL_SEARCH_DESCRIPTION: &str = "Search for and load deferred tools by exact name or keyword. Use query \"select:Name1,Name2\" to load specific tools, or keywords to find matching tools. Loading a tool returns its full schema so you can call it on the next turn.";
+
+fn vector_tool() -> Value {
+    json!({
+        "name": "mcp_github_create_issue",
+        "description": "## Overview\nCreate a new issue.",
+        "input_schema": {
+            "type": "object",
+            "properties": {
+                "title": {"type": "string"},
+                "body": {"type": "string"},
+                "labels": {"type": "array", "items": {"type": "string"}},
+                "owner": {"type": "string"},
+                "repo": {"type": "string"}
+            },
+            "required": ["owner", "repo", "title"]
+        }
+    })
+}
+
+/// A Messages capture: a built-in tool, two MCP tools, the last message from the user.
+fn small_messages() -> Value {
+    json!({
+        "model": "claude-sonnet-4-5",
+        "max_tokens": 1024,
+        "tools": [
+            {
+                "name": "read_file",
+                "description": "Read a file.",
+                "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}
+            },
+            {
+                "name": "mcp__time__now",
+                "description": "Current time.",
+                "input_schema": {"type": "object", "properties": {}}
+            },
+            vector_tool()
+        ],
+        "messages": [{"role": "user", "content": "hi"}]
+    })
+}
+
+fn settings(pairs: &[&str]) -> Settings {
+    let mut settings = Settings::default();
+    for pair in pairs {
+        settings.apply(pair).expect("valid setting");
+    }
+    settings
+}
+
+fn load(body: Value) -> Capture {
+    Capture::from_value(body).expect("capture loads")
+}
+
+fn sent_names(projection: &Projection, capture: &Capture) -> Vec<String> {
+    projection
+        .tools(capture)
+        .map(|t| toolprism::tool::name(t).unwrap_or("").to_owned())
+        .collect()
+}
+
+fn status_of(projection: &Projection, name: &str) -> Status {
+    projection
+        .outcomes
+        .iter()
+        .find(|o| o.name == name)
+        .map(|o| o.status)
+        .expect("tool has an outcome")
+}
+
+/// A Messages capture with `mcp` MCP tools and `builtin` other tools.
+fn many(mcp: usize, builtin: usize) -> Value {
+    let mut tools = Vec::new();
+    for i in 0..mcp {
+        tools.push(json!({
+            "name": format!("mcp__srv__tool_{i:02}"),
+            "description": format!("MCP tool {i}."),
+            "input_schema": {"type": "object", "properties": {}}
+        }));
+    }
+    for i in 0..builtin {
+        tools.push(json!({
+            "name": format!("builtin_{i:02}"),
+            "description": format!("Built-in tool {i}."),
+            "input_schema": {"type": "object", "properties": {}}
+        }));
+    }
+    json!({"model": "claude-sonnet-4-5", "tools": tools, "messages": [{"role": "user", "content": "go"}]})
+}
+
+#[test]
+fn spec_vector_line() {
+    assert_eq!(deferred_line(&vector_tool()), VECTOR_LINE);
+}
+
+#[test]
+fn defer_small_capture_reminder_and_tools() {
+    let capture = load(small_messages());
+    let projection = project(&capture, Strategy::Defer, &settings(&["defer.threshold=2"]));
+    assert_eq!(projection.added_text.as_deref(), Some(SMALL_REMINDER));
+    assert_eq!(
+        sent_names(&projection, &capture),
+        ["read_file", "tool_search"]
+    );
+    assert_eq!(status_of(&projection, "mcp__time__now"), Status::Deferred);
+    assert_eq!(
+        status_of(&projection, "mcp_github_create_issue"),
+        Status::Deferred
+    );
+    assert_eq!(status_of(&projection, "read_file"), Status::Kept);
+    assert_eq!(status_of(&projection, "tool_search"), Status::Added);
+
+    // The loader, written in the Messages shape, byte for byte.
+    let loader = projection.tools(&capture).nth(1).expect("tool_search sent");
+    assert_eq!(
+        serde_json::to_string(loader).unwrap(),
+        format!(
+            "{{\"name\":\"tool_search\",\"description\":{},\"input_schema\":{{\"additionalProperties\":false,\"properties\":{{\"query\":{{\"description\":\"Either \\\"select:Name1,Name2\\\" for exact tool names, or space-separated keywords to match tool names and descriptions.\",\"type\":\"string\"}}}},\"required\":[\"query\"],\"type\":\"object\"}}}}",
+            serde_json::to_string(TOOL_SEARCH_DESCRIPTION).unwrap()
+        )
+    );
+    assert!(
+        projection
+            .notes
+            .iter()
+            .any(|n| n.contains("server labels are derived from tool names"))
+    );
+}
+
+#[test]
+fn defer_catalog_description() {
+    let capture = load(small_messages());
+    let projection = project(
+        &capture,
+        Strategy::DeferCatalog,
+        &settings(&["defer.threshold=2"]),
+    );
+    assert_eq!(projection.added_text, None);
+    let loader = projection.tools(&capture).last().expect("tool_search sent");
+    assert_eq!(toolprism::tool::name(loader), Some("tool_search"));
+    assert_eq!(toolprism::tool::description(loader), Some(SMALL_CATALOG));
+    assert_eq!(
+        catalog_text(["mcp__time__now", "mcp_github_create_issue"]),
+        SMALL_CATALOG
+    );
+    // No reminder, so the body's conversation is untouched.
+    let body = projection.request_body(&capture);
+    assert_eq!(body["messages"], small_messages()["messages"]);
+}
+
+#[test]
+fn catalog_line_without_server() {
+    assert!(
+        catalog_text(["read_file", "mcp_docs"])
+            .contains("`tool_search`:\n- read_file\n- mcp_docs\nUse query")
+    );
+}
+
+#[test]
+fn defer_sorts_the_loader_among_the_others_catalog_puts_it_last() {
+    let mut body = many(10, 0);
+    let tools = body["tools"].as_array_mut().unwrap();
+    tools.push(json!({"name": "zeta", "description": "z", "input_schema": {"type": "object"}}));
+    tools.push(json!({"name": "alpha", "description": "a", "input_schema": {"type": "object"}}));
+    let capture = load(body);
+    let defer = project(&capture, Strategy::Defer, &Settings::default());
+    assert_eq!(
+        sent_names(&defer, &capture),
+        ["alpha", "tool_search", "zeta"]
+    );
+    let catalog = project(&capture, Strategy::DeferCatalog, &Settings::default());
+    assert_eq!(
+        sent_names(&catalog, &capture),
+        ["alpha", "zeta", "tool_search"]
+    );
+}
+
+#[test]
+fn threshold_nine_of_ten_is_inactive() {
+    let capture = load(many(9, 2));
+    let projection = project(&capture, Strategy::Defer, &Settings::default());
+    assert_eq!(projection.added_text, None);
+    assert_eq!(projection.tool_count(), 11);
+    assert!(!sent_names(&projection, &capture).contains(&"tool_search".to_owned()));
+    assert!(projection.outcomes.iter().all(|o| o.status == Status::Kept));
+    assert!(projection.notes.iter().any(|n| n
+        == "deferring inactive: 9 of 11 tools eligible (MCP tools by mcp.prefixes), below defer.threshold=10; every tool sent in full, sorted by name"));
+}
+
+#[test]
+fn threshold_ten_of_ten_is_active() {
+    let capture = load(many(10, 2));
+    let projection = project(&capture, Strategy::Defer, &Settings::default());
+    let deferred = projection
+        .outcomes
+        .iter()
+        .filter(|o| o.status == Status::Deferred)
+        .count();
+    assert_eq!(deferred, 10);
+    assert_eq!(
+        sent_names(&projection, &capture),
+        ["builtin_00", "builtin_01", "tool_search"]
+    );
+    let reminder = projection.added_text.as_deref().expect("reminder");
+    assert!(reminder.contains("\nmcp__srv__tool_00: MCP tool 0. | server: srv | (none)\n"));
+    assert!(
+        reminder
+            .ends_with("mcp__srv__tool_09: MCP tool 9. | server: srv | (none)\n</system-reminder>")
+    );
+}
+
+#[test]
+fn threshold_zero_disables() {
+    let capture = load(many(20, 0));
+    for strategy in [Strategy::Defer, Strategy::DeferCatalog] {
+        let projection = project(&capture, strategy, &settings(&["defer.threshold=0"]));
+        assert_eq!(projection.added_text, None);
+        assert_eq!(projection.tool_count(), 20);
+        assert!(projection.outcomes.iter().all(|o| o.status == Status::Kept));
+        assert!(projection.notes.iter().any(|n| n
+            == "deferring disabled (defer.threshold=0); every tool sent in full, sorted by name"));
+    }
+}
+
+#[test]
+fn eligible_all_defers_builtin_tools() {
+    let capture = load(many(0, 10));
+    let mcp_only = project(&capture, Strategy::Defer, &Settings::default());
+    assert_eq!(mcp_only.added_text, None);
+    let all = project(
+        &capture,
+        Strategy::Defer,
+        &settings(&["defer.eligible=all"]),
+    );
+    assert_eq!(sent_names(&all, &capture), ["tool_search"]);
+    let reminder = all.added_text.as_deref().expect("reminder");
+    // No server label for a non-MCP name.
+    assert!(reminder.contains("\nbuiltin_00: Built-in tool 0. | (none)\n"));
+    let catalog = project(
+        &capture,
+        Strategy::DeferCatalog,
+        &settings(&["defer.eligible=all"]),
+    );
+    let loader = catalog.tools(&capture).last().unwrap();
+    assert!(
+        toolprism::tool::description(loader)
+            .unwrap()
+            .contains("\n- builtin_00\n- builtin_01\n")
+    );
+}
+
+#[test]
+fn mcp_prefixes_setting_decides_eligibility() {
+    let capture = load(many(10, 0));
+    let projection = project(&capture, Strategy::Defer, &settings(&["mcp.prefixes=ext_"]));
+    assert_eq!(projection.added_text, None);
+}
+
+#[test]
+fn inactive_sorts_by_name_in_byte_order() {
+    let capture = load(json!({
+        "model": "claude-sonnet-4-5",
+        "messages": [{"role": "user", "content": "x"}],
+        "tools": [
+            {"name": "beta", "input_schema": {"type": "object"}},
+            {"name": "alpha", "input_schema": {"type": "object"}},
+            {"name": "_x", "input_schema": {"type": "object"}},
+            {"name": "Zeta", "input_schema": {"type": "object"}},
+            {"name": "Éclair", "input_schema": {"type": "object"}}
+        ]
+    }));
+    let projection = project(&capture, Strategy::Defer, &Settings::default());
+    assert_eq!(
+        sent_names(&projection, &capture),
+        ["Zeta", "_x", "alpha", "beta", "Éclair"]
+    );
+    assert!(
+        projection
+            .notes
+            .iter()
+            .any(|n| n.starts_with("tool order changed"))
+    );
+    // Untouched entries keep their bytes.
+    assert!(projection.outcomes.iter().all(|o| o.status == Status::Kept));
+}
+
+#[test]
+fn withheld_lines_are_in_name_order() {
+    let capture = load(json!({
+        "model": "claude-sonnet-4-5",
+        "messages": [{"role": "user", "content": "x"}],
+        "tools": [
+            {"name": "mcp_b_x", "description": "B.", "input_schema": {"type": "object"}},
+            {"name": "mcp_a_x", "description": "A.", "input_schema": {"type": "object"}}
+        ]
+    }));
+    let projection = project(&capture, Strategy::Defer, &settings(&["defer.threshold=1"]));
+    let reminder = projection.added_text.unwrap();
+    assert!(reminder.contains(
+        "Deferred tools:\nmcp_a_x: A. | server: a | (none)\nmcp_b_x: B. | server: b | (none)\n</system-reminder>"
+    ));
+}
+
+#[test]
+fn capture_tool_search_is_replaced_when_active_and_dropped_when_inactive() {
+    let mut body = many(10, 0);
+    body["tools"].as_array_mut().unwrap().push(json!({
+        "name": "tool_search",
+        "description": "The host's own loader.",
+        "input_schema": {"type": "object", "properties": {"q": {"type": "string"}}}
+    }));
+    let capture = load(body);
+    let active = project(&capture, Strategy::Defer, &Settings::default());
+    let names = sent_names(&active, &capture);
+    assert_eq!(names, ["tool_search"]);
+    let loader = active.tools(&capture).next().unwrap();
+    assert_eq!(
+        toolprism::tool::description(loader),
+        Some(TOOL_SEARCH_DESCRIPTION)
+    );
+    let own = active.outcome_of(10).unwrap();
+    assert_eq!(own.status, Status::Removed);
+    assert_eq!(own.reason, "replaced by zero's own tool_search");
+    // Not counted as eligible: its own reminder line would be nonsense.
+    assert!(!active.added_text.unwrap().contains("\ntool_search:"));
+
+    let inactive = project(
+        &capture,
+        Strategy::Defer,
+        &settings(&["defer.threshold=11"]),
+    );
+    assert_eq!(inactive.tool_count(), 10);
+    assert_eq!(inactive.outcome_of(10).unwrap().status, Status::Removed);
+}
+
+#[test]
+fn shorten_headings() {
+    assert_eq!(shorten("# Title\nmore", 200), "Title");
+    assert_eq!(shorten("###\t  Tabbed heading  ", 200), "Tabbed heading");
+    assert_eq!(shorten("###### Six", 200), "Six");
+    assert_eq!(shorten("####### Seven", 200), "####### Seven");
+    assert_eq!(shorten("#NoSpace", 200), "#NoSpace");
+    assert_eq!(shorten("#\n\n# \n  Body", 200), "#");
+    assert_eq!(shorten("# #", 200), "#");
+}
+
+#[test]
+fn shorten_generic_heading_joins_the_second_line() {
+    assert_eq!(
+        shorten("## Overview\nCreate a new issue.", 200),
+        "Overview — Create a new issue."
+    );
+    assert_eq!(
+        shorten("SUMMARY\n\n   second   line  \nthird", 200),
+        "SUMMARY — second line"
+    );
+    assert_eq!(
+        shorten("  description  \n# Next", 200),
+        "description — Next"
+    );
+    assert_eq!(shorten("Overview", 200), "Overview");
+    assert_eq!(shorten("Overview:\nx", 200), "Overview:");
+    assert_eq!(shorten("Overviews\nx", 200), "Overviews");
+    // Go's (?i) folds U+017F LONG S to `s`.
+    assert_eq!(shorten("ſummary\nx", 200), "ſummary — x");
+}
+
+#[test]
+fn shorten_whitespace() {
+    assert_eq!(shorten("", 200), "");
+    assert_eq!(shorten("\n \n\t\n", 200), "");
+    assert_eq!(shorten("a  b\t\tc\r\x0cd", 200), "a b c d");
+    // NBSP is trimmed at the ends (Unicode trim) but never collapsed inside.
+    assert_eq!(shorten("\u{a0}a\u{a0}\u{a0}b\u{a0}", 200), "a\u{a0}\u{a0}b");
+    // Vertical tab is not in Go's `\s`.
+    assert_eq!(shorten("a\x0b\x0bb", 200), "a\x0b\x0bb");
+    assert_eq!(shorten("\r\n  first\r\nsecond", 200), "first");
+}
+
+#[test]
+fn shorten_truncation() {
+    // Exactly max chars: unchanged, counted in chars not bytes.
+    assert_eq!(shorten("hello", 5), "hello");
+    assert_eq!(shorten("ééééé", 5), "ééééé");
+    // One over: max − 1 chars, cut back to the last space.
+    assert_eq!(shorten("hello world foo", 10), "hello…");
+    // No space: a hard cut inside a word, never inside a UTF-8 sequence.
+    assert_eq!(shorten("abcdefghijkl", 5), "abcd…");
+    assert_eq!(shorten("éééééé", 5), "éééé…");
+    // The kept part ends in a space: it is right-trimmed.
+    assert_eq!(shorten("abc defgh", 5), "abc…");
+    assert_eq!(shorten("ab", 1), "…");
+    // Description length: 200 chars out.
+    let long = "word ".repeat(80);
+    let short = shorten(&long, 200);
+    assert_eq!(short.chars().count(), 195);
+    assert!(short.ends_with("word…"));
+}
+
+#[test]
+fn server_labels() {
+    assert_eq!(server_label("mcp__github__create_issue"), Some("github"));
+    assert_eq!(server_label("mcp__my_server__tool"), Some("my_server"));
+    assert_eq!(server_label("mcp__a__b__c"), Some("a"));
+    assert_eq!(server_label("mcp--git--log"), Some("git"));
+    assert_eq!(server_label("mcp_docs_lookup"), Some("docs"));
+    assert_eq!(server_label("mcp_docs_look_up"), Some("docs"));
+    assert_eq!(server_label("mcp_docs"), None);
+    assert_eq!(server_label("mcp_docs_"), None);
+    assert_eq!(server_label("mcp__github"), None);
+    assert_eq!(server_label("mcp__github__"), None);
+    assert_eq!(server_label("mcp____tool"), None);
+    assert_eq!(server_label("mcp--git"), None);
+    assert_eq!(server_label("mcp_"), None);
+    assert_eq!(server_label("read_file"), None);
+    assert_eq!(server_label("MCP_docs_x"), None);
+}
+
+#[test]
+fn input_hints() {
+    assert_eq!(input_hint(None), "(none)");
+    assert_eq!(input_hint(Some(&json!({"type": "object"}))), "(none)");
+    assert_eq!(
+        input_hint(Some(&json!({"type": "object", "properties": {}}))),
+        "(none)"
+    );
+    assert_eq!(
+        input_hint(Some(&json!({
+            "properties": {
+                "b": {"type": ["", "integer", "null"]},
+                "a": {"description": "no type"},
+                "c": {"type": ["null", "string"]},
+                "d": {"type": 5}
+            },
+            "required": ["d", "zzz"]
+        }))),
+        "inputs (* required): a (string), b (integer), c (null), d (string)*"
+    );
+    assert_eq!(
+        input_hint(Some(
+            &json!({"properties": {"q": {"type": "string"}}, "required": "q"})
+        )),
+        "inputs (* required): q (string)"
+    );
+    // A long hint is shortened to 360 chars.
+    let mut properties = serde_json::Map::new();
+    for i in 0..4 {
+        properties.insert(format!("{}{i}", "p".repeat(120)), json!({"type": "string"}));
+    }
+    let hint = input_hint(Some(&json!({"properties": properties})));
+    assert!(hint.chars().count() <= 360);
+    assert!(hint.ends_with('…'));
+}
+
+#[test]
+fn missing_description_gets_a_placeholder() {
+    let line = deferred_line(&json!({"name": "mcp_x_y", "description": "  \n# \n"}));
+    assert_eq!(line, "mcp_x_y: # | server: x | (none)");
+    let line = deferred_line(&json!({"name": "mcp_x_y", "description": " \n\n "}));
+    assert_eq!(
+        line,
+        "mcp_x_y: No description provided | server: x | (none)"
+    );
+    let line = deferred_line(&json!({"name": "noop"}));
+    assert_eq!(line, "noop: No description provided | (none)");
+}
+
+#[test]
+fn tool_search_schema_key_order() {
+    assert_eq!(
+        serde_json::to_string(&tool_search_schema()).unwrap(),
+        r#"{"additionalProperties":false,"properties":{"query":{"description":"Either \"select:Name1,Name2\" for exact tool names, or space-separated keywords to match tool names and descriptions.","type":"string"}},"required":["query"],"type":"object"}"#
+    );
+}
+
+fn reminder_of(projection: &Projection) -> String {
+    projection.added_text.clone().expect("reminder")
+}
+
+#[test]
+fn placement_messages_last_user_string() {
+    let capture = load(small_messages());
+    let projection = project(&capture, Strategy::Defer, &settings(&["defer.threshold=2"]));
+    let body = projection.request_body(&capture);
+    assert_eq!(
+        body["messages"],
+        json!([{"role": "user", "content": [
+            {"type": "text", "text": "hi"},
+            {"type": "text", "text": SMALL_REMINDER}
+        ]}])
+    );
+    // Everything else in the body is as captured, tools aside.
+    assert_eq!(body["model"], "claude-sonnet-4-5");
+    assert_eq!(body["max_tokens"], 1024);
+}
+
+#[test]
+fn placement_messages_last_user_blocks() {
+    let mut raw = small_messages();
+    raw["messages"] = json!([
+        {"role": "user", "content": "first"},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "read_file", "input": {"path": "a"}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "ok"}]}
+    ]);
+    let capture = load(raw.clone());
+    let projection = project(&capture, Strategy::Defer, &settings(&["defer.threshold=2"]));
+    let body = projection.request_body(&capture);
+    let reminder = reminder_of(&projection);
+    assert_eq!(body["messages"].as_array().unwrap().len(), 3);
+    assert_eq!(body["messages"][0], raw["messages"][0]);
+    assert_eq!(
+        body["messages"][2],
+        json!({"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "t1", "content": "ok"},
+            {"type": "text", "text": reminder}
+        ]})
+    );
+}
+
+#[test]
+fn placement_messages_last_assistant() {
+    let mut raw = small_messages();
+    raw["messages"] = json!([
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": "Hello."}
+    ]);
+    let capture = load(raw);
+    let projection = project(&capture, Strategy::Defer, &settings(&["defer.threshold=2"]));
+    let body = projection.request_body(&capture);
+    let reminder = reminder_of(&projection);
+    assert_eq!(
+        body["messages"],
+        json!([
+            {"role": "user", "content": "hi"},
+            {"role": "assistant", "content": "Hello."},
+            {"role": "user", "content": [{"type": "text", "text": reminder}]}
+        ])
+    );
+}
+
+#[test]
+fn placement_chat() {
+    let capture = load(json!({
+        "model": "gpt-4.1",
+        "messages": [{"role": "system", "content": "sys"}, {"role": "user", "content": "hi"}],
+        "tools": [
+            {"type": "function", "function": {"name": "mcp_a_x", "description": "A.", "parameters": {"type": "object"}}},
+            {"type": "function", "function": {"name": "shell", "description": "S.", "parameters": {"type": "object"}}}
+        ]
+    }));
+    let projection = project(&capture, Strategy::Defer, &settings(&["defer.threshold=1"]));
+    let body = projection.request_body(&capture);
+    let reminder = reminder_of(&projection);
+    assert_eq!(
+        body["messages"],
+        json!([
+            {"role": "system", "content": "sys"},
+            {"role": "user", "content": "hi"},
+            {"role": "user", "content": reminder}
+        ])
+    );
+    assert_eq!(
+        body["tools"],
+        json!([
+            {"type": "function", "function": {"name": "shell", "description": "S.", "parameters": {"type": "object"}}},
+            {"type": "function", "function": {"name": "tool_search", "description": TOOL_SEARCH_DESCRIPTION, "parameters": tool_search_schema()}}
+        ])
+    );
+}
+
+#[test]
+fn placement_responses_string_input() {
+    let capture = load(json!({
+        "model": "gpt-5",
+        "input": "hi",
+        "tools": [
+            {"type": "function", "name": "mcp_a_x", "description": "A.", "parameters": {"type": "object"}}
+        ]
+    }));
+    let projection = project(&capture, Strategy::Defer, &settings(&["defer.threshold=1"]));
+    let body = projection.request_body(&capture);
+    let reminder = reminder_of(&projection);
+    assert_eq!(
+        body["input"],
+        json!([
+            {"role": "user", "content": "hi"},
+            {"type": "message", "role": "user", "content": [{"type": "input_text", "text": reminder}]}
+        ])
+    );
+    assert_eq!(
+        body["tools"],
+        json!([{"type": "function", "name": "tool_search", "description": TOOL_SEARCH_DESCRIPTION, "parameters": tool_search_schema()}])
+    );
+    // `input` keeps its place among the body's keys.
+    let keys: Vec<&String> = body.as_object().unwrap().keys().collect();
+    assert_eq!(keys, ["model", "input", "tools"]);
+}
+
+#[test]
+fn placement_responses_list_input() {
+    let first = json!({"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hi"}]});
+    let capture = load(json!({
+        "model": "gpt-5",
+        "input": [first.clone()],
+        "tools": [
+            {"type": "function", "name": "mcp_a_x", "description": "A.", "parameters": {"type": "object"}}
+        ]
+    }));
+    let projection = project(&capture, Strategy::Defer, &settings(&["defer.threshold=1"]));
+    let body = projection.request_body(&capture);
+    let input = body["input"].as_array().unwrap();
+    assert_eq!(input.len(), 2);
+    assert_eq!(input[0], first);
+    assert_eq!(input[1]["content"][0]["text"], reminder_of(&projection));
+}
+
+#[test]
+fn mcp_list_reports_the_reminder_as_added_text_only() {
+    let raw = json!({
+        "jsonrpc": "2.0",
+        "id": 1,
+        "result": {"tools": [
+            {"name": "mcp_fs_read", "description": "Read.", "inputSchema": {"type": "object"}}
+        ]}
+    });
+    let capture = load(raw.clone());
+    let projection = project(&capture, Strategy::Defer, &settings(&["defer.threshold=1"]));
+    assert!(projection.added_text.is_some());
+    assert!(projection.notes.iter().any(|n| n
+        == "the reminder has no place in a tools/list body: it is reported as added text only"));
+    let body = projection.request_body(&capture);
+    assert_eq!(
+        body,
+        json!({
+            "jsonrpc": "2.0",
+            "id": 1,
+            "result": {"tools": [
+                {"name": "tool_search", "description": TOOL_SEARCH_DESCRIPTION, "inputSchema": tool_search_schema()}
+            ]}
+        })
+    );
+}
+
+#[test]
+fn tool_choice_on_a_deferred_tool_is_linted() {
+    let mut raw = small_messages();
+    raw["tool_choice"] = json!({"type": "tool", "name": "mcp__time__now"});
+    let capture = load(raw);
+    let projection = project(&capture, Strategy::Defer, &settings(&["defer.threshold=2"]));
+    assert!(
+        projection
+            .notes
+            .iter()
+            .any(|n| n.contains("tool_choice names `mcp__time__now`") && n.contains("deferred"))
+    );
+}
+
+#[test]
+fn no_tools_no_change() {
+    let capture = load(
+        json!({"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "hi"}]}),
+    );
+    let projection = project(&capture, Strategy::Defer, &Settings::default());
+    assert_eq!(projection.added_text, None);
+    assert_eq!(projection.request_body(&capture), *capture.body());
+}
+
+#[test]
+fn projection_is_deterministic() {
+    let capture = load(many(12, 3));
+    for strategy in [Strategy::Defer, Strategy::DeferCatalog] {
+        let a = project(&capture, strategy, &Settings::default());
+        let b = project(&capture, strategy, &Settings::default());
+        assert_eq!(a.request_body(&capture), b.request_body(&capture));
+        assert_eq!(a.added_text, b.added_text);
+    }
+}
+
+#[test]
+fn mcp_list_without_prefixes_suggests_eligible_all() {
+    let tools: Vec<Value> = (0..10)
+        .map(|i| json!({"name": format!("browser_{i}"), "inputSchema": {"type": "object"}}))
+        .collect();
+    let capture = load(json!({"tools": tools}));
+    let hint = "a tools/list names its tools without an MCP prefix: defer.eligible=all treats them all as MCP tools";
+    let inactive = project(&capture, Strategy::Defer, &Settings::default());
+    assert!(inactive.notes.iter().any(|n| n == hint));
+    let active = project(
+        &capture,
+        Strategy::Defer,
+        &settings(&["defer.eligible=all"]),
+    );
+    assert!(!active.notes.iter().any(|n| n == hint));
+    assert_eq!(sent_names(&active, &capture), ["tool_search"]);
+}
