@@ -182,12 +182,26 @@ fn strategy_screens() {
     h.keys("3");
     snapshot("progressive_entries_120x35", &mut h, 120, 35);
     snapshot("progressive_entries_80x24", &mut h, 80, 24);
-    h.keys("jjd");
-    snapshot("progressive_diff_unified_120x35", &mut h, 120, 35);
-    h.keys("d");
-    snapshot("progressive_diff_split_120x35", &mut h, 120, 35);
     h.keys("r");
     snapshot("progressive_request_80x24", &mut h, 80, 24);
+    // minimal changes every description: the diffs have something to show.
+    h.keys("4ejjjjjd");
+    assert_eq!(h.selected_name(), "mcp__github__create_issue");
+    snapshot("minimal_diff_unified_120x35", &mut h, 120, 35);
+    snapshot("minimal_diff_unified_80x24", &mut h, 80, 24);
+    h.keys("d");
+    snapshot("minimal_diff_split_120x35", &mut h, 120, 35);
+}
+
+#[test]
+fn added_text_screens() {
+    let mut settings = Settings::default();
+    settings.set("defer.threshold", "2").unwrap();
+    let mut h = Harness::with(SAMPLE, settings, false);
+    h.keys("0a");
+    snapshot("defer_added_120x35", &mut h, 120, 35);
+    h.keys("G");
+    snapshot("defer_tool_search_120x35", &mut h, 120, 35);
 }
 
 #[test]

@@ -13,7 +13,7 @@ use crate::strategy::Strategy;
 use crate::tool;
 
 use super::app::{App, Detail, Overlay, Pane, Tab, default_export_path};
-use super::diffview::{LineRef, SplitRow, UniRow};
+use super::diffview::{LineRef, SplitRow, ToolDiff, UniRow};
 use super::keys::{self, Context, STRATEGY_KEYS};
 use super::text::{bytes, fit, pad, pad_left, pct, safe, saved_pct, skip_cells, thousands, width};
 use super::theme::Theme;
@@ -191,7 +191,12 @@ fn render_header(app: &App, frame: &mut Frame, area: Rect) {
     let tokens = app.capture_tokens().map_or("… tokens".to_owned(), |t| {
         format!("{} tokens", thousands(t))
     });
-    let right = "? help  q quit ";
+    // The footer lists these keys too: on a narrow terminal the title gets the room.
+    let right = if area.width >= 100 {
+        "? help  q quit "
+    } else {
+        ""
+    };
     let parts = [
         safe(&app.path),
         app.capture.shape().id().to_owned(),
@@ -201,17 +206,25 @@ fn render_header(app: &App, frame: &mut Frame, area: Rect) {
         app.encoding.id().to_owned(),
     ];
     let room = (area.width as usize).saturating_sub(width(right) + 12);
+    let name = std::path::Path::new(&app.path)
+        .file_name()
+        .map_or(app.path.clone(), |n| safe(&n.to_string_lossy()));
+    // Shorten in steps: the file name for the path, then drop the encoding, then the bytes.
+    let mut parts = parts.to_vec();
     let mut left = parts.join(" · ");
-    if width(&left) > room {
-        // The file name says enough when the whole path does not fit.
-        let name = std::path::Path::new(&app.path)
-            .file_name()
-            .map_or(app.path.clone(), |n| n.to_string_lossy().into_owned());
-        left = [safe(&name)]
-            .into_iter()
-            .chain(parts[1..].iter().cloned())
-            .collect::<Vec<_>>()
-            .join(" · ");
+    let mut step = 0;
+    while width(&left) > room && step < 3 {
+        match step {
+            0 => parts[0] = name.clone(),
+            1 => {
+                parts.pop();
+            }
+            _ => {
+                parts.remove(3);
+            }
+        }
+        left = parts.join(" · ");
+        step += 1;
     }
     let left = fit(&left, room);
     let gap = (area.width as usize).saturating_sub(11 + width(&left) + width(right));
@@ -303,7 +316,7 @@ fn render_overview(app: &App, frame: &mut Frame, area: Rect) {
     let capture_tokens = app.capture_tokens();
     let outer = block(
         theme,
-        " Strategies: tokens sent (tools + added text) ".to_owned(),
+        " Strategies: tokens sent (tools + added text) · * has notes ".to_owned(),
         true,
     );
     let inner = outer.inner(area);
@@ -548,7 +561,14 @@ fn render_tools(app: &App, frame: &mut Frame, area: Rect, strategy: Strategy) {
                     theme.status(o.status),
                 )),
                 Cell::from(safe(&o.name)),
-                Cell::from(pad_left(&num(before.filter(|_| o.original.is_some())), 7)),
+                Cell::from(pad_left(
+                    &if o.original.is_some() {
+                        num(before)
+                    } else {
+                        "-".to_owned()
+                    },
+                    7,
+                )),
                 Cell::from(pad_left(&sent_tokens, 7)),
                 Cell::from(pad_left(&saved, 7)),
             ];
@@ -627,8 +647,10 @@ pub fn detail_len(app: &App) -> usize {
                 a.max(b) + 2
             }
         }
-        Detail::Unified => app.selected_diff().map_or(0, |d| d.unified.len()),
-        Detail::Split => app.selected_diff().map_or(0, |d| d.split.len()),
+        Detail::Unified | Detail::Split => app.selected_diff().map_or(0, |d| {
+            // The diff body sits under the info line, inside the border.
+            diff_lines(app, &d, inner_w).len() + 1
+        }),
         Detail::Request | Detail::Added => text_lines(app, strategy, inner_w).len(),
     }
 }
@@ -831,78 +853,110 @@ fn render_diff(app: &App, frame: &mut Frame, area: Rect) {
         );
         return;
     }
+    let lines = diff_lines(app, &diff, area.width as usize);
     let height = area.height as usize;
-    let w = area.width as usize;
-    let fold = |n: usize| format!("⋯ {n} unchanged lines");
-    // One side of a row: the sign, then the segments (changed words emphasised), scrolled by
-    // `hscroll` and cut to `cells`; padded when `pad_to` is set.
-    let side = |at: Option<LineRef>, cells: usize, pad_to: bool| -> Vec<Span<'static>> {
-        let Some(line) = at.and_then(|at| diff.line(at)) else {
-            return vec![Span::raw(" ".repeat(if pad_to { cells + 1 } else { 0 }))];
-        };
-        let base = match line.tag {
-            LineTag::Equal => theme.text(),
-            LineTag::Delete => theme.del(),
-            LineTag::Insert => theme.ins(),
-        };
-        let mut out = vec![Span::styled(line.tag.sign().to_string(), base)];
-        let mut skipped = 0;
-        let mut used = 0;
-        for (changed, text) in &line.segments {
-            let text = safe(text);
-            let tw = width(&text);
-            let shown = if skipped + tw <= app.hscroll {
-                skipped += tw;
+    let scroll = app.scroll.min(lines.len().saturating_sub(height));
+    let visible: Vec<Line> = lines.into_iter().skip(scroll).take(height).collect();
+    frame.render_widget(Paragraph::new(visible), area);
+}
+
+/// A diff line's segments, sanitized, as visual rows of at most `cells` cells each: wrapped
+/// when wrapping is on, else scrolled by `hscroll` and cut.
+fn segment_rows(app: &App, segments: &[(bool, String)], cells: usize) -> Vec<Vec<(bool, String)>> {
+    let cells = cells.max(1);
+    let mut rows: Vec<Vec<(bool, String)>> = vec![Vec::new()];
+    let mut used = 0;
+    let mut skipped = 0;
+    for (changed, text) in segments {
+        for c in safe(text).chars() {
+            let w = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+            if !app.wrap && skipped < app.hscroll {
+                skipped += w;
                 continue;
-            } else if skipped < app.hscroll {
-                let s = skip_cells(&text, app.hscroll - skipped);
-                skipped = app.hscroll;
-                s
-            } else {
-                text
-            };
-            if used >= cells {
-                break;
             }
-            let piece = fit(&shown, cells - used);
-            used += width(&piece);
-            let style = if *changed { theme.emphasis(base) } else { base };
-            out.push(Span::styled(piece, style));
+            if used + w > cells {
+                if !app.wrap {
+                    break;
+                }
+                rows.push(Vec::new());
+                used = 0;
+            }
+            let row = rows.last_mut().expect("one row at least");
+            match row.last_mut() {
+                Some((ch, piece)) if ch == changed => piece.push(c),
+                _ => row.push((*changed, c.to_string())),
+            }
+            used += w;
         }
-        if pad_to {
-            out.push(Span::raw(" ".repeat(cells.saturating_sub(used))));
-        }
-        out
+    }
+    rows
+}
+
+/// Every visual line of the selected tool's diff at this width (the detail's scroll range).
+fn diff_lines(app: &App, diff: &ToolDiff, w: usize) -> Vec<Line<'static>> {
+    let theme = app.theme;
+    let fold = |n: usize| Line::styled(fit(&format!("⋯ {n} unchanged lines"), w), theme.dim());
+    let style_of = |tag: LineTag| match tag {
+        LineTag::Equal => theme.text(),
+        LineTag::Delete => theme.del(),
+        LineTag::Insert => theme.ins(),
+    };
+    // One side of a row as visual lines: the sign, then the text (changed words emphasised).
+    let side = |at: Option<LineRef>, cells: usize| -> Vec<Vec<Span<'static>>> {
+        let Some(line) = at.and_then(|at| diff.line(at)) else {
+            return Vec::new();
+        };
+        let base = style_of(line.tag);
+        segment_rows(app, &line.segments, cells)
+            .into_iter()
+            .map(|row| {
+                // The sign repeats on wrapped lines, so the meaning survives without colour.
+                let mut spans = vec![Span::styled(line.tag.sign().to_string(), base)];
+                for (changed, text) in row {
+                    let style = if changed { theme.emphasis(base) } else { base };
+                    spans.push(Span::styled(text, style));
+                }
+                spans
+            })
+            .collect()
     };
     let mut lines = Vec::new();
     match app.detail {
         Detail::Split => {
-            // Equal content widths on both sides, so long lines are cut at the same place.
+            // Equal content widths on both sides, so long lines break at the same place.
             let cells = (w.saturating_sub(1) / 2).saturating_sub(1);
-            let scroll = app.scroll.min(diff.split.len().saturating_sub(height));
-            for row in diff.split.iter().skip(scroll).take(height) {
+            for row in &diff.split {
                 match *row {
-                    SplitRow::Fold(n) => lines.push(Line::styled(fit(&fold(n), w), theme.dim())),
+                    SplitRow::Fold(n) => lines.push(fold(n)),
                     SplitRow::Pair(old, new) => {
-                        let mut spans = side(old, cells, true);
-                        spans.push(Span::styled("│", theme.dim()));
-                        spans.extend(side(new, cells, false));
-                        lines.push(Line::from(spans));
+                        let left = side(old, cells);
+                        let right = side(new, cells);
+                        for k in 0..left.len().max(right.len()).max(1) {
+                            let mut spans = left.get(k).cloned().unwrap_or_default();
+                            let used: usize = spans.iter().map(|s| width(&s.content)).sum();
+                            spans.push(Span::raw(" ".repeat((cells + 1).saturating_sub(used))));
+                            spans.push(Span::styled("│", theme.dim()));
+                            spans.extend(right.get(k).cloned().unwrap_or_default());
+                            lines.push(Line::from(spans));
+                        }
                     }
                 }
             }
         }
         _ => {
-            let scroll = app.scroll.min(diff.unified.len().saturating_sub(height));
-            for row in diff.unified.iter().skip(scroll).take(height) {
-                lines.push(match *row {
-                    UniRow::Fold(n) => Line::styled(fit(&fold(n), w), theme.dim()),
-                    UniRow::Line(at) => Line::from(side(Some(at), w.saturating_sub(1), false)),
-                });
+            for row in &diff.unified {
+                match *row {
+                    UniRow::Fold(n) => lines.push(fold(n)),
+                    UniRow::Line(at) => lines.extend(
+                        side(Some(at), w.saturating_sub(1))
+                            .into_iter()
+                            .map(Line::from),
+                    ),
+                }
             }
         }
     }
-    frame.render_widget(Paragraph::new(lines), area);
+    lines
 }
 
 fn kv(theme: Theme, key: &str, value: String) -> Line<'static> {
