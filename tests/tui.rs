@@ -762,3 +762,31 @@ fn worker_thread_reports_progress_and_finishes() {
         assert!(app.figures(s).is_some());
     }
 }
+
+#[test]
+fn switching_to_an_unready_strategy_puts_it_first() {
+    let capture = Arc::new(Capture::from_bytes(SAMPLE.as_bytes()).unwrap());
+    let mut app = App::new(
+        capture,
+        "s.json".into(),
+        Settings::default(),
+        Encoding::O200kBase,
+        false,
+    );
+    let first = match app.effects.pop() {
+        Some(Effect::Compute(job)) => job,
+        other => panic!("a job first, got {other:?}"),
+    };
+    assert_eq!(first.strategies[0], Strategy::Original);
+    update(
+        &mut app,
+        Msg::Key(KeyEvent::new(KeyCode::Char('4'), KeyModifiers::NONE)),
+    );
+    match app.effects.pop() {
+        Some(Effect::Compute(job)) => {
+            assert_eq!(job.strategies[0], Strategy::Minimal);
+            assert_eq!(job.generation, first.generation);
+        }
+        other => panic!("a new job, got {other:?}"),
+    }
+}

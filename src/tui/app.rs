@@ -600,6 +600,13 @@ impl App {
         }
         self.tab = tab;
         self.searching = false;
+        if let Tab::Strategy(s) = tab
+            && (self.projection(s).is_none() || self.figures(s).is_none())
+        {
+            // Ask again with this strategy first: the worker drops the older job for it and
+            // keeps everything already computed.
+            self.request_compute();
+        }
         if self.detail == Detail::Added
             && let Tab::Strategy(s) = tab
             && !view::has_added(self, s)
