@@ -197,8 +197,13 @@ fn render_header(app: &App, frame: &mut Frame, area: Rect) {
     } else {
         ""
     };
+    let shown_path = if app.path == "-" {
+        "<stdin>".to_owned()
+    } else {
+        safe(&app.path)
+    };
     let parts = [
-        safe(&app.path),
+        shown_path,
         app.capture.shape().id().to_owned(),
         format!("{} tools", thousands(app.capture.tools().len())),
         bytes(app.capture_bytes),
