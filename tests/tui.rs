@@ -669,6 +669,9 @@ fn colour_theme_uses_colour() {
 #[test]
 fn hostile_text_never_reaches_the_buffer_raw() {
     let mut h = Harness::new();
+    // ESC, RLO and ZWSP in mcp__memory__store; line breaks elsewhere are not flagged.
+    assert_eq!(h.app.hidden_in(7), 3);
+    assert_eq!(h.app.hidden_in(0), 0);
     h.keys("1/memory");
     for script in ["<enter>", "d", "d", "r"] {
         h.keys(script);

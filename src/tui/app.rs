@@ -272,6 +272,7 @@ pub struct App {
     /// Frames of the spinner so far.
     pub spinner: usize,
     search_text: Vec<String>,
+    hidden: Vec<usize>,
     diff_cache: RefCell<Option<(DiffKey, Rc<ToolDiff>)>>,
 }
 
@@ -286,6 +287,7 @@ impl App {
         encoding: Encoding,
         color: bool,
     ) -> App {
+        let hidden = capture.tools().iter().map(hidden_chars).collect();
         let search_text = capture
             .tools()
             .iter()
@@ -334,6 +336,7 @@ impl App {
             quit: false,
             spinner: 0,
             search_text,
+            hidden,
             diff_cache: RefCell::new(None),
         };
         app.request_compute();
@@ -371,6 +374,12 @@ impl App {
     /// The capture's tokens under the current encoding, when counted.
     pub fn capture_tokens(&self) -> Option<usize> {
         self.capture_tokens.get(&self.encoding).copied()
+    }
+
+    /// Control, bidi and invisible characters in the original tool at `index` (shown as
+    /// escapes, and flagged in the table so they are not missed).
+    pub fn hidden_in(&self, index: usize) -> usize {
+        self.hidden.get(index).copied().unwrap_or(0)
     }
 
     /// Whether the worker is busy for the current settings.
@@ -1114,6 +1123,22 @@ impl App {
                 self.set_status(format!("export failed: {message}"), true);
             }
         }
+    }
+}
+
+/// Characters of an entry's keys and strings that must not reach a terminal raw, line breaks
+/// and tabs aside (ordinary in descriptions).
+fn hidden_chars(value: &Value) -> usize {
+    let count = |s: &str| {
+        s.chars()
+            .filter(|&c| !matches!(c, '\n' | '\r' | '\t') && crate::sanitize::is_unsafe(c))
+            .count()
+    };
+    match value {
+        Value::String(s) => count(s),
+        Value::Array(items) => items.iter().map(hidden_chars).sum(),
+        Value::Object(map) => map.iter().map(|(k, v)| count(k) + hidden_chars(v)).sum(),
+        _ => 0,
     }
 }
 

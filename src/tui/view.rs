@@ -565,7 +565,14 @@ fn render_tools(app: &App, frame: &mut Frame, area: Rect, strategy: Strategy) {
                     },
                     theme.status(o.status),
                 )),
-                Cell::from(safe(&o.name)),
+                Cell::from(match o.original.map(|i| app.hidden_in(i)) {
+                    // Flag tools that carry control or invisible characters.
+                    Some(n) if n > 0 => Line::from(vec![
+                        Span::styled("!", theme.warn()),
+                        Span::raw(safe(&o.name)),
+                    ]),
+                    _ => Line::raw(safe(&o.name)),
+                }),
                 Cell::from(pad_left(
                     &if o.original.is_some() {
                         num(before)
@@ -724,6 +731,12 @@ fn render_detail(app: &App, frame: &mut Frame, area: Rect, strategy: Strategy) {
                     thousands(t.original_bytes),
                     thousands(t.projected_bytes)
                 )));
+            }
+            if let Some(n) = o.original.map(|i| app.hidden_in(i)).filter(|&n| n > 0) {
+                spans.push(Span::styled(
+                    format!(" · {n} control/invisible chars shown as escapes"),
+                    theme.warn(),
+                ));
             }
             if !o.reason.is_empty() {
                 spans.push(Span::styled(format!(" · {}", safe(&o.reason)), theme.dim()));
@@ -1223,15 +1236,27 @@ fn render_footer(app: &App, frame: &mut Frame, area: Rect) {
     let theme = app.theme;
     let w = area.width as usize;
     let hints = keys::hints(app.context());
+    let cost = |(key, what): &(&str, &str)| width(key) + 1 + width(what) + 2;
+    // The help hint always stays: the others give way, last first, when the line is short.
+    let help = hints.iter().find(|(_, what)| *what == "help").copied();
+    let reserve = help.as_ref().map_or(0, cost);
     let mut spans = vec![Span::raw(" ")];
     let mut used = 1;
-    for (key, what) in hints {
-        let piece = width(key) + 1 + width(what) + 2;
-        if used + piece > w {
-            break;
+    let mut shown_help = false;
+    for hint in &hints {
+        let piece = cost(hint);
+        let is_help = Some(*hint) == help;
+        let room = if is_help || shown_help {
+            w
+        } else {
+            w.saturating_sub(reserve)
+        };
+        if used + piece > room {
+            continue;
         }
-        spans.push(Span::styled(key, theme.key()));
-        spans.push(Span::styled(format!(" {what}  "), theme.dim()));
+        shown_help |= is_help;
+        spans.push(Span::styled(hint.0, theme.key()));
+        spans.push(Span::styled(format!(" {}  ", hint.1), theme.dim()));
         used += piece;
     }
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
