@@ -913,7 +913,14 @@ fn segment_rows(app: &App, segments: &[(bool, String)], cells: usize) -> Vec<Vec
 /// Every visual line of the selected tool's diff at this width (the detail's scroll range).
 fn diff_lines(app: &App, diff: &ToolDiff, w: usize) -> Vec<Line<'static>> {
     let theme = app.theme;
-    let fold = |n: usize| Line::styled(fit(&format!("⋯ {n} unchanged lines"), w), theme.dim());
+    let fold = |n: usize| {
+        let text = if n == 1 {
+            "⋯ 1 unchanged line".to_owned()
+        } else {
+            format!("⋯ {n} unchanged lines")
+        };
+        Line::styled(fit(&text, w), theme.dim())
+    };
     let style_of = |tag: LineTag| match tag {
         LineTag::Equal => theme.text(),
         LineTag::Delete => theme.del(),
