@@ -92,9 +92,18 @@ pub fn write_atomic(path: &Path, bytes: &[u8], force: bool) -> Result<(), Export
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     // The temporary file is deleted when `temp` drops, which every early return does.
-    let mut temp = tempfile::Builder::new()
-        .prefix(&format!(".{file_name}."))
-        .suffix(".tmp")
+    let prefix = format!(".{file_name}.");
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(&prefix).suffix(".tmp");
+    // tempfile's default is owner-only (0600); an export is an ordinary file: the mode a
+    // plain create would give (0666 less the umask), or the replaced file's own mode.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(path).map_or(0o666, |m| m.permissions().mode() & 0o7777);
+        builder.permissions(std::fs::Permissions::from_mode(mode));
+    }
+    let mut temp = builder
         .tempfile_in(dir)
         .map_err(|e| ExportError::io(path, e))?;
     temp.write_all(bytes)
@@ -184,6 +193,23 @@ mod tests {
         write_atomic(&path, b"three", true).unwrap();
         assert_eq!(std::fs::read(&path).unwrap(), b"three");
         assert_eq!(leftovers(dir.path()), vec!["out.json".to_owned()]);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn exports_get_ordinary_permissions() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("out.json");
+        write_atomic(&path, b"x", false).unwrap();
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+        // Readable by the group/others unless the umask forbids it; never the 0600 of a
+        // temporary file under the usual umask 022.
+        assert_eq!(mode & 0o600, 0o600);
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).unwrap();
+        write_atomic(&path, b"y", true).unwrap();
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o640, "a replaced file keeps its mode");
     }
 
     #[test]

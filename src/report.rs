@@ -32,6 +32,8 @@ pub struct ToolFigures {
     pub name: String,
     /// `changed|kept|removed|added` (deferred tools are `removed`, see `reason`).
     pub status: &'static str,
+    /// The full status word, `deferred` included (`kept|changed|removed|deferred|added`).
+    pub state: &'static str,
     /// Why, in a few words.
     pub reason: String,
     /// Tokens of the original entry (0 for added tools).
@@ -211,6 +213,7 @@ pub fn measure_projection(
         .map(|o| ToolFigures {
             name: o.name.clone(),
             status: o.status.contract_word(),
+            state: o.status.word(),
             reason: o.reason.clone(),
             original_tokens: o.original.map_or(0, |i| original_tokens[i]),
             projected_tokens: o.projected.map_or(0, |i| sent_tokens[i]),

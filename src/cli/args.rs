@@ -41,8 +41,21 @@ pub struct Cli {
     pub capture: Option<String>,
 
     /// Change a setting, e.g. `defer.threshold=5` (repeatable).
-    #[arg(long = "set", value_name = "K=V", global = false)]
+    #[arg(long = "set", value_name = "K=V")]
     pub set: Vec<String>,
+
+    /// The tiktoken encoding to count with.
+    #[arg(
+        long,
+        value_enum,
+        default_value = "o200k_base",
+        value_name = "ENCODING"
+    )]
+    pub encoding: EncodingArg,
+
+    /// When to colour the interactive view: auto (unless NO_COLOR), always, never.
+    #[arg(long, value_enum, default_value = "auto", value_name = "WHEN")]
+    pub color: ColorChoice,
 
     #[command(subcommand)]
     pub command: Option<Command>,

@@ -56,6 +56,14 @@ pub fn render(
         if let Some(text) = &projection.added_text {
             print_added_text(&mut out, text, strategy, &paint);
         }
+        // Notes explain what no hunk shows: a reorder, a moved cache marker, a refusal.
+        for note in &projection.notes {
+            let _ = writeln!(
+                out,
+                "{}",
+                paint.wrap(BOLD, &format!("# note: {}", visible(note)))
+            );
+        }
         let mut counts = [0usize; 4];
         for tool in &diffs {
             match tool.status {

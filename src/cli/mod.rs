@@ -93,15 +93,17 @@ fn write_stdout(bytes: &[u8]) -> i32 {
 }
 
 fn run(cli: Cli) -> Result<Output, Failure> {
-    match cli.command {
-        None => open(cli.capture.as_deref(), &cli.set),
-        Some(Command::Report {
+    let Some(command) = cli.command else {
+        return open(&cli);
+    };
+    match command {
+        Command::Report {
             common,
             strategies,
             json,
             encoding,
             per_tool,
-        }) => {
+        } => {
             let (capture, name) = load(&common)?;
             let settings = settings(&common.set)?;
             let strategies = if strategies.is_empty() {
@@ -121,12 +123,12 @@ fn run(cli: Cli) -> Result<Output, Failure> {
             };
             Ok(Output::text(text))
         }
-        Some(Command::Show {
+        Command::Show {
             common,
             strategy,
             tools_only,
             pretty,
-        }) => {
+        } => {
             let (capture, name) = load(&common)?;
             let settings = settings(&common.set)?;
             let projection = project(&capture, strategy, &settings);
@@ -138,12 +140,12 @@ fn run(cli: Cli) -> Result<Output, Failure> {
                 pretty,
             )))
         }
-        Some(Command::Diff {
+        Command::Diff {
             common,
             strategy,
             tool,
             color,
-        }) => {
+        } => {
             let (capture, name) = load(&common)?;
             let settings = settings(&common.set)?;
             let projection = project(&capture, strategy, &settings);
@@ -167,7 +169,7 @@ fn run(cli: Cli) -> Result<Output, Failure> {
                 colored,
             )))
         }
-        Some(Command::Export {
+        Command::Export {
             common,
             strategy,
             output,
@@ -175,7 +177,7 @@ fn run(cli: Cli) -> Result<Output, Failure> {
             pretty,
             store,
             force,
-        }) => {
+        } => {
             let (capture, name) = load(&common)?;
             let settings = settings(&common.set)?;
             let projection = project(&capture, strategy, &settings);
@@ -206,7 +208,7 @@ fn run(cli: Cli) -> Result<Output, Failure> {
                 stderr,
             })
         }
-        Some(Command::Strategies) => {
+        Command::Strategies => {
             let width = Strategy::ALL
                 .iter()
                 .map(|s| s.id().len())
@@ -224,7 +226,7 @@ fn run(cli: Cli) -> Result<Output, Failure> {
             }
             Ok(Output::text(text))
         }
-        Some(Command::Completions { shell }) => {
+        Command::Completions { shell } => {
             let mut command = Cli::command();
             let mut buffer = Vec::new();
             clap_complete::generate(
@@ -242,21 +244,25 @@ fn run(cli: Cli) -> Result<Output, Failure> {
 }
 
 /// `toolprism [CAPTURE]`: the interactive view.
-fn open(capture: Option<&str>, set: &[String]) -> Result<Output, Failure> {
-    let (capture, name) = match capture {
+fn open(cli: &Cli) -> Result<Output, Failure> {
+    let (capture, name) = match cli.capture.as_deref() {
         Some(path) => load_path(path)?,
         None => bundled()?,
     };
-    let settings = settings(set)?;
-    // The TUI plugs in here, and only here. Whenever standard output is not a terminal, print
-    // the headless summary (the same as `report`).
+    let settings = settings(&cli.set)?;
+    let encoding = cli.encoding.into();
+    // The interactive view plugs in here, and only here, when standard output is a terminal
+    // (keys are read from the terminal itself, so `cat capture.json | toolprism -` works too);
+    // `toolprism CAPTURE | less` keeps getting the table below.
     if std::io::stdout().is_terminal() {
-        let color = use_color(ColorChoice::Auto);
-        return toolprism::tui::run(capture, name, settings, Default::default(), color)
+        let color = !matches!(cli.color, ColorChoice::Never)
+            && (matches!(cli.color, ColorChoice::Always)
+                || std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()));
+        return toolprism::tui::run(capture, name, settings, encoding, color)
             .map(|()| Output::text(String::new()))
             .map_err(|e| Failure::new(visible(&e.to_string()).into_owned()));
     }
-    let counter = TokenCounter::new(Default::default());
+    let counter = TokenCounter::new(encoding);
     let report = report::report(&capture, &name, &Strategy::ALL, &settings, &counter);
     Ok(Output::text(table::report_table(&report, false)))
 }

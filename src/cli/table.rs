@@ -107,22 +107,12 @@ fn grid(rows: &[Vec<String>], right: &[bool], indent: &str) -> String {
 /// A few words on what a strategy did: counts of changed, removed and added tools, and the
 /// text it adds outside the tool list.
 fn short_note(figures: &StrategyFigures) -> String {
-    let count = |status: &str| {
-        figures
-            .per_tool
-            .iter()
-            .filter(|t| t.status == status)
-            .count()
-    };
+    let count = |state: &str| figures.per_tool.iter().filter(|t| t.state == state).count();
     let mut parts = Vec::new();
-    for (status, word) in [
-        ("changed", "changed"),
-        ("removed", "removed"),
-        ("added", "added"),
-    ] {
-        let n = count(status);
+    for state in ["changed", "removed", "deferred", "added"] {
+        let n = count(state);
         if n > 0 {
-            parts.push(format!("{n} {word}"));
+            parts.push(format!("{n} {state}"));
         }
     }
     let moved = figures.first_changed_byte.is_some() && parts.is_empty();
@@ -274,7 +264,7 @@ fn per_tool_table(tools: &[ToolFigures]) -> String {
     for t in tools {
         rows.push(vec![
             fit(&visible(&t.name), NAME_WIDTH),
-            t.status.to_owned(),
+            t.state.to_owned(),
             thousands(t.original_tokens as u64),
             thousands(t.projected_tokens as u64),
             thousands(t.original_bytes as u64),

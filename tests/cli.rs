@@ -1,0 +1,748 @@
+//! The `toolprism` binary against the contract in CLI.md: every subcommand, the exit codes,
+//! the one-line errors, export safety, sanitized human output and byte-faithful JSON.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use serde_json::Value;
+
+const STRATEGY_IDS: [&str; 11] = [
+    "original",
+    "full",
+    "progressive",
+    "minimal",
+    "direct",
+    "adaptive",
+    "code",
+    "disabled",
+    "shorten",
+    "defer",
+    "defer-catalog",
+];
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn toolprism() -> Command {
+    let mut cmd = Command::cargo_bin("toolprism").expect("the binary is built");
+    cmd.current_dir(root()).env_remove("NO_COLOR");
+    cmd
+}
+
+fn stdout_of(args: &[&str]) -> String {
+    let out = toolprism()
+        .args(args)
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    String::from_utf8(out.stdout).expect("UTF-8 output")
+}
+
+/// Run, expect exit 2 and exactly one `toolprism: ...` line on stderr; return that line.
+fn fails_with_one_line(cmd: &mut Command) -> String {
+    let out = cmd.assert().code(2).get_output().clone();
+    assert!(out.stdout.is_empty(), "nothing on stdout on failure");
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(stderr.lines().count(), 1, "one line: {stderr:?}");
+    assert!(stderr.starts_with("toolprism: "), "{stderr:?}");
+    stderr.trim_end().to_owned()
+}
+
+fn file_names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// A raw character the sanitizer must never let through to a terminal.
+fn is_raw_hazard(c: char) -> bool {
+    (c.is_control() && c != '\n')
+        || ('\u{202a}'..='\u{202e}').contains(&c)
+        || ('\u{2066}'..='\u{2069}').contains(&c)
+        || ('\u{200b}'..='\u{200f}').contains(&c)
+        || matches!(c, '\u{61c}' | '\u{2060}' | '\u{feff}' | '\u{ad}')
+        || ('\u{e0000}'..='\u{e007f}').contains(&c)
+}
+
+// ---------------------------------------------------------------- report
+
+#[test]
+fn report_table_lists_every_strategy() {
+    let out = stdout_of(&["report", "samples/small.json"]);
+    assert!(out.starts_with("samples/small.json: anthropic-messages, 8 tools, "));
+    for id in STRATEGY_IDS {
+        assert!(
+            out.lines().any(|l| l.split_whitespace().next() == Some(id)),
+            "{id} row missing:\n{out}"
+        );
+    }
+    assert!(out.contains("origin estimates"));
+    assert!(out.contains("provider overhead"), "Messages capture: {out}");
+}
+
+#[test]
+fn report_json_has_the_contract_keys() {
+    let out = stdout_of(&["report", "samples/small.json", "--json"]);
+    let report: Value = serde_json::from_str(&out).expect("one JSON object");
+    let capture = &report["capture"];
+    assert_eq!(capture["path"], "samples/small.json");
+    assert_eq!(capture["shape"], "anthropic-messages");
+    assert_eq!(capture["tools"], 8);
+    for key in ["tools_bytes", "tools_tokens"] {
+        assert!(capture[key].as_u64().unwrap() > 0, "{key}");
+    }
+    assert_eq!(report["encoding"], "o200k_base");
+    let strategies = report["strategies"].as_array().unwrap();
+    let ids: Vec<&str> = strategies
+        .iter()
+        .map(|s| s["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, STRATEGY_IDS);
+    let capture_tokens = capture["tools_tokens"].as_i64().unwrap();
+    for s in strategies {
+        for key in [
+            "tools",
+            "tools_bytes",
+            "tools_tokens",
+            "added_tokens",
+            "total_tokens",
+        ] {
+            assert!(s[key].is_u64(), "{key} in {s}");
+        }
+        let total = s["total_tokens"].as_i64().unwrap();
+        assert_eq!(
+            total,
+            s["tools_tokens"].as_i64().unwrap() + s["added_tokens"].as_i64().unwrap()
+        );
+        assert_eq!(s["saved_tokens"].as_i64().unwrap(), capture_tokens - total);
+        assert!(s["saved_pct"].is_f64());
+        assert!(s["first_changed_byte"].is_u64() || s["first_changed_byte"].is_null());
+        assert!(s["notes"].is_array());
+        for tool in s["per_tool"].as_array().unwrap() {
+            let status = tool["status"].as_str().unwrap();
+            assert!(["changed", "kept", "removed", "added"].contains(&status));
+            assert!(tool["name"].is_string());
+            for key in [
+                "original_tokens",
+                "projected_tokens",
+                "original_bytes",
+                "projected_bytes",
+            ] {
+                assert!(tool[key].is_u64(), "{key}");
+            }
+        }
+    }
+    let original = &strategies[0];
+    assert_eq!(original["tools_bytes"], capture["tools_bytes"]);
+    assert_eq!(original["first_changed_byte"], Value::Null);
+}
+
+#[test]
+fn report_json_counts_the_compact_tools_array() {
+    // tools_bytes is the compact JSON of the `tools` array as sent.
+    let text = std::fs::read_to_string(root().join("samples/small.json")).unwrap();
+    let body: Value = serde_json::from_str(&text).unwrap();
+    let compact = serde_json::to_string(&body["tools"]).unwrap();
+    let out = stdout_of(&["report", "samples/small.json", "--json", "-s", "original"]);
+    let report: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(report["capture"]["tools_bytes"], compact.len());
+}
+
+#[test]
+fn report_strategies_and_encoding_are_selectable() {
+    let out = stdout_of(&[
+        "report",
+        "samples/small.json",
+        "--json",
+        "-s",
+        "minimal",
+        "--strategy",
+        "defer",
+        "--encoding",
+        "cl100k_base",
+    ]);
+    let report: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(report["encoding"], "cl100k_base");
+    let ids: Vec<&str> = report["strategies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["minimal", "defer"]);
+    let o200k: Value =
+        serde_json::from_str(&stdout_of(&["report", "samples/small.json", "--json"])).unwrap();
+    assert_ne!(
+        report["capture"]["tools_tokens"], o200k["capture"]["tools_tokens"],
+        "the two encodings count differently"
+    );
+}
+
+#[test]
+fn report_per_tool_adds_a_table_per_strategy() {
+    let out = stdout_of(&[
+        "report",
+        "samples/small.json",
+        "-s",
+        "original",
+        "--per-tool",
+    ]);
+    assert!(out.contains("original per tool"));
+    assert!(out.contains("mcp__github__create_issue"));
+}
+
+#[test]
+fn report_reads_standard_input() {
+    let text = std::fs::read(root().join("samples/small.json")).unwrap();
+    let out = toolprism()
+        .args(["report", "-", "--json", "-s", "original"])
+        .write_stdin(text)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let report: Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(report["capture"]["path"], "-");
+    assert_eq!(report["capture"]["tools"], 8);
+}
+
+#[test]
+fn settings_are_accepted_and_checked() {
+    toolprism()
+        .args([
+            "report",
+            "samples/small.json",
+            "--set",
+            "defer.threshold=3",
+            "--set",
+            "mcp.prefixes=mcp__,mcp_",
+        ])
+        .assert()
+        .success();
+    let line = fails_with_one_line(toolprism().args([
+        "report",
+        "samples/small.json",
+        "--set",
+        "no.such_key=1",
+    ]));
+    assert!(line.contains("unknown setting `no.such_key`"), "{line}");
+    let line = fails_with_one_line(toolprism().args([
+        "show",
+        "samples/small.json",
+        "-s",
+        "defer",
+        "--set",
+        "defer.threshold=many",
+    ]));
+    assert!(line.contains("bad value for `defer.threshold`"), "{line}");
+    let line =
+        fails_with_one_line(toolprism().args(["report", "samples/small.json", "--set", "novalue"]));
+    assert!(line.contains("KEY=VALUE"), "{line}");
+}
+
+// ---------------------------------------------------------------- errors
+
+#[test]
+fn missing_file_is_one_line_naming_it() {
+    let line = fails_with_one_line(toolprism().args(["report", "does-not-exist.json"]));
+    assert!(
+        line.starts_with("toolprism: does-not-exist.json: cannot read"),
+        "{line}"
+    );
+}
+
+#[test]
+fn bad_json_is_one_line_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("broken.json");
+    std::fs::write(&path, "{\"messages\": [\n  oops\n]}").unwrap();
+    let line = fails_with_one_line(toolprism().arg("report").arg(&path));
+    assert!(
+        line.contains("broken.json: invalid JSON at line 2"),
+        "{line}"
+    );
+}
+
+#[test]
+fn unknown_shape_is_one_line_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("shape.json");
+    std::fs::write(&path, "[1, 2, 3]").unwrap();
+    let line = fails_with_one_line(toolprism().arg("show").arg(&path).args(["-s", "full"]));
+    assert!(
+        line.contains("shape.json: not a known capture shape"),
+        "{line}"
+    );
+    // From standard input the file is named <stdin>.
+    let line = fails_with_one_line(
+        toolprism()
+            .args(["report", "-"])
+            .write_stdin("{\"hello\": 1}"),
+    );
+    assert!(line.starts_with("toolprism: <stdin>: "), "{line}");
+}
+
+#[test]
+fn error_lines_are_sanitized() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("evil\u{1b}[31m\u{202e}.json");
+    let line = fails_with_one_line(toolprism().arg("report").arg(&path));
+    assert!(!line.chars().any(is_raw_hazard), "{line:?}");
+    assert!(line.contains("evil␛[31m⟨U+202E⟩.json"), "{line}");
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    toolprism()
+        .args(["report", "samples/small.json", "-s", "nope"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("unknown strategy `nope`"));
+    toolprism()
+        .args(["show", "samples/small.json"])
+        .assert()
+        .code(2);
+    toolprism()
+        .args(["report", "samples/small.json", "--encoding", "p50k_base"])
+        .assert()
+        .code(2);
+    toolprism().args(["frobnicate", "x"]).assert().code(2);
+    toolprism()
+        .args([
+            "diff",
+            "samples/small.json",
+            "-s",
+            "full",
+            "--color",
+            "sometimes",
+        ])
+        .assert()
+        .code(2);
+    toolprism()
+        .args(["export", "samples/small.json", "-s", "full"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--output"));
+}
+
+// ---------------------------------------------------------------- show
+
+#[test]
+fn show_original_is_the_capture_byte_for_byte_compact() {
+    let text = std::fs::read_to_string(root().join("samples/small.json")).unwrap();
+    let body: Value = serde_json::from_str(&text).unwrap();
+    let out = stdout_of(&["show", "samples/small.json", "-s", "original"]);
+    assert_eq!(out, format!("{}\n", serde_json::to_string(&body).unwrap()));
+    let pretty = stdout_of(&["show", "samples/small.json", "-s", "original", "--pretty"]);
+    assert_eq!(
+        pretty,
+        format!("{}\n", serde_json::to_string_pretty(&body).unwrap())
+    );
+    let tools = stdout_of(&[
+        "show",
+        "samples/small.json",
+        "-s",
+        "original",
+        "--tools-only",
+    ]);
+    assert_eq!(
+        tools,
+        format!("{}\n", serde_json::to_string(&body["tools"]).unwrap())
+    );
+}
+
+#[test]
+fn show_keeps_hostile_text_byte_faithful() {
+    // JSON output is for machines: only JSON escaping, no sanitizing.
+    let out = stdout_of(&[
+        "show",
+        "samples/hostile.json",
+        "-s",
+        "original",
+        "--tools-only",
+    ]);
+    let tools: Value = serde_json::from_str(&out).unwrap();
+    let text = std::fs::read_to_string(root().join("samples/hostile.json")).unwrap();
+    let body: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(tools, body["tools"]);
+    assert!(out.contains("\\u001b[2J"), "ESC stays JSON-escaped");
+    assert!(
+        out.contains('\u{202e}'),
+        "non-control characters stay verbatim"
+    );
+    assert!(!out.contains('⟨'));
+}
+
+#[test]
+fn show_parses_back_for_every_strategy() {
+    for id in STRATEGY_IDS {
+        let out = stdout_of(&["show", "samples/small.json", "-s", id]);
+        let body: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{id}: {e}"));
+        assert!(
+            body.get("messages").is_some(),
+            "{id}: still a Messages body"
+        );
+    }
+}
+
+// ---------------------------------------------------------------- human output is sanitized
+
+#[test]
+fn tables_never_pass_raw_controls_or_bidi() {
+    for args in [
+        &["report", "samples/hostile.json", "--per-tool"][..],
+        &["samples/hostile.json"][..],
+        &[
+            "diff",
+            "samples/hostile.json",
+            "-s",
+            "minimal",
+            "--color",
+            "never",
+        ][..],
+        &[
+            "diff",
+            "samples/hostile.json",
+            "-s",
+            "disabled",
+            "--color",
+            "never",
+        ][..],
+    ] {
+        let out = stdout_of(args);
+        let bad: Vec<char> = out.chars().filter(|&c| is_raw_hazard(c)).collect();
+        assert!(bad.is_empty(), "{args:?}: raw {bad:?} in\n{out}");
+    }
+    let out = stdout_of(&["report", "samples/hostile.json", "--per-tool"]);
+    assert!(out.contains("innocent⟨U+202E⟩exe.txt"), "{out}");
+    assert!(out.contains("zero⟨U+200B⟩width"), "{out}");
+}
+
+// ---------------------------------------------------------------- diff
+
+#[test]
+fn diff_colour_follows_the_flag_and_no_color() {
+    let args = ["diff", "samples/small.json", "-s", "disabled"];
+    let always = stdout_of(&[&args[..], &["--color", "always"]].concat());
+    assert!(always.contains('\u{1b}'), "colour when asked");
+    let never = stdout_of(&[&args[..], &["--color", "never"]].concat());
+    assert!(!never.contains('\u{1b}'));
+    // Not a terminal (a pipe): no colour on auto.
+    let auto = stdout_of(&args);
+    assert!(!auto.contains('\u{1b}'));
+    let no_color = toolprism()
+        .args(args)
+        .env("NO_COLOR", "1")
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    assert!(!String::from_utf8(no_color).unwrap().contains('\u{1b}'));
+    // The text is the same apart from the colour codes.
+    let stripped: String = strip_ansi(&always);
+    assert_eq!(stripped, never);
+}
+
+fn strip_ansi(text: &str) -> String {
+    let mut out = String::new();
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            for d in chars.by_ref() {
+                if d.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+#[test]
+fn diff_of_the_original_is_empty_and_summarized() {
+    let out = stdout_of(&["diff", "samples/small.json", "-s", "original"]);
+    assert!(out.contains("no tool changed, added or removed by original"));
+    assert!(out.contains("identical, −0 +0 bytes"), "{out}");
+    let out = stdout_of(&[
+        "diff",
+        "samples/small.json",
+        "-s",
+        "original",
+        "--tool",
+        "read_file",
+    ]);
+    assert_eq!(out, "read_file: kept unchanged by original\n");
+}
+
+#[test]
+fn diff_of_an_unknown_tool_is_an_error() {
+    let line = fails_with_one_line(toolprism().args([
+        "diff",
+        "samples/small.json",
+        "-s",
+        "minimal",
+        "--tool",
+        "no_such_tool",
+    ]));
+    assert!(line.contains("no tool named `no_such_tool`"), "{line}");
+}
+
+// ---------------------------------------------------------------- export
+
+#[test]
+fn export_writes_what_show_prints_and_never_clobbers() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("minimal.json");
+    toolprism()
+        .args(["export", "samples/small.json", "-s", "minimal", "-o"])
+        .arg(&out)
+        .assert()
+        .success()
+        .stdout("");
+    let shown = stdout_of(&["show", "samples/small.json", "-s", "minimal"]);
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), shown);
+
+    std::fs::write(&out, "precious").unwrap();
+    let line = fails_with_one_line(
+        toolprism()
+            .args(["export", "samples/small.json", "-s", "minimal", "-o"])
+            .arg(&out),
+    );
+    assert!(line.contains("already exists (use --force"), "{line}");
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "precious");
+
+    toolprism()
+        .args([
+            "export",
+            "samples/small.json",
+            "-s",
+            "minimal",
+            "--pretty",
+            "--force",
+            "-o",
+        ])
+        .arg(&out)
+        .assert()
+        .success();
+    let pretty = stdout_of(&["show", "samples/small.json", "-s", "minimal", "--pretty"]);
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), pretty);
+    assert_eq!(
+        file_names(dir.path()),
+        ["minimal.json"],
+        "no temporary files"
+    );
+}
+
+#[test]
+fn failed_export_leaves_nothing_behind() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("missing").join("out.json");
+    let line = fails_with_one_line(
+        toolprism()
+            .args(["export", "samples/small.json", "-s", "full", "-o"])
+            .arg(&missing),
+    );
+    assert!(line.contains("out.json"), "{line}");
+    assert!(file_names(dir.path()).is_empty());
+    // A directory as OUT is refused, even with --force.
+    fails_with_one_line(
+        toolprism()
+            .args([
+                "export",
+                "samples/small.json",
+                "-s",
+                "full",
+                "--force",
+                "-o",
+            ])
+            .arg(dir.path()),
+    );
+    assert!(file_names(dir.path()).is_empty());
+}
+
+#[test]
+fn export_to_standard_output() {
+    let out = stdout_of(&[
+        "export",
+        "samples/small.json",
+        "-s",
+        "defer",
+        "--tools-only",
+        "-o",
+        "-",
+    ]);
+    let shown = stdout_of(&["show", "samples/small.json", "-s", "defer", "--tools-only"]);
+    assert_eq!(out, shown);
+}
+
+#[test]
+fn export_store_writes_nothing_without_pointers() {
+    // `original` names no stored entries: the store folder is not created, a note says so.
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    toolprism()
+        .args([
+            "export",
+            "samples/small.json",
+            "-s",
+            "original",
+            "-o",
+            "-",
+            "--store",
+        ])
+        .arg(&store)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("names no stored entries"));
+    assert!(!store.exists());
+}
+
+// ---------------------------------------------------------------- the rest
+
+#[test]
+fn strategies_lists_one_id_a_line() {
+    let out = stdout_of(&["strategies"]);
+    let ids: Vec<&str> = out
+        .lines()
+        .map(|l| l.split_whitespace().next().unwrap())
+        .collect();
+    assert_eq!(ids, STRATEGY_IDS);
+    assert!(out.lines().all(|l| l.split_whitespace().count() > 2));
+}
+
+#[test]
+fn completions_for_each_shell() {
+    for shell in ["bash", "zsh", "fish"] {
+        let out = stdout_of(&["completions", shell]);
+        assert!(out.contains("toolprism"), "{shell}");
+        assert!(out.contains("report"), "{shell}");
+    }
+    toolprism().args(["completions", "tcsh"]).assert().code(2);
+}
+
+#[test]
+fn help_has_examples_and_version_is_printed() {
+    let help = stdout_of(&["--help"]);
+    assert!(help.contains("Examples:"));
+    for command in [
+        "report",
+        "show",
+        "diff",
+        "export",
+        "strategies",
+        "completions",
+    ] {
+        assert!(help.contains(command), "{command} in --help");
+    }
+    let version = stdout_of(&["--version"]);
+    assert_eq!(
+        version.trim(),
+        format!("toolprism {}", env!("CARGO_PKG_VERSION"))
+    );
+    assert!(stdout_of(&["export", "--help"]).contains("--force"));
+}
+
+#[test]
+fn no_capture_uses_the_bundled_sample_from_any_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = toolprism()
+        .current_dir(dir.path())
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let out = String::from_utf8(out).unwrap();
+    assert!(out.starts_with("samples/small.json (bundled): anthropic-messages, 8 tools"));
+    // The same figures as reporting the file itself.
+    let file = stdout_of(&["report", "samples/small.json"]);
+    assert_eq!(
+        out.lines().skip(1).collect::<Vec<_>>(),
+        file.lines().skip(1).collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn a_closed_pipe_ends_quietly() {
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("toolprism"))
+        .current_dir(root())
+        .args(["report", "samples/large.json", "--per-tool"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Close the reading end before the program writes (it loads and counts first).
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(stderr.is_empty(), "{stderr}");
+    assert_eq!(out.status.code(), Some(0));
+}
+
+// ---------------------------------------------------------------- snapshots
+// Few and deliberate: the figures change whenever a strategy's rules do; review with
+// `cargo insta review` (or INSTA_UPDATE=always) after such a change.
+
+#[test]
+fn snapshot_report_table_small() {
+    insta::assert_snapshot!(
+        "report_small_table",
+        stdout_of(&["report", "samples/small.json"])
+    );
+}
+
+#[test]
+fn snapshot_report_json_small() {
+    insta::assert_snapshot!(
+        "report_small_json",
+        stdout_of(&["report", "samples/small.json", "--json"])
+    );
+}
+
+#[test]
+fn snapshot_report_table_hostile_per_tool() {
+    insta::assert_snapshot!(
+        "report_hostile_per_tool",
+        stdout_of(&[
+            "report",
+            "samples/hostile.json",
+            "-s",
+            "original",
+            "-s",
+            "minimal",
+            "--per-tool"
+        ])
+    );
+}
+
+#[test]
+fn diff_prints_every_note_of_the_report() {
+    let report: Value =
+        serde_json::from_str(&stdout_of(&["report", "samples/large.json", "--json"])).unwrap();
+    for s in report["strategies"].as_array().unwrap() {
+        let id = s["id"].as_str().unwrap();
+        let out = stdout_of(&["diff", "samples/large.json", "-s", id, "--color", "never"]);
+        for note in s["notes"].as_array().unwrap() {
+            let line = format!("# note: {}", note.as_str().unwrap());
+            assert!(out.lines().any(|l| l == line), "{id}: {line}");
+        }
+        assert!(
+            out.lines()
+                .last()
+                .is_some_and(|l| l.starts_with(&format!("{id}: "))),
+            "{id}: the summary line ends the output"
+        );
+    }
+}
