@@ -300,37 +300,33 @@ fn error_lines_are_sanitized() {
 }
 
 #[test]
-fn usage_errors_exit_2() {
-    toolprism()
-        .args(["report", "samples/small.json", "-s", "nope"])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("unknown strategy `nope`"));
-    toolprism()
-        .args(["show", "samples/small.json"])
-        .assert()
-        .code(2);
-    toolprism()
-        .args(["report", "samples/small.json", "--encoding", "p50k_base"])
-        .assert()
-        .code(2);
-    toolprism().args(["frobnicate", "x"]).assert().code(2);
-    toolprism()
-        .args([
-            "diff",
-            "samples/small.json",
-            "-s",
-            "full",
-            "--color",
-            "sometimes",
-        ])
-        .assert()
-        .code(2);
-    toolprism()
-        .args(["export", "samples/small.json", "-s", "full"])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("--output"));
+fn usage_errors_exit_2_with_one_line() {
+    let line =
+        fails_with_one_line(toolprism().args(["report", "samples/small.json", "-s", "nope"]));
+    assert!(line.contains("unknown strategy `nope`"), "{line}");
+    let line = fails_with_one_line(toolprism().args(["show", "samples/small.json"]));
+    assert!(
+        line.contains("--strategy <ID>"),
+        "names the missing argument: {line}"
+    );
+    fails_with_one_line(toolprism().args([
+        "report",
+        "samples/small.json",
+        "--encoding",
+        "p50k_base",
+    ]));
+    fails_with_one_line(toolprism().args(["frobnicate", "x"]));
+    fails_with_one_line(toolprism().args([
+        "diff",
+        "samples/small.json",
+        "-s",
+        "full",
+        "--color",
+        "sometimes",
+    ]));
+    let line =
+        fails_with_one_line(toolprism().args(["export", "samples/small.json", "-s", "full"]));
+    assert!(line.contains("--output"), "{line}");
 }
 
 // ---------------------------------------------------------------- show
@@ -745,4 +741,130 @@ fn diff_prints_every_note_of_the_report() {
             "{id}: the summary line ends the output"
         );
     }
+}
+
+// ---------------------------------------------------------------- with the strategies' rules
+
+#[test]
+fn export_store_writes_the_entries_pointers_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("short.json");
+    let store = dir.path().join("store");
+    toolprism()
+        .args(["export", "samples/leanctx-chat.json", "-s", "shorten", "-o"])
+        .arg(&out)
+        .arg("--store")
+        .arg(&store)
+        .assert()
+        .success();
+    let exported = std::fs::read_to_string(&out).unwrap();
+    let stored = file_names(&store);
+    assert!(!stored.is_empty(), "shorten stores at least one entry");
+    for handle in &stored {
+        assert!(
+            exported.contains(&format!("(id=\\\"{handle}\\\")")),
+            "{handle} is named by a pointer"
+        );
+        let entry: Value =
+            serde_json::from_str(&std::fs::read_to_string(store.join(handle)).unwrap()).unwrap();
+        assert!(entry.is_object());
+    }
+    // The same export again, without --force: OUT exists, refused, store untouched.
+    fails_with_one_line(
+        toolprism()
+            .args(["export", "samples/leanctx-chat.json", "-s", "shorten", "-o"])
+            .arg(&out)
+            .arg("--store")
+            .arg(&store),
+    );
+    assert_eq!(file_names(&store), stored);
+    assert_eq!(file_names(dir.path()), ["short.json", "store"]);
+}
+
+#[test]
+fn a_refused_capture_is_one_line_for_show_and_a_note_in_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("dup.json");
+    std::fs::write(
+        &path,
+        r#"{"model":"m","messages":[],"tools":[{"name":"a","input_schema":{}},{"name":"a","input_schema":{}}]}"#,
+    )
+    .unwrap();
+    let line = fails_with_one_line(toolprism().arg("show").arg(&path).args(["-s", "direct"]));
+    assert!(
+        line.contains("dup.json: `direct` refuses this capture"),
+        "{line}"
+    );
+    let report = toolprism()
+        .arg("report")
+        .arg(&path)
+        .args(["-s", "direct", "--json"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let report: Value = serde_json::from_slice(&report).unwrap();
+    assert!(
+        !report["strategies"][0]["notes"]
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
+}
+
+#[test]
+fn deferred_tools_are_counted_as_deferred_in_the_table() {
+    let json: Value = serde_json::from_str(&stdout_of(&[
+        "report",
+        "samples/large.json",
+        "-s",
+        "defer",
+        "--json",
+    ]))
+    .unwrap();
+    let deferred = json["strategies"][0]["per_tool"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["state"] == "deferred")
+        .inspect(|t| assert_eq!(t["status"], "removed", "the contract word"))
+        .count();
+    assert!(deferred > 0);
+    let table = stdout_of(&["report", "samples/large.json", "-s", "defer"]);
+    assert!(table.contains(&format!("{deferred} deferred")), "{table}");
+}
+
+#[test]
+fn diff_shows_hunks_for_changed_tools() {
+    let out = stdout_of(&[
+        "diff",
+        "samples/small.json",
+        "-s",
+        "minimal",
+        "--tool",
+        "read_file",
+        "--color",
+        "never",
+    ]);
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(lines[0].starts_with("# read_file: changed"), "{out}");
+    assert_eq!(lines[1], "--- capture/read_file");
+    assert_eq!(lines[2], "+++ minimal/read_file");
+    assert!(lines[3].starts_with("@@ -1,"), "{out}");
+    assert!(lines.iter().any(|l| l.starts_with("-  \"description\"")));
+    assert!(lines.iter().any(|l| l.starts_with("+  \"description\"")));
+    // Removed tools diff against /dev/null.
+    let out = stdout_of(&[
+        "diff",
+        "samples/small.json",
+        "-s",
+        "disabled",
+        "--color",
+        "never",
+    ]);
+    assert!(
+        out.contains("--- capture/read_file\n+++ /dev/null\n"),
+        "{out}"
+    );
 }

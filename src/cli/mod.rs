@@ -60,9 +60,12 @@ pub fn main() -> i32 {
         Ok(cli) => cli,
         Err(e) => {
             // Help and version are "errors" to clap that go to stdout with status 0.
-            let code = if e.use_stderr() { EXIT_USAGE } else { EXIT_OK };
-            let _ = e.print();
-            return code;
+            if !e.use_stderr() {
+                let _ = e.print();
+                return EXIT_OK;
+            }
+            let _ = writeln!(std::io::stderr(), "toolprism: {}", usage_line(&e));
+            return EXIT_USAGE;
         }
     };
     match run(cli) {
@@ -77,6 +80,27 @@ pub fn main() -> i32 {
             EXIT_USAGE
         }
     }
+}
+
+/// A clap usage error as one line: its message and tips, without the usage block.
+fn usage_line(error: &clap::Error) -> String {
+    let rendered = error.render().to_string();
+    let mut joined = String::new();
+    for line in rendered.lines() {
+        let line = line.trim();
+        if line.starts_with("Usage:") || line.starts_with("For more information") {
+            break;
+        }
+        if line.is_empty() {
+            continue;
+        }
+        if !joined.is_empty() {
+            // A list continues its heading line; anything else (a tip) is a new clause.
+            joined.push_str(if joined.ends_with(':') { " " } else { "; " });
+        }
+        joined.push_str(line.strip_prefix("error: ").unwrap_or(line));
+    }
+    format!("{} (see --help)", visible(&joined))
 }
 
 /// Write to standard output; a closed pipe is not an error worth a message.
