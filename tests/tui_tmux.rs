@@ -25,8 +25,9 @@ impl Tmux {
         std::fs::write(&capture, SAMPLE).expect("write the sample");
         let socket = format!("toolprism-{name}-{}", std::process::id());
         // The exit status goes to a file: tmux does not always record a dead pane's status.
+        // The pane then stays, so the terminal's state after the program can be checked.
         let mut command = format!(
-            "'{}' sample.json; echo $? > exit-status",
+            "'{}' sample.json; echo $? > exit-status; sleep 120",
             env!("CARGO_BIN_EXE_toolprism")
         );
         for (k, v) in env {
@@ -130,6 +131,18 @@ impl Tmux {
         }
     }
 
+    /// The pane's alternate-screen and mouse-tracking flags (`1` when on).
+    fn modes(&self) -> String {
+        let out = self.cmd(&[
+            "display-message",
+            "-p",
+            "-t",
+            "t",
+            "alt=#{alternate_on} mouse=#{mouse_any_flag}",
+        ]);
+        String::from_utf8_lossy(&out.stdout).trim().to_owned()
+    }
+
     fn path(&self, name: &str) -> PathBuf {
         Path::new(&self.dir).join(name)
     }
@@ -147,6 +160,11 @@ fn start_navigate_and_quit() {
         return;
     };
     t.wait_for("Strategies");
+    assert_eq!(
+        t.modes(),
+        "alt=1 mouse=1",
+        "alternate screen and mouse capture while running"
+    );
     // Measured figures arrive from the worker.
     t.wait("token figures", |s| {
         s.contains("tokens") && !s.contains("… tokens")
@@ -163,9 +181,25 @@ fn start_navigate_and_quit() {
     t.wait("help closed", |s| !s.contains("Keys (from the key table)"));
     t.keys(&["q"]);
     assert_eq!(t.wait_exit(), 0);
-    // The alternate screen is gone: the shell's screen is back, without the inspector.
+    // The alternate screen is gone and mouse capture is off: the shell's screen is back.
+    assert_eq!(t.modes(), "alt=0 mouse=0");
     let after = t.screen();
     assert!(!after.contains("Tools · progressive"), "{after}");
+}
+
+#[test]
+fn a_panic_restores_the_terminal() {
+    if !cfg!(debug_assertions) {
+        eprintln!("release build: the panic trigger is compiled out, skipping");
+        return;
+    }
+    let Some(t) = Tmux::start("panic", 100, 30, &[("TOOLPRISM_TUI_TEST_PANIC", "1")]) else {
+        return;
+    };
+    assert_eq!(t.wait_exit(), 101, "Rust's panic status");
+    assert_eq!(t.modes(), "alt=0 mouse=0");
+    let after = t.wait_for("the terminal was restored");
+    assert!(after.contains("test panic requested"), "{after}");
 }
 
 #[test]

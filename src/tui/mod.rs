@@ -110,6 +110,12 @@ where
         if dirty {
             terminal.draw(|frame| view::render(app, frame))?;
             dirty = false;
+            // Debug builds only: a way for the end-to-end tests to check that a panic leaves
+            // the terminal restored.
+            #[cfg(debug_assertions)]
+            if std::env::var_os("TOOLPRISM_TUI_TEST_PANIC").is_some() {
+                panic!("test panic requested by TOOLPRISM_TUI_TEST_PANIC");
+            }
         }
         // Worker results first, then input; a short poll keeps both responsive.
         while let Ok(msg) = results.try_recv() {
