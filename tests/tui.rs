@@ -793,3 +793,19 @@ fn switching_to_an_unready_strategy_puts_it_first() {
         other => panic!("a new job, got {other:?}"),
     }
 }
+
+#[test]
+fn narrow_tool_table_switches_between_tokens_and_bytes() {
+    let mut h = Harness::new();
+    h.keys("4");
+    let tokens = h.screen(120, 35);
+    assert!(tokens.contains("tokens  → sent"), "{tokens}");
+    h.keys("b");
+    let bytes = h.screen(120, 35);
+    assert!(bytes.contains("bytes   → sent"), "{bytes}");
+    // 810 bytes for mcp__github__create_issue, as in the wide table.
+    assert!(bytes.contains("810"), "{bytes}");
+    // A wide table shows both whatever the switch says.
+    let wide = h.screen(80, 24);
+    assert!(wide.contains("tokens") && wide.contains("bytes"), "{wide}");
+}

@@ -251,6 +251,8 @@ pub struct App {
     pub hscroll: usize,
     /// Wrap long lines in the entries and added-text views.
     pub wrap: bool,
+    /// A tool table too narrow for tokens and bytes shows bytes.
+    pub bytes_view: bool,
     /// The tool filter (name and text, case-insensitive).
     pub filter: String,
     /// The filter is being typed.
@@ -325,6 +327,7 @@ impl App {
             scroll: 0,
             hscroll: 0,
             wrap: true,
+            bytes_view: false,
             filter: String::new(),
             searching: false,
             sort: SortKey::Original,
@@ -729,6 +732,11 @@ impl App {
                 self.wrap = !self.wrap;
                 self.scroll = 0;
                 self.hscroll = 0;
+            }
+            Action::Units => {
+                self.bytes_view = !self.bytes_view;
+                let units = if self.bytes_view { "bytes" } else { "tokens" };
+                self.set_status(format!("the tool table shows {units}"), false);
             }
             Action::Search => {
                 self.searching = true;

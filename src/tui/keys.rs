@@ -98,6 +98,8 @@ pub enum Action {
     Added,
     /// Wrap long lines in the entries view on or off.
     Wrap,
+    /// Tokens or bytes in a tool table too narrow for both.
+    Units,
     /// Start a search.
     Search,
     /// Cycle the sort order.
@@ -525,6 +527,14 @@ pub const BINDINGS: &[Binding] = &[
         "w",
         A::Wrap,
         "wrap long lines on or off",
+        false,
+    ),
+    b(
+        C::Strategy,
+        &[k('b')],
+        "b",
+        A::Units,
+        "tokens or bytes in the tool table (both when wide)",
         false,
     ),
     b(

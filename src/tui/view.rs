@@ -511,6 +511,8 @@ fn render_tools(app: &App, frame: &mut Frame, area: Rect, strategy: Strategy) {
     }
     let figures = app.figures(strategy);
     let show_bytes = inner.width >= 72;
+    // Too narrow for both: `b` switches the figures between tokens and bytes.
+    let bytes_only = !show_bytes && app.bytes_view;
     let words = inner.width >= 60;
     let mut widths = vec![
         Constraint::Length(if words { 8 } else { 1 }),
@@ -522,7 +524,7 @@ fn render_tools(app: &App, frame: &mut Frame, area: Rect, strategy: Strategy) {
     let mut header = vec![
         if words { "status" } else { "" },
         "tool",
-        "tokens",
+        if bytes_only { "bytes" } else { "tokens" },
         "→ sent",
         "saved",
     ];
@@ -545,7 +547,11 @@ fn render_tools(app: &App, frame: &mut Frame, area: Rect, strategy: Strategy) {
             let o = &projection.outcomes[i];
             let t = figures.and_then(|f| f.per_tool.get(i));
             let num = |v: Option<usize>| v.map_or("…".to_owned(), thousands);
-            let (before, after) = (t.map(|t| t.original_tokens), t.map(|t| t.projected_tokens));
+            let (before, after) = if bytes_only {
+                (t.map(|t| t.original_bytes), t.map(|t| t.projected_bytes))
+            } else {
+                (t.map(|t| t.original_tokens), t.map(|t| t.projected_tokens))
+            };
             let saved = match (before, after) {
                 (Some(b), Some(a)) if b > 0 => pct(saved_pct(b, a)),
                 (Some(_), Some(_)) => "new".to_owned(),
