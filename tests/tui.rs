@@ -606,6 +606,10 @@ fn mouse_selects_and_scrolls() {
     assert_eq!(h.app.overview_sel, 3);
     h.wheel(true, 10, 8);
     assert_eq!(h.app.overview_sel, 6);
+    // A second click on the chosen row opens it.
+    h.click(10, 2 + 2 + 6);
+    assert_eq!(h.app.tab, Tab::Strategy(Strategy::Code));
+    h.keys("o");
     // Click a tab: find where "2 full" is drawn.
     let screen = h.screen(120, 35);
     let tabs_line = screen.lines().nth(1).unwrap();
@@ -808,4 +812,22 @@ fn narrow_tool_table_switches_between_tokens_and_bytes() {
     // A wide table shows both whatever the switch says.
     let wide = h.screen(80, 24);
     assert!(wide.contains("tokens") && wide.contains("bytes"), "{wide}");
+}
+
+#[test]
+fn captures_without_tools_draw_everywhere() {
+    for json in [
+        r#"{"model":"m","messages":[{"role":"user","content":"hi"}]}"#,
+        r#"{"model":"m","messages":[{"role":"user","content":"hi"}],"tools":[]}"#,
+        r#"{"tools":[]}"#,
+    ] {
+        let mut h = Harness::with(json, Settings::default(), false);
+        for script in ["", "1", "1d", "1dd", "1r", "7a", "x", "<esc>/a", "<esc>S"] {
+            h.keys(script);
+            for (w, hh) in [(120, 35), (80, 24), (40, 10), (1, 1)] {
+                h.draw(w, hh);
+            }
+        }
+        assert!(h.app.rows().is_empty());
+    }
 }

@@ -1049,7 +1049,10 @@ impl App {
                         };
                         match self.tab {
                             Tab::Overview => {
-                                if row < Strategy::ALL.len() {
+                                // A click on the chosen strategy opens it.
+                                if row == self.overview_sel {
+                                    self.switch_tab(Tab::Strategy(self.strategy()));
+                                } else if row < Strategy::ALL.len() {
                                     self.overview_sel = row;
                                 }
                             }
