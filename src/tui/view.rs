@@ -467,6 +467,31 @@ fn render_notes(app: &App, frame: &mut Frame, area: Rect) {
         Span::styled("Enter", theme.key()),
         Span::styled(" opens it side by side with the capture", theme.dim()),
     ]));
+    // Below, while there is room: the other strategies' notes, so the ones that did nothing
+    // are explained at a glance.
+    let others: Vec<(Strategy, &String)> = Strategy::ALL
+        .iter()
+        .filter(|&&s| s != strategy)
+        .filter_map(|&s| app.projection(s).map(|p| (s, p)))
+        .flat_map(|(s, p)| p.notes.iter().map(move |n| (s, n)))
+        .collect();
+    if !others.is_empty() && lines.len() + 2 < inner.height as usize {
+        lines.push(Line::raw(""));
+        lines.push(Line::styled(
+            "Notes of the other strategies",
+            theme.heading(),
+        ));
+        for (s, note) in others {
+            let text = format!("{}: {}", s.id(), safe(note));
+            for (i, l) in wrap(&text, w.saturating_sub(2)).into_iter().enumerate() {
+                let lead = if i == 0 { "* " } else { "  " };
+                lines.push(Line::from(vec![
+                    Span::styled(lead, theme.warn()),
+                    Span::raw(l),
+                ]));
+            }
+        }
+    }
     frame.render_widget(Paragraph::new(lines), inner);
 }
 
