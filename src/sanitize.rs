@@ -55,6 +55,29 @@ pub fn visible_lines(text: &str) -> Cow<'_, str> {
     escape(text, true)
 }
 
+/// JSON text for a terminal: every unsafe character written as a JSON `\uXXXX` escape (a
+/// surrogate pair above U+FFFF). The result parses to the same value, so `show` stays exact,
+/// yet a bidi override or a C1 control in a description cannot act on the terminal. serde_json
+/// already escapes C0 controls, so in its output unsafe characters only occur inside strings,
+/// where an escape is always valid.
+pub fn json_for_terminal(json: &str) -> Cow<'_, str> {
+    if !json.chars().any(is_unsafe) {
+        return Cow::Borrowed(json);
+    }
+    let mut out = String::with_capacity(json.len() + 16);
+    for c in json.chars() {
+        if is_unsafe(c) {
+            let mut units = [0u16; 2];
+            for unit in c.encode_utf16(&mut units) {
+                let _ = write!(out, "\\u{unit:04x}");
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
 /// The visible token for one unsafe character (also usable for a safe one: it is returned as
 /// it is).
 pub fn token(c: char) -> Cow<'static, str> {
@@ -156,6 +179,25 @@ mod tests {
         // NBSP and variation selectors pass.
         let text = "café 漢字 🦀 a\u{a0}b \u{2764}\u{fe0f}";
         assert_eq!(visible(text), text);
+    }
+
+    #[test]
+    fn json_for_terminal_escapes_but_keeps_the_value() {
+        let value =
+            serde_json::json!({"name": "a\u{202e}b\u{9b}c\u{e0041}d\u{200b}", "x": "plain é"});
+        let compact = serde_json::to_string(&value).unwrap();
+        let safe = json_for_terminal(&compact);
+        assert!(!safe.chars().any(is_unsafe), "{safe}");
+        assert!(
+            safe.contains("\\u202e") && safe.contains("\\udb40\\udc41"),
+            "{safe}"
+        );
+        let back: serde_json::Value = serde_json::from_str(&safe).unwrap();
+        assert_eq!(back, value);
+        assert!(matches!(
+            json_for_terminal("{\"a\":\"é\"}"),
+            Cow::Borrowed(_)
+        ));
     }
 }
 

@@ -282,7 +282,7 @@ fn disabled_sends_no_tools_key_and_no_tool_choice() {
         projection
             .notes
             .iter()
-            .any(|n| n == "disabled: a3s presents no tools")
+            .any(|n| n == "a3s presents no tools")
     );
     assert!(
         projection

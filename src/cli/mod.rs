@@ -103,6 +103,17 @@ fn usage_line(error: &clap::Error) -> String {
     format!("{} (see --help)", visible(&joined))
 }
 
+/// JSON for standard output: byte-exact into a pipe or file, but with bidi, C1 and invisible
+/// characters written as JSON escapes on a terminal (the same value, nothing for the terminal
+/// to interpret).
+fn for_terminal(json: String) -> String {
+    if std::io::stdout().is_terminal() {
+        toolprism::sanitize::json_for_terminal(&json).into_owned()
+    } else {
+        json
+    }
+}
+
 /// Write to standard output; a closed pipe is not an error worth a message.
 fn write_stdout(bytes: &[u8]) -> i32 {
     let mut out = std::io::stdout().lock();
@@ -157,12 +168,12 @@ fn run(cli: Cli) -> Result<Output, Failure> {
             let settings = settings(&common.set)?;
             let projection = project(&capture, strategy, &settings);
             refused(&projection, &name)?;
-            Ok(Output::text(export::render(
+            Ok(Output::text(for_terminal(export::render(
                 &capture,
                 &projection,
                 tools_only,
                 pretty,
-            )))
+            ))))
         }
         Command::Diff {
             common,
@@ -221,7 +232,7 @@ fn run(cli: Cli) -> Result<Output, Failure> {
             }
             if output.as_os_str() == "-" {
                 return Ok(Output {
-                    stdout: text.into_bytes(),
+                    stdout: for_terminal(text).into_bytes(),
                     stderr,
                 });
             }

@@ -39,7 +39,7 @@ pub fn project(capture: &Capture, profile: Profile, settings: &Settings) -> Draf
         Profile::Adaptive => adaptive(capture, &order, settings),
         Profile::Code => code(capture, &order, settings),
         Profile::Disabled => {
-            let mut draft = empty(capture, "disabled: a3s presents no tools".to_owned());
+            let mut draft = empty(capture, "a3s presents no tools".to_owned());
             for &index in &order {
                 draft.dropped.push((
                     index,
@@ -113,7 +113,7 @@ fn empty(capture: &Capture, why: String) -> Draft {
 /// `direct`: the canonical list, entries untouched.
 fn direct(capture: &Capture, order: &[usize]) -> Draft {
     if order.is_empty() {
-        return empty(capture, "direct: nothing to present".to_owned());
+        return empty(capture, "nothing to present".to_owned());
     }
     Draft {
         sent: Some(order.iter().copied().map(SentTool::original).collect()),
@@ -362,16 +362,13 @@ fn adaptive_verdict(
 fn adaptive(capture: &Capture, order: &[usize], settings: &Settings) -> Draft {
     let tools = capture.tools();
     let (context, source) = selection_context(capture, settings);
-    let context_note = format!(
-        "adaptive context: {source} ({} chars)",
-        context.chars().count()
-    );
+    let context_note = format!("context: {source} ({} chars)", context.chars().count());
 
     if is_greeting(&context) {
         let mut draft = empty(
             capture,
             format!(
-                "adaptive: the context is a greeting (`{}`), so a3s presents no tools",
+                "the context is a greeting (`{}`), so a3s presents no tools",
                 normalize_greeting(&context)
             ),
         );
@@ -400,13 +397,13 @@ fn adaptive(capture: &Capture, order: &[usize], settings: &Settings) -> Draft {
     }
     let flag_names = flags.names();
     let flags_note = if flag_names.is_empty() {
-        "adaptive flags: none".to_owned()
+        "flags set: none".to_owned()
     } else {
-        format!("adaptive flags: {}", flag_names.join(", "))
+        format!("flags set: {}", flag_names.join(", "))
     };
 
     let mut draft = if sent.is_empty() {
-        empty(capture, "adaptive: the selector keeps no tool".to_owned())
+        empty(capture, "the selector keeps no tool".to_owned())
     } else {
         Draft {
             sent: Some(sent),
@@ -565,7 +562,7 @@ fn code(capture: &Capture, order: &[usize], settings: &Settings) -> Draft {
     if program.is_none() && settings.code_gateway == Gateway::Capture {
         let mut draft = empty(
             capture,
-            "code: the capture has no `program` tool, so a3s presents no tools (set code.gateway=inject to add a3s's own gateway)".to_owned());
+            "the capture has no `program` tool, so a3s presents no tools (set code.gateway=inject to add a3s's own gateway)".to_owned());
         for &index in order {
             draft.dropped.push((
                 index,
@@ -627,7 +624,7 @@ fn code(capture: &Capture, order: &[usize], settings: &Settings) -> Draft {
     }
     let listed = order.len() - usize::from(program.is_some()) - catalog.omitted.len();
     let mut note = format!(
-        "code: one `program` gateway; its catalog lists {listed} tools in {} bytes",
+        "one `program` gateway; its catalog lists {listed} tools in {} bytes",
         catalog.text.len()
     );
     if !catalog.omitted.is_empty() {
