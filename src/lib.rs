@@ -16,6 +16,7 @@ pub mod settings;
 pub mod strategies;
 pub mod strategy;
 pub mod tool;
+pub mod tui;
 
 pub use capture::{Capture, Shape};
 pub use error::LoadError;

@@ -286,18 +286,17 @@ fn open(cli: &Cli) -> Result<Output, Failure> {
     };
     let settings = settings(&cli.set)?;
     let encoding = cli.encoding.into();
-    // The interactive view plugs in here, and only here, once `src/tui` is merged. It needs a
-    // terminal on both ends; `toolprism CAPTURE | less` keeps getting the table below.
-    //
-    //     if std::io::stdout().is_terminal() && std::io::stdin().is_terminal() {
-    //         let color = !matches!(cli.color, ColorChoice::Never)
-    //             && (matches!(cli.color, ColorChoice::Always)
-    //                 || std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()));
-    //         return toolprism::tui::run(capture, name, settings, encoding, color)
-    //             .map(|()| Output::text(String::new()))
-    //             .map_err(|e| Failure::new(visible(&e.to_string()).into_owned()));
-    //     }
-    let _ = cli.color;
+    // The interactive view plugs in here, and only here, when standard output is a terminal
+    // (keys are read from the terminal itself, so `cat capture.json | toolprism -` works too);
+    // `toolprism CAPTURE | less` keeps getting the table below.
+    if std::io::stdout().is_terminal() {
+        let color = !matches!(cli.color, ColorChoice::Never)
+            && (matches!(cli.color, ColorChoice::Always)
+                || std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()));
+        return toolprism::tui::run(capture, name, settings, encoding, color)
+            .map(|()| Output::text(String::new()))
+            .map_err(|e| Failure::new(visible(&e.to_string()).into_owned()));
+    }
     let counter = TokenCounter::new(encoding);
     let report = report::report(&capture, &name, &Strategy::ALL, &settings, &counter);
     Ok(Output::text(table::report_table(&report, false)))

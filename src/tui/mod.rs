@@ -1,0 +1,222 @@
+//! The interactive inspector (`toolprism CAPTURE`): ratatui + crossterm over the same engine the
+//! headless commands use.
+//!
+//! Map of the module:
+//! - [`app`]: the state ([`App`]), the messages ([`Msg`]) and the pure [`update`];
+//! - [`view`]: drawing, a pure function of the state, and the layout used for mouse hit-tests;
+//! - [`keys`]: the one key table that drives keys, footer hints and the help overlay;
+//! - [`worker`]: projecting and token counting on a background thread, cached per (strategy,
+//!   settings, encoding);
+//! - [`diffview`]: the per-tool line diff (word emphasis only for rows on screen) and the
+//!   request-level comparison;
+//! - [`theme`], [`text`]: semantic styles (a colourless theme for `NO_COLOR`) and the text
+//!   helpers every capture string passes through.
+//!
+//! [`run`] owns the terminal: it refuses a non-terminal, restores the terminal on every exit
+//! (quit, error, panic), and runs the effects the update asks for.
+
+pub mod app;
+pub mod diffview;
+pub mod keys;
+pub mod text;
+pub mod theme;
+pub mod view;
+pub mod worker;
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::mpsc::{Receiver, Sender};
+use std::time::{Duration, Instant};
+
+use crossterm::event::{self, DisableMouseCapture, EnableMouseCapture, Event};
+use crossterm::terminal::{
+    EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
+};
+use crossterm::{cursor, execute};
+use ratatui::Terminal;
+use ratatui::backend::{Backend, CrosstermBackend};
+
+pub use app::{App, Effect, Msg, WriteError, update};
+
+use crate::capture::Capture;
+use crate::measure::Encoding;
+use crate::settings::Settings;
+
+/// Why the inspector could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum TuiError {
+    /// Standard input or output is not a terminal.
+    #[error(
+        "the inspector needs a terminal (standard output is not a TTY); use `toolprism report CAPTURE` for a plain summary"
+    )]
+    NotATerminal,
+    /// The terminal failed.
+    #[error("terminal: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// Open the inspector on `capture` (read from `path`) until the user quits.
+pub fn run(
+    capture: Capture,
+    path: String,
+    settings: Settings,
+    encoding: Encoding,
+    color: bool,
+) -> Result<(), TuiError> {
+    // Keys are read from the terminal itself (crossterm opens /dev/tty when standard input is
+    // a pipe), so only the output must be a terminal: `cat capture.json | toolprism -` works.
+    if !std::io::stdout().is_terminal() {
+        return Err(TuiError::NotATerminal);
+    }
+    let capture = Arc::new(capture);
+    let mut app = App::new(capture.clone(), path, settings, encoding, color);
+    if color {
+        // Colours were asked for explicitly: do not let crossterm's own NO_COLOR reading turn
+        // colour changes into attribute resets (see `theme`). Without colour the theme sets
+        // none, so crossterm has nothing to suppress.
+        crossterm::style::Colored::set_ansi_color_disabled(false);
+    }
+    let (out_tx, out_rx) = std::sync::mpsc::channel();
+    let jobs = worker::spawn(capture, out_tx);
+
+    install_panic_hook();
+    let guard = TerminalGuard::enter()?;
+    let mut terminal = Terminal::new(CrosstermBackend::new(std::io::stdout()))?;
+    let size = terminal.size()?;
+    update(&mut app, Msg::Resize(size.width, size.height));
+    let result = event_loop(&mut terminal, &mut app, &jobs, &out_rx);
+    drop(terminal);
+    drop(guard);
+    result
+}
+
+fn event_loop<B: Backend>(
+    terminal: &mut Terminal<B>,
+    app: &mut App,
+    jobs: &Sender<worker::Job>,
+    results: &Receiver<worker::WorkerMsg>,
+) -> Result<(), TuiError>
+where
+    TuiError: From<B::Error>,
+{
+    let mut dirty = true;
+    let mut last_tick = Instant::now();
+    loop {
+        run_effects(app, jobs);
+        if app.quit {
+            return Ok(());
+        }
+        if dirty {
+            terminal.draw(|frame| view::render(app, frame))?;
+            dirty = false;
+            // Debug builds only: a way for the end-to-end tests to check that a panic leaves
+            // the terminal restored.
+            #[cfg(debug_assertions)]
+            if std::env::var_os("TOOLPRISM_TUI_TEST_PANIC").is_some() {
+                panic!("test panic requested by TOOLPRISM_TUI_TEST_PANIC");
+            }
+        }
+        // Worker results first, then input; a short poll keeps both responsive.
+        while let Ok(msg) = results.try_recv() {
+            update(app, Msg::Worker(msg));
+            dirty = true;
+        }
+        if app.is_busy() && last_tick.elapsed() >= Duration::from_millis(120) {
+            update(app, Msg::Tick);
+            last_tick = Instant::now();
+            dirty = true;
+        }
+        if event::poll(Duration::from_millis(30))? {
+            let msg = match event::read()? {
+                Event::Key(key) => Some(Msg::Key(key)),
+                Event::Mouse(mouse) => Some(Msg::Mouse(mouse)),
+                Event::Resize(w, h) => Some(Msg::Resize(w, h)),
+                _ => None,
+            };
+            if let Some(msg) = msg {
+                update(app, msg);
+                dirty = true;
+            }
+        }
+    }
+}
+
+/// Run the effects the update queued: computations go to the worker, writes to the disk.
+fn run_effects(app: &mut App, jobs: &Sender<worker::Job>) {
+    for effect in std::mem::take(&mut app.effects) {
+        match effect {
+            Effect::Compute(job) => {
+                let _ = jobs.send(job);
+            }
+            Effect::Write {
+                path,
+                bytes,
+                overwrite,
+                what,
+            } => {
+                let result = write_export(&path, &bytes, overwrite);
+                update(app, Msg::Written { what, result });
+            }
+        }
+    }
+}
+
+/// Write `bytes` to `path` atomically (a temporary file in the same folder, then a rename);
+/// refuse to replace an existing file unless `overwrite`. Returns the absolute path.
+/// The library's export ([`crate::export::write_atomic`], the same the CLI uses). Returns the
+/// absolute path for the status bar.
+pub fn write_export(path: &Path, bytes: &[u8], overwrite: bool) -> Result<PathBuf, WriteError> {
+    match crate::export::write_atomic(path, bytes, overwrite) {
+        Ok(()) => Ok(std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())),
+        Err(crate::export::ExportError::Exists(_)) => Err(WriteError::Exists),
+        Err(e) => Err(WriteError::Failed(text::safe(&e.to_string()))),
+    }
+}
+
+/// Puts the terminal back however the inspector ends.
+struct TerminalGuard;
+
+impl TerminalGuard {
+    fn enter() -> std::io::Result<TerminalGuard> {
+        enable_raw_mode()?;
+        let guard = TerminalGuard;
+        execute!(
+            std::io::stdout(),
+            EnterAlternateScreen,
+            EnableMouseCapture,
+            cursor::Hide
+        )?;
+        Ok(guard)
+    }
+}
+
+impl Drop for TerminalGuard {
+    fn drop(&mut self) {
+        restore_terminal();
+    }
+}
+
+/// Undo everything [`TerminalGuard::enter`] did. Safe to call twice.
+fn restore_terminal() {
+    let _ = execute!(
+        std::io::stdout(),
+        DisableMouseCapture,
+        LeaveAlternateScreen,
+        cursor::Show
+    );
+    let _ = disable_raw_mode();
+}
+
+/// On a panic, restore the terminal before the message is printed.
+fn install_panic_hook() {
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        restore_terminal();
+        previous(info);
+        eprintln!(
+            "toolprism {} crashed; the terminal was restored. Please report this.",
+            env!("CARGO_PKG_VERSION")
+        );
+    }));
+}

@@ -1,0 +1,279 @@
+//! The background worker: projects every strategy and counts tokens off the UI thread, so the
+//! first frame appears at once and keys stay responsive. Results go back as [`WorkerMsg`]s and
+//! the app caches them per (strategy, settings, encoding).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::mpsc::{Receiver, Sender};
+
+use crate::capture::Capture;
+use crate::measure::{Encoding, TokenCounter};
+use crate::projection::{Projection, project};
+use crate::report::{CaptureJson, StrategyFigures, measure_projection};
+use crate::settings::Settings;
+use crate::strategy::Strategy;
+use crate::tool;
+
+use crate::diff::{ByteSummary, projection_summary};
+
+/// A projected request compared with the capture's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct RequestSummary {
+    /// The compact `tools` arrays compared byte for byte (what a provider's prompt cache sees:
+    /// tools come first in the prompt).
+    pub tools: ByteSummary,
+    /// Bytes of the capture's compact request body.
+    pub body_before: usize,
+    /// Bytes of the projected compact request body (a reminder message included).
+    pub body_after: usize,
+}
+
+/// Tools counted between two progress reports.
+const CHUNK: usize = 32;
+
+/// A projection's cache key: the strategy and the settings (as their `K=V` text).
+pub type ProjKey = (Strategy, Arc<str>);
+
+/// Figures' cache key: the projection's and the encoding.
+pub type FigKey = (Strategy, Arc<str>, Encoding);
+
+/// Work for the worker: the strategies to make ready under these settings and encoding.
+#[derive(Debug, Clone)]
+pub struct Job {
+    /// The app's generation when asked; results of an older one are still cached, never shown
+    /// as current unless their key matches.
+    pub generation: u64,
+    /// The settings.
+    pub settings: Settings,
+    /// Their text, the cache key.
+    pub settings_key: Arc<str>,
+    /// The encoding.
+    pub encoding: Encoding,
+    /// The strategies, most wanted first.
+    pub strategies: Vec<Strategy>,
+}
+
+/// What the worker reports.
+#[derive(Debug, Clone)]
+pub enum WorkerMsg {
+    /// The capture's own tokens under an encoding.
+    CaptureMeasured {
+        /// The encoding.
+        encoding: Encoding,
+        /// Tokens of the compact `tools` array.
+        tokens: usize,
+    },
+    /// Work done so far in the current job.
+    Progress {
+        /// The job's generation.
+        generation: u64,
+        /// Units done.
+        done: usize,
+        /// Units in all.
+        total: usize,
+        /// What is being done.
+        what: &'static str,
+    },
+    /// A projection and its request-level summary.
+    Projected {
+        /// Its key.
+        key: ProjKey,
+        /// The projection.
+        projection: Arc<Projection>,
+        /// The request compared with the capture's.
+        request: RequestSummary,
+    },
+    /// A projection's figures.
+    Measured {
+        /// Their key.
+        key: FigKey,
+        /// The figures.
+        figures: Arc<StrategyFigures>,
+    },
+    /// The job is finished.
+    Done {
+        /// The job's generation.
+        generation: u64,
+    },
+}
+
+struct Counted {
+    counter: TokenCounter,
+    original_tokens: Vec<usize>,
+    capture_tokens: usize,
+}
+
+/// The worker's state: the capture and what it has already computed.
+pub struct Worker {
+    capture: Arc<Capture>,
+    json: CaptureJson,
+    original_body_bytes: usize,
+    counted: HashMap<Encoding, Counted>,
+    projections: HashMap<ProjKey, (Arc<Projection>, RequestSummary)>,
+    figures: HashMap<FigKey, Arc<StrategyFigures>>,
+}
+
+impl Worker {
+    /// A worker for one capture.
+    pub fn new(capture: Arc<Capture>) -> Worker {
+        let json = CaptureJson::new(&capture);
+        let original_body_bytes = tool::compact(capture.body()).len();
+        Worker {
+            capture,
+            json,
+            original_body_bytes,
+            counted: HashMap::new(),
+            projections: HashMap::new(),
+            figures: HashMap::new(),
+        }
+    }
+
+    /// Run one job, reporting through `send`. Between units of work it asks `superseded`
+    /// whether a newer job is waiting, and if so stops early (what is done stays cached).
+    pub fn run(
+        &mut self,
+        job: &Job,
+        send: &mut dyn FnMut(WorkerMsg),
+        superseded: &mut dyn FnMut() -> bool,
+    ) {
+        let generation = job.generation;
+        // Projections first: they are fast, and the tables can show names and statuses.
+        let total = job.strategies.len();
+        for (done, &strategy) in job.strategies.iter().enumerate() {
+            if superseded() {
+                return;
+            }
+            send(WorkerMsg::Progress {
+                generation,
+                done,
+                total,
+                what: "projecting",
+            });
+            let key: ProjKey = (strategy, job.settings_key.clone());
+            let (projection, request) = match self.projections.get(&key) {
+                Some(found) => found.clone(),
+                None => {
+                    let projection = Arc::new(project(&self.capture, strategy, &job.settings));
+                    let request = RequestSummary {
+                        tools: projection_summary(&self.capture, &projection),
+                        body_before: self.original_body_bytes,
+                        body_after: tool::compact(&projection.request_body(&self.capture)).len(),
+                    };
+                    self.projections
+                        .insert(key.clone(), (projection.clone(), request));
+                    (projection, request)
+                }
+            };
+            send(WorkerMsg::Projected {
+                key,
+                projection,
+                request,
+            });
+        }
+        // The capture's own tokens under this encoding, in chunks so progress shows.
+        if !self.counted.contains_key(&job.encoding) {
+            let counter = TokenCounter::new(job.encoding);
+            let entries: Vec<&str> = self.json.entries.iter().map(String::as_str).collect();
+            let mut original_tokens = Vec::with_capacity(entries.len());
+            for chunk in entries.chunks(CHUNK) {
+                if superseded() {
+                    return;
+                }
+                send(WorkerMsg::Progress {
+                    generation,
+                    done: original_tokens.len(),
+                    total: entries.len(),
+                    what: "counting tokens",
+                });
+                original_tokens.extend(counter.count_many(chunk));
+            }
+            let capture_tokens = if self.capture.has_tools_key() || !entries.is_empty() {
+                counter.count_array(&entries)
+            } else {
+                0
+            };
+            self.counted.insert(
+                job.encoding,
+                Counted {
+                    counter,
+                    original_tokens,
+                    capture_tokens,
+                },
+            );
+        }
+        let Some(counted) = self.counted.get(&job.encoding) else {
+            return;
+        };
+        send(WorkerMsg::CaptureMeasured {
+            encoding: job.encoding,
+            tokens: counted.capture_tokens,
+        });
+        for (done, &strategy) in job.strategies.iter().enumerate() {
+            if superseded() {
+                return;
+            }
+            send(WorkerMsg::Progress {
+                generation,
+                done,
+                total,
+                what: "measuring",
+            });
+            let key: FigKey = (strategy, job.settings_key.clone(), job.encoding);
+            let figures = match self.figures.get(&key) {
+                Some(found) => found.clone(),
+                None => {
+                    let Some((projection, _)) =
+                        self.projections.get(&(strategy, job.settings_key.clone()))
+                    else {
+                        continue;
+                    };
+                    let figures = Arc::new(measure_projection(
+                        &self.capture,
+                        projection,
+                        &self.json,
+                        &counted.original_tokens,
+                        counted.capture_tokens,
+                        &counted.counter,
+                    ));
+                    self.figures.insert(key.clone(), figures.clone());
+                    figures
+                }
+            };
+            send(WorkerMsg::Measured { key, figures });
+        }
+        send(WorkerMsg::Done { generation });
+    }
+}
+
+/// Start the worker thread. Jobs go in on the returned sender; results come out on `out`.
+/// The thread ends when the job sender is dropped.
+pub fn spawn(capture: Arc<Capture>, out: Sender<WorkerMsg>) -> Sender<Job> {
+    let (jobs_tx, jobs_rx) = std::sync::mpsc::channel::<Job>();
+    std::thread::spawn(move || {
+        let mut worker = Worker::new(capture);
+        let mut pending: Option<Job> = None;
+        loop {
+            let job = match pending.take() {
+                Some(job) => job,
+                None => match jobs_rx.recv() {
+                    Ok(job) => job,
+                    Err(_) => return,
+                },
+            };
+            let mut send = |msg: WorkerMsg| {
+                let _ = out.send(msg);
+            };
+            let mut superseded = || newest(&jobs_rx, &mut pending);
+            worker.run(&job, &mut send, &mut superseded);
+        }
+    });
+    jobs_tx
+}
+
+/// Take the newest waiting job into `pending`; true when there is one.
+fn newest(rx: &Receiver<Job>, pending: &mut Option<Job>) -> bool {
+    while let Ok(job) = rx.try_recv() {
+        *pending = Some(job);
+    }
+    pending.is_some()
+}

@@ -1,0 +1,833 @@
+//! The inspector driven without a terminal: keys and mouse go through the real key table and
+//! `update`, frames are drawn into ratatui's `TestBackend`, and the main screens are kept as
+//! insta snapshots at several sizes.
+
+use std::sync::Arc;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::style::Color;
+use toolprism::measure::Encoding;
+use toolprism::tui::app::{Detail, Overlay, Pane, SortKey, Tab};
+use toolprism::tui::worker::Worker;
+use toolprism::tui::{App, Effect, Msg, WriteError, update, write_export};
+use toolprism::{Capture, Settings, Strategy};
+
+const SAMPLE: &str = include_str!("fixtures/tui-sample.json");
+
+struct Harness {
+    app: App,
+    worker: Worker,
+}
+
+impl Harness {
+    fn with(json: &str, settings: Settings, color: bool) -> Harness {
+        let capture = Arc::new(Capture::from_bytes(json.as_bytes()).expect("sample loads"));
+        let app = App::new(
+            capture.clone(),
+            "tests/fixtures/tui-sample.json".into(),
+            settings,
+            Encoding::O200kBase,
+            color,
+        );
+        let mut h = Harness {
+            app,
+            worker: Worker::new(capture),
+        };
+        h.settle();
+        h
+    }
+
+    fn new() -> Harness {
+        Harness::with(SAMPLE, Settings::default(), false)
+    }
+
+    /// Run the computations the app asked for, synchronously, and feed the results back.
+    fn settle(&mut self) {
+        loop {
+            let effects = std::mem::take(&mut self.app.effects);
+            if effects.is_empty() {
+                return;
+            }
+            for effect in effects {
+                if let Effect::Compute(job) = effect {
+                    let mut out = Vec::new();
+                    self.worker.run(&job, &mut |m| out.push(m), &mut || false);
+                    for m in out {
+                        update(&mut self.app, Msg::Worker(m));
+                    }
+                } else {
+                    self.app.effects.push(effect);
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Press keys: plain characters, or `<tab>`, `<enter>`, `<esc>`, `<down>`, `<up>`, `<bs>`,
+    /// `<c-c>`.
+    fn keys(&mut self, script: &str) -> &mut Harness {
+        let mut rest = script;
+        while let Some(c) = rest.chars().next() {
+            let (code, mods, len) = if c == '<' {
+                let end = rest.find('>').expect("closed key name");
+                let name = &rest[1..end];
+                let (code, mods) = match name {
+                    "tab" => (KeyCode::Tab, KeyModifiers::NONE),
+                    "enter" => (KeyCode::Enter, KeyModifiers::NONE),
+                    "esc" => (KeyCode::Esc, KeyModifiers::NONE),
+                    "down" => (KeyCode::Down, KeyModifiers::NONE),
+                    "up" => (KeyCode::Up, KeyModifiers::NONE),
+                    "bs" => (KeyCode::Backspace, KeyModifiers::NONE),
+                    "pgdn" => (KeyCode::PageDown, KeyModifiers::NONE),
+                    "c-c" => (KeyCode::Char('c'), KeyModifiers::CONTROL),
+                    "lt" => (KeyCode::Char('<'), KeyModifiers::NONE),
+                    other => panic!("unknown key <{other}>"),
+                };
+                (code, mods, end + 1)
+            } else {
+                (KeyCode::Char(c), KeyModifiers::NONE, c.len_utf8())
+            };
+            update(&mut self.app, Msg::Key(KeyEvent::new(code, mods)));
+            self.settle();
+            rest = &rest[len..];
+        }
+        self
+    }
+
+    fn resize(&mut self, w: u16, h: u16) -> &mut Harness {
+        update(&mut self.app, Msg::Resize(w, h));
+        self
+    }
+
+    fn draw(&mut self, w: u16, h: u16) -> Terminal<TestBackend> {
+        self.resize(w, h);
+        let mut terminal = Terminal::new(TestBackend::new(w, h)).expect("test terminal");
+        terminal
+            .draw(|f| toolprism::tui::view::render(&self.app, f))
+            .expect("draws");
+        terminal
+    }
+
+    fn screen(&mut self, w: u16, h: u16) -> String {
+        let terminal = self.draw(w, h);
+        let buffer = terminal.backend().buffer();
+        let mut out = String::new();
+        for y in 0..h {
+            for x in 0..w {
+                out.push_str(buffer[(x, y)].symbol());
+            }
+            out.push('\n');
+        }
+        out
+    }
+
+    fn click(&mut self, column: u16, row: u16) {
+        update(
+            &mut self.app,
+            Msg::Mouse(MouseEvent {
+                kind: MouseEventKind::Down(MouseButton::Left),
+                column,
+                row,
+                modifiers: KeyModifiers::NONE,
+            }),
+        );
+    }
+
+    fn wheel(&mut self, down: bool, column: u16, row: u16) {
+        let kind = if down {
+            MouseEventKind::ScrollDown
+        } else {
+            MouseEventKind::ScrollUp
+        };
+        update(
+            &mut self.app,
+            Msg::Mouse(MouseEvent {
+                kind,
+                column,
+                row,
+                modifiers: KeyModifiers::NONE,
+            }),
+        );
+    }
+
+    fn selected_name(&self) -> String {
+        let strategy = self.app.strategy();
+        let projection = self.app.projection(strategy).expect("projected");
+        projection.outcomes[self.app.selected_outcome().expect("a selection")]
+            .name
+            .clone()
+    }
+}
+
+fn snapshot(name: &str, h: &mut Harness, w: u16, height: u16) {
+    let terminal = h.draw(w, height);
+    insta::assert_snapshot!(name, terminal.backend());
+}
+
+// ---- snapshots of the main screens -------------------------------------------------------
+
+#[test]
+fn overview_screens() {
+    let mut h = Harness::new();
+    snapshot("overview_120x35", &mut h, 120, 35);
+    snapshot("overview_80x24", &mut h, 80, 24);
+    snapshot("overview_40x10", &mut h, 40, 10);
+}
+
+#[test]
+fn strategy_screens() {
+    let mut h = Harness::new();
+    h.keys("3");
+    snapshot("progressive_entries_120x35", &mut h, 120, 35);
+    snapshot("progressive_entries_80x24", &mut h, 80, 24);
+    h.keys("r");
+    snapshot("progressive_request_80x24", &mut h, 80, 24);
+    // minimal changes every description: the diffs have something to show.
+    h.keys("4ejjjjjd");
+    assert_eq!(h.selected_name(), "mcp__github__create_issue");
+    snapshot("minimal_diff_unified_120x35", &mut h, 120, 35);
+    snapshot("minimal_diff_unified_80x24", &mut h, 80, 24);
+    h.keys("d");
+    snapshot("minimal_diff_split_120x35", &mut h, 120, 35);
+}
+
+#[test]
+fn added_text_screens() {
+    let mut settings = Settings::default();
+    settings.set("defer.threshold", "2").unwrap();
+    let mut h = Harness::with(SAMPLE, settings, false);
+    h.keys("0a");
+    snapshot("defer_added_120x35", &mut h, 120, 35);
+    h.keys("G");
+    snapshot("defer_tool_search_120x35", &mut h, 120, 35);
+}
+
+#[test]
+fn dialogs() {
+    let mut h = Harness::new();
+    h.keys("?");
+    snapshot("help_80x24", &mut h, 80, 24);
+    h.keys("<esc>S");
+    snapshot("settings_120x35", &mut h, 120, 35);
+    h.keys("<esc>2x");
+    snapshot("export_80x24", &mut h, 80, 24);
+    h.keys("<esc>/git");
+    snapshot("search_80x24", &mut h, 80, 24);
+}
+
+#[test]
+fn tiny_terminals() {
+    let mut h = Harness::new();
+    snapshot("too_small_20x5", &mut h, 20, 5);
+    snapshot("too_small_1x1", &mut h, 1, 1);
+}
+
+// ---- no panic at any size, on any screen -------------------------------------------------
+
+#[test]
+fn every_screen_draws_at_every_size() {
+    let sizes = [
+        (1, 1),
+        (2, 2),
+        (10, 3),
+        (39, 9),
+        (40, 10),
+        (41, 11),
+        (60, 20),
+        (80, 24),
+        (109, 30),
+        (110, 30),
+        (200, 60),
+        (300, 12),
+        (12, 300),
+    ];
+    let scripts = [
+        "",
+        "3",
+        "3d",
+        "3dd",
+        "3r",
+        "-a",
+        "?",
+        "S",
+        "Sj<enter>",
+        "2x",
+        "/zzz",
+        "7",
+    ];
+    for script in scripts {
+        let mut h = Harness::new();
+        h.keys(script);
+        for (w, hh) in sizes {
+            h.draw(w, hh);
+        }
+        // Shrinking and growing again keeps working too.
+        for (w, hh) in sizes.iter().rev() {
+            h.draw(*w, *hh);
+        }
+    }
+}
+
+// ---- key-driven state ---------------------------------------------------------------------
+
+#[test]
+fn overview_navigation_and_opening() {
+    let mut h = Harness::new();
+    assert_eq!(h.app.tab, Tab::Overview);
+    h.keys("jj");
+    assert_eq!(h.app.overview_sel, 2);
+    h.keys("k");
+    assert_eq!(h.app.overview_sel, 1);
+    h.keys("<enter>");
+    assert_eq!(h.app.tab, Tab::Strategy(Strategy::Full));
+    h.keys("o");
+    assert_eq!(h.app.tab, Tab::Overview);
+    h.keys("G");
+    assert_eq!(h.app.overview_sel, Strategy::ALL.len() - 1);
+    h.keys("g");
+    assert_eq!(h.app.overview_sel, 0);
+}
+
+#[test]
+fn strategy_keys_and_tabs() {
+    let mut h = Harness::new();
+    for (i, key) in ['1', '2', '3', '4', '5', '6', '7', '8', '9', '0', '-']
+        .into_iter()
+        .enumerate()
+    {
+        h.keys(&key.to_string());
+        assert_eq!(h.app.tab, Tab::Strategy(Strategy::ALL[i]), "key {key}");
+    }
+    h.keys("]");
+    assert_eq!(h.app.tab, Tab::Overview);
+    h.keys("[");
+    assert_eq!(h.app.tab, Tab::Strategy(Strategy::DeferCatalog));
+}
+
+#[test]
+fn tool_selection_moves_and_survives_a_strategy_switch() {
+    let mut h = Harness::new();
+    h.resize(120, 35).keys("1jj");
+    assert_eq!(h.app.tool_sel, 2);
+    assert_eq!(h.selected_name(), "bash");
+    h.keys("2");
+    assert_eq!(
+        h.selected_name(),
+        "bash",
+        "same tool under another strategy"
+    );
+    h.keys("G");
+    assert_eq!(h.app.tool_sel, h.app.rows().len() - 1);
+    h.keys("g");
+    assert_eq!(h.app.tool_sel, 0);
+    h.keys("<down><down><up>");
+    assert_eq!(h.app.tool_sel, 1);
+}
+
+#[test]
+fn focus_and_detail_views() {
+    let mut h = Harness::new();
+    h.resize(120, 35).keys("3");
+    assert_eq!(h.app.focus, Pane::Tools);
+    h.keys("<tab>");
+    assert_eq!(h.app.focus, Pane::Detail);
+    h.keys("j");
+    assert_eq!(h.app.tool_sel, 0, "j scrolls the detail, not the table");
+    h.keys("<tab>d");
+    assert_eq!(h.app.detail, Detail::Unified);
+    h.keys("d");
+    assert_eq!(h.app.detail, Detail::Split);
+    h.keys("d");
+    assert_eq!(h.app.detail, Detail::Entries);
+    h.keys("r");
+    assert_eq!(h.app.detail, Detail::Request);
+    h.keys("e");
+    assert_eq!(h.app.detail, Detail::Entries);
+}
+
+#[test]
+fn search_filters_by_name_and_text_and_esc_clears() {
+    let mut h = Harness::new();
+    h.resize(120, 35).keys("1");
+    let all = h.app.rows().len();
+    assert_eq!(all, 8);
+    h.keys("/github");
+    assert!(h.app.searching);
+    assert_eq!(h.app.rows().len(), 2, "two github tools by name");
+    h.keys("<enter>");
+    assert!(!h.app.searching);
+    assert_eq!(h.app.filter, "github");
+    // Text search: a word only in a description.
+    h.keys("<esc>/knowledge graph");
+    assert_eq!(h.app.rows().len(), 1);
+    assert_eq!(h.selected_name(), "mcp__memory__store");
+    h.keys("<esc>");
+    assert_eq!(h.app.rows().len(), all);
+    assert!(h.app.filter.is_empty());
+    // Backspace widens the match again.
+    h.keys("/gitx");
+    assert_eq!(h.app.rows().len(), 0);
+    h.keys("<bs>");
+    assert!(!h.app.rows().is_empty());
+    // `q` is text while searching, not quit.
+    h.keys("q");
+    assert!(!h.app.quit);
+    assert_eq!(h.app.filter, "gitq");
+}
+
+#[test]
+fn sort_cycles_through_every_order() {
+    let mut h = Harness::new();
+    h.resize(120, 35).keys("1");
+    assert_eq!(h.app.sort, SortKey::Original);
+    h.keys("s");
+    assert_eq!(h.app.sort, SortKey::Saving);
+    h.keys("s");
+    assert_eq!(h.app.sort, SortKey::Size);
+    let figures = h.app.figures(Strategy::Original).expect("measured").clone();
+    let sizes: Vec<usize> = h
+        .app
+        .rows()
+        .iter()
+        .map(|&i| figures.per_tool[i].original_tokens)
+        .collect();
+    assert!(sizes.windows(2).all(|w| w[0] >= w[1]), "{sizes:?}");
+    h.keys("s");
+    assert_eq!(h.app.sort, SortKey::Name);
+    let projection = h.app.projection(Strategy::Original).unwrap().clone();
+    let names: Vec<&str> = h
+        .app
+        .rows()
+        .iter()
+        .map(|&i| projection.outcomes[i].name.as_str())
+        .collect();
+    let mut sorted = names.clone();
+    sorted.sort();
+    assert_eq!(names, sorted);
+    h.keys("s");
+    assert_eq!(h.app.sort, SortKey::Original);
+}
+
+#[test]
+fn settings_editor_changes_settings_and_recomputes_everything() {
+    let mut h = Harness::new();
+    let before = h.app.generation;
+    // defer.threshold is the 14th key.
+    let index = Settings::KEYS
+        .iter()
+        .position(|k| k.key == "defer.threshold")
+        .unwrap();
+    h.keys("S");
+    for _ in 0..index {
+        h.keys("j");
+    }
+    h.keys("<enter>");
+    assert!(matches!(
+        h.app.overlay,
+        Some(Overlay::Settings {
+            editing: Some(_),
+            ..
+        })
+    ));
+    // Replace "10" by "2".
+    h.keys("<bs><bs>2");
+    update(
+        &mut h.app,
+        Msg::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE)),
+    );
+    // The app asks for a computation of every strategy under the new settings.
+    let jobs: Vec<_> = h
+        .app
+        .effects
+        .iter()
+        .filter_map(|e| match e {
+            Effect::Compute(job) => Some(job.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(jobs.len(), 1);
+    assert_eq!(jobs[0].strategies.len(), Strategy::ALL.len());
+    assert_eq!(jobs[0].settings.defer_threshold, 2);
+    h.settle();
+    assert_eq!(h.app.settings.defer_threshold, 2);
+    assert!(h.app.generation > before);
+    for s in Strategy::ALL {
+        assert!(
+            h.app.figures(s).is_some(),
+            "{s} measured under the new settings"
+        );
+    }
+    // A bad value is refused with the reason and changes nothing.
+    h.keys("<enter><bs>x<enter>");
+    match &h.app.overlay {
+        Some(Overlay::Settings { error: Some(e), .. }) => {
+            assert!(e.contains("defer.threshold"), "{e}")
+        }
+        other => panic!("expected an error, got {other:?}"),
+    }
+    assert_eq!(h.app.settings.defer_threshold, 2);
+    // Esc cancels the edit, R resets every setting.
+    h.keys("<esc>R");
+    assert_eq!(h.app.settings, Settings::default());
+    h.keys("<esc>");
+    assert!(h.app.overlay.is_none());
+}
+
+#[test]
+fn encoding_switch_is_cached_per_encoding() {
+    let mut h = Harness::new();
+    let o200k = h.app.capture_tokens().expect("counted");
+    h.keys("E");
+    assert_eq!(h.app.encoding, Encoding::Cl100kBase);
+    let cl100k = h.app.capture_tokens().expect("counted");
+    assert_ne!(o200k, cl100k, "the encodings count differently");
+    h.keys("E");
+    // Back to o200k: everything is cached, no new job is needed.
+    assert!(h.app.effects.is_empty());
+    assert_eq!(h.app.capture_tokens(), Some(o200k));
+    assert!(!h.app.is_busy());
+}
+
+#[test]
+fn export_writes_atomically_and_asks_before_overwriting() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("out.json");
+    let mut h = Harness::new();
+    h.keys("2x");
+    let Some(Overlay::Export { path, .. }) = &h.app.overlay else {
+        panic!("export dialog open");
+    };
+    assert_eq!(path, "tui-sample.full.json");
+    // Replace the default path.
+    let clear = "<bs>".repeat(path.chars().count());
+    h.keys(&clear);
+    h.keys(&target.display().to_string().replace('<', "<lt>"));
+    h.keys("<enter>");
+    let run = |h: &mut Harness| {
+        let effects = std::mem::take(&mut h.app.effects);
+        for effect in effects {
+            if let Effect::Write {
+                path,
+                bytes,
+                overwrite,
+                what,
+            } = effect
+            {
+                let result = write_export(&path, &bytes, overwrite);
+                update(&mut h.app, Msg::Written { what, result });
+            }
+        }
+    };
+    run(&mut h);
+    assert!(h.app.overlay.is_none());
+    let (message, error) = h.app.status.clone().expect("a status");
+    assert!(!error);
+    assert!(message.contains("out.json"), "{message}");
+    let written = std::fs::read_to_string(&target).unwrap();
+    let value: serde_json::Value = serde_json::from_str(&written).unwrap();
+    assert!(value.get("tools").is_some(), "the whole request body");
+
+    // Again, tools only, same path: the file exists, so the app asks first.
+    h.keys("x<tab>");
+    let clear = "<bs>".repeat(40);
+    h.keys(&clear);
+    h.keys(&target.display().to_string().replace('<', "<lt>"));
+    h.keys("<enter>");
+    run(&mut h);
+    assert!(matches!(
+        h.app.overlay,
+        Some(Overlay::Export { confirm: true, .. })
+    ));
+    assert_eq!(
+        std::fs::read_to_string(&target).unwrap(),
+        written,
+        "untouched"
+    );
+    // No keeps it; yes overwrites.
+    h.keys("n");
+    assert!(matches!(
+        h.app.overlay,
+        Some(Overlay::Export { confirm: false, .. })
+    ));
+    h.keys("<enter>");
+    run(&mut h);
+    h.keys("y");
+    run(&mut h);
+    let value: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&target).unwrap()).unwrap();
+    assert!(value.is_array(), "tools only");
+    assert!(h.app.overlay.is_none());
+}
+
+#[test]
+fn write_export_refuses_to_clobber() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("x.json");
+    std::fs::write(&target, "old").unwrap();
+    assert_eq!(
+        write_export(&target, b"new", false),
+        Err(WriteError::Exists)
+    );
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "old");
+    write_export(&target, b"new", true).unwrap();
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "new");
+    let missing = dir.path().join("no/such/dir/x.json");
+    assert!(matches!(
+        write_export(&missing, b"x", false),
+        Err(WriteError::Failed(_))
+    ));
+    // No temporary file is left behind.
+    let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert_eq!(left.len(), 1);
+}
+
+#[test]
+fn quit_keys() {
+    for script in ["q", "<esc>", "<c-c>", "3<esc><esc>", "S<c-c>", "/abc<c-c>"] {
+        let mut h = Harness::new();
+        h.keys(script);
+        assert!(h.app.quit, "{script} quits");
+    }
+    // q closes the help instead of quitting.
+    let mut h = Harness::new();
+    h.keys("?q");
+    assert!(!h.app.quit);
+    assert!(h.app.overlay.is_none());
+}
+
+#[test]
+fn mouse_selects_and_scrolls() {
+    let mut h = Harness::new();
+    h.draw(120, 35);
+    // Overview rows start below the header, the tab bar, the border and the table header.
+    h.click(10, 2 + 2 + 3);
+    assert_eq!(h.app.overview_sel, 3);
+    h.wheel(true, 10, 8);
+    assert_eq!(h.app.overview_sel, 6);
+    // A second click on the chosen row opens it.
+    h.click(10, 2 + 2 + 6);
+    assert_eq!(h.app.tab, Tab::Strategy(Strategy::Code));
+    h.keys("o");
+    // Click a tab: find where "2 full" is drawn.
+    let screen = h.screen(120, 35);
+    let tabs_line = screen.lines().nth(1).unwrap();
+    let column = tabs_line.find("2 full").unwrap() as u16;
+    h.click(column, 1);
+    assert_eq!(h.app.tab, Tab::Strategy(Strategy::Full));
+    // Click the sixth tool row (the one with the longest entry).
+    h.click(10, 2 + 2 + 5);
+    assert_eq!(h.app.tool_sel, 5);
+    assert_eq!(h.selected_name(), "mcp__github__create_issue");
+    assert_eq!(h.app.focus, Pane::Tools);
+    // Wheel over the detail focuses and scrolls it.
+    h.wheel(true, 100, 20);
+    assert_eq!(h.app.focus, Pane::Detail);
+    assert!(h.app.scroll > 0);
+    h.wheel(false, 100, 20);
+    assert_eq!(h.app.scroll, 0);
+}
+
+// ---- quality bars ------------------------------------------------------------------------
+
+#[test]
+fn monochrome_frames_set_no_colour_but_keep_the_selection_visible() {
+    for script in ["", "3", "3jd", "3jdd", "3r", "?", "S", "2x", "/git"] {
+        let mut h = Harness::new();
+        h.keys(script);
+        let terminal = h.draw(120, 35);
+        let buffer = terminal.backend().buffer();
+        let mut reversed = 0;
+        for cell in buffer.content() {
+            assert_eq!(
+                cell.fg,
+                Color::Reset,
+                "{script}: fg colour at {:?}",
+                cell.symbol()
+            );
+            assert_eq!(cell.bg, Color::Reset, "{script}: bg colour");
+            if cell.modifier.contains(ratatui::style::Modifier::REVERSED) {
+                reversed += 1;
+            }
+        }
+        assert!(reversed > 0, "{script}: something is shown reversed");
+    }
+}
+
+#[test]
+fn colour_theme_uses_colour() {
+    let mut h = Harness::with(SAMPLE, Settings::default(), true);
+    h.keys("3");
+    let terminal = h.draw(120, 35);
+    assert!(
+        terminal
+            .backend()
+            .buffer()
+            .content()
+            .iter()
+            .any(|c| c.fg != Color::Reset)
+    );
+}
+
+#[test]
+fn hostile_text_never_reaches_the_buffer_raw() {
+    let mut h = Harness::new();
+    // ESC, RLO and ZWSP in mcp__memory__store; line breaks elsewhere are not flagged.
+    assert_eq!(h.app.hidden_in(7), 3);
+    assert_eq!(h.app.hidden_in(0), 0);
+    h.keys("1/memory");
+    for script in ["<enter>", "d", "d", "r"] {
+        h.keys(script);
+        let terminal = h.draw(120, 35);
+        if script == "<enter>" {
+            // The pretty JSON escapes ESC itself; the bidi override and the zero-width space
+            // are shown as visible tokens.
+            let screen = format!("{}", terminal.backend());
+            assert!(screen.contains("⟨U+202E⟩"), "{screen}");
+            assert!(screen.contains("⟨U+200B⟩"), "{screen}");
+        }
+        for cell in terminal.backend().buffer().content() {
+            for c in cell.symbol().chars() {
+                assert!(
+                    !c.is_control()
+                        && !matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200b}'..='\u{200f}'),
+                    "raw {c:?} in the frame"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_thousand_tools_first_frame_before_any_counting() {
+    let tools: Vec<String> = (0..1000)
+        .map(|i| {
+            format!(
+                r#"{{"name":"mcp__srv__tool_{i}","description":"Tool number {i}. It does a thing with a long explanation that goes on for a while.","input_schema":{{"type":"object","properties":{{"x":{{"type":"string"}}}}}}}}"#
+            )
+        })
+        .collect();
+    let json = format!(
+        r#"{{"model":"m","messages":[{{"role":"user","content":"hi"}}],"tools":[{}]}}"#,
+        tools.join(",")
+    );
+    let capture = Arc::new(Capture::from_bytes(json.as_bytes()).unwrap());
+    let start = std::time::Instant::now();
+    let mut app = App::new(
+        capture,
+        "big.json".into(),
+        Settings::default(),
+        Encoding::O200kBase,
+        false,
+    );
+    update(&mut app, Msg::Resize(120, 35));
+    let mut terminal = Terminal::new(TestBackend::new(120, 35)).unwrap();
+    terminal
+        .draw(|f| toolprism::tui::view::render(&app, f))
+        .unwrap();
+    // Nothing was counted on this thread: the work waits for the worker.
+    assert!(app.capture_tokens().is_none());
+    assert!(app.is_busy());
+    assert!(matches!(app.effects.as_slice(), [Effect::Compute(_)]));
+    let screen = format!("{}", terminal.backend());
+    assert!(screen.contains("1,000 tools"), "{screen}");
+    assert!(screen.contains("projecting"), "{screen}");
+    // Generous bound: no token counting happened, only JSON serialization.
+    assert!(start.elapsed() < std::time::Duration::from_secs(5));
+}
+
+#[test]
+fn worker_thread_reports_progress_and_finishes() {
+    let capture = Arc::new(Capture::from_bytes(SAMPLE.as_bytes()).unwrap());
+    let (tx, rx) = std::sync::mpsc::channel();
+    let jobs = toolprism::tui::worker::spawn(capture.clone(), tx);
+    let mut app = App::new(
+        capture,
+        "s.json".into(),
+        Settings::default(),
+        Encoding::O200kBase,
+        false,
+    );
+    for effect in std::mem::take(&mut app.effects) {
+        if let Effect::Compute(job) = effect {
+            jobs.send(job).unwrap();
+        }
+    }
+    let mut progress = 0;
+    while app.is_busy() {
+        let msg = rx
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .expect("the worker answers");
+        if matches!(msg, toolprism::tui::worker::WorkerMsg::Progress { .. }) {
+            progress += 1;
+        }
+        update(&mut app, Msg::Worker(msg));
+    }
+    assert!(progress > 0);
+    for s in Strategy::ALL {
+        assert!(app.figures(s).is_some());
+    }
+}
+
+#[test]
+fn switching_to_an_unready_strategy_puts_it_first() {
+    let capture = Arc::new(Capture::from_bytes(SAMPLE.as_bytes()).unwrap());
+    let mut app = App::new(
+        capture,
+        "s.json".into(),
+        Settings::default(),
+        Encoding::O200kBase,
+        false,
+    );
+    let first = match app.effects.pop() {
+        Some(Effect::Compute(job)) => job,
+        other => panic!("a job first, got {other:?}"),
+    };
+    assert_eq!(first.strategies[0], Strategy::Original);
+    update(
+        &mut app,
+        Msg::Key(KeyEvent::new(KeyCode::Char('4'), KeyModifiers::NONE)),
+    );
+    match app.effects.pop() {
+        Some(Effect::Compute(job)) => {
+            assert_eq!(job.strategies[0], Strategy::Minimal);
+            assert_eq!(job.generation, first.generation);
+        }
+        other => panic!("a new job, got {other:?}"),
+    }
+}
+
+#[test]
+fn narrow_tool_table_switches_between_tokens_and_bytes() {
+    let mut h = Harness::new();
+    h.keys("4");
+    let tokens = h.screen(120, 35);
+    assert!(tokens.contains("tokens  → sent"), "{tokens}");
+    h.keys("b");
+    let bytes = h.screen(120, 35);
+    assert!(bytes.contains("bytes   → sent"), "{bytes}");
+    // 810 bytes for mcp__github__create_issue, as in the wide table.
+    assert!(bytes.contains("810"), "{bytes}");
+    // A wide table shows both whatever the switch says.
+    let wide = h.screen(80, 24);
+    assert!(wide.contains("tokens") && wide.contains("bytes"), "{wide}");
+}
+
+#[test]
+fn captures_without_tools_draw_everywhere() {
+    for json in [
+        r#"{"model":"m","messages":[{"role":"user","content":"hi"}]}"#,
+        r#"{"model":"m","messages":[{"role":"user","content":"hi"}],"tools":[]}"#,
+        r#"{"tools":[]}"#,
+    ] {
+        let mut h = Harness::with(json, Settings::default(), false);
+        for script in ["", "1", "1d", "1dd", "1r", "7a", "x", "<esc>/a", "<esc>S"] {
+            h.keys(script);
+            for (w, hh) in [(120, 35), (80, 24), (40, 10), (1, 1)] {
+                h.draw(w, hh);
+            }
+        }
+        assert!(h.app.rows().is_empty());
+    }
+}
