@@ -23,7 +23,7 @@ target/release/examples/gen_capture "$CAPTURE"
 echo "capture: $CAPTURE ($(wc -c <"$CAPTURE") bytes)"
 
 # The real CLI (`toolprism report CAPTURE --json`); before it exists, the example that does
-# the same work (tools/report_json).
+# the same work (examples/report_json).
 TOOLPRISM=${TOOLPRISM:-target/release/toolprism}
 if "$TOOLPRISM" report "$CAPTURE" --json --encoding "$ENCODING" >/dev/null 2>&1; then
     RUST_CMD="$TOOLPRISM report $CAPTURE --json --encoding $ENCODING"
