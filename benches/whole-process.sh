@@ -17,20 +17,13 @@ ENCODING=${ENCODING:-o200k_base}
 OUT=${OUT:-target/bench}
 mkdir -p "$OUT"
 
-cargo build --release --bin toolprism --example gen_capture --example report_json
+cargo build --release --bin toolprism --example gen_capture
 CAPTURE="$OUT/capture-1000.json"
 target/release/examples/gen_capture "$CAPTURE"
 echo "capture: $CAPTURE ($(wc -c <"$CAPTURE") bytes)"
 
-# The real CLI (`toolprism report CAPTURE --json`); before it exists, the example that does
-# the same work (examples/report_json).
 TOOLPRISM=${TOOLPRISM:-target/release/toolprism}
-if "$TOOLPRISM" report "$CAPTURE" --json --encoding "$ENCODING" >/dev/null 2>&1; then
-    RUST_CMD="$TOOLPRISM report $CAPTURE --json --encoding $ENCODING"
-else
-    echo "note: $TOOLPRISM has no 'report' subcommand yet; measuring examples/report_json"
-    RUST_CMD="target/release/examples/report_json $CAPTURE $ENCODING"
-fi
+RUST_CMD="$TOOLPRISM report $CAPTURE --json --encoding $ENCODING"
 
 # Python tiktoken, offline: tiktoken-rs ships the same BPE files; the names are tiktoken's
 # cache keys.

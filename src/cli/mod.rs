@@ -139,6 +139,9 @@ fn run(cli: Cli) -> Result<Output, Failure> {
             encoding,
             per_tool,
         } => {
+            // Started first: the encoder is built on a background thread while the capture is
+            // read and parsed.
+            let counter = TokenCounter::new(encoding.into());
             let (capture, name) = load(&common)?;
             let settings = settings(&common.set)?;
             let strategies = if strategies.is_empty() {
@@ -146,7 +149,6 @@ fn run(cli: Cli) -> Result<Output, Failure> {
             } else {
                 strategies
             };
-            let counter = TokenCounter::new(encoding.into());
             let report = report::report(&capture, &name, &strategies, &settings, &counter);
             let text = if json {
                 let mut text = serde_json::to_string_pretty(&report)

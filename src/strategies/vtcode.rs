@@ -143,8 +143,8 @@ fn project_entry(
 ) -> Option<(Value, String)> {
     let mcp = tool::name(entry).is_some_and(|name| settings.is_mcp(name));
     let limits = Limits::new(settings, mcp);
-    let mut projected = entry.clone();
     let mut reasons = Vec::new();
+    let mut new_description = None;
 
     match tool::body(entry).and_then(|body| body.get("description")) {
         Some(Value::String(original)) => {
@@ -157,11 +157,30 @@ fn project_entry(
                     tally.mcp_capped += 1;
                 }
                 reasons.push(format!("description {}", outcome.reasons.join(", ")));
-                tool::set_description(&mut projected, outcome.text);
+                new_description = Some(outcome.text);
             }
         }
         Some(_) => tally.non_string += 1,
         None => {}
+    }
+
+    // Most entries of a large capture stay as they are: only clone one that will change.
+    let schema_changes = tool::schema(entry).map_or(0, |schema| match mode {
+        Mode::Full => 0,
+        Mode::Progressive => schema_walk(schema, false, &mut |description| {
+            description
+                .char_indices()
+                .nth(settings.vtcode_param)
+                .is_some()
+        }),
+        Mode::Minimal => schema_walk(schema, false, &mut |_| true),
+    });
+    if new_description.is_none() && schema_changes == 0 {
+        return None;
+    }
+    let mut projected = entry.clone();
+    if let Some(text) = new_description {
+        tool::set_description(&mut projected, text);
     }
 
     if let Some(schema) = tool::schema_mut(&mut projected) {
@@ -442,6 +461,38 @@ fn leading_cut(text: &str, max: usize) -> (String, Cut) {
     }
 }
 
+/// Count the `description` keys the parameter walks would touch without changing anything:
+/// those in objects that are not the value of a `properties` key (decided from the parent key
+/// alone, as vtcode does) and for which `touches` holds (minimal: any description; progressive:
+/// a string over the limit).
+fn schema_walk(
+    value: &Value,
+    properties_map: bool,
+    touches: &mut dyn FnMut(&str) -> bool,
+) -> usize {
+    match value {
+        Value::Object(map) => {
+            let here = match map.get("description") {
+                Some(Value::String(description)) if !properties_map => {
+                    usize::from(touches(description))
+                }
+                // Minimal removes a description whatever its type.
+                Some(other) if !properties_map && !other.is_string() => usize::from(touches("")),
+                _ => 0,
+            };
+            here + map
+                .iter()
+                .map(|(key, nested)| schema_walk(nested, key == "properties", touches))
+                .sum::<usize>()
+        }
+        Value::Array(items) => items
+            .iter()
+            .map(|item| schema_walk(item, false, touches))
+            .sum(),
+        _ => 0,
+    }
+}
+
 /// Progressive's parameter walk: in every object that is not the value of a `properties` key,
 /// a string `description` over `max` chars becomes `leading(raw, max)`. Returns how many
 /// descriptions changed.
@@ -590,6 +641,31 @@ mod tests {
         assert_eq!(a, format!("{}…", "A".repeat(63)));
         let b = run(&"B".repeat(900), Mode::Full, &mcp());
         assert_eq!(b.chars().count(), 512);
+    }
+
+    #[test]
+    fn the_dry_walk_counts_what_the_walks_change() {
+        let schemas = [
+            json!({"description": "root", "properties": {"description": {"type": "string", "description": "d"},
+                "properties": {"description": "kept by the quirk", "properties": {"x": {"description": 3}}},
+                "list": {"items": [{"description": "y"}, {"anyOf": [{"description": "z"}]}]}}}),
+            json!({"properties": {"a": {"description": "x".repeat(700)}, "b": {"description": "short"}}}),
+            json!({"type": "object"}),
+        ];
+        for schema in schemas {
+            let mut removed = schema.clone();
+            let mut trimmed = schema.clone();
+            assert_eq!(
+                schema_walk(&schema, false, &mut |_| true),
+                remove_schema_descriptions(&mut removed, false),
+                "{schema}"
+            );
+            assert_eq!(
+                schema_walk(&schema, false, &mut |d| d.chars().count() > 640),
+                trim_schema_descriptions(&mut trimmed, 640, false),
+                "{schema}"
+            );
+        }
     }
 
     #[test]
