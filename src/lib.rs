@@ -15,6 +15,7 @@ pub mod sanitize;
 pub mod settings;
 pub mod strategies;
 pub mod strategy;
+pub mod text;
 pub mod tool;
 pub mod tui;
 

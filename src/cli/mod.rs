@@ -362,13 +362,13 @@ fn use_color(choice: ColorChoice) -> bool {
 pub(crate) fn summary_line(summary: &diff::ByteSummary) -> String {
     let prefix = match summary.first_changed_byte {
         None => "identical".to_owned(),
-        Some(at) => format!("first changed byte {}", table::thousands(at as u64)),
+        Some(at) => format!("first changed byte {}", toolprism::text::thousands(at)),
     };
     format!(
         "tools array {} → {} bytes: {prefix}, −{} +{} bytes",
-        table::thousands(summary.before_bytes as u64),
-        table::thousands(summary.after_bytes as u64),
-        table::thousands(summary.bytes_removed as u64),
-        table::thousands(summary.bytes_added as u64),
+        toolprism::text::thousands(summary.before_bytes),
+        toolprism::text::thousands(summary.after_bytes),
+        toolprism::text::thousands(summary.bytes_removed),
+        toolprism::text::thousands(summary.bytes_added),
     )
 }

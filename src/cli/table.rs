@@ -6,69 +6,10 @@ use std::fmt::Write as _;
 
 use toolprism::report::{Report, StrategyFigures, ToolFigures};
 use toolprism::sanitize::visible;
-use unicode_width::UnicodeWidthStr;
+use toolprism::text::{fit, pad, pad_left as rpad, signed, thousands, width};
 
 /// Widest tool-name column before names are cut with `…`.
 const NAME_WIDTH: usize = 40;
-
-/// `12345` → `12,345`.
-pub fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
-fn signed(n: i64) -> String {
-    if n < 0 {
-        format!("-{}", thousands(n.unsigned_abs()))
-    } else {
-        thousands(n as u64)
-    }
-}
-
-/// Display width of already-sanitized text.
-fn width(text: &str) -> usize {
-    UnicodeWidthStr::width(text)
-}
-
-/// Cut sanitized text to `max` columns, ending with `…` when cut.
-fn fit(text: &str, max: usize) -> String {
-    if width(text) <= max {
-        return text.to_owned();
-    }
-    let mut out = String::new();
-    let mut used = 0;
-    for c in text.chars() {
-        let w = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
-        if used + w + 1 > max {
-            break;
-        }
-        used += w;
-        out.push(c);
-    }
-    out.push('…');
-    out
-}
-
-/// Pad sanitized text on the right to `cols` columns.
-fn pad(text: &str, cols: usize) -> String {
-    let mut out = text.to_owned();
-    out.extend(std::iter::repeat_n(' ', cols.saturating_sub(width(text))));
-    out
-}
-
-/// Pad on the left.
-fn rpad(text: &str, cols: usize) -> String {
-    let mut out: String = std::iter::repeat_n(' ', cols.saturating_sub(width(text))).collect();
-    out.push_str(text);
-    out
-}
 
 /// Aligned rows: `right[i]` right-aligns column i. The last column is never padded.
 fn grid(rows: &[Vec<String>], right: &[bool], indent: &str) -> String {
@@ -122,7 +63,7 @@ fn short_note(figures: &StrategyFigures) -> String {
     if figures.added_tokens > 0 {
         parts.push(format!(
             "+{} tokens of added text",
-            thousands(figures.added_tokens as u64)
+            thousands(figures.added_tokens)
         ));
     }
     if parts.is_empty() {
@@ -141,9 +82,9 @@ pub fn report_table(report: &Report, per_tool: bool) -> String {
         "{}: {}, {} tools, {} bytes, {} tokens ({})",
         visible(&capture.path),
         capture.shape,
-        thousands(capture.tools as u64),
-        thousands(capture.tools_bytes as u64),
-        thousands(capture.tools_tokens as u64),
+        thousands(capture.tools),
+        thousands(capture.tools_bytes),
+        thousands(capture.tools_tokens),
         report.encoding
     );
     out.push('\n');
@@ -164,13 +105,13 @@ pub fn report_table(report: &Report, per_tool: bool) -> String {
     for s in &report.strategies {
         rows.push(vec![
             s.id.to_owned(),
-            thousands(s.tools as u64),
-            thousands(s.total_tokens as u64),
+            thousands(s.tools),
+            thousands(s.total_tokens),
             signed(s.saved_tokens),
             format!("{:.2}%", s.saved_pct),
             match s.first_changed_byte {
                 None => "all kept".to_owned(),
-                Some(at) => format!("{} B", thousands(at as u64)),
+                Some(at) => format!("{} B", thousands(at)),
             },
             short_note(s),
         ]);
@@ -208,11 +149,11 @@ pub fn report_table(report: &Report, per_tool: bool) -> String {
         let e = &s.estimates;
         rows.push(vec![
             s.id.to_owned(),
-            thousands(e.vtcode as u64),
-            thousands(e.a3s as u64),
-            thousands(e.zero as u64),
-            thousands(e.lean_ctx as u64),
-            thousands(s.tools_tokens as u64),
+            thousands(e.vtcode),
+            thousands(e.a3s),
+            thousands(e.zero),
+            thousands(e.lean_ctx),
+            thousands(s.tools_tokens),
         ]);
     }
     out.push_str(&grid(&rows, &[false, true, true, true, true, true], "  "));
@@ -265,10 +206,10 @@ fn per_tool_table(tools: &[ToolFigures]) -> String {
         rows.push(vec![
             fit(&visible(&t.name), NAME_WIDTH),
             t.state.to_owned(),
-            thousands(t.original_tokens as u64),
-            thousands(t.projected_tokens as u64),
-            thousands(t.original_bytes as u64),
-            thousands(t.projected_bytes as u64),
+            thousands(t.original_tokens),
+            thousands(t.projected_tokens),
+            thousands(t.original_bytes),
+            thousands(t.projected_bytes),
             visible(&t.reason).into_owned(),
         ]);
     }
@@ -278,22 +219,6 @@ fn per_tool_table(tools: &[ToolFigures]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn thousands_groups_digits() {
-        assert_eq!(thousands(0), "0");
-        assert_eq!(thousands(999), "999");
-        assert_eq!(thousands(1000), "1,000");
-        assert_eq!(thousands(1234567), "1,234,567");
-        assert_eq!(signed(-1234), "-1,234");
-    }
-
-    #[test]
-    fn fit_cuts_by_display_width() {
-        assert_eq!(fit("abcdef", 6), "abcdef");
-        assert_eq!(fit("abcdefg", 6), "abcde…");
-        assert_eq!(fit("漢字漢字", 5), "漢字…");
-    }
 
     #[test]
     fn grid_aligns_wide_text() {

@@ -1118,7 +1118,7 @@ impl App {
         match result {
             Ok(path) => {
                 self.overlay = None;
-                let shown = super::text::safe(&path.display().to_string());
+                let shown = crate::text::safe(&path.display().to_string());
                 self.set_status(format!("exported {what} to {shown}"), false);
             }
             Err(WriteError::Exists) => {

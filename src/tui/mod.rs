@@ -18,7 +18,7 @@
 pub mod app;
 pub mod diffview;
 pub mod keys;
-pub mod text;
+
 pub mod theme;
 pub mod view;
 pub mod worker;
@@ -170,7 +170,7 @@ pub fn write_export(path: &Path, bytes: &[u8], overwrite: bool) -> Result<PathBu
     match crate::export::write_atomic(path, bytes, overwrite) {
         Ok(()) => Ok(std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())),
         Err(crate::export::ExportError::Exists(_)) => Err(WriteError::Exists),
-        Err(e) => Err(WriteError::Failed(text::safe(&e.to_string()))),
+        Err(e) => Err(WriteError::Failed(crate::text::safe(&e.to_string()))),
     }
 }
 

@@ -15,9 +15,9 @@ use crate::tool;
 use super::app::{App, Detail, Overlay, Pane, Tab, default_export_path};
 use super::diffview::{LineRef, SplitRow, ToolDiff, UniRow};
 use super::keys::{self, Context, STRATEGY_KEYS};
-use super::text::{bytes, fit, pad, pad_left, pct, safe, saved_pct, skip_cells, thousands, width};
 use super::theme::Theme;
 use crate::diff::LineTag;
+use crate::text::{bytes, fit, pad, pad_left, pct, safe, saved_pct, skip_cells, thousands, width};
 
 /// Smallest terminal the inspector draws in; below it, a message says so.
 pub const MIN_WIDTH: u16 = 40;

@@ -1,5 +1,5 @@
-//! Text helpers for the TUI: every string that comes from a capture passes through [`safe`]
-//! before it reaches a widget, plus number formatting and width-aware cutting.
+//! Text for people, shared by the CLI tables and the TUI: [`safe`] for every string that comes
+//! from a capture, number formatting, and cutting and padding by display width.
 
 use unicode_width::UnicodeWidthChar;
 
