@@ -443,16 +443,7 @@ fn render_notes(app: &App, frame: &mut Frame, area: Rect) {
             lines.push(Line::styled("no notes", theme.dim()));
         }
         for note in &projection.notes {
-            for (i, l) in wrap(&safe(note), w.saturating_sub(2))
-                .into_iter()
-                .enumerate()
-            {
-                let lead = if i == 0 { "* " } else { "  " };
-                lines.push(Line::from(vec![
-                    Span::styled(lead, theme.warn()),
-                    Span::raw(l),
-                ]));
-            }
+            lines.extend(bullet(theme, &safe(note), w));
         }
     }
     if let Some(f) = app.figures(strategy)
@@ -482,14 +473,7 @@ fn render_notes(app: &App, frame: &mut Frame, area: Rect) {
             theme.heading(),
         ));
         for (s, note) in others {
-            let text = format!("{}: {}", s.id(), safe(note));
-            for (i, l) in wrap(&text, w.saturating_sub(2)).into_iter().enumerate() {
-                let lead = if i == 0 { "* " } else { "  " };
-                lines.push(Line::from(vec![
-                    Span::styled(lead, theme.warn()),
-                    Span::raw(l),
-                ]));
-            }
+            lines.extend(bullet(theme, &format!("{}: {}", s.id(), safe(note)), w));
         }
     }
     frame.render_widget(Paragraph::new(lines), inner);
@@ -1015,6 +999,18 @@ fn diff_lines(app: &App, diff: &ToolDiff, w: usize) -> Vec<Line<'static>> {
     lines
 }
 
+/// A note as a `* ` bullet wrapped to `cells`, its continuation lines indented under the text.
+fn bullet(theme: Theme, text: &str, cells: usize) -> Vec<Line<'static>> {
+    wrap(text, cells.saturating_sub(2))
+        .into_iter()
+        .enumerate()
+        .map(|(i, l)| {
+            let lead = if i == 0 { "* " } else { "  " };
+            Line::from(vec![Span::styled(lead, theme.warn()), Span::raw(l)])
+        })
+        .collect()
+}
+
 fn kv(theme: Theme, key: &str, value: String) -> Line<'static> {
     Line::from(vec![
         Span::styled(pad(key, 22), theme.dim()),
@@ -1130,16 +1126,7 @@ fn request_lines(app: &App, strategy: Strategy, w: usize) -> Vec<Line<'static>> 
         lines.push(Line::raw(""));
         lines.push(Line::styled("Notes", theme.heading()));
         for note in &projection.notes {
-            for (i, l) in wrap(&safe(note), w.saturating_sub(2))
-                .into_iter()
-                .enumerate()
-            {
-                let lead = if i == 0 { "* " } else { "  " };
-                lines.push(Line::from(vec![
-                    Span::styled(lead, theme.warn()),
-                    Span::raw(l),
-                ]));
-            }
+            lines.extend(bullet(theme, &safe(note), w));
         }
     }
     lines
