@@ -457,20 +457,8 @@ pub fn signature(entry: &Value, desc_bytes: usize) -> String {
     // The first line: split on `\n` only; a `\r` ending that line goes with it.
     let first = description.split('\n').next().unwrap_or("");
     let first = first.strip_suffix('\r').unwrap_or(first).trim();
-    let cut = floor_char_boundary(first, desc_bytes);
+    let cut = first.floor_char_boundary(desc_bytes);
     format!("{name}({required}) {}", &first[..cut])
-}
-
-/// The largest char boundary of `text` at or below `max` bytes.
-fn floor_char_boundary(text: &str, max: usize) -> usize {
-    if max >= text.len() {
-        return text.len();
-    }
-    let mut cut = max;
-    while !text.is_char_boundary(cut) {
-        cut -= 1;
-    }
-    cut
 }
 
 /// The code gateway's catalog over `entries` (already in canonical order, `program` excluded):
@@ -645,16 +633,14 @@ fn code(capture: &Capture, order: &[usize], settings: &Settings) -> Draft {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-
     #[test]
     fn floor_boundary_never_splits_a_char() {
         let text = "aé€";
-        assert_eq!(floor_char_boundary(text, 0), 0);
-        assert_eq!(floor_char_boundary(text, 2), 1);
-        assert_eq!(floor_char_boundary(text, 3), 3);
-        assert_eq!(floor_char_boundary(text, 5), 3);
-        assert_eq!(floor_char_boundary(text, 6), 6);
-        assert_eq!(floor_char_boundary(text, 60), 6);
+        assert_eq!(text.floor_char_boundary(0), 0);
+        assert_eq!(text.floor_char_boundary(2), 1);
+        assert_eq!(text.floor_char_boundary(3), 3);
+        assert_eq!(text.floor_char_boundary(5), 3);
+        assert_eq!(text.floor_char_boundary(6), 6);
+        assert_eq!(text.floor_char_boundary(60), 6);
     }
 }

@@ -103,7 +103,7 @@ pub fn summary(description: &str) -> String {
     if text.len() <= SUMMARY_BYTES {
         return text.to_owned();
     }
-    let window = &text[..floor_char_boundary(text, SUMMARY_BYTES)];
+    let window = &text[..text.floor_char_boundary(SUMMARY_BYTES)];
     let cut = match window.rfind(". ") {
         Some(dot) if dot + 1 >= MIN_SENTENCE_CUT => dot + 1,
         _ => window.rfind(char::is_whitespace).unwrap_or(window.len()),
@@ -116,17 +116,6 @@ pub fn summary(description: &str) -> String {
 pub fn shortened_description(description: &str, expand_tool: &str, handle: &str) -> Option<String> {
     let text = format!("{}\n{}", summary(description), pointer(expand_tool, handle));
     (text.len() < description.len()).then_some(text)
-}
-
-/// The largest index `<= index` that is a char boundary of `text`.
-fn floor_char_boundary(text: &str, index: usize) -> usize {
-    if index >= text.len() {
-        return text.len();
-    }
-    (0..=index)
-        .rev()
-        .find(|&i| text.is_char_boundary(i))
-        .unwrap_or(0)
 }
 
 /// The expand tool `shorten.expand_tool` appends, in the capture's shape.
