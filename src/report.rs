@@ -450,7 +450,9 @@ pub fn anthropic_tool_overhead(tool_choice: Option<&Value>) -> usize {
     }
 }
 
-fn array_bytes(entries: &[&str], present: bool) -> usize {
+/// Bytes of the compact array `[e0,e1,...]` of the given entries' compact JSON (0 when the
+/// request carries no `tools` key), without building it.
+pub fn array_bytes(entries: &[&str], present: bool) -> usize {
     if !present {
         return 0;
     }

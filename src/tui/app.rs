@@ -18,7 +18,7 @@ use serde_json::Value;
 use crate::capture::Capture;
 use crate::measure::Encoding;
 use crate::projection::{Projection, Status};
-use crate::report::StrategyFigures;
+use crate::report::{CaptureJson, StrategyFigures};
 use crate::settings::Settings;
 use crate::strategy::Strategy;
 use crate::tool;
@@ -290,21 +290,11 @@ impl App {
         color: bool,
     ) -> App {
         let hidden = capture.tools().iter().map(hidden_chars).collect();
-        let search_text = capture
-            .tools()
-            .iter()
-            .map(|t| tool::compact(t).to_lowercase())
-            .collect();
-        let entries: Vec<usize> = capture
-            .tools()
-            .iter()
-            .map(|t| tool::compact(t).len())
-            .collect();
-        let capture_bytes = if capture.has_tools_key() || !entries.is_empty() {
-            2 + entries.iter().sum::<usize>() + entries.len().saturating_sub(1)
-        } else {
-            0
-        };
+        // One serialization of the capture's entries serves the search and the byte total.
+        let json = CaptureJson::new(&capture);
+        let entries: Vec<&str> = json.entries.iter().map(String::as_str).collect();
+        let capture_bytes = crate::report::array_bytes(&entries, capture.has_tools_key());
+        let search_text = entries.iter().map(|e| e.to_lowercase()).collect();
         let settings_key: Arc<str> = settings.to_string().into();
         let mut app = App {
             capture,
