@@ -16,6 +16,11 @@ use crate::tool;
 /// this leaves an order of magnitude of headroom while keeping memory bounded.
 pub const MAX_CAPTURE_BYTES: u64 = 64 * 1024 * 1024;
 
+/// How a capture path is named to people: `-` (standard input) is `<stdin>`.
+pub fn display_name(path: &str) -> &str {
+    if path == "-" { "<stdin>" } else { path }
+}
+
 /// The API a capture was sent to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Shape {
@@ -95,7 +100,7 @@ pub struct Capture {
 impl Capture {
     /// Read and load a file; `-` reads standard input. Errors name the file.
     pub fn from_path(path: &str) -> Result<Capture, FileError> {
-        let display = if path == "-" { "<stdin>" } else { path };
+        let display = display_name(path);
         let bytes = read_limited(path).map_err(|e| e.in_file(display))?;
         Capture::from_bytes(&bytes).map_err(|e| e.in_file(display))
     }

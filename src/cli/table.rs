@@ -80,7 +80,7 @@ pub fn report_table(report: &Report, per_tool: bool) -> String {
     let _ = writeln!(
         out,
         "{}: {}, {} tools, {} bytes, {} tokens ({})",
-        visible(&capture.path),
+        visible(toolprism::capture::display_name(&capture.path)),
         capture.shape,
         thousands(capture.tools),
         thousands(capture.tools_bytes),

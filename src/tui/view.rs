@@ -197,11 +197,7 @@ fn render_header(app: &App, frame: &mut Frame, area: Rect) {
     } else {
         ""
     };
-    let shown_path = if app.path == "-" {
-        "<stdin>".to_owned()
-    } else {
-        safe(&app.path)
-    };
+    let shown_path = safe(crate::capture::display_name(&app.path));
     let parts = [
         shown_path,
         app.capture.shape().id().to_owned(),
