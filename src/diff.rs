@@ -12,11 +12,14 @@
 //! Everything here is deterministic (no diff deadlines): the same inputs give the same hunks.
 //! Texts are returned raw; pass them through [`crate::sanitize`] before printing.
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 use similar::{Algorithm, ChangeTag, DiffOp, TextDiff};
 
 use crate::capture::Capture;
 use crate::projection::{Projection, Status};
+use crate::report::CaptureJson;
 use crate::tool;
 
 /// Lines of context around each change in a hunk, as `diff -u`.
@@ -362,10 +365,27 @@ fn middle_lengths(a: &str, b: &str) -> (usize, usize) {
 
 /// [`tools_summary`] of a projection against its capture.
 pub fn projection_summary(capture: &Capture, projection: &Projection) -> ByteSummary {
-    let old: Vec<String> = capture.tools().iter().map(tool::compact).collect();
-    let new: Vec<String> = projection.tools(capture).map(tool::compact).collect();
-    let old: Vec<&str> = old.iter().map(String::as_str).collect();
-    let new: Vec<&str> = new.iter().map(String::as_str).collect();
+    projection_summary_with(capture, projection, &CaptureJson::new(capture))
+}
+
+/// [`projection_summary`] with the capture's entries already serialized: unchanged entries
+/// reuse those strings, so only what the projection changed or added is serialized.
+pub fn projection_summary_with(
+    capture: &Capture,
+    projection: &Projection,
+    json: &CaptureJson,
+) -> ByteSummary {
+    let new: Vec<Cow<'_, str>> = projection
+        .sent
+        .iter()
+        .flatten()
+        .map(|sent| match (&sent.replaced, sent.origin) {
+            (None, Some(index)) => Cow::Borrowed(json.entries[index].as_str()),
+            _ => Cow::Owned(tool::compact(sent.entry(capture))),
+        })
+        .collect();
+    let old: Vec<&str> = json.entries.iter().map(String::as_str).collect();
+    let new: Vec<&str> = new.iter().map(|e| e.as_ref()).collect();
     tools_summary(
         capture.has_tools_key().then_some(old.as_slice()),
         projection.sent.as_ref().map(|_| new.as_slice()),

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, Sender};
 
-use crate::capture::Capture;
+use crate::capture::{Capture, Shape};
 use crate::measure::{Encoding, TokenCounter};
 use crate::projection::{Projection, project};
 use crate::report::{CaptureJson, StrategyFigures, measure_projection};
@@ -14,7 +14,7 @@ use crate::settings::Settings;
 use crate::strategy::Strategy;
 use crate::tool;
 
-use crate::diff::{ByteSummary, projection_summary};
+use crate::diff::{ByteSummary, projection_summary_with};
 
 /// A projected request compared with the capture's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -128,6 +128,21 @@ impl Worker {
         }
     }
 
+    /// Bytes of the projected compact request body. When the projection only replaces the
+    /// `tools` value, the body's compact JSON changes by exactly the arrays' difference, so no
+    /// copy of a (possibly multi-MB) body is built; otherwise it is built and measured.
+    fn body_after(&self, projection: &Projection, tools: &ByteSummary) -> usize {
+        let only_tools_replaced = self.capture.has_tools_key()
+            && projection.sent.is_some()
+            && !projection.drop_tool_choice
+            && (projection.added_text.is_none() || self.capture.shape() == Shape::McpToolsList);
+        if only_tools_replaced {
+            self.original_body_bytes - tools.before_bytes + tools.after_bytes
+        } else {
+            tool::compact(&projection.request_body(&self.capture)).len()
+        }
+    }
+
     /// Run one job, reporting through `send`. Between units of work it asks `superseded`
     /// whether a newer job is waiting, and if so stops early (what is done stays cached).
     pub fn run(
@@ -154,10 +169,11 @@ impl Worker {
                 Some(found) => found.clone(),
                 None => {
                     let projection = Arc::new(project(&self.capture, strategy, &job.settings));
+                    let tools = projection_summary_with(&self.capture, &projection, &self.json);
                     let request = RequestSummary {
-                        tools: projection_summary(&self.capture, &projection),
+                        tools,
                         body_before: self.original_body_bytes,
-                        body_after: tool::compact(&projection.request_body(&self.capture)).len(),
+                        body_after: self.body_after(&projection, &tools),
                     };
                     self.projections
                         .insert(key.clone(), (projection.clone(), request));
@@ -276,4 +292,34 @@ fn newest(rx: &Receiver<Job>, pending: &mut Option<Job>) -> bool {
         *pending = Some(job);
     }
     pending.is_some()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The shortcut for the projected body's size must agree with building the body, for
+    /// every strategy, on every sample (all shapes, reminders, dropped tool_choice).
+    #[test]
+    fn body_after_matches_the_built_body() {
+        let mut settings = Settings::default();
+        settings.apply("defer.threshold=2").unwrap();
+        let samples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("samples");
+        for file in std::fs::read_dir(samples).unwrap() {
+            let path = file.unwrap().path();
+            let capture = Arc::new(Capture::from_path(path.to_str().unwrap()).unwrap());
+            let worker = Worker::new(capture.clone());
+            for strategy in Strategy::ALL {
+                let projection = project(&capture, strategy, &settings);
+                let tools = projection_summary_with(&capture, &projection, &worker.json);
+                let built = tool::compact(&projection.request_body(&capture)).len();
+                assert_eq!(
+                    worker.body_after(&projection, &tools),
+                    built,
+                    "{} {strategy}",
+                    path.display()
+                );
+            }
+        }
+    }
 }
