@@ -17,6 +17,7 @@ pub mod strategies;
 pub mod strategy;
 pub mod text;
 pub mod tool;
+pub mod trace;
 pub mod tui;
 
 pub use capture::{Capture, Shape};
