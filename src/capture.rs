@@ -95,6 +95,8 @@ pub struct Capture {
     shape: Shape,
     /// The MCP body is wrapped in a JSON-RPC `result`.
     wrapped: bool,
+    /// Each entry's [`tool::label`], in capture order.
+    labels: Vec<String>,
 }
 
 impl Capture {
@@ -143,12 +145,18 @@ impl Capture {
     /// Load a request body that is already parsed.
     pub fn from_value(body: Value) -> Result<Capture, LoadError> {
         let (shape, wrapped) = detect_shape(&body)?;
-        let capture = Capture {
+        let mut capture = Capture {
             body,
             shape,
             wrapped,
+            labels: Vec::new(),
         };
         capture.check_tools()?;
+        capture.labels = capture
+            .tools()
+            .iter()
+            .map(|entry| tool::label(entry).into_owned())
+            .collect();
         Ok(capture)
     }
 
@@ -163,6 +171,7 @@ impl Capture {
         };
         for (index, entry) in tools.iter().enumerate() {
             let problem = match entry {
+                Value::Object(_) if tool::is_hosted(entry) => None,
                 Value::Object(_) => match tool::name(entry) {
                     Some("") => Some("the name is empty".to_owned()),
                     Some(_) => None,
@@ -170,7 +179,10 @@ impl Capture {
                         Some(other) => {
                             Some(format!("the name is {}, not a string", json_kind(other)))
                         }
-                        None => Some("no `name`".to_owned()),
+                        None => Some(
+                            "no `name`, and no `type` naming a hosted tool (such as web_search)"
+                                .to_owned(),
+                        ),
                     },
                 },
                 other => Some(format!("the entry is {}, not an object", json_kind(other))),
@@ -239,18 +251,22 @@ impl Capture {
         }
     }
 
-    /// The original tool names, in capture order.
+    /// The original tool names, in capture order; a hosted entry by its label (`<web_search>`).
     pub fn tool_names(&self) -> impl Iterator<Item = &str> {
-        self.tools().iter().map(|t| tool::name(t).unwrap_or(""))
+        self.labels.iter().map(String::as_str)
     }
 
-    /// The name a `tool_choice` forces, if it names one tool.
-    pub fn tool_choice_name(&self) -> Option<&str> {
-        let choice = self.body.get("tool_choice")?;
-        choice
-            .pointer("/function/name")
-            .or_else(|| choice.get("name"))
-            .and_then(Value::as_str)
+    /// Indices of the hosted entries ([`tool::hosted_label`]), in capture order.
+    pub fn hosted(&self) -> Vec<usize> {
+        (0..self.tools().len())
+            .filter(|&index| tool::is_hosted(&self.tools()[index]))
+            .collect()
+    }
+
+    /// The tool a `tool_choice` forces, if it names one: a function's name, or a hosted
+    /// entry's label for a hosted choice such as `{"type":"web_search"}` ([`tool::choice_label`]).
+    pub fn tool_choice_name(&self) -> Option<std::borrow::Cow<'_, str>> {
+        tool::choice_label(self.body.get("tool_choice")?)
     }
 
     /// The text of each conversation message, oldest first, in the shape's own terms:

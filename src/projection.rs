@@ -187,7 +187,7 @@ fn finish(capture: &Capture, strategy: Strategy, mut draft: Draft) -> Projection
     if let Some(sent) = &draft.sent {
         for (position, tool) in sent.iter().enumerate() {
             let entry = tool.entry(capture);
-            let name = tool::name(entry).unwrap_or("").to_owned();
+            let name = tool::label(entry).into_owned();
             match tool.origin {
                 Some(index) => {
                     let unchanged = tool
@@ -223,7 +223,7 @@ fn finish(capture: &Capture, strategy: Strategy, mut draft: Draft) -> Projection
     for (index, status, reason) in std::mem::take(&mut draft.dropped) {
         if index < outcomes.len() && outcomes[index].is_none() {
             outcomes[index] = Some(ToolOutcome {
-                name: tool::name(&originals[index]).unwrap_or("").to_owned(),
+                name: tool::label(&originals[index]).into_owned(),
                 original: Some(index),
                 projected: None,
                 status,
@@ -240,7 +240,7 @@ fn finish(capture: &Capture, strategy: Strategy, mut draft: Draft) -> Projection
         .enumerate()
         .map(|(index, outcome)| {
             outcome.unwrap_or_else(|| ToolOutcome {
-                name: tool::name(&originals[index]).unwrap_or("").to_owned(),
+                name: tool::label(&originals[index]).into_owned(),
                 original: Some(index),
                 projected: None,
                 status: Status::Removed,
@@ -320,9 +320,7 @@ fn lint(capture: &Capture, draft: &Draft, outcomes: &[ToolOutcome], notes: &mut 
 
     // A forced tool_choice must name a tool that is still sent.
     if let Some(choice) = capture.tool_choice_name() {
-        let still_sent = sent
-            .iter()
-            .any(|t| tool::name(t.entry(capture)) == Some(choice));
+        let still_sent = sent.iter().any(|t| tool::label(t.entry(capture)) == choice);
         if !still_sent && !draft.drop_tool_choice {
             let how = outcomes
                 .iter()
@@ -336,6 +334,29 @@ fn lint(capture: &Capture, draft: &Draft, outcomes: &[ToolOutcome], notes: &mut 
     }
     if draft.drop_tool_choice && capture.body().get("tool_choice").is_some() {
         notes.push("tool_choice removed: providers reject a tool_choice without tools".to_owned());
+    }
+
+    // Hosted entries are the provider's: sent as found, and a remote MCP server's tools unseen.
+    let hosted: Vec<&Value> = sent
+        .iter()
+        .map(|t| t.entry(capture))
+        .filter(|entry| tool::is_hosted(entry))
+        .collect();
+    if !hosted.is_empty() {
+        let labels: Vec<String> = hosted
+            .iter()
+            .map(|e| format!("`{}`", tool::label(e)))
+            .collect();
+        notes.push(format!(
+            "hosted entries the provider runs itself, sent untouched: {}",
+            labels.join(", ")
+        ));
+    }
+    for entry in hosted.iter().filter(|entry| tool::is_hosted_mcp(entry)) {
+        notes.push(format!(
+            "`{}` is a remote MCP server: the provider fetches its tools, which toolprism cannot see or count",
+            tool::label(entry)
+        ));
     }
 
     // Deferred tools need a loader.

@@ -205,6 +205,9 @@ pub fn project(capture: &Capture, settings: &Settings) -> Draft {
         if Some(index) == expand_index {
             continue;
         }
+        if tool::is_hosted(entry) {
+            continue;
+        }
         let (Some(name), Some(description)) = (tool::name(entry), tool::description(entry)) else {
             continue;
         };

@@ -14,6 +14,8 @@
 //!   loader (two tools of one name would be rejected by the provider), and while not deferring
 //!   zero sends no loader at all. It is never eligible itself.
 //! - Tools with the same name each get their own line.
+//! - Hosted entries (`<web_search>`, a remote MCP server) are never eligible: they are sent
+//!   untouched after the function tools (and the loader), in capture order.
 
 use serde_json::{Map, Value, json};
 
@@ -282,8 +284,11 @@ pub fn project(capture: &Capture, form: Form, settings: &Settings) -> Draft {
         indices.sort_by(|&a, &b| name_of(a).cmp(name_of(b)).then(a.cmp(&b)));
         indices
     };
-    let (loaders, candidates): (Vec<usize>, Vec<usize>) =
-        (0..tools.len()).partition(|&i| name_of(i) == TOOL_SEARCH);
+    let (hosted, functions): (Vec<usize>, Vec<usize>) =
+        (0..tools.len()).partition(|&i| tool::is_hosted(&tools[i]));
+    let (loaders, candidates): (Vec<usize>, Vec<usize>) = functions
+        .into_iter()
+        .partition(|&i| name_of(i) == TOOL_SEARCH);
     let (eligible, others): (Vec<usize>, Vec<usize>) =
         candidates
             .iter()
@@ -302,6 +307,7 @@ pub fn project(capture: &Capture, form: Form, settings: &Settings) -> Draft {
         draft.sent = Some(
             by_name(candidates.clone())
                 .into_iter()
+                .chain(hosted.iter().copied())
                 .map(SentTool::original)
                 .collect(),
         );
@@ -355,7 +361,7 @@ pub fn project(capture: &Capture, form: Form, settings: &Settings) -> Draft {
         },
     );
     let others = by_name(others);
-    let sent = match form {
+    let mut sent = match form {
         Form::Reminder => {
             // Sorted as a whole: the loader takes its place by name among the others.
             let at = others.partition_point(|&i| name_of(i) < TOOL_SEARCH);
@@ -369,6 +375,7 @@ pub fn project(capture: &Capture, form: Form, settings: &Settings) -> Draft {
             sent
         }
     };
+    sent.extend(hosted.iter().map(|&i| SentTool::original(i)));
     draft.sent = Some(sent);
     let reason = format!("withheld behind tool_search ({which})");
     for &index in &withheld {
