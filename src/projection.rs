@@ -336,27 +336,14 @@ fn lint(capture: &Capture, draft: &Draft, outcomes: &[ToolOutcome], notes: &mut 
         notes.push("tool_choice removed: providers reject a tool_choice without tools".to_owned());
     }
 
-    // Hosted entries are the provider's: sent as found, and a remote MCP server's tools unseen.
-    let hosted: Vec<&Value> = sent
-        .iter()
-        .map(|t| t.entry(capture))
-        .filter(|entry| tool::is_hosted(entry))
-        .collect();
-    if !hosted.is_empty() {
-        let labels: Vec<String> = hosted
-            .iter()
-            .map(|e| format!("`{}`", tool::label(e)))
-            .collect();
-        notes.push(format!(
-            "hosted entries the provider runs itself, sent untouched: {}",
-            labels.join(", ")
-        ));
-    }
-    for entry in hosted.iter().filter(|entry| tool::is_hosted_mcp(entry)) {
-        notes.push(format!(
-            "`{}` is a remote MCP server: the provider fetches its tools, which toolprism cannot see or count",
-            tool::label(entry)
-        ));
+    // A remote MCP server's tools reach the model without appearing in the request.
+    for entry in sent.iter().map(|t| t.entry(capture)) {
+        if tool::is_hosted_mcp(entry) {
+            notes.push(format!(
+                "`{}` is a remote MCP server: the provider fetches its tools, which toolprism cannot see or count",
+                tool::label(entry)
+            ));
+        }
     }
 
     // Deferred tools need a loader.

@@ -1526,3 +1526,25 @@ fn code_disabled_and_greeting_send_no_hosted_entry() {
         );
     }
 }
+
+#[test]
+fn a_hosted_tool_choice_is_checked_and_remote_mcp_is_noted() {
+    let mut body = hosted_responses("go").body().clone();
+    body["tool_choice"] = json!({"type": "web_search"});
+    let capture = capture(body);
+    let lint = "tool_choice names `<web_search>`, which this projection does not send (removed): the provider will reject the request";
+    let code = run(&capture, Strategy::Code);
+    assert!(code.notes.iter().any(|n| n == lint), "{:?}", code.notes);
+    let direct = run(&capture, Strategy::Direct);
+    assert!(!direct.notes.iter().any(|n| n.starts_with("tool_choice")));
+    let remote = "`<mcp:deepwiki>` is a remote MCP server: the provider fetches its tools, which toolprism cannot see or count";
+    for strategy in [Strategy::Original, Strategy::Direct, Strategy::Adaptive] {
+        let projection = run(&capture, strategy);
+        assert_eq!(
+            projection.notes.iter().filter(|n| *n == remote).count(),
+            1,
+            "{strategy}"
+        );
+    }
+    assert!(!code.notes.iter().any(|n| n == remote));
+}

@@ -631,3 +631,22 @@ fn deterministic() {
     assert_eq!(a.stored, b.stored);
     assert_eq!(a.notes, b.notes);
 }
+
+#[test]
+fn hosted_entries_are_never_shortened() {
+    let long = vector_description(30);
+    let hosted = json!({"type": "mcp", "server_label": "docs", "description": long, "server_url": "https://x"});
+    let capture = Capture::from_value(json!({"model": "gpt-5", "input": "hi", "tools": [
+        hosted,
+        {"type": "function", "name": "ctx_expand", "description": "Expand a lean-ctx handle.", "parameters": {"type": "object"}},
+        {"type": "function", "name": "read", "description": long, "parameters": {"type": "object"}},
+    ]}))
+    .unwrap();
+    let projection = shorten(&capture);
+    assert_eq!(
+        statuses(&projection),
+        [Status::Kept, Status::Kept, Status::Changed]
+    );
+    assert_eq!(sent(&projection, &capture)[0], capture.tools()[0]);
+    assert_eq!(projection.outcomes[0].name, "<mcp:docs>");
+}

@@ -864,3 +864,23 @@ mod properties {
         }
     }
 }
+
+#[test]
+fn hosted_entries_pass_through_every_documentation_mode() {
+    // A hosted MCP toolset with a description-like key and a multi-line text is still the
+    // provider's entry: no mode touches it, and it keeps its place.
+    let hosted = json!({"type": "mcp_toolset", "mcp_server_name": "github", "description": "Line one.\n\n  Line two.", "cache_control": {"type": "ephemeral"}});
+    let capture = messages(vec![
+        tool("read", "Read a file.\nSecond line."),
+        hosted.clone(),
+    ]);
+    for strategy in [Strategy::Full, Strategy::Progressive, Strategy::Minimal] {
+        let projection = run(&capture, strategy);
+        let tools = sent(&capture, &projection);
+        assert_eq!(tools.len(), 2);
+        assert_eq!(tools[1], hosted, "{strategy}");
+        assert_eq!(projection.outcomes[1].name, "<mcp_toolset:github>");
+        assert_eq!(projection.outcomes[1].status, Status::Kept);
+        assert_eq!(projection.outcomes[0].status, Status::Changed);
+    }
+}
