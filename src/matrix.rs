@@ -104,10 +104,7 @@ pub fn legend() -> String {
     .iter()
     .map(|m| format!("{} {}", m.glyph(), m.word()))
     .collect();
-    format!(
-        "{}  (× and » send 0 tokens; blank: not added by that strategy)",
-        marks.join("  ")
-    )
+    format!("{}  (× and » send nothing)", marks.join("  "))
 }
 
 /// One strategy's figure for one tool.
