@@ -292,3 +292,313 @@ fn a_request_the_provider_rejects_is_marked_in_the_header() {
     assert_eq!(headers, ["minimal", "defer!"]);
     assert!(!matrix.columns[1].request_valid);
 }
+
+// The command line.
+
+use assert_cmd::Command;
+
+fn toolprism() -> Command {
+    let mut cmd = Command::cargo_bin("toolprism").expect("the binary is built");
+    cmd.current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env_remove("NO_COLOR")
+        .env_remove("COLUMNS");
+    cmd
+}
+
+fn stdout_of(args: &[&str]) -> String {
+    let out = toolprism()
+        .args(args)
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    String::from_utf8(out.stdout).expect("UTF-8 output")
+}
+
+/// Exit 2 and one `toolprism: ` line on standard error.
+fn error_of(args: &[&str]) -> String {
+    let out = toolprism().args(args).assert().code(2).get_output().clone();
+    assert!(out.stdout.is_empty());
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(stderr.lines().count(), 1, "{stderr:?}");
+    stderr.trim_end().to_owned()
+}
+
+/// The table's header row, split at spaces.
+fn header_of(text: &str) -> Vec<&str> {
+    text.lines()
+        .find(|l| l.starts_with("tool "))
+        .unwrap()
+        .split_whitespace()
+        .collect()
+}
+
+fn cells(text: &str) -> usize {
+    toolprism::text::width(text)
+}
+
+#[test]
+fn into_a_pipe_the_table_has_whole_names_and_every_column() {
+    let text = stdout_of(&["report", "samples/small.json", "--matrix"]);
+    let header = text.lines().nth(2).unwrap();
+    let columns: Vec<&str> = header.split_whitespace().collect();
+    assert_eq!(
+        columns,
+        [
+            "tool",
+            "original",
+            "▼",
+            "full",
+            "progressive",
+            "minimal",
+            "direct",
+            "adaptive",
+            "code",
+            "disabled",
+            "shorten",
+            "defer",
+            "defer-catalog"
+        ]
+    );
+    assert!(!text.contains('…'), "{text}");
+    assert!(!text.contains("not shown"), "{text}");
+    let row = text
+        .lines()
+        .find(|l| l.starts_with("mcp__github__search_pull_requests "))
+        .unwrap();
+    assert_eq!(
+        row.split_whitespace().collect::<Vec<_>>(),
+        [
+            "mcp__github__search_pull_requests",
+            "265",
+            "240",
+            "~",
+            "240",
+            "~",
+            "103",
+            "~",
+            "265",
+            "=",
+            "265",
+            "=",
+            "×",
+            "×",
+            "265",
+            "=",
+            "265",
+            "=",
+            "265",
+            "="
+        ]
+    );
+}
+
+#[test]
+fn the_whole_table_for_small_json() {
+    insta::assert_snapshot!(
+        "matrix_small_table",
+        stdout_of(&[
+            "report",
+            "samples/small.json",
+            "--matrix",
+            "--set",
+            "defer.threshold=1",
+        ])
+    );
+}
+
+#[test]
+fn a_width_drops_columns_in_the_stated_order_and_shortens_names() {
+    let text = stdout_of(&["report", "samples/small.json", "--matrix", "--width", "80"]);
+    for line in text.lines() {
+        assert!(cells(line) <= 80, "{} cells: {line}", cells(line));
+    }
+    assert!(
+        text.contains(
+            "not shown for width: disabled, direct, full, defer-catalog, adaptive, shorten\n"
+        ),
+        "{text}"
+    );
+    let header: Vec<&str> = header_of(&text);
+    assert_eq!(
+        header,
+        [
+            "tool",
+            "original",
+            "▼",
+            "progressive",
+            "minimal",
+            "code",
+            "defer"
+        ]
+    );
+    let names: Vec<&str> = text
+        .lines()
+        .skip(3)
+        .take(8)
+        .map(|l| l.split("  ").next().unwrap().trim_end())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "mcp__github__create_issue",
+            "github›searc…ull_requests",
+            "github›get_file_contents",
+            "edit_file",
+            "read_file",
+            "search_files",
+            "bash",
+            "write_file"
+        ]
+    );
+    // Numbers are never cut, however narrow.
+    let narrow = stdout_of(&["report", "samples/small.json", "--matrix", "--width", "20"]);
+    let total = narrow
+        .lines()
+        .find(|l| l.starts_with("total sent"))
+        .unwrap();
+    assert_eq!(
+        total.split_whitespace().collect::<Vec<_>>(),
+        ["total", "sent", "1,296"]
+    );
+}
+
+#[test]
+fn the_sorted_column_is_never_dropped() {
+    let text = stdout_of(&[
+        "report",
+        "samples/small.json",
+        "--matrix",
+        "--width",
+        "60",
+        "--sort",
+        "disabled",
+    ]);
+    let header: Vec<&str> = header_of(&text);
+    // `disabled` goes first, but not while the rows are sorted by it.
+    assert_eq!(header, ["tool", "original", "minimal", "disabled", "▼"]);
+    assert!(
+        text.replace("\n  ", " ").contains(
+            "not shown for width: direct, full, defer-catalog, adaptive, shorten, code, progressive, defer (widen"
+        ),
+        "{text}"
+    );
+}
+
+#[test]
+fn on_a_terminal_columns_sets_the_width() {
+    // `script` gives the program a terminal; without it the test has nothing to run on.
+    let Ok(probe) = std::process::Command::new("script")
+        .arg("--version")
+        .output()
+    else {
+        eprintln!("script(1) not found: skipping the terminal-width test");
+        return;
+    };
+    assert!(probe.status.success());
+    let command = format!(
+        "COLUMNS=70 '{}' report samples/small.json --matrix",
+        env!("CARGO_BIN_EXE_toolprism")
+    );
+    let out = std::process::Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap().replace("\r\n", "\n");
+    for line in text.lines() {
+        assert!(cells(line) <= 70, "{} cells: {line}", cells(line));
+    }
+    assert!(text.contains("not shown for width: "), "{text}");
+    assert!(text.contains('…'), "{text}");
+}
+
+#[test]
+fn markdown_for_small_json() {
+    insta::assert_snapshot!(
+        "matrix_small_markdown",
+        stdout_of(&[
+            "report",
+            "samples/small.json",
+            "--matrix",
+            "--format",
+            "markdown",
+            "--set",
+            "defer.threshold=1",
+        ])
+    );
+}
+
+#[test]
+fn csv_for_small_json() {
+    insta::assert_snapshot!(
+        "matrix_small_csv",
+        stdout_of(&[
+            "report",
+            "samples/small.json",
+            "--matrix",
+            "--format",
+            "csv",
+            "--set",
+            "defer.threshold=1",
+        ])
+    );
+}
+
+#[test]
+fn hostile_names_are_escaped_in_every_format() {
+    let args = |format| {
+        stdout_of(&[
+            "report",
+            "tests/fixtures/matrix-names.json",
+            "--matrix",
+            "-s",
+            "minimal",
+            "--format",
+            format,
+        ])
+    };
+    let csv = args("csv");
+    assert_eq!(
+        csv.lines().nth(1).unwrap(),
+        "tool,\"'=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\",38,38,changed"
+    );
+    assert_eq!(
+        csv.lines().nth(2).unwrap(),
+        "tool,esc␛[2Jname,35,35,changed"
+    );
+    assert!(csv.ends_with("\r\n") && !csv.replace("\r\n", "").contains('\n'));
+    let markdown = args("markdown");
+    assert!(
+        markdown.contains("\n| ``pipe\\|name`tick`` | 31 | 31 \\~ |\n"),
+        "{markdown}"
+    );
+    for text in [csv, markdown, args("table")] {
+        assert!(!text.contains('\u{1b}'), "{text}");
+    }
+}
+
+#[test]
+fn matrix_flags_are_checked() {
+    assert_eq!(
+        error_of(&["report", "samples/small.json", "--sort", "name"]),
+        "toolprism: the following required arguments were not provided: --matrix (see --help)"
+    );
+    assert_eq!(
+        error_of(&["report", "samples/small.json", "--matrix", "--json"]),
+        "toolprism: the argument '--matrix' cannot be used with '--json' (see --help)"
+    );
+    assert!(
+        error_of(&[
+            "report",
+            "samples/small.json",
+            "--matrix",
+            "--sort",
+            "bogus"
+        ])
+        .starts_with(
+            "toolprism: invalid value 'bogus' for '--sort <COLUMN>': unknown sort column `bogus`"
+        )
+    );
+}

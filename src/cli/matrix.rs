@@ -339,8 +339,10 @@ fn table(report: &Report, matrix: &Matrix, limit: Option<usize>) -> String {
         raw_names.iter().map(|n| visible(n).into_owned()).collect()
     };
 
-    let mut out = String::new();
-    let _ = writeln!(out, "{}", title(report));
+    let mut out = match limit {
+        Some(limit) => wrap(&title(report), limit),
+        None => format!("{}\n", title(report)),
+    };
     out.push('\n');
     let line = |name: &str, first: &str, rest: &mut dyn Iterator<Item = String>| {
         let mut text = pad(name, name_width);
