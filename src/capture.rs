@@ -407,8 +407,15 @@ fn detect_shape(body: &Value) -> Result<(Shape, bool), LoadError> {
         return Ok((Shape::OpenAiResponses, false));
     }
     if let Some(tools) = object.get("tools") {
-        // A bare tools/list result, or a request without a conversation: decide by the entries.
-        let first = tools.as_array().and_then(|t| t.first());
+        // A bare tools/list result, or a request without a conversation: decide by the entries,
+        // the first function tool first (hosted entries exist only in Messages and Responses).
+        let entries = tools.as_array().map(Vec::as_slice).unwrap_or_default();
+        let first = entries.iter().find(|entry| !tool::is_hosted(entry));
+        let hosted_kind = entries
+            .iter()
+            .find(|entry| tool::is_hosted(entry))
+            .and_then(|entry| entry.get("type"))
+            .and_then(Value::as_str);
         let shape = match first {
             Some(entry) if entry.get("function").is_some() => Shape::OpenAiChat,
             Some(entry) if entry.get("input_schema").is_some() => Shape::AnthropicMessages,
@@ -423,6 +430,8 @@ fn detect_shape(body: &Value) -> Result<(Shape, bool), LoadError> {
                     "a request with `tools` but neither `messages` nor `input`".into(),
                 ));
             }
+            None if hosted_kind == Some("mcp_toolset") => Shape::AnthropicMessages,
+            None if hosted_kind.is_some() => Shape::OpenAiResponses,
             _ => Shape::McpToolsList,
         };
         return Ok((shape, false));
@@ -441,6 +450,13 @@ fn messages_shape(object: &serde_json::Map<String, Value>) -> Shape {
         for entry in tools {
             if entry.get("function").is_some() {
                 return Shape::OpenAiChat;
+            }
+            // Anthropic's hosted MCP toolset; Chat Completions has no hosted entries.
+            if tool::is_hosted(entry) {
+                if entry.get("type").and_then(Value::as_str) == Some("mcp_toolset") {
+                    return Shape::AnthropicMessages;
+                }
+                continue;
             }
             if entry.get("input_schema").is_some() || entry.get("name").is_some() {
                 return Shape::AnthropicMessages;

@@ -388,3 +388,36 @@ fn tool_choice_names_a_tool_or_a_hosted_label() {
     assert_eq!(choice(json!({"type": "auto"})), None);
     assert_eq!(choice(json!("required")), None);
 }
+
+#[test]
+fn hosted_entries_do_not_decide_the_shape() {
+    let shape = |body: serde_json::Value| Capture::from_value(body).unwrap().shape();
+    // A bare list: the first function tool decides.
+    assert_eq!(
+        shape(
+            json!({"tools": [{"type": "web_search"}, {"type": "function", "function": {"name": "f"}}]})
+        ),
+        Shape::OpenAiChat
+    );
+    assert_eq!(
+        shape(json!({"tools": [{"type": "web_search"}, {"name": "f", "inputSchema": {}}]})),
+        Shape::McpToolsList
+    );
+    // Only hosted entries: their kind tells the API.
+    assert_eq!(
+        shape(json!({"tools": [{"type": "web_search"}]})),
+        Shape::OpenAiResponses
+    );
+    assert_eq!(
+        shape(json!({"tools": [{"type": "mcp_toolset", "mcp_server_name": "gh"}]})),
+        Shape::AnthropicMessages
+    );
+    // With a conversation: an MCP toolset marks Anthropic Messages.
+    assert_eq!(
+        shape(
+            json!({"model": "m", "messages": [{"role": "user", "content": "x"}],
+            "tools": [{"type": "mcp_toolset", "mcp_server_name": "gh"}]})
+        ),
+        Shape::AnthropicMessages
+    );
+}
