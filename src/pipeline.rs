@@ -250,7 +250,7 @@ fn lint(capture: &Capture, draft: &Draft, outcomes: &[ToolOutcome], notes: &mut 
         .count();
     if deferred > 0 {
         notes.push(Note::info(format!(
-            "{deferred} of {} sent entries carry `defer_loading: true`: the provider keeps them out of the model's context until its tool search returns them, so they count 0 context tokens and savings are measured on context tokens",
+            "{deferred} of {} sent entries are `defer_loading: true`: out of the model's context until the provider's tool search returns them (0 context tokens); savings are on context tokens",
             sent.len()
         )));
         if deferred == sent.len() {

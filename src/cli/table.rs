@@ -104,9 +104,18 @@ pub fn report_table(report: &Report, per_tool: bool) -> String {
         .map(str::to_owned)
         .to_vec(),
     ];
+    // With provider-deferred entries, savings are on context tokens: show those too.
+    let deferral = report.capture.context_tokens != report.capture.tools_tokens
+        || report
+            .strategies
+            .iter()
+            .any(|s| s.context_tokens != s.tools_tokens);
+    if deferral {
+        rows[0].insert(4, "context".to_owned());
+    }
     let dash = || "-".to_owned();
     for s in in_table_order(report) {
-        rows.push(vec![
+        let mut row = vec![
             s.id.to_owned(),
             status_cell(s),
             s.tools.map_or_else(dash, thousands),
@@ -119,20 +128,25 @@ pub fn report_table(report: &Report, per_tool: bool) -> String {
                 (false, Some(at)) => format!("{} B", thousands(at)),
             },
             short_note(s),
-        ]);
+        ];
+        if deferral {
+            let context = s.context_tokens.zip(s.added_tokens).map(|(c, a)| c + a);
+            row.insert(4, context.map_or_else(dash, thousands));
+        }
+        rows.push(row);
     }
-    out.push_str(&grid(
-        &rows,
-        &[false, false, true, true, true, true, true, false],
-        "",
-    ));
+    let mut right = vec![false, false, true, true, true, true, true, false];
+    if deferral {
+        right.insert(4, true);
+    }
+    out.push_str(&grid(&rows, &right, ""));
     out.push_str(
         "\ntokens: the projected tools array plus any text added outside it. cache prefix: bytes of\nthe compact tools array that stay identical (a provider's prompt cache keeps that much).\nstatus: n/a = nothing to act on (the host's fallback, figures shown); refused = the host\nrejects the list (no figures); `!` = a provider would reject the projected request.\n",
     );
     if report.capture.context_tokens != report.capture.tools_tokens {
         let _ = writeln!(
             out,
-            "saved: on context tokens ({} for the capture): entries marked defer_loading stay out of\nthe model's context until the provider's tool search returns them.",
+            "context: tokens in the model's context (entries marked defer_loading stay out until the\nprovider's tool search returns them; {} for the capture): saved is measured on these.",
             thousands(report.capture.context_tokens)
         );
     }
