@@ -378,7 +378,9 @@ pub struct Matrix {
 }
 
 impl Matrix {
-    /// Build the matrix of a report, sorted by [`Sort::default`], unfiltered.
+    /// Build the matrix of a report, sorted by [`Sort::default`], unfiltered. Tool names and
+    /// original tokens come from the per-tool figures: include [`Strategy::Original`] in the
+    /// report so they are there even when every other strategy is refused.
     pub fn new(report: &Report) -> Matrix {
         let capture_tools = report.capture.tools;
         let figures: Vec<(&StrategyFigures, Strategy)> = report
@@ -392,9 +394,12 @@ impl Matrix {
             .map(|(s, strategy)| column(s, *strategy))
             .collect();
 
-        // The capture's names and tokens, from any strategy's per-tool figures (every strategy
-        // lists every original, in capture order).
-        let any = report.strategies.first();
+        // The capture's names and tokens, from the first strategy that lists every original
+        // in capture order (a refused one may list none; `original` always lists them all).
+        let any = report
+            .strategies
+            .iter()
+            .find(|s| s.per_tool.len() >= capture_tools);
         let mut rows: Vec<Row> = (0..capture_tools)
             .map(|index| {
                 let tool = any.and_then(|s| s.per_tool.get(index));

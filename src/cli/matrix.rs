@@ -80,6 +80,15 @@ pub const DROP_ORDER: [Strategy; 11] = [
 /// Names never shrink below this many cells while a strategy column can go instead.
 const NAME_MIN: usize = 24;
 
+/// The strategies to measure for a matrix: `original` first when it is not among them (it
+/// names every tool and costs nothing to project; it is the matrix's `original` column).
+pub fn with_original(mut strategies: Vec<Strategy>) -> Vec<Strategy> {
+    if !strategies.contains(&Strategy::Original) {
+        strategies.insert(0, Strategy::Original);
+    }
+    strategies
+}
+
 /// The printed matrix for `report --matrix`.
 pub fn render(report: &Report, args: &MatrixArgs) -> String {
     let width = args.width.or_else(terminal_width);
