@@ -602,3 +602,30 @@ fn matrix_flags_are_checked() {
         )
     );
 }
+
+#[test]
+fn a_matrix_whose_only_strategy_is_refused_still_names_its_tools() {
+    let text = stdout_of(&[
+        "report",
+        "samples/small.json",
+        "--matrix",
+        "-s",
+        "direct",
+        "--set",
+        "a3s.max_tools=2",
+    ]);
+    assert_eq!(header_of(&text), ["tool", "original", "▼", "direct"]);
+    let row: Vec<&str> = text
+        .lines()
+        .find(|l| l.starts_with("read_file "))
+        .unwrap()
+        .split_whitespace()
+        .collect();
+    assert_eq!(row, ["read_file", "130", "refused"]);
+    assert!(
+        text.ends_with(
+            "direct: refused: a3s code refuses this tool list: 8 tools exceed its limit of 2 (a3s.max_tools)\n"
+        ),
+        "{text}"
+    );
+}
