@@ -629,3 +629,46 @@ fn a_matrix_whose_only_strategy_is_refused_still_names_its_tools() {
         "{text}"
     );
 }
+
+#[test]
+fn changed_by_keeps_the_rows_a_strategy_changes_and_says_so() {
+    let text = stdout_of(&[
+        "report",
+        "samples/small.json",
+        "--matrix",
+        "-s",
+        "minimal",
+        "-s",
+        "defer",
+        "--set",
+        "defer.threshold=1",
+        "--changed-by",
+        "defer",
+    ]);
+    let rows: Vec<&str> = text
+        .lines()
+        .skip(3)
+        .take_while(|l| !l.starts_with('─'))
+        .map(|l| l.split_whitespace().next().unwrap())
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            "mcp__github__create_issue",
+            "mcp__github__search_pull_requests",
+            "mcp__github__get_file_contents",
+            "tool_search"
+        ]
+    );
+    assert!(text.contains(
+        "\nrows: the 4 of 9 tools that defer changes, removes, defers or adds; totals cover every tool\n"
+    ));
+    // The totals stay the whole strategy's.
+    let total: Vec<&str> = text
+        .lines()
+        .find(|l| l.starts_with("total sent"))
+        .unwrap()
+        .split_whitespace()
+        .collect();
+    assert_eq!(total, ["total", "sent", "1,296", "558", "1,020"]);
+}
