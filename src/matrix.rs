@@ -115,6 +115,9 @@ pub struct Cell {
     pub tokens: Option<usize>,
     /// What the strategy did to it.
     pub mark: Mark,
+    /// Index of the tool in that strategy's per-tool figures (and its projection's
+    /// outcomes), to open it; `None` for absent and refused cells.
+    pub outcome: Option<usize>,
 }
 
 impl Cell {
@@ -419,6 +422,7 @@ impl Matrix {
                     Cell {
                         tokens: None,
                         mark: Mark::Refused,
+                        outcome: None,
                     }
                 } else {
                     let mark = Mark::from_state(tool.state);
@@ -426,6 +430,7 @@ impl Matrix {
                         tokens: matches!(mark, Mark::Kept | Mark::Changed | Mark::Added)
                             .then_some(tool.projected_tokens),
                         mark,
+                        outcome: Some(i),
                     }
                 };
                 let row = if i < capture_tools {
@@ -569,6 +574,7 @@ impl Matrix {
 fn absent(column: &Column) -> Cell {
     Cell {
         tokens: None,
+        outcome: None,
         mark: if matches!(column.status, ColumnStatus::Refused(_)) {
             Mark::Refused
         } else {
