@@ -42,8 +42,8 @@ pub struct MatrixArgs {
     /// Keep only the tools this strategy changes, removes, defers or adds.
     #[arg(long, value_name = "ID", requires = "matrix", value_parser = parse_strategy)]
     pub changed_by: Option<Strategy>,
-    /// Fit the table in this many columns (default: the terminal's width on a terminal, then
-    /// `COLUMNS`; no limit into a pipe).
+    /// Fit the table in this many columns (default on a terminal: `COLUMNS` when set, else the
+    /// terminal's width; into a pipe: no limit, whole names and every column).
     #[arg(long, value_name = "N", requires = "matrix")]
     pub width: Option<usize>,
 }
