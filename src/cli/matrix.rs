@@ -487,11 +487,12 @@ fn markdown_cell(text: &str) -> String {
 }
 
 /// Text outside the table (notes that quote capture text): sanitized, and every character
-/// Markdown or HTML could read as markup escaped with a backslash.
+/// that can open Markdown or HTML markup inside a line escaped with a backslash (a line starts
+/// with a strategy id, so block markers like `#` or `-` never lead).
 fn markdown_text(text: &str) -> String {
     let mut out = String::new();
     for c in visible(text).chars() {
-        if "\\`*_{}[]<>()#+-.!|~&".contains(c) {
+        if "\\`*_[]<>|~&".contains(c) {
             out.push('\\');
         }
         out.push(c);
