@@ -115,6 +115,9 @@ pub struct Cell {
     pub tokens: Option<usize>,
     /// What the strategy did to it.
     pub mark: Mark,
+    /// Index of the tool in that strategy's per-tool figures (and its projection's
+    /// outcomes), to open it; `None` for absent and refused cells.
+    pub outcome: Option<usize>,
 }
 
 impl Cell {
@@ -378,7 +381,9 @@ pub struct Matrix {
 }
 
 impl Matrix {
-    /// Build the matrix of a report, sorted by [`Sort::default`], unfiltered.
+    /// Build the matrix of a report, sorted by [`Sort::default`], unfiltered. Tool names and
+    /// original tokens come from the per-tool figures: include [`Strategy::Original`] in the
+    /// report so they are there even when every other strategy is refused.
     pub fn new(report: &Report) -> Matrix {
         let capture_tools = report.capture.tools;
         let figures: Vec<(&StrategyFigures, Strategy)> = report
@@ -392,9 +397,12 @@ impl Matrix {
             .map(|(s, strategy)| column(s, *strategy))
             .collect();
 
-        // The capture's names and tokens, from any strategy's per-tool figures (every strategy
-        // lists every original, in capture order).
-        let any = report.strategies.first();
+        // The capture's names and tokens, from the first strategy that lists every original
+        // in capture order (a refused one may list none; `original` always lists them all).
+        let any = report
+            .strategies
+            .iter()
+            .find(|s| s.per_tool.len() >= capture_tools);
         let mut rows: Vec<Row> = (0..capture_tools)
             .map(|index| {
                 let tool = any.and_then(|s| s.per_tool.get(index));
@@ -414,6 +422,7 @@ impl Matrix {
                     Cell {
                         tokens: None,
                         mark: Mark::Refused,
+                        outcome: None,
                     }
                 } else {
                     let mark = Mark::from_state(tool.state);
@@ -421,6 +430,7 @@ impl Matrix {
                         tokens: matches!(mark, Mark::Kept | Mark::Changed | Mark::Added)
                             .then_some(tool.projected_tokens),
                         mark,
+                        outcome: Some(i),
                     }
                 };
                 let row = if i < capture_tools {
@@ -564,6 +574,7 @@ impl Matrix {
 fn absent(column: &Column) -> Cell {
     Cell {
         tokens: None,
+        outcome: None,
         mark: if matches!(column.status, ColumnStatus::Refused(_)) {
             Mark::Refused
         } else {
