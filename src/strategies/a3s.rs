@@ -20,7 +20,7 @@ use std::collections::HashMap;
 use serde_json::{Value, json};
 
 use crate::capture::{Capture, Shape};
-use crate::projection::{Draft, SentTool, Status};
+use crate::projection::{Draft, Note, SentTool, Status};
 use crate::settings::{Gateway, Selector, Settings};
 use crate::tool;
 
@@ -50,7 +50,7 @@ pub fn release(settings: &Settings) -> &'static str {
 pub fn project(capture: &Capture, profile: Profile, settings: &Settings) -> Draft {
     let order = match canonical_order(capture, settings) {
         Ok(order) => order,
-        Err(message) => return refused(capture, message),
+        Err(message) => return Draft::refused(capture, message),
     };
     let hosted = capture.hosted();
     match profile {
@@ -114,33 +114,18 @@ fn canonical_order(capture: &Capture, settings: &Settings) -> Result<Vec<usize>,
     Ok(order)
 }
 
-/// a3s's error instead of a projection: no tools are sent, each original carries the message.
-fn refused(capture: &Capture, message: String) -> Draft {
-    Draft {
-        sent: None,
-        dropped: (0..capture.tools().len())
-            .map(|index| (index, Status::Removed, message.clone()))
-            .collect(),
-        drop_tool_choice: true,
-        error: Some(message),
-        ..Draft::default()
-    }
-}
-
 /// A projection that presents no tools, with `why` as its first note. A provider rejects
 /// `tools: []` and a `tool_choice` without tools, so the request loses both keys; an MCP
 /// `tools/list` result keeps an empty list.
 fn empty(capture: &Capture, why: String) -> Draft {
     let mut draft = Draft::default();
-    draft.notes.push(why);
+    draft.info(why);
     if capture.shape() == Shape::McpToolsList {
         draft.sent = Some(Vec::new());
-        draft
-            .notes
-            .push("the tools/list result is empty".to_owned());
+        draft.info("the tools/list result is empty".to_owned());
     } else {
         draft.drop_tool_choice = true;
-        draft.notes.push(
+        draft.info(
             "the request carries no `tools` key and no `tool_choice` (providers reject an empty tool list and a tool_choice without tools)"
                 .to_owned(),
         );
@@ -440,7 +425,7 @@ fn adaptive(capture: &Capture, order: &[usize], hosted: &[usize], settings: &Set
                 normalize_greeting(&context)
             ),
         );
-        draft.notes.insert(0, context_note);
+        draft.notes.insert(0, Note::info(context_note));
         for &index in order.iter().chain(hosted) {
             draft.dropped.push((
                 index,
@@ -453,8 +438,8 @@ fn adaptive(capture: &Capture, order: &[usize], hosted: &[usize], settings: &Set
 
     if settings.adaptive_selector == Selector::Greeting {
         let mut draft = direct(capture, order, hosted);
-        draft.notes.insert(0, GREETING_SELECTOR_NOTE.to_owned());
-        draft.notes.insert(0, context_note);
+        draft.notes.insert(0, Note::info(GREETING_SELECTOR_NOTE));
+        draft.notes.insert(0, Note::info(context_note));
         return draft;
     }
 
@@ -485,8 +470,8 @@ fn adaptive(capture: &Capture, order: &[usize], hosted: &[usize], settings: &Set
             ..Draft::default()
         }
     };
-    draft.notes.insert(0, flags_note);
-    draft.notes.insert(0, context_note);
+    draft.notes.insert(0, Note::info(flags_note));
+    draft.notes.insert(0, Note::info(context_note));
     draft.dropped = dropped;
     draft
 }
@@ -623,9 +608,9 @@ fn code(capture: &Capture, order: &[usize], settings: &Settings) -> Draft {
         .find(|&index| tool::name(&tools[index]) == Some(PROGRAM));
 
     if program.is_none() && settings.code_gateway == Gateway::Capture {
-        let mut draft = empty(
-            capture,
-            "the capture has no `program` tool, so a3s presents no tools (set code.gateway=inject to add a3s's own gateway)".to_owned());
+        let why = "the capture has no `program` tool, so a3s presents no tools (set code.gateway=inject to add a3s's own gateway)";
+        let mut draft = empty(capture, why.to_owned());
+        draft.not_applicable(why);
         for &index in order {
             draft.dropped.push((
                 index,
@@ -702,7 +687,7 @@ fn code(capture: &Capture, order: &[usize], settings: &Settings) -> Draft {
             " (the capture has none: a3s's own `program` tool was added, code.gateway=inject)",
         );
     }
-    draft.notes.push(note);
+    draft.info(note);
     draft
 }
 
