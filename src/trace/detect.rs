@@ -208,17 +208,26 @@ fn detect_content(
                 serde::Deserialize::deserialize(&mut deserializer)
                     .and_then(|value: Value| deserializer.end().map(|()| value))
             };
-            if let Ok(value) = parsed {
-                let size = (head.len() + tee.copy.len()) as u64;
-                return document(value, size, name);
-            }
+            let document_error = match parsed {
+                Ok(value) => {
+                    let size = (head.len() + tee.copy.len()) as u64;
+                    return document(value, size, name);
+                }
+                Err(e) => json_error(&e),
+            };
             head.extend_from_slice(&tee.copy);
             let reader = Box::new(Cursor::new(head).chain(tee.inner));
             let mut lines = LineSource::new(reader);
-            let format = lines
+            match lines
                 .peek_first_value(FORMAT_LOOKAHEAD)
-                .map_or(TraceFormat::BareJsonl, record::format_of);
-            Ok((format, Source::Lines(lines)))
+                .map(record::format_of)
+            {
+                Some(format) => Ok((format, Source::Lines(lines))),
+                // A torn only line: a trace with no turn yet, and the torn line to report.
+                None if lines.ends_torn() => Ok((TraceFormat::BareJsonl, Source::Lines(lines))),
+                // No line is JSON: not JSON lines, so a broken document.
+                None => Err(document_error),
+            }
         }
     }
 }

@@ -66,6 +66,11 @@ impl LineSource {
         None
     }
 
+    /// Whether the lines read ahead end in a torn line.
+    pub(crate) fn ends_torn(&self) -> bool {
+        matches!(self.ahead.back(), Some(Line::Torn(_)))
+    }
+
     /// The next line as a trace item.
     pub(crate) fn next_raw(&mut self) -> Option<Raw> {
         let line = match self.ahead.pop_front() {
