@@ -128,7 +128,7 @@ fn read_line(reader: &mut dyn BufRead, buf: &mut Vec<u8>) -> Result<usize, LoadE
         .map_err(|e| LoadError::Unreadable(e.to_string()))?;
     if n as u64 > MAX_RECORD_BYTES && buf.last() != Some(&b'\n') {
         return Err(LoadError::BadRecord {
-            at: "line 1".to_owned(),
+            at: format!("line {}", count_lines(&buf[..start]) + 1),
             problem: format!("longer than {} MiB", MAX_RECORD_BYTES >> 20),
         });
     }

@@ -17,7 +17,8 @@ pub(crate) enum Line {
     Json(usize, Value),
     /// A line that is not JSON (or too long), with its line number and the problem.
     Bad(usize, String),
-    /// The last line has no newline and stops mid-value: a writer killed while writing it.
+    /// The last line has no newline and stops mid-value, or a compressed stream ends mid-line:
+    /// a writer killed while writing it.
     Torn(usize),
     /// Reading failed (an I/O or decompression error); nothing after it can be trusted.
     Fatal(usize, String),
@@ -108,6 +109,11 @@ impl LineSource {
                     return None;
                 }
                 Ok(_) => {}
+                // A compressed stream cut short: its writer was killed, like a torn line.
+                Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
+                    self.done = true;
+                    return (!self.buf.trim_ascii().is_empty()).then_some(Line::Torn(number));
+                }
                 Err(e) => {
                     self.done = true;
                     return Some(Line::Fatal(number, format!("cannot read: {e}")));

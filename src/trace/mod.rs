@@ -143,8 +143,12 @@ pub struct TraceOptions {
 /// input. Errors name the file (`trace.jsonl: …`).
 ///
 /// JSON lines are then read one line at a time, through the decompressor when the file is
-/// compressed; a HAR file is parsed whole at this point (see the `har` module's notes on
-/// memory); a folder is listed now and its files are read one at a time.
+/// compressed, holding one record at a time (a line may not exceed [`MAX_RECORD_BYTES`]). A
+/// HAR file is one JSON document and is parsed whole here: memory is a few times the file's
+/// size, the price of ordering its entries by `startedDateTime`; entries are then handed out
+/// one at a time and dropped. A folder is listed here and its files are read one at a time. A
+/// single capture keeps the single-capture rules ([`crate::capture::MAX_CAPTURE_BYTES`], the
+/// same errors as [`crate::Capture::from_value`]).
 pub fn open(path: &str, options: &TraceOptions) -> Result<TraceReader, FileError> {
     let name = display_name(path).to_owned();
     let detected = detect::detect(path, &name).map_err(|e| e.in_file(name.clone()))?;

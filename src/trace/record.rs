@@ -162,9 +162,14 @@ pub(crate) fn request_body(body: Value) -> Result<RecordBody, String> {
     if object.contains_key("_cctrace_stub") {
         return Ok(RecordBody::CompactionStub);
     }
+    // The keys `Capture` recognises a body by (an MCP tools/list result may sit in `result`).
+    let mcp_result = object
+        .get("result")
+        .is_some_and(|r| r.get("tools").is_some());
     if !(object.contains_key("messages")
         || object.contains_key("input")
-        || object.contains_key("tools"))
+        || object.contains_key("tools")
+        || mcp_result)
     {
         return Err("the body is not a request (no `messages`, `input` or `tools`)".to_owned());
     }
