@@ -742,3 +742,102 @@ fn readers_can_move_to_a_worker_thread() {
     let count = std::thread::spawn(move || reader.count()).join().unwrap();
     assert_eq!(count, 4);
 }
+
+#[test]
+fn one_record_documents() {
+    let good = std::fs::read_to_string(sample("codex-responses-wrapped.jsonl")).unwrap();
+    let first = good.lines().next().unwrap();
+    let raw: Value = serde_json::from_str(first).unwrap();
+    // One line (after a blank one): named by its line.
+    let (_dir, path) = temp_file("one.jsonl", format!("\n{first}\n\n").as_bytes());
+    let mut reader = open(&path);
+    assert_eq!(reader.format(), TraceFormat::WrappedJsonl);
+    let got = records(&mut reader);
+    assert_eq!(got.len(), 1);
+    assert_eq!(got[0].source, "line 2");
+    assert_eq!(got[0].url.as_deref(), raw["request"]["url"].as_str());
+    // Pretty-printed: named by the file.
+    let pretty = serde_json::to_string_pretty(&raw).unwrap();
+    let (_dir, path) = temp_file("one.json", pretty.as_bytes());
+    let mut reader = open(&path);
+    assert_eq!(reader.format(), TraceFormat::WrappedJsonl);
+    assert_eq!(records(&mut reader)[0].source, path);
+}
+
+#[test]
+fn har_zstd_request_body_and_agent_header() {
+    use base64::Engine as _;
+    let body = serde_json::json!({"model": "claude-sonnet-4-5", "max_tokens": 100,
+        "messages": [{"role": "user", "content": "hi"}],
+        "tools": [{"name": "Read", "description": "Read a file", "input_schema": {"type": "object"}}]});
+    let packed = zstd::encode_all(body.to_string().as_bytes(), 3).unwrap();
+    let response = "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":9,\"cache_creation_input_tokens\":0,\"cache_read_input_tokens\":4100}}}\n\n";
+    let har = serde_json::json!({"log": {"version": "1.2", "entries": [{
+        "startedDateTime": "2025-06-01T10:00:00.000+02:00",
+        "request": {"method": "POST", "url": "https://api.anthropic.com/v1/messages",
+            "headers": [{"name": "Content-Encoding", "value": "zstd"},
+                        {"name": "X-Claude-Code-Agent-Id", "value": "agent_b"}],
+            "postData": {"mimeType": "application/json", "encoding": "base64",
+                "text": base64::engine::general_purpose::STANDARD.encode(&packed)}},
+        "response": {"status": 200, "content": {"mimeType": "text/event-stream",
+            "encoding": "base64",
+            "text": base64::engine::general_purpose::STANDARD.encode(response)}}
+    }]}});
+    let (_dir, path) = temp_file("x.har", har.to_string().as_bytes());
+    let got = records(&mut open(&path));
+    assert_eq!(got.len(), 1);
+    assert_eq!(got[0].body, RecordBody::Request(body));
+    assert_eq!(got[0].agent_id.as_deref(), Some("agent_b"));
+    assert_eq!(got[0].usage, usage(9, 0, 4100));
+    // 10:00 at +02:00 is 08:00 UTC.
+    assert_eq!(got[0].time_ms, Some(20_240 * 86_400_000 + 8 * 3_600_000));
+}
+
+/// `-` reads standard input: run this test binary again as a child with the trace on its stdin.
+#[test]
+fn standard_input() {
+    if std::env::var_os("TOOLPRISM_TRACE_STDIN_CHILD").is_some() {
+        let reader = trace::open("-", &TraceOptions::default()).unwrap();
+        print!("{}:", reader.format().id());
+        for record in reader {
+            match record {
+                Ok(r) => print!(" {}", r.source),
+                Err(e) => print!(" error {e}"),
+            }
+        }
+        return;
+    }
+    let run = |input: &[u8]| {
+        let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--exact",
+                "standard_input",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env("TOOLPRISM_TRACE_STDIN_CHILD", "1")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(input).unwrap();
+        let out = child.wait_with_output().unwrap();
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let plain = std::fs::read(sample("codex-responses-wrapped.jsonl")).unwrap();
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(&plain).unwrap();
+    let packed = gz.finish().unwrap();
+    for input in [plain.clone(), packed] {
+        let text = run(&input);
+        assert!(
+            text.contains("jsonl-wrapped: line 1 line 2 line 4 line 5"),
+            "{text}"
+        );
+    }
+    let text = run(b"{\"model\":\"m\",\"messages\":[]}\nnot json\n");
+    assert!(
+        text.contains("jsonl: line 1 error <stdin>: line 2: not JSON (expected ident at column 2)"),
+        "{text}"
+    );
+}

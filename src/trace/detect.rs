@@ -169,11 +169,12 @@ fn detect_content(
         ));
     };
     let first = without_bom(&head[first_start..]).trim_ascii().to_vec();
+    let first_line = format!("line {}", count_lines(&head));
     match serde_json::from_slice::<Value>(&first) {
         Ok(value) => {
             let second = next_content_line(&mut *reader, &mut head)?;
             match second {
-                None => document(value, head.len() as u64, name),
+                None => document(value, head.len() as u64, name, &first_line),
                 Some(_) if har::is_har(&value) => Err(LoadError::BadRecord {
                     at: format!("line {}", count_lines(&head)),
                     problem: "more content after the HAR document".into(),
@@ -192,7 +193,7 @@ fn detect_content(
                 .map_err(|e| LoadError::Unreadable(e.to_string()))?;
             let value: Value =
                 serde_json::from_slice(without_bom(&head)).map_err(|e| json_error(&e))?;
-            document(value, head.len() as u64, name)
+            document(value, head.len() as u64, name, name)
         }
         Err(_) => {
             // Either a document whose first line holds more than a bracket, or JSON lines whose
@@ -211,7 +212,7 @@ fn detect_content(
             let document_error = match parsed {
                 Ok(value) => {
                     let size = (head.len() + tee.copy.len()) as u64;
-                    return document(value, size, name);
+                    return document(value, size, name, name);
                 }
                 Err(e) => json_error(&e),
             };
@@ -237,13 +238,20 @@ fn count_lines(bytes: &[u8]) -> usize {
 }
 
 /// A whole JSON document: a HAR log, one record (claude-trace or wrapped), or one request body.
-fn document(value: Value, size: u64, name: &str) -> Result<(TraceFormat, Source), LoadError> {
+/// A record is named `at` (its line when the document is one line, else the file); a request
+/// body is named by the file.
+fn document(
+    value: Value,
+    size: u64,
+    name: &str,
+    at: &str,
+) -> Result<(TraceFormat, Source), LoadError> {
     if har::is_har(&value) {
         return Ok((TraceFormat::Har, Source::Har(HarSource::new(value))));
     }
     match record::format_of(&value) {
         TraceFormat::BareJsonl => {}
-        format => return Ok((format, Source::One(Some((name.to_owned(), value))))),
+        format => return Ok((format, Source::One(Some((at.to_owned(), value))))),
     }
     // A plain capture: the single-capture rules apply, size limit included.
     if size > MAX_CAPTURE_BYTES {
