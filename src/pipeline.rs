@@ -72,7 +72,7 @@ fn outcomes(capture: &Capture, strategy: Strategy, draft: &mut Draft) -> Vec<Too
     if let Some(sent) = &draft.sent {
         for (position, tool) in sent.iter().enumerate() {
             let entry = tool.entry(capture);
-            let name = tool::name(entry).unwrap_or("").to_owned();
+            let name = tool::label(entry).into_owned();
             match tool.origin {
                 Some(index) => {
                     let unchanged = tool
@@ -108,7 +108,7 @@ fn outcomes(capture: &Capture, strategy: Strategy, draft: &mut Draft) -> Vec<Too
     for (index, status, reason) in std::mem::take(&mut draft.dropped) {
         if index < outcomes.len() && outcomes[index].is_none() {
             outcomes[index] = Some(ToolOutcome {
-                name: tool::name(&originals[index]).unwrap_or("").to_owned(),
+                name: tool::label(&originals[index]).into_owned(),
                 original: Some(index),
                 projected: None,
                 status,
@@ -125,7 +125,7 @@ fn outcomes(capture: &Capture, strategy: Strategy, draft: &mut Draft) -> Vec<Too
         .enumerate()
         .map(|(index, outcome)| {
             outcome.unwrap_or_else(|| ToolOutcome {
-                name: tool::name(&originals[index]).unwrap_or("").to_owned(),
+                name: tool::label(&originals[index]).into_owned(),
                 original: Some(index),
                 projected: None,
                 status: Status::Removed,
@@ -158,10 +158,8 @@ fn lint(capture: &Capture, draft: &Draft, outcomes: &[ToolOutcome], notes: &mut 
     let originals = capture.tools();
     let sent = draft.sent.as_deref().unwrap_or(&[]);
     let has_marker = |entry: &Value| entry.get("cache_control").is_some();
-    let sends = |name: &str| {
-        sent.iter()
-            .any(|t| tool::name(t.entry(capture)) == Some(name))
-    };
+    // By label, so a hosted tool_choice (`<web_search>`) finds its entry.
+    let sends = |name: &str| sent.iter().any(|t| tool::label(t.entry(capture)) == name);
 
     // cache_control: the marker must stay on the last tool for the cached prefix to hold.
     if originals.iter().any(has_marker) {
@@ -204,7 +202,7 @@ fn lint(capture: &Capture, draft: &Draft, outcomes: &[ToolOutcome], notes: &mut 
 
     // A forced tool_choice must name a tool that is still sent.
     if let Some(choice) = capture.tool_choice_name()
-        && !sends(choice)
+        && !sends(&choice)
         && !draft.drop_tool_choice
     {
         let how = outcomes
@@ -220,6 +218,16 @@ fn lint(capture: &Capture, draft: &Draft, outcomes: &[ToolOutcome], notes: &mut 
         notes.push(Note::info(
             "tool_choice removed: providers reject a tool_choice without tools",
         ));
+    }
+
+    // A remote MCP server's tools reach the model without appearing in the request.
+    for entry in sent.iter().map(|t| t.entry(capture)) {
+        if tool::is_hosted_mcp(entry) {
+            notes.push(Note::info(format!(
+                "`{}` is a remote MCP server: the provider fetches its tools, which toolprism cannot see or count",
+                tool::label(entry)
+            )));
+        }
     }
 
     // Deferred tools need a loader.

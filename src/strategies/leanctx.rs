@@ -151,7 +151,7 @@ pub fn project(capture: &Capture, settings: &Settings) -> Draft {
     let listed = tools
         .iter()
         .position(|entry| tool::name(entry).is_some_and(is_expand_tool_name));
-    let (expand_index, expand_name) = match (listed, &settings.shorten_expand_tool) {
+    let expand_name = match (listed, &settings.shorten_expand_tool) {
         (Some(index), wanted) => {
             let name = tool::name(&tools[index])
                 .unwrap_or(EXPAND_BARE_NAME)
@@ -164,7 +164,7 @@ pub fn project(capture: &Capture, settings: &Settings) -> Draft {
                      expand tool `{name}`, which the pointers name"
                 ));
             }
-            (Some(index), name)
+            name
         }
         (None, Some(wanted)) if is_expand_tool_name(wanted) => {
             if let Some(sent) = draft.sent.as_mut() {
@@ -177,7 +177,7 @@ pub fn project(capture: &Capture, settings: &Settings) -> Draft {
                 "what-if: appended the expand tool `{wanted}` (shorten.expand_tool), which the \
                  pointers name"
             ));
-            (None, wanted.clone())
+            wanted.clone()
         }
         (None, _) => {
             let over = tools
@@ -201,7 +201,11 @@ pub fn project(capture: &Capture, settings: &Settings) -> Draft {
     let mut unstorable = Vec::new();
     let mut not_shorter = Vec::new();
     for (index, entry) in tools.iter().enumerate() {
-        if Some(index) == expand_index {
+        // lean-ctx skips the expand tool by name: every entry of that name stays whole.
+        if tool::name(entry) == Some(expand_name.as_str()) {
+            continue;
+        }
+        if tool::is_hosted(entry) {
             continue;
         }
         let (Some(name), Some(description)) = (tool::name(entry), tool::description(entry)) else {

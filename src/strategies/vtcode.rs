@@ -141,6 +141,10 @@ fn project_entry(
     settings: &Settings,
     tally: &mut Tally,
 ) -> Option<(Value, String)> {
+    // A hosted entry is the provider's, not a definition vtcode registers.
+    if tool::is_hosted(entry) {
+        return None;
+    }
     let mcp = tool::name(entry).is_some_and(|name| settings.is_mcp(name));
     let limits = Limits::new(settings, mcp);
     let mut reasons = Vec::new();
