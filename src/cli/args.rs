@@ -106,6 +106,9 @@ pub enum Command {
         /// a chosen strategy (it has no figures to pass with); the report is printed either way.
         #[arg(long, value_name = "N")]
         budget: Option<usize>,
+        /// `--matrix` and its options.
+        #[command(flatten)]
+        matrix: super::matrix::MatrixArgs,
     },
     /// Print the projected request body (compact JSON, or `--pretty`).
     #[command(
