@@ -115,6 +115,9 @@ pub struct Cell {
     pub tokens: Option<usize>,
     /// What the strategy did to it.
     pub mark: Mark,
+    /// Index of the tool in that strategy's per-tool figures (and its projection's
+    /// outcomes), to open it; `None` for absent and refused cells.
+    pub outcome: Option<usize>,
 }
 
 impl Cell {
@@ -378,7 +381,9 @@ pub struct Matrix {
 }
 
 impl Matrix {
-    /// Build the matrix of a report, sorted by [`Sort::default`], unfiltered.
+    /// Build the matrix of a report, sorted by [`Sort::default`], unfiltered. Tool names and
+    /// original tokens come from the per-tool figures: include [`Strategy::Original`] in the
+    /// report so they are there even when every other strategy is refused.
     pub fn new(report: &Report) -> Matrix {
         let capture_tools = report.capture.tools;
         let figures: Vec<(&StrategyFigures, Strategy)> = report
@@ -392,18 +397,21 @@ impl Matrix {
             .map(|(s, strategy)| column(s, *strategy))
             .collect();
 
-        // The capture's names and tokens (a refused strategy lists no per-tool figures).
+        // The capture's names and tokens, from the first strategy that lists every original
+        // in capture order (a refused one may list none; `original` always lists them all).
+        let any = report
+            .strategies
+            .iter()
+            .find(|s| s.per_tool.len() >= capture_tools);
         let mut rows: Vec<Row> = (0..capture_tools)
-            .map(|index| Row {
-                name: report
-                    .capture
-                    .tool_names
-                    .get(index)
-                    .cloned()
-                    .unwrap_or_default(),
-                origin: Origin::Capture(index),
-                original_tokens: Some(report.capture.tool_tokens.get(index).copied().unwrap_or(0)),
-                cells: Vec::with_capacity(columns.len()),
+            .map(|index| {
+                let tool = any.and_then(|s| s.per_tool.get(index));
+                Row {
+                    name: tool.map(|t| t.name.clone()).unwrap_or_default(),
+                    origin: Origin::Capture(index),
+                    original_tokens: Some(tool.map_or(0, |t| t.original_tokens)),
+                    cells: Vec::with_capacity(columns.len()),
+                }
             })
             .collect();
         let mut added: HashMap<String, usize> = HashMap::new();
@@ -414,6 +422,7 @@ impl Matrix {
                     Cell {
                         tokens: None,
                         mark: Mark::Refused,
+                        outcome: None,
                     }
                 } else {
                     let mark = Mark::from_state(tool.state);
@@ -421,6 +430,7 @@ impl Matrix {
                         tokens: matches!(mark, Mark::Kept | Mark::Changed | Mark::Added)
                             .then_some(tool.projected_tokens),
                         mark,
+                        outcome: Some(i),
                     }
                 };
                 let row = if i < capture_tools {
@@ -564,6 +574,7 @@ impl Matrix {
 fn absent(column: &Column) -> Cell {
     Cell {
         tokens: None,
+        outcome: None,
         mark: if matches!(column.status, ColumnStatus::Refused(_)) {
             Mark::Refused
         } else {
@@ -574,7 +585,6 @@ fn absent(column: &Column) -> Cell {
 
 fn column(s: &StrategyFigures, strategy: Strategy) -> Column {
     let status = status(s);
-    // A refused strategy has no figures, so no totals.
     let totals = match (
         s.tools_tokens,
         s.added_tokens,
@@ -590,7 +600,7 @@ fn column(s: &StrategyFigures, strategy: Strategy) -> Column {
             Some(saved_tokens),
             Some(saved_pct),
             Some(tools_sent),
-        ) if !matches!(status, ColumnStatus::Refused(_)) => Some(Totals {
+        ) if !s.is_refused() => Some(Totals {
             tools_tokens,
             added_tokens,
             total_tokens,
@@ -606,25 +616,20 @@ fn column(s: &StrategyFigures, strategy: Strategy) -> Column {
     };
     Column {
         strategy,
-        request_valid: request_valid(s),
+        request_valid: s.request_valid,
         status,
         totals,
     }
 }
 
-/// A strategy's status, from its figures.
+/// A strategy's status, with its reason.
 fn status(s: &StrategyFigures) -> ColumnStatus {
-    let reason = s.reason.clone().unwrap_or_default();
+    let reason = || s.status_reason.clone().unwrap_or_default();
     match s.status {
-        "refused" => ColumnStatus::Refused(reason),
-        "not_applicable" => ColumnStatus::NotApplicable(reason),
+        "refused" => ColumnStatus::Refused(reason()),
+        "not_applicable" => ColumnStatus::NotApplicable(reason()),
         _ => ColumnStatus::Ok,
     }
-}
-
-/// Whether a provider would accept the projected request.
-fn request_valid(s: &StrategyFigures) -> bool {
-    s.request_valid
 }
 
 /// The separator an MCP server's tools carry: `mcp__server__tool`.

@@ -30,12 +30,6 @@ pub struct CaptureFigures {
     /// Tokens of the array as the model sees it: entries marked `defer_loading: true` count 0
     /// (STRATEGIES.md section 5). Equal to `tools_tokens` without such entries.
     pub context_tokens: usize,
-    /// Each original tool's name, in capture order (not in the JSON: `per_tool` has them).
-    #[serde(skip)]
-    pub tool_names: Vec<String>,
-    /// Each original tool's tokens, in capture order (not in the JSON).
-    #[serde(skip)]
-    pub tool_tokens: Vec<usize>,
 }
 
 /// One tool's figures under one projection.
@@ -105,8 +99,8 @@ pub struct StrategyFigures {
     pub first_changed_byte: Option<usize>,
     /// `ok`, `not_applicable` or `refused` (see [`crate::projection::ProjectionStatus`]).
     pub status: &'static str,
-    /// Why it did not apply, or the host's refusal; `None` when `ok`. Also among the notes.
-    pub reason: Option<String>,
+    /// Why the status is not `ok` (the host's refusal, or what there was nothing of); `None` when ok.
+    pub status_reason: Option<String>,
     /// Whether a provider would accept the projected request.
     pub request_valid: bool,
     /// The origin release reproduced (`None` for `original`).
@@ -289,12 +283,6 @@ pub fn report(
         tools_bytes: array_bytes(&originals, capture.has_tools_key()),
         tools_tokens: capture_tokens,
         context_tokens: capture_context,
-        tool_names: capture
-            .tools()
-            .iter()
-            .map(|t| tool::name(t).unwrap_or("").to_owned())
-            .collect(),
-        tool_tokens: original_tokens.to_vec(),
     };
     let mut next_list = 0;
     let list_of: Vec<usize> = projections
@@ -515,7 +503,7 @@ fn figures(
             saved_pct: None,
             first_changed_byte: None,
             status,
-            reason: projection.status.reason().map(str::to_owned),
+            status_reason: projection.status.reason().map(str::to_owned),
             request_valid: projection.request_valid,
             origin,
             notes: projection.notes.clone(),
@@ -615,7 +603,7 @@ fn figures(
         saved_pct: Some(saved_pct),
         first_changed_byte,
         status,
-        reason: projection.status.reason().map(str::to_owned),
+        status_reason: projection.status.reason().map(str::to_owned),
         request_valid: projection.request_valid,
         origin,
         notes: projection.notes.clone(),

@@ -102,13 +102,13 @@ pub enum Command {
         /// Add a per-tool table for each strategy.
         #[arg(long)]
         per_tool: bool,
+        /// `--matrix` and its options.
+        #[command(flatten)]
+        matrix: super::matrix::MatrixArgs,
         /// Exit 1 when a chosen strategy's total tokens exceed N, or when the host refuses
         /// a chosen strategy (it has no figures to pass with); the report is printed either way.
         #[arg(long, value_name = "N")]
         budget: Option<usize>,
-        /// `--matrix` and its options.
-        #[command(flatten)]
-        matrix: super::matrix::MatrixArgs,
     },
     /// Print the projected request body (compact JSON, or `--pretty`).
     #[command(

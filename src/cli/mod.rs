@@ -147,8 +147,8 @@ fn run(cli: Cli) -> Result<Output, Failure> {
             json,
             encoding,
             per_tool,
-            budget,
             matrix,
+            budget,
         } => {
             // Started first: the encoder is built on a background thread while the capture is
             // read and parsed.
@@ -157,6 +157,8 @@ fn run(cli: Cli) -> Result<Output, Failure> {
             let settings = settings(&common.set)?;
             let strategies = if strategies.is_empty() {
                 Strategy::ALL.to_vec()
+            } else if matrix.matrix {
+                matrix::with_original(strategies)
             } else {
                 strategies
             };
