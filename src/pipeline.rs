@@ -301,3 +301,149 @@ impl Projection {
         body
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn capture(json: &str) -> Capture {
+        Capture::from_bytes(json.as_bytes()).unwrap()
+    }
+
+    fn tools(names: &[&str]) -> String {
+        let tools: Vec<String> = names
+            .iter()
+            .map(|n| format!(r#"{{"name":"{n}","description":"Does {n}.","input_schema":{{"type":"object"}}}}"#))
+            .collect();
+        format!(
+            r#"{{"model":"m","messages":[{{"role":"user","content":"work"}}],"tools":[{}]}}"#,
+            tools.join(",")
+        )
+    }
+
+    fn status(json: &str, strategy: Strategy, settings: &Settings) -> ProjectionStatus {
+        project(&capture(json), strategy, settings).status
+    }
+
+    #[test]
+    fn each_strategy_says_when_it_has_nothing_to_act_on() {
+        let defaults = Settings::default();
+        let plain = tools(&["b", "a"]);
+        assert_eq!(
+            status(&plain, Strategy::Code, &defaults),
+            ProjectionStatus::NotApplicable(
+                "the capture has no `program` tool, so a3s presents no tools (set code.gateway=inject to add a3s's own gateway)".to_owned()
+            )
+        );
+        let mut inject = Settings::default();
+        inject.apply("code.gateway=inject").unwrap();
+        assert_eq!(
+            status(&plain, Strategy::Code, &inject),
+            ProjectionStatus::Ok
+        );
+        assert_eq!(
+            status(&plain, Strategy::Defer, &defaults),
+            ProjectionStatus::NotApplicable(
+                "deferring inactive: 0 of 2 tools eligible (MCP tools by mcp.prefixes), below defer.threshold=10; every tool sent in full, sorted by name".to_owned()
+            )
+        );
+        assert!(matches!(
+            status(&plain, Strategy::Shorten, &defaults),
+            ProjectionStatus::NotApplicable(reason) if reason.starts_with("no expand tool in the capture")
+        ));
+        // Engaged mechanisms that change nothing, and `disabled`, applied.
+        for strategy in [
+            Strategy::Original,
+            Strategy::Full,
+            Strategy::Direct,
+            Strategy::Adaptive,
+            Strategy::Disabled,
+        ] {
+            assert_eq!(
+                status(&plain, strategy, &defaults),
+                ProjectionStatus::Ok,
+                "{strategy}"
+            );
+        }
+        let empty = r#"{"model":"m","messages":[],"tools":[]}"#;
+        assert_eq!(
+            status(empty, Strategy::Original, &defaults),
+            ProjectionStatus::Ok
+        );
+        // `code` gives its own reason (no `program` tool); every other one the engine's.
+        for strategy in Strategy::ALL
+            .into_iter()
+            .filter(|&s| s != Strategy::Original && s != Strategy::Code)
+        {
+            let projection = project(&capture(empty), strategy, &defaults);
+            assert_eq!(
+                projection.status,
+                ProjectionStatus::NotApplicable(
+                    "the capture has no tools: nothing to project".to_owned()
+                ),
+                "{strategy}"
+            );
+            assert_eq!(
+                projection.notes[0],
+                Note::info("the capture has no tools: nothing to project"),
+                "{strategy}: the reason is a note"
+            );
+        }
+    }
+
+    #[test]
+    fn a_refusal_leads_the_notes_and_invalidates_the_request() {
+        let projection = project(
+            &capture(&tools(&["a", "a"])),
+            Strategy::Direct,
+            &Settings::default(),
+        );
+        let message = "a3s code refuses this tool list: the name `a` appears 2 times (tool names must be unique)";
+        assert_eq!(projection.refusal(), Some(message));
+        assert_eq!(projection.notes, vec![Note::error(message)]);
+        assert!(!projection.request_valid);
+        assert!(projection.sent.is_none());
+    }
+
+    #[test]
+    fn errors_come_first_then_warnings_then_explanations() {
+        // Reordered (warning) with a tool_choice naming a tool a3s sorts past (kept: no error),
+        // then one naming a removed tool (error).
+        let mut body: Value = serde_json::from_str(&tools(&["b", "a"])).unwrap();
+        body["tool_choice"] = serde_json::json!({"type": "tool", "name": "gone"});
+        let projection = project(
+            &capture(&body.to_string()),
+            Strategy::Direct,
+            &Settings::default(),
+        );
+        let levels: Vec<Level> = projection.notes.iter().map(|n| n.level).collect();
+        assert_eq!(levels, [Level::Error, Level::Warning]);
+        assert_eq!(
+            projection.notes[0].text,
+            "tool_choice names `gone`, which this projection does not send (absent): the provider will reject the request"
+        );
+        assert!(!projection.request_valid);
+    }
+
+    #[test]
+    fn a_list_of_only_provider_deferred_entries_is_rejected() {
+        let body = r#"{"model":"m","messages":[],"tools":[{"name":"a","input_schema":{},"defer_loading":true}]}"#;
+        let projection = project(&capture(body), Strategy::Original, &Settings::default());
+        assert!(!projection.request_valid);
+        assert_eq!(
+            projection.notes[0],
+            Note::error(
+                "every sent entry carries `defer_loading: true`: the provider rejects a request whose tools are all deferred (its tool search tool must stay loaded)"
+            )
+        );
+        let body = r#"{"model":"m","messages":[],"tools":[{"name":"a","input_schema":{}},{"name":"b","input_schema":{},"defer_loading":true}]}"#;
+        let projection = project(&capture(body), Strategy::Original, &Settings::default());
+        assert!(projection.request_valid, "a warning, not an error");
+        assert_eq!(
+            projection.notes[0],
+            Note::warning(
+                "entries carry `defer_loading: true` but no tool search tool is sent: the model cannot reach them unless a custom tool returns tool references"
+            )
+        );
+    }
+}

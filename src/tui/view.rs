@@ -358,7 +358,7 @@ fn render_overview(app: &App, frame: &mut Frame, area: Rect) {
             let projection = app.projection(s);
             let tools = projection.map_or("…".to_owned(), |p| {
                 if p.status.is_refused() {
-                    "refused".to_owned()
+                    "—".to_owned()
                 } else {
                     thousands(p.tool_count())
                 }
@@ -437,7 +437,7 @@ fn render_notes(app: &App, frame: &mut Frame, area: Rect) {
         format!(
             " {} · {} · {} ",
             strategy.id(),
-            strategy.origin(),
+            strategy.release(&app.settings).unwrap_or("-"),
             strategy.family()
         ),
         false,
