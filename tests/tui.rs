@@ -10,6 +10,7 @@ use ratatui::backend::TestBackend;
 use ratatui::style::Color;
 use toolprism::measure::Encoding;
 use toolprism::tui::app::{Detail, Overlay, Pane, SortKey, Tab};
+use toolprism::tui::matrix::{Cell, Mark, Sort};
 use toolprism::tui::worker::Worker;
 use toolprism::tui::{App, Effect, Msg, WriteError, update, write_export};
 use toolprism::{Capture, Settings, Strategy};
@@ -171,6 +172,7 @@ fn snapshot(name: &str, h: &mut Harness, w: u16, height: u16) {
 #[test]
 fn overview_screens() {
     let mut h = Harness::new();
+    h.keys("o");
     snapshot("overview_120x35", &mut h, 120, 35);
     snapshot("overview_80x24", &mut h, 80, 24);
     snapshot("overview_40x10", &mut h, 40, 10);
@@ -224,6 +226,222 @@ fn tiny_terminals() {
     snapshot("too_small_1x1", &mut h, 1, 1);
 }
 
+// ---- the matrix, the home screen ---------------------------------------------------------
+
+#[test]
+fn matrix_screens() {
+    let mut h = Harness::new();
+    snapshot("matrix_200x50", &mut h, 200, 50);
+    snapshot("matrix_120x35", &mut h, 120, 35);
+    snapshot("matrix_80x24", &mut h, 80, 24);
+    snapshot("matrix_40x12", &mut h, 40, 12);
+    // Panned to the last strategy at 80 columns: the hidden ones are counted on the left.
+    h.resize(80, 24).keys("lllllllllll");
+    snapshot("matrix_panned_80x24", &mut h, 80, 24);
+}
+
+#[test]
+fn matrix_rows_are_the_costliest_first_and_cells_carry_marks() {
+    let mut settings = Settings::default();
+    settings.set("defer.threshold", "2").unwrap();
+    let mut h = Harness::with(SAMPLE, settings, false);
+    let m = h.app.matrix();
+    let names: Vec<&str> = m.rows.iter().map(|r| r.name.as_str()).collect();
+    // Eight capture tools, then the tool_search that the defer strategies add.
+    assert_eq!(names.len(), 9);
+    assert_eq!(names[8], "tool_search");
+    let tokens: Vec<usize> = m.rows[..8]
+        .iter()
+        .map(|r| r.original_tokens.expect("counted"))
+        .collect();
+    assert!(tokens.windows(2).all(|w| w[0] >= w[1]), "{tokens:?}");
+    // The original strategy sends every tool unchanged, at its original size.
+    let original = 0;
+    for row in &m.rows[..8] {
+        assert_eq!(
+            row.cells[original],
+            Cell::Tool {
+                tokens: row.original_tokens.unwrap(),
+                mark: Mark::Unchanged
+            },
+            "{}",
+            row.name
+        );
+    }
+    // tool_search exists only where a strategy adds it.
+    let defer = Strategy::ALL
+        .iter()
+        .position(|&s| s == Strategy::Defer)
+        .unwrap();
+    assert!(matches!(
+        m.rows[8].cells[defer],
+        Cell::Tool {
+            mark: Mark::Added,
+            ..
+        }
+    ));
+    assert_eq!(m.rows[8].cells[original], Cell::Absent);
+    // Totals: the original column sums to the capture.
+    let total = m.totals.iter().find(|t| t.label == "total sent").unwrap();
+    assert_eq!(
+        total.original,
+        h.app.capture_tokens().map(toolprism::text::thousands)
+    );
+    assert_eq!(total.values[original], total.original);
+    let _ = h.screen(120, 35);
+}
+
+#[test]
+fn matrix_cursor_sorts_filters_opens_and_exports_its_column() {
+    let mut h = Harness::new();
+    h.resize(200, 50);
+    let minimal = 1 + Strategy::ALL
+        .iter()
+        .position(|&s| s == Strategy::Minimal)
+        .unwrap();
+    for _ in 0..minimal {
+        h.keys("l");
+    }
+    assert_eq!(h.app.strategy(), Strategy::Minimal);
+    h.keys("j");
+    assert_eq!(h.app.cursor.row, 1);
+    // s sorts by the cursor's column, largest first, and selects the top row.
+    h.keys("s");
+    assert_eq!(
+        h.app.matrix_sort,
+        Sort::Column {
+            column: minimal,
+            descending: true
+        }
+    );
+    assert_eq!(h.app.cursor.row, 0);
+    let sent = |h: &Harness| -> Vec<usize> {
+        h.app
+            .matrix()
+            .rows
+            .iter()
+            .map(|r| r.cells[minimal - 1].tokens())
+            .collect()
+    };
+    let down = sent(&h);
+    assert!(down.windows(2).all(|w| w[0] >= w[1]), "{down:?}");
+    assert!(h.screen(200, 50).contains("▼minimal"));
+    h.keys("s");
+    let up = sent(&h);
+    assert!(up.windows(2).all(|w| w[0] <= w[1]), "{up:?}");
+    assert!(h.screen(200, 50).contains("▲minimal"));
+    // f keeps the tools minimal changes (all eight: it rewrites every schema), and the
+    // status line gives the filtered subtotal.
+    h.keys("f");
+    assert_eq!(h.app.changed_by, Some(minimal - 1));
+    let m = h.app.matrix();
+    assert!(m.rows.iter().all(|r| r.cells[minimal - 1].changes()));
+    assert_eq!(m.rows.len(), 8);
+    let (original, per_column) = m.subtotal();
+    // Any key clears the transient message that confirmed the filter.
+    h.keys("jk");
+    let status = h.screen(200, 50).lines().nth(48).unwrap().to_owned();
+    assert!(
+        status.contains(&format!(
+            "8 of 8 tools · original {} → minimal {} tokens · changed by minimal",
+            toolprism::text::thousands(original),
+            toolprism::text::thousands(per_column[minimal - 1])
+        )),
+        "{status}"
+    );
+    // Enter opens that tool under that strategy.
+    let name = h.app.matrix().rows[h.app.cursor.row].name.clone();
+    h.keys("<enter>");
+    assert_eq!(h.app.tab, Tab::Strategy(Strategy::Minimal));
+    assert_eq!(h.selected_name(), name);
+    // Esc goes back to the matrix, its cursor where it was.
+    h.keys("<esc>");
+    assert_eq!(h.app.tab, Tab::Matrix);
+    assert_eq!(h.app.strategy(), Strategy::Minimal);
+    // Esc clears the f filter, then does nothing (the home screen never quits on Esc).
+    h.keys("<esc>");
+    assert_eq!(h.app.changed_by, None);
+    h.keys("<esc>");
+    assert!(!h.app.quit);
+    // x exports the cursor's strategy.
+    h.keys("x");
+    assert!(matches!(
+        h.app.overlay,
+        Some(Overlay::Export {
+            strategy: Strategy::Minimal,
+            ..
+        })
+    ));
+}
+
+#[test]
+fn matrix_search_ranks_the_exact_name_first() {
+    let mut h = Harness::new();
+    h.resize(120, 35).keys("/git<enter>");
+    let m = h.app.matrix();
+    let names: Vec<&str> = m.rows.iter().map(|r| r.name.as_str()).collect();
+    assert_eq!(names[0], "git", "{names:?}");
+    assert_eq!(names.len(), 3, "{names:?}");
+    h.keys("<esc>");
+    assert_eq!(h.app.matrix().rows.len(), 8);
+}
+
+#[test]
+fn a_refused_strategy_reads_refused_and_cannot_be_exported() {
+    let json = r#"{"model":"m","messages":[{"role":"user","content":"hi"}],"tools":[
+        {"name":"a","description":"first","input_schema":{"type":"object"}},
+        {"name":"a","description":"second","input_schema":{"type":"object"}}]}"#;
+    let mut h = Harness::with(json, Settings::default(), false);
+    let direct = Strategy::ALL
+        .iter()
+        .position(|&s| s == Strategy::Direct)
+        .unwrap();
+    let m = h.app.matrix();
+    assert_eq!(m.rows[0].cells[direct], Cell::Refused);
+    let total = m.totals.iter().find(|t| t.label == "total sent").unwrap();
+    assert_eq!(total.values[direct].as_deref(), Some("refused"));
+    for _ in 0..=direct {
+        h.keys("l");
+    }
+    assert_eq!(h.app.strategy(), Strategy::Direct);
+    assert!(h.screen(200, 50).contains("refused"));
+    h.keys("x");
+    assert!(
+        h.app.overlay.is_none(),
+        "a refused projection has nothing to export"
+    );
+    assert!(h.screen(200, 50).contains("direct refuses this capture"));
+}
+
+#[test]
+fn quitting_asks_when_the_settings_were_changed() {
+    let mut settings = Settings::default();
+    settings.set("defer.threshold", "2").unwrap();
+    let mut h = Harness::new();
+    // Reset to defaults is no change: q quits at once.
+    h.keys("SR<esc>q");
+    assert!(h.app.quit);
+    let mut h = Harness::new();
+    h.app.settings = settings;
+    h.keys("q");
+    assert!(!h.app.quit);
+    assert_eq!(h.app.overlay, Some(Overlay::QuitConfirm));
+    h.keys("n");
+    assert!(h.app.overlay.is_none() && !h.app.quit);
+    h.keys("qy");
+    assert!(h.app.quit);
+}
+
+#[test]
+fn ctrl_z_asks_the_loop_to_suspend() {
+    let mut h = Harness::new();
+    update(
+        &mut h.app,
+        Msg::Key(KeyEvent::new(KeyCode::Char('z'), KeyModifiers::CONTROL)),
+    );
+    assert!(matches!(h.app.effects.as_slice(), [Effect::Suspend]));
+}
+
 // ---- no panic at any size, on any screen -------------------------------------------------
 
 #[test]
@@ -245,6 +463,9 @@ fn every_screen_draws_at_every_size() {
     ];
     let scripts = [
         "",
+        "lllllllllll",
+        "/git",
+        "o",
         "3",
         "3d",
         "3dd",
@@ -275,6 +496,8 @@ fn every_screen_draws_at_every_size() {
 #[test]
 fn overview_navigation_and_opening() {
     let mut h = Harness::new();
+    assert_eq!(h.app.tab, Tab::Matrix, "the matrix is the home screen");
+    h.keys("o");
     assert_eq!(h.app.tab, Tab::Overview);
     h.keys("jj");
     assert_eq!(h.app.overview_sel, 2);
@@ -301,8 +524,10 @@ fn strategy_keys_and_tabs() {
         assert_eq!(h.app.tab, Tab::Strategy(Strategy::ALL[i]), "key {key}");
     }
     h.keys("]");
+    assert_eq!(h.app.tab, Tab::Matrix);
+    h.keys("]");
     assert_eq!(h.app.tab, Tab::Overview);
-    h.keys("[");
+    h.keys("[[");
     assert_eq!(h.app.tab, Tab::Strategy(Strategy::DeferCatalog));
 }
 
@@ -585,10 +810,23 @@ fn write_export_refuses_to_clobber() {
 
 #[test]
 fn quit_keys() {
-    for script in ["q", "<esc>", "<c-c>", "3<esc><esc>", "S<c-c>", "/abc<c-c>"] {
+    for script in ["q", "<c-c>", "3<esc>q", "S<c-c>", "/abc<c-c>"] {
         let mut h = Harness::new();
         h.keys(script);
         assert!(h.app.quit, "{script} quits");
+    }
+    // Esc goes back and closes, and never quits.
+    for script in [
+        "<esc>",
+        "<esc><esc><esc>",
+        "3<esc><esc>",
+        "o<esc><esc>",
+        "?<esc><esc>",
+    ] {
+        let mut h = Harness::new();
+        h.keys(script);
+        assert!(!h.app.quit, "{script} does not quit");
+        assert_eq!(h.app.tab, Tab::Matrix, "{script} ends on the matrix");
     }
     // q closes the help instead of quitting.
     let mut h = Harness::new();
@@ -600,6 +838,7 @@ fn quit_keys() {
 #[test]
 fn mouse_selects_and_scrolls() {
     let mut h = Harness::new();
+    h.keys("o");
     h.draw(120, 35);
     // Overview rows start below the header, the tab bar, the border and the table header.
     h.click(10, 2 + 2 + 3);
@@ -633,7 +872,7 @@ fn mouse_selects_and_scrolls() {
 
 #[test]
 fn monochrome_frames_set_no_colour_but_keep_the_selection_visible() {
-    for script in ["", "3", "3jd", "3jdd", "3r", "?", "S", "2x", "/git"] {
+    for script in ["", "o", "3", "3jd", "3jdd", "3r", "?", "S", "2x", "/git"] {
         let mut h = Harness::new();
         h.keys(script);
         let terminal = h.draw(120, 35);

@@ -25,6 +25,7 @@ use crate::tool;
 
 use super::diffview::ToolDiff;
 use super::keys::{self, Action, Context};
+use super::matrix;
 use super::theme::Theme;
 use super::view;
 use super::worker::{FigKey, Job, ProjKey, RequestSummary, WorkerMsg};
@@ -32,6 +33,8 @@ use super::worker::{FigKey, Job, ProjKey, RequestSummary, WorkerMsg};
 /// A tab: the overview, or one strategy side by side with the capture.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Tab {
+    /// The home screen: tools × strategies.
+    Matrix,
     /// Every strategy at a glance.
     Overview,
     /// One strategy's tools.
@@ -41,23 +44,35 @@ pub enum Tab {
 impl Tab {
     /// Every tab in order.
     pub fn all() -> impl Iterator<Item = Tab> {
-        std::iter::once(Tab::Overview).chain(Strategy::ALL.into_iter().map(Tab::Strategy))
+        [Tab::Matrix, Tab::Overview]
+            .into_iter()
+            .chain(Strategy::ALL.into_iter().map(Tab::Strategy))
     }
 
     /// Position in [`Tab::all`].
     pub fn index(self) -> usize {
         match self {
-            Tab::Overview => 0,
-            Tab::Strategy(s) => 1 + Strategy::ALL.iter().position(|&x| x == s).unwrap_or(0),
+            Tab::Matrix => 0,
+            Tab::Overview => 1,
+            Tab::Strategy(s) => 2 + strategy_index(s),
         }
     }
 
     fn from_index(index: usize) -> Tab {
         match index {
-            0 => Tab::Overview,
-            i => Tab::Strategy(Strategy::ALL[(i - 1) % Strategy::ALL.len()]),
+            0 => Tab::Matrix,
+            1 => Tab::Overview,
+            i => Tab::Strategy(Strategy::ALL[(i - 2) % Strategy::ALL.len()]),
         }
     }
+}
+
+/// A strategy's position in [`Strategy::ALL`] (its key in [`keys::STRATEGY_KEYS`]).
+pub fn strategy_index(strategy: Strategy) -> usize {
+    Strategy::ALL
+        .iter()
+        .position(|&x| x == strategy)
+        .unwrap_or(0)
 }
 
 /// The pane that has the focus in a strategy tab.
@@ -148,6 +163,8 @@ pub enum Overlay {
         /// Why the last value was refused.
         error: Option<String>,
     },
+    /// Settings were changed: quit anyway?
+    QuitConfirm,
     /// The export dialog.
     Export {
         /// The strategy exported.
@@ -168,6 +185,8 @@ pub enum Overlay {
 pub enum Effect {
     /// Start (or replace) the background computation.
     Compute(Job),
+    /// Stop the process (Ctrl-Z) with the terminal restored; re-enter on `fg`.
+    Suspend,
     /// Write an export.
     Write {
         /// Where.
@@ -235,6 +254,14 @@ pub struct App {
     pub progress: Option<(usize, usize, &'static str)>,
     /// The current tab.
     pub tab: Tab,
+    /// The matrix's cursor and scroll.
+    pub cursor: matrix::Cursor,
+    /// The matrix's order.
+    pub matrix_sort: matrix::Sort,
+    /// The matrix keeps only the tools this strategy column changes.
+    pub changed_by: Option<usize>,
+    /// The settings the inspector started with (`q` asks before dropping changes to them).
+    pub initial_settings: Settings,
     /// The strategy chosen in the overview.
     pub overview_sel: usize,
     /// The row chosen in the tool table.
@@ -274,6 +301,7 @@ pub struct App {
     /// Frames of the spinner so far.
     pub spinner: usize,
     search_text: Vec<String>,
+    names: Vec<String>,
     hidden: Vec<usize>,
     diff_cache: RefCell<Option<(DiffKey, Rc<ToolDiff>)>>,
 }
@@ -290,6 +318,11 @@ impl App {
         color: bool,
     ) -> App {
         let hidden = capture.tools().iter().map(hidden_chars).collect();
+        let names = capture
+            .tools()
+            .iter()
+            .map(|t| tool::name(t).unwrap_or("").to_owned())
+            .collect();
         // One serialization of the capture's entries serves the search and the byte total.
         let json = CaptureJson::new(&capture);
         let entries: Vec<&str> = json.entries.iter().map(String::as_str).collect();
@@ -299,6 +332,7 @@ impl App {
         let mut app = App {
             capture,
             path,
+            initial_settings: settings.clone(),
             settings,
             settings_key,
             encoding,
@@ -308,7 +342,10 @@ impl App {
             capture_tokens: HashMap::new(),
             capture_bytes,
             progress: None,
-            tab: Tab::Overview,
+            tab: Tab::Matrix,
+            cursor: matrix::Cursor::default(),
+            matrix_sort: matrix::Sort::Costliest,
+            changed_by: None,
             overview_sel: 0,
             tool_sel: 0,
             table_offset: 0,
@@ -329,6 +366,7 @@ impl App {
             quit: false,
             spinner: 0,
             search_text,
+            names,
             hidden,
             diff_cache: RefCell::new(None),
         };
@@ -341,7 +379,44 @@ impl App {
         match self.tab {
             Tab::Strategy(s) => s,
             Tab::Overview => Strategy::ALL[self.overview_sel.min(Strategy::ALL.len() - 1)],
+            Tab::Matrix => Strategy::ALL[self.cursor.col.saturating_sub(1) % Strategy::ALL.len()],
         }
+    }
+
+    /// The matrix view model under the current settings, encoding, sort and filters.
+    pub fn matrix(&self) -> matrix::Matrix {
+        let sources: Vec<matrix::Source> = Strategy::ALL
+            .iter()
+            .map(|&s| matrix::Source {
+                strategy: s,
+                projection: self.projection(s).map(|p| p.as_ref()),
+                figures: self.figures(s).map(|f| f.as_ref()),
+            })
+            .collect();
+        let needle = self.filter.to_lowercase();
+        let matching: Option<Vec<bool>> = (!needle.is_empty()).then(|| {
+            self.search_text
+                .iter()
+                .map(|t| t.contains(&needle))
+                .collect()
+        });
+        matrix::Matrix::build(
+            &self.names,
+            self.capture_tokens(),
+            self.capture_bytes,
+            &sources,
+            self.matrix_sort,
+            matrix::Filter {
+                changed_by: self.changed_by,
+                matching: matching.as_deref(),
+                needle: (!needle.is_empty()).then_some(needle.as_str()),
+            },
+        )
+    }
+
+    /// Whether the settings differ from the ones the inspector started with.
+    pub fn settings_changed_since_start(&self) -> bool {
+        self.settings != self.initial_settings
     }
 
     /// A strategy's projection under the current settings, when ready.
@@ -391,6 +466,7 @@ impl App {
                     Context::Settings
                 }
             }
+            Some(Overlay::QuitConfirm) => Context::QuitConfirm,
             Some(Overlay::Export { confirm, .. }) => {
                 if *confirm {
                     Context::Confirm
@@ -400,6 +476,7 @@ impl App {
             }
             None if self.searching => Context::Search,
             None => match self.tab {
+                Tab::Matrix => Context::Matrix,
                 Tab::Overview => Context::Overview,
                 Tab::Strategy(_) => Context::Strategy,
             },
@@ -598,7 +675,7 @@ impl App {
     fn switch_tab(&mut self, tab: Tab) {
         let keep = self.selected_key();
         if let Tab::Strategy(s) = tab {
-            self.overview_sel = Tab::Strategy(s).index() - 1;
+            self.overview_sel = strategy_index(s);
         }
         self.tab = tab;
         self.searching = false;
@@ -619,8 +696,147 @@ impl App {
         self.scroll = 0;
     }
 
+    /// Put the matrix cursor on `row` (clamped) and scroll so it shows.
+    fn select_cell(&mut self, row: usize) {
+        let len = self.matrix().rows.len();
+        let height = self.matrix_height();
+        let c = &mut self.cursor;
+        c.row = row.min(len.saturating_sub(1));
+        if c.row < c.offset {
+            c.offset = c.row;
+        } else if c.row >= c.offset + height {
+            c.offset = c.row + 1 - height;
+        }
+        c.offset = c.offset.min(len.saturating_sub(height));
+    }
+
+    /// Move the matrix cursor to another column, panning so it shows.
+    fn move_col(&mut self, delta: isize) {
+        let last = Strategy::ALL.len() as isize;
+        self.cursor.col = (self.cursor.col as isize + delta).clamp(0, last) as usize;
+        let m = self.matrix();
+        let g = matrix::geometry(&m, self.size.0, self.cursor);
+        self.cursor.col_offset = g.visible.start;
+    }
+
+    fn matrix_height(&self) -> usize {
+        let area = Rect::new(0, 0, self.size.0, self.size.1);
+        view::layout(area, self)
+            .table
+            .map_or(1, |r| matrix::body_rows(r.height).0)
+    }
+
+    fn matrix_key(&self) -> Option<matrix::RowKey> {
+        self.matrix()
+            .rows
+            .get(self.cursor.row)
+            .map(matrix::RowKey::of)
+    }
+
+    /// Keep the matrix cursor on the same tool after its rows changed.
+    fn matrix_resync(&mut self, keep: Option<matrix::RowKey>) {
+        let found = keep.and_then(|k| self.matrix().position(&k));
+        self.select_cell(found.unwrap_or(self.cursor.row));
+    }
+
+    fn act_matrix(&mut self, action: Action) -> bool {
+        match action {
+            Action::Left => self.move_col(-1),
+            Action::Right => self.move_col(1),
+            Action::Open => {
+                let strategy = self.strategy();
+                let key = self.matrix_key();
+                self.switch_tab(Tab::Strategy(strategy));
+                if let Some(key) = key {
+                    let keep = match key {
+                        matrix::RowKey::Original(i) => (Some(i), String::new()),
+                        matrix::RowKey::Added(name) => (None, name),
+                    };
+                    self.resync(Some(keep));
+                }
+            }
+            Action::Sort => {
+                let col = self.cursor.col;
+                let current = match self.matrix_sort {
+                    matrix::Sort::Costliest => matrix::Sort::Column {
+                        column: 0,
+                        descending: true,
+                    },
+                    other => other,
+                };
+                let descending = match current {
+                    matrix::Sort::Column { column, descending } if column == col => !descending,
+                    _ => true,
+                };
+                self.matrix_sort = matrix::Sort::Column {
+                    column: col,
+                    descending,
+                };
+                self.cursor.row = 0;
+                self.cursor.offset = 0;
+                let what = if col == 0 {
+                    "original".to_owned()
+                } else {
+                    self.strategy().id().to_owned()
+                };
+                let order = if descending {
+                    "largest first"
+                } else {
+                    "smallest first"
+                };
+                self.set_status(format!("sorted by {what}, {order}"), false);
+            }
+            Action::FilterChanged => {
+                if self.cursor.col == 0 {
+                    self.set_status(
+                        "f keeps the tools a strategy changes: move to a strategy column (l)",
+                        false,
+                    );
+                    return true;
+                }
+                let keep = self.matrix_key();
+                let col = self.cursor.col - 1;
+                self.changed_by = if self.changed_by == Some(col) {
+                    None
+                } else {
+                    Some(col)
+                };
+                self.matrix_resync(keep);
+                match self.changed_by {
+                    Some(_) => {
+                        let s = self.strategy();
+                        self.set_status(
+                            format!("only the tools {s} changes · f again shows all"),
+                            false,
+                        )
+                    }
+                    None => self.set_status("every tool", false),
+                }
+            }
+            Action::Back => {
+                if !self.filter.is_empty() {
+                    let keep = self.matrix_key();
+                    self.filter.clear();
+                    self.matrix_resync(keep);
+                } else if self.changed_by.is_some() {
+                    let keep = self.matrix_key();
+                    self.changed_by = None;
+                    self.matrix_resync(keep);
+                } else {
+                    self.set_status("this is the home screen · q quits", false);
+                }
+            }
+            _ => return false,
+        }
+        true
+    }
+
     fn move_by(&mut self, delta: isize) {
         match self.tab {
+            Tab::Matrix => {
+                let row = (self.cursor.row as isize + delta).max(0) as usize;
+                self.select_cell(row);
+            }
             Tab::Overview => {
                 let last = Strategy::ALL.len() as isize - 1;
                 self.overview_sel = (self.overview_sel as isize + delta).clamp(0, last) as usize;
@@ -638,6 +854,9 @@ impl App {
     }
 
     fn page(&self) -> isize {
+        if self.tab == Tab::Matrix {
+            return self.matrix_height() as isize;
+        }
         match self.focus {
             Pane::Tools => self.table_height() as isize,
             Pane::Detail => self.detail_height() as isize,
@@ -650,6 +869,15 @@ impl App {
             Context::Search => self.act_search(action),
             Context::Settings | Context::SettingsEdit => self.act_settings(action),
             Context::Export | Context::Confirm => self.act_export(action),
+            Context::QuitConfirm => match action {
+                Action::Yes => self.quit = true,
+                _ => self.overlay = None,
+            },
+            Context::Matrix => {
+                if !self.act_matrix(action) {
+                    self.act_screen(action, index)
+                }
+            }
             Context::Overview | Context::Strategy | Context::Global => {
                 self.act_screen(action, index)
             }
@@ -658,16 +886,24 @@ impl App {
 
     fn act_screen(&mut self, action: Action, index: Option<usize>) {
         match action {
-            Action::Quit => self.quit = true,
+            Action::Quit => {
+                if self.settings_changed_since_start() {
+                    self.overlay = Some(Overlay::QuitConfirm);
+                } else {
+                    self.quit = true;
+                }
+            }
             Action::Back => {
-                if !self.filter.is_empty() {
+                if !self.filter.is_empty() && self.tab != Tab::Overview {
                     let keep = self.selected_key();
                     self.filter.clear();
                     self.resync(keep);
                 } else {
-                    self.switch_tab(Tab::Overview);
+                    self.switch_tab(Tab::Matrix);
                 }
             }
+            Action::Matrix => self.switch_tab(Tab::Matrix),
+            Action::Suspend => self.effects.push(Effect::Suspend),
             Action::Help => self.overlay = Some(Overlay::Help { scroll: 0 }),
             Action::Up => self.move_by(-1),
             Action::Down => self.move_by(1),
@@ -751,6 +987,11 @@ impl App {
         }
     }
 
+    /// A strategy's refusal, when the host refuses the capture under it.
+    pub fn refusal(&self, strategy: Strategy) -> Option<&str> {
+        self.projection(strategy)?.error.as_deref()
+    }
+
     fn set_detail(&mut self, detail: Detail) {
         self.detail = detail;
         self.scroll = 0;
@@ -790,13 +1031,20 @@ impl App {
             Action::Back => {
                 self.searching = false;
                 let keep = self.selected_key();
+                let cell = self.matrix_key();
                 self.filter.clear();
                 self.resync(keep);
+                if self.tab == Tab::Matrix {
+                    self.matrix_resync(cell);
+                }
             }
             Action::Backspace => {
                 self.filter.pop();
                 self.resync(None);
                 self.select_row(0);
+                if self.tab == Tab::Matrix {
+                    self.select_cell(0);
+                }
             }
             Action::Down => self.move_by(1),
             Action::Up => self.move_by(-1),
@@ -808,6 +1056,9 @@ impl App {
         if self.searching && self.overlay.is_none() {
             self.filter.push(c);
             self.select_row(0);
+            if self.tab == Tab::Matrix {
+                self.select_cell(0);
+            }
             return;
         }
         match &mut self.overlay {
@@ -885,6 +1136,13 @@ impl App {
 
     fn open_export(&mut self) {
         let strategy = self.strategy();
+        if self.refusal(strategy).is_some() {
+            self.set_status(
+                format!("{strategy} refuses this capture: there is no projection to export"),
+                true,
+            );
+            return;
+        }
         let path = default_export_path(&self.path, strategy, false);
         self.overlay = Some(Overlay::Export {
             strategy,
@@ -971,6 +1229,10 @@ impl App {
             self.quit = true;
             return;
         }
+        if keys::is_suspend(&key) {
+            self.effects.push(Effect::Suspend);
+            return;
+        }
         let context = self.context();
         match keys::lookup(context, &key) {
             Some((action, index)) => self.act(action, index),
@@ -1028,16 +1290,28 @@ impl App {
                     if let Some((tab, _, _)) = tab {
                         self.switch_tab(tab);
                     }
+                } else if let Some(table) = layout
+                    .table
+                    .filter(|r| r.contains(at) && self.tab == Tab::Matrix)
+                {
+                    // A header row, then the body; the totals are not rows to select.
+                    let body = matrix::body_rows(table.height).0 as u16;
+                    if mouse.row > table.y && mouse.row <= table.y + body {
+                        let row = self.cursor.offset + (mouse.row - table.y - 1) as usize;
+                        self.select_cell(row);
+                    }
                 } else if let Some(table) = layout.table.filter(|r| r.contains(at)) {
                     self.focus = Pane::Tools;
                     // Border and header rows come first.
                     let first = table.y + 2;
                     if mouse.row >= first && mouse.row < table.bottom().saturating_sub(1) {
                         let row = match self.tab {
+                            Tab::Matrix => 0,
                             Tab::Overview => (mouse.row - first) as usize,
                             Tab::Strategy(_) => self.table_offset + (mouse.row - first) as usize,
                         };
                         match self.tab {
+                            Tab::Matrix => {}
                             Tab::Overview => {
                                 // A click on the chosen strategy opens it.
                                 if row == self.overview_sel {
@@ -1166,6 +1440,11 @@ pub fn update(app: &mut App, msg: Msg) {
             app.size = (w, h);
             let row = app.tool_sel;
             app.select_row(row);
+            if app.tab == Tab::Matrix {
+                let row = app.cursor.row;
+                app.select_cell(row);
+                app.move_col(0);
+            }
         }
         Msg::Worker(msg) => app.on_worker(msg),
         Msg::Written { what, result } => app.on_written(what, result),

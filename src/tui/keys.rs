@@ -8,6 +8,8 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 pub enum Context {
     /// Everywhere no dialog is open.
     Global,
+    /// The home screen: tools × strategies.
+    Matrix,
     /// The overview screen.
     Overview,
     /// A strategy's side-by-side screen.
@@ -22,6 +24,8 @@ pub enum Context {
     Export,
     /// Asking whether to overwrite an existing file.
     Confirm,
+    /// Asking whether to quit with changed settings.
+    QuitConfirm,
     /// The help overlay.
     Help,
 }
@@ -31,6 +35,8 @@ impl Context {
     pub fn title(self) -> &'static str {
         match self {
             Context::Global => "Everywhere",
+            Context::Matrix => "Matrix (home)",
+            Context::QuitConfirm => "Quit?",
             Context::Overview => "Overview",
             Context::Strategy => "Strategy view",
             Context::Search => "Search",
@@ -122,6 +128,12 @@ pub enum Action {
     No,
     /// Put every setting back to its default.
     Reset,
+    /// Keep only the tools the cursor's strategy changes (matrix).
+    FilterChanged,
+    /// The matrix, the home screen.
+    Matrix,
+    /// Suspend to the shell (Ctrl-Z).
+    Suspend,
 }
 
 /// One key (a code and the modifiers that matter: Ctrl and Alt).
@@ -376,7 +388,151 @@ pub const BINDINGS: &[Binding] = &[
         "keep it, choose another path",
         true,
     ),
+    b(
+        C::QuitConfirm,
+        &[k('y'), k('Y'), k('q')],
+        "y",
+        A::Yes,
+        "quit and drop the changed settings",
+        true,
+    ),
+    b(
+        C::QuitConfirm,
+        &[k('n'), k('N'), code(KeyCode::Esc)],
+        "n Esc",
+        A::No,
+        "stay",
+        true,
+    ),
     // Screens.
+    b(
+        C::Matrix,
+        &[k('j'), code(KeyCode::Down)],
+        "j ↓",
+        A::Down,
+        "next tool",
+        true,
+    ),
+    b(
+        C::Matrix,
+        &[k('k'), code(KeyCode::Up)],
+        "k ↑",
+        A::Up,
+        "previous tool",
+        false,
+    ),
+    b(
+        C::Matrix,
+        &[k('h'), code(KeyCode::Left)],
+        "h l",
+        A::Left,
+        "previous column (the strategy columns pan)",
+        true,
+    ),
+    b(
+        C::Matrix,
+        &[k('l'), code(KeyCode::Right)],
+        "l →",
+        A::Right,
+        "next column",
+        false,
+    ),
+    b(
+        C::Matrix,
+        &[code(KeyCode::PageDown), ctrl('d'), k(' ')],
+        "PgDn ^d",
+        A::PageDown,
+        "page down",
+        false,
+    ),
+    b(
+        C::Matrix,
+        &[code(KeyCode::PageUp), ctrl('u')],
+        "PgUp ^u",
+        A::PageUp,
+        "page up",
+        false,
+    ),
+    b(
+        C::Matrix,
+        &[k('g'), code(KeyCode::Home)],
+        "g Home",
+        A::Top,
+        "first tool",
+        false,
+    ),
+    b(
+        C::Matrix,
+        &[k('G'), code(KeyCode::End)],
+        "G End",
+        A::Bottom,
+        "last tool",
+        false,
+    ),
+    b(
+        C::Matrix,
+        &[code(KeyCode::Enter)],
+        "Enter",
+        A::Open,
+        "open this tool under this strategy (entries side by side, diff)",
+        true,
+    ),
+    b(
+        C::Matrix,
+        &[k('s')],
+        "s",
+        A::Sort,
+        "sort by the cursor's column (again: the other way)",
+        true,
+    ),
+    b(
+        C::Matrix,
+        &[k('f')],
+        "f",
+        A::FilterChanged,
+        "only the tools the cursor's strategy changes (again: all)",
+        true,
+    ),
+    b(
+        C::Matrix,
+        &[k('/')],
+        "/",
+        A::Search,
+        "filter tools by name and text",
+        true,
+    ),
+    b(
+        C::Matrix,
+        &[k('x')],
+        "x",
+        A::Export,
+        "export the cursor's strategy",
+        true,
+    ),
+    b(
+        C::Matrix,
+        &[k('o')],
+        "o",
+        A::Overview,
+        "the overview: strategy table, bars and notes",
+        true,
+    ),
+    b(
+        C::Matrix,
+        &[code(KeyCode::Esc)],
+        "Esc",
+        A::Back,
+        "clear the search, then the f filter (never quits)",
+        false,
+    ),
+    b(
+        C::Overview,
+        &[code(KeyCode::Esc)],
+        "Esc",
+        A::Back,
+        "back to the matrix",
+        false,
+    ),
     b(
         C::Overview,
         &[k('j'), code(KeyCode::Down)],
@@ -566,7 +722,7 @@ pub const BINDINGS: &[Binding] = &[
         &[code(KeyCode::Esc)],
         "Esc",
         A::Back,
-        "clear the filter, else back to the overview",
+        "clear the filter, else back to the matrix",
         false,
     ),
     b(
@@ -591,10 +747,18 @@ pub const BINDINGS: &[Binding] = &[
     ),
     b(
         C::Global,
+        &[k('m')],
+        "m",
+        A::Matrix,
+        "the matrix (home)",
+        false,
+    ),
+    b(
+        C::Global,
         &[k('o'), k('`')],
         "o",
         A::Overview,
-        "the overview",
+        "the overview: strategy table, bars and notes",
         false,
     ),
     b(C::Global, &[k(']')], "]", A::NextTab, "next tab", false),
@@ -618,11 +782,19 @@ pub const BINDINGS: &[Binding] = &[
     b(C::Global, &[k('?')], "?", A::Help, "this help", true),
     b(
         C::Global,
-        &[k('q'), code(KeyCode::Esc)],
-        "q Esc",
+        &[k('q')],
+        "q",
         A::Quit,
-        "quit",
+        "quit (asks when the settings were changed)",
         true,
+    ),
+    b(
+        C::Global,
+        &[ctrl('z')],
+        "^z",
+        A::Suspend,
+        "suspend to the shell (fg resumes)",
+        false,
     ),
     b(
         C::Global,
@@ -637,6 +809,11 @@ pub const BINDINGS: &[Binding] = &[
 /// `Ctrl-C` quits from every context, dialogs included.
 pub fn is_interrupt(key: &KeyEvent) -> bool {
     key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c')
+}
+
+/// `Ctrl-Z` suspends from every context, dialogs included.
+pub fn is_suspend(key: &KeyEvent) -> bool {
+    key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('z')
 }
 
 fn matches(binding_key: &Key, key: &KeyEvent) -> bool {
@@ -659,7 +836,7 @@ pub fn lookup(context: Context, key: &KeyEvent) -> Option<(Action, Option<usize>
             .find(|binding| binding.keys.iter().any(|k| matches(k, key)))
     };
     let binding = match context {
-        C::Overview | C::Strategy => found(context).or_else(|| found(C::Global)),
+        C::Matrix | C::Overview | C::Strategy => found(context).or_else(|| found(C::Global)),
         other => found(other),
     }?;
     let strategy = match (binding.action, key.code) {
@@ -675,7 +852,10 @@ pub fn hints(context: Context) -> Vec<(&'static str, &'static str)> {
         match b.action {
             A::Quit => "quit",
             A::Help => "help",
-            A::Down if matches!(b.context, C::Overview | C::Strategy) => "move",
+            A::Down if matches!(b.context, C::Matrix | C::Overview | C::Strategy) => "move",
+            A::Left if b.context == C::Matrix => "column",
+            A::FilterChanged => "changed",
+            A::Overview => "overview",
             A::Open => "open",
             A::FocusNext => "focus",
             A::DiffMode => "diff",
@@ -693,7 +873,7 @@ pub fn hints(context: Context) -> Vec<(&'static str, &'static str)> {
         .iter()
         .filter(|b| b.context == context && b.hint)
         .map(|b| (b.label, short(b)));
-    if matches!(context, C::Overview | C::Strategy) {
+    if matches!(context, C::Matrix | C::Overview | C::Strategy) {
         own.chain(
             BINDINGS
                 .iter()
@@ -710,6 +890,7 @@ pub fn hints(context: Context) -> Vec<(&'static str, &'static str)> {
 pub fn help_sections() -> Vec<(Context, Vec<(&'static str, &'static str)>)> {
     let order = [
         C::Global,
+        C::Matrix,
         C::Overview,
         C::Strategy,
         C::Search,
@@ -717,6 +898,7 @@ pub fn help_sections() -> Vec<(Context, Vec<(&'static str, &'static str)>)> {
         C::SettingsEdit,
         C::Export,
         C::Confirm,
+        C::QuitConfirm,
         C::Help,
     ];
     order
@@ -778,8 +960,10 @@ mod tests {
         for (i, a) in BINDINGS.iter().enumerate() {
             for b2 in &BINDINGS[i + 1..] {
                 let same_scope = a.context == b2.context
-                    || (a.context == C::Global && matches!(b2.context, C::Overview | C::Strategy))
-                    || (b2.context == C::Global && matches!(a.context, C::Overview | C::Strategy));
+                    || (a.context == C::Global
+                        && matches!(b2.context, C::Matrix | C::Overview | C::Strategy))
+                    || (b2.context == C::Global
+                        && matches!(a.context, C::Matrix | C::Overview | C::Strategy));
                 if a.context != b2.context && same_scope {
                     // A screen binding may deliberately shadow a global one (Esc, [, ]).
                     continue;

@@ -18,6 +18,7 @@
 pub mod app;
 pub mod diffview;
 pub mod keys;
+pub mod matrix;
 
 pub mod theme;
 pub mod view;
@@ -26,6 +27,7 @@ pub mod worker;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, Sender};
 use std::time::{Duration, Instant};
 
@@ -100,11 +102,21 @@ fn event_loop<B: Backend>(
 where
     TuiError: From<B::Error>,
 {
+    // SIGTERM and SIGHUP end the inspector like `q`: the loop returns and the guard restores
+    // the terminal (the default action would leave it in raw mode on the alternate screen).
+    let stop = Arc::new(AtomicBool::new(false));
+    for signal in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGHUP] {
+        signal_hook::flag::register(signal, stop.clone())?;
+    }
     let mut dirty = true;
     let mut last_tick = Instant::now();
     loop {
-        run_effects(app, jobs);
-        if app.quit {
+        if run_effects(app, jobs) {
+            suspend()?;
+            terminal.clear()?;
+            dirty = true;
+        }
+        if app.quit || stop.load(Ordering::Relaxed) {
             return Ok(());
         }
         if dirty {
@@ -142,10 +154,28 @@ where
     }
 }
 
+/// Stop the process with the terminal restored (what Ctrl-Z does in a shell), and take the
+/// terminal back when the shell resumes it.
+fn suspend() -> std::io::Result<()> {
+    restore_terminal();
+    signal_hook::low_level::raise(signal_hook::consts::SIGTSTP)?;
+    // Resumed (`fg`).
+    enable_raw_mode()?;
+    execute!(
+        std::io::stdout(),
+        EnterAlternateScreen,
+        EnableMouseCapture,
+        cursor::Hide
+    )
+}
+
 /// Run the effects the update queued: computations go to the worker, writes to the disk.
-fn run_effects(app: &mut App, jobs: &Sender<worker::Job>) {
+/// Returns whether a suspend was asked for (the loop owns the terminal).
+fn run_effects(app: &mut App, jobs: &Sender<worker::Job>) -> bool {
+    let mut suspend = false;
     for effect in std::mem::take(&mut app.effects) {
         match effect {
+            Effect::Suspend => suspend = true,
             Effect::Compute(job) => {
                 let _ = jobs.send(job);
             }
@@ -160,6 +190,7 @@ fn run_effects(app: &mut App, jobs: &Sender<worker::Job>) {
             }
         }
     }
+    suspend
 }
 
 /// Write `bytes` to `path` atomically (a temporary file in the same folder, then a rename);

@@ -12,7 +12,7 @@ use crate::settings::Settings;
 use crate::strategy::Strategy;
 use crate::tool;
 
-use super::app::{App, Detail, Overlay, Pane, Tab, default_export_path};
+use super::app::{App, Detail, Overlay, Pane, Tab, default_export_path, strategy_index};
 use super::diffview::{LineRef, SplitRow, ToolDiff, UniRow};
 use super::keys::{self, Context, STRATEGY_KEYS};
 use super::theme::Theme;
@@ -39,6 +39,8 @@ pub struct AppLayout {
     pub table: Option<Rect>,
     /// The notes (overview).
     pub notes: Option<Rect>,
+    /// The glyph legend (matrix).
+    pub legend: Option<Rect>,
     /// The detail pane (strategy tab).
     pub detail: Option<Rect>,
     /// The status line.
@@ -72,6 +74,17 @@ pub fn layout(area: Rect, app: &App) -> AppLayout {
         ..AppLayout::default()
     };
     match app.tab {
+        Tab::Matrix => {
+            // One line of legend while there is room for it and a useful table.
+            if body.height >= 12 {
+                let [legend, table] =
+                    Layout::vertical([Constraint::Length(1), Constraint::Min(1)]).areas(body);
+                out.legend = Some(legend);
+                out.table = Some(table);
+            } else {
+                out.table = Some(body);
+            }
+        }
         Tab::Overview => {
             let wanted = Strategy::ALL.len() as u16 + 3;
             if body.height >= wanted + 4 {
@@ -114,6 +127,24 @@ pub fn render(app: &App, frame: &mut Frame) {
     render_header(app, frame, l.header);
     render_tabs(app, frame, l.tabs);
     match app.tab {
+        Tab::Matrix => {
+            if let Some(legend) = l.legend {
+                frame.render_widget(
+                    Paragraph::new(Line::styled(
+                        fit(
+                            &format!(" {}", super::matrix::LEGEND),
+                            legend.width as usize,
+                        ),
+                        theme.dim(),
+                    )),
+                    legend,
+                );
+            }
+            if let Some(table) = l.table {
+                let m = app.matrix();
+                super::matrix::draw(&m, app.cursor, app.matrix_sort, theme, frame, table);
+            }
+        }
         Tab::Overview => {
             if let Some(table) = l.table {
                 render_overview(app, frame, table);
@@ -135,6 +166,7 @@ pub fn render(app: &App, frame: &mut Frame) {
     render_footer(app, frame, l.footer);
     match &app.overlay {
         Some(Overlay::Help { scroll }) => render_help(frame, area, theme, *scroll),
+        Some(Overlay::QuitConfirm) => render_quit(frame, area, theme),
         Some(Overlay::Settings {
             selected,
             editing,
@@ -240,9 +272,32 @@ fn render_header(app: &App, frame: &mut Frame, area: Rect) {
 
 fn tab_label(tab: Tab) -> String {
     match tab {
+        Tab::Matrix => "m Matrix".to_owned(),
         Tab::Overview => "o Overview".to_owned(),
-        Tab::Strategy(s) => format!("{} {}", STRATEGY_KEYS[tab.index() - 1], s.id()),
+        Tab::Strategy(s) => format!("{} {}", STRATEGY_KEYS[strategy_index(s)], s.id()),
     }
+}
+
+fn render_quit(frame: &mut Frame, area: Rect, theme: Theme) {
+    let rect = centered(area, 52, 5);
+    frame.render_widget(Clear, rect);
+    let outer = block(theme, " Quit? ".to_owned(), true);
+    let inner = outer.inner(rect);
+    frame.render_widget(outer, rect);
+    let w = inner.width as usize;
+    let lines = vec![
+        Line::styled(
+            fit("The settings were changed in this session.", w),
+            theme.warn(),
+        ),
+        Line::from(vec![
+            Span::styled("y", theme.key()),
+            Span::raw(" quit  "),
+            Span::styled("n Esc", theme.key()),
+            Span::raw(" stay"),
+        ]),
+    ];
+    frame.render_widget(Paragraph::new(lines), inner);
 }
 
 /// The tabs drawn at this width: each with its first and last-plus-one column, relative to the
@@ -1215,17 +1270,40 @@ fn render_status(app: &App, frame: &mut Frame, area: Rect) {
         )
     } else {
         let s = app.strategy();
-        let mut text = match (app.figures(s), app.capture_tokens()) {
-            (Some(f), Some(c)) => format!(
-                " {}: {} → {} tokens (saved {}) · {} → {} tools",
+        let filtered =
+            app.tab == Tab::Matrix && (!app.filter.is_empty() || app.changed_by.is_some());
+        let mut text = if filtered {
+            let m = app.matrix();
+            let (original, per_column) = m.subtotal();
+            let sent = per_column.get(strategy_index(s)).copied().unwrap_or(0);
+            let mut t = format!(
+                " {} of {} tools · original {} → {} {} tokens",
+                thousands(m.rows.len()),
+                thousands(m.unfiltered),
+                thousands(original),
                 s.id(),
-                thousands(c),
-                thousands(f.total_tokens),
-                pct(Some(f.saved_pct)),
-                thousands(app.capture.tools().len()),
-                thousands(f.tools)
-            ),
-            _ => format!(" {}: measuring…", s.id()),
+                thousands(sent)
+            );
+            if !app.filter.is_empty() {
+                t.push_str(&format!(" · search \"{}\"", safe(&app.filter)));
+            }
+            if let Some(c) = app.changed_by {
+                t.push_str(&format!(" · changed by {}", Strategy::ALL[c].id()));
+            }
+            t
+        } else {
+            match (app.figures(s), app.capture_tokens()) {
+                (Some(f), Some(c)) => format!(
+                    " {}: {} → {} tokens (saved {}) · {} → {} tools",
+                    s.id(),
+                    thousands(c),
+                    thousands(f.total_tokens),
+                    pct(Some(f.saved_pct)),
+                    thousands(app.capture.tools().len()),
+                    thousands(f.tools)
+                ),
+                _ => format!(" {}: measuring…", s.id()),
+            }
         };
         if let Tab::Strategy(_) = app.tab {
             text.push_str(&format!(" · sort {}", app.sort.label()));
