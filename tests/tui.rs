@@ -226,6 +226,28 @@ fn tiny_terminals() {
     snapshot("too_small_1x1", &mut h, 1, 1);
 }
 
+/// Every screen at the four sizes the issue names, as whole frames.
+#[test]
+fn every_screen_at_the_four_sizes() {
+    let screens = [
+        ("matrix", ""),
+        ("overview", "o"),
+        ("strategy_entries", "4"),
+        ("strategy_diff", "4d"),
+        ("strategy_request", "4r"),
+        ("help", "?"),
+        ("settings", "S"),
+        ("export", "4x"),
+    ];
+    for (name, script) in screens {
+        let mut h = Harness::new();
+        h.keys(script);
+        for (w, hh) in [(200, 50), (120, 35), (80, 24), (40, 12)] {
+            snapshot(&format!("screen_{name}_{w}x{hh}"), &mut h, w, hh);
+        }
+    }
+}
+
 // ---- the matrix, the home screen ---------------------------------------------------------
 
 #[test]
@@ -860,7 +882,9 @@ fn mouse_selects_and_scrolls() {
     assert_eq!(h.app.tool_sel, 5);
     assert_eq!(h.selected_name(), "mcp__github__create_issue");
     assert_eq!(h.app.focus, Pane::Tools);
-    // Wheel over the detail focuses and scrolls it.
+    // Wheel over the detail focuses and scrolls it (its scroll range is what was drawn: the
+    // event loop draws after every event).
+    h.draw(120, 35);
     h.wheel(true, 100, 20);
     assert_eq!(h.app.focus, Pane::Detail);
     assert!(h.app.scroll > 0);

@@ -3,7 +3,7 @@
 //! (start a computation, write a file, quit); nothing here touches the terminal or the disk,
 //! so tests drive it with keys alone.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
@@ -24,56 +24,14 @@ use crate::strategy::Strategy;
 use crate::tool;
 
 use super::diffview::ToolDiff;
+use super::help;
 use super::keys::{self, Action, Context};
+use super::layout;
 use super::matrix;
+use super::tabs;
+pub use super::tabs::{Tab, strategy_index};
 use super::theme::Theme;
-use super::view;
 use super::worker::{FigKey, Job, ProjKey, RequestSummary, WorkerMsg};
-
-/// A tab: the overview, or one strategy side by side with the capture.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Tab {
-    /// The home screen: tools × strategies.
-    Matrix,
-    /// Every strategy at a glance.
-    Overview,
-    /// One strategy's tools.
-    Strategy(Strategy),
-}
-
-impl Tab {
-    /// Every tab in order.
-    pub fn all() -> impl Iterator<Item = Tab> {
-        [Tab::Matrix, Tab::Overview]
-            .into_iter()
-            .chain(Strategy::ALL.into_iter().map(Tab::Strategy))
-    }
-
-    /// Position in [`Tab::all`].
-    pub fn index(self) -> usize {
-        match self {
-            Tab::Matrix => 0,
-            Tab::Overview => 1,
-            Tab::Strategy(s) => 2 + strategy_index(s),
-        }
-    }
-
-    fn from_index(index: usize) -> Tab {
-        match index {
-            0 => Tab::Matrix,
-            1 => Tab::Overview,
-            i => Tab::Strategy(Strategy::ALL[(i - 2) % Strategy::ALL.len()]),
-        }
-    }
-}
-
-/// A strategy's position in [`Strategy::ALL`] (its key in [`keys::STRATEGY_KEYS`]).
-pub fn strategy_index(strategy: Strategy) -> usize {
-    Strategy::ALL
-        .iter()
-        .position(|&x| x == strategy)
-        .unwrap_or(0)
-}
 
 /// The pane that has the focus in a strategy tab.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -304,6 +262,9 @@ pub struct App {
     names: Vec<String>,
     hidden: Vec<usize>,
     diff_cache: RefCell<Option<(DiffKey, Rc<ToolDiff>)>>,
+    /// Rows of the detail as last drawn: the scroll range. Written by the drawing, which is the
+    /// only place that lays the text out, so the update never calls into the view.
+    pub detail_rows: Cell<usize>,
 }
 
 type DiffKey = (Strategy, Arc<str>, usize);
@@ -369,6 +330,7 @@ impl App {
             names,
             hidden,
             diff_cache: RefCell::new(None),
+            detail_rows: Cell::new(0),
         };
         app.request_compute();
         app
@@ -622,7 +584,7 @@ impl App {
 
     fn table_height(&self) -> usize {
         let area = Rect::new(0, 0, self.size.0, self.size.1);
-        view::layout(area, self)
+        layout::layout(area, self.tab)
             .table
             .map_or(1, |r| r.height.saturating_sub(3) as usize)
             .max(1)
@@ -630,7 +592,7 @@ impl App {
 
     fn detail_height(&self) -> usize {
         let area = Rect::new(0, 0, self.size.0, self.size.1);
-        view::layout(area, self)
+        layout::layout(area, self.tab)
             .detail
             .map_or(1, |r| r.height.saturating_sub(3) as usize)
             .max(1)
@@ -688,7 +650,7 @@ impl App {
         }
         if self.detail == Detail::Added
             && let Tab::Strategy(s) = tab
-            && !view::has_added(self, s)
+            && !self.has_added(s)
         {
             self.detail = Detail::Entries;
         }
@@ -721,7 +683,7 @@ impl App {
 
     fn matrix_height(&self) -> usize {
         let area = Rect::new(0, 0, self.size.0, self.size.1);
-        view::layout(area, self)
+        layout::layout(area, self.tab)
             .table
             .map_or(1, |r| matrix::body_rows(r.height).0)
     }
@@ -843,7 +805,7 @@ impl App {
             }
             Tab::Strategy(_) => {
                 if self.focus == Pane::Detail {
-                    let max = view::detail_len(self).saturating_sub(self.detail_height());
+                    let max = self.detail_rows.get().saturating_sub(self.detail_height());
                     self.scroll = (self.scroll as isize + delta).clamp(0, max as isize) as usize;
                 } else {
                     let row = (self.tool_sel as isize + delta).max(0) as usize;
@@ -945,7 +907,7 @@ impl App {
             Action::Entries => self.set_detail(Detail::Entries),
             Action::Request => self.set_detail(Detail::Request),
             Action::Added => {
-                if view::has_added(self, self.strategy()) {
+                if self.has_added(self.strategy()) {
                     self.set_detail(Detail::Added);
                 } else {
                     self.set_status(
@@ -987,6 +949,15 @@ impl App {
         }
     }
 
+    /// Whether a strategy adds text or tools worth a look.
+    pub fn has_added(&self, strategy: Strategy) -> bool {
+        self.projection(strategy).is_some_and(|p| {
+            p.added_text.is_some()
+                || p.outcomes.iter().any(|o| o.status == Status::Added)
+                || (strategy == Strategy::Code && p.tool_count() > 0)
+        })
+    }
+
     /// A strategy's refusal, when the host refuses the capture under it.
     pub fn refusal(&self, strategy: Strategy) -> Option<&str> {
         self.projection(strategy)?.error.as_deref()
@@ -1021,7 +992,7 @@ impl App {
             _ => {}
         }
         if let Some(Overlay::Help { scroll }) = &mut self.overlay {
-            *scroll = (*scroll).min(view::help_len().saturating_sub(1));
+            *scroll = (*scroll).min(help::help_len().saturating_sub(1));
         }
     }
 
@@ -1262,7 +1233,7 @@ impl App {
             return;
         }
         let area = Rect::new(0, 0, self.size.0, self.size.1);
-        let layout = view::layout(area, self);
+        let layout = layout::layout(area, self.tab);
         let at = Position::new(mouse.column, mouse.row);
         let inside = |r: Option<Rect>| r.is_some_and(|r| r.contains(at));
         match mouse.kind {
@@ -1281,12 +1252,11 @@ impl App {
             }
             MouseEventKind::Down(MouseButton::Left) => {
                 if layout.tabs.contains(at) {
-                    let tab =
-                        view::tab_spans(self, layout.tabs.width)
-                            .into_iter()
-                            .find(|(_, x0, x1)| {
-                                (layout.tabs.x + x0..layout.tabs.x + x1).contains(&mouse.column)
-                            });
+                    let tab = tabs::tab_spans(self.tab, layout.tabs.width)
+                        .into_iter()
+                        .find(|(_, x0, x1)| {
+                            (layout.tabs.x + x0..layout.tabs.x + x1).contains(&mouse.column)
+                        });
                     if let Some((tab, _, _)) = tab {
                         self.switch_tab(tab);
                     }

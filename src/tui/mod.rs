@@ -1,27 +1,43 @@
 //! The interactive inspector (`toolprism CAPTURE`): ratatui + crossterm over the same engine the
 //! headless commands use.
 //!
-//! Map of the module:
+//! Map of the module. The state goes one way: the app's state feeds each screen's view model,
+//! which its draw function paints; no screen module is imported by [`app`].
 //! - [`app`]: the state ([`App`]), the messages ([`Msg`]) and the pure [`update`];
-//! - [`view`]: drawing, a pure function of the state, and the layout used for mouse hit-tests;
+//! - [`tabs`], [`layout`]: the tabs and where everything goes at a size (pure, shared by the
+//!   drawing and the update's hit-tests);
 //! - [`keys`]: the one key table that drives keys, footer hints and the help overlay;
+//! - [`view`]: the whole frame (header, tab bar, status line, footer) and the dispatch to the
+//!   screens: [`matrix`] (the home screen, tools × strategies, with its view model),
+//!   [`overview`], [`strategy`] (a strategy's tool table), [`detail`] (entries, diffs, added
+//!   text), [`request`], and the dialogs [`help`], [`settings`], [`export`];
+//! - [`widgets`]: the drawing helpers the screens share;
 //! - [`worker`]: projecting and token counting on a background thread, cached per (strategy,
 //!   settings, encoding);
 //! - [`diffview`]: the per-tool line diff (word emphasis only for rows on screen) and the
 //!   request-level comparison;
-//! - [`theme`], [`text`]: semantic styles (a colourless theme for `NO_COLOR`) and the text
-//!   helpers every capture string passes through.
+//! - [`theme`]: semantic styles (a colourless theme for `NO_COLOR`).
 //!
 //! [`run`] owns the terminal: it refuses a non-terminal, restores the terminal on every exit
-//! (quit, error, panic), and runs the effects the update asks for.
+//! (quit, error, panic, SIGTERM, SIGHUP), suspends on Ctrl-Z, and runs the effects the update
+//! asks for.
 
 pub mod app;
+pub mod detail;
 pub mod diffview;
+pub mod export;
+pub mod help;
 pub mod keys;
+pub mod layout;
 pub mod matrix;
-
+pub mod overview;
+pub mod request;
+pub mod settings;
+pub mod strategy;
+pub mod tabs;
 pub mod theme;
 pub mod view;
+pub mod widgets;
 pub mod worker;
 
 use std::io::IsTerminal;
