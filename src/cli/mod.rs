@@ -6,6 +6,7 @@
 
 mod args;
 mod diffprint;
+mod matrix;
 mod table;
 
 use std::io::{IsTerminal, Write};
@@ -138,6 +139,7 @@ fn run(cli: Cli) -> Result<Output, Failure> {
             json,
             encoding,
             per_tool,
+            matrix,
         } => {
             // Started first: the encoder is built on a background thread while the capture is
             // read and parsed.
@@ -155,6 +157,8 @@ fn run(cli: Cli) -> Result<Output, Failure> {
                     .map_err(|e| Failure::new(format!("{}: {e}", visible(&name))))?;
                 text.push('\n');
                 text
+            } else if matrix.matrix {
+                matrix::render(&report, &matrix)
             } else {
                 table::report_table(&report, per_tool)
             };
