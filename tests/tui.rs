@@ -8,9 +8,9 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent,
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::style::Color;
+use toolprism::matrix::{Cell, Mark, Sort, SortColumn, TotalRow};
 use toolprism::measure::Encoding;
 use toolprism::tui::app::{Detail, Overlay, Pane, SortKey, Tab};
-use toolprism::tui::matrix::{Cell, Mark, Sort};
 use toolprism::tui::worker::Worker;
 use toolprism::tui::{App, Effect, Msg, WriteError, update, write_export};
 use toolprism::{Capture, Settings, Strategy};
@@ -268,56 +268,53 @@ fn matrix_rows_are_the_costliest_first_and_cells_carry_marks() {
     settings.set("defer.threshold", "2").unwrap();
     let mut h = Harness::with(SAMPLE, settings, false);
     let m = h.app.matrix();
-    let names: Vec<&str> = m.rows.iter().map(|r| r.name.as_str()).collect();
+    let names: Vec<&str> = (0..m.shown.len()).map(|i| m.name(i).unwrap()).collect();
     // Eight capture tools, then the tool_search that the defer strategies add.
     assert_eq!(names.len(), 9);
     assert_eq!(names[8], "tool_search");
-    let tokens: Vec<usize> = m.rows[..8]
-        .iter()
-        .map(|r| r.original_tokens.expect("counted"))
+    let tokens: Vec<usize> = (0..8)
+        .map(|i| m.row(i).unwrap().original_tokens.expect("counted"))
         .collect();
     assert!(tokens.windows(2).all(|w| w[0] >= w[1]), "{tokens:?}");
-    // The original strategy sends every tool unchanged, at its original size.
-    let original = 0;
-    for row in &m.rows[..8] {
+    // `original` is the capture's own column, not a strategy column.
+    assert_eq!(m.columns.len(), Strategy::ALL.len() - 1);
+    assert_eq!(Some(m.model.original.total_tokens), h.app.capture_tokens());
+    let col = |s: Strategy| {
+        let c = toolprism::tui::matrix::strategies()
+            .iter()
+            .position(|&x| x == s)
+            .unwrap();
+        m.columns[c].expect("measured")
+    };
+    // shorten sends every tool of this sample unchanged, at its original size.
+    for i in 0..8 {
+        let row = m.row(i).unwrap();
         assert_eq!(
-            row.cells[original],
-            Cell::Tool {
-                tokens: row.original_tokens.unwrap(),
-                mark: Mark::Unchanged
+            row.cells[col(Strategy::Shorten)],
+            Cell {
+                tokens: row.original_tokens,
+                mark: Mark::Kept
             },
             "{}",
             row.name
         );
     }
     // tool_search exists only where a strategy adds it.
-    let defer = Strategy::ALL
-        .iter()
-        .position(|&s| s == Strategy::Defer)
-        .unwrap();
-    assert!(matches!(
-        m.rows[8].cells[defer],
-        Cell::Tool {
-            mark: Mark::Added,
-            ..
-        }
-    ));
-    assert_eq!(m.rows[8].cells[original], Cell::Absent);
-    // Totals: the original column sums to the capture.
-    let total = m.totals.iter().find(|t| t.label == "total sent").unwrap();
-    assert_eq!(
-        total.original,
-        h.app.capture_tokens().map(toolprism::text::thousands)
+    let search = m.row(8).unwrap();
+    assert_eq!(search.cells[col(Strategy::Defer)].mark, Mark::Added);
+    assert_eq!(search.cells[col(Strategy::Full)].mark, Mark::Absent);
+    let screen = h.screen(120, 35);
+    assert!(
+        screen.contains("= unchanged"),
+        "the legend is on screen:\n{screen}"
     );
-    assert_eq!(total.values[original], total.original);
-    let _ = h.screen(120, 35);
 }
 
 #[test]
 fn matrix_cursor_sorts_filters_opens_and_exports_its_column() {
     let mut h = Harness::new();
     h.resize(200, 50);
-    let minimal = 1 + Strategy::ALL
+    let minimal = Strategy::ALL
         .iter()
         .position(|&s| s == Strategy::Minimal)
         .unwrap();
@@ -331,18 +328,17 @@ fn matrix_cursor_sorts_filters_opens_and_exports_its_column() {
     h.keys("s");
     assert_eq!(
         h.app.matrix_sort,
-        Sort::Column {
-            column: minimal,
+        Sort {
+            column: SortColumn::Strategy(Strategy::Minimal),
             descending: true
         }
     );
     assert_eq!(h.app.cursor.row, 0);
     let sent = |h: &Harness| -> Vec<usize> {
-        h.app
-            .matrix()
-            .rows
-            .iter()
-            .map(|r| r.cells[minimal - 1].tokens())
+        let m = h.app.matrix();
+        let c = m.columns[minimal - 1].unwrap();
+        (0..m.shown.len())
+            .map(|i| m.row(i).unwrap().cells[c].tokens.unwrap_or(0))
             .collect()
     };
     let down = sent(&h);
@@ -355,24 +351,25 @@ fn matrix_cursor_sorts_filters_opens_and_exports_its_column() {
     // f keeps the tools minimal changes (all eight: it rewrites every schema), and the
     // status line gives the filtered subtotal.
     h.keys("f");
-    assert_eq!(h.app.changed_by, Some(minimal - 1));
+    assert_eq!(h.app.changed_by, Some(Strategy::Minimal));
     let m = h.app.matrix();
-    assert!(m.rows.iter().all(|r| r.cells[minimal - 1].changes()));
-    assert_eq!(m.rows.len(), 8);
+    let c = m.columns[minimal - 1].unwrap();
+    assert_eq!(m.shown.len(), 8);
+    assert!((0..8).all(|i| m.row(i).unwrap().cells[c].mark.is_change()));
     let (original, per_column) = m.subtotal();
     // Any key clears the transient message that confirmed the filter.
     h.keys("jk");
     let status = h.screen(200, 50).lines().nth(48).unwrap().to_owned();
     assert!(
         status.contains(&format!(
-            "8 of 8 tools · original {} → minimal {} tokens · changed by minimal",
+            "8 of 8 tools · original {} tokens → minimal {} tokens · changed by minimal",
             toolprism::text::thousands(original),
             toolprism::text::thousands(per_column[minimal - 1])
         )),
         "{status}"
     );
     // Enter opens that tool under that strategy.
-    let name = h.app.matrix().rows[h.app.cursor.row].name.clone();
+    let name = m.name(h.app.cursor.row).unwrap().to_owned();
     h.keys("<enter>");
     assert_eq!(h.app.tab, Tab::Strategy(Strategy::Minimal));
     assert_eq!(h.selected_name(), name);
@@ -401,11 +398,17 @@ fn matrix_search_ranks_the_exact_name_first() {
     let mut h = Harness::new();
     h.resize(120, 35).keys("/git<enter>");
     let m = h.app.matrix();
-    let names: Vec<&str> = m.rows.iter().map(|r| r.name.as_str()).collect();
-    assert_eq!(names[0], "git", "{names:?}");
-    assert_eq!(names.len(), 3, "{names:?}");
+    let names: Vec<&str> = (0..m.shown.len()).map(|i| m.name(i).unwrap()).collect();
+    assert_eq!(
+        names,
+        vec![
+            "git",
+            "mcp__github__create_issue",
+            "mcp__github__list_pull_requests"
+        ]
+    );
     h.keys("<esc>");
-    assert_eq!(h.app.matrix().rows.len(), 8);
+    assert_eq!(h.app.matrix().shown.len(), 8);
 }
 
 #[test]
@@ -419,10 +422,10 @@ fn a_refused_strategy_reads_refused_and_cannot_be_exported() {
         .position(|&s| s == Strategy::Direct)
         .unwrap();
     let m = h.app.matrix();
-    assert_eq!(m.rows[0].cells[direct], Cell::Refused);
-    let total = m.totals.iter().find(|t| t.label == "total sent").unwrap();
-    assert_eq!(total.values[direct].as_deref(), Some("refused"));
-    for _ in 0..=direct {
+    let c = m.columns[direct - 1].unwrap();
+    assert_eq!(m.row(0).unwrap().cells[c].mark, Mark::Refused);
+    assert_eq!(m.model.total_text(Some(c), TotalRow::TotalSent), "refused");
+    for _ in 0..direct {
         h.keys("l");
     }
     assert_eq!(h.app.strategy(), Strategy::Direct);

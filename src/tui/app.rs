@@ -18,7 +18,7 @@ use serde_json::Value;
 use crate::capture::Capture;
 use crate::measure::Encoding;
 use crate::projection::{Projection, Status};
-use crate::report::{CaptureJson, StrategyFigures};
+use crate::report::{CaptureFigures, CaptureJson, Report, StrategyFigures};
 use crate::settings::Settings;
 use crate::strategy::Strategy;
 use crate::tool;
@@ -215,9 +215,9 @@ pub struct App {
     /// The matrix's cursor and scroll.
     pub cursor: matrix::Cursor,
     /// The matrix's order.
-    pub matrix_sort: matrix::Sort,
-    /// The matrix keeps only the tools this strategy column changes.
-    pub changed_by: Option<usize>,
+    pub matrix_sort: crate::matrix::Sort,
+    /// The matrix keeps only the tools this strategy changes.
+    pub changed_by: Option<Strategy>,
     /// The settings the inspector started with (`q` asks before dropping changes to them).
     pub initial_settings: Settings,
     /// The strategy chosen in the overview.
@@ -265,7 +265,20 @@ pub struct App {
     /// Rows of the detail as last drawn: the scroll range. Written by the drawing, which is the
     /// only place that lays the text out, so the update never calls into the view.
     pub detail_rows: Cell<usize>,
+    matrix_cache: RefCell<Option<(MatrixKey, Rc<matrix::MatrixView>)>>,
 }
+
+/// What the matrix view depends on: settings, encoding, which strategies are measured,
+/// whether the capture is counted, sort, filter and search.
+type MatrixKey = (
+    Arc<str>,
+    Encoding,
+    u32,
+    bool,
+    crate::matrix::Sort,
+    Option<Strategy>,
+    String,
+);
 
 type DiffKey = (Strategy, Arc<str>, usize);
 
@@ -305,7 +318,7 @@ impl App {
             progress: None,
             tab: Tab::Matrix,
             cursor: matrix::Cursor::default(),
-            matrix_sort: matrix::Sort::Costliest,
+            matrix_sort: crate::matrix::Sort::default(),
             changed_by: None,
             overview_sel: 0,
             tool_sel: 0,
@@ -331,6 +344,7 @@ impl App {
             hidden,
             diff_cache: RefCell::new(None),
             detail_rows: Cell::new(0),
+            matrix_cache: RefCell::new(None),
         };
         app.request_compute();
         app
@@ -341,39 +355,70 @@ impl App {
         match self.tab {
             Tab::Strategy(s) => s,
             Tab::Overview => Strategy::ALL[self.overview_sel.min(Strategy::ALL.len() - 1)],
-            Tab::Matrix => Strategy::ALL[self.cursor.col.saturating_sub(1) % Strategy::ALL.len()],
+            Tab::Matrix => matrix::strategy_at(self.cursor.col),
         }
     }
 
-    /// The matrix view model under the current settings, encoding, sort and filters.
-    pub fn matrix(&self) -> matrix::Matrix {
-        let sources: Vec<matrix::Source> = Strategy::ALL
+    /// The matrix view under the current settings, encoding, sort, filter and search: the
+    /// library's model over the strategies measured so far (cached until one of those changes).
+    pub fn matrix(&self) -> Rc<matrix::MatrixView> {
+        let ready: Vec<&Arc<StrategyFigures>> = Strategy::ALL
             .iter()
-            .map(|&s| matrix::Source {
-                strategy: s,
-                projection: self.projection(s).map(|p| p.as_ref()),
-                figures: self.figures(s).map(|f| f.as_ref()),
-            })
+            .filter_map(|&s| self.figures(s))
             .collect();
+        let mask = Strategy::ALL
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| self.figures(**s).is_some())
+            .fold(0u32, |m, (i, _)| m | (1 << i));
+        let counted = self.capture_tokens().is_some();
+        let key: MatrixKey = (
+            self.settings_key.clone(),
+            self.encoding,
+            mask,
+            counted,
+            self.matrix_sort,
+            self.changed_by,
+            self.filter.clone(),
+        );
+        if let Some((k, view)) = self.matrix_cache.borrow().as_ref()
+            && *k == key
+        {
+            return view.clone();
+        }
+        let report = Report {
+            capture: CaptureFigures {
+                path: self.path.clone(),
+                shape: self.capture.shape().id(),
+                tools: self.capture.tools().len(),
+                tools_bytes: self.capture_bytes,
+                tools_tokens: self.capture_tokens().unwrap_or(0),
+            },
+            encoding: self.encoding.id(),
+            strategies: ready.iter().map(|f| f.as_ref().clone()).collect(),
+        };
         let needle = self.filter.to_lowercase();
-        let matching: Option<Vec<bool>> = (!needle.is_empty()).then(|| {
+        let matching: Vec<bool> = if needle.is_empty() {
+            Vec::new()
+        } else {
             self.search_text
                 .iter()
                 .map(|t| t.contains(&needle))
                 .collect()
-        });
-        matrix::Matrix::build(
+        };
+        let view = Rc::new(matrix::MatrixView::build(
+            &report,
             &self.names,
-            self.capture_tokens(),
-            self.capture_bytes,
-            &sources,
+            counted,
             self.matrix_sort,
-            matrix::Filter {
-                changed_by: self.changed_by,
-                matching: matching.as_deref(),
+            self.changed_by,
+            matrix::Search {
                 needle: (!needle.is_empty()).then_some(needle.as_str()),
+                matching: &matching,
             },
-        )
+        ));
+        *self.matrix_cache.borrow_mut() = Some((key, view.clone()));
+        view
     }
 
     /// Whether the settings differ from the ones the inspector started with.
@@ -660,7 +705,7 @@ impl App {
 
     /// Put the matrix cursor on `row` (clamped) and scroll so it shows.
     fn select_cell(&mut self, row: usize) {
-        let len = self.matrix().rows.len();
+        let len = self.matrix().shown.len();
         let height = self.matrix_height();
         let c = &mut self.cursor;
         c.row = row.min(len.saturating_sub(1));
@@ -674,7 +719,7 @@ impl App {
 
     /// Move the matrix cursor to another column, panning so it shows.
     fn move_col(&mut self, delta: isize) {
-        let last = Strategy::ALL.len() as isize;
+        let last = Strategy::ALL.len() as isize - 1;
         self.cursor.col = (self.cursor.col as isize + delta).clamp(0, last) as usize;
         let m = self.matrix();
         let g = matrix::geometry(&m, self.size.0, self.cursor);
@@ -688,16 +733,13 @@ impl App {
             .map_or(1, |r| matrix::body_rows(r.height).0)
     }
 
-    fn matrix_key(&self) -> Option<matrix::RowKey> {
-        self.matrix()
-            .rows
-            .get(self.cursor.row)
-            .map(matrix::RowKey::of)
+    fn matrix_key(&self) -> Option<crate::matrix::Origin> {
+        self.matrix().row(self.cursor.row).map(|r| r.origin)
     }
 
     /// Keep the matrix cursor on the same tool after its rows changed.
-    fn matrix_resync(&mut self, keep: Option<matrix::RowKey>) {
-        let found = keep.and_then(|k| self.matrix().position(&k));
+    fn matrix_resync(&mut self, keep: Option<crate::matrix::Origin>) {
+        let found = keep.and_then(|k| self.matrix().position(k));
         self.select_cell(found.unwrap_or(self.cursor.row));
     }
 
@@ -707,40 +749,31 @@ impl App {
             Action::Right => self.move_col(1),
             Action::Open => {
                 let strategy = self.strategy();
-                let key = self.matrix_key();
+                let keep = self.matrix().row(self.cursor.row).map(|r| match r.origin {
+                    crate::matrix::Origin::Capture(i) => (Some(i), String::new()),
+                    crate::matrix::Origin::Added(_) => (None, r.name.clone()),
+                });
                 self.switch_tab(Tab::Strategy(strategy));
-                if let Some(key) = key {
-                    let keep = match key {
-                        matrix::RowKey::Original(i) => (Some(i), String::new()),
-                        matrix::RowKey::Added(name) => (None, name),
-                    };
-                    self.resync(Some(keep));
+                if keep.is_some() {
+                    self.resync(keep);
                 }
             }
             Action::Sort => {
-                let col = self.cursor.col;
-                let current = match self.matrix_sort {
-                    matrix::Sort::Costliest => matrix::Sort::Column {
-                        column: 0,
-                        descending: true,
-                    },
-                    other => other,
+                use crate::matrix::{Sort, SortColumn};
+                let column = if self.cursor.col == 0 {
+                    SortColumn::Original
+                } else {
+                    SortColumn::Strategy(self.strategy())
                 };
-                let descending = match current {
-                    matrix::Sort::Column { column, descending } if column == col => !descending,
-                    _ => true,
+                let descending = if self.matrix_sort.column == column {
+                    !self.matrix_sort.descending
+                } else {
+                    Sort::natural(column).descending
                 };
-                self.matrix_sort = matrix::Sort::Column {
-                    column: col,
-                    descending,
-                };
+                self.matrix_sort = Sort { column, descending };
                 self.cursor.row = 0;
                 self.cursor.offset = 0;
-                let what = if col == 0 {
-                    "original".to_owned()
-                } else {
-                    self.strategy().id().to_owned()
-                };
+                let what = self.strategy().id();
                 let order = if descending {
                     "largest first"
                 } else {
@@ -757,11 +790,11 @@ impl App {
                     return true;
                 }
                 let keep = self.matrix_key();
-                let col = self.cursor.col - 1;
-                self.changed_by = if self.changed_by == Some(col) {
+                let s = self.strategy();
+                self.changed_by = if self.changed_by == Some(s) {
                     None
                 } else {
-                    Some(col)
+                    Some(s)
                 };
                 self.matrix_resync(keep);
                 match self.changed_by {

@@ -1,16 +1,12 @@
 //! The home screen: tools × strategies. Each row is a tool, each column a strategy, each cell
-//! the tokens that strategy sends for that tool, with a mark for what it did to it; sticky
-//! totals rows sit under the table.
+//! the tokens that strategy sends for that tool with its mark; sticky totals rows sit under the
+//! table.
 //!
-//! Two halves, neither knowing the app: [`Matrix::build`] turns the engine's projections and
-//! figures into a view model (rows, columns, cells, totals, sort and filter applied), and
-//! [`draw`] paints a model with a [`Cursor`]. The app owns the cursor and calls both.
-//!
-//! The library model `toolprism::matrix` (shared with `report --matrix`) is not on this branch
-//! yet; this module is the local adapter the issue allows until it lands, kept to the same
-//! concepts so the switch replaces [`Matrix::build`] and [`short_names`] only.
+//! The figures, marks, totals, sort, `f` filter and display names are the library's
+//! [`crate::matrix`] (the same model `report --matrix` prints). This module adds only what a
+//! live screen needs on top: columns still being measured, the search, the cursor, panning,
+//! and the drawing. [`MatrixView::build`] and [`draw`] know nothing of the app.
 
-use std::collections::HashMap;
 use std::ops::Range;
 
 use ratatui::Frame;
@@ -19,554 +15,197 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use crate::projection::{Projection, Status};
-use crate::report::StrategyFigures;
+use crate::matrix::{Cell, Mark, Matrix, Origin, Row, Sort, SortColumn, TotalRow, display_names};
+use crate::report::Report;
 use crate::strategy::Strategy;
 use crate::text::{pad, pad_left, safe, thousands, width};
 
 use super::theme::Theme;
 
-/// What a strategy did to one tool, as a cell's mark.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mark {
-    /// Sent byte for byte.
-    Unchanged,
-    /// Sent, changed.
-    Changed,
-    /// Not sent.
-    Removed,
-    /// Not sent, loadable on demand.
-    Deferred,
-    /// Sent, not in the capture (`tool_search`, the code gateway).
-    Added,
+/// The strategies with a column, in order (`original` is the capture's own column, first).
+pub fn strategies() -> &'static [Strategy] {
+    &Strategy::ALL[1..]
 }
 
-impl Mark {
-    /// The glyph after the number (a changed tool has none: the number is the news).
-    pub fn glyph(self) -> char {
-        match self {
-            Mark::Unchanged => '=',
-            Mark::Changed => ' ',
-            Mark::Removed => '×',
-            Mark::Deferred => '»',
-            Mark::Added => '+',
-        }
-    }
+/// The strategy under a cursor column: 0 is the capture (`original`), `1 + i` strategy `i`.
+pub fn strategy_at(col: usize) -> Strategy {
+    Strategy::ALL[col.min(Strategy::ALL.len() - 1)]
+}
 
-    fn of(status: Status) -> Mark {
-        match status {
-            Status::Kept => Mark::Unchanged,
-            Status::Changed => Mark::Changed,
-            Status::Removed => Mark::Removed,
-            Status::Deferred => Mark::Deferred,
-            Status::Added => Mark::Added,
-        }
+/// The line that explains every glyph a cell can carry, fitted to `cells`.
+pub fn legend(cells: usize) -> String {
+    let marks = crate::matrix::legend();
+    let long = format!("tokens sent · {marks} · … measuring");
+    if width(&long) < cells {
+        long
+    } else {
+        crate::text::fit(&marks, cells.saturating_sub(1))
     }
 }
 
-/// The legend of every glyph a matrix cell can carry.
-pub const LEGEND: &str = "tokens sent · = unchanged  × removed  » deferred  + added  … measuring";
-
-/// One cell.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Cell {
-    /// The strategy is still being projected or measured.
-    Pending,
-    /// The strategy refuses this capture.
-    Refused,
-    /// The tool does not exist under this strategy (an added tool another strategy adds).
-    Absent,
-    /// What the strategy does with the tool; `tokens` is 0 when it is not sent.
-    Tool {
-        /// Tokens of the entry as sent.
-        tokens: usize,
-        /// What happened.
-        mark: Mark,
-    },
-}
-
-impl Cell {
-    /// The cell's text, right-aligned by the caller: a number and its mark.
-    pub fn text(self) -> String {
-        match self {
-            Cell::Pending => "… ".to_owned(),
-            Cell::Refused => "refused".to_owned(),
-            Cell::Absent => String::new(),
-            Cell::Tool { mark, .. } if matches!(mark, Mark::Removed | Mark::Deferred) => {
-                format!("-{}", mark.glyph())
-            }
-            Cell::Tool { tokens, mark } => format!("{}{}", thousands(tokens), mark.glyph()),
-        }
-    }
-
-    /// Tokens sent, for sorting.
-    pub fn tokens(self) -> usize {
-        match self {
-            Cell::Tool { tokens, mark } if !matches!(mark, Mark::Removed | Mark::Deferred) => {
-                tokens
-            }
-            _ => 0,
-        }
-    }
-
-    /// Whether the strategy did something to the tool (the `f` filter keeps these).
-    pub fn changes(self) -> bool {
-        matches!(self, Cell::Tool { mark, .. } if mark != Mark::Unchanged)
-    }
-}
-
-/// A strategy column's state.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ColumnState {
-    /// Not projected or not measured yet.
-    Pending,
-    /// Figures ready.
-    Ready,
-    /// The host refuses the capture under this strategy.
-    Refused,
-}
-
-/// One strategy column.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Column {
-    /// The strategy.
-    pub strategy: Strategy,
-    /// Whether its figures can be shown.
-    pub state: ColumnState,
-    /// A provider would reject the request it sends (marked `!` in the header).
-    pub rejected: bool,
-}
-
-/// One tool row.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Row {
-    /// The tool's name, sanitized.
-    pub name: String,
-    /// Its index in the capture (`None`: added by a strategy).
-    pub original: Option<usize>,
-    /// Tokens of the original entry (`None` for an added tool, or before counting).
-    pub original_tokens: Option<usize>,
-    /// One cell per column, in column order.
-    pub cells: Vec<Cell>,
-}
-
-/// A totals row: a label, the capture's figure and one figure per column (`None`: pending).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Total {
-    /// What it sums.
-    pub label: &'static str,
-    /// The capture's own figure.
-    pub original: Option<String>,
-    /// Each column's.
-    pub values: Vec<Option<String>>,
-}
-
-/// How rows are ordered.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Sort {
-    /// Original tokens, costliest first (the home screen's order).
-    Costliest,
-    /// By a column's tokens sent (`0`: the original column, `1..`: strategy columns).
-    Column {
-        /// The column: 0 for the original, `1 + i` for strategy column `i`.
-        column: usize,
-        /// Largest first.
-        descending: bool,
-    },
-}
-
-/// The rows to keep.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Filter<'a> {
-    /// Only tools this strategy column changes.
-    pub changed_by: Option<usize>,
-    /// Only these capture indices (a search); added tools match by name through `needle`.
-    pub matching: Option<&'a [bool]>,
-    /// The search text, lowercase, for added tools' names.
+/// The search applied on top of the library's filter.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Search<'a> {
+    /// The text searched, lowercase (`None`: no search).
     pub needle: Option<&'a str>,
+    /// Per capture tool, whether its entry contains the needle.
+    pub matching: &'a [bool],
 }
 
-/// The engine's results for one strategy, as the matrix reads them.
-#[derive(Debug, Clone, Copy)]
-pub struct Source<'a> {
-    /// The strategy.
-    pub strategy: Strategy,
-    /// Its projection, when ready.
-    pub projection: Option<&'a Projection>,
-    /// Its figures, when measured.
-    pub figures: Option<&'a StrategyFigures>,
-}
-
-/// The whole view model.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Matrix {
-    /// Strategy columns, in [`Strategy::ALL`] order.
-    pub columns: Vec<Column>,
-    /// Rows after filtering, sorted.
-    pub rows: Vec<Row>,
-    /// Rows before filtering.
+/// The matrix as the screen shows it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MatrixView {
+    /// The library's model over the strategies measured so far, sorted and `f`-filtered.
+    pub model: Matrix,
+    /// Per strategy column ([`strategies`] order): its index in the model, `None` while it is
+    /// still being measured.
+    pub columns: Vec<Option<usize>>,
+    /// The rows shown, as indices into [`Matrix::all_rows`], after the search.
+    pub shown: Vec<usize>,
+    /// Rows before any filter.
     pub unfiltered: usize,
-    /// The sticky totals.
-    pub totals: Vec<Total>,
+    /// Names as drawn: sanitized, capture names where the figures have none yet.
+    pub names: Vec<String>,
+    /// Whether the capture's tokens are counted (else the original column reads `…`).
+    pub counted: bool,
 }
 
-impl Matrix {
-    /// Build the model from the capture's tool names, its counted figures and every
-    /// strategy's results. `capture_tokens` and `capture_bytes` are the capture's `tools` array.
+impl MatrixView {
+    /// The view of `report` (the strategies measured so far) for a capture with these tool
+    /// names, sorted by `sort`, keeping what `changed_by` changes and what `search` matches.
     pub fn build(
-        names: &[String],
-        capture_tokens: Option<usize>,
-        capture_bytes: usize,
-        sources: &[Source<'_>],
+        report: &Report,
+        capture_names: &[String],
+        counted: bool,
         sort: Sort,
-        filter: Filter<'_>,
-    ) -> Matrix {
-        let columns: Vec<Column> = sources
+        changed_by: Option<Strategy>,
+        search: Search<'_>,
+    ) -> MatrixView {
+        let mut model = Matrix::new(report);
+        model.set_sort(sort);
+        model.set_filter(changed_by.map(crate::matrix::Filter::ChangedBy));
+        let columns = strategies()
             .iter()
-            .map(|s| Column {
-                strategy: s.strategy,
-                state: match (s.projection, s.figures) {
-                    (Some(p), _) if p.error.is_some() => ColumnState::Refused,
-                    (Some(_), Some(_)) => ColumnState::Ready,
-                    _ => ColumnState::Pending,
-                },
-                rejected: false,
-            })
+            .map(|&s| model.column_index(s))
             .collect();
-        let original_tokens: Vec<Option<usize>> = {
-            let counted = sources.iter().find_map(|s| {
-                let (p, f) = (s.projection?, s.figures?);
-                Some((p, f))
-            });
-            (0..names.len())
-                .map(|i| {
-                    let (p, f) = counted?;
-                    let at = outcome_index(p, i)?;
-                    f.per_tool.get(at).map(|t| t.original_tokens)
-                })
-                .collect()
-        };
-        let mut rows: Vec<Row> = names
+        let all = model.all_rows();
+        let names: Vec<String> = all
             .iter()
-            .enumerate()
-            .map(|(i, name)| Row {
-                name: safe(name),
-                original: Some(i),
-                original_tokens: original_tokens[i],
-                cells: Vec::with_capacity(sources.len()),
-            })
-            .collect();
-        let mut added: HashMap<String, usize> = HashMap::new();
-        for (c, source) in sources.iter().enumerate() {
-            let state = columns[c].state;
-            let by_original: HashMap<usize, usize> = source
-                .projection
-                .map(|p| {
-                    p.outcomes
-                        .iter()
-                        .enumerate()
-                        .filter_map(|(at, o)| Some((o.original?, at)))
-                        .collect()
-                })
-                .unwrap_or_default();
-            for (i, row) in rows.iter_mut().enumerate().take(names.len()) {
-                let cell = match state {
-                    ColumnState::Pending => Cell::Pending,
-                    ColumnState::Refused => Cell::Refused,
-                    ColumnState::Ready => {
-                        tool_cell(source, by_original.get(&i).copied()).unwrap_or(Cell::Absent)
-                    }
-                };
-                row.cells.push(cell);
-            }
-            // Added tools: one row per name across strategies.
-            if let (ColumnState::Ready, Some(p)) = (state, source.projection) {
-                for (at, o) in p.outcomes.iter().enumerate() {
-                    if o.original.is_some() {
-                        continue;
-                    }
-                    let r = *added.entry(o.name.clone()).or_insert_with(|| {
-                        rows.push(Row {
-                            name: safe(&o.name),
-                            original: None,
-                            original_tokens: None,
-                            cells: vec![Cell::Absent; c],
-                        });
-                        rows.len() - 1
-                    });
-                    let row = &mut rows[r];
-                    row.cells.resize(c, Cell::Absent);
-                    row.cells
-                        .push(tool_cell(source, Some(at)).unwrap_or(Cell::Absent));
+            .map(|r| match r.origin {
+                Origin::Capture(i) if r.name.is_empty() => {
+                    safe(capture_names.get(i).map_or("", String::as_str))
                 }
+                _ => safe(&r.name),
+            })
+            .collect();
+        let index_of = |r: &Row| -> usize {
+            // Rows are the capture's in order, then the added ones in order.
+            match r.origin {
+                Origin::Capture(i) => i,
+                Origin::Added(n) => report.capture.tools + n,
             }
-            for row in rows.iter_mut().skip(names.len()) {
-                row.cells.resize(c + 1, Cell::Absent);
-            }
-        }
-        let unfiltered = rows.len();
-        rows.retain(|row| keep(row, filter));
-        sort_rows(&mut rows, sort);
-        if let Some(needle) = filter.needle {
+        };
+        let mut shown: Vec<usize> = model
+            .rows()
+            .map(index_of)
+            .filter(|&i| match search.needle {
+                None => true,
+                Some(needle) => match all[i].origin {
+                    Origin::Capture(c) => search.matching.get(c).copied().unwrap_or(false),
+                    Origin::Added(_) => names[i].to_lowercase().contains(needle),
+                },
+            })
+            .collect();
+        if let Some(needle) = search.needle {
             // A search for a name puts that tool first (a stable sort keeps the rest in order).
-            rows.sort_by_key(|r| r.name.to_lowercase() != needle);
+            shown.sort_by_key(|&i| names[i].to_lowercase() != needle);
         }
-        let totals = totals(
-            capture_tokens,
-            capture_bytes,
-            names.len(),
-            sources,
-            &columns,
-        );
-        Matrix {
+        MatrixView {
+            unfiltered: all.len(),
+            model,
             columns,
-            rows,
-            unfiltered,
-            totals,
+            shown,
+            names,
+            counted,
         }
     }
 
-    /// The row index of a tool (by capture index, or by name for an added one).
-    pub fn position(&self, key: &RowKey) -> Option<usize> {
-        self.rows.iter().position(|r| match key {
-            RowKey::Original(i) => r.original == Some(*i),
-            RowKey::Added(name) => r.original.is_none() && r.name == *name,
-        })
+    /// The row at a screen position.
+    pub fn row(&self, at: usize) -> Option<&Row> {
+        self.shown.get(at).map(|&i| &self.model.all_rows()[i])
     }
 
-    /// Subtotals of the rows shown: original tokens and, per column, tokens sent.
+    /// The drawn name of the row at a screen position.
+    pub fn name(&self, at: usize) -> Option<&str> {
+        self.shown.get(at).map(|&i| self.names[i].as_str())
+    }
+
+    /// The position of a tool among the rows shown.
+    pub fn position(&self, origin: Origin) -> Option<usize> {
+        self.shown
+            .iter()
+            .position(|&i| self.model.all_rows()[i].origin == origin)
+    }
+
+    /// A strategy column's cell in a row (`None` while the column is being measured).
+    pub fn cell(&self, row: &Row, col: usize) -> Option<Cell> {
+        self.columns[col].map(|c| row.cells[c])
+    }
+
+    /// Subtotals of the rows shown: original tokens, and per strategy column the tokens sent.
     pub fn subtotal(&self) -> (usize, Vec<usize>) {
-        let original = self.rows.iter().filter_map(|r| r.original_tokens).sum();
+        let rows: Vec<&Row> = (0..self.shown.len()).filter_map(|i| self.row(i)).collect();
+        let original = rows.iter().filter_map(|r| r.original_tokens).sum();
         let per_column = (0..self.columns.len())
-            .map(|c| self.rows.iter().map(|r| r.cells[c].tokens()).sum())
+            .map(|c| {
+                rows.iter()
+                    .filter_map(|r| self.cell(r, c).and_then(|cell| cell.tokens))
+                    .sum()
+            })
             .collect();
         (original, per_column)
     }
-}
 
-/// How the cursor's row is remembered across rebuilds.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum RowKey {
-    /// A capture tool.
-    Original(usize),
-    /// A tool a strategy adds, by its (sanitized) name.
-    Added(String),
-}
-
-impl RowKey {
-    /// The key of a row.
-    pub fn of(row: &Row) -> RowKey {
-        match row.original {
-            Some(i) => RowKey::Original(i),
-            None => RowKey::Added(row.name.clone()),
+    fn cell_text(&self, row: &Row, col: usize) -> String {
+        match self.cell(row, col) {
+            None => "…".to_owned(),
+            Some(cell) => cell.text(),
         }
     }
-}
 
-fn outcome_index(p: &Projection, original: usize) -> Option<usize> {
-    // Outcomes list the originals in capture order first; check before trusting the position.
-    match p.outcomes.get(original) {
-        Some(o) if o.original == Some(original) => Some(original),
-        _ => p.outcomes.iter().position(|o| o.original == Some(original)),
-    }
-}
-
-fn tool_cell(source: &Source<'_>, at: Option<usize>) -> Option<Cell> {
-    let (p, f) = (source.projection?, source.figures?);
-    let at = at?;
-    let o = p.outcomes.get(at)?;
-    let tokens = f.per_tool.get(at).map_or(0, |t| t.projected_tokens);
-    Some(Cell::Tool {
-        tokens,
-        mark: Mark::of(o.status),
-    })
-}
-
-fn keep(row: &Row, filter: Filter<'_>) -> bool {
-    if let Some(c) = filter.changed_by
-        && !row.cells.get(c).is_some_and(|cell| cell.changes())
-    {
-        return false;
-    }
-    match row.original {
-        Some(i) => filter
-            .matching
-            .is_none_or(|m| m.get(i).copied().unwrap_or(false)),
-        None => filter
-            .needle
-            .is_none_or(|n| row.name.to_lowercase().contains(n)),
-    }
-}
-
-fn sort_rows(rows: &mut [Row], sort: Sort) {
-    // Ties keep the capture order (added tools last), so the order is deterministic.
-    let order = |r: &Row| r.original.unwrap_or(usize::MAX);
-    match sort {
-        Sort::Costliest => rows.sort_by(|a, b| {
-            b.original_tokens
-                .unwrap_or(0)
-                .cmp(&a.original_tokens.unwrap_or(0))
-                .then(order(a).cmp(&order(b)))
-        }),
-        Sort::Column { column, descending } => {
-            let value = |r: &Row| {
-                if column == 0 {
-                    r.original_tokens.unwrap_or(0)
-                } else {
-                    r.cells.get(column - 1).map_or(0, |c| c.tokens())
-                }
-            };
-            rows.sort_by(|a, b| {
-                let by = value(a).cmp(&value(b));
-                let by = if descending { by.reverse() } else { by };
-                by.then(order(a).cmp(&order(b)))
-            })
+    fn original_text(&self, row: &Row) -> String {
+        match (row.origin, row.original_tokens) {
+            (Origin::Added(_), _) => "-".to_owned(),
+            (_, Some(t)) if self.counted => thousands(t),
+            _ => "…".to_owned(),
         }
     }
-}
 
-fn totals(
-    capture_tokens: Option<usize>,
-    capture_bytes: usize,
-    tool_count: usize,
-    sources: &[Source<'_>],
-    columns: &[Column],
-) -> Vec<Total> {
-    let each = |f: &dyn Fn(&StrategyFigures) -> String| -> Vec<Option<String>> {
-        sources
-            .iter()
-            .zip(columns)
-            .map(|(s, c)| match c.state {
-                ColumnState::Refused => Some("refused".to_owned()),
-                ColumnState::Pending => None,
-                ColumnState::Ready => s.figures.map(f),
-            })
-            .collect()
-    };
-    let kept = |f: &StrategyFigures| match f.first_changed_byte {
-        None => "all".to_owned(),
-        Some(b) => format!("{} B", thousands(b)),
-    };
-    vec![
-        Total {
-            label: "tools array",
-            original: capture_tokens.map(thousands),
-            values: each(&|f| thousands(f.tools_tokens)),
-        },
-        Total {
-            label: "added text",
-            original: Some("0".to_owned()),
-            values: each(&|f| thousands(f.added_tokens)),
-        },
-        Total {
-            label: "total sent",
-            original: capture_tokens.map(thousands),
-            values: each(&|f| thousands(f.total_tokens)),
-        },
-        Total {
-            label: "saved",
-            original: Some("-".to_owned()),
-            values: each(&|f| crate::text::pct(Some(f.saved_pct))),
-        },
-        Total {
-            label: "tools sent",
-            original: Some(thousands(tool_count)),
-            values: each(&|f| thousands(f.tools)),
-        },
-        Total {
-            label: "cache prefix kept",
-            original: Some(format!("{} B", thousands(capture_bytes))),
-            values: each(&kept),
-        },
-    ]
-}
-
-/// Shorten every name to at most `cells` cells so that two different names never look the
-/// same: an MCP name first loses its `mcp__` prefix (`mcp__github__projects_write` becomes
-/// `github›projects_write`), then the middle gives way to `…`; names that would still collide
-/// move the cut until they differ.
-pub fn short_names(names: &[&str], cells: usize) -> Vec<String> {
-    let mut out: Vec<String> = names.iter().map(|n| shorten(n, cells, None)).collect();
-    let mut groups: HashMap<String, Vec<usize>> = HashMap::new();
-    for (i, s) in out.iter().enumerate() {
-        groups.entry(s.clone()).or_default().push(i);
-    }
-    for (_, members) in groups {
-        let distinct: std::collections::HashSet<&str> = members.iter().map(|&i| names[i]).collect();
-        if members.len() < 2 || distinct.len() < 2 {
-            continue;
-        }
-        // Try every split of the room between head and tail; keep the first where all differ.
-        for head in (0..cells.saturating_sub(1)).rev() {
-            let tried: Vec<String> = members
-                .iter()
-                .map(|&i| shorten(names[i], cells, Some(head)))
-                .collect();
-            let unique: std::collections::HashSet<&String> = tried.iter().collect();
-            if unique.len() == members.len() {
-                for (k, &i) in members.iter().enumerate() {
-                    out[i] = tried[k].clone();
-                }
-                break;
-            }
+    fn total_text(&self, col: Option<usize>, total: TotalRow) -> String {
+        match col {
+            None if !self.counted => "…".to_owned(),
+            None => self.model.total_text(None, total),
+            Some(c) => match self.columns[c] {
+                None => "…".to_owned(),
+                Some(m) => self.model.total_text(Some(m), total),
+            },
         }
     }
-    out
-}
 
-fn collapse_mcp(name: &str) -> Option<String> {
-    let rest = name.strip_prefix("mcp__")?;
-    let (server, tool) = rest.split_once("__")?;
-    Some(format!("{server}›{tool}"))
-}
-
-/// One name in `cells` cells; `head` fixes how many cells go before the `…`.
-fn shorten(name: &str, cells: usize, head: Option<usize>) -> String {
-    if width(name) <= cells {
-        return name.to_owned();
-    }
-    let name = collapse_mcp(name).unwrap_or_else(|| name.to_owned());
-    if width(&name) <= cells && head.is_none() {
-        return name;
-    }
-    if cells == 0 {
-        return String::new();
-    }
-    let room = cells - 1;
-    let head = head.unwrap_or(room.div_ceil(2)).min(room);
-    let tail = room - head;
-    let chars: Vec<char> = name.chars().collect();
-    let mut front = String::new();
-    let mut used = 0;
-    for &c in &chars {
-        let w = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
-        if used + w > head {
-            break;
+    fn header(&self, col: usize) -> String {
+        match self.columns[col] {
+            Some(m) => self.model.columns[m].header(),
+            None => strategies()[col].id().to_owned(),
         }
-        used += w;
-        front.push(c);
     }
-    let mut back: Vec<char> = Vec::new();
-    let mut used = 0;
-    for &c in chars.iter().rev() {
-        let w = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
-        if used + w > tail {
-            break;
-        }
-        used += w;
-        back.push(c);
-    }
-    back.reverse();
-    let back: String = back.into_iter().collect();
-    format!("{front}…{back}")
 }
 
 /// Where the cursor is and what is scrolled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Cursor {
-    /// The row (into [`Matrix::rows`]).
+    /// The row (into [`MatrixView::shown`]).
     pub row: usize,
-    /// The column: 0 for the original, `1 + i` for strategy column `i`.
+    /// The column: 0 for the capture's own, `1 + i` for strategy column `i`.
     pub col: usize,
     /// The first row drawn.
     pub offset: usize,
@@ -589,206 +228,222 @@ pub struct Geometry {
 
 /// Below this width the matrix shows a single strategy column.
 pub const NARROW: u16 = 60;
-const NAME_MIN: usize = 14;
 const NAME_MAX: usize = 36;
 
-/// The widths of every column and which strategy columns fit at `cells`, keeping the
-/// cursor's column (`cursor.col`) and starting at `cursor.col_offset` when possible. Numbers
-/// are never cut: a column is as wide as its widest figure.
-pub fn geometry(m: &Matrix, cells: u16, cursor: Cursor) -> Geometry {
+fn marker_width(n: usize) -> usize {
+    if n == 0 { 0 } else { 2 + n.to_string().len() }
+}
+
+/// The widths of every column and which strategy columns fit in `cells`, keeping the cursor's
+/// column in view and starting at `cursor.col_offset` when it can. Numbers are never cut: a
+/// column is as wide as its widest figure; the name column gives way first.
+pub fn geometry(m: &MatrixView, cells: u16, cursor: Cursor) -> Geometry {
+    let rows: Vec<&Row> = (0..m.shown.len()).filter_map(|i| m.row(i)).collect();
     let figure = |c: usize| -> usize {
-        let body = m.rows.iter().map(|r| width(&r.cells[c].text())).max();
-        let totals = m
-            .totals
+        let body = rows
             .iter()
-            .map(|t| t.values[c].as_deref().map_or(1, width) + 1)
-            .max();
-        // Room for the sort arrow and the provider-rejects mark, so a header is never cut.
-        let head = width(m.columns[c].strategy.id()) + 1 + usize::from(m.columns[c].rejected);
-        body.unwrap_or(0).max(totals.unwrap_or(0)).max(head)
+            .map(|r| width(&m.cell_text(r, c)))
+            .max()
+            .unwrap_or(0);
+        let totals = TotalRow::ALL
+            .iter()
+            // Totals keep two cells free under the cells' marks.
+            .map(|&t| width(&m.total_text(Some(c), t)) + 2)
+            .max()
+            .unwrap_or(0);
+        // Room for the sort arrow, so a header is never cut.
+        let head = width(&m.header(c)) + 1;
+        body.max(totals).max(head)
     };
     let columns: Vec<usize> = (0..m.columns.len()).map(figure).collect();
-    let original = m
-        .rows
+    let original = rows
         .iter()
-        .filter_map(|r| r.original_tokens.map(|t| width(&thousands(t)) + 1))
+        .map(|r| width(&m.original_text(r)) + 2)
         .chain(
-            m.totals
+            TotalRow::ALL
                 .iter()
-                .map(|t| t.original.as_deref().map_or(1, width) + 1),
+                .map(|&t| width(&m.total_text(None, t)) + 2),
         )
         .max()
         .unwrap_or(1)
-        .max(width("▼capture"));
-    let longest = m.rows.iter().map(|r| width(&r.name)).max().unwrap_or(4);
+        .max(width("▼original"));
+    let longest = rows
+        .iter()
+        .enumerate()
+        .map(|(i, _)| m.name(i).map_or(0, width))
+        .max()
+        .unwrap_or(0)
+        .max(width("tool (0000)"));
     let total = cells as usize;
-    // Each column is preceded by one space; the row starts with the cursor bar.
+    // The row starts with the cursor bar; each column is preceded by one space.
     let fixed = |name: usize| 1 + name + 1 + original;
     let all: usize = columns.iter().map(|w| w + 1).sum();
-    let wanted_name = longest.clamp(4, NAME_MAX);
-    let mut name = wanted_name;
-    let visible = if cells >= NARROW && fixed(name) + all + 2 <= total {
-        0..columns.len()
-    } else {
-        // Pan: the name gives way first, to its floor, then columns hide.
-        let floor = if cells >= 100 {
-            22
-        } else if cells >= NARROW {
-            18
-        } else {
-            NAME_MIN
+    let wanted = longest.min(NAME_MAX);
+    let n = columns.len();
+    if cells >= NARROW && fixed(wanted) + all <= total {
+        return Geometry {
+            name: wanted,
+            original,
+            columns,
+            visible: 0..n,
         };
-        name = wanted_name.min(floor);
-        let room = total.saturating_sub(fixed(name) + 4);
-        let cursor_col = cursor.col.saturating_sub(1).min(columns.len() - 1);
-        let mut start = cursor.col_offset.min(cursor_col);
-        let fits = |start: usize| -> usize {
-            if cells < NARROW {
-                return 1;
-            }
-            let mut used = 0;
-            let mut n = 0;
-            for w in &columns[start..] {
-                if used + w + 1 > room && n > 0 {
-                    break;
-                }
-                used += w + 1;
-                n += 1;
-            }
-            n.max(1)
-        };
-        while start + fits(start) <= cursor_col {
-            start += 1;
-        }
-        start..(start + fits(start)).min(columns.len())
-    };
-    // Whatever is left goes to the name, up to its longest.
-    let used = fixed(name) + visible.clone().map(|c| columns[c] + 1).sum::<usize>() + 4;
-    if name < longest {
-        name = (name + total.saturating_sub(used))
-            .min(longest)
-            .min(NAME_MAX.max(name));
     }
+    let floor = if cells >= 100 {
+        22
+    } else if cells >= NARROW {
+        18
+    } else {
+        14
+    };
+    let name = wanted.min(floor);
+    let cursor_col = cursor.col.saturating_sub(1).min(n - 1);
+    let fits = |start: usize| -> usize {
+        if cells < NARROW {
+            return 1;
+        }
+        let room = total.saturating_sub(fixed(name) + marker_width(start) + 4);
+        let mut used = 0;
+        let mut k = 0;
+        for w in &columns[start..] {
+            if used + w + 1 > room && k > 0 {
+                break;
+            }
+            used += w + 1;
+            k += 1;
+        }
+        k.max(1)
+    };
+    let mut start = if cursor.col == 0 {
+        cursor.col_offset.min(n - 1)
+    } else {
+        cursor.col_offset.min(cursor_col)
+    };
+    while start + fits(start) <= cursor_col {
+        start += 1;
+    }
+    // Do not leave room unused at the right end.
+    while start > 0 && start - 1 + fits(start - 1) >= n {
+        start -= 1;
+    }
+    let end = (start + fits(start)).min(n);
+    let used = fixed(name)
+        + (start..end).map(|c| columns[c] + 1).sum::<usize>()
+        + marker_width(start)
+        + marker_width(n - end);
+    let name = (name + total.saturating_sub(used)).min(wanted).max(name);
     Geometry {
         name,
         original,
         columns,
-        visible,
+        visible: start..end,
     }
 }
 
-/// Rows of the table body at `height` rows for the whole matrix area, and how many totals
-/// rows are shown (fewer on a short terminal: the total sent and the saving stay).
+/// Rows of the table body in a matrix area `height` rows high, and how many totals rows are
+/// shown (fewer on a short terminal: the total sent and the saving stay).
 pub fn body_rows(height: u16) -> (usize, usize) {
     let h = height as usize;
-    // Header and separator, then the totals.
-    let totals = if h >= 16 {
-        6
+    let totals = if h >= 18 {
+        TotalRow::ALL.len()
     } else if h >= 8 {
         2
     } else {
         1
     };
+    // A header row and a rule, then the totals.
     (h.saturating_sub(2 + totals).max(1), totals)
 }
 
 /// The totals shown when only `n` fit: the ones a user asks about first.
-fn shown_totals(m: &Matrix, n: usize) -> Vec<&Total> {
-    if n >= m.totals.len() {
-        return m.totals.iter().collect();
+fn shown_totals(n: usize) -> Vec<TotalRow> {
+    if n >= TotalRow::ALL.len() {
+        return TotalRow::ALL.to_vec();
     }
-    let order = ["total sent", "saved", "tools sent"];
-    order
-        .iter()
-        .filter_map(|l| m.totals.iter().find(|t| t.label == *l))
+    [TotalRow::TotalSent, TotalRow::SavedPct]
+        .into_iter()
         .take(n)
         .collect()
 }
 
-/// Draw the matrix into `area`.
-pub fn draw(m: &Matrix, cursor: Cursor, sort: Sort, theme: Theme, frame: &mut Frame, area: Rect) {
+/// Draw the matrix into `area` with the cursor on a cell.
+pub fn draw(m: &MatrixView, cursor: Cursor, theme: Theme, frame: &mut Frame, area: Rect) {
     let g = geometry(m, area.width, cursor);
     let (body, n_totals) = body_rows(area.height);
-    let mut lines: Vec<Line> = Vec::new();
-    let hidden_left = g.visible.start;
-    let hidden_right = g.columns.len() - g.visible.end;
+    let n = g.columns.len();
+    let left = marker_width(g.visible.start);
+    let right = n - g.visible.end;
+    let sort = m.model.sort();
     let arrow = |col: usize| -> &'static str {
-        match sort {
-            Sort::Column { column, descending } if column == col => {
-                if descending {
-                    "▼"
-                } else {
-                    "▲"
-                }
-            }
-            Sort::Costliest if col == 0 => "▼",
-            _ => "",
+        let here = match sort.column {
+            SortColumn::Original => col == 0,
+            SortColumn::Strategy(s) => col > 0 && strategies()[col - 1] == s,
+            SortColumn::Name => false,
+        };
+        match (here, sort.descending) {
+            (false, _) => "",
+            (true, true) => "▼",
+            (true, false) => "▲",
         }
     };
-    // Header.
-    let mut head = vec![Span::raw(" ")];
-    head.push(Span::styled(
-        pad(&format!("tool ({})", thousands(m.rows.len())), g.name),
-        theme.heading(),
-    ));
-    head.push(Span::raw(" "));
-    let style_of = |col: usize| {
+    let head_style = |col: usize| {
         if col == cursor.col {
             theme.selected(true)
         } else {
             theme.heading()
         }
     };
+    let mut lines: Vec<Line> = Vec::new();
+    let mut head = vec![Span::raw(" ")];
+    let name_head = match sort.column {
+        SortColumn::Name if sort.descending => "tool ▲",
+        SortColumn::Name => "tool ▼",
+        _ => "tool",
+    };
     head.push(Span::styled(
-        pad_left(&format!("{}capture", arrow(0)), g.original),
-        style_of(0),
+        pad(
+            &format!("{name_head} ({})", thousands(m.shown.len())),
+            g.name,
+        ),
+        theme.heading(),
     ));
+    head.push(Span::raw(" "));
     head.push(Span::styled(
-        if hidden_left > 0 {
-            format!(" ‹{hidden_left}")
-        } else {
-            String::new()
-        },
-        theme.dim(),
+        pad_left(&format!("{}original", arrow(0)), g.original),
+        head_style(0),
     ));
+    if left > 0 {
+        head.push(Span::styled(format!(" ‹{}", g.visible.start), theme.dim()));
+    }
     for c in g.visible.clone() {
-        let col = &m.columns[c];
-        let mut label = format!("{}{}", arrow(c + 1), col.strategy.id());
-        if col.rejected {
-            label.push('!');
-        }
         head.push(Span::raw(" "));
         head.push(Span::styled(
-            pad_left(&label, g.columns[c]),
-            style_of(c + 1),
+            pad_left(&format!("{}{}", arrow(c + 1), m.header(c)), g.columns[c]),
+            head_style(c + 1),
         ));
     }
-    if hidden_right > 0 {
-        head.push(Span::styled(format!(" {hidden_right}›"), theme.dim()));
+    if right > 0 {
+        head.push(Span::styled(format!(" {right}›"), theme.dim()));
     }
     lines.push(Line::from(head));
-    // Body.
-    let offset = cursor.offset.min(m.rows.len().saturating_sub(body));
-    if m.rows.is_empty() {
+
+    let offset = cursor.offset.min(m.shown.len().saturating_sub(body));
+    if m.shown.is_empty() {
         lines.push(Line::styled(
             if m.unfiltered == 0 {
                 " the capture has no tools"
             } else {
-                " no tool matches the filter"
+                " no tool matches: Esc clears the search, f the filter"
             },
             theme.dim(),
         ));
     }
-    let names: Vec<&str> = m
-        .rows
-        .iter()
-        .skip(offset)
-        .take(body)
-        .map(|r| r.name.as_str())
+    let names: Vec<&str> = (offset..(offset + body).min(m.shown.len()))
+        .filter_map(|i| m.name(i))
         .collect();
-    let shorts = short_names(&names, g.name);
-    for (k, row) in m.rows.iter().skip(offset).take(body).enumerate() {
-        let selected = offset + k == cursor.row;
+    let shorts = display_names(&names, g.name);
+    for (k, at) in (offset..(offset + body).min(m.shown.len())).enumerate() {
+        let Some(row) = m.row(at) else { continue };
+        let selected = at == cursor.row;
         let base = if selected {
             theme.selected(false)
         } else {
@@ -797,32 +452,19 @@ pub fn draw(m: &Matrix, cursor: Cursor, sort: Sort, theme: Theme, frame: &mut Fr
         let mut spans = vec![Span::styled(if selected { "▌" } else { " " }, base)];
         spans.push(Span::styled(pad(&shorts[k], g.name), base));
         spans.push(Span::styled(" ", base));
-        let original = row.original_tokens.map_or_else(
-            || {
-                if row.original.is_some() {
-                    "… ".to_owned()
-                } else {
-                    "- ".to_owned()
-                }
-            },
-            |t| format!("{} ", thousands(t)),
-        );
         spans.push(Span::styled(
-            pad_left(&original, g.original),
+            pad_left(&format!("{}  ", m.original_text(row)), g.original),
             cell_style(theme, base, selected && cursor.col == 0, None),
         ));
-        if hidden_left > 0 {
-            spans.push(Span::styled(
-                " ".repeat(width(&format!(" ‹{hidden_left}"))),
-                base,
-            ));
+        if left > 0 {
+            spans.push(Span::styled(" ".repeat(left), base));
         }
         for c in g.visible.clone() {
-            let cell = row.cells[c];
+            let cell = m.cell(row, c);
             spans.push(Span::styled(" ", base));
             spans.push(Span::styled(
-                pad_left(&cell.text(), g.columns[c]),
-                cell_style(theme, base, selected && cursor.col == c + 1, Some(cell)),
+                pad_left(&m.cell_text(row, c), g.columns[c]),
+                cell_style(theme, base, selected && cursor.col == c + 1, cell),
             ));
         }
         lines.push(Line::from(spans));
@@ -830,33 +472,32 @@ pub fn draw(m: &Matrix, cursor: Cursor, sort: Sort, theme: Theme, frame: &mut Fr
     while lines.len() < 1 + body {
         lines.push(Line::raw(""));
     }
-    // Totals.
-    let rule_w = (area.width as usize).saturating_sub(1);
     lines.push(Line::styled(
-        format!(" {}", "─".repeat(rule_w)),
+        format!(" {}", "─".repeat((area.width as usize).saturating_sub(1))),
         theme.dim(),
     ));
-    for t in shown_totals(m, n_totals) {
+    for t in shown_totals(n_totals) {
         let mut spans = vec![Span::raw(" ")];
-        spans.push(Span::styled(pad(t.label, g.name), theme.heading()));
+        spans.push(Span::styled(pad(t.label(), g.name), theme.heading()));
         spans.push(Span::raw(" "));
         spans.push(Span::raw(pad_left(
-            &format!("{} ", t.original.as_deref().unwrap_or("…")),
+            &format!("{}  ", m.total_text(None, t)),
             g.original,
         )));
-        if hidden_left > 0 {
-            spans.push(Span::raw(" ".repeat(width(&format!(" ‹{hidden_left}")))));
+        if left > 0 {
+            spans.push(Span::raw(" ".repeat(left)));
         }
         for c in g.visible.clone() {
-            let value = t.values[c].as_deref().unwrap_or("…");
-            let style = if value == "refused" {
+            let value = m.total_text(Some(c), t);
+            let style = if value == Mark::Refused.glyph() {
                 theme.error()
             } else {
                 theme.text()
             };
             spans.push(Span::raw(" "));
+            // Totals align with the numbers of the cells above, not with their marks.
             spans.push(Span::styled(
-                pad_left(&format!("{value} "), g.columns[c]),
+                pad_left(&format!("{value}  "), g.columns[c]),
                 style,
             ));
         }
@@ -869,16 +510,13 @@ fn cell_style(theme: Theme, base: Style, cursor: bool, cell: Option<Cell>) -> St
     if cursor {
         return theme.selected(true);
     }
-    match cell {
-        Some(Cell::Refused) => theme.error(),
-        Some(Cell::Tool { mark, .. }) => match mark {
-            Mark::Unchanged => base.patch(theme.dim()),
-            Mark::Changed => base.patch(theme.good()),
-            Mark::Removed | Mark::Deferred => base.patch(theme.dim()),
-            Mark::Added => base.patch(theme.warn()),
-        },
-        Some(Cell::Pending) => base.patch(theme.dim()),
-        _ => base,
+    match cell.map(|c| c.mark) {
+        None => base.patch(theme.dim()),
+        Some(Mark::Refused) => theme.error(),
+        Some(Mark::Kept) | Some(Mark::Removed) | Some(Mark::Deferred) => base.patch(theme.dim()),
+        Some(Mark::Changed) => base.patch(theme.good()),
+        Some(Mark::Added) => base.patch(theme.warn()),
+        Some(Mark::Absent) => base,
     }
 }
 
@@ -887,59 +525,29 @@ mod tests {
     use super::*;
 
     #[test]
-    fn names_shrink_visibly_and_stay_distinct() {
-        let names = [
-            "mcp__github__projects_write",
-            "mcp__github__projects_read",
-            "read_file",
-        ];
-        assert_eq!(
-            short_names(&names, 21),
-            vec!["github›projects_write", "github›projects_read", "read_file"]
-        );
-        assert_eq!(
-            short_names(&names, 12),
-            vec!["github…write", "github…_read", "read_file"]
-        );
-        // The default cut would make these two the same: the cut moves until they differ.
-        let twins = ["alpha_one_omega", "alpha_two_omega"];
-        let short = short_names(&twins, 9);
-        assert_eq!(short, vec!["alpha_o…a", "alpha_t…a"]);
-    }
-
-    #[test]
-    fn cells_carry_their_mark_and_never_lose_digits() {
-        assert_eq!(
-            Cell::Tool {
-                tokens: 12_345,
-                mark: Mark::Unchanged
-            }
-            .text(),
-            "12,345="
-        );
-        assert_eq!(
-            Cell::Tool {
-                tokens: 0,
-                mark: Mark::Deferred
-            }
-            .text(),
-            "-»"
-        );
-        assert_eq!(Cell::Refused.text(), "refused");
-        assert!(!Cell::Absent.changes());
-        assert!(
-            Cell::Tool {
-                tokens: 3,
-                mark: Mark::Added
-            }
-            .changes()
-        );
-    }
-
-    #[test]
     fn short_terminals_keep_the_main_totals() {
-        assert_eq!(body_rows(30), (22, 6));
+        assert_eq!(body_rows(30), (21, 7));
         assert_eq!(body_rows(10), (6, 2));
         assert_eq!(body_rows(4), (1, 1));
+        assert_eq!(
+            shown_totals(2),
+            vec![TotalRow::TotalSent, TotalRow::SavedPct]
+        );
+    }
+
+    #[test]
+    fn the_cursor_column_names_its_strategy() {
+        assert_eq!(strategy_at(0), Strategy::Original);
+        assert_eq!(strategy_at(1), strategies()[0]);
+        assert_eq!(strategy_at(99), *Strategy::ALL.last().unwrap());
+    }
+
+    #[test]
+    fn the_legend_fits_or_drops_its_preamble() {
+        let wide = legend(200);
+        assert!(wide.starts_with("tokens sent · = unchanged"), "{wide}");
+        let narrow = legend(82);
+        assert!(narrow.starts_with("= unchanged"), "{narrow}");
+        assert!(width(&legend(30)) <= 29);
     }
 }

@@ -6,7 +6,6 @@ use ratatui::layout::{Alignment, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph};
 
-use crate::strategy::Strategy;
 use crate::text::{bytes, fit, pct, safe, thousands, width};
 
 use super::app::{App, Overlay, Tab, strategy_index};
@@ -38,10 +37,7 @@ pub fn render(app: &App, frame: &mut Frame) {
             if let Some(legend) = l.legend {
                 frame.render_widget(
                     Paragraph::new(Line::styled(
-                        fit(
-                            &format!(" {}", super::matrix::LEGEND),
-                            legend.width as usize,
-                        ),
+                        format!(" {}", super::matrix::legend(legend.width as usize)),
                         theme.dim(),
                     )),
                     legend,
@@ -49,7 +45,7 @@ pub fn render(app: &App, frame: &mut Frame) {
             }
             if let Some(table) = l.table {
                 let m = app.matrix();
-                super::matrix::draw(&m, app.cursor, app.matrix_sort, theme, frame, table);
+                super::matrix::draw(&m, app.cursor, theme, frame, table);
             }
         }
         Tab::Overview => {
@@ -254,20 +250,23 @@ fn render_status(app: &App, frame: &mut Frame, area: Rect) {
         let mut text = if filtered {
             let m = app.matrix();
             let (original, per_column) = m.subtotal();
-            let sent = per_column.get(strategy_index(s)).copied().unwrap_or(0);
             let mut t = format!(
-                " {} of {} tools · original {} → {} {} tokens",
-                thousands(m.rows.len()),
+                " {} of {} tools · original {} tokens",
+                thousands(m.shown.len()),
                 thousands(m.unfiltered),
                 thousands(original),
-                s.id(),
-                thousands(sent)
             );
+            if let Some(sent) = strategy_index(s)
+                .checked_sub(1)
+                .and_then(|c| per_column.get(c))
+            {
+                t.push_str(&format!(" → {} {} tokens", s.id(), thousands(*sent)));
+            }
             if !app.filter.is_empty() {
                 t.push_str(&format!(" · search \"{}\"", safe(&app.filter)));
             }
             if let Some(c) = app.changed_by {
-                t.push_str(&format!(" · changed by {}", Strategy::ALL[c].id()));
+                t.push_str(&format!(" · changed by {}", c.id()));
             }
             t
         } else {
