@@ -439,6 +439,95 @@ fn a_refused_strategy_reads_refused_and_cannot_be_exported() {
 }
 
 #[test]
+fn a_strategy_that_does_nothing_says_why_and_names_the_key() {
+    let mut h = Harness::new();
+    // shorten: the sample has no expand tool, so nothing is shortened.
+    h.keys("9");
+    let (text, error) = h.app.banner().expect("a banner");
+    assert_eq!(
+        text,
+        "shorten sends the capture unchanged · S edits shorten.expand_tool"
+    );
+    assert!(!error);
+    let screen = h.screen(120, 35);
+    assert_eq!(
+        screen.lines().nth(2).unwrap().trim_end(),
+        " shorten sends the capture unchanged · S edits shorten.expand_tool"
+    );
+    // The note that says so names the key, not a CLI flag.
+    assert!(!screen.contains("--set"), "{screen}");
+    // S opens the settings on that key.
+    h.keys("S");
+    let at = Settings::KEYS
+        .iter()
+        .position(|k| k.key == "shorten.expand_tool")
+        .unwrap();
+    assert!(matches!(
+        h.app.overlay,
+        Some(Overlay::Settings { selected, .. }) if selected == at
+    ));
+    // A strategy that acts has no banner; nor has the baseline.
+    h.keys("<esc>4");
+    assert_eq!(h.app.banner(), None);
+    h.keys("1");
+    assert_eq!(h.app.banner(), None);
+}
+
+#[test]
+fn a_refused_strategy_has_an_error_banner() {
+    let json = r#"{"model":"m","messages":[{"role":"user","content":"hi"}],"tools":[
+        {"name":"a","description":"first","input_schema":{"type":"object"}},
+        {"name":"a","description":"second","input_schema":{"type":"object"}}]}"#;
+    let mut h = Harness::with(json, Settings::default(), false);
+    h.keys("5");
+    let (text, error) = h.app.banner().expect("a banner");
+    assert!(error);
+    assert!(
+        text.starts_with("direct refuses this capture: a3s code refuses this tool list"),
+        "{text}"
+    );
+}
+
+#[test]
+fn choices_toggle_and_the_header_says_settings_changed() {
+    let mut h = Harness::new();
+    assert!(!h.screen(120, 35).contains("setting changed"));
+    let at = Settings::KEYS
+        .iter()
+        .position(|k| k.key == "defer.eligible")
+        .unwrap();
+    h.keys("S");
+    for _ in 0..at {
+        h.keys("j");
+    }
+    // Enter moves a choice to its next value at once: no text to type.
+    h.keys("<enter>");
+    assert_eq!(h.app.settings.get("defer.eligible").as_deref(), Some("all"));
+    assert!(matches!(
+        h.app.overlay,
+        Some(Overlay::Settings { editing: None, .. })
+    ));
+    let header = h.screen(120, 35).lines().next().unwrap().to_owned();
+    assert!(header.contains("[1 setting changed]"), "{header}");
+    h.keys("<enter>");
+    assert_eq!(h.app.settings.get("defer.eligible").as_deref(), Some("mcp"));
+    assert!(!h.screen(120, 35).contains("setting changed"));
+}
+
+#[test]
+fn z_gives_the_detail_the_whole_screen() {
+    let mut h = Harness::new();
+    h.keys("4z");
+    assert!(h.app.zoom);
+    assert_eq!(h.app.focus, Pane::Detail);
+    let screen = h.screen(120, 35);
+    assert!(!screen.contains("Tools · minimal"), "{screen}");
+    snapshot("zoomed_entries_120x35", &mut h, 120, 35);
+    h.keys("z");
+    assert!(h.screen(120, 35).contains("Tools · minimal"));
+}
+
+#[test]
 fn quitting_asks_when_the_settings_were_changed() {
     let mut settings = Settings::default();
     settings.set("defer.threshold", "2").unwrap();

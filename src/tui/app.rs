@@ -246,6 +246,8 @@ pub struct App {
     pub sort: SortKey,
     /// The open dialog.
     pub overlay: Option<Overlay>,
+    /// The detail takes the whole body of a strategy tab.
+    pub zoom: bool,
     /// A message for the status bar, and whether it is an error.
     pub status: Option<(String, bool)>,
     /// The terminal's size.
@@ -333,6 +335,7 @@ impl App {
             searching: false,
             sort: SortKey::Original,
             overlay: None,
+            zoom: false,
             status: None,
             size: (80, 24),
             theme: Theme::new(color),
@@ -419,6 +422,16 @@ impl App {
         ));
         *self.matrix_cache.borrow_mut() = Some((key, view.clone()));
         view
+    }
+
+    /// How many settings (and the encoding) differ from their defaults.
+    pub fn settings_changed_from_default(&self) -> usize {
+        let defaults = Settings::default();
+        let keys = Settings::KEYS
+            .iter()
+            .filter(|k| self.settings.get(k.key) != defaults.get(k.key))
+            .count();
+        keys + usize::from(self.encoding != Encoding::default())
     }
 
     /// Whether the settings differ from the ones the inspector started with.
@@ -629,7 +642,7 @@ impl App {
 
     fn table_height(&self) -> usize {
         let area = Rect::new(0, 0, self.size.0, self.size.1);
-        layout::layout(area, self.tab)
+        layout::layout(area, self.tab, self.layout_flags())
             .table
             .map_or(1, |r| r.height.saturating_sub(3) as usize)
             .max(1)
@@ -637,7 +650,7 @@ impl App {
 
     fn detail_height(&self) -> usize {
         let area = Rect::new(0, 0, self.size.0, self.size.1);
-        layout::layout(area, self.tab)
+        layout::layout(area, self.tab, self.layout_flags())
             .detail
             .map_or(1, |r| r.height.saturating_sub(3) as usize)
             .max(1)
@@ -728,7 +741,7 @@ impl App {
 
     fn matrix_height(&self) -> usize {
         let area = Rect::new(0, 0, self.size.0, self.size.1);
-        layout::layout(area, self.tab)
+        layout::layout(area, self.tab, self.layout_flags())
             .table
             .map_or(1, |r| matrix::body_rows(r.height).0)
     }
@@ -970,16 +983,93 @@ impl App {
                 self.set_status(format!("sorted by {}", self.sort.label()), false);
             }
             Action::Settings => {
+                // Open on the first setting of the strategy on screen: the key the banner names.
+                let selected = match self.tab {
+                    Tab::Strategy(s) => setting_keys(s).first().copied(),
+                    Tab::Matrix if self.cursor.col > 0 => {
+                        setting_keys(self.strategy()).first().copied()
+                    }
+                    _ => None,
+                }
+                .and_then(|key| Settings::KEYS.iter().position(|k| k.key == key))
+                .unwrap_or(0);
                 self.overlay = Some(Overlay::Settings {
-                    selected: 0,
+                    selected,
                     editing: None,
                     error: None,
                 })
+            }
+            Action::Zoom => {
+                if matches!(self.tab, Tab::Strategy(_)) {
+                    self.zoom = !self.zoom;
+                    self.focus = if self.zoom { Pane::Detail } else { Pane::Tools };
+                }
             }
             Action::Encoding => self.toggle_encoding(),
             Action::Export => self.open_export(),
             _ => {}
         }
+    }
+
+    /// What besides the tab shapes the frame.
+    pub fn layout_flags(&self) -> layout::Flags {
+        layout::Flags {
+            banner: self.banner().is_some(),
+            zoom: self.zoom && matches!(self.tab, Tab::Strategy(_)),
+        }
+    }
+
+    /// The one line above a strategy tab that answers "why did this do nothing?": its text and
+    /// whether it is an error. `None` when the strategy acts on the capture.
+    pub fn banner(&self) -> Option<(String, bool)> {
+        let Tab::Strategy(strategy) = self.tab else {
+            return None;
+        };
+        if strategy == Strategy::Original {
+            return None;
+        }
+        let projection = self.projection(strategy)?;
+        if let Some(error) = &projection.error {
+            return Some((
+                format!(
+                    "{strategy} refuses this capture: {} (no setting changes this)",
+                    crate::text::safe(error)
+                ),
+                true,
+            ));
+        }
+        let keys = setting_keys(strategy);
+        let hint = match keys.first() {
+            Some(key) => format!("S edits {key}"),
+            None => "no setting changes this".to_owned(),
+        };
+        let m = self.matrix();
+        let status = matrix::strategies()
+            .iter()
+            .position(|&s| s == strategy)
+            .and_then(|c| m.columns[c])
+            .map(|c| m.model.columns[c].status.clone());
+        if let Some(crate::matrix::ColumnStatus::NotApplicable(why)) = status {
+            return Some((
+                format!(
+                    "{strategy} does not apply here: {} · {hint}",
+                    crate::text::safe(&why)
+                ),
+                false,
+            ));
+        }
+        // Byte for byte: every tool kept, in order, and nothing added.
+        let noop = self
+            .figures(strategy)
+            .is_some_and(|f| f.first_changed_byte.is_none())
+            && projection.added_text.is_none()
+            && projection.outcomes.iter().all(|o| o.status == Status::Kept);
+        noop.then(|| {
+            (
+                format!("{strategy} sends the capture unchanged · {hint}"),
+                false,
+            )
+        })
     }
 
     /// Whether a strategy adds text or tools worth a look.
@@ -1095,6 +1185,19 @@ impl App {
             (false, Action::Confirm) => {
                 if *selected == Settings::KEYS.len() {
                     self.toggle_encoding();
+                } else if let Some((key, values)) = CHOICES
+                    .iter()
+                    .find(|(k, _)| *k == Settings::KEYS[*selected].key)
+                {
+                    let now = self.settings.get(key).unwrap_or_default();
+                    let at = values.iter().position(|v| *v == now).unwrap_or(0);
+                    let next = values[(at + 1) % values.len()];
+                    let mut settings = self.settings.clone();
+                    if settings.set(key, next).is_ok() {
+                        self.settings = settings;
+                        self.settings_changed();
+                        self.set_status(format!("{key}={next}"), false);
+                    }
                 } else {
                     let key = Settings::KEYS[*selected].key;
                     *editing = Some(self.settings.get(key).unwrap_or_default());
@@ -1266,7 +1369,7 @@ impl App {
             return;
         }
         let area = Rect::new(0, 0, self.size.0, self.size.1);
-        let layout = layout::layout(area, self.tab);
+        let layout = layout::layout(area, self.tab, self.layout_flags());
         let at = Position::new(mouse.column, mouse.row);
         let inside = |r: Option<Rect>| r.is_some_and(|r| r.contains(at));
         match mouse.kind {
@@ -1403,6 +1506,32 @@ impl App {
         }
     }
 }
+
+/// The settings that change a strategy, most decisive first.
+pub fn setting_keys(strategy: Strategy) -> &'static [&'static str] {
+    match strategy {
+        Strategy::Original => &[],
+        Strategy::Full => &["vtcode.mcp_cap", "mcp.prefixes"],
+        Strategy::Progressive => &["vtcode.progressive", "vtcode.mcp_cap", "mcp.prefixes"],
+        Strategy::Minimal => &["vtcode.minimal", "vtcode.param"],
+        Strategy::Direct => &["a3s.max_tools", "a3s.desc_bytes"],
+        Strategy::Adaptive => &["adaptive.prompt", "a3s.context_messages", "a3s.max_tools"],
+        Strategy::Code => &["code.gateway", "a3s.catalog_bytes"],
+        Strategy::Disabled => &[],
+        Strategy::Shorten => &["shorten.expand_tool", "shorten.protected"],
+        Strategy::Defer | Strategy::DeferCatalog => {
+            &["defer.threshold", "defer.eligible", "mcp.prefixes"]
+        }
+    }
+}
+
+/// The settings that take one of a few values: Enter moves to the next instead of asking for
+/// text.
+pub const CHOICES: &[(&str, &[&str])] = &[
+    ("code.gateway", &["capture", "inject"]),
+    ("shorten.protected", &["false", "true"]),
+    ("defer.eligible", &["mcp", "all"]),
+];
 
 /// Characters of an entry's keys and strings that must not reach a terminal raw, line breaks
 /// and tabs aside (ordinary in descriptions).

@@ -36,7 +36,7 @@ fn text_lines(app: &App, strategy: Strategy, width_cells: usize) -> Vec<Line<'st
 /// How many rows the detail has at the current size (for scrolling).
 pub fn detail_len(app: &App) -> usize {
     let area = Rect::new(0, 0, app.size.0, app.size.1);
-    let Some(detail) = layout(area, app.tab).detail else {
+    let Some(detail) = layout(area, app.tab, app.layout_flags()).detail else {
         return 0;
     };
     let Tab::Strategy(strategy) = app.tab else {

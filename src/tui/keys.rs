@@ -134,6 +134,8 @@ pub enum Action {
     Matrix,
     /// Suspend to the shell (Ctrl-Z).
     Suspend,
+    /// The detail takes the whole body, or gives it back.
+    Zoom,
 }
 
 /// One key (a code and the modifiers that matter: Ctrl and Alt).
@@ -679,6 +681,14 @@ pub const BINDINGS: &[Binding] = &[
     ),
     b(
         C::Strategy,
+        &[k('z')],
+        "z",
+        A::Zoom,
+        "enlarge the detail to the whole screen, or give the tools back",
+        false,
+    ),
+    b(
+        C::Strategy,
         &[k('w')],
         "w",
         A::Wrap,
@@ -856,6 +866,7 @@ pub fn hints(context: Context) -> Vec<(&'static str, &'static str)> {
             A::Left if b.context == C::Matrix => "column",
             A::FilterChanged => "changed",
             A::Overview => "overview",
+            A::Zoom => "zoom",
             A::Open => "open",
             A::FocusNext => "focus",
             A::DiffMode => "diff",

@@ -31,6 +31,8 @@ pub struct AppLayout {
     pub notes: Option<Rect>,
     /// The glyph legend (matrix).
     pub legend: Option<Rect>,
+    /// Why a strategy does nothing, or refuses (strategy tab).
+    pub banner: Option<Rect>,
     /// The detail pane (strategy tab).
     pub detail: Option<Rect>,
     /// The status line.
@@ -39,8 +41,17 @@ pub struct AppLayout {
     pub footer: Rect,
 }
 
+/// What besides the tab shapes a frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Flags {
+    /// A one-line banner sits above a strategy tab's panes.
+    pub banner: bool,
+    /// The detail takes the whole body (`z`).
+    pub zoom: bool,
+}
+
 /// Where everything goes at this size.
-pub fn layout(area: Rect, tab: Tab) -> AppLayout {
+pub fn layout(area: Rect, tab: Tab, flags: Flags) -> AppLayout {
     if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
         return AppLayout {
             too_small: true,
@@ -87,6 +98,18 @@ pub fn layout(area: Rect, tab: Tab) -> AppLayout {
             }
         }
         Tab::Strategy(_) => {
+            let body = if flags.banner && body.height > 6 {
+                let [banner, rest] =
+                    Layout::vertical([Constraint::Length(1), Constraint::Min(1)]).areas(body);
+                out.banner = Some(banner);
+                rest
+            } else {
+                body
+            };
+            if flags.zoom {
+                out.detail = Some(body);
+                return out;
+            }
             let (table, detail) = if body.width >= WIDE {
                 let left = (body.width * 9 / 20).clamp(52, 84);
                 let [t, d] =

@@ -6,11 +6,11 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Paragraph, Row, Table, TableState};
 
 use crate::strategy::Strategy;
-use crate::text::{pad_left, pct, safe, thousands};
+use crate::text::{pad_left, pct, thousands};
 
 use super::app::App;
 use super::keys::STRATEGY_KEYS;
-use super::widgets::{block, bullet, wrap};
+use super::widgets::{block, bullet, note_text, wrap};
 
 /// Draw the strategy table with its bars.
 pub fn render_overview(app: &App, frame: &mut Frame, area: Rect) {
@@ -141,7 +141,7 @@ pub fn render_notes(app: &App, frame: &mut Frame, area: Rect) {
             lines.push(Line::styled("no notes", theme.dim()));
         }
         for note in &projection.notes {
-            lines.extend(bullet(theme, &safe(note), w));
+            lines.extend(bullet(theme, &note_text(note), w));
         }
     }
     if let Some(f) = app.figures(strategy)
@@ -171,7 +171,11 @@ pub fn render_notes(app: &App, frame: &mut Frame, area: Rect) {
             theme.heading(),
         ));
         for (s, note) in others {
-            lines.extend(bullet(theme, &format!("{}: {}", s.id(), safe(note)), w));
+            lines.extend(bullet(
+                theme,
+                &format!("{}: {}", s.id(), note_text(note)),
+                w,
+            ));
         }
     }
     frame.render_widget(Paragraph::new(lines), inner);

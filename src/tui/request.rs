@@ -4,11 +4,11 @@
 use ratatui::text::{Line, Span};
 
 use crate::strategy::Strategy;
-use crate::text::{pad, pct, safe, thousands};
+use crate::text::{pad, pct, thousands};
 
 use super::app::App;
 use super::theme::Theme;
-use super::widgets::bullet;
+use super::widgets::{bullet, note_text};
 
 fn kv(theme: Theme, key: &str, value: String) -> Line<'static> {
     Line::from(vec![
@@ -126,7 +126,7 @@ pub fn request_lines(app: &App, strategy: Strategy, w: usize) -> Vec<Line<'stati
         lines.push(Line::raw(""));
         lines.push(Line::styled("Notes", theme.heading()));
         for note in &projection.notes {
-            lines.extend(bullet(theme, &safe(note), w));
+            lines.extend(bullet(theme, &note_text(note), w));
         }
     }
     lines

@@ -25,7 +25,7 @@ use super::widgets::{block, centered, wrap};
 pub fn render(app: &App, frame: &mut Frame) {
     let area = frame.area();
     let theme = app.theme;
-    let l = layout(area, app.tab);
+    let l = layout(area, app.tab, app.layout_flags());
     if l.too_small {
         render_too_small(frame, area, theme);
         return;
@@ -57,6 +57,16 @@ pub fn render(app: &App, frame: &mut Frame) {
             }
         }
         Tab::Strategy(strategy) => {
+            if let (Some(rect), Some((text, error))) = (l.banner, app.banner()) {
+                let style = if error { theme.error() } else { theme.warn() };
+                frame.render_widget(
+                    Paragraph::new(Line::styled(
+                        fit(&format!(" {text}"), rect.width as usize),
+                        style,
+                    )),
+                    rect,
+                );
+            }
             if let Some(table) = l.table {
                 render_tools(app, frame, table, strategy);
             }
@@ -126,12 +136,21 @@ fn render_header(app: &App, frame: &mut Frame, area: Rect) {
     let tokens = app.capture_tokens().map_or("… tokens".to_owned(), |t| {
         format!("{} tokens", thousands(t))
     });
-    // The footer lists these keys too: on a narrow terminal the title gets the room.
-    let right = if area.width >= 100 {
+    // The footer lists these keys too: on a narrow terminal the title gets the room. The
+    // badge stays whatever the width: figures under changed settings must not pass for the
+    // defaults.
+    let changed = app.settings_changed_from_default();
+    let badge = match changed {
+        0 => String::new(),
+        1 => "[1 setting changed] ".to_owned(),
+        n => format!("[{n} settings changed] "),
+    };
+    let keys = if area.width >= 100 {
         "? help  q quit "
     } else {
         ""
     };
+    let right = format!("{badge}{keys}");
     let shown_path = safe(crate::capture::display_name(&app.path));
     let parts = [
         shown_path,
@@ -141,7 +160,7 @@ fn render_header(app: &App, frame: &mut Frame, area: Rect) {
         tokens,
         app.encoding.id().to_owned(),
     ];
-    let room = (area.width as usize).saturating_sub(width(right) + 12);
+    let room = (area.width as usize).saturating_sub(width(&right) + 12);
     let name = std::path::Path::new(&app.path)
         .file_name()
         .map_or(app.path.clone(), |n| safe(&n.to_string_lossy()));
@@ -163,12 +182,13 @@ fn render_header(app: &App, frame: &mut Frame, area: Rect) {
         step += 1;
     }
     let left = fit(&left, room);
-    let gap = (area.width as usize).saturating_sub(11 + width(&left) + width(right));
+    let gap = (area.width as usize).saturating_sub(11 + width(&left) + width(&right));
     let line = Line::from(vec![
         Span::styled(" toolprism ", theme.title(false)),
         Span::raw(left),
         Span::raw(" ".repeat(gap)),
-        Span::styled(right, theme.dim()),
+        Span::styled(badge, theme.warn()),
+        Span::styled(keys, theme.dim()),
     ]);
     frame.render_widget(Paragraph::new(line), area);
 }

@@ -68,6 +68,14 @@ pub fn wrap(text: &str, cells: usize) -> Vec<String> {
     out
 }
 
+/// A note as the inspector shows it: the CLI's `--set KEY=VALUE` advice becomes the key that
+/// does it here (`S`, the settings editor).
+pub fn note_text(note: &str) -> String {
+    crate::text::safe(note)
+        .replace("try --set ", "press S and set ")
+        .replace("--set ", "S: ")
+}
+
 /// A note as a `* ` bullet wrapped to `cells`, its continuation lines indented under the text.
 pub fn bullet(theme: Theme, text: &str, cells: usize) -> Vec<Line<'static>> {
     wrap(text, cells.saturating_sub(2))
