@@ -528,6 +528,34 @@ fn z_gives_the_detail_the_whole_screen() {
 }
 
 #[test]
+fn help_opens_on_this_views_keys_filters_and_lists_the_glyphs() {
+    let mut h = Harness::new();
+    h.keys("4?");
+    let screen = h.screen(120, 35);
+    let first = screen.lines().nth(2).unwrap();
+    assert!(first.contains("Strategy view (this view)"), "{screen}");
+    h.keys("/enlarge");
+    let screen = h.screen(120, 35);
+    assert!(screen.contains("Keys matching /enlarge▏"), "{screen}");
+    assert!(screen.contains("enlarge the detail"), "{screen}");
+    assert!(
+        !screen.contains("next tool"),
+        "only matching lines:\n{screen}"
+    );
+    // Esc clears the filter, then closes the help; neither quits.
+    h.keys("<enter><esc>");
+    assert!(matches!(h.app.overlay, Some(Overlay::Help { ref filter, .. }) if filter.is_empty()));
+    h.keys("<esc>");
+    assert!(h.app.overlay.is_none() && !h.app.quit);
+    // Every glyph is explained, and the filter finds them.
+    h.keys("?/deferred<enter>");
+    let screen = h.screen(120, 35);
+    assert!(screen.contains("Glyphs"), "{screen}");
+    assert!(screen.contains("= ~ + × »"), "{screen}");
+    snapshot("help_glyphs_120x35", &mut h, 120, 35);
+}
+
+#[test]
 fn quitting_asks_when_the_settings_were_changed() {
     let mut settings = Settings::default();
     settings.set("defer.threshold", "2").unwrap();

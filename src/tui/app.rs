@@ -111,6 +111,12 @@ pub enum Overlay {
     Help {
         /// Lines scrolled.
         scroll: usize,
+        /// The view it was opened from: its keys come first.
+        first: Context,
+        /// Only the lines containing this.
+        filter: String,
+        /// The filter is being typed.
+        typing: bool,
     },
     /// The settings editor.
     Settings {
@@ -478,6 +484,7 @@ impl App {
     /// The context keys are looked up in.
     pub fn context(&self) -> Context {
         match &self.overlay {
+            Some(Overlay::Help { typing: true, .. }) => Context::HelpSearch,
             Some(Overlay::Help { .. }) => Context::Help,
             Some(Overlay::Settings { editing, .. }) => {
                 if editing.is_some() {
@@ -873,7 +880,7 @@ impl App {
 
     fn act(&mut self, action: Action, index: Option<usize>) {
         match self.context() {
-            Context::Help => self.act_help(action),
+            Context::Help | Context::HelpSearch => self.act_help(action),
             Context::Search => self.act_search(action),
             Context::Settings | Context::SettingsEdit => self.act_settings(action),
             Context::Export | Context::Confirm => self.act_export(action),
@@ -912,7 +919,14 @@ impl App {
             }
             Action::Matrix => self.switch_tab(Tab::Matrix),
             Action::Suspend => self.effects.push(Effect::Suspend),
-            Action::Help => self.overlay = Some(Overlay::Help { scroll: 0 }),
+            Action::Help => {
+                self.overlay = Some(Overlay::Help {
+                    scroll: 0,
+                    first: self.context(),
+                    filter: String::new(),
+                    typing: false,
+                })
+            }
             Action::Up => self.move_by(-1),
             Action::Down => self.move_by(1),
             Action::PageUp => self.move_by(-self.page()),
@@ -1103,19 +1117,47 @@ impl App {
     }
 
     fn act_help(&mut self, action: Action) {
-        let Some(Overlay::Help { scroll }) = &mut self.overlay else {
+        let Some(Overlay::Help {
+            scroll,
+            filter,
+            typing,
+            ..
+        }) = &mut self.overlay
+        else {
             return;
         };
-        match action {
-            Action::Back => self.overlay = None,
-            Action::Down => *scroll += 1,
-            Action::Up => *scroll = scroll.saturating_sub(1),
-            Action::PageDown => *scroll += 10,
-            Action::PageUp => *scroll = scroll.saturating_sub(10),
+        match (*typing, action) {
+            (true, Action::Confirm) => *typing = false,
+            (true, Action::Back) => {
+                *typing = false;
+                filter.clear();
+            }
+            (true, Action::Backspace) => {
+                filter.pop();
+                *scroll = 0;
+            }
+            (false, Action::Back) if !filter.is_empty() => filter.clear(),
+            (false, Action::Back) => self.overlay = None,
+            (false, Action::Search) => {
+                *typing = true;
+                *scroll = 0;
+            }
+            (_, Action::Down) => *scroll += 1,
+            (_, Action::Up) => *scroll = scroll.saturating_sub(1),
+            (_, Action::PageDown) => *scroll += 10,
+            (_, Action::PageUp) => *scroll = scroll.saturating_sub(10),
+            (false, Action::Top) => *scroll = 0,
+            (false, Action::Bottom) => *scroll = usize::MAX / 2,
             _ => {}
         }
-        if let Some(Overlay::Help { scroll }) = &mut self.overlay {
-            *scroll = (*scroll).min(help::help_len().saturating_sub(1));
+        if let Some(Overlay::Help {
+            scroll,
+            first,
+            filter,
+            ..
+        }) = &mut self.overlay
+        {
+            *scroll = (*scroll).min(help::help_len(*first, filter).saturating_sub(1));
         }
     }
 
@@ -1156,6 +1198,15 @@ impl App {
             return;
         }
         match &mut self.overlay {
+            Some(Overlay::Help {
+                filter,
+                typing: true,
+                scroll,
+                ..
+            }) => {
+                filter.push(c);
+                *scroll = 0;
+            }
             Some(Overlay::Settings {
                 editing: Some(text),
                 ..

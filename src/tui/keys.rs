@@ -28,6 +28,8 @@ pub enum Context {
     QuitConfirm,
     /// The help overlay.
     Help,
+    /// Typing the help's filter.
+    HelpSearch,
 }
 
 impl Context {
@@ -45,6 +47,7 @@ impl Context {
             Context::Export => "Export",
             Context::Confirm => "Overwrite?",
             Context::Help => "Help",
+            Context::HelpSearch => "Filtering the help",
         }
     }
 
@@ -52,7 +55,7 @@ impl Context {
     pub fn is_text_input(self) -> bool {
         matches!(
             self,
-            Context::Search | Context::SettingsEdit | Context::Export
+            Context::Search | Context::SettingsEdit | Context::Export | Context::HelpSearch
         )
     }
 }
@@ -203,7 +206,7 @@ pub const BINDINGS: &[Binding] = &[
         &[code(KeyCode::Esc), k('q'), k('?')],
         "Esc q ?",
         A::Back,
-        "close the help",
+        "clear the filter, else close the help",
         true,
     ),
     b(
@@ -236,6 +239,70 @@ pub const BINDINGS: &[Binding] = &[
         "PgUp",
         A::PageUp,
         "page up",
+        false,
+    ),
+    b(
+        C::Help,
+        &[k('g'), code(KeyCode::Home)],
+        "g Home",
+        A::Top,
+        "top",
+        false,
+    ),
+    b(
+        C::Help,
+        &[k('G'), code(KeyCode::End)],
+        "G End",
+        A::Bottom,
+        "end",
+        false,
+    ),
+    b(
+        C::Help,
+        &[k('/')],
+        "/",
+        A::Search,
+        "filter the keys and glyphs",
+        true,
+    ),
+    b(
+        C::HelpSearch,
+        &[code(KeyCode::Enter)],
+        "Enter",
+        A::Confirm,
+        "keep the filter",
+        true,
+    ),
+    b(
+        C::HelpSearch,
+        &[code(KeyCode::Esc)],
+        "Esc",
+        A::Back,
+        "clear the filter",
+        true,
+    ),
+    b(
+        C::HelpSearch,
+        &[code(KeyCode::Backspace)],
+        "Backspace",
+        A::Backspace,
+        "delete a character",
+        false,
+    ),
+    b(
+        C::HelpSearch,
+        &[code(KeyCode::Down)],
+        "↓",
+        A::Down,
+        "scroll down",
+        false,
+    ),
+    b(
+        C::HelpSearch,
+        &[code(KeyCode::Up)],
+        "↑",
+        A::Up,
+        "scroll up",
         false,
     ),
     b(
@@ -911,6 +978,7 @@ pub fn help_sections() -> Vec<(Context, Vec<(&'static str, &'static str)>)> {
         C::Confirm,
         C::QuitConfirm,
         C::Help,
+        C::HelpSearch,
     ];
     order
         .into_iter()

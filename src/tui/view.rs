@@ -78,7 +78,19 @@ pub fn render(app: &App, frame: &mut Frame) {
     render_status(app, frame, l.status);
     render_footer(app, frame, l.footer);
     match &app.overlay {
-        Some(Overlay::Help { scroll }) => render_help(frame, area, theme, *scroll),
+        Some(Overlay::Help {
+            scroll,
+            first,
+            filter,
+            typing,
+        }) => render_help(
+            frame,
+            area,
+            theme,
+            *scroll,
+            *first,
+            Some((filter.as_str(), *typing)),
+        ),
         Some(Overlay::QuitConfirm) => render_quit(frame, area, theme),
         Some(Overlay::Settings {
             selected,
