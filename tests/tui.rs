@@ -25,13 +25,16 @@ struct Harness {
 impl Harness {
     fn with(json: &str, settings: Settings, color: bool) -> Harness {
         let capture = Arc::new(Capture::from_bytes(json.as_bytes()).expect("sample loads"));
-        let app = App::new(
+        let mut app = App::new(
             capture.clone(),
             "tests/fixtures/tui-sample.json".into(),
             settings,
             Encoding::O200kBase,
             color,
         );
+        // Frames must not depend on where the tests run.
+        app.cwd = "/work/project".into();
+        app.home = Some("/home/user".into());
         let mut h = Harness {
             app,
             worker: Worker::new(capture),
@@ -83,6 +86,11 @@ impl Harness {
                     "bs" => (KeyCode::Backspace, KeyModifiers::NONE),
                     "pgdn" => (KeyCode::PageDown, KeyModifiers::NONE),
                     "c-c" => (KeyCode::Char('c'), KeyModifiers::CONTROL),
+                    "c-u" => (KeyCode::Char('u'), KeyModifiers::CONTROL),
+                    "c-w" => (KeyCode::Char('w'), KeyModifiers::CONTROL),
+                    "home" => (KeyCode::Home, KeyModifiers::NONE),
+                    "end" => (KeyCode::End, KeyModifiers::NONE),
+                    "left" => (KeyCode::Left, KeyModifiers::NONE),
                     "lt" => (KeyCode::Char('<'), KeyModifiers::NONE),
                     other => panic!("unknown key <{other}>"),
                 };
@@ -553,6 +561,62 @@ fn help_opens_on_this_views_keys_filters_and_lists_the_glyphs() {
     assert!(screen.contains("Glyphs"), "{screen}");
     assert!(screen.contains("= ~ + × »"), "{screen}");
     snapshot("help_glyphs_120x35", &mut h, 120, 35);
+}
+
+#[test]
+fn export_dialog_edits_like_a_shell_line_and_expands_the_home_folder() {
+    let mut h = Harness::new();
+    h.keys("0x");
+    let path = |h: &Harness| match &h.app.overlay {
+        Some(Overlay::Export { path, cursor, .. }) => (path.clone(), *cursor),
+        _ => panic!("export dialog open"),
+    };
+    assert_eq!(path(&h), ("tui-sample.defer.json".to_owned(), 21));
+    // Home, type at the start; End; Ctrl-W deletes the last word; Ctrl-U all before the cursor.
+    h.keys("<home>~/out/<end>");
+    assert_eq!(path(&h), ("~/out/tui-sample.defer.json".to_owned(), 27));
+    h.keys("<c-w>");
+    assert_eq!(path(&h), ("~/out/".to_owned(), 6));
+    h.keys("x.json<left><left><left><left><left><left><c-u>");
+    assert_eq!(path(&h), ("x.json".to_owned(), 0));
+    let screen = h.screen(120, 35);
+    assert!(screen.contains("path ▏x.json"), "{screen}");
+    assert!(
+        screen.contains("in /work/project"),
+        "the working folder is shown:\n{screen}"
+    );
+    // Tools only says what it leaves out; defer adds a reminder only when it defers, so here
+    // the tools array is all there is to say.
+    h.keys("<tab>");
+    assert!(
+        h.screen(120, 35)
+            .contains("tools only: the `tools` array alone")
+    );
+    h.keys("<c-u><end><c-u>~/t.json<enter>");
+    let written: Vec<_> = h
+        .app
+        .effects
+        .iter()
+        .filter_map(|e| match e {
+            Effect::Write { path, .. } => Some(path.display().to_string()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(written, vec!["/home/user/t.json"]);
+    snapshot("export_editing_80x24", &mut h, 80, 24);
+}
+
+#[test]
+fn tools_only_says_it_drops_the_added_reminder() {
+    let mut settings = Settings::default();
+    settings.set("defer.threshold", "2").unwrap();
+    let mut h = Harness::with(SAMPLE, settings, false);
+    h.keys("0x<tab>");
+    let screen = h.screen(120, 35);
+    assert!(
+        screen.contains("tools only leaves out the text defer adds outside the tools"),
+        "{screen}"
+    );
 }
 
 #[test]

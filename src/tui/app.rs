@@ -25,6 +25,7 @@ use crate::tool;
 
 use super::diffview::ToolDiff;
 use super::help;
+use super::input::{self, Edit};
 use super::keys::{self, Action, Context};
 use super::layout;
 use super::matrix;
@@ -137,6 +138,8 @@ pub enum Overlay {
         tools_only: bool,
         /// The path typed.
         path: String,
+        /// Where in it the cursor is (characters).
+        cursor: usize,
         /// The file exists: waiting for a yes or no.
         confirm: bool,
         /// Why the last write failed.
@@ -254,6 +257,10 @@ pub struct App {
     pub overlay: Option<Overlay>,
     /// The detail takes the whole body of a strategy tab.
     pub zoom: bool,
+    /// The folder a relative export path is written in (shown in the export dialog).
+    pub cwd: String,
+    /// What `~` stands for in an export path.
+    pub home: Option<String>,
     /// A message for the status bar, and whether it is an error.
     pub status: Option<(String, bool)>,
     /// The terminal's size.
@@ -342,6 +349,10 @@ impl App {
             sort: SortKey::Original,
             overlay: None,
             zoom: false,
+            cwd: std::env::current_dir()
+                .map(|d| d.display().to_string())
+                .unwrap_or_default(),
+            home: std::env::var("HOME").ok().filter(|h| !h.is_empty()),
             status: None,
             size: (80, 24),
             theme: Theme::new(color),
@@ -1211,8 +1222,13 @@ impl App {
                 editing: Some(text),
                 ..
             }) => text.push(c),
-            Some(Overlay::Export { path, error, .. }) => {
-                path.push(c);
+            Some(Overlay::Export {
+                path,
+                cursor,
+                error,
+                ..
+            }) => {
+                input::apply(path, cursor, Edit::Insert(c));
                 *error = None;
             }
             _ => {}
@@ -1305,6 +1321,7 @@ impl App {
         self.overlay = Some(Overlay::Export {
             strategy,
             tools_only: false,
+            cursor: path.chars().count(),
             path,
             confirm: false,
             error: None,
@@ -1316,12 +1333,28 @@ impl App {
             strategy,
             tools_only,
             path,
+            cursor,
             confirm,
             error,
         }) = &mut self.overlay
         else {
             return;
         };
+        let line_edit = match action {
+            Action::Backspace => Some(Edit::Backspace),
+            Action::Left => Some(Edit::Left),
+            Action::Right => Some(Edit::Right),
+            Action::Top => Some(Edit::Home),
+            Action::Bottom => Some(Edit::End),
+            Action::KillToStart => Some(Edit::KillToStart),
+            Action::KillWord => Some(Edit::KillWord),
+            _ => None,
+        };
+        if let Some(e) = line_edit {
+            input::apply(path, cursor, e);
+            *error = None;
+            return;
+        }
         match action {
             Action::Back => self.overlay = None,
             Action::Toggle => {
@@ -1330,11 +1363,8 @@ impl App {
                 *tools_only = !*tools_only;
                 if was_default {
                     *path = default_export_path(&self.path, *strategy, *tools_only);
+                    *cursor = path.chars().count();
                 }
-            }
-            Action::Backspace => {
-                path.pop();
-                *error = None;
             }
             Action::Confirm | Action::Yes => {
                 let overwrite = action == Action::Yes;
@@ -1352,6 +1382,7 @@ impl App {
                             "{strategy} {}",
                             if tools_only { "tools" } else { "request body" }
                         );
+                        let path = input::expand_home(&path, self.home.as_deref());
                         self.effects.push(Effect::Write {
                             path: PathBuf::from(path),
                             bytes,

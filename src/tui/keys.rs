@@ -139,6 +139,10 @@ pub enum Action {
     Suspend,
     /// The detail takes the whole body, or gives it back.
     Zoom,
+    /// Delete from the start of the line to the cursor.
+    KillToStart,
+    /// Delete the word before the cursor.
+    KillWord,
 }
 
 /// One key (a code and the modifiers that matter: Ctrl and Alt).
@@ -439,6 +443,54 @@ pub const BINDINGS: &[Binding] = &[
         "Backspace",
         A::Backspace,
         "delete a character",
+        false,
+    ),
+    b(
+        C::Export,
+        &[code(KeyCode::Left)],
+        "←",
+        A::Left,
+        "cursor left",
+        false,
+    ),
+    b(
+        C::Export,
+        &[code(KeyCode::Right)],
+        "→",
+        A::Right,
+        "cursor right",
+        false,
+    ),
+    b(
+        C::Export,
+        &[code(KeyCode::Home), ctrl('a')],
+        "Home ^a",
+        A::Top,
+        "cursor to the start",
+        false,
+    ),
+    b(
+        C::Export,
+        &[code(KeyCode::End), ctrl('e')],
+        "End ^e",
+        A::Bottom,
+        "cursor to the end",
+        false,
+    ),
+    b(
+        C::Export,
+        &[ctrl('u')],
+        "^u",
+        A::KillToStart,
+        "delete to the start",
+        false,
+    ),
+    b(
+        C::Export,
+        &[ctrl('w')],
+        "^w",
+        A::KillWord,
+        "delete the word before the cursor",
         false,
     ),
     b(

@@ -27,6 +27,7 @@ pub mod detail;
 pub mod diffview;
 pub mod export;
 pub mod help;
+pub mod input;
 pub mod keys;
 pub mod layout;
 pub mod matrix;

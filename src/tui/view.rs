@@ -108,6 +108,7 @@ pub fn render(app: &App, frame: &mut Frame) {
             strategy,
             tools_only,
             path,
+            cursor,
             confirm,
             error,
         }) => render_export(
@@ -116,7 +117,7 @@ pub fn render(app: &App, frame: &mut Frame) {
             area,
             *strategy,
             *tools_only,
-            path,
+            (path, *cursor),
             *confirm,
             error.as_deref(),
         ),
