@@ -140,10 +140,13 @@ pub enum Overlay {
         path: String,
         /// Where in it the cursor is (characters).
         cursor: usize,
-        /// The file exists: waiting for a yes or no.
+        /// Waiting for a yes or no: the file exists, or (with `error` set) a provider would
+        /// reject the request.
         confirm: bool,
-        /// Why the last write failed.
+        /// Why the last write failed, or why the request would be rejected.
         error: Option<String>,
+        /// The user agreed to write a request a provider would reject.
+        accept_invalid: bool,
     },
 }
 
@@ -407,7 +410,10 @@ impl App {
             return view.clone();
         }
         let report = Report {
+            version: env!("CARGO_PKG_VERSION"),
+            settings: serde_json::Map::new(),
             capture: CaptureFigures {
+                context_tokens: 0,
                 path: self.path.clone(),
                 shape: self.capture.shape().id(),
                 tools: self.capture.tools().len(),
@@ -1054,7 +1060,7 @@ impl App {
             return None;
         }
         let projection = self.projection(strategy)?;
-        if let Some(error) = &projection.error {
+        if let Some(error) = projection.refusal() {
             return Some((
                 format!(
                     "{strategy} refuses this capture: {} (no setting changes this)",
@@ -1068,17 +1074,12 @@ impl App {
             Some(key) => format!("S edits {key}"),
             None => "no setting changes this".to_owned(),
         };
-        let m = self.matrix();
-        let status = matrix::strategies()
-            .iter()
-            .position(|&s| s == strategy)
-            .and_then(|c| m.columns[c])
-            .map(|c| m.model.columns[c].status.clone());
-        if let Some(crate::matrix::ColumnStatus::NotApplicable(why)) = status {
+        if let crate::projection::ProjectionStatus::NotApplicable(why) = &projection.status {
             return Some((
+                // The key first: a long reason is cut at the edge, the key never is.
                 format!(
-                    "{strategy} does not apply here: {} · {hint}",
-                    crate::text::safe(&why)
+                    "{strategy} does not apply here · {hint} · {}",
+                    super::widgets::keys_not_flags(&crate::text::safe(why))
                 ),
                 false,
             ));
@@ -1086,7 +1087,7 @@ impl App {
         // Byte for byte: every tool kept, in order, and nothing added.
         let noop = self
             .figures(strategy)
-            .is_some_and(|f| f.first_changed_byte.is_none())
+            .is_some_and(|f| f.first_changed_byte.is_none() && f.status == "ok")
             && projection.added_text.is_none()
             && projection.outcomes.iter().all(|o| o.status == Status::Kept);
         noop.then(|| {
@@ -1108,7 +1109,7 @@ impl App {
 
     /// A strategy's refusal, when the host refuses the capture under it.
     pub fn refusal(&self, strategy: Strategy) -> Option<&str> {
-        self.projection(strategy)?.error.as_deref()
+        self.projection(strategy)?.refusal()
     }
 
     fn set_detail(&mut self, detail: Detail) {
@@ -1325,6 +1326,7 @@ impl App {
             path,
             confirm: false,
             error: None,
+            accept_invalid: false,
         });
     }
 
@@ -1336,6 +1338,7 @@ impl App {
             cursor,
             confirm,
             error,
+            accept_invalid,
         }) = &mut self.overlay
         else {
             return;
@@ -1367,9 +1370,39 @@ impl App {
                 }
             }
             Action::Confirm | Action::Yes => {
-                let overwrite = action == Action::Yes;
+                // A yes to the invalid-request question is not a yes to overwriting.
+                let answering_invalid = *confirm && error.is_some();
+                if answering_invalid && action == Action::Yes {
+                    *accept_invalid = true;
+                }
+                let overwrite = action == Action::Yes && !answering_invalid;
+                let accepted = *accept_invalid;
                 *confirm = false;
                 let (strategy, tools_only, path) = (*strategy, *tools_only, path.clone());
+                if let Some(projection) = self.projection(strategy) {
+                    let problem = match projection.refusal() {
+                        Some(message) => Some((
+                            false,
+                            format!("the host refuses {strategy}: nothing to export ({message})"),
+                        )),
+                        None if !projection.request_valid && !accepted => {
+                            let why = projection
+                                .notes
+                                .iter()
+                                .find(|n| n.level == crate::projection::Level::Error)
+                                .map_or(String::new(), |n| n.text.clone());
+                            Some((true, format!("a provider would reject this request: {why}")))
+                        }
+                        None => None,
+                    };
+                    if let Some((ask, message)) = problem {
+                        if let Some(Overlay::Export { confirm, error, .. }) = &mut self.overlay {
+                            *confirm = ask;
+                            *error = Some(message);
+                        }
+                        return;
+                    }
+                }
                 if path.trim().is_empty() {
                     if let Some(Overlay::Export { error, .. }) = &mut self.overlay {
                         *error = Some("type a path".to_owned());

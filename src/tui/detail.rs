@@ -399,7 +399,7 @@ fn added_lines(app: &App, strategy: Strategy, w: usize) -> Vec<Line<'static>> {
     };
     if let Some(text) = &projection.added_text {
         let tokens = app.figures(strategy).map_or(String::new(), |f| {
-            format!(" · {} tokens", thousands(f.added_tokens))
+            format!(" · {} tokens", thousands(f.added_tokens.unwrap_or(0)))
         });
         let place = if app.capture.shape() == crate::capture::Shape::McpToolsList {
             "reported only: an MCP tools/list capture has no messages to carry it"

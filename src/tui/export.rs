@@ -99,7 +99,12 @@ pub fn render_export(
         ),
         Line::raw(""),
     ];
-    if confirm {
+    if confirm && let Some(e) = error {
+        for l in wrap(&safe(e), w) {
+            lines.push(Line::styled(l, theme.error()));
+        }
+        lines.push(Line::styled("Write it anyway? y / n", theme.warn()));
+    } else if confirm {
         lines.push(Line::styled(
             fit(&format!("{} exists. Overwrite it? y / n", safe(path)), w),
             theme.warn(),

@@ -10,7 +10,7 @@ use crate::text::{pad_left, pct, thousands};
 
 use super::app::App;
 use super::keys::STRATEGY_KEYS;
-use super::widgets::{block, bullet, note_text, wrap};
+use super::widgets::{block, note_bullet, sorted_notes, wrap};
 
 /// Draw the strategy table with its bars.
 pub fn render_overview(app: &App, frame: &mut Frame, area: Rect) {
@@ -26,7 +26,7 @@ pub fn render_overview(app: &App, frame: &mut Frame, area: Rect) {
     let wide = inner.width >= 90;
     let max_total = Strategy::ALL
         .iter()
-        .filter_map(|&s| app.figures(s).map(|f| f.total_tokens))
+        .filter_map(|&s| app.figures(s).and_then(|f| f.total_tokens))
         .chain(capture_tokens)
         .max()
         .unwrap_or(0);
@@ -57,23 +57,40 @@ pub fn render_overview(app: &App, frame: &mut Frame, area: Rect) {
             let figures = app.figures(s);
             let projection = app.projection(s);
             let tools = projection.map_or("…".to_owned(), |p| {
-                if p.error.is_some() {
-                    "error".to_owned()
+                if p.status.is_refused() {
+                    "refused".to_owned()
                 } else {
                     thousands(p.tool_count())
                 }
             });
-            let (tokens, saved, bar, saving) = match figures {
-                Some(f) => {
-                    let saving = f.saved_tokens >= 0;
-                    (
-                        thousands(f.total_tokens),
-                        pct(capture_tokens.map(|_| f.saved_pct)),
-                        bar(f.total_tokens, max_total, bar_width),
-                        saving,
-                    )
-                }
-                None => ("…".into(), "…".into(), String::new(), true),
+            // A refused projection has no figures; one that did not apply saves nothing real,
+            // so neither is coloured as a saving.
+            let (tokens, saved, bar, style) = match figures {
+                Some(f) => match (f.total_tokens, f.saved_tokens, f.saved_pct) {
+                    (Some(total), Some(saved_tokens), Some(saved_pct)) => {
+                        let saving = saved_tokens >= 0;
+                        let style = if f.status != "ok" {
+                            theme.dim()
+                        } else if saving {
+                            theme.good()
+                        } else {
+                            theme.bad()
+                        };
+                        (
+                            thousands(total),
+                            pct(capture_tokens.map(|_| saved_pct)),
+                            bar(total, max_total, bar_width),
+                            style,
+                        )
+                    }
+                    _ => ("refused".into(), "—".into(), String::new(), theme.error()),
+                },
+                None => ("…".into(), "…".into(), String::new(), theme.good()),
+            };
+            let bar_style = match figures {
+                Some(f) if f.status != "ok" => theme.dim(),
+                Some(f) => theme.bar(f.saved_tokens.is_some_and(|t| t >= 0)),
+                None => theme.bar(true),
             };
             let noted = projection.is_some_and(|p| !p.notes.is_empty());
             let name = format!("{}{}", s.id(), if noted { " *" } else { "" });
@@ -82,11 +99,8 @@ pub fn render_overview(app: &App, frame: &mut Frame, area: Rect) {
                 Cell::from(name),
                 Cell::from(pad_left(&tools, 5)),
                 Cell::from(pad_left(&tokens, 8)),
-                Cell::from(Span::styled(
-                    pad_left(&saved, 7),
-                    if saving { theme.good() } else { theme.bad() },
-                )),
-                Cell::from(Span::styled(bar, theme.bar(saving))),
+                Cell::from(Span::styled(pad_left(&saved, 7), style)),
+                Cell::from(Span::styled(bar, bar_style)),
             ];
             if wide {
                 cells.insert(2, Cell::from(s.origin()));
@@ -140,8 +154,8 @@ pub fn render_notes(app: &App, frame: &mut Frame, area: Rect) {
         if projection.notes.is_empty() {
             lines.push(Line::styled("no notes", theme.dim()));
         }
-        for note in &projection.notes {
-            lines.extend(bullet(theme, &note_text(note), w));
+        for note in sorted_notes(&projection.notes) {
+            lines.extend(note_bullet(theme, note, "", w));
         }
     }
     if let Some(f) = app.figures(strategy)
@@ -158,12 +172,14 @@ pub fn render_notes(app: &App, frame: &mut Frame, area: Rect) {
     ]));
     // Below, while there is room: the other strategies' notes, so the ones that did nothing
     // are explained at a glance.
-    let others: Vec<(Strategy, &String)> = Strategy::ALL
+    let mut others: Vec<(Strategy, &crate::projection::Note)> = Strategy::ALL
         .iter()
         .filter(|&&s| s != strategy)
         .filter_map(|&s| app.projection(s).map(|p| (s, p)))
-        .flat_map(|(s, p)| p.notes.iter().map(move |n| (s, n)))
+        .flat_map(|(s, p)| sorted_notes(&p.notes).into_iter().map(move |n| (s, n)))
         .collect();
+    // Errors first across strategies too (the sort is stable: strategy order within a level).
+    others.sort_by_key(|(_, n)| n.level != crate::projection::Level::Error);
     if !others.is_empty() && lines.len() + 2 < inner.height as usize {
         lines.push(Line::raw(""));
         lines.push(Line::styled(
@@ -171,11 +187,7 @@ pub fn render_notes(app: &App, frame: &mut Frame, area: Rect) {
             theme.heading(),
         ));
         for (s, note) in others {
-            lines.extend(bullet(
-                theme,
-                &format!("{}: {}", s.id(), note_text(note)),
-                w,
-            ));
+            lines.extend(note_bullet(theme, note, &format!("{}: ", s.id()), w));
         }
     }
     frame.render_widget(Paragraph::new(lines), inner);

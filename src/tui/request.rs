@@ -8,7 +8,7 @@ use crate::text::{pad, pct, thousands};
 
 use super::app::App;
 use super::theme::Theme;
-use super::widgets::{bullet, note_text};
+use super::widgets::{note_bullet, sorted_notes};
 
 fn kv(theme: Theme, key: &str, value: String) -> Line<'static> {
     Line::from(vec![
@@ -82,7 +82,13 @@ pub fn request_lines(app: &App, strategy: Strategy, w: usize) -> Vec<Line<'stati
             thousands(projection.tool_count())
         ),
     ));
-    if let Some(f) = app.figures(strategy) {
+    if let Some(f) = app.figures(strategy)
+        && f.is_refused()
+    {
+        lines.push(kv(theme, "tokens", "refused: no figures".to_owned()));
+    } else if let Some(f) = app.figures(strategy)
+        && let Some(e) = &f.estimates
+    {
         if let Some(c) = app.capture_tokens() {
             lines.push(kv(
                 theme,
@@ -90,14 +96,13 @@ pub fn request_lines(app: &App, strategy: Strategy, w: usize) -> Vec<Line<'stati
                 format!(
                     "{} → {} + {} added = {} (saved {})",
                     thousands(c),
-                    thousands(f.tools_tokens),
-                    thousands(f.added_tokens),
-                    thousands(f.total_tokens),
-                    pct(Some(f.saved_pct))
+                    thousands(f.tools_tokens.unwrap_or(0)),
+                    thousands(f.added_tokens.unwrap_or(0)),
+                    thousands(f.total_tokens.unwrap_or(0)),
+                    pct(f.saved_pct)
                 ),
             ));
         }
-        let e = &f.estimates;
         lines.push(kv(
             theme,
             "origins' estimates",
@@ -125,8 +130,8 @@ pub fn request_lines(app: &App, strategy: Strategy, w: usize) -> Vec<Line<'stati
     if !projection.notes.is_empty() {
         lines.push(Line::raw(""));
         lines.push(Line::styled("Notes", theme.heading()));
-        for note in &projection.notes {
-            lines.extend(bullet(theme, &note_text(note), w));
+        for note in sorted_notes(&projection.notes) {
+            lines.extend(note_bullet(theme, note, "", w));
         }
     }
     lines

@@ -38,7 +38,7 @@ pub fn render_tools(app: &App, frame: &mut Frame, area: Rect, strategy: Strategy
         return;
     };
     if rows.is_empty() {
-        let text = if let Some(error) = &projection.error {
+        let text = if let Some(error) = projection.refusal() {
             format!("the host refuses this capture: {}", safe(error))
         } else if total == 0 {
             "no tools".to_owned()

@@ -111,6 +111,7 @@ pub fn render(app: &App, frame: &mut Frame) {
             cursor,
             confirm,
             error,
+            ..
         }) => render_export(
             app,
             frame,
@@ -304,14 +305,17 @@ fn render_status(app: &App, frame: &mut Frame, area: Rect) {
             t
         } else {
             match (app.figures(s), app.capture_tokens()) {
+                (Some(f), _) if f.is_refused() => {
+                    format!(" {}: refused by the host, no figures", s.id())
+                }
                 (Some(f), Some(c)) => format!(
                     " {}: {} → {} tokens (saved {}) · {} → {} tools",
                     s.id(),
                     thousands(c),
-                    thousands(f.total_tokens),
-                    pct(Some(f.saved_pct)),
+                    thousands(f.total_tokens.unwrap_or(0)),
+                    pct(f.saved_pct),
                     thousands(app.capture.tools().len()),
-                    thousands(f.tools)
+                    thousands(f.tools.unwrap_or(0))
                 ),
                 _ => format!(" {}: measuring…", s.id()),
             }

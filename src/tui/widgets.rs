@@ -5,6 +5,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders};
 
+use crate::projection::{Level, Note};
 use crate::text::width;
 
 use super::theme::Theme;
@@ -68,12 +69,57 @@ pub fn wrap(text: &str, cells: usize) -> Vec<String> {
     out
 }
 
-/// A note as the inspector shows it: the CLI's `--set KEY=VALUE` advice becomes the key that
-/// does it here (`S`, the settings editor).
-pub fn note_text(note: &str) -> String {
-    crate::text::safe(note)
-        .replace("try --set ", "press S and set ")
+/// A note as the inspector shows it: sanitized, its level in front unless it only explains,
+/// and the CLI's `--set KEY=VALUE` advice turned into the key that does it here (`S`).
+pub fn note_text(note: &Note) -> String {
+    let text = keys_not_flags(&crate::text::safe(&note.text));
+    match note.level {
+        Level::Info => text,
+        level => format!("{}: {text}", level.word()),
+    }
+}
+
+/// Text written for the command line, with its `--set KEY=VALUE` advice turned into the key
+/// that does the same here (`S`, the settings editor).
+pub fn keys_not_flags(text: &str) -> String {
+    text.replace("try --set ", "press S and set ")
         .replace("--set ", "S: ")
+}
+
+/// Notes in the order they matter: errors, then warnings, then explanations (stable within a
+/// level).
+pub fn sorted_notes(notes: &[Note]) -> Vec<&Note> {
+    let mut out: Vec<&Note> = notes.iter().collect();
+    out.sort_by_key(|n| match n.level {
+        Level::Error => 0,
+        Level::Warning => 1,
+        Level::Info => 2,
+    });
+    out
+}
+
+/// A note as a bullet whose mark says its level without colour: `✗` an error (error colour),
+/// `!` a warning (warning colour), `·` an explanation (dim: it never looks like a warning).
+pub fn note_bullet(theme: Theme, note: &Note, prefix: &str, cells: usize) -> Vec<Line<'static>> {
+    let (lead, style) = match note.level {
+        Level::Error => ("✗ ", theme.error()),
+        Level::Warning => ("! ", theme.warn()),
+        Level::Info => ("· ", theme.dim()),
+    };
+    let text = format!("{prefix}{}", note_text(note));
+    wrap(&text, cells.saturating_sub(2))
+        .into_iter()
+        .enumerate()
+        .map(|(i, l)| {
+            let lead = if i == 0 { lead } else { "  " };
+            let body = if note.level == Level::Error {
+                Span::styled(l, theme.error())
+            } else {
+                Span::raw(l)
+            };
+            Line::from(vec![Span::styled(lead, style), body])
+        })
+        .collect()
 }
 
 /// A note as a `* ` bullet wrapped to `cells`, its continuation lines indented under the text.
