@@ -629,6 +629,36 @@ fn tools_only_says_it_drops_the_added_reminder() {
 }
 
 #[test]
+fn y_copies_the_selected_tool_as_escaped_json() {
+    let json = "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"tools\":[\
+        {\"name\":\"evil\",\"description\":\"a\u{202e}b\",\"input_schema\":{\"type\":\"object\"}}]}";
+    let mut h = Harness::with(json, Settings::default(), false);
+    let copied = |h: &mut Harness| -> Vec<String> {
+        std::mem::take(&mut h.app.effects)
+            .into_iter()
+            .filter_map(|e| match e {
+                Effect::Copy(text) => Some(text),
+                _ => None,
+            })
+            .collect()
+    };
+    // On the matrix, the capture column copies the original entry.
+    h.keys("y");
+    assert_eq!(
+        copied(&mut h),
+        vec![r#"{"name":"evil","description":"a\u202eb","input_schema":{"type":"object"}}"#]
+    );
+    // In a strategy tab, the entry as that strategy sends it (minimal rewrites it).
+    h.keys("4y");
+    let text = copied(&mut h);
+    assert_eq!(text.len(), 1);
+    assert!(!text[0].contains('\u{202e}'), "{}", text[0]);
+    let value: serde_json::Value = serde_json::from_str(&text[0]).expect("valid JSON");
+    assert_eq!(value["name"], "evil");
+    assert!(h.screen(120, 35).contains("copied evil (minimal)"));
+}
+
+#[test]
 fn quitting_asks_when_the_settings_were_changed() {
     let mut settings = Settings::default();
     settings.set("defer.threshold", "2").unwrap();

@@ -157,6 +157,8 @@ pub enum Effect {
     Compute(Job),
     /// Stop the process (Ctrl-Z) with the terminal restored; re-enter on `fg`.
     Suspend,
+    /// Put this text (already safe for a terminal) on the clipboard.
+    Copy(String),
     /// Write an export.
     Write {
         /// Where.
@@ -1030,6 +1032,14 @@ impl App {
                     error: None,
                 })
             }
+            Action::Copy => match self.copy_text() {
+                Some((text, what)) => {
+                    let size = crate::text::bytes(text.len());
+                    self.effects.push(Effect::Copy(text));
+                    self.set_status(format!("copied {what} ({size}) to the clipboard"), false);
+                }
+                None => self.set_status("nothing to copy here: select a tool", false),
+            },
             Action::Zoom => {
                 if matches!(self.tab, Tab::Strategy(_)) {
                     self.zoom = !self.zoom;
@@ -1105,6 +1115,50 @@ impl App {
                 || p.outcomes.iter().any(|o| o.status == Status::Added)
                 || (strategy == Strategy::Code && p.tool_count() > 0)
         })
+    }
+
+    /// What `y` copies: the selected tool's entry as compact JSON (as the strategy sends it,
+    /// or the original when it sends nothing), with every unsafe character JSON-escaped so
+    /// the text pasted is our own. Returns it and how the status line names it.
+    pub fn copy_text(&self) -> Option<(String, String)> {
+        let json =
+            |entry: &Value| crate::sanitize::json_for_terminal(&tool::compact(entry)).into_owned();
+        match self.tab {
+            Tab::Strategy(s) => {
+                let (original, sent) = self.selected_entries()?;
+                let (entry, how) = match (sent, original) {
+                    (Some(e), _) => (e, s.id().to_owned()),
+                    (None, Some(e)) => (e, "original".to_owned()),
+                    (None, None) => return None,
+                };
+                let name = tool::name(entry).unwrap_or("the tool");
+                Some((json(entry), format!("{} ({how})", crate::text::safe(name))))
+            }
+            Tab::Matrix => {
+                let m = self.matrix();
+                let row = m.row(self.cursor.row)?;
+                let strategy = self.strategy();
+                let sent = (self.cursor.col > 0)
+                    .then(|| {
+                        let c = matrix::strategies().iter().position(|&x| x == strategy)?;
+                        let outcome = m.cell(row, c)?.outcome?;
+                        let p = self.projection(strategy)?;
+                        let at = p.outcomes.get(outcome)?.projected?;
+                        Some(p.sent.as_ref()?.get(at)?.entry(&self.capture).clone())
+                    })
+                    .flatten();
+                let (entry, how) = match (sent, row.origin) {
+                    (Some(e), _) => (e, strategy.id().to_owned()),
+                    (None, crate::matrix::Origin::Capture(i)) => {
+                        (self.capture.tools().get(i)?.clone(), "original".to_owned())
+                    }
+                    (None, crate::matrix::Origin::Added(_)) => return None,
+                };
+                let name = crate::text::safe(tool::name(&entry).unwrap_or("the tool"));
+                Some((json(&entry), format!("{name} ({how})")))
+            }
+            Tab::Overview => None,
+        }
     }
 
     /// A strategy's refusal, when the host refuses the capture under it.

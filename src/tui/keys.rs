@@ -143,6 +143,8 @@ pub enum Action {
     KillToStart,
     /// Delete the word before the cursor.
     KillWord,
+    /// Copy the selected tool's JSON to the clipboard.
+    Copy,
 }
 
 /// One key (a code and the modifiers that matter: Ctrl and Alt).
@@ -873,6 +875,14 @@ pub const BINDINGS: &[Binding] = &[
         A::StrategyKey,
         "open a strategy (in the order of the overview)",
         true,
+    ),
+    b(
+        C::Global,
+        &[k('y')],
+        "y",
+        A::Copy,
+        "copy the selected tool's JSON (as sent) to the clipboard (OSC 52)",
+        false,
     ),
     b(
         C::Global,

@@ -23,6 +23,7 @@
 //! asks for.
 
 pub mod app;
+pub mod clipboard;
 pub mod detail;
 pub mod diffview;
 pub mod export;
@@ -193,6 +194,12 @@ fn run_effects(app: &mut App, jobs: &Sender<worker::Job>) -> bool {
     for effect in std::mem::take(&mut app.effects) {
         match effect {
             Effect::Suspend => suspend = true,
+            Effect::Copy(text) => {
+                use std::io::Write;
+                let mut out = std::io::stdout();
+                let _ = out.write_all(clipboard::osc52(&text).as_bytes());
+                let _ = out.flush();
+            }
             Effect::Compute(job) => {
                 let _ = jobs.send(job);
             }
