@@ -369,8 +369,8 @@ pub enum Filter {
 pub struct Matrix {
     /// The capture's tools and tokens.
     pub original: Totals,
-    /// The strategy columns, in the report's order (`original` left out: it is
-    /// [`Matrix::original`]).
+    /// The strategy columns, in the report's order with refused ones last (`original` left
+    /// out: it is [`Matrix::original`]).
     pub columns: Vec<Column>,
     /// Every row: the capture's tools in capture order, then added tools.
     rows: Vec<Row>,
@@ -386,12 +386,14 @@ impl Matrix {
     /// report so they are there even when every other strategy is refused.
     pub fn new(report: &Report) -> Matrix {
         let capture_tools = report.capture.tools;
-        let figures: Vec<(&StrategyFigures, Strategy)> = report
+        let mut figures: Vec<(&StrategyFigures, Strategy)> = report
             .strategies
             .iter()
             .filter_map(|s| Some((s, s.id.parse::<Strategy>().ok()?)))
             .filter(|(_, strategy)| *strategy != Strategy::Original)
             .collect();
+        // Refused strategies go last, as in every table (CLI.md); the sort is stable.
+        figures.sort_by_key(|(s, _)| matches!(status(s), ColumnStatus::Refused(_)));
         let columns: Vec<Column> = figures
             .iter()
             .map(|(s, strategy)| column(s, *strategy))

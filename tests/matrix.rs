@@ -237,10 +237,13 @@ fn totals_are_the_reports_figures() {
 fn a_refused_column_has_no_figures() {
     let report = report_of(
         "small.json",
-        &[Strategy::Minimal, Strategy::Direct],
+        &[Strategy::Direct, Strategy::Minimal],
         &["a3s.max_tools=3"],
     );
     let matrix = Matrix::new(&report);
+    // Refused columns go last.
+    let ids: Vec<&str> = matrix.columns.iter().map(|c| c.strategy.id()).collect();
+    assert_eq!(ids, ["minimal", "direct"]);
     let direct = &matrix.columns[1];
     assert_eq!(
         direct.status,
