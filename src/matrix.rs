@@ -587,49 +587,51 @@ fn absent(column: &Column) -> Cell {
 
 fn column(s: &StrategyFigures, strategy: Strategy) -> Column {
     let status = status(s);
-    let totals = (!matches!(status, ColumnStatus::Refused(_))).then_some(Totals {
-        tools_tokens: s.tools_tokens,
-        added_tokens: s.added_tokens,
-        total_tokens: s.total_tokens,
-        saved_tokens: s.saved_tokens,
-        saved_pct: s.saved_pct,
-        tools_sent: s.tools,
-        cache_prefix: match s.first_changed_byte {
-            None => CachePrefix::Whole,
-            Some(at) => CachePrefix::Bytes(at),
-        },
-    });
+    let totals = match (
+        s.tools_tokens,
+        s.added_tokens,
+        s.total_tokens,
+        s.saved_tokens,
+        s.saved_pct,
+        s.tools,
+    ) {
+        (
+            Some(tools_tokens),
+            Some(added_tokens),
+            Some(total_tokens),
+            Some(saved_tokens),
+            Some(saved_pct),
+            Some(tools_sent),
+        ) if !s.is_refused() => Some(Totals {
+            tools_tokens,
+            added_tokens,
+            total_tokens,
+            saved_tokens,
+            saved_pct,
+            tools_sent,
+            cache_prefix: match s.first_changed_byte {
+                None => CachePrefix::Whole,
+                Some(at) => CachePrefix::Bytes(at),
+            },
+        }),
+        _ => None,
+    };
     Column {
         strategy,
-        request_valid: request_valid(s),
+        request_valid: s.request_valid,
         status,
         totals,
     }
 }
 
-/// A strategy's status from its figures. A refused projection sends nothing and every tool
-/// carries the host's message, which is also its first note.
-// Read from the per-tool figures until `StrategyFigures` carries the status itself.
+/// A strategy's status, with its reason.
 fn status(s: &StrategyFigures) -> ColumnStatus {
-    let error = s.notes.first();
-    let refused = s.tools == 0
-        && s.tools_bytes == 0
-        && !s.per_tool.is_empty()
-        && s.per_tool
-            .iter()
-            .all(|t| t.state == "removed" && Some(&t.reason) == error);
-    match (refused, error) {
-        (true, Some(error)) => ColumnStatus::Refused(error.clone()),
+    let reason = || s.status_reason.clone().unwrap_or_default();
+    match s.status {
+        "refused" => ColumnStatus::Refused(reason()),
+        "not_applicable" => ColumnStatus::NotApplicable(reason()),
         _ => ColumnStatus::Ok,
     }
-}
-
-/// Whether a provider would accept the projected request.
-// Read from the lint's note until `StrategyFigures` carries `request_valid`.
-fn request_valid(s: &StrategyFigures) -> bool {
-    !s.notes
-        .iter()
-        .any(|n| n.contains("the provider will reject the request"))
 }
 
 /// The separator an MCP server's tools carry: `mcp__server__tool`.
