@@ -179,6 +179,9 @@ pub enum CachePrefix {
 pub struct Totals {
     /// Tokens of the compact tools array.
     pub tools_tokens: usize,
+    /// Tokens of the tools array the model sees (`defer_loading: true` entries count 0);
+    /// savings are measured on these.
+    pub context_tokens: usize,
     /// Tokens of text added outside the tools array.
     pub added_tokens: usize,
     /// `tools_tokens + added_tokens`.
@@ -198,6 +201,8 @@ pub struct Totals {
 pub enum TotalRow {
     /// Tokens of the tools array.
     ToolsArray,
+    /// Tokens of it in the model's context (shown only when a provider defers entries).
+    InContext,
     /// Tokens of text added outside it.
     AddedText,
     /// Their sum.
@@ -213,9 +218,11 @@ pub enum TotalRow {
 }
 
 impl TotalRow {
-    /// Every totals row, in display order.
-    pub const ALL: [TotalRow; 7] = [
+    /// Every totals row, in display order ([`Matrix::total_rows`] leaves out `InContext`
+    /// when it equals the tools array everywhere).
+    pub const ALL: [TotalRow; 8] = [
         TotalRow::ToolsArray,
+        TotalRow::InContext,
         TotalRow::AddedText,
         TotalRow::TotalSent,
         TotalRow::Saved,
@@ -228,6 +235,7 @@ impl TotalRow {
     pub fn label(self) -> &'static str {
         match self {
             TotalRow::ToolsArray => "tools array",
+            TotalRow::InContext => "in context",
             TotalRow::AddedText => "added text",
             TotalRow::TotalSent => "total sent",
             TotalRow::Saved => "saved",
@@ -243,6 +251,7 @@ impl Totals {
     pub fn text(&self, row: TotalRow) -> String {
         match row {
             TotalRow::ToolsArray => thousands(self.tools_tokens),
+            TotalRow::InContext => thousands(self.context_tokens),
             TotalRow::AddedText => thousands(self.added_tokens),
             TotalRow::TotalSent => thousands(self.total_tokens),
             TotalRow::Saved => crate::text::signed(self.saved_tokens),
@@ -260,6 +269,7 @@ impl Totals {
     pub fn raw(&self, row: TotalRow) -> String {
         match row {
             TotalRow::ToolsArray => self.tools_tokens.to_string(),
+            TotalRow::InContext => self.context_tokens.to_string(),
             TotalRow::AddedText => self.added_tokens.to_string(),
             TotalRow::TotalSent => self.total_tokens.to_string(),
             TotalRow::Saved => self.saved_tokens.to_string(),
@@ -470,6 +480,7 @@ impl Matrix {
         let capture = &report.capture;
         let original = Totals {
             tools_tokens: capture.tools_tokens,
+            context_tokens: capture.context_tokens,
             added_tokens: 0,
             total_tokens: capture.tools_tokens,
             saved_tokens: 0,
@@ -519,6 +530,18 @@ impl Matrix {
     pub fn set_filter(&mut self, filter: Option<Filter>) {
         self.filter = filter;
         self.refresh();
+    }
+
+    /// The totals rows to show: every one, but `in context` only when a provider defers
+    /// entries somewhere (it equals `tools array` otherwise).
+    pub fn total_rows(&self) -> Vec<TotalRow> {
+        let deferral = std::iter::once(&self.original)
+            .chain(self.columns.iter().filter_map(|c| c.totals.as_ref()))
+            .any(|t| t.context_tokens != t.tools_tokens);
+        TotalRow::ALL
+            .into_iter()
+            .filter(|&row| deferral || row != TotalRow::InContext)
+            .collect()
     }
 
     /// The index in [`Matrix::columns`] of a strategy's column.
@@ -587,38 +610,27 @@ fn absent(column: &Column) -> Cell {
 
 fn column(s: &StrategyFigures, strategy: Strategy) -> Column {
     let status = status(s);
-    let totals = match (
-        s.tools_tokens,
-        s.added_tokens,
-        s.total_tokens,
-        s.saved_tokens,
-        s.saved_pct,
-        s.tools,
-    ) {
-        (
-            Some(tools_tokens),
-            Some(added_tokens),
-            Some(total_tokens),
-            Some(saved_tokens),
-            Some(saved_pct),
-            Some(tools_sent),
-        ) if !s.is_refused() => Some(Totals {
-            tools_tokens,
-            added_tokens,
-            total_tokens,
-            saved_tokens,
-            saved_pct,
-            tools_sent,
+    // A refused strategy has no figures at all; any other has every one.
+    let totals = (|| {
+        Some(Totals {
+            tools_tokens: s.tools_tokens?,
+            context_tokens: s.context_tokens?,
+            added_tokens: s.added_tokens?,
+            total_tokens: s.total_tokens?,
+            saved_tokens: s.saved_tokens?,
+            saved_pct: s.saved_pct?,
+            tools_sent: s.tools?,
             cache_prefix: match s.first_changed_byte {
                 None => CachePrefix::Whole,
                 Some(at) => CachePrefix::Bytes(at),
             },
-        }),
-        _ => None,
-    };
+        })
+    })()
+    .filter(|_| !matches!(status, ColumnStatus::Refused(_)));
     Column {
         strategy,
-        request_valid: s.request_valid,
+        // A refused strategy sends no request to judge: its column says `refused` instead.
+        request_valid: s.request_valid || s.is_refused(),
         status,
         totals,
     }
