@@ -297,9 +297,10 @@ pub struct Column {
 }
 
 impl Column {
-    /// The header text: the strategy id, with `!` when a provider would reject the request.
+    /// The header text: the strategy id, with `!` when a provider would reject the request
+    /// (a refused strategy sends no request: its cells say so instead).
     pub fn header(&self) -> String {
-        if self.request_valid {
+        if self.request_valid || matches!(self.status, ColumnStatus::Refused(_)) {
             self.strategy.id().to_owned()
         } else {
             format!("{}!", self.strategy.id())

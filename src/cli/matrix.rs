@@ -171,7 +171,7 @@ fn column_notes(matrix: &Matrix) -> Vec<String> {
             }
             ColumnStatus::Refused(why) => lines.push(format!("{id}: refused: {}", visible(why))),
         }
-        if !column.request_valid {
+        if !column.request_valid && !matches!(column.status, ColumnStatus::Refused(_)) {
             lines.push(format!(
                 "{}: a provider would reject this request (see `report -s {id}`)",
                 column.header()
