@@ -290,7 +290,8 @@ pub struct Column {
     pub strategy: Strategy,
     /// Projected, not applicable, or refused.
     pub status: ColumnStatus,
-    /// `false` when a provider would reject the projected request (marked in the header).
+    /// `false` when a provider would reject the projected request (marked in the header), and
+    /// for a refused strategy, which sends none.
     pub request_valid: bool,
     /// The column's totals; `None` when refused.
     pub totals: Option<Totals>,
@@ -630,8 +631,7 @@ fn column(s: &StrategyFigures, strategy: Strategy) -> Column {
     .filter(|_| !matches!(status, ColumnStatus::Refused(_)));
     Column {
         strategy,
-        // A refused strategy sends no request to judge: its column says `refused` instead.
-        request_valid: s.request_valid || s.is_refused(),
+        request_valid: s.request_valid,
         status,
         totals,
     }
