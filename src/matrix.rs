@@ -179,6 +179,9 @@ pub enum CachePrefix {
 pub struct Totals {
     /// Tokens of the compact tools array.
     pub tools_tokens: usize,
+    /// Tokens of the tools array the model sees (`defer_loading: true` entries count 0);
+    /// savings are measured on these.
+    pub context_tokens: usize,
     /// Tokens of text added outside the tools array.
     pub added_tokens: usize,
     /// `tools_tokens + added_tokens`.
@@ -198,6 +201,8 @@ pub struct Totals {
 pub enum TotalRow {
     /// Tokens of the tools array.
     ToolsArray,
+    /// Tokens of it in the model's context (shown only when a provider defers entries).
+    InContext,
     /// Tokens of text added outside it.
     AddedText,
     /// Their sum.
@@ -213,9 +218,11 @@ pub enum TotalRow {
 }
 
 impl TotalRow {
-    /// Every totals row, in display order.
-    pub const ALL: [TotalRow; 7] = [
+    /// Every totals row, in display order ([`Matrix::total_rows`] leaves out `InContext`
+    /// when it equals the tools array everywhere).
+    pub const ALL: [TotalRow; 8] = [
         TotalRow::ToolsArray,
+        TotalRow::InContext,
         TotalRow::AddedText,
         TotalRow::TotalSent,
         TotalRow::Saved,
@@ -228,6 +235,7 @@ impl TotalRow {
     pub fn label(self) -> &'static str {
         match self {
             TotalRow::ToolsArray => "tools array",
+            TotalRow::InContext => "in context",
             TotalRow::AddedText => "added text",
             TotalRow::TotalSent => "total sent",
             TotalRow::Saved => "saved",
@@ -243,6 +251,7 @@ impl Totals {
     pub fn text(&self, row: TotalRow) -> String {
         match row {
             TotalRow::ToolsArray => thousands(self.tools_tokens),
+            TotalRow::InContext => thousands(self.context_tokens),
             TotalRow::AddedText => thousands(self.added_tokens),
             TotalRow::TotalSent => thousands(self.total_tokens),
             TotalRow::Saved => crate::text::signed(self.saved_tokens),
@@ -260,6 +269,7 @@ impl Totals {
     pub fn raw(&self, row: TotalRow) -> String {
         match row {
             TotalRow::ToolsArray => self.tools_tokens.to_string(),
+            TotalRow::InContext => self.context_tokens.to_string(),
             TotalRow::AddedText => self.added_tokens.to_string(),
             TotalRow::TotalSent => self.total_tokens.to_string(),
             TotalRow::Saved => self.saved_tokens.to_string(),
@@ -280,7 +290,8 @@ pub struct Column {
     pub strategy: Strategy,
     /// Projected, not applicable, or refused.
     pub status: ColumnStatus,
-    /// `false` when a provider would reject the projected request (marked in the header).
+    /// `false` when a provider would reject the projected request (marked in the header), and
+    /// for a refused strategy, which sends none.
     pub request_valid: bool,
     /// The column's totals; `None` when refused.
     pub totals: Option<Totals>,
@@ -370,8 +381,8 @@ pub enum Filter {
 pub struct Matrix {
     /// The capture's tools and tokens.
     pub original: Totals,
-    /// The strategy columns, in the report's order (`original` left out: it is
-    /// [`Matrix::original`]).
+    /// The strategy columns, in the report's order with refused ones last (`original` left
+    /// out: it is [`Matrix::original`]).
     pub columns: Vec<Column>,
     /// Every row: the capture's tools in capture order, then added tools.
     rows: Vec<Row>,
@@ -387,12 +398,14 @@ impl Matrix {
     /// report so they are there even when every other strategy is refused.
     pub fn new(report: &Report) -> Matrix {
         let capture_tools = report.capture.tools;
-        let figures: Vec<(&StrategyFigures, Strategy)> = report
+        let mut figures: Vec<(&StrategyFigures, Strategy)> = report
             .strategies
             .iter()
             .filter_map(|s| Some((s, s.id.parse::<Strategy>().ok()?)))
             .filter(|(_, strategy)| *strategy != Strategy::Original)
             .collect();
+        // Refused strategies go last, as in every table (CLI.md); the sort is stable.
+        figures.sort_by_key(|(s, _)| matches!(status(s), ColumnStatus::Refused(_)));
         let columns: Vec<Column> = figures
             .iter()
             .map(|(s, strategy)| column(s, *strategy))
@@ -469,6 +482,7 @@ impl Matrix {
         let capture = &report.capture;
         let original = Totals {
             tools_tokens: capture.tools_tokens,
+            context_tokens: capture.context_tokens,
             added_tokens: 0,
             total_tokens: capture.tools_tokens,
             saved_tokens: 0,
@@ -518,6 +532,18 @@ impl Matrix {
     pub fn set_filter(&mut self, filter: Option<Filter>) {
         self.filter = filter;
         self.refresh();
+    }
+
+    /// The totals rows to show: every one, but `in context` only when a provider defers
+    /// entries somewhere (it equals `tools array` otherwise).
+    pub fn total_rows(&self) -> Vec<TotalRow> {
+        let deferral = std::iter::once(&self.original)
+            .chain(self.columns.iter().filter_map(|c| c.totals.as_ref()))
+            .any(|t| t.context_tokens != t.tools_tokens);
+        TotalRow::ALL
+            .into_iter()
+            .filter(|&row| deferral || row != TotalRow::InContext)
+            .collect()
     }
 
     /// The index in [`Matrix::columns`] of a strategy's column.
@@ -586,35 +612,23 @@ fn absent(column: &Column) -> Cell {
 
 fn column(s: &StrategyFigures, strategy: Strategy) -> Column {
     let status = status(s);
-    let totals = match (
-        s.tools_tokens,
-        s.added_tokens,
-        s.total_tokens,
-        s.saved_tokens,
-        s.saved_pct,
-        s.tools,
-    ) {
-        (
-            Some(tools_tokens),
-            Some(added_tokens),
-            Some(total_tokens),
-            Some(saved_tokens),
-            Some(saved_pct),
-            Some(tools_sent),
-        ) if !s.is_refused() => Some(Totals {
-            tools_tokens,
-            added_tokens,
-            total_tokens,
-            saved_tokens,
-            saved_pct,
-            tools_sent,
+    // A refused strategy has no figures at all; any other has every one.
+    let totals = (|| {
+        Some(Totals {
+            tools_tokens: s.tools_tokens?,
+            context_tokens: s.context_tokens?,
+            added_tokens: s.added_tokens?,
+            total_tokens: s.total_tokens?,
+            saved_tokens: s.saved_tokens?,
+            saved_pct: s.saved_pct?,
+            tools_sent: s.tools?,
             cache_prefix: match s.first_changed_byte {
                 None => CachePrefix::Whole,
                 Some(at) => CachePrefix::Bytes(at),
             },
-        }),
-        _ => None,
-    };
+        })
+    })()
+    .filter(|_| !matches!(status, ColumnStatus::Refused(_)));
     Column {
         strategy,
         request_valid: s.request_valid,

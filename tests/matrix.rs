@@ -220,7 +220,8 @@ fn totals_are_the_reports_figures() {
     }
     let defer = matrix.column_index(Strategy::Defer).unwrap();
     let minimal = matrix.column_index(Strategy::Minimal).unwrap();
-    let texts: Vec<String> = TotalRow::ALL
+    let texts: Vec<String> = matrix
+        .total_rows()
         .iter()
         .map(|&row| matrix.total_text(Some(defer), row))
         .collect();
@@ -237,10 +238,13 @@ fn totals_are_the_reports_figures() {
 fn a_refused_column_has_no_figures() {
     let report = report_of(
         "small.json",
-        &[Strategy::Minimal, Strategy::Direct],
+        &[Strategy::Direct, Strategy::Minimal],
         &["a3s.max_tools=3"],
     );
     let matrix = Matrix::new(&report);
+    // Refused columns go last.
+    let ids: Vec<&str> = matrix.columns.iter().map(|c| c.strategy.id()).collect();
+    assert_eq!(ids, ["minimal", "direct"]);
     let direct = &matrix.columns[1];
     assert_eq!(
         direct.status,
@@ -685,4 +689,39 @@ fn changed_by_keeps_the_rows_a_strategy_changes_and_says_so() {
         .split_whitespace()
         .collect();
     assert_eq!(total, ["total", "sent", "1,296", "558", "1,020"]);
+}
+
+#[test]
+fn not_applicable_columns_keep_their_figures_and_reason() {
+    let matrix = Matrix::new(&report_of("small.json", &[Strategy::Code], &[]));
+    assert_eq!(
+        matrix.columns[0].status,
+        ColumnStatus::NotApplicable(
+            "the capture has no `program` tool, so a3s presents no tools (set code.gateway=inject to add a3s's own gateway)".to_owned()
+        )
+    );
+    assert_eq!(matrix.total_text(Some(0), TotalRow::Saved), "1,296");
+    // Without provider-deferred entries, `in context` would repeat `tools array`.
+    assert!(!matrix.total_rows().contains(&TotalRow::InContext));
+}
+
+#[test]
+fn provider_deferred_entries_add_the_in_context_row() {
+    let report = report_of("anthropic-tool-search.json", &[Strategy::Minimal], &[]);
+    let matrix = Matrix::new(&report);
+    assert_eq!(
+        matrix.total_rows()[..2],
+        [TotalRow::ToolsArray, TotalRow::InContext]
+    );
+    assert_eq!(
+        matrix.original.context_tokens,
+        report.capture.context_tokens
+    );
+    let minimal = matrix.columns[0].totals.unwrap();
+    assert_eq!(
+        Some(minimal.context_tokens),
+        report.strategies[0].context_tokens
+    );
+    // Savings are on context tokens: 173 in context before, 119 after.
+    assert_eq!((minimal.context_tokens, minimal.saved_tokens), (119, 54));
 }

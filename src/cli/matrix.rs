@@ -222,7 +222,8 @@ fn strategy_column(matrix: &Matrix, index: usize, column: &Column) -> TableColum
             }
         })
         .collect();
-    let totals: Vec<String> = TotalRow::ALL
+    let totals: Vec<String> = matrix
+        .total_rows()
         .iter()
         .map(|&row| matrix.total_text(Some(index), row))
         .collect();
@@ -264,7 +265,8 @@ fn original_column(matrix: &Matrix) -> TableColumn {
         .rows()
         .map(|r| r.original_tokens.map(thousands).unwrap_or_default())
         .collect();
-    let totals: Vec<String> = TotalRow::ALL
+    let totals: Vec<String> = matrix
+        .total_rows()
         .iter()
         .map(|&row| matrix.total_text(None, row))
         .collect();
@@ -295,7 +297,8 @@ fn table(report: &Report, matrix: &Matrix, limit: Option<usize>) -> String {
     let rows: Vec<&Row> = matrix.rows().collect();
     let raw_names: Vec<&str> = rows.iter().map(|r| r.name.as_str()).collect();
     let name_header = format!("tool{}", arrow(matrix.sort(), SortColumn::Name));
-    let labels = TotalRow::ALL.iter().map(|r| width(r.label()));
+    let total_rows = matrix.total_rows();
+    let labels = total_rows.iter().map(|r| width(r.label()));
     let label_width = labels.max().unwrap_or(0).max(width(&name_header));
     let natural_name = raw_names
         .iter()
@@ -398,7 +401,7 @@ fn table(report: &Report, matrix: &Matrix, limit: Option<usize>) -> String {
         + original.width()
         + columns.iter().map(|(_, c)| 2 + c.width()).sum::<usize>();
     let _ = writeln!(out, "{}", "─".repeat(rule_width));
-    for (t, row) in TotalRow::ALL.iter().enumerate() {
+    for (t, row) in total_rows.iter().enumerate() {
         out.push_str(&line(
             row.label(),
             &pad_left(&original.totals[t], original.width()),
@@ -528,7 +531,7 @@ fn markdown(report: &Report, matrix: &Matrix) -> String {
         cells.extend(row.cells.iter().map(|c| markdown_cell(&c.text())));
         let _ = writeln!(out, "| {} |", cells.join(" | ").trim_end());
     }
-    for &total in &TotalRow::ALL {
+    for total in matrix.total_rows() {
         let mut cells = vec![
             format!("**{}**", total.label()),
             matrix.total_text(None, total),
@@ -608,7 +611,7 @@ fn csv(matrix: &Matrix) -> String {
         }
         record(fields);
     }
-    for &total in &TotalRow::ALL {
+    for total in matrix.total_rows() {
         let mut fields = vec![
             "total".to_owned(),
             match total {
