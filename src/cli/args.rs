@@ -53,8 +53,15 @@ pub struct Cli {
     )]
     pub encoding: EncodingArg,
 
-    /// When to colour the interactive view: auto (unless NO_COLOR), always, never.
-    #[arg(long, value_enum, default_value = "auto", value_name = "WHEN")]
+    /// When to colour (the interactive view, `diff`): auto (on a terminal, unless NO_COLOR),
+    /// always, never. Accepted by every subcommand.
+    #[arg(
+        long,
+        value_enum,
+        default_value = "auto",
+        value_name = "WHEN",
+        global = true
+    )]
     pub color: ColorChoice,
 
     #[command(subcommand)]
@@ -83,8 +90,15 @@ pub enum Command {
     Report {
         #[command(flatten)]
         common: Common,
-        /// A strategy id (repeatable; default: all of them). See `toolprism strategies`.
-        #[arg(short = 's', long = "strategy", value_name = "ID", value_parser = parse_strategy)]
+        /// Strategy ids, repeatable or comma-separated (`-s minimal,defer`; default: all of
+        /// them, each once). See `toolprism strategies`.
+        #[arg(
+            short = 's',
+            long = "strategy",
+            value_name = "ID",
+            value_parser = parse_strategy,
+            value_delimiter = ','
+        )]
         strategies: Vec<Strategy>,
         /// One JSON object on standard output (the keys are a contract: see CLI.md).
         #[arg(long)]
@@ -112,8 +126,11 @@ pub enum Command {
         #[arg(short = 's', long = "strategy", value_name = "ID", value_parser = parse_strategy)]
         strategy: Strategy,
         /// Only the projected `tools` array (`[]` when the projection sends no `tools` key).
-        #[arg(long)]
+        #[arg(long, conflicts_with = "tool")]
         tools_only: bool,
+        /// Only this tool's entry as the projection sends it (exact name).
+        #[arg(long, value_name = "NAME")]
+        tool: Option<String>,
         /// Indent with two spaces.
         #[arg(long)]
         pretty: bool,
@@ -131,9 +148,9 @@ pub enum Command {
         /// Only this tool (exact name).
         #[arg(long, value_name = "NAME")]
         tool: Option<String>,
-        /// When to colour: on a terminal without NO_COLOR (auto), always, never.
-        #[arg(long, value_enum, default_value = "auto", value_name = "WHEN")]
-        color: ColorChoice,
+        /// Only the summary and one line per tool: lines removed and added, as `git diff --stat`.
+        #[arg(long)]
+        stat: bool,
     },
     /// Write what `show` prints to a file, atomically, never replacing one without `--force`.
     #[command(
@@ -157,12 +174,19 @@ pub enum Command {
         /// Also write the full entries `shorten` pointers name, as DIR/{handle}.
         #[arg(long, value_name = "DIR")]
         store: Option<PathBuf>,
-        /// Replace existing files.
+        /// Replace existing files (a device or a named pipe is written through, never
+        /// replaced).
         #[arg(long)]
         force: bool,
+        /// No line on standard error after a successful export.
+        #[arg(short = 'q', long)]
+        quiet: bool,
     },
     /// List the strategy ids, one a line, with what each does.
     Strategies,
+    /// Print the manual page (roff, generated from these definitions) for packagers.
+    #[command(hide = true)]
+    Man,
     /// Print a shell completion script.
     #[command(
         after_help = "Example:\n  toolprism completions bash > ~/.local/share/bash-completion/completions/toolprism"
@@ -176,7 +200,13 @@ pub enum Command {
 
 fn parse_strategy(id: &str) -> Result<Strategy, String> {
     id.parse()
-        .map_err(|e: toolprism::strategy::UnknownStrategy| e.to_string())
+        .map_err(|e: toolprism::strategy::UnknownStrategy| {
+            let ids = Strategy::ALL.iter().map(|s| s.id());
+            match super::manners::did_you_mean(id, ids) {
+                Some(near) => format!("{e}; did you mean `{near}`?"),
+                None => e.to_string(),
+            }
+        })
 }
 
 /// `--encoding`.
