@@ -687,3 +687,12 @@ fn the_man_page_is_generated_from_the_grammar() {
         assert!(man.contains(word), "{word}");
     }
 }
+#[test]
+fn help_points_at_documents_that_exist() {
+    let help = stdout_of(&["--help"]);
+    for doc in ["docs/CLI.md", "docs/STRATEGIES.md"] {
+        assert!(help.contains(doc), "{doc} in --help");
+        assert!(root().join(doc).is_file(), "{doc} ships");
+    }
+    assert!(Path::new(&root().join("docs/UNTRUSTED-TEXT.md")).is_file());
+}

@@ -9,17 +9,24 @@ use toolprism::measure::Encoding;
 const EXAMPLES: &str = "\
 Examples:
   toolprism                                  the bundled sample (interactive on a terminal)
+  cat capture.json | toolprism               the piped capture
   toolprism report capture.json              every strategy, as a table
-  toolprism report capture.json -s minimal -s defer --per-tool
+  toolprism report capture.json -s minimal,defer --per-tool
   toolprism report capture.json --json --encoding cl100k_base
   toolprism report capture.json --set defer.threshold=3 -s defer
   toolprism show capture.json -s minimal --tools-only --pretty
-  toolprism diff capture.json -s progressive --tool mcp__github__create_issue
+  toolprism show capture.json -s minimal --tool read_file
+  toolprism diff capture.json -s progressive | less -R
+  toolprism diff capture.json -s minimal --stat
   toolprism export capture.json -s shorten -o shortened.json --store store/
-  cat capture.json | toolprism report -        read the capture from standard input
   toolprism strategies                       what each strategy id does
 
-Exit status: 0 success; 2 usage error or unreadable/invalid capture (one line on stderr).";
+Exit status: 0 success; 1 a check asked for failed (--budget); 2 usage error, unreadable or
+invalid capture, failed export (one line on stderr).
+
+Documentation: docs/CLI.md (every command and flag, the report --json keys, exit codes),
+docs/STRATEGIES.md (each strategy, its host and release), docs/UNTRUSTED-TEXT.md (what
+toolprism promises about a capture's text); `toolprism man` prints the manual page.";
 
 /// Inspect the tool list an LLM agent sends to a model API: project it under the rules of
 /// four real agent hosts, measure every projection in exact tiktoken tokens and bytes,
