@@ -8,6 +8,7 @@ pub mod capture;
 pub mod diff;
 pub mod error;
 pub mod export;
+pub mod matrix;
 pub mod measure;
 pub mod projection;
 pub mod report;

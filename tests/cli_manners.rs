@@ -85,6 +85,7 @@ fn on_terminal_in(dir: &Path, args: &[&str], columns: usize, redirect: &str) -> 
         .args(["-qec", &line, "/dev/null"])
         .current_dir(dir)
         .env_remove("NO_COLOR")
+        .env_remove("COLUMNS")
         .stdin(Stdio::null())
         .output()
         .expect("script runs");

@@ -121,6 +121,9 @@ pub enum Command {
         /// Add a per-tool table for each strategy.
         #[arg(long)]
         per_tool: bool,
+        /// `--matrix` and its options.
+        #[command(flatten)]
+        matrix: super::matrix::MatrixArgs,
     },
     /// Print the projected request body (compact JSON, or `--pretty`).
     #[command(

@@ -7,6 +7,7 @@
 mod args;
 mod diffprint;
 mod manners;
+mod matrix;
 mod table;
 
 use std::io::{IsTerminal, Write};
@@ -115,16 +116,27 @@ fn for_terminal(json: String) -> String {
     }
 }
 
-/// The terminal's width when standard output is one (tables wrap to it); `None` into a pipe
-/// or a file, where the layout never depends on the environment.
-fn terminal_width() -> Option<usize> {
+/// The terminal's width when standard output is one (tables wrap or fit to it): `COLUMNS`
+/// when set (as `ls` reads it), else the terminal's own size, else 80. `None` into a pipe or a
+/// file, where the layout never depends on the environment.
+pub(crate) fn terminal_width() -> Option<usize> {
     if !std::io::stdout().is_terminal() {
         return None;
     }
-    crossterm::terminal::size()
+    let from_env = std::env::var("COLUMNS")
         .ok()
-        .map(|(columns, _)| usize::from(columns))
-        .filter(|&columns| columns > 0)
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .filter(|&n| n > 0);
+    Some(
+        from_env
+            .or_else(|| {
+                crossterm::terminal::size()
+                    .ok()
+                    .map(|(w, _)| usize::from(w))
+            })
+            .filter(|&n| n > 0)
+            .unwrap_or(80),
+    )
 }
 
 /// Write to standard output; a closed pipe is not an error worth a message.
@@ -152,6 +164,7 @@ fn run(cli: Cli) -> Result<Output, Failure> {
             json,
             encoding,
             per_tool,
+            matrix,
         } => {
             // Started first: the encoder is built on a background thread while the capture is
             // read and parsed.
@@ -176,6 +189,8 @@ fn run(cli: Cli) -> Result<Output, Failure> {
                     .map_err(|e| Failure::new(format!("{}: {e}", visible(&name))))?;
                 text.push('\n');
                 text
+            } else if matrix.matrix {
+                matrix::render(&report, &matrix)
             } else {
                 table::report_table(&report, per_tool, terminal_width())
             };
