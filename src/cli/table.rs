@@ -68,6 +68,24 @@ fn fit_text(text: &str, cells: Option<usize>) -> String {
     out
 }
 
+/// A paragraph for the terminal: its own line breaks (laid out for a pipe at about 90 columns)
+/// dropped and the text wrapped to `cells`, when it does not fit as it is.
+fn fit_paragraph(text: &str, cells: Option<usize>) -> String {
+    match cells {
+        Some(cells) if text.lines().any(|l| width(l) > cells) => {
+            let leading = text.len() - text.trim_start_matches('\n').len();
+            let joined = text.trim_matches('\n').replace('\n', " ");
+            let mut out = "\n".repeat(leading);
+            for line in wrap(&joined, cells.max(MIN_WRAP)) {
+                out.push_str(&line);
+                out.push('\n');
+            }
+            out
+        }
+        _ => text.to_owned(),
+    }
+}
+
 /// Aligned rows: `right[i]` right-aligns column i. The last column is never padded; with a
 /// terminal width, a last cell that would overflow wraps under itself.
 fn grid(rows: &[Vec<String>], right: &[bool], indent: &str, cells: Option<usize>) -> String {
@@ -200,7 +218,7 @@ pub fn report_table(report: &Report, per_tool: bool, cells: Option<usize>) -> St
         "",
         cells,
     ));
-    out.push_str(&fit_text(
+    out.push_str(&fit_paragraph(
         "\ntokens: the projected tools array plus any text added outside it. cache prefix: bytes of\nthe compact tools array that stay identical (a provider's prompt cache keeps that much).\n",
         cells,
     ));
@@ -245,7 +263,7 @@ pub fn report_table(report: &Report, per_tool: bool, cells: Option<usize>) -> St
 
     if let Some(line) = overhead_line(report) {
         out.push('\n');
-        out.push_str(&fit_text(&line, cells));
+        out.push_str(&fit_paragraph(&line, cells));
     }
 
     if per_tool {
@@ -340,14 +358,23 @@ mod tests {
         ]];
         assert_eq!(
             grid(&rows, &[false, false], "", Some(26)),
-            "id  one two three four five\n    six seven eight nine ten\n    eleven\n"
+            "id  one two three four\n    five six seven eight\n    nine ten eleven\n"
         );
         assert_eq!(
             fit_text(
                 "  defer: a b c d e f g h i j k l m n o p q r s t u v w x y z",
                 Some(30)
             ),
-            "  defer: a b c d e f g h i j k\n    l m n o p q r s t u v w x y\n    z\n"
+            "  defer: a b c d e f g h i j\n    k l m n o p q r s t u v w\n    x y z\n"
+        );
+        assert_eq!(
+            fit_paragraph("\nab cd\nef gh ij\n", Some(8)),
+            "\nab cd\nef gh ij\n",
+            "fits: left as it is"
+        );
+        assert_eq!(
+            fit_paragraph("\naaaa bbbb cccc dddd eeee ffff\ngggg hhhh\n", Some(20)),
+            "\naaaa bbbb cccc dddd\neeee ffff gggg hhhh\n"
         );
         // A word longer than the room stays whole.
         assert_eq!(
