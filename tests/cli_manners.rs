@@ -97,8 +97,9 @@ fn on_terminal_in(dir: &Path, args: &[&str], columns: usize, redirect: &str) -> 
 
 #[test]
 fn pretty_json_on_a_terminal_parses_back_to_the_same_value() {
-    let cases: [&[&str]; 3] = [
+    let cases: [&[&str]; 4] = [
         &["show", "samples/hostile.json", "-s", "original", "--pretty"],
+        &["report", "samples/hostile.json", "-s", "original", "--json"],
         &[
             "show",
             "samples/hostile.json",

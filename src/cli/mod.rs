@@ -188,7 +188,7 @@ fn run(cli: Cli) -> Result<Output, Failure> {
                 let mut text = serde_json::to_string_pretty(&report)
                     .map_err(|e| Failure::new(format!("{}: {e}", visible(&name))))?;
                 text.push('\n');
-                text
+                for_terminal(text)
             } else if matrix.matrix {
                 matrix::render(&report, &matrix)
             } else {
