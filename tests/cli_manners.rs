@@ -360,6 +360,24 @@ fn a_named_pipe_is_written_through() {
     );
 }
 
+#[test]
+fn a_folder_that_is_a_file_is_one_plain_line() {
+    // Binds root too, unlike permissions.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("notes.txt");
+    std::fs::write(&file, "x").unwrap();
+    let target = format!("{}/out.json", file.display());
+    let line = one_line_failure(&mut export_original_tools(&target));
+    assert_eq!(
+        line,
+        format!(
+            "toolprism: cannot write in {}/: a part of the path is not a folder",
+            file.display()
+        )
+    );
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+}
+
 #[cfg(unix)]
 #[test]
 fn a_read_only_folder_is_one_plain_line() {
