@@ -716,3 +716,30 @@ fn help_points_at_documents_that_exist() {
     }
     assert!(Path::new(&root().join("docs/UNTRUSTED-TEXT.md")).is_file());
 }
+
+#[test]
+fn a_refused_export_writes_no_store_either() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("short.json");
+    std::fs::write(&out, "precious").unwrap();
+    let store = dir.path().join("store");
+    let line = one_line_failure(
+        toolprism()
+            .args(["export", "samples/leanctx-chat.json", "-s", "shorten", "-o"])
+            .arg(&out)
+            .arg("--store")
+            .arg(&store),
+    );
+    assert_eq!(
+        line,
+        format!(
+            "toolprism: {} exists (use --force to replace it)",
+            out.display()
+        )
+    );
+    assert!(
+        !store.exists(),
+        "the store is not written for a refused export"
+    );
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "precious");
+}

@@ -263,6 +263,15 @@ fn run(cli: Cli) -> Result<Output, Failure> {
             refused(&projection, &name)?;
             let text = export::render(&capture, &projection, tools_only, pretty);
             let counter = (!quiet).then(|| TokenCounter::new(Encoding::O200kBase));
+            // Refuse before writing the store: a refused export writes nothing at all.
+            let to_file = output.as_os_str() != "-";
+            if to_file
+                && !force
+                && export::target_kind(&output) == export::TargetKind::Regular
+                && output.symlink_metadata().is_ok()
+            {
+                return Err(export_failure(export::ExportError::Exists(output)));
+            }
             let mut notes = Vec::new();
             if let Some(dir) = &store {
                 if projection.stored.is_empty() {
@@ -281,12 +290,12 @@ fn run(cli: Cli) -> Result<Output, Failure> {
                 }
             }
             let mut stdout = Vec::new();
-            let target = if output.as_os_str() == "-" {
-                stdout = for_terminal(text.clone()).into_bytes();
-                "standard output".to_owned()
-            } else {
+            let target = if to_file {
                 write_export(&output, &text, force)?;
                 visible(&output.to_string_lossy()).into_owned()
+            } else {
+                stdout = for_terminal(text.clone()).into_bytes();
+                "standard output".to_owned()
             };
             let mut stderr = String::new();
             match &counter {
