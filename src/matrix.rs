@@ -115,6 +115,9 @@ pub struct Cell {
     pub tokens: Option<usize>,
     /// What the strategy did to it.
     pub mark: Mark,
+    /// Index of the tool in that strategy's per-tool figures (and its projection's
+    /// outcomes), to open it; `None` for absent and refused cells.
+    pub outcome: Option<usize>,
 }
 
 impl Cell {
@@ -284,9 +287,10 @@ pub struct Column {
 }
 
 impl Column {
-    /// The header text: the strategy id, with `!` when a provider would reject the request.
+    /// The header text: the strategy id, with `!` when a provider would reject the request
+    /// (a refused strategy sends no request: its cells say so instead).
     pub fn header(&self) -> String {
-        if self.request_valid {
+        if self.request_valid || matches!(self.status, ColumnStatus::Refused(_)) {
             self.strategy.id().to_owned()
         } else {
             format!("{}!", self.strategy.id())
@@ -378,7 +382,9 @@ pub struct Matrix {
 }
 
 impl Matrix {
-    /// Build the matrix of a report, sorted by [`Sort::default`], unfiltered.
+    /// Build the matrix of a report, sorted by [`Sort::default`], unfiltered. Tool names and
+    /// original tokens come from the per-tool figures: include [`Strategy::Original`] in the
+    /// report so they are there even when every other strategy is refused.
     pub fn new(report: &Report) -> Matrix {
         let capture_tools = report.capture.tools;
         let figures: Vec<(&StrategyFigures, Strategy)> = report
@@ -392,9 +398,12 @@ impl Matrix {
             .map(|(s, strategy)| column(s, *strategy))
             .collect();
 
-        // The capture's names and tokens, from any strategy's per-tool figures (every strategy
-        // lists every original, in capture order).
-        let any = report.strategies.first();
+        // The capture's names and tokens, from the first strategy that lists every original
+        // in capture order (a refused one may list none; `original` always lists them all).
+        let any = report
+            .strategies
+            .iter()
+            .find(|s| s.per_tool.len() >= capture_tools);
         let mut rows: Vec<Row> = (0..capture_tools)
             .map(|index| {
                 let tool = any.and_then(|s| s.per_tool.get(index));
@@ -414,6 +423,7 @@ impl Matrix {
                     Cell {
                         tokens: None,
                         mark: Mark::Refused,
+                        outcome: None,
                     }
                 } else {
                     let mark = Mark::from_state(tool.state);
@@ -421,6 +431,7 @@ impl Matrix {
                         tokens: matches!(mark, Mark::Kept | Mark::Changed | Mark::Added)
                             .then_some(tool.projected_tokens),
                         mark,
+                        outcome: Some(i),
                     }
                 };
                 let row = if i < capture_tools {
@@ -564,6 +575,7 @@ impl Matrix {
 fn absent(column: &Column) -> Cell {
     Cell {
         tokens: None,
+        outcome: None,
         mark: if matches!(column.status, ColumnStatus::Refused(_)) {
             Mark::Refused
         } else {
@@ -574,49 +586,51 @@ fn absent(column: &Column) -> Cell {
 
 fn column(s: &StrategyFigures, strategy: Strategy) -> Column {
     let status = status(s);
-    let totals = (!matches!(status, ColumnStatus::Refused(_))).then_some(Totals {
-        tools_tokens: s.tools_tokens,
-        added_tokens: s.added_tokens,
-        total_tokens: s.total_tokens,
-        saved_tokens: s.saved_tokens,
-        saved_pct: s.saved_pct,
-        tools_sent: s.tools,
-        cache_prefix: match s.first_changed_byte {
-            None => CachePrefix::Whole,
-            Some(at) => CachePrefix::Bytes(at),
-        },
-    });
+    let totals = match (
+        s.tools_tokens,
+        s.added_tokens,
+        s.total_tokens,
+        s.saved_tokens,
+        s.saved_pct,
+        s.tools,
+    ) {
+        (
+            Some(tools_tokens),
+            Some(added_tokens),
+            Some(total_tokens),
+            Some(saved_tokens),
+            Some(saved_pct),
+            Some(tools_sent),
+        ) if !s.is_refused() => Some(Totals {
+            tools_tokens,
+            added_tokens,
+            total_tokens,
+            saved_tokens,
+            saved_pct,
+            tools_sent,
+            cache_prefix: match s.first_changed_byte {
+                None => CachePrefix::Whole,
+                Some(at) => CachePrefix::Bytes(at),
+            },
+        }),
+        _ => None,
+    };
     Column {
         strategy,
-        request_valid: request_valid(s),
+        request_valid: s.request_valid,
         status,
         totals,
     }
 }
 
-/// A strategy's status from its figures. A refused projection sends nothing and every tool
-/// carries the host's message, which is also its first note.
-// Read from the per-tool figures until `StrategyFigures` carries the status itself.
+/// A strategy's status, with its reason.
 fn status(s: &StrategyFigures) -> ColumnStatus {
-    let error = s.notes.first();
-    let refused = s.tools == 0
-        && s.tools_bytes == 0
-        && !s.per_tool.is_empty()
-        && s.per_tool
-            .iter()
-            .all(|t| t.state == "removed" && Some(&t.reason) == error);
-    match (refused, error) {
-        (true, Some(error)) => ColumnStatus::Refused(error.clone()),
+    let reason = || s.status_reason.clone().unwrap_or_default();
+    match s.status {
+        "refused" => ColumnStatus::Refused(reason()),
+        "not_applicable" => ColumnStatus::NotApplicable(reason()),
         _ => ColumnStatus::Ok,
     }
-}
-
-/// Whether a provider would accept the projected request.
-// Read from the lint's note until `StrategyFigures` carries `request_valid`.
-fn request_valid(s: &StrategyFigures) -> bool {
-    !s.notes
-        .iter()
-        .any(|n| n.contains("the provider will reject the request"))
 }
 
 /// The separator an MCP server's tools carry: `mcp__server__tool`.

@@ -31,10 +31,11 @@ fn names(matrix: &Matrix) -> Vec<&str> {
     matrix.rows().map(|r| r.name.as_str()).collect()
 }
 
-fn cell<'m>(matrix: &'m Matrix, tool: &str, strategy: Strategy) -> &'m Cell {
+/// A cell's tokens and mark.
+fn cell(matrix: &Matrix, tool: &str, strategy: Strategy) -> (Option<usize>, Mark) {
     let c = matrix.column_index(strategy).unwrap();
     let row = matrix.all_rows().iter().find(|r| r.name == tool).unwrap();
-    &row.cells[c]
+    (row.cells[c].tokens, row.cells[c].mark)
 }
 
 #[test]
@@ -134,21 +135,18 @@ fn cells_mark_what_each_strategy_does() {
         &[Strategy::Minimal, Strategy::Direct, Strategy::Defer],
         &["defer.threshold=1"],
     ));
-    let sent = |tokens, mark| Cell {
-        tokens: Some(tokens),
-        mark,
-    };
-    let none = |mark| Cell { tokens: None, mark };
+    let sent = |tokens, mark| (Some(tokens), mark);
+    let none = |mark| (None, mark);
     assert_eq!(
-        *cell(&matrix, "read_file", Strategy::Minimal),
+        cell(&matrix, "read_file", Strategy::Minimal),
         sent(50, Mark::Changed)
     );
     assert_eq!(
-        *cell(&matrix, "read_file", Strategy::Direct),
+        cell(&matrix, "read_file", Strategy::Direct),
         sent(130, Mark::Kept)
     );
     assert_eq!(
-        *cell(&matrix, "mcp__github__create_issue", Strategy::Defer),
+        cell(&matrix, "mcp__github__create_issue", Strategy::Defer),
         none(Mark::Deferred)
     );
     // The added loader is one row: added by defer, absent from the others.
@@ -160,19 +158,35 @@ fn cells_mark_what_each_strategy_does() {
     assert_eq!(added.len(), 1);
     assert_eq!(added[0].name, "tool_search");
     assert_eq!(added[0].original_tokens, None);
+    let cells: Vec<(Option<usize>, Mark)> =
+        added[0].cells.iter().map(|c| (c.tokens, c.mark)).collect();
     assert_eq!(
-        added[0].cells,
+        cells,
         [
             none(Mark::Absent),
             none(Mark::Absent),
             sent(114, Mark::Added)
         ]
     );
+    // Each cell names the tool's entry in its strategy's per-tool figures.
+    assert_eq!(added[0].cells[2].outcome, Some(8));
+    assert_eq!(added[0].cells[0].outcome, None);
+    let read_file = matrix.all_rows().iter().find(|r| r.name == "read_file");
+    assert_eq!(read_file.unwrap().cells[2].outcome, Some(0));
     // Added tools have no original cost: they sort last, costliest first or not.
     assert_eq!(matrix.rows().last().unwrap().name, "tool_search");
-    assert_eq!(sent(1197, Mark::Changed).text(), "1,197 ~");
-    assert_eq!(none(Mark::Deferred).text(), "»");
-    assert_eq!(none(Mark::Absent).text(), "");
+    let text = |tokens, mark| {
+        Cell {
+            tokens,
+            mark,
+            outcome: None,
+        }
+        .text()
+    };
+    assert_eq!(text(Some(1197), Mark::Changed), "1,197 ~");
+    assert_eq!(text(None, Mark::Deferred), "»");
+    assert_eq!(text(None, Mark::Absent), "");
+    assert_eq!(text(None, Mark::Refused), "refused");
 }
 
 #[test]
@@ -185,16 +199,16 @@ fn totals_are_the_reports_figures() {
     for (column, figures) in matrix.columns.iter().zip(&report.strategies[1..]) {
         assert_eq!(column.strategy.id(), figures.id);
         let totals = column.totals.unwrap();
-        assert_eq!(totals.tools_tokens, figures.tools_tokens);
-        assert_eq!(totals.added_tokens, figures.added_tokens);
-        assert_eq!(totals.total_tokens, figures.total_tokens);
+        assert_eq!(Some(totals.tools_tokens), figures.tools_tokens);
+        assert_eq!(Some(totals.added_tokens), figures.added_tokens);
+        assert_eq!(Some(totals.total_tokens), figures.total_tokens);
         assert_eq!(
             totals.total_tokens,
             totals.tools_tokens + totals.added_tokens
         );
-        assert_eq!(totals.saved_tokens, figures.saved_tokens);
-        assert_eq!(totals.saved_pct, figures.saved_pct);
-        assert_eq!(totals.tools_sent, figures.tools);
+        assert_eq!(Some(totals.saved_tokens), figures.saved_tokens);
+        assert_eq!(Some(totals.saved_pct), figures.saved_pct);
+        assert_eq!(Some(totals.tools_sent), figures.tools);
         // Every sent tool has a figure in its column, and only those.
         let c = matrix.column_index(column.strategy).unwrap();
         let sent = matrix
@@ -202,7 +216,7 @@ fn totals_are_the_reports_figures() {
             .iter()
             .filter(|r| r.cells[c].tokens.is_some())
             .count();
-        assert_eq!(sent, figures.tools, "{}", figures.id);
+        assert_eq!(Some(sent), figures.tools, "{}", figures.id);
     }
     let defer = matrix.column_index(Strategy::Defer).unwrap();
     let minimal = matrix.column_index(Strategy::Minimal).unwrap();
@@ -236,11 +250,11 @@ fn a_refused_column_has_no_figures() {
         )
     );
     assert_eq!(direct.totals, None);
-    assert!(matrix.rows().all(|r| r.cells[1]
-        == Cell {
-            tokens: None,
-            mark: Mark::Refused
-        }));
+    assert!(
+        matrix
+            .rows()
+            .all(|r| r.cells[1].mark == Mark::Refused && r.cells[1].tokens.is_none())
+    );
     assert_eq!(matrix.total_text(Some(1), TotalRow::Saved), "refused");
     assert_eq!(matrix.columns[0].status, ColumnStatus::Ok);
     // Sorting by it changes nothing: every cell ties, capture order stays.
@@ -601,4 +615,74 @@ fn matrix_flags_are_checked() {
             "toolprism: invalid value 'bogus' for '--sort <COLUMN>': unknown sort column `bogus`"
         )
     );
+}
+
+#[test]
+fn a_matrix_whose_only_strategy_is_refused_still_names_its_tools() {
+    let text = stdout_of(&[
+        "report",
+        "samples/small.json",
+        "--matrix",
+        "-s",
+        "direct",
+        "--set",
+        "a3s.max_tools=2",
+    ]);
+    assert_eq!(header_of(&text), ["tool", "original", "▼", "direct"]);
+    let row: Vec<&str> = text
+        .lines()
+        .find(|l| l.starts_with("read_file "))
+        .unwrap()
+        .split_whitespace()
+        .collect();
+    assert_eq!(row, ["read_file", "130", "refused"]);
+    assert!(
+        text.ends_with(
+            "direct: refused: a3s code refuses this tool list: 8 tools exceed its limit of 2 (a3s.max_tools)\n"
+        ),
+        "{text}"
+    );
+}
+
+#[test]
+fn changed_by_keeps_the_rows_a_strategy_changes_and_says_so() {
+    let text = stdout_of(&[
+        "report",
+        "samples/small.json",
+        "--matrix",
+        "-s",
+        "minimal",
+        "-s",
+        "defer",
+        "--set",
+        "defer.threshold=1",
+        "--changed-by",
+        "defer",
+    ]);
+    let rows: Vec<&str> = text
+        .lines()
+        .skip(3)
+        .take_while(|l| !l.starts_with('─'))
+        .map(|l| l.split_whitespace().next().unwrap())
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            "mcp__github__create_issue",
+            "mcp__github__search_pull_requests",
+            "mcp__github__get_file_contents",
+            "tool_search"
+        ]
+    );
+    assert!(text.contains(
+        "\nrows: the 4 of 9 tools that defer changes, removes, defers or adds; totals cover every tool\n"
+    ));
+    // The totals stay the whole strategy's.
+    let total: Vec<&str> = text
+        .lines()
+        .find(|l| l.starts_with("total sent"))
+        .unwrap()
+        .split_whitespace()
+        .collect();
+    assert_eq!(total, ["total", "sent", "1,296", "558", "1,020"]);
 }

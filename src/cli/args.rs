@@ -19,6 +19,7 @@ Examples:
   toolprism diff capture.json -s progressive | less -R
   toolprism diff capture.json -s minimal --stat
   toolprism export capture.json -s shorten -o shortened.json --store store/
+  toolprism report capture.json -s minimal --budget 4000   exit 1 if over 4,000 tokens
   toolprism strategies                       what each strategy id does
 
 Exit status: 0 success; 1 a check asked for failed (--budget); 2 usage error, unreadable or
@@ -124,6 +125,10 @@ pub enum Command {
         /// `--matrix` and its options.
         #[command(flatten)]
         matrix: super::matrix::MatrixArgs,
+        /// Exit 1 when a chosen strategy's total tokens exceed N, or when the host refuses
+        /// a chosen strategy (it has no figures to pass with); the report is printed either way.
+        #[arg(long, value_name = "N")]
+        budget: Option<usize>,
     },
     /// Print the projected request body (compact JSON, or `--pretty`).
     #[command(
@@ -184,8 +189,8 @@ pub enum Command {
         /// Also write the full entries `shorten` pointers name, as DIR/{handle}.
         #[arg(long, value_name = "DIR")]
         store: Option<PathBuf>,
-        /// Replace existing files (a device or a named pipe is written through, never
-        /// replaced).
+        /// Replace existing files, and write a request a provider would reject (a device or
+        /// a named pipe is written through, never replaced).
         #[arg(long)]
         force: bool,
         /// No line on standard error after a successful export.

@@ -101,7 +101,7 @@ fn print_summary(
     let summary = diff::projection_summary(capture, projection);
     let _ = writeln!(out, "{}", super::summary_line(&summary));
     for note in &projection.notes {
-        let _ = writeln!(out, "note: {}", visible(note));
+        let _ = writeln!(out, "{}: {}", note_word(note), visible(&note.text));
     }
     out.push('\n');
 }
@@ -267,6 +267,14 @@ fn scaled(deleted: usize, inserted: usize, most: usize) -> (usize, usize) {
         }
     };
     (scale(deleted), scale(inserted))
+}
+
+/// `note` for an explanation, else the note's level (`error`, `warning`).
+fn note_word(note: &toolprism::Note) -> &'static str {
+    match note.level {
+        toolprism::Level::Info => "note",
+        level => level.word(),
+    }
 }
 
 #[cfg(test)]

@@ -16,7 +16,8 @@ use std::fmt::Write as _;
 use clap::{Args, ValueEnum};
 use toolprism::capture::display_name;
 use toolprism::matrix::{
-    Column, ColumnStatus, Mark, Matrix, Row, Sort, SortColumn, TotalRow, display_names, legend,
+    Column, ColumnStatus, Filter, Mark, Matrix, Row, Sort, SortColumn, TotalRow, display_names,
+    legend,
 };
 use toolprism::report::Report;
 use toolprism::sanitize::visible;
@@ -37,8 +38,11 @@ pub struct MatrixArgs {
     /// starting with = + - @ get a leading ' so spreadsheets never run them).
     #[arg(long, value_enum, value_name = "FORMAT", requires = "matrix")]
     pub format: Option<Format>,
-    /// Fit the table in this many columns (default: the terminal's width on a terminal, then
-    /// `COLUMNS`; no limit into a pipe).
+    /// Keep only the tools this strategy changes, removes, defers or adds.
+    #[arg(long, value_name = "ID", requires = "matrix", value_parser = parse_strategy)]
+    pub changed_by: Option<Strategy>,
+    /// Fit the table in this many columns (default on a terminal: `COLUMNS` when set, else the
+    /// terminal's width; into a pipe: no limit, whole names and every column).
     #[arg(long, value_name = "N", requires = "matrix")]
     pub width: Option<usize>,
 }
@@ -52,6 +56,11 @@ pub enum Format {
     Markdown,
     /// Comma-separated values for a spreadsheet.
     Csv,
+}
+
+fn parse_strategy(id: &str) -> Result<Strategy, String> {
+    id.parse()
+        .map_err(|e: toolprism::strategy::UnknownStrategy| e.to_string())
 }
 
 fn parse_sort(text: &str) -> Result<SortColumn, String> {
@@ -79,29 +88,24 @@ pub const DROP_ORDER: [Strategy; 11] = [
 /// Names never shrink below this many cells while a strategy column can go instead.
 const NAME_MIN: usize = 24;
 
+/// The strategies to measure for a matrix: `original` first when it is not among them (it
+/// names every tool and costs nothing to project; it is the matrix's `original` column).
+pub fn with_original(mut strategies: Vec<Strategy>) -> Vec<Strategy> {
+    if !strategies.contains(&Strategy::Original) {
+        strategies.insert(0, Strategy::Original);
+    }
+    strategies
+}
+
 /// The printed matrix for `report --matrix`.
 pub fn render(report: &Report, args: &MatrixArgs) -> String {
     let width = args.width.or_else(super::terminal_width);
-    render_with(
-        report,
-        args.sort,
-        args.format.unwrap_or(Format::Table),
-        width,
-    )
-}
-
-/// As [`render`], with the width decided (`None`: no limit).
-fn render_with(
-    report: &Report,
-    sort: Option<SortColumn>,
-    format: Format,
-    width: Option<usize>,
-) -> String {
     let mut matrix = Matrix::new(report);
-    if let Some(column) = sort {
+    if let Some(column) = args.sort {
         matrix.set_sort(Sort::natural(column));
     }
-    match format {
+    matrix.set_filter(args.changed_by.map(Filter::ChangedBy));
+    match args.format.unwrap_or(Format::Table) {
         Format::Table => table(report, &matrix, width),
         Format::Markdown => markdown(report, &matrix),
         Format::Csv => csv(&matrix),
@@ -144,7 +148,7 @@ fn column_notes(matrix: &Matrix) -> Vec<String> {
             }
             ColumnStatus::Refused(why) => lines.push(format!("{id}: refused: {}", visible(why))),
         }
-        if !column.request_valid {
+        if !column.request_valid && !matches!(column.status, ColumnStatus::Refused(_)) {
             lines.push(format!(
                 "{}: a provider would reject this request (see `report -s {id}`)",
                 column.header()
@@ -152,6 +156,18 @@ fn column_notes(matrix: &Matrix) -> Vec<String> {
         }
     }
     lines
+}
+
+/// What `--changed-by` left out: the rows are a subset, the totals are not.
+fn filter_line(matrix: &Matrix) -> Option<String> {
+    let Filter::ChangedBy(strategy) = matrix.filter()?;
+    let total = matrix.all_rows().len();
+    Some(format!(
+        "rows: the {} of {} {} that {strategy} changes, removes, defers or adds; totals cover every tool",
+        thousands(matrix.rows().len()),
+        thousands(total),
+        if total == 1 { "tool" } else { "tools" },
+    ))
 }
 
 /// One strategy column's cells as text, widest first known.
@@ -278,10 +294,14 @@ fn table(report: &Report, matrix: &Matrix, limit: Option<usize>) -> String {
         let used = |columns: &[(Strategy, TableColumn)]| {
             2 + original.width() + columns.iter().map(|(_, c)| 2 + c.width()).sum::<usize>()
         };
-        let keep = match matrix.sort().column {
-            SortColumn::Strategy(s) => Some(s),
-            _ => None,
-        };
+        // The columns the rows are sorted or filtered by stay.
+        let mut keep = Vec::new();
+        if let SortColumn::Strategy(s) = matrix.sort().column {
+            keep.push(s);
+        }
+        if let Some(Filter::ChangedBy(s)) = matrix.filter() {
+            keep.push(s);
+        }
         // Refused columns have nothing to show but the word: they go first.
         let refused = matrix
             .columns
@@ -298,7 +318,7 @@ fn table(report: &Report, matrix: &Matrix, limit: Option<usize>) -> String {
             if natural_name.min(NAME_MIN) + used(&columns) <= limit {
                 break;
             }
-            if Some(victim) == keep {
+            if keep.contains(&victim) {
                 continue;
             }
             if let Some(at) = columns.iter().position(|(s, _)| *s == victim) {
@@ -366,6 +386,7 @@ fn table(report: &Report, matrix: &Matrix, limit: Option<usize>) -> String {
     }
     out.push('\n');
     let mut trailer = vec![legend()];
+    trailer.extend(filter_line(matrix));
     if !dropped.is_empty() {
         let ids: Vec<&str> = dropped.iter().map(|s| s.id()).collect();
         trailer.push(format!(
@@ -443,11 +464,12 @@ fn markdown_cell(text: &str) -> String {
 }
 
 /// Text outside the table (notes that quote capture text): sanitized, and every character
-/// Markdown or HTML could read as markup escaped with a backslash.
+/// that can open Markdown or HTML markup inside a line escaped with a backslash (a line starts
+/// with a strategy id, so block markers like `#` or `-` never lead).
 fn markdown_text(text: &str) -> String {
     let mut out = String::new();
     for c in visible(text).chars() {
-        if "\\`*_{}[]<>()#+-.!|~&".contains(c) {
+        if "\\`*_[]<>|~&".contains(c) {
             out.push('\\');
         }
         out.push(c);
@@ -493,6 +515,9 @@ fn markdown(report: &Report, matrix: &Matrix) -> String {
     }
     out.push('\n');
     let _ = writeln!(out, "{}", markdown_cell(&legend()));
+    if let Some(line) = filter_line(matrix) {
+        let _ = writeln!(out, "\n{line}");
+    }
     for note in column_notes(matrix) {
         let _ = writeln!(out, "\n{}", markdown_text(&note));
     }

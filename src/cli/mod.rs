@@ -27,6 +27,8 @@ const BUNDLED_NAME: &str = "samples/small.json (bundled)";
 
 /// Exit status: success.
 pub const EXIT_OK: i32 = 0;
+/// Exit status: a check asked for failed (`report --budget N`).
+pub const EXIT_CHECK: i32 = 1;
 /// Exit status: usage error, or an unreadable or invalid capture.
 pub const EXIT_USAGE: i32 = 2;
 
@@ -43,8 +45,10 @@ impl Failure {
 /// What a successful command prints.
 struct Output {
     stdout: Vec<u8>,
-    /// Lines for standard error (warnings that do not fail the command).
+    /// Lines for standard error (warnings, or the check that failed).
     stderr: String,
+    /// The exit status once the output is written ([`EXIT_OK`] or [`EXIT_CHECK`]).
+    status: i32,
 }
 
 impl Output {
@@ -52,6 +56,7 @@ impl Output {
         Output {
             stdout: text.into_bytes(),
             stderr: String::new(),
+            status: EXIT_OK,
         }
     }
 }
@@ -75,7 +80,10 @@ pub fn main() -> i32 {
             if !output.stderr.is_empty() {
                 let _ = std::io::stderr().write_all(output.stderr.as_bytes());
             }
-            write_stdout(&output.stdout)
+            match write_stdout(&output.stdout) {
+                EXIT_OK => output.status,
+                failed => failed,
+            }
         }
         Err(Failure(message)) => {
             let _ = writeln!(std::io::stderr(), "toolprism: {message}");
@@ -165,6 +173,7 @@ fn run(cli: Cli) -> Result<Output, Failure> {
             encoding,
             per_tool,
             matrix,
+            budget,
         } => {
             // Started first: the encoder is built on a background thread while the capture is
             // read and parsed.
@@ -173,6 +182,8 @@ fn run(cli: Cli) -> Result<Output, Failure> {
             let settings = settings(&common.set)?;
             let strategies = if strategies.is_empty() {
                 Strategy::ALL.to_vec()
+            } else if matrix.matrix {
+                matrix::with_original(strategies)
             } else {
                 // `-s minimal,defer -s minimal`: each strategy once, in first-named order.
                 let mut unique = Vec::with_capacity(strategies.len());
@@ -194,7 +205,14 @@ fn run(cli: Cli) -> Result<Output, Failure> {
             } else {
                 table::report_table(&report, per_tool, terminal_width())
             };
-            Ok(Output::text(text))
+            let mut output = Output::text(text);
+            if let Some(budget) = budget
+                && let Some(line) = over_budget(&report, budget)
+            {
+                output.stderr = format!("toolprism: {}: {line}\n", visible(&name));
+                output.status = EXIT_CHECK;
+            }
+            Ok(output)
         }
         Command::Show {
             common,
@@ -261,6 +279,18 @@ fn run(cli: Cli) -> Result<Output, Failure> {
             let settings = settings(&common.set)?;
             let projection = project(&capture, strategy, &settings);
             refused(&projection, &name)?;
+            if !projection.request_valid && !force {
+                let why = projection
+                    .notes
+                    .iter()
+                    .find(|n| n.level == toolprism::Level::Error)
+                    .map_or("", |n| n.text.as_str());
+                return Err(Failure::new(format!(
+                    "{}: a provider would reject the `{strategy}` request ({}); --force writes it anyway",
+                    visible(&name),
+                    visible(why)
+                )));
+            }
             let text = export::render(&capture, &projection, tools_only, pretty);
             let counter = (!quiet).then(|| TokenCounter::new(Encoding::O200kBase));
             // Refuse before writing the store: a refused export writes nothing at all.
@@ -322,7 +352,11 @@ fn run(cli: Cli) -> Result<Output, Failure> {
                 }
                 None => {}
             }
-            Ok(Output { stdout, stderr })
+            Ok(Output {
+                stdout,
+                stderr,
+                status: EXIT_OK,
+            })
         }
         Command::Strategies => {
             let width = Strategy::ALL
@@ -331,13 +365,16 @@ fn run(cli: Cli) -> Result<Output, Failure> {
                 .max()
                 .unwrap_or(0);
             let mut text = String::new();
+            let defaults = Settings::default();
             for strategy in Strategy::ALL {
+                let origin = match strategy.release(&defaults) {
+                    Some(release) => format!("{}, {release}", strategy.family()),
+                    None => strategy.family().to_owned(),
+                };
                 text.push_str(&format!(
-                    "{:<width$}  {} ({}, {})\n",
+                    "{:<width$}  {} ({origin})\n",
                     strategy.id(),
                     strategy.summary(),
-                    strategy.family(),
-                    strategy.origin(),
                 ));
             }
             Ok(Output::text(text))
@@ -350,6 +387,7 @@ fn run(cli: Cli) -> Result<Output, Failure> {
             Ok(Output {
                 stdout: buffer,
                 stderr: String::new(),
+                status: EXIT_OK,
             })
         }
         Command::Completions { shell } => {
@@ -364,6 +402,7 @@ fn run(cli: Cli) -> Result<Output, Failure> {
             Ok(Output {
                 stdout: buffer,
                 stderr: String::new(),
+                status: EXIT_OK,
             })
         }
     }
@@ -505,7 +544,7 @@ fn sent_entry<'a>(
 
 /// A host that refuses the capture (a3s's limits) leaves nothing to show or write.
 fn refused(projection: &toolprism::Projection, name: &str) -> Result<(), Failure> {
-    match &projection.error {
+    match projection.refusal() {
         Some(error) => Err(Failure::new(format!(
             "{}: `{}` refuses this capture: {}",
             visible(name),
@@ -514,6 +553,33 @@ fn refused(projection: &toolprism::Projection, name: &str) -> Result<(), Failure
         ))),
         None => Ok(()),
     }
+}
+
+/// The `--budget` gate: which chosen strategies' total tokens exceed `budget`, as one line.
+/// A refused strategy has no figures to pass the gate with, so it fails it.
+fn over_budget(report: &report::Report, budget: usize) -> Option<String> {
+    let failures: Vec<String> = report
+        .strategies
+        .iter()
+        .filter_map(|s| match s.total_tokens {
+            Some(total) if total > budget => Some(format!(
+                "`{}` sends {total} tokens, {} over",
+                s.id,
+                total - budget
+            )),
+            Some(_) => None,
+            None => Some(format!(
+                "`{}` is refused by the host and has no figures",
+                s.id
+            )),
+        })
+        .collect();
+    (!failures.is_empty()).then(|| {
+        format!(
+            "over the budget of {budget} tokens: {}",
+            failures.join("; ")
+        )
+    })
 }
 
 /// Colour on a terminal unless `NO_COLOR` is set (non-empty); `always`/`never` decide alone.

@@ -8,11 +8,15 @@ use std::fmt::Write as _;
 use toolprism::report::{Report, StrategyFigures, ToolFigures};
 use toolprism::sanitize::visible;
 use toolprism::text::{fit, pad, pad_left as rpad, signed, thousands, width};
+use toolprism::{Level, Note};
 
 use super::manners::count;
 
-/// The narrowest a wrapped last column gets, however little room is left.
+/// The narrowest a wrapped paragraph gets, however little room is left.
 const MIN_WRAP: usize = 20;
+
+/// The narrowest a wrapped last cell gets (room for a word such as `deferred,`).
+const MIN_CELL: usize = 10;
 
 /// On a terminal: the reason column's share before names are shortened, and the shortest a
 /// name gets.
@@ -113,7 +117,7 @@ fn grid(rows: &[Vec<String>], right: &[bool], indent: &str, cells: Option<usize>
                 let start = width(&line);
                 match cells {
                     Some(cells) if start + width(cell) > cells => {
-                        let room = cells.saturating_sub(start).max(MIN_WRAP);
+                        let room = cells.saturating_sub(start).max(MIN_CELL);
                         let continuation = format!("\n{}", " ".repeat(start));
                         line.push_str(&wrap(cell, room).join(&continuation));
                     }
@@ -132,6 +136,9 @@ fn grid(rows: &[Vec<String>], right: &[bool], indent: &str, cells: Option<usize>
 /// A few words on what a strategy did: counts of changed, removed and added tools, and the
 /// text it adds outside the tool list.
 fn short_note(figures: &StrategyFigures) -> String {
+    if figures.is_refused() {
+        return "refused by the host (see notes)".to_owned();
+    }
     let count = |state: &str| figures.per_tool.iter().filter(|t| t.state == state).count();
 
     let mut parts = Vec::new();
@@ -143,16 +150,16 @@ fn short_note(figures: &StrategyFigures) -> String {
     }
     if figures.first_changed_byte.is_some() && parts.is_empty() {
         // Nothing changed per tool, yet the array differs: moved, or no `tools` key at all.
-        parts.push(if figures.tools == 0 && figures.per_tool.is_empty() {
+        parts.push(if figures.tools == Some(0) && figures.per_tool.is_empty() {
             "sends no tools key".to_owned()
         } else {
             "reordered".to_owned()
         });
     }
-    if figures.added_tokens > 0 {
+    if let Some(added) = figures.added_tokens.filter(|&t| t > 0) {
         parts.push(format!(
             "+{} of added text",
-            super::manners::count(figures.added_tokens, "token", "tokens")
+            super::manners::count(added, "token", "tokens")
         ));
     }
     if parts.is_empty() {
@@ -188,6 +195,7 @@ pub fn report_table(report: &Report, per_tool: bool, cells: Option<usize>) -> St
     let mut rows = vec![
         [
             "strategy",
+            "status",
             "tools",
             "tokens",
             "saved",
@@ -198,43 +206,71 @@ pub fn report_table(report: &Report, per_tool: bool, cells: Option<usize>) -> St
         .map(str::to_owned)
         .to_vec(),
     ];
-    for s in &report.strategies {
-        rows.push(vec![
+    // With provider-deferred entries, savings are on context tokens: show those too.
+    let deferral = report.capture.context_tokens != report.capture.tools_tokens
+        || report
+            .strategies
+            .iter()
+            .any(|s| s.context_tokens != s.tools_tokens);
+    if deferral {
+        rows[0].insert(4, "context".to_owned());
+    }
+    let dash = || "-".to_owned();
+    for s in in_table_order(report) {
+        let mut row = vec![
             s.id.to_owned(),
-            thousands(s.tools),
-            thousands(s.total_tokens),
-            signed(s.saved_tokens),
-            format!("{:.2}%", s.saved_pct),
-            match s.first_changed_byte {
-                None => "all kept".to_owned(),
-                Some(at) => format!("{} B", thousands(at)),
+            status_cell(s),
+            s.tools.map_or_else(dash, thousands),
+            s.total_tokens.map_or_else(dash, thousands),
+            s.saved_tokens.map_or_else(dash, signed),
+            s.saved_pct.map_or_else(dash, |p| format!("{p:.2}%")),
+            match (s.is_refused(), s.first_changed_byte) {
+                (true, _) => dash(),
+                (false, None) => "all kept".to_owned(),
+                (false, Some(at)) => format!("{} B", thousands(at)),
             },
             short_note(s),
-        ]);
-    }
-    out.push_str(&grid(
-        &rows,
-        &[false, true, true, true, true, true, false],
-        "",
-        cells,
-    ));
-    out.push_str(&fit_paragraph(
-        "\ntokens: the projected tools array plus any text added outside it. cache prefix: bytes of\nthe compact tools array that stay identical (a provider's prompt cache keeps that much).\n",
-        cells,
-    ));
-
-    let mut notes = String::new();
-    for s in &report.strategies {
-        for note in &s.notes {
-            if capture.tools == 0 && note.as_str() == NO_TOOLS_NOTE {
-                continue;
-            }
-            let _ = writeln!(notes, "  {}: {}", s.id, visible(note));
+        ];
+        if deferral {
+            let context = s.context_tokens.zip(s.added_tokens).map(|(c, a)| c + a);
+            row.insert(4, context.map_or_else(dash, thousands));
         }
+        rows.push(row);
     }
-    if !notes.is_empty() {
+    let mut right = vec![false, false, true, true, true, true, true, false];
+    if deferral {
+        right.insert(4, true);
+    }
+    out.push_str(&grid(&rows, &right, "", cells));
+    out.push_str(&fit_paragraph(
+        "\ntokens: the projected tools array plus any text added outside it. cache prefix: bytes of\nthe compact tools array that stay identical (a provider's prompt cache keeps that much).\nstatus: n/a = nothing to act on (the host's fallback, figures shown); refused = the host\nrejects the list (no figures); `!` = a provider would reject the projected request.\n",
+        cells,
+    ));
+    if report.capture.context_tokens != report.capture.tools_tokens {
+        let line = format!(
+            "context: tokens in the model's context (entries marked defer_loading stay out until the\nprovider's tool search returns them; {} for the capture): saved is measured on these.\n",
+            thousands(report.capture.context_tokens)
+        );
+        out.push_str(&fit_paragraph(&line, cells));
+    }
+
+    // Errors first, then warnings, then explanations; strategies in table order within each.
+    let mut notes: Vec<(&str, &Note)> = in_table_order(report)
+        .flat_map(|s| s.notes.iter().map(move |n| (s.id, n)))
+        .filter(|(_, n)| !(capture.tools == 0 && n.text == NO_TOOLS_NOTE))
+        .collect();
+    notes.sort_by_key(|(_, n)| n.level);
+    let mut lines = String::new();
+    for (id, note) in notes {
+        let level = match note.level {
+            Level::Info => String::new(),
+            level => format!("{}: ", level.word()),
+        };
+        let _ = writeln!(lines, "  {id}: {level}{}", visible(&note.text));
+    }
+    if !lines.is_empty() {
         out.push_str("\nnotes\n");
-        out.push_str(&fit_text(&notes, cells));
+        out.push_str(&fit_text(&lines, cells));
     }
 
     out.push_str("\norigin estimates of the projected list (tokens, by each host's own formula)\n");
@@ -243,16 +279,25 @@ pub fn report_table(report: &Report, per_tool: bool, cells: Option<usize>) -> St
             .map(str::to_owned)
             .to_vec(),
     ];
-    for s in &report.strategies {
-        let e = &s.estimates;
-        rows.push(vec![
-            s.id.to_owned(),
-            thousands(e.vtcode),
-            thousands(e.a3s),
-            thousands(e.zero),
-            thousands(e.lean_ctx),
-            thousands(s.tools_tokens),
-        ]);
+    for s in in_table_order(report) {
+        match (&s.estimates, s.tools_tokens) {
+            (Some(e), Some(tokens)) => rows.push(vec![
+                s.id.to_owned(),
+                thousands(e.vtcode),
+                thousands(e.a3s),
+                thousands(e.zero),
+                thousands(e.lean_ctx),
+                thousands(tokens),
+            ]),
+            _ => rows.push(vec![
+                s.id.to_owned(),
+                dash(),
+                dash(),
+                dash(),
+                dash(),
+                "refused".to_owned(),
+            ]),
+        }
     }
     out.push_str(&grid(
         &rows,
@@ -267,12 +312,35 @@ pub fn report_table(report: &Report, per_tool: bool, cells: Option<usize>) -> St
     }
 
     if per_tool {
-        for s in &report.strategies {
+        for s in in_table_order(report) {
             let _ = write!(out, "\n{} per tool\n", s.id);
-            out.push_str(&per_tool_table(&s.per_tool, cells));
+            if s.is_refused() {
+                out.push_str("  refused by the host: no figures\n");
+            } else {
+                out.push_str(&per_tool_table(&s.per_tool, cells));
+            }
         }
     }
     out
+}
+
+/// The strategies as tables list them: in the order requested, refused ones last.
+fn in_table_order(report: &Report) -> impl Iterator<Item = &StrategyFigures> {
+    let (kept, refused): (Vec<_>, Vec<_>) = report.strategies.iter().partition(|s| !s.is_refused());
+    kept.into_iter().chain(refused)
+}
+
+/// `ok`, `n/a` or `refused`, with `!` when a provider would reject the projected request.
+fn status_cell(figures: &StrategyFigures) -> String {
+    let word = match figures.status {
+        "not_applicable" => "n/a",
+        other => other,
+    };
+    if figures.request_valid || figures.is_refused() {
+        word.to_owned()
+    } else {
+        format!("{word} !")
+    }
 }
 
 /// Anthropic's tool-use system prompt, labelled apart: it is the provider's, not any tool's.
@@ -286,7 +354,7 @@ fn overhead_line(report: &Report) -> Option<String> {
     let without: Vec<&str> = report
         .strategies
         .iter()
-        .filter(|s| s.provider_overhead_tokens.is_none())
+        .filter(|s| s.provider_overhead_tokens.is_none() && !s.is_refused())
         .map(|s| s.id)
         .collect();
     let mut line = format!(
