@@ -116,9 +116,24 @@ impl Capture {
             });
         }
         let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-        let text = std::str::from_utf8(bytes).map_err(|e| LoadError::InvalidUtf8 {
-            offset: e.valid_up_to(),
+        // An empty or binary file deserves its own words, not a parser position.
+        let start = bytes.iter().position(|b| !b.is_ascii_whitespace());
+        let Some(start) = start else {
+            return Err(LoadError::Empty);
+        };
+        let text = std::str::from_utf8(bytes).map_err(|e| {
+            let utf16 = bytes.starts_with(b"\xFF\xFE") || bytes.starts_with(b"\xFE\xFF");
+            if utf16 || (matches!(bytes[start], b'{' | b'[') && !bytes.contains(&0)) {
+                LoadError::InvalidUtf8 {
+                    offset: e.valid_up_to(),
+                }
+            } else {
+                LoadError::Binary
+            }
         })?;
+        if text.contains('\0') && !matches!(bytes[start], b'{' | b'[') {
+            return Err(LoadError::Binary);
+        }
         let body: Value = serde_json::from_str(text).map_err(|e| {
             if e.to_string().starts_with("recursion limit exceeded") {
                 LoadError::TooDeep {
@@ -345,7 +360,7 @@ fn push_text(texts: &mut Vec<String>, content: Option<&Value>, part_types: &[&st
 }
 
 fn read_limited(path: &str) -> Result<Vec<u8>, LoadError> {
-    let unreadable = |e: std::io::Error| LoadError::Unreadable(e.to_string());
+    let unreadable = |e: std::io::Error| LoadError::Unreadable(crate::error::io_reason(&e));
     let mut bytes = Vec::new();
     if path == "-" {
         std::io::stdin()

@@ -131,9 +131,13 @@ fn broken_inputs_get_one_line_errors() {
             b"{\n  \"tools\": [\n",
             "invalid JSON at line 3, column 0: EOF while parsing a list",
         ),
+        (b"", "empty: no JSON in it"),
+        (b" \r\n\t\n", "empty: no JSON in it"),
+        (b"\x7fELF\x02\x01\x01\0\0\0", "not JSON: binary data"),
+        (b"\x89PNG\r\n\x1a\n\xff\xd8", "not JSON: binary data"),
         (
-            b"",
-            "invalid JSON at line 1, column 0: EOF while parsing a value",
+            b"{\"a\": \"caf\xe9\"}",
+            "not valid UTF-8: invalid byte at offset 10",
         ),
         (
             b"[1, 2]",

@@ -12,7 +12,6 @@
 //! stay numbers in a spreadsheet.
 
 use std::fmt::Write as _;
-use std::io::IsTerminal;
 
 use clap::{Args, ValueEnum};
 use toolprism::capture::display_name;
@@ -100,7 +99,7 @@ pub fn with_original(mut strategies: Vec<Strategy>) -> Vec<Strategy> {
 
 /// The printed matrix for `report --matrix`.
 pub fn render(report: &Report, args: &MatrixArgs) -> String {
-    let width = args.width.or_else(terminal_width);
+    let width = args.width.or_else(super::terminal_width);
     let mut matrix = Matrix::new(report);
     if let Some(column) = args.sort {
         matrix.set_sort(Sort::natural(column));
@@ -111,28 +110,6 @@ pub fn render(report: &Report, args: &MatrixArgs) -> String {
         Format::Markdown => markdown(report, &matrix),
         Format::Csv => csv(&matrix),
     }
-}
-
-/// The terminal's width when standard output is one: `COLUMNS` when set (as `ls` reads it),
-/// else the terminal's own size, else 80.
-fn terminal_width() -> Option<usize> {
-    if !std::io::stdout().is_terminal() {
-        return None;
-    }
-    let from_env = std::env::var("COLUMNS")
-        .ok()
-        .and_then(|v| v.trim().parse::<usize>().ok())
-        .filter(|&n| n > 0);
-    Some(
-        from_env
-            .or_else(|| {
-                crossterm::terminal::size()
-                    .ok()
-                    .map(|(w, _)| usize::from(w))
-            })
-            .filter(|&n| n > 0)
-            .unwrap_or(80),
-    )
 }
 
 /// The header of the sorted column gets ▼ or ▲.
