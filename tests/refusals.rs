@@ -128,6 +128,8 @@ impl View {
 #[test]
 fn refused_strategies_show_refused_instead_of_figures() {
     let mut view = View::open("tests/fixtures/duplicate-names.json");
+    // The overview's strategy table (the home screen is the matrix).
+    view.keys("o");
     let screen = view.screen(120, 35);
     for id in ["direct", "adaptive", "code", "disabled"] {
         // The overview's row, not the tab bar above it.
@@ -160,17 +162,16 @@ fn a_refused_projection_is_not_exported() {
     let target = dir.path().join("out.json");
     let mut view = View::open("tests/fixtures/duplicate-names.json");
     view.keys("5x");
-    view.backspaces(80);
-    view.keys(&format!("{}\n", target.display()));
-    assert_eq!(view.write(), 0, "nothing written");
-    let (confirm, error) = view.export_error();
-    assert!(!confirm, "an error, not a question");
+    // No dialog opens: the status line says why, in the error style.
+    assert!(view.app.overlay.is_none(), "{:?}", view.app.overlay);
     assert_eq!(
-        error.as_deref(),
-        Some(
-            "the host refuses direct: nothing to export (a3s code refuses this tool list: the name `read` appears 2 times (tool names must be unique))"
-        )
+        view.app.status,
+        Some((
+            "direct refuses this capture: there is no projection to export".to_owned(),
+            true
+        ))
     );
+    assert_eq!(view.write(), 0, "nothing written");
     assert!(!target.exists());
 }
 

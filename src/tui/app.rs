@@ -411,16 +411,21 @@ impl App {
         {
             return view.clone();
         }
+        let tools_tokens = self.capture_tokens().unwrap_or(0);
         let report = Report {
             version: env!("CARGO_PKG_VERSION"),
             settings: serde_json::Map::new(),
             capture: CaptureFigures {
-                context_tokens: 0,
+                // What the model sees of the capture: `original` sends it as it is.
+                context_tokens: self
+                    .figures(Strategy::Original)
+                    .and_then(|f| f.context_tokens)
+                    .unwrap_or(tools_tokens),
                 path: self.path.clone(),
                 shape: self.capture.shape().id(),
                 tools: self.capture.tools().len(),
                 tools_bytes: self.capture_bytes,
-                tools_tokens: self.capture_tokens().unwrap_or(0),
+                tools_tokens,
             },
             encoding: self.encoding.id(),
             strategies: ready.iter().map(|f| f.as_ref().clone()).collect(),
@@ -769,7 +774,9 @@ impl App {
         let area = Rect::new(0, 0, self.size.0, self.size.1);
         layout::layout(area, self.tab, self.layout_flags())
             .table
-            .map_or(1, |r| matrix::body_rows(r.height).0)
+            .map_or(1, |r| {
+                matrix::body_rows(r.height, self.matrix().model.total_rows().len()).0
+            })
     }
 
     fn matrix_key(&self) -> Option<crate::matrix::Origin> {
@@ -1570,7 +1577,8 @@ impl App {
                     .filter(|r| r.contains(at) && self.tab == Tab::Matrix)
                 {
                     // A header row, then the body; the totals are not rows to select.
-                    let body = matrix::body_rows(table.height).0 as u16;
+                    let totals = self.matrix().model.total_rows().len();
+                    let body = matrix::body_rows(table.height, totals).0 as u16;
                     if mouse.row > table.y && mouse.row <= table.y + body {
                         let row = self.cursor.offset + (mouse.row - table.y - 1) as usize;
                         self.select_cell(row);

@@ -341,10 +341,10 @@ pub fn geometry(m: &MatrixView, cells: u16, cursor: Cursor) -> Geometry {
 
 /// Rows of the table body in a matrix area `height` rows high, and how many totals rows are
 /// shown (fewer on a short terminal: the total sent and the saving stay).
-pub fn body_rows(height: u16) -> (usize, usize) {
+pub fn body_rows(height: u16, all_totals: usize) -> (usize, usize) {
     let h = height as usize;
     let totals = if h >= 18 {
-        TotalRow::ALL.len()
+        all_totals
     } else if h >= 8 {
         2
     } else {
@@ -355,9 +355,9 @@ pub fn body_rows(height: u16) -> (usize, usize) {
 }
 
 /// The totals shown when only `n` fit: the ones a user asks about first.
-fn shown_totals(n: usize) -> Vec<TotalRow> {
-    if n >= TotalRow::ALL.len() {
-        return TotalRow::ALL.to_vec();
+fn shown_totals(n: usize, all: Vec<TotalRow>) -> Vec<TotalRow> {
+    if n >= all.len() {
+        return all;
     }
     [TotalRow::TotalSent, TotalRow::SavedPct]
         .into_iter()
@@ -368,7 +368,7 @@ fn shown_totals(n: usize) -> Vec<TotalRow> {
 /// Draw the matrix into `area` with the cursor on a cell.
 pub fn draw(m: &MatrixView, cursor: Cursor, theme: Theme, frame: &mut Frame, area: Rect) {
     let g = geometry(m, area.width, cursor);
-    let (body, n_totals) = body_rows(area.height);
+    let (body, n_totals) = body_rows(area.height, m.model.total_rows().len());
     let n = g.columns.len();
     let left = marker_width(g.visible.start);
     let right = n - g.visible.end;
@@ -476,7 +476,7 @@ pub fn draw(m: &MatrixView, cursor: Cursor, theme: Theme, frame: &mut Frame, are
         format!(" {}", "─".repeat((area.width as usize).saturating_sub(1))),
         theme.dim(),
     ));
-    for t in shown_totals(n_totals) {
+    for t in shown_totals(n_totals, m.model.total_rows()) {
         let mut spans = vec![Span::raw(" ")];
         spans.push(Span::styled(pad(t.label(), g.name), theme.heading()));
         spans.push(Span::raw(" "));
@@ -526,11 +526,12 @@ mod tests {
 
     #[test]
     fn short_terminals_keep_the_main_totals() {
-        assert_eq!(body_rows(30), (21, 7));
-        assert_eq!(body_rows(10), (6, 2));
-        assert_eq!(body_rows(4), (1, 1));
+        assert_eq!(body_rows(30, 7), (21, 7));
+        assert_eq!(body_rows(30, 8), (20, 8));
+        assert_eq!(body_rows(10, 7), (6, 2));
+        assert_eq!(body_rows(4, 7), (1, 1));
         assert_eq!(
-            shown_totals(2),
+            shown_totals(2, TotalRow::ALL.to_vec()),
             vec![TotalRow::TotalSent, TotalRow::SavedPct]
         );
     }
