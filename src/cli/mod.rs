@@ -1,8 +1,9 @@
 //! The command line: parsing (clap derive), running each subcommand through the engine, and
 //! turning failures into one line on standard error with the contract's exit codes.
 //!
-//! Every subcommand builds its whole output as a string first, then writes it once: a closed
-//! pipe (`toolprism report x | head -1`) ends the program quietly instead of panicking.
+//! Every subcommand builds its whole output as a string first, then writes it once (`report
+//! --json` streams its report instead): a closed pipe (`toolprism report x | head -1`) ends the
+//! program quietly instead of panicking.
 
 mod args;
 mod diffprint;
@@ -43,6 +44,9 @@ struct Output {
     stdout: Vec<u8>,
     /// Lines for standard error (warnings that do not fail the command).
     stderr: String,
+    /// A report to print as pretty JSON after `stdout`, streamed: on a 100,000-tool capture
+    /// the text is hundreds of megabytes, more than the report itself.
+    json: Option<report::Report>,
 }
 
 impl Output {
@@ -50,6 +54,7 @@ impl Output {
         Output {
             stdout: text.into_bytes(),
             stderr: String::new(),
+            json: None,
         }
     }
 }
@@ -73,7 +78,7 @@ pub fn main() -> i32 {
             if !output.stderr.is_empty() {
                 let _ = std::io::stderr().write_all(output.stderr.as_bytes());
             }
-            write_stdout(&output.stdout)
+            write_stdout(&output.stdout, output.json.as_ref())
         }
         Err(Failure(message)) => {
             let _ = writeln!(std::io::stderr(), "toolprism: {message}");
@@ -114,10 +119,17 @@ fn for_terminal(json: String) -> String {
     }
 }
 
-/// Write to standard output; a closed pipe is not an error worth a message.
-fn write_stdout(bytes: &[u8]) -> i32 {
-    let mut out = std::io::stdout().lock();
-    match out.write_all(bytes).and_then(|()| out.flush()) {
+/// Write to standard output (then `json`, pretty, and a line feed); a closed pipe is not an
+/// error worth a message.
+fn write_stdout(bytes: &[u8], json: Option<&report::Report>) -> i32 {
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    let written = out.write_all(bytes).and_then(|()| match json {
+        Some(report) => serde_json::to_writer_pretty(&mut out, report)
+            .map_err(std::io::Error::from)
+            .and_then(|()| out.write_all(b"\n")),
+        None => Ok(()),
+    });
+    match written.and_then(|()| out.flush()) {
         Ok(()) => EXIT_OK,
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => EXIT_OK,
         Err(e) => {
@@ -150,15 +162,14 @@ fn run(cli: Cli) -> Result<Output, Failure> {
                 strategies
             };
             let report = report::report(&capture, &name, &strategies, &settings, &counter);
-            let text = if json {
-                let mut text = serde_json::to_string_pretty(&report)
-                    .map_err(|e| Failure::new(format!("{}: {e}", visible(&name))))?;
-                text.push('\n');
-                text
-            } else {
-                table::report_table(&report, per_tool)
-            };
-            Ok(Output::text(text))
+            if json {
+                return Ok(Output {
+                    stdout: Vec::new(),
+                    stderr: String::new(),
+                    json: Some(report),
+                });
+            }
+            Ok(Output::text(table::report_table(&report, per_tool)))
         }
         Command::Show {
             common,
@@ -236,6 +247,7 @@ fn run(cli: Cli) -> Result<Output, Failure> {
                 return Ok(Output {
                     stdout: for_terminal(text).into_bytes(),
                     stderr,
+                    json: None,
                 });
             }
             export::write_atomic(Path::new(&output), text.as_bytes(), force)
@@ -243,6 +255,7 @@ fn run(cli: Cli) -> Result<Output, Failure> {
             Ok(Output {
                 stdout: Vec::new(),
                 stderr,
+                json: None,
             })
         }
         Command::Strategies => {
@@ -275,6 +288,7 @@ fn run(cli: Cli) -> Result<Output, Failure> {
             Ok(Output {
                 stdout: buffer,
                 stderr: String::new(),
+                json: None,
             })
         }
     }
