@@ -59,14 +59,16 @@ pub fn visible_lines(text: &str) -> Cow<'_, str> {
 /// surrogate pair above U+FFFF). The result parses to the same value, so `show` stays exact,
 /// yet a bidi override or a C1 control in a description cannot act on the terminal. serde_json
 /// already escapes C0 controls, so in its output unsafe characters only occur inside strings,
-/// where an escape is always valid.
+/// where an escape is always valid. Line feeds are the exception: outside strings they are the
+/// layout of pretty JSON and the final line end (inside strings serde writes `\n`), so they stay.
 pub fn json_for_terminal(json: &str) -> Cow<'_, str> {
-    if !json.chars().any(is_unsafe) {
+    let must_escape = |c: char| is_unsafe(c) && c != '\n';
+    if !json.chars().any(must_escape) {
         return Cow::Borrowed(json);
     }
     let mut out = String::with_capacity(json.len() + 16);
     for c in json.chars() {
-        if is_unsafe(c) {
+        if must_escape(c) {
             let mut units = [0u16; 2];
             for unit in c.encode_utf16(&mut units) {
                 let _ = write!(out, "\\u{unit:04x}");
@@ -198,6 +200,11 @@ mod tests {
             json_for_terminal("{\"a\":\"é\"}"),
             Cow::Borrowed(_)
         ));
+        // Pretty layout and the final line feed are not escaped (they are not in a string).
+        assert_eq!(
+            json_for_terminal("{\n  \"a\": \"\u{202e}\"\n}\n"),
+            "{\n  \"a\": \"\\u202e\"\n}\n"
+        );
     }
 }
 
