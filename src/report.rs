@@ -237,8 +237,10 @@ pub fn report(
         original_tokens,
         capture_tokens,
     };
+    // Each projection is freed once its figures exist: a 100,000-tool capture's projections
+    // and its per-tool figures need not all be alive at once.
     let strategies = projections
-        .par_iter()
+        .into_par_iter()
         .zip(sent.par_iter())
         .zip(sizes.par_iter())
         .zip(sent_tokens.par_iter())
@@ -246,7 +248,7 @@ pub fn report(
         .map(|((((projection, sent), sizes), tokens), &tools_tokens)| {
             figures(
                 capture,
-                projection,
+                &projection,
                 &measured,
                 Sent {
                     json: sent,
