@@ -554,7 +554,8 @@ mod tests {
             added_text: None,
             stored: vec![],
             drop_tool_choice: false,
-            error: None,
+            status: crate::projection::ProjectionStatus::Ok,
+            request_valid: true,
         };
         let diffs = projection_diffs(&capture, &projection, None);
         assert_eq!(diffs.len(), 2);

@@ -184,8 +184,13 @@ fn direct_sorts_by_name_in_byte_order_in_every_shape() {
             assert!(sent.replaced.is_none());
         }
         assert!(projection.outcomes.iter().all(|o| o.status == Status::Kept));
-        assert!(projection.error.is_none());
-        assert!(projection.notes.iter().any(|n| n.contains("tool order")));
+        assert!(projection.refusal().is_none());
+        assert!(
+            projection
+                .notes
+                .iter()
+                .any(|n| n.text.contains("tool order"))
+        );
         assert_names_and_schemas_unchanged(&projection, &capture);
     }
 }
@@ -206,7 +211,10 @@ fn duplicate_names_are_refused_by_every_profile() {
     for capture in all_shapes(named(&["read", "bash", "read", "write"]), "hello") {
         for strategy in PROFILES {
             let projection = run(&capture, strategy);
-            let error = projection.error.clone().expect("a3s refuses duplicates");
+            let error = projection
+                .refusal()
+                .map(str::to_owned)
+                .expect("a3s refuses duplicates");
             assert!(error.contains("`read`"), "{error}");
             assert!(error.contains("2 times"), "{error}");
             assert!(projection.sent.is_none());
@@ -216,7 +224,7 @@ fn duplicate_names_are_refused_by_every_profile() {
                 assert_eq!(outcome.status, Status::Removed);
                 assert_eq!(outcome.reason, error);
             }
-            assert!(projection.notes.contains(&error));
+            assert!(projection.notes.iter().any(|n| n.text == error));
         }
     }
 }
@@ -224,7 +232,10 @@ fn duplicate_names_are_refused_by_every_profile() {
 #[test]
 fn first_duplicate_in_byte_order_is_named() {
     let capture = messages(named(&["zz", "bb", "zz", "bb", "bb"]), "work");
-    let error = run(&capture, Strategy::Disabled).error.expect("refused");
+    let error = run(&capture, Strategy::Disabled)
+        .refusal()
+        .map(str::to_owned)
+        .expect("refused");
     assert!(error.contains("`bb` appears 3 times"), "{error}");
 }
 
@@ -235,7 +246,10 @@ fn more_than_4096_tools_are_refused_by_every_profile() {
     let capture = messages(named(&refs), "work");
     for strategy in PROFILES {
         let projection = run(&capture, strategy);
-        let error = projection.error.clone().expect("a3s refuses 4097 tools");
+        let error = projection
+            .refusal()
+            .map(str::to_owned)
+            .expect("a3s refuses 4097 tools");
         assert!(error.contains("4097") && error.contains("4096"), "{error}");
         assert!(projection.sent.is_none());
         assert!(projection.drop_tool_choice);
@@ -249,7 +263,7 @@ fn more_than_4096_tools_are_refused_by_every_profile() {
     // Exactly 4096 is accepted.
     let capture = messages(named(&refs[..4096]), "work");
     let projection = run(&capture, Strategy::Direct);
-    assert!(projection.error.is_none());
+    assert!(projection.refusal().is_none());
     assert_eq!(projection.tool_count(), 4096);
 }
 
@@ -258,7 +272,7 @@ fn the_tool_limit_is_a_setting() {
     let capture = messages(named(&["a", "b", "c"]), "work");
     let settings = with(&[("a3s.max_tools", "2")]);
     let projection = project(&capture, Strategy::Disabled, &settings);
-    let error = projection.error.expect("refused");
+    let error = projection.refusal().map(str::to_owned).expect("refused");
     assert!(error.contains("3 tools exceed its limit of 2"), "{error}");
 }
 
@@ -277,19 +291,17 @@ fn disabled_sends_no_tools_key_and_no_tool_choice() {
     let projection = run(&capture, Strategy::Disabled);
     assert!(projection.sent.is_none());
     assert!(projection.drop_tool_choice);
-    assert!(projection.error.is_none());
+    assert!(projection.refusal().is_none());
     assert!(
         projection
             .notes
             .iter()
-            .any(|n| n == "a3s presents no tools")
+            .any(|n| n.text == "a3s presents no tools")
     );
-    assert!(
-        projection
-            .notes
-            .iter()
-            .any(|n| { n.starts_with("the request carries no `tools` key and no `tool_choice`") })
-    );
+    assert!(projection.notes.iter().any(|n| {
+        n.text
+            .starts_with("the request carries no `tools` key and no `tool_choice`")
+    }));
     assert!(
         projection
             .outcomes
@@ -362,7 +374,7 @@ fn hello_keeps_nothing() {
         let projection = run(&capture, Strategy::Adaptive);
         assert!(projection.sent.is_none(), "no tools key");
         assert!(projection.drop_tool_choice);
-        assert!(projection.error.is_none());
+        assert!(projection.refusal().is_none());
         for outcome in &projection.outcomes {
             assert_eq!(outcome.status, Status::Removed);
             assert_eq!(outcome.reason, "not selected: the context is a greeting");
@@ -371,7 +383,7 @@ fn hello_keeps_nothing() {
             projection
                 .notes
                 .iter()
-                .any(|n| n.contains("greeting (`hello`)"))
+                .any(|n| n.text.contains("greeting (`hello`)"))
         );
     }
     // An MCP tools/list keeps its (empty) list.
@@ -455,7 +467,12 @@ fn removed_special_tools_carry_their_reason() {
     // Nothing kept: no tools key, no tool_choice.
     assert!(projection.sent.is_none());
     assert!(projection.drop_tool_choice);
-    assert!(projection.notes.iter().any(|n| n.contains("keeps no tool")));
+    assert!(
+        projection
+            .notes
+            .iter()
+            .any(|n| n.text.contains("keeps no tool"))
+    );
 }
 
 #[test]
@@ -683,7 +700,7 @@ fn adaptive_prompt_replaces_the_context() {
         projection
             .notes
             .iter()
-            .any(|n| n.contains("adaptive.prompt"))
+            .any(|n| n.text.contains("adaptive.prompt"))
     );
     let settings = with(&[("adaptive.prompt", "Thank you!")]);
     assert!(
@@ -842,7 +859,8 @@ fn code_skips_signatures_past_65536_bytes_and_later_ones_may_fit() {
         projection
             .notes
             .iter()
-            .any(|n| n.contains("lists 2 tools") && n.contains("1 omitted past 65536 bytes"))
+            .any(|n| n.text.contains("lists 2 tools")
+                && n.text.contains("1 omitted past 65536 bytes"))
     );
 }
 
@@ -893,13 +911,10 @@ fn code_without_program_presents_nothing() {
         let projection = run(&capture, Strategy::Code);
         assert!(projection.sent.is_none());
         assert!(projection.drop_tool_choice);
-        assert!(projection.error.is_none());
-        assert!(
-            projection
-                .notes
-                .iter()
-                .any(|n| n.contains("no `program` tool") && n.contains("code.gateway=inject"))
-        );
+        assert!(projection.refusal().is_none());
+        assert!(projection.notes.iter().any(
+            |n| n.text.contains("no `program` tool") && n.text.contains("code.gateway=inject")
+        ));
         assert!(
             projection
                 .outcomes
@@ -963,7 +978,7 @@ fn names_and_schemas_never_change() {
     for capture in all_shapes(tools, "commit and open a github issue with a program") {
         for strategy in PROFILES {
             let projection = run(&capture, strategy);
-            assert!(projection.error.is_none());
+            assert!(projection.refusal().is_none());
             assert_names_and_schemas_unchanged(&projection, &capture);
         }
         let adaptive = run(&capture, Strategy::Adaptive);
@@ -1005,7 +1020,7 @@ fn a_capture_without_tools_gains_no_tools_key() {
     let capture = capture(body.clone());
     for strategy in PROFILES {
         let projection = run(&capture, strategy);
-        assert!(projection.error.is_none());
+        assert!(projection.refusal().is_none());
         assert_eq!(projection.request_body(&capture), body, "{strategy}");
     }
 }

@@ -109,7 +109,7 @@ fn a_request_without_tools_is_valid_and_projects_to_nothing() {
         );
         if strategy != toolprism::Strategy::Original {
             assert!(
-                projection.notes.iter().any(|n| n.contains("no tools")),
+                projection.notes.iter().any(|n| n.text.contains("no tools")),
                 "{strategy}: {:?}",
                 projection.notes
             );

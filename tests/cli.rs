@@ -731,7 +731,11 @@ fn diff_prints_every_note_of_the_report() {
         let id = s["id"].as_str().unwrap();
         let out = stdout_of(&["diff", "samples/large.json", "-s", id, "--color", "never"]);
         for note in s["notes"].as_array().unwrap() {
-            let line = format!("# note: {}", note.as_str().unwrap());
+            let word = match note["level"].as_str().unwrap() {
+                "info" => "note",
+                level => level,
+            };
+            let line = format!("# {word}: {}", note["text"].as_str().unwrap());
             assert!(out.lines().any(|l| l == line), "{id}: {line}");
         }
         assert!(

@@ -69,7 +69,7 @@ fn statuses(projection: &Projection) -> Vec<Status> {
 }
 
 fn has_note(projection: &Projection, needle: &str) -> bool {
-    projection.notes.iter().any(|n| n.contains(needle))
+    projection.notes.iter().any(|n| n.text.contains(needle))
 }
 
 /// The handle of an entry, computed here from the entry's own key-sorted JSON.

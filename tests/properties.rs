@@ -135,7 +135,11 @@ fn settings_variants() -> Vec<Settings> {
     vec![Settings::default(), what_if]
 }
 
-fn snapshot(capture: &Capture, strategy: Id, settings: &Settings) -> (String, Vec<String>) {
+fn snapshot(
+    capture: &Capture,
+    strategy: Id,
+    settings: &Settings,
+) -> (String, Vec<toolprism::Note>) {
     let projection = project(capture, strategy, settings);
     (
         tool::compact(&projection.request_body(capture)),

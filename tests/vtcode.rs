@@ -245,7 +245,7 @@ fn mcp_prefixes_decide_the_cap() {
         projection
             .notes
             .iter()
-            .any(|n| n.contains("MCP cap of 512")),
+            .any(|n| n.text.contains("MCP cap of 512")),
         "{:?}",
         projection.notes
     );
@@ -298,7 +298,7 @@ fn fenced_description_round_trip() {
         projection
             .notes
             .iter()
-            .any(|n| n == "1 description carries vtcode's untrusted-MCP fence: the fenced text is projected inside the fence"),
+            .any(|n| n.text == "1 description carries vtcode's untrusted-MCP fence: the fenced text is projected inside the fence"),
         "{:?}",
         projection.notes
     );
@@ -497,7 +497,7 @@ fn progressive_with_short_parameters_changes_nothing() {
         projection
             .notes
             .iter()
-            .any(|n| n.starts_with("progressive changes nothing")),
+            .any(|n| n.text.starts_with("progressive changes nothing")),
         "{:?}",
         projection.notes
     );
@@ -527,7 +527,10 @@ fn non_string_or_missing_descriptions_are_left_alone() {
     assert_eq!(tools[2], capture.tools()[2]);
     assert_eq!(projection.outcomes[2].status, Status::Kept);
     assert!(
-        projection.notes.iter().any(|n| n.contains("not a string")),
+        projection
+            .notes
+            .iter()
+            .any(|n| n.text.contains("not a string")),
         "{:?}",
         projection.notes
     );
@@ -538,7 +541,7 @@ fn non_string_or_missing_descriptions_are_left_alone() {
         projection
             .notes
             .iter()
-            .any(|n| n.starts_with("full changes nothing")),
+            .any(|n| n.text.starts_with("full changes nothing")),
         "{:?}",
         projection.notes
     );
@@ -580,7 +583,7 @@ fn untouched_entries_keep_every_key_and_order_is_kept() {
             );
         }
         assert!(
-            !projection.notes.iter().any(|n| n.contains("order")),
+            !projection.notes.iter().any(|n| n.text.contains("order")),
             "{:?}",
             projection.notes
         );

@@ -138,7 +138,7 @@ fn defer_small_capture_reminder_and_tools() {
         projection
             .notes
             .iter()
-            .any(|n| n.contains("server labels are derived from tool names"))
+            .any(|n| n.text.contains("server labels are derived from tool names"))
     );
 }
 
@@ -198,7 +198,7 @@ fn threshold_nine_of_ten_is_inactive() {
     assert_eq!(projection.tool_count(), 11);
     assert!(!sent_names(&projection, &capture).contains(&"tool_search".to_owned()));
     assert!(projection.outcomes.iter().all(|o| o.status == Status::Kept));
-    assert!(projection.notes.iter().any(|n| n
+    assert!(projection.notes.iter().any(|n| n.text
         == "deferring inactive: 9 of 11 tools eligible (MCP tools by mcp.prefixes), below defer.threshold=10; every tool sent in full, sorted by name"));
 }
 
@@ -232,7 +232,7 @@ fn threshold_zero_disables() {
         assert_eq!(projection.added_text, None);
         assert_eq!(projection.tool_count(), 20);
         assert!(projection.outcomes.iter().all(|o| o.status == Status::Kept));
-        assert!(projection.notes.iter().any(|n| n
+        assert!(projection.notes.iter().any(|n| n.text
             == "deferring disabled (defer.threshold=0); every tool sent in full, sorted by name"));
     }
 }
@@ -293,7 +293,7 @@ fn inactive_sorts_by_name_in_byte_order() {
         projection
             .notes
             .iter()
-            .any(|n| n.starts_with("tool order changed"))
+            .any(|n| n.text.starts_with("tool order changed"))
     );
     // Untouched entries keep their bytes.
     assert!(projection.outcomes.iter().all(|o| o.status == Status::Kept));
@@ -641,7 +641,7 @@ fn mcp_list_reports_the_reminder_as_added_text_only() {
     let capture = load(raw.clone());
     let projection = project(&capture, Strategy::Defer, &settings(&["defer.threshold=1"]));
     assert!(projection.added_text.is_some());
-    assert!(projection.notes.iter().any(|n| n
+    assert!(projection.notes.iter().any(|n| n.text
         == "the reminder has no place in a tools/list body: it is reported as added text only"));
     let body = projection.request_body(&capture);
     assert_eq!(
@@ -666,7 +666,8 @@ fn tool_choice_on_a_deferred_tool_is_linted() {
         projection
             .notes
             .iter()
-            .any(|n| n.contains("tool_choice names `mcp__time__now`") && n.contains("deferred"))
+            .any(|n| n.text.contains("tool_choice names `mcp__time__now`")
+                && n.text.contains("deferred"))
     );
 }
 
@@ -699,12 +700,12 @@ fn mcp_list_without_prefixes_suggests_eligible_all() {
     let capture = load(json!({"tools": tools}));
     let hint = "a tools/list names its tools without an MCP prefix: defer.eligible=all treats them all as MCP tools";
     let inactive = project(&capture, Strategy::Defer, &Settings::default());
-    assert!(inactive.notes.iter().any(|n| n == hint));
+    assert!(inactive.notes.iter().any(|n| n.text == hint));
     let active = project(
         &capture,
         Strategy::Defer,
         &settings(&["defer.eligible=all"]),
     );
-    assert!(!active.notes.iter().any(|n| n == hint));
+    assert!(!active.notes.iter().any(|n| n.text == hint));
     assert_eq!(sent_names(&active, &capture), ["tool_search"]);
 }

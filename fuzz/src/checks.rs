@@ -7,6 +7,7 @@
 use std::sync::Arc;
 
 use toolprism::measure::{Encoding, TokenCounter, Tokenizer};
+use toolprism::projection::ProjectionStatus;
 use toolprism::sanitize::{is_unsafe, json_for_terminal, visible, visible_lines};
 use toolprism::{Capture, Settings, Strategy, diff, export, project, report};
 
@@ -90,7 +91,8 @@ pub fn projections(data: &[u8]) {
             );
             assert_eq!(projection.outcomes, again.outcomes);
             assert_eq!(projection.notes, again.notes);
-            if projection.error.is_some() {
+            if matches!(projection.status, ProjectionStatus::Refused(_)) {
+                assert_eq!(measured.total_tokens, None, "a refusal has no figures");
                 continue;
             }
             let body: serde_json::Value = serde_json::from_str(&rendered)
@@ -108,7 +110,12 @@ pub fn projections(data: &[u8]) {
             );
             assert_eq!(
                 measured.total_tokens,
-                measured.tools_tokens + measured.added_tokens
+                measured
+                    .tools_tokens
+                    .zip(measured.added_tokens)
+                    .map(|(tools, added)| tools + added),
+                "{}: total = tools + added",
+                strategy.id()
             );
             let summary = diff::projection_summary(&capture, &projection);
             assert_eq!(
@@ -141,18 +148,24 @@ pub fn tiktoken_exact(data: &[u8]) {
     let figures = report::report(&capture, "fuzz", &Strategy::ALL, &settings, counter);
     for (strategy, measured) in Strategy::ALL.iter().zip(&figures.strategies) {
         let projection = project(&capture, *strategy, &settings);
-        if projection.error.is_some() || projection.sent.is_none() {
+        if matches!(projection.status, ProjectionStatus::Refused(_)) || projection.sent.is_none() {
             continue;
         }
         let list = export::render(&capture, &projection, true, false);
         let list = list.trim_end_matches('\n');
-        if measured.tools_bytes == 0 {
+        let (Some(bytes), Some(tokens)) = (measured.tools_bytes, measured.tools_tokens) else {
+            panic!(
+                "{}: a projection that is not refused has figures",
+                strategy.id()
+            );
+        };
+        if bytes == 0 {
             continue;
         }
-        assert_eq!(list.len(), measured.tools_bytes, "{}", strategy.id());
+        assert_eq!(list.len(), bytes, "{}", strategy.id());
         assert_eq!(
             plain.count(list),
-            measured.tools_tokens,
+            tokens,
             "{}: list tokens differ from a plain count",
             strategy.id()
         );

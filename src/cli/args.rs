@@ -17,9 +17,11 @@ Examples:
   toolprism diff capture.json -s progressive --tool mcp__github__create_issue
   toolprism export capture.json -s shorten -o shortened.json --store store/
   cat capture.json | toolprism report -        read the capture from standard input
+  toolprism report capture.json -s minimal --budget 4000   exit 1 if over 4,000 tokens
   toolprism strategies                       what each strategy id does
 
-Exit status: 0 success; 2 usage error or unreadable/invalid capture (one line on stderr).";
+Exit status: 0 success; 1 a check failed (--budget); 2 usage error or unreadable/invalid
+capture (one line on stderr).";
 
 /// Inspect the tool list an LLM agent sends to a model API: project it under the rules of
 /// four real agent hosts, measure every projection in exact tiktoken tokens and bytes,
@@ -100,6 +102,13 @@ pub enum Command {
         /// Add a per-tool table for each strategy.
         #[arg(long)]
         per_tool: bool,
+        /// `--matrix` and its options.
+        #[command(flatten)]
+        matrix: super::matrix::MatrixArgs,
+        /// Exit 1 when a chosen strategy's total tokens exceed N, or when the host refuses
+        /// a chosen strategy (it has no figures to pass with); the report is printed either way.
+        #[arg(long, value_name = "N")]
+        budget: Option<usize>,
     },
     /// Print the projected request body (compact JSON, or `--pretty`).
     #[command(
@@ -157,7 +166,7 @@ pub enum Command {
         /// Also write the full entries `shorten` pointers name, as DIR/{handle}.
         #[arg(long, value_name = "DIR")]
         store: Option<PathBuf>,
-        /// Replace existing files.
+        /// Replace existing files, and write a request a provider would reject.
         #[arg(long)]
         force: bool,
     },

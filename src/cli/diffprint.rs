@@ -61,7 +61,10 @@ pub fn render(
             let _ = writeln!(
                 out,
                 "{}",
-                paint.wrap(BOLD, &format!("# note: {}", visible(note)))
+                paint.wrap(
+                    BOLD,
+                    &format!("# {}: {}", note_word(note), visible(&note.text))
+                )
             );
         }
         let mut counts = [0usize; 4];
@@ -168,5 +171,13 @@ fn print_added_text(out: &mut String, text: &str, strategy: &str, paint: &Paint)
     );
     for line in lines {
         let _ = writeln!(out, "{}", paint.wrap(GREEN, &format!("+{}", visible(line))));
+    }
+}
+
+/// `note` for an explanation, else the note's level (`error`, `warning`).
+fn note_word(note: &toolprism::Note) -> &'static str {
+    match note.level {
+        toolprism::Level::Info => "note",
+        level => level.word(),
     }
 }

@@ -7,6 +7,7 @@
 
 mod args;
 mod diffprint;
+mod matrix;
 mod table;
 
 use std::io::{IsTerminal, Write};
@@ -26,6 +27,8 @@ const BUNDLED_NAME: &str = "samples/small.json (bundled)";
 
 /// Exit status: success.
 pub const EXIT_OK: i32 = 0;
+/// Exit status: a check asked for failed (`report --budget N`).
+pub const EXIT_CHECK: i32 = 1;
 /// Exit status: usage error, or an unreadable or invalid capture.
 pub const EXIT_USAGE: i32 = 2;
 
@@ -42,11 +45,13 @@ impl Failure {
 /// What a successful command prints.
 struct Output {
     stdout: Vec<u8>,
-    /// Lines for standard error (warnings that do not fail the command).
+    /// Lines for standard error (warnings, or the check that failed).
     stderr: String,
     /// A report to print as pretty JSON after `stdout`, streamed: on a 100,000-tool capture
     /// the text is hundreds of megabytes, more than the report itself.
     json: Option<report::Report>,
+    /// The exit status once the output is written ([`EXIT_OK`] or [`EXIT_CHECK`]).
+    status: i32,
 }
 
 impl Output {
@@ -55,6 +60,7 @@ impl Output {
             stdout: text.into_bytes(),
             stderr: String::new(),
             json: None,
+            status: EXIT_OK,
         }
     }
 }
@@ -78,7 +84,10 @@ pub fn main() -> i32 {
             if !output.stderr.is_empty() {
                 let _ = std::io::stderr().write_all(output.stderr.as_bytes());
             }
-            write_stdout(&output.stdout, output.json.as_ref())
+            match write_stdout(&output.stdout, output.json.as_ref()) {
+                EXIT_OK => output.status,
+                failed => failed,
+            }
         }
         Err(Failure(message)) => {
             let _ = writeln!(std::io::stderr(), "toolprism: {message}");
@@ -150,6 +159,8 @@ fn run(cli: Cli) -> Result<Output, Failure> {
             json,
             encoding,
             per_tool,
+            matrix,
+            budget,
         } => {
             // Started first: the encoder is built on a background thread while the capture is
             // read and parsed.
@@ -158,18 +169,30 @@ fn run(cli: Cli) -> Result<Output, Failure> {
             let settings = settings(&common.set)?;
             let strategies = if strategies.is_empty() {
                 Strategy::ALL.to_vec()
+            } else if matrix.matrix {
+                matrix::with_original(strategies)
             } else {
                 strategies
             };
             let report = report::report(&capture, &name, &strategies, &settings, &counter);
-            if json {
-                return Ok(Output {
+            let over = budget.and_then(|budget| over_budget(&report, budget));
+            let mut output = if json {
+                Output {
                     stdout: Vec::new(),
                     stderr: String::new(),
                     json: Some(report),
-                });
+                    status: EXIT_OK,
+                }
+            } else if matrix.matrix {
+                Output::text(matrix::render(&report, &matrix))
+            } else {
+                Output::text(table::report_table(&report, per_tool))
+            };
+            if let Some(line) = over {
+                output.stderr = format!("toolprism: {}: {line}\n", visible(&name));
+                output.status = EXIT_CHECK;
             }
-            Ok(Output::text(table::report_table(&report, per_tool)))
+            Ok(output)
         }
         Command::Show {
             common,
@@ -230,6 +253,18 @@ fn run(cli: Cli) -> Result<Output, Failure> {
             let settings = settings(&common.set)?;
             let projection = project(&capture, strategy, &settings);
             refused(&projection, &name)?;
+            if !projection.request_valid && !force {
+                let why = projection
+                    .notes
+                    .iter()
+                    .find(|n| n.level == toolprism::Level::Error)
+                    .map_or("", |n| n.text.as_str());
+                return Err(Failure::new(format!(
+                    "{}: a provider would reject the `{strategy}` request ({}); --force writes it anyway",
+                    visible(&name),
+                    visible(why)
+                )));
+            }
             let text = export::render(&capture, &projection, tools_only, pretty);
             let mut stderr = String::new();
             if let Some(dir) = &store {
@@ -248,6 +283,7 @@ fn run(cli: Cli) -> Result<Output, Failure> {
                     stdout: for_terminal(text).into_bytes(),
                     stderr,
                     json: None,
+                    status: EXIT_OK,
                 });
             }
             export::write_atomic(Path::new(&output), text.as_bytes(), force)
@@ -256,6 +292,7 @@ fn run(cli: Cli) -> Result<Output, Failure> {
                 stdout: Vec::new(),
                 stderr,
                 json: None,
+                status: EXIT_OK,
             })
         }
         Command::Strategies => {
@@ -265,13 +302,16 @@ fn run(cli: Cli) -> Result<Output, Failure> {
                 .max()
                 .unwrap_or(0);
             let mut text = String::new();
+            let defaults = Settings::default();
             for strategy in Strategy::ALL {
+                let origin = match strategy.release(&defaults) {
+                    Some(release) => format!("{}, {release}", strategy.family()),
+                    None => strategy.family().to_owned(),
+                };
                 text.push_str(&format!(
-                    "{:<width$}  {} ({}, {})\n",
+                    "{:<width$}  {} ({origin})\n",
                     strategy.id(),
                     strategy.summary(),
-                    strategy.family(),
-                    strategy.origin(),
                 ));
             }
             Ok(Output::text(text))
@@ -289,6 +329,7 @@ fn run(cli: Cli) -> Result<Output, Failure> {
                 stdout: buffer,
                 stderr: String::new(),
                 json: None,
+                status: EXIT_OK,
             })
         }
     }
@@ -349,7 +390,7 @@ fn settings(set: &[String]) -> Result<Settings, Failure> {
 
 /// A host that refuses the capture (a3s's limits) leaves nothing to show or write.
 fn refused(projection: &toolprism::Projection, name: &str) -> Result<(), Failure> {
-    match &projection.error {
+    match projection.refusal() {
         Some(error) => Err(Failure::new(format!(
             "{}: `{}` refuses this capture: {}",
             visible(name),
@@ -358,6 +399,33 @@ fn refused(projection: &toolprism::Projection, name: &str) -> Result<(), Failure
         ))),
         None => Ok(()),
     }
+}
+
+/// The `--budget` gate: which chosen strategies' total tokens exceed `budget`, as one line.
+/// A refused strategy has no figures to pass the gate with, so it fails it.
+fn over_budget(report: &report::Report, budget: usize) -> Option<String> {
+    let failures: Vec<String> = report
+        .strategies
+        .iter()
+        .filter_map(|s| match s.total_tokens {
+            Some(total) if total > budget => Some(format!(
+                "`{}` sends {total} tokens, {} over",
+                s.id,
+                total - budget
+            )),
+            Some(_) => None,
+            None => Some(format!(
+                "`{}` is refused by the host and has no figures",
+                s.id
+            )),
+        })
+        .collect();
+    (!failures.is_empty()).then(|| {
+        format!(
+            "over the budget of {budget} tokens: {}",
+            failures.join("; ")
+        )
+    })
 }
 
 /// Colour on a terminal unless `NO_COLOR` is set (non-empty); `always`/`never` decide alone.

@@ -7,6 +7,7 @@ use std::fmt::Write as _;
 use toolprism::report::{Report, StrategyFigures, ToolFigures};
 use toolprism::sanitize::visible;
 use toolprism::text::{fit, pad, pad_left as rpad, signed, thousands, width};
+use toolprism::{Level, Note};
 
 /// Widest tool-name column before names are cut with `…`.
 const NAME_WIDTH: usize = 40;
@@ -48,6 +49,9 @@ fn grid(rows: &[Vec<String>], right: &[bool], indent: &str) -> String {
 /// A few words on what a strategy did: counts of changed, removed and added tools, and the
 /// text it adds outside the tool list.
 fn short_note(figures: &StrategyFigures) -> String {
+    if figures.is_refused() {
+        return "refused by the host (see notes)".to_owned();
+    }
     let count = |state: &str| figures.per_tool.iter().filter(|t| t.state == state).count();
     let mut parts = Vec::new();
     for state in ["changed", "removed", "deferred", "added"] {
@@ -60,11 +64,8 @@ fn short_note(figures: &StrategyFigures) -> String {
     if moved {
         parts.push("reordered".to_owned());
     }
-    if figures.added_tokens > 0 {
-        parts.push(format!(
-            "+{} tokens of added text",
-            thousands(figures.added_tokens)
-        ));
+    if let Some(added) = figures.added_tokens.filter(|&t| t > 0) {
+        parts.push(format!("+{} tokens of added text", thousands(added)));
     }
     if parts.is_empty() {
         parts.push("unchanged".to_owned());
@@ -92,6 +93,7 @@ pub fn report_table(report: &Report, per_tool: bool) -> String {
     let mut rows = vec![
         [
             "strategy",
+            "status",
             "tools",
             "tokens",
             "saved",
@@ -102,40 +104,66 @@ pub fn report_table(report: &Report, per_tool: bool) -> String {
         .map(str::to_owned)
         .to_vec(),
     ];
-    for s in &report.strategies {
-        rows.push(vec![
+    // With provider-deferred entries, savings are on context tokens: show those too.
+    let deferral = report.capture.context_tokens != report.capture.tools_tokens
+        || report
+            .strategies
+            .iter()
+            .any(|s| s.context_tokens != s.tools_tokens);
+    if deferral {
+        rows[0].insert(4, "context".to_owned());
+    }
+    let dash = || "-".to_owned();
+    for s in in_table_order(report) {
+        let mut row = vec![
             s.id.to_owned(),
-            thousands(s.tools),
-            thousands(s.total_tokens),
-            signed(s.saved_tokens),
-            format!("{:.2}%", s.saved_pct),
-            match s.first_changed_byte {
-                None => "all kept".to_owned(),
-                Some(at) => format!("{} B", thousands(at)),
+            status_cell(s),
+            s.tools.map_or_else(dash, thousands),
+            s.total_tokens.map_or_else(dash, thousands),
+            s.saved_tokens.map_or_else(dash, signed),
+            s.saved_pct.map_or_else(dash, |p| format!("{p:.2}%")),
+            match (s.is_refused(), s.first_changed_byte) {
+                (true, _) => dash(),
+                (false, None) => "all kept".to_owned(),
+                (false, Some(at)) => format!("{} B", thousands(at)),
             },
             short_note(s),
-        ]);
+        ];
+        if deferral {
+            let context = s.context_tokens.zip(s.added_tokens).map(|(c, a)| c + a);
+            row.insert(4, context.map_or_else(dash, thousands));
+        }
+        rows.push(row);
     }
-    out.push_str(&grid(
-        &rows,
-        &[false, true, true, true, true, true, false],
-        "",
-    ));
+    let mut right = vec![false, false, true, true, true, true, true, false];
+    if deferral {
+        right.insert(4, true);
+    }
+    out.push_str(&grid(&rows, &right, ""));
     out.push_str(
-        "\ntokens: the projected tools array plus any text added outside it. cache prefix: bytes of\nthe compact tools array that stay identical (a provider's prompt cache keeps that much).\n",
+        "\ntokens: the projected tools array plus any text added outside it. cache prefix: bytes of\nthe compact tools array that stay identical (a provider's prompt cache keeps that much).\nstatus: n/a = nothing to act on (the host's fallback, figures shown); refused = the host\nrejects the list (no figures); `!` = a provider would reject the projected request.\n",
     );
+    if report.capture.context_tokens != report.capture.tools_tokens {
+        let _ = writeln!(
+            out,
+            "context: tokens in the model's context (entries marked defer_loading stay out until the\nprovider's tool search returns them; {} for the capture): saved is measured on these.",
+            thousands(report.capture.context_tokens)
+        );
+    }
 
-    let with_notes: Vec<&StrategyFigures> = report
-        .strategies
-        .iter()
-        .filter(|s| !s.notes.is_empty())
+    // Errors first, then warnings, then explanations; strategies in table order within each.
+    let mut notes: Vec<(&str, &Note)> = in_table_order(report)
+        .flat_map(|s| s.notes.iter().map(move |n| (s.id, n)))
         .collect();
-    if !with_notes.is_empty() {
+    notes.sort_by_key(|(_, n)| n.level);
+    if !notes.is_empty() {
         out.push_str("\nnotes\n");
-        for s in with_notes {
-            for note in &s.notes {
-                let _ = writeln!(out, "  {}: {}", s.id, visible(note));
-            }
+        for (id, note) in notes {
+            let level = match note.level {
+                Level::Info => String::new(),
+                level => format!("{}: ", level.word()),
+            };
+            let _ = writeln!(out, "  {id}: {level}{}", visible(&note.text));
         }
     }
 
@@ -145,16 +173,25 @@ pub fn report_table(report: &Report, per_tool: bool) -> String {
             .map(str::to_owned)
             .to_vec(),
     ];
-    for s in &report.strategies {
-        let e = &s.estimates;
-        rows.push(vec![
-            s.id.to_owned(),
-            thousands(e.vtcode),
-            thousands(e.a3s),
-            thousands(e.zero),
-            thousands(e.lean_ctx),
-            thousands(s.tools_tokens),
-        ]);
+    for s in in_table_order(report) {
+        match (&s.estimates, s.tools_tokens) {
+            (Some(e), Some(tokens)) => rows.push(vec![
+                s.id.to_owned(),
+                thousands(e.vtcode),
+                thousands(e.a3s),
+                thousands(e.zero),
+                thousands(e.lean_ctx),
+                thousands(tokens),
+            ]),
+            _ => rows.push(vec![
+                s.id.to_owned(),
+                dash(),
+                dash(),
+                dash(),
+                dash(),
+                "refused".to_owned(),
+            ]),
+        }
     }
     out.push_str(&grid(&rows, &[false, true, true, true, true, true], "  "));
 
@@ -164,12 +201,35 @@ pub fn report_table(report: &Report, per_tool: bool) -> String {
     }
 
     if per_tool {
-        for s in &report.strategies {
+        for s in in_table_order(report) {
             let _ = write!(out, "\n{} per tool\n", s.id);
-            out.push_str(&per_tool_table(&s.per_tool));
+            if s.is_refused() {
+                out.push_str("  refused by the host: no figures\n");
+            } else {
+                out.push_str(&per_tool_table(&s.per_tool));
+            }
         }
     }
     out
+}
+
+/// The strategies as tables list them: in the order requested, refused ones last.
+fn in_table_order(report: &Report) -> impl Iterator<Item = &StrategyFigures> {
+    let (kept, refused): (Vec<_>, Vec<_>) = report.strategies.iter().partition(|s| !s.is_refused());
+    kept.into_iter().chain(refused)
+}
+
+/// `ok`, `n/a` or `refused`, with `!` when a provider would reject the projected request.
+fn status_cell(figures: &StrategyFigures) -> String {
+    let word = match figures.status {
+        "not_applicable" => "n/a",
+        other => other,
+    };
+    if figures.request_valid || figures.is_refused() {
+        word.to_owned()
+    } else {
+        format!("{word} !")
+    }
 }
 
 /// Anthropic's tool-use system prompt, labelled apart: it is the provider's, not any tool's.
@@ -183,7 +243,7 @@ fn overhead_line(report: &Report) -> Option<String> {
     let without: Vec<&str> = report
         .strategies
         .iter()
-        .filter(|s| s.provider_overhead_tokens.is_none())
+        .filter(|s| s.provider_overhead_tokens.is_none() && !s.is_refused())
         .map(|s| s.id)
         .collect();
     let mut line = format!(

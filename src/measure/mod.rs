@@ -20,7 +20,6 @@
 //!   [`TokenCounter::new`], so reading and parsing a capture overlap with it.
 
 pub mod split;
-pub mod synth;
 
 use std::hash::{Hash, Hasher};
 

@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use serde_json::{Value, json};
 
 use crate::capture::{Capture, Shape};
-use crate::projection::{Draft, SentTool, Status};
+use crate::projection::{Draft, Note, SentTool, Status};
 use crate::settings::{Gateway, Settings};
 use crate::tool;
 
@@ -32,7 +32,7 @@ pub enum Profile {
 pub fn project(capture: &Capture, profile: Profile, settings: &Settings) -> Draft {
     let order = match canonical_order(capture, settings) {
         Ok(order) => order,
-        Err(message) => return refused(capture, message),
+        Err(message) => return Draft::refused(capture, message),
     };
     match profile {
         Profile::Direct => direct(capture, &order),
@@ -76,33 +76,18 @@ fn canonical_order(capture: &Capture, settings: &Settings) -> Result<Vec<usize>,
     Ok(order)
 }
 
-/// a3s's error instead of a projection: no tools are sent, each original carries the message.
-fn refused(capture: &Capture, message: String) -> Draft {
-    Draft {
-        sent: None,
-        dropped: (0..capture.tools().len())
-            .map(|index| (index, Status::Removed, message.clone()))
-            .collect(),
-        drop_tool_choice: true,
-        error: Some(message),
-        ..Draft::default()
-    }
-}
-
 /// A projection that presents no tools, with `why` as its first note. A provider rejects
 /// `tools: []` and a `tool_choice` without tools, so the request loses both keys; an MCP
 /// `tools/list` result keeps an empty list.
 fn empty(capture: &Capture, why: String) -> Draft {
     let mut draft = Draft::default();
-    draft.notes.push(why);
+    draft.info(why);
     if capture.shape() == Shape::McpToolsList {
         draft.sent = Some(Vec::new());
-        draft
-            .notes
-            .push("the tools/list result is empty".to_owned());
+        draft.info("the tools/list result is empty".to_owned());
     } else {
         draft.drop_tool_choice = true;
-        draft.notes.push(
+        draft.info(
             "the request carries no `tools` key and no `tool_choice` (providers reject an empty tool list and a tool_choice without tools)"
                 .to_owned(),
         );
@@ -372,7 +357,7 @@ fn adaptive(capture: &Capture, order: &[usize], settings: &Settings) -> Draft {
                 normalize_greeting(&context)
             ),
         );
-        draft.notes.insert(0, context_note);
+        draft.notes.insert(0, Note::info(context_note));
         for &index in order {
             draft.dropped.push((
                 index,
@@ -410,8 +395,8 @@ fn adaptive(capture: &Capture, order: &[usize], settings: &Settings) -> Draft {
             ..Draft::default()
         }
     };
-    draft.notes.insert(0, flags_note);
-    draft.notes.insert(0, context_note);
+    draft.notes.insert(0, Note::info(flags_note));
+    draft.notes.insert(0, Note::info(context_note));
     draft.dropped = dropped;
     draft
 }
@@ -548,9 +533,9 @@ fn code(capture: &Capture, order: &[usize], settings: &Settings) -> Draft {
         .find(|&index| tool::name(&tools[index]) == Some(PROGRAM));
 
     if program.is_none() && settings.code_gateway == Gateway::Capture {
-        let mut draft = empty(
-            capture,
-            "the capture has no `program` tool, so a3s presents no tools (set code.gateway=inject to add a3s's own gateway)".to_owned());
+        let why = "the capture has no `program` tool, so a3s presents no tools (set code.gateway=inject to add a3s's own gateway)";
+        let mut draft = empty(capture, why.to_owned());
+        draft.not_applicable(why);
         for &index in order {
             draft.dropped.push((
                 index,
@@ -627,7 +612,7 @@ fn code(capture: &Capture, order: &[usize], settings: &Settings) -> Draft {
             " (the capture has none: a3s's own `program` tool was added, code.gateway=inject)",
         );
     }
-    draft.notes.push(note);
+    draft.info(note);
     draft
 }
 

@@ -322,16 +322,14 @@ pub fn project(capture: &Capture, form: Form, settings: &Settings) -> Draft {
                     candidates.len()
                 )
             };
-            draft
-                .notes
-                .push(format!("{why}; every tool sent in full, sorted by name"));
+            draft.not_applicable(format!("{why}; every tool sent in full, sorted by name"));
             // A tools/list names its tools without a host prefix, so none of them looks MCP.
             if capture.shape() == Shape::McpToolsList
                 && settings.defer_eligible == Eligible::Mcp
                 && eligible.is_empty()
                 && threshold > 0
             {
-                draft.notes.push(
+                draft.info(
                     "a tools/list names its tools without an MCP prefix: defer.eligible=all treats them all as MCP tools"
                         .to_owned(),
                 );
@@ -388,19 +386,17 @@ pub fn project(capture: &Capture, form: Form, settings: &Settings) -> Draft {
         Form::Reminder => "listed in a <system-reminder> message",
         Form::Catalog => "listed in tool_search's description",
     };
-    draft.notes.push(format!(
+    draft.info(format!(
         "deferring: {} of {} tools eligible ({which}), defer.threshold={threshold}; all {} withheld behind tool_search, {place}",
         withheld.len(),
         candidates.len(),
         withheld.len()
     ));
     if !loaders.is_empty() {
-        draft
-            .notes
-            .push("the capture's own tool_search is replaced by zero's loader".to_owned());
+        draft.info("the capture's own tool_search is replaced by zero's loader".to_owned());
     }
     if withheld.iter().any(|&i| server_label(name_of(i)).is_some()) {
-        draft.notes.push(
+        draft.info(
             "server labels are derived from tool names (mcp__server__tool, mcp--server--tool, mcp_server_tool): zero uses the server name an MCP tool reports, which a capture does not carry; zero's own name parser would label mcp__ names with nothing"
                 .to_owned(),
         );
@@ -409,7 +405,7 @@ pub fn project(capture: &Capture, form: Form, settings: &Settings) -> Draft {
         let lines: Vec<String> = withheld.iter().map(|&i| deferred_line(&tools[i])).collect();
         draft.added_text = Some(reminder_text(&lines));
         if capture.shape() == Shape::McpToolsList {
-            draft.notes.push(
+            draft.info(
                 "the reminder has no place in a tools/list body: it is reported as added text only"
                     .to_owned(),
             );

@@ -156,10 +156,13 @@ pub enum Overlay {
         tools_only: bool,
         /// The path typed.
         path: String,
-        /// The file exists: waiting for a yes or no.
+        /// Waiting for a yes or no: the file exists, or (with `error` set) a provider would
+        /// reject the request.
         confirm: bool,
-        /// Why the last write failed.
+        /// Why the last write failed, or why the request would be rejected.
         error: Option<String>,
+        /// The user agreed to write a request a provider would reject.
+        accept_invalid: bool,
     },
 }
 
@@ -892,6 +895,7 @@ impl App {
             path,
             confirm: false,
             error: None,
+            accept_invalid: false,
         });
     }
 
@@ -902,6 +906,7 @@ impl App {
             path,
             confirm,
             error,
+            accept_invalid,
         }) = &mut self.overlay
         else {
             return;
@@ -921,9 +926,39 @@ impl App {
                 *error = None;
             }
             Action::Confirm | Action::Yes => {
-                let overwrite = action == Action::Yes;
+                // A yes to the invalid-request question is not a yes to overwriting.
+                let answering_invalid = *confirm && error.is_some();
+                if answering_invalid && action == Action::Yes {
+                    *accept_invalid = true;
+                }
+                let overwrite = action == Action::Yes && !answering_invalid;
+                let accepted = *accept_invalid;
                 *confirm = false;
                 let (strategy, tools_only, path) = (*strategy, *tools_only, path.clone());
+                if let Some(projection) = self.projection(strategy) {
+                    let problem = match projection.refusal() {
+                        Some(message) => Some((
+                            false,
+                            format!("the host refuses {strategy}: nothing to export ({message})"),
+                        )),
+                        None if !projection.request_valid && !accepted => {
+                            let why = projection
+                                .notes
+                                .iter()
+                                .find(|n| n.level == crate::projection::Level::Error)
+                                .map_or(String::new(), |n| n.text.clone());
+                            Some((true, format!("a provider would reject this request: {why}")))
+                        }
+                        None => None,
+                    };
+                    if let Some((ask, message)) = problem {
+                        if let Some(Overlay::Export { confirm, error, .. }) = &mut self.overlay {
+                            *confirm = ask;
+                            *error = Some(message);
+                        }
+                        return;
+                    }
+                }
                 if path.trim().is_empty() {
                     if let Some(Overlay::Export { error, .. }) = &mut self.overlay {
                         *error = Some("type a path".to_owned());

@@ -153,6 +153,7 @@ pub fn render(app: &App, frame: &mut Frame) {
             path,
             confirm,
             error,
+            ..
         }) => render_export(
             app,
             frame,
@@ -325,7 +326,7 @@ fn render_overview(app: &App, frame: &mut Frame, area: Rect) {
     let wide = inner.width >= 90;
     let max_total = Strategy::ALL
         .iter()
-        .filter_map(|&s| app.figures(s).map(|f| f.total_tokens))
+        .filter_map(|&s| app.figures(s).and_then(|f| f.total_tokens))
         .chain(capture_tokens)
         .max()
         .unwrap_or(0);
@@ -356,23 +357,40 @@ fn render_overview(app: &App, frame: &mut Frame, area: Rect) {
             let figures = app.figures(s);
             let projection = app.projection(s);
             let tools = projection.map_or("…".to_owned(), |p| {
-                if p.error.is_some() {
-                    "error".to_owned()
+                if p.status.is_refused() {
+                    "refused".to_owned()
                 } else {
                     thousands(p.tool_count())
                 }
             });
-            let (tokens, saved, bar, saving) = match figures {
-                Some(f) => {
-                    let saving = f.saved_tokens >= 0;
-                    (
-                        thousands(f.total_tokens),
-                        pct(capture_tokens.map(|_| f.saved_pct)),
-                        bar(f.total_tokens, max_total, bar_width),
-                        saving,
-                    )
-                }
-                None => ("…".into(), "…".into(), String::new(), true),
+            // A refused projection has no figures; one that did not apply saves nothing real,
+            // so neither is coloured as a saving.
+            let (tokens, saved, bar, style) = match figures {
+                Some(f) => match (f.total_tokens, f.saved_tokens, f.saved_pct) {
+                    (Some(total), Some(saved_tokens), Some(saved_pct)) => {
+                        let saving = saved_tokens >= 0;
+                        let style = if f.status != "ok" {
+                            theme.dim()
+                        } else if saving {
+                            theme.good()
+                        } else {
+                            theme.bad()
+                        };
+                        (
+                            thousands(total),
+                            pct(capture_tokens.map(|_| saved_pct)),
+                            bar(total, max_total, bar_width),
+                            style,
+                        )
+                    }
+                    _ => ("refused".into(), "—".into(), String::new(), theme.error()),
+                },
+                None => ("…".into(), "…".into(), String::new(), theme.good()),
+            };
+            let bar_style = match figures {
+                Some(f) if f.status != "ok" => theme.dim(),
+                Some(f) => theme.bar(f.saved_tokens.is_some_and(|t| t >= 0)),
+                None => theme.bar(true),
             };
             let noted = projection.is_some_and(|p| !p.notes.is_empty());
             let name = format!("{}{}", s.id(), if noted { " *" } else { "" });
@@ -381,11 +399,8 @@ fn render_overview(app: &App, frame: &mut Frame, area: Rect) {
                 Cell::from(name),
                 Cell::from(pad_left(&tools, 5)),
                 Cell::from(pad_left(&tokens, 8)),
-                Cell::from(Span::styled(
-                    pad_left(&saved, 7),
-                    if saving { theme.good() } else { theme.bad() },
-                )),
-                Cell::from(Span::styled(bar, theme.bar(saving))),
+                Cell::from(Span::styled(pad_left(&saved, 7), style)),
+                Cell::from(Span::styled(bar, bar_style)),
             ];
             if wide {
                 cells.insert(2, Cell::from(s.origin()));
@@ -439,7 +454,7 @@ fn render_notes(app: &App, frame: &mut Frame, area: Rect) {
             lines.push(Line::styled("no notes", theme.dim()));
         }
         for note in &projection.notes {
-            lines.extend(bullet(theme, &safe(note), w));
+            lines.extend(bullet(theme, &note_line(note), w));
         }
     }
     if let Some(f) = app.figures(strategy)
@@ -456,7 +471,7 @@ fn render_notes(app: &App, frame: &mut Frame, area: Rect) {
     ]));
     // Below, while there is room: the other strategies' notes, so the ones that did nothing
     // are explained at a glance.
-    let others: Vec<(Strategy, &String)> = Strategy::ALL
+    let others: Vec<(Strategy, &crate::projection::Note)> = Strategy::ALL
         .iter()
         .filter(|&&s| s != strategy)
         .filter_map(|&s| app.projection(s).map(|p| (s, p)))
@@ -469,7 +484,11 @@ fn render_notes(app: &App, frame: &mut Frame, area: Rect) {
             theme.heading(),
         ));
         for (s, note) in others {
-            lines.extend(bullet(theme, &format!("{}: {}", s.id(), safe(note)), w));
+            lines.extend(bullet(
+                theme,
+                &format!("{}: {}", s.id(), note_line(note)),
+                w,
+            ));
         }
     }
     frame.render_widget(Paragraph::new(lines), inner);
@@ -500,7 +519,7 @@ fn render_tools(app: &App, frame: &mut Frame, area: Rect, strategy: Strategy) {
         return;
     };
     if rows.is_empty() {
-        let text = if let Some(error) = &projection.error {
+        let text = if let Some(error) = projection.refusal() {
             format!("the host refuses this capture: {}", safe(error))
         } else if total == 0 {
             "no tools".to_owned()
@@ -1078,7 +1097,13 @@ fn request_lines(app: &App, strategy: Strategy, w: usize) -> Vec<Line<'static>> 
             thousands(projection.tool_count())
         ),
     ));
-    if let Some(f) = app.figures(strategy) {
+    if let Some(f) = app.figures(strategy)
+        && f.is_refused()
+    {
+        lines.push(kv(theme, "tokens", "refused: no figures".to_owned()));
+    } else if let Some(f) = app.figures(strategy)
+        && let Some(e) = &f.estimates
+    {
         if let Some(c) = app.capture_tokens() {
             lines.push(kv(
                 theme,
@@ -1086,14 +1111,13 @@ fn request_lines(app: &App, strategy: Strategy, w: usize) -> Vec<Line<'static>> 
                 format!(
                     "{} → {} + {} added = {} (saved {})",
                     thousands(c),
-                    thousands(f.tools_tokens),
-                    thousands(f.added_tokens),
-                    thousands(f.total_tokens),
-                    pct(Some(f.saved_pct))
+                    thousands(f.tools_tokens.unwrap_or(0)),
+                    thousands(f.added_tokens.unwrap_or(0)),
+                    thousands(f.total_tokens.unwrap_or(0)),
+                    pct(f.saved_pct)
                 ),
             ));
         }
-        let e = &f.estimates;
         lines.push(kv(
             theme,
             "origins' estimates",
@@ -1122,10 +1146,18 @@ fn request_lines(app: &App, strategy: Strategy, w: usize) -> Vec<Line<'static>> 
         lines.push(Line::raw(""));
         lines.push(Line::styled("Notes", theme.heading()));
         for note in &projection.notes {
-            lines.extend(bullet(theme, &safe(note), w));
+            lines.extend(bullet(theme, &note_line(note), w));
         }
     }
     lines
+}
+
+/// A note as one sanitized line, its level in front unless it is only an explanation.
+fn note_line(note: &crate::projection::Note) -> String {
+    match note.level {
+        crate::projection::Level::Info => safe(&note.text),
+        level => format!("{}: {}", level.word(), safe(&note.text)),
+    }
 }
 
 fn added_lines(app: &App, strategy: Strategy, w: usize) -> Vec<Line<'static>> {
@@ -1145,7 +1177,7 @@ fn added_lines(app: &App, strategy: Strategy, w: usize) -> Vec<Line<'static>> {
     };
     if let Some(text) = &projection.added_text {
         let tokens = app.figures(strategy).map_or(String::new(), |f| {
-            format!(" · {} tokens", thousands(f.added_tokens))
+            format!(" · {} tokens", thousands(f.added_tokens.unwrap_or(0)))
         });
         let place = if app.capture.shape() == crate::capture::Shape::McpToolsList {
             "reported only: an MCP tools/list capture has no messages to carry it"
@@ -1216,14 +1248,17 @@ fn render_status(app: &App, frame: &mut Frame, area: Rect) {
     } else {
         let s = app.strategy();
         let mut text = match (app.figures(s), app.capture_tokens()) {
+            (Some(f), _) if f.is_refused() => {
+                format!(" {}: refused by the host, no figures", s.id())
+            }
             (Some(f), Some(c)) => format!(
                 " {}: {} → {} tokens (saved {}) · {} → {} tools",
                 s.id(),
                 thousands(c),
-                thousands(f.total_tokens),
-                pct(Some(f.saved_pct)),
+                thousands(f.total_tokens.unwrap_or(0)),
+                pct(f.saved_pct),
                 thousands(app.capture.tools().len()),
-                thousands(f.tools)
+                thousands(f.tools.unwrap_or(0))
             ),
             _ => format!(" {}: measuring…", s.id()),
         };
@@ -1467,7 +1502,12 @@ fn render_export(
         ),
         Line::raw(""),
     ];
-    if confirm {
+    if confirm && let Some(e) = error {
+        for l in wrap(&safe(e), w) {
+            lines.push(Line::styled(l, theme.error()));
+        }
+        lines.push(Line::styled("Write it anyway? y / n", theme.warn()));
+    } else if confirm {
         lines.push(Line::styled(
             fit(&format!("{} exists. Overwrite it? y / n", safe(path)), w),
             theme.warn(),

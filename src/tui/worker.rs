@@ -8,7 +8,8 @@ use std::sync::mpsc::{Receiver, Sender};
 
 use crate::capture::{Capture, Shape};
 use crate::measure::{Encoding, TokenCounter};
-use crate::projection::{Projection, project};
+use crate::pipeline::project;
+use crate::projection::Projection;
 use crate::report::{CaptureJson, StrategyFigures, measure_projection};
 use crate::settings::Settings;
 use crate::strategy::Strategy;
@@ -249,6 +250,7 @@ impl Worker {
                         &self.json,
                         &counted.original_tokens,
                         counted.capture_tokens,
+                        &job.settings,
                         &counted.counter,
                     ));
                     self.figures.insert(key.clone(), figures.clone());
