@@ -55,6 +55,14 @@ pub enum LoadError {
         /// What is wrong with it.
         problem: String,
     },
+    /// One record of a trace (a line, a HAR entry, a folder's file) cannot be used.
+    #[error("{at}: {problem}")]
+    BadRecord {
+        /// Where it is, as people name it: `line 5`, `entry 3`, `002.json`.
+        at: String,
+        /// What is wrong with it.
+        problem: String,
+    },
 }
 
 /// A [`LoadError`] tied to the file it came from: renders as `FILE: problem`.
@@ -74,6 +82,28 @@ impl LoadError {
             source_name: source_name.into(),
             error: self,
         }
+    }
+}
+
+/// A serde_json parse error as a [`LoadError`]: the nesting limit is told apart, and the
+/// position is kept in fields rather than in the message.
+pub fn json_error(e: &serde_json::Error) -> LoadError {
+    let message = e.to_string();
+    if message.starts_with("recursion limit exceeded") {
+        return LoadError::TooDeep {
+            line: e.line(),
+            column: e.column(),
+        };
+    }
+    // serde_json appends " at line L column C"; callers print the position themselves.
+    let message = match message.rfind(" at line ") {
+        Some(i) => message[..i].to_owned(),
+        None => message,
+    };
+    LoadError::InvalidJson {
+        line: e.line(),
+        column: e.column(),
+        message,
     }
 }
 
