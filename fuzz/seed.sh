@@ -3,7 +3,7 @@
 # corpora grow large). Run from anywhere: fuzz/seed.sh
 set -euo pipefail
 cd "$(dirname "$0")"
-for target in capture report report_tiktoken; do
+for target in capture report report_tiktoken trace; do
     mkdir -p "corpus/$target"
     cp ../samples/*.json ../tests/fixtures/*.json "corpus/$target/" 2>/dev/null || true
     cp ../tests/fixtures/regressions/* "corpus/$target/" 2>/dev/null || true
