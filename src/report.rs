@@ -305,8 +305,10 @@ pub fn report(
         capture_context,
         settings,
     };
+    // Each projection is freed once its figures exist: a 100,000-tool capture's projections
+    // and its per-tool figures need not all be alive at once.
     let strategies = projections
-        .par_iter()
+        .into_par_iter()
         .zip(sent.par_iter())
         .zip(sizes.par_iter())
         .zip(sent_tokens.par_iter())
@@ -316,7 +318,7 @@ pub fn report(
             |(((((projection, sent), sizes), tokens), &tools_tokens), deferred)| {
                 figures(
                     capture,
-                    projection,
+                    &projection,
                     &measured,
                     Sent {
                         json: sent,

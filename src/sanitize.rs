@@ -227,6 +227,11 @@ mod tests {
             json_for_terminal("{\"a\":\"é\"}"),
             Cow::Borrowed(_)
         ));
+        // Pretty layout and the final line feed are not escaped (they are not in a string).
+        assert_eq!(
+            json_for_terminal("{\n  \"a\": \"\u{202e}\"\n}\n"),
+            "{\n  \"a\": \"\\u202e\"\n}\n"
+        );
     }
 
     #[test]

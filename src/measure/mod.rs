@@ -10,6 +10,9 @@
 //!   recurs anywhere (an unchanged schema under a new description, a kept prefix, the same
 //!   parameter name in a hundred tools) is tokenized once. The counts add up exactly because
 //!   tiktoken encodes each pre-tokenizer piece alone.
+//!   Chunks not yet remembered are tokenized together, a run at a time
+//!   ([`Tokenizer::count_parts`]), and texts over 64 KB are cut into coarser chunks: a
+//!   million-entry enum costs a few thousand tokenizer calls, not a million.
 //! - A list `[e0,e1,...]` is counted from its entries' counts plus the few bytes around each
 //!   join, cut at the entries' first and last forced boundaries ([`TokenCounter::count_array`]);
 //!   an entry without one is counted together with its neighbours, still exactly.
@@ -63,6 +66,13 @@ impl std::str::FromStr for Encoding {
 pub trait Tokenizer: Send + Sync {
     /// Tokens in `text`, special-token text counted as ordinary text.
     fn count(&self, text: &str) -> usize;
+
+    /// Tokens of each part of `text` cut at `cuts` (increasing byte offsets strictly inside
+    /// `text`, each a forced boundary, see [`split`]): `cuts.len() + 1` counts. The default
+    /// counts each part alone; a tokenizer may count the whole text once and split its count.
+    fn count_parts(&self, text: &str, cuts: &[usize]) -> Vec<usize> {
+        per_part(self, text, cuts)
+    }
 }
 
 /// tiktoken-rs's encoder.
@@ -83,6 +93,40 @@ impl Tokenizer for Tiktoken {
     fn count(&self, text: &str) -> usize {
         self.0.encode_ordinary(text).len()
     }
+
+    /// One encoding of the whole text, each token given to the part its bytes fall in: a forced
+    /// boundary is a piece boundary, so no token straddles a cut. Should one ever seem to, the
+    /// parts are counted alone instead (exact either way).
+    fn count_parts(&self, text: &str, cuts: &[usize]) -> Vec<usize> {
+        let mut counts = vec![0; cuts.len() + 1];
+        let mut part = 0;
+        let mut at = 0;
+        for token in self.0.encode_ordinary(text) {
+            while part < cuts.len() && at >= cuts[part] {
+                part += 1;
+            }
+            let Ok(bytes) = self.0.decode_bytes(&[token]) else {
+                return per_part(self, text, cuts);
+            };
+            at += bytes.len();
+            if part < cuts.len() && at > cuts[part] {
+                return per_part(self, text, cuts);
+            }
+            counts[part] += 1;
+        }
+        counts
+    }
+}
+
+/// [`Tokenizer::count_parts`]'s plain definition: each part counted alone.
+fn per_part<T: Tokenizer + ?Sized>(tokenizer: &T, text: &str, cuts: &[usize]) -> Vec<usize> {
+    let mut counts = Vec::with_capacity(cuts.len() + 1);
+    let mut from = 0;
+    for &cut in cuts.iter().chain(std::iter::once(&text.len())) {
+        counts.push(tokenizer.count(&text[from..cut]));
+        from = cut;
+    }
+    counts
 }
 
 /// Where the tokenizer comes from: built in the background, or given.
@@ -102,6 +146,13 @@ pub struct TokenCounter {
 
 /// Texts at most this long are counted whole, not cut into chunks.
 const WHOLE: usize = 96;
+
+/// New chunks are tokenized together in runs of about this many bytes.
+const RUN: usize = 16 * 1024;
+
+/// A text at least twice this long is counted in segments of about this many bytes, in
+/// parallel.
+const SEGMENT: usize = 256 * 1024;
 
 impl TokenCounter {
     /// A counter for `encoding` using tiktoken-rs. Returns at once: the encoder is built on a
@@ -214,18 +265,90 @@ impl TokenCounter {
         let n = if text.len() <= WHOLE {
             self.tokenize(text)
         } else {
-            split::chunks(text)
-                .map(|chunk| {
-                    self.remembered(chunk).unwrap_or_else(|| {
-                        let n = self.tokenize(chunk);
-                        self.remember(chunk, n);
-                        n
-                    })
-                })
-                .sum()
+            self.count_chunks(text)
         };
         self.remember(text, n);
         n
+    }
+
+    /// A long text: the sum of its chunks' counts. Runs of chunks not yet remembered are
+    /// tokenized in one call each (a call has a fixed cost that a million-chunk text would pay
+    /// a million times), and each of their chunks remembered.
+    fn count_chunks(&self, text: &str) -> usize {
+        if text.len() < 2 * SEGMENT {
+            return self.count_chunk_list(text, split::chunks(text));
+        }
+        // A huge text is one call on one thread: count segments of whole chunks in parallel
+        // (the chunks are the same as in one pass, so the cache sees no difference).
+        let mut segments: Vec<Vec<&str>> = vec![Vec::new()];
+        let mut size = 0;
+        for chunk in split::chunks(text) {
+            if size >= SEGMENT {
+                segments.push(Vec::new());
+                size = 0;
+            }
+            size += chunk.len();
+            if let Some(segment) = segments.last_mut() {
+                segment.push(chunk);
+            }
+        }
+        segments
+            .par_iter()
+            .map(|chunks| self.count_chunk_list(text, chunks.iter().copied()))
+            .sum()
+    }
+
+    /// The sum of `chunks`' counts (consecutive parts of `text`).
+    fn count_chunk_list<'t>(&self, text: &'t str, chunks: impl Iterator<Item = &'t str>) -> usize {
+        let base = text.as_ptr() as usize;
+        let mut total = 0;
+        // The run of new chunks: its start and the chunks' starts within the text.
+        let mut run: Option<usize> = None;
+        let mut run_chunks: Vec<(usize, usize)> = Vec::new();
+        for chunk in chunks {
+            let start = chunk.as_ptr() as usize - base;
+            match self.remembered(chunk) {
+                Some(n) => {
+                    if let Some(from) = run.take() {
+                        total += self.count_run(text, from, start, &mut run_chunks);
+                    }
+                    total += n;
+                }
+                None => {
+                    let from = *run.get_or_insert(start);
+                    run_chunks.push((start, start + chunk.len()));
+                    if start + chunk.len() - from >= RUN {
+                        total += self.count_run(text, from, start + chunk.len(), &mut run_chunks);
+                        run = None;
+                    }
+                }
+            }
+        }
+        if let (Some(from), Some(&(_, end))) = (run, run_chunks.last()) {
+            total += self.count_run(text, from, end, &mut run_chunks);
+        }
+        total
+    }
+
+    /// Tokenize `text[from..to]` once, remember each of its chunks (`chunks`, drained), and
+    /// return the run's count.
+    fn count_run(
+        &self,
+        text: &str,
+        from: usize,
+        to: usize,
+        chunks: &mut Vec<(usize, usize)>,
+    ) -> usize {
+        let run = &text[from..to];
+        self.tokenized
+            .fetch_add(run.len() as u64, Ordering::Relaxed);
+        let cuts: Vec<usize> = chunks.iter().skip(1).map(|&(s, _)| s - from).collect();
+        let counts = self.tokenizer().count_parts(run, &cuts);
+        for (&(s, e), &n) in chunks.iter().zip(&counts) {
+            self.remember(&text[s..e], n);
+        }
+        chunks.clear();
+        counts.iter().sum()
     }
 
     fn tokenize(&self, text: &str) -> usize {
@@ -392,6 +515,26 @@ mod tests {
             vec![long.len(), long.len(), 1]
         );
         assert_eq!(seen.load(Ordering::Relaxed), after_first + 1);
+    }
+
+    #[test]
+    fn large_texts_count_exactly_in_runs() {
+        let counter = TokenCounter::new(Encoding::O200kBase);
+        let plain = Tiktoken::new(Encoding::O200kBase);
+        let mut text: String = (0..20_000)
+            .map(|i| format!("\"v{i}\",'s 東京 x/y!?. e.g. {}", i % 7))
+            .collect();
+        assert!(text.len() > 2 * SEGMENT, "{}", text.len());
+        assert_eq!(counter.count(&text), plain.count(&text));
+        // A projected copy: most chunks remembered, the new head tokenized as a run.
+        text.insert_str(0, "A new head: ");
+        text.push_str(" and a tail.");
+        let before = counter.tokenized_bytes();
+        assert_eq!(counter.count(&text), plain.count(&text));
+        assert!(counter.tokenized_bytes() - before < 16 * 1024);
+        let cuts = [2, 5];
+        assert_eq!(plain.count_parts("ab,cd efg", &cuts), vec![1, 2, 2]);
+        assert_eq!(per_part(&plain, "ab,cd efg", &cuts), vec![1, 2, 2]);
     }
 
     #[test]

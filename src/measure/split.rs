@@ -73,17 +73,48 @@ pub fn edges(text: &str) -> Option<(usize, usize)> {
 /// into each chunk. Chunks are about a word or two, so the same word, key or phrase in
 /// different texts (and different places) is one cached chunk, counted once; the cut depends
 /// only on nearby bytes, so equal passages realign after a difference within a chunk or two.
+///
+/// A text longer than [`LARGE`] (a megabyte enum, a 40 MB description) is cut more coarsely,
+/// at forced boundaries whose preceding bytes hash to a marker (about one in [`LARGE_SPREAD`]),
+/// so a few hundred bytes a chunk: a million word-sized chunks would cost more in cache
+/// lookups and tokenizer calls than the text itself. The cut still depends only on nearby
+/// bytes, so the original and a projected copy of such a text share their chunks.
 pub fn chunks(text: &str) -> Chunks<'_> {
-    Chunks { text, start: 0 }
+    Chunks {
+        text,
+        start: 0,
+        large: text.len() > LARGE,
+    }
 }
 
 /// A chunk's minimum length: shorter chunks cost more in lookups than they save.
 const MIN_CHUNK: usize = 8;
 
+/// Texts longer than this are cut coarsely (see [`chunks`]).
+pub const LARGE: usize = 64 * 1024;
+
+/// In a large text, about one forced boundary in this many ends a chunk.
+const LARGE_SPREAD: u32 = 32;
+
+/// In a large text, a chunk ends at the first forced boundary past this many bytes even without
+/// a marker (a text of uniform boundaries still gets cut).
+const LARGE_MAX: usize = 4096;
+
+/// Whether the four bytes before `p` mark a cut in a large text (a fixed multiplicative hash:
+/// deterministic, and depending only on those bytes).
+fn marked(bytes: &[u8], p: usize) -> bool {
+    let window = &bytes[p.saturating_sub(4)..p];
+    let h = window
+        .iter()
+        .fold(0u32, |h, &b| (h ^ u32::from(b)).wrapping_mul(0x0100_0193));
+    (h >> 16) % LARGE_SPREAD == 0
+}
+
 /// Iterator of [`chunks`].
 pub struct Chunks<'a> {
     text: &'a str,
     start: usize,
+    large: bool,
 }
 
 impl<'a> Iterator for Chunks<'a> {
@@ -96,9 +127,13 @@ impl<'a> Iterator for Chunks<'a> {
         }
         let from = self.start;
         // Forced boundaries sit between ASCII bytes, so every cut is a char boundary.
-        let end = (from + MIN_CHUNK..bytes.len())
-            .find(|&p| is_forced(bytes, p))
-            .unwrap_or(bytes.len());
+        let end = if self.large {
+            (from + MIN_CHUNK..bytes.len())
+                .find(|&p| is_forced(bytes, p) && (p - from >= LARGE_MAX || marked(bytes, p)))
+        } else {
+            (from + MIN_CHUNK..bytes.len()).find(|&p| is_forced(bytes, p))
+        }
+        .unwrap_or(bytes.len());
         self.start = end;
         Some(&self.text[from..end])
     }
@@ -127,6 +162,30 @@ mod tests {
         assert!(is_forced(b",\"b", 2));
         assert!(edges("'").is_none());
         assert!(edges("").is_none());
+    }
+
+    #[test]
+    fn large_texts_are_cut_coarsely_and_realign() {
+        let words = [
+            "alpha", "beta,", "gamma.", "(delta)", "\"eps\"", "zeta:", "eta;",
+        ];
+        let body: String = (0..20_000)
+            .map(|i| format!("{}{} ", words[i % 7], i * 7919 % 1000))
+            .collect();
+        assert!(body.len() > LARGE);
+        let parts: Vec<&str> = chunks(&body).collect();
+        assert_eq!(parts.concat(), body);
+        let mean = body.len() / parts.len();
+        assert!((64..=LARGE_MAX).contains(&mean), "mean chunk {mean} bytes");
+        for part in &parts[1..] {
+            let start = part.as_ptr() as usize - body.as_ptr() as usize;
+            assert!(is_forced(body.as_bytes(), start));
+        }
+        // A different head: the copies share all but their first few chunks.
+        let other = format!("A changed description, longer than before. {body}");
+        let theirs: std::collections::HashSet<&str> = chunks(&other).collect();
+        let shared = parts.iter().filter(|p| theirs.contains(*p)).count();
+        assert!(shared + 3 >= parts.len(), "{shared} of {}", parts.len());
     }
 
     #[test]

@@ -1,0 +1,314 @@
+//! The terminal after the interactive view, in tmux: quitting, an error, a panic, SIGINT,
+//! SIGTERM, SIGHUP and Ctrl-Z then `fg` all leave it usable: alternate screen off, cursor
+//! shown, mouse reporting off, and the line discipline back in cooked mode (canonical input,
+//! echo and signals), checked by running a command in the same shell afterwards.
+//!
+//! Each test has its own tmux server; without tmux the tests say so and skip.
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+fn sample() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("samples/large.json")
+}
+
+struct Tmux {
+    socket: String,
+    _dir: tempfile::TempDir,
+}
+
+impl Tmux {
+    /// An interactive bash in a detached 110x32 session, or `None` without tmux.
+    fn start(name: &str) -> Option<Tmux> {
+        if Command::new("tmux").arg("-V").output().is_err() {
+            eprintln!("tmux not found: skipping the terminal test");
+            return None;
+        }
+        let dir = tempfile::tempdir().expect("temp dir");
+        let tmux = Tmux {
+            socket: format!("toolprism-robust-{name}-{}", std::process::id()),
+            _dir: dir,
+        };
+        let cwd = tmux._dir.path().display().to_string();
+        let ok = tmux
+            .cmd(&[
+                "-f",
+                "/dev/null",
+                "new-session",
+                "-d",
+                "-s",
+                "t",
+                "-x",
+                "110",
+                "-y",
+                "32",
+                "-c",
+                &cwd,
+                "--",
+                "env",
+                "PS1=$ ",
+                "TERM=xterm-256color",
+                "bash",
+                "--norc",
+                "--noprofile",
+                "-i",
+            ])
+            .status
+            .success();
+        assert!(ok, "tmux new-session");
+        tmux.wait("the prompt", |s| s.lines().any(|l| l.starts_with('$')));
+        Some(tmux)
+    }
+
+    fn cmd(&self, args: &[&str]) -> std::process::Output {
+        Command::new("tmux")
+            .arg("-L")
+            .arg(&self.socket)
+            .args(args)
+            .output()
+            .expect("run tmux")
+    }
+
+    fn screen(&self) -> String {
+        String::from_utf8_lossy(&self.cmd(&["capture-pane", "-p", "-t", "t"]).stdout).into_owned()
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys", "-t", "t"];
+        args.extend_from_slice(keys);
+        self.cmd(&args);
+    }
+
+    /// Type a command line and press Enter.
+    fn type_line(&self, line: &str) {
+        self.cmd(&["send-keys", "-t", "t", "-l", line]);
+        self.keys(&["Enter"]);
+    }
+
+    fn wait(&self, what: &str, pred: impl Fn(&str) -> bool) -> String {
+        let start = Instant::now();
+        loop {
+            let screen = self.screen();
+            if pred(&screen) {
+                return screen;
+            }
+            if start.elapsed() > Duration::from_secs(60) {
+                panic!("timed out waiting for {what}; the screen:\n{screen}");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Start the interactive view on the sample and wait for its first frame.
+    fn open(&self, env: &str) {
+        self.type_line(&format!(
+            "{env} '{}' '{}'; echo \"exi\"\"t=$?\"",
+            env!("CARGO_BIN_EXE_toolprism"),
+            sample().display()
+        ));
+        self.wait("the overview", |s| s.contains("Strategies"));
+        assert_eq!(
+            self.flag("alternate_on"),
+            "1",
+            "the view uses the alternate screen"
+        );
+    }
+
+    /// A pane flag (`alternate_on`, `cursor_flag`, `mouse_any_flag`, ...).
+    fn flag(&self, name: &str) -> String {
+        let out = self.cmd(&["display-message", "-p", "-t", "t", &format!("#{{{name}}}")]);
+        String::from_utf8_lossy(&out.stdout).trim().to_owned()
+    }
+
+    /// The toolprism process: the shell's child.
+    fn child_pid(&self) -> u32 {
+        let shell = self.flag("pane_pid");
+        let start = Instant::now();
+        loop {
+            let children = std::fs::read_to_string(format!("/proc/{shell}/task/{shell}/children"))
+                .unwrap_or_default();
+            if let Some(pid) = children
+                .split_whitespace()
+                .next()
+                .and_then(|p| p.parse().ok())
+            {
+                return pid;
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(10),
+                "no child process"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// The view has ended (`exit=N` printed): the terminal must be as the shell wants it.
+    fn assert_usable(&self, case: &str) -> String {
+        let screen = self.wait("the exit status", |s| {
+            s.lines().any(|l| l.starts_with("exit="))
+        });
+        self.assert_modes(case);
+        // Cooked mode, checked from inside: a command typed now runs and prints. (`EN""D` on
+        // the command line, `END` only in its output.)
+        self.type_line(
+            "stty -a | tr ' ;' '\\n\\n' | grep -xE -- '-?(icanon|echo|isig)' | tr '\\n' ' '; echo EN\"\"D",
+        );
+        // The answer line: the modes, then END (text an earlier program left on that line may
+        // follow it).
+        let answer = |s: &str| {
+            s.lines()
+                .filter(|l| !l.contains("stty"))
+                .find_map(|l| l.find(" END").map(|at| l[..at].to_owned()))
+        };
+        let after = self.wait("stty's answer", |s| answer(s).is_some());
+        let line = answer(&after).unwrap_or_default();
+        let modes: Vec<&str> = line.split_whitespace().collect();
+        for mode in ["icanon", "echo", "isig"] {
+            assert!(
+                modes.contains(&mode),
+                "{case}: the terminal is left without {mode} (raw mode): {modes:?}\n{after}"
+            );
+        }
+        screen
+    }
+
+    fn assert_modes(&self, case: &str) {
+        assert_eq!(
+            self.flag("alternate_on"),
+            "0",
+            "{case}: alternate screen left on"
+        );
+        assert_eq!(self.flag("cursor_flag"), "1", "{case}: cursor left hidden");
+        assert_eq!(
+            self.flag("mouse_any_flag"),
+            "0",
+            "{case}: mouse reporting left on"
+        );
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = self.cmd(&["kill-server"]);
+    }
+}
+
+fn exit_status(screen: &str) -> Option<i32> {
+    let line = screen.lines().rev().find(|l| l.starts_with("exit="))?;
+    line.trim_start_matches("exit=").trim().parse().ok()
+}
+
+#[test]
+fn quitting_leaves_the_terminal_usable() {
+    let Some(t) = Tmux::start("quit") else { return };
+    t.open("");
+    t.keys(&["q"]);
+    let screen = t.assert_usable("q");
+    assert_eq!(exit_status(&screen), Some(0), "{screen}");
+}
+
+#[test]
+fn an_error_leaves_the_terminal_usable() {
+    let Some(t) = Tmux::start("error") else {
+        return;
+    };
+    t.type_line(&format!(
+        "'{}' /nonexistent/capture.json; echo \"exi\"\"t=$?\"",
+        env!("CARGO_BIN_EXE_toolprism")
+    ));
+    let screen = t.assert_usable("error");
+    assert_eq!(exit_status(&screen), Some(2), "{screen}");
+    assert!(
+        screen.contains("toolprism: /nonexistent/capture.json"),
+        "{screen}"
+    );
+}
+
+#[test]
+fn a_panic_leaves_the_terminal_usable() {
+    if !cfg!(debug_assertions) {
+        eprintln!("release build: the panic trigger is compiled out, skipping");
+        return;
+    }
+    let Some(t) = Tmux::start("panic") else {
+        return;
+    };
+    t.type_line(&format!(
+        "TOOLPRISM_TUI_TEST_PANIC=1 '{}' '{}'; echo \"exi\"\"t=$?\"",
+        env!("CARGO_BIN_EXE_toolprism"),
+        sample().display()
+    ));
+    let screen = t.assert_usable("panic");
+    assert_eq!(exit_status(&screen), Some(101), "{screen}");
+}
+
+#[test]
+fn ctrl_c_leaves_the_terminal_usable() {
+    let Some(t) = Tmux::start("ctrlc") else {
+        return;
+    };
+    t.open("");
+    t.keys(&["C-c"]);
+    t.assert_usable("Ctrl-C");
+}
+
+/// A signal from outside (another terminal, `kill`, a closing terminal emulator).
+fn signalled(signal: &str) {
+    let Some(t) = Tmux::start(&signal.to_lowercase()) else {
+        return;
+    };
+    t.open("");
+    let pid = t.child_pid();
+    let sent = Command::new("kill")
+        .args([&format!("-{signal}"), &pid.to_string()])
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(sent, "kill -{signal} {pid}");
+    t.assert_usable(signal);
+}
+
+#[test]
+#[ignore = "fails until the TUI handles the signal (tui branch): cargo test --test robust_terminal -- --ignored"]
+fn sigint_leaves_the_terminal_usable() {
+    signalled("INT");
+}
+
+#[test]
+#[ignore = "fails until the TUI handles the signal (tui branch): cargo test --test robust_terminal -- --ignored"]
+fn sigterm_leaves_the_terminal_usable() {
+    signalled("TERM");
+}
+
+#[test]
+#[ignore = "fails until the TUI handles the signal (tui branch): cargo test --test robust_terminal -- --ignored"]
+fn sighup_leaves_the_terminal_usable() {
+    signalled("HUP");
+}
+
+#[test]
+#[ignore = "fails until the TUI suspends on Ctrl-Z (tui branch): cargo test --test robust_terminal -- --ignored"]
+fn ctrl_z_then_fg_suspends_and_resumes_cleanly() {
+    let Some(t) = Tmux::start("ctrlz") else {
+        return;
+    };
+    t.open("");
+    t.keys(&["C-z"]);
+    let stopped = t.wait("the shell's job notice", |s| s.contains("Stopped"));
+    t.assert_modes("Ctrl-Z");
+    assert!(
+        !stopped.contains("exit="),
+        "suspended, not ended: {stopped}"
+    );
+    // The shell works while the view is suspended.
+    t.type_line("echo still-here");
+    t.wait("the shell's answer", |s| {
+        s.lines().any(|l| l.trim() == "still-here")
+    });
+    t.type_line("fg");
+    t.wait("the view again", |s| s.contains("Strategies"));
+    assert_eq!(t.flag("alternate_on"), "1", "fg restores the view");
+    t.keys(&["q"]);
+    let screen = t.assert_usable("Ctrl-Z, fg, q");
+    assert_eq!(exit_status(&screen), Some(0), "{screen}");
+}
