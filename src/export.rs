@@ -15,6 +15,7 @@
 use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde_json::Value;
 
@@ -45,6 +46,10 @@ pub enum ExportError {
         /// The error.
         source: std::io::Error,
     },
+    /// A stop was asked for (SIGINT, SIGTERM) before the export was in place: the target is as
+    /// it was and no temporary file is left.
+    #[error("interrupted: {} left as it was", .0.display())]
+    Interrupted(PathBuf),
     /// Writing, flushing or renaming into place failed (a full disk, a closed pipe...).
     #[error("cannot write {}: {}", .path.display(), crate::error::io_reason(.source))]
     Write {
@@ -124,10 +129,21 @@ pub fn write_through(file: &mut File, path: &Path, bytes: &[u8]) -> Result<(), E
 /// Write `bytes` to `path` by its [`target_kind`]: atomically for a regular file, through for
 /// a device or a pipe, refused for a directory.
 pub fn write(path: &Path, bytes: &[u8], force: bool) -> Result<(), ExportError> {
+    write_until(path, bytes, force, &AtomicBool::new(false))
+}
+
+/// [`write`], giving up cleanly (the target untouched, the temporary file removed) once `stop`
+/// is set before the new file is in place: the caller sets it from a signal handler.
+pub fn write_until(
+    path: &Path,
+    bytes: &[u8],
+    force: bool,
+    stop: &AtomicBool,
+) -> Result<(), ExportError> {
     match target_kind(path) {
         TargetKind::Directory => Err(ExportError::IsDirectory(path.to_owned())),
         TargetKind::Through => write_through(&mut open_through(path)?, path, bytes),
-        TargetKind::Regular => write_atomic(path, bytes, force),
+        TargetKind::Regular => write_atomic_until(path, bytes, force, stop),
     }
 }
 
@@ -162,6 +178,19 @@ pub fn render(
 /// rename itself, so a file created meanwhile is not clobbered either). On any failure the
 /// temporary file is removed. Use [`write`] for a target that may not be a regular file.
 pub fn write_atomic(path: &Path, bytes: &[u8], force: bool) -> Result<(), ExportError> {
+    write_atomic_until(path, bytes, force, &AtomicBool::new(false))
+}
+
+/// Bytes written between two looks at the stop flag.
+const STOP_CHECK_BYTES: usize = 1 << 20;
+
+/// [`write_atomic`] that looks at `stop` between chunks and before the rename.
+pub fn write_atomic_until(
+    path: &Path,
+    bytes: &[u8],
+    force: bool,
+    stop: &AtomicBool,
+) -> Result<(), ExportError> {
     if path.is_dir() {
         return Err(ExportError::IsDirectory(path.to_owned()));
     }
@@ -198,9 +227,17 @@ pub fn write_atomic(path: &Path, bytes: &[u8], force: bool) -> Result<(), Export
             dir: dir.to_owned(),
             source,
         })?;
-    temp.write_all(bytes)
-        .and_then(|()| temp.as_file().sync_all())
-        .map_err(failed)?;
+    let interrupted = || ExportError::Interrupted(path.to_owned());
+    for chunk in bytes.chunks(STOP_CHECK_BYTES) {
+        if stop.load(Ordering::Relaxed) {
+            return Err(interrupted());
+        }
+        temp.write_all(chunk).map_err(failed)?;
+    }
+    temp.as_file().sync_all().map_err(failed)?;
+    if stop.load(Ordering::Relaxed) {
+        return Err(interrupted());
+    }
     let persisted = if force {
         temp.persist(path)
     } else {

@@ -269,25 +269,21 @@ fn signalled(signal: &str) {
 }
 
 #[test]
-#[ignore = "fails until the TUI handles the signal (tui branch): cargo test --test robust_terminal -- --ignored"]
 fn sigint_leaves_the_terminal_usable() {
     signalled("INT");
 }
 
 #[test]
-#[ignore = "fails until the TUI handles the signal (tui branch): cargo test --test robust_terminal -- --ignored"]
 fn sigterm_leaves_the_terminal_usable() {
     signalled("TERM");
 }
 
 #[test]
-#[ignore = "fails until the TUI handles the signal (tui branch): cargo test --test robust_terminal -- --ignored"]
 fn sighup_leaves_the_terminal_usable() {
     signalled("HUP");
 }
 
 #[test]
-#[ignore = "fails until the TUI suspends on Ctrl-Z (tui branch): cargo test --test robust_terminal -- --ignored"]
 fn ctrl_z_then_fg_suspends_and_resumes_cleanly() {
     let Some(t) = Tmux::start("ctrlz") else {
         return;

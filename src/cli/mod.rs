@@ -480,7 +480,15 @@ fn write_export(path: &Path, text: &str, force: bool) -> Result<(), Failure> {
             };
             export::write_through(&mut file, path, bytes.as_bytes()).map_err(export_failure)
         }
-        _ => export::write(path, text.as_bytes(), force).map_err(export_failure),
+        _ => {
+            // SIGINT or SIGTERM while the temporary file is written: stop, remove it, and leave
+            // the target as it was (the default action would leave the temporary file behind).
+            let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+            for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+                let _ = signal_hook::flag::register(signal, stop.clone());
+            }
+            export::write_until(path, text.as_bytes(), force, &stop).map_err(export_failure)
+        }
     }
 }
 
