@@ -253,7 +253,8 @@ fn json_on_a_terminal_is_escaped_but_byte_faithful_in_a_pipe() {
             for args in [
                 vec!["show", name, "-s", strategy],
                 vec!["show", name, "-s", strategy, "--pretty", "--tools-only"],
-                vec!["export", name, "-s", strategy, "-o", "-"],
+                // `--force`: the Messages capture's `tool_choice` names no tool, so its request is invalid.
+                vec!["export", name, "-s", strategy, "-o", "-", "--force"],
             ] {
                 let Some(screen) = run_in_pty(&args) else {
                     return;

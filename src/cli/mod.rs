@@ -328,8 +328,10 @@ fn run(cli: Cli) -> Result<Output, Failure> {
                 "standard output".to_owned()
             };
             let mut stderr = String::new();
+            // Into standard output the JSON itself is the result; a line on the same terminal
+            // would only get in the way of copying it.
             match &counter {
-                Some(counter) => {
+                Some(counter) if to_file => {
                     let mut line = format!(
                         "toolprism: wrote {target}: {}, {} ({})",
                         manners::count(text.len(), "byte", "bytes"),
@@ -347,10 +349,10 @@ fn run(cli: Cli) -> Result<Output, Failure> {
                     line.push('\n');
                     stderr = line;
                 }
-                None if store.is_some() && projection.stored.is_empty() => {
+                _ if store.is_some() && projection.stored.is_empty() => {
                     stderr = format!("toolprism: note: {}\n", notes.join("; "));
                 }
-                None => {}
+                _ => {}
             }
             Ok(Output {
                 stdout,

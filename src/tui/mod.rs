@@ -123,7 +123,12 @@ where
     // SIGTERM and SIGHUP end the inspector like `q`: the loop returns and the guard restores
     // the terminal (the default action would leave it in raw mode on the alternate screen).
     let stop = Arc::new(AtomicBool::new(false));
-    for signal in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGHUP] {
+    // SIGINT too: raw mode turns Ctrl-C into a key, but `kill -INT` from outside still comes.
+    for signal in [
+        signal_hook::consts::SIGTERM,
+        signal_hook::consts::SIGHUP,
+        signal_hook::consts::SIGINT,
+    ] {
         signal_hook::flag::register(signal, stop.clone())?;
     }
     let mut dirty = true;
