@@ -12,6 +12,7 @@ pub mod measure;
 pub mod projection;
 pub mod report;
 pub mod sanitize;
+pub mod session;
 pub mod settings;
 pub mod strategies;
 pub mod strategy;

@@ -15,6 +15,8 @@
 //!   zero sends no loader at all. It is never eligible itself.
 //! - Tools with the same name each get their own line.
 
+use std::collections::BTreeSet;
+
 use serde_json::{Map, Value, json};
 
 use crate::capture::{Capture, Shape};
@@ -275,6 +277,19 @@ pub fn catalog_text<'a>(names: impl IntoIterator<Item = &'a str>) -> String {
 
 /// Project a capture under a deferred-loading form.
 pub fn project(capture: &Capture, form: Form, settings: &Settings) -> Draft {
+    project_loaded(capture, form, settings, &BTreeSet::new())
+}
+
+/// [`project`] at a later turn of a run: `loaded` names the tools the model has already loaded
+/// through `tool_search`. zero keeps that set for the whole run and, while it defers, sends a
+/// loaded eligible tool in full (sorted among the others) instead of withholding it; the
+/// eligible count that decides whether it defers still includes loaded tools.
+pub fn project_loaded(
+    capture: &Capture,
+    form: Form,
+    settings: &Settings,
+    loaded: &BTreeSet<String>,
+) -> Draft {
     let tools = capture.tools();
     let name_of = |index: usize| tool::name(&tools[index]).unwrap_or("");
     // Indices in name order (byte order), ties in capture order.
@@ -340,6 +355,10 @@ pub fn project(capture: &Capture, form: Form, settings: &Settings) -> Draft {
         return draft;
     }
 
+    let eligible_count = eligible.len();
+    let (loaded_now, eligible): (Vec<usize>, Vec<usize>) = eligible
+        .into_iter()
+        .partition(|&i| loaded.contains(name_of(i)));
     let withheld = by_name(eligible);
     let description = match form {
         Form::Reminder => TOOL_SEARCH_DESCRIPTION.to_owned(),
@@ -354,7 +373,12 @@ pub fn project(capture: &Capture, form: Form, settings: &Settings) -> Draft {
             Form::Catalog => "zero's loader; its description lists the deferred tools",
         },
     );
-    let others = by_name(others);
+    let others = by_name(
+        others
+            .into_iter()
+            .chain(loaded_now.iter().copied())
+            .collect(),
+    );
     let sent = match form {
         Form::Reminder => {
             // Sorted as a whole: the loader takes its place by name among the others.
@@ -388,12 +412,21 @@ pub fn project(capture: &Capture, form: Form, settings: &Settings) -> Draft {
         Form::Reminder => "listed in a <system-reminder> message",
         Form::Catalog => "listed in tool_search's description",
     };
-    draft.notes.push(format!(
-        "deferring: {} of {} tools eligible ({which}), defer.threshold={threshold}; all {} withheld behind tool_search, {place}",
-        withheld.len(),
-        candidates.len(),
-        withheld.len()
-    ));
+    if loaded_now.is_empty() {
+        draft.notes.push(format!(
+            "deferring: {} of {} tools eligible ({which}), defer.threshold={threshold}; all {} withheld behind tool_search, {place}",
+            withheld.len(),
+            candidates.len(),
+            withheld.len()
+        ));
+    } else {
+        draft.notes.push(format!(
+            "deferring: {eligible_count} of {} tools eligible ({which}), defer.threshold={threshold}; {} loaded earlier through tool_search and sent in full, {} withheld behind tool_search, {place}",
+            candidates.len(),
+            loaded_now.len(),
+            withheld.len()
+        ));
+    }
     if !loaders.is_empty() {
         draft
             .notes
@@ -405,7 +438,7 @@ pub fn project(capture: &Capture, form: Form, settings: &Settings) -> Draft {
                 .to_owned(),
         );
     }
-    if form == Form::Reminder {
+    if form == Form::Reminder && !withheld.is_empty() {
         let lines: Vec<String> = withheld.iter().map(|&i| deferred_line(&tools[i])).collect();
         draft.added_text = Some(reminder_text(&lines));
         if capture.shape() == Shape::McpToolsList {
