@@ -188,8 +188,8 @@ fn schema_and_other_fields_are_told_apart() {
     let mut other = a.clone();
     other["type"] = json!("custom");
     let records = vec![
-        record(1, body("u", &[a.clone()], vec![]), None),
-        record(2, body("u", &[schema.clone()], vec![]), None),
+        record(1, body("u", std::slice::from_ref(&a), vec![]), None),
+        record(2, body("u", std::slice::from_ref(&schema), vec![]), None),
         record(3, body("u", &[other], vec![]), None),
     ];
     let report = analyze(records, &[], &Settings::default());
