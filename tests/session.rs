@@ -694,6 +694,7 @@ fn json_keys_are_exactly_the_contract() {
             "tools",
             "tools_bytes",
             "tools_tokens",
+            "previous_turn",
             "added",
             "removed",
             "changed",

@@ -6,6 +6,7 @@
 
 mod args;
 mod diffprint;
+mod session;
 mod table;
 
 use std::io::{IsTerminal, Write};
@@ -243,6 +244,26 @@ fn run(cli: Cli) -> Result<Output, Failure> {
             Ok(Output {
                 stdout: Vec::new(),
                 stderr,
+            })
+        }
+        Command::Session {
+            trace,
+            json,
+            strategies,
+            thread,
+            skip_bad,
+            set,
+            encoding,
+        } => {
+            let settings = settings(&set)?;
+            session::run(&session::Request {
+                path: &trace,
+                json,
+                strategies: &strategies,
+                thread,
+                skip_bad,
+                settings: &settings,
+                encoding: encoding.into(),
             })
         }
         Command::Strategies => {

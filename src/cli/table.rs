@@ -12,7 +12,7 @@ use toolprism::text::{fit, pad, pad_left as rpad, signed, thousands, width};
 const NAME_WIDTH: usize = 40;
 
 /// Aligned rows: `right[i]` right-aligns column i. The last column is never padded.
-fn grid(rows: &[Vec<String>], right: &[bool], indent: &str) -> String {
+pub(crate) fn grid(rows: &[Vec<String>], right: &[bool], indent: &str) -> String {
     let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
     let widths: Vec<usize> = (0..columns)
         .map(|c| {

@@ -146,7 +146,10 @@ pub struct TurnFacts {
     pub tools_bytes: Option<usize>,
     /// Tokens of it.
     pub tools_tokens: Option<usize>,
-    /// Against the previous turn of the thread: tools now sent that were not.
+    /// The previous turn of its thread with known tools, which the facts below compare with
+    /// (`None`: the thread's first turn).
+    pub previous_turn: Option<usize>,
+    /// Against that turn: tools now sent that were not.
     pub added: Vec<String>,
     /// Tools no longer sent.
     pub removed: Vec<String>,
@@ -290,7 +293,7 @@ struct ThreadState {
     turns: usize,
     first_turn: usize,
     /// The last turn with known tools (for the facts, failed calls included).
-    last_tools: Option<(Arc<[u32]>, bool)>,
+    last_tools: Option<(Arc<[u32]>, bool, usize)>,
     chain: Option<ChainPoint>,
     loaded: BTreeSet<String>,
     strategies: Vec<Option<StrategyPoint>>,
@@ -366,6 +369,13 @@ impl<'a> Analyzer<'a> {
         }
     }
 
+    /// Whether a thread of this id or key has been seen.
+    pub fn has_thread(&self, thread: &str) -> bool {
+        self.threads
+            .iter()
+            .any(|t| t.id == thread || t.key == thread)
+    }
+
     /// Distinct tool entries stored so far (originals and projected ones).
     pub fn distinct_entries(&self) -> usize {
         self.entries.len()
@@ -419,8 +429,9 @@ impl<'a> Analyzer<'a> {
         let tools_bytes = self.bytes(&ids, present);
 
         let state = &self.threads[thread];
+        let previous_turn = state.last_tools.as_ref().map(|l| l.2);
         let change = match &state.last_tools {
-            Some((before, before_present)) => {
+            Some((before, before_present, _)) => {
                 compare::compare(&self.entries, (before, *before_present), (&ids, present))
             }
             None => compare::ListChange::default(),
@@ -555,7 +566,7 @@ impl<'a> Analyzer<'a> {
         }
 
         let state = &mut self.threads[thread];
-        state.last_tools = Some((Arc::clone(&ids), present));
+        state.last_tools = Some((Arc::clone(&ids), present, turn));
         if !failed {
             state.chain = Some(ChainPoint {
                 usage,
@@ -576,6 +587,7 @@ impl<'a> Analyzer<'a> {
             tools: Some(ids.len()),
             tools_bytes: Some(tools_bytes),
             tools_tokens: Some(tools_tokens),
+            previous_turn,
             added: change.added,
             removed: change.removed,
             changed: change.changed,
@@ -636,6 +648,7 @@ impl<'a> Analyzer<'a> {
             tools: None,
             tools_bytes: None,
             tools_tokens: None,
+            previous_turn: None,
             added: Vec::new(),
             removed: Vec::new(),
             changed: Vec::new(),
