@@ -323,6 +323,8 @@ pub struct Analyzer<'a> {
     thread_filter: Option<String>,
     entries: Vec<Entry>,
     entry_ids: FxHashMap<Box<str>, u32>,
+    /// The last entry seen under each name, and its id.
+    last_by_name: FxHashMap<String, (Value, u32)>,
     /// Distinct tools arrays (shape, `tools` key present, entries) and their token counts.
     arrays: FxHashMap<ArrayKey, (u32, usize)>,
     list_tokens: FxHashMap<Arc<[u32]>, usize>,
@@ -355,6 +357,7 @@ impl<'a> Analyzer<'a> {
             thread_filter,
             entries: Vec::new(),
             entry_ids: FxHashMap::default(),
+            last_by_name: FxHashMap::default(),
             arrays: FxHashMap::default(),
             list_tokens: FxHashMap::default(),
             loaded_sets,
@@ -422,8 +425,7 @@ impl<'a> Analyzer<'a> {
         }
 
         // The capture's own tools, stored once per distinct entry.
-        let jsons: Vec<String> = capture.tools().par_iter().map(tool::compact).collect();
-        let ids: Arc<[u32]> = self.intern_all(jsons).into();
+        let ids: Arc<[u32]> = self.capture_entries(capture.tools()).into();
         let present = capture.has_tools_key();
         let (array, tools_tokens) = self.array(capture.shape(), present, &ids);
         let tools_bytes = self.bytes(&ids, present);
@@ -695,6 +697,42 @@ impl<'a> Analyzer<'a> {
         self.thread_filter
             .as_deref()
             .is_none_or(|f| f == self.threads[thread].id || f == self.threads[thread].key)
+    }
+
+    /// The ids of a request's tool entries. An entry equal, key order included, to the last
+    /// entry seen under its name is that entry: most turns re-send the same list, and comparing
+    /// values costs far less than serializing them.
+    fn capture_entries(&mut self, tools: &[Value]) -> Vec<u32> {
+        let known: Vec<Option<u32>> = tools
+            .par_iter()
+            .map(|entry| {
+                let (value, id) = self.last_by_name.get(tool::name(entry)?)?;
+                same_value(value, entry).then_some(*id)
+            })
+            .collect();
+        let fresh: Vec<String> = tools
+            .par_iter()
+            .zip(&known)
+            .filter(|(_, known)| known.is_none())
+            .map(|(entry, _)| tool::compact(entry))
+            .collect();
+        let mut fresh_ids = self.intern_all(fresh).into_iter();
+        let mut ids = Vec::with_capacity(tools.len());
+        for (entry, known) in tools.iter().zip(known) {
+            let id = match known {
+                Some(id) => id,
+                None => {
+                    let id = fresh_ids.next().unwrap_or_default();
+                    if let Some(name) = tool::name(entry) {
+                        self.last_by_name
+                            .insert(name.to_owned(), (entry.clone(), id));
+                    }
+                    id
+                }
+            };
+            ids.push(id);
+        }
+        ids
     }
 
     /// Store entries (compact JSON) once each; count the new ones in one batch.
@@ -991,6 +1029,25 @@ pub struct TraceInfo {
     pub skipped: usize,
     /// The last line was torn.
     pub torn_last_line: bool,
+}
+
+/// Equal values with their object keys in the same order: equal compact JSON. (`Value`'s own
+/// `==` ignores key order.)
+fn same_value(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Object(a), Value::Object(b)) => {
+            a.len() == b.len()
+                && a.iter()
+                    .zip(b)
+                    .all(|((ka, va), (kb, vb))| ka == kb && same_value(va, vb))
+        }
+        (Value::Array(a), Value::Array(b)) => {
+            a.len() == b.len() && a.iter().zip(b).all(|(x, y)| same_value(x, y))
+        }
+        // Numbers compare by their text: 1.0 and 1 serialize differently.
+        (Value::Number(a), Value::Number(b)) => a.to_string() == b.to_string(),
+        (a, b) => a == b,
+    }
 }
 
 fn round2(x: f64) -> f64 {
