@@ -1,5 +1,5 @@
 //! `cargo bench --bench report [-- FILTER]`: the engine's speed on the 1000-tool benchmark capture
-//! (`toolprism::measure::synth::Spec::BENCH`, about 3.6 MB), in-process. A plain `harness =
+//! (`benches/synth::Spec::BENCH`, about 3.6 MB), in-process. A plain `harness =
 //! false` target (no extra dependencies): each case runs a warm-up and then N timed rounds and
 //! prints min/median/max. The whole-process comparison with Python tiktoken is
 //! `benches/whole-process.sh`. Not part of `cargo test`.
@@ -15,7 +15,10 @@
 
 use std::time::{Duration, Instant};
 
-use toolprism::measure::synth::{Spec, capture_json};
+#[path = "synth/mod.rs"]
+mod synth;
+
+use synth::{Spec, capture_json};
 use toolprism::measure::{Encoding, Tiktoken, TokenCounter, Tokenizer};
 use toolprism::{Capture, Settings, Strategy, tool};
 

@@ -1,4 +1,4 @@
-//! Write a deterministic synthetic capture (see `toolprism::measure::synth`).
+//! Write a deterministic synthetic capture (see `benches/synth`).
 //!
 //! ```text
 //! cargo run --release --example gen_capture -- [OUT] [--tools N] [--seed S]
@@ -8,7 +8,10 @@
 
 use std::io::Write;
 
-use toolprism::measure::synth::{Spec, capture_json};
+#[path = "../benches/synth/mod.rs"]
+mod synth;
+
+use synth::{Spec, capture_json};
 
 fn main() {
     let mut spec = Spec::BENCH;

@@ -14,7 +14,11 @@
 use std::io::{BufWriter, Write};
 
 use serde_json::{Value, json};
-use toolprism::measure::synth::{Spec, capture_value};
+#[path = "../benches/synth/mod.rs"]
+#[allow(dead_code)]
+mod synth;
+
+use synth::{Spec, capture_value};
 
 struct Options {
     turns: usize,

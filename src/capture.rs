@@ -95,6 +95,8 @@ pub struct Capture {
     shape: Shape,
     /// The MCP body is wrapped in a JSON-RPC `result`.
     wrapped: bool,
+    /// Each entry's [`tool::label`], in capture order.
+    labels: Vec<String>,
 }
 
 impl Capture {
@@ -114,9 +116,24 @@ impl Capture {
             });
         }
         let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-        let text = std::str::from_utf8(bytes).map_err(|e| LoadError::InvalidUtf8 {
-            offset: e.valid_up_to(),
+        // An empty or binary file deserves its own words, not a parser position.
+        let start = bytes.iter().position(|b| !b.is_ascii_whitespace());
+        let Some(start) = start else {
+            return Err(LoadError::Empty);
+        };
+        let text = std::str::from_utf8(bytes).map_err(|e| {
+            let utf16 = bytes.starts_with(b"\xFF\xFE") || bytes.starts_with(b"\xFE\xFF");
+            if utf16 || (matches!(bytes[start], b'{' | b'[') && !bytes.contains(&0)) {
+                LoadError::InvalidUtf8 {
+                    offset: e.valid_up_to(),
+                }
+            } else {
+                LoadError::Binary
+            }
         })?;
+        if text.contains('\0') && !matches!(bytes[start], b'{' | b'[') {
+            return Err(LoadError::Binary);
+        }
         let body: Value = serde_json::from_str(text).map_err(|e| {
             if e.to_string().starts_with("recursion limit exceeded") {
                 LoadError::TooDeep {
@@ -143,12 +160,18 @@ impl Capture {
     /// Load a request body that is already parsed.
     pub fn from_value(body: Value) -> Result<Capture, LoadError> {
         let (shape, wrapped) = detect_shape(&body)?;
-        let capture = Capture {
+        let mut capture = Capture {
             body,
             shape,
             wrapped,
+            labels: Vec::new(),
         };
         capture.check_tools()?;
+        capture.labels = capture
+            .tools()
+            .iter()
+            .map(|entry| tool::label(entry).into_owned())
+            .collect();
         Ok(capture)
     }
 
@@ -163,6 +186,7 @@ impl Capture {
         };
         for (index, entry) in tools.iter().enumerate() {
             let problem = match entry {
+                Value::Object(_) if tool::is_hosted(entry) => None,
                 Value::Object(_) => match tool::name(entry) {
                     Some("") => Some("the name is empty".to_owned()),
                     Some(_) => None,
@@ -170,7 +194,10 @@ impl Capture {
                         Some(other) => {
                             Some(format!("the name is {}, not a string", json_kind(other)))
                         }
-                        None => Some("no `name`".to_owned()),
+                        None => Some(
+                            "no `name`, and no `type` naming a hosted tool (such as web_search)"
+                                .to_owned(),
+                        ),
                     },
                 },
                 other => Some(format!("the entry is {}, not an object", json_kind(other))),
@@ -239,18 +266,22 @@ impl Capture {
         }
     }
 
-    /// The original tool names, in capture order.
+    /// The original tool names, in capture order; a hosted entry by its label (`<web_search>`).
     pub fn tool_names(&self) -> impl Iterator<Item = &str> {
-        self.tools().iter().map(|t| tool::name(t).unwrap_or(""))
+        self.labels.iter().map(String::as_str)
     }
 
-    /// The name a `tool_choice` forces, if it names one tool.
-    pub fn tool_choice_name(&self) -> Option<&str> {
-        let choice = self.body.get("tool_choice")?;
-        choice
-            .pointer("/function/name")
-            .or_else(|| choice.get("name"))
-            .and_then(Value::as_str)
+    /// Indices of the hosted entries ([`tool::hosted_label`]), in capture order.
+    pub fn hosted(&self) -> Vec<usize> {
+        (0..self.tools().len())
+            .filter(|&index| tool::is_hosted(&self.tools()[index]))
+            .collect()
+    }
+
+    /// The tool a `tool_choice` forces, if it names one: a function's name, or a hosted
+    /// entry's label for a hosted choice such as `{"type":"web_search"}` ([`tool::choice_label`]).
+    pub fn tool_choice_name(&self) -> Option<std::borrow::Cow<'_, str>> {
+        tool::choice_label(self.body.get("tool_choice")?)
     }
 
     /// The text of each conversation message, oldest first, in the shape's own terms:
@@ -329,7 +360,7 @@ fn push_text(texts: &mut Vec<String>, content: Option<&Value>, part_types: &[&st
 }
 
 fn read_limited(path: &str) -> Result<Vec<u8>, LoadError> {
-    let unreadable = |e: std::io::Error| LoadError::Unreadable(e.to_string());
+    let unreadable = |e: std::io::Error| LoadError::Unreadable(crate::error::io_reason(&e));
     let mut bytes = Vec::new();
     if path == "-" {
         std::io::stdin()
@@ -391,8 +422,15 @@ fn detect_shape(body: &Value) -> Result<(Shape, bool), LoadError> {
         return Ok((Shape::OpenAiResponses, false));
     }
     if let Some(tools) = object.get("tools") {
-        // A bare tools/list result, or a request without a conversation: decide by the entries.
-        let first = tools.as_array().and_then(|t| t.first());
+        // A bare tools/list result, or a request without a conversation: decide by the entries,
+        // the first function tool first (hosted entries exist only in Messages and Responses).
+        let entries = tools.as_array().map(Vec::as_slice).unwrap_or_default();
+        let first = entries.iter().find(|entry| !tool::is_hosted(entry));
+        let hosted_kind = entries
+            .iter()
+            .find(|entry| tool::is_hosted(entry))
+            .and_then(|entry| entry.get("type"))
+            .and_then(Value::as_str);
         let shape = match first {
             Some(entry) if entry.get("function").is_some() => Shape::OpenAiChat,
             Some(entry) if entry.get("input_schema").is_some() => Shape::AnthropicMessages,
@@ -407,6 +445,8 @@ fn detect_shape(body: &Value) -> Result<(Shape, bool), LoadError> {
                     "a request with `tools` but neither `messages` nor `input`".into(),
                 ));
             }
+            None if hosted_kind == Some("mcp_toolset") => Shape::AnthropicMessages,
+            None if hosted_kind.is_some() => Shape::OpenAiResponses,
             _ => Shape::McpToolsList,
         };
         return Ok((shape, false));
@@ -425,6 +465,13 @@ fn messages_shape(object: &serde_json::Map<String, Value>) -> Shape {
         for entry in tools {
             if entry.get("function").is_some() {
                 return Shape::OpenAiChat;
+            }
+            // Anthropic's hosted MCP toolset; Chat Completions has no hosted entries.
+            if tool::is_hosted(entry) {
+                if entry.get("type").and_then(Value::as_str) == Some("mcp_toolset") {
+                    return Shape::AnthropicMessages;
+                }
+                continue;
             }
             if entry.get("input_schema").is_some() || entry.get("name").is_some() {
                 return Shape::AnthropicMessages;

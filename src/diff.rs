@@ -137,6 +137,100 @@ pub fn text_hunks(old: &str, new: &str, context: usize) -> Vec<Hunk> {
     hunks
 }
 
+/// The hunks between two pretty JSON texts, with lines matched regardless of a trailing comma:
+/// removing the last key of an object is one removed line, not also a changed line above it
+/// (`"a": 1,` → `"a": 1`). Context lines show the new text; deleted lines the old one, inserted
+/// lines the new one, so each side reads as its own valid JSON.
+pub fn json_hunks(old: &str, new: &str, context: usize) -> Vec<Hunk> {
+    let old_lines: Vec<&str> = old.lines().collect();
+    let new_lines: Vec<&str> = new.lines().collect();
+    let key = |line: &&str| -> String {
+        let line: &str = line;
+        line.strip_suffix(',').unwrap_or(line).to_owned()
+    };
+    let old_keys: Vec<String> = old_lines.iter().map(key).collect();
+    let new_keys: Vec<String> = new_lines.iter().map(key).collect();
+    let ops = similar::capture_diff_slices(Algorithm::Patience, &old_keys, &new_keys);
+    let mut hunks = Vec::new();
+    for group in similar::group_diff_ops(ops, context) {
+        let (Some(first), Some(last)) = (group.first(), group.last()) else {
+            continue;
+        };
+        let old_start = first.old_range().start;
+        let new_start = first.new_range().start;
+        let mut lines = Vec::new();
+        for op in &group {
+            let (tag, old_range, new_range) = op.as_tag_tuple();
+            match tag {
+                similar::DiffTag::Equal => {
+                    for (o, n) in old_range.zip(new_range) {
+                        lines.push(DiffLine {
+                            tag: LineTag::Equal,
+                            old_index: Some(o),
+                            new_index: Some(n),
+                            segments: vec![(false, new_lines[n].to_owned())],
+                        });
+                    }
+                }
+                similar::DiffTag::Replace if old_range.len() + new_range.len() <= INLINE_LIMIT => {
+                    emphasized_lines(&old_lines, &new_lines, old_range, new_range, &mut lines);
+                }
+                _ => {
+                    for o in old_range {
+                        lines.push(plain_line(LineTag::Delete, Some(o), None, old_lines[o]));
+                    }
+                    for n in new_range {
+                        lines.push(plain_line(LineTag::Insert, None, Some(n), new_lines[n]));
+                    }
+                }
+            }
+        }
+        hunks.push(Hunk {
+            old_start,
+            old_len: last.old_range().end - old_start,
+            new_start,
+            new_len: last.new_range().end - new_start,
+            lines,
+        });
+    }
+    hunks
+}
+
+fn plain_line(tag: LineTag, old: Option<usize>, new: Option<usize>, text: &str) -> DiffLine {
+    DiffLine {
+        tag,
+        old_index: old,
+        new_index: new,
+        segments: vec![(false, text.to_owned())],
+    }
+}
+
+/// A replaced run of lines with the changed words marked: the two runs diffed again as text,
+/// word by word within each replaced pair (indices shifted back to the whole texts).
+fn emphasized_lines(
+    old_lines: &[&str],
+    new_lines: &[&str],
+    old_range: std::ops::Range<usize>,
+    new_range: std::ops::Range<usize>,
+    lines: &mut Vec<DiffLine>,
+) {
+    let join = |run: &[&str]| -> String { run.iter().flat_map(|l| [*l, "\n"]).collect() };
+    let old_text = join(&old_lines[old_range.clone()]);
+    let new_text = join(&new_lines[new_range.clone()]);
+    let diff = TextDiff::configure()
+        .algorithm(Algorithm::Patience)
+        .diff_lines(&old_text, &new_text);
+    let mut run = Vec::new();
+    for op in diff.ops() {
+        push_op_lines(&diff, op, &mut run);
+    }
+    for mut line in run {
+        line.old_index = line.old_index.map(|i| i + old_range.start);
+        line.new_index = line.new_index.map(|i| i + new_range.start);
+        lines.push(line);
+    }
+}
+
 fn push_op_lines<'a>(diff: &TextDiff<'a, 'a, str>, op: &DiffOp, lines: &mut Vec<DiffLine>) {
     let strip = |s: &str| s.strip_suffix('\n').unwrap_or(s).to_owned();
     let (_, old_range, new_range) = op.as_tag_tuple();
@@ -191,11 +285,11 @@ pub fn pretty_lines(value: &Value) -> String {
 }
 
 /// The hunks between the pretty JSON of two entries (either may be absent: an added or a
-/// removed tool), with [`CONTEXT_LINES`] of context.
+/// removed tool), with [`CONTEXT_LINES`] of context, lines matched as [`json_hunks`] does.
 pub fn tool_diff(before: Option<&Value>, after: Option<&Value>) -> Vec<Hunk> {
     let old = before.map(pretty_lines).unwrap_or_default();
     let new = after.map(pretty_lines).unwrap_or_default();
-    text_hunks(&old, &new, CONTEXT_LINES)
+    json_hunks(&old, &new, CONTEXT_LINES)
 }
 
 /// One tool that a projection changed, added, removed or deferred.
@@ -439,6 +533,30 @@ mod tests {
     }
 
     #[test]
+    fn a_removed_last_key_is_one_removed_line() {
+        let before =
+            json!({"name": "read", "description": "Reads.", "input_schema": {"type": "object"}});
+        let after = json!({"name": "read", "description": "Reads."});
+        let hunks = tool_diff(Some(&before), Some(&after));
+        assert_eq!(
+            render(&hunks),
+            "@@ -1,7 +1,4 @@\n {\n   \"name\": \"read\",\n   \"description\": \"Reads.\"\n-  \"input_schema\": {\n-    \"type\": \"object\"\n-  }\n }\n"
+        );
+        // And the other way round: an added last key.
+        let hunks = tool_diff(Some(&after), Some(&before));
+        assert_eq!(hunks[0].header(), "@@ -1,4 +1,7 @@");
+        assert_eq!(
+            hunks[0]
+                .lines
+                .iter()
+                .filter(|l| l.tag == LineTag::Delete)
+                .count(),
+            0
+        );
+        assert_eq!(hunks[0].lines[2].text(), "  \"description\": \"Reads.\",");
+    }
+
+    #[test]
     fn added_and_removed_tools_diff_against_nothing() {
         let v = json!({"name": "x"});
         let added = tool_diff(None, Some(&v));
@@ -554,7 +672,8 @@ mod tests {
             added_text: None,
             stored: vec![],
             drop_tool_choice: false,
-            error: None,
+            status: crate::projection::ProjectionStatus::Ok,
+            request_valid: true,
         };
         let diffs = projection_diffs(&capture, &projection, None);
         assert_eq!(diffs.len(), 2);

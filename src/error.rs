@@ -17,7 +17,13 @@ pub enum LoadError {
         /// The limit in bytes.
         limit: u64,
     },
-    /// The bytes are not UTF-8.
+    /// Nothing but whitespace (or nothing at all).
+    #[error("empty: no JSON in it")]
+    Empty,
+    /// Binary data: a NUL byte, or bytes that are not UTF-8 where JSON would start.
+    #[error("not JSON: binary data")]
+    Binary,
+    /// The bytes are not UTF-8 (text that looks like JSON, in another encoding).
     #[error("not valid UTF-8: invalid byte at offset {offset}")]
     InvalidUtf8 {
         /// Byte offset of the first invalid sequence.
@@ -55,6 +61,14 @@ pub enum LoadError {
         /// What is wrong with it.
         problem: String,
     },
+    /// One record of a trace (a line, a HAR entry, a folder's file) cannot be used.
+    #[error("{at}: {problem}")]
+    BadRecord {
+        /// Where it is, as people name it: `line 5`, `entry 3`, `002.json`.
+        at: String,
+        /// What is wrong with it.
+        problem: String,
+    },
 }
 
 /// A [`LoadError`] tied to the file it came from: renders as `FILE: problem`.
@@ -74,6 +88,57 @@ impl LoadError {
             source_name: source_name.into(),
             error: self,
         }
+    }
+}
+
+/// A serde_json parse error as a [`LoadError`]: the nesting limit is told apart, and the
+/// position is kept in fields rather than in the message.
+pub fn json_error(e: &serde_json::Error) -> LoadError {
+    let message = e.to_string();
+    if message.starts_with("recursion limit exceeded") {
+        return LoadError::TooDeep {
+            line: e.line(),
+            column: e.column(),
+        };
+    }
+    // serde_json appends " at line L column C"; callers print the position themselves.
+    let message = match message.rfind(" at line ") {
+        Some(i) => message[..i].to_owned(),
+        None => message,
+    };
+    LoadError::InvalidJson {
+        line: e.line(),
+        column: e.column(),
+        message,
+    }
+}
+
+/// An I/O error in words a user can act on: the system's message without its `(os error N)`
+/// suffix, in lower case, with plainer words for the usual cases.
+pub fn io_reason(error: &std::io::Error) -> String {
+    use std::io::ErrorKind;
+    let plain = match error.kind() {
+        ErrorKind::PermissionDenied => "permission denied",
+        ErrorKind::NotFound => "no such file or folder",
+        ErrorKind::StorageFull => "no space left on the device",
+        ErrorKind::ReadOnlyFilesystem => "read-only file system",
+        ErrorKind::BrokenPipe => "the reader closed the pipe",
+        ErrorKind::IsADirectory => "is a directory",
+        ErrorKind::NotADirectory => "a part of the path is not a folder",
+        _ => "",
+    };
+    if !plain.is_empty() {
+        return plain.to_owned();
+    }
+    let text = error.to_string();
+    let text = match text.rfind(" (os error ") {
+        Some(at) if text.ends_with(')') => &text[..at],
+        _ => text.as_str(),
+    };
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => first.to_lowercase().chain(chars).collect(),
+        None => "unknown error".to_owned(),
     }
 }
 

@@ -1,8 +1,18 @@
-//! Writing a projection out safely: what `show` prints ([`render`]), written atomically
-//! ([`write_atomic`]: a temporary file in the target's folder, then a rename), never replacing
-//! a file unless asked, and never leaving a partial or temporary file behind on failure.
-//! [`write_store`] writes the full entries `shorten` pointers name.
+//! Writing a projection out safely: what `show` prints ([`render`]) and where it goes.
+//!
+//! - A regular file (or a path that does not exist yet) is written atomically
+//!   ([`write_atomic`]): a temporary file in the target's folder, flushed, then renamed over the
+//!   target. An existing file is never replaced unless asked, and nothing partial or temporary
+//!   is left behind on failure.
+//! - Anything else (a device such as `/dev/null`, a named pipe, `/dev/stdout`): written
+//!   through, directly, never renamed over ([`target_kind`], [`open_through`],
+//!   [`write_through`]). Renaming a file over `/dev/null` would replace the device.
+//!
+//! [`write_store`] writes the full entries `shorten` pointers name. Every error renders as one
+//! line a user can act on: the path concerned and a plain reason, never a temporary file's name
+//! or an `os error` number.
 
+use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -12,14 +22,14 @@ use crate::capture::Capture;
 use crate::projection::{Projection, StoredEntry};
 use crate::tool;
 
-/// Why an export failed. Every variant renders as one line naming the path.
+/// Why an export failed. Every variant renders as one line naming the path and the reason.
 #[derive(Debug, thiserror::Error)]
 pub enum ExportError {
     /// The target exists and `force` was not given.
-    #[error("{}: already exists (use --force to replace it)", .0.display())]
+    #[error("{} exists (use --force to replace it)", .0.display())]
     Exists(PathBuf),
     /// The target is a directory.
-    #[error("{}: is a directory", .0.display())]
+    #[error("{} is a directory", .0.display())]
     IsDirectory(PathBuf),
     /// A handle is not a plain file name (it would escape the store folder).
     #[error("{handle:?}: not a plain file name, refusing to store it")]
@@ -27,22 +37,97 @@ pub enum ExportError {
         /// The handle.
         handle: String,
     },
-    /// An I/O error while writing.
-    #[error("{}: {source}", path.display())]
-    Io {
-        /// The file or folder concerned.
+    /// The folder cannot take a new file (missing, not writable, read-only file system...).
+    #[error("cannot write in {}: {}", folder_name(.dir), crate::error::io_reason(.source))]
+    Folder {
+        /// The folder.
+        dir: PathBuf,
+        /// The error.
+        source: std::io::Error,
+    },
+    /// Writing, flushing or renaming into place failed (a full disk, a closed pipe...).
+    #[error("cannot write {}: {}", .path.display(), crate::error::io_reason(.source))]
+    Write {
+        /// The target.
         path: PathBuf,
         /// The error.
         source: std::io::Error,
     },
 }
 
-impl ExportError {
-    fn io(path: &Path, source: std::io::Error) -> ExportError {
-        ExportError::Io {
+/// A folder as error lines show it: with a trailing `/`, `./` for the current one.
+fn folder_name(dir: &Path) -> String {
+    let text = dir.display().to_string();
+    if text.ends_with('/') {
+        text
+    } else {
+        format!("{text}/")
+    }
+}
+
+/// How an export target is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TargetKind {
+    /// A regular file or a new path: temporary file + rename.
+    Regular,
+    /// A directory: refused.
+    Directory,
+    /// A device, a named pipe, a socket, or a path under `/dev` or `/proc` (such as
+    /// `/dev/stdout`, which may resolve to a regular file): written through, never renamed over.
+    Through,
+}
+
+/// Decide how `path` is written (following symlinks, as opening it would).
+pub fn target_kind(path: &Path) -> TargetKind {
+    if is_system_path(path) {
+        return TargetKind::Through;
+    }
+    match std::fs::metadata(path) {
+        Ok(meta) if meta.is_dir() => TargetKind::Directory,
+        Ok(meta) if !meta.is_file() => TargetKind::Through,
+        _ => TargetKind::Regular,
+    }
+}
+
+/// Paths in the kernel's own folders: `/dev/stdout` and `/proc/self/fd/1` name whatever the
+/// descriptor is, even a regular file, and a rename there would replace the link itself.
+fn is_system_path(path: &Path) -> bool {
+    let parent = match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    };
+    std::fs::canonicalize(parent)
+        .is_ok_and(|dir| dir.starts_with("/dev") || dir.starts_with("/proc"))
+}
+
+/// Open a [`TargetKind::Through`] target for writing (no create, no truncate, no rename).
+pub fn open_through(path: &Path) -> Result<File, ExportError> {
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(path)
+        .map_err(|source| ExportError::Write {
             path: path.to_owned(),
             source,
-        }
+        })
+}
+
+/// Write all of `bytes` to an opened target and flush it.
+pub fn write_through(file: &mut File, path: &Path, bytes: &[u8]) -> Result<(), ExportError> {
+    file.write_all(bytes)
+        .and_then(|()| file.flush())
+        .map_err(|source| ExportError::Write {
+            path: path.to_owned(),
+            source,
+        })
+}
+
+/// Write `bytes` to `path` by its [`target_kind`]: atomically for a regular file, through for
+/// a device or a pipe, refused for a directory.
+pub fn write(path: &Path, bytes: &[u8], force: bool) -> Result<(), ExportError> {
+    match target_kind(path) {
+        TargetKind::Directory => Err(ExportError::IsDirectory(path.to_owned())),
+        TargetKind::Through => write_through(&mut open_through(path)?, path, bytes),
+        TargetKind::Regular => write_atomic(path, bytes, force),
     }
 }
 
@@ -71,11 +156,11 @@ pub fn render(
     text
 }
 
-/// Write `bytes` to `path` atomically: into a temporary file in the same folder, flushed to
-/// disk, then renamed over the target. Without `force` an existing target is left untouched
-/// and the call fails with [`ExportError::Exists`] (checked atomically by the rename itself,
-/// so a file created meanwhile is not clobbered either). On any failure the temporary file is
-/// removed.
+/// Write `bytes` to the regular file `path` atomically: into a temporary file in the same
+/// folder, flushed to disk, then renamed over the target. Without `force` an existing target is
+/// left untouched and the call fails with [`ExportError::Exists`] (checked atomically by the
+/// rename itself, so a file created meanwhile is not clobbered either). On any failure the
+/// temporary file is removed. Use [`write`] for a target that may not be a regular file.
 pub fn write_atomic(path: &Path, bytes: &[u8], force: bool) -> Result<(), ExportError> {
     if path.is_dir() {
         return Err(ExportError::IsDirectory(path.to_owned()));
@@ -86,6 +171,10 @@ pub fn write_atomic(path: &Path, bytes: &[u8], force: bool) -> Result<(), Export
     let dir = match path.parent() {
         Some(parent) if !parent.as_os_str().is_empty() => parent,
         _ => Path::new("."),
+    };
+    let failed = |source| ExportError::Write {
+        path: path.to_owned(),
+        source,
     };
     let file_name = path
         .file_name()
@@ -105,10 +194,13 @@ pub fn write_atomic(path: &Path, bytes: &[u8], force: bool) -> Result<(), Export
     }
     let mut temp = builder
         .tempfile_in(dir)
-        .map_err(|e| ExportError::io(path, e))?;
+        .map_err(|source| ExportError::Folder {
+            dir: dir.to_owned(),
+            source,
+        })?;
     temp.write_all(bytes)
         .and_then(|()| temp.as_file().sync_all())
-        .map_err(|e| ExportError::io(path, e))?;
+        .map_err(failed)?;
     let persisted = if force {
         temp.persist(path)
     } else {
@@ -123,7 +215,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8], force: bool) -> Result<(), Export
         }
         Err(e) => {
             drop(e.file);
-            Err(ExportError::io(path, e.error))
+            Err(failed(e.error))
         }
     }
 }
@@ -137,7 +229,7 @@ pub fn is_plain_file_name(handle: &str) -> bool {
 }
 
 /// Write each stored entry to `dir/{handle}` (its key-sorted compact JSON, as the pointer's
-/// reader expects), creating `dir` when missing. Each file is written with [`write_atomic`].
+/// reader expects), creating `dir` when missing. Each file is written with [`write`].
 /// A file that already holds exactly the entry's bytes is left as it is (handles are content
 /// hashes, so this is the same entry); one with other bytes is replaced only with `force`.
 /// Returns the paths written or already in place, in entry order.
@@ -153,13 +245,18 @@ pub fn write_store(
             });
         }
     }
-    std::fs::create_dir_all(dir).map_err(|e| ExportError::io(dir, e))?;
+    std::fs::create_dir_all(dir).map_err(|source| ExportError::Folder {
+        dir: dir.to_owned(),
+        source,
+    })?;
     let mut written = Vec::with_capacity(entries.len());
     for entry in entries {
         let path = dir.join(&entry.handle);
-        let same = std::fs::read(&path).is_ok_and(|bytes| bytes == entry.json.as_bytes());
+        // Only a regular file is read back: reading a named pipe would wait for a writer.
+        let same = target_kind(&path) == TargetKind::Regular
+            && std::fs::read(&path).is_ok_and(|bytes| bytes == entry.json.as_bytes());
         if !same {
-            write_atomic(&path, entry.json.as_bytes(), force)?;
+            write(&path, entry.json.as_bytes(), force)?;
         }
         written.push(path);
     }
@@ -185,9 +282,9 @@ mod tests {
         assert_eq!(std::fs::read(&path).unwrap(), b"one");
         let err = write_atomic(&path, b"two", false).unwrap_err();
         assert!(matches!(err, ExportError::Exists(_)), "{err}");
-        assert!(
-            err.to_string()
-                .ends_with("already exists (use --force to replace it)")
+        assert_eq!(
+            err.to_string(),
+            format!("{} exists (use --force to replace it)", path.display())
         );
         assert_eq!(std::fs::read(&path).unwrap(), b"one");
         write_atomic(&path, b"three", true).unwrap();
@@ -217,11 +314,67 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let missing = dir.path().join("missing").join("out.json");
         let err = write_atomic(&missing, b"x", false).unwrap_err();
-        assert!(matches!(err, ExportError::Io { .. }), "{err}");
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "cannot write in {}/: no such file or folder",
+                dir.path().join("missing").display()
+            )
+        );
         assert!(leftovers(dir.path()).is_empty());
         let err = write_atomic(dir.path(), b"x", true).unwrap_err();
         assert!(matches!(err, ExportError::IsDirectory(_)));
         assert!(leftovers(dir.path()).is_empty());
+    }
+
+    #[test]
+    fn reasons_have_no_os_error_numbers() {
+        use std::io::{Error, ErrorKind};
+        assert_eq!(
+            crate::error::io_reason(&Error::from(ErrorKind::PermissionDenied)),
+            "permission denied"
+        );
+        assert_eq!(
+            crate::error::io_reason(&Error::from_raw_os_error(28)),
+            "no space left on the device"
+        );
+        assert_eq!(
+            crate::error::io_reason(&Error::from_raw_os_error(32)),
+            "the reader closed the pipe"
+        );
+        // EXDEV: no plain wording of ours; the system's, without "(os error 18)".
+        assert_eq!(
+            crate::error::io_reason(&Error::from_raw_os_error(18)),
+            "invalid cross-device link"
+        );
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn devices_are_written_through_never_replaced() {
+        let null = Path::new("/dev/null");
+        assert_eq!(target_kind(null), TargetKind::Through);
+        assert_eq!(target_kind(Path::new("/dev/stdout")), TargetKind::Through);
+        write(null, b"x", true).unwrap();
+        write(null, b"x", false).unwrap();
+        use std::os::unix::fs::FileTypeExt;
+        assert!(
+            std::fs::metadata(null)
+                .unwrap()
+                .file_type()
+                .is_char_device()
+        );
+        let err = write(Path::new("/dev/full"), b"x", true).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "cannot write /dev/full: no space left on the device"
+        );
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(target_kind(dir.path()), TargetKind::Directory);
+        assert_eq!(
+            target_kind(&dir.path().join("new.json")),
+            TargetKind::Regular
+        );
     }
 
     #[test]

@@ -2,13 +2,15 @@
 //! strategy an agent host uses, and measure what every projection costs.
 //!
 //! The library knows nothing of terminals: the CLI (`src/cli`) and the TUI (`src/tui`) are thin
-//! layers over [`Capture`], [`project`], and the measuring in [`measure`].
+//! layers over [`Capture`], [`project`] (the [`pipeline`] over the [`projection`] model), and the measuring in [`measure`].
 
 pub mod capture;
 pub mod diff;
 pub mod error;
 pub mod export;
+pub mod matrix;
 pub mod measure;
+pub mod pipeline;
 pub mod projection;
 pub mod report;
 pub mod sanitize;
@@ -23,6 +25,7 @@ pub mod tui;
 
 pub use capture::{Capture, Shape};
 pub use error::LoadError;
-pub use projection::{Projection, Status, ToolOutcome, project};
+pub use pipeline::project;
+pub use projection::{Level, Note, Projection, ProjectionStatus, Status, ToolOutcome};
 pub use settings::{Settings, SettingsError};
 pub use strategy::Strategy;

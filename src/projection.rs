@@ -1,17 +1,18 @@
-//! What a strategy makes of a capture: the tools sent, what happened to each original tool, the
-//! text added outside the tool list, and the notes that explain it.
+//! The model of a projection: what a strategy makes of a capture (the tools sent, what happened
+//! to each original tool, the text added outside the tool list), its status, and the notes that
+//! explain it.
 //!
-//! Strategies (in [`crate::strategies`]) produce a [`Draft`]; [`project`] turns it into a
-//! [`Projection`], deriving every tool's status and the lints common to all strategies, so no
-//! strategy has to repeat them.
+//! Strategies (in [`crate::strategies`]) produce a [`Draft`]; the pipeline
+//! ([`crate::pipeline::project`]) turns it into a [`Projection`]. This module depends on neither,
+//! so the strategies can build drafts without importing the pipeline that runs them.
 
+use std::fmt;
+
+use serde::Serialize;
 use serde_json::Value;
 
-use crate::capture::{Capture, Shape};
-use crate::settings::Settings;
-use crate::strategies;
+use crate::capture::Capture;
 use crate::strategy::Strategy;
-use crate::tool;
 
 /// What happened to one tool.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -47,6 +48,119 @@ impl Status {
             Status::Deferred => "removed",
             other => other.word(),
         }
+    }
+}
+
+/// How much a note matters. Ordered: errors sort first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Level {
+    /// The provider would reject the request, or the host refuses the list.
+    Error,
+    /// Something costs the user: the cached prompt prefix breaks, the order changed.
+    Warning,
+    /// An explanation: why the projection looks the way it does.
+    Info,
+}
+
+impl Level {
+    /// The word in reports: `error`, `warning`, `info`.
+    pub fn word(self) -> &'static str {
+        match self {
+            Level::Error => "error",
+            Level::Warning => "warning",
+            Level::Info => "info",
+        }
+    }
+}
+
+/// One explanation or lint attached to a projection.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+pub struct Note {
+    /// How much it matters.
+    pub level: Level,
+    /// What it says (may quote capture text: sanitize before it reaches a terminal).
+    pub text: String,
+}
+
+impl Note {
+    /// A note at `level`.
+    pub fn new(level: Level, text: impl Into<String>) -> Note {
+        Note {
+            level,
+            text: text.into(),
+        }
+    }
+
+    /// The request would be rejected, or the host refuses.
+    pub fn error(text: impl Into<String>) -> Note {
+        Note::new(Level::Error, text)
+    }
+
+    /// A cost the user should know of (cache prefix broken, order changed).
+    pub fn warning(text: impl Into<String>) -> Note {
+        Note::new(Level::Warning, text)
+    }
+
+    /// An explanation.
+    pub fn info(text: impl Into<String>) -> Note {
+        Note::new(Level::Info, text)
+    }
+}
+
+impl fmt::Display for Note {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+/// Whether a projection applies to its capture.
+///
+/// `NotApplicable` means the host's mechanism does not engage on this capture, so the
+/// projection is the host's fallback (figures are shown with the reason): the capture has no
+/// tools; `code` without a `program` tool (and `code.gateway=capture`); `shorten` without an
+/// expand tool or under `shorten.protected=true`; `defer`/`defer-catalog` below
+/// `defer.threshold` or with it at 0. A mechanism that engages and changes nothing (vtcode
+/// finding every description already within its limits, `shorten` finding no description over
+/// 1024 bytes, `adaptive` keeping every tool) is `Ok`, and so is `disabled`: sending no tools is
+/// what it says it does.
+///
+/// `Refused` means the host rejects the list (a3s's duplicate names or too many tools): there is
+/// no projection, so there are no figures.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub enum ProjectionStatus {
+    /// The strategy applied.
+    #[default]
+    Ok,
+    /// Nothing to act on, and why.
+    NotApplicable(String),
+    /// The host refuses the capture, with its message.
+    Refused(String),
+}
+
+impl ProjectionStatus {
+    /// The word in reports: `ok`, `not_applicable`, `refused`.
+    pub fn word(&self) -> &'static str {
+        match self {
+            ProjectionStatus::Ok => "ok",
+            ProjectionStatus::NotApplicable(_) => "not_applicable",
+            ProjectionStatus::Refused(_) => "refused",
+        }
+    }
+
+    /// The reason, unless `Ok`.
+    pub fn reason(&self) -> Option<&str> {
+        match self {
+            ProjectionStatus::Ok => None,
+            ProjectionStatus::NotApplicable(reason) | ProjectionStatus::Refused(reason) => {
+                Some(reason)
+            }
+        }
+    }
+
+    /// Whether the host refuses (no figures).
+    pub fn is_refused(&self) -> bool {
+        matches!(self, ProjectionStatus::Refused(_))
     }
 }
 
@@ -108,7 +222,7 @@ pub struct StoredEntry {
     pub json: String,
 }
 
-/// What a strategy function returns; [`project`] completes it.
+/// What a strategy function returns; the pipeline completes it into a [`Projection`].
 #[derive(Debug, Clone, Default)]
 pub struct Draft {
     /// The tools sent, in order. `None`: the request carries no `tools` key.
@@ -117,15 +231,15 @@ pub struct Draft {
     /// Originals neither sent nor listed here are `Removed` with a generic reason.
     pub dropped: Vec<(usize, Status, String)>,
     /// Explanations (why nothing changed, settings that mattered).
-    pub notes: Vec<String>,
+    pub notes: Vec<Note>,
     /// Text added to the request outside `tools` (zero's reminder).
     pub added_text: Option<String>,
     /// Entries a pointer names.
     pub stored: Vec<StoredEntry>,
     /// The request must not carry `tool_choice` (no tools are sent).
     pub drop_tool_choice: bool,
-    /// The host refuses the capture (a3s's errors): no projection, this message instead.
-    pub error: Option<String>,
+    /// Whether the strategy applied; the pipeline adds its reason as the first note.
+    pub status: ProjectionStatus,
 }
 
 impl Draft {
@@ -135,6 +249,36 @@ impl Draft {
             sent: Some((0..capture.tools().len()).map(SentTool::original).collect()),
             ..Draft::default()
         }
+    }
+
+    /// The host refuses the capture: nothing is sent, every original is removed with the
+    /// host's message, and the projection has no figures.
+    pub fn refused(capture: &Capture, message: impl Into<String>) -> Draft {
+        let message = message.into();
+        Draft {
+            sent: None,
+            dropped: (0..capture.tools().len())
+                .map(|index| (index, Status::Removed, message.clone()))
+                .collect(),
+            drop_tool_choice: true,
+            status: ProjectionStatus::Refused(message),
+            ..Draft::default()
+        }
+    }
+
+    /// Mark the draft as not applicable to the capture, with the reason.
+    pub fn not_applicable(&mut self, reason: impl Into<String>) {
+        self.status = ProjectionStatus::NotApplicable(reason.into());
+    }
+
+    /// Add an explanation.
+    pub fn info(&mut self, text: impl Into<String>) {
+        self.notes.push(Note::info(text));
+    }
+
+    /// Add a warning.
+    pub fn warning(&mut self, text: impl Into<String>) {
+        self.notes.push(Note::warning(text));
     }
 }
 
@@ -158,220 +302,36 @@ pub struct ToolOutcome {
 pub struct Projection {
     /// The strategy.
     pub strategy: Strategy,
+    /// Whether it applied; `Refused`: the host rejects the capture and nothing is sent.
+    pub status: ProjectionStatus,
+    /// Whether a provider would accept the projected request (false when refused, when
+    /// `tool_choice` names a tool not sent, when deferred tools have no loader, ...; the
+    /// error-level notes say why).
+    pub request_valid: bool,
     /// The tools sent, in order; `None` when the request carries no `tools` key.
     pub sent: Option<Vec<SentTool>>,
     /// Per tool: every original in capture order, then the added ones.
     pub outcomes: Vec<ToolOutcome>,
-    /// Why the projection looks the way it does, and lints.
-    pub notes: Vec<String>,
+    /// Why the projection looks the way it does, and lints; errors first, then warnings,
+    /// then explanations, each level in the order found.
+    pub notes: Vec<Note>,
     /// Text added outside `tools` (counted in the projection's cost).
     pub added_text: Option<String>,
     /// Entries `shorten` pointers name.
     pub stored: Vec<StoredEntry>,
     /// The request drops `tool_choice`.
     pub drop_tool_choice: bool,
-    /// The host refuses this capture under this strategy.
-    pub error: Option<String>,
-}
-
-/// Project `capture` under `strategy`. Pure: the same inputs give the same bytes.
-pub fn project(capture: &Capture, strategy: Strategy, settings: &Settings) -> Projection {
-    let draft = strategies::draft(capture, strategy, settings);
-    finish(capture, strategy, draft)
-}
-
-/// [`project`] at a later turn of a session: `loaded` names the tools the model loaded through
-/// `tool_search` earlier in the run, which `defer` and `defer-catalog` send in full (zero's
-/// per-run loaded set); the other strategies ignore it.
-pub fn project_loaded(
-    capture: &Capture,
-    strategy: Strategy,
-    settings: &Settings,
-    loaded: &std::collections::BTreeSet<String>,
-) -> Projection {
-    use crate::strategies::zero;
-    let draft = match strategy {
-        Strategy::Defer => zero::project_loaded(capture, zero::Form::Reminder, settings, loaded),
-        Strategy::DeferCatalog => {
-            zero::project_loaded(capture, zero::Form::Catalog, settings, loaded)
-        }
-        other => strategies::draft(capture, other, settings),
-    };
-    finish(capture, strategy, draft)
-}
-
-fn finish(capture: &Capture, strategy: Strategy, mut draft: Draft) -> Projection {
-    let originals = capture.tools();
-    let mut outcomes: Vec<Option<ToolOutcome>> = vec![None; originals.len()];
-    let mut added = Vec::new();
-    if let Some(sent) = &draft.sent {
-        for (position, tool) in sent.iter().enumerate() {
-            let entry = tool.entry(capture);
-            let name = tool::name(entry).unwrap_or("").to_owned();
-            match tool.origin {
-                Some(index) => {
-                    let unchanged = tool
-                        .replaced
-                        .as_ref()
-                        .is_none_or(|e| e == &originals[index]);
-                    outcomes[index] = Some(ToolOutcome {
-                        name,
-                        original: Some(index),
-                        projected: Some(position),
-                        status: if unchanged {
-                            Status::Kept
-                        } else {
-                            Status::Changed
-                        },
-                        reason: if unchanged {
-                            String::new()
-                        } else {
-                            tool.reason.clone().unwrap_or_default()
-                        },
-                    });
-                }
-                None => added.push(ToolOutcome {
-                    name,
-                    original: None,
-                    projected: Some(position),
-                    status: Status::Added,
-                    reason: tool.reason.clone().unwrap_or_default(),
-                }),
-            }
-        }
-    }
-    for (index, status, reason) in std::mem::take(&mut draft.dropped) {
-        if index < outcomes.len() && outcomes[index].is_none() {
-            outcomes[index] = Some(ToolOutcome {
-                name: tool::name(&originals[index]).unwrap_or("").to_owned(),
-                original: Some(index),
-                projected: None,
-                status,
-                reason,
-            });
-        }
-    }
-    let default_reason = draft
-        .error
-        .clone()
-        .unwrap_or_else(|| format!("not sent by {strategy}"));
-    let mut outcomes: Vec<ToolOutcome> = outcomes
-        .into_iter()
-        .enumerate()
-        .map(|(index, outcome)| {
-            outcome.unwrap_or_else(|| ToolOutcome {
-                name: tool::name(&originals[index]).unwrap_or("").to_owned(),
-                original: Some(index),
-                projected: None,
-                status: Status::Removed,
-                reason: default_reason.clone(),
-            })
-        })
-        .collect();
-    outcomes.extend(added);
-
-    let mut notes = Vec::new();
-    if let Some(error) = &draft.error {
-        notes.push(error.clone());
-    }
-    if originals.is_empty() && strategy != Strategy::Original {
-        notes.push("the capture has no tools: nothing to project".to_owned());
-    }
-    notes.append(&mut draft.notes);
-    lint(capture, &draft, &outcomes, &mut notes);
-
-    Projection {
-        strategy,
-        sent: draft.sent,
-        outcomes,
-        notes,
-        added_text: draft.added_text,
-        stored: draft.stored,
-        drop_tool_choice: draft.drop_tool_choice,
-        error: draft.error,
-    }
-}
-
-/// The lints every projection reports: prompt-cache breakers and broken host contracts.
-fn lint(capture: &Capture, draft: &Draft, outcomes: &[ToolOutcome], notes: &mut Vec<String>) {
-    let originals = capture.tools();
-    let sent = draft.sent.as_deref().unwrap_or(&[]);
-    let has_marker = |entry: &Value| entry.get("cache_control").is_some();
-
-    // cache_control: the marker must stay on the last tool for the cached prefix to hold.
-    if originals.iter().any(has_marker) {
-        let last_sent_marked = sent.last().is_some_and(|t| has_marker(t.entry(capture)));
-        let last_original_marked = originals.last().is_some_and(has_marker);
-        if last_original_marked && !last_sent_marked {
-            let dropped: Vec<&str> = outcomes
-                .iter()
-                .filter(|o| {
-                    o.projected.is_none() && o.original.is_some_and(|i| has_marker(&originals[i]))
-                })
-                .map(|o| o.name.as_str())
-                .collect();
-            let mut note = "cache_control marker no longer sits on the last tool".to_owned();
-            if !dropped.is_empty() {
-                note.push_str(&format!(" (dropped with {})", dropped.join(", ")));
-            } else if let Some(marked) = sent.iter().position(|t| has_marker(t.entry(capture))) {
-                note.push_str(&format!(
-                    " (now on tool {} of {}: the tools after it are outside the cached prefix)",
-                    marked + 1,
-                    sent.len()
-                ));
-            }
-            notes.push(note);
-        }
-    }
-
-    // Reordering breaks a provider's prompt cache at the first moved tool.
-    let mut last = None;
-    let reordered = sent.iter().filter_map(|t| t.origin).any(|index| {
-        let out_of_order = last.is_some_and(|l| index < l);
-        last = Some(index);
-        out_of_order
-    });
-    if reordered {
-        notes.push(
-            "tool order changed: a provider's cached prompt prefix ends at the first moved tool"
-                .to_owned(),
-        );
-    }
-
-    // A forced tool_choice must name a tool that is still sent.
-    if let Some(choice) = capture.tool_choice_name() {
-        let still_sent = sent
-            .iter()
-            .any(|t| tool::name(t.entry(capture)) == Some(choice));
-        if !still_sent && !draft.drop_tool_choice {
-            let how = outcomes
-                .iter()
-                .find(|o| o.name == choice)
-                .map(|o| o.status.word())
-                .unwrap_or("absent");
-            notes.push(format!(
-                "tool_choice names `{choice}`, which this projection does not send ({how}): the provider will reject the request"
-            ));
-        }
-    }
-    if draft.drop_tool_choice && capture.body().get("tool_choice").is_some() {
-        notes.push("tool_choice removed: providers reject a tool_choice without tools".to_owned());
-    }
-
-    // Deferred tools need a loader.
-    if outcomes.iter().any(|o| o.status == Status::Deferred)
-        && !sent
-            .iter()
-            .any(|t| tool::name(t.entry(capture)) == Some("tool_search"))
-    {
-        notes.push(
-            "tools are deferred but no `tool_search` loader is sent: they cannot be loaded"
-                .to_owned(),
-        );
-    }
 }
 
 impl Projection {
+    /// The host's message when it refuses this capture.
+    pub fn refusal(&self) -> Option<&str> {
+        match &self.status {
+            ProjectionStatus::Refused(message) => Some(message),
+            _ => None,
+        }
+    }
+
     /// The sent entries, in order (empty when no `tools` key is sent).
     pub fn tools<'a>(&'a self, capture: &'a Capture) -> impl Iterator<Item = &'a Value> + 'a {
         self.sent
@@ -390,32 +350,6 @@ impl Projection {
         self.sent
             .as_ref()
             .map(|_| Value::Array(self.tools(capture).cloned().collect()))
-    }
-
-    /// The projected request body, in the capture's own shape.
-    pub fn request_body(&self, capture: &Capture) -> Value {
-        let mut body = capture.body().clone();
-        if let Some(holder) = Capture::tools_holder_mut(capture.is_wrapped(), &mut body) {
-            match self.tools_value(capture) {
-                // A capture without a `tools` key gains none from a projection that sends none.
-                Some(Value::Array(tools)) if tools.is_empty() && !capture.has_tools_key() => {}
-                Some(tools) => {
-                    holder.insert("tools".to_owned(), tools);
-                }
-                None => {
-                    holder.shift_remove("tools");
-                }
-            }
-            if self.drop_tool_choice {
-                holder.shift_remove("tool_choice");
-            }
-        }
-        if let Some(text) = &self.added_text
-            && capture.shape() != Shape::McpToolsList
-        {
-            strategies::zero::place_reminder(capture.shape(), &mut body, text);
-        }
-        body
     }
 
     /// The outcome of the original tool at `index`.

@@ -8,7 +8,8 @@ use serde_json::Value;
 
 use crate::capture::{Capture, Shape};
 use crate::measure::TokenCounter;
-use crate::projection::{Projection, Status, project};
+use crate::pipeline::{project, provider_deferred};
+use crate::projection::{Note, Projection, Status};
 use crate::settings::Settings;
 use crate::strategy::Strategy;
 use crate::tool;
@@ -26,6 +27,9 @@ pub struct CaptureFigures {
     pub tools_bytes: usize,
     /// Tokens of the compact `tools` array.
     pub tools_tokens: usize,
+    /// Tokens of the array as the model sees it: entries marked `defer_loading: true` count 0
+    /// (STRATEGIES.md section 5). Equal to `tools_tokens` without such entries.
+    pub context_tokens: usize,
 }
 
 /// One tool's figures under one projection.
@@ -47,6 +51,11 @@ pub struct ToolFigures {
     pub original_bytes: usize,
     /// Bytes of the sent entry.
     pub projected_bytes: usize,
+    /// Tokens the original entry puts in the model's context (0 when `defer_loading: true`).
+    pub original_context_tokens: usize,
+    /// Tokens the sent entry puts in the model's context (0 when not sent, or when
+    /// `defer_loading: true`).
+    pub context_tokens: usize,
 }
 
 /// Each origin's own size estimate of the projected list (STRATEGIES.md section 5).
@@ -62,47 +71,91 @@ pub struct Estimates {
     pub lean_ctx: usize,
 }
 
-/// One strategy, measured.
+/// One strategy, measured. A refused projection (the host rejects the capture) has no
+/// figures: every figure is `None` (`null` in JSON) and `per_tool` is empty.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct StrategyFigures {
     /// The strategy id.
     pub id: &'static str,
     /// Tools in the projected list.
-    pub tools: usize,
+    pub tools: Option<usize>,
     /// Bytes of the projected compact `tools` array (0 when no `tools` key is sent).
-    pub tools_bytes: usize,
+    pub tools_bytes: Option<usize>,
     /// Tokens of it.
-    pub tools_tokens: usize,
+    pub tools_tokens: Option<usize>,
+    /// Tokens of it as the model sees it (`defer_loading: true` entries count 0).
+    pub context_tokens: Option<usize>,
     /// Tokens of text added outside `tools`.
-    pub added_tokens: usize,
+    pub added_tokens: Option<usize>,
     /// `tools_tokens + added_tokens`.
-    pub total_tokens: usize,
-    /// Capture tokens minus `total_tokens` (negative: costs more).
-    pub saved_tokens: i64,
+    pub total_tokens: Option<usize>,
+    /// Capture tokens minus this projection's, on context tokens (which equal the tools
+    /// tokens unless an entry is provider-deferred): negative costs more.
+    pub saved_tokens: Option<i64>,
     /// `saved_tokens` as a percentage of the capture's, two decimals.
-    pub saved_pct: f64,
-    /// First byte of the compact tools array that differs from the capture's; `None` if equal.
+    pub saved_pct: Option<f64>,
+    /// First byte of the compact tools array that differs from the capture's; `None` if equal
+    /// (and when refused).
     pub first_changed_byte: Option<usize>,
-    /// Why the strategy did what it did; lints.
-    pub notes: Vec<String>,
+    /// `ok`, `not_applicable` or `refused` (see [`crate::projection::ProjectionStatus`]).
+    pub status: &'static str,
+    /// Why the status is not `ok` (the host's refusal, or what there was nothing of); `None` when ok.
+    pub status_reason: Option<String>,
+    /// Whether a provider would accept the projected request.
+    pub request_valid: bool,
+    /// The origin release reproduced (`None` for `original`).
+    pub origin: Option<&'static str>,
+    /// Why the strategy did what it did; lints. Errors first, then warnings, then info.
+    pub notes: Vec<Note>,
     /// Per tool, originals in capture order then added tools.
     pub per_tool: Vec<ToolFigures>,
     /// The origins' own estimates of the projected list.
-    pub estimates: Estimates,
+    pub estimates: Option<Estimates>,
     /// Anthropic's tool-use system prompt, a separate provider estimate (Messages captures
     /// that send at least one tool); never part of any tool's figures.
     pub provider_overhead_tokens: Option<usize>,
 }
 
+impl StrategyFigures {
+    /// Whether the host refuses the capture (no figures).
+    pub fn is_refused(&self) -> bool {
+        self.status == "refused"
+    }
+}
+
 /// A whole report: the capture and each requested strategy.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct Report {
+    /// The version of toolprism (and of this report's keys, see CHANGELOG.md) that wrote it.
+    pub version: &'static str,
     /// The capture.
     pub capture: CaptureFigures,
     /// The encoding counted with.
     pub encoding: &'static str,
     /// One entry per strategy, in the order requested.
     pub strategies: Vec<StrategyFigures>,
+    /// Every setting in force, defaults included, in [`Settings::KEYS`] order: enough to
+    /// reproduce any figure.
+    pub settings: serde_json::Map<String, Value>,
+}
+
+/// Every setting in force as `key: value` strings, in [`Settings::KEYS`] order, each as
+/// `--set` accepts it. `adaptive.prompt` is `null` while unset: the conversation is the
+/// context, which no `--set adaptive.prompt=...` value reproduces (an empty one is a context).
+pub fn settings_map(settings: &Settings) -> serde_json::Map<String, Value> {
+    Settings::KEYS
+        .iter()
+        .map(|info| {
+            let value = match settings.get(info.key) {
+                _ if info.key == "adaptive.prompt" && settings.adaptive_prompt.is_none() => {
+                    Value::Null
+                }
+                Some(value) => Value::String(value),
+                None => Value::Null,
+            };
+            (info.key.to_owned(), value)
+        })
+        .collect()
 }
 
 /// Compact JSON of every original tool, computed once per capture.
@@ -144,15 +197,18 @@ pub fn report(
         },
     );
     let originals: Vec<&str> = json.entries.iter().map(String::as_str).collect();
+    let original_deferred: Vec<bool> = capture.tools().iter().map(provider_deferred).collect();
     // Project, serialize and size in one step per strategy, then free the projected trees:
     // new entries live on as compact JSON only, so peak memory holds the trees of at most one
     // projection per thread.
-    let (projections, (sent, sizes)): (Vec<Projection>, (Vec<SentJson<'_>>, Vec<_>)) = strategies
+    type Step<'j> = (SentJson<'j>, (Vec<EntrySizes>, Vec<bool>));
+    let (projections, steps): (Vec<Projection>, Vec<Step<'_>>) = strategies
         .par_iter()
         .map(|&strategy| {
             let mut projection = project(capture, strategy, settings);
             let sent = sent_json(capture, &projection, &json);
             let sizes = sent_sizes(capture, &projection, Some(&original_sizes));
+            let deferred: Vec<bool> = projection.tools(capture).map(provider_deferred).collect();
             for tool in projection.sent.iter_mut().flatten() {
                 if tool.replaced.is_some() {
                     tool.replaced = Some(Value::Null);
@@ -160,9 +216,11 @@ pub fn report(
             }
             // Stored full entries (shorten's) are not part of any figure.
             projection.stored = Vec::new();
-            (projection, (sent, sizes))
+            (projection, (sent, (sizes, deferred)))
         })
         .unzip();
+    let (sent, (sizes, deferred)): (Vec<SentJson<'_>>, (Vec<_>, Vec<_>)) =
+        steps.into_iter().unzip();
     let sent_strs: Vec<Vec<&str>> = sent
         .iter()
         .map(|list| list.iter().map(|s| s.as_ref()).collect())
@@ -210,6 +268,13 @@ pub fn report(
     }
     let list_tokens = counter.count_arrays_counted(&lists);
     let capture_tokens = if capture_present { list_tokens[0] } else { 0 };
+    let capture_context = context_tokens(
+        counter,
+        &originals,
+        original_tokens,
+        &original_deferred,
+        capture_tokens,
+    );
 
     let capture_figures = CaptureFigures {
         path: path.to_owned(),
@@ -217,6 +282,7 @@ pub fn report(
         tools: originals.len(),
         tools_bytes: array_bytes(&originals, capture.has_tools_key()),
         tools_tokens: capture_tokens,
+        context_tokens: capture_context,
     };
     let mut next_list = 0;
     let list_of: Vec<usize> = projections
@@ -235,7 +301,9 @@ pub fn report(
         json: &json,
         originals: &originals,
         original_tokens,
-        capture_tokens,
+        original_deferred: &original_deferred,
+        capture_context,
+        settings,
     };
     let strategies = projections
         .par_iter()
@@ -243,26 +311,57 @@ pub fn report(
         .zip(sizes.par_iter())
         .zip(sent_tokens.par_iter())
         .zip(list_of.par_iter())
-        .map(|((((projection, sent), sizes), tokens), &tools_tokens)| {
-            figures(
-                capture,
-                projection,
-                &measured,
-                Sent {
-                    json: sent,
-                    sizes,
-                    tokens,
-                    tools_tokens,
-                },
-                counter,
-            )
-        })
+        .zip(deferred.par_iter())
+        .map(
+            |(((((projection, sent), sizes), tokens), &tools_tokens), deferred)| {
+                figures(
+                    capture,
+                    projection,
+                    &measured,
+                    Sent {
+                        json: sent,
+                        sizes,
+                        tokens,
+                        tools_tokens,
+                        deferred,
+                    },
+                    counter,
+                )
+            },
+        )
         .collect();
     Report {
+        version: env!("CARGO_PKG_VERSION"),
         capture: capture_figures,
         encoding: counter.encoding().id(),
         strategies,
+        settings: settings_map(settings),
     }
+}
+
+/// Tokens of a list as the model sees it: the array of its entries not marked
+/// `defer_loading: true` (0 when every entry is). `tools_tokens` when none is marked.
+fn context_tokens(
+    counter: &TokenCounter,
+    entries: &[&str],
+    tokens: &[usize],
+    deferred: &[bool],
+    tools_tokens: usize,
+) -> usize {
+    if !deferred.iter().any(|&d| d) {
+        return tools_tokens;
+    }
+    let (kept, kept_tokens): (Vec<&str>, Vec<usize>) = entries
+        .iter()
+        .zip(tokens)
+        .zip(deferred)
+        .filter(|(_, deferred)| !**deferred)
+        .map(|((entry, tokens), _)| (*entry, *tokens))
+        .unzip();
+    if kept.is_empty() {
+        return 0;
+    }
+    counter.count_arrays_counted(&[(&kept, &kept_tokens)])[0]
 }
 
 /// Measure one projection against the capture's precomputed figures.
@@ -272,6 +371,7 @@ pub fn measure_projection(
     json: &CaptureJson,
     original_tokens: &[usize],
     capture_tokens: usize,
+    settings: &Settings,
     counter: &TokenCounter,
 ) -> StrategyFigures {
     let sent = sent_json(capture, projection, json);
@@ -283,7 +383,16 @@ pub fn measure_projection(
         0
     };
     let originals: Vec<&str> = json.entries.iter().map(String::as_str).collect();
+    let original_deferred: Vec<bool> = capture.tools().iter().map(provider_deferred).collect();
+    let capture_context = context_tokens(
+        counter,
+        &originals,
+        original_tokens,
+        &original_deferred,
+        capture_tokens,
+    );
     let sizes = sent_sizes(capture, projection, None);
+    let deferred: Vec<bool> = projection.tools(capture).map(provider_deferred).collect();
     figures(
         capture,
         projection,
@@ -291,13 +400,16 @@ pub fn measure_projection(
             json,
             originals: &originals,
             original_tokens,
-            capture_tokens,
+            original_deferred: &original_deferred,
+            capture_context,
+            settings,
         },
         Sent {
             json: &sent,
             sizes: &sizes,
             tokens: &sent_tokens,
             tools_tokens,
+            deferred: &deferred,
         },
         counter,
     )
@@ -308,7 +420,11 @@ struct Measured<'a> {
     json: &'a CaptureJson,
     originals: &'a [&'a str],
     original_tokens: &'a [usize],
-    capture_tokens: usize,
+    /// Per original: marked `defer_loading: true`.
+    original_deferred: &'a [bool],
+    /// The capture's context tokens, the basis of every saving.
+    capture_context: usize,
+    settings: &'a Settings,
 }
 
 /// One projection's sent entries, measured: compact JSON, sizes, tokens, and the list total.
@@ -317,6 +433,8 @@ struct Sent<'a> {
     sizes: &'a [EntrySizes],
     tokens: &'a [usize],
     tools_tokens: usize,
+    /// Per sent entry: marked `defer_loading: true`.
+    deferred: &'a [bool],
 }
 
 /// The sizes the origins' estimates need, per sent entry; unchanged originals reuse theirs.
@@ -370,6 +488,30 @@ fn figures(
     sent: Sent<'_>,
     counter: &TokenCounter,
 ) -> StrategyFigures {
+    let status = projection.status.word();
+    let origin = projection.strategy.release(measured.settings);
+    if projection.status.is_refused() {
+        return StrategyFigures {
+            id: projection.strategy.id(),
+            tools: None,
+            tools_bytes: None,
+            tools_tokens: None,
+            context_tokens: None,
+            added_tokens: None,
+            total_tokens: None,
+            saved_tokens: None,
+            saved_pct: None,
+            first_changed_byte: None,
+            status,
+            status_reason: projection.status.reason().map(str::to_owned),
+            request_valid: projection.request_valid,
+            origin,
+            notes: projection.notes.clone(),
+            per_tool: Vec::new(),
+            estimates: None,
+            provider_overhead_tokens: None,
+        };
+    }
     let sent_strs: Vec<&str> = sent.json.iter().map(|s| s.as_ref()).collect();
     let (sent_tokens, tools_tokens) = (sent.tokens, sent.tools_tokens);
     let tools_key_sent = tools_key_sent(capture, projection, &sent_strs);
@@ -378,8 +520,16 @@ fn figures(
         .as_deref()
         .map_or(0, |t| counter.count(t));
     let total_tokens = tools_tokens + added_tokens;
-    let capture_tokens = measured.capture_tokens;
-    let saved_tokens = capture_tokens as i64 - total_tokens as i64;
+    let context = context_tokens(
+        counter,
+        &sent_strs,
+        sent_tokens,
+        sent.deferred,
+        tools_tokens,
+    );
+    // On context tokens: equal to the tools tokens unless an entry is provider-deferred.
+    let capture_tokens = measured.capture_context;
+    let saved_tokens = capture_tokens as i64 - (context + added_tokens) as i64;
     let saved_pct = if capture_tokens == 0 {
         0.0
     } else {
@@ -392,6 +542,16 @@ fn figures(
         tools_key_sent,
     );
     let json = measured.json;
+    let original_tokens = |o: &crate::projection::ToolOutcome| {
+        o.original
+            .and_then(|i| measured.original_tokens.get(i).copied())
+            .unwrap_or(0)
+    };
+    let projected_tokens = |o: &crate::projection::ToolOutcome| {
+        o.projected
+            .and_then(|i| sent_tokens.get(i).copied())
+            .unwrap_or(0)
+    };
     let per_tool = projection
         .outcomes
         .iter()
@@ -400,14 +560,8 @@ fn figures(
             status: o.status.contract_word(),
             state: o.status.word(),
             reason: o.reason.clone(),
-            original_tokens: o
-                .original
-                .and_then(|i| measured.original_tokens.get(i).copied())
-                .unwrap_or(0),
-            projected_tokens: o
-                .projected
-                .and_then(|i| sent_tokens.get(i).copied())
-                .unwrap_or(0),
+            original_tokens: original_tokens(o),
+            projected_tokens: projected_tokens(o),
             original_bytes: o
                 .original
                 .and_then(|i| json.entries.get(i))
@@ -416,6 +570,22 @@ fn figures(
                 .projected
                 .and_then(|i| sent_strs.get(i))
                 .map_or(0, |s| s.len()),
+            original_context_tokens: if o
+                .original
+                .is_some_and(|i| measured.original_deferred.get(i) == Some(&true))
+            {
+                0
+            } else {
+                original_tokens(o)
+            },
+            context_tokens: if o
+                .projected
+                .is_some_and(|i| sent.deferred.get(i) == Some(&true))
+            {
+                0
+            } else {
+                projected_tokens(o)
+            },
         })
         .collect();
     let provider_overhead_tokens = (capture.shape() == Shape::AnthropicMessages
@@ -423,17 +593,22 @@ fn figures(
     .then(|| anthropic_tool_overhead(capture.body().get("tool_choice")));
     StrategyFigures {
         id: projection.strategy.id(),
-        tools: sent_strs.len(),
-        tools_bytes: array_bytes(&sent_strs, tools_key_sent),
-        tools_tokens,
-        added_tokens,
-        total_tokens,
-        saved_tokens,
-        saved_pct,
+        tools: Some(sent_strs.len()),
+        tools_bytes: Some(array_bytes(&sent_strs, tools_key_sent)),
+        tools_tokens: Some(tools_tokens),
+        context_tokens: Some(context),
+        added_tokens: Some(added_tokens),
+        total_tokens: Some(total_tokens),
+        saved_tokens: Some(saved_tokens),
+        saved_pct: Some(saved_pct),
         first_changed_byte,
+        status,
+        status_reason: projection.status.reason().map(str::to_owned),
+        request_valid: projection.request_valid,
+        origin,
         notes: projection.notes.clone(),
         per_tool,
-        estimates: estimates(sent.sizes, &sent_strs),
+        estimates: Some(estimates(sent.sizes, &sent_strs)),
         provider_overhead_tokens,
     }
 }

@@ -12,7 +12,8 @@
 //!   `⟨U+XXXX⟩` (for example `⟨U+202E⟩`, `⟨U+009B⟩`, `⟨U+E0041⟩`).
 //!
 //! An escape sequence is thus defused by its first character: `\x1b[31m` prints as `␛[31m`.
-//! JSON output never goes through here: it stays byte-faithful, with only JSON escaping.
+//! JSON output into a pipe or a file never goes through here: it stays byte-faithful, with only
+//! JSON escaping; on a terminal, [`json_for_terminal`] escapes unsafe characters inside strings.
 
 use std::borrow::Cow;
 use std::fmt::Write as _;
@@ -55,27 +56,55 @@ pub fn visible_lines(text: &str) -> Cow<'_, str> {
     escape(text, true)
 }
 
-/// JSON text for a terminal: every unsafe character written as a JSON `\uXXXX` escape (a
-/// surrogate pair above U+FFFF). The result parses to the same value, so `show` stays exact,
-/// yet a bidi override or a C1 control in a description cannot act on the terminal. serde_json
-/// already escapes C0 controls, so in its output unsafe characters only occur inside strings,
-/// where an escape is always valid.
+/// JSON text for a terminal: every unsafe character *inside a JSON string* written as a JSON
+/// `\uXXXX` escape (a surrogate pair above U+FFFF); everything outside strings (the structural
+/// line feeds and indentation of pretty output, the final line feed) is kept as it is. The
+/// result parses to the same value and keeps its layout, so `show --pretty` pasted from a
+/// terminal is the same JSON, yet a bidi override or a C1 control in a description cannot act
+/// on the terminal.
+///
+/// Unsafe characters outside strings cannot occur in valid JSON except as whitespace (tab, CR,
+/// LF); any other one (the input is not JSON) is escaped too, since it must not reach the
+/// terminal either way.
 pub fn json_for_terminal(json: &str) -> Cow<'_, str> {
-    if !json.chars().any(is_unsafe) {
-        return Cow::Borrowed(json);
-    }
-    let mut out = String::with_capacity(json.len() + 16);
-    for c in json.chars() {
-        if is_unsafe(c) {
+    let mut in_string = false;
+    let mut escaped = false;
+    let mut out: Option<String> = None;
+    for (at, c) in json.char_indices() {
+        let unsafe_here = if in_string {
+            is_unsafe(c)
+        } else {
+            is_unsafe(c) && !matches!(c, '\n' | '\r' | '\t')
+        };
+        if unsafe_here {
+            let out = out.get_or_insert_with(|| {
+                let mut s = String::with_capacity(json.len() + 16);
+                s.push_str(&json[..at]);
+                s
+            });
             let mut units = [0u16; 2];
             for unit in c.encode_utf16(&mut units) {
                 let _ = write!(out, "\\u{unit:04x}");
             }
-        } else {
+        } else if let Some(out) = out.as_mut() {
             out.push(c);
         }
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == '"' {
+                in_string = false;
+            }
+        } else if c == '"' {
+            in_string = true;
+        }
     }
-    Cow::Owned(out)
+    match out {
+        Some(out) => Cow::Owned(out),
+        None => Cow::Borrowed(json),
+    }
 }
 
 /// The visible token for one unsafe character (also usable for a safe one: it is returned as
@@ -199,6 +228,28 @@ mod tests {
             Cow::Borrowed(_)
         ));
     }
+
+    #[test]
+    fn json_for_terminal_keeps_the_layout_of_pretty_json() {
+        let value = serde_json::json!({"a": ["x\u{202e}y", "tab\there"], "b": {"c": "\u{1b}[31m"}});
+        let pretty = format!("{}\n", serde_json::to_string_pretty(&value).unwrap());
+        let safe = json_for_terminal(&pretty);
+        assert_eq!(
+            safe,
+            "{\n  \"a\": [\n    \"x\\u202ey\",\n    \"tab\\there\"\n  ],\n  \"b\": {\n    \"c\": \"\\u001b[31m\"\n  }\n}\n"
+        );
+        let back: serde_json::Value = serde_json::from_str(&safe).unwrap();
+        assert_eq!(back, value);
+        // An escaped quote does not end the string: what follows is still escaped.
+        assert_eq!(
+            json_for_terminal("[\"q\\\"\u{202e}\"]\n"),
+            "[\"q\\\"\\u202e\"]\n"
+        );
+        assert!(matches!(
+            json_for_terminal("{\n  \"a\": 1\n}\n"),
+            Cow::Borrowed(_)
+        ));
+    }
 }
 
 #[cfg(test)]
@@ -270,6 +321,23 @@ mod properties {
             let out = visible_lines(&text);
             prop_assert!(!out.chars().any(|c| is_unsafe(c) && c != '\n'), "{out:?}");
             prop_assert_eq!(out.matches('\n').count(), text.matches('\n').count());
+        }
+
+        #[test]
+        fn terminal_json_keeps_value_and_layout(keys in prop::collection::vec(hostile(), 0..4), text in hostile()) {
+            let mut map = serde_json::Map::new();
+            for (i, k) in keys.into_iter().enumerate() {
+                map.insert(k, serde_json::json!([text.clone(), i, {"t": text.clone()}]));
+            }
+            let value = serde_json::Value::Object(map);
+            for json in [serde_json::to_string(&value).unwrap(), serde_json::to_string_pretty(&value).unwrap()] {
+                let json = format!("{json}\n");
+                let safe = json_for_terminal(&json);
+                prop_assert!(!safe.chars().any(|c| is_unsafe(c) && c != '\n'), "{safe:?}");
+                prop_assert_eq!(safe.matches('\n').count(), json.matches('\n').count());
+                let back: serde_json::Value = serde_json::from_str(&safe).unwrap();
+                prop_assert_eq!(&back, &value);
+            }
         }
 
         #[test]

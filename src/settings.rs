@@ -11,6 +11,25 @@ pub enum Gateway {
     Inject,
 }
 
+/// Which release of a3s's adaptive selector `adaptive` reproduces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Selector {
+    /// a3s-code-core 9.1.x (current): every tool unless the context is a standalone greeting.
+    Greeting,
+    /// a3s-code-core 9.0.x: the vocabulary classifier picks the specialized tools.
+    Vocabulary,
+}
+
+impl Selector {
+    /// The value as `adaptive.selector` takes it.
+    pub fn id(self) -> &'static str {
+        match self {
+            Selector::Greeting => "greeting",
+            Selector::Vocabulary => "vocabulary",
+        }
+    }
+}
+
 /// Which tools zero may defer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Eligible {
@@ -43,6 +62,8 @@ pub struct Settings {
     pub a3s_catalog_bytes: usize,
     /// `adaptive.prompt`: replaces the conversation as the adaptive selector's context.
     pub adaptive_prompt: Option<String>,
+    /// `adaptive.selector`: `greeting` (a3s-code-core 9.1.x, default) or `vocabulary` (9.0.x).
+    pub adaptive_selector: Selector,
     /// `code.gateway`: `capture` or `inject`.
     pub code_gateway: Gateway,
     /// `shorten.expand_tool`: append an expand tool of this name (what-if).
@@ -129,6 +150,7 @@ impl Default for Settings {
             a3s_desc_bytes: 192,
             a3s_catalog_bytes: 65536,
             adaptive_prompt: None,
+            adaptive_selector: Selector::Greeting,
             code_gateway: Gateway::Capture,
             shorten_expand_tool: None,
             shorten_protected: false,
@@ -215,6 +237,10 @@ impl Settings {
             help: "text that replaces the conversation for adaptive",
         },
         SettingInfo {
+            key: "adaptive.selector",
+            help: "greeting (a3s-code-core 9.1.x: all tools unless a bare greeting) or vocabulary (9.0.x classifier)",
+        },
+        SettingInfo {
             key: "code.gateway",
             help: "capture (use the capture's program tool) or inject (add a3s's)",
         },
@@ -290,6 +316,13 @@ impl Settings {
             "a3s.desc_bytes" => self.a3s_desc_bytes = count("a number of bytes")?,
             "a3s.catalog_bytes" => self.a3s_catalog_bytes = count("a number of bytes")?,
             "adaptive.prompt" => self.adaptive_prompt = Some(value.to_owned()),
+            "adaptive.selector" => {
+                self.adaptive_selector = match value.trim() {
+                    "greeting" => Selector::Greeting,
+                    "vocabulary" => Selector::Vocabulary,
+                    _ => return Err(bad("greeting or vocabulary")),
+                }
+            }
             "code.gateway" => {
                 self.code_gateway = match value.trim() {
                     "capture" => Gateway::Capture,
@@ -358,6 +391,7 @@ impl Settings {
             "a3s.desc_bytes" => self.a3s_desc_bytes.to_string(),
             "a3s.catalog_bytes" => self.a3s_catalog_bytes.to_string(),
             "adaptive.prompt" => self.adaptive_prompt.clone().unwrap_or_default(),
+            "adaptive.selector" => self.adaptive_selector.id().into(),
             "code.gateway" => match self.code_gateway {
                 Gateway::Capture => "capture".into(),
                 Gateway::Inject => "inject".into(),

@@ -3,6 +3,8 @@
 use std::fmt;
 use std::str::FromStr;
 
+use crate::settings::Settings;
+
 /// One way of projecting a tool list (see `STRATEGIES.md`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Strategy {
@@ -89,6 +91,28 @@ impl Strategy {
         }
     }
 
+    /// The release of the origin whose rules it reproduces, as named in reports
+    /// (`None` for `original`). A function of the settings too: `adaptive` under
+    /// `adaptive.selector=vocabulary` reproduces a3s-code-core 9.0's classifier.
+    pub fn release(self, settings: &Settings) -> Option<&'static str> {
+        match self {
+            Strategy::Original => None,
+            Strategy::Full | Strategy::Progressive | Strategy::Minimal => {
+                Some("vtcode-core 0.169.2")
+            }
+            Strategy::Adaptive
+                if settings.get("adaptive.selector").as_deref() == Some("vocabulary") =>
+            {
+                Some("a3s-code-core 9.0.0")
+            }
+            Strategy::Direct | Strategy::Adaptive | Strategy::Code | Strategy::Disabled => {
+                Some("a3s-code-core 9.1.3")
+            }
+            Strategy::Shorten => Some("lean-ctx proxy 3.12.3"),
+            Strategy::Defer | Strategy::DeferCatalog => Some("zero 2ea36cf"),
+        }
+    }
+
     /// One line on what it does.
     pub fn summary(self) -> &'static str {
         match self {
@@ -99,7 +123,9 @@ impl Strategy {
             }
             Strategy::Minimal => "first sentence within 64 chars; parameter descriptions removed",
             Strategy::Direct => "every tool, sorted by name",
-            Strategy::Adaptive => "tools selected by the conversation's recent text",
+            Strategy::Adaptive => {
+                "every tool unless the turn is a bare greeting (9.1.x); adaptive.selector=vocabulary: tools picked by the recent text (9.0.x)"
+            }
             Strategy::Code => "one `program` gateway whose description catalogs the others",
             Strategy::Disabled => "no tools",
             Strategy::Shorten => {
@@ -136,5 +162,35 @@ impl FromStr for Strategy {
             .into_iter()
             .find(|strategy| strategy.id() == s)
             .ok_or_else(|| UnknownStrategy(s.to_owned()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_strategy_names_the_release_it_reproduces() {
+        let settings = Settings::default();
+        let releases: Vec<(&str, Option<&str>)> = Strategy::ALL
+            .iter()
+            .map(|s| (s.id(), s.release(&settings)))
+            .collect();
+        assert_eq!(
+            releases,
+            vec![
+                ("original", None),
+                ("full", Some("vtcode-core 0.169.2")),
+                ("progressive", Some("vtcode-core 0.169.2")),
+                ("minimal", Some("vtcode-core 0.169.2")),
+                ("direct", Some("a3s-code-core 9.1.3")),
+                ("adaptive", Some("a3s-code-core 9.1.3")),
+                ("code", Some("a3s-code-core 9.1.3")),
+                ("disabled", Some("a3s-code-core 9.1.3")),
+                ("shorten", Some("lean-ctx proxy 3.12.3")),
+                ("defer", Some("zero 2ea36cf")),
+                ("defer-catalog", Some("zero 2ea36cf")),
+            ]
+        );
     }
 }

@@ -1,7 +1,7 @@
 //! a3s code's presentation profiles (`STRATEGIES.md` section 2): every vector, asserted exactly.
 
 use serde_json::{Value, json};
-use toolprism::projection::Projection;
+use toolprism::projection::{Level, Projection, ProjectionStatus};
 use toolprism::strategies::a3s;
 use toolprism::{Capture, Settings, Status, Strategy, project, tool};
 
@@ -97,6 +97,15 @@ fn run(capture: &Capture, strategy: Strategy) -> Projection {
     project(capture, strategy, &Settings::default())
 }
 
+/// `adaptive` under a3s-code-core 9.0's vocabulary selector.
+fn vocab(capture: &Capture) -> Projection {
+    project(
+        capture,
+        Strategy::Adaptive,
+        &with(&[("adaptive.selector", "vocabulary")]),
+    )
+}
+
 fn with(settings: &[(&str, &str)]) -> Settings {
     let mut out = Settings::default();
     for (key, value) in settings {
@@ -184,8 +193,13 @@ fn direct_sorts_by_name_in_byte_order_in_every_shape() {
             assert!(sent.replaced.is_none());
         }
         assert!(projection.outcomes.iter().all(|o| o.status == Status::Kept));
-        assert!(projection.error.is_none());
-        assert!(projection.notes.iter().any(|n| n.contains("tool order")));
+        assert!(projection.refusal().is_none());
+        assert!(
+            projection
+                .notes
+                .iter()
+                .any(|n| n.text.contains("tool order"))
+        );
         assert_names_and_schemas_unchanged(&projection, &capture);
     }
 }
@@ -206,7 +220,10 @@ fn duplicate_names_are_refused_by_every_profile() {
     for capture in all_shapes(named(&["read", "bash", "read", "write"]), "hello") {
         for strategy in PROFILES {
             let projection = run(&capture, strategy);
-            let error = projection.error.clone().expect("a3s refuses duplicates");
+            let error = projection
+                .refusal()
+                .map(str::to_owned)
+                .expect("a3s refuses duplicates");
             assert!(error.contains("`read`"), "{error}");
             assert!(error.contains("2 times"), "{error}");
             assert!(projection.sent.is_none());
@@ -216,7 +233,7 @@ fn duplicate_names_are_refused_by_every_profile() {
                 assert_eq!(outcome.status, Status::Removed);
                 assert_eq!(outcome.reason, error);
             }
-            assert!(projection.notes.contains(&error));
+            assert!(projection.notes.iter().any(|n| n.text == error));
         }
     }
 }
@@ -224,7 +241,10 @@ fn duplicate_names_are_refused_by_every_profile() {
 #[test]
 fn first_duplicate_in_byte_order_is_named() {
     let capture = messages(named(&["zz", "bb", "zz", "bb", "bb"]), "work");
-    let error = run(&capture, Strategy::Disabled).error.expect("refused");
+    let error = run(&capture, Strategy::Disabled)
+        .refusal()
+        .map(str::to_owned)
+        .expect("refused");
     assert!(error.contains("`bb` appears 3 times"), "{error}");
 }
 
@@ -235,7 +255,10 @@ fn more_than_4096_tools_are_refused_by_every_profile() {
     let capture = messages(named(&refs), "work");
     for strategy in PROFILES {
         let projection = run(&capture, strategy);
-        let error = projection.error.clone().expect("a3s refuses 4097 tools");
+        let error = projection
+            .refusal()
+            .map(str::to_owned)
+            .expect("a3s refuses 4097 tools");
         assert!(error.contains("4097") && error.contains("4096"), "{error}");
         assert!(projection.sent.is_none());
         assert!(projection.drop_tool_choice);
@@ -249,7 +272,7 @@ fn more_than_4096_tools_are_refused_by_every_profile() {
     // Exactly 4096 is accepted.
     let capture = messages(named(&refs[..4096]), "work");
     let projection = run(&capture, Strategy::Direct);
-    assert!(projection.error.is_none());
+    assert!(projection.refusal().is_none());
     assert_eq!(projection.tool_count(), 4096);
 }
 
@@ -258,7 +281,7 @@ fn the_tool_limit_is_a_setting() {
     let capture = messages(named(&["a", "b", "c"]), "work");
     let settings = with(&[("a3s.max_tools", "2")]);
     let projection = project(&capture, Strategy::Disabled, &settings);
-    let error = projection.error.expect("refused");
+    let error = projection.refusal().map(str::to_owned).expect("refused");
     assert!(error.contains("3 tools exceed its limit of 2"), "{error}");
 }
 
@@ -277,19 +300,17 @@ fn disabled_sends_no_tools_key_and_no_tool_choice() {
     let projection = run(&capture, Strategy::Disabled);
     assert!(projection.sent.is_none());
     assert!(projection.drop_tool_choice);
-    assert!(projection.error.is_none());
+    assert!(projection.refusal().is_none());
     assert!(
         projection
             .notes
             .iter()
-            .any(|n| n == "a3s presents no tools")
+            .any(|n| n.text == "a3s presents no tools")
     );
-    assert!(
-        projection
-            .notes
-            .iter()
-            .any(|n| { n.starts_with("the request carries no `tools` key and no `tool_choice`") })
-    );
+    assert!(projection.notes.iter().any(|n| {
+        n.text
+            .starts_with("the request carries no `tools` key and no `tool_choice`")
+    }));
     assert!(
         projection
             .outcomes
@@ -325,7 +346,7 @@ fn github_issue_keeps_github_and_drops_linear() {
         "mcp__linear__create_ticket",
     ]);
     for capture in all_shapes(tools, "create a github issue for the crash") {
-        let projection = run(&capture, Strategy::Adaptive);
+        let projection = vocab(&capture);
         assert_eq!(
             sent_names(&projection, &capture),
             ["mcp__github__create_issue", "read"]
@@ -347,7 +368,7 @@ fn report_fixture_keeps_only_the_use_report_tool() {
         "bash",
     ]);
     for capture in all_shapes(tools, "Call the report fixture") {
-        let projection = run(&capture, Strategy::Adaptive);
+        let projection = vocab(&capture);
         assert_eq!(
             sent_names(&projection, &capture),
             ["bash", "mcp__use_report__fixture_tool"]
@@ -359,10 +380,10 @@ fn report_fixture_keeps_only_the_use_report_tool() {
 fn hello_keeps_nothing() {
     let tools = named(&["read", "bash", "web_search", "mcp__github__create_issue"]);
     for capture in all_shapes(tools, "hello!") {
-        let projection = run(&capture, Strategy::Adaptive);
+        let projection = vocab(&capture);
         assert!(projection.sent.is_none(), "no tools key");
         assert!(projection.drop_tool_choice);
-        assert!(projection.error.is_none());
+        assert!(projection.refusal().is_none());
         for outcome in &projection.outcomes {
             assert_eq!(outcome.status, Status::Removed);
             assert_eq!(outcome.reason, "not selected: the context is a greeting");
@@ -371,7 +392,7 @@ fn hello_keeps_nothing() {
             projection
                 .notes
                 .iter()
-                .any(|n| n.contains("greeting (`hello`)"))
+                .any(|n| n.text.contains("greeting (`hello`)"))
         );
     }
     // An MCP tools/list keeps its (empty) list.
@@ -379,7 +400,10 @@ fn hello_keeps_nothing() {
     let projection = project(
         &capture,
         Strategy::Adaptive,
-        &with(&[("adaptive.prompt", "hello!")]),
+        &with(&[
+            ("adaptive.selector", "vocabulary"),
+            ("adaptive.prompt", "hello!"),
+        ]),
     );
     assert_eq!(projection.sent.as_deref().map(<[_]>::len), Some(0));
 }
@@ -417,7 +441,7 @@ fn special_tools_follow_their_flags() {
     ];
     for (prompt, specials) in cases {
         let capture = messages(tools.clone(), prompt);
-        let projection = run(&capture, Strategy::Adaptive);
+        let projection = vocab(&capture);
         let mut expected: Vec<&str> = vec!["bash", "custom_thing", "read"];
         expected.extend(specials.iter());
         expected.sort_unstable();
@@ -431,7 +455,7 @@ fn removed_special_tools_carry_their_reason() {
         named(&["batch", "git", "program", "web_fetch", "web_search"]),
         "fix the parser",
     );
-    let projection = run(&capture, Strategy::Adaptive);
+    let projection = vocab(&capture);
     assert_eq!(
         reason_of(&projection, "web_search"),
         "not selected: no web/search terms in the context"
@@ -455,7 +479,12 @@ fn removed_special_tools_carry_their_reason() {
     // Nothing kept: no tools key, no tool_choice.
     assert!(projection.sent.is_none());
     assert!(projection.drop_tool_choice);
-    assert!(projection.notes.iter().any(|n| n.contains("keeps no tool")));
+    assert!(
+        projection
+            .notes
+            .iter()
+            .any(|n| n.text.contains("keeps no tool"))
+    );
 }
 
 #[test]
@@ -467,7 +496,7 @@ fn the_mcp_flag_keeps_every_mcp_tool() {
         "调用外部工具",
     ] {
         let capture = messages(tools.clone(), prompt);
-        let projection = run(&capture, Strategy::Adaptive);
+        let projection = vocab(&capture);
         assert_eq!(
             sent_names(&projection, &capture),
             ["mcp__a__x", "mcp__linear__create_ticket", "read"],
@@ -480,7 +509,7 @@ fn the_mcp_flag_keeps_every_mcp_tool() {
 fn mcp_rule_details() {
     let keep = |name: &str, prompt: &str| -> bool {
         let capture = messages(named(&[name]), prompt);
-        run(&capture, Strategy::Adaptive).tool_count() == 1
+        vocab(&capture).tool_count() == 1
     };
     // The whole lowercased name (its `mcp` also sets the MCP flag).
     assert!(keep("mcp__ab__cd", "please call MCP__AB__CD now"));
@@ -574,7 +603,7 @@ fn context_is_the_newest_six_messages_with_text() {
             .collect();
         capture(json!({"model": "claude-x", "messages": messages, "tools": tools}))
     };
-    let kept = |capture: &Capture| sent_names(&run(capture, Strategy::Adaptive), capture);
+    let kept = |capture: &Capture| sent_names(&vocab(capture), capture);
     // `commit` in the 7th newest message: out of the window.
     let seven = build(&["commit it", "a", "b", "c", "d", "e", "f"]);
     assert_eq!(kept(&seven), ["read"]);
@@ -593,7 +622,10 @@ fn context_is_the_newest_six_messages_with_text() {
     ]}));
     assert_eq!(kept(&with_empty), ["git", "read"]);
     // The setting changes the window.
-    let settings = with(&[("a3s.context_messages", "1")]);
+    let settings = with(&[
+        ("adaptive.selector", "vocabulary"),
+        ("a3s.context_messages", "1"),
+    ]);
     let projection = project(&six, Strategy::Adaptive, &settings);
     assert_eq!(sent_names(&projection, &six), ["read"]);
 }
@@ -609,19 +641,13 @@ fn context_skips_tool_messages_and_the_system_prompt() {
             {"role": "tool", "tool_call_id": "c", "content": "git status: clean"},
         ]}),
     );
-    assert_eq!(
-        sent_names(&run(&capture, Strategy::Adaptive), &capture),
-        ["read"]
-    );
+    assert_eq!(sent_names(&vocab(&capture), &capture), ["read"]);
     // Anthropic: the system prompt is not context.
     let capture = self::capture(
         json!({"model": "claude-x", "system": "commit often", "tools": tools,
         "messages": [{"role": "user", "content": "fix the parser"}]}),
     );
-    assert_eq!(
-        sent_names(&run(&capture, Strategy::Adaptive), &capture),
-        ["read"]
-    );
+    assert_eq!(sent_names(&vocab(&capture), &capture), ["read"]);
 }
 
 fn chat_tools(tools: &[Value]) -> Vec<Value> {
@@ -647,15 +673,9 @@ fn responses_context_reads_message_items() {
     };
     // The developer message is the system prompt; the call output is not a message.
     let capture = build("fix the parser");
-    assert_eq!(
-        sent_names(&run(&capture, Strategy::Adaptive), &capture),
-        ["read"]
-    );
+    assert_eq!(sent_names(&vocab(&capture), &capture), ["read"]);
     let capture = build("rebase onto main");
-    assert_eq!(
-        sent_names(&run(&capture, Strategy::Adaptive), &capture),
-        ["git", "read"]
-    );
+    assert_eq!(sent_names(&vocab(&capture), &capture), ["git", "read"]);
 }
 
 #[test]
@@ -667,25 +687,28 @@ fn greeting_is_judged_on_the_whole_joined_context() {
         ]}),
     );
     // "hi\nhello" collapses to "hi hello": not a greeting.
-    assert_eq!(
-        sent_names(&run(&capture, Strategy::Adaptive), &capture),
-        ["read"]
-    );
+    assert_eq!(sent_names(&vocab(&capture), &capture), ["read"]);
 }
 
 #[test]
 fn adaptive_prompt_replaces_the_context() {
     let capture = messages(named(&["git", "read", "web_search"]), "commit the fix");
-    let settings = with(&[("adaptive.prompt", "search the web")]);
+    let settings = with(&[
+        ("adaptive.selector", "vocabulary"),
+        ("adaptive.prompt", "search the web"),
+    ]);
     let projection = project(&capture, Strategy::Adaptive, &settings);
     assert_eq!(sent_names(&projection, &capture), ["read", "web_search"]);
     assert!(
         projection
             .notes
             .iter()
-            .any(|n| n.contains("adaptive.prompt"))
+            .any(|n| n.text.contains("adaptive.prompt"))
     );
-    let settings = with(&[("adaptive.prompt", "Thank you!")]);
+    let settings = with(&[
+        ("adaptive.selector", "vocabulary"),
+        ("adaptive.prompt", "Thank you!"),
+    ]);
     assert!(
         project(&capture, Strategy::Adaptive, &settings)
             .sent
@@ -701,7 +724,7 @@ fn adaptive_drops_tool_choice_when_nothing_is_kept() {
         "tools": chat_tools(&named(&["read"])),
         "tool_choice": "required",
     }));
-    let projection = run(&capture, Strategy::Adaptive);
+    let projection = vocab(&capture);
     let body = projection.request_body(&capture);
     assert!(body.get("tools").is_none());
     assert!(body.get("tool_choice").is_none());
@@ -842,7 +865,8 @@ fn code_skips_signatures_past_65536_bytes_and_later_ones_may_fit() {
         projection
             .notes
             .iter()
-            .any(|n| n.contains("lists 2 tools") && n.contains("1 omitted past 65536 bytes"))
+            .any(|n| n.text.contains("lists 2 tools")
+                && n.text.contains("1 omitted past 65536 bytes"))
     );
 }
 
@@ -893,13 +917,10 @@ fn code_without_program_presents_nothing() {
         let projection = run(&capture, Strategy::Code);
         assert!(projection.sent.is_none());
         assert!(projection.drop_tool_choice);
-        assert!(projection.error.is_none());
-        assert!(
-            projection
-                .notes
-                .iter()
-                .any(|n| n.contains("no `program` tool") && n.contains("code.gateway=inject"))
-        );
+        assert!(projection.refusal().is_none());
+        assert!(projection.notes.iter().any(
+            |n| n.text.contains("no `program` tool") && n.text.contains("code.gateway=inject")
+        ));
         assert!(
             projection
                 .outcomes
@@ -963,7 +984,7 @@ fn names_and_schemas_never_change() {
     for capture in all_shapes(tools, "commit and open a github issue with a program") {
         for strategy in PROFILES {
             let projection = run(&capture, strategy);
-            assert!(projection.error.is_none());
+            assert!(projection.refusal().is_none());
             assert_names_and_schemas_unchanged(&projection, &capture);
         }
         let adaptive = run(&capture, Strategy::Adaptive);
@@ -1005,7 +1026,564 @@ fn a_capture_without_tools_gains_no_tools_key() {
     let capture = capture(body.clone());
     for strategy in PROFILES {
         let projection = run(&capture, strategy);
-        assert!(projection.error.is_none());
+        assert!(projection.refusal().is_none());
         assert_eq!(projection.request_body(&capture), body, "{strategy}");
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// adaptive.selector: a3s-code-core 9.1.x (greeting, the default) and 9.0.x (vocabulary)
+
+fn greeting_run(capture: &Capture) -> Projection {
+    project(
+        capture,
+        Strategy::Adaptive,
+        &with(&[("adaptive.selector", "greeting")]),
+    )
+}
+
+/// Both selectors, default first.
+fn both_selectors() -> [Settings; 2] {
+    [
+        Settings::default(),
+        with(&[("adaptive.selector", "vocabulary")]),
+    ]
+}
+
+#[test]
+fn selector_setting_and_release() {
+    let settings = Settings::default();
+    assert_eq!(
+        settings.get("adaptive.selector").as_deref(),
+        Some("greeting")
+    );
+    assert_eq!(a3s::release(&settings), "a3s-code-core 9.1.3");
+    let vocabulary = with(&[("adaptive.selector", "vocabulary")]);
+    assert_eq!(
+        vocabulary.get("adaptive.selector").as_deref(),
+        Some("vocabulary")
+    );
+    assert_eq!(a3s::release(&vocabulary), "a3s-code-core 9.0.0");
+    let mut bad = Settings::default();
+    assert_eq!(
+        bad.set("adaptive.selector", "classifier")
+            .unwrap_err()
+            .to_string(),
+        "bad value for `adaptive.selector`: `classifier` (greeting or vocabulary)"
+    );
+}
+
+#[test]
+fn greeting_selector_keeps_every_tool_on_an_ordinary_turn() {
+    let tools = named(&["web_search", "read", "mcp__github__create_issue", "git"]);
+    for capture in all_shapes(tools, "Work on the repository.") {
+        let projection = run(&capture, Strategy::Adaptive);
+        assert_eq!(
+            sent_names(&projection, &capture),
+            ["git", "mcp__github__create_issue", "read", "web_search"]
+        );
+        assert!(projection.outcomes.iter().all(|o| o.status == Status::Kept));
+        // The info notes, in order (the reorder warning sorts before them).
+        let info: Vec<&str> = projection
+            .notes
+            .iter()
+            .filter(|n| n.level == Level::Info)
+            .map(|n| n.text.as_str())
+            .collect();
+        assert_eq!(
+            info,
+            [
+                "context: the one conversation message (23 chars); selector: greeting (a3s-code-core 9.1.3)",
+                "a3s-code-core 9.1.3 keeps every tool unless the turn is a bare greeting, so adaptive saves nothing here: a3s dropped its 9.0 vocabulary classifier because a phrasing it missed hid a tool from the model for good (adaptive.selector=vocabulary reproduces 9.0)"
+            ]
+        );
+    }
+}
+
+#[test]
+fn greeting_selector_drops_everything_on_a_greeting() {
+    let tools = named(&["read", "git"]);
+    for capture in all_shapes(tools, "hello!") {
+        let projection = run(&capture, Strategy::Adaptive);
+        assert!(projection.sent.is_none());
+        assert!(projection.drop_tool_choice);
+        assert!(
+            projection
+                .outcomes
+                .iter()
+                .all(|o| o.reason == "not selected: the context is a greeting")
+        );
+    }
+}
+
+// Carried from a3s-code-core 9.1.3 `tools/selector.rs` tests.
+
+fn selector_sample() -> Vec<Value> {
+    named(&[
+        "read",
+        "write",
+        "bash",
+        "web_search",
+        "web_fetch",
+        "download",
+        "git",
+        "batch",
+        "program",
+        "mcp__github__create_issue",
+        "mcp__browser__browser_navigate",
+    ])
+}
+
+const SAMPLE_SORTED: [&str; 11] = [
+    "bash",
+    "batch",
+    "download",
+    "git",
+    "mcp__browser__browser_navigate",
+    "mcp__github__create_issue",
+    "program",
+    "read",
+    "web_fetch",
+    "web_search",
+    "write",
+];
+
+#[test]
+fn every_registered_tool_is_visible_on_every_turn() {
+    let capture = messages(selector_sample(), "fix the failing test in src/lib.rs");
+    assert_eq!(sent_names(&greeting_run(&capture), &capture), SAMPLE_SORTED);
+}
+
+#[test]
+fn an_unmatched_phrasing_still_exposes_the_specialized_tools() {
+    for prompt in ["who won the election", "查一下最新动态", "google it"] {
+        let capture = messages(selector_sample(), prompt);
+        assert_eq!(
+            sent_names(&greeting_run(&capture), &capture),
+            SAMPLE_SORTED,
+            "{prompt}"
+        );
+    }
+    // 9.0's vocabulary missed two of the three phrasings: that is why 9.1 dropped it.
+    let web_kept = |prompt: &str| {
+        let capture = messages(selector_sample(), prompt);
+        sent_names(&vocab(&capture), &capture).contains(&"web_search".to_owned())
+    };
+    assert!(!web_kept("who won the election"));
+    assert!(web_kept("查一下最新动态")); // `最新`
+    assert!(!web_kept("google it"));
+}
+
+#[test]
+fn standalone_greetings_do_not_expose_tools() {
+    // 9.1.3's greetings, then 9.0.0's (`tools/selector.rs` in each), under both selectors.
+    for settings in both_selectors() {
+        for greeting in [
+            "hi",
+            "hello",
+            "你好",
+            "thanks",
+            "Hello!",
+            "how are you?",
+            "您好！",
+            "在吗？",
+            "谢谢",
+        ] {
+            let capture = messages(selector_sample(), greeting);
+            let projection = project(&capture, Strategy::Adaptive, &settings);
+            assert!(projection.sent.is_none(), "{greeting:?}");
+            assert_eq!(projection.tool_count(), 0);
+        }
+    }
+}
+
+#[test]
+fn greeting_with_an_action_keeps_the_tools() {
+    let capture = messages(selector_sample(), "hello, read the config file");
+    assert_eq!(sent_names(&greeting_run(&capture), &capture), SAMPLE_SORTED);
+}
+
+#[test]
+fn select_tools_for_messages_uses_the_recent_conversation() {
+    let capture = capture(
+        json!({"model": "claude-x", "tools": selector_sample(), "messages": [
+            {"role": "user", "content": "hello"},
+            {"role": "assistant", "content": "hi!"},
+            {"role": "user", "content": "read the file"},
+        ]}),
+    );
+    assert_eq!(sent_names(&greeting_run(&capture), &capture), SAMPLE_SORTED);
+}
+
+// Carried from a3s-code-core 9.0.0 `tools/selector.rs` tests (the vocabulary selector).
+
+#[test]
+fn default_turn_keeps_core_and_hides_special_tools() {
+    let tools = named(&[
+        "read",
+        "write",
+        "edit",
+        "patch",
+        "bash",
+        "search",
+        "ls",
+        "code_symbols",
+        "code_navigation",
+        "code_diagnostics",
+        "web_search",
+        "web_fetch",
+        "download",
+        "git",
+        "batch",
+        "program",
+        "task",
+        "Skill",
+        "search_skills",
+        "mcp__github__create_issue",
+    ]);
+    let capture = messages(tools, "fix the failing parser tests");
+    let projection = vocab(&capture);
+    assert_eq!(
+        sent_names(&projection, &capture),
+        [
+            "Skill",
+            "bash",
+            "code_diagnostics",
+            "code_navigation",
+            "code_symbols",
+            "edit",
+            "ls",
+            "patch",
+            "read",
+            "search",
+            "search_skills",
+            "task",
+            "write"
+        ]
+    );
+    assert_eq!(
+        reason_of(&projection, "download"),
+        "not selected: no download terms in the context"
+    );
+}
+
+#[test]
+fn greeting_with_an_action_keeps_relevant_tools() {
+    let capture = messages(
+        named(&["read", "search", "web_search"]),
+        "Hello! Inspect this repository for the parser implementation.",
+    );
+    assert_eq!(sent_names(&vocab(&capture), &capture), ["read", "search"]);
+}
+
+#[test]
+fn program_terms_enable_program_tool() {
+    let capture = messages(
+        named(&["read", "search", "program"]),
+        "build a repo map before changing the module",
+    );
+    assert_eq!(
+        sent_names(&vocab(&capture), &capture),
+        ["program", "read", "search"]
+    );
+}
+
+#[test]
+fn web_and_git_terms_enable_relevant_tools() {
+    let capture = messages(
+        named(&["read", "web_search", "web_fetch", "git"]),
+        "look up the latest release notes and commit the fix",
+    );
+    assert_eq!(
+        sent_names(&vocab(&capture), &capture),
+        ["git", "read", "web_fetch", "web_search"]
+    );
+}
+
+#[test]
+fn download_terms_enable_download_tool() {
+    let tools = named(&["read", "web_fetch", "download"]);
+    for capture in all_shapes(tools, "download the release artifact file") {
+        let projection = vocab(&capture);
+        assert_eq!(sent_names(&projection, &capture), ["download", "read"]);
+        assert_eq!(
+            reason_of(&projection, "web_fetch"),
+            "not selected: no web or fetch terms in the context"
+        );
+    }
+    // Each download term on its own.
+    for prompt in [
+        "download it",
+        "save file here",
+        "fetch file x",
+        "a binary file",
+        "the artifact file",
+    ] {
+        let capture = messages(named(&["download", "read"]), prompt);
+        assert_eq!(
+            sent_names(&vocab(&capture), &capture),
+            ["download", "read"],
+            "{prompt}"
+        );
+    }
+    let capture = messages(named(&["download", "read"]), "save the file");
+    assert_eq!(sent_names(&vocab(&capture), &capture), ["read"]);
+}
+
+#[test]
+fn mcp_tools_need_mcp_intent_or_direct_match() {
+    let capture = messages(
+        named(&[
+            "read",
+            "mcp__github__create_issue",
+            "mcp__linear__create_ticket",
+        ]),
+        "create a github issue for this bug",
+    );
+    assert_eq!(
+        sent_names(&vocab(&capture), &capture),
+        ["mcp__github__create_issue", "read"]
+    );
+}
+
+#[test]
+fn natural_language_action_tokens_select_use_mcp_tools() {
+    let capture = messages(
+        named(&[
+            "mcp__use_report__fixture_tool",
+            "mcp__use_browser__browser_open",
+            "mcp__use_office__office_write_cell",
+        ]),
+        "Call the report fixture and return what it observed",
+    );
+    assert_eq!(
+        sent_names(&vocab(&capture), &capture),
+        ["mcp__use_report__fixture_tool"]
+    );
+}
+
+#[test]
+fn tool_heavy_history_keeps_the_original_textual_intent() {
+    let tool = "mcp__use_browser__agent_browser_open";
+    let mut conversation =
+        vec![json!({"role": "user", "content": format!("Call {tool} after diagnostics")})];
+    for index in 0..3 {
+        let id = format!("call-{index}");
+        conversation.push(json!({"role": "assistant", "content": [
+            {"type": "tool_use", "id": id, "name": format!("diagnostic-{index}"), "input": {}}
+        ]}));
+        conversation.push(json!({"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": id, "content": "ok"}
+        ]}));
+    }
+    let capture =
+        capture(json!({"model": "claude-x", "tools": named(&[tool]), "messages": conversation}));
+    assert_eq!(sent_names(&vocab(&capture), &capture), [tool]);
+}
+
+// Carried from a3s-code-core `tools/presentation.rs` tests (the same in 9.0.0 and 9.1.3).
+
+#[test]
+fn projection_is_canonical_and_can_only_rephrase_existing_definitions() {
+    let tools = vec![
+        json!({"name": "write", "description": "Write a file", "input_schema": schema(&["file_path", "content"])}),
+        json!({"name": "program", "description": "Original program description", "input_schema": schema(&["type"])}),
+        json!({"name": "read", "description": "Read a file", "input_schema": schema(&["file_path"])}),
+    ];
+    let capture = messages(tools, "change the file");
+    let projection = run(&capture, Strategy::Code);
+    let sent: Vec<&Value> = projection.tools(&capture).collect();
+    assert_eq!(sent.len(), 1);
+    assert_eq!(tool::name(sent[0]), Some("program"));
+    assert_eq!(tool::schema(sent[0]), tool::schema(&capture.tools()[1]));
+    assert_eq!(
+        tool::description(sent[0]).unwrap(),
+        format!("{PREAMBLE}read(file_path) Read a file; write(file_path,content) Write a file")
+    );
+}
+
+#[test]
+fn direct_and_adaptive_outputs_have_deterministic_order() {
+    let tools = named(&["write", "bash", "read"]);
+    for settings in both_selectors() {
+        for strategy in [Strategy::Direct, Strategy::Adaptive] {
+            let capture = messages(tools.clone(), "inspect and update the project");
+            let projection = project(&capture, strategy, &settings);
+            assert_eq!(sent_names(&projection, &capture), ["bash", "read", "write"]);
+        }
+    }
+}
+
+#[test]
+fn code_profile_reduces_large_direct_definition_cost() {
+    let mut tools = vec![
+        json!({"name": "program", "description": "Program", "input_schema": schema(&["type"])}),
+    ];
+    for index in 0..40 {
+        tools.push(json!({
+            "name": format!("tool_{index:02}"),
+            "description": "long model-facing description ".repeat(20),
+            "input_schema": schema(&["input", "path", "mode"]),
+        }));
+    }
+    let capture = messages(tools, "work");
+    let direct = run(&capture, Strategy::Direct);
+    let code = run(&capture, Strategy::Code);
+    assert_eq!(code.tool_count(), 1);
+    let bytes = |p: &Projection| tool::compact(&p.tools_value(&capture).unwrap()).len();
+    assert!(bytes(&code) < bytes(&direct));
+    // Each signature: `tool_NN(input,path,mode) ` + the first 192 bytes of the description.
+    let description = tool::description(code.tools(&capture).next().unwrap()).unwrap();
+    let first = format!(
+        "tool_00(input,path,mode) {}",
+        &"long model-facing description ".repeat(20)[..192]
+    );
+    assert!(description.starts_with(&format!("{PREAMBLE}{first}; tool_01(")));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Hosted entries (STRATEGIES.md "Common conventions")
+
+fn hosted_responses(user: &str) -> Capture {
+    capture(json!({"model": "gpt-5", "input": user, "tools": [
+        {"type": "web_search"},
+        {"type": "function", "name": "shell", "description": "Run a command", "parameters": {"type": "object"}},
+        {"type": "mcp", "server_label": "deepwiki", "server_url": "https://mcp.deepwiki.com/mcp", "require_approval": "never"},
+        {"type": "function", "name": "apply_patch", "description": "Patch files", "parameters": {"type": "object"}},
+        {"type": "function", "name": "program", "description": "Run a program", "parameters": {"type": "object"}},
+    ]}))
+}
+
+#[test]
+fn hosted_entries_follow_the_sorted_tools_in_direct_and_adaptive() {
+    let capture = hosted_responses("Work on the repository.");
+    for settings in both_selectors() {
+        for strategy in [Strategy::Direct, Strategy::Adaptive] {
+            let projection = project(&capture, strategy, &settings);
+            let labels: Vec<&str> = projection
+                .outcomes
+                .iter()
+                .filter(|o| o.projected.is_some())
+                .map(|o| o.name.as_str())
+                .collect();
+            let mut by_position = labels.clone();
+            by_position.sort_by_key(|name| {
+                projection
+                    .outcomes
+                    .iter()
+                    .find(|o| o.name == *name)
+                    .and_then(|o| o.projected)
+            });
+            let expected: &[&str] = if strategy == Strategy::Adaptive
+                && settings.get("adaptive.selector").as_deref() == Some("vocabulary")
+            {
+                // `program` needs program terms under 9.0.
+                &["apply_patch", "shell", "<web_search>", "<mcp:deepwiki>"]
+            } else {
+                &[
+                    "apply_patch",
+                    "program",
+                    "shell",
+                    "<web_search>",
+                    "<mcp:deepwiki>",
+                ]
+            };
+            assert_eq!(by_position, expected, "{strategy}");
+            let sent: Vec<&Value> = projection.tools(&capture).collect();
+            assert_eq!(sent[sent.len() - 2], &capture.tools()[0]);
+            assert_eq!(sent[sent.len() - 1], &capture.tools()[2]);
+        }
+    }
+}
+
+#[test]
+fn hosted_entries_are_outside_a3s_source() {
+    // Two `<web_search>` entries are no duplicate names, and do not count against the limit.
+    let capture = capture(json!({"model": "gpt-5", "input": "go", "tools": [
+        {"type": "web_search"},
+        {"type": "function", "name": "shell", "parameters": {"type": "object"}},
+        {"type": "web_search"},
+    ]}));
+    let settings = with(&[("a3s.max_tools", "1")]);
+    let projection = project(&capture, Strategy::Direct, &settings);
+    assert_eq!(projection.status, ProjectionStatus::Ok);
+    assert_eq!(
+        projection
+            .tools(&capture)
+            .map(|t| tool::label(t).into_owned())
+            .collect::<Vec<_>>(),
+        ["shell", "<web_search>", "<web_search>"]
+    );
+}
+
+#[test]
+fn code_disabled_and_greeting_send_no_hosted_entry() {
+    let capture = hosted_responses("go");
+    let code = run(&capture, Strategy::Code);
+    assert_eq!(
+        code.tools(&capture)
+            .map(|t| tool::label(t).into_owned())
+            .collect::<Vec<_>>(),
+        ["program"]
+    );
+    assert_eq!(
+        tool::description(code.tools(&capture).next().unwrap()).unwrap(),
+        format!("{PREAMBLE}apply_patch() Patch files; shell() Run a command")
+    );
+    assert_eq!(
+        reason_of(&code, "<web_search>"),
+        "code profile: a3s presents only its own tool definitions, not hosted entries"
+    );
+    let disabled = run(&capture, Strategy::Disabled);
+    assert!(disabled.sent.is_none());
+    assert_eq!(
+        reason_of(&disabled, "<mcp:deepwiki>"),
+        "disabled profile: no tools are presented"
+    );
+    let greeting = hosted_responses("thanks!");
+    for settings in both_selectors() {
+        let projection = project(&greeting, Strategy::Adaptive, &settings);
+        assert!(projection.sent.is_none());
+        assert_eq!(
+            reason_of(&projection, "<web_search>"),
+            "not selected: the context is a greeting"
+        );
+    }
+}
+
+#[test]
+fn a_hosted_tool_choice_is_checked_and_remote_mcp_is_noted() {
+    let mut body = hosted_responses("go").body().clone();
+    body["tool_choice"] = json!({"type": "web_search"});
+    let capture = capture(body);
+    let lint = "tool_choice names `<web_search>`, which this projection does not send (removed): the provider will reject the request";
+    let code = run(&capture, Strategy::Code);
+    assert!(
+        code.notes
+            .iter()
+            .any(|n| n.text == lint && n.level == Level::Error),
+        "{:?}",
+        code.notes
+    );
+    let direct = run(&capture, Strategy::Direct);
+    assert!(
+        !direct
+            .notes
+            .iter()
+            .any(|n| n.text.starts_with("tool_choice"))
+    );
+    let remote = "`<mcp:deepwiki>` is a remote MCP server: the provider fetches its tools, which toolprism cannot see or count";
+    for strategy in [Strategy::Original, Strategy::Direct, Strategy::Adaptive] {
+        let projection = run(&capture, strategy);
+        assert_eq!(
+            projection
+                .notes
+                .iter()
+                .filter(|n| n.text == remote && n.level == Level::Info)
+                .count(),
+            1,
+            "{strategy}"
+        );
+    }
+    assert!(!code.notes.iter().any(|n| n.text == remote));
 }

@@ -19,6 +19,8 @@ fn every_sample_loads_with_its_shape() {
         ("vtcode-fenced-messages.json", Shape::AnthropicMessages, 6),
         ("mcp-tools-list.json", Shape::McpToolsList, 3),
         ("hostile.json", Shape::AnthropicMessages, 2),
+        ("codex-hosted-responses.json", Shape::OpenAiResponses, 6),
+        ("anthropic-mcp-toolset.json", Shape::AnthropicMessages, 4),
     ];
     for (file, shape, tools) in cases {
         let capture = Capture::from_path(&sample(file)).unwrap_or_else(|e| panic!("{e}"));
@@ -109,7 +111,7 @@ fn a_request_without_tools_is_valid_and_projects_to_nothing() {
         );
         if strategy != toolprism::Strategy::Original {
             assert!(
-                projection.notes.iter().any(|n| n.contains("no tools")),
+                projection.notes.iter().any(|n| n.text.contains("no tools")),
                 "{strategy}: {:?}",
                 projection.notes
             );
@@ -129,9 +131,13 @@ fn broken_inputs_get_one_line_errors() {
             b"{\n  \"tools\": [\n",
             "invalid JSON at line 3, column 0: EOF while parsing a list",
         ),
+        (b"", "empty: no JSON in it"),
+        (b" \r\n\t\n", "empty: no JSON in it"),
+        (b"\x7fELF\x02\x01\x01\0\0\0", "not JSON: binary data"),
+        (b"\x89PNG\r\n\x1a\n\xff\xd8", "not JSON: binary data"),
         (
-            b"",
-            "invalid JSON at line 1, column 0: EOF while parsing a value",
+            b"{\"a\": \"caf\xe9\"}",
+            "not valid UTF-8: invalid byte at offset 10",
         ),
         (
             b"[1, 2]",
@@ -249,4 +255,173 @@ fn conversation_text_follows_each_shape() {
     assert_eq!(responses.message_texts(), ["u1", "o1"]);
     let plain = Capture::from_value(json!({"input": "just text"})).unwrap();
     assert_eq!(plain.message_texts(), ["just text"]);
+}
+
+#[test]
+fn hosted_entries_load_with_their_labels() {
+    let capture = Capture::from_path(&sample("codex-hosted-responses.json")).unwrap();
+    assert_eq!(
+        capture.tool_names().collect::<Vec<_>>(),
+        [
+            "shell",
+            "update_plan",
+            "apply_patch",
+            "view_image",
+            "<web_search>",
+            "<mcp:deepwiki>"
+        ]
+    );
+    assert_eq!(capture.hosted(), [4, 5]);
+    let capture = Capture::from_path(&sample("anthropic-mcp-toolset.json")).unwrap();
+    assert_eq!(
+        capture.tool_names().collect::<Vec<_>>(),
+        ["read_file", "edit_file", "bash", "<mcp_toolset:github>"]
+    );
+
+    let capture = Capture::from_value(json!({"model": "gpt-5", "input": "x", "tools": [
+        {"type": "file_search", "vector_store_ids": ["vs_1"]},
+        {"type": "code_interpreter", "container": {"type": "auto"}},
+        {"type": "image_generation"},
+        {"type": "computer_use_preview", "display_width": 1024, "display_height": 768, "environment": "browser"},
+        {"type": "local_shell"},
+        {"type": "mcp", "server_url": "https://example.com/mcp"},
+        {"type": "web_search", "name": 3},
+        {"type": "web_search", "name": ""},
+        {"type": "web_search"},
+    ]}))
+    .unwrap();
+    assert_eq!(
+        capture.tool_names().collect::<Vec<_>>(),
+        [
+            "<file_search>",
+            "<code_interpreter>",
+            "<image_generation>",
+            "<computer_use_preview>",
+            "<local_shell>",
+            "<mcp>",
+            "<web_search>",
+            "<web_search>",
+            "<web_search>"
+        ]
+    );
+    // A named server tool (Anthropic's) is a function tool by its name.
+    let capture = Capture::from_value(json!({"model": "claude-x", "messages": [], "tools": [
+        {"type": "web_search_20250305", "name": "web_search", "max_uses": 5}
+    ]}))
+    .unwrap();
+    assert_eq!(capture.tool_names().collect::<Vec<_>>(), ["web_search"]);
+    assert!(capture.hosted().is_empty());
+}
+
+#[test]
+fn entries_without_a_name_or_a_hosted_type_stay_errors() {
+    let cases: Vec<(serde_json::Value, &str)> = vec![
+        (
+            json!({"input": [], "tools": [{"type": "web_search"}, {"type": ""}]}),
+            "tool 1: no `name`, and no `type` naming a hosted tool (such as web_search)",
+        ),
+        (
+            json!({"input": [], "tools": [{"type": 5}]}),
+            "tool 0: no `name`, and no `type` naming a hosted tool (such as web_search)",
+        ),
+        (
+            json!({"input": [], "tools": [{"type": "function", "parameters": {}}]}),
+            "tool 0: no `name`, and no `type` naming a hosted tool (such as web_search)",
+        ),
+        (
+            json!({"input": [], "tools": [{"type": "custom", "name": 2}]}),
+            "tool 0: the name is a number, not a string",
+        ),
+        (
+            json!({"messages": [], "tools": [{"type": "function", "function": {"description": "x"}}]}),
+            "tool 0: no `name`, and no `type` naming a hosted tool (such as web_search)",
+        ),
+        (
+            json!({"input": [], "tools": [{"type": "function", "name": ""}]}),
+            "tool 0: the name is empty",
+        ),
+    ];
+    for (body, expected) in cases {
+        let message = Capture::from_value(body.clone())
+            .expect_err("must be refused")
+            .to_string();
+        assert_eq!(message, expected, "{body}");
+    }
+}
+
+#[test]
+fn tool_choice_names_a_tool_or_a_hosted_label() {
+    let choice = |choice: serde_json::Value| {
+        let capture = Capture::from_value(
+            json!({"model": "gpt-5", "input": "x", "tool_choice": choice,
+            "tools": [{"type": "function", "name": "f", "parameters": {}}]}),
+        )
+        .unwrap();
+        capture.tool_choice_name().map(|c| c.into_owned())
+    };
+    assert_eq!(
+        choice(json!({"type": "function", "name": "f"})).as_deref(),
+        Some("f")
+    );
+    assert_eq!(
+        choice(json!({"type": "function", "function": {"name": "g"}})).as_deref(),
+        Some("g")
+    );
+    assert_eq!(
+        choice(json!({"type": "tool", "name": "h"})).as_deref(),
+        Some("h")
+    );
+    assert_eq!(
+        choice(json!({"type": "custom", "name": "c"})).as_deref(),
+        Some("c")
+    );
+    assert_eq!(
+        choice(json!({"type": "web_search"})).as_deref(),
+        Some("<web_search>")
+    );
+    assert_eq!(
+        choice(json!({"type": "mcp", "server_label": "deepwiki", "name": "ask_question"}))
+            .as_deref(),
+        Some("<mcp:deepwiki>")
+    );
+    assert_eq!(
+        choice(json!({"type": "allowed_tools", "mode": "auto", "tools": []})),
+        None
+    );
+    assert_eq!(choice(json!({"type": "any"})), None);
+    assert_eq!(choice(json!({"type": "auto"})), None);
+    assert_eq!(choice(json!("required")), None);
+}
+
+#[test]
+fn hosted_entries_do_not_decide_the_shape() {
+    let shape = |body: serde_json::Value| Capture::from_value(body).unwrap().shape();
+    // A bare list: the first function tool decides.
+    assert_eq!(
+        shape(
+            json!({"tools": [{"type": "web_search"}, {"type": "function", "function": {"name": "f"}}]})
+        ),
+        Shape::OpenAiChat
+    );
+    assert_eq!(
+        shape(json!({"tools": [{"type": "web_search"}, {"name": "f", "inputSchema": {}}]})),
+        Shape::McpToolsList
+    );
+    // Only hosted entries: their kind tells the API.
+    assert_eq!(
+        shape(json!({"tools": [{"type": "web_search"}]})),
+        Shape::OpenAiResponses
+    );
+    assert_eq!(
+        shape(json!({"tools": [{"type": "mcp_toolset", "mcp_server_name": "gh"}]})),
+        Shape::AnthropicMessages
+    );
+    // With a conversation: an MCP toolset marks Anthropic Messages.
+    assert_eq!(
+        shape(
+            json!({"model": "m", "messages": [{"role": "user", "content": "x"}],
+            "tools": [{"type": "mcp_toolset", "mcp_server_name": "gh"}]})
+        ),
+        Shape::AnthropicMessages
+    );
 }

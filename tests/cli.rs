@@ -468,7 +468,7 @@ fn strip_ansi(text: &str) -> String {
 #[test]
 fn diff_of_the_original_is_empty_and_summarized() {
     let out = stdout_of(&["diff", "samples/small.json", "-s", "original"]);
-    assert!(out.contains("no tool changed, added or removed by original"));
+    assert!(out.starts_with("original: no tool changed, added or removed\n"));
     assert!(out.contains("identical, −0 +0 bytes"), "{out}");
     let out = stdout_of(&[
         "diff",
@@ -515,7 +515,10 @@ fn export_writes_what_show_prints_and_never_clobbers() {
             .args(["export", "samples/small.json", "-s", "minimal", "-o"])
             .arg(&out),
     );
-    assert!(line.contains("already exists (use --force"), "{line}");
+    assert!(
+        line.ends_with(" exists (use --force to replace it)"),
+        "{line}"
+    );
     assert_eq!(std::fs::read_to_string(&out).unwrap(), "precious");
 
     toolprism()
@@ -549,7 +552,10 @@ fn failed_export_leaves_nothing_behind() {
             .args(["export", "samples/small.json", "-s", "full", "-o"])
             .arg(&missing),
     );
-    assert!(line.contains("out.json"), "{line}");
+    assert!(
+        line.ends_with("missing/: no such file or folder"),
+        "the folder to create: {line}"
+    );
     assert!(file_names(dir.path()).is_empty());
     // A directory as OUT is refused, even with --force.
     fails_with_one_line(
@@ -650,23 +656,11 @@ fn help_has_examples_and_version_is_printed() {
 }
 
 #[test]
-fn no_capture_uses_the_bundled_sample_from_any_folder() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = toolprism()
-        .current_dir(dir.path())
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let out = String::from_utf8(out).unwrap();
-    assert!(out.starts_with("samples/small.json (bundled): anthropic-messages, 8 tools"));
-    // The same figures as reporting the file itself.
-    let file = stdout_of(&["report", "samples/small.json"]);
-    assert_eq!(
-        out.lines().skip(1).collect::<Vec<_>>(),
-        file.lines().skip(1).collect::<Vec<_>>()
-    );
+fn no_capture_reads_a_piped_standard_input() {
+    // Not a terminal on standard input: it is read (as jq and bat do), even when empty. The
+    // bundled sample with a terminal there: tests/cli_manners.rs, under a pseudo-terminal.
+    let line = fails_with_one_line(toolprism().write_stdin(""));
+    assert_eq!(line, "toolprism: <stdin>: empty: no JSON in it");
 }
 
 #[test]
@@ -731,14 +725,18 @@ fn diff_prints_every_note_of_the_report() {
         let id = s["id"].as_str().unwrap();
         let out = stdout_of(&["diff", "samples/large.json", "-s", id, "--color", "never"]);
         for note in s["notes"].as_array().unwrap() {
-            let line = format!("# note: {}", note.as_str().unwrap());
+            let word = match note["level"].as_str().unwrap() {
+                "info" => "note",
+                level => level,
+            };
+            let line = format!("{word}: {}", note["text"].as_str().unwrap());
             assert!(out.lines().any(|l| l == line), "{id}: {line}");
         }
         assert!(
             out.lines()
-                .last()
+                .next()
                 .is_some_and(|l| l.starts_with(&format!("{id}: "))),
-            "{id}: the summary line ends the output"
+            "{id}: the summary line starts the output"
         );
     }
 }
@@ -848,10 +846,11 @@ fn diff_shows_hunks_for_changed_tools() {
         "never",
     ]);
     let lines: Vec<&str> = out.lines().collect();
-    assert!(lines[0].starts_with("# read_file: changed"), "{out}");
-    assert_eq!(lines[1], "--- capture/read_file");
-    assert_eq!(lines[2], "+++ minimal/read_file");
+    assert_eq!(lines[0], "diff --git a/read_file b/read_file", "{out}");
+    assert_eq!(lines[1], "--- a/read_file");
+    assert_eq!(lines[2], "+++ b/read_file");
     assert!(lines[3].starts_with("@@ -1,"), "{out}");
+    assert!(lines[3].contains(" @@ changed: "), "{out}");
     assert!(lines.iter().any(|l| l.starts_with("-  \"description\"")));
     assert!(lines.iter().any(|l| l.starts_with("+  \"description\"")));
     // Removed tools diff against /dev/null.
@@ -864,7 +863,355 @@ fn diff_shows_hunks_for_changed_tools() {
         "never",
     ]);
     assert!(
-        out.contains("--- capture/read_file\n+++ /dev/null\n"),
+        out.contains(
+            "diff --git a/read_file b/read_file\ndeleted file mode 100644\n--- a/read_file\n+++ /dev/null\n"
+        ),
         "{out}"
+    );
+}
+
+// ---------------------------------------------------------------- status, levels, gates
+
+fn report_json(args: &[&str]) -> Value {
+    let mut all = vec!["report"];
+    all.extend_from_slice(args);
+    all.push("--json");
+    serde_json::from_str(&stdout_of(&all)).expect("one JSON object")
+}
+
+fn strategy<'a>(report: &'a Value, id: &str) -> &'a Value {
+    report["strategies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["id"] == id)
+        .unwrap_or_else(|| panic!("{id} in the report"))
+}
+
+const DUPLICATES: &str = "tests/fixtures/duplicate-names.json";
+const A3S_REFUSAL: &str =
+    "a3s code refuses this tool list: the name `read` appears 2 times (tool names must be unique)";
+
+#[test]
+fn code_without_program_is_not_applicable_with_its_reason() {
+    let report = report_json(&["samples/small.json", "-s", "code", "-s", "disabled"]);
+    let code = strategy(&report, "code");
+    assert_eq!(code["status"], "not_applicable");
+    assert_eq!(code["request_valid"], true);
+    assert_eq!(code["origin"], "a3s-code-core 9.1.3");
+    // Figures are shown for a projection that did not apply, with the reason among the notes.
+    assert_eq!(code["total_tokens"], 0);
+    let reason = serde_json::json!({
+        "level": "info",
+        "text": "the capture has no `program` tool, so a3s presents no tools (set code.gateway=inject to add a3s's own gateway)"
+    });
+    assert!(
+        code["notes"].as_array().unwrap().contains(&reason),
+        "{code}"
+    );
+    // `disabled` sending no tools did what it says.
+    assert_eq!(strategy(&report, "disabled")["status"], "ok");
+
+    let table = stdout_of(&["report", "samples/small.json", "-s", "code", "-s", "full"]);
+    let row = table.lines().find(|l| l.starts_with("code")).unwrap();
+    assert_eq!(
+        row,
+        "code      n/a         0       0  1,296  100.00%           0 B  8 removed"
+    );
+}
+
+#[test]
+fn a_refused_strategy_has_null_figures_and_sorts_last() {
+    let report = report_json(&[DUPLICATES]);
+    for id in ["direct", "adaptive", "code", "disabled"] {
+        let s = strategy(&report, id);
+        assert_eq!(s["status"], "refused", "{id}");
+        assert_eq!(s["request_valid"], false, "{id}");
+        for key in [
+            "tools",
+            "tools_bytes",
+            "tools_tokens",
+            "context_tokens",
+            "added_tokens",
+            "total_tokens",
+            "saved_tokens",
+            "saved_pct",
+            "first_changed_byte",
+            "estimates",
+            "provider_overhead_tokens",
+        ] {
+            assert_eq!(s[key], Value::Null, "{id}: {key}");
+        }
+        assert_eq!(s["per_tool"], serde_json::json!([]), "{id}");
+        assert_eq!(
+            s["notes"][0],
+            serde_json::json!({"level": "error", "text": A3S_REFUSAL}),
+            "{id}"
+        );
+    }
+    // The other hosts still project the list; a provider rejects the duplicate name.
+    let full = strategy(&report, "full");
+    assert_eq!(full["status"], "ok");
+    assert_eq!(full["request_valid"], false);
+    assert_eq!(
+        full["notes"][0],
+        serde_json::json!({"level": "error", "text": "the tool list names `read` more than once: providers reject duplicate tool names"})
+    );
+
+    let table = stdout_of(&["report", DUPLICATES, "-s", "direct", "-s", "minimal"]);
+    let rows: Vec<&str> = table.lines().skip(3).take(2).collect();
+    assert_eq!(
+        rows,
+        [
+            // The final periods go, but `."` is one token as `"` is: the same count.
+            "minimal   ok !         3      99      0   0.00%          42 B  3 changed",
+            "direct    refused      -       -      -       -             -  refused by the host (see notes)",
+        ]
+    );
+    assert!(
+        table.contains(&format!("  direct: error: {A3S_REFUSAL}\n")),
+        "{table}"
+    );
+    assert!(
+        table.contains("  direct         -    -     -         -   refused\n"),
+        "{table}"
+    );
+}
+
+#[test]
+fn a_tool_choice_naming_a_deferred_tool_is_an_error_and_an_invalid_request() {
+    let report = report_json(&["samples/large.json", "-s", "defer", "-s", "minimal"]);
+    let defer = strategy(&report, "defer");
+    assert_eq!(defer["status"], "ok");
+    assert_eq!(defer["request_valid"], false);
+    assert_eq!(defer["origin"], "zero 2ea36cf");
+    assert_eq!(
+        defer["notes"][0],
+        serde_json::json!({"level": "error", "text": "tool_choice names `mcp__github__create_issue`, which this projection does not send (deferred): the provider will reject the request"})
+    );
+    let levels: Vec<&str> = defer["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["level"].as_str().unwrap())
+        .collect();
+    let mut sorted = levels.clone();
+    sorted.sort_by_key(|l| ["error", "warning", "info"].iter().position(|x| x == l));
+    assert_eq!(levels, sorted, "errors first, then warnings, then info");
+    assert_eq!(strategy(&report, "minimal")["request_valid"], true);
+}
+
+#[test]
+fn report_json_carries_every_setting_and_each_origin() {
+    let report = report_json(&["samples/small.json", "--set", "defer.threshold=3"]);
+    assert_eq!(report["version"], env!("CARGO_PKG_VERSION"));
+    let settings = report["settings"].as_object().unwrap();
+    let keys: Vec<&str> = settings.keys().map(String::as_str).collect();
+    let expected: Vec<&str> = toolprism::Settings::KEYS.iter().map(|k| k.key).collect();
+    assert_eq!(keys, expected, "every key, in Settings::KEYS order");
+    assert_eq!(settings["defer.threshold"], "3", "the value in force");
+    assert_eq!(settings["mcp.prefixes"], "mcp__,mcp_,mcp--");
+    assert_eq!(settings["code.gateway"], "capture");
+    assert_eq!(
+        settings["adaptive.prompt"],
+        Value::Null,
+        "unset: the conversation"
+    );
+    let origins: Vec<(&str, Value)> = report["strategies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (s["id"].as_str().unwrap(), s["origin"].clone()))
+        .collect();
+    let expected: Vec<(&str, Value)> = [
+        ("original", Value::Null),
+        ("full", "vtcode-core 0.169.2".into()),
+        ("progressive", "vtcode-core 0.169.2".into()),
+        ("minimal", "vtcode-core 0.169.2".into()),
+        ("direct", "a3s-code-core 9.1.3".into()),
+        ("adaptive", "a3s-code-core 9.1.3".into()),
+        ("code", "a3s-code-core 9.1.3".into()),
+        ("disabled", "a3s-code-core 9.1.3".into()),
+        ("shorten", "lean-ctx proxy 3.12.3".into()),
+        ("defer", "zero 2ea36cf".into()),
+        ("defer-catalog", "zero 2ea36cf".into()),
+    ]
+    .into();
+    assert_eq!(origins, expected);
+}
+
+#[test]
+fn strategies_names_each_release() {
+    let out = stdout_of(&["strategies"]);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[0], "original       the capture as sent (baseline)");
+    assert_eq!(
+        lines[3],
+        "minimal        first sentence within 64 chars; parameter descriptions removed (documentation mode, vtcode-core 0.169.2)"
+    );
+    assert_eq!(
+        lines[8],
+        "shorten        descriptions over 1024 bytes cut to a summary plus a pointer to the full entry (expand pointer, lean-ctx proxy 3.12.3)"
+    );
+    assert!(lines[9].ends_with("(deferred loading, zero 2ea36cf)"));
+    assert!(lines[7].ends_with("(presentation profile, a3s-code-core 9.1.3)"));
+}
+
+#[test]
+fn budget_gate_exit_codes() {
+    // minimal sends 558 tokens of samples/small.json.
+    toolprism()
+        .args([
+            "report",
+            "samples/small.json",
+            "-s",
+            "minimal",
+            "--budget",
+            "558",
+        ])
+        .assert()
+        .code(0)
+        .stderr("");
+    let out = toolprism()
+        .args([
+            "report",
+            "samples/small.json",
+            "-s",
+            "minimal",
+            "-s",
+            "full",
+            "--budget",
+            "557",
+        ])
+        .assert()
+        .code(1)
+        .get_output()
+        .clone();
+    assert_eq!(
+        String::from_utf8(out.stderr).unwrap(),
+        "toolprism: samples/small.json: over the budget of 557 tokens: `minimal` sends 558 tokens, 1 over; `full` sends 1197 tokens, 640 over\n"
+    );
+    assert!(
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .starts_with("samples/small.json: "),
+        "the report is printed either way"
+    );
+    // A refused chosen strategy has no figures to pass with.
+    toolprism()
+        .args(["report", DUPLICATES, "-s", "direct", "--json", "--budget", "100000"])
+        .assert()
+        .code(1)
+        .stderr(format!(
+            "toolprism: {DUPLICATES}: over the budget of 100000 tokens: `direct` is refused by the host and has no figures\n"
+        ));
+    let line =
+        fails_with_one_line(toolprism().args(["report", "samples/small.json", "--budget", "lots"]));
+    assert!(line.contains("--budget"), "{line}");
+}
+
+#[test]
+fn export_refuses_refused_and_invalid_projections() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.json");
+    let line = fails_with_one_line(
+        toolprism()
+            .args(["export", DUPLICATES, "-s", "disabled", "-o"])
+            .arg(&out),
+    );
+    assert_eq!(
+        line,
+        format!("toolprism: {DUPLICATES}: `disabled` refuses this capture: {A3S_REFUSAL}")
+    );
+    assert!(!out.exists());
+
+    let line = fails_with_one_line(
+        toolprism()
+            .args(["export", "samples/large.json", "-s", "defer", "-o"])
+            .arg(&out),
+    );
+    assert_eq!(
+        line,
+        "toolprism: samples/large.json: a provider would reject the `defer` request (tool_choice names `mcp__github__create_issue`, which this projection does not send (deferred): the provider will reject the request); --force writes it anyway"
+    );
+    assert!(!out.exists());
+    toolprism()
+        .args([
+            "export",
+            "samples/large.json",
+            "-s",
+            "defer",
+            "--force",
+            "-o",
+        ])
+        .arg(&out)
+        .assert()
+        .success();
+    let shown = stdout_of(&["show", "samples/large.json", "-s", "defer"]);
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), shown);
+}
+
+#[test]
+fn provider_deferred_entries_count_zero_context_tokens() {
+    const SAMPLE: &str = "samples/anthropic-tool-search.json";
+    let report = report_json(&[SAMPLE, "-s", "original", "-s", "minimal"]);
+    // Recount independently: the compact array of the entries not marked defer_loading.
+    let capture = toolprism::Capture::from_path(SAMPLE).unwrap();
+    let counter = toolprism::measure::TokenCounter::new(toolprism::measure::Encoding::O200kBase);
+    let in_context = |tools: &[Value]| -> usize {
+        let kept: Vec<&Value> = tools
+            .iter()
+            .filter(|t| t.get("defer_loading") != Some(&Value::Bool(true)))
+            .collect();
+        counter.count(&serde_json::to_string(&kept).unwrap())
+    };
+    let all = capture.tools();
+    assert_eq!(all.iter().filter(|t| t["defer_loading"] == true).count(), 5);
+    let capture_context = in_context(all);
+    assert_eq!(report["capture"]["context_tokens"], capture_context);
+    assert_eq!(
+        report["capture"]["tools_tokens"],
+        counter.count(&serde_json::to_string(all).unwrap()),
+        "tools_tokens stays the count of the array as sent"
+    );
+    let original = strategy(&report, "original");
+    assert_eq!(original["context_tokens"], capture_context);
+    assert_eq!(original["saved_tokens"], 0);
+    let shown: Value = serde_json::from_str(&stdout_of(&[
+        "show",
+        SAMPLE,
+        "-s",
+        "minimal",
+        "--tools-only",
+    ]))
+    .unwrap();
+    let shown = shown.as_array().unwrap();
+    assert_eq!(
+        shown.iter().filter(|t| t["defer_loading"] == true).count(),
+        5,
+        "projections keep the flag as they find it"
+    );
+    let minimal = strategy(&report, "minimal");
+    let minimal_context = in_context(shown);
+    assert_eq!(minimal["context_tokens"], minimal_context);
+    assert_eq!(
+        minimal["saved_tokens"],
+        capture_context as i64 - minimal_context as i64,
+        "savings are on context tokens"
+    );
+    for tool in minimal["per_tool"].as_array().unwrap() {
+        let deferred = all
+            .iter()
+            .any(|t| t["name"] == tool["name"] && t["defer_loading"] == true);
+        if deferred {
+            assert_eq!(tool["context_tokens"], 0, "{tool}");
+            assert_eq!(tool["original_context_tokens"], 0, "{tool}");
+        } else {
+            assert_eq!(tool["context_tokens"], tool["projected_tokens"], "{tool}");
+        }
+    }
+    assert_eq!(
+        minimal["notes"][0],
+        serde_json::json!({"level": "info", "text": "5 of 8 sent entries are `defer_loading: true`: out of the model's context until the provider's tool search returns them (0 context tokens); savings are on context tokens"})
     );
 }

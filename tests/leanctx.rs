@@ -69,7 +69,7 @@ fn statuses(projection: &Projection) -> Vec<Status> {
 }
 
 fn has_note(projection: &Projection, needle: &str) -> bool {
-    projection.notes.iter().any(|n| n.contains(needle))
+    projection.notes.iter().any(|n| n.text.contains(needle))
 }
 
 /// The handle of an entry, computed here from the entry's own key-sorted JSON.
@@ -630,4 +630,161 @@ fn deterministic() {
     assert_eq!(a.request_body(&capture), b.request_body(&capture));
     assert_eq!(a.stored, b.stored);
     assert_eq!(a.notes, b.notes);
+}
+
+#[test]
+fn hosted_entries_are_never_shortened() {
+    let long = vector_description(30);
+    let hosted = json!({"type": "mcp", "server_label": "docs", "description": long, "server_url": "https://x"});
+    let capture = Capture::from_value(json!({"model": "gpt-5", "input": "hi", "tools": [
+        hosted,
+        {"type": "function", "name": "ctx_expand", "description": "Expand a lean-ctx handle.", "parameters": {"type": "object"}},
+        {"type": "function", "name": "read", "description": long, "parameters": {"type": "object"}},
+    ]}))
+    .unwrap();
+    let projection = shorten(&capture);
+    assert_eq!(
+        statuses(&projection),
+        [Status::Kept, Status::Kept, Status::Changed]
+    );
+    assert_eq!(sent(&projection, &capture)[0], capture.tools()[0]);
+    assert_eq!(projection.outcomes[0].name, "<mcp:docs>");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Carried from lean-ctx proxy 3.12.3 `tool_descriptions.rs` tests, with exact outputs.
+
+/// The upstream tests' description: the sentence ×8, a blank line, then 60 detail lines.
+fn upstream_long_description() -> String {
+    format!(
+        "{}\n\nDetails:\n{}",
+        SENTENCE.repeat(8),
+        "- mode=full returns everything\n".repeat(60)
+    )
+}
+
+/// The upstream tests' list: a large tool, a small one, and an MCP-named expand tool that carries
+/// the same large description and a cache marker.
+fn upstream_doc(description: &str) -> Value {
+    json!([
+        {"name": "read_file", "description": description,
+         "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}}},
+        {"name": "small", "description": "Small tool", "input_schema": {}},
+        {"name": "mcp__lean-ctx__ctx_expand", "description": description,
+         "input_schema": {}, "cache_control": {"type": "ephemeral"}}
+    ])
+}
+
+#[test]
+fn a_large_description_is_shortened_with_a_pointer_to_the_full_definition() {
+    let description = upstream_long_description();
+    let capture = anthropic(upstream_doc(&description));
+    let projection = shorten(&capture);
+    let tools = sent(&projection, &capture);
+    let json = stored_json(&capture.tools()[0]);
+    let handle = expected_handle(&json);
+    assert_eq!(
+        tools[0]["description"],
+        json!(format!(
+            "{}\n[lean-ctx: description shortened \u{2014} full definition: mcp__lean-ctx__ctx_expand(id=\"{handle}\")]",
+            vector_summary()
+        ))
+    );
+    // The store holds the whole entry, and it reads back as the original.
+    assert_eq!(projection.stored.len(), 1);
+    let stored: Value = serde_json::from_str(&projection.stored[0].json).unwrap();
+    assert_eq!(stored, capture.tools()[0]);
+    // Order, the other tools, schemas and cache markers stay as they were; the expand tool
+    // stays whole even with a large description.
+    assert_eq!(tools[1], capture.tools()[1]);
+    assert_eq!(tools[2], capture.tools()[2]);
+    assert_eq!(tools[0]["input_schema"], capture.tools()[0]["input_schema"]);
+    assert_eq!(
+        statuses(&projection),
+        [Status::Changed, Status::Kept, Status::Kept]
+    );
+}
+
+#[test]
+fn shortening_is_byte_stable_across_turns() {
+    let capture = anthropic(upstream_doc(&upstream_long_description()));
+    let first = shorten(&capture).request_body(&capture);
+    let second = shorten(&capture).request_body(&capture);
+    assert_eq!(
+        serde_json::to_vec(&first).unwrap(),
+        serde_json::to_vec(&second).unwrap()
+    );
+    // A shortened list is left alone.
+    let again = Capture::from_value(first.clone()).unwrap();
+    assert_eq!(shorten(&again).request_body(&again), first);
+    assert!(
+        statuses(&shorten(&again))
+            .iter()
+            .all(|s| *s == Status::Kept)
+    );
+}
+
+#[test]
+fn without_a_listed_expand_tool_nothing_changes() {
+    let mut tools = upstream_doc(&upstream_long_description());
+    tools.as_array_mut().unwrap().pop();
+    let capture = anthropic(tools);
+    let projection = shorten(&capture);
+    assert_eq!(projection.request_body(&capture), *capture.body());
+    assert_eq!(statuses(&projection), [Status::Kept, Status::Kept]);
+}
+
+#[test]
+fn chat_and_responses_shapes_are_shortened_in_place() {
+    let description = upstream_long_description();
+    let chat = Capture::from_value(json!({"model": "gpt-4.1", "messages": [], "tools": [
+        {"type": "function", "function": {"name": "read_file", "description": description, "parameters": {}}},
+        {"type": "function", "function": {"name": "ctx_expand", "description": "Expand", "parameters": {}}}
+    ]}))
+    .unwrap();
+    let tools = sent(&shorten(&chat), &chat);
+    let handle = expected_handle(&stored_json(&chat.tools()[0]));
+    let expected = format!(
+        "{}\n[lean-ctx: description shortened \u{2014} full definition: ctx_expand(id=\"{handle}\")]",
+        vector_summary()
+    );
+    assert_eq!(tools[0]["function"]["description"], json!(expected));
+    assert!(tools[0].get("description").is_none());
+
+    let responses = Capture::from_value(json!({"model": "gpt-5", "input": [], "tools": [
+        {"type": "function", "name": "read_file", "description": description, "parameters": {}},
+        {"type": "function", "name": "ctx_expand", "description": "Expand", "parameters": {}}
+    ]}))
+    .unwrap();
+    let tools = sent(&shorten(&responses), &responses);
+    let handle = expected_handle(&stored_json(&responses.tools()[0]));
+    assert_eq!(
+        tools[0]["description"],
+        json!(format!(
+            "{}\n[lean-ctx: description shortened \u{2014} full definition: ctx_expand(id=\"{handle}\")]",
+            vector_summary()
+        ))
+    );
+}
+
+#[test]
+fn small_descriptions_stay_whole() {
+    let capture = anthropic(upstream_doc(&"x".repeat(1024)));
+    let projection = shorten(&capture);
+    assert_eq!(projection.request_body(&capture), *capture.body());
+}
+
+#[test]
+fn every_entry_named_like_the_expand_tool_stays_whole() {
+    // lean-ctx skips the expand tool by name, so a second entry of that name is not shortened.
+    let description = upstream_long_description();
+    let capture = anthropic(json!([
+        {"name": "ctx_expand", "description": "Expand a handle.", "input_schema": {}},
+        {"name": "ctx_expand", "description": description, "input_schema": {}},
+        {"name": "read_file", "description": description, "input_schema": {}}
+    ]));
+    assert_eq!(
+        statuses(&shorten(&capture)),
+        [Status::Kept, Status::Kept, Status::Changed]
+    );
 }

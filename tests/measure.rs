@@ -7,7 +7,10 @@ use std::sync::OnceLock;
 use proptest::prelude::*;
 use proptest::strategy::Strategy as _;
 use serde_json::Value;
-use toolprism::measure::synth::{Spec, capture_json};
+#[path = "../benches/synth/mod.rs"]
+mod synth;
+
+use synth::{Spec, capture_json};
 use toolprism::measure::{Encoding, Tiktoken, TokenCounter, Tokenizer};
 use toolprism::{Capture, Settings, Strategy, project, tool};
 
@@ -230,7 +233,7 @@ fn report_matches_plain_recount() {
                 .as_ref()
                 .filter(|l| capture.has_tools_key() || l.as_array().is_some_and(|a| !a.is_empty()))
                 .map_or(0, |l| full(encoding, &tool::compact(l)));
-            assert_eq!(figures.tools_tokens, expected, "{strategy}");
+            assert_eq!(figures.tools_tokens, Some(expected), "{strategy}");
             let sent: Vec<&Value> = projection.tools(&capture).collect();
             for outcome in &projection.outcomes {
                 let row = figures
@@ -255,7 +258,7 @@ fn report_matches_plain_recount() {
                 .added_text
                 .as_deref()
                 .map_or(0, |t| full(encoding, t));
-            assert_eq!(figures.added_tokens, added);
+            assert_eq!(figures.added_tokens, Some(added));
         }
     }
 }
@@ -277,4 +280,27 @@ fn bench_capture_is_large_and_mixed() {
         .count();
     assert!(mcp > 900);
     assert!(text.contains("$defs") && text.contains("東京") && text.contains("🚀"));
+}
+
+// ---------------------------------------------------------------- the synthetic capture
+
+#[test]
+fn same_spec_same_bytes() {
+    let a = capture_json(Spec::small(40, 7));
+    let b = capture_json(Spec::small(40, 7));
+    assert_eq!(a, b);
+    assert_ne!(a, capture_json(Spec::small(40, 8)));
+}
+
+#[test]
+fn names_are_unique_and_count_is_exact() {
+    for tools in [0, 1, 15, 16, 17, 300] {
+        let value = synth::capture_value(Spec::small(tools, 3));
+        let list = value["tools"].as_array().cloned().unwrap_or_default();
+        assert_eq!(list.len(), tools);
+        let mut names: Vec<&str> = list.iter().filter_map(|t| t["name"].as_str()).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), tools);
+    }
 }

@@ -96,12 +96,27 @@ fn schema() -> impl Strategy<Value = Value> {
 
 /// A capture of any shape with tools that exercise every strategy.
 fn capture() -> impl Strategy<Value = Value> {
-    let entry = (tool_name(), text(), schema(), any::<bool>());
+    let entry = (
+        tool_name(),
+        text(),
+        schema(),
+        any::<bool>(),
+        prop::option::weighted(0.15, 0..3usize),
+    );
     (0..4usize, prop::collection::vec(entry, 0..14), text()).prop_map(|(shape, tools, said)| {
         let tools: Vec<Value> = tools
             .into_iter()
-            .map(|(name, description, schema, cached)| {
+            .map(|(name, description, schema, cached, hosted)| {
+                // Hosted entries in the two shapes that carry them.
+                let hosted = match (shape, hosted) {
+                    (0, Some(_)) => Some(json!({"type": "mcp_toolset", "mcp_server_name": name})),
+                    (2, Some(0)) => Some(json!({"type": "web_search"})),
+                    (2, Some(1)) => Some(json!({"type": "mcp", "server_label": name, "server_url": "https://x"})),
+                    (2, Some(_)) => Some(json!({"type": "file_search", "description": description})),
+                    _ => None,
+                };
                 let mut entry = match shape {
+                    _ if hosted.is_some() => hosted.unwrap_or_default(),
                     0 => json!({"name": name, "description": description, "input_schema": schema}),
                     1 => json!({"type": "function", "function": {"name": name, "description": description, "parameters": schema}}),
                     2 => json!({"type": "function", "name": name, "description": description, "parameters": schema, "strict": false}),
@@ -135,7 +150,11 @@ fn settings_variants() -> Vec<Settings> {
     vec![Settings::default(), what_if]
 }
 
-fn snapshot(capture: &Capture, strategy: Id, settings: &Settings) -> (String, Vec<String>) {
+fn snapshot(
+    capture: &Capture,
+    strategy: Id,
+    settings: &Settings,
+) -> (String, Vec<toolprism::Note>) {
     let projection = project(capture, strategy, settings);
     (
         tool::compact(&projection.request_body(capture)),
@@ -200,6 +219,40 @@ proptest! {
                 }
                 let names: Vec<&str> = projection.tools(&capture).filter_map(tool::name).collect();
                 prop_assert!(names.windows(2).all(|w| w[0].as_bytes() <= w[1].as_bytes()), "{strategy}: not sorted: {names:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn hosted_entries_pass_untouched_after_the_function_tools(body in capture()) {
+        let capture = Capture::from_value(body).unwrap();
+        let hosted = capture.hosted();
+        for settings in settings_variants() {
+            for strategy in Id::ALL {
+                let projection = project(&capture, strategy, &settings);
+                let sent = projection.sent.as_deref().unwrap_or(&[]);
+                let positions: Vec<usize> = sent
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, t)| t.origin.is_some_and(|i| hosted.contains(&i)))
+                    .map(|(at, _)| at)
+                    .collect();
+                for &at in &positions {
+                    prop_assert!(sent[at].replaced.is_none(), "{}: hosted entry rewritten", strategy);
+                }
+                // Every hosted entry, or none of them (code, disabled, a greeting, a refusal).
+                prop_assert!(positions.is_empty() || positions.len() == hosted.len(), "{}", strategy);
+                for &index in &hosted {
+                    let status = projection.outcome_of(index).unwrap().status;
+                    prop_assert!(matches!(status, toolprism::Status::Kept | toolprism::Status::Removed), "{}: {:?}", strategy, status);
+                }
+                // Strategies that reorder put them last, in capture order.
+                let reorders = !matches!(strategy, Id::Original | Id::Full | Id::Progressive | Id::Minimal | Id::Shorten);
+                if reorders && !positions.is_empty() {
+                    let tail: Vec<Option<usize>> = sent[sent.len() - positions.len()..].iter().map(|t| t.origin).collect();
+                    let expected: Vec<Option<usize>> = hosted.iter().map(|&i| Some(i)).collect();
+                    prop_assert_eq!(tail, expected, "{}", strategy);
+                }
             }
         }
     }

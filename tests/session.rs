@@ -587,7 +587,7 @@ fn zero_sends_a_loaded_tool_in_full() {
     let tools = mcp_tools();
     let capture = toolprism::Capture::from_value(body("u", &tools, vec![])).unwrap();
     let loaded: BTreeSet<String> = ["mcp__srv__op05".to_owned()].into();
-    let projection = toolprism::projection::project_loaded(
+    let projection = toolprism::pipeline::project_loaded(
         &capture,
         Strategy::Defer,
         &Settings::default(),
@@ -605,7 +605,7 @@ fn zero_sends_a_loaded_tool_in_full() {
     assert!(reminder.contains("mcp__srv__op04:"));
     // Without a loaded tool the projection is the single-request one.
     let plain = toolprism::project(&capture, Strategy::Defer, &Settings::default());
-    let empty = toolprism::projection::project_loaded(
+    let empty = toolprism::pipeline::project_loaded(
         &capture,
         Strategy::Defer,
         &Settings::default(),

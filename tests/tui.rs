@@ -8,6 +8,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent,
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::style::Color;
+use toolprism::matrix::{Mark, Sort, SortColumn, TotalRow};
 use toolprism::measure::Encoding;
 use toolprism::tui::app::{Detail, Overlay, Pane, SortKey, Tab};
 use toolprism::tui::worker::Worker;
@@ -24,13 +25,16 @@ struct Harness {
 impl Harness {
     fn with(json: &str, settings: Settings, color: bool) -> Harness {
         let capture = Arc::new(Capture::from_bytes(json.as_bytes()).expect("sample loads"));
-        let app = App::new(
+        let mut app = App::new(
             capture.clone(),
             "tests/fixtures/tui-sample.json".into(),
             settings,
             Encoding::O200kBase,
             color,
         );
+        // Frames must not depend on where the tests run.
+        app.cwd = "/work/project".into();
+        app.home = Some("/home/user".into());
         let mut h = Harness {
             app,
             worker: Worker::new(capture),
@@ -82,6 +86,11 @@ impl Harness {
                     "bs" => (KeyCode::Backspace, KeyModifiers::NONE),
                     "pgdn" => (KeyCode::PageDown, KeyModifiers::NONE),
                     "c-c" => (KeyCode::Char('c'), KeyModifiers::CONTROL),
+                    "c-u" => (KeyCode::Char('u'), KeyModifiers::CONTROL),
+                    "c-w" => (KeyCode::Char('w'), KeyModifiers::CONTROL),
+                    "home" => (KeyCode::Home, KeyModifiers::NONE),
+                    "end" => (KeyCode::End, KeyModifiers::NONE),
+                    "left" => (KeyCode::Left, KeyModifiers::NONE),
                     "lt" => (KeyCode::Char('<'), KeyModifiers::NONE),
                     other => panic!("unknown key <{other}>"),
                 };
@@ -171,6 +180,7 @@ fn snapshot(name: &str, h: &mut Harness, w: u16, height: u16) {
 #[test]
 fn overview_screens() {
     let mut h = Harness::new();
+    h.keys("o");
     snapshot("overview_120x35", &mut h, 120, 35);
     snapshot("overview_80x24", &mut h, 80, 24);
     snapshot("overview_40x10", &mut h, 40, 10);
@@ -224,6 +234,459 @@ fn tiny_terminals() {
     snapshot("too_small_1x1", &mut h, 1, 1);
 }
 
+/// Every screen at the four sizes the issue names, as whole frames.
+#[test]
+fn every_screen_at_the_four_sizes() {
+    let screens = [
+        ("matrix", ""),
+        ("overview", "o"),
+        ("strategy_entries", "4"),
+        ("strategy_diff", "4d"),
+        ("strategy_request", "4r"),
+        ("help", "?"),
+        ("settings", "S"),
+        ("export", "4x"),
+    ];
+    for (name, script) in screens {
+        let mut h = Harness::new();
+        h.keys(script);
+        for (w, hh) in [(200, 50), (120, 35), (80, 24), (40, 12)] {
+            snapshot(&format!("screen_{name}_{w}x{hh}"), &mut h, w, hh);
+        }
+    }
+}
+
+// ---- the matrix, the home screen ---------------------------------------------------------
+
+#[test]
+fn matrix_screens() {
+    let mut h = Harness::new();
+    snapshot("matrix_200x50", &mut h, 200, 50);
+    snapshot("matrix_120x35", &mut h, 120, 35);
+    snapshot("matrix_80x24", &mut h, 80, 24);
+    snapshot("matrix_40x12", &mut h, 40, 12);
+    // Panned to the last strategy at 80 columns: the hidden ones are counted on the left.
+    h.resize(80, 24).keys("lllllllllll");
+    snapshot("matrix_panned_80x24", &mut h, 80, 24);
+}
+
+#[test]
+fn matrix_rows_are_the_costliest_first_and_cells_carry_marks() {
+    let mut settings = Settings::default();
+    settings.set("defer.threshold", "2").unwrap();
+    let mut h = Harness::with(SAMPLE, settings, false);
+    let m = h.app.matrix();
+    let names: Vec<&str> = (0..m.shown.len()).map(|i| m.name(i).unwrap()).collect();
+    // Eight capture tools, then the tool_search that the defer strategies add.
+    assert_eq!(names.len(), 9);
+    assert_eq!(names[8], "tool_search");
+    let tokens: Vec<usize> = (0..8)
+        .map(|i| m.row(i).unwrap().original_tokens.expect("counted"))
+        .collect();
+    assert!(tokens.windows(2).all(|w| w[0] >= w[1]), "{tokens:?}");
+    // `original` is the capture's own column, not a strategy column.
+    assert_eq!(m.columns.len(), Strategy::ALL.len() - 1);
+    assert_eq!(Some(m.model.original.total_tokens), h.app.capture_tokens());
+    let col = |s: Strategy| {
+        let c = toolprism::tui::matrix::strategies()
+            .iter()
+            .position(|&x| x == s)
+            .unwrap();
+        m.columns[c].expect("measured")
+    };
+    // shorten sends every tool of this sample unchanged, at its original size.
+    for i in 0..8 {
+        let row = m.row(i).unwrap();
+        let cell = row.cells[col(Strategy::Shorten)];
+        assert_eq!(
+            (cell.tokens, cell.mark),
+            (row.original_tokens, Mark::Kept),
+            "{}",
+            row.name
+        );
+    }
+    // tool_search exists only where a strategy adds it.
+    let search = m.row(8).unwrap();
+    assert_eq!(search.cells[col(Strategy::Defer)].mark, Mark::Added);
+    assert_eq!(search.cells[col(Strategy::Full)].mark, Mark::Absent);
+    let screen = h.screen(120, 35);
+    assert!(
+        screen.contains("= unchanged"),
+        "the legend is on screen:\n{screen}"
+    );
+}
+
+#[test]
+fn matrix_cursor_sorts_filters_opens_and_exports_its_column() {
+    let mut h = Harness::new();
+    h.resize(200, 50);
+    let minimal = Strategy::ALL
+        .iter()
+        .position(|&s| s == Strategy::Minimal)
+        .unwrap();
+    for _ in 0..minimal {
+        h.keys("l");
+    }
+    assert_eq!(h.app.strategy(), Strategy::Minimal);
+    h.keys("j");
+    assert_eq!(h.app.cursor.row, 1);
+    // s sorts by the cursor's column, largest first, and selects the top row.
+    h.keys("s");
+    assert_eq!(
+        h.app.matrix_sort,
+        Sort {
+            column: SortColumn::Strategy(Strategy::Minimal),
+            descending: true
+        }
+    );
+    assert_eq!(h.app.cursor.row, 0);
+    let sent = |h: &Harness| -> Vec<usize> {
+        let m = h.app.matrix();
+        let c = m.columns[minimal - 1].unwrap();
+        (0..m.shown.len())
+            .map(|i| m.row(i).unwrap().cells[c].tokens.unwrap_or(0))
+            .collect()
+    };
+    let down = sent(&h);
+    assert!(down.windows(2).all(|w| w[0] >= w[1]), "{down:?}");
+    assert!(h.screen(200, 50).contains("▼minimal"));
+    h.keys("s");
+    let up = sent(&h);
+    assert!(up.windows(2).all(|w| w[0] <= w[1]), "{up:?}");
+    assert!(h.screen(200, 50).contains("▲minimal"));
+    // f keeps the tools minimal changes (all eight: it rewrites every schema), and the
+    // status line gives the filtered subtotal.
+    h.keys("f");
+    assert_eq!(h.app.changed_by, Some(Strategy::Minimal));
+    let m = h.app.matrix();
+    let c = m.columns[minimal - 1].unwrap();
+    assert_eq!(m.shown.len(), 8);
+    assert!((0..8).all(|i| m.row(i).unwrap().cells[c].mark.is_change()));
+    let (original, per_column) = m.subtotal();
+    // Any key clears the transient message that confirmed the filter.
+    h.keys("jk");
+    let status = h.screen(200, 50).lines().nth(48).unwrap().to_owned();
+    assert!(
+        status.contains(&format!(
+            "8 of 8 tools · original {} tokens → minimal {} tokens · changed by minimal",
+            toolprism::text::thousands(original),
+            toolprism::text::thousands(per_column[minimal - 1])
+        )),
+        "{status}"
+    );
+    // Enter opens that tool under that strategy.
+    let name = m.name(h.app.cursor.row).unwrap().to_owned();
+    h.keys("<enter>");
+    assert_eq!(h.app.tab, Tab::Strategy(Strategy::Minimal));
+    assert_eq!(h.selected_name(), name);
+    // Esc goes back to the matrix, its cursor where it was.
+    h.keys("<esc>");
+    assert_eq!(h.app.tab, Tab::Matrix);
+    assert_eq!(h.app.strategy(), Strategy::Minimal);
+    // Esc clears the f filter, then does nothing (the home screen never quits on Esc).
+    h.keys("<esc>");
+    assert_eq!(h.app.changed_by, None);
+    h.keys("<esc>");
+    assert!(!h.app.quit);
+    // x exports the cursor's strategy.
+    h.keys("x");
+    assert!(matches!(
+        h.app.overlay,
+        Some(Overlay::Export {
+            strategy: Strategy::Minimal,
+            ..
+        })
+    ));
+}
+
+#[test]
+fn matrix_search_ranks_the_exact_name_first() {
+    let mut h = Harness::new();
+    h.resize(120, 35).keys("/git<enter>");
+    let m = h.app.matrix();
+    let names: Vec<&str> = (0..m.shown.len()).map(|i| m.name(i).unwrap()).collect();
+    assert_eq!(
+        names,
+        vec![
+            "git",
+            "mcp__github__create_issue",
+            "mcp__github__list_pull_requests"
+        ]
+    );
+    h.keys("<esc>");
+    assert_eq!(h.app.matrix().shown.len(), 8);
+}
+
+#[test]
+fn a_refused_strategy_reads_refused_and_cannot_be_exported() {
+    let json = r#"{"model":"m","messages":[{"role":"user","content":"hi"}],"tools":[
+        {"name":"a","description":"first","input_schema":{"type":"object"}},
+        {"name":"a","description":"second","input_schema":{"type":"object"}}]}"#;
+    let mut h = Harness::with(json, Settings::default(), false);
+    let direct = Strategy::ALL
+        .iter()
+        .position(|&s| s == Strategy::Direct)
+        .unwrap();
+    let m = h.app.matrix();
+    let c = m.columns[direct - 1].unwrap();
+    assert_eq!(m.row(0).unwrap().cells[c].mark, Mark::Refused);
+    assert_eq!(m.model.total_text(Some(c), TotalRow::TotalSent), "refused");
+    for _ in 0..direct {
+        h.keys("l");
+    }
+    assert_eq!(h.app.strategy(), Strategy::Direct);
+    assert!(h.screen(200, 50).contains("refused"));
+    h.keys("x");
+    assert!(
+        h.app.overlay.is_none(),
+        "a refused projection has nothing to export"
+    );
+    assert!(h.screen(200, 50).contains("direct refuses this capture"));
+}
+
+#[test]
+fn a_strategy_that_does_nothing_says_why_and_names_the_key() {
+    let mut h = Harness::new();
+    // shorten: the sample has no expand tool, so nothing is shortened.
+    h.keys("9");
+    let (text, error) = h.app.banner().expect("a banner");
+    assert!(
+        text.starts_with(
+            "shorten does not apply here · S edits shorten.expand_tool · no expand tool in the \
+             capture"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.ends_with("press S and set shorten.expand_tool=ctx_expand to see what it would do"),
+        "{text}"
+    );
+    assert!(!error);
+    let screen = h.screen(120, 35);
+    assert!(
+        screen
+            .lines()
+            .nth(2)
+            .unwrap()
+            .starts_with(" shorten does not apply here · S edits shorten.expand_tool · "),
+        "{screen}"
+    );
+    // The note that says so names the key, not a CLI flag.
+    assert!(!screen.contains("--set"), "{screen}");
+    // S opens the settings on that key.
+    h.keys("S");
+    let at = Settings::KEYS
+        .iter()
+        .position(|k| k.key == "shorten.expand_tool")
+        .unwrap();
+    assert!(matches!(
+        h.app.overlay,
+        Some(Overlay::Settings { selected, .. }) if selected == at
+    ));
+    // A strategy that acts has no banner; nor has the baseline.
+    h.keys("<esc>4");
+    assert_eq!(h.app.banner(), None);
+    h.keys("1");
+    assert_eq!(h.app.banner(), None);
+}
+
+#[test]
+fn a_refused_strategy_has_an_error_banner() {
+    let json = r#"{"model":"m","messages":[{"role":"user","content":"hi"}],"tools":[
+        {"name":"a","description":"first","input_schema":{"type":"object"}},
+        {"name":"a","description":"second","input_schema":{"type":"object"}}]}"#;
+    let mut h = Harness::with(json, Settings::default(), false);
+    h.keys("5");
+    let (text, error) = h.app.banner().expect("a banner");
+    assert!(error);
+    assert!(
+        text.starts_with("direct refuses this capture: a3s code refuses this tool list"),
+        "{text}"
+    );
+}
+
+#[test]
+fn choices_toggle_and_the_header_says_settings_changed() {
+    let mut h = Harness::new();
+    assert!(!h.screen(120, 35).contains("setting changed"));
+    let at = Settings::KEYS
+        .iter()
+        .position(|k| k.key == "defer.eligible")
+        .unwrap();
+    h.keys("S");
+    for _ in 0..at {
+        h.keys("j");
+    }
+    // Enter moves a choice to its next value at once: no text to type.
+    h.keys("<enter>");
+    assert_eq!(h.app.settings.get("defer.eligible").as_deref(), Some("all"));
+    assert!(matches!(
+        h.app.overlay,
+        Some(Overlay::Settings { editing: None, .. })
+    ));
+    let header = h.screen(120, 35).lines().next().unwrap().to_owned();
+    assert!(header.contains("[1 setting changed]"), "{header}");
+    h.keys("<enter>");
+    assert_eq!(h.app.settings.get("defer.eligible").as_deref(), Some("mcp"));
+    assert!(!h.screen(120, 35).contains("setting changed"));
+}
+
+#[test]
+fn z_gives_the_detail_the_whole_screen() {
+    let mut h = Harness::new();
+    h.keys("4z");
+    assert!(h.app.zoom);
+    assert_eq!(h.app.focus, Pane::Detail);
+    let screen = h.screen(120, 35);
+    assert!(!screen.contains("Tools · minimal"), "{screen}");
+    snapshot("zoomed_entries_120x35", &mut h, 120, 35);
+    h.keys("z");
+    assert!(h.screen(120, 35).contains("Tools · minimal"));
+}
+
+#[test]
+fn help_opens_on_this_views_keys_filters_and_lists_the_glyphs() {
+    let mut h = Harness::new();
+    h.keys("4?");
+    let screen = h.screen(120, 35);
+    let first = screen.lines().nth(2).unwrap();
+    assert!(first.contains("Strategy view (this view)"), "{screen}");
+    h.keys("/enlarge");
+    let screen = h.screen(120, 35);
+    assert!(screen.contains("Keys matching /enlarge▏"), "{screen}");
+    assert!(screen.contains("enlarge the detail"), "{screen}");
+    assert!(
+        !screen.contains("next tool"),
+        "only matching lines:\n{screen}"
+    );
+    // Esc clears the filter, then closes the help; neither quits.
+    h.keys("<enter><esc>");
+    assert!(matches!(h.app.overlay, Some(Overlay::Help { ref filter, .. }) if filter.is_empty()));
+    h.keys("<esc>");
+    assert!(h.app.overlay.is_none() && !h.app.quit);
+    // Every glyph is explained, and the filter finds them.
+    h.keys("?/deferred<enter>");
+    let screen = h.screen(120, 35);
+    assert!(screen.contains("Glyphs"), "{screen}");
+    assert!(screen.contains("= ~ + × »"), "{screen}");
+    snapshot("help_glyphs_120x35", &mut h, 120, 35);
+}
+
+#[test]
+fn export_dialog_edits_like_a_shell_line_and_expands_the_home_folder() {
+    let mut h = Harness::new();
+    h.keys("0x");
+    let path = |h: &Harness| match &h.app.overlay {
+        Some(Overlay::Export { path, cursor, .. }) => (path.clone(), *cursor),
+        _ => panic!("export dialog open"),
+    };
+    assert_eq!(path(&h), ("tui-sample.defer.json".to_owned(), 21));
+    // Home, type at the start; End; Ctrl-W deletes the last word; Ctrl-U all before the cursor.
+    h.keys("<home>~/out/<end>");
+    assert_eq!(path(&h), ("~/out/tui-sample.defer.json".to_owned(), 27));
+    h.keys("<c-w>");
+    assert_eq!(path(&h), ("~/out/".to_owned(), 6));
+    h.keys("x.json<left><left><left><left><left><left><c-u>");
+    assert_eq!(path(&h), ("x.json".to_owned(), 0));
+    let screen = h.screen(120, 35);
+    assert!(screen.contains("path ▏x.json"), "{screen}");
+    assert!(
+        screen.contains("in /work/project"),
+        "the working folder is shown:\n{screen}"
+    );
+    // Tools only says what it leaves out; defer adds a reminder only when it defers, so here
+    // the tools array is all there is to say.
+    h.keys("<tab>");
+    assert!(
+        h.screen(120, 35)
+            .contains("tools only: the `tools` array alone")
+    );
+    h.keys("<c-u><end><c-u>~/t.json<enter>");
+    let written: Vec<_> = h
+        .app
+        .effects
+        .iter()
+        .filter_map(|e| match e {
+            Effect::Write { path, .. } => Some(path.display().to_string()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(written, vec!["/home/user/t.json"]);
+    snapshot("export_editing_80x24", &mut h, 80, 24);
+}
+
+#[test]
+fn tools_only_says_it_drops_the_added_reminder() {
+    let mut settings = Settings::default();
+    settings.set("defer.threshold", "2").unwrap();
+    let mut h = Harness::with(SAMPLE, settings, false);
+    h.keys("0x<tab>");
+    let screen = h.screen(120, 35);
+    assert!(
+        screen.contains("tools only leaves out the text defer adds outside the tools"),
+        "{screen}"
+    );
+}
+
+#[test]
+fn y_copies_the_selected_tool_as_escaped_json() {
+    let json = "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"tools\":[\
+        {\"name\":\"evil\",\"description\":\"a\u{202e}b\",\"input_schema\":{\"type\":\"object\"}}]}";
+    let mut h = Harness::with(json, Settings::default(), false);
+    let copied = |h: &mut Harness| -> Vec<String> {
+        std::mem::take(&mut h.app.effects)
+            .into_iter()
+            .filter_map(|e| match e {
+                Effect::Copy(text) => Some(text),
+                _ => None,
+            })
+            .collect()
+    };
+    // On the matrix, the capture column copies the original entry.
+    h.keys("y");
+    assert_eq!(
+        copied(&mut h),
+        vec![r#"{"name":"evil","description":"a\u202eb","input_schema":{"type":"object"}}"#]
+    );
+    // In a strategy tab, the entry as that strategy sends it (minimal rewrites it).
+    h.keys("4y");
+    let text = copied(&mut h);
+    assert_eq!(text.len(), 1);
+    assert!(!text[0].contains('\u{202e}'), "{}", text[0]);
+    let value: serde_json::Value = serde_json::from_str(&text[0]).expect("valid JSON");
+    assert_eq!(value["name"], "evil");
+    assert!(h.screen(120, 35).contains("copied evil (minimal)"));
+}
+
+#[test]
+fn quitting_asks_when_the_settings_were_changed() {
+    let mut settings = Settings::default();
+    settings.set("defer.threshold", "2").unwrap();
+    let mut h = Harness::new();
+    // Reset to defaults is no change: q quits at once.
+    h.keys("SR<esc>q");
+    assert!(h.app.quit);
+    let mut h = Harness::new();
+    h.app.settings = settings;
+    h.keys("q");
+    assert!(!h.app.quit);
+    assert_eq!(h.app.overlay, Some(Overlay::QuitConfirm));
+    h.keys("n");
+    assert!(h.app.overlay.is_none() && !h.app.quit);
+    h.keys("qy");
+    assert!(h.app.quit);
+}
+
+#[test]
+fn ctrl_z_asks_the_loop_to_suspend() {
+    let mut h = Harness::new();
+    update(
+        &mut h.app,
+        Msg::Key(KeyEvent::new(KeyCode::Char('z'), KeyModifiers::CONTROL)),
+    );
+    assert!(matches!(h.app.effects.as_slice(), [Effect::Suspend]));
+}
+
 // ---- no panic at any size, on any screen -------------------------------------------------
 
 #[test]
@@ -245,6 +708,9 @@ fn every_screen_draws_at_every_size() {
     ];
     let scripts = [
         "",
+        "lllllllllll",
+        "/git",
+        "o",
         "3",
         "3d",
         "3dd",
@@ -275,6 +741,8 @@ fn every_screen_draws_at_every_size() {
 #[test]
 fn overview_navigation_and_opening() {
     let mut h = Harness::new();
+    assert_eq!(h.app.tab, Tab::Matrix, "the matrix is the home screen");
+    h.keys("o");
     assert_eq!(h.app.tab, Tab::Overview);
     h.keys("jj");
     assert_eq!(h.app.overview_sel, 2);
@@ -301,8 +769,10 @@ fn strategy_keys_and_tabs() {
         assert_eq!(h.app.tab, Tab::Strategy(Strategy::ALL[i]), "key {key}");
     }
     h.keys("]");
+    assert_eq!(h.app.tab, Tab::Matrix);
+    h.keys("]");
     assert_eq!(h.app.tab, Tab::Overview);
-    h.keys("[");
+    h.keys("[[");
     assert_eq!(h.app.tab, Tab::Strategy(Strategy::DeferCatalog));
 }
 
@@ -585,10 +1055,23 @@ fn write_export_refuses_to_clobber() {
 
 #[test]
 fn quit_keys() {
-    for script in ["q", "<esc>", "<c-c>", "3<esc><esc>", "S<c-c>", "/abc<c-c>"] {
+    for script in ["q", "<c-c>", "3<esc>q", "S<c-c>", "/abc<c-c>"] {
         let mut h = Harness::new();
         h.keys(script);
         assert!(h.app.quit, "{script} quits");
+    }
+    // Esc goes back and closes, and never quits.
+    for script in [
+        "<esc>",
+        "<esc><esc><esc>",
+        "3<esc><esc>",
+        "o<esc><esc>",
+        "?<esc><esc>",
+    ] {
+        let mut h = Harness::new();
+        h.keys(script);
+        assert!(!h.app.quit, "{script} does not quit");
+        assert_eq!(h.app.tab, Tab::Matrix, "{script} ends on the matrix");
     }
     // q closes the help instead of quitting.
     let mut h = Harness::new();
@@ -600,6 +1083,7 @@ fn quit_keys() {
 #[test]
 fn mouse_selects_and_scrolls() {
     let mut h = Harness::new();
+    h.keys("o");
     h.draw(120, 35);
     // Overview rows start below the header, the tab bar, the border and the table header.
     h.click(10, 2 + 2 + 3);
@@ -621,7 +1105,9 @@ fn mouse_selects_and_scrolls() {
     assert_eq!(h.app.tool_sel, 5);
     assert_eq!(h.selected_name(), "mcp__github__create_issue");
     assert_eq!(h.app.focus, Pane::Tools);
-    // Wheel over the detail focuses and scrolls it.
+    // Wheel over the detail focuses and scrolls it (its scroll range is what was drawn: the
+    // event loop draws after every event).
+    h.draw(120, 35);
     h.wheel(true, 100, 20);
     assert_eq!(h.app.focus, Pane::Detail);
     assert!(h.app.scroll > 0);
@@ -633,7 +1119,7 @@ fn mouse_selects_and_scrolls() {
 
 #[test]
 fn monochrome_frames_set_no_colour_but_keep_the_selection_visible() {
-    for script in ["", "3", "3jd", "3jdd", "3r", "?", "S", "2x", "/git"] {
+    for script in ["", "o", "3", "3jd", "3jdd", "3r", "?", "S", "2x", "/git"] {
         let mut h = Harness::new();
         h.keys(script);
         let terminal = h.draw(120, 35);

@@ -159,7 +159,7 @@ fn start_navigate_and_quit() {
     let Some(t) = Tmux::start("nav", 120, 35, &[]) else {
         return;
     };
-    t.wait_for("Strategies");
+    t.wait_for("▼original");
     assert_eq!(
         t.modes(),
         "alt=1 mouse=1",
@@ -176,9 +176,9 @@ fn start_navigate_and_quit() {
     t.keys(&["d"]);
     t.wait_for("diff · bash");
     t.keys(&["?"]);
-    t.wait_for("Keys (from the key table)");
+    t.wait_for("Keys · / filters");
     t.keys(&["Escape"]);
-    t.wait("help closed", |s| !s.contains("Keys (from the key table)"));
+    t.wait("help closed", |s| !s.contains("Keys · / filters"));
     t.keys(&["q"]);
     assert_eq!(t.wait_exit(), 0);
     // The alternate screen is gone and mouse capture is off: the shell's screen is back.
@@ -207,7 +207,7 @@ fn export_from_the_tui() {
     let Some(t) = Tmux::start("export", 100, 30, &[]) else {
         return;
     };
-    t.wait_for("Strategies");
+    t.wait_for("▼original");
     t.keys(&["2"]);
     t.wait_for("Tools · full");
     t.keys(&["x"]);
@@ -244,7 +244,7 @@ fn resize_down_and_up_again() {
     let Some(t) = Tmux::start("resize", 120, 35, &[("NO_COLOR", "1")]) else {
         return;
     };
-    t.wait_for("Strategies");
+    t.wait_for("▼original");
     t.keys(&["3"]);
     t.wait_for("Tools · progressive");
     t.cmd(&["resize-window", "-t", "t", "-x", "60", "-y", "20"]);
@@ -256,7 +256,42 @@ fn resize_down_and_up_again() {
     t.cmd(&["resize-window", "-t", "t", "-x", "100", "-y", "30"]);
     t.wait_for("Tools · progressive");
     t.keys(&["Escape"]);
-    t.wait_for("Strategies");
+    t.wait_for("▼original");
+    // Esc on the home screen never quits; q does.
     t.keys(&["Escape"]);
+    t.wait_for("this is the home screen · q quits");
+    t.keys(&["q"]);
     assert_eq!(t.wait_exit(), 0);
+}
+
+/// The inspector's own process (the pane runs it under `sh -c`).
+fn inspector_pid(t: &Tmux) -> String {
+    let out = t.cmd(&["display-message", "-p", "-t", "t", "#{pane_pid}"]);
+    let shell = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+    let children = Command::new("ps")
+        .args(["-o", "pid=,comm=", "--ppid", &shell])
+        .output()
+        .expect("ps");
+    String::from_utf8_lossy(&children.stdout)
+        .lines()
+        .find(|l| l.contains("toolprism"))
+        .and_then(|l| l.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no toolprism child of {shell}"))
+        .to_owned()
+}
+
+#[test]
+fn sigterm_and_sighup_restore_the_terminal_like_q() {
+    for signal in ["-TERM", "-HUP"] {
+        let Some(t) = Tmux::start(&format!("sig{}", &signal[1..]), 100, 30, &[]) else {
+            return;
+        };
+        t.wait_for("▼original");
+        assert_eq!(t.modes(), "alt=1 mouse=1");
+        let pid = inspector_pid(&t);
+        let killed = Command::new("kill").args([signal, &pid]).status().unwrap();
+        assert!(killed.success());
+        assert_eq!(t.wait_exit(), 0, "{signal} ends the inspector like q");
+        assert_eq!(t.modes(), "alt=0 mouse=0", "{signal} restores the terminal");
+    }
 }

@@ -245,7 +245,7 @@ fn mcp_prefixes_decide_the_cap() {
         projection
             .notes
             .iter()
-            .any(|n| n.contains("MCP cap of 512")),
+            .any(|n| n.text.contains("MCP cap of 512")),
         "{:?}",
         projection.notes
     );
@@ -298,7 +298,7 @@ fn fenced_description_round_trip() {
         projection
             .notes
             .iter()
-            .any(|n| n == "1 description carries vtcode's untrusted-MCP fence: the fenced text is projected inside the fence"),
+            .any(|n| n.text == "1 description carries vtcode's untrusted-MCP fence: the fenced text is projected inside the fence"),
         "{:?}",
         projection.notes
     );
@@ -497,7 +497,7 @@ fn progressive_with_short_parameters_changes_nothing() {
         projection
             .notes
             .iter()
-            .any(|n| n.starts_with("progressive changes nothing")),
+            .any(|n| n.text.starts_with("progressive changes nothing")),
         "{:?}",
         projection.notes
     );
@@ -527,7 +527,10 @@ fn non_string_or_missing_descriptions_are_left_alone() {
     assert_eq!(tools[2], capture.tools()[2]);
     assert_eq!(projection.outcomes[2].status, Status::Kept);
     assert!(
-        projection.notes.iter().any(|n| n.contains("not a string")),
+        projection
+            .notes
+            .iter()
+            .any(|n| n.text.contains("not a string")),
         "{:?}",
         projection.notes
     );
@@ -538,7 +541,7 @@ fn non_string_or_missing_descriptions_are_left_alone() {
         projection
             .notes
             .iter()
-            .any(|n| n.starts_with("full changes nothing")),
+            .any(|n| n.text.starts_with("full changes nothing")),
         "{:?}",
         projection.notes
     );
@@ -580,7 +583,7 @@ fn untouched_entries_keep_every_key_and_order_is_kept() {
             );
         }
         assert!(
-            !projection.notes.iter().any(|n| n.contains("order")),
+            !projection.notes.iter().any(|n| n.text.contains("order")),
             "{:?}",
             projection.notes
         );
@@ -863,4 +866,172 @@ mod properties {
             }
         }
     }
+}
+
+#[test]
+fn hosted_entries_pass_through_every_documentation_mode() {
+    // A hosted MCP toolset with a description-like key and a multi-line text is still the
+    // provider's entry: no mode touches it, and it keeps its place.
+    let hosted = json!({"type": "mcp_toolset", "mcp_server_name": "github", "description": "Line one.\n\n  Line two.", "cache_control": {"type": "ephemeral"}});
+    let capture = messages(vec![
+        tool("read", "Read a file.\nSecond line."),
+        hosted.clone(),
+    ]);
+    for strategy in [Strategy::Full, Strategy::Progressive, Strategy::Minimal] {
+        let projection = run(&capture, strategy);
+        let tools = sent(&capture, &projection);
+        assert_eq!(tools.len(), 2);
+        assert_eq!(tools[1], hosted, "{strategy}");
+        assert_eq!(projection.outcomes[1].name, "<mcp_toolset:github>");
+        assert_eq!(projection.outcomes[1].status, Status::Kept);
+        assert_eq!(projection.outcomes[0].status, Status::Changed);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Carried from vtcode-core 0.169.2 `tools/handlers/compact.rs` tests, with exact outputs.
+
+const FENCE_OPEN: &str = "<untrusted_mcp_description provider=\"deepwiki\" tool=\"ask_question\">";
+
+/// vtcode's registration of an MCP description (the upstream tests' own wrapper).
+fn wrapped_mcp_description(inner: &str) -> String {
+    format!(
+        "{POLICY} {NOTE}\n{FENCE_OPEN}\n<!-- comment -->\n{inner}\n</untrusted_mcp_description>\n{POLICY}"
+    )
+}
+
+const ALL_MODES: [Strategy; 3] = [Strategy::Minimal, Strategy::Progressive, Strategy::Full];
+
+#[test]
+fn compact_mcp_description_summarizes_inner_text_not_framing() {
+    let wrapped = wrapped_mcp_description(
+        "Ask a question about a repository. Returns an answer with citations.",
+    );
+    for name in ["mcp__deepwiki__ask_question", "ask_question"] {
+        for strategy in ALL_MODES {
+            let expected = match strategy {
+                Strategy::Minimal => "Ask a question about a repository".to_owned(),
+                _ => format!(
+                    "{FENCE_OPEN}\nAsk a question about a repository. Returns an answer with citations.\n</untrusted_mcp_description>"
+                ),
+            };
+            assert_eq!(
+                describe(name, &wrapped, strategy),
+                expected,
+                "{name} {strategy}"
+            );
+        }
+    }
+}
+
+#[test]
+fn progressive_and_full_mcp_descriptions_stay_fenced() {
+    let long = wrapped_mcp_description(&"Server sentence here. ".repeat(60));
+    // The MCP cap (512) bounds the text inside the fence: 23 whole sentences (505 chars).
+    let inner = ["Server sentence here."; 23].join(" ");
+    for strategy in [Strategy::Progressive, Strategy::Full] {
+        assert_eq!(
+            describe("mcp__deepwiki__ask_question", &long, strategy),
+            format!("{FENCE_OPEN}\n{inner}\n</untrusted_mcp_description>"),
+            "{strategy}"
+        );
+    }
+}
+
+#[test]
+fn compact_plain_description_is_unchanged() {
+    let description = "Read a file from disk. Returns contents.";
+    for strategy in [Strategy::Progressive, Strategy::Full] {
+        assert_eq!(describe("read_file", description, strategy), description);
+    }
+    assert_eq!(
+        describe("read_file", description, Strategy::Minimal),
+        "Read a file from disk"
+    );
+}
+
+#[test]
+fn progressive_description_keeps_later_sentences_and_trims_only_long_tails() {
+    let description = "Run a shell command. For file edits, use apply_patch instead. Expanded modes need approval.";
+    assert_eq!(
+        describe("bash", description, Strategy::Progressive),
+        description
+    );
+    let long = format!("{description}{}", " Extra detail sentence.".repeat(80));
+    // 91 + 40 × 23 = 1011 chars: the most whole sentences within 1024.
+    let expected = format!("{description}{}", " Extra detail sentence.".repeat(40));
+    assert_eq!(describe("bash", &long, Strategy::Progressive), expected);
+}
+
+#[test]
+fn sentence_boundaries_ignore_dots_inside_paths_and_abbreviations() {
+    let description =
+        "Plans live under .vtcode/plans/ and llms.txt, e.g. foo.md or 0.5 files. Second sentence.";
+    // The first sentence (71 chars) shows whole once the minimal cap is raised past it.
+    let mut wide = Settings::default();
+    wide.set("vtcode.minimal", "200").unwrap();
+    assert_eq!(
+        describe_with("plan", description, Strategy::Minimal, &wide),
+        "Plans live under .vtcode/plans/ and llms.txt, e.g. foo.md or 0.5 files"
+    );
+    assert_eq!(
+        describe("plan", "No terminator here", Strategy::Minimal),
+        "No terminator here"
+    );
+}
+
+#[test]
+fn per_tool_max_never_raises_the_mode_limit() {
+    let minimal = describe("mcp__srv__a", &"A".repeat(200), Strategy::Minimal);
+    assert_eq!(minimal, format!("{}…", "A".repeat(63)));
+    let full = describe("mcp__srv__b", &"B".repeat(900), Strategy::Full);
+    assert_eq!(full, format!("{}…", "B".repeat(511)));
+}
+
+#[test]
+fn progressive_parameters_keep_descriptions_and_trim_long_tails() {
+    let long_tail = " More detail.".repeat(80);
+    let schema = json!({
+        "type": "object",
+        "description": "Top-level schema description.",
+        "properties": {
+            "cmd": {"type": "string", "description": "Command to run."},
+            "mode": {"type": "string", "description": format!("Mode to use.{long_tail}")},
+            "description": {"type": "string", "description": "A property literally named description."}
+        }
+    });
+    let capture = messages(vec![
+        json!({"name": "run", "description": "Run.", "input_schema": schema}),
+    ]);
+    let schema_of =
+        |strategy: Strategy| sent(&capture, &run(&capture, strategy))[0]["input_schema"].clone();
+
+    // 12 + 48 × 13 = 636 chars: the most whole sentences within 640.
+    let mut progressive = schema.clone();
+    progressive["properties"]["mode"]["description"] =
+        json!(format!("Mode to use.{}", " More detail.".repeat(48)));
+    assert_eq!(schema_of(Strategy::Progressive), progressive);
+
+    assert_eq!(
+        tool_compact(&schema_of(Strategy::Minimal)),
+        r#"{"type":"object","properties":{"cmd":{"type":"string"},"mode":{"type":"string"},"description":{"type":"string"}}}"#
+    );
+    assert_eq!(schema_of(Strategy::Full), schema);
+}
+
+fn tool_compact(value: &Value) -> String {
+    toolprism::tool::compact(value)
+}
+
+#[test]
+fn compact_mcp_description_never_leaks_fence_markup() {
+    let wrapped = wrapped_mcp_description("Read the contents of a wiki. Returns markdown.");
+    assert_eq!(
+        describe(
+            "mcp__deepwiki__read_wiki_contents",
+            &wrapped,
+            Strategy::Minimal
+        ),
+        "Read the contents of a wiki"
+    );
 }

@@ -138,7 +138,7 @@ fn defer_small_capture_reminder_and_tools() {
         projection
             .notes
             .iter()
-            .any(|n| n.contains("server labels are derived from tool names"))
+            .any(|n| n.text.contains("server labels are derived from tool names"))
     );
 }
 
@@ -198,7 +198,7 @@ fn threshold_nine_of_ten_is_inactive() {
     assert_eq!(projection.tool_count(), 11);
     assert!(!sent_names(&projection, &capture).contains(&"tool_search".to_owned()));
     assert!(projection.outcomes.iter().all(|o| o.status == Status::Kept));
-    assert!(projection.notes.iter().any(|n| n
+    assert!(projection.notes.iter().any(|n| n.text
         == "deferring inactive: 9 of 11 tools eligible (MCP tools by mcp.prefixes), below defer.threshold=10; every tool sent in full, sorted by name"));
 }
 
@@ -232,7 +232,7 @@ fn threshold_zero_disables() {
         assert_eq!(projection.added_text, None);
         assert_eq!(projection.tool_count(), 20);
         assert!(projection.outcomes.iter().all(|o| o.status == Status::Kept));
-        assert!(projection.notes.iter().any(|n| n
+        assert!(projection.notes.iter().any(|n| n.text
             == "deferring disabled (defer.threshold=0); every tool sent in full, sorted by name"));
     }
 }
@@ -293,7 +293,7 @@ fn inactive_sorts_by_name_in_byte_order() {
         projection
             .notes
             .iter()
-            .any(|n| n.starts_with("tool order changed"))
+            .any(|n| n.text.starts_with("tool order changed"))
     );
     // Untouched entries keep their bytes.
     assert!(projection.outcomes.iter().all(|o| o.status == Status::Kept));
@@ -641,7 +641,7 @@ fn mcp_list_reports_the_reminder_as_added_text_only() {
     let capture = load(raw.clone());
     let projection = project(&capture, Strategy::Defer, &settings(&["defer.threshold=1"]));
     assert!(projection.added_text.is_some());
-    assert!(projection.notes.iter().any(|n| n
+    assert!(projection.notes.iter().any(|n| n.text
         == "the reminder has no place in a tools/list body: it is reported as added text only"));
     let body = projection.request_body(&capture);
     assert_eq!(
@@ -666,7 +666,8 @@ fn tool_choice_on_a_deferred_tool_is_linted() {
         projection
             .notes
             .iter()
-            .any(|n| n.contains("tool_choice names `mcp__time__now`") && n.contains("deferred"))
+            .any(|n| n.text.contains("tool_choice names `mcp__time__now`")
+                && n.text.contains("deferred"))
     );
 }
 
@@ -699,12 +700,353 @@ fn mcp_list_without_prefixes_suggests_eligible_all() {
     let capture = load(json!({"tools": tools}));
     let hint = "a tools/list names its tools without an MCP prefix: defer.eligible=all treats them all as MCP tools";
     let inactive = project(&capture, Strategy::Defer, &Settings::default());
-    assert!(inactive.notes.iter().any(|n| n == hint));
+    assert!(inactive.notes.iter().any(|n| n.text == hint));
     let active = project(
         &capture,
         Strategy::Defer,
         &settings(&["defer.eligible=all"]),
     );
-    assert!(!active.notes.iter().any(|n| n == hint));
+    assert!(!active.notes.iter().any(|n| n.text == hint));
     assert_eq!(sent_names(&active, &capture), ["tool_search"]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// zero's schema conversion (`internal/mcp/schema.go`, SchemaFromMCP) before a line is written.
+
+#[test]
+fn schema_from_mcp_rules() {
+    use toolprism::strategies::zero::schema_from_mcp;
+    let schema = schema_from_mcp(Some(&json!({
+        "type": "object",
+        "properties": {
+            "flag": true,
+            "text": "a string is no schema",
+            "list": [1],
+            "nothing": null,
+            "kept": {},
+            "padded": {"type": "  integer \t"},
+            "blank": {"type": "   "},
+            "many": {"type": [" ", 3, " number ", "string"]},
+            "none_usable": {"type": ["", "  "]},
+            "odd": {"type": {"x": 1}}
+        },
+        "required": [" kept ", "", "  ", 7, "flag", "kept", "padded"]
+    })));
+    let properties: Vec<(&str, &str)> = schema
+        .properties
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
+    assert_eq!(
+        properties,
+        [
+            ("blank", "string"),
+            ("kept", "string"),
+            ("many", "number"),
+            ("none_usable", "string"),
+            ("odd", "string"),
+            ("padded", "integer")
+        ]
+    );
+    assert_eq!(schema.required, ["kept", "flag", "kept", "padded"]);
+    // `properties` other than an object, and a schema that is not an object, carry none.
+    for other in [
+        json!({"properties": [{"a": {}}], "required": ["a"]}),
+        json!({"properties": "a"}),
+        json!(true),
+        json!("object"),
+    ] {
+        let converted = schema_from_mcp(Some(&other));
+        assert!(converted.properties.is_empty(), "{other}");
+        assert_eq!(input_hint(Some(&other)), "(none)");
+    }
+    // A `required` that is not an array marks nothing.
+    assert!(
+        schema_from_mcp(Some(&json!({"required": "a"})))
+            .required
+            .is_empty()
+    );
+}
+
+#[test]
+fn input_hint_after_conversion() {
+    // A property whose schema is `true` is neither listed nor counted in `+N more`.
+    let schema = json!({"properties": {
+        "a": {"type": "string"}, "b": true, "c": {"type": " integer "}, "d": {"type": ["  ", "boolean"]},
+        "e": {"type": ""}, "f": false
+    }, "required": [" a", "e ", "b"]});
+    assert_eq!(
+        input_hint(Some(&schema)),
+        "inputs (* required): a (string)*, c (integer), d (boolean), e (string)*"
+    );
+    // Only non-object properties: nothing to list.
+    assert_eq!(
+        input_hint(Some(&json!({"properties": {"x": true, "y": 1}}))),
+        "(none)"
+    );
+    // Property names are not trimmed, required names are: ` q` is not required (the hint's
+    // whitespace run is then collapsed by zero's shortening).
+    assert_eq!(
+        input_hint(Some(&json!({"properties": {" q": {}}, "required": [" q"]}))),
+        "inputs (* required): q (string)"
+    );
+}
+
+#[test]
+fn withheld_line_uses_the_converted_schema() {
+    let mut body = many(10, 0);
+    body["tools"][0]["input_schema"] = json!({
+        "type": "object",
+        "properties": {"query": {"type": [" string ", "null"]}, "strict": true},
+        "required": [" query "]
+    });
+    let capture = load(body);
+    let projection = project(&capture, Strategy::Defer, &Settings::default());
+    let reminder = projection.added_text.clone().expect("a reminder");
+    assert!(reminder.contains(
+        "\nmcp__srv__tool_00: MCP tool 0. | server: srv | inputs (* required): query (string)*\n"
+    ));
+    // The sent entries are not rewritten: only the withheld ones are summarized.
+    assert_eq!(
+        status_of(&projection, "mcp__srv__tool_00"),
+        Status::Deferred
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Carried from zero 2ea36cf `internal/tools/deferred_test.go`.
+
+#[test]
+fn shorten_description_upstream_cases() {
+    let cases = [
+        ("", 200, ""),
+        ("Reads a file from disk.", 200, "Reads a file from disk."),
+        (
+            "\n\nReads a file.\nSecond line ignored.",
+            200,
+            "Reads a file.",
+        ),
+        ("## Read tool\nbody", 200, "Read tool"),
+        (
+            "Overview\nFetches a URL over HTTP.",
+            200,
+            "Overview — Fetches a URL over HTTP.",
+        ),
+        ("Runs   a\tshell    command", 200, "Runs a shell command"),
+        (
+            "alpha beta gamma delta epsilon zeta",
+            20,
+            "alpha beta gamma…",
+        ),
+        ("supercalifragilistic", 10, "supercali…"),
+    ];
+    for (text, max, expected) in cases {
+        let got = shorten(text, max);
+        assert_eq!(got, expected, "{text:?}");
+        assert!(got.chars().count() <= max);
+        assert!(!got.contains('\n'));
+    }
+}
+
+#[test]
+fn format_input_schema_hint_upstream_cases() {
+    assert_eq!(input_hint(Some(&json!({"type": "object"}))), "(none)");
+    assert_eq!(
+        input_hint(Some(&json!({"type": "object", "properties": {
+            "a": {"type": "string"}, "b": {"type": "number"}
+        }, "required": ["a"]}))),
+        "inputs (* required): a (string)*, b (number)"
+    );
+    // zero's native schema may leave a type blank (`q*`); from MCP JSON, SchemaFromMCP makes it
+    // `string`, so a capture's untyped property always shows a type.
+    assert_eq!(
+        input_hint(Some(
+            &json!({"type": "object", "properties": {"q": {}}, "required": ["q"]})
+        )),
+        "inputs (* required): q (string)*"
+    );
+    let six: serde_json::Map<String, Value> = ["a", "b", "c", "d", "e", "f"]
+        .iter()
+        .map(|n| ((*n).to_owned(), json!({"type": "string"})))
+        .collect();
+    assert_eq!(
+        input_hint(Some(
+            &json!({"type": "object", "properties": six, "required": ["a"]})
+        )),
+        "inputs (* required): a (string)*, b (string), c (string), d (string); +2 more"
+    );
+}
+
+#[test]
+fn mcp_server_from_tool_name_upstream_cases() {
+    let cases = [
+        ("mcp_github_create_issue", Some("github")),
+        ("mcp_weather_forecast", Some("weather")),
+        ("mcp_github_tool", Some("github")),
+        ("read_file", None),
+        ("tool_search", None),
+        ("mcp_", None),
+        ("mcp_github", None),
+        ("", None),
+        ("mcp_docs_lookup", Some("docs")),
+    ];
+    for (name, expected) in cases {
+        assert_eq!(server_label(name), expected, "{name:?}");
+    }
+}
+
+#[test]
+fn format_deferred_tool_line_upstream_cases() {
+    let url =
+        json!({"type": "object", "properties": {"url": {"type": "string"}}, "required": ["url"]});
+    assert_eq!(
+        deferred_line(
+            &json!({"name": "mcp_github_fetch", "description": "Fetches a URL.", "input_schema": url})
+        ),
+        "mcp_github_fetch: Fetches a URL. | server: github | inputs (* required): url (string)*"
+    );
+    assert_eq!(
+        deferred_line(
+            &json!({"name": "read_file", "description": "Reads a file.", "input_schema": url})
+        ),
+        "read_file: Reads a file. | inputs (* required): url (string)*"
+    );
+    assert_eq!(
+        deferred_line(
+            &json!({"name": "ping", "description": "Pings.", "input_schema": {"type": "object"}})
+        ),
+        "ping: Pings. | (none)"
+    );
+    assert_eq!(
+        deferred_line(
+            &json!({"name": "noop", "description": "", "input_schema": {"type": "object"}})
+        ),
+        "noop: No description provided | (none)"
+    );
+    // 80 × "word ", trimmed: its first 199 chars end inside the 40th word, cut back to the
+    // last space (39 words), plus `…`.
+    let long = deferred_line(&json!({"name": "big", "description": "word ".repeat(80)}));
+    let expected = format!("big: {}… | (none)", ["word"; 39].join(" "));
+    assert_eq!(long, expected);
+    assert_eq!(
+        deferred_line(
+            &json!({"name": "mcp_docs_lookup", "description": "Look up documentation for a symbol.",
+            "input_schema": {"type": "object", "properties": {"symbol": {"type": "string"}}, "required": ["symbol"]}})
+        ),
+        "mcp_docs_lookup: Look up documentation for a symbol. | server: docs | inputs (* required): symbol (string)*"
+    );
+}
+
+#[test]
+fn build_deferred_reminder_upstream_case() {
+    let lines = [
+        "mcp_github_fetch: Fetches a URL. | server: github | inputs (* required): url (string)*"
+            .to_owned(),
+        "mcp_weather_now: Current weather. | server: weather | (none)".to_owned(),
+    ];
+    let text = toolprism::strategies::zero::reminder_text(&lines);
+    assert!(text.starts_with("<system-reminder>\n"));
+    assert!(text.ends_with(&format!("\n{}\n{}\n</system-reminder>", lines[0], lines[1])));
+}
+
+// Carried from zero 2ea36cf `internal/agent/deferred_loop_test.go` (partitionTools).
+
+#[test]
+fn partition_tools_inactive_is_byte_identical_and_drops_tool_search() {
+    let body = json!({"model": "claude-x", "messages": [{"role": "user", "content": "go"}], "tools": [
+        {"name": "tool_search", "description": "load deferred tool schemas", "input_schema": {"type": "object"}},
+        {"name": "read_file", "description": "Read a file.", "input_schema": {"type": "object"}},
+        {"name": "mcp__srv__a", "description": "tool a", "input_schema": {"type": "object", "additionalProperties": false}},
+    ]});
+    let capture = load(body);
+    for threshold in ["defer.threshold=0", "defer.threshold=10"] {
+        let projection = project(&capture, Strategy::Defer, &settings(&[threshold]));
+        assert_eq!(
+            sent_names(&projection, &capture),
+            ["mcp__srv__a", "read_file"]
+        );
+        let sent: Vec<&Value> = projection.tools(&capture).collect();
+        assert_eq!(sent[0], &capture.tools()[2]);
+        assert_eq!(sent[1], &capture.tools()[1]);
+        assert!(projection.added_text.is_none());
+        assert_eq!(status_of(&projection, "tool_search"), Status::Removed);
+    }
+}
+
+#[test]
+fn partition_tools_below_threshold_inactive() {
+    let capture = load(many(2, 0));
+    let projection = project(&capture, Strategy::Defer, &Settings::default());
+    assert_eq!(
+        sent_names(&projection, &capture),
+        ["mcp__srv__tool_00", "mcp__srv__tool_01"]
+    );
+    assert!(projection.added_text.is_none());
+}
+
+#[test]
+fn partition_tools_active_hides_unloaded() {
+    // Nothing is loaded in a single captured request: both deferred tools are hidden.
+    let body = json!({"model": "claude-x", "messages": [{"role": "user", "content": "go"}], "tools": [
+        {"name": "read_file", "description": "Read a file.", "input_schema": {"type": "object"}},
+        {"name": "mcp__srv__alpha", "description": "alpha tool", "input_schema": {"type": "object"}},
+        {"name": "mcp__srv__beta", "description": "beta tool", "input_schema": {"type": "object"}},
+    ]});
+    let capture = load(body);
+    let projection = project(&capture, Strategy::Defer, &settings(&["defer.threshold=2"]));
+    assert_eq!(
+        sent_names(&projection, &capture),
+        ["read_file", "tool_search"]
+    );
+    let reminder = projection.added_text.clone().unwrap();
+    assert!(reminder.ends_with("Deferred tools:\nmcp__srv__alpha: alpha tool | server: srv | (none)\nmcp__srv__beta: beta tool | server: srv | (none)\n</system-reminder>"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Hosted entries: never eligible, sent untouched after the function tools and the loader.
+
+#[test]
+fn hosted_entries_are_never_deferred() {
+    let mut body = many(10, 1);
+    let tools = body["tools"].as_array_mut().unwrap();
+    tools.insert(
+        0,
+        json!({"type": "mcp", "server_label": "deepwiki", "server_url": "https://x"}),
+    );
+    tools.insert(3, json!({"type": "web_search"}));
+    body["input"] = json!("go");
+    body.as_object_mut().unwrap().remove("messages");
+    // Responses entries: flat function tools.
+    for entry in body["tools"].as_array_mut().unwrap() {
+        if let Some(schema) = entry.as_object_mut().unwrap().remove("input_schema") {
+            entry["type"] = json!("function");
+            entry["parameters"] = schema;
+        }
+    }
+    let capture = load(body);
+    for eligible in ["defer.eligible=mcp", "defer.eligible=all"] {
+        for (strategy, loader_last) in [(Strategy::Defer, false), (Strategy::DeferCatalog, true)] {
+            let projection = project(&capture, strategy, &settings(&[eligible]));
+            let labels: Vec<String> = projection
+                .tools(&capture)
+                .map(|t| toolprism::tool::label(t).into_owned())
+                .collect();
+            let mut expected: Vec<&str> = if eligible.ends_with("all") {
+                vec![]
+            } else {
+                vec!["builtin_00"]
+            };
+            if loader_last || expected.is_empty() {
+                expected.push("tool_search");
+            } else {
+                expected.insert(1, "tool_search");
+            }
+            expected.extend(["<mcp:deepwiki>", "<web_search>"]);
+            assert_eq!(labels, expected, "{strategy} {eligible}");
+            assert_eq!(status_of(&projection, "<web_search>"), Status::Kept);
+            assert_eq!(status_of(&projection, "<mcp:deepwiki>"), Status::Kept);
+            let reminder = projection.added_text.clone().unwrap_or_default();
+            assert!(!reminder.contains("deepwiki") && !reminder.contains("web_search"));
+        }
+    }
 }

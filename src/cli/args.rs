@@ -9,17 +9,25 @@ use toolprism::measure::Encoding;
 const EXAMPLES: &str = "\
 Examples:
   toolprism                                  the bundled sample (interactive on a terminal)
+  cat capture.json | toolprism               the piped capture
   toolprism report capture.json              every strategy, as a table
-  toolprism report capture.json -s minimal -s defer --per-tool
+  toolprism report capture.json -s minimal,defer --per-tool
   toolprism report capture.json --json --encoding cl100k_base
   toolprism report capture.json --set defer.threshold=3 -s defer
   toolprism show capture.json -s minimal --tools-only --pretty
-  toolprism diff capture.json -s progressive --tool mcp__github__create_issue
+  toolprism show capture.json -s minimal --tool read_file
+  toolprism diff capture.json -s progressive | less -R
+  toolprism diff capture.json -s minimal --stat
   toolprism export capture.json -s shorten -o shortened.json --store store/
-  cat capture.json | toolprism report -        read the capture from standard input
+  toolprism report capture.json -s minimal --budget 4000   exit 1 if over 4,000 tokens
   toolprism strategies                       what each strategy id does
 
-Exit status: 0 success; 2 usage error or unreadable/invalid capture (one line on stderr).";
+Exit status: 0 success; 1 a check asked for failed (--budget); 2 usage error, unreadable or
+invalid capture, failed export (one line on stderr).
+
+Documentation: docs/CLI.md (every command and flag, the report --json keys, exit codes),
+docs/STRATEGIES.md (each strategy, its host and release), docs/UNTRUSTED-TEXT.md (what
+toolprism promises about a capture's text); `toolprism man` prints the manual page.";
 
 /// Inspect the tool list an LLM agent sends to a model API: project it under the rules of
 /// four real agent hosts, measure every projection in exact tiktoken tokens and bytes,
@@ -53,8 +61,15 @@ pub struct Cli {
     )]
     pub encoding: EncodingArg,
 
-    /// When to colour the interactive view: auto (unless NO_COLOR), always, never.
-    #[arg(long, value_enum, default_value = "auto", value_name = "WHEN")]
+    /// When to colour (the interactive view, `diff`): auto (on a terminal, unless NO_COLOR),
+    /// always, never. Accepted by every subcommand.
+    #[arg(
+        long,
+        value_enum,
+        default_value = "auto",
+        value_name = "WHEN",
+        global = true
+    )]
     pub color: ColorChoice,
 
     #[command(subcommand)]
@@ -83,8 +98,15 @@ pub enum Command {
     Report {
         #[command(flatten)]
         common: Common,
-        /// A strategy id (repeatable; default: all of them). See `toolprism strategies`.
-        #[arg(short = 's', long = "strategy", value_name = "ID", value_parser = parse_strategy)]
+        /// Strategy ids, repeatable or comma-separated (`-s minimal,defer`; default: all of
+        /// them, each once). See `toolprism strategies`.
+        #[arg(
+            short = 's',
+            long = "strategy",
+            value_name = "ID",
+            value_parser = parse_strategy,
+            value_delimiter = ','
+        )]
         strategies: Vec<Strategy>,
         /// One JSON object on standard output (the keys are a contract: see CLI.md).
         #[arg(long)]
@@ -100,6 +122,13 @@ pub enum Command {
         /// Add a per-tool table for each strategy.
         #[arg(long)]
         per_tool: bool,
+        /// `--matrix` and its options.
+        #[command(flatten)]
+        matrix: super::matrix::MatrixArgs,
+        /// Exit 1 when a chosen strategy's total tokens exceed N, or when the host refuses
+        /// a chosen strategy (it has no figures to pass with); the report is printed either way.
+        #[arg(long, value_name = "N")]
+        budget: Option<usize>,
     },
     /// Print the projected request body (compact JSON, or `--pretty`).
     #[command(
@@ -112,8 +141,11 @@ pub enum Command {
         #[arg(short = 's', long = "strategy", value_name = "ID", value_parser = parse_strategy)]
         strategy: Strategy,
         /// Only the projected `tools` array (`[]` when the projection sends no `tools` key).
-        #[arg(long)]
+        #[arg(long, conflicts_with = "tool")]
         tools_only: bool,
+        /// Only this tool's entry as the projection sends it (exact name).
+        #[arg(long, value_name = "NAME")]
+        tool: Option<String>,
         /// Indent with two spaces.
         #[arg(long)]
         pretty: bool,
@@ -131,9 +163,9 @@ pub enum Command {
         /// Only this tool (exact name).
         #[arg(long, value_name = "NAME")]
         tool: Option<String>,
-        /// When to colour: on a terminal without NO_COLOR (auto), always, never.
-        #[arg(long, value_enum, default_value = "auto", value_name = "WHEN")]
-        color: ColorChoice,
+        /// Only the summary and one line per tool: lines removed and added, as `git diff --stat`.
+        #[arg(long)]
+        stat: bool,
     },
     /// Write what `show` prints to a file, atomically, never replacing one without `--force`.
     #[command(
@@ -157,9 +189,13 @@ pub enum Command {
         /// Also write the full entries `shorten` pointers name, as DIR/{handle}.
         #[arg(long, value_name = "DIR")]
         store: Option<PathBuf>,
-        /// Replace existing files.
+        /// Replace existing files, and write a request a provider would reject (a device or
+        /// a named pipe is written through, never replaced).
         #[arg(long)]
         force: bool,
+        /// No line on standard error after a successful export.
+        #[arg(short = 'q', long)]
+        quiet: bool,
     },
     /// A trace's turns (what changed in the tool list, the observed cache) and what each
     /// strategy would have sent and cost over the session.
@@ -197,6 +233,9 @@ pub enum Command {
     },
     /// List the strategy ids, one a line, with what each does.
     Strategies,
+    /// Print the manual page (roff, generated from these definitions) for packagers.
+    #[command(hide = true)]
+    Man,
     /// Print a shell completion script.
     #[command(
         after_help = "Example:\n  toolprism completions bash > ~/.local/share/bash-completion/completions/toolprism"
@@ -210,7 +249,13 @@ pub enum Command {
 
 fn parse_strategy(id: &str) -> Result<Strategy, String> {
     id.parse()
-        .map_err(|e: toolprism::strategy::UnknownStrategy| e.to_string())
+        .map_err(|e: toolprism::strategy::UnknownStrategy| {
+            let ids = Strategy::ALL.iter().map(|s| s.id());
+            match super::manners::did_you_mean(id, ids) {
+                Some(near) => format!("{e}; did you mean `{near}`?"),
+                None => e.to_string(),
+            }
+        })
 }
 
 /// `--encoding`.

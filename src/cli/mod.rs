@@ -6,6 +6,8 @@
 
 mod args;
 mod diffprint;
+mod manners;
+mod matrix;
 mod session;
 mod table;
 
@@ -13,7 +15,7 @@ use std::io::{IsTerminal, Write};
 use std::path::Path;
 
 use clap::{CommandFactory, Parser};
-use toolprism::measure::TokenCounter;
+use toolprism::measure::{Encoding, TokenCounter};
 use toolprism::sanitize::visible;
 use toolprism::{Capture, Settings, Strategy, diff, export, project, report};
 
@@ -26,6 +28,8 @@ const BUNDLED_NAME: &str = "samples/small.json (bundled)";
 
 /// Exit status: success.
 pub const EXIT_OK: i32 = 0;
+/// Exit status: a check asked for failed (`report --budget N`).
+pub const EXIT_CHECK: i32 = 1;
 /// Exit status: usage error, or an unreadable or invalid capture.
 pub const EXIT_USAGE: i32 = 2;
 
@@ -42,8 +46,10 @@ impl Failure {
 /// What a successful command prints.
 struct Output {
     stdout: Vec<u8>,
-    /// Lines for standard error (warnings that do not fail the command).
+    /// Lines for standard error (warnings, or the check that failed).
     stderr: String,
+    /// The exit status once the output is written ([`EXIT_OK`] or [`EXIT_CHECK`]).
+    status: i32,
 }
 
 impl Output {
@@ -51,6 +57,7 @@ impl Output {
         Output {
             stdout: text.into_bytes(),
             stderr: String::new(),
+            status: EXIT_OK,
         }
     }
 }
@@ -74,7 +81,10 @@ pub fn main() -> i32 {
             if !output.stderr.is_empty() {
                 let _ = std::io::stderr().write_all(output.stderr.as_bytes());
             }
-            write_stdout(&output.stdout)
+            match write_stdout(&output.stdout) {
+                EXIT_OK => output.status,
+                failed => failed,
+            }
         }
         Err(Failure(message)) => {
             let _ = writeln!(std::io::stderr(), "toolprism: {message}");
@@ -115,6 +125,29 @@ fn for_terminal(json: String) -> String {
     }
 }
 
+/// The terminal's width when standard output is one (tables wrap or fit to it): `COLUMNS`
+/// when set (as `ls` reads it), else the terminal's own size, else 80. `None` into a pipe or a
+/// file, where the layout never depends on the environment.
+pub(crate) fn terminal_width() -> Option<usize> {
+    if !std::io::stdout().is_terminal() {
+        return None;
+    }
+    let from_env = std::env::var("COLUMNS")
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .filter(|&n| n > 0);
+    Some(
+        from_env
+            .or_else(|| {
+                crossterm::terminal::size()
+                    .ok()
+                    .map(|(w, _)| usize::from(w))
+            })
+            .filter(|&n| n > 0)
+            .unwrap_or(80),
+    )
+}
+
 /// Write to standard output; a closed pipe is not an error worth a message.
 fn write_stdout(bytes: &[u8]) -> i32 {
     let mut out = std::io::stdout().lock();
@@ -129,6 +162,7 @@ fn write_stdout(bytes: &[u8]) -> i32 {
 }
 
 fn run(cli: Cli) -> Result<Output, Failure> {
+    let color = cli.color;
     let Some(command) = cli.command else {
         return open(&cli);
     };
@@ -139,6 +173,8 @@ fn run(cli: Cli) -> Result<Output, Failure> {
             json,
             encoding,
             per_tool,
+            matrix,
+            budget,
         } => {
             // Started first: the encoder is built on a background thread while the capture is
             // read and parsed.
@@ -147,64 +183,87 @@ fn run(cli: Cli) -> Result<Output, Failure> {
             let settings = settings(&common.set)?;
             let strategies = if strategies.is_empty() {
                 Strategy::ALL.to_vec()
+            } else if matrix.matrix {
+                matrix::with_original(strategies)
             } else {
-                strategies
+                // `-s minimal,defer -s minimal`: each strategy once, in first-named order.
+                let mut unique = Vec::with_capacity(strategies.len());
+                for strategy in strategies {
+                    if !unique.contains(&strategy) {
+                        unique.push(strategy);
+                    }
+                }
+                unique
             };
             let report = report::report(&capture, &name, &strategies, &settings, &counter);
             let text = if json {
                 let mut text = serde_json::to_string_pretty(&report)
                     .map_err(|e| Failure::new(format!("{}: {e}", visible(&name))))?;
                 text.push('\n');
-                text
+                for_terminal(text)
+            } else if matrix.matrix {
+                matrix::render(&report, &matrix)
             } else {
-                table::report_table(&report, per_tool)
+                table::report_table(&report, per_tool, terminal_width())
             };
-            Ok(Output::text(text))
+            let mut output = Output::text(text);
+            if let Some(budget) = budget
+                && let Some(line) = over_budget(&report, budget)
+            {
+                output.stderr = format!("toolprism: {}: {line}\n", visible(&name));
+                output.status = EXIT_CHECK;
+            }
+            Ok(output)
         }
         Command::Show {
             common,
             strategy,
             tools_only,
+            tool,
             pretty,
         } => {
             let (capture, name) = load(&common)?;
             let settings = settings(&common.set)?;
             let projection = project(&capture, strategy, &settings);
             refused(&projection, &name)?;
-            Ok(Output::text(for_terminal(export::render(
-                &capture,
-                &projection,
-                tools_only,
-                pretty,
-            ))))
+            let text = match &tool {
+                Some(tool) => {
+                    known_tool(&capture, &projection, tool, &name)?;
+                    let entry = sent_entry(&capture, &projection, tool, &name)?;
+                    let mut text = if pretty {
+                        toolprism::tool::pretty(entry)
+                    } else {
+                        toolprism::tool::compact(entry)
+                    };
+                    text.push('\n');
+                    text
+                }
+                None => export::render(&capture, &projection, tools_only, pretty),
+            };
+            Ok(Output::text(for_terminal(text)))
         }
         Command::Diff {
             common,
             strategy,
             tool,
-            color,
+            stat,
         } => {
             let (capture, name) = load(&common)?;
             let settings = settings(&common.set)?;
             let projection = project(&capture, strategy, &settings);
             refused(&projection, &name)?;
             if let Some(tool) = &tool {
-                let known = capture.tool_names().any(|n| n == tool)
-                    || projection.outcomes.iter().any(|o| &o.name == tool);
-                if !known {
-                    return Err(Failure::new(format!(
-                        "{}: no tool named `{}` in the capture or the `{strategy}` projection",
-                        visible(&name),
-                        visible(tool)
-                    )));
-                }
+                known_tool(&capture, &projection, tool, &name)?;
             }
-            let colored = use_color(color);
+            let options = diffprint::Options {
+                only: tool.as_deref(),
+                color: use_color(color),
+                stat,
+            };
             Ok(Output::text(diffprint::render(
                 &capture,
                 &projection,
-                tool.as_deref(),
-                colored,
+                &options,
             )))
         }
         Command::Export {
@@ -215,35 +274,89 @@ fn run(cli: Cli) -> Result<Output, Failure> {
             pretty,
             store,
             force,
+            quiet,
         } => {
             let (capture, name) = load(&common)?;
             let settings = settings(&common.set)?;
             let projection = project(&capture, strategy, &settings);
             refused(&projection, &name)?;
+            if !projection.request_valid && !force {
+                let why = projection
+                    .notes
+                    .iter()
+                    .find(|n| n.level == toolprism::Level::Error)
+                    .map_or("", |n| n.text.as_str());
+                return Err(Failure::new(format!(
+                    "{}: a provider would reject the `{strategy}` request ({}); --force writes it anyway",
+                    visible(&name),
+                    visible(why)
+                )));
+            }
             let text = export::render(&capture, &projection, tools_only, pretty);
-            let mut stderr = String::new();
+            let counter = (!quiet).then(|| TokenCounter::new(Encoding::O200kBase));
+            // Refuse before writing the store: a refused export writes nothing at all.
+            let to_file = output.as_os_str() != "-";
+            if to_file
+                && !force
+                && export::target_kind(&output) == export::TargetKind::Regular
+                && output.symlink_metadata().is_ok()
+            {
+                return Err(export_failure(export::ExportError::Exists(output)));
+            }
+            let mut notes = Vec::new();
             if let Some(dir) = &store {
                 if projection.stored.is_empty() {
-                    stderr.push_str(&format!(
-                        "toolprism: note: the `{strategy}` projection names no stored entries; nothing written to {}\n",
+                    notes.push(format!(
+                        "the `{strategy}` projection names no stored entries, nothing written to {}",
                         visible(&dir.to_string_lossy())
                     ));
                 } else {
-                    export::write_store(dir, &projection.stored, force)
-                        .map_err(|e| Failure::new(visible(&e.to_string()).into_owned()))?;
+                    let written = export::write_store(dir, &projection.stored, force)
+                        .map_err(export_failure)?;
+                    notes.push(format!(
+                        "{} in {}",
+                        manners::count(written.len(), "stored entry", "stored entries"),
+                        visible(&dir.to_string_lossy())
+                    ));
                 }
             }
-            if output.as_os_str() == "-" {
-                return Ok(Output {
-                    stdout: for_terminal(text).into_bytes(),
-                    stderr,
-                });
+            let mut stdout = Vec::new();
+            let target = if to_file {
+                write_export(&output, &text, force)?;
+                visible(&output.to_string_lossy()).into_owned()
+            } else {
+                stdout = for_terminal(text.clone()).into_bytes();
+                "standard output".to_owned()
+            };
+            let mut stderr = String::new();
+            match &counter {
+                Some(counter) => {
+                    let mut line = format!(
+                        "toolprism: wrote {target}: {}, {} ({})",
+                        manners::count(text.len(), "byte", "bytes"),
+                        manners::count(
+                            counter.count(text.trim_end_matches('\n')),
+                            "token",
+                            "tokens",
+                        ),
+                        Encoding::O200kBase.id()
+                    );
+                    for note in &notes {
+                        line.push_str("; ");
+                        line.push_str(note);
+                    }
+                    line.push('\n');
+                    stderr = line;
+                }
+                None if store.is_some() && projection.stored.is_empty() => {
+                    stderr = format!("toolprism: note: {}\n", notes.join("; "));
+                }
+                None => {}
             }
-            export::write_atomic(Path::new(&output), text.as_bytes(), force)
-                .map_err(|e| Failure::new(visible(&e.to_string()).into_owned()))?;
             Ok(Output {
-                stdout: Vec::new(),
+                stdout,
                 stderr,
+                status: EXIT_OK,
             })
         }
         Command::Session {
@@ -273,16 +386,30 @@ fn run(cli: Cli) -> Result<Output, Failure> {
                 .max()
                 .unwrap_or(0);
             let mut text = String::new();
+            let defaults = Settings::default();
             for strategy in Strategy::ALL {
+                let origin = match strategy.release(&defaults) {
+                    Some(release) => format!("{}, {release}", strategy.family()),
+                    None => strategy.family().to_owned(),
+                };
                 text.push_str(&format!(
-                    "{:<width$}  {} ({}, {})\n",
+                    "{:<width$}  {} ({origin})\n",
                     strategy.id(),
                     strategy.summary(),
-                    strategy.family(),
-                    strategy.origin(),
                 ));
             }
             Ok(Output::text(text))
+        }
+        Command::Man => {
+            let mut buffer = Vec::new();
+            clap_mangen::Man::new(Cli::command())
+                .render(&mut buffer)
+                .map_err(|e| Failure::new(format!("man: {e}")))?;
+            Ok(Output {
+                stdout: buffer,
+                stderr: String::new(),
+                status: EXIT_OK,
+            })
         }
         Command::Completions { shell } => {
             let mut command = Cli::command();
@@ -296,6 +423,7 @@ fn run(cli: Cli) -> Result<Output, Failure> {
             Ok(Output {
                 stdout: buffer,
                 stderr: String::new(),
+                status: EXIT_OK,
             })
         }
     }
@@ -303,8 +431,10 @@ fn run(cli: Cli) -> Result<Output, Failure> {
 
 /// `toolprism [CAPTURE]`: the interactive view.
 fn open(cli: &Cli) -> Result<Output, Failure> {
+    // As jq, bat and delta: `cat capture.json | toolprism` reads what is piped in.
     let (capture, name) = match cli.capture.as_deref() {
         Some(path) => load_path(path)?,
+        None if !std::io::stdin().is_terminal() => load_path("-")?,
         None => bundled()?,
     };
     let settings = settings(&cli.set)?;
@@ -322,7 +452,11 @@ fn open(cli: &Cli) -> Result<Output, Failure> {
     }
     let counter = TokenCounter::new(encoding);
     let report = report::report(&capture, &name, &Strategy::ALL, &settings, &counter);
-    Ok(Output::text(table::report_table(&report, false)))
+    Ok(Output::text(table::report_table(
+        &report,
+        false,
+        terminal_width(),
+    )))
 }
 
 fn load(common: &Common) -> Result<(Capture, String), Failure> {
@@ -354,9 +488,84 @@ fn settings(set: &[String]) -> Result<Settings, Failure> {
     Ok(settings)
 }
 
+/// Write an export to a file, a device or a pipe (`export::write`'s rules); on a terminal
+/// device (`-o /dev/tty`) the JSON is made terminal-safe as for `-o -`.
+fn write_export(path: &Path, text: &str, force: bool) -> Result<(), Failure> {
+    match export::target_kind(path) {
+        export::TargetKind::Through => {
+            let mut file = export::open_through(path).map_err(export_failure)?;
+            let bytes = if file.is_terminal() {
+                toolprism::sanitize::json_for_terminal(text)
+            } else {
+                std::borrow::Cow::Borrowed(text)
+            };
+            export::write_through(&mut file, path, bytes.as_bytes()).map_err(export_failure)
+        }
+        _ => export::write(path, text.as_bytes(), force).map_err(export_failure),
+    }
+}
+
+fn export_failure(error: export::ExportError) -> Failure {
+    Failure::new(visible(&error.to_string()).into_owned())
+}
+
+/// `--tool NAME` must name a tool of the capture or of the projection; otherwise one line,
+/// with the nearest name when there is one.
+fn known_tool(
+    capture: &Capture,
+    projection: &toolprism::Projection,
+    tool: &str,
+    name: &str,
+) -> Result<(), Failure> {
+    let names = || {
+        capture
+            .tool_names()
+            .chain(projection.outcomes.iter().map(|o| o.name.as_str()))
+    };
+    if names().any(|n| n == tool) {
+        return Ok(());
+    }
+    let hint = manners::did_you_mean(tool, names())
+        .map(|near| format!("; did you mean `{}`?", visible(near)))
+        .unwrap_or_default();
+    Err(Failure::new(format!(
+        "{}: no tool named `{}` in the capture or the `{}` projection{hint}",
+        visible(name),
+        visible(tool),
+        projection.strategy
+    )))
+}
+
+/// The entry the projection sends for `tool`, or one line saying what became of it.
+fn sent_entry<'a>(
+    capture: &'a Capture,
+    projection: &'a toolprism::Projection,
+    tool: &str,
+    name: &str,
+) -> Result<&'a serde_json::Value, Failure> {
+    let sent = projection.sent.as_deref().unwrap_or(&[]);
+    let outcome = projection.outcomes.iter().find(|o| o.name == tool);
+    if let Some(entry) = outcome.and_then(|o| o.projected).and_then(|i| sent.get(i)) {
+        return Ok(entry.entry(capture));
+    }
+    let what = outcome.map_or("not sent".to_owned(), |o| {
+        let mut what = o.status.word().to_owned();
+        if !o.reason.is_empty() {
+            what.push_str(&format!(": {}", visible(&o.reason)));
+        }
+        what
+    });
+    Err(Failure::new(format!(
+        "{}: `{}` sends no `{}` ({what})",
+        visible(name),
+        projection.strategy,
+        visible(tool)
+    )))
+}
+
 /// A host that refuses the capture (a3s's limits) leaves nothing to show or write.
 fn refused(projection: &toolprism::Projection, name: &str) -> Result<(), Failure> {
-    match &projection.error {
+    match projection.refusal() {
         Some(error) => Err(Failure::new(format!(
             "{}: `{}` refuses this capture: {}",
             visible(name),
@@ -365,6 +574,33 @@ fn refused(projection: &toolprism::Projection, name: &str) -> Result<(), Failure
         ))),
         None => Ok(()),
     }
+}
+
+/// The `--budget` gate: which chosen strategies' total tokens exceed `budget`, as one line.
+/// A refused strategy has no figures to pass the gate with, so it fails it.
+fn over_budget(report: &report::Report, budget: usize) -> Option<String> {
+    let failures: Vec<String> = report
+        .strategies
+        .iter()
+        .filter_map(|s| match s.total_tokens {
+            Some(total) if total > budget => Some(format!(
+                "`{}` sends {total} tokens, {} over",
+                s.id,
+                total - budget
+            )),
+            Some(_) => None,
+            None => Some(format!(
+                "`{}` is refused by the host and has no figures",
+                s.id
+            )),
+        })
+        .collect();
+    (!failures.is_empty()).then(|| {
+        format!(
+            "over the budget of {budget} tokens: {}",
+            failures.join("; ")
+        )
+    })
 }
 
 /// Colour on a terminal unless `NO_COLOR` is set (non-empty); `always`/`never` decide alone.

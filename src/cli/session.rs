@@ -96,6 +96,7 @@ pub fn render(report: &SessionReport) -> String {
         &rows,
         &[true, false, false, true, true, false, false],
         "  ",
+        None,
     ));
 
     if report.strategies.is_empty() {
@@ -115,7 +116,7 @@ pub fn render(report: &SessionReport) -> String {
         rows.push(row);
     }
     let right = vec![true; report.strategies.len() + 1];
-    out.push_str(&grid(&rows, &right, "  "));
+    out.push_str(&grid(&rows, &right, "  ", None));
 
     let mut rows = vec![
         [
@@ -150,7 +151,12 @@ pub fn render(report: &SessionReport) -> String {
         ]);
     }
     out.push_str("\nSession totals\n");
-    out.push_str(&grid(&rows, &[false, true, true, true, true, true], "  "));
+    out.push_str(&grid(
+        &rows,
+        &[false, true, true, true, true, true],
+        "  ",
+        None,
+    ));
     let setting = |key: &str| {
         report
             .settings

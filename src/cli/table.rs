@@ -1,18 +1,103 @@
 //! The `report` table: plain text, aligned by display width, every capture string sanitized.
-//! The layout depends on nothing but the report (no terminal width), so it is stable for
-//! snapshots and pipes.
+//! Into a pipe the layout depends on nothing but the report, so it is stable for snapshots and
+//! scripts, with every name whole. On a terminal, given its width, long notes and reasons wrap
+//! under their column instead of running off the edge; names are never cut.
 
 use std::fmt::Write as _;
 
 use toolprism::report::{Report, StrategyFigures, ToolFigures};
 use toolprism::sanitize::visible;
 use toolprism::text::{fit, pad, pad_left as rpad, signed, thousands, width};
+use toolprism::{Level, Note};
 
-/// Widest tool-name column before names are cut with `…`.
-const NAME_WIDTH: usize = 40;
+use super::manners::count;
 
-/// Aligned rows: `right[i]` right-aligns column i. The last column is never padded.
-pub(crate) fn grid(rows: &[Vec<String>], right: &[bool], indent: &str) -> String {
+/// The narrowest a wrapped paragraph gets, however little room is left.
+const MIN_WRAP: usize = 20;
+
+/// The narrowest a wrapped last cell gets (room for a word such as `deferred,`).
+const MIN_CELL: usize = 10;
+
+/// On a terminal: the reason column's share before names are shortened, and the shortest a
+/// name gets.
+const MIN_REASON: usize = 20;
+const MIN_NAME: usize = 12;
+
+/// The engine's note for a capture without tools, which every strategy repeats: the table
+/// says it once.
+const NO_TOOLS_NOTE: &str = "the capture has no tools: nothing to project";
+
+/// `text` cut into lines of at most `cells` cells at spaces; a word longer than that stays
+/// whole on its own line.
+fn wrap(text: &str, cells: usize) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    for word in text.split(' ') {
+        if !line.is_empty() && width(&line) + 1 + width(word) > cells {
+            lines.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    lines.push(line);
+    lines
+}
+
+/// Free text for the terminal: each line longer than `cells` wrapped, its continuation lines
+/// indented two cells past the line's own indent (a note's text lines up under itself).
+fn fit_text(text: &str, cells: Option<usize>) -> String {
+    let Some(cells) = cells else {
+        return text.to_owned();
+    };
+    let mut out = String::new();
+    for line in text.lines() {
+        if width(line) <= cells {
+            out.push_str(line);
+            out.push('\n');
+            continue;
+        }
+        let indent = line.len() - line.trim_start().len();
+        let hanging = " ".repeat(indent + 2);
+        let room = cells.saturating_sub(indent + 2).max(MIN_WRAP);
+        let mut first = true;
+        for part in wrap(line.trim_start(), room) {
+            out.push_str(if first { &line[..indent] } else { &hanging });
+            out.push_str(&part);
+            out.push('\n');
+            first = false;
+        }
+    }
+    out
+}
+
+/// A paragraph for the terminal: its own line breaks (laid out for a pipe at about 90 columns)
+/// dropped and the text wrapped to `cells`, when it does not fit as it is.
+fn fit_paragraph(text: &str, cells: Option<usize>) -> String {
+    match cells {
+        Some(cells) if text.lines().any(|l| width(l) > cells) => {
+            let leading = text.len() - text.trim_start_matches('\n').len();
+            let joined = text.trim_matches('\n').replace('\n', " ");
+            let mut out = "\n".repeat(leading);
+            for line in wrap(&joined, cells.max(MIN_WRAP)) {
+                out.push_str(&line);
+                out.push('\n');
+            }
+            out
+        }
+        _ => text.to_owned(),
+    }
+}
+
+/// Aligned rows: `right[i]` right-aligns column i. The last column is never padded; with a
+/// terminal width, a last cell that would overflow wraps under itself.
+pub(crate) fn grid(
+    rows: &[Vec<String>],
+    right: &[bool],
+    indent: &str,
+    cells: Option<usize>,
+) -> String {
     let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
     let widths: Vec<usize> = (0..columns)
         .map(|c| {
@@ -34,7 +119,15 @@ pub(crate) fn grid(rows: &[Vec<String>], right: &[bool], indent: &str) -> String
             if right.get(c).copied().unwrap_or(false) {
                 line.push_str(&rpad(cell, widths[c]));
             } else if last {
-                line.push_str(cell);
+                let start = width(&line);
+                match cells {
+                    Some(cells) if start + width(cell) > cells => {
+                        let room = cells.saturating_sub(start).max(MIN_CELL);
+                        let continuation = format!("\n{}", " ".repeat(start));
+                        line.push_str(&wrap(cell, room).join(&continuation));
+                    }
+                    _ => line.push_str(cell),
+                }
             } else {
                 line.push_str(&pad(cell, widths[c]));
             }
@@ -48,22 +141,30 @@ pub(crate) fn grid(rows: &[Vec<String>], right: &[bool], indent: &str) -> String
 /// A few words on what a strategy did: counts of changed, removed and added tools, and the
 /// text it adds outside the tool list.
 fn short_note(figures: &StrategyFigures) -> String {
+    if figures.is_refused() {
+        return "refused by the host (see notes)".to_owned();
+    }
     let count = |state: &str| figures.per_tool.iter().filter(|t| t.state == state).count();
+
     let mut parts = Vec::new();
     for state in ["changed", "removed", "deferred", "added"] {
         let n = count(state);
         if n > 0 {
-            parts.push(format!("{n} {state}"));
+            parts.push(format!("{} {state}", thousands(n)));
         }
     }
-    let moved = figures.first_changed_byte.is_some() && parts.is_empty();
-    if moved {
-        parts.push("reordered".to_owned());
+    if figures.first_changed_byte.is_some() && parts.is_empty() {
+        // Nothing changed per tool, yet the array differs: moved, or no `tools` key at all.
+        parts.push(if figures.tools == Some(0) && figures.per_tool.is_empty() {
+            "sends no tools key".to_owned()
+        } else {
+            "reordered".to_owned()
+        });
     }
-    if figures.added_tokens > 0 {
+    if let Some(added) = figures.added_tokens.filter(|&t| t > 0) {
         parts.push(format!(
-            "+{} tokens of added text",
-            thousands(figures.added_tokens)
+            "+{} of added text",
+            super::manners::count(added, "token", "tokens")
         ));
     }
     if parts.is_empty() {
@@ -73,25 +174,33 @@ fn short_note(figures: &StrategyFigures) -> String {
 }
 
 /// The whole `report` table, with the notes, the origins' estimates and the provider overhead
-/// under it; `per_tool` adds a table per strategy.
-pub fn report_table(report: &Report, per_tool: bool) -> String {
+/// under it; `per_tool` adds a table per strategy. `cells`: the terminal's width, when the
+/// table goes to one.
+pub fn report_table(report: &Report, per_tool: bool, cells: Option<usize>) -> String {
     let capture = &report.capture;
     let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "{}: {}, {} tools, {} bytes, {} tokens ({})",
+    let header = format!(
+        "{}: {}, {}, {}, {} ({})\n",
         visible(toolprism::capture::display_name(&capture.path)),
         capture.shape,
-        thousands(capture.tools),
-        thousands(capture.tools_bytes),
-        thousands(capture.tools_tokens),
+        count(capture.tools, "tool", "tools"),
+        count(capture.tools_bytes, "byte", "bytes"),
+        count(capture.tools_tokens, "token", "tokens"),
         report.encoding
     );
+    out.push_str(&fit_text(&header, cells));
+    if capture.tools == 0 {
+        out.push_str(&fit_text(
+            "the capture has no tools: there is nothing to project, and every strategy sends nothing\n",
+            cells,
+        ));
+    }
     out.push('\n');
 
     let mut rows = vec![
         [
             "strategy",
+            "status",
             "tools",
             "tokens",
             "saved",
@@ -102,41 +211,71 @@ pub fn report_table(report: &Report, per_tool: bool) -> String {
         .map(str::to_owned)
         .to_vec(),
     ];
-    for s in &report.strategies {
-        rows.push(vec![
+    // With provider-deferred entries, savings are on context tokens: show those too.
+    let deferral = report.capture.context_tokens != report.capture.tools_tokens
+        || report
+            .strategies
+            .iter()
+            .any(|s| s.context_tokens != s.tools_tokens);
+    if deferral {
+        rows[0].insert(4, "context".to_owned());
+    }
+    let dash = || "-".to_owned();
+    for s in in_table_order(report) {
+        let mut row = vec![
             s.id.to_owned(),
-            thousands(s.tools),
-            thousands(s.total_tokens),
-            signed(s.saved_tokens),
-            format!("{:.2}%", s.saved_pct),
-            match s.first_changed_byte {
-                None => "all kept".to_owned(),
-                Some(at) => format!("{} B", thousands(at)),
+            status_cell(s),
+            s.tools.map_or_else(dash, thousands),
+            s.total_tokens.map_or_else(dash, thousands),
+            s.saved_tokens.map_or_else(dash, signed),
+            s.saved_pct.map_or_else(dash, |p| format!("{p:.2}%")),
+            match (s.is_refused(), s.first_changed_byte) {
+                (true, _) => dash(),
+                (false, None) => "all kept".to_owned(),
+                (false, Some(at)) => format!("{} B", thousands(at)),
             },
             short_note(s),
-        ]);
-    }
-    out.push_str(&grid(
-        &rows,
-        &[false, true, true, true, true, true, false],
-        "",
-    ));
-    out.push_str(
-        "\ntokens: the projected tools array plus any text added outside it. cache prefix: bytes of\nthe compact tools array that stay identical (a provider's prompt cache keeps that much).\n",
-    );
-
-    let with_notes: Vec<&StrategyFigures> = report
-        .strategies
-        .iter()
-        .filter(|s| !s.notes.is_empty())
-        .collect();
-    if !with_notes.is_empty() {
-        out.push_str("\nnotes\n");
-        for s in with_notes {
-            for note in &s.notes {
-                let _ = writeln!(out, "  {}: {}", s.id, visible(note));
-            }
+        ];
+        if deferral {
+            let context = s.context_tokens.zip(s.added_tokens).map(|(c, a)| c + a);
+            row.insert(4, context.map_or_else(dash, thousands));
         }
+        rows.push(row);
+    }
+    let mut right = vec![false, false, true, true, true, true, true, false];
+    if deferral {
+        right.insert(4, true);
+    }
+    out.push_str(&grid(&rows, &right, "", cells));
+    out.push_str(&fit_paragraph(
+        "\ntokens: the projected tools array plus any text added outside it. cache prefix: bytes of\nthe compact tools array that stay identical (a provider's prompt cache keeps that much).\nstatus: n/a = nothing to act on (the host's fallback, figures shown); refused = the host\nrejects the list (no figures); `!` = a provider would reject the projected request.\n",
+        cells,
+    ));
+    if report.capture.context_tokens != report.capture.tools_tokens {
+        let line = format!(
+            "context: tokens in the model's context (entries marked defer_loading stay out until the\nprovider's tool search returns them; {} for the capture): saved is measured on these.\n",
+            thousands(report.capture.context_tokens)
+        );
+        out.push_str(&fit_paragraph(&line, cells));
+    }
+
+    // Errors first, then warnings, then explanations; strategies in table order within each.
+    let mut notes: Vec<(&str, &Note)> = in_table_order(report)
+        .flat_map(|s| s.notes.iter().map(move |n| (s.id, n)))
+        .filter(|(_, n)| !(capture.tools == 0 && n.text == NO_TOOLS_NOTE))
+        .collect();
+    notes.sort_by_key(|(_, n)| n.level);
+    let mut lines = String::new();
+    for (id, note) in notes {
+        let level = match note.level {
+            Level::Info => String::new(),
+            level => format!("{}: ", level.word()),
+        };
+        let _ = writeln!(lines, "  {id}: {level}{}", visible(&note.text));
+    }
+    if !lines.is_empty() {
+        out.push_str("\nnotes\n");
+        out.push_str(&fit_text(&lines, cells));
     }
 
     out.push_str("\norigin estimates of the projected list (tokens, by each host's own formula)\n");
@@ -145,31 +284,68 @@ pub fn report_table(report: &Report, per_tool: bool) -> String {
             .map(str::to_owned)
             .to_vec(),
     ];
-    for s in &report.strategies {
-        let e = &s.estimates;
-        rows.push(vec![
-            s.id.to_owned(),
-            thousands(e.vtcode),
-            thousands(e.a3s),
-            thousands(e.zero),
-            thousands(e.lean_ctx),
-            thousands(s.tools_tokens),
-        ]);
+    for s in in_table_order(report) {
+        match (&s.estimates, s.tools_tokens) {
+            (Some(e), Some(tokens)) => rows.push(vec![
+                s.id.to_owned(),
+                thousands(e.vtcode),
+                thousands(e.a3s),
+                thousands(e.zero),
+                thousands(e.lean_ctx),
+                thousands(tokens),
+            ]),
+            _ => rows.push(vec![
+                s.id.to_owned(),
+                dash(),
+                dash(),
+                dash(),
+                dash(),
+                "refused".to_owned(),
+            ]),
+        }
     }
-    out.push_str(&grid(&rows, &[false, true, true, true, true, true], "  "));
+    out.push_str(&grid(
+        &rows,
+        &[false, true, true, true, true, true],
+        "  ",
+        cells,
+    ));
 
     if let Some(line) = overhead_line(report) {
         out.push('\n');
-        out.push_str(&line);
+        out.push_str(&fit_paragraph(&line, cells));
     }
 
     if per_tool {
-        for s in &report.strategies {
+        for s in in_table_order(report) {
             let _ = write!(out, "\n{} per tool\n", s.id);
-            out.push_str(&per_tool_table(&s.per_tool));
+            if s.is_refused() {
+                out.push_str("  refused by the host: no figures\n");
+            } else {
+                out.push_str(&per_tool_table(&s.per_tool, cells));
+            }
         }
     }
     out
+}
+
+/// The strategies as tables list them: in the order requested, refused ones last.
+fn in_table_order(report: &Report) -> impl Iterator<Item = &StrategyFigures> {
+    let (kept, refused): (Vec<_>, Vec<_>) = report.strategies.iter().partition(|s| !s.is_refused());
+    kept.into_iter().chain(refused)
+}
+
+/// `ok`, `n/a` or `refused`, with `!` when a provider would reject the projected request.
+fn status_cell(figures: &StrategyFigures) -> String {
+    let word = match figures.status {
+        "not_applicable" => "n/a",
+        other => other,
+    };
+    if figures.request_valid || figures.is_refused() {
+        word.to_owned()
+    } else {
+        format!("{word} !")
+    }
 }
 
 /// Anthropic's tool-use system prompt, labelled apart: it is the provider's, not any tool's.
@@ -183,7 +359,7 @@ fn overhead_line(report: &Report) -> Option<String> {
     let without: Vec<&str> = report
         .strategies
         .iter()
-        .filter(|s| s.provider_overhead_tokens.is_none())
+        .filter(|s| s.provider_overhead_tokens.is_none() && !s.is_refused())
         .map(|s| s.id)
         .collect();
     let mut line = format!(
@@ -196,15 +372,12 @@ fn overhead_line(report: &Report) -> Option<String> {
     Some(line)
 }
 
-fn per_tool_table(tools: &[ToolFigures]) -> String {
-    let mut rows = vec![
-        ["tool", "status", "tokens", "→", "bytes", "→", "reason"]
-            .map(str::to_owned)
-            .to_vec(),
-    ];
+fn per_tool_table(tools: &[ToolFigures], cells: Option<usize>) -> String {
+    let header = ["tool", "status", "tokens", "→", "bytes", "→", "reason"].map(str::to_owned);
+    let mut rows = vec![header.to_vec()];
     for t in tools {
         rows.push(vec![
-            fit(&visible(&t.name), NAME_WIDTH),
+            visible(&t.name).into_owned(),
             t.state.to_owned(),
             thousands(t.original_tokens),
             thousands(t.projected_tokens),
@@ -213,7 +386,25 @@ fn per_tool_table(tools: &[ToolFigures]) -> String {
             visible(&t.reason).into_owned(),
         ]);
     }
-    grid(&rows, &[false, false, true, true, true, true, false], "  ")
+    // On a terminal the name column gives way first (shortened with a visible `…`), so the
+    // figures stay aligned and the reason keeps [`MIN_REASON`] cells; pipes keep names whole.
+    if let Some(cells) = cells {
+        let fixed: usize = (1..6)
+            .map(|c| rows.iter().map(|r| width(&r[c])).max().unwrap_or(0) + 2)
+            .sum();
+        let room = cells
+            .saturating_sub(2 + fixed + 2 + MIN_REASON)
+            .max(MIN_NAME);
+        for row in rows.iter_mut().skip(1) {
+            row[0] = fit(&row[0], room);
+        }
+    }
+    grid(
+        &rows,
+        &[false, false, true, true, true, true, false],
+        "  ",
+        cells,
+    )
 }
 
 #[cfg(test)]
@@ -227,8 +418,41 @@ mod tests {
             vec!["ab".to_owned(), "100".to_owned(), "y".to_owned()],
         ];
         assert_eq!(
-            grid(&rows, &[false, true, false], ""),
+            grid(&rows, &[false, true, false], "", None),
             "漢字    1  x\nab    100  y\n"
+        );
+    }
+
+    #[test]
+    fn a_last_cell_wraps_under_itself_on_a_narrow_terminal() {
+        let rows = vec![vec![
+            "id".to_owned(),
+            "one two three four five six seven eight nine ten eleven".to_owned(),
+        ]];
+        assert_eq!(
+            grid(&rows, &[false, false], "", Some(26)),
+            "id  one two three four\n    five six seven eight\n    nine ten eleven\n"
+        );
+        assert_eq!(
+            fit_text(
+                "  defer: a b c d e f g h i j k l m n o p q r s t u v w x y z",
+                Some(30)
+            ),
+            "  defer: a b c d e f g h i j\n    k l m n o p q r s t u v w\n    x y z\n"
+        );
+        assert_eq!(
+            fit_paragraph("\nab cd\nef gh ij\n", Some(8)),
+            "\nab cd\nef gh ij\n",
+            "fits: left as it is"
+        );
+        assert_eq!(
+            fit_paragraph("\naaaa bbbb cccc dddd eeee ffff\ngggg hhhh\n", Some(20)),
+            "\naaaa bbbb cccc dddd\neeee ffff gggg hhhh\n"
+        );
+        // A word longer than the room stays whole.
+        assert_eq!(
+            wrap("mcp__github__create_issue x", 10),
+            ["mcp__github__create_issue", "x"]
         );
     }
 }

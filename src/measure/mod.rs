@@ -17,7 +17,6 @@
 //!   [`TokenCounter::new`], so reading and parsing a capture overlap with it.
 
 pub mod split;
-pub mod synth;
 
 use std::hash::{Hash, Hasher};
 

@@ -26,7 +26,7 @@ use serde_json::Value;
 use crate::capture::{Capture, Shape};
 use crate::error::LoadError;
 use crate::measure::TokenCounter;
-use crate::projection::project_loaded;
+use crate::pipeline::project_loaded;
 use crate::report;
 use crate::settings::{Multiplier, Settings};
 use crate::strategy::Strategy;
@@ -867,7 +867,10 @@ impl<'a> Analyzer<'a> {
                         sent,
                         present,
                         added_text: projection.added_text,
-                        error: projection.error,
+                        error: match projection.status {
+                            crate::projection::ProjectionStatus::Refused(reason) => Some(reason),
+                            _ => None,
+                        },
                     }
                 })
                 .collect();

@@ -5,14 +5,23 @@
 //! instead of a projection. From there the profiles only select entries (`direct`, `adaptive`),
 //! present none (`disabled`), or rephrase the `program` gateway's description (`code`); names and
 //! parameter schemas never change.
+//!
+//! a3s only ever sees its own function definitions, so hosted entries (`<web_search>`, a remote
+//! MCP server) stay outside the canonical source: they are neither counted against the limit nor
+//! checked for duplicates. `direct` and `adaptive` send them untouched after the sorted tools, in
+//! capture order; `code`, `disabled` and a greeting send none.
+//!
+//! `adaptive` has two selectors (`adaptive.selector`): a3s-code-core 9.1.x keeps every tool
+//! unless the context is a standalone greeting; 9.0.x ran a vocabulary classifier over the
+//! context. [`release`] names the release a setting reproduces.
 
 use std::collections::HashMap;
 
 use serde_json::{Value, json};
 
 use crate::capture::{Capture, Shape};
-use crate::projection::{Draft, SentTool, Status};
-use crate::settings::{Gateway, Settings};
+use crate::projection::{Draft, Note, SentTool, Status};
+use crate::settings::{Gateway, Selector, Settings};
 use crate::tool;
 
 /// An a3s presentation profile.
@@ -28,19 +37,33 @@ pub enum Profile {
     Disabled,
 }
 
+/// The a3s code release the settings reproduce: `a3s-code-core 9.1.3`, or `a3s-code-core 9.0.0`
+/// under `adaptive.selector=vocabulary` (the two releases differ only in the adaptive selector).
+pub fn release(settings: &Settings) -> &'static str {
+    match settings.adaptive_selector {
+        Selector::Greeting => "a3s-code-core 9.1.3",
+        Selector::Vocabulary => "a3s-code-core 9.0.0",
+    }
+}
+
 /// Project a capture under a presentation profile.
 pub fn project(capture: &Capture, profile: Profile, settings: &Settings) -> Draft {
     let order = match canonical_order(capture, settings) {
         Ok(order) => order,
-        Err(message) => return refused(capture, message),
+        Err(message) => return Draft::refused(capture, message),
     };
+    let hosted = capture.hosted();
     match profile {
-        Profile::Direct => direct(capture, &order),
-        Profile::Adaptive => adaptive(capture, &order, settings),
-        Profile::Code => code(capture, &order, settings),
+        Profile::Direct => direct(capture, &order, &hosted),
+        Profile::Adaptive => adaptive(capture, &order, &hosted, settings),
+        Profile::Code => {
+            let mut draft = code(capture, &order, settings);
+            drop_hosted(&mut draft, &hosted, "code profile");
+            draft
+        }
         Profile::Disabled => {
             let mut draft = empty(capture, "a3s presents no tools".to_owned());
-            for &index in &order {
+            for &index in order.iter().chain(&hosted) {
                 draft.dropped.push((
                     index,
                     Status::Removed,
@@ -52,18 +75,33 @@ pub fn project(capture: &Capture, profile: Profile, settings: &Settings) -> Draf
     }
 }
 
-/// The capture's tool indices in a3s's canonical order (name, byte order), or a3s's refusal.
+/// Hosted entries are not a3s definitions: the profiles that present only a3s's own leave them
+/// out.
+fn drop_hosted(draft: &mut Draft, hosted: &[usize], profile: &str) {
+    for &index in hosted {
+        draft.dropped.push((
+            index,
+            Status::Removed,
+            format!("{profile}: a3s presents only its own tool definitions, not hosted entries"),
+        ));
+    }
+}
+
+/// The capture's function tools (hosted entries left out) in a3s's canonical order (name, byte
+/// order), or a3s's refusal.
 fn canonical_order(capture: &Capture, settings: &Settings) -> Result<Vec<usize>, String> {
     let tools = capture.tools();
-    if tools.len() > settings.a3s_max_tools {
+    let mut order: Vec<usize> = (0..tools.len())
+        .filter(|&index| !tool::is_hosted(&tools[index]))
+        .collect();
+    if order.len() > settings.a3s_max_tools {
         return Err(format!(
             "a3s code refuses this tool list: {} tools exceed its limit of {} (a3s.max_tools)",
-            tools.len(),
+            order.len(),
             settings.a3s_max_tools
         ));
     }
     let name = |index: usize| tool::name(&tools[index]).unwrap_or("");
-    let mut order: Vec<usize> = (0..tools.len()).collect();
     // `str` ordering is byte order, which is what a3s sorts by.
     order.sort_by(|&a, &b| name(a).cmp(name(b)));
     if let Some(pair) = order.windows(2).find(|pair| name(pair[0]) == name(pair[1])) {
@@ -76,33 +114,18 @@ fn canonical_order(capture: &Capture, settings: &Settings) -> Result<Vec<usize>,
     Ok(order)
 }
 
-/// a3s's error instead of a projection: no tools are sent, each original carries the message.
-fn refused(capture: &Capture, message: String) -> Draft {
-    Draft {
-        sent: None,
-        dropped: (0..capture.tools().len())
-            .map(|index| (index, Status::Removed, message.clone()))
-            .collect(),
-        drop_tool_choice: true,
-        error: Some(message),
-        ..Draft::default()
-    }
-}
-
 /// A projection that presents no tools, with `why` as its first note. A provider rejects
 /// `tools: []` and a `tool_choice` without tools, so the request loses both keys; an MCP
 /// `tools/list` result keeps an empty list.
 fn empty(capture: &Capture, why: String) -> Draft {
     let mut draft = Draft::default();
-    draft.notes.push(why);
+    draft.info(why);
     if capture.shape() == Shape::McpToolsList {
         draft.sent = Some(Vec::new());
-        draft
-            .notes
-            .push("the tools/list result is empty".to_owned());
+        draft.info("the tools/list result is empty".to_owned());
     } else {
         draft.drop_tool_choice = true;
-        draft.notes.push(
+        draft.info(
             "the request carries no `tools` key and no `tool_choice` (providers reject an empty tool list and a tool_choice without tools)"
                 .to_owned(),
         );
@@ -110,13 +133,22 @@ fn empty(capture: &Capture, why: String) -> Draft {
     draft
 }
 
+/// The sorted tools `kept`, then the hosted entries in capture order, all untouched.
+fn with_hosted(kept: &[usize], hosted: &[usize]) -> Vec<SentTool> {
+    kept.iter()
+        .chain(hosted)
+        .copied()
+        .map(SentTool::original)
+        .collect()
+}
+
 /// `direct`: the canonical list, entries untouched.
-fn direct(capture: &Capture, order: &[usize]) -> Draft {
-    if order.is_empty() {
+fn direct(capture: &Capture, order: &[usize], hosted: &[usize]) -> Draft {
+    if order.is_empty() && hosted.is_empty() {
         return empty(capture, "nothing to present".to_owned());
     }
     Draft {
-        sent: Some(order.iter().copied().map(SentTool::original).collect()),
+        sent: Some(with_hosted(order, hosted)),
         ..Draft::default()
     }
 }
@@ -169,6 +201,13 @@ const WEB_TERMS: &[&str] = &[
 const FETCH_TERMS: &[&str] = &[
     "http", "https", "url", "fetch", "open", "article", "page", "网页", "网站", "文章", "链接",
     "打开",
+];
+const DOWNLOAD_TERMS: &[&str] = &[
+    "download",
+    "save file",
+    "fetch file",
+    "binary file",
+    "artifact file",
 ];
 const GIT_TERMS: &[&str] = &[
     "git", "commit", "branch", "diff", "status", "log", "tag", "release", "push", "pull", "merge",
@@ -223,6 +262,7 @@ const MCP_PREFIX: &str = "mcp__";
 struct Flags {
     web: bool,
     fetch: bool,
+    download: bool,
     git: bool,
     batch: bool,
     program: bool,
@@ -235,6 +275,7 @@ impl Flags {
         Flags {
             web: any(WEB_TERMS),
             fetch: any(FETCH_TERMS),
+            download: any(DOWNLOAD_TERMS),
             git: any(GIT_TERMS),
             batch: any(BATCH_TERMS),
             program: any(PROGRAM_TERMS),
@@ -246,6 +287,7 @@ impl Flags {
         [
             (self.web, "web"),
             (self.fetch, "fetch"),
+            (self.download, "download"),
             (self.git, "git"),
             (self.batch, "batch"),
             (self.program, "program"),
@@ -347,10 +389,13 @@ fn adaptive_verdict(
         "web_fetch" if !(flags.web || flags.fetch) => {
             Some("not selected: no web or fetch terms in the context")
         }
+        "download" if !flags.download => {
+            Some("not selected: no download terms in the context")
+        }
         "git" if !flags.git => Some("not selected: no git terms in the context"),
         "batch" if !flags.batch => Some("not selected: no batch/parallel terms in the context"),
         "program" if !flags.program => Some("not selected: no program/PTC terms in the context"),
-        "web_search" | "web_fetch" | "git" | "batch" | "program" => None,
+        "web_search" | "web_fetch" | "download" | "git" | "batch" | "program" => None,
         _ if name.starts_with(MCP_PREFIX) => (!mcp_selected(name, p, flags, seen)).then_some(
             "not selected: the context names neither this MCP tool's server nor its action, and has no MCP terms",
         ),
@@ -358,11 +403,19 @@ fn adaptive_verdict(
     }
 }
 
-/// `adaptive`: a3s's prompt-sensitive selector.
-fn adaptive(capture: &Capture, order: &[usize], settings: &Settings) -> Draft {
+/// Why `greeting` (9.1.x) keeps every tool on an ordinary turn.
+const GREETING_SELECTOR_NOTE: &str = "a3s-code-core 9.1.3 keeps every tool unless the turn is a bare greeting, so adaptive saves nothing here: a3s dropped its 9.0 vocabulary classifier because a phrasing it missed hid a tool from the model for good (adaptive.selector=vocabulary reproduces 9.0)";
+
+/// `adaptive`: a3s's per-turn selector, in the release `adaptive.selector` names.
+fn adaptive(capture: &Capture, order: &[usize], hosted: &[usize], settings: &Settings) -> Draft {
     let tools = capture.tools();
     let (context, source) = selection_context(capture, settings);
-    let context_note = format!("context: {source} ({} chars)", context.chars().count());
+    let context_note = format!(
+        "context: {source} ({} chars); selector: {} ({})",
+        context.chars().count(),
+        settings.adaptive_selector.id(),
+        release(settings)
+    );
 
     if is_greeting(&context) {
         let mut draft = empty(
@@ -372,8 +425,8 @@ fn adaptive(capture: &Capture, order: &[usize], settings: &Settings) -> Draft {
                 normalize_greeting(&context)
             ),
         );
-        draft.notes.insert(0, context_note);
-        for &index in order {
+        draft.notes.insert(0, Note::info(context_note));
+        for &index in order.iter().chain(hosted) {
             draft.dropped.push((
                 index,
                 Status::Removed,
@@ -383,15 +436,22 @@ fn adaptive(capture: &Capture, order: &[usize], settings: &Settings) -> Draft {
         return draft;
     }
 
+    if settings.adaptive_selector == Selector::Greeting {
+        let mut draft = direct(capture, order, hosted);
+        draft.notes.insert(0, Note::info(GREETING_SELECTOR_NOTE));
+        draft.notes.insert(0, Note::info(context_note));
+        return draft;
+    }
+
     let p = context.to_lowercase();
     let flags = Flags::of(&p);
     let mut seen = HashMap::new();
-    let mut sent = Vec::new();
+    let mut kept = Vec::new();
     let mut dropped = Vec::new();
     for &index in order {
         let name = tool::name(&tools[index]).unwrap_or("");
         match adaptive_verdict(name, &p, flags, &mut seen) {
-            None => sent.push(SentTool::original(index)),
+            None => kept.push(index),
             Some(reason) => dropped.push((index, Status::Removed, reason.to_owned())),
         }
     }
@@ -402,16 +462,16 @@ fn adaptive(capture: &Capture, order: &[usize], settings: &Settings) -> Draft {
         format!("flags set: {}", flag_names.join(", "))
     };
 
-    let mut draft = if sent.is_empty() {
+    let mut draft = if kept.is_empty() && hosted.is_empty() {
         empty(capture, "the selector keeps no tool".to_owned())
     } else {
         Draft {
-            sent: Some(sent),
+            sent: Some(with_hosted(&kept, hosted)),
             ..Draft::default()
         }
     };
-    draft.notes.insert(0, flags_note);
-    draft.notes.insert(0, context_note);
+    draft.notes.insert(0, Note::info(flags_note));
+    draft.notes.insert(0, Note::info(context_note));
     draft.dropped = dropped;
     draft
 }
@@ -548,9 +608,9 @@ fn code(capture: &Capture, order: &[usize], settings: &Settings) -> Draft {
         .find(|&index| tool::name(&tools[index]) == Some(PROGRAM));
 
     if program.is_none() && settings.code_gateway == Gateway::Capture {
-        let mut draft = empty(
-            capture,
-            "the capture has no `program` tool, so a3s presents no tools (set code.gateway=inject to add a3s's own gateway)".to_owned());
+        let why = "the capture has no `program` tool, so a3s presents no tools (set code.gateway=inject to add a3s's own gateway)";
+        let mut draft = empty(capture, why.to_owned());
+        draft.not_applicable(why);
         for &index in order {
             draft.dropped.push((
                 index,
@@ -627,7 +687,7 @@ fn code(capture: &Capture, order: &[usize], settings: &Settings) -> Draft {
             " (the capture has none: a3s's own `program` tool was added, code.gateway=inject)",
         );
     }
-    draft.notes.push(note);
+    draft.info(note);
     draft
 }
 

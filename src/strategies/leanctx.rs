@@ -141,10 +141,9 @@ pub fn project(capture: &Capture, settings: &Settings) -> Draft {
         return draft;
     }
     if settings.shorten_protected {
-        draft.notes.push(
+        draft.not_applicable(
             "shorten.protected=true: an active lean-ctx policy pack stores no originals, so no \
-             description is shortened"
-                .to_owned(),
+             description is shortened",
         );
         return draft;
     }
@@ -152,7 +151,7 @@ pub fn project(capture: &Capture, settings: &Settings) -> Draft {
     let listed = tools
         .iter()
         .position(|entry| tool::name(entry).is_some_and(is_expand_tool_name));
-    let (expand_index, expand_name) = match (listed, &settings.shorten_expand_tool) {
+    let expand_name = match (listed, &settings.shorten_expand_tool) {
         (Some(index), wanted) => {
             let name = tool::name(&tools[index])
                 .unwrap_or(EXPAND_BARE_NAME)
@@ -160,12 +159,12 @@ pub fn project(capture: &Capture, settings: &Settings) -> Draft {
             if let Some(wanted) = wanted {
                 // A second expand tool would add nothing, and the same name twice is rejected
                 // by providers: pointers name the one the capture already lists.
-                draft.notes.push(format!(
+                draft.info(format!(
                     "shorten.expand_tool={wanted} not appended: the capture already lists the \
                      expand tool `{name}`, which the pointers name"
                 ));
             }
-            (Some(index), name)
+            name
         }
         (None, Some(wanted)) if is_expand_tool_name(wanted) => {
             if let Some(sent) = draft.sent.as_mut() {
@@ -174,11 +173,11 @@ pub fn project(capture: &Capture, settings: &Settings) -> Draft {
                     "expand tool added by shorten.expand_tool (what-if)",
                 ));
             }
-            draft.notes.push(format!(
+            draft.info(format!(
                 "what-if: appended the expand tool `{wanted}` (shorten.expand_tool), which the \
                  pointers name"
             ));
-            (None, wanted.clone())
+            wanted.clone()
         }
         (None, _) => {
             let over = tools
@@ -186,7 +185,7 @@ pub fn project(capture: &Capture, settings: &Settings) -> Draft {
                 .filter_map(tool::description)
                 .filter(|d| d.len() > DESCRIPTION_LIMIT_BYTES)
                 .count();
-            draft.notes.push(format!(
+            draft.not_applicable(format!(
                 "no expand tool in the capture (a tool whose bare name is `ctx_expand`): lean-ctx \
                  shortens nothing it could not expand again ({over} description(s) over \
                  {DESCRIPTION_LIMIT_BYTES} bytes); try --set shorten.expand_tool=ctx_expand to \
@@ -202,7 +201,11 @@ pub fn project(capture: &Capture, settings: &Settings) -> Draft {
     let mut unstorable = Vec::new();
     let mut not_shorter = Vec::new();
     for (index, entry) in tools.iter().enumerate() {
-        if Some(index) == expand_index {
+        // lean-ctx skips the expand tool by name: every entry of that name stays whole.
+        if tool::name(entry) == Some(expand_name.as_str()) {
+            continue;
+        }
+        if tool::is_hosted(entry) {
             continue;
         }
         let (Some(name), Some(description)) = (tool::name(entry), tool::description(entry)) else {
@@ -244,24 +247,24 @@ pub fn project(capture: &Capture, settings: &Settings) -> Draft {
     }
 
     if over_limit == 0 {
-        draft.notes.push(format!(
+        draft.info(format!(
             "no description is over {DESCRIPTION_LIMIT_BYTES} bytes: nothing to shorten"
         ));
     }
     if shortened > 0 {
-        draft.notes.push(format!(
+        draft.info(format!(
             "shortened {shortened} description(s) over {DESCRIPTION_LIMIT_BYTES} bytes, \
              {saved} bytes fewer; `export --store DIR` writes the full entries the pointers name"
         ));
     }
     if !unstorable.is_empty() {
-        draft.notes.push(format!(
+        draft.info(format!(
             "kept as is, lean-ctx cannot store them (over 4 MiB or containing NUL): {}",
             unstorable.join(", ")
         ));
     }
     if !not_shorter.is_empty() {
-        draft.notes.push(format!(
+        draft.info(format!(
             "kept as is, summary + pointer is not shorter: {}",
             not_shorter.join(", ")
         ));

@@ -10,7 +10,7 @@
 use serde_json::Value;
 
 use crate::capture::Capture;
-use crate::projection::{Draft, SentTool};
+use crate::projection::{Draft, Note, SentTool};
 use crate::settings::Settings;
 use crate::tool;
 
@@ -78,30 +78,30 @@ struct Tally {
 }
 
 impl Tally {
-    fn notes(&self, mode: Mode, settings: &Settings, tools: usize) -> Vec<String> {
+    fn notes(&self, mode: Mode, settings: &Settings, tools: usize) -> Vec<Note> {
         let mut notes = Vec::new();
         if self.framed > 0 {
             let what = match mode {
                 Mode::Minimal => "summarized without the fence",
                 Mode::Full | Mode::Progressive => "projected inside the fence",
             };
-            notes.push(format!(
+            notes.push(Note::info(format!(
                 "{} vtcode's untrusted-MCP fence: the fenced text is {what}",
                 plural(self.framed, "description carries", "descriptions carry")
-            ));
+            )));
         }
         if self.mcp_capped > 0 {
-            notes.push(format!(
+            notes.push(Note::info(format!(
                 "{} cut to vtcode's MCP cap of {} chars (vtcode.mcp_cap)",
                 plural(self.mcp_capped, "MCP description", "MCP descriptions"),
                 settings.vtcode_mcp_cap
-            ));
+            )));
         }
         if self.non_string > 0 {
-            notes.push(format!(
+            notes.push(Note::info(format!(
                 "{} a description that is not a string: left as is",
                 plural(self.non_string, "tool has", "tools have")
-            ));
+            )));
         }
         // An empty list is already explained by the engine's own note.
         if self.changed == 0 && tools > 0 {
@@ -124,7 +124,7 @@ impl Tally {
                     settings.vtcode_minimal
                 ),
             };
-            notes.push(format!("{} changes nothing: {why}", mode.id()));
+            notes.push(Note::info(format!("{} changes nothing: {why}", mode.id())));
         }
         notes
     }
@@ -141,6 +141,10 @@ fn project_entry(
     settings: &Settings,
     tally: &mut Tally,
 ) -> Option<(Value, String)> {
+    // A hosted entry is the provider's, not a definition vtcode registers.
+    if tool::is_hosted(entry) {
+        return None;
+    }
     let mcp = tool::name(entry).is_some_and(|name| settings.is_mcp(name));
     let limits = Limits::new(settings, mcp);
     let mut reasons = Vec::new();

@@ -14,8 +14,10 @@
 //!   loader (two tools of one name would be rejected by the provider), and while not deferring
 //!   zero sends no loader at all. It is never eligible itself.
 //! - Tools with the same name each get their own line.
+//! - Hosted entries (`<web_search>`, a remote MCP server) are never eligible: they are sent
+//!   untouched after the function tools (and the loader), in capture order.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Map, Value, json};
 
@@ -188,55 +190,97 @@ fn segment<'a>(rest: &'a str, separator: &str) -> Option<&'a str> {
     (at > 0 && at + separator.len() < rest.len()).then(|| &rest[..at])
 }
 
-/// zero's one-line summary of a parameter schema: `(none)` without properties, else
-/// `inputs (* required): ` and the first [`HINT_PARAMS`] property names in byte order, each as
-/// `name (type)` plus `*` when required, then `; +N more`; shortened to [`HINT_MAX`] chars.
-pub fn input_hint(schema: Option<&Value>) -> String {
-    let properties = match schema.and_then(|s| s.get("properties")) {
-        Some(Value::Object(properties)) if !properties.is_empty() => properties,
-        _ => return "(none)".to_owned(),
+/// What zero keeps of an MCP `inputSchema` for a deferred line (`internal/mcp/schema.go`,
+/// `SchemaFromMCP`): each property whose schema is a JSON object, with its type, and the
+/// required names.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ZeroSchema {
+    /// Property name (as written) → type, in byte order of the names.
+    pub properties: BTreeMap<String, String>,
+    /// `required`'s strings, trimmed, blank ones dropped (duplicates kept).
+    pub required: Vec<String>,
+}
+
+/// zero's conversion of a schema: `properties` other than an object count as none, a property
+/// whose schema is not an object (`true`, a string) is dropped; a type is the trimmed `type`
+/// string, else the first non-blank string of a `type` array (trimmed), else `string`; required
+/// names are the trimmed non-blank strings of a `required` array.
+pub fn schema_from_mcp(schema: Option<&Value>) -> ZeroSchema {
+    let Some(Value::Object(schema)) = schema else {
+        return ZeroSchema::default();
     };
-    let required: Vec<&str> = schema
-        .and_then(|s| s.get("required"))
-        .and_then(Value::as_array)
-        .map(|r| r.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
-    let mut names: Vec<&String> = properties.keys().collect();
-    names.sort();
-    let parts: Vec<String> = names
+    let properties = match schema.get("properties") {
+        Some(Value::Object(properties)) => properties
+            .iter()
+            .filter_map(|(name, property)| {
+                let property = property.as_object()?;
+                Some((name.clone(), property_type(property.get("type"))))
+            })
+            .collect(),
+        _ => BTreeMap::new(),
+    };
+    let required = match schema.get("required") {
+        Some(Value::Array(names)) => names
+            .iter()
+            .filter_map(non_blank)
+            .map(str::to_owned)
+            .collect(),
+        _ => Vec::new(),
+    };
+    ZeroSchema {
+        properties,
+        required,
+    }
+}
+
+/// A string value trimmed (Unicode whitespace, as Go's `strings.TrimSpace`), when not blank.
+fn non_blank(value: &Value) -> Option<&str> {
+    value
+        .as_str()
+        .map(str::trim)
+        .filter(|text| !text.is_empty())
+}
+
+/// A property's type in zero's terms (`firstString(type, "string")`).
+fn property_type(kind: Option<&Value>) -> String {
+    let found = match kind {
+        Some(Value::Array(kinds)) => kinds.iter().find_map(non_blank),
+        Some(other) => non_blank(other),
+        None => None,
+    };
+    found.unwrap_or("string").to_owned()
+}
+
+/// zero's one-line summary of a parameter schema, after [`schema_from_mcp`]: `(none)` without
+/// properties, else `inputs (* required): ` and the first [`HINT_PARAMS`] property names in byte
+/// order, each as `name (type)` plus `*` when required, then `; +N more`; shortened to
+/// [`HINT_MAX`] chars.
+pub fn input_hint(schema: Option<&Value>) -> String {
+    let schema = schema_from_mcp(schema);
+    if schema.properties.is_empty() {
+        return "(none)".to_owned();
+    }
+    let parts: Vec<String> = schema
+        .properties
         .iter()
         .take(HINT_PARAMS)
-        .map(|name| {
-            let marker = if required.contains(&name.as_str()) {
+        .map(|(name, kind)| {
+            let marker = if schema.required.iter().any(|r| r == name) {
                 "*"
             } else {
                 ""
             };
-            format!(
-                "{name} ({}){marker}",
-                property_type(&properties[name.as_str()])
-            )
+            format!("{name} ({kind}){marker}")
         })
         .collect();
     let mut hint = format!("inputs (* required): {}", parts.join(", "));
-    if names.len() > HINT_PARAMS {
-        hint.push_str(&format!("; +{} more", names.len() - HINT_PARAMS));
+    if schema.properties.len() > HINT_PARAMS {
+        hint.push_str(&format!(
+            "; +{} more",
+            schema.properties.len() - HINT_PARAMS
+        ));
     }
     shorten(&hint, HINT_MAX)
-}
-
-/// A property's type: its `type` string, or the first non-empty string of a `type` array, or
-/// `string` when there is none.
-fn property_type(property: &Value) -> &str {
-    let found = match property.get("type") {
-        Some(Value::String(kind)) => Some(kind.as_str()),
-        Some(Value::Array(kinds)) => kinds
-            .iter()
-            .filter_map(Value::as_str)
-            .find(|k| !k.is_empty()),
-        _ => None,
-    };
-    found.filter(|k| !k.is_empty()).unwrap_or("string")
 }
 
 /// The reminder line of one withheld tool entry:
@@ -297,8 +341,11 @@ pub fn project_loaded(
         indices.sort_by(|&a, &b| name_of(a).cmp(name_of(b)).then(a.cmp(&b)));
         indices
     };
-    let (loaders, candidates): (Vec<usize>, Vec<usize>) =
-        (0..tools.len()).partition(|&i| name_of(i) == TOOL_SEARCH);
+    let (hosted, functions): (Vec<usize>, Vec<usize>) =
+        (0..tools.len()).partition(|&i| tool::is_hosted(&tools[i]));
+    let (loaders, candidates): (Vec<usize>, Vec<usize>) = functions
+        .into_iter()
+        .partition(|&i| name_of(i) == TOOL_SEARCH);
     let (eligible, others): (Vec<usize>, Vec<usize>) =
         candidates
             .iter()
@@ -317,6 +364,7 @@ pub fn project_loaded(
         draft.sent = Some(
             by_name(candidates.clone())
                 .into_iter()
+                .chain(hosted.iter().copied())
                 .map(SentTool::original)
                 .collect(),
         );
@@ -337,16 +385,14 @@ pub fn project_loaded(
                     candidates.len()
                 )
             };
-            draft
-                .notes
-                .push(format!("{why}; every tool sent in full, sorted by name"));
+            draft.not_applicable(format!("{why}; every tool sent in full, sorted by name"));
             // A tools/list names its tools without a host prefix, so none of them looks MCP.
             if capture.shape() == Shape::McpToolsList
                 && settings.defer_eligible == Eligible::Mcp
                 && eligible.is_empty()
                 && threshold > 0
             {
-                draft.notes.push(
+                draft.info(
                     "a tools/list names its tools without an MCP prefix: defer.eligible=all treats them all as MCP tools"
                         .to_owned(),
                 );
@@ -379,7 +425,7 @@ pub fn project_loaded(
             .chain(loaded_now.iter().copied())
             .collect(),
     );
-    let sent = match form {
+    let mut sent = match form {
         Form::Reminder => {
             // Sorted as a whole: the loader takes its place by name among the others.
             let at = others.partition_point(|&i| name_of(i) < TOOL_SEARCH);
@@ -393,6 +439,7 @@ pub fn project_loaded(
             sent
         }
     };
+    sent.extend(hosted.iter().map(|&i| SentTool::original(i)));
     draft.sent = Some(sent);
     let reason = format!("withheld behind tool_search ({which})");
     for &index in &withheld {
@@ -413,14 +460,14 @@ pub fn project_loaded(
         Form::Catalog => "listed in tool_search's description",
     };
     if loaded_now.is_empty() {
-        draft.notes.push(format!(
+        draft.info(format!(
             "deferring: {} of {} tools eligible ({which}), defer.threshold={threshold}; all {} withheld behind tool_search, {place}",
             withheld.len(),
             candidates.len(),
             withheld.len()
         ));
     } else {
-        draft.notes.push(format!(
+        draft.info(format!(
             "deferring: {eligible_count} of {} tools eligible ({which}), defer.threshold={threshold}; {} loaded earlier through tool_search and sent in full, {} withheld behind tool_search, {place}",
             candidates.len(),
             loaded_now.len(),
@@ -428,12 +475,10 @@ pub fn project_loaded(
         ));
     }
     if !loaders.is_empty() {
-        draft
-            .notes
-            .push("the capture's own tool_search is replaced by zero's loader".to_owned());
+        draft.info("the capture's own tool_search is replaced by zero's loader".to_owned());
     }
     if withheld.iter().any(|&i| server_label(name_of(i)).is_some()) {
-        draft.notes.push(
+        draft.info(
             "server labels are derived from tool names (mcp__server__tool, mcp--server--tool, mcp_server_tool): zero uses the server name an MCP tool reports, which a capture does not carry; zero's own name parser would label mcp__ names with nothing"
                 .to_owned(),
         );
@@ -442,7 +487,7 @@ pub fn project_loaded(
         let lines: Vec<String> = withheld.iter().map(|&i| deferred_line(&tools[i])).collect();
         draft.added_text = Some(reminder_text(&lines));
         if capture.shape() == Shape::McpToolsList {
-            draft.notes.push(
+            draft.info(
                 "the reminder has no place in a tools/list body: it is reported as added text only"
                     .to_owned(),
             );

@@ -6,6 +6,25 @@
 
 use serde_json::Value;
 
+use crate::capture::display_name;
+use crate::error::{FileError, LoadError};
+
+mod detect;
+mod folder;
+mod har;
+mod jsonl;
+mod record;
+mod sse;
+pub mod time;
+mod usage;
+
+pub use folder::natural_cmp;
+
+/// Largest single record a trace may hold: 256 MiB for one JSON line, one folder file or one
+/// decompressed HAR body. Traces as a whole have no limit (they are streamed), but one record is
+/// parsed whole, and a line this long is a damaged file rather than a turn.
+pub const MAX_RECORD_BYTES: u64 = 256 * 1024 * 1024;
+
 /// The container a trace was read from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum TraceFormat {
@@ -110,4 +129,155 @@ pub struct Ignored {
     pub url: Option<String>,
     /// Why it is not a turn (`count_tokens call`, `GET`, `embeddings`, `not a request file`).
     pub reason: String,
+}
+
+/// How a trace is read.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TraceOptions {
+    /// Skip records that cannot be used (a line that is not JSON, a record without a usable
+    /// body) and count them, instead of stopping at the first.
+    pub skip_bad: bool,
+}
+
+/// Open a trace (or a single capture) and tell its format from the content: `-` reads standard
+/// input. Errors name the file (`trace.jsonl: …`).
+///
+/// JSON lines are then read one line at a time, through the decompressor when the file is
+/// compressed, holding one record at a time (a line may not exceed [`MAX_RECORD_BYTES`]). A
+/// HAR file is one JSON document and is parsed whole here: memory is a few times the file's
+/// size, the price of ordering its entries by `startedDateTime`; entries are then handed out
+/// one at a time and dropped. A folder is listed here and its files are read one at a time. A
+/// single capture keeps the single-capture rules ([`crate::capture::MAX_CAPTURE_BYTES`], the
+/// same errors as [`crate::Capture::from_value`]).
+pub fn open(path: &str, options: &TraceOptions) -> Result<TraceReader, FileError> {
+    let name = display_name(path).to_owned();
+    let detected = detect::detect(path, &name).map_err(|e| e.in_file(name.clone()))?;
+    Ok(TraceReader {
+        name,
+        format: detected.format,
+        compression: detected.compression,
+        source: detected.source,
+        ignored: detected.ignored,
+        skipped: 0,
+        torn: None,
+        skip_bad: options.skip_bad,
+        done: false,
+    })
+}
+
+/// Where a reader takes its records from.
+pub(crate) enum Source {
+    Lines(jsonl::LineSource),
+    Har(har::HarSource),
+    Folder(folder::FolderSource),
+    /// One record document (claude-trace or wrapped), named by the file.
+    One(Option<(String, Value)>),
+    /// A record already read (a single capture).
+    Ready(Option<record::Outcome>),
+}
+
+/// One item a source produced, before the reader applies `skip_bad`.
+pub(crate) enum Raw {
+    /// A record read, named by where it is; `Err` holds the problem.
+    Read(String, Result<record::Outcome, String>),
+    /// The last line was torn.
+    Torn(String),
+    /// Reading cannot go on.
+    Fatal(LoadError),
+}
+
+/// A trace being read: an iterator of model calls in turn order.
+///
+/// Records that are not model calls go to [`TraceReader::ignored`]; a bad record is an error
+/// item (the reader can go on after it), or is skipped and counted under
+/// [`TraceOptions::skip_bad`]. An I/O or decompression error ends the iteration.
+pub struct TraceReader {
+    name: String,
+    format: TraceFormat,
+    compression: Option<Compression>,
+    source: Source,
+    ignored: Vec<Ignored>,
+    skipped: usize,
+    torn: Option<String>,
+    skip_bad: bool,
+    done: bool,
+}
+
+impl TraceReader {
+    /// The container's format.
+    pub fn format(&self) -> TraceFormat {
+        self.format
+    }
+
+    /// The compression around the trace, when there was one.
+    pub fn compression(&self) -> Option<Compression> {
+        self.compression
+    }
+
+    /// Records that are not model calls, in the order met (a folder's other files first).
+    /// Complete once the iterator is exhausted.
+    pub fn ignored(&self) -> &[Ignored] {
+        &self.ignored
+    }
+
+    /// How many bad records were skipped under [`TraceOptions::skip_bad`].
+    pub fn skipped(&self) -> usize {
+        self.skipped
+    }
+
+    /// Where the torn final line is (`line 12`), when the trace ends in one: a writer killed
+    /// mid-line. Reported, not an error. Known once the iterator is exhausted.
+    pub fn torn_last_line(&self) -> Option<&str> {
+        self.torn.as_deref()
+    }
+
+    /// The trace's name as errors show it (`-` is `<stdin>`).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn next_raw(&mut self) -> Option<Raw> {
+        match &mut self.source {
+            Source::Lines(lines) => lines.next_raw(),
+            Source::Har(har) => har.next_raw(),
+            Source::Folder(folder) => folder.next_raw(),
+            Source::One(one) => one.take().map(|(source, value)| {
+                Raw::Read(source.clone(), record::from_value(value, source))
+            }),
+            Source::Ready(ready) => ready
+                .take()
+                .map(|outcome| Raw::Read(String::new(), Ok(outcome))),
+        }
+    }
+}
+
+impl Iterator for TraceReader {
+    type Item = Result<TraceRecord, FileError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        while !self.done {
+            let Some(raw) = self.next_raw() else {
+                self.done = true;
+                break;
+            };
+            match raw {
+                Raw::Read(_, Ok(record::Outcome::Turn(record))) => return Some(Ok(*record)),
+                Raw::Read(_, Ok(record::Outcome::Ignored(ignored))) => self.ignored.push(ignored),
+                Raw::Read(_, Err(_)) if self.skip_bad => self.skipped += 1,
+                Raw::Read(at, Err(problem)) => {
+                    let error = LoadError::BadRecord { at, problem };
+                    return Some(Err(error.in_file(self.name.clone())));
+                }
+                Raw::Torn(at) => {
+                    self.torn = Some(at);
+                    self.done = true;
+                }
+                Raw::Fatal(error) => {
+                    self.done = true;
+                    return Some(Err(error.in_file(self.name.clone())));
+                }
+            }
+        }
+        None
+    }
 }

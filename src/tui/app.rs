@@ -3,7 +3,7 @@
 //! (start a computation, write a file, quit); nothing here touches the terminal or the disk,
 //! so tests drive it with keys alone.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
@@ -18,47 +18,21 @@ use serde_json::Value;
 use crate::capture::Capture;
 use crate::measure::Encoding;
 use crate::projection::{Projection, Status};
-use crate::report::{CaptureJson, StrategyFigures};
+use crate::report::{CaptureFigures, CaptureJson, Report, StrategyFigures};
 use crate::settings::Settings;
 use crate::strategy::Strategy;
 use crate::tool;
 
 use super::diffview::ToolDiff;
+use super::help;
+use super::input::{self, Edit};
 use super::keys::{self, Action, Context};
+use super::layout;
+use super::matrix;
+use super::tabs;
+pub use super::tabs::{Tab, strategy_index};
 use super::theme::Theme;
-use super::view;
 use super::worker::{FigKey, Job, ProjKey, RequestSummary, WorkerMsg};
-
-/// A tab: the overview, or one strategy side by side with the capture.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Tab {
-    /// Every strategy at a glance.
-    Overview,
-    /// One strategy's tools.
-    Strategy(Strategy),
-}
-
-impl Tab {
-    /// Every tab in order.
-    pub fn all() -> impl Iterator<Item = Tab> {
-        std::iter::once(Tab::Overview).chain(Strategy::ALL.into_iter().map(Tab::Strategy))
-    }
-
-    /// Position in [`Tab::all`].
-    pub fn index(self) -> usize {
-        match self {
-            Tab::Overview => 0,
-            Tab::Strategy(s) => 1 + Strategy::ALL.iter().position(|&x| x == s).unwrap_or(0),
-        }
-    }
-
-    fn from_index(index: usize) -> Tab {
-        match index {
-            0 => Tab::Overview,
-            i => Tab::Strategy(Strategy::ALL[(i - 1) % Strategy::ALL.len()]),
-        }
-    }
-}
 
 /// The pane that has the focus in a strategy tab.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -138,6 +112,12 @@ pub enum Overlay {
     Help {
         /// Lines scrolled.
         scroll: usize,
+        /// The view it was opened from: its keys come first.
+        first: Context,
+        /// Only the lines containing this.
+        filter: String,
+        /// The filter is being typed.
+        typing: bool,
     },
     /// The settings editor.
     Settings {
@@ -148,6 +128,8 @@ pub enum Overlay {
         /// Why the last value was refused.
         error: Option<String>,
     },
+    /// Settings were changed: quit anyway?
+    QuitConfirm,
     /// The export dialog.
     Export {
         /// The strategy exported.
@@ -156,10 +138,15 @@ pub enum Overlay {
         tools_only: bool,
         /// The path typed.
         path: String,
-        /// The file exists: waiting for a yes or no.
+        /// Where in it the cursor is (characters).
+        cursor: usize,
+        /// Waiting for a yes or no: the file exists, or (with `error` set) a provider would
+        /// reject the request.
         confirm: bool,
-        /// Why the last write failed.
+        /// Why the last write failed, or why the request would be rejected.
         error: Option<String>,
+        /// The user agreed to write a request a provider would reject.
+        accept_invalid: bool,
     },
 }
 
@@ -168,6 +155,10 @@ pub enum Overlay {
 pub enum Effect {
     /// Start (or replace) the background computation.
     Compute(Job),
+    /// Stop the process (Ctrl-Z) with the terminal restored; re-enter on `fg`.
+    Suspend,
+    /// Put this text (already safe for a terminal) on the clipboard.
+    Copy(String),
     /// Write an export.
     Write {
         /// Where.
@@ -235,6 +226,14 @@ pub struct App {
     pub progress: Option<(usize, usize, &'static str)>,
     /// The current tab.
     pub tab: Tab,
+    /// The matrix's cursor and scroll.
+    pub cursor: matrix::Cursor,
+    /// The matrix's order.
+    pub matrix_sort: crate::matrix::Sort,
+    /// The matrix keeps only the tools this strategy changes.
+    pub changed_by: Option<Strategy>,
+    /// The settings the inspector started with (`q` asks before dropping changes to them).
+    pub initial_settings: Settings,
     /// The strategy chosen in the overview.
     pub overview_sel: usize,
     /// The row chosen in the tool table.
@@ -261,6 +260,12 @@ pub struct App {
     pub sort: SortKey,
     /// The open dialog.
     pub overlay: Option<Overlay>,
+    /// The detail takes the whole body of a strategy tab.
+    pub zoom: bool,
+    /// The folder a relative export path is written in (shown in the export dialog).
+    pub cwd: String,
+    /// What `~` stands for in an export path.
+    pub home: Option<String>,
     /// A message for the status bar, and whether it is an error.
     pub status: Option<(String, bool)>,
     /// The terminal's size.
@@ -274,9 +279,26 @@ pub struct App {
     /// Frames of the spinner so far.
     pub spinner: usize,
     search_text: Vec<String>,
+    names: Vec<String>,
     hidden: Vec<usize>,
     diff_cache: RefCell<Option<(DiffKey, Rc<ToolDiff>)>>,
+    /// Rows of the detail as last drawn: the scroll range. Written by the drawing, which is the
+    /// only place that lays the text out, so the update never calls into the view.
+    pub detail_rows: Cell<usize>,
+    matrix_cache: RefCell<Option<(MatrixKey, Rc<matrix::MatrixView>)>>,
 }
+
+/// What the matrix view depends on: settings, encoding, which strategies are measured,
+/// whether the capture is counted, sort, filter and search.
+type MatrixKey = (
+    Arc<str>,
+    Encoding,
+    u32,
+    bool,
+    crate::matrix::Sort,
+    Option<Strategy>,
+    String,
+);
 
 type DiffKey = (Strategy, Arc<str>, usize);
 
@@ -290,6 +312,11 @@ impl App {
         color: bool,
     ) -> App {
         let hidden = capture.tools().iter().map(hidden_chars).collect();
+        let names = capture
+            .tools()
+            .iter()
+            .map(|t| tool::name(t).unwrap_or("").to_owned())
+            .collect();
         // One serialization of the capture's entries serves the search and the byte total.
         let json = CaptureJson::new(&capture);
         let entries: Vec<&str> = json.entries.iter().map(String::as_str).collect();
@@ -299,6 +326,7 @@ impl App {
         let mut app = App {
             capture,
             path,
+            initial_settings: settings.clone(),
             settings,
             settings_key,
             encoding,
@@ -308,7 +336,10 @@ impl App {
             capture_tokens: HashMap::new(),
             capture_bytes,
             progress: None,
-            tab: Tab::Overview,
+            tab: Tab::Matrix,
+            cursor: matrix::Cursor::default(),
+            matrix_sort: crate::matrix::Sort::default(),
+            changed_by: None,
             overview_sel: 0,
             tool_sel: 0,
             table_offset: 0,
@@ -322,6 +353,11 @@ impl App {
             searching: false,
             sort: SortKey::Original,
             overlay: None,
+            zoom: false,
+            cwd: std::env::current_dir()
+                .map(|d| d.display().to_string())
+                .unwrap_or_default(),
+            home: std::env::var("HOME").ok().filter(|h| !h.is_empty()),
             status: None,
             size: (80, 24),
             theme: Theme::new(color),
@@ -329,8 +365,11 @@ impl App {
             quit: false,
             spinner: 0,
             search_text,
+            names,
             hidden,
             diff_cache: RefCell::new(None),
+            detail_rows: Cell::new(0),
+            matrix_cache: RefCell::new(None),
         };
         app.request_compute();
         app
@@ -341,7 +380,88 @@ impl App {
         match self.tab {
             Tab::Strategy(s) => s,
             Tab::Overview => Strategy::ALL[self.overview_sel.min(Strategy::ALL.len() - 1)],
+            Tab::Matrix => matrix::strategy_at(self.cursor.col),
         }
+    }
+
+    /// The matrix view under the current settings, encoding, sort, filter and search: the
+    /// library's model over the strategies measured so far (cached until one of those changes).
+    pub fn matrix(&self) -> Rc<matrix::MatrixView> {
+        let ready: Vec<&Arc<StrategyFigures>> = Strategy::ALL
+            .iter()
+            .filter_map(|&s| self.figures(s))
+            .collect();
+        let mask = Strategy::ALL
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| self.figures(**s).is_some())
+            .fold(0u32, |m, (i, _)| m | (1 << i));
+        let counted = self.capture_tokens().is_some();
+        let key: MatrixKey = (
+            self.settings_key.clone(),
+            self.encoding,
+            mask,
+            counted,
+            self.matrix_sort,
+            self.changed_by,
+            self.filter.clone(),
+        );
+        if let Some((k, view)) = self.matrix_cache.borrow().as_ref()
+            && *k == key
+        {
+            return view.clone();
+        }
+        let report = Report {
+            version: env!("CARGO_PKG_VERSION"),
+            settings: serde_json::Map::new(),
+            capture: CaptureFigures {
+                context_tokens: 0,
+                path: self.path.clone(),
+                shape: self.capture.shape().id(),
+                tools: self.capture.tools().len(),
+                tools_bytes: self.capture_bytes,
+                tools_tokens: self.capture_tokens().unwrap_or(0),
+            },
+            encoding: self.encoding.id(),
+            strategies: ready.iter().map(|f| f.as_ref().clone()).collect(),
+        };
+        let needle = self.filter.to_lowercase();
+        let matching: Vec<bool> = if needle.is_empty() {
+            Vec::new()
+        } else {
+            self.search_text
+                .iter()
+                .map(|t| t.contains(&needle))
+                .collect()
+        };
+        let view = Rc::new(matrix::MatrixView::build(
+            &report,
+            &self.names,
+            counted,
+            self.matrix_sort,
+            self.changed_by,
+            matrix::Search {
+                needle: (!needle.is_empty()).then_some(needle.as_str()),
+                matching: &matching,
+            },
+        ));
+        *self.matrix_cache.borrow_mut() = Some((key, view.clone()));
+        view
+    }
+
+    /// How many settings (and the encoding) differ from their defaults.
+    pub fn settings_changed_from_default(&self) -> usize {
+        let defaults = Settings::default();
+        let keys = Settings::KEYS
+            .iter()
+            .filter(|k| self.settings.get(k.key) != defaults.get(k.key))
+            .count();
+        keys + usize::from(self.encoding != Encoding::default())
+    }
+
+    /// Whether the settings differ from the ones the inspector started with.
+    pub fn settings_changed_since_start(&self) -> bool {
+        self.settings != self.initial_settings
     }
 
     /// A strategy's projection under the current settings, when ready.
@@ -383,6 +503,7 @@ impl App {
     /// The context keys are looked up in.
     pub fn context(&self) -> Context {
         match &self.overlay {
+            Some(Overlay::Help { typing: true, .. }) => Context::HelpSearch,
             Some(Overlay::Help { .. }) => Context::Help,
             Some(Overlay::Settings { editing, .. }) => {
                 if editing.is_some() {
@@ -391,6 +512,7 @@ impl App {
                     Context::Settings
                 }
             }
+            Some(Overlay::QuitConfirm) => Context::QuitConfirm,
             Some(Overlay::Export { confirm, .. }) => {
                 if *confirm {
                     Context::Confirm
@@ -400,6 +522,7 @@ impl App {
             }
             None if self.searching => Context::Search,
             None => match self.tab {
+                Tab::Matrix => Context::Matrix,
                 Tab::Overview => Context::Overview,
                 Tab::Strategy(_) => Context::Strategy,
             },
@@ -545,7 +668,7 @@ impl App {
 
     fn table_height(&self) -> usize {
         let area = Rect::new(0, 0, self.size.0, self.size.1);
-        view::layout(area, self)
+        layout::layout(area, self.tab, self.layout_flags())
             .table
             .map_or(1, |r| r.height.saturating_sub(3) as usize)
             .max(1)
@@ -553,7 +676,7 @@ impl App {
 
     fn detail_height(&self) -> usize {
         let area = Rect::new(0, 0, self.size.0, self.size.1);
-        view::layout(area, self)
+        layout::layout(area, self.tab, self.layout_flags())
             .detail
             .map_or(1, |r| r.height.saturating_sub(3) as usize)
             .max(1)
@@ -598,7 +721,7 @@ impl App {
     fn switch_tab(&mut self, tab: Tab) {
         let keep = self.selected_key();
         if let Tab::Strategy(s) = tab {
-            self.overview_sel = Tab::Strategy(s).index() - 1;
+            self.overview_sel = strategy_index(s);
         }
         self.tab = tab;
         self.searching = false;
@@ -611,7 +734,7 @@ impl App {
         }
         if self.detail == Detail::Added
             && let Tab::Strategy(s) = tab
-            && !view::has_added(self, s)
+            && !self.has_added(s)
         {
             self.detail = Detail::Entries;
         }
@@ -619,15 +742,142 @@ impl App {
         self.scroll = 0;
     }
 
+    /// Put the matrix cursor on `row` (clamped) and scroll so it shows.
+    fn select_cell(&mut self, row: usize) {
+        let len = self.matrix().shown.len();
+        let height = self.matrix_height();
+        let c = &mut self.cursor;
+        c.row = row.min(len.saturating_sub(1));
+        if c.row < c.offset {
+            c.offset = c.row;
+        } else if c.row >= c.offset + height {
+            c.offset = c.row + 1 - height;
+        }
+        c.offset = c.offset.min(len.saturating_sub(height));
+    }
+
+    /// Move the matrix cursor to another column, panning so it shows.
+    fn move_col(&mut self, delta: isize) {
+        let last = Strategy::ALL.len() as isize - 1;
+        self.cursor.col = (self.cursor.col as isize + delta).clamp(0, last) as usize;
+        let m = self.matrix();
+        let g = matrix::geometry(&m, self.size.0, self.cursor);
+        self.cursor.col_offset = g.visible.start;
+    }
+
+    fn matrix_height(&self) -> usize {
+        let area = Rect::new(0, 0, self.size.0, self.size.1);
+        layout::layout(area, self.tab, self.layout_flags())
+            .table
+            .map_or(1, |r| matrix::body_rows(r.height).0)
+    }
+
+    fn matrix_key(&self) -> Option<crate::matrix::Origin> {
+        self.matrix().row(self.cursor.row).map(|r| r.origin)
+    }
+
+    /// Keep the matrix cursor on the same tool after its rows changed.
+    fn matrix_resync(&mut self, keep: Option<crate::matrix::Origin>) {
+        let found = keep.and_then(|k| self.matrix().position(k));
+        self.select_cell(found.unwrap_or(self.cursor.row));
+    }
+
+    fn act_matrix(&mut self, action: Action) -> bool {
+        match action {
+            Action::Left => self.move_col(-1),
+            Action::Right => self.move_col(1),
+            Action::Open => {
+                let strategy = self.strategy();
+                let keep = self.matrix().row(self.cursor.row).map(|r| match r.origin {
+                    crate::matrix::Origin::Capture(i) => (Some(i), String::new()),
+                    crate::matrix::Origin::Added(_) => (None, r.name.clone()),
+                });
+                self.switch_tab(Tab::Strategy(strategy));
+                if keep.is_some() {
+                    self.resync(keep);
+                }
+            }
+            Action::Sort => {
+                use crate::matrix::{Sort, SortColumn};
+                let column = if self.cursor.col == 0 {
+                    SortColumn::Original
+                } else {
+                    SortColumn::Strategy(self.strategy())
+                };
+                let descending = if self.matrix_sort.column == column {
+                    !self.matrix_sort.descending
+                } else {
+                    Sort::natural(column).descending
+                };
+                self.matrix_sort = Sort { column, descending };
+                self.cursor.row = 0;
+                self.cursor.offset = 0;
+                let what = self.strategy().id();
+                let order = if descending {
+                    "largest first"
+                } else {
+                    "smallest first"
+                };
+                self.set_status(format!("sorted by {what}, {order}"), false);
+            }
+            Action::FilterChanged => {
+                if self.cursor.col == 0 {
+                    self.set_status(
+                        "f keeps the tools a strategy changes: move to a strategy column (l)",
+                        false,
+                    );
+                    return true;
+                }
+                let keep = self.matrix_key();
+                let s = self.strategy();
+                self.changed_by = if self.changed_by == Some(s) {
+                    None
+                } else {
+                    Some(s)
+                };
+                self.matrix_resync(keep);
+                match self.changed_by {
+                    Some(_) => {
+                        let s = self.strategy();
+                        self.set_status(
+                            format!("only the tools {s} changes · f again shows all"),
+                            false,
+                        )
+                    }
+                    None => self.set_status("every tool", false),
+                }
+            }
+            Action::Back => {
+                if !self.filter.is_empty() {
+                    let keep = self.matrix_key();
+                    self.filter.clear();
+                    self.matrix_resync(keep);
+                } else if self.changed_by.is_some() {
+                    let keep = self.matrix_key();
+                    self.changed_by = None;
+                    self.matrix_resync(keep);
+                } else {
+                    self.set_status("this is the home screen · q quits", false);
+                }
+            }
+            _ => return false,
+        }
+        true
+    }
+
     fn move_by(&mut self, delta: isize) {
         match self.tab {
+            Tab::Matrix => {
+                let row = (self.cursor.row as isize + delta).max(0) as usize;
+                self.select_cell(row);
+            }
             Tab::Overview => {
                 let last = Strategy::ALL.len() as isize - 1;
                 self.overview_sel = (self.overview_sel as isize + delta).clamp(0, last) as usize;
             }
             Tab::Strategy(_) => {
                 if self.focus == Pane::Detail {
-                    let max = view::detail_len(self).saturating_sub(self.detail_height());
+                    let max = self.detail_rows.get().saturating_sub(self.detail_height());
                     self.scroll = (self.scroll as isize + delta).clamp(0, max as isize) as usize;
                 } else {
                     let row = (self.tool_sel as isize + delta).max(0) as usize;
@@ -638,6 +888,9 @@ impl App {
     }
 
     fn page(&self) -> isize {
+        if self.tab == Tab::Matrix {
+            return self.matrix_height() as isize;
+        }
         match self.focus {
             Pane::Tools => self.table_height() as isize,
             Pane::Detail => self.detail_height() as isize,
@@ -646,10 +899,19 @@ impl App {
 
     fn act(&mut self, action: Action, index: Option<usize>) {
         match self.context() {
-            Context::Help => self.act_help(action),
+            Context::Help | Context::HelpSearch => self.act_help(action),
             Context::Search => self.act_search(action),
             Context::Settings | Context::SettingsEdit => self.act_settings(action),
             Context::Export | Context::Confirm => self.act_export(action),
+            Context::QuitConfirm => match action {
+                Action::Yes => self.quit = true,
+                _ => self.overlay = None,
+            },
+            Context::Matrix => {
+                if !self.act_matrix(action) {
+                    self.act_screen(action, index)
+                }
+            }
             Context::Overview | Context::Strategy | Context::Global => {
                 self.act_screen(action, index)
             }
@@ -658,17 +920,32 @@ impl App {
 
     fn act_screen(&mut self, action: Action, index: Option<usize>) {
         match action {
-            Action::Quit => self.quit = true,
+            Action::Quit => {
+                if self.settings_changed_since_start() {
+                    self.overlay = Some(Overlay::QuitConfirm);
+                } else {
+                    self.quit = true;
+                }
+            }
             Action::Back => {
-                if !self.filter.is_empty() {
+                if !self.filter.is_empty() && self.tab != Tab::Overview {
                     let keep = self.selected_key();
                     self.filter.clear();
                     self.resync(keep);
                 } else {
-                    self.switch_tab(Tab::Overview);
+                    self.switch_tab(Tab::Matrix);
                 }
             }
-            Action::Help => self.overlay = Some(Overlay::Help { scroll: 0 }),
+            Action::Matrix => self.switch_tab(Tab::Matrix),
+            Action::Suspend => self.effects.push(Effect::Suspend),
+            Action::Help => {
+                self.overlay = Some(Overlay::Help {
+                    scroll: 0,
+                    first: self.context(),
+                    filter: String::new(),
+                    typing: false,
+                })
+            }
             Action::Up => self.move_by(-1),
             Action::Down => self.move_by(1),
             Action::PageUp => self.move_by(-self.page()),
@@ -709,7 +986,7 @@ impl App {
             Action::Entries => self.set_detail(Detail::Entries),
             Action::Request => self.set_detail(Detail::Request),
             Action::Added => {
-                if view::has_added(self, self.strategy()) {
+                if self.has_added(self.strategy()) {
                     self.set_detail(Detail::Added);
                 } else {
                     self.set_status(
@@ -739,16 +1016,154 @@ impl App {
                 self.set_status(format!("sorted by {}", self.sort.label()), false);
             }
             Action::Settings => {
+                // Open on the first setting of the strategy on screen: the key the banner names.
+                let selected = match self.tab {
+                    Tab::Strategy(s) => setting_keys(s).first().copied(),
+                    Tab::Matrix if self.cursor.col > 0 => {
+                        setting_keys(self.strategy()).first().copied()
+                    }
+                    _ => None,
+                }
+                .and_then(|key| Settings::KEYS.iter().position(|k| k.key == key))
+                .unwrap_or(0);
                 self.overlay = Some(Overlay::Settings {
-                    selected: 0,
+                    selected,
                     editing: None,
                     error: None,
                 })
+            }
+            Action::Copy => match self.copy_text() {
+                Some((text, what)) => {
+                    let size = crate::text::bytes(text.len());
+                    self.effects.push(Effect::Copy(text));
+                    self.set_status(format!("copied {what} ({size}) to the clipboard"), false);
+                }
+                None => self.set_status("nothing to copy here: select a tool", false),
+            },
+            Action::Zoom => {
+                if matches!(self.tab, Tab::Strategy(_)) {
+                    self.zoom = !self.zoom;
+                    self.focus = if self.zoom { Pane::Detail } else { Pane::Tools };
+                }
             }
             Action::Encoding => self.toggle_encoding(),
             Action::Export => self.open_export(),
             _ => {}
         }
+    }
+
+    /// What besides the tab shapes the frame.
+    pub fn layout_flags(&self) -> layout::Flags {
+        layout::Flags {
+            banner: self.banner().is_some(),
+            zoom: self.zoom && matches!(self.tab, Tab::Strategy(_)),
+        }
+    }
+
+    /// The one line above a strategy tab that answers "why did this do nothing?": its text and
+    /// whether it is an error. `None` when the strategy acts on the capture.
+    pub fn banner(&self) -> Option<(String, bool)> {
+        let Tab::Strategy(strategy) = self.tab else {
+            return None;
+        };
+        if strategy == Strategy::Original {
+            return None;
+        }
+        let projection = self.projection(strategy)?;
+        if let Some(error) = projection.refusal() {
+            return Some((
+                format!(
+                    "{strategy} refuses this capture: {} (no setting changes this)",
+                    crate::text::safe(error)
+                ),
+                true,
+            ));
+        }
+        let keys = setting_keys(strategy);
+        let hint = match keys.first() {
+            Some(key) => format!("S edits {key}"),
+            None => "no setting changes this".to_owned(),
+        };
+        if let crate::projection::ProjectionStatus::NotApplicable(why) = &projection.status {
+            return Some((
+                // The key first: a long reason is cut at the edge, the key never is.
+                format!(
+                    "{strategy} does not apply here · {hint} · {}",
+                    super::widgets::keys_not_flags(&crate::text::safe(why))
+                ),
+                false,
+            ));
+        }
+        // Byte for byte: every tool kept, in order, and nothing added.
+        let noop = self
+            .figures(strategy)
+            .is_some_and(|f| f.first_changed_byte.is_none() && f.status == "ok")
+            && projection.added_text.is_none()
+            && projection.outcomes.iter().all(|o| o.status == Status::Kept);
+        noop.then(|| {
+            (
+                format!("{strategy} sends the capture unchanged · {hint}"),
+                false,
+            )
+        })
+    }
+
+    /// Whether a strategy adds text or tools worth a look.
+    pub fn has_added(&self, strategy: Strategy) -> bool {
+        self.projection(strategy).is_some_and(|p| {
+            p.added_text.is_some()
+                || p.outcomes.iter().any(|o| o.status == Status::Added)
+                || (strategy == Strategy::Code && p.tool_count() > 0)
+        })
+    }
+
+    /// What `y` copies: the selected tool's entry as compact JSON (as the strategy sends it,
+    /// or the original when it sends nothing), with every unsafe character JSON-escaped so
+    /// the text pasted is our own. Returns it and how the status line names it.
+    pub fn copy_text(&self) -> Option<(String, String)> {
+        let json =
+            |entry: &Value| crate::sanitize::json_for_terminal(&tool::compact(entry)).into_owned();
+        match self.tab {
+            Tab::Strategy(s) => {
+                let (original, sent) = self.selected_entries()?;
+                let (entry, how) = match (sent, original) {
+                    (Some(e), _) => (e, s.id().to_owned()),
+                    (None, Some(e)) => (e, "original".to_owned()),
+                    (None, None) => return None,
+                };
+                let name = tool::name(entry).unwrap_or("the tool");
+                Some((json(entry), format!("{} ({how})", crate::text::safe(name))))
+            }
+            Tab::Matrix => {
+                let m = self.matrix();
+                let row = m.row(self.cursor.row)?;
+                let strategy = self.strategy();
+                let sent = (self.cursor.col > 0)
+                    .then(|| {
+                        let c = matrix::strategies().iter().position(|&x| x == strategy)?;
+                        let outcome = m.cell(row, c)?.outcome?;
+                        let p = self.projection(strategy)?;
+                        let at = p.outcomes.get(outcome)?.projected?;
+                        Some(p.sent.as_ref()?.get(at)?.entry(&self.capture).clone())
+                    })
+                    .flatten();
+                let (entry, how) = match (sent, row.origin) {
+                    (Some(e), _) => (e, strategy.id().to_owned()),
+                    (None, crate::matrix::Origin::Capture(i)) => {
+                        (self.capture.tools().get(i)?.clone(), "original".to_owned())
+                    }
+                    (None, crate::matrix::Origin::Added(_)) => return None,
+                };
+                let name = crate::text::safe(tool::name(&entry).unwrap_or("the tool"));
+                Some((json(&entry), format!("{name} ({how})")))
+            }
+            Tab::Overview => None,
+        }
+    }
+
+    /// A strategy's refusal, when the host refuses the capture under it.
+    pub fn refusal(&self, strategy: Strategy) -> Option<&str> {
+        self.projection(strategy)?.refusal()
     }
 
     fn set_detail(&mut self, detail: Detail) {
@@ -768,19 +1183,47 @@ impl App {
     }
 
     fn act_help(&mut self, action: Action) {
-        let Some(Overlay::Help { scroll }) = &mut self.overlay else {
+        let Some(Overlay::Help {
+            scroll,
+            filter,
+            typing,
+            ..
+        }) = &mut self.overlay
+        else {
             return;
         };
-        match action {
-            Action::Back => self.overlay = None,
-            Action::Down => *scroll += 1,
-            Action::Up => *scroll = scroll.saturating_sub(1),
-            Action::PageDown => *scroll += 10,
-            Action::PageUp => *scroll = scroll.saturating_sub(10),
+        match (*typing, action) {
+            (true, Action::Confirm) => *typing = false,
+            (true, Action::Back) => {
+                *typing = false;
+                filter.clear();
+            }
+            (true, Action::Backspace) => {
+                filter.pop();
+                *scroll = 0;
+            }
+            (false, Action::Back) if !filter.is_empty() => filter.clear(),
+            (false, Action::Back) => self.overlay = None,
+            (false, Action::Search) => {
+                *typing = true;
+                *scroll = 0;
+            }
+            (_, Action::Down) => *scroll += 1,
+            (_, Action::Up) => *scroll = scroll.saturating_sub(1),
+            (_, Action::PageDown) => *scroll += 10,
+            (_, Action::PageUp) => *scroll = scroll.saturating_sub(10),
+            (false, Action::Top) => *scroll = 0,
+            (false, Action::Bottom) => *scroll = usize::MAX / 2,
             _ => {}
         }
-        if let Some(Overlay::Help { scroll }) = &mut self.overlay {
-            *scroll = (*scroll).min(view::help_len().saturating_sub(1));
+        if let Some(Overlay::Help {
+            scroll,
+            first,
+            filter,
+            ..
+        }) = &mut self.overlay
+        {
+            *scroll = (*scroll).min(help::help_len(*first, filter).saturating_sub(1));
         }
     }
 
@@ -790,13 +1233,20 @@ impl App {
             Action::Back => {
                 self.searching = false;
                 let keep = self.selected_key();
+                let cell = self.matrix_key();
                 self.filter.clear();
                 self.resync(keep);
+                if self.tab == Tab::Matrix {
+                    self.matrix_resync(cell);
+                }
             }
             Action::Backspace => {
                 self.filter.pop();
                 self.resync(None);
                 self.select_row(0);
+                if self.tab == Tab::Matrix {
+                    self.select_cell(0);
+                }
             }
             Action::Down => self.move_by(1),
             Action::Up => self.move_by(-1),
@@ -808,15 +1258,32 @@ impl App {
         if self.searching && self.overlay.is_none() {
             self.filter.push(c);
             self.select_row(0);
+            if self.tab == Tab::Matrix {
+                self.select_cell(0);
+            }
             return;
         }
         match &mut self.overlay {
+            Some(Overlay::Help {
+                filter,
+                typing: true,
+                scroll,
+                ..
+            }) => {
+                filter.push(c);
+                *scroll = 0;
+            }
             Some(Overlay::Settings {
                 editing: Some(text),
                 ..
             }) => text.push(c),
-            Some(Overlay::Export { path, error, .. }) => {
-                path.push(c);
+            Some(Overlay::Export {
+                path,
+                cursor,
+                error,
+                ..
+            }) => {
+                input::apply(path, cursor, Edit::Insert(c));
                 *error = None;
             }
             _ => {}
@@ -840,6 +1307,19 @@ impl App {
             (false, Action::Confirm) => {
                 if *selected == Settings::KEYS.len() {
                     self.toggle_encoding();
+                } else if let Some((key, values)) = CHOICES
+                    .iter()
+                    .find(|(k, _)| *k == Settings::KEYS[*selected].key)
+                {
+                    let now = self.settings.get(key).unwrap_or_default();
+                    let at = values.iter().position(|v| *v == now).unwrap_or(0);
+                    let next = values[(at + 1) % values.len()];
+                    let mut settings = self.settings.clone();
+                    if settings.set(key, next).is_ok() {
+                        self.settings = settings;
+                        self.settings_changed();
+                        self.set_status(format!("{key}={next}"), false);
+                    }
                 } else {
                     let key = Settings::KEYS[*selected].key;
                     *editing = Some(self.settings.get(key).unwrap_or_default());
@@ -885,13 +1365,22 @@ impl App {
 
     fn open_export(&mut self) {
         let strategy = self.strategy();
+        if self.refusal(strategy).is_some() {
+            self.set_status(
+                format!("{strategy} refuses this capture: there is no projection to export"),
+                true,
+            );
+            return;
+        }
         let path = default_export_path(&self.path, strategy, false);
         self.overlay = Some(Overlay::Export {
             strategy,
             tools_only: false,
+            cursor: path.chars().count(),
             path,
             confirm: false,
             error: None,
+            accept_invalid: false,
         });
     }
 
@@ -900,12 +1389,29 @@ impl App {
             strategy,
             tools_only,
             path,
+            cursor,
             confirm,
             error,
+            accept_invalid,
         }) = &mut self.overlay
         else {
             return;
         };
+        let line_edit = match action {
+            Action::Backspace => Some(Edit::Backspace),
+            Action::Left => Some(Edit::Left),
+            Action::Right => Some(Edit::Right),
+            Action::Top => Some(Edit::Home),
+            Action::Bottom => Some(Edit::End),
+            Action::KillToStart => Some(Edit::KillToStart),
+            Action::KillWord => Some(Edit::KillWord),
+            _ => None,
+        };
+        if let Some(e) = line_edit {
+            input::apply(path, cursor, e);
+            *error = None;
+            return;
+        }
         match action {
             Action::Back => self.overlay = None,
             Action::Toggle => {
@@ -914,16 +1420,43 @@ impl App {
                 *tools_only = !*tools_only;
                 if was_default {
                     *path = default_export_path(&self.path, *strategy, *tools_only);
+                    *cursor = path.chars().count();
                 }
             }
-            Action::Backspace => {
-                path.pop();
-                *error = None;
-            }
             Action::Confirm | Action::Yes => {
-                let overwrite = action == Action::Yes;
+                // A yes to the invalid-request question is not a yes to overwriting.
+                let answering_invalid = *confirm && error.is_some();
+                if answering_invalid && action == Action::Yes {
+                    *accept_invalid = true;
+                }
+                let overwrite = action == Action::Yes && !answering_invalid;
+                let accepted = *accept_invalid;
                 *confirm = false;
                 let (strategy, tools_only, path) = (*strategy, *tools_only, path.clone());
+                if let Some(projection) = self.projection(strategy) {
+                    let problem = match projection.refusal() {
+                        Some(message) => Some((
+                            false,
+                            format!("the host refuses {strategy}: nothing to export ({message})"),
+                        )),
+                        None if !projection.request_valid && !accepted => {
+                            let why = projection
+                                .notes
+                                .iter()
+                                .find(|n| n.level == crate::projection::Level::Error)
+                                .map_or(String::new(), |n| n.text.clone());
+                            Some((true, format!("a provider would reject this request: {why}")))
+                        }
+                        None => None,
+                    };
+                    if let Some((ask, message)) = problem {
+                        if let Some(Overlay::Export { confirm, error, .. }) = &mut self.overlay {
+                            *confirm = ask;
+                            *error = Some(message);
+                        }
+                        return;
+                    }
+                }
                 if path.trim().is_empty() {
                     if let Some(Overlay::Export { error, .. }) = &mut self.overlay {
                         *error = Some("type a path".to_owned());
@@ -936,6 +1469,7 @@ impl App {
                             "{strategy} {}",
                             if tools_only { "tools" } else { "request body" }
                         );
+                        let path = input::expand_home(&path, self.home.as_deref());
                         self.effects.push(Effect::Write {
                             path: PathBuf::from(path),
                             bytes,
@@ -971,6 +1505,10 @@ impl App {
             self.quit = true;
             return;
         }
+        if keys::is_suspend(&key) {
+            self.effects.push(Effect::Suspend);
+            return;
+        }
         let context = self.context();
         match keys::lookup(context, &key) {
             Some((action, index)) => self.act(action, index),
@@ -1000,7 +1538,7 @@ impl App {
             return;
         }
         let area = Rect::new(0, 0, self.size.0, self.size.1);
-        let layout = view::layout(area, self);
+        let layout = layout::layout(area, self.tab, self.layout_flags());
         let at = Position::new(mouse.column, mouse.row);
         let inside = |r: Option<Rect>| r.is_some_and(|r| r.contains(at));
         match mouse.kind {
@@ -1019,14 +1557,23 @@ impl App {
             }
             MouseEventKind::Down(MouseButton::Left) => {
                 if layout.tabs.contains(at) {
-                    let tab =
-                        view::tab_spans(self, layout.tabs.width)
-                            .into_iter()
-                            .find(|(_, x0, x1)| {
-                                (layout.tabs.x + x0..layout.tabs.x + x1).contains(&mouse.column)
-                            });
+                    let tab = tabs::tab_spans(self.tab, layout.tabs.width)
+                        .into_iter()
+                        .find(|(_, x0, x1)| {
+                            (layout.tabs.x + x0..layout.tabs.x + x1).contains(&mouse.column)
+                        });
                     if let Some((tab, _, _)) = tab {
                         self.switch_tab(tab);
+                    }
+                } else if let Some(table) = layout
+                    .table
+                    .filter(|r| r.contains(at) && self.tab == Tab::Matrix)
+                {
+                    // A header row, then the body; the totals are not rows to select.
+                    let body = matrix::body_rows(table.height).0 as u16;
+                    if mouse.row > table.y && mouse.row <= table.y + body {
+                        let row = self.cursor.offset + (mouse.row - table.y - 1) as usize;
+                        self.select_cell(row);
                     }
                 } else if let Some(table) = layout.table.filter(|r| r.contains(at)) {
                     self.focus = Pane::Tools;
@@ -1034,10 +1581,12 @@ impl App {
                     let first = table.y + 2;
                     if mouse.row >= first && mouse.row < table.bottom().saturating_sub(1) {
                         let row = match self.tab {
+                            Tab::Matrix => 0,
                             Tab::Overview => (mouse.row - first) as usize,
                             Tab::Strategy(_) => self.table_offset + (mouse.row - first) as usize,
                         };
                         match self.tab {
+                            Tab::Matrix => {}
                             Tab::Overview => {
                                 // A click on the chosen strategy opens it.
                                 if row == self.overview_sel {
@@ -1127,6 +1676,32 @@ impl App {
     }
 }
 
+/// The settings that change a strategy, most decisive first.
+pub fn setting_keys(strategy: Strategy) -> &'static [&'static str] {
+    match strategy {
+        Strategy::Original => &[],
+        Strategy::Full => &["vtcode.mcp_cap", "mcp.prefixes"],
+        Strategy::Progressive => &["vtcode.progressive", "vtcode.mcp_cap", "mcp.prefixes"],
+        Strategy::Minimal => &["vtcode.minimal", "vtcode.param"],
+        Strategy::Direct => &["a3s.max_tools", "a3s.desc_bytes"],
+        Strategy::Adaptive => &["adaptive.prompt", "a3s.context_messages", "a3s.max_tools"],
+        Strategy::Code => &["code.gateway", "a3s.catalog_bytes"],
+        Strategy::Disabled => &[],
+        Strategy::Shorten => &["shorten.expand_tool", "shorten.protected"],
+        Strategy::Defer | Strategy::DeferCatalog => {
+            &["defer.threshold", "defer.eligible", "mcp.prefixes"]
+        }
+    }
+}
+
+/// The settings that take one of a few values: Enter moves to the next instead of asking for
+/// text.
+pub const CHOICES: &[(&str, &[&str])] = &[
+    ("code.gateway", &["capture", "inject"]),
+    ("shorten.protected", &["false", "true"]),
+    ("defer.eligible", &["mcp", "all"]),
+];
+
 /// Characters of an entry's keys and strings that must not reach a terminal raw, line breaks
 /// and tabs aside (ordinary in descriptions).
 fn hidden_chars(value: &Value) -> usize {
@@ -1166,6 +1741,11 @@ pub fn update(app: &mut App, msg: Msg) {
             app.size = (w, h);
             let row = app.tool_sel;
             app.select_row(row);
+            if app.tab == Tab::Matrix {
+                let row = app.cursor.row;
+                app.select_cell(row);
+                app.move_col(0);
+            }
         }
         Msg::Worker(msg) => app.on_worker(msg),
         Msg::Written { what, result } => app.on_written(what, result),

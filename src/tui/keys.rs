@@ -8,6 +8,8 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 pub enum Context {
     /// Everywhere no dialog is open.
     Global,
+    /// The home screen: tools × strategies.
+    Matrix,
     /// The overview screen.
     Overview,
     /// A strategy's side-by-side screen.
@@ -22,8 +24,12 @@ pub enum Context {
     Export,
     /// Asking whether to overwrite an existing file.
     Confirm,
+    /// Asking whether to quit with changed settings.
+    QuitConfirm,
     /// The help overlay.
     Help,
+    /// Typing the help's filter.
+    HelpSearch,
 }
 
 impl Context {
@@ -31,6 +37,8 @@ impl Context {
     pub fn title(self) -> &'static str {
         match self {
             Context::Global => "Everywhere",
+            Context::Matrix => "Matrix (home)",
+            Context::QuitConfirm => "Quit?",
             Context::Overview => "Overview",
             Context::Strategy => "Strategy view",
             Context::Search => "Search",
@@ -39,6 +47,7 @@ impl Context {
             Context::Export => "Export",
             Context::Confirm => "Overwrite?",
             Context::Help => "Help",
+            Context::HelpSearch => "Filtering the help",
         }
     }
 
@@ -46,7 +55,7 @@ impl Context {
     pub fn is_text_input(self) -> bool {
         matches!(
             self,
-            Context::Search | Context::SettingsEdit | Context::Export
+            Context::Search | Context::SettingsEdit | Context::Export | Context::HelpSearch
         )
     }
 }
@@ -122,6 +131,20 @@ pub enum Action {
     No,
     /// Put every setting back to its default.
     Reset,
+    /// Keep only the tools the cursor's strategy changes (matrix).
+    FilterChanged,
+    /// The matrix, the home screen.
+    Matrix,
+    /// Suspend to the shell (Ctrl-Z).
+    Suspend,
+    /// The detail takes the whole body, or gives it back.
+    Zoom,
+    /// Delete from the start of the line to the cursor.
+    KillToStart,
+    /// Delete the word before the cursor.
+    KillWord,
+    /// Copy the selected tool's JSON to the clipboard.
+    Copy,
 }
 
 /// One key (a code and the modifiers that matter: Ctrl and Alt).
@@ -189,7 +212,7 @@ pub const BINDINGS: &[Binding] = &[
         &[code(KeyCode::Esc), k('q'), k('?')],
         "Esc q ?",
         A::Back,
-        "close the help",
+        "clear the filter, else close the help",
         true,
     ),
     b(
@@ -222,6 +245,70 @@ pub const BINDINGS: &[Binding] = &[
         "PgUp",
         A::PageUp,
         "page up",
+        false,
+    ),
+    b(
+        C::Help,
+        &[k('g'), code(KeyCode::Home)],
+        "g Home",
+        A::Top,
+        "top",
+        false,
+    ),
+    b(
+        C::Help,
+        &[k('G'), code(KeyCode::End)],
+        "G End",
+        A::Bottom,
+        "end",
+        false,
+    ),
+    b(
+        C::Help,
+        &[k('/')],
+        "/",
+        A::Search,
+        "filter the keys and glyphs",
+        true,
+    ),
+    b(
+        C::HelpSearch,
+        &[code(KeyCode::Enter)],
+        "Enter",
+        A::Confirm,
+        "keep the filter",
+        true,
+    ),
+    b(
+        C::HelpSearch,
+        &[code(KeyCode::Esc)],
+        "Esc",
+        A::Back,
+        "clear the filter",
+        true,
+    ),
+    b(
+        C::HelpSearch,
+        &[code(KeyCode::Backspace)],
+        "Backspace",
+        A::Backspace,
+        "delete a character",
+        false,
+    ),
+    b(
+        C::HelpSearch,
+        &[code(KeyCode::Down)],
+        "↓",
+        A::Down,
+        "scroll down",
+        false,
+    ),
+    b(
+        C::HelpSearch,
+        &[code(KeyCode::Up)],
+        "↑",
+        A::Up,
+        "scroll up",
         false,
     ),
     b(
@@ -361,6 +448,54 @@ pub const BINDINGS: &[Binding] = &[
         false,
     ),
     b(
+        C::Export,
+        &[code(KeyCode::Left)],
+        "←",
+        A::Left,
+        "cursor left",
+        false,
+    ),
+    b(
+        C::Export,
+        &[code(KeyCode::Right)],
+        "→",
+        A::Right,
+        "cursor right",
+        false,
+    ),
+    b(
+        C::Export,
+        &[code(KeyCode::Home), ctrl('a')],
+        "Home ^a",
+        A::Top,
+        "cursor to the start",
+        false,
+    ),
+    b(
+        C::Export,
+        &[code(KeyCode::End), ctrl('e')],
+        "End ^e",
+        A::Bottom,
+        "cursor to the end",
+        false,
+    ),
+    b(
+        C::Export,
+        &[ctrl('u')],
+        "^u",
+        A::KillToStart,
+        "delete to the start",
+        false,
+    ),
+    b(
+        C::Export,
+        &[ctrl('w')],
+        "^w",
+        A::KillWord,
+        "delete the word before the cursor",
+        false,
+    ),
+    b(
         C::Confirm,
         &[k('y'), k('Y')],
         "y",
@@ -376,7 +511,151 @@ pub const BINDINGS: &[Binding] = &[
         "keep it, choose another path",
         true,
     ),
+    b(
+        C::QuitConfirm,
+        &[k('y'), k('Y'), k('q')],
+        "y",
+        A::Yes,
+        "quit and drop the changed settings",
+        true,
+    ),
+    b(
+        C::QuitConfirm,
+        &[k('n'), k('N'), code(KeyCode::Esc)],
+        "n Esc",
+        A::No,
+        "stay",
+        true,
+    ),
     // Screens.
+    b(
+        C::Matrix,
+        &[k('j'), code(KeyCode::Down)],
+        "j ↓",
+        A::Down,
+        "next tool",
+        true,
+    ),
+    b(
+        C::Matrix,
+        &[k('k'), code(KeyCode::Up)],
+        "k ↑",
+        A::Up,
+        "previous tool",
+        false,
+    ),
+    b(
+        C::Matrix,
+        &[k('h'), code(KeyCode::Left)],
+        "h l",
+        A::Left,
+        "previous column (the strategy columns pan)",
+        true,
+    ),
+    b(
+        C::Matrix,
+        &[k('l'), code(KeyCode::Right)],
+        "l →",
+        A::Right,
+        "next column",
+        false,
+    ),
+    b(
+        C::Matrix,
+        &[code(KeyCode::PageDown), ctrl('d'), k(' ')],
+        "PgDn ^d",
+        A::PageDown,
+        "page down",
+        false,
+    ),
+    b(
+        C::Matrix,
+        &[code(KeyCode::PageUp), ctrl('u')],
+        "PgUp ^u",
+        A::PageUp,
+        "page up",
+        false,
+    ),
+    b(
+        C::Matrix,
+        &[k('g'), code(KeyCode::Home)],
+        "g Home",
+        A::Top,
+        "first tool",
+        false,
+    ),
+    b(
+        C::Matrix,
+        &[k('G'), code(KeyCode::End)],
+        "G End",
+        A::Bottom,
+        "last tool",
+        false,
+    ),
+    b(
+        C::Matrix,
+        &[code(KeyCode::Enter)],
+        "Enter",
+        A::Open,
+        "open this tool under this strategy (entries side by side, diff)",
+        true,
+    ),
+    b(
+        C::Matrix,
+        &[k('s')],
+        "s",
+        A::Sort,
+        "sort by the cursor's column (again: the other way)",
+        true,
+    ),
+    b(
+        C::Matrix,
+        &[k('f')],
+        "f",
+        A::FilterChanged,
+        "only the tools the cursor's strategy changes (again: all)",
+        true,
+    ),
+    b(
+        C::Matrix,
+        &[k('/')],
+        "/",
+        A::Search,
+        "filter tools by name and text",
+        true,
+    ),
+    b(
+        C::Matrix,
+        &[k('x')],
+        "x",
+        A::Export,
+        "export the cursor's strategy",
+        true,
+    ),
+    b(
+        C::Matrix,
+        &[k('o')],
+        "o",
+        A::Overview,
+        "the overview: strategy table, bars and notes",
+        true,
+    ),
+    b(
+        C::Matrix,
+        &[code(KeyCode::Esc)],
+        "Esc",
+        A::Back,
+        "clear the search, then the f filter (never quits)",
+        false,
+    ),
+    b(
+        C::Overview,
+        &[code(KeyCode::Esc)],
+        "Esc",
+        A::Back,
+        "back to the matrix",
+        false,
+    ),
     b(
         C::Overview,
         &[k('j'), code(KeyCode::Down)],
@@ -523,6 +802,14 @@ pub const BINDINGS: &[Binding] = &[
     ),
     b(
         C::Strategy,
+        &[k('z')],
+        "z",
+        A::Zoom,
+        "enlarge the detail to the whole screen, or give the tools back",
+        false,
+    ),
+    b(
+        C::Strategy,
         &[k('w')],
         "w",
         A::Wrap,
@@ -566,7 +853,7 @@ pub const BINDINGS: &[Binding] = &[
         &[code(KeyCode::Esc)],
         "Esc",
         A::Back,
-        "clear the filter, else back to the overview",
+        "clear the filter, else back to the matrix",
         false,
     ),
     b(
@@ -591,10 +878,26 @@ pub const BINDINGS: &[Binding] = &[
     ),
     b(
         C::Global,
+        &[k('y')],
+        "y",
+        A::Copy,
+        "copy the selected tool's JSON (as sent) to the clipboard (OSC 52)",
+        false,
+    ),
+    b(
+        C::Global,
+        &[k('m')],
+        "m",
+        A::Matrix,
+        "the matrix (home)",
+        false,
+    ),
+    b(
+        C::Global,
         &[k('o'), k('`')],
         "o",
         A::Overview,
-        "the overview",
+        "the overview: strategy table, bars and notes",
         false,
     ),
     b(C::Global, &[k(']')], "]", A::NextTab, "next tab", false),
@@ -618,11 +921,19 @@ pub const BINDINGS: &[Binding] = &[
     b(C::Global, &[k('?')], "?", A::Help, "this help", true),
     b(
         C::Global,
-        &[k('q'), code(KeyCode::Esc)],
-        "q Esc",
+        &[k('q')],
+        "q",
         A::Quit,
-        "quit",
+        "quit (asks when the settings were changed)",
         true,
+    ),
+    b(
+        C::Global,
+        &[ctrl('z')],
+        "^z",
+        A::Suspend,
+        "suspend to the shell (fg resumes)",
+        false,
     ),
     b(
         C::Global,
@@ -637,6 +948,11 @@ pub const BINDINGS: &[Binding] = &[
 /// `Ctrl-C` quits from every context, dialogs included.
 pub fn is_interrupt(key: &KeyEvent) -> bool {
     key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c')
+}
+
+/// `Ctrl-Z` suspends from every context, dialogs included.
+pub fn is_suspend(key: &KeyEvent) -> bool {
+    key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('z')
 }
 
 fn matches(binding_key: &Key, key: &KeyEvent) -> bool {
@@ -659,7 +975,7 @@ pub fn lookup(context: Context, key: &KeyEvent) -> Option<(Action, Option<usize>
             .find(|binding| binding.keys.iter().any(|k| matches(k, key)))
     };
     let binding = match context {
-        C::Overview | C::Strategy => found(context).or_else(|| found(C::Global)),
+        C::Matrix | C::Overview | C::Strategy => found(context).or_else(|| found(C::Global)),
         other => found(other),
     }?;
     let strategy = match (binding.action, key.code) {
@@ -675,7 +991,11 @@ pub fn hints(context: Context) -> Vec<(&'static str, &'static str)> {
         match b.action {
             A::Quit => "quit",
             A::Help => "help",
-            A::Down if matches!(b.context, C::Overview | C::Strategy) => "move",
+            A::Down if matches!(b.context, C::Matrix | C::Overview | C::Strategy) => "move",
+            A::Left if b.context == C::Matrix => "column",
+            A::FilterChanged => "changed",
+            A::Overview => "overview",
+            A::Zoom => "zoom",
             A::Open => "open",
             A::FocusNext => "focus",
             A::DiffMode => "diff",
@@ -693,7 +1013,7 @@ pub fn hints(context: Context) -> Vec<(&'static str, &'static str)> {
         .iter()
         .filter(|b| b.context == context && b.hint)
         .map(|b| (b.label, short(b)));
-    if matches!(context, C::Overview | C::Strategy) {
+    if matches!(context, C::Matrix | C::Overview | C::Strategy) {
         own.chain(
             BINDINGS
                 .iter()
@@ -710,6 +1030,7 @@ pub fn hints(context: Context) -> Vec<(&'static str, &'static str)> {
 pub fn help_sections() -> Vec<(Context, Vec<(&'static str, &'static str)>)> {
     let order = [
         C::Global,
+        C::Matrix,
         C::Overview,
         C::Strategy,
         C::Search,
@@ -717,7 +1038,9 @@ pub fn help_sections() -> Vec<(Context, Vec<(&'static str, &'static str)>)> {
         C::SettingsEdit,
         C::Export,
         C::Confirm,
+        C::QuitConfirm,
         C::Help,
+        C::HelpSearch,
     ];
     order
         .into_iter()
@@ -778,8 +1101,10 @@ mod tests {
         for (i, a) in BINDINGS.iter().enumerate() {
             for b2 in &BINDINGS[i + 1..] {
                 let same_scope = a.context == b2.context
-                    || (a.context == C::Global && matches!(b2.context, C::Overview | C::Strategy))
-                    || (b2.context == C::Global && matches!(a.context, C::Overview | C::Strategy));
+                    || (a.context == C::Global
+                        && matches!(b2.context, C::Matrix | C::Overview | C::Strategy))
+                    || (b2.context == C::Global
+                        && matches!(a.context, C::Matrix | C::Overview | C::Strategy));
                 if a.context != b2.context && same_scope {
                     // A screen binding may deliberately shadow a global one (Esc, [, ]).
                     continue;

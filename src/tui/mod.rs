@@ -1,31 +1,51 @@
 //! The interactive inspector (`toolprism CAPTURE`): ratatui + crossterm over the same engine the
 //! headless commands use.
 //!
-//! Map of the module:
+//! Map of the module. The state goes one way: the app's state feeds each screen's view model,
+//! which its draw function paints; no screen module is imported by [`app`].
 //! - [`app`]: the state ([`App`]), the messages ([`Msg`]) and the pure [`update`];
-//! - [`view`]: drawing, a pure function of the state, and the layout used for mouse hit-tests;
+//! - [`tabs`], [`layout`]: the tabs and where everything goes at a size (pure, shared by the
+//!   drawing and the update's hit-tests);
 //! - [`keys`]: the one key table that drives keys, footer hints and the help overlay;
+//! - [`view`]: the whole frame (header, tab bar, status line, footer) and the dispatch to the
+//!   screens: [`matrix`] (the home screen, tools × strategies, with its view model),
+//!   [`overview`], [`strategy`] (a strategy's tool table), [`detail`] (entries, diffs, added
+//!   text), [`request`], and the dialogs [`help`], [`settings`], [`export`];
+//! - [`widgets`]: the drawing helpers the screens share;
 //! - [`worker`]: projecting and token counting on a background thread, cached per (strategy,
 //!   settings, encoding);
 //! - [`diffview`]: the per-tool line diff (word emphasis only for rows on screen) and the
 //!   request-level comparison;
-//! - [`theme`], [`text`]: semantic styles (a colourless theme for `NO_COLOR`) and the text
-//!   helpers every capture string passes through.
+//! - [`theme`]: semantic styles (a colourless theme for `NO_COLOR`).
 //!
 //! [`run`] owns the terminal: it refuses a non-terminal, restores the terminal on every exit
-//! (quit, error, panic), and runs the effects the update asks for.
+//! (quit, error, panic, SIGTERM, SIGHUP), suspends on Ctrl-Z, and runs the effects the update
+//! asks for.
 
 pub mod app;
+pub mod clipboard;
+pub mod detail;
 pub mod diffview;
+pub mod export;
+pub mod help;
+pub mod input;
 pub mod keys;
-
+pub mod layout;
+pub mod matrix;
+pub mod overview;
+pub mod request;
+pub mod settings;
+pub mod strategy;
+pub mod tabs;
 pub mod theme;
 pub mod view;
+pub mod widgets;
 pub mod worker;
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, Sender};
 use std::time::{Duration, Instant};
 
@@ -100,11 +120,21 @@ fn event_loop<B: Backend>(
 where
     TuiError: From<B::Error>,
 {
+    // SIGTERM and SIGHUP end the inspector like `q`: the loop returns and the guard restores
+    // the terminal (the default action would leave it in raw mode on the alternate screen).
+    let stop = Arc::new(AtomicBool::new(false));
+    for signal in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGHUP] {
+        signal_hook::flag::register(signal, stop.clone())?;
+    }
     let mut dirty = true;
     let mut last_tick = Instant::now();
     loop {
-        run_effects(app, jobs);
-        if app.quit {
+        if run_effects(app, jobs) {
+            suspend()?;
+            terminal.clear()?;
+            dirty = true;
+        }
+        if app.quit || stop.load(Ordering::Relaxed) {
             return Ok(());
         }
         if dirty {
@@ -142,10 +172,34 @@ where
     }
 }
 
+/// Stop the process with the terminal restored (what Ctrl-Z does in a shell), and take the
+/// terminal back when the shell resumes it.
+fn suspend() -> std::io::Result<()> {
+    restore_terminal();
+    signal_hook::low_level::raise(signal_hook::consts::SIGTSTP)?;
+    // Resumed (`fg`).
+    enable_raw_mode()?;
+    execute!(
+        std::io::stdout(),
+        EnterAlternateScreen,
+        EnableMouseCapture,
+        cursor::Hide
+    )
+}
+
 /// Run the effects the update queued: computations go to the worker, writes to the disk.
-fn run_effects(app: &mut App, jobs: &Sender<worker::Job>) {
+/// Returns whether a suspend was asked for (the loop owns the terminal).
+fn run_effects(app: &mut App, jobs: &Sender<worker::Job>) -> bool {
+    let mut suspend = false;
     for effect in std::mem::take(&mut app.effects) {
         match effect {
+            Effect::Suspend => suspend = true,
+            Effect::Copy(text) => {
+                use std::io::Write;
+                let mut out = std::io::stdout();
+                let _ = out.write_all(clipboard::osc52(&text).as_bytes());
+                let _ = out.flush();
+            }
             Effect::Compute(job) => {
                 let _ = jobs.send(job);
             }
@@ -160,6 +214,7 @@ fn run_effects(app: &mut App, jobs: &Sender<worker::Job>) {
             }
         }
     }
+    suspend
 }
 
 /// Write `bytes` to `path` atomically (a temporary file in the same folder, then a rename);

@@ -8,7 +8,8 @@ use std::sync::mpsc::{Receiver, Sender};
 
 use crate::capture::{Capture, Shape};
 use crate::measure::{Encoding, TokenCounter};
-use crate::projection::{Projection, project};
+use crate::pipeline::project;
+use crate::projection::Projection;
 use crate::report::{CaptureJson, StrategyFigures, measure_projection};
 use crate::settings::Settings;
 use crate::strategy::Strategy;
@@ -249,6 +250,7 @@ impl Worker {
                         &self.json,
                         &counted.original_tokens,
                         counted.capture_tokens,
+                        &job.settings,
                         &counted.counter,
                     ));
                     self.figures.insert(key.clone(), figures.clone());
@@ -307,6 +309,10 @@ mod tests {
         let samples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("samples");
         for file in std::fs::read_dir(samples).unwrap() {
             let path = file.unwrap().path();
+            // samples/traces/ holds traces, not captures.
+            if path.is_dir() {
+                continue;
+            }
             let capture = Arc::new(Capture::from_path(path.to_str().unwrap()).unwrap());
             let worker = Worker::new(capture.clone());
             for strategy in Strategy::ALL {

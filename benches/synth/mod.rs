@@ -8,6 +8,11 @@
 //!
 //! [`Spec::BENCH`] is the speed goal's capture: 1000 tools, about 3.6 MB of compact JSON. It
 //! includes lean-ctx's `ctx_expand`, so every strategy that can act on it does.
+//!
+//! Not part of the library: the benchmark (`benches/report.rs`), the example
+//! (`examples/gen_capture.rs`) and the measuring tests (`tests/measure.rs`) include this file
+//! with `#[path]`, each using only part of it.
+#![allow(dead_code)]
 
 use serde_json::{Map, Value, json};
 
@@ -868,31 +873,5 @@ fn capitalized(word: &str) -> String {
     match chars.next() {
         Some(first) => first.to_uppercase().chain(chars).collect(),
         None => String::new(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn same_spec_same_bytes() {
-        let a = capture_json(Spec::small(40, 7));
-        let b = capture_json(Spec::small(40, 7));
-        assert_eq!(a, b);
-        assert_ne!(a, capture_json(Spec::small(40, 8)));
-    }
-
-    #[test]
-    fn names_are_unique_and_count_is_exact() {
-        for tools in [0, 1, 15, 16, 17, 300] {
-            let value = capture_value(Spec::small(tools, 3));
-            let list = value["tools"].as_array().cloned().unwrap_or_default();
-            assert_eq!(list.len(), tools);
-            let mut names: Vec<&str> = list.iter().filter_map(|t| t["name"].as_str()).collect();
-            names.sort_unstable();
-            names.dedup();
-            assert_eq!(names.len(), tools);
-        }
     }
 }

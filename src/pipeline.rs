@@ -1,0 +1,469 @@
+//! The projection pipeline: run a strategy's rules, complete its [`Draft`] into a
+//! [`Projection`] (every tool's outcome, the lints common to all strategies, the note order,
+//! whether a provider would accept the request), and build the projected request body.
+//!
+//! It sits above [`crate::strategies`] and [`crate::projection`]; neither imports it.
+
+use serde_json::Value;
+
+use crate::capture::{Capture, Shape};
+use crate::projection::{Draft, Level, Note, Projection, ProjectionStatus, Status, ToolOutcome};
+use crate::settings::Settings;
+use crate::strategies;
+use crate::strategy::Strategy;
+use crate::tool;
+
+/// Project `capture` under `strategy`. Pure: the same inputs give the same bytes.
+pub fn project(capture: &Capture, strategy: Strategy, settings: &Settings) -> Projection {
+    let draft = strategies::draft(capture, strategy, settings);
+    finish(capture, strategy, draft)
+}
+
+/// [`project`] at a later turn of a session: `loaded` names the tools the model loaded through
+/// `tool_search` earlier in the run, which `defer` and `defer-catalog` send in full (zero's
+/// per-run loaded set); the other strategies ignore it.
+pub fn project_loaded(
+    capture: &Capture,
+    strategy: Strategy,
+    settings: &Settings,
+    loaded: &std::collections::BTreeSet<String>,
+) -> Projection {
+    use crate::strategies::zero;
+    let draft = match strategy {
+        Strategy::Defer => zero::project_loaded(capture, zero::Form::Reminder, settings, loaded),
+        Strategy::DeferCatalog => {
+            zero::project_loaded(capture, zero::Form::Catalog, settings, loaded)
+        }
+        other => strategies::draft(capture, other, settings),
+    };
+    finish(capture, strategy, draft)
+}
+
+/// Complete a strategy's draft: outcomes, status, lints, note order, request validity.
+pub fn finish(capture: &Capture, strategy: Strategy, mut draft: Draft) -> Projection {
+    let originals = capture.tools();
+    if originals.is_empty()
+        && strategy != Strategy::Original
+        && draft.status == ProjectionStatus::Ok
+        && draft.sent.as_ref().is_none_or(Vec::is_empty)
+        && draft.added_text.is_none()
+    {
+        draft.not_applicable("the capture has no tools: nothing to project");
+    }
+    let outcomes = outcomes(capture, strategy, &mut draft);
+
+    let mut notes = Vec::new();
+    match &draft.status {
+        ProjectionStatus::Ok => {}
+        ProjectionStatus::Refused(reason) => notes.push(Note::error(reason.clone())),
+        ProjectionStatus::NotApplicable(reason) => {
+            if !draft.notes.iter().any(|n| &n.text == reason) {
+                notes.push(Note::info(reason.clone()));
+            }
+        }
+    }
+    notes.append(&mut draft.notes);
+    if !draft.status.is_refused() {
+        lint(capture, &draft, &outcomes, &mut notes);
+    }
+    // Stable: within a level, notes keep the order they were found in.
+    notes.sort_by_key(|n| n.level);
+    let request_valid =
+        !draft.status.is_refused() && !notes.iter().any(|n| n.level == Level::Error);
+
+    Projection {
+        strategy,
+        status: draft.status,
+        request_valid,
+        sent: draft.sent,
+        outcomes,
+        notes,
+        added_text: draft.added_text,
+        stored: draft.stored,
+        drop_tool_choice: draft.drop_tool_choice,
+    }
+}
+
+/// Every original's outcome in capture order, then the added tools.
+fn outcomes(capture: &Capture, strategy: Strategy, draft: &mut Draft) -> Vec<ToolOutcome> {
+    let originals = capture.tools();
+    let mut outcomes: Vec<Option<ToolOutcome>> = vec![None; originals.len()];
+    let mut added = Vec::new();
+    if let Some(sent) = &draft.sent {
+        for (position, tool) in sent.iter().enumerate() {
+            let entry = tool.entry(capture);
+            let name = tool::label(entry).into_owned();
+            match tool.origin {
+                Some(index) => {
+                    let unchanged = tool
+                        .replaced
+                        .as_ref()
+                        .is_none_or(|e| e == &originals[index]);
+                    outcomes[index] = Some(ToolOutcome {
+                        name,
+                        original: Some(index),
+                        projected: Some(position),
+                        status: if unchanged {
+                            Status::Kept
+                        } else {
+                            Status::Changed
+                        },
+                        reason: if unchanged {
+                            String::new()
+                        } else {
+                            tool.reason.clone().unwrap_or_default()
+                        },
+                    });
+                }
+                None => added.push(ToolOutcome {
+                    name,
+                    original: None,
+                    projected: Some(position),
+                    status: Status::Added,
+                    reason: tool.reason.clone().unwrap_or_default(),
+                }),
+            }
+        }
+    }
+    for (index, status, reason) in std::mem::take(&mut draft.dropped) {
+        if index < outcomes.len() && outcomes[index].is_none() {
+            outcomes[index] = Some(ToolOutcome {
+                name: tool::label(&originals[index]).into_owned(),
+                original: Some(index),
+                projected: None,
+                status,
+                reason,
+            });
+        }
+    }
+    let default_reason = match &draft.status {
+        ProjectionStatus::Refused(message) => message.clone(),
+        _ => format!("not sent by {strategy}"),
+    };
+    let mut outcomes: Vec<ToolOutcome> = outcomes
+        .into_iter()
+        .enumerate()
+        .map(|(index, outcome)| {
+            outcome.unwrap_or_else(|| ToolOutcome {
+                name: tool::label(&originals[index]).into_owned(),
+                original: Some(index),
+                projected: None,
+                status: Status::Removed,
+                reason: default_reason.clone(),
+            })
+        })
+        .collect();
+    outcomes.extend(added);
+    outcomes
+}
+
+/// Whether an entry is marked for provider-side deferral (`defer_loading: true`, STRATEGIES.md
+/// section 5): sent, but out of the model's context until a search returns it.
+pub fn provider_deferred(entry: &Value) -> bool {
+    entry.get("defer_loading").and_then(Value::as_bool) == Some(true)
+}
+
+/// Whether an entry is a provider's tool search tool (Anthropic's
+/// `tool_search_tool_regex_*`/`tool_search_tool_bm25_*`, a gateway's `*:tool_search`, the
+/// Responses `tool_search` type), which reveals provider-deferred entries.
+fn is_provider_search(entry: &Value) -> bool {
+    let names = [entry.get("type").and_then(Value::as_str), tool::name(entry)];
+    names.into_iter().flatten().any(|n| {
+        n.starts_with("tool_search_tool_") || n == "tool_search" || n.ends_with(":tool_search")
+    })
+}
+
+/// The lints every projection reports: prompt-cache breakers and broken host contracts.
+fn lint(capture: &Capture, draft: &Draft, outcomes: &[ToolOutcome], notes: &mut Vec<Note>) {
+    let originals = capture.tools();
+    let sent = draft.sent.as_deref().unwrap_or(&[]);
+    let has_marker = |entry: &Value| entry.get("cache_control").is_some();
+    // By label, so a hosted tool_choice (`<web_search>`) finds its entry.
+    let sends = |name: &str| sent.iter().any(|t| tool::label(t.entry(capture)) == name);
+
+    // cache_control: the marker must stay on the last tool for the cached prefix to hold.
+    if originals.iter().any(has_marker) {
+        let last_sent_marked = sent.last().is_some_and(|t| has_marker(t.entry(capture)));
+        let last_original_marked = originals.last().is_some_and(has_marker);
+        if last_original_marked && !last_sent_marked {
+            let dropped: Vec<&str> = outcomes
+                .iter()
+                .filter(|o| {
+                    o.projected.is_none() && o.original.is_some_and(|i| has_marker(&originals[i]))
+                })
+                .map(|o| o.name.as_str())
+                .collect();
+            let mut note = "cache_control marker no longer sits on the last tool".to_owned();
+            if !dropped.is_empty() {
+                note.push_str(&format!(" (dropped with {})", dropped.join(", ")));
+            } else if let Some(marked) = sent.iter().position(|t| has_marker(t.entry(capture))) {
+                note.push_str(&format!(
+                    " (now on tool {} of {}: the tools after it are outside the cached prefix)",
+                    marked + 1,
+                    sent.len()
+                ));
+            }
+            notes.push(Note::warning(note));
+        }
+    }
+
+    // Reordering breaks a provider's prompt cache at the first moved tool.
+    let mut last = None;
+    let reordered = sent.iter().filter_map(|t| t.origin).any(|index| {
+        let out_of_order = last.is_some_and(|l| index < l);
+        last = Some(index);
+        out_of_order
+    });
+    if reordered {
+        notes.push(Note::warning(
+            "tool order changed: a provider's cached prompt prefix ends at the first moved tool",
+        ));
+    }
+
+    // A forced tool_choice must name a tool that is still sent.
+    if let Some(choice) = capture.tool_choice_name()
+        && !sends(&choice)
+        && !draft.drop_tool_choice
+    {
+        let how = outcomes
+            .iter()
+            .find(|o| o.name == choice)
+            .map(|o| o.status.word())
+            .unwrap_or("absent");
+        notes.push(Note::error(format!(
+            "tool_choice names `{choice}`, which this projection does not send ({how}): the provider will reject the request"
+        )));
+    }
+    if draft.drop_tool_choice && capture.body().get("tool_choice").is_some() {
+        notes.push(Note::info(
+            "tool_choice removed: providers reject a tool_choice without tools",
+        ));
+    }
+
+    // A remote MCP server's tools reach the model without appearing in the request.
+    for entry in sent.iter().map(|t| t.entry(capture)) {
+        if tool::is_hosted_mcp(entry) {
+            notes.push(Note::info(format!(
+                "`{}` is a remote MCP server: the provider fetches its tools, which toolprism cannot see or count",
+                tool::label(entry)
+            )));
+        }
+    }
+
+    // Deferred tools need a loader.
+    if outcomes.iter().any(|o| o.status == Status::Deferred) && !sends("tool_search") {
+        notes.push(Note::error(
+            "tools are deferred but no `tool_search` loader is sent: they cannot be loaded",
+        ));
+    }
+
+    // Providers reject a tool list that names a function tool twice.
+    let mut names: Vec<&str> = sent
+        .iter()
+        .filter_map(|t| tool::name(t.entry(capture)))
+        .filter(|n| !n.starts_with('<'))
+        .collect();
+    names.sort_unstable();
+    if let Some(pair) = names.windows(2).find(|pair| pair[0] == pair[1]) {
+        notes.push(Note::error(format!(
+            "the tool list names `{}` more than once: providers reject duplicate tool names",
+            pair[0]
+        )));
+    }
+
+    // Provider-side deferral (STRATEGIES.md section 5).
+    let deferred = sent
+        .iter()
+        .filter(|t| provider_deferred(t.entry(capture)))
+        .count();
+    if deferred > 0 {
+        notes.push(Note::info(format!(
+            "{deferred} of {} sent entries are `defer_loading: true`: out of the model's context until the provider's tool search returns them (0 context tokens); savings are on context tokens",
+            sent.len()
+        )));
+        if deferred == sent.len() {
+            notes.push(Note::error(
+                "every sent entry carries `defer_loading: true`: the provider rejects a request whose tools are all deferred (its tool search tool must stay loaded)",
+            ));
+        } else if !sent.iter().any(|t| is_provider_search(t.entry(capture))) {
+            notes.push(Note::warning(
+                "entries carry `defer_loading: true` but no tool search tool is sent: the model cannot reach them unless a custom tool returns tool references",
+            ));
+        }
+    }
+}
+
+impl Projection {
+    /// The projected request body, in the capture's own shape. A refused projection has no
+    /// request: callers check [`Projection::refusal`] before they show or write one.
+    pub fn request_body(&self, capture: &Capture) -> Value {
+        let mut body = capture.body().clone();
+        if let Some(holder) = Capture::tools_holder_mut(capture.is_wrapped(), &mut body) {
+            match self.tools_value(capture) {
+                // A capture without a `tools` key gains none from a projection that sends none.
+                Some(Value::Array(tools)) if tools.is_empty() && !capture.has_tools_key() => {}
+                Some(tools) => {
+                    holder.insert("tools".to_owned(), tools);
+                }
+                None => {
+                    holder.shift_remove("tools");
+                }
+            }
+            if self.drop_tool_choice {
+                holder.shift_remove("tool_choice");
+            }
+        }
+        if let Some(text) = &self.added_text
+            && capture.shape() != Shape::McpToolsList
+        {
+            strategies::zero::place_reminder(capture.shape(), &mut body, text);
+        }
+        body
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn capture(json: &str) -> Capture {
+        Capture::from_bytes(json.as_bytes()).unwrap()
+    }
+
+    fn tools(names: &[&str]) -> String {
+        let tools: Vec<String> = names
+            .iter()
+            .map(|n| format!(r#"{{"name":"{n}","description":"Does {n}.","input_schema":{{"type":"object"}}}}"#))
+            .collect();
+        format!(
+            r#"{{"model":"m","messages":[{{"role":"user","content":"work"}}],"tools":[{}]}}"#,
+            tools.join(",")
+        )
+    }
+
+    fn status(json: &str, strategy: Strategy, settings: &Settings) -> ProjectionStatus {
+        project(&capture(json), strategy, settings).status
+    }
+
+    #[test]
+    fn each_strategy_says_when_it_has_nothing_to_act_on() {
+        let defaults = Settings::default();
+        let plain = tools(&["b", "a"]);
+        assert_eq!(
+            status(&plain, Strategy::Code, &defaults),
+            ProjectionStatus::NotApplicable(
+                "the capture has no `program` tool, so a3s presents no tools (set code.gateway=inject to add a3s's own gateway)".to_owned()
+            )
+        );
+        let mut inject = Settings::default();
+        inject.apply("code.gateway=inject").unwrap();
+        assert_eq!(
+            status(&plain, Strategy::Code, &inject),
+            ProjectionStatus::Ok
+        );
+        assert_eq!(
+            status(&plain, Strategy::Defer, &defaults),
+            ProjectionStatus::NotApplicable(
+                "deferring inactive: 0 of 2 tools eligible (MCP tools by mcp.prefixes), below defer.threshold=10; every tool sent in full, sorted by name".to_owned()
+            )
+        );
+        assert!(matches!(
+            status(&plain, Strategy::Shorten, &defaults),
+            ProjectionStatus::NotApplicable(reason) if reason.starts_with("no expand tool in the capture")
+        ));
+        // Engaged mechanisms that change nothing, and `disabled`, applied.
+        for strategy in [
+            Strategy::Original,
+            Strategy::Full,
+            Strategy::Direct,
+            Strategy::Adaptive,
+            Strategy::Disabled,
+        ] {
+            assert_eq!(
+                status(&plain, strategy, &defaults),
+                ProjectionStatus::Ok,
+                "{strategy}"
+            );
+        }
+        let empty = r#"{"model":"m","messages":[],"tools":[]}"#;
+        assert_eq!(
+            status(empty, Strategy::Original, &defaults),
+            ProjectionStatus::Ok
+        );
+        // `code` gives its own reason (no `program` tool); every other one the engine's.
+        for strategy in Strategy::ALL
+            .into_iter()
+            .filter(|&s| s != Strategy::Original && s != Strategy::Code)
+        {
+            let projection = project(&capture(empty), strategy, &defaults);
+            assert_eq!(
+                projection.status,
+                ProjectionStatus::NotApplicable(
+                    "the capture has no tools: nothing to project".to_owned()
+                ),
+                "{strategy}"
+            );
+            assert_eq!(
+                projection.notes[0],
+                Note::info("the capture has no tools: nothing to project"),
+                "{strategy}: the reason is a note"
+            );
+        }
+    }
+
+    #[test]
+    fn a_refusal_leads_the_notes_and_invalidates_the_request() {
+        let projection = project(
+            &capture(&tools(&["a", "a"])),
+            Strategy::Direct,
+            &Settings::default(),
+        );
+        let message = "a3s code refuses this tool list: the name `a` appears 2 times (tool names must be unique)";
+        assert_eq!(projection.refusal(), Some(message));
+        assert_eq!(projection.notes, vec![Note::error(message)]);
+        assert!(!projection.request_valid);
+        assert!(projection.sent.is_none());
+    }
+
+    #[test]
+    fn errors_come_first_then_warnings_then_explanations() {
+        // Reordered (warning) with a tool_choice naming a tool a3s sorts past (kept: no error),
+        // then one naming a removed tool (error).
+        let mut body: Value = serde_json::from_str(&tools(&["b", "a"])).unwrap();
+        body["tool_choice"] = serde_json::json!({"type": "tool", "name": "gone"});
+        let projection = project(
+            &capture(&body.to_string()),
+            Strategy::Direct,
+            &Settings::default(),
+        );
+        let levels: Vec<Level> = projection.notes.iter().map(|n| n.level).collect();
+        assert_eq!(levels, [Level::Error, Level::Warning]);
+        assert_eq!(
+            projection.notes[0].text,
+            "tool_choice names `gone`, which this projection does not send (absent): the provider will reject the request"
+        );
+        assert!(!projection.request_valid);
+    }
+
+    #[test]
+    fn a_list_of_only_provider_deferred_entries_is_rejected() {
+        let body = r#"{"model":"m","messages":[],"tools":[{"name":"a","input_schema":{},"defer_loading":true}]}"#;
+        let projection = project(&capture(body), Strategy::Original, &Settings::default());
+        assert!(!projection.request_valid);
+        assert_eq!(
+            projection.notes[0],
+            Note::error(
+                "every sent entry carries `defer_loading: true`: the provider rejects a request whose tools are all deferred (its tool search tool must stay loaded)"
+            )
+        );
+        let body = r#"{"model":"m","messages":[],"tools":[{"name":"a","input_schema":{}},{"name":"b","input_schema":{},"defer_loading":true}]}"#;
+        let projection = project(&capture(body), Strategy::Original, &Settings::default());
+        assert!(projection.request_valid, "a warning, not an error");
+        assert_eq!(
+            projection.notes[0],
+            Note::warning(
+                "entries carry `defer_loading: true` but no tool search tool is sent: the model cannot reach them unless a custom tool returns tool references"
+            )
+        );
+    }
+}

@@ -1,0 +1,171 @@
+//! HAR 1.2 (`log.entries`): browser devtools, mitmproxy, Proxyman, Charles.
+//!
+//! A HAR file is one JSON document, so it is parsed once and whole; entries are then handed out
+//! one at a time (each taken out of the document as it goes). Memory is therefore about the
+//! parsed document, a few times the file's size: HAR writers keep every body, and there is no
+//! way to find the order (`startedDateTime`) without reading every entry first.
+
+use std::borrow::Cow;
+
+use base64::Engine as _;
+use serde_json::Value;
+
+use super::record::{self, Outcome};
+use super::{Ignored, Raw, TraceRecord, detect, time, usage};
+use crate::error::json_kind;
+
+/// Whether a document is a HAR log: `log.entries` is an array.
+pub(crate) fn is_har(document: &Value) -> bool {
+    matches!(document.pointer("/log/entries"), Some(Value::Array(_)))
+}
+
+/// A HAR log's entries, in `startedDateTime` order.
+pub(crate) struct HarSource {
+    entries: Vec<Value>,
+    order: Vec<usize>,
+    next: usize,
+}
+
+impl HarSource {
+    /// Take the entries out of a HAR document. Entries are ordered by `startedDateTime` (stable
+    /// for ties); when any entry's time cannot be read, the file's order is kept for all.
+    pub(crate) fn new(mut document: Value) -> HarSource {
+        let entries = match document.pointer_mut("/log/entries").map(Value::take) {
+            Some(Value::Array(entries)) => entries,
+            _ => Vec::new(),
+        };
+        let times: Option<Vec<i64>> = entries
+            .iter()
+            .map(|e| {
+                e.get("startedDateTime")
+                    .and_then(Value::as_str)
+                    .and_then(time::parse)
+            })
+            .collect();
+        let mut order: Vec<usize> = (0..entries.len()).collect();
+        if let Some(times) = times {
+            order.sort_by_key(|&i| times[i]);
+        }
+        HarSource {
+            entries,
+            order,
+            next: 0,
+        }
+    }
+
+    /// The next entry as a trace item; entries are named by their place in the file, 1-based.
+    pub(crate) fn next_raw(&mut self) -> Option<Raw> {
+        let index = *self.order.get(self.next)?;
+        self.next += 1;
+        let source = format!("entry {}", index + 1);
+        let entry = self.entries[index].take();
+        Some(Raw::Read(source.clone(), entry_outcome(entry, source)))
+    }
+}
+
+fn entry_outcome(entry: Value, source: String) -> Result<Outcome, String> {
+    let Value::Object(mut entry) = entry else {
+        return Err(format!("the entry is {}, not an object", json_kind(&entry)));
+    };
+    let Some(Value::Object(request)) = entry.get_mut("request") else {
+        return Err("no `request` object".to_owned());
+    };
+    let text = |v: Option<&Value>| v.and_then(Value::as_str).map(str::to_owned);
+    let method = text(request.get("method"));
+    let url = text(request.get("url"));
+    if let Some(url) = &url
+        && let Some(reason) = record::not_a_model_call(method.as_deref(), url)
+    {
+        return Ok(Outcome::Ignored(Ignored {
+            source,
+            method,
+            url: Some(url.clone()),
+            reason,
+        }));
+    }
+    let headers = request.get("headers").cloned().unwrap_or(Value::Null);
+    let agent_id = record::header(&headers, "x-claude-code-agent-id");
+    let content_encoding = record::header(&headers, "content-encoding");
+    let post = request.get_mut("postData").map(Value::take);
+    let Some(Value::String(body_text)) = post.as_ref().and_then(|p| p.get("text")).cloned() else {
+        return Err("no request body (`request.postData.text`)".to_owned());
+    };
+    let base64 = post
+        .as_ref()
+        .and_then(|p| p.get("encoding"))
+        .and_then(Value::as_str)
+        .is_some_and(|e| e.eq_ignore_ascii_case("base64"));
+    let bytes = decode(&body_text, base64).map_err(|problem| format!("request body: {problem}"))?;
+    let body: Value = serde_json::from_slice(&bytes).map_err(|e| {
+        let unsupported = content_encoding
+            .map(|e| e.trim().to_ascii_lowercase())
+            .filter(|e| !matches!(e.as_str(), "" | "identity" | "gzip" | "x-gzip" | "zstd"));
+        match unsupported {
+            Some(encoding) => {
+                format!("request body is not JSON (content-encoding {encoding} is not supported)")
+            }
+            None => format!(
+                "request body is not JSON ({})",
+                crate::error::json_error(&e)
+            ),
+        }
+    })?;
+    let body = record::request_body(body)?;
+    let (timestamp, time_ms) = match entry.get("startedDateTime").and_then(time::from_value) {
+        Some((text, ms)) => (Some(text), ms),
+        None => (None, None),
+    };
+    // HAR writers put status 0 on a request that never got a response.
+    let (status, orphan, usage) = match entry.get("response") {
+        Some(Value::Object(response)) => {
+            match response.get("status").and_then(record::status_code) {
+                Some(0) | None => (None, true, None),
+                Some(status) => (Some(status), false, response_usage(response)),
+            }
+        }
+        _ => (None, true, None),
+    };
+    Ok(Outcome::Turn(Box::new(TraceRecord {
+        source,
+        timestamp,
+        time_ms,
+        method,
+        url,
+        status,
+        orphan,
+        body,
+        usage,
+        agent_id,
+    })))
+}
+
+/// Usage from `response.content.text` (base64 when `content.encoding` says so).
+fn response_usage(response: &serde_json::Map<String, Value>) -> Option<super::Usage> {
+    let content = response.get("content")?;
+    let text = content.get("text")?.as_str()?;
+    let base64 = content
+        .get("encoding")
+        .and_then(Value::as_str)
+        .is_some_and(|e| e.eq_ignore_ascii_case("base64"));
+    let bytes = decode(text, base64).ok()?;
+    usage::from_text(&String::from_utf8_lossy(&bytes))
+}
+
+/// A stored body's bytes: base64-decoded when so marked, then decompressed when the bytes'
+/// magic says gzip or zstd. The magic decides rather than the `content-encoding` header: HAR
+/// writers often store the decoded body and keep the header as it was sent.
+fn decode(text: &str, base64: bool) -> Result<Cow<'_, [u8]>, String> {
+    let bytes: Cow<[u8]> = if base64 {
+        let compact: String = text.chars().filter(|c| !c.is_ascii_whitespace()).collect();
+        let decoded = base64::engine::general_purpose::STANDARD
+            .decode(compact)
+            .map_err(|e| format!("not valid base64 ({e})"))?;
+        Cow::Owned(decoded)
+    } else {
+        Cow::Borrowed(text.as_bytes())
+    };
+    match detect::compression_of(&bytes) {
+        Some(compression) => detect::decompress(compression, &bytes).map(Cow::Owned),
+        None => Ok(bytes),
+    }
+}

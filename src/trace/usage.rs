@@ -1,0 +1,170 @@
+//! Observed usage: what the provider said it billed for a call's input, read from a response
+//! body (JSON) or an event stream.
+
+use serde_json::{Map, Value};
+
+use super::Usage;
+use super::sse;
+
+/// Usage from a response text: a JSON body, or an SSE stream stored whole.
+pub(crate) fn from_text(text: &str) -> Option<Usage> {
+    if sse::looks_like_stream(text) {
+        return from_stream(text);
+    }
+    match serde_json::from_str::<Value>(text) {
+        Ok(value) => from_json(&value),
+        // A stream written without its `event:` lines still starts with `data:`; anything else
+        // that is not JSON carries no usage.
+        Err(_) => from_stream(text),
+    }
+}
+
+/// Usage from a parsed response body: an Anthropic message, a Chat completion, a Responses
+/// response, or a `response.completed` event.
+pub(crate) fn from_json(body: &Value) -> Option<Usage> {
+    if let Some(response) = body.get("response").filter(|_| is_response_event(body)) {
+        return from_json(response);
+    }
+    body.get("usage").and_then(Value::as_object).and_then(read)
+}
+
+fn is_response_event(event: &Value) -> bool {
+    event
+        .get("type")
+        .and_then(Value::as_str)
+        .is_some_and(|t| t.starts_with("response."))
+}
+
+/// Usage from an event stream. Anthropic: `message_start` carries the usage, a later
+/// `message_delta` overrides the fields it has. Chat: the last chunk with a `usage`. Responses:
+/// the final `response.completed` (or `response.incomplete` / `response.failed`) event.
+pub(crate) fn from_stream(stream: &str) -> Option<Usage> {
+    let mut usage: Option<Usage> = None;
+    for payload in sse::data(stream) {
+        let Ok(event) = serde_json::from_str::<Value>(&payload) else {
+            continue;
+        };
+        match event.get("type").and_then(Value::as_str) {
+            Some("message_start") => {
+                if let Some(found) = event.pointer("/message/usage").and_then(Value::as_object) {
+                    usage = read(found).or(usage);
+                }
+            }
+            Some("message_delta") => {
+                if let Some(delta) = event.get("usage").and_then(Value::as_object) {
+                    let current = usage.get_or_insert_with(Usage::default);
+                    if let Some(n) = count(delta.get("input_tokens")) {
+                        current.input = n;
+                    }
+                    if let Some(n) = count(delta.get("cache_creation_input_tokens")) {
+                        current.cache_write = n;
+                    }
+                    if let Some(n) = count(delta.get("cache_read_input_tokens")) {
+                        current.cache_read = n;
+                    }
+                }
+            }
+            _ if is_response_event(&event) => {
+                if let Some(found) = event.pointer("/response/usage").and_then(Value::as_object) {
+                    usage = read(found).or(usage);
+                }
+            }
+            _ => {
+                if let Some(found) = event.get("usage").and_then(Value::as_object) {
+                    usage = read(found).or(usage);
+                }
+            }
+        }
+    }
+    usage
+}
+
+fn count(value: Option<&Value>) -> Option<u64> {
+    value.and_then(Value::as_u64)
+}
+
+/// A `usage` object in any of the three APIs' spellings.
+fn read(usage: &Map<String, Value>) -> Option<Usage> {
+    if let Some(prompt) = count(usage.get("prompt_tokens")) {
+        let cached = usage
+            .get("prompt_tokens_details")
+            .and_then(|d| d.get("cached_tokens"));
+        return Some(Usage {
+            input: prompt,
+            cache_write: 0,
+            cache_read: count(cached).unwrap_or(0),
+        });
+    }
+    if let Some(details) = usage.get("input_tokens_details") {
+        return Some(Usage {
+            input: count(usage.get("input_tokens")).unwrap_or(0),
+            cache_write: 0,
+            cache_read: count(details.get("cached_tokens")).unwrap_or(0),
+        });
+    }
+    let input = count(usage.get("input_tokens"));
+    let write = count(usage.get("cache_creation_input_tokens"));
+    let read = count(usage.get("cache_read_input_tokens"));
+    if input.is_none() && write.is_none() && read.is_none() {
+        return None;
+    }
+    Some(Usage {
+        input: input.unwrap_or(0),
+        cache_write: write.unwrap_or(0),
+        cache_read: read.unwrap_or(0),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn usage(input: u64, cache_write: u64, cache_read: u64) -> Option<Usage> {
+        Some(Usage {
+            input,
+            cache_write,
+            cache_read,
+        })
+    }
+
+    #[test]
+    fn json_bodies() {
+        let anthropic = json!({"type": "message", "usage": {"input_tokens": 12,
+            "cache_creation_input_tokens": 300, "cache_read_input_tokens": 4000,
+            "output_tokens": 9}});
+        assert_eq!(from_json(&anthropic), usage(12, 300, 4000));
+        let chat = json!({"object": "chat.completion", "usage": {"prompt_tokens": 900,
+            "completion_tokens": 5, "prompt_tokens_details": {"cached_tokens": 768}}});
+        assert_eq!(from_json(&chat), usage(900, 0, 768));
+        let responses = json!({"object": "response", "usage": {"input_tokens": 5000,
+            "input_tokens_details": {"cached_tokens": 4864}, "output_tokens": 20}});
+        assert_eq!(from_json(&responses), usage(5000, 0, 4864));
+        assert_eq!(from_json(&json!({"type": "error"})), None);
+    }
+
+    #[test]
+    fn anthropic_stream_delta_overrides() {
+        let stream = "event: message_start\n\
+            data: {\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":3,\"cache_creation_input_tokens\":100,\"cache_read_input_tokens\":2000,\"output_tokens\":1}}}\n\n\
+            event: content_block_delta\n\
+            data: {\"type\":\"content_block_delta\",\"delta\":{\"type\":\"text_delta\",\"text\":\"hi\"}}\n\n\
+            event: message_delta\n\
+            data: {\"type\":\"message_delta\",\"usage\":{\"output_tokens\":40,\"cache_read_input_tokens\":2100}}\n\n";
+        assert_eq!(from_text(stream), usage(3, 100, 2100));
+    }
+
+    #[test]
+    fn chat_and_responses_streams() {
+        let chat = "data: {\"choices\":[{\"delta\":{\"content\":\"a\"}}],\"usage\":null}\n\n\
+            data: {\"choices\":[],\"usage\":{\"prompt_tokens\":50,\"prompt_tokens_details\":{\"cached_tokens\":32}}}\n\n\
+            data: [DONE]\n\n";
+        assert_eq!(from_text(chat), usage(50, 0, 32));
+        let responses = "event: response.created\n\
+            data: {\"type\":\"response.created\",\"response\":{\"usage\":null}}\n\n\
+            event: response.completed\n\
+            data: {\"type\":\"response.completed\",\"response\":{\"usage\":{\"input_tokens\":70,\"input_tokens_details\":{\"cached_tokens\":64}}}}\n\n";
+        assert_eq!(from_text(responses), usage(70, 0, 64));
+        assert_eq!(from_text("not json, not a stream"), None);
+    }
+}

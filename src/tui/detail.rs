@@ -1,0 +1,442 @@
+//! The detail pane of a strategy tab: the selected tool's entries side by side, its unified or
+//! side-by-side diff, the request-level comparison and the text the strategy adds.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+use serde_json::Value;
+
+use crate::diff::LineTag;
+use crate::projection::Status;
+use crate::strategy::Strategy;
+use crate::text::{fit, safe, skip_cells, thousands, width};
+use crate::tool;
+
+use super::app::{App, Detail, Pane};
+use super::diffview::{LineRef, SplitRow, ToolDiff, UniRow};
+use super::layout::layout;
+use super::request::request_lines;
+use super::tabs::Tab;
+use super::widgets::{block, wrap};
+
+/// The detail's content as lines (not for the diff views, which build only visible rows).
+fn text_lines(app: &App, strategy: Strategy, width_cells: usize) -> Vec<Line<'static>> {
+    let theme = app.theme;
+    match app.detail {
+        Detail::Request => request_lines(app, strategy, width_cells),
+        Detail::Added => added_lines(app, strategy, width_cells),
+        _ => {
+            let _ = theme;
+            Vec::new()
+        }
+    }
+}
+
+/// How many rows the detail has at the current size (for scrolling).
+pub fn detail_len(app: &App) -> usize {
+    let area = Rect::new(0, 0, app.size.0, app.size.1);
+    let Some(detail) = layout(area, app.tab, app.layout_flags()).detail else {
+        return 0;
+    };
+    let Tab::Strategy(strategy) = app.tab else {
+        return 0;
+    };
+    let inner_w = detail.width.saturating_sub(2) as usize;
+    match app.detail {
+        Detail::Entries => {
+            let (left, right) = entry_panes(detail);
+            let (original, sent) = app.selected_entries().unwrap_or((None, None));
+            let a = entry_text(app, original, left.width.saturating_sub(2) as usize).len();
+            let b = entry_text(app, sent, right.width.saturating_sub(2) as usize).len();
+            if left.y == right.y {
+                a.max(b)
+            } else {
+                a.max(b) + 2
+            }
+        }
+        Detail::Unified | Detail::Split => app.selected_diff().map_or(0, |d| {
+            // The diff body sits under the info line, inside the border.
+            diff_lines(app, &d, inner_w).len() + 1
+        }),
+        Detail::Request | Detail::Added => text_lines(app, strategy, inner_w).len(),
+    }
+}
+
+fn entry_panes(detail: Rect) -> (Rect, Rect) {
+    let body = Rect {
+        y: detail.y + 1,
+        height: detail.height.saturating_sub(1),
+        ..detail
+    };
+    if body.width >= 70 {
+        let [a, b] = Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)])
+            .areas(body);
+        (a, b)
+    } else {
+        let [a, b] =
+            Layout::vertical([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(body);
+        (a, b)
+    }
+}
+
+fn entry_text(app: &App, entry: Option<&Value>, cells: usize) -> Vec<String> {
+    let Some(entry) = entry else {
+        return Vec::new();
+    };
+    let pretty = tool::pretty(entry);
+    let mut out = Vec::new();
+    for line in pretty.lines() {
+        let line = safe(line);
+        if app.wrap {
+            out.extend(wrap(&line, cells.max(1)));
+        } else {
+            out.push(line);
+        }
+    }
+    out
+}
+
+/// Draw the detail pane of `strategy`'s tab (and record its length, the scroll range).
+pub fn render_detail(app: &App, frame: &mut Frame, area: Rect, strategy: Strategy) {
+    app.detail_rows.set(detail_len(app));
+    let theme = app.theme;
+    let focused = app.focus == Pane::Detail;
+    let projection = app.projection(strategy);
+    let outcome = app
+        .selected_outcome()
+        .and_then(|i| projection.and_then(|p| p.outcomes.get(i)));
+    let name = outcome.map_or(String::new(), |o| safe(&o.name));
+    let tool_detail = matches!(
+        app.detail,
+        Detail::Entries | Detail::Unified | Detail::Split
+    );
+    // The info line says what happened to the selected tool.
+    let info = match (outcome, tool_detail) {
+        (Some(o), true) => {
+            let t = app
+                .figures(strategy)
+                .and_then(|f| f.per_tool.get(app.selected_outcome().unwrap_or(0)));
+            let mut spans = vec![
+                Span::styled(format!("{} ", o.status.word()), theme.status(o.status)),
+                Span::styled(name.clone(), theme.title(false)),
+            ];
+            if let Some(t) = t {
+                spans.push(Span::raw(format!(
+                    " · {} → {} tokens · {} → {} bytes",
+                    thousands(t.original_tokens),
+                    thousands(t.projected_tokens),
+                    thousands(t.original_bytes),
+                    thousands(t.projected_bytes)
+                )));
+            }
+            if let Some(n) = o.original.map(|i| app.hidden_in(i)).filter(|&n| n > 0) {
+                spans.push(Span::styled(
+                    format!(" · {n} control/invisible chars shown as escapes"),
+                    theme.warn(),
+                ));
+            }
+            if !o.reason.is_empty() {
+                spans.push(Span::styled(format!(" · {}", safe(&o.reason)), theme.dim()));
+            }
+            Some(Line::from(spans))
+        }
+        _ => None,
+    };
+    let title = if tool_detail && !name.is_empty() {
+        format!(" {} · {} ", app.detail.label(), fit(&name, 40))
+    } else {
+        format!(" {} · {} ", app.detail.label(), strategy.id())
+    };
+    match app.detail {
+        Detail::Entries => {
+            let [info_area, _] =
+                Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(area);
+            let mut spans = vec![Span::styled("entries │ ", theme.title(focused))];
+            spans.extend(info.map(|l| l.spans).unwrap_or_default());
+            frame.render_widget(Paragraph::new(Line::from(spans)), info_area);
+            let (left, right) = entry_panes(area);
+            let (original, sent) = app.selected_entries().unwrap_or((None, None));
+            let status = outcome.map(|o| o.status);
+            let left_empty = if outcome.is_some() {
+                "(not in the capture: added by the strategy)"
+            } else {
+                ""
+            };
+            let right_empty = match (status, outcome) {
+                (Some(Status::Deferred), _) => "(deferred: not sent; loadable through tool_search)",
+                (Some(_), Some(o)) if o.projected.is_none() => "(not sent)",
+                _ => "",
+            };
+            let short = fit(&name, (left.width as usize).saturating_sub(16));
+            render_entry(
+                app,
+                frame,
+                left,
+                format!(" original · {short} "),
+                original,
+                left_empty,
+                focused,
+            );
+            render_entry(
+                app,
+                frame,
+                right,
+                format!(" {} ", strategy.id()),
+                sent,
+                right_empty,
+                focused,
+            );
+        }
+        Detail::Unified | Detail::Split => {
+            let outer = block(theme, title, focused);
+            let inner = outer.inner(area);
+            frame.render_widget(outer, area);
+            let [info_area, body] =
+                Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(inner);
+            frame.render_widget(Paragraph::new(info.unwrap_or_default()), info_area);
+            render_diff(app, frame, body);
+        }
+        Detail::Request | Detail::Added => {
+            let outer = block(theme, title, focused);
+            let inner = outer.inner(area);
+            frame.render_widget(outer, area);
+            let lines = text_lines(app, strategy, inner.width as usize);
+            let scroll = app
+                .scroll
+                .min(lines.len().saturating_sub(inner.height as usize));
+            let visible: Vec<Line> = lines
+                .into_iter()
+                .skip(scroll)
+                .take(inner.height as usize)
+                .collect();
+            frame.render_widget(Paragraph::new(visible), inner);
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn render_entry(
+    app: &App,
+    frame: &mut Frame,
+    area: Rect,
+    title: String,
+    entry: Option<&Value>,
+    empty: &str,
+    focused: bool,
+) {
+    let theme = app.theme;
+    let outer = block(theme, title, focused);
+    let inner = outer.inner(area);
+    frame.render_widget(outer, area);
+    let lines = entry_text(app, entry, inner.width as usize);
+    if lines.is_empty() {
+        let text: Vec<Line> = wrap(empty, inner.width as usize)
+            .into_iter()
+            .map(|l| Line::styled(l, theme.dim()))
+            .collect();
+        frame.render_widget(Paragraph::new(text), inner);
+        return;
+    }
+    let scroll = app
+        .scroll
+        .min(lines.len().saturating_sub(inner.height as usize));
+    let visible: Vec<Line> = lines
+        .iter()
+        .skip(scroll)
+        .take(inner.height as usize)
+        .map(|l| Line::raw(fit(&skip_cells(l, app.hscroll), inner.width as usize)))
+        .collect();
+    frame.render_widget(Paragraph::new(visible), inner);
+}
+
+fn render_diff(app: &App, frame: &mut Frame, area: Rect) {
+    let theme = app.theme;
+    let Some(diff) = app.selected_diff() else {
+        frame.render_widget(
+            Paragraph::new(Line::styled("no tool selected", theme.dim())),
+            area,
+        );
+        return;
+    };
+    if diff.is_empty() {
+        frame.render_widget(
+            Paragraph::new(Line::styled(
+                format!("no change under {}", app.strategy()),
+                theme.dim(),
+            )),
+            area,
+        );
+        return;
+    }
+    let lines = diff_lines(app, &diff, area.width as usize);
+    let height = area.height as usize;
+    let scroll = app.scroll.min(lines.len().saturating_sub(height));
+    let visible: Vec<Line> = lines.into_iter().skip(scroll).take(height).collect();
+    frame.render_widget(Paragraph::new(visible), area);
+}
+
+/// A diff line's segments, sanitized, as visual rows of at most `cells` cells each: wrapped
+/// when wrapping is on, else scrolled by `hscroll` and cut.
+fn segment_rows(app: &App, segments: &[(bool, String)], cells: usize) -> Vec<Vec<(bool, String)>> {
+    let cells = cells.max(1);
+    let mut rows: Vec<Vec<(bool, String)>> = vec![Vec::new()];
+    let mut used = 0;
+    let mut skipped = 0;
+    for (changed, text) in segments {
+        for c in safe(text).chars() {
+            let w = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+            if !app.wrap && skipped < app.hscroll {
+                skipped += w;
+                continue;
+            }
+            if used + w > cells {
+                if !app.wrap {
+                    break;
+                }
+                rows.push(Vec::new());
+                used = 0;
+            }
+            let row = rows.last_mut().expect("one row at least");
+            match row.last_mut() {
+                Some((ch, piece)) if ch == changed => piece.push(c),
+                _ => row.push((*changed, c.to_string())),
+            }
+            used += w;
+        }
+    }
+    rows
+}
+
+/// Every visual line of the selected tool's diff at this width (the detail's scroll range).
+fn diff_lines(app: &App, diff: &ToolDiff, w: usize) -> Vec<Line<'static>> {
+    let theme = app.theme;
+    let fold = |n: usize| {
+        let text = if n == 1 {
+            "⋯ 1 unchanged line".to_owned()
+        } else {
+            format!("⋯ {n} unchanged lines")
+        };
+        Line::styled(fit(&text, w), theme.dim())
+    };
+    let style_of = |tag: LineTag| match tag {
+        LineTag::Equal => theme.text(),
+        LineTag::Delete => theme.del(),
+        LineTag::Insert => theme.ins(),
+    };
+    // One side of a row as visual lines: the sign, then the text (changed words emphasised).
+    let side = |at: Option<LineRef>, cells: usize| -> Vec<Vec<Span<'static>>> {
+        let Some(line) = at.and_then(|at| diff.line(at)) else {
+            return Vec::new();
+        };
+        let base = style_of(line.tag);
+        segment_rows(app, &line.segments, cells)
+            .into_iter()
+            .map(|row| {
+                // The sign repeats on wrapped lines, so the meaning survives without colour.
+                let mut spans = vec![Span::styled(line.tag.sign().to_string(), base)];
+                for (changed, text) in row {
+                    let style = if changed { theme.emphasis(base) } else { base };
+                    spans.push(Span::styled(text, style));
+                }
+                spans
+            })
+            .collect()
+    };
+    let mut lines = Vec::new();
+    match app.detail {
+        Detail::Split => {
+            // Equal content widths on both sides, so long lines break at the same place.
+            let cells = (w.saturating_sub(1) / 2).saturating_sub(1);
+            for row in &diff.split {
+                match *row {
+                    SplitRow::Fold(n) => lines.push(fold(n)),
+                    SplitRow::Pair(old, new) => {
+                        let left = side(old, cells);
+                        let right = side(new, cells);
+                        for k in 0..left.len().max(right.len()).max(1) {
+                            let mut spans = left.get(k).cloned().unwrap_or_default();
+                            let used: usize = spans.iter().map(|s| width(&s.content)).sum();
+                            spans.push(Span::raw(" ".repeat((cells + 1).saturating_sub(used))));
+                            spans.push(Span::styled("│", theme.dim()));
+                            spans.extend(right.get(k).cloned().unwrap_or_default());
+                            lines.push(Line::from(spans));
+                        }
+                    }
+                }
+            }
+        }
+        _ => {
+            for row in &diff.unified {
+                match *row {
+                    UniRow::Fold(n) => lines.push(fold(n)),
+                    UniRow::Line(at) => lines.extend(
+                        side(Some(at), w.saturating_sub(1))
+                            .into_iter()
+                            .map(Line::from),
+                    ),
+                }
+            }
+        }
+    }
+    lines
+}
+
+fn added_lines(app: &App, strategy: Strategy, w: usize) -> Vec<Line<'static>> {
+    let theme = app.theme;
+    let Some(projection) = app.projection(strategy) else {
+        return vec![Line::styled("projecting…", theme.dim())];
+    };
+    let mut lines = Vec::new();
+    let text_block = |lines: &mut Vec<Line<'static>>, heading: String, text: &str| {
+        lines.push(Line::styled(heading, theme.heading()));
+        for raw in text.split('\n') {
+            for l in wrap(&safe(raw), w.max(1)) {
+                lines.push(Line::raw(l));
+            }
+        }
+        lines.push(Line::raw(""));
+    };
+    if let Some(text) = &projection.added_text {
+        let tokens = app.figures(strategy).map_or(String::new(), |f| {
+            format!(" · {} tokens", thousands(f.added_tokens.unwrap_or(0)))
+        });
+        let place = if app.capture.shape() == crate::capture::Shape::McpToolsList {
+            "reported only: an MCP tools/list capture has no messages to carry it"
+        } else {
+            "sent as a user message"
+        };
+        text_block(
+            &mut lines,
+            format!("Text added outside tools ({place}){tokens}"),
+            text,
+        );
+    }
+    for o in &projection.outcomes {
+        let Some(p) = o.projected else { continue };
+        let catalog = strategy == Strategy::Code;
+        if o.status != Status::Added && !catalog {
+            continue;
+        }
+        let Some(entry) = projection.sent.as_ref().and_then(|s| s.get(p)) else {
+            continue;
+        };
+        let description = tool::description(entry.entry(&app.capture)).unwrap_or("");
+        let heading = if o.status == Status::Added {
+            format!("Added tool {} · description", safe(&o.name))
+        } else {
+            format!(
+                "{} · description (the catalog of the other tools)",
+                safe(&o.name)
+            )
+        };
+        text_block(&mut lines, heading, description);
+    }
+    if lines.is_empty() {
+        lines.push(Line::styled(
+            format!("{strategy} adds no text and no tools"),
+            theme.dim(),
+        ));
+    }
+    lines
+}

@@ -1,0 +1,120 @@
+//! The export dialog overlay.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Clear, Paragraph};
+
+use crate::strategy::Strategy;
+use crate::text::{fit, safe, skip_cells, width};
+
+use super::app::{App, default_export_path};
+use super::input;
+use super::widgets::{block, centered, wrap};
+
+/// Draw the export dialog: the choice, the path being typed (with its cursor), where a
+/// relative path goes, what tools-only leaves out, and the last error or question.
+#[allow(clippy::too_many_arguments)]
+pub fn render_export(
+    app: &App,
+    frame: &mut Frame,
+    area: Rect,
+    strategy: Strategy,
+    tools_only: bool,
+    (path, cursor): (&str, usize),
+    confirm: bool,
+    error: Option<&str>,
+) {
+    let theme = app.theme;
+    let rect = centered(area, 76, 12);
+    frame.render_widget(Clear, rect);
+    let outer = block(theme, format!(" Export {} ", strategy.id()), true);
+    let inner = outer.inner(rect);
+    frame.render_widget(outer, rect);
+    let w = inner.width as usize;
+    let choice = |on: bool, label: &str| -> Span<'static> {
+        let text = format!("{} {label}", if on { "(•)" } else { "( )" });
+        Span::styled(
+            text,
+            if on {
+                theme.selected(true)
+            } else {
+                theme.text()
+            },
+        )
+    };
+    // The path scrolls so the cursor stays in view.
+    let shown = safe(&input::with_cursor(path, cursor));
+    let room = w.saturating_sub(6);
+    let at = width(&safe(&path.chars().take(cursor).collect::<String>()));
+    let shown = if width(&shown) > room && at + 2 > room {
+        format!("…{}", skip_cells(&shown, at + 3 - room))
+    } else {
+        shown
+    };
+    let dropped = match app.projection(strategy) {
+        Some(p) if tools_only && p.added_text.is_some() => format!(
+            "tools only leaves out the text {} adds outside the tools (the request body keeps it)",
+            strategy.id()
+        ),
+        _ if tools_only => "tools only: the `tools` array alone, no request around it".to_owned(),
+        _ => "the whole projected request body".to_owned(),
+    };
+    let folder =
+        if std::path::Path::new(&input::expand_home(path, app.home.as_deref())).is_absolute() {
+            String::new()
+        } else {
+            format!("in {}", safe(&app.cwd))
+        };
+    let mut lines = vec![
+        Line::from(vec![
+            choice(!tools_only, "request body"),
+            Span::raw("   "),
+            choice(tools_only, "tools only"),
+            Span::styled("   Tab switches", theme.dim()),
+        ]),
+        Line::styled(fit(&dropped, w), theme.dim()),
+        Line::raw(""),
+        Line::from(vec![
+            Span::styled("path ", theme.dim()),
+            Span::styled(fit(&shown, room + 1), theme.input()),
+        ]),
+        Line::styled(fit(&folder, w), theme.dim()),
+        Line::styled(
+            fit(
+                &format!(
+                    "compact JSON, written atomically; ~ is your home; default {}",
+                    default_export_path(&app.path, strategy, tools_only)
+                ),
+                w,
+            ),
+            theme.dim(),
+        ),
+        Line::styled(
+            fit(
+                "←/→ Home/End move · ^U clears to the start · ^W deletes a word",
+                w,
+            ),
+            theme.dim(),
+        ),
+        Line::raw(""),
+    ];
+    if confirm && let Some(e) = error {
+        for l in wrap(&safe(e), w) {
+            lines.push(Line::styled(l, theme.error()));
+        }
+        lines.push(Line::styled("Write it anyway? y / n", theme.warn()));
+    } else if confirm {
+        lines.push(Line::styled(
+            fit(&format!("{} exists. Overwrite it? y / n", safe(path)), w),
+            theme.warn(),
+        ));
+    } else if let Some(e) = error {
+        for l in wrap(&safe(e), w) {
+            lines.push(Line::styled(l, theme.error()));
+        }
+    } else {
+        lines.push(Line::styled("Enter writes · Esc cancels", theme.dim()));
+    }
+    frame.render_widget(Paragraph::new(lines), inner);
+}

@@ -1,0 +1,137 @@
+//! The help overlay, generated from the key table.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Clear, Paragraph};
+
+use crate::text::{pad, safe};
+
+use super::keys::{self, Context};
+use super::theme::Theme;
+use super::widgets::{block, centered};
+
+/// Every glyph the screens draw instead of a word, and what it means.
+pub const GLYPHS: &[(&str, &str)] = &[
+    (
+        "= ~ + × »",
+        "matrix: unchanged, changed, added, removed, deferred (× » send nothing)",
+    ),
+    ("…", "still being measured"),
+    (
+        "refused",
+        "the host refuses the capture under this strategy: no figures",
+    ),
+    (
+        "name!",
+        "matrix header: a provider would reject the request this strategy sends",
+    ),
+    (
+        "▼ ▲",
+        "the column the rows are sorted by, largest or smallest first",
+    ),
+    (
+        "‹3  4›",
+        "strategy columns hidden to the left and right (h l pan)",
+    ),
+    (
+        "a›b  a…b",
+        "a name shortened: MCP prefix collapsed, or its middle cut",
+    ),
+    (
+        "= ~ - > +",
+        "tool table: kept, changed, removed, deferred, added",
+    ),
+    (
+        "!name",
+        "the tool carries control or invisible characters (shown as escapes)",
+    ),
+    ("*", "overview: the strategy has notes"),
+    ("▌", "the selected row"),
+];
+
+/// The help's lines: the keys of `first` (the view it was opened from) first, then the others,
+/// then the glyphs; only lines containing `filter` (case-insensitive) when it is not empty.
+fn help_lines(theme: Theme, first: Context, filter: &str) -> Vec<Line<'static>> {
+    let needle = filter.to_lowercase();
+    let keep = |label: &str, help: &str| {
+        needle.is_empty()
+            || label.to_lowercase().contains(&needle)
+            || help.to_lowercase().contains(&needle)
+    };
+    let mut sections = keys::help_sections();
+    if let Some(at) = sections.iter().position(|(c, _)| *c == first) {
+        let section = sections.remove(at);
+        sections.insert(0, section);
+    }
+    let mut lines = Vec::new();
+    let section = |title: String, rows: Vec<(&str, &str)>, lines: &mut Vec<Line<'static>>| {
+        let rows: Vec<(&str, &str)> = rows.into_iter().filter(|(l, h)| keep(l, h)).collect();
+        if rows.is_empty() {
+            return;
+        }
+        lines.push(Line::styled(title, theme.heading()));
+        for (label, help) in rows {
+            lines.push(Line::from(vec![
+                Span::styled(format!("  {}", pad(label, 14)), theme.key()),
+                Span::raw(help.to_owned()),
+            ]));
+        }
+        lines.push(Line::raw(""));
+    };
+    for (context, bindings) in sections {
+        let title = if context == first {
+            format!("{} (this view)", context.title())
+        } else {
+            context.title().to_owned()
+        };
+        section(title, bindings, &mut lines);
+    }
+    section("Glyphs".to_owned(), GLYPHS.to_vec(), &mut lines);
+    if lines.is_empty() {
+        lines.push(Line::styled(
+            format!("nothing matches \"{}\"", safe(filter)),
+            theme.dim(),
+        ));
+    }
+    lines
+}
+
+/// Lines in the help overlay opened from `first` with this filter.
+pub fn help_len(first: Context, filter: &str) -> usize {
+    help_lines(Theme::new(false), first, filter).len()
+}
+
+/// Draw the help overlay, scrolled by `scroll` lines.
+pub fn render_help(
+    frame: &mut Frame,
+    area: Rect,
+    theme: Theme,
+    scroll: usize,
+    first: Context,
+    filter: Option<(&str, bool)>,
+) {
+    let rect = centered(area, 92, area.height.saturating_sub(2));
+    frame.render_widget(Clear, rect);
+    let title = match filter {
+        Some((text, typing)) if typing || !text.is_empty() => {
+            format!(
+                " Keys matching /{}{} · Esc ",
+                safe(text),
+                if typing { "▏" } else { "" }
+            )
+        }
+        _ => " Keys · / filters · Esc closes ".to_owned(),
+    };
+    let outer = block(theme, title, true);
+    let inner = outer.inner(rect);
+    frame.render_widget(outer, rect);
+    let lines = help_lines(theme, first, filter.map_or("", |f| f.0));
+    let scroll = scroll.min(lines.len().saturating_sub(inner.height as usize));
+    let visible: Vec<Line> = lines
+        .into_iter()
+        .skip(scroll)
+        .take(inner.height as usize)
+        .collect();
+    frame.render_widget(Paragraph::new(visible), inner);
+}

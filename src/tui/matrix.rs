@@ -1,0 +1,553 @@
+//! The home screen: tools × strategies. Each row is a tool, each column a strategy, each cell
+//! the tokens that strategy sends for that tool with its mark; sticky totals rows sit under the
+//! table.
+//!
+//! The figures, marks, totals, sort, `f` filter and display names are the library's
+//! [`crate::matrix`] (the same model `report --matrix` prints). This module adds only what a
+//! live screen needs on top: columns still being measured, the search, the cursor, panning,
+//! and the drawing. [`MatrixView::build`] and [`draw`] know nothing of the app.
+
+use std::ops::Range;
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+use crate::matrix::{Cell, Mark, Matrix, Origin, Row, Sort, SortColumn, TotalRow, display_names};
+use crate::report::Report;
+use crate::strategy::Strategy;
+use crate::text::{pad, pad_left, safe, thousands, width};
+
+use super::theme::Theme;
+
+/// The strategies with a column, in order (`original` is the capture's own column, first).
+pub fn strategies() -> &'static [Strategy] {
+    &Strategy::ALL[1..]
+}
+
+/// The strategy under a cursor column: 0 is the capture (`original`), `1 + i` strategy `i`.
+pub fn strategy_at(col: usize) -> Strategy {
+    Strategy::ALL[col.min(Strategy::ALL.len() - 1)]
+}
+
+/// The line that explains every glyph a cell can carry, fitted to `cells`.
+pub fn legend(cells: usize) -> String {
+    let marks = crate::matrix::legend();
+    let long = format!("tokens sent · {marks} · … measuring");
+    if width(&long) < cells {
+        long
+    } else {
+        crate::text::fit(&marks, cells.saturating_sub(1))
+    }
+}
+
+/// The search applied on top of the library's filter.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Search<'a> {
+    /// The text searched, lowercase (`None`: no search).
+    pub needle: Option<&'a str>,
+    /// Per capture tool, whether its entry contains the needle.
+    pub matching: &'a [bool],
+}
+
+/// The matrix as the screen shows it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MatrixView {
+    /// The library's model over the strategies measured so far, sorted and `f`-filtered.
+    pub model: Matrix,
+    /// Per strategy column ([`strategies`] order): its index in the model, `None` while it is
+    /// still being measured.
+    pub columns: Vec<Option<usize>>,
+    /// The rows shown, as indices into [`Matrix::all_rows`], after the search.
+    pub shown: Vec<usize>,
+    /// Rows before any filter.
+    pub unfiltered: usize,
+    /// Names as drawn: sanitized, capture names where the figures have none yet.
+    pub names: Vec<String>,
+    /// Whether the capture's tokens are counted (else the original column reads `…`).
+    pub counted: bool,
+}
+
+impl MatrixView {
+    /// The view of `report` (the strategies measured so far) for a capture with these tool
+    /// names, sorted by `sort`, keeping what `changed_by` changes and what `search` matches.
+    pub fn build(
+        report: &Report,
+        capture_names: &[String],
+        counted: bool,
+        sort: Sort,
+        changed_by: Option<Strategy>,
+        search: Search<'_>,
+    ) -> MatrixView {
+        let mut model = Matrix::new(report);
+        model.set_sort(sort);
+        model.set_filter(changed_by.map(crate::matrix::Filter::ChangedBy));
+        let columns = strategies()
+            .iter()
+            .map(|&s| model.column_index(s))
+            .collect();
+        let all = model.all_rows();
+        let names: Vec<String> = all
+            .iter()
+            .map(|r| match r.origin {
+                Origin::Capture(i) if r.name.is_empty() => {
+                    safe(capture_names.get(i).map_or("", String::as_str))
+                }
+                _ => safe(&r.name),
+            })
+            .collect();
+        let index_of = |r: &Row| -> usize {
+            // Rows are the capture's in order, then the added ones in order.
+            match r.origin {
+                Origin::Capture(i) => i,
+                Origin::Added(n) => report.capture.tools + n,
+            }
+        };
+        let mut shown: Vec<usize> = model
+            .rows()
+            .map(index_of)
+            .filter(|&i| match search.needle {
+                None => true,
+                Some(needle) => match all[i].origin {
+                    Origin::Capture(c) => search.matching.get(c).copied().unwrap_or(false),
+                    Origin::Added(_) => names[i].to_lowercase().contains(needle),
+                },
+            })
+            .collect();
+        if let Some(needle) = search.needle {
+            // A search for a name puts that tool first (a stable sort keeps the rest in order).
+            shown.sort_by_key(|&i| names[i].to_lowercase() != needle);
+        }
+        MatrixView {
+            unfiltered: all.len(),
+            model,
+            columns,
+            shown,
+            names,
+            counted,
+        }
+    }
+
+    /// The row at a screen position.
+    pub fn row(&self, at: usize) -> Option<&Row> {
+        self.shown.get(at).map(|&i| &self.model.all_rows()[i])
+    }
+
+    /// The drawn name of the row at a screen position.
+    pub fn name(&self, at: usize) -> Option<&str> {
+        self.shown.get(at).map(|&i| self.names[i].as_str())
+    }
+
+    /// The position of a tool among the rows shown.
+    pub fn position(&self, origin: Origin) -> Option<usize> {
+        self.shown
+            .iter()
+            .position(|&i| self.model.all_rows()[i].origin == origin)
+    }
+
+    /// A strategy column's cell in a row (`None` while the column is being measured).
+    pub fn cell(&self, row: &Row, col: usize) -> Option<Cell> {
+        self.columns[col].map(|c| row.cells[c])
+    }
+
+    /// Subtotals of the rows shown: original tokens, and per strategy column the tokens sent.
+    pub fn subtotal(&self) -> (usize, Vec<usize>) {
+        let rows: Vec<&Row> = (0..self.shown.len()).filter_map(|i| self.row(i)).collect();
+        let original = rows.iter().filter_map(|r| r.original_tokens).sum();
+        let per_column = (0..self.columns.len())
+            .map(|c| {
+                rows.iter()
+                    .filter_map(|r| self.cell(r, c).and_then(|cell| cell.tokens))
+                    .sum()
+            })
+            .collect();
+        (original, per_column)
+    }
+
+    fn cell_text(&self, row: &Row, col: usize) -> String {
+        match self.cell(row, col) {
+            None => "…".to_owned(),
+            Some(cell) => cell.text(),
+        }
+    }
+
+    fn original_text(&self, row: &Row) -> String {
+        match (row.origin, row.original_tokens) {
+            (Origin::Added(_), _) => "-".to_owned(),
+            (_, Some(t)) if self.counted => thousands(t),
+            _ => "…".to_owned(),
+        }
+    }
+
+    fn total_text(&self, col: Option<usize>, total: TotalRow) -> String {
+        match col {
+            None if !self.counted => "…".to_owned(),
+            None => self.model.total_text(None, total),
+            Some(c) => match self.columns[c] {
+                None => "…".to_owned(),
+                Some(m) => self.model.total_text(Some(m), total),
+            },
+        }
+    }
+
+    fn header(&self, col: usize) -> String {
+        match self.columns[col] {
+            Some(m) => self.model.columns[m].header(),
+            None => strategies()[col].id().to_owned(),
+        }
+    }
+}
+
+/// Where the cursor is and what is scrolled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Cursor {
+    /// The row (into [`MatrixView::shown`]).
+    pub row: usize,
+    /// The column: 0 for the capture's own, `1 + i` for strategy column `i`.
+    pub col: usize,
+    /// The first row drawn.
+    pub offset: usize,
+    /// The first strategy column drawn.
+    pub col_offset: usize,
+}
+
+/// Widths at one terminal width.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Geometry {
+    /// Cells of the name column.
+    pub name: usize,
+    /// Cells of the original column.
+    pub original: usize,
+    /// Cells of each strategy column (all of them, shown or not).
+    pub columns: Vec<usize>,
+    /// The strategy columns drawn.
+    pub visible: Range<usize>,
+}
+
+/// Below this width the matrix shows a single strategy column.
+pub const NARROW: u16 = 60;
+const NAME_MAX: usize = 36;
+
+fn marker_width(n: usize) -> usize {
+    if n == 0 { 0 } else { 2 + n.to_string().len() }
+}
+
+/// The widths of every column and which strategy columns fit in `cells`, keeping the cursor's
+/// column in view and starting at `cursor.col_offset` when it can. Numbers are never cut: a
+/// column is as wide as its widest figure; the name column gives way first.
+pub fn geometry(m: &MatrixView, cells: u16, cursor: Cursor) -> Geometry {
+    let rows: Vec<&Row> = (0..m.shown.len()).filter_map(|i| m.row(i)).collect();
+    let figure = |c: usize| -> usize {
+        let body = rows
+            .iter()
+            .map(|r| width(&m.cell_text(r, c)))
+            .max()
+            .unwrap_or(0);
+        let totals = TotalRow::ALL
+            .iter()
+            // Totals keep two cells free under the cells' marks.
+            .map(|&t| width(&m.total_text(Some(c), t)) + 2)
+            .max()
+            .unwrap_or(0);
+        // Room for the sort arrow, so a header is never cut.
+        let head = width(&m.header(c)) + 1;
+        body.max(totals).max(head)
+    };
+    let columns: Vec<usize> = (0..m.columns.len()).map(figure).collect();
+    let original = rows
+        .iter()
+        .map(|r| width(&m.original_text(r)) + 2)
+        .chain(
+            TotalRow::ALL
+                .iter()
+                .map(|&t| width(&m.total_text(None, t)) + 2),
+        )
+        .max()
+        .unwrap_or(1)
+        .max(width("▼original"));
+    let longest = rows
+        .iter()
+        .enumerate()
+        .map(|(i, _)| m.name(i).map_or(0, width))
+        .max()
+        .unwrap_or(0)
+        .max(width("tool (0000)"));
+    let total = cells as usize;
+    // The row starts with the cursor bar; each column is preceded by one space.
+    let fixed = |name: usize| 1 + name + 1 + original;
+    let all: usize = columns.iter().map(|w| w + 1).sum();
+    let wanted = longest.min(NAME_MAX);
+    let n = columns.len();
+    if cells >= NARROW && fixed(wanted) + all <= total {
+        return Geometry {
+            name: wanted,
+            original,
+            columns,
+            visible: 0..n,
+        };
+    }
+    let floor = if cells >= 100 {
+        22
+    } else if cells >= NARROW {
+        18
+    } else {
+        14
+    };
+    let name = wanted.min(floor);
+    let cursor_col = cursor.col.saturating_sub(1).min(n - 1);
+    let fits = |start: usize| -> usize {
+        if cells < NARROW {
+            return 1;
+        }
+        let room = total.saturating_sub(fixed(name) + marker_width(start) + 4);
+        let mut used = 0;
+        let mut k = 0;
+        for w in &columns[start..] {
+            if used + w + 1 > room && k > 0 {
+                break;
+            }
+            used += w + 1;
+            k += 1;
+        }
+        k.max(1)
+    };
+    let mut start = if cursor.col == 0 {
+        cursor.col_offset.min(n - 1)
+    } else {
+        cursor.col_offset.min(cursor_col)
+    };
+    while start + fits(start) <= cursor_col {
+        start += 1;
+    }
+    // Do not leave room unused at the right end.
+    while start > 0 && start - 1 + fits(start - 1) >= n {
+        start -= 1;
+    }
+    let end = (start + fits(start)).min(n);
+    let used = fixed(name)
+        + (start..end).map(|c| columns[c] + 1).sum::<usize>()
+        + marker_width(start)
+        + marker_width(n - end);
+    let name = (name + total.saturating_sub(used)).min(wanted).max(name);
+    Geometry {
+        name,
+        original,
+        columns,
+        visible: start..end,
+    }
+}
+
+/// Rows of the table body in a matrix area `height` rows high, and how many totals rows are
+/// shown (fewer on a short terminal: the total sent and the saving stay).
+pub fn body_rows(height: u16) -> (usize, usize) {
+    let h = height as usize;
+    let totals = if h >= 18 {
+        TotalRow::ALL.len()
+    } else if h >= 8 {
+        2
+    } else {
+        1
+    };
+    // A header row and a rule, then the totals.
+    (h.saturating_sub(2 + totals).max(1), totals)
+}
+
+/// The totals shown when only `n` fit: the ones a user asks about first.
+fn shown_totals(n: usize) -> Vec<TotalRow> {
+    if n >= TotalRow::ALL.len() {
+        return TotalRow::ALL.to_vec();
+    }
+    [TotalRow::TotalSent, TotalRow::SavedPct]
+        .into_iter()
+        .take(n)
+        .collect()
+}
+
+/// Draw the matrix into `area` with the cursor on a cell.
+pub fn draw(m: &MatrixView, cursor: Cursor, theme: Theme, frame: &mut Frame, area: Rect) {
+    let g = geometry(m, area.width, cursor);
+    let (body, n_totals) = body_rows(area.height);
+    let n = g.columns.len();
+    let left = marker_width(g.visible.start);
+    let right = n - g.visible.end;
+    let sort = m.model.sort();
+    let arrow = |col: usize| -> &'static str {
+        let here = match sort.column {
+            SortColumn::Original => col == 0,
+            SortColumn::Strategy(s) => col > 0 && strategies()[col - 1] == s,
+            SortColumn::Name => false,
+        };
+        match (here, sort.descending) {
+            (false, _) => "",
+            (true, true) => "▼",
+            (true, false) => "▲",
+        }
+    };
+    let head_style = |col: usize| {
+        if col == cursor.col {
+            theme.selected(true)
+        } else {
+            theme.heading()
+        }
+    };
+    let mut lines: Vec<Line> = Vec::new();
+    let mut head = vec![Span::raw(" ")];
+    let name_head = match sort.column {
+        SortColumn::Name if sort.descending => "tool ▲",
+        SortColumn::Name => "tool ▼",
+        _ => "tool",
+    };
+    head.push(Span::styled(
+        pad(
+            &format!("{name_head} ({})", thousands(m.shown.len())),
+            g.name,
+        ),
+        theme.heading(),
+    ));
+    head.push(Span::raw(" "));
+    head.push(Span::styled(
+        pad_left(&format!("{}original", arrow(0)), g.original),
+        head_style(0),
+    ));
+    if left > 0 {
+        head.push(Span::styled(format!(" ‹{}", g.visible.start), theme.dim()));
+    }
+    for c in g.visible.clone() {
+        head.push(Span::raw(" "));
+        head.push(Span::styled(
+            pad_left(&format!("{}{}", arrow(c + 1), m.header(c)), g.columns[c]),
+            head_style(c + 1),
+        ));
+    }
+    if right > 0 {
+        head.push(Span::styled(format!(" {right}›"), theme.dim()));
+    }
+    lines.push(Line::from(head));
+
+    let offset = cursor.offset.min(m.shown.len().saturating_sub(body));
+    if m.shown.is_empty() {
+        lines.push(Line::styled(
+            if m.unfiltered == 0 {
+                " the capture has no tools"
+            } else {
+                " no tool matches: Esc clears the search, f the filter"
+            },
+            theme.dim(),
+        ));
+    }
+    let names: Vec<&str> = (offset..(offset + body).min(m.shown.len()))
+        .filter_map(|i| m.name(i))
+        .collect();
+    let shorts = display_names(&names, g.name);
+    for (k, at) in (offset..(offset + body).min(m.shown.len())).enumerate() {
+        let Some(row) = m.row(at) else { continue };
+        let selected = at == cursor.row;
+        let base = if selected {
+            theme.selected(false)
+        } else {
+            theme.text()
+        };
+        let mut spans = vec![Span::styled(if selected { "▌" } else { " " }, base)];
+        spans.push(Span::styled(pad(&shorts[k], g.name), base));
+        spans.push(Span::styled(" ", base));
+        spans.push(Span::styled(
+            pad_left(&format!("{}  ", m.original_text(row)), g.original),
+            cell_style(theme, base, selected && cursor.col == 0, None),
+        ));
+        if left > 0 {
+            spans.push(Span::styled(" ".repeat(left), base));
+        }
+        for c in g.visible.clone() {
+            let cell = m.cell(row, c);
+            spans.push(Span::styled(" ", base));
+            spans.push(Span::styled(
+                pad_left(&m.cell_text(row, c), g.columns[c]),
+                cell_style(theme, base, selected && cursor.col == c + 1, cell),
+            ));
+        }
+        lines.push(Line::from(spans));
+    }
+    while lines.len() < 1 + body {
+        lines.push(Line::raw(""));
+    }
+    lines.push(Line::styled(
+        format!(" {}", "─".repeat((area.width as usize).saturating_sub(1))),
+        theme.dim(),
+    ));
+    for t in shown_totals(n_totals) {
+        let mut spans = vec![Span::raw(" ")];
+        spans.push(Span::styled(pad(t.label(), g.name), theme.heading()));
+        spans.push(Span::raw(" "));
+        spans.push(Span::raw(pad_left(
+            &format!("{}  ", m.total_text(None, t)),
+            g.original,
+        )));
+        if left > 0 {
+            spans.push(Span::raw(" ".repeat(left)));
+        }
+        for c in g.visible.clone() {
+            let value = m.total_text(Some(c), t);
+            let style = if value == Mark::Refused.glyph() {
+                theme.error()
+            } else {
+                theme.text()
+            };
+            spans.push(Span::raw(" "));
+            // Totals align with the numbers of the cells above, not with their marks.
+            spans.push(Span::styled(
+                pad_left(&format!("{value}  "), g.columns[c]),
+                style,
+            ));
+        }
+        lines.push(Line::from(spans));
+    }
+    frame.render_widget(Paragraph::new(lines), area);
+}
+
+fn cell_style(theme: Theme, base: Style, cursor: bool, cell: Option<Cell>) -> Style {
+    if cursor {
+        return theme.selected(true);
+    }
+    match cell.map(|c| c.mark) {
+        None => base.patch(theme.dim()),
+        Some(Mark::Refused) => theme.error(),
+        Some(Mark::Kept) | Some(Mark::Removed) | Some(Mark::Deferred) => base.patch(theme.dim()),
+        Some(Mark::Changed) => base.patch(theme.good()),
+        Some(Mark::Added) => base.patch(theme.warn()),
+        Some(Mark::Absent) => base,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_terminals_keep_the_main_totals() {
+        assert_eq!(body_rows(30), (21, 7));
+        assert_eq!(body_rows(10), (6, 2));
+        assert_eq!(body_rows(4), (1, 1));
+        assert_eq!(
+            shown_totals(2),
+            vec![TotalRow::TotalSent, TotalRow::SavedPct]
+        );
+    }
+
+    #[test]
+    fn the_cursor_column_names_its_strategy() {
+        assert_eq!(strategy_at(0), Strategy::Original);
+        assert_eq!(strategy_at(1), strategies()[0]);
+        assert_eq!(strategy_at(99), *Strategy::ALL.last().unwrap());
+    }
+
+    #[test]
+    fn the_legend_fits_or_drops_its_preamble() {
+        let wide = legend(200);
+        assert!(wide.starts_with("tokens sent · = unchanged"), "{wide}");
+        let narrow = legend(82);
+        assert!(narrow.starts_with("= unchanged"), "{narrow}");
+        assert!(width(&legend(30)) <= 29);
+    }
+}

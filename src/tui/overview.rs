@@ -1,0 +1,207 @@
+//! The overview: every strategy's totals as a table with bars, and the chosen strategy's notes.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Cell, Paragraph, Row, Table, TableState};
+
+use crate::strategy::Strategy;
+use crate::text::{pad_left, pct, thousands};
+
+use super::app::App;
+use super::keys::STRATEGY_KEYS;
+use super::widgets::{block, note_bullet, sorted_notes, wrap};
+
+/// Draw the strategy table with its bars.
+pub fn render_overview(app: &App, frame: &mut Frame, area: Rect) {
+    let theme = app.theme;
+    let capture_tokens = app.capture_tokens();
+    let outer = block(
+        theme,
+        " Strategies: tokens sent (tools + added text) · * has notes ".to_owned(),
+        true,
+    );
+    let inner = outer.inner(area);
+    frame.render_widget(outer, area);
+    let wide = inner.width >= 90;
+    let max_total = Strategy::ALL
+        .iter()
+        .filter_map(|&s| app.figures(s).and_then(|f| f.total_tokens))
+        .chain(capture_tokens)
+        .max()
+        .unwrap_or(0);
+    let mut widths = vec![
+        Constraint::Length(2),
+        Constraint::Length(14),
+        Constraint::Length(6),
+        Constraint::Length(9),
+        Constraint::Length(8),
+    ];
+    let mut header = vec!["", "strategy", "tools", "tokens", "saved"];
+    if wide {
+        widths.insert(2, Constraint::Length(9));
+        header.insert(2, "origin");
+    }
+    widths.push(Constraint::Min(4));
+    header.push("size");
+    let fixed: u16 = if wide {
+        2 + 14 + 9 + 6 + 9 + 8
+    } else {
+        2 + 14 + 6 + 9 + 8
+    };
+    let bar_width = inner.width.saturating_sub(fixed + widths.len() as u16 - 1) as usize;
+    let rows: Vec<Row> = Strategy::ALL
+        .iter()
+        .enumerate()
+        .map(|(i, &s)| {
+            let figures = app.figures(s);
+            let projection = app.projection(s);
+            let tools = projection.map_or("…".to_owned(), |p| {
+                if p.status.is_refused() {
+                    "—".to_owned()
+                } else {
+                    thousands(p.tool_count())
+                }
+            });
+            // A refused projection has no figures; one that did not apply saves nothing real,
+            // so neither is coloured as a saving.
+            let (tokens, saved, bar, style) = match figures {
+                Some(f) => match (f.total_tokens, f.saved_tokens, f.saved_pct) {
+                    (Some(total), Some(saved_tokens), Some(saved_pct)) => {
+                        let saving = saved_tokens >= 0;
+                        let style = if f.status != "ok" {
+                            theme.dim()
+                        } else if saving {
+                            theme.good()
+                        } else {
+                            theme.bad()
+                        };
+                        (
+                            thousands(total),
+                            pct(capture_tokens.map(|_| saved_pct)),
+                            bar(total, max_total, bar_width),
+                            style,
+                        )
+                    }
+                    _ => ("refused".into(), "—".into(), String::new(), theme.error()),
+                },
+                None => ("…".into(), "…".into(), String::new(), theme.good()),
+            };
+            let bar_style = match figures {
+                Some(f) if f.status != "ok" => theme.dim(),
+                Some(f) => theme.bar(f.saved_tokens.is_some_and(|t| t >= 0)),
+                None => theme.bar(true),
+            };
+            let noted = projection.is_some_and(|p| !p.notes.is_empty());
+            let name = format!("{}{}", s.id(), if noted { " *" } else { "" });
+            let mut cells = vec![
+                Cell::from(Span::styled(STRATEGY_KEYS[i].to_string(), theme.key())),
+                Cell::from(name),
+                Cell::from(pad_left(&tools, 5)),
+                Cell::from(pad_left(&tokens, 8)),
+                Cell::from(Span::styled(pad_left(&saved, 7), style)),
+                Cell::from(Span::styled(bar, bar_style)),
+            ];
+            if wide {
+                cells.insert(2, Cell::from(s.origin()));
+            }
+            Row::new(cells)
+        })
+        .collect();
+    let table = Table::new(rows, widths)
+        .header(Row::new(header).style(theme.heading()))
+        .row_highlight_style(theme.selected(true))
+        .highlight_symbol("▌")
+        .highlight_spacing(ratatui::widgets::HighlightSpacing::Always);
+    let mut state = TableState::default().with_selected(Some(app.overview_sel));
+    frame.render_stateful_widget(table, inner, &mut state);
+}
+
+/// A bar of `value / max` over `cells` cells, in eighths.
+fn bar(value: usize, max: usize, cells: usize) -> String {
+    if max == 0 || cells == 0 {
+        return String::new();
+    }
+    let eighths = (value as u128 * cells as u128 * 8 / max as u128) as usize;
+    let mut out = "█".repeat(eighths / 8);
+    const PARTS: [&str; 8] = ["", "▏", "▎", "▍", "▌", "▋", "▊", "▉"];
+    out.push_str(PARTS[eighths % 8]);
+    out
+}
+
+/// Draw the chosen strategy's summary and notes, then the other strategies' notes.
+pub fn render_notes(app: &App, frame: &mut Frame, area: Rect) {
+    let theme = app.theme;
+    let strategy = app.strategy();
+    let outer = block(
+        theme,
+        format!(
+            " {} · {} · {} ",
+            strategy.id(),
+            strategy.release(&app.settings).unwrap_or("-"),
+            strategy.family()
+        ),
+        false,
+    );
+    let inner = outer.inner(area);
+    frame.render_widget(outer, area);
+    let w = inner.width as usize;
+    let mut lines: Vec<Line> = wrap(strategy.summary(), w)
+        .into_iter()
+        .map(|l| Line::styled(l, theme.text()))
+        .collect();
+    if let Some(projection) = app.projection(strategy) {
+        if projection.notes.is_empty() {
+            lines.push(Line::styled("no notes", theme.dim()));
+        }
+        for note in sorted_notes(&projection.notes) {
+            lines.extend(note_bullet(theme, note, "", w));
+        }
+    }
+    if let Some(f) = app.figures(strategy)
+        && let Some(overhead) = f.provider_overhead_tokens
+    {
+        lines.push(Line::styled(
+            format!("provider estimate, not in the figures: Anthropic's tool-use prompt adds ~{overhead} tokens"),
+            theme.dim(),
+        ));
+    }
+    lines.push(Line::from(vec![
+        Span::styled("Enter", theme.key()),
+        Span::styled(" opens it side by side with the capture", theme.dim()),
+    ]));
+    // Below, while there is room: the other strategies' notes, so the ones that did nothing
+    // are explained at a glance.
+    let mut others: Vec<(Strategy, &crate::projection::Note)> = Strategy::ALL
+        .iter()
+        .filter(|&&s| s != strategy)
+        .filter_map(|&s| app.projection(s).map(|p| (s, p)))
+        .flat_map(|(s, p)| sorted_notes(&p.notes).into_iter().map(move |n| (s, n)))
+        .collect();
+    // Errors first across strategies too (the sort is stable: strategy order within a level).
+    others.sort_by_key(|(_, n)| n.level != crate::projection::Level::Error);
+    if !others.is_empty() && lines.len() + 2 < inner.height as usize {
+        lines.push(Line::raw(""));
+        lines.push(Line::styled(
+            "Notes of the other strategies",
+            theme.heading(),
+        ));
+        for (s, note) in others {
+            lines.extend(note_bullet(theme, note, &format!("{}: ", s.id()), w));
+        }
+    }
+    frame.render_widget(Paragraph::new(lines), inner);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bars_scale_in_eighths() {
+        assert_eq!(bar(10, 10, 4), "████");
+        assert_eq!(bar(5, 10, 4), "██");
+        assert_eq!(bar(0, 10, 4), "");
+        assert_eq!(bar(1, 0, 4), "");
+    }
+}

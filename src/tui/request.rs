@@ -1,0 +1,138 @@
+//! The request-level view: bytes of the tools array and the body, the prompt-cache prefix
+//! kept, the figures and the notes of one strategy.
+
+use ratatui::text::{Line, Span};
+
+use crate::strategy::Strategy;
+use crate::text::{pad, pct, thousands};
+
+use super::app::App;
+use super::theme::Theme;
+use super::widgets::{note_bullet, sorted_notes};
+
+fn kv(theme: Theme, key: &str, value: String) -> Line<'static> {
+    Line::from(vec![
+        Span::styled(pad(key, 22), theme.dim()),
+        Span::raw(value),
+    ])
+}
+
+/// The request-level view of `strategy` as lines `w` cells wide.
+pub fn request_lines(app: &App, strategy: Strategy, w: usize) -> Vec<Line<'static>> {
+    let theme = app.theme;
+    let mut lines = Vec::new();
+    let Some(projection) = app.projection(strategy) else {
+        return vec![Line::styled("projecting…", theme.dim())];
+    };
+    if let Some(r) = app.request(strategy) {
+        let t = &r.tools;
+        lines.push(Line::styled(
+            "Tools array (compact JSON, what a prompt cache sees first)",
+            theme.heading(),
+        ));
+        lines.push(kv(
+            theme,
+            "bytes",
+            format!(
+                "{} → {}",
+                thousands(t.before_bytes),
+                thousands(t.after_bytes)
+            ),
+        ));
+        lines.push(kv(
+            theme,
+            "removed",
+            format!("{} bytes", thousands(t.bytes_removed)),
+        ));
+        lines.push(kv(
+            theme,
+            "added",
+            format!("{} bytes", thousands(t.bytes_added)),
+        ));
+        lines.push(kv(
+            theme,
+            "first changed byte",
+            match t.first_changed_byte {
+                Some(b) => format!(
+                    "{} (a provider's prompt cache keeps the {} bytes before it)",
+                    thousands(b),
+                    thousands(b)
+                ),
+                None => "none: the tools are sent byte for byte".to_owned(),
+            },
+        ));
+        lines.push(kv(
+            theme,
+            "request body",
+            format!(
+                "{} → {} bytes",
+                thousands(r.body_before),
+                thousands(r.body_after)
+            ),
+        ));
+        lines.push(Line::raw(""));
+    }
+    lines.push(Line::styled("Figures", theme.heading()));
+    lines.push(kv(
+        theme,
+        "tools",
+        format!(
+            "{} → {}",
+            thousands(app.capture.tools().len()),
+            thousands(projection.tool_count())
+        ),
+    ));
+    if let Some(f) = app.figures(strategy)
+        && f.is_refused()
+    {
+        lines.push(kv(theme, "tokens", "refused: no figures".to_owned()));
+    } else if let Some(f) = app.figures(strategy)
+        && let Some(e) = &f.estimates
+    {
+        if let Some(c) = app.capture_tokens() {
+            lines.push(kv(
+                theme,
+                "tokens",
+                format!(
+                    "{} → {} + {} added = {} (saved {})",
+                    thousands(c),
+                    thousands(f.tools_tokens.unwrap_or(0)),
+                    thousands(f.added_tokens.unwrap_or(0)),
+                    thousands(f.total_tokens.unwrap_or(0)),
+                    pct(f.saved_pct)
+                ),
+            ));
+        }
+        lines.push(kv(
+            theme,
+            "origins' estimates",
+            format!(
+                "vtcode {} · a3s {} · zero {} · lean-ctx {}",
+                thousands(e.vtcode),
+                thousands(e.a3s),
+                thousands(e.zero),
+                thousands(e.lean_ctx)
+            ),
+        ));
+        if let Some(o) = f.provider_overhead_tokens {
+            lines.push(kv(
+                theme,
+                "provider overhead",
+                format!("~{o} tokens (Anthropic's tool-use prompt; not in the figures)"),
+            ));
+        }
+    } else {
+        lines.push(Line::styled("measuring…", theme.dim()));
+    }
+    if projection.drop_tool_choice {
+        lines.push(kv(theme, "tool_choice", "removed".to_owned()));
+    }
+    if !projection.notes.is_empty() {
+        lines.push(Line::raw(""));
+        lines.push(Line::styled("Notes", theme.heading()));
+        for note in sorted_notes(&projection.notes) {
+            lines.extend(note_bullet(theme, note, "", w));
+        }
+    }
+    lines
+}

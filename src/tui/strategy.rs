@@ -1,0 +1,165 @@
+//! One strategy's tool table: every tool's status and figures before and after.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Cell, Paragraph, Row, Table, TableState};
+
+use crate::projection::Status;
+use crate::strategy::Strategy;
+use crate::text::{pad_left, pct, safe, saved_pct, thousands};
+
+use super::app::{App, Pane};
+use super::widgets::{block, wrap};
+
+/// Draw `strategy`'s tool table (only the visible rows are built).
+pub fn render_tools(app: &App, frame: &mut Frame, area: Rect, strategy: Strategy) {
+    let theme = app.theme;
+    let focused = app.focus == Pane::Tools;
+    let rows = app.rows();
+    let total = app.projection(strategy).map_or(0, |p| p.outcomes.len());
+    let mut title = format!(" Tools · {} ", strategy.id());
+    if !app.filter.is_empty() {
+        title = format!(
+            " Tools · {} · {}/{} match ",
+            strategy.id(),
+            rows.len(),
+            total
+        );
+    }
+    let outer = block(theme, title, focused);
+    let inner = outer.inner(area);
+    frame.render_widget(outer, area);
+    let Some(projection) = app.projection(strategy) else {
+        frame.render_widget(
+            Paragraph::new(Line::styled("projecting…", theme.dim())),
+            inner,
+        );
+        return;
+    };
+    if rows.is_empty() {
+        let text = if let Some(error) = projection.refusal() {
+            format!("the host refuses this capture: {}", safe(error))
+        } else if total == 0 {
+            "no tools".to_owned()
+        } else {
+            format!("no tool matches \"{}\"", safe(&app.filter))
+        };
+        let lines: Vec<Line> = wrap(&text, inner.width as usize)
+            .into_iter()
+            .map(|l| Line::styled(l, theme.dim()))
+            .collect();
+        frame.render_widget(Paragraph::new(lines), inner);
+        return;
+    }
+    let figures = app.figures(strategy);
+    let show_bytes = inner.width >= 72;
+    // Too narrow for both: `b` switches the figures between tokens and bytes.
+    let bytes_only = !show_bytes && app.bytes_view;
+    let words = inner.width >= 60;
+    let mut widths = vec![
+        Constraint::Length(if words { 8 } else { 1 }),
+        Constraint::Min(8),
+        Constraint::Length(7),
+        Constraint::Length(7),
+        Constraint::Length(7),
+    ];
+    let mut header = vec![
+        if words { "status" } else { "" },
+        "tool",
+        if bytes_only { "bytes" } else { "tokens" },
+        "→ sent",
+        "saved",
+    ];
+    if show_bytes {
+        widths.extend([Constraint::Length(8), Constraint::Length(8)]);
+        header.extend(["bytes", "→ sent"]);
+    }
+    // Only the visible rows are built: a thousand tools cost nothing to draw.
+    let height = inner.height.saturating_sub(1) as usize;
+    let offset = app
+        .table_offset
+        .min(rows.len().saturating_sub(1))
+        .max(app.tool_sel.saturating_sub(height.saturating_sub(1)))
+        .min(app.tool_sel);
+    let visible: Vec<Row> = rows
+        .iter()
+        .skip(offset)
+        .take(height.max(1))
+        .map(|&i| {
+            let o = &projection.outcomes[i];
+            let t = figures.and_then(|f| f.per_tool.get(i));
+            let num = |v: Option<usize>| v.map_or("…".to_owned(), thousands);
+            let (before, after) = if bytes_only {
+                (t.map(|t| t.original_bytes), t.map(|t| t.projected_bytes))
+            } else {
+                (t.map(|t| t.original_tokens), t.map(|t| t.projected_tokens))
+            };
+            let saved = match (before, after) {
+                (Some(b), Some(a)) if b > 0 => pct(saved_pct(b, a)),
+                (Some(_), Some(_)) => "new".to_owned(),
+                _ => "…".to_owned(),
+            };
+            let sent_tokens = if o.projected.is_some() {
+                num(after)
+            } else {
+                "-".to_owned()
+            };
+            let mut cells = vec![
+                Cell::from(Span::styled(
+                    if words {
+                        o.status.word()
+                    } else {
+                        status_glyph(o.status)
+                    },
+                    theme.status(o.status),
+                )),
+                Cell::from(match o.original.map(|i| app.hidden_in(i)) {
+                    // Flag tools that carry control or invisible characters.
+                    Some(n) if n > 0 => Line::from(vec![
+                        Span::styled("!", theme.warn()),
+                        Span::raw(safe(&o.name)),
+                    ]),
+                    _ => Line::raw(safe(&o.name)),
+                }),
+                Cell::from(pad_left(
+                    &if o.original.is_some() {
+                        num(before)
+                    } else {
+                        "-".to_owned()
+                    },
+                    7,
+                )),
+                Cell::from(pad_left(&sent_tokens, 7)),
+                Cell::from(pad_left(&saved, 7)),
+            ];
+            if show_bytes {
+                let b = t.map(|t| t.original_bytes).filter(|_| o.original.is_some());
+                let a = t
+                    .map(|t| t.projected_bytes)
+                    .filter(|_| o.projected.is_some());
+                cells.push(Cell::from(pad_left(&b.map_or("-".into(), thousands), 8)));
+                cells.push(Cell::from(pad_left(&a.map_or("-".into(), thousands), 8)));
+            }
+            Row::new(cells)
+        })
+        .collect();
+    let table = Table::new(visible, widths)
+        .header(Row::new(header).style(theme.heading()))
+        .row_highlight_style(theme.selected(focused))
+        .highlight_symbol("▌")
+        .highlight_spacing(ratatui::widgets::HighlightSpacing::Always);
+    let mut state = TableState::default().with_selected(Some(app.tool_sel - offset));
+    frame.render_stateful_widget(table, inner, &mut state);
+}
+
+/// One cell for a status where the word does not fit.
+pub fn status_glyph(status: Status) -> &'static str {
+    match status {
+        Status::Kept => "=",
+        Status::Changed => "~",
+        Status::Removed => "-",
+        Status::Deferred => ">",
+        Status::Added => "+",
+    }
+}

@@ -1,0 +1,843 @@
+//! Loading traces: every format, checked against what the test reads from the samples itself.
+
+use std::io::Write;
+
+use serde_json::Value;
+use toolprism::trace::{
+    self, Compression, RecordBody, TraceFormat, TraceOptions, TraceReader, TraceRecord, Usage,
+};
+
+fn sample(name: &str) -> String {
+    format!("{}/samples/traces/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+fn open(path: &str) -> TraceReader {
+    trace::open(path, &TraceOptions::default()).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn open_skipping(path: &str) -> TraceReader {
+    trace::open(path, &TraceOptions { skip_bad: true }).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// All records, panicking on the first error.
+fn records(reader: &mut TraceReader) -> Vec<TraceRecord> {
+    reader
+        .map(|r| r.unwrap_or_else(|e| panic!("{e}")))
+        .collect()
+}
+
+/// The sample's lines as JSON, with their 1-based line numbers (read here, not by the library).
+fn json_lines(path: &str) -> Vec<(usize, Value)> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(i, l)| (i + 1, serde_json::from_str(l).unwrap()))
+        .collect()
+}
+
+fn tool_names(record: &TraceRecord) -> Vec<String> {
+    let RecordBody::Request(body) = &record.body else {
+        panic!("{} is a stub", record.source)
+    };
+    body["tools"]
+        .as_array()
+        .map(|tools| {
+            tools
+                .iter()
+                .map(|t| t["name"].as_str().unwrap().to_owned())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn usage(input: u64, cache_write: u64, cache_read: u64) -> Option<Usage> {
+    Some(Usage {
+        input,
+        cache_write,
+        cache_read,
+    })
+}
+
+fn is_model_call(record: &Value) -> bool {
+    let request = &record["request"];
+    let url = request["url"].as_str().unwrap();
+    let path = url.split('?').next().unwrap();
+    request["method"] == "POST" && path.ends_with("/v1/messages")
+}
+
+#[test]
+fn claude_trace_session() {
+    let path = sample("claude-code-mcp-reconnect.jsonl");
+    let lines = json_lines(&path);
+    let mut reader = open(&path);
+    assert_eq!(reader.format(), TraceFormat::ClaudeTrace);
+    assert_eq!(reader.compression(), None);
+    let got = records(&mut reader);
+
+    // Turns: the model calls, in file order, named by line.
+    let expected: Vec<&(usize, Value)> = lines.iter().filter(|(_, r)| is_model_call(r)).collect();
+    assert_eq!(got.len(), expected.len());
+    assert_eq!(got.len(), 9);
+    for (record, (line, raw)) in got.iter().zip(&expected) {
+        assert_eq!(record.source, format!("line {line}"));
+        assert_eq!(record.url.as_deref(), raw["request"]["url"].as_str());
+        assert_eq!(record.method.as_deref(), Some("POST"));
+        let RecordBody::Request(body) = &record.body else {
+            panic!("stub")
+        };
+        assert_eq!(body, &raw["request"]["body"]);
+        // request.timestamp is epoch seconds with a fraction.
+        let seconds = raw["request"]["timestamp"].as_f64().unwrap();
+        assert_eq!(record.time_ms, Some((seconds * 1000.0).round() as i64));
+        assert_eq!(
+            record.timestamp,
+            Some(raw["request"]["timestamp"].to_string())
+        );
+        assert_eq!(
+            record.status,
+            raw["response"]["status_code"].as_u64().map(|s| s as u16)
+        );
+        assert_eq!(record.orphan, raw["response"].is_null());
+        assert_eq!(
+            record.agent_id.as_deref(),
+            raw["request"]["headers"]["x-claude-code-agent-id"].as_str()
+        );
+    }
+
+    // Ignored: the GET and the count_tokens call, with reasons.
+    let ignored: Vec<(&str, Option<&str>, &str)> = reader
+        .ignored()
+        .iter()
+        .map(|i| (i.source.as_str(), i.method.as_deref(), i.reason.as_str()))
+        .collect();
+    assert_eq!(
+        ignored,
+        [
+            ("line 2", Some("GET"), "GET"),
+            ("line 4", Some("POST"), "count_tokens call")
+        ]
+    );
+    assert_eq!(
+        reader.ignored()[1].url.as_deref(),
+        Some("https://api.anthropic.com/v1/messages/count_tokens?beta=true")
+    );
+    assert_eq!(reader.skipped(), 0);
+    assert_eq!(reader.torn_last_line(), None);
+
+    // Usage as the sample's responses state it: JSON bodies, and SSE streams whose
+    // message_start carries the figures.
+    let usages: Vec<Option<Usage>> = got.iter().map(|r| r.usage).collect();
+    assert_eq!(
+        usages,
+        [
+            usage(8, 0, 0),
+            usage(4, 11876, 0),
+            usage(3, 212, 11876),
+            usage(2710, 6120, 0),
+            usage(3, 305, 12088),
+            usage(3, 12590, 0),
+            None,
+            usage(3, 148, 12590),
+            None,
+        ]
+    );
+
+    // The sub-agent's thread, the overloaded call, the orphan.
+    let agents: Vec<Option<&str>> = got.iter().map(|r| r.agent_id.as_deref()).collect();
+    assert_eq!(agents.iter().filter(|a| a.is_some()).count(), 1);
+    assert_eq!(agents[3], Some("agent_7f3c91d2"));
+    let failed: Vec<&str> = got
+        .iter()
+        .filter(|r| r.failed())
+        .map(|r| r.source.as_str())
+        .collect();
+    assert_eq!(failed, ["line 9", "line 11"]);
+    assert_eq!(got[6].status, Some(529));
+    assert!(got[8].orphan && got[8].status.is_none());
+
+    // The MCP server's tools came back in another order after the reconnect (line 8).
+    let before = tool_names(&got[4]);
+    let after = tool_names(&got[5]);
+    assert_ne!(before, after);
+    let mut sorted_before = before.clone();
+    let mut sorted_after = after.clone();
+    sorted_before.sort();
+    sorted_after.sort();
+    assert_eq!(sorted_before, sorted_after);
+}
+
+#[test]
+fn cctrace_stub_status_and_camel_case() {
+    let path = sample("cctrace-compaction.jsonl");
+    let lines = json_lines(&path);
+    let mut reader = open(&path);
+    assert_eq!(reader.format(), TraceFormat::ClaudeTrace);
+    let got = records(&mut reader);
+    assert_eq!(got.len(), lines.len());
+    assert_eq!(got[1].body, RecordBody::CompactionStub);
+    assert!(matches!(got[0].body, RecordBody::Request(_)));
+    assert!(got.iter().all(|r| r.status == Some(200) && !r.failed()));
+    // Usage from `bodyRaw` streams.
+    let usages: Vec<Option<Usage>> = got.iter().map(|r| r.usage).collect();
+    assert_eq!(
+        usages,
+        [usage(4, 11876, 0), usage(5, 0, 11876), usage(3, 212, 11876)]
+    );
+    // ISO 8601 `request.timestamp`: 2025-06-02 is 20241 days after the epoch.
+    let day = 20_241 * 86_400_000;
+    let times: Vec<Option<i64>> = got.iter().map(|r| r.time_ms).collect();
+    assert_eq!(
+        times,
+        [
+            Some(day + 9 * 3_600_000),
+            Some(day + 9 * 3_600_000 + 20 * 60_000),
+            Some(day + 9 * 3_600_000 + 21 * 60_000 + 30_250)
+        ]
+    );
+    assert_eq!(
+        got[2].timestamp.as_deref(),
+        Some("2025-06-02T09:21:30.250Z")
+    );
+}
+
+/// Write `text` to a file named `name` in a new temporary folder.
+fn temp_file(name: &str, bytes: &[u8]) -> (tempfile::TempDir, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(name);
+    std::fs::File::create(&path)
+        .unwrap()
+        .write_all(bytes)
+        .unwrap();
+    (dir, path.to_str().unwrap().to_owned())
+}
+
+#[test]
+fn bad_line_is_an_error_naming_file_and_line() {
+    let good = std::fs::read_to_string(sample("cctrace-compaction.jsonl")).unwrap();
+    let good: Vec<&str> = good.lines().collect();
+    let text = format!(
+        "{}\n{}\n\n{}\nnot json at all\n{}\n",
+        good[0], good[1], good[2], good[0]
+    );
+    let (_dir, path) = temp_file("trace.jsonl", text.as_bytes());
+
+    let mut reader = open(&path);
+    let results: Vec<Result<TraceRecord, String>> = reader
+        .by_ref()
+        .map(|r| r.map_err(|e| e.to_string()))
+        .collect();
+    assert_eq!(results.len(), 5);
+    assert_eq!(
+        results[3].as_ref().unwrap_err(),
+        &format!("{path}: line 5: not JSON (expected ident at column 2)")
+    );
+    let sources: Vec<&str> = results
+        .iter()
+        .filter_map(|r| r.as_ref().ok())
+        .map(|r| r.source.as_str())
+        .collect();
+    assert_eq!(sources, ["line 1", "line 2", "line 4", "line 6"]);
+
+    let mut reader = open_skipping(&path);
+    assert_eq!(records(&mut reader).len(), 4);
+    assert_eq!(reader.skipped(), 1);
+}
+
+/// The HAR's entries as the test reads them: (1-based index, entry).
+fn har_entries(path: &str) -> Vec<(usize, Value)> {
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    doc["log"]["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .cloned()
+        .enumerate()
+        .map(|(i, e)| (i + 1, e))
+        .collect()
+}
+
+#[test]
+fn har_order_noise_sse_and_gzip_body() {
+    use base64::Engine as _;
+    use std::io::Read as _;
+
+    let path = sample("browser-chat.har");
+    let entries = har_entries(&path);
+    let mut reader = open(&path);
+    assert_eq!(reader.format(), TraceFormat::Har);
+    let got = records(&mut reader);
+
+    // Model calls: POSTs to chat/completions, ordered by startedDateTime (ISO text sorts as time
+    // here: every entry is written in the same zone and precision).
+    let mut calls: Vec<&(usize, Value)> = entries
+        .iter()
+        .filter(|(_, e)| {
+            e["request"]["method"] == "POST"
+                && e["request"]["url"]
+                    .as_str()
+                    .unwrap()
+                    .ends_with("/chat/completions")
+        })
+        .collect();
+    calls.sort_by_key(|(_, e)| e["startedDateTime"].as_str().unwrap().to_owned());
+    let sources: Vec<String> = calls.iter().map(|(i, _)| format!("entry {i}")).collect();
+    assert_eq!(
+        got.iter().map(|r| r.source.clone()).collect::<Vec<_>>(),
+        sources
+    );
+    assert_eq!(sources, ["entry 3", "entry 2", "entry 5"]);
+
+    // Bodies: plain text, and base64 of gzip for entry 5 (decoded here with the crates directly).
+    for (record, (_, entry)) in got.iter().zip(&calls) {
+        let post = &entry["request"]["postData"];
+        let text = post["text"].as_str().unwrap();
+        let expected: Value = if post["encoding"] == "base64" {
+            let bytes = base64::engine::general_purpose::STANDARD
+                .decode(text)
+                .unwrap();
+            assert_eq!(&bytes[..2], &[0x1f, 0x8b]);
+            let mut json = String::new();
+            flate2::read::GzDecoder::new(&bytes[..])
+                .read_to_string(&mut json)
+                .unwrap();
+            serde_json::from_str(&json).unwrap()
+        } else {
+            serde_json::from_str(text).unwrap()
+        };
+        assert_eq!(record.body, RecordBody::Request(expected));
+        assert_eq!(
+            record.timestamp.as_deref(),
+            entry["startedDateTime"].as_str()
+        );
+        assert_eq!(record.status, Some(200));
+        assert!(!record.failed());
+    }
+    // 2025-06-01T15:06:30.004Z
+    let day = 20_240 * 86_400_000;
+    assert_eq!(
+        got[0].time_ms,
+        Some(day + 15 * 3_600_000 + 6 * 60_000 + 30_004)
+    );
+
+    // Usage: JSON body; SSE (the last chunk's usage); base64 JSON.
+    let usages: Vec<Option<Usage>> = got.iter().map(|r| r.usage).collect();
+    assert_eq!(
+        usages,
+        [usage(540, 0, 0), usage(612, 0, 512), usage(705, 0, 640)]
+    );
+
+    // Everything else is listed with a reason, in the order read.
+    let ignored: Vec<(&str, &str)> = reader
+        .ignored()
+        .iter()
+        .map(|i| (i.source.as_str(), i.reason.as_str()))
+        .collect();
+    assert_eq!(ignored.len(), entries.len() - calls.len());
+    assert_eq!(
+        ignored,
+        [
+            ("entry 1", "GET"),
+            ("entry 4", "embeddings"),
+            ("entry 7", "OPTIONS"),
+            ("entry 6", "not a model call"),
+        ]
+    );
+}
+
+#[test]
+fn codex_responses_wrapped_with_hosted_and_loaded_tool() {
+    let path = sample("codex-responses-wrapped.jsonl");
+    let lines = json_lines(&path);
+    let mut reader = open(&path);
+    assert_eq!(reader.format(), TraceFormat::WrappedJsonl);
+    let got = records(&mut reader);
+    let posts: Vec<&(usize, Value)> = lines
+        .iter()
+        .filter(|(_, l)| l["request"]["method"] == "POST")
+        .collect();
+    assert_eq!(got.len(), posts.len());
+    for (record, (line, raw)) in got.iter().zip(&posts) {
+        assert_eq!(record.source, format!("line {line}"));
+        // The body is a string holding JSON.
+        let body: Value = serde_json::from_str(raw["request"]["body"].as_str().unwrap()).unwrap();
+        assert_eq!(record.body, RecordBody::Request(body));
+        assert_eq!(record.timestamp.as_deref(), raw["timestamp"].as_str());
+        assert!(record.time_ms.is_some());
+        assert!(!record.orphan);
+    }
+    assert_eq!(
+        reader
+            .ignored()
+            .iter()
+            .map(|i| (i.source.as_str(), i.reason.as_str()))
+            .collect::<Vec<_>>(),
+        [("line 3", "GET")]
+    );
+    // The hosted tool is there on every turn; the tool loaded through tool_search from turn 3.
+    for record in &got {
+        let RecordBody::Request(body) = &record.body else {
+            panic!()
+        };
+        let tools = body["tools"].as_array().unwrap();
+        assert!(
+            tools
+                .iter()
+                .any(|t| t == &serde_json::json!({"type": "web_search"}))
+        );
+    }
+    let loaded: Vec<bool> = got
+        .iter()
+        .map(|r| {
+            let RecordBody::Request(body) = &r.body else {
+                panic!()
+            };
+            body["tools"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|t| t["name"] == "mcp__linear__create_issue")
+        })
+        .collect();
+    assert_eq!(loaded, [false, false, true, true]);
+    // response.completed usage.
+    let usages: Vec<Option<Usage>> = got.iter().map(|r| r.usage).collect();
+    assert_eq!(
+        usages,
+        [
+            usage(3190, 0, 0),
+            usage(3315, 0, 3072),
+            usage(3460, 0, 3200),
+            usage(3551, 0, 3456)
+        ]
+    );
+}
+
+#[test]
+fn torn_last_line_is_reported_not_an_error() {
+    let path = sample("bare-torn.jsonl");
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(!text.ends_with('\n'));
+    let complete = text.lines().count() - 1;
+    let mut reader = open(&path);
+    assert_eq!(reader.format(), TraceFormat::BareJsonl);
+    let got = records(&mut reader);
+    assert_eq!(got.len(), complete);
+    assert_eq!(
+        got.iter().map(|r| r.source.as_str()).collect::<Vec<_>>(),
+        ["line 1", "line 2", "line 3"]
+    );
+    assert!(
+        got.iter()
+            .all(|r| r.url.is_none() && r.usage.is_none() && !r.failed())
+    );
+    assert_eq!(reader.torn_last_line(), Some("line 4"));
+    assert_eq!(reader.skipped(), 0);
+
+    // A complete last line without a newline is no torn line.
+    let whole: Vec<&str> = text.lines().take(2).collect();
+    let (_dir, path) = temp_file("t.jsonl", whole.join("\n").as_bytes());
+    let mut reader = open(&path);
+    assert_eq!(records(&mut reader).len(), 2);
+    assert_eq!(reader.torn_last_line(), None);
+}
+
+#[test]
+fn folder_in_natural_name_order_whatever_the_file_times() {
+    let dir = tempfile::tempdir().unwrap();
+    let from = sample("numbered");
+    let mut names: Vec<String> = std::fs::read_dir(&from)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    for name in &names {
+        std::fs::copy(format!("{from}/{name}"), dir.path().join(name)).unwrap();
+    }
+    std::fs::create_dir(dir.path().join("old")).unwrap();
+    // File times in the reverse of the name order: 10.json oldest, 1.json newest.
+    let base = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_750_000_000);
+    for (age, name) in ["1.json", "2.json", "10.json"].iter().enumerate() {
+        let file = std::fs::File::options()
+            .write(true)
+            .open(dir.path().join(name))
+            .unwrap();
+        file.set_modified(base - std::time::Duration::from_secs(600 * age as u64))
+            .unwrap();
+    }
+    let path = dir.path().to_str().unwrap();
+    let mut reader = open(path);
+    assert_eq!(reader.format(), TraceFormat::Folder);
+    let got = records(&mut reader);
+    assert_eq!(
+        got.iter().map(|r| r.source.as_str()).collect::<Vec<_>>(),
+        ["1.json", "2.json", "10.json"]
+    );
+    for record in &got {
+        let expected: Value = serde_json::from_str(
+            &std::fs::read_to_string(dir.path().join(&record.source)).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(record.body, RecordBody::Request(expected));
+    }
+    let ignored: Vec<(&str, &str)> = reader
+        .ignored()
+        .iter()
+        .map(|i| (i.source.as_str(), i.reason.as_str()))
+        .collect();
+    assert_eq!(
+        ignored,
+        [
+            ("README.txt", "not a request file (*.json)"),
+            ("old", "not a file")
+        ]
+    );
+}
+
+#[test]
+fn gzip_and_zstd_containers_are_read_through() {
+    let plain_path = sample("claude-code-mcp-reconnect.jsonl");
+    let plain = std::fs::read(&plain_path).unwrap();
+    let expected = records(&mut open(&plain_path));
+
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(&plain).unwrap();
+    let (_g, gz_path) = temp_file("trace.jsonl.gz", &gz.finish().unwrap());
+    let mut reader = open(&gz_path);
+    assert_eq!(reader.format(), TraceFormat::ClaudeTrace);
+    assert_eq!(reader.compression(), Some(Compression::Gzip));
+    assert_eq!(records(&mut reader), expected);
+    assert_eq!(reader.ignored().len(), 2);
+
+    // zstd around a HAR, under a name that says nothing.
+    let har_path = sample("browser-chat.har");
+    let har = std::fs::read(&har_path).unwrap();
+    let expected = records(&mut open(&har_path));
+    let (_z, zst_path) = temp_file("capture.bin", &zstd::encode_all(&har[..], 3).unwrap());
+    let mut reader = open(&zst_path);
+    assert_eq!(reader.format(), TraceFormat::Har);
+    assert_eq!(reader.compression(), Some(Compression::Zstd));
+    assert_eq!(records(&mut reader), expected);
+
+    // A gzip stream cut short (its writer killed): the lines before the cut are read, the
+    // line it falls in is reported torn.
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(&plain).unwrap();
+    let bytes = gz.finish().unwrap();
+    let (_c, cut_path) = temp_file("cut.gz", &bytes[..bytes.len() / 2]);
+    let expected = records(&mut open(&plain_path));
+    let mut reader = open(&cut_path);
+    let got = records(&mut reader);
+    assert!(!got.is_empty() && got.len() < expected.len());
+    assert_eq!(got, expected[..got.len()]);
+    let torn: usize = reader
+        .torn_last_line()
+        .and_then(|t| t.strip_prefix("line "))
+        .and_then(|n| n.parse().ok())
+        .unwrap();
+    let last: usize = got.last().unwrap().source[5..].parse().unwrap();
+    assert!(torn > last, "{torn} {last}");
+    assert!(
+        torn < expected.last().unwrap().source[5..]
+            .parse::<usize>()
+            .unwrap()
+            + 1
+    );
+}
+
+/// What `open` and the records say about a file, errors as text.
+fn outcome(
+    path: &str,
+    skip_bad: bool,
+) -> Result<(TraceFormat, Vec<Result<String, String>>), String> {
+    let reader = trace::open(path, &TraceOptions { skip_bad }).map_err(|e| e.to_string())?;
+    let format = reader.format();
+    let items = reader
+        .map(|r| r.map(|r| r.source).map_err(|e| e.to_string()))
+        .collect();
+    Ok((format, items))
+}
+
+#[test]
+fn single_bodies_are_one_turn_traces() {
+    // The repository's pretty-printed captures: one record named by the file.
+    for name in ["small.json", "leanctx-chat.json", "mcp-tools-list.json"] {
+        let path = format!("{}/samples/{name}", env!("CARGO_MANIFEST_DIR"));
+        // mcp-tools-list.json starts with a byte-order mark and has CRLF line ends.
+        let text = std::fs::read_to_string(&path).unwrap();
+        let expected: Value = serde_json::from_str(text.trim_start_matches('\u{feff}')).unwrap();
+        let mut reader = open(&path);
+        assert_eq!(reader.format(), TraceFormat::Single, "{name}");
+        let got = records(&mut reader);
+        assert_eq!(got.len(), 1);
+        assert_eq!(got[0].source, path);
+        assert_eq!(got[0].body, RecordBody::Request(expected));
+        assert!(got[0].url.is_none() && got[0].usage.is_none() && !got[0].failed());
+    }
+    // Compact on one line, and pretty-printed with more than a bracket on the first line.
+    let body = r#"{"model":"m","messages":[{"role":"user","content":"hi"}],"tools":[{"name":"a","input_schema":{"type":"object"}}]}"#;
+    let value: Value = serde_json::from_str(body).unwrap();
+    let spread = body.replace(",\"", ",\n  \"");
+    for text in [body.to_owned(), format!("\u{feff}\n{body}\n\n"), spread] {
+        let (_dir, path) = temp_file("capture.txt", text.as_bytes());
+        let mut reader = open(&path);
+        assert_eq!(reader.format(), TraceFormat::Single, "{text}");
+        assert_eq!(
+            records(&mut reader)[0].body,
+            RecordBody::Request(value.clone())
+        );
+    }
+    // A broken document is a document error, as for a single capture.
+    let (_dir, path) = temp_file(
+        "broken.json",
+        b"{\n  \"model\": \"m\",\n  \"messages\": [}\n",
+    );
+    assert_eq!(
+        outcome(&path, false).unwrap_err(),
+        format!("{path}: invalid JSON at line 3, column 16: expected value")
+    );
+    let (_dir, path) = temp_file("broken.json", b"{\"model\": \"m\",\n  \"messages\": [}\n");
+    assert_eq!(
+        outcome(&path, false).unwrap_err(),
+        format!("{path}: invalid JSON at line 2, column 16: expected value")
+    );
+    // A document that is no request: the single-capture error.
+    let (_dir, path) = temp_file("other.json", b"{\"hello\": 1}\n");
+    assert_eq!(
+        outcome(&path, false).unwrap_err(),
+        format!(
+            "{path}: not a known capture shape: no `messages`, `input` or `tools` (expected an \
+             Anthropic Messages, OpenAI Chat Completions or OpenAI Responses request, or an MCP \
+             tools/list result)"
+        )
+    );
+    let (_dir, path) = temp_file("empty.jsonl", b"\n  \n");
+    assert_eq!(
+        outcome(&path, false).unwrap_err(),
+        format!(
+            "{path}: not a known capture shape: the file is empty (no JSON document, no JSON lines)"
+        )
+    );
+}
+
+#[test]
+fn records_without_a_usable_body() {
+    let body = r#"{"model":"m","messages":[],"tools":[]}"#;
+    let url = "https://api.anthropic.com/v1/messages";
+    let lines = [
+        format!(
+            r#"{{"request":{{"method":"POST","url":"{url}","body":{body}}},"response":null,"logged_at":"2025-06-01T00:00:00Z"}}"#
+        ),
+        format!(
+            r#"{{"request":{{"method":"POST","url":"{url}"}},"response":null,"logged_at":"2025-06-01T00:00:01Z"}}"#
+        ),
+        format!(
+            r#"{{"request":{{"method":"POST","url":"{url}","body":"{{\"model\":"}},"logged_at":"2025-06-01T00:00:02Z"}}"#
+        ),
+        format!(
+            r#"{{"request":{{"method":"POST","url":"{url}","body":{{"model":"m"}}}},"logged_at":"2025-06-01T00:00:03Z"}}"#
+        ),
+        format!(
+            r#"{{"request":{{"method":"POST","url":"{url}","body":[1]}},"logged_at":"2025-06-01T00:00:04Z"}}"#
+        ),
+        "[1, 2]".to_owned(),
+        r#"{"request":{"method":"GET","url":"https://api.anthropic.com/v1/models"},"response":{"status_code":200},"logged_at":"2025-06-01T00:00:05Z"}"#
+            .to_owned(),
+        format!(
+            r#"{{"request":{{"method":"POST","url":"{url}","body":{body}}},"logged_at":"2025-06-01T00:00:06Z"}}"#
+        ),
+    ];
+    let (_dir, path) = temp_file("trace.jsonl", (lines.join("\n") + "\n").as_bytes());
+    let (format, items) = outcome(&path, false).unwrap();
+    assert_eq!(format, TraceFormat::ClaudeTrace);
+    let expected: Vec<Result<String, String>> = vec![
+        Ok("line 1".into()),
+        Err(format!("{path}: line 2: no request body")),
+        Err(format!(
+            "{path}: line 3: the body is a string that is not JSON (invalid JSON at line 1, \
+             column 9: EOF while parsing a value)"
+        )),
+        Err(format!(
+            "{path}: line 4: the body is not a request (no `messages`, `input` or `tools`)"
+        )),
+        Err(format!(
+            "{path}: line 5: the body is an array, not an object"
+        )),
+        Err(format!(
+            "{path}: line 6: the record is an array, not an object"
+        )),
+        Ok("line 8".into()),
+    ];
+    assert_eq!(items, expected);
+
+    let mut reader = open_skipping(&path);
+    let got = records(&mut reader);
+    assert_eq!(got.len(), 2);
+    assert_eq!(reader.skipped(), 5);
+    assert_eq!(reader.ignored().len(), 1);
+    // Line 1's `response: null` is an orphan; so is line 8, a claude-trace record with none.
+    assert!(got.iter().all(|r| r.orphan && r.failed()));
+}
+
+#[test]
+fn a_bad_first_line_does_not_hide_the_format() {
+    let good = std::fs::read_to_string(sample("codex-responses-wrapped.jsonl")).unwrap();
+    let good: Vec<&str> = good.lines().collect();
+    let text = format!(
+        "{{\"timestamp\": \"2025-06-03T08:14:0\n{}\n{}\n",
+        good[0], good[1]
+    );
+    let (_dir, path) = temp_file("trace.jsonl", text.as_bytes());
+    let (format, items) = outcome(&path, false).unwrap();
+    assert_eq!(format, TraceFormat::WrappedJsonl);
+    assert_eq!(
+        items,
+        vec![
+            Err(format!(
+                "{path}: line 1: not JSON (EOF while parsing a string at column 33)"
+            )),
+            Ok("line 2".into()),
+            Ok("line 3".into()),
+        ]
+    );
+    let (format, items) = outcome(&path, true).unwrap();
+    assert_eq!(format, TraceFormat::WrappedJsonl);
+    assert_eq!(items, vec![Ok("line 2".into()), Ok("line 3".into())]);
+}
+
+#[test]
+fn har_entry_without_a_body() {
+    let har = r#"{"log":{"version":"1.2","entries":[
+        {"startedDateTime":"2025-06-01T10:00:01Z","request":{"method":"POST","url":"https://api.openai.com/v1/responses","headers":[]},"response":{"status":0,"content":{}}},
+        {"startedDateTime":"2025-06-01T10:00:00Z","request":{"method":"POST","url":"https://api.openai.com/v1/responses","headers":[{"name":"Content-Encoding","value":"br"}],"postData":{"text":"\u001b\u0000"}},"response":{"status":200,"content":{}}},
+        {"startedDateTime":"2025-06-01T10:00:02Z","request":{"method":"POST","url":"https://api.openai.com/v1/responses","headers":[],"postData":{"text":"{\"input\":\"hi\",\"tools\":[]}"}},"response":{"status":0,"content":{}}}
+    ]}}"#;
+    let (_dir, path) = temp_file("capture.har", har.as_bytes());
+    let (format, items) = outcome(&path, false).unwrap();
+    assert_eq!(format, TraceFormat::Har);
+    assert_eq!(
+        items,
+        vec![
+            Err(format!(
+                "{path}: entry 2: request body is not JSON (content-encoding br is not supported)"
+            )),
+            Err(format!(
+                "{path}: entry 1: no request body (`request.postData.text`)"
+            )),
+            Ok("entry 3".into()),
+        ]
+    );
+    // Status 0: the request never got a response.
+    let got = records(&mut open_skipping(&path));
+    assert!(got[0].orphan && got[0].status.is_none() && got[0].failed());
+}
+
+#[test]
+fn readers_can_move_to_a_worker_thread() {
+    fn assert_send<T: Send>() {}
+    assert_send::<TraceReader>();
+    let path = sample("codex-responses-wrapped.jsonl");
+    let reader = open(&path);
+    let count = std::thread::spawn(move || reader.count()).join().unwrap();
+    assert_eq!(count, 4);
+}
+
+#[test]
+fn one_record_documents() {
+    let good = std::fs::read_to_string(sample("codex-responses-wrapped.jsonl")).unwrap();
+    let first = good.lines().next().unwrap();
+    let raw: Value = serde_json::from_str(first).unwrap();
+    // One line (after a blank one): named by its line.
+    let (_dir, path) = temp_file("one.jsonl", format!("\n{first}\n\n").as_bytes());
+    let mut reader = open(&path);
+    assert_eq!(reader.format(), TraceFormat::WrappedJsonl);
+    let got = records(&mut reader);
+    assert_eq!(got.len(), 1);
+    assert_eq!(got[0].source, "line 2");
+    assert_eq!(got[0].url.as_deref(), raw["request"]["url"].as_str());
+    // Pretty-printed: named by the file.
+    let pretty = serde_json::to_string_pretty(&raw).unwrap();
+    let (_dir, path) = temp_file("one.json", pretty.as_bytes());
+    let mut reader = open(&path);
+    assert_eq!(reader.format(), TraceFormat::WrappedJsonl);
+    assert_eq!(records(&mut reader)[0].source, path);
+}
+
+#[test]
+fn har_zstd_request_body_and_agent_header() {
+    use base64::Engine as _;
+    let body = serde_json::json!({"model": "claude-sonnet-4-5", "max_tokens": 100,
+        "messages": [{"role": "user", "content": "hi"}],
+        "tools": [{"name": "Read", "description": "Read a file", "input_schema": {"type": "object"}}]});
+    let packed = zstd::encode_all(body.to_string().as_bytes(), 3).unwrap();
+    let response = "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":9,\"cache_creation_input_tokens\":0,\"cache_read_input_tokens\":4100}}}\n\n";
+    let har = serde_json::json!({"log": {"version": "1.2", "entries": [{
+        "startedDateTime": "2025-06-01T10:00:00.000+02:00",
+        "request": {"method": "POST", "url": "https://api.anthropic.com/v1/messages",
+            "headers": [{"name": "Content-Encoding", "value": "zstd"},
+                        {"name": "X-Claude-Code-Agent-Id", "value": "agent_b"}],
+            "postData": {"mimeType": "application/json", "encoding": "base64",
+                "text": base64::engine::general_purpose::STANDARD.encode(&packed)}},
+        "response": {"status": 200, "content": {"mimeType": "text/event-stream",
+            "encoding": "base64",
+            "text": base64::engine::general_purpose::STANDARD.encode(response)}}
+    }]}});
+    let (_dir, path) = temp_file("x.har", har.to_string().as_bytes());
+    let got = records(&mut open(&path));
+    assert_eq!(got.len(), 1);
+    assert_eq!(got[0].body, RecordBody::Request(body));
+    assert_eq!(got[0].agent_id.as_deref(), Some("agent_b"));
+    assert_eq!(got[0].usage, usage(9, 0, 4100));
+    // 10:00 at +02:00 is 08:00 UTC.
+    assert_eq!(got[0].time_ms, Some(20_240 * 86_400_000 + 8 * 3_600_000));
+}
+
+/// `-` reads standard input: run this test binary again as a child with the trace on its stdin.
+#[test]
+fn standard_input() {
+    if std::env::var_os("TOOLPRISM_TRACE_STDIN_CHILD").is_some() {
+        let reader = trace::open("-", &TraceOptions::default()).unwrap();
+        print!("{}:", reader.format().id());
+        for record in reader {
+            match record {
+                Ok(r) => print!(" {}", r.source),
+                Err(e) => print!(" error {e}"),
+            }
+        }
+        return;
+    }
+    let run = |input: &[u8]| {
+        let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--exact",
+                "standard_input",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env("TOOLPRISM_TRACE_STDIN_CHILD", "1")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(input).unwrap();
+        let out = child.wait_with_output().unwrap();
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let plain = std::fs::read(sample("codex-responses-wrapped.jsonl")).unwrap();
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(&plain).unwrap();
+    let packed = gz.finish().unwrap();
+    for input in [plain.clone(), packed] {
+        let text = run(&input);
+        assert!(
+            text.contains("jsonl-wrapped: line 1 line 2 line 4 line 5"),
+            "{text}"
+        );
+    }
+    let text = run(b"{\"model\":\"m\",\"messages\":[]}\nnot json\n");
+    assert!(
+        text.contains("jsonl: line 1 error <stdin>: line 2: not JSON (expected ident at column 2)"),
+        "{text}"
+    );
+}
