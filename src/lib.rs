@@ -14,6 +14,7 @@ pub mod pipeline;
 pub mod projection;
 pub mod report;
 pub mod sanitize;
+pub mod session;
 pub mod settings;
 pub mod strategies;
 pub mod strategy;

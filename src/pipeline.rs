@@ -19,6 +19,26 @@ pub fn project(capture: &Capture, strategy: Strategy, settings: &Settings) -> Pr
     finish(capture, strategy, draft)
 }
 
+/// [`project`] at a later turn of a session: `loaded` names the tools the model loaded through
+/// `tool_search` earlier in the run, which `defer` and `defer-catalog` send in full (zero's
+/// per-run loaded set); the other strategies ignore it.
+pub fn project_loaded(
+    capture: &Capture,
+    strategy: Strategy,
+    settings: &Settings,
+    loaded: &std::collections::BTreeSet<String>,
+) -> Projection {
+    use crate::strategies::zero;
+    let draft = match strategy {
+        Strategy::Defer => zero::project_loaded(capture, zero::Form::Reminder, settings, loaded),
+        Strategy::DeferCatalog => {
+            zero::project_loaded(capture, zero::Form::Catalog, settings, loaded)
+        }
+        other => strategies::draft(capture, other, settings),
+    };
+    finish(capture, strategy, draft)
+}
+
 /// Complete a strategy's draft: outcomes, status, lints, note order, request validity.
 pub fn finish(capture: &Capture, strategy: Strategy, mut draft: Draft) -> Projection {
     let originals = capture.tools();

@@ -479,7 +479,7 @@ fn sent_json<'j>(
 }
 
 /// Whether the projected request carries a `tools` key.
-fn tools_key_sent(capture: &Capture, projection: &Projection, sent: &[&str]) -> bool {
+pub fn tools_key_sent(capture: &Capture, projection: &Projection, sent: &[&str]) -> bool {
     projection.sent.is_some() && (capture.has_tools_key() || !sent.is_empty())
 }
 

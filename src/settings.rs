@@ -74,6 +74,67 @@ pub struct Settings {
     pub defer_threshold: usize,
     /// `defer.eligible`: `mcp` or `all`.
     pub defer_eligible: Eligible,
+
+    // The session cost model (SESSIONS.md section 3); only `crate::session` reads these.
+    /// `cache.read`: what a cached input token costs, in input tokens (`None`: the provider's
+    /// default, 0.1 Anthropic, 0.5 OpenAI).
+    pub cache_read: Option<Multiplier>,
+    /// `cache.write`: what a token written to the cache costs, in input tokens (`None`: the
+    /// provider's default, 1.25 Anthropic, 1.0 OpenAI).
+    pub cache_write: Option<Multiplier>,
+    /// `cache.ttl`: how long a cached prefix lives between two turns, in milliseconds (5 min).
+    pub cache_ttl_ms: u64,
+}
+
+/// A cost multiplier (`cache.read`, `cache.write`), kept in millionths so settings stay `Eq`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Multiplier(u64);
+
+impl Multiplier {
+    /// The multiplier nearest `value` (rounded to a millionth; negative values are 0).
+    pub fn new(value: f64) -> Multiplier {
+        Multiplier((value.max(0.0) * 1e6).round() as u64)
+    }
+
+    /// Its value.
+    pub fn get(self) -> f64 {
+        self.0 as f64 / 1e6
+    }
+}
+
+impl fmt::Display for Multiplier {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.get())
+    }
+}
+
+/// A duration as `cache.ttl` is written: `300`, `300s`, `5m`, `1h`, `250ms` (a bare number is
+/// seconds). Milliseconds.
+fn parse_duration_ms(value: &str) -> Option<u64> {
+    let value = value.trim();
+    let (number, scale) = if let Some(n) = value.strip_suffix("ms") {
+        (n, 1)
+    } else if let Some(n) = value.strip_suffix('s') {
+        (n, 1000)
+    } else if let Some(n) = value.strip_suffix('m') {
+        (n, 60_000)
+    } else if let Some(n) = value.strip_suffix('h') {
+        (n, 3_600_000)
+    } else {
+        (value, 1000)
+    };
+    number.trim().parse::<u64>().ok()?.checked_mul(scale)
+}
+
+/// A duration in the largest unit that writes it exactly.
+fn format_duration_ms(ms: u64) -> String {
+    match ms {
+        0 => "0s".to_owned(),
+        ms if ms % 3_600_000 == 0 => format!("{}h", ms / 3_600_000),
+        ms if ms % 60_000 == 0 => format!("{}m", ms / 60_000),
+        ms if ms % 1000 == 0 => format!("{}s", ms / 1000),
+        ms => format!("{ms}ms"),
+    }
 }
 
 impl Default for Settings {
@@ -95,6 +156,9 @@ impl Default for Settings {
             shorten_protected: false,
             defer_threshold: 10,
             defer_eligible: Eligible::Mcp,
+            cache_read: None,
+            cache_write: None,
+            cache_ttl_ms: 5 * 60_000,
         }
     }
 }
@@ -196,6 +260,18 @@ impl Settings {
             key: "defer.eligible",
             help: "mcp (MCP tools only) or all",
         },
+        SettingInfo {
+            key: "cache.read",
+            help: "session cost of a cached token, in input tokens (auto: 0.1 Anthropic, 0.5 OpenAI)",
+        },
+        SettingInfo {
+            key: "cache.write",
+            help: "session cost of a token written to the cache (auto: 1.25 Anthropic, 1.0 OpenAI)",
+        },
+        SettingInfo {
+            key: "cache.ttl",
+            help: "how long a cached prefix lives between turns (300, 300s, 5m, 1h, 250ms)",
+        },
     ];
 
     /// Apply one `KEY=VALUE` argument.
@@ -277,6 +353,26 @@ impl Settings {
                     _ => return Err(bad("mcp or all")),
                 }
             }
+            "cache.read" | "cache.write" => {
+                let multiplier = match value.trim() {
+                    "auto" | "" => None,
+                    number => match number.parse::<f64>() {
+                        Ok(x) if x.is_finite() && (0.0..=100.0).contains(&x) => {
+                            Some(Multiplier::new(x))
+                        }
+                        _ => return Err(bad("auto, or a number from 0 to 100")),
+                    },
+                };
+                if key == "cache.read" {
+                    self.cache_read = multiplier;
+                } else {
+                    self.cache_write = multiplier;
+                }
+            }
+            "cache.ttl" => {
+                self.cache_ttl_ms = parse_duration_ms(value)
+                    .ok_or_else(|| bad("a duration: 300, 300s, 5m, 1h or 250ms"))?
+            }
             _ => return Err(SettingsError::UnknownKey(key.to_owned())),
         }
         Ok(())
@@ -307,6 +403,9 @@ impl Settings {
                 Eligible::Mcp => "mcp".into(),
                 Eligible::All => "all".into(),
             },
+            "cache.read" => self.cache_read.map_or("auto".into(), |m| m.to_string()),
+            "cache.write" => self.cache_write.map_or("auto".into(), |m| m.to_string()),
+            "cache.ttl" => format_duration_ms(self.cache_ttl_ms),
             _ => return None,
         })
     }

@@ -197,6 +197,40 @@ pub enum Command {
         #[arg(short = 'q', long)]
         quiet: bool,
     },
+    /// A trace's turns (what changed in the tool list, the observed cache) and what each
+    /// strategy would have sent and cost over the session.
+    #[command(
+        after_help = "Examples:\n  toolprism session trace.jsonl\n  toolprism session trace.jsonl -s original -s defer --json\n  toolprism session session.har --thread t2 --set cache.ttl=1h"
+    )]
+    Session {
+        /// A trace (claude-trace / cctrace JSONL, HAR, JSON lines, a folder of request files,
+        /// gzip or zstd) or a single request body.
+        #[arg(value_name = "TRACE")]
+        trace: String,
+        /// One JSON object on standard output (the keys are a contract: see SESSIONS.md).
+        #[arg(long)]
+        json: bool,
+        /// A strategy id (repeatable; default: all of them).
+        #[arg(short = 's', long = "strategy", value_name = "ID", value_parser = parse_strategy)]
+        strategies: Vec<Strategy>,
+        /// Only this thread (its id, `t1`, or its key).
+        #[arg(long, value_name = "ID")]
+        thread: Option<String>,
+        /// Skip records that are not JSON or have no usable body (counted) instead of failing.
+        #[arg(long)]
+        skip_bad: bool,
+        /// Change a setting, e.g. `cache.read=0.1`, `cache.ttl=1h` (repeatable).
+        #[arg(long = "set", value_name = "K=V")]
+        set: Vec<String>,
+        /// The tiktoken encoding to count with.
+        #[arg(
+            long,
+            value_enum,
+            default_value = "o200k_base",
+            value_name = "ENCODING"
+        )]
+        encoding: EncodingArg,
+    },
     /// List the strategy ids, one a line, with what each does.
     Strategies,
     /// Print the manual page (roff, generated from these definitions) for packagers.

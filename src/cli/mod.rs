@@ -8,6 +8,7 @@ mod args;
 mod diffprint;
 mod manners;
 mod matrix;
+mod session;
 mod table;
 
 use std::io::{IsTerminal, Write};
@@ -358,6 +359,26 @@ fn run(cli: Cli) -> Result<Output, Failure> {
                 stdout,
                 stderr,
                 status: EXIT_OK,
+            })
+        }
+        Command::Session {
+            trace,
+            json,
+            strategies,
+            thread,
+            skip_bad,
+            set,
+            encoding,
+        } => {
+            let settings = settings(&set)?;
+            session::run(&session::Request {
+                path: &trace,
+                json,
+                strategies: &strategies,
+                thread,
+                skip_bad,
+                settings: &settings,
+                encoding: encoding.into(),
             })
         }
         Command::Strategies => {

@@ -92,7 +92,12 @@ fn fit_paragraph(text: &str, cells: Option<usize>) -> String {
 
 /// Aligned rows: `right[i]` right-aligns column i. The last column is never padded; with a
 /// terminal width, a last cell that would overflow wraps under itself.
-fn grid(rows: &[Vec<String>], right: &[bool], indent: &str, cells: Option<usize>) -> String {
+pub(crate) fn grid(
+    rows: &[Vec<String>],
+    right: &[bool],
+    indent: &str,
+    cells: Option<usize>,
+) -> String {
     let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
     let widths: Vec<usize> = (0..columns)
         .map(|c| {

@@ -17,7 +17,7 @@
 //! - Hosted entries (`<web_search>`, a remote MCP server) are never eligible: they are sent
 //!   untouched after the function tools (and the loader), in capture order.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Map, Value, json};
 
@@ -321,6 +321,19 @@ pub fn catalog_text<'a>(names: impl IntoIterator<Item = &'a str>) -> String {
 
 /// Project a capture under a deferred-loading form.
 pub fn project(capture: &Capture, form: Form, settings: &Settings) -> Draft {
+    project_loaded(capture, form, settings, &BTreeSet::new())
+}
+
+/// [`project`] at a later turn of a run: `loaded` names the tools the model has already loaded
+/// through `tool_search`. zero keeps that set for the whole run and, while it defers, sends a
+/// loaded eligible tool in full (sorted among the others) instead of withholding it; the
+/// eligible count that decides whether it defers still includes loaded tools.
+pub fn project_loaded(
+    capture: &Capture,
+    form: Form,
+    settings: &Settings,
+    loaded: &BTreeSet<String>,
+) -> Draft {
     let tools = capture.tools();
     let name_of = |index: usize| tool::name(&tools[index]).unwrap_or("");
     // Indices in name order (byte order), ties in capture order.
@@ -388,6 +401,10 @@ pub fn project(capture: &Capture, form: Form, settings: &Settings) -> Draft {
         return draft;
     }
 
+    let eligible_count = eligible.len();
+    let (loaded_now, eligible): (Vec<usize>, Vec<usize>) = eligible
+        .into_iter()
+        .partition(|&i| loaded.contains(name_of(i)));
     let withheld = by_name(eligible);
     let description = match form {
         Form::Reminder => TOOL_SEARCH_DESCRIPTION.to_owned(),
@@ -402,7 +419,12 @@ pub fn project(capture: &Capture, form: Form, settings: &Settings) -> Draft {
             Form::Catalog => "zero's loader; its description lists the deferred tools",
         },
     );
-    let others = by_name(others);
+    let others = by_name(
+        others
+            .into_iter()
+            .chain(loaded_now.iter().copied())
+            .collect(),
+    );
     let mut sent = match form {
         Form::Reminder => {
             // Sorted as a whole: the loader takes its place by name among the others.
@@ -437,12 +459,21 @@ pub fn project(capture: &Capture, form: Form, settings: &Settings) -> Draft {
         Form::Reminder => "listed in a <system-reminder> message",
         Form::Catalog => "listed in tool_search's description",
     };
-    draft.info(format!(
-        "deferring: {} of {} tools eligible ({which}), defer.threshold={threshold}; all {} withheld behind tool_search, {place}",
-        withheld.len(),
-        candidates.len(),
-        withheld.len()
-    ));
+    if loaded_now.is_empty() {
+        draft.info(format!(
+            "deferring: {} of {} tools eligible ({which}), defer.threshold={threshold}; all {} withheld behind tool_search, {place}",
+            withheld.len(),
+            candidates.len(),
+            withheld.len()
+        ));
+    } else {
+        draft.info(format!(
+            "deferring: {eligible_count} of {} tools eligible ({which}), defer.threshold={threshold}; {} loaded earlier through tool_search and sent in full, {} withheld behind tool_search, {place}",
+            candidates.len(),
+            loaded_now.len(),
+            withheld.len()
+        ));
+    }
     if !loaders.is_empty() {
         draft.info("the capture's own tool_search is replaced by zero's loader".to_owned());
     }
@@ -452,7 +483,7 @@ pub fn project(capture: &Capture, form: Form, settings: &Settings) -> Draft {
                 .to_owned(),
         );
     }
-    if form == Form::Reminder {
+    if form == Form::Reminder && !withheld.is_empty() {
         let lines: Vec<String> = withheld.iter().map(|&i| deferred_line(&tools[i])).collect();
         draft.added_text = Some(reminder_text(&lines));
         if capture.shape() == Shape::McpToolsList {

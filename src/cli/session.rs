@@ -1,0 +1,446 @@
+//! `toolprism session TRACE`: the turn timeline, then the strategies side by side
+//! (SESSIONS.md section 4). Plain text aligned by display width; every string from the trace
+//! goes through the sanitizer.
+
+use std::fmt::Write as _;
+
+use toolprism::error::FileError;
+use toolprism::measure::{Encoding, TokenCounter};
+use toolprism::sanitize::visible;
+use toolprism::session::{Analyzer, SessionReport, StrategyTurn, TraceInfo, TurnFacts};
+use toolprism::text::thousands;
+use toolprism::trace::{RecordBody, TraceFormat, TraceRecord};
+use toolprism::{Settings, Strategy};
+
+use super::table::grid;
+use super::{Failure, Output};
+
+/// The whole text report.
+pub fn render(report: &SessionReport) -> String {
+    let mut out = String::new();
+    let trace = &report.trace;
+    let mut head = format!(
+        "{} · {}",
+        visible(&trace.path),
+        match trace.compression {
+            Some(compression) => format!("{} ({compression})", trace.format),
+            None => trace.format.to_owned(),
+        }
+    );
+    let _ = write!(
+        head,
+        " · {} turns · {} threads · {} ignored · {} skipped",
+        thousands(trace.turns),
+        trace.threads.len(),
+        trace.ignored.len(),
+        trace.skipped
+    );
+    if trace.torn_last_line {
+        head.push_str(" · the last line is torn (a writer stopped mid-record)");
+    }
+    out.push_str(&head);
+    out.push('\n');
+    for thread in &trace.threads {
+        let _ = writeln!(
+            out,
+            "  {}: {} turn{} from turn {} ({})",
+            thread.id,
+            thread.turns,
+            if thread.turns == 1 { "" } else { "s" },
+            thread.first_turn,
+            visible(&thread.key)
+        );
+    }
+    for ignored in &trace.ignored {
+        let _ = writeln!(
+            out,
+            "  ignored {}: {}{}",
+            visible(&ignored.source),
+            visible(&ignored.reason),
+            ignored
+                .url
+                .as_deref()
+                .map(|u| format!(" ({})", visible(u)))
+                .unwrap_or_default()
+        );
+    }
+
+    out.push_str("\nTurns (each compared with the previous turn of its thread)\n");
+    let mut rows = vec![
+        [
+            "turn",
+            "time",
+            "thread",
+            "tools",
+            "tokens",
+            "cache",
+            "what changed",
+        ]
+        .map(str::to_owned)
+        .to_vec(),
+    ];
+    for turn in &report.turns {
+        rows.push(vec![
+            turn.turn.to_string(),
+            turn.timestamp
+                .as_deref()
+                .map_or("-".into(), |t| visible(t).into_owned()),
+            turn.thread.clone(),
+            turn.tools.map_or("?".into(), |n| n.to_string()),
+            turn.tools_tokens.map_or("?".into(), thousands),
+            observed_cache(turn),
+            change(turn),
+        ]);
+    }
+    out.push_str(&grid(
+        &rows,
+        &[true, false, false, true, true, false, false],
+        "  ",
+        None,
+    ));
+
+    if report.strategies.is_empty() {
+        return out;
+    }
+    out.push_str(
+        "\nStrategies: tokens sent per turn (tools + added text); * the projected tools changed (a cache break), ~ unchanged but past cache.ttl\n",
+    );
+    let mut header = vec!["turn".to_owned()];
+    header.extend(report.strategies.iter().map(|s| s.id.to_owned()));
+    let mut rows = vec![header];
+    for (i, turn) in report.turns.iter().enumerate() {
+        let mut row = vec![turn.turn.to_string()];
+        for strategy in &report.strategies {
+            row.push(strategy.per_turn.get(i).map_or(String::new(), cell));
+        }
+        rows.push(row);
+    }
+    let right = vec![true; report.strategies.len() + 1];
+    out.push_str(&grid(&rows, &right, "  ", None));
+
+    let mut rows = vec![
+        [
+            "strategy",
+            "tokens",
+            "breaks",
+            "cost",
+            "uncached",
+            "vs original",
+        ]
+        .map(str::to_owned)
+        .to_vec(),
+    ];
+    let original_cost = report
+        .strategies
+        .iter()
+        .find(|s| s.id == "original")
+        .map(|s| s.cost);
+    for strategy in &report.strategies {
+        rows.push(vec![
+            strategy.id.to_owned(),
+            thousands(strategy.total_tokens),
+            strategy.breaks.to_string(),
+            money(strategy.cost),
+            money(strategy.cost_uncached),
+            match original_cost {
+                Some(base) if base > 0.0 => {
+                    format!("{:+.1}%", (strategy.cost - base) * 100.0 / base)
+                }
+                _ => "-".to_owned(),
+            },
+        ]);
+    }
+    out.push_str("\nSession totals\n");
+    out.push_str(&grid(
+        &rows,
+        &[false, true, true, true, true, true],
+        "  ",
+        None,
+    ));
+    let setting = |key: &str| {
+        report
+            .settings
+            .get(key)
+            .and_then(|v| v.as_str())
+            .unwrap_or("")
+            .to_owned()
+    };
+    let _ = writeln!(
+        out,
+        "\nCost model, in input-token equivalents over the cache chain (failed calls and stubs left out):\n  a tools block byte-identical to the previous turn of its thread within cache.ttl={} is read at cache.read={}, otherwise written at cache.write={}\n  (auto: read 0.1, write 1.25 for Anthropic; read 0.5, write 1.0 for OpenAI); text added outside the tools costs 1.0; uncached: every token at 1.0.\n  Change them with --set cache.read=R --set cache.write=W --set cache.ttl=5m.",
+        setting("cache.ttl"),
+        setting("cache.read"),
+        setting("cache.write"),
+    );
+    for strategy in &report.strategies {
+        let errors: Vec<&StrategyTurn> = strategy
+            .per_turn
+            .iter()
+            .filter(|t| t.error.is_some())
+            .collect();
+        if let Some(first) = errors.first() {
+            let _ = writeln!(
+                out,
+                "  {}: refuses {} turn(s), first turn {}: {}",
+                strategy.id,
+                errors.len(),
+                first.turn,
+                visible(first.error.as_deref().unwrap_or(""))
+            );
+        }
+    }
+    out
+}
+
+/// The observed cache: the chain check, and what a break points at.
+fn observed_cache(turn: &TurnFacts) -> String {
+    let mut text = turn.cache.to_owned();
+    if let Some(cause) = turn.cache_break {
+        let _ = write!(text, " ({cause})");
+    }
+    if let Some(usage) = &turn.usage {
+        let _ = write!(
+            text,
+            " r{} w{}",
+            thousands(usage.cache_read as usize),
+            thousands(usage.cache_write as usize)
+        );
+    }
+    text
+}
+
+/// What changed in the tool list, in a few words.
+fn change(turn: &TurnFacts) -> String {
+    if turn.stub {
+        return "compaction stub: tools unknown".to_owned();
+    }
+    let mut parts = Vec::new();
+    if turn.failed {
+        parts.push(match turn.status {
+            Some(status) => format!("failed call ({status})"),
+            None => "failed call (no response)".to_owned(),
+        });
+    }
+    let names = |list: &[String]| -> String {
+        let shown: Vec<String> = list
+            .iter()
+            .take(3)
+            .map(|n| visible(n).into_owned())
+            .collect();
+        let more = list.len().saturating_sub(3);
+        if more > 0 {
+            format!("{} +{more}", shown.join(", "))
+        } else {
+            shown.join(", ")
+        }
+    };
+    if !turn.added.is_empty() {
+        parts.push(format!("+{} ({})", turn.added.len(), names(&turn.added)));
+    }
+    if !turn.removed.is_empty() {
+        parts.push(format!(
+            "-{} ({})",
+            turn.removed.len(),
+            names(&turn.removed)
+        ));
+    }
+    if !turn.changed.is_empty() {
+        let described: Vec<String> = turn
+            .changed
+            .iter()
+            .take(3)
+            .map(|c| format!("{} [{}]", visible(&c.name), c.fields.join(",")))
+            .collect();
+        let more = turn.changed.len().saturating_sub(3);
+        let mut text = format!("~{} ({}", turn.changed.len(), described.join(", "));
+        if more > 0 {
+            let _ = write!(text, " +{more}");
+        }
+        text.push(')');
+        parts.push(text);
+    }
+    if turn.order_changed {
+        parts.push("order changed".to_owned());
+    }
+    if !turn.loaded.is_empty() {
+        parts.push(format!("tool_search loaded {}", names(&turn.loaded)));
+    }
+    if let Some(byte) = turn.first_changed_byte {
+        let mut text = format!("first changed byte {}", thousands(byte));
+        if let Some(char) = turn.first_changed_char
+            && char != byte
+        {
+            let _ = write!(text, " (char {})", thousands(char));
+        }
+        if let Some(entry) = &turn.first_changed_entry {
+            let _ = write!(text, " in {}", visible(entry));
+        }
+        parts.push(text);
+    }
+    if parts.is_empty() {
+        return match turn.previous_turn {
+            Some(_) => "-".to_owned(),
+            None => "first turn of its thread".to_owned(),
+        };
+    }
+    parts.join("; ")
+}
+
+/// One strategy's cell at one turn.
+fn cell(turn: &StrategyTurn) -> String {
+    let Some(total) = turn.total_tokens else {
+        return "?".to_owned();
+    };
+    let mark = match (turn.stable, turn.cached) {
+        (Some(false), _) => "*",
+        (Some(true), Some("write")) => "~",
+        _ => "",
+    };
+    format!("{mark}{}", thousands(total))
+}
+
+/// Input-token equivalents, whole.
+fn money(x: f64) -> String {
+    thousands(x.round().max(0.0) as usize)
+}
+
+/// What `toolprism session` was asked.
+pub struct Request<'a> {
+    /// The trace's path.
+    pub path: &'a str,
+    /// `--json`.
+    pub json: bool,
+    /// `-s` (empty: all).
+    pub strategies: &'a [Strategy],
+    /// `--thread`.
+    pub thread: Option<String>,
+    /// `--skip-bad`.
+    pub skip_bad: bool,
+    /// The settings after `--set`.
+    pub settings: &'a Settings,
+    /// `--encoding`.
+    pub encoding: Encoding,
+}
+
+/// Run the analysis: records are read on one thread and analysed on another, so parsing the
+/// next body overlaps with measuring this one.
+pub fn run(request: &Request<'_>) -> Result<Output, Failure> {
+    // Started first: the encoder is built in the background while the trace is opened.
+    let counter = TokenCounter::new(request.encoding);
+    let strategies = if request.strategies.is_empty() {
+        Strategy::ALL.to_vec()
+    } else {
+        request.strategies.to_vec()
+    };
+    let name = visible(request.path).into_owned();
+    let reader = open(request.path, request.skip_bad)?;
+    let mut analyzer = Analyzer::new(
+        &strategies,
+        request.settings,
+        &counter,
+        request.thread.clone(),
+    );
+    let (sender, receiver) = std::sync::mpsc::sync_channel::<Result<TraceRecord, FileError>>(4);
+    let (info, result) = std::thread::scope(|scope| {
+        let reading = scope.spawn(move || {
+            let mut reader = reader;
+            for record in reader.by_ref() {
+                let stop = record.is_err();
+                if sender.send(record).is_err() || stop {
+                    break;
+                }
+            }
+            reader.info()
+        });
+        let mut skipped = 0;
+        let mut result = Ok(());
+        for record in receiver {
+            let record = match record {
+                Ok(record) => record,
+                Err(e) => {
+                    result = Err(Failure::new(visible(&e.to_string()).into_owned()));
+                    break;
+                }
+            };
+            let source = record.source.clone();
+            if let Err(e) = analyzer.push(record) {
+                if request.skip_bad {
+                    skipped += 1;
+                    continue;
+                }
+                result = Err(Failure::new(format!(
+                    "{name}: {}: {}",
+                    visible(&source),
+                    visible(&e.to_string())
+                )));
+                break;
+            }
+        }
+        let mut info = reading.join().unwrap_or_default();
+        info.skipped += skipped;
+        (info, result)
+    });
+    result?;
+    if let Some(thread) = &request.thread
+        && !analyzer.has_thread(thread)
+    {
+        return Err(Failure::new(format!(
+            "{name}: no thread `{}` (the threads are listed by `toolprism session {name}`)",
+            visible(thread)
+        )));
+    }
+    let report = analyzer.finish(info);
+    if request.json {
+        let mut text = serde_json::to_string_pretty(&report)
+            .map_err(|e| Failure::new(format!("{name}: {e}")))?;
+        text.push('\n');
+        return Ok(Output::text(super::for_terminal(text)));
+    }
+    Ok(Output::text(render(&report)))
+}
+
+/// A trace opened for reading: its records, then what the reader learnt on the way.
+struct Reader {
+    records: std::vec::IntoIter<Result<TraceRecord, FileError>>,
+    info: TraceInfo,
+}
+
+impl Iterator for Reader {
+    type Item = Result<TraceRecord, FileError>;
+    fn next(&mut self) -> Option<Self::Item> {
+        self.records.next()
+    }
+}
+
+impl Reader {
+    fn info(&self) -> TraceInfo {
+        self.info.clone()
+    }
+}
+
+/// Open a trace. Until the trace reader (`toolprism::trace::open`) is merged, a single request
+/// body is read as a one-turn trace.
+fn open(path: &str, _skip_bad: bool) -> Result<Reader, Failure> {
+    let capture = toolprism::Capture::from_path(path)
+        .map_err(|e| Failure::new(visible(&e.to_string()).into_owned()))?;
+    let record = TraceRecord {
+        source: toolprism::capture::display_name(path).to_owned(),
+        timestamp: None,
+        time_ms: None,
+        method: None,
+        url: None,
+        status: None,
+        orphan: false,
+        body: RecordBody::Request(capture.body().clone()),
+        usage: None,
+        agent_id: None,
+    };
+    Ok(Reader {
+        records: vec![Ok(record)].into_iter(),
+        info: TraceInfo {
+            path: path.to_owned(),
+            format: TraceFormat::Single.id(),
+            ..TraceInfo::default()
+        },
+    })
+}

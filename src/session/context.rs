@@ -1,0 +1,295 @@
+//! What the session analysis reads from one request besides its tools: the thread it belongs
+//! to, fingerprints of its system prompt and messages (to tell what broke a cache when the tools
+//! did not), the adaptive selector's context, and the tools the model loaded via `tool_search`.
+
+use std::collections::BTreeSet;
+use std::hash::Hasher;
+
+use rustc_hash::FxHasher;
+use serde_json::Value;
+
+use crate::capture::{Capture, Shape};
+use crate::settings::{Eligible, Settings};
+use crate::strategies::zero::TOOL_SEARCH;
+use crate::tool;
+
+/// The key that groups a request into its thread (SESSIONS.md section 1, "Threads").
+///
+/// Anthropic `metadata.user_id` (plus the sub-agent header), OpenAI `prompt_cache_key`, else a
+/// hash of (model, system text, first user message). The model is part of the first two keys
+/// too: a provider keeps one cache per model, and Claude Code's small side calls share the
+/// session's `user_id` under another model.
+pub fn thread_key(capture: &Capture, agent_id: Option<&str>) -> String {
+    let body = capture.body();
+    let model = body.get("model").and_then(Value::as_str).unwrap_or("");
+    let user = body
+        .pointer("/metadata/user_id")
+        .and_then(Value::as_str)
+        .filter(|u| !u.is_empty());
+    if let Some(user) = user {
+        let mut key = format!("user_id {user}");
+        if let Some(agent) = agent_id {
+            key.push_str(&format!(" agent {agent}"));
+        }
+        if !model.is_empty() {
+            key.push_str(&format!(" model {model}"));
+        }
+        return key;
+    }
+    if let Some(cache_key) = body
+        .get("prompt_cache_key")
+        .and_then(Value::as_str)
+        .filter(|k| !k.is_empty())
+    {
+        let mut key = format!("prompt_cache_key {cache_key}");
+        if !model.is_empty() {
+            key.push_str(&format!(" model {model}"));
+        }
+        return key;
+    }
+    let mut hasher = blake3::Hasher::new();
+    for part in [
+        model.to_owned(),
+        tool::compact(&system_value(capture)),
+        first_user_message(capture).map_or_else(String::new, tool::compact),
+    ] {
+        hasher.update(&(part.len() as u64).to_le_bytes());
+        hasher.update(part.as_bytes());
+    }
+    let hash = hasher.finalize();
+    format!("hash {}", &hash.to_hex()[..16])
+}
+
+/// The system prompt as a value: Messages `system`, Responses `instructions`, and Chat or
+/// Responses messages of role `system`/`developer`, in order.
+fn system_value(capture: &Capture) -> Value {
+    let body = capture.body();
+    let mut parts = Vec::new();
+    for key in ["system", "instructions"] {
+        if let Some(value) = body.get(key) {
+            parts.push(value.clone());
+        }
+    }
+    for message in messages(capture) {
+        if matches!(
+            message.get("role").and_then(Value::as_str),
+            Some("system" | "developer")
+        ) {
+            parts.push(message.get("content").cloned().unwrap_or(Value::Null));
+        }
+    }
+    Value::Array(parts)
+}
+
+/// A fingerprint of the system prompt (`cache_control` markers ignored).
+pub fn system_hash(capture: &Capture) -> u64 {
+    let body = capture.body();
+    let mut hasher = FxHasher::default();
+    for key in ["system", "instructions"] {
+        if let Some(value) = body.get(key) {
+            hasher.write_u8(1);
+            hash_value(value, &mut hasher);
+        }
+    }
+    for message in messages(capture) {
+        if matches!(
+            message.get("role").and_then(Value::as_str),
+            Some("system" | "developer")
+        ) {
+            hasher.write_u8(2);
+            hash_value(message, &mut hasher);
+        }
+    }
+    hasher.finish()
+}
+
+/// A fingerprint per conversation message (Messages and Chat `messages`, Responses `input`
+/// items), `cache_control` markers ignored: hosts move the marker to the newest message every
+/// turn, which changes no cached text.
+pub fn message_hashes(capture: &Capture) -> Vec<u64> {
+    messages(capture)
+        .iter()
+        .map(|message| {
+            let mut hasher = FxHasher::default();
+            hash_value(message, &mut hasher);
+            hasher.finish()
+        })
+        .collect()
+}
+
+/// The conversation's items.
+fn messages(capture: &Capture) -> &[Value] {
+    let body = capture.body();
+    let list = match capture.shape() {
+        Shape::OpenAiResponses => body.get("input"),
+        _ => body.get("messages"),
+    };
+    match list {
+        Some(Value::Array(items)) => items,
+        _ => &[],
+    }
+}
+
+fn first_user_message(capture: &Capture) -> Option<&Value> {
+    if let Some(Value::String(_)) = capture.body().get("input") {
+        return capture.body().get("input");
+    }
+    messages(capture)
+        .iter()
+        .find(|m| m.get("role").and_then(Value::as_str) == Some("user"))
+        .map(|m| m.get("content").unwrap_or(m))
+}
+
+/// Feed a value to a hasher without serializing it, skipping `cache_control` keys.
+fn hash_value(value: &Value, hasher: &mut FxHasher) {
+    match value {
+        Value::Null => hasher.write_u8(0),
+        Value::Bool(b) => hasher.write_u8(if *b { 1 } else { 2 }),
+        Value::Number(n) => {
+            hasher.write_u8(3);
+            hasher.write(n.to_string().as_bytes());
+        }
+        Value::String(s) => {
+            hasher.write_u8(4);
+            hasher.write_usize(s.len());
+            hasher.write(s.as_bytes());
+        }
+        Value::Array(items) => {
+            hasher.write_u8(5);
+            hasher.write_usize(items.len());
+            for item in items {
+                hash_value(item, hasher);
+            }
+        }
+        Value::Object(map) => {
+            hasher.write_u8(6);
+            for (key, item) in map {
+                if key == "cache_control" {
+                    continue;
+                }
+                hasher.write_usize(key.len());
+                hasher.write(key.as_bytes());
+                hash_value(item, hasher);
+            }
+        }
+    }
+}
+
+/// The adaptive selector's context for this request, exactly as a3s reads it: `adaptive.prompt`
+/// when set, else the newest `a3s.context_messages` message texts joined with `\n`.
+pub fn adaptive_context(capture: &Capture, settings: &Settings) -> String {
+    if let Some(prompt) = &settings.adaptive_prompt {
+        return prompt.clone();
+    }
+    let texts = capture.message_texts();
+    let keep = settings.a3s_context_messages.min(texts.len());
+    texts[texts.len() - keep..].join("\n")
+}
+
+/// Most tools one keyword query loads (zero's `tool_search`).
+const KEYWORD_MATCHES: usize = 10;
+
+/// The tools the conversation loaded through `tool_search` calls: `select:A,B` names exact
+/// tools, keywords rank the eligible tools as zero does (name match 2, description match 1, the
+/// best 10, ties in name order). Only tools eligible for deferring can be loaded.
+pub fn tool_search_loads(capture: &Capture, settings: &Settings) -> BTreeSet<String> {
+    let mut queries = Vec::new();
+    for message in messages(capture) {
+        collect_queries(message, &mut queries);
+    }
+    let mut loaded = BTreeSet::new();
+    if queries.is_empty() {
+        return loaded;
+    }
+    let mut eligible: Vec<(&str, &str)> = capture
+        .tools()
+        .iter()
+        .filter_map(|t| Some((tool::name(t)?, tool::description(t).unwrap_or(""))))
+        .filter(|(name, _)| {
+            *name != TOOL_SEARCH
+                && match settings.defer_eligible {
+                    Eligible::All => true,
+                    Eligible::Mcp => settings.is_mcp(name),
+                }
+        })
+        .collect();
+    eligible.sort_by(|a, b| a.0.cmp(b.0));
+    for query in queries {
+        let query = query.trim();
+        if let Some(list) = query.strip_prefix("select:") {
+            for name in list.split(',').map(str::trim) {
+                if eligible.iter().any(|(n, _)| *n == name) {
+                    loaded.insert(name.to_owned());
+                }
+            }
+            continue;
+        }
+        let keywords: Vec<String> = query.split_whitespace().map(str::to_lowercase).collect();
+        if keywords.is_empty() {
+            continue;
+        }
+        let mut ranked: Vec<(usize, usize)> = eligible
+            .iter()
+            .enumerate()
+            .filter_map(|(order, (name, description))| {
+                let (name, description) = (name.to_lowercase(), description.to_lowercase());
+                let score: usize = keywords
+                    .iter()
+                    .map(|k| {
+                        2 * name.contains(k.as_str()) as usize
+                            + description.contains(k.as_str()) as usize
+                    })
+                    .sum();
+                (score > 0).then_some((score, order))
+            })
+            .collect();
+        ranked.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        for (_, order) in ranked.into_iter().take(KEYWORD_MATCHES) {
+            loaded.insert(eligible[order].0.to_owned());
+        }
+    }
+    loaded
+}
+
+/// `tool_search` queries in one conversation item: Messages `tool_use` blocks, Chat
+/// `tool_calls`, Responses `function_call` items (arguments as a JSON string or an object).
+fn collect_queries(item: &Value, queries: &mut Vec<String>) {
+    let is_search = |v: &Value| v.get("name").and_then(Value::as_str) == Some(TOOL_SEARCH);
+    let query_of = |args: Option<&Value>| -> Option<String> {
+        match args? {
+            Value::String(text) => serde_json::from_str::<Value>(text)
+                .ok()?
+                .get("query")?
+                .as_str()
+                .map(str::to_owned),
+            other => other.get("query")?.as_str().map(str::to_owned),
+        }
+    };
+    match item.get("type").and_then(Value::as_str) {
+        Some("function_call") if is_search(item) => {
+            queries.extend(query_of(item.get("arguments")));
+            return;
+        }
+        Some("tool_search_call") => {
+            queries.extend(query_of(item.get("arguments")).or_else(|| query_of(Some(item))));
+            return;
+        }
+        _ => {}
+    }
+    if let Some(Value::Array(blocks)) = item.get("content") {
+        for block in blocks {
+            if block.get("type").and_then(Value::as_str) == Some("tool_use") && is_search(block) {
+                queries.extend(query_of(block.get("input")));
+            }
+        }
+    }
+    if let Some(Value::Array(calls)) = item.get("tool_calls") {
+        for call in calls {
+            if let Some(function) = call.get("function")
+                && is_search(function)
+            {
+                queries.extend(query_of(function.get("arguments")));
+            }
+        }
+    }
+}

@@ -1,0 +1,1109 @@
+//! Sessions: what a tool list costs across a whole trace (SESSIONS.md sections 2 and 3).
+//!
+//! An [`Analyzer`] takes a trace's records one at a time and keeps only what the analysis needs
+//! of each: its tools entries (stored once per distinct compact JSON, shared across turns), a
+//! few fingerprints, usage and metadata. Bodies are dropped as soon as a record is read, so a
+//! trace of hundreds of megabytes is analysed in bounded memory.
+//!
+//! Per turn it derives the facts of section 2 (against the previous turn of the same thread:
+//! tools added, removed, changed, reordered, the first changed byte; the observed cache and the
+//! chain check). Per strategy it projects every turn with that turn's own context, memoized by
+//! (tools, the context the strategy reads, zero's loaded set), and derives prefix stability,
+//! the reason for each change, totals, breaks and the cost model of section 3. The result, a
+//! [`SessionReport`], is plain data: `session --json` serializes it and the TUI draws it.
+
+pub mod compare;
+pub mod context;
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use rayon::prelude::*;
+use rustc_hash::FxHashMap;
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::capture::{Capture, Shape};
+use crate::error::LoadError;
+use crate::measure::TokenCounter;
+use crate::pipeline::project_loaded;
+use crate::report;
+use crate::settings::{Multiplier, Settings};
+use crate::strategy::Strategy;
+use crate::tool;
+use crate::trace::{RecordBody, TraceRecord, Usage};
+
+use compare::{Changed, Entry};
+
+/// The whole analysis of a trace: what `session --json` prints and the TUI's session view shows.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct SessionReport {
+    /// The trace itself.
+    pub trace: TraceSummary,
+    /// Every turn (of the chosen thread, with `--thread`), in trace order.
+    pub turns: Vec<TurnFacts>,
+    /// Each requested strategy over those turns.
+    pub strategies: Vec<StrategySession>,
+    /// Every setting's value (`Settings::KEYS` order), the cost model's among them.
+    pub settings: serde_json::Map<String, Value>,
+}
+
+/// What was read, and what was not.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct TraceSummary {
+    /// The trace's path as given.
+    pub path: String,
+    /// The container's id (`claude-trace`, `har`, `jsonl`, ...).
+    pub format: &'static str,
+    /// `gzip` or `zstd` when the trace was compressed.
+    pub compression: Option<&'static str>,
+    /// Model calls read (turns of every thread).
+    pub turns: usize,
+    /// Records that are not model calls, each with why.
+    pub ignored: Vec<IgnoredRecord>,
+    /// Bad records skipped under `--skip-bad`.
+    pub skipped: usize,
+    /// The last line was cut short (a writer killed mid-record).
+    pub torn_last_line: bool,
+    /// The conversations the turns belong to, in order of first appearance.
+    pub threads: Vec<ThreadSummary>,
+}
+
+/// A record that is not a model call.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct IgnoredRecord {
+    /// Where it is in the trace.
+    pub source: String,
+    /// Its HTTP method, when known.
+    pub method: Option<String>,
+    /// Its URL, when known.
+    pub url: Option<String>,
+    /// Why it is not a turn.
+    pub reason: String,
+}
+
+impl From<&crate::trace::Ignored> for IgnoredRecord {
+    fn from(ignored: &crate::trace::Ignored) -> IgnoredRecord {
+        IgnoredRecord {
+            source: ignored.source.clone(),
+            method: ignored.method.clone(),
+            url: ignored.url.clone(),
+            reason: ignored.reason.clone(),
+        }
+    }
+}
+
+/// One conversation of the trace.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct ThreadSummary {
+    /// Its short id (`t1`, `t2`, ... in order of first appearance), as `--thread` takes it.
+    pub id: String,
+    /// What grouped its turns: `user_id ...`, `prompt_cache_key ...` or `hash ...`.
+    pub key: String,
+    /// Its turns.
+    pub turns: usize,
+    /// Its first turn's number.
+    pub first_turn: usize,
+}
+
+/// Observed usage of one call, in the spec's words.
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
+pub struct UsageFigures {
+    /// Input tokens as the provider reported them.
+    pub input: u64,
+    /// Tokens written to the cache.
+    pub cache_write: u64,
+    /// Tokens read from the cache.
+    pub cache_read: u64,
+}
+
+impl From<Usage> for UsageFigures {
+    fn from(usage: Usage) -> UsageFigures {
+        UsageFigures {
+            input: usage.input,
+            cache_write: usage.cache_write,
+            cache_read: usage.cache_read,
+        }
+    }
+}
+
+/// The facts of one turn (SESSIONS.md section 2).
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct TurnFacts {
+    /// 1-based, over the whole trace.
+    pub turn: usize,
+    /// Its thread's id.
+    pub thread: String,
+    /// The record's timestamp as written.
+    pub timestamp: Option<String>,
+    /// Where it is in the trace (`line 5`, `entry 3`, `002.json`).
+    pub source: String,
+    /// The request's API shape (`None` for a compaction stub).
+    pub shape: Option<&'static str>,
+    /// Tools sent (`None`: unknown, a compaction stub).
+    pub tools: Option<usize>,
+    /// Bytes of the compact `tools` array.
+    pub tools_bytes: Option<usize>,
+    /// Tokens of it.
+    pub tools_tokens: Option<usize>,
+    /// The previous turn of its thread with known tools, which the facts below compare with
+    /// (`None`: the thread's first turn).
+    pub previous_turn: Option<usize>,
+    /// Against that turn: tools now sent that were not.
+    pub added: Vec<String>,
+    /// Tools no longer sent.
+    pub removed: Vec<String>,
+    /// Tools sent both times with another entry, and what changed.
+    pub changed: Vec<Changed>,
+    /// The tools sent both times come in another order.
+    pub order_changed: bool,
+    /// First differing byte of the compact tools array (`None`: identical, or no previous turn).
+    pub first_changed_byte: Option<usize>,
+    /// The same offset in characters.
+    pub first_changed_char: Option<usize>,
+    /// The tool entry holding that byte.
+    pub first_changed_entry: Option<String>,
+    /// Observed usage, when the trace has the response.
+    pub usage: Option<UsageFigures>,
+    /// The chain check: `cold`, `hit`, `break` or `unknown`.
+    pub cache: &'static str,
+    /// For a `break`: what the trace shows broke it (`tools`, `system`, `messages`,
+    /// `lifetime`, or `unknown`).
+    pub cache_break: Option<&'static str>,
+    /// The HTTP status, when there is a response.
+    pub status: Option<u16>,
+    /// A failed call (status 400 or more, or no response): outside the cache chain.
+    pub failed: bool,
+    /// A compaction stub: its tools are unknown.
+    pub stub: bool,
+    /// Tools first loaded through `tool_search` in this turn's conversation.
+    pub loaded: Vec<String>,
+    /// The record's instant, for the cache lifetime.
+    #[serde(skip)]
+    pub time_ms: Option<i64>,
+}
+
+/// One strategy over the session (SESSIONS.md section 3).
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct StrategySession {
+    /// The strategy id.
+    pub id: &'static str,
+    /// One entry per turn.
+    pub per_turn: Vec<StrategyTurn>,
+    /// Tokens sent (tools plus added text) summed over the turns whose tools are known.
+    pub total_tokens: usize,
+    /// Turns whose projected tool bytes differ from the previous turn of their thread.
+    pub breaks: usize,
+    /// The cost model's figure over the cache chain, in input-token equivalents.
+    pub cost: f64,
+    /// The same turns without any caching (every token at 1.0).
+    pub cost_uncached: f64,
+}
+
+/// One strategy at one turn.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct StrategyTurn {
+    /// The turn's number.
+    pub turn: usize,
+    /// Tokens of the projected `tools` array (`None` for a compaction stub).
+    pub tools_tokens: Option<usize>,
+    /// Plus the text the strategy adds outside it.
+    pub total_tokens: Option<usize>,
+    /// The projected tool bytes equal the previous turn's of the thread (`None`: no previous
+    /// turn, a failed call or a stub).
+    pub stable: Option<bool>,
+    /// Where not: the first changed byte of the projected array.
+    pub first_changed_byte: Option<usize>,
+    /// Why it changed, or why stability does not apply.
+    pub reason: Option<String>,
+    /// How the cost model bills the tools block: `read` or `write` (`None`: outside the chain).
+    pub cached: Option<&'static str>,
+    /// The turn's cost in input-token equivalents (`None`: outside the chain).
+    pub cost: Option<f64>,
+    /// The host refuses this turn's request under this strategy.
+    pub error: Option<String>,
+}
+
+/// The cost multipliers of one provider.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CostModel {
+    /// A cached input token, in input tokens.
+    pub read: f64,
+    /// A token written to the cache.
+    pub write: f64,
+}
+
+/// Whose price list a request follows.
+fn provider_is_openai(shape: Shape) -> bool {
+    matches!(shape, Shape::OpenAiChat | Shape::OpenAiResponses)
+}
+
+/// The multipliers a request of `shape` is billed with: the settings', else the provider's
+/// published defaults (Anthropic read 0.1, write 1.25; OpenAI read 0.5, no write surcharge).
+pub fn cost_model(shape: Shape, settings: &Settings) -> CostModel {
+    let (read, write) = if provider_is_openai(shape) {
+        (0.5, 1.0)
+    } else {
+        (0.1, 1.25)
+    };
+    CostModel {
+        read: settings.cache_read.map_or(read, Multiplier::get),
+        write: settings.cache_write.map_or(write, Multiplier::get),
+    }
+}
+
+/// One strategy's projection of one distinct input, measured.
+#[derive(Debug)]
+struct Projected {
+    /// The sent entries (ids in the session's entry store).
+    ids: Vec<u32>,
+    /// The projected request carries a `tools` key.
+    present: bool,
+    tools_tokens: usize,
+    added_tokens: usize,
+    error: Option<String>,
+}
+
+/// The last turn of a thread in the cache chain (not failed, tools known).
+#[derive(Debug)]
+struct ChainPoint {
+    usage: Option<Usage>,
+    openai: bool,
+    time_ms: Option<i64>,
+    tools: Arc<[u32]>,
+    present: bool,
+    system: u64,
+    messages: Vec<u64>,
+}
+
+/// A strategy's last projection in a thread's chain.
+#[derive(Debug)]
+struct StrategyPoint {
+    projected: Arc<Projected>,
+    tools: Arc<[u32]>,
+    loaded: u32,
+    context: u128,
+    time_ms: Option<i64>,
+}
+
+#[derive(Debug)]
+struct ThreadState {
+    id: String,
+    key: String,
+    turns: usize,
+    first_turn: usize,
+    /// The last turn with known tools (for the facts, failed calls included).
+    last_tools: Option<(Arc<[u32]>, bool, usize)>,
+    chain: Option<ChainPoint>,
+    loaded: BTreeSet<String>,
+    strategies: Vec<Option<StrategyPoint>>,
+}
+
+/// A distinct tools array: shape, `tools` key present, entries.
+type ArrayKey = (Shape, bool, Arc<[u32]>);
+
+/// One projection before its new entries are stored: each sent entry's id, or its JSON when
+/// new; the `tools` key; added text; a refusal.
+struct Sent {
+    strategy: Strategy,
+    sent: Vec<Result<u32, String>>,
+    present: bool,
+    added_text: Option<String>,
+    error: Option<String>,
+}
+
+/// Memo key: strategy, distinct tools array, context hash, loaded set.
+type MemoKey = (Strategy, u32, u128, u32);
+
+/// Reads a trace's records one at a time and builds the [`SessionReport`].
+pub struct Analyzer<'a> {
+    counter: &'a TokenCounter,
+    settings: Settings,
+    strategies: Vec<Strategy>,
+    thread_filter: Option<String>,
+    entries: Vec<Entry>,
+    entry_ids: FxHashMap<Box<str>, u32>,
+    /// The last entry seen under each name, and its id.
+    last_by_name: FxHashMap<String, (Value, u32)>,
+    /// Distinct tools arrays (shape, `tools` key present, entries) and their token counts.
+    arrays: FxHashMap<ArrayKey, (u32, usize)>,
+    list_tokens: FxHashMap<Arc<[u32]>, usize>,
+    loaded_sets: FxHashMap<BTreeSet<String>, u32>,
+    memo: FxHashMap<MemoKey, Arc<Projected>>,
+    threads: Vec<ThreadState>,
+    thread_index: FxHashMap<String, usize>,
+    last_thread: Option<usize>,
+    turns: Vec<TurnFacts>,
+    per_turn: Vec<Vec<StrategyTurn>>,
+    turn_count: usize,
+    projections_run: usize,
+}
+
+impl<'a> Analyzer<'a> {
+    /// An analysis of `strategies` under `settings`, counting with `counter`. With
+    /// `thread_filter` (a thread's id or key), only that thread's turns are kept and projected.
+    pub fn new(
+        strategies: &[Strategy],
+        settings: &Settings,
+        counter: &'a TokenCounter,
+        thread_filter: Option<String>,
+    ) -> Analyzer<'a> {
+        let mut loaded_sets = FxHashMap::default();
+        loaded_sets.insert(BTreeSet::new(), 0);
+        Analyzer {
+            counter,
+            settings: settings.clone(),
+            strategies: strategies.to_vec(),
+            thread_filter,
+            entries: Vec::new(),
+            entry_ids: FxHashMap::default(),
+            last_by_name: FxHashMap::default(),
+            arrays: FxHashMap::default(),
+            list_tokens: FxHashMap::default(),
+            loaded_sets,
+            memo: FxHashMap::default(),
+            threads: Vec::new(),
+            thread_index: FxHashMap::default(),
+            last_thread: None,
+            turns: Vec::new(),
+            per_turn: vec![Vec::new(); strategies.len()],
+            turn_count: 0,
+            projections_run: 0,
+        }
+    }
+
+    /// Whether a thread of this id or key has been seen.
+    pub fn has_thread(&self, thread: &str) -> bool {
+        self.threads
+            .iter()
+            .any(|t| t.id == thread || t.key == thread)
+    }
+
+    /// Distinct tool entries stored so far (originals and projected ones).
+    pub fn distinct_entries(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Projections run so far (the rest came from the memo).
+    pub fn projections_run(&self) -> usize {
+        self.projections_run
+    }
+
+    /// Read one record. A body that is not a request toolprism knows is an error (the caller
+    /// names the file and the record's source); nothing of the record is kept then.
+    pub fn push(&mut self, record: TraceRecord) -> Result<(), LoadError> {
+        let failed = record.failed();
+        let TraceRecord {
+            source,
+            timestamp,
+            time_ms,
+            status,
+            body,
+            usage,
+            agent_id,
+            ..
+        } = record;
+        let body = match body {
+            RecordBody::CompactionStub => {
+                self.turn_count += 1;
+                // A stub stands for a request of the conversation under way (none before the
+                // first request).
+                let (turn, thread) = (self.turn_count, self.last_thread);
+                self.push_stub(turn, thread, source, timestamp, time_ms, usage, status);
+                return Ok(());
+            }
+            RecordBody::Request(body) => body,
+        };
+        let capture = Capture::from_value(body)?;
+        self.turn_count += 1;
+        let turn = self.turn_count;
+        let key = context::thread_key(&capture, agent_id.as_deref());
+        let thread = self.thread_of(key, turn);
+        self.last_thread = Some(thread);
+        if !self.wanted(thread) {
+            return Ok(());
+        }
+
+        // The capture's own tools, stored once per distinct entry.
+        let ids: Arc<[u32]> = self.capture_entries(capture.tools()).into();
+        let present = capture.has_tools_key();
+        let (array, tools_tokens) = self.array(capture.shape(), present, &ids);
+        let tools_bytes = self.bytes(&ids, present);
+
+        let state = &self.threads[thread];
+        let previous_turn = state.last_tools.as_ref().map(|l| l.2);
+        let change = match &state.last_tools {
+            Some((before, before_present, _)) => {
+                compare::compare(&self.entries, (before, *before_present), (&ids, present))
+            }
+            None => compare::ListChange::default(),
+        };
+
+        // The observed cache, checked against the chain.
+        let openai = provider_is_openai(capture.shape());
+        let system = context::system_hash(&capture);
+        let messages = if usage.is_some() {
+            context::message_hashes(&capture)
+        } else {
+            Vec::new()
+        };
+        let (cache, cache_break) = if failed {
+            ("unknown", None)
+        } else {
+            chain_check(
+                state.chain.as_ref(),
+                usage,
+                openai,
+                time_ms,
+                (&ids, present),
+                system,
+                &messages,
+                self.settings.cache_ttl_ms,
+            )
+        };
+
+        // zero's loaded set grows with every `tool_search` call the conversation shows.
+        let wants_loads = self
+            .strategies
+            .iter()
+            .any(|s| matches!(s, Strategy::Defer | Strategy::DeferCatalog));
+        let mut newly_loaded = Vec::new();
+        if wants_loads {
+            let found = context::tool_search_loads(&capture, &self.settings);
+            let state = &mut self.threads[thread];
+            for name in found {
+                if state.loaded.insert(name.clone()) {
+                    newly_loaded.push(name);
+                }
+            }
+        }
+        let loaded_set = self.threads[thread].loaded.clone();
+        let loaded = self.loaded_id(&loaded_set);
+        let context = if self.strategies.contains(&Strategy::Adaptive) {
+            let text = context::adaptive_context(&capture, &self.settings);
+            u128::from_le_bytes(
+                blake3::hash(text.as_bytes()).as_bytes()[..16]
+                    .try_into()
+                    .unwrap_or_default(),
+            )
+        } else {
+            0
+        };
+
+        let projected = self.project_all(&capture, &ids, array, context, loaded, &loaded_set);
+        let model = cost_model(capture.shape(), &self.settings);
+        let ttl = self.settings.cache_ttl_ms;
+        for (index, projected) in projected.into_iter().enumerate() {
+            let strategy = self.strategies[index];
+            let state = &mut self.threads[thread];
+            let reads_context = strategy == Strategy::Adaptive;
+            let reads_loaded = matches!(strategy, Strategy::Defer | Strategy::DeferCatalog);
+            let point = StrategyPoint {
+                projected: Arc::clone(&projected),
+                tools: Arc::clone(&ids),
+                loaded: if reads_loaded { loaded } else { 0 },
+                context: if reads_context { context } else { 0 },
+                time_ms,
+            };
+            let total = projected.tools_tokens + projected.added_tokens;
+            let mut entry = StrategyTurn {
+                turn,
+                tools_tokens: Some(projected.tools_tokens),
+                total_tokens: Some(total),
+                stable: None,
+                first_changed_byte: None,
+                reason: None,
+                cached: None,
+                cost: None,
+                error: projected.error.clone(),
+            };
+            if failed {
+                entry.reason = Some("failed call: outside the cache chain".to_owned());
+            } else {
+                let previous = state.strategies[index].take();
+                let hit = match &previous {
+                    None => {
+                        entry.reason = Some("first turn of its thread".to_owned());
+                        false
+                    }
+                    Some(before) => {
+                        let same = before.projected.present == projected.present
+                            && before.projected.ids == projected.ids;
+                        entry.stable = Some(same);
+                        if !same {
+                            let json = |ids: &[u32]| -> Vec<&str> {
+                                ids.iter()
+                                    .map(|&i| &*self.entries[i as usize].json)
+                                    .collect()
+                            };
+                            entry.first_changed_byte = report::first_changed_byte(
+                                &json(&before.projected.ids),
+                                before.projected.present,
+                                &json(&projected.ids),
+                                projected.present,
+                            );
+                            entry.reason = Some(self.why_changed(before, &point, &newly_loaded));
+                        }
+                        let fresh = match (before.time_ms, time_ms) {
+                            (Some(a), Some(b)) => b.saturating_sub(a) <= ttl as i64,
+                            _ => true,
+                        };
+                        if same && !fresh {
+                            entry.reason = Some(format!(
+                                "unchanged, but the cache expired (more than cache.ttl={} since the previous turn)",
+                                self.settings.get("cache.ttl").unwrap_or_default()
+                            ));
+                        }
+                        same && fresh
+                    }
+                };
+                let multiplier = if hit { model.read } else { model.write };
+                entry.cached = Some(if hit { "read" } else { "write" });
+                entry.cost = Some(
+                    projected.tools_tokens as f64 * multiplier + projected.added_tokens as f64,
+                );
+                self.threads[thread].strategies[index] = Some(point);
+            }
+            self.per_turn[index].push(entry);
+        }
+
+        let state = &mut self.threads[thread];
+        state.last_tools = Some((Arc::clone(&ids), present, turn));
+        if !failed {
+            state.chain = Some(ChainPoint {
+                usage,
+                openai,
+                time_ms,
+                tools: Arc::clone(&ids),
+                present,
+                system,
+                messages,
+            });
+        }
+        self.turns.push(TurnFacts {
+            turn,
+            thread: state.id.clone(),
+            timestamp,
+            source,
+            shape: Some(capture.shape().id()),
+            tools: Some(ids.len()),
+            tools_bytes: Some(tools_bytes),
+            tools_tokens: Some(tools_tokens),
+            previous_turn,
+            added: change.added,
+            removed: change.removed,
+            changed: change.changed,
+            order_changed: change.order_changed,
+            first_changed_byte: change.first_changed_byte,
+            first_changed_char: change.first_changed_char,
+            first_changed_entry: change.first_changed_entry,
+            usage: usage.map(UsageFigures::from),
+            cache,
+            cache_break,
+            status,
+            failed,
+            stub: false,
+            loaded: newly_loaded,
+            time_ms,
+        });
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn push_stub(
+        &mut self,
+        turn: usize,
+        thread: Option<usize>,
+        source: String,
+        timestamp: Option<String>,
+        time_ms: Option<i64>,
+        usage: Option<Usage>,
+        status: Option<u16>,
+    ) {
+        if let Some(thread) = thread {
+            if !self.wanted(thread) {
+                return;
+            }
+            self.threads[thread].turns += 1;
+        } else if self.thread_filter.is_some() {
+            return;
+        }
+        for list in &mut self.per_turn {
+            list.push(StrategyTurn {
+                turn,
+                tools_tokens: None,
+                total_tokens: None,
+                stable: None,
+                first_changed_byte: None,
+                reason: Some("compaction stub: its tools are unknown".to_owned()),
+                cached: None,
+                cost: None,
+                error: None,
+            });
+        }
+        self.turns.push(TurnFacts {
+            turn,
+            thread: thread.map_or_else(|| "-".to_owned(), |t| self.threads[t].id.clone()),
+            timestamp,
+            source,
+            shape: None,
+            tools: None,
+            tools_bytes: None,
+            tools_tokens: None,
+            previous_turn: None,
+            added: Vec::new(),
+            removed: Vec::new(),
+            changed: Vec::new(),
+            order_changed: false,
+            first_changed_byte: None,
+            first_changed_char: None,
+            first_changed_entry: None,
+            usage: usage.map(UsageFigures::from),
+            cache: "unknown",
+            cache_break: None,
+            status,
+            failed: false,
+            stub: true,
+            loaded: Vec::new(),
+            time_ms,
+        });
+    }
+
+    /// The thread a key names, created on first sight.
+    fn thread_of(&mut self, key: String, turn: usize) -> usize {
+        let index = match self.thread_index.get(&key) {
+            Some(&index) => index,
+            None => {
+                let index = self.threads.len();
+                self.threads.push(ThreadState {
+                    id: format!("t{}", index + 1),
+                    key: key.clone(),
+                    turns: 0,
+                    first_turn: turn,
+                    last_tools: None,
+                    chain: None,
+                    loaded: BTreeSet::new(),
+                    strategies: (0..self.strategies.len()).map(|_| None).collect(),
+                });
+                self.thread_index.insert(key, index);
+                index
+            }
+        };
+        self.threads[index].turns += 1;
+        index
+    }
+
+    fn wanted(&self, thread: usize) -> bool {
+        self.thread_filter
+            .as_deref()
+            .is_none_or(|f| f == self.threads[thread].id || f == self.threads[thread].key)
+    }
+
+    /// The ids of a request's tool entries. An entry equal, key order included, to the last
+    /// entry seen under its name is that entry: most turns re-send the same list, and comparing
+    /// values costs far less than serializing them.
+    fn capture_entries(&mut self, tools: &[Value]) -> Vec<u32> {
+        let known: Vec<Option<u32>> = tools
+            .par_iter()
+            .map(|entry| {
+                let (value, id) = self.last_by_name.get(tool::name(entry)?)?;
+                same_value(value, entry).then_some(*id)
+            })
+            .collect();
+        let fresh: Vec<String> = tools
+            .par_iter()
+            .zip(&known)
+            .filter(|(_, known)| known.is_none())
+            .map(|(entry, _)| tool::compact(entry))
+            .collect();
+        let mut fresh_ids = self.intern_all(fresh).into_iter();
+        let mut ids = Vec::with_capacity(tools.len());
+        for (entry, known) in tools.iter().zip(known) {
+            let id = match known {
+                Some(id) => id,
+                None => {
+                    let id = fresh_ids.next().unwrap_or_default();
+                    if let Some(name) = tool::name(entry) {
+                        self.last_by_name
+                            .insert(name.to_owned(), (entry.clone(), id));
+                    }
+                    id
+                }
+            };
+            ids.push(id);
+        }
+        ids
+    }
+
+    /// Store entries (compact JSON) once each; count the new ones in one batch.
+    fn intern_all(&mut self, jsons: Vec<String>) -> Vec<u32> {
+        let mut ids = Vec::with_capacity(jsons.len());
+        let first_new = self.entries.len();
+        for json in jsons {
+            if let Some(&id) = self.entry_ids.get(json.as_str()) {
+                ids.push(id);
+                continue;
+            }
+            let id = self.entries.len() as u32;
+            let json: Box<str> = json.into();
+            let name = serde_json::from_str::<Value>(&json)
+                .ok()
+                .and_then(|v| tool::name(&v).map(Box::<str>::from))
+                .unwrap_or_default();
+            self.entries.push(Entry {
+                chars: json.chars().count(),
+                json: json.clone(),
+                name,
+                tokens: 0,
+            });
+            self.entry_ids.insert(json, id);
+            ids.push(id);
+        }
+        if self.entries.len() > first_new {
+            let texts: Vec<&str> = self.entries[first_new..].iter().map(|e| &*e.json).collect();
+            let counts = self.counter.count_many(&texts);
+            for (entry, n) in self.entries[first_new..].iter_mut().zip(counts) {
+                entry.tokens = n;
+            }
+        }
+        ids
+    }
+
+    /// The id and tokens of a distinct tools array.
+    fn array(&mut self, shape: Shape, present: bool, ids: &Arc<[u32]>) -> (u32, usize) {
+        if let Some(&found) = self.arrays.get(&(shape, present, Arc::clone(ids))) {
+            return found;
+        }
+        let tokens = if present || !ids.is_empty() {
+            self.list_tokens(ids)
+        } else {
+            0
+        };
+        let id = self.arrays.len() as u32;
+        self.arrays
+            .insert((shape, present, Arc::clone(ids)), (id, tokens));
+        (id, tokens)
+    }
+
+    /// Tokens of the compact array of these entries, counted once per distinct list.
+    fn list_tokens(&mut self, ids: &[u32]) -> usize {
+        if let Some(&n) = self.list_tokens.get(ids) {
+            return n;
+        }
+        let texts: Vec<&str> = ids
+            .iter()
+            .map(|&i| &*self.entries[i as usize].json)
+            .collect();
+        let counts: Vec<usize> = ids
+            .iter()
+            .map(|&i| self.entries[i as usize].tokens)
+            .collect();
+        let n = self.counter.count_arrays_counted(&[(&texts, &counts)])[0];
+        self.list_tokens.insert(ids.into(), n);
+        n
+    }
+
+    fn bytes(&self, ids: &[u32], present: bool) -> usize {
+        let texts: Vec<&str> = ids
+            .iter()
+            .map(|&i| &*self.entries[i as usize].json)
+            .collect();
+        report::array_bytes(&texts, present || !ids.is_empty())
+    }
+
+    fn loaded_id(&mut self, set: &BTreeSet<String>) -> u32 {
+        if let Some(&id) = self.loaded_sets.get(set) {
+            return id;
+        }
+        let id = self.loaded_sets.len() as u32;
+        self.loaded_sets.insert(set.clone(), id);
+        id
+    }
+
+    /// Every strategy's projection of this request, from the memo or projected now (the new
+    /// ones in parallel).
+    fn project_all(
+        &mut self,
+        capture: &Capture,
+        capture_ids: &[u32],
+        array: u32,
+        context: u128,
+        loaded: u32,
+        loaded_set: &BTreeSet<String>,
+    ) -> Vec<Arc<Projected>> {
+        let key_of = |strategy: Strategy| -> MemoKey {
+            match strategy {
+                Strategy::Adaptive => (strategy, array, context, 0),
+                Strategy::Defer | Strategy::DeferCatalog => (strategy, array, 0, loaded),
+                other => (other, array, 0, 0),
+            }
+        };
+        let missing: Vec<Strategy> = self
+            .strategies
+            .iter()
+            .copied()
+            .filter(|&s| !self.memo.contains_key(&key_of(s)))
+            .collect();
+        if !missing.is_empty() {
+            let settings = &self.settings;
+            // Project and serialize in parallel; keep each projection's new entries as JSON.
+            let drafts: Vec<Sent> = missing
+                .par_iter()
+                .map(|&strategy| {
+                    let projection = project_loaded(capture, strategy, settings, loaded_set);
+                    let sent: Vec<Result<u32, String>> = projection
+                        .sent
+                        .iter()
+                        .flatten()
+                        .map(|t| match (&t.replaced, t.origin) {
+                            (None, Some(i)) if i < capture_ids.len() => Ok(capture_ids[i]),
+                            _ => Err(tool::compact(t.entry(capture))),
+                        })
+                        .collect();
+                    let present =
+                        projection.sent.is_some() && (capture.has_tools_key() || !sent.is_empty());
+                    Sent {
+                        strategy,
+                        sent,
+                        present,
+                        added_text: projection.added_text,
+                        error: match projection.status {
+                            crate::projection::ProjectionStatus::Refused(reason) => Some(reason),
+                            _ => None,
+                        },
+                    }
+                })
+                .collect();
+            self.projections_run += drafts.len();
+            let added: Vec<&str> = drafts
+                .iter()
+                .filter_map(|d| d.added_text.as_deref())
+                .collect();
+            let added_counts = self.counter.count_many(&added);
+            let mut added_counts = added_counts.into_iter();
+            for Sent {
+                strategy,
+                sent,
+                present,
+                added_text,
+                error,
+            } in drafts
+            {
+                let mut ids = Vec::with_capacity(sent.len());
+                let mut fresh = Vec::new();
+                for item in &sent {
+                    if let Err(json) = item {
+                        fresh.push(json.clone());
+                    }
+                }
+                let mut fresh_ids = self.intern_all(fresh).into_iter();
+                for item in sent {
+                    ids.push(match item {
+                        Ok(id) => id,
+                        Err(_) => fresh_ids.next().unwrap_or_default(),
+                    });
+                }
+                let tools_tokens = if present { self.list_tokens(&ids) } else { 0 };
+                let added_tokens = if added_text.is_some() {
+                    added_counts.next().unwrap_or_default()
+                } else {
+                    0
+                };
+                self.memo.insert(
+                    key_of(strategy),
+                    Arc::new(Projected {
+                        ids,
+                        present,
+                        tools_tokens,
+                        added_tokens,
+                        error,
+                    }),
+                );
+            }
+        }
+        self.strategies
+            .iter()
+            .map(|&s| Arc::clone(&self.memo[&key_of(s)]))
+            .collect()
+    }
+
+    /// Why a strategy's projected list changed since the previous turn of the thread.
+    fn why_changed(
+        &self,
+        before: &StrategyPoint,
+        now: &StrategyPoint,
+        loaded: &[String],
+    ) -> String {
+        if before.tools != now.tools {
+            let mut a: Vec<u32> = before.tools.to_vec();
+            let mut b: Vec<u32> = now.tools.to_vec();
+            a.sort_unstable();
+            b.sort_unstable();
+            return if a == b {
+                "a reorder in the capture".to_owned()
+            } else {
+                "the capture's tool list changed".to_owned()
+            };
+        }
+        if before.loaded != now.loaded {
+            return if loaded.is_empty() {
+                "a tool loaded through tool_search".to_owned()
+            } else {
+                format!("a tool loaded through tool_search ({})", loaded.join(", "))
+            };
+        }
+        if before.context != now.context {
+            return "the selector following the prompt".to_owned();
+        }
+        "the request changed outside the tools".to_owned()
+    }
+
+    /// The report, with the reader's figures (format, ignored and skipped records).
+    pub fn finish(self, trace: TraceInfo) -> SessionReport {
+        let strategies = self
+            .strategies
+            .iter()
+            .zip(self.per_turn)
+            .map(|(strategy, per_turn)| {
+                let total_tokens = per_turn.iter().filter_map(|t| t.total_tokens).sum();
+                let breaks = per_turn.iter().filter(|t| t.stable == Some(false)).count();
+                let cost = per_turn.iter().filter_map(|t| t.cost).sum::<f64>();
+                let cost_uncached = per_turn
+                    .iter()
+                    .filter(|t| t.cost.is_some())
+                    .filter_map(|t| t.total_tokens)
+                    .sum::<usize>() as f64;
+                StrategySession {
+                    id: strategy.id(),
+                    per_turn,
+                    total_tokens,
+                    breaks,
+                    cost: round2(cost),
+                    cost_uncached,
+                }
+            })
+            .collect();
+        let mut settings = serde_json::Map::new();
+        for info in Settings::KEYS {
+            settings.insert(
+                info.key.to_owned(),
+                Value::String(self.settings.get(info.key).unwrap_or_default()),
+            );
+        }
+        SessionReport {
+            trace: TraceSummary {
+                path: trace.path,
+                format: trace.format,
+                compression: trace.compression,
+                turns: self.turn_count,
+                ignored: trace.ignored,
+                skipped: trace.skipped,
+                torn_last_line: trace.torn_last_line,
+                threads: self
+                    .threads
+                    .iter()
+                    .map(|t| ThreadSummary {
+                        id: t.id.clone(),
+                        key: t.key.clone(),
+                        turns: t.turns,
+                        first_turn: t.first_turn,
+                    })
+                    .collect(),
+            },
+            turns: self.turns,
+            strategies,
+            settings,
+        }
+    }
+}
+
+/// What the trace reader knows that the analysis does not.
+#[derive(Debug, Clone, Default)]
+pub struct TraceInfo {
+    /// The trace's path as given.
+    pub path: String,
+    /// The format id.
+    pub format: &'static str,
+    /// The compression id, if any.
+    pub compression: Option<&'static str>,
+    /// Records that are not model calls.
+    pub ignored: Vec<IgnoredRecord>,
+    /// Bad records skipped.
+    pub skipped: usize,
+    /// The last line was torn.
+    pub torn_last_line: bool,
+}
+
+/// Equal values with their object keys in the same order: equal compact JSON. (`Value`'s own
+/// `==` ignores key order.)
+fn same_value(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Object(a), Value::Object(b)) => {
+            a.len() == b.len()
+                && a.iter()
+                    .zip(b)
+                    .all(|((ka, va), (kb, vb))| ka == kb && same_value(va, vb))
+        }
+        (Value::Array(a), Value::Array(b)) => {
+            a.len() == b.len() && a.iter().zip(b).all(|(x, y)| same_value(x, y))
+        }
+        // Numbers compare by their text: 1.0 and 1 serialize differently.
+        (Value::Number(a), Value::Number(b)) => a.to_string() == b.to_string(),
+        (a, b) => a == b,
+    }
+}
+
+fn round2(x: f64) -> f64 {
+    (x * 100.0).round() / 100.0
+}
+
+/// The chain check of one turn against the previous turn of its chain (anthropics/claude-code
+/// #81967): without a break, this turn reads what the previous one read and wrote. OpenAI
+/// reports no writes: there the cached prefix must not shrink.
+#[allow(clippy::too_many_arguments)]
+fn chain_check(
+    previous: Option<&ChainPoint>,
+    usage: Option<Usage>,
+    openai: bool,
+    time_ms: Option<i64>,
+    tools: (&[u32], bool),
+    system: u64,
+    messages: &[u64],
+    ttl_ms: u64,
+) -> (&'static str, Option<&'static str>) {
+    let Some(usage) = usage else {
+        return ("unknown", None);
+    };
+    let Some(previous) = previous else {
+        return (if usage.cache_read > 0 { "hit" } else { "cold" }, None);
+    };
+    let Some(before) = previous.usage else {
+        return ("unknown", None);
+    };
+    let expected = if openai || previous.openai {
+        before.cache_read
+    } else {
+        before.cache_read + before.cache_write
+    };
+    if expected == 0 {
+        return (if usage.cache_read > 0 { "hit" } else { "cold" }, None);
+    }
+    if usage.cache_read >= expected {
+        return ("hit", None);
+    }
+    let cause = if previous.present != tools.1 || *previous.tools != *tools.0 {
+        "tools"
+    } else if matches!((previous.time_ms, time_ms), (Some(a), Some(b)) if b.saturating_sub(a) > ttl_ms as i64)
+    {
+        "lifetime"
+    } else if previous.system != system {
+        "system"
+    } else if previous.messages.len() > messages.len()
+        || previous.messages[..] != messages[..previous.messages.len()]
+    {
+        "messages"
+    } else {
+        "unknown"
+    };
+    ("break", Some(cause))
+}

@@ -1,0 +1,747 @@
+//! The session analysis (SESSIONS.md sections 2-4) on traces built here, every expected figure
+//! computed independently in the test: compact arrays serialized here, tokens counted here with
+//! tiktoken-rs, byte offsets found by comparing the bytes here.
+
+use std::collections::BTreeSet;
+
+use serde_json::{Value, json};
+use toolprism::Settings;
+use toolprism::measure::{Encoding, TokenCounter};
+use toolprism::session::{Analyzer, SessionReport, TraceInfo};
+use toolprism::strategy::Strategy;
+use toolprism::trace::{RecordBody, TraceRecord, Usage};
+
+fn tool(name: &str, description: &str) -> Value {
+    json!({
+        "name": name,
+        "description": description,
+        "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}}
+    })
+}
+
+fn body(user: &str, tools: &[Value], messages: Vec<Value>) -> Value {
+    json!({
+        "model": "claude-sonnet-4-5",
+        "metadata": {"user_id": user},
+        "system": "You are a helpful assistant.",
+        "messages": messages,
+        "tools": tools,
+    })
+}
+
+fn say(text: &str) -> Value {
+    json!({"role": "user", "content": text})
+}
+
+fn record(line: usize, body: Value, usage: Option<Usage>) -> TraceRecord {
+    TraceRecord {
+        source: format!("line {line}"),
+        timestamp: None,
+        time_ms: None,
+        method: Some("POST".into()),
+        url: Some("https://api.anthropic.com/v1/messages".into()),
+        status: Some(200),
+        orphan: false,
+        body: RecordBody::Request(body),
+        usage,
+        agent_id: None,
+    }
+}
+
+fn usage(input: u64, cache_write: u64, cache_read: u64) -> Option<Usage> {
+    Some(Usage {
+        input,
+        cache_write,
+        cache_read,
+    })
+}
+
+fn compact_array(tools: &[Value]) -> String {
+    serde_json::to_string(&Value::Array(tools.to_vec())).unwrap()
+}
+
+fn tokens(text: &str) -> usize {
+    tiktoken_rs::o200k_base_singleton()
+        .encode_ordinary(text)
+        .len()
+}
+
+fn first_diff(a: &str, b: &str) -> Option<usize> {
+    if a == b {
+        return None;
+    }
+    Some(a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count())
+}
+
+fn analyze(
+    records: Vec<TraceRecord>,
+    strategies: &[Strategy],
+    settings: &Settings,
+) -> SessionReport {
+    let counter = TokenCounter::new(Encoding::O200kBase);
+    let mut analyzer = Analyzer::new(strategies, settings, &counter, None);
+    for record in records {
+        analyzer.push(record).unwrap();
+    }
+    analyzer.finish(TraceInfo {
+        path: "test.jsonl".into(),
+        format: "jsonl",
+        ..TraceInfo::default()
+    })
+}
+
+#[test]
+fn per_turn_facts_against_the_previous_turn_of_the_thread() {
+    let a = tool("alpha", "Reads a file.");
+    let b = tool("beta", "Writes a file.");
+    let c = tool("gamma", "Lists a folder with ünïcödé.");
+    let b2 = tool("beta", "Writes a file, atomically.");
+    let mut c2 = c.clone();
+    c2["cache_control"] = json!({"type": "ephemeral"});
+    let d = tool("delta", "Deletes a file.");
+    let lists = [
+        vec![a.clone(), b.clone(), c.clone()],
+        vec![a.clone(), b.clone(), c.clone()],
+        vec![c.clone(), a.clone(), b.clone()],
+        vec![c.clone(), a.clone(), b2.clone(), d.clone()],
+        vec![c2.clone(), a.clone(), b2.clone(), d.clone()],
+        vec![c2.clone(), b2.clone(), d.clone()],
+    ];
+    let records = lists
+        .iter()
+        .enumerate()
+        .map(|(i, tools)| record(i + 1, body("u1", tools, vec![say("hi")]), None))
+        .collect();
+    let report = analyze(records, &[Strategy::Original], &Settings::default());
+    let turns = &report.turns;
+    assert_eq!(turns.len(), 6);
+    for (turn, tools) in turns.iter().zip(&lists) {
+        let array = compact_array(tools);
+        assert_eq!(turn.tools, Some(tools.len()));
+        assert_eq!(turn.tools_bytes, Some(array.len()));
+        assert_eq!(turn.tools_tokens, Some(tokens(&array)));
+        assert_eq!(turn.thread, "t1");
+    }
+    // Turn 1: nothing to compare with; turn 2: identical.
+    assert_eq!(turns[0].first_changed_byte, None);
+    assert_eq!(turns[1].first_changed_byte, None);
+    assert!(turns[1].added.is_empty() && turns[1].changed.is_empty());
+    // Turn 3: a reorder.
+    let (before, now) = (compact_array(&lists[1]), compact_array(&lists[2]));
+    let byte = first_diff(&before, &now).unwrap();
+    assert_eq!(turns[2].first_changed_byte, Some(byte));
+    assert_eq!(
+        turns[2].first_changed_char,
+        Some(now[..byte].chars().count())
+    );
+    assert_eq!(turns[2].first_changed_entry.as_deref(), Some("gamma"));
+    assert!(turns[2].order_changed);
+    assert!(turns[2].added.is_empty() && turns[2].removed.is_empty());
+    assert!(turns[2].changed.is_empty());
+    // Turn 4: beta's description changed, delta added; same order otherwise.
+    let (before, now) = (compact_array(&lists[2]), compact_array(&lists[3]));
+    let byte = first_diff(&before, &now).unwrap();
+    assert_eq!(turns[3].first_changed_byte, Some(byte));
+    assert_eq!(
+        turns[3].first_changed_char,
+        Some(now[..byte].chars().count())
+    );
+    assert_eq!(turns[3].first_changed_entry.as_deref(), Some("beta"));
+    assert_eq!(turns[3].added, vec!["delta".to_owned()]);
+    assert!(!turns[3].order_changed);
+    let changed: Vec<(String, Vec<&str>)> = turns[3]
+        .changed
+        .iter()
+        .map(|c| (c.name.clone(), c.fields.clone()))
+        .collect();
+    assert_eq!(changed, vec![("beta".to_owned(), vec!["description"])]);
+    // Turn 5: a cache_control marker only, at the end of the first entry: past its
+    // multi-byte characters, so bytes and characters differ.
+    let (before, now) = (compact_array(&lists[3]), compact_array(&lists[4]));
+    let byte = first_diff(&before, &now).unwrap();
+    assert_eq!(turns[4].first_changed_byte, Some(byte));
+    assert_eq!(
+        turns[4].first_changed_char,
+        Some(now[..byte].chars().count())
+    );
+    assert_ne!(
+        byte,
+        now[..byte].chars().count(),
+        "the offsets differ past ünïcödé"
+    );
+    assert_eq!(turns[4].changed.len(), 1);
+    assert_eq!(turns[4].changed[0].name, "gamma");
+    assert_eq!(turns[4].changed[0].fields, vec!["cache_control"]);
+    // Turn 6: alpha removed.
+    assert_eq!(turns[5].removed, vec!["alpha".to_owned()]);
+    assert!(turns[5].added.is_empty());
+    let (before, now) = (compact_array(&lists[4]), compact_array(&lists[5]));
+    assert_eq!(turns[5].first_changed_byte, first_diff(&before, &now));
+    assert_eq!(turns[5].first_changed_entry.as_deref(), Some("beta"));
+}
+
+#[test]
+fn schema_and_other_fields_are_told_apart() {
+    let a = tool("alpha", "Reads.");
+    let mut schema = a.clone();
+    schema["input_schema"]["properties"]["mode"] = json!({"type": "string"});
+    let mut other = a.clone();
+    other["type"] = json!("custom");
+    let records = vec![
+        record(1, body("u", std::slice::from_ref(&a), vec![]), None),
+        record(2, body("u", std::slice::from_ref(&schema), vec![]), None),
+        record(3, body("u", &[other], vec![]), None),
+    ];
+    let report = analyze(records, &[], &Settings::default());
+    assert_eq!(report.turns[1].changed[0].fields, vec!["schema"]);
+    assert_eq!(report.turns[2].changed[0].fields, vec!["schema", "other"]);
+}
+
+#[test]
+fn the_chain_check_and_what_a_break_points_at() {
+    let tools = vec![tool("alpha", "Reads."), tool("beta", "Writes.")];
+    let other_tools = vec![tool("alpha", "Reads."), tool("beta", "Writes files.")];
+    let m1 = vec![say("first")];
+    let m2 = vec![
+        say("first"),
+        json!({"role": "assistant", "content": "ok"}),
+        say("second"),
+    ];
+    let mut m3 = m2.clone();
+    m3.push(say("third"));
+    let mut changed_history = vec![say("FIRST")];
+    changed_history.extend(m3[1..].iter().cloned());
+    let terse = |tools: &[Value], messages: Vec<Value>| {
+        let mut body = body("u", tools, messages);
+        body["system"] = json!("You are terse.");
+        body
+    };
+    let mut early = record(
+        6,
+        terse(&other_tools, changed_history.clone()),
+        usage(5, 0, 1200),
+    );
+    early.time_ms = Some(0);
+    let mut late = record(
+        7,
+        terse(&other_tools, changed_history.clone()),
+        usage(5, 100, 1000),
+    );
+    late.time_ms = Some(10 * 60_000);
+    let records = vec![
+        record(1, body("u", &tools, m1), usage(10, 1000, 0)),
+        record(2, body("u", &tools, m2.clone()), usage(10, 200, 1000)),
+        record(3, body("u", &other_tools, m3.clone()), usage(10, 1200, 0)),
+        record(4, terse(&other_tools, m3.clone()), usage(10, 1200, 0)),
+        record(
+            5,
+            terse(&other_tools, changed_history.clone()),
+            usage(10, 1200, 0),
+        ),
+        early,
+        late,
+        record(8, terse(&other_tools, changed_history), usage(5, 0, 100)),
+    ];
+    let report = analyze(records, &[], &Settings::default());
+    let cache: Vec<&str> = report.turns.iter().map(|t| t.cache).collect();
+    // 1 cold; 2 reads 1000 = 0 + 1000; 3 tools changed; 4 system; 5 history; 6 reads 1200 =
+    // 0 + 1200; 7 ten minutes later; 8 reads 100 < 1000 + 100 with nothing to tell.
+    assert_eq!(
+        cache,
+        vec![
+            "cold", "hit", "break", "break", "break", "hit", "break", "break"
+        ]
+    );
+    let causes: Vec<Option<&str>> = report.turns.iter().map(|t| t.cache_break).collect();
+    assert_eq!(
+        causes,
+        vec![
+            None,
+            None,
+            Some("tools"),
+            Some("system"),
+            Some("messages"),
+            None,
+            Some("lifetime"),
+            Some("unknown")
+        ]
+    );
+    let usage2 = report.turns[1].usage.unwrap();
+    assert_eq!(
+        (usage2.input, usage2.cache_write, usage2.cache_read),
+        (10, 200, 1000)
+    );
+}
+
+#[test]
+fn threads_are_compared_with_themselves() {
+    let one = vec![tool("alpha", "Reads."), tool("beta", "Writes.")];
+    let two = vec![tool("gamma", "Greps.")];
+    let mut agent = record(3, body("u", &two, vec![say("sub")]), usage(1, 50, 0));
+    agent.agent_id = Some("agent-7".into());
+    let mut agent2 = record(5, body("u", &two, vec![say("sub")]), usage(1, 0, 50));
+    agent2.agent_id = Some("agent-7".into());
+    let openai = |line: usize, key: &str| {
+        record(
+            line,
+            json!({"model": "gpt-5", "prompt_cache_key": key, "messages": [say("x")],
+                   "tools": [{"type": "function", "function": {"name": "f", "parameters": {}}}]}),
+            None,
+        )
+    };
+    let plain = |line: usize, first: &str| {
+        record(
+            line,
+            json!({"model": "claude-haiku-4-5", "system": "s", "messages": [say(first)], "tools": []}),
+            None,
+        )
+    };
+    let records = vec![
+        record(1, body("u", &one, vec![say("a")]), usage(1, 100, 0)),
+        record(
+            2,
+            body("u", &one, vec![say("a"), say("b")]),
+            usage(1, 10, 100),
+        ),
+        agent,
+        record(
+            4,
+            body("u", &one, vec![say("a"), say("b"), say("c")]),
+            usage(1, 10, 110),
+        ),
+        agent2,
+        openai(6, "k1"),
+        openai(7, "k2"),
+        plain(8, "one"),
+        plain(9, "two"),
+        plain(10, "one"),
+    ];
+    let report = analyze(records, &[Strategy::Original], &Settings::default());
+    let threads: Vec<&str> = report.turns.iter().map(|t| t.thread.as_str()).collect();
+    assert_eq!(
+        threads,
+        vec!["t1", "t1", "t2", "t1", "t2", "t3", "t4", "t5", "t6", "t5"]
+    );
+    // Each thread's second turn is compared with its own first: nothing changed, cache hits.
+    assert_eq!(report.turns[3].first_changed_byte, None);
+    assert_eq!(report.turns[3].cache, "hit");
+    assert_eq!(report.turns[4].first_changed_byte, None);
+    assert_eq!(report.turns[4].cache, "hit");
+    let summary: Vec<(String, usize, usize)> = report
+        .trace
+        .threads
+        .iter()
+        .map(|t| (t.id.clone(), t.turns, t.first_turn))
+        .collect();
+    assert_eq!(
+        summary,
+        vec![
+            ("t1".to_owned(), 3, 1),
+            ("t2".to_owned(), 2, 3),
+            ("t3".to_owned(), 1, 6),
+            ("t4".to_owned(), 1, 7),
+            ("t5".to_owned(), 2, 8),
+            ("t6".to_owned(), 1, 9),
+        ]
+    );
+    assert!(report.trace.threads[1].key.contains("agent agent-7"));
+    assert!(
+        report.trace.threads[2]
+            .key
+            .starts_with("prompt_cache_key k1")
+    );
+    assert!(report.trace.threads[4].key.starts_with("hash "));
+    // Original's stability follows the thread, not the trace order.
+    let stable: Vec<Option<bool>> = report.strategies[0]
+        .per_turn
+        .iter()
+        .map(|t| t.stable)
+        .collect();
+    assert_eq!(
+        stable,
+        vec![
+            None,
+            Some(true),
+            None,
+            Some(true),
+            Some(true),
+            None,
+            None,
+            None,
+            None,
+            Some(true)
+        ]
+    );
+}
+
+#[test]
+fn a_thread_filter_keeps_one_thread() {
+    let one = vec![tool("alpha", "Reads.")];
+    let records = || {
+        vec![
+            record(1, body("u1", &one, vec![]), None),
+            record(2, body("u2", &one, vec![]), None),
+            record(3, body("u1", &one, vec![]), None),
+        ]
+    };
+    let counter = TokenCounter::new(Encoding::O200kBase);
+    let mut analyzer = Analyzer::new(
+        &[Strategy::Minimal],
+        &Settings::default(),
+        &counter,
+        Some("t1".into()),
+    );
+    for r in records() {
+        analyzer.push(r).unwrap();
+    }
+    let report = analyzer.finish(TraceInfo::default());
+    let turns: Vec<usize> = report.turns.iter().map(|t| t.turn).collect();
+    assert_eq!(turns, vec![1, 3]);
+    assert_eq!(report.strategies[0].per_turn.len(), 2);
+    assert_eq!(report.trace.turns, 3);
+    assert_eq!(report.trace.threads.len(), 2);
+}
+
+#[test]
+fn strategy_totals_add_up_and_cost_follows_the_model() {
+    let tools = vec![
+        tool("alpha", "Reads a file. Then more words follow here."),
+        tool("beta", "Writes a file."),
+    ];
+    let reordered = vec![tools[1].clone(), tools[0].clone()];
+    let records = vec![
+        record(1, body("u", &tools, vec![]), None),
+        record(2, body("u", &tools, vec![]), None),
+        record(3, body("u", &reordered, vec![]), None),
+        record(4, body("u", &reordered, vec![]), None),
+    ];
+    let report = analyze(
+        records,
+        &[Strategy::Original, Strategy::Direct, Strategy::Minimal],
+        &Settings::default(),
+    );
+    let (a, b) = (
+        tokens(&compact_array(&tools)),
+        tokens(&compact_array(&reordered)),
+    );
+    let original = &report.strategies[0];
+    let per_turn: Vec<Option<usize>> = original.per_turn.iter().map(|t| t.tools_tokens).collect();
+    assert_eq!(per_turn, vec![Some(a), Some(a), Some(b), Some(b)]);
+    assert_eq!(original.total_tokens, 2 * a + 2 * b);
+    assert_eq!(original.breaks, 1);
+    assert_eq!(
+        original.per_turn[2].reason.as_deref(),
+        Some("a reorder in the capture")
+    );
+    // Anthropic defaults: write 1.25, read 0.1.
+    let cost = 1.25 * a as f64 + 0.1 * a as f64 + 1.25 * b as f64 + 0.1 * b as f64;
+    assert!((original.cost - (cost * 100.0).round() / 100.0).abs() < 1e-9);
+    assert_eq!(original.cost_uncached, (2 * a + 2 * b) as f64);
+    // direct sorts by name: the capture's reorder changes nothing it sends.
+    let direct = &report.strategies[1];
+    assert_eq!(direct.breaks, 0);
+    assert_eq!(direct.total_tokens, 4 * a);
+    for strategy in &report.strategies {
+        let sum: usize = strategy
+            .per_turn
+            .iter()
+            .filter_map(|t| t.total_tokens)
+            .sum();
+        assert_eq!(sum, strategy.total_tokens, "{}", strategy.id);
+        let cost: f64 = strategy.per_turn.iter().filter_map(|t| t.cost).sum();
+        assert!((strategy.cost - (cost * 100.0).round() / 100.0).abs() < 1e-9);
+    }
+    // The multipliers are settings.
+    let mut settings = Settings::default();
+    settings.set("cache.read", "0").unwrap();
+    settings.set("cache.write", "1").unwrap();
+    let records = vec![
+        record(1, body("u", &tools, vec![]), None),
+        record(2, body("u", &tools, vec![]), None),
+    ];
+    let report = analyze(records, &[Strategy::Original], &settings);
+    assert_eq!(report.strategies[0].cost, a as f64);
+    assert_eq!(report.settings["cache.read"], "0");
+    assert_eq!(report.settings["cache.ttl"], "5m");
+}
+
+#[test]
+fn the_cache_lifetime_bills_an_unchanged_list_again() {
+    let tools = vec![tool("alpha", "Reads.")];
+    let mut first = record(1, body("u", &tools, vec![]), None);
+    first.time_ms = Some(1_000);
+    let mut second = record(2, body("u", &tools, vec![]), None);
+    second.time_ms = Some(1_000 + 6 * 60_000);
+    let mut third = record(3, body("u", &tools, vec![]), None);
+    third.time_ms = Some(1_000 + 7 * 60_000);
+    let report = analyze(
+        vec![first, second, third],
+        &[Strategy::Original],
+        &Settings::default(),
+    );
+    let cached: Vec<Option<&str>> = report.strategies[0]
+        .per_turn
+        .iter()
+        .map(|t| t.cached)
+        .collect();
+    assert_eq!(cached, vec![Some("write"), Some("write"), Some("read")]);
+    assert_eq!(report.strategies[0].breaks, 0);
+}
+
+#[test]
+fn failed_calls_and_stubs_are_turns_outside_the_chain() {
+    let tools = vec![tool("alpha", "Reads.")];
+    let mut failed = record(2, body("u", &tools, vec![]), None);
+    failed.status = Some(529);
+    let stub = TraceRecord {
+        body: RecordBody::CompactionStub,
+        ..record(3, Value::Null, None)
+    };
+    let records = vec![
+        record(1, body("u", &tools, vec![]), usage(1, 100, 0)),
+        failed,
+        stub,
+        record(4, body("u", &tools, vec![]), usage(1, 0, 100)),
+    ];
+    let report = analyze(records, &[Strategy::Original], &Settings::default());
+    assert!(report.turns[1].failed);
+    assert_eq!(report.turns[1].cache, "unknown");
+    assert!(report.turns[2].stub);
+    assert_eq!(report.turns[2].tools, None);
+    assert_eq!(report.turns[2].thread, "t1");
+    assert_eq!(report.turns[3].cache, "hit");
+    let per_turn = &report.strategies[0].per_turn;
+    assert_eq!(per_turn[1].cost, None);
+    assert_eq!(per_turn[2].tools_tokens, None);
+    assert_eq!(per_turn[3].stable, Some(true));
+    let a = tokens(&compact_array(&tools));
+    assert_eq!(report.strategies[0].total_tokens, 3 * a);
+    assert_eq!(report.strategies[0].cost_uncached, (2 * a) as f64);
+}
+
+fn mcp_tools() -> Vec<Value> {
+    let mut tools: Vec<Value> = (0..12)
+        .map(|i| {
+            tool(
+                &format!("mcp__srv__op{i:02}"),
+                &format!("Operation number {i}."),
+            )
+        })
+        .collect();
+    tools.push(tool("Read", "Reads a file."));
+    tools
+}
+
+#[test]
+fn defer_follows_the_loaded_set() {
+    let tools = mcp_tools();
+    let call = json!({"role": "assistant", "content": [
+        {"type": "tool_use", "id": "x", "name": "tool_search", "input": {"query": "select:mcp__srv__op03"}}
+    ]});
+    let result = json!({"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": "x", "content": "Loaded 1 tool."}
+    ]});
+    let records = vec![
+        record(1, body("u", &tools, vec![say("go")]), None),
+        record(
+            2,
+            body("u", &tools, vec![say("go"), call.clone(), result.clone()]),
+            None,
+        ),
+        record(
+            3,
+            body("u", &tools, vec![say("go"), call, result, say("more")]),
+            None,
+        ),
+    ];
+    let report = analyze(
+        records,
+        &[Strategy::Defer, Strategy::DeferCatalog],
+        &Settings::default(),
+    );
+    assert_eq!(report.turns[1].loaded, vec!["mcp__srv__op03".to_owned()]);
+    assert!(report.turns[2].loaded.is_empty());
+    let defer = &report.strategies[0];
+    assert_eq!(defer.per_turn[1].stable, Some(false));
+    assert_eq!(
+        defer.per_turn[1].reason.as_deref(),
+        Some("a tool loaded through tool_search (mcp__srv__op03)")
+    );
+    assert_eq!(defer.per_turn[2].stable, Some(true));
+    // What defer sends at turn 2, built here: Read, the loaded tool and zero's loader, by name.
+    let loader = json!({
+        "name": "tool_search",
+        "description": toolprism::strategies::zero::TOOL_SEARCH_DESCRIPTION,
+        "input_schema": toolprism::strategies::zero::tool_search_schema(),
+    });
+    let sent = vec![tools[12].clone(), tools[3].clone(), loader];
+    assert_eq!(
+        defer.per_turn[1].tools_tokens,
+        Some(tokens(&compact_array(&sent)))
+    );
+    assert_eq!(defer.breaks, 1);
+}
+
+#[test]
+fn zero_sends_a_loaded_tool_in_full() {
+    let tools = mcp_tools();
+    let capture = toolprism::Capture::from_value(body("u", &tools, vec![])).unwrap();
+    let loaded: BTreeSet<String> = ["mcp__srv__op05".to_owned()].into();
+    let projection = toolprism::pipeline::project_loaded(
+        &capture,
+        Strategy::Defer,
+        &Settings::default(),
+        &loaded,
+    );
+    let names: Vec<&str> = projection
+        .sent
+        .iter()
+        .flatten()
+        .map(|t| toolprism::tool::name(t.entry(&capture)).unwrap())
+        .collect();
+    assert_eq!(names, vec!["Read", "mcp__srv__op05", "tool_search"]);
+    let reminder = projection.added_text.unwrap();
+    assert!(!reminder.contains("mcp__srv__op05:"));
+    assert!(reminder.contains("mcp__srv__op04:"));
+    // Without a loaded tool the projection is the single-request one.
+    let plain = toolprism::project(&capture, Strategy::Defer, &Settings::default());
+    let empty = toolprism::pipeline::project_loaded(
+        &capture,
+        Strategy::Defer,
+        &Settings::default(),
+        &BTreeSet::new(),
+    );
+    assert_eq!(plain.added_text, empty.added_text);
+    assert_eq!(plain.notes, empty.notes);
+}
+
+#[test]
+fn adaptive_follows_the_prompt_and_identical_inputs_are_projected_once() {
+    let mut tools = vec![
+        tool("mcp__github__create_issue", "Creates an issue."),
+        tool("mcp__slack__post_message", "Posts a message."),
+    ];
+    tools.push(tool("Read", "Reads a file."));
+    let records = vec![
+        record(1, body("u", &tools, vec![say("open a github issue")]), None),
+        record(2, body("u", &tools, vec![say("open a github issue")]), None),
+        record(
+            3,
+            body("u", &tools, vec![say("post it to slack please")]),
+            None,
+        ),
+    ];
+    let counter = TokenCounter::new(Encoding::O200kBase);
+    let strategies = [Strategy::Original, Strategy::Adaptive, Strategy::Minimal];
+    let mut analyzer = Analyzer::new(&strategies, &Settings::default(), &counter, None);
+    for r in records {
+        analyzer.push(r).unwrap();
+    }
+    // Turn 1: three projections; turn 2: all memoized; turn 3: only adaptive's context is new.
+    assert_eq!(analyzer.projections_run(), 4);
+    let report = analyzer.finish(TraceInfo::default());
+    let adaptive = &report.strategies[1];
+    assert_eq!(adaptive.per_turn[1].stable, Some(true));
+    assert_eq!(adaptive.per_turn[2].stable, Some(false));
+    assert_eq!(
+        adaptive.per_turn[2].reason.as_deref(),
+        Some("the selector following the prompt")
+    );
+}
+
+#[test]
+fn a_body_that_is_not_a_request_is_an_error() {
+    let counter = TokenCounter::new(Encoding::O200kBase);
+    let mut analyzer = Analyzer::new(&[], &Settings::default(), &counter, None);
+    let error = analyzer
+        .push(record(1, json!({"hello": 1}), None))
+        .unwrap_err();
+    assert!(error.to_string().starts_with("not a known capture shape"));
+}
+
+#[test]
+fn json_keys_are_exactly_the_contract() {
+    let tools = vec![tool("alpha", "Reads.")];
+    let records = vec![
+        record(1, body("u", &tools, vec![]), usage(1, 10, 0)),
+        record(2, body("u", &tools, vec![]), usage(1, 0, 10)),
+    ];
+    let report = analyze(records, &[Strategy::Original], &Settings::default());
+    let value = serde_json::to_value(&report).unwrap();
+    let keys = |v: &Value| -> Vec<String> { v.as_object().unwrap().keys().cloned().collect() };
+    assert_eq!(keys(&value), ["trace", "turns", "strategies", "settings"]);
+    assert_eq!(
+        keys(&value["trace"]),
+        [
+            "path",
+            "format",
+            "compression",
+            "turns",
+            "ignored",
+            "skipped",
+            "torn_last_line",
+            "threads"
+        ]
+    );
+    assert_eq!(
+        keys(&value["turns"][0]),
+        [
+            "turn",
+            "thread",
+            "timestamp",
+            "source",
+            "shape",
+            "tools",
+            "tools_bytes",
+            "tools_tokens",
+            "previous_turn",
+            "added",
+            "removed",
+            "changed",
+            "order_changed",
+            "first_changed_byte",
+            "first_changed_char",
+            "first_changed_entry",
+            "usage",
+            "cache",
+            "cache_break",
+            "status",
+            "failed",
+            "stub",
+            "loaded"
+        ]
+    );
+    assert_eq!(
+        keys(&value["turns"][0]["usage"]),
+        ["input", "cache_write", "cache_read"]
+    );
+    assert_eq!(
+        keys(&value["strategies"][0]),
+        [
+            "id",
+            "per_turn",
+            "total_tokens",
+            "breaks",
+            "cost",
+            "cost_uncached"
+        ]
+    );
+    assert_eq!(
+        keys(&value["strategies"][0]["per_turn"][0]),
+        [
+            "turn",
+            "tools_tokens",
+            "total_tokens",
+            "stable",
+            "first_changed_byte",
+            "reason",
+            "cached",
+            "cost",
+            "error"
+        ]
+    );
+    let settings = keys(&value["settings"]);
+    let expected: Vec<String> = Settings::KEYS.iter().map(|k| k.key.to_owned()).collect();
+    assert_eq!(settings, expected);
+    assert_eq!(value["trace"]["threads"][0]["id"], "t1");
+}
