@@ -15,7 +15,6 @@ use std::io::{BufWriter, Write};
 
 use serde_json::{Value, json};
 #[path = "../benches/synth/mod.rs"]
-#[allow(dead_code)]
 mod synth;
 
 use synth::{Spec, capture_value};
