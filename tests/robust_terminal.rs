@@ -311,3 +311,29 @@ fn ctrl_z_then_fg_suspends_and_resumes_cleanly() {
     let screen = t.assert_usable("Ctrl-Z, fg, q");
     assert_eq!(exit_status(&screen), Some(0), "{screen}");
 }
+
+/// Closing the terminal (here: killing tmux, which hangs up its ptys) ends the view: it must
+/// not stay behind reading a terminal that is gone (crossterm's reader would spin on it, a
+/// core at 100% for as long as nobody notices).
+#[test]
+fn a_closed_terminal_ends_the_view() {
+    let Some(t) = Tmux::start("hangup") else {
+        return;
+    };
+    t.open("");
+    let pid = t.child_pid();
+    t.cmd(&["kill-server"]);
+    let start = Instant::now();
+    while std::path::Path::new(&format!("/proc/{pid}")).exists() {
+        let state = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        // A zombie has ended; only its parent has not collected it yet.
+        if state.split_whitespace().nth(2) == Some("Z") {
+            break;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "the view is still running 10 s after its terminal closed (pid {pid})"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}

@@ -131,6 +131,7 @@ where
     ] {
         signal_hook::flag::register(signal, stop.clone())?;
     }
+    let input = TtyInput::open()?;
     let mut dirty = true;
     let mut last_tick = Instant::now();
     loop {
@@ -162,7 +163,13 @@ where
             last_tick = Instant::now();
             dirty = true;
         }
-        if event::poll(Duration::from_millis(30))? {
+        // Wait on the terminal ourselves: crossterm's reader spins forever on a terminal that
+        // hung up (the window closed, the tmux pane killed), so it is only asked for events
+        // that are there. A signal (SIGWINCH, SIGTERM) cuts the wait short.
+        if input.wait(Duration::from_millis(30))? == Readiness::HungUp {
+            return Ok(());
+        }
+        while event::poll(Duration::ZERO)? {
             let msg = match event::read()? {
                 Event::Key(key) => Some(Msg::Key(key)),
                 Event::Mouse(mouse) => Some(Msg::Mouse(mouse)),
@@ -173,6 +180,62 @@ where
                 update(app, msg);
                 dirty = true;
             }
+        }
+    }
+}
+
+/// What the terminal's input has for the event loop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Readiness {
+    /// Bytes to read (keys, mouse, replies).
+    Input,
+    /// Nothing within the wait, or a signal arrived.
+    Idle,
+    /// The terminal is gone: nothing will ever be read from it again.
+    HungUp,
+}
+
+/// The descriptor crossterm reads events from: standard input when it is a terminal, else
+/// `/dev/tty` (when a capture was piped in).
+struct TtyInput {
+    dev_tty: Option<std::fs::File>,
+}
+
+impl TtyInput {
+    fn open() -> std::io::Result<TtyInput> {
+        let dev_tty = if std::io::stdin().is_terminal() {
+            None
+        } else {
+            Some(std::fs::File::open("/dev/tty")?)
+        };
+        Ok(TtyInput { dev_tty })
+    }
+
+    fn wait(&self, timeout: Duration) -> std::io::Result<Readiness> {
+        use rustix::event::{PollFd, PollFlags, Timespec};
+        use std::os::fd::AsFd;
+        let stdin = std::io::stdin();
+        let fd = match &self.dev_tty {
+            Some(file) => file.as_fd(),
+            None => stdin.as_fd(),
+        };
+        let mut fds = [PollFd::new(&fd, PollFlags::IN)];
+        let timeout = Timespec {
+            tv_sec: timeout.as_secs() as _,
+            tv_nsec: timeout.subsec_nanos() as _,
+        };
+        match rustix::event::poll(&mut fds, Some(&timeout)) {
+            Ok(0) => Ok(Readiness::Idle),
+            Ok(_)
+                if fds[0]
+                    .revents()
+                    .intersects(PollFlags::HUP | PollFlags::ERR | PollFlags::NVAL) =>
+            {
+                Ok(Readiness::HungUp)
+            }
+            Ok(_) => Ok(Readiness::Input),
+            Err(rustix::io::Errno::INTR) => Ok(Readiness::Idle),
+            Err(e) => Err(e.into()),
         }
     }
 }
