@@ -9,7 +9,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::error::{FileError, LoadError, json_kind};
+use crate::error::{FileError, LoadError, json_error, json_kind};
 use crate::tool;
 
 /// Largest capture toolprism reads: 64 MiB. The largest real captures carry a few MB of tools;
@@ -134,26 +134,7 @@ impl Capture {
         if text.contains('\0') && !matches!(bytes[start], b'{' | b'[') {
             return Err(LoadError::Binary);
         }
-        let body: Value = serde_json::from_str(text).map_err(|e| {
-            if e.to_string().starts_with("recursion limit exceeded") {
-                LoadError::TooDeep {
-                    line: e.line(),
-                    column: e.column(),
-                }
-            } else {
-                let message = e.to_string();
-                // serde_json appends " at line L column C"; we print those ourselves.
-                let message = match message.rfind(" at line ") {
-                    Some(i) => message[..i].to_owned(),
-                    None => message,
-                };
-                LoadError::InvalidJson {
-                    line: e.line(),
-                    column: e.column(),
-                    message,
-                }
-            }
-        })?;
+        let body: Value = serde_json::from_str(text).map_err(|e| json_error(&e))?;
         Capture::from_value(body)
     }
 

@@ -123,13 +123,16 @@ fn arrow(sort: Sort, column: SortColumn) -> &'static str {
 
 /// The first line: the capture, its size, the encoding.
 fn title(report: &Report) -> String {
+    title_naming(report, &visible(display_name(&report.capture.path)))
+}
+
+/// [`title`] with the capture's name already made safe for where it goes.
+fn title_naming(report: &Report, name: &str) -> String {
     let capture = &report.capture;
     format!(
-        "{}: {}, {} {}, {} tokens ({})",
-        visible(display_name(&capture.path)),
+        "{name}: {}, {}, {} tokens ({})",
         capture.shape,
-        thousands(capture.tools),
-        if capture.tools == 1 { "tool" } else { "tools" },
+        super::manners::count(capture.tools, "tool", "tools"),
         thousands(capture.tools_tokens),
         report.encoding
     )
@@ -529,16 +532,7 @@ fn markdown(report: &Report, matrix: &Matrix) -> String {
 
 /// The title with the capture's name as inline code (it is untrusted text).
 fn markdown_code_title(report: &Report) -> String {
-    let capture = &report.capture;
-    format!(
-        "{}: {}, {} {}, {} tokens ({})",
-        markdown_code(display_name(&capture.path)),
-        capture.shape,
-        thousands(capture.tools),
-        if capture.tools == 1 { "tool" } else { "tools" },
-        thousands(capture.tools_tokens),
-        report.encoding
-    )
+    title_naming(report, &markdown_code(display_name(&report.capture.path)))
 }
 
 /// One RFC 4180 field: quoted when it holds a separator, a quote or a line break.
