@@ -552,13 +552,21 @@ impl Matrix {
     }
 
     /// A totals row's text for the original column (`None`) or a strategy column; `refused`
-    /// when the column has no figures.
+    /// when the column has no figures, `n/a` for the saving of one with nothing to act on.
     pub fn total_text(&self, column: Option<usize>, row: TotalRow) -> String {
         match column {
             None => self.original.text(row),
-            Some(c) => match self.columns.get(c).and_then(|c| c.totals.as_ref()) {
-                Some(totals) => totals.text(row),
-                None => Mark::Refused.glyph().to_owned(),
+            Some(c) => match self.columns.get(c) {
+                // Nothing to act on: its figures stand, but they are no saving.
+                Some(Column {
+                    status: ColumnStatus::NotApplicable(_),
+                    ..
+                }) if matches!(row, TotalRow::Saved | TotalRow::SavedPct) => "n/a".to_owned(),
+                Some(Column {
+                    totals: Some(totals),
+                    ..
+                }) => totals.text(row),
+                _ => Mark::Refused.glyph().to_owned(),
             },
         }
     }

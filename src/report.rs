@@ -121,6 +121,17 @@ impl StrategyFigures {
     pub fn is_refused(&self) -> bool {
         self.status == "refused"
     }
+
+    /// The saving to show people, tokens and percent: only a strategy that applied saves
+    /// anything. One with nothing to act on keeps its figures (the host's fallback, such as
+    /// `code` sending no tools without a `program` gateway), but they are no saving; a refused
+    /// one has no figures at all.
+    pub fn shown_saving(&self) -> Option<(i64, f64)> {
+        if self.status != "ok" {
+            return None;
+        }
+        self.saved_tokens.zip(self.saved_pct)
+    }
 }
 
 /// A whole report: the capture and each requested strategy.

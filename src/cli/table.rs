@@ -227,8 +227,9 @@ pub fn report_table(report: &Report, per_tool: bool, cells: Option<usize>) -> St
             status_cell(s),
             s.tools.map_or_else(dash, thousands),
             s.total_tokens.map_or_else(dash, thousands),
-            s.saved_tokens.map_or_else(dash, signed),
-            s.saved_pct.map_or_else(dash, |p| format!("{p:.2}%")),
+            s.shown_saving().map_or_else(dash, |(t, _)| signed(t)),
+            s.shown_saving()
+                .map_or_else(dash, |(_, p)| format!("{p:.2}%")),
             match (s.is_refused(), s.first_changed_byte) {
                 (true, _) => dash(),
                 (false, None) => "all kept".to_owned(),

@@ -76,9 +76,13 @@ pub fn render_overview(app: &App, frame: &mut Frame, area: Rect) {
                         } else {
                             theme.bad()
                         };
+                        let saved = match f.shown_saving() {
+                            Some(_) => pct(capture_tokens.map(|_| saved_pct)),
+                            None => "n/a".to_owned(),
+                        };
                         (
                             thousands(total),
-                            pct(capture_tokens.map(|_| saved_pct)),
+                            saved,
                             bar(total, max_total, bar_width),
                             style,
                         )

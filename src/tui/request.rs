@@ -99,7 +99,8 @@ pub fn request_lines(app: &App, strategy: Strategy, w: usize) -> Vec<Line<'stati
                     thousands(f.tools_tokens.unwrap_or(0)),
                     thousands(f.added_tokens.unwrap_or(0)),
                     thousands(f.total_tokens.unwrap_or(0)),
-                    pct(f.saved_pct)
+                    f.shown_saving()
+                        .map_or_else(|| "n/a".to_owned(), |(_, p)| pct(Some(p)))
                 ),
             ));
         }

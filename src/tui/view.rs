@@ -313,7 +313,8 @@ fn render_status(app: &App, frame: &mut Frame, area: Rect) {
                     s.id(),
                     thousands(c),
                     thousands(f.total_tokens.unwrap_or(0)),
-                    pct(f.saved_pct),
+                    f.shown_saving()
+                        .map_or_else(|| "n/a".to_owned(), |(_, p)| pct(Some(p))),
                     thousands(app.capture.tools().len()),
                     thousands(f.tools.unwrap_or(0))
                 ),
