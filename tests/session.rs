@@ -3,6 +3,7 @@
 //! tiktoken-rs, byte offsets found by comparing the bytes here.
 
 use std::collections::BTreeSet;
+use std::process::Command;
 
 use serde_json::{Value, json};
 use toolprism::Settings;
@@ -739,6 +740,7 @@ fn json_keys_are_exactly_the_contract() {
             "stable",
             "first_changed_byte",
             "reason",
+            "status",
             "cached",
             "cost",
             "error"
@@ -748,4 +750,112 @@ fn json_keys_are_exactly_the_contract() {
     let expected: Vec<String> = Settings::KEYS.iter().map(|k| k.key.to_owned()).collect();
     assert_eq!(settings, expected);
     assert_eq!(value["trace"]["threads"][0]["id"], "t1");
+}
+
+/// `toolprism session` on a real claude-trace: the turns, the ignored calls, and the turn where
+/// the MCP server came back with its tools in another order, each checked against the trace
+/// read here with serde_json.
+#[test]
+fn the_session_command_reads_a_claude_trace() {
+    let path = "samples/traces/claude-code-mcp-reconnect.jsonl";
+    let text = std::fs::read_to_string(path).unwrap();
+    let records: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let is_call = |r: &Value| {
+        let url = r["request"]["url"].as_str().unwrap();
+        let path = url.split('?').next().unwrap();
+        r["request"]["method"] == "POST" && path.ends_with("/v1/messages")
+    };
+    let calls: Vec<&Value> = records.iter().filter(|r| is_call(r)).collect();
+    // Each call's thread key, and its tool names: a reorder is the same set in another order.
+    let key = |r: &Value| {
+        let headers = &r["request"]["headers"];
+        (
+            r["request"]["body"]["metadata"]["user_id"].to_string(),
+            headers["x-claude-code-agent-id"].to_string(),
+            r["request"]["body"]["model"].to_string(),
+        )
+    };
+    let names = |r: &Value| -> Vec<String> {
+        r["request"]["body"]["tools"]
+            .as_array()
+            .map(|t| t.iter().map(|t| t["name"].to_string()).collect())
+            .unwrap_or_default()
+    };
+    let mut expected_reorders = Vec::new();
+    for (i, call) in calls.iter().enumerate() {
+        if let Some(previous) = calls[..i].iter().rev().find(|p| key(p) == key(call)) {
+            let (a, b) = (names(previous), names(call));
+            let (mut sa, mut sb) = (a.clone(), b.clone());
+            sa.sort();
+            sb.sort();
+            if a != b && sa == sb {
+                expected_reorders.push(i + 1);
+            }
+        }
+    }
+    assert!(!expected_reorders.is_empty(), "the sample has a reorder");
+
+    let out = Command::new(env!("CARGO_BIN_EXE_toolprism"))
+        .args(["session", path, "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["trace"]["format"], "claude-trace");
+    assert_eq!(report["trace"]["turns"], calls.len());
+    let ignored = report["trace"]["ignored"].as_array().unwrap();
+    assert_eq!(ignored.len(), records.len() - calls.len());
+    let reorders: Vec<usize> = report["turns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["order_changed"] == true)
+        .map(|t| t["turn"].as_u64().unwrap() as usize)
+        .collect();
+    assert_eq!(reorders, expected_reorders);
+    // Each turn's tools tokens are the count of that request's tools array as sent.
+    for (turn, call) in report["turns"].as_array().unwrap().iter().zip(&calls) {
+        if let Some(tools) = call["request"]["body"].get("tools") {
+            assert_eq!(turn["tools_tokens"], tokens(&tools.to_string()), "{turn}");
+        }
+    }
+}
+
+/// A line that is not JSON is one error naming the trace and the line, exit 2; `--skip-bad`
+/// skips and counts it.
+#[test]
+fn a_bad_line_in_a_trace_is_one_line_or_skipped() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = std::fs::read_to_string("samples/traces/claude-code-mcp-reconnect.jsonl").unwrap();
+    let mut lines: Vec<&str> = good.lines().collect();
+    lines.insert(2, "{this is not json");
+    let path = dir.path().join("t.jsonl");
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    let run = |extra: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_toolprism"))
+            .arg("session")
+            .arg(&path)
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let out = run(&["--json"]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.starts_with(&format!("toolprism: {}: line 3: not JSON", path.display())),
+        "{stderr}"
+    );
+    let out = run(&["--json", "--skip-bad"]);
+    assert!(out.status.success());
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["trace"]["skipped"], 1);
 }

@@ -9,9 +9,10 @@ use toolprism::measure::{Encoding, TokenCounter};
 use toolprism::sanitize::visible;
 use toolprism::session::{Analyzer, SessionReport, StrategyTurn, TraceInfo, TurnFacts};
 use toolprism::text::thousands;
-use toolprism::trace::{RecordBody, TraceFormat, TraceRecord};
+use toolprism::trace::{self, TraceOptions, TraceReader, TraceRecord};
 use toolprism::{Settings, Strategy};
 
+use super::manners::count;
 use super::table::grid;
 use super::{Failure, Output};
 
@@ -29,11 +30,11 @@ pub fn render(report: &SessionReport) -> String {
     );
     let _ = write!(
         head,
-        " · {} turns · {} threads · {} ignored · {} skipped",
-        thousands(trace.turns),
-        trace.threads.len(),
-        trace.ignored.len(),
-        trace.skipped
+        " · {} · {} · {} ignored · {} skipped",
+        count(trace.turns, "turn", "turns"),
+        count(trace.threads.len(), "thread", "threads"),
+        thousands(trace.ignored.len()),
+        thousands(trace.skipped)
     );
     if trace.torn_last_line {
         head.push_str(" · the last line is torn (a writer stopped mid-record)");
@@ -82,9 +83,12 @@ pub fn render(report: &SessionReport) -> String {
     for turn in &report.turns {
         rows.push(vec![
             turn.turn.to_string(),
-            turn.timestamp
-                .as_deref()
-                .map_or("-".into(), |t| visible(t).into_owned()),
+            // Read as UTC where it could be read, else as written.
+            match (turn.time_ms, turn.timestamp.as_deref()) {
+                (Some(millis), _) => trace::time::format_utc(millis),
+                (None, Some(text)) => visible(text).into_owned(),
+                (None, None) => "-".into(),
+            },
             turn.thread.clone(),
             turn.tools.map_or("?".into(), |n| n.to_string()),
             turn.tools_tokens.map_or("?".into(), thousands),
@@ -143,6 +147,9 @@ pub fn render(report: &SessionReport) -> String {
             money(strategy.cost),
             money(strategy.cost_uncached),
             match original_cost {
+                // Nothing to act on on any turn (code without `program`): what it sent is the
+                // host's fallback, not a saving.
+                _ if !strategy.applied() => "n/a".to_owned(),
                 Some(base) if base > 0.0 => {
                     format!("{:+.1}%", (strategy.cost - base) * 100.0 / base)
                 }
@@ -401,8 +408,8 @@ pub fn run(request: &Request<'_>) -> Result<Output, Failure> {
 
 /// A trace opened for reading: its records, then what the reader learnt on the way.
 struct Reader {
-    records: std::vec::IntoIter<Result<TraceRecord, FileError>>,
-    info: TraceInfo,
+    records: TraceReader,
+    path: String,
 }
 
 impl Iterator for Reader {
@@ -413,34 +420,25 @@ impl Iterator for Reader {
 }
 
 impl Reader {
+    /// What the reader learnt; complete once the records are exhausted.
     fn info(&self) -> TraceInfo {
-        self.info.clone()
+        TraceInfo {
+            path: self.path.clone(),
+            format: self.records.format().id(),
+            compression: self.records.compression().map(|c| c.id()),
+            ignored: self.records.ignored().iter().map(Into::into).collect(),
+            skipped: self.records.skipped(),
+            torn_last_line: self.records.torn_last_line().is_some(),
+        }
     }
 }
 
-/// Open a trace. Until the trace reader (`toolprism::trace::open`) is merged, a single request
-/// body is read as a one-turn trace.
-fn open(path: &str, _skip_bad: bool) -> Result<Reader, Failure> {
-    let capture = toolprism::Capture::from_path(path)
+/// Open a trace of any format (a single request body is a one-turn trace).
+fn open(path: &str, skip_bad: bool) -> Result<Reader, Failure> {
+    let records = trace::open(path, &TraceOptions { skip_bad })
         .map_err(|e| Failure::new(visible(&e.to_string()).into_owned()))?;
-    let record = TraceRecord {
-        source: toolprism::capture::display_name(path).to_owned(),
-        timestamp: None,
-        time_ms: None,
-        method: None,
-        url: None,
-        status: None,
-        orphan: false,
-        body: RecordBody::Request(capture.body().clone()),
-        usage: None,
-        agent_id: None,
-    };
     Ok(Reader {
-        records: vec![Ok(record)].into_iter(),
-        info: TraceInfo {
-            path: path.to_owned(),
-            format: TraceFormat::Single.id(),
-            ..TraceInfo::default()
-        },
+        records,
+        path: path.to_owned(),
     })
 }

@@ -200,6 +200,14 @@ pub struct StrategySession {
     pub cost_uncached: f64,
 }
 
+impl StrategySession {
+    /// Whether it applied on at least one turn whose tools are known: a strategy that had
+    /// nothing to act on (or was refused) on every turn saves nothing, whatever it sent.
+    pub fn applied(&self) -> bool {
+        self.per_turn.iter().any(|t| t.status == Some("ok"))
+    }
+}
+
 /// One strategy at one turn.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct StrategyTurn {
@@ -216,6 +224,9 @@ pub struct StrategyTurn {
     pub first_changed_byte: Option<usize>,
     /// Why it changed, or why stability does not apply.
     pub reason: Option<String>,
+    /// The projection's status this turn: `ok`, `not_applicable`, `refused` (`None` for a
+    /// compaction stub).
+    pub status: Option<&'static str>,
     /// How the cost model bills the tools block: `read` or `write` (`None`: outside the chain).
     pub cached: Option<&'static str>,
     /// The turn's cost in input-token equivalents (`None`: outside the chain).
@@ -261,6 +272,8 @@ struct Projected {
     present: bool,
     tools_tokens: usize,
     added_tokens: usize,
+    /// `ok`, `not_applicable` or `refused`.
+    status: &'static str,
     error: Option<String>,
 }
 
@@ -309,6 +322,7 @@ struct Sent {
     sent: Vec<Result<u32, String>>,
     present: bool,
     added_text: Option<String>,
+    status: &'static str,
     error: Option<String>,
 }
 
@@ -513,6 +527,7 @@ impl<'a> Analyzer<'a> {
                 stable: None,
                 first_changed_byte: None,
                 reason: None,
+                status: Some(projected.status),
                 cached: None,
                 cost: None,
                 error: projected.error.clone(),
@@ -636,6 +651,7 @@ impl<'a> Analyzer<'a> {
                 stable: None,
                 first_changed_byte: None,
                 reason: Some("compaction stub: its tools are unknown".to_owned()),
+                status: None,
                 cached: None,
                 cost: None,
                 error: None,
@@ -867,6 +883,7 @@ impl<'a> Analyzer<'a> {
                         sent,
                         present,
                         added_text: projection.added_text,
+                        status: projection.status.word(),
                         error: match projection.status {
                             crate::projection::ProjectionStatus::Refused(reason) => Some(reason),
                             _ => None,
@@ -886,6 +903,7 @@ impl<'a> Analyzer<'a> {
                 sent,
                 present,
                 added_text,
+                status,
                 error,
             } in drafts
             {
@@ -916,6 +934,7 @@ impl<'a> Analyzer<'a> {
                         present,
                         tools_tokens,
                         added_tokens,
+                        status,
                         error,
                     }),
                 );

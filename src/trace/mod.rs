@@ -65,6 +65,16 @@ pub enum Compression {
     Zstd,
 }
 
+impl Compression {
+    /// The compression's id as `session --json` prints it.
+    pub fn id(self) -> &'static str {
+        match self {
+            Compression::Gzip => "gzip",
+            Compression::Zstd => "zstd",
+        }
+    }
+}
+
 /// What the provider reported it billed for a call's input (a response's `usage`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Usage {

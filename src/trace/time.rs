@@ -133,9 +133,56 @@ fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
     era * 146_097 + day_of_era - 719_468
 }
 
+/// Milliseconds since the Unix epoch as people read them, in UTC: `2025-06-01 12:30:45`.
+pub fn format_utc(millis: i64) -> String {
+    let seconds = millis.div_euclid(1000);
+    let (days, of_day) = (seconds.div_euclid(86_400), seconds.rem_euclid(86_400));
+    let (year, month, day) = civil_from_days(days);
+    format!(
+        "{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02}",
+        of_day / 3600,
+        of_day % 3600 / 60,
+        of_day % 60
+    )
+}
+
+/// The inverse of [`days_from_civil`]: (year, month, day) of a day count since 1970-01-01.
+fn civil_from_days(days: i64) -> (i64, i64, i64) {
+    let days = days + 719_468;
+    let era = days.div_euclid(146_097);
+    let day_of_era = days - era * 146_097;
+    let year_of_era =
+        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let month_from_march = (5 * day_of_year + 2) / 153;
+    let day = day_of_year - (153 * month_from_march + 2) / 5 + 1;
+    let month = if month_from_march < 10 {
+        month_from_march + 3
+    } else {
+        month_from_march - 9
+    };
+    let year = year_of_era + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn formatting_inverts_parsing() {
+        assert_eq!(format_utc(0), "1970-01-01 00:00:00");
+        assert_eq!(format_utc(1_748_781_045_000), "2025-06-01 12:30:45");
+        assert_eq!(format_utc(-1_000), "1969-12-31 23:59:59");
+        // Days across years 0004 to 9910 (what a four-digit year holds) round-trip through the
+        // parser, leap years and century rules included.
+        for day in (-718_000i64..2_900_000).step_by(997) {
+            let millis = day * 86_400_000 + 45_296_789;
+            let text = format_utc(millis);
+            let iso = format!("{}T{}Z", &text[..10], &text[11..]);
+            assert_eq!(parse_iso8601(&iso), Some(millis - 789), "{text}");
+        }
+    }
 
     #[test]
     fn iso_forms() {
