@@ -21,6 +21,25 @@ pub fn display_name(path: &str) -> &str {
     if path == "-" { "<stdin>" } else { path }
 }
 
+/// Whether bytes are binary data rather than text that merely fails to parse: a NUL, or bytes
+/// that are not UTF-8, in something that does not start like JSON (`{` or `[`). UTF-16 text
+/// (with its byte-order mark) is text in the wrong encoding, not binary. Shared by captures and
+/// traces so both name such a file the same way.
+pub fn looks_binary(bytes: &[u8]) -> bool {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    if bytes.starts_with(b"\xFF\xFE") || bytes.starts_with(b"\xFE\xFF") {
+        return false;
+    }
+    let json_like = bytes
+        .iter()
+        .find(|b| !b.is_ascii_whitespace())
+        .is_some_and(|b| matches!(b, b'{' | b'['));
+    if json_like {
+        return false;
+    }
+    bytes.contains(&0) || std::str::from_utf8(bytes).is_err()
+}
+
 /// The API a capture was sent to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Shape {
@@ -117,23 +136,15 @@ impl Capture {
         }
         let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
         // An empty or binary file deserves its own words, not a parser position.
-        let start = bytes.iter().position(|b| !b.is_ascii_whitespace());
-        let Some(start) = start else {
+        if bytes.iter().all(u8::is_ascii_whitespace) {
             return Err(LoadError::Empty);
-        };
-        let text = std::str::from_utf8(bytes).map_err(|e| {
-            let utf16 = bytes.starts_with(b"\xFF\xFE") || bytes.starts_with(b"\xFE\xFF");
-            if utf16 || (matches!(bytes[start], b'{' | b'[') && !bytes.contains(&0)) {
-                LoadError::InvalidUtf8 {
-                    offset: e.valid_up_to(),
-                }
-            } else {
-                LoadError::Binary
-            }
-        })?;
-        if text.contains('\0') && !matches!(bytes[start], b'{' | b'[') {
+        }
+        if looks_binary(bytes) {
             return Err(LoadError::Binary);
         }
+        let text = std::str::from_utf8(bytes).map_err(|e| LoadError::InvalidUtf8 {
+            offset: e.valid_up_to(),
+        })?;
         let body: Value = serde_json::from_str(text).map_err(|e| json_error(&e))?;
         Capture::from_value(body)
     }

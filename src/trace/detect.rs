@@ -78,7 +78,7 @@ pub(crate) fn decompress(compression: Compression, bytes: &[u8]) -> Result<Vec<u
 
 /// Open `path` (`-` is standard input) and tell its format.
 pub(crate) fn detect(path: &str, name: &str) -> Result<Detected, LoadError> {
-    let unreadable = |e: std::io::Error| LoadError::Unreadable(e.to_string());
+    let unreadable = |e: std::io::Error| LoadError::Unreadable(crate::error::io_reason(&e));
     if path != "-" && Path::new(path).is_dir() {
         let (source, ignored) = FolderSource::new(Path::new(path)).map_err(unreadable)?;
         return Ok(Detected {
@@ -125,7 +125,7 @@ fn read_line(reader: &mut dyn BufRead, buf: &mut Vec<u8>) -> Result<usize, LoadE
     let n = reader
         .take(MAX_RECORD_BYTES + 1)
         .read_until(b'\n', buf)
-        .map_err(|e| LoadError::Unreadable(e.to_string()))?;
+        .map_err(|e| LoadError::Unreadable(crate::error::io_reason(&e)))?;
     if n as u64 > MAX_RECORD_BYTES && buf.last() != Some(&b'\n') {
         return Err(LoadError::BadRecord {
             at: format!("line {}", count_lines(&buf[..start]) + 1),
@@ -164,9 +164,7 @@ fn detect_content(
     // Everything read during detection is kept, and read again by the JSON-lines reader.
     let mut head = Vec::new();
     let Some(first_start) = next_content_line(&mut *reader, &mut head)? else {
-        return Err(LoadError::UnknownShape(
-            "the file is empty (no JSON document, no JSON lines)".into(),
-        ));
+        return Err(LoadError::Empty);
     };
     let first = without_bom(&head[first_start..]).trim_ascii().to_vec();
     let first_line = format!("line {}", count_lines(&head));
@@ -190,7 +188,7 @@ fn detect_content(
             // A pretty-printed document: read it whole.
             reader
                 .read_to_end(&mut head)
-                .map_err(|e| LoadError::Unreadable(e.to_string()))?;
+                .map_err(|e| LoadError::Unreadable(crate::error::io_reason(&e)))?;
             let value: Value =
                 serde_json::from_slice(without_bom(&head)).map_err(|e| json_error(&e))?;
             document(value, head.len() as u64, name, name)
@@ -217,6 +215,7 @@ fn detect_content(
                 Err(e) => json_error(&e),
             };
             head.extend_from_slice(&tee.copy);
+            let binary = crate::capture::looks_binary(&head);
             let reader = Box::new(Cursor::new(head).chain(tee.inner));
             let mut lines = LineSource::new(reader);
             match lines
@@ -226,7 +225,8 @@ fn detect_content(
                 Some(format) => Ok((format, Source::Lines(lines))),
                 // A torn only line: a trace with no turn yet, and the torn line to report.
                 None if lines.ends_torn() => Ok((TraceFormat::BareJsonl, Source::Lines(lines))),
-                // No line is JSON: not JSON lines, so a broken document.
+                // No line is JSON: not JSON lines, so a broken document (or no text at all).
+                None if binary => Err(LoadError::Binary),
                 None => Err(document_error),
             }
         }
