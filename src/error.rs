@@ -61,6 +61,10 @@ pub enum LoadError {
         /// What is wrong with it.
         problem: String,
     },
+    /// The turn asked for is not a request of the trace (past the end, a compaction stub, a
+    /// trace without model calls).
+    #[error("{0}")]
+    NoSuchTurn(String),
     /// One record of a trace (a line, a HAR entry, a folder's file) cannot be used.
     #[error("{at}: {problem}")]
     BadRecord {

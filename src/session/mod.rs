@@ -14,6 +14,7 @@
 
 pub mod compare;
 pub mod context;
+pub mod pick;
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
