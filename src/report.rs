@@ -186,10 +186,11 @@ impl CaptureJson {
 
 /// Measure a set of strategies on a capture.
 ///
-/// Projects every strategy in parallel, serializes each changed or added entry once (unchanged
-/// originals reuse the capture's compact JSON), counts every distinct string in one parallel
-/// batch, then assembles the figures from remembered counts. Exact: the same figures as
-/// counting every text whole.
+/// Counts the capture's entries once (in parallel), then projects and measures the strategies
+/// a few at a time (as many as rayon has threads): each projection is serialized (unchanged
+/// originals reuse the capture's compact JSON and counts), counted, turned into figures and
+/// freed before the next group starts, so a 100,000-tool capture never holds more than a few
+/// projections and their JSON at once. Exact: the same figures as counting every text whole.
 pub fn report(
     capture: &Capture,
     path: &str,
@@ -209,84 +210,20 @@ pub fn report(
     );
     let originals: Vec<&str> = json.entries.iter().map(String::as_str).collect();
     let original_deferred: Vec<bool> = capture.tools().iter().map(provider_deferred).collect();
-    // Project, serialize and size in one step per strategy, then free the projected trees:
-    // new entries live on as compact JSON only, so peak memory holds the trees of at most one
-    // projection per thread.
-    type Step<'j> = (SentJson<'j>, (Vec<EntrySizes>, Vec<bool>));
-    let (projections, steps): (Vec<Projection>, Vec<Step<'_>>) = strategies
-        .par_iter()
-        .map(|&strategy| {
-            let mut projection = project(capture, strategy, settings);
-            let sent = sent_json(capture, &projection, &json);
-            let sizes = sent_sizes(capture, &projection, Some(&original_sizes));
-            let deferred: Vec<bool> = projection.tools(capture).map(provider_deferred).collect();
-            for tool in projection.sent.iter_mut().flatten() {
-                if tool.replaced.is_some() {
-                    tool.replaced = Some(Value::Null);
-                }
-            }
-            // Stored full entries (shorten's) are not part of any figure.
-            projection.stored = Vec::new();
-            (projection, (sent, (sizes, deferred)))
-        })
-        .unzip();
-    let (sent, (sizes, deferred)): (Vec<SentJson<'_>>, (Vec<_>, Vec<_>)) =
-        steps.into_iter().unzip();
-    let sent_strs: Vec<Vec<&str>> = sent
-        .iter()
-        .map(|list| list.iter().map(|s| s.as_ref()).collect())
-        .collect();
-
-    // One parallel batch for every distinct string: the originals, each new entry, the added
-    // texts. Unchanged originals are referred to by index, never hashed again.
-    let mut batch: Vec<&str> = originals.clone();
-    let slots: Vec<Vec<usize>> = projections
-        .iter()
-        .zip(&sent_strs)
-        .map(|(projection, strs)| {
-            projection
-                .sent
-                .iter()
-                .flatten()
-                .zip(strs)
-                .map(
-                    |(tool, text)| match (tool.replaced.is_none(), tool.origin) {
-                        (true, Some(i)) if i < originals.len() => i,
-                        _ => {
-                            batch.push(text);
-                            batch.len() - 1
-                        }
-                    },
-                )
-                .collect()
-        })
-        .collect();
-    batch.extend(projections.iter().filter_map(|p| p.added_text.as_deref()));
-    let counts = counter.count_many(&batch);
-    let original_tokens = &counts[..originals.len()];
-    let sent_tokens: Vec<Vec<usize>> = slots
-        .iter()
-        .map(|list| list.iter().map(|&slot| counts[slot]).collect())
-        .collect();
-
-    // Every list total, from the entries' counts plus the join parts (one more small batch).
+    let original_tokens = counter.count_many(&originals);
     let capture_present = capture.has_tools_key() || !originals.is_empty();
-    let mut lists: Vec<(&[&str], &[usize])> = vec![(originals.as_slice(), original_tokens)];
-    for ((projection, strs), tokens) in projections.iter().zip(&sent_strs).zip(&sent_tokens) {
-        if tools_key_sent(capture, projection, strs) {
-            lists.push((strs.as_slice(), tokens.as_slice()));
-        }
-    }
-    let list_tokens = counter.count_arrays_counted(&lists);
-    let capture_tokens = if capture_present { list_tokens[0] } else { 0 };
+    let capture_tokens = if capture_present {
+        counter.count_arrays_counted(&[(&originals, &original_tokens)])[0]
+    } else {
+        0
+    };
     let capture_context = context_tokens(
         counter,
         &originals,
-        original_tokens,
+        &original_tokens,
         &original_deferred,
         capture_tokens,
     );
-
     let capture_figures = CaptureFigures {
         path: path.to_owned(),
         shape: capture.shape().id(),
@@ -295,61 +232,97 @@ pub fn report(
         tools_tokens: capture_tokens,
         context_tokens: capture_context,
     };
-    let mut next_list = 0;
-    let list_of: Vec<usize> = projections
-        .iter()
-        .zip(&sent_strs)
-        .map(|(projection, strs)| {
-            if tools_key_sent(capture, projection, strs) {
-                next_list += 1;
-                list_tokens[next_list]
-            } else {
-                0
-            }
-        })
-        .collect();
     let measured = Measured {
         json: &json,
         originals: &originals,
-        original_tokens,
+        original_tokens: &original_tokens,
         original_deferred: &original_deferred,
         capture_context,
         settings,
     };
-    // Each projection is freed once its figures exist: a 100,000-tool capture's projections
-    // and its per-tool figures need not all be alive at once.
-    let strategies = projections
-        .into_par_iter()
-        .zip(sent.par_iter())
-        .zip(sizes.par_iter())
-        .zip(sent_tokens.par_iter())
-        .zip(list_of.par_iter())
-        .zip(deferred.par_iter())
-        .map(
-            |(((((projection, sent), sizes), tokens), &tools_tokens), deferred)| {
-                figures(
-                    capture,
-                    &projection,
-                    &measured,
-                    Sent {
-                        json: sent,
-                        sizes,
-                        tokens,
-                        tools_tokens,
-                        deferred,
-                    },
-                    counter,
-                )
-            },
-        )
-        .collect();
+    // Groups of one strategy per thread: a parallel iterator over all of them would let a
+    // thread waiting inside one strategy's counting start another, and hold every projection.
+    let group = rayon::current_num_threads().max(1);
+    let mut figures_list = Vec::with_capacity(strategies.len());
+    for chunk in strategies.chunks(group) {
+        let measured = &measured;
+        let original_sizes = original_sizes.as_slice();
+        figures_list.par_extend(chunk.par_iter().map(|&strategy| {
+            measure_strategy(capture, strategy, measured, original_sizes, counter)
+        }));
+    }
     Report {
         version: env!("CARGO_PKG_VERSION"),
         capture: capture_figures,
         encoding: counter.encoding().id(),
-        strategies,
+        strategies: figures_list,
         settings: settings_map(settings),
     }
+}
+
+/// Project one strategy and measure it against the capture's figures; the projection and its
+/// JSON are freed on return.
+fn measure_strategy(
+    capture: &Capture,
+    strategy: Strategy,
+    measured: &Measured<'_>,
+    original_sizes: &[EntrySizes],
+    counter: &TokenCounter,
+) -> StrategyFigures {
+    let mut projection = project(capture, strategy, measured.settings);
+    let sent = sent_json(capture, &projection, measured.json);
+    let sizes = sent_sizes(capture, &projection, Some(original_sizes));
+    let deferred: Vec<bool> = projection.tools(capture).map(provider_deferred).collect();
+    // The projected trees live on as compact JSON only.
+    for tool in projection.sent.iter_mut().flatten() {
+        if tool.replaced.is_some() {
+            tool.replaced = Some(Value::Null);
+        }
+    }
+    // Stored full entries (shorten's) are not part of any figure.
+    projection.stored = Vec::new();
+    let strs: Vec<&str> = sent.iter().map(|s| s.as_ref()).collect();
+    // Unchanged originals reuse the capture's counts; only new entries are counted.
+    let reused: Vec<Option<usize>> = projection
+        .sent
+        .iter()
+        .flatten()
+        .map(|tool| match (tool.replaced.is_none(), tool.origin) {
+            (true, Some(i)) if i < measured.original_tokens.len() => {
+                Some(measured.original_tokens[i])
+            }
+            _ => None,
+        })
+        .collect();
+    let new: Vec<&str> = strs
+        .iter()
+        .zip(&reused)
+        .filter(|(_, reused)| reused.is_none())
+        .map(|(text, _)| *text)
+        .collect();
+    let mut new_counts = counter.count_many(&new).into_iter();
+    let tokens: Vec<usize> = reused
+        .iter()
+        .map(|reused| reused.unwrap_or_else(|| new_counts.next().unwrap_or(0)))
+        .collect();
+    let tools_tokens = if tools_key_sent(capture, &projection, &strs) {
+        counter.count_arrays_counted(&[(&strs, &tokens)])[0]
+    } else {
+        0
+    };
+    figures(
+        capture,
+        &projection,
+        measured,
+        Sent {
+            json: &sent,
+            sizes: &sizes,
+            tokens: &tokens,
+            tools_tokens,
+            deferred: &deferred,
+        },
+        counter,
+    )
 }
 
 /// Tokens of a list as the model sees it: the array of its entries not marked
@@ -477,7 +450,7 @@ fn sent_json<'j>(
     capture: &Capture,
     projection: &Projection,
     json: &'j CaptureJson,
-) -> Vec<Cow<'j, str>> {
+) -> SentJson<'j> {
     projection
         .sent
         .iter()

@@ -2,7 +2,9 @@
 //! turning failures into one line on standard error with the contract's exit codes.
 //!
 //! Every subcommand builds its whole output as a string first, then writes it once: a closed
-//! pipe (`toolprism report x | head -1`) ends the program quietly instead of panicking.
+//! pipe (`toolprism report x | head -1`) ends the program quietly instead of panicking. The one
+//! exception is `report --json` into a pipe or file, streamed from the report (see
+//! [`Output::report`]).
 
 mod args;
 mod diffprint;
@@ -46,6 +48,10 @@ impl Failure {
 /// What a successful command prints.
 struct Output {
     stdout: Vec<u8>,
+    /// A report to write as pretty JSON after `stdout`, streamed rather than held as text: for
+    /// 100,000 tools the text is several times the report's own size. Only when standard
+    /// output is not a terminal (a terminal gets escaped text in `stdout`).
+    report: Option<report::Report>,
     /// Lines for standard error (warnings, or the check that failed).
     stderr: String,
     /// The exit status once the output is written ([`EXIT_OK`] or [`EXIT_CHECK`]).
@@ -56,6 +62,7 @@ impl Output {
     fn text(text: String) -> Output {
         Output {
             stdout: text.into_bytes(),
+            report: None,
             stderr: String::new(),
             status: EXIT_OK,
         }
@@ -81,7 +88,11 @@ pub fn main() -> i32 {
             if !output.stderr.is_empty() {
                 let _ = std::io::stderr().write_all(output.stderr.as_bytes());
             }
-            match write_stdout(&output.stdout) {
+            let written = match write_stdout(&output.stdout) {
+                EXIT_OK => output.report.as_ref().map_or(EXIT_OK, write_report_json),
+                failed => failed,
+            };
+            match written {
                 EXIT_OK => output.status,
                 failed => failed,
             }
@@ -161,6 +172,24 @@ fn write_stdout(bytes: &[u8]) -> i32 {
     }
 }
 
+/// A report as pretty JSON and a line feed on standard output, streamed through a buffer: the
+/// same bytes as `serde_json::to_string_pretty` plus `\n`, never held whole.
+fn write_report_json(report: &report::Report) -> i32 {
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    let written = serde_json::to_writer_pretty(&mut out, report)
+        .map_err(std::io::Error::from)
+        .and_then(|()| out.write_all(b"\n"))
+        .and_then(|()| out.flush());
+    match written {
+        Ok(()) => EXIT_OK,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => EXIT_OK,
+        Err(e) => {
+            let _ = writeln!(std::io::stderr(), "toolprism: <stdout>: {e}");
+            EXIT_USAGE
+        }
+    }
+}
+
 fn run(cli: Cli) -> Result<Output, Failure> {
     let color = cli.color;
     let Some(command) = cli.command else {
@@ -196,7 +225,11 @@ fn run(cli: Cli) -> Result<Output, Failure> {
                 unique
             };
             let report = report::report(&capture, &name, &strategies, &settings, &counter);
-            let text = if json {
+            drop(capture);
+            let streamed = json && !std::io::stdout().is_terminal();
+            let text = if streamed {
+                String::new()
+            } else if json {
                 let mut text = serde_json::to_string_pretty(&report)
                     .map_err(|e| Failure::new(format!("{}: {e}", visible(&name))))?;
                 text.push('\n');
@@ -212,6 +245,9 @@ fn run(cli: Cli) -> Result<Output, Failure> {
             {
                 output.stderr = format!("toolprism: {}: {line}\n", visible(&name));
                 output.status = EXIT_CHECK;
+            }
+            if streamed {
+                output.report = Some(report);
             }
             Ok(output)
         }
@@ -357,6 +393,7 @@ fn run(cli: Cli) -> Result<Output, Failure> {
             }
             Ok(Output {
                 stdout,
+                report: None,
                 stderr,
                 status: EXIT_OK,
             })
@@ -409,6 +446,7 @@ fn run(cli: Cli) -> Result<Output, Failure> {
                 .map_err(|e| Failure::new(format!("man: {e}")))?;
             Ok(Output {
                 stdout: buffer,
+                report: None,
                 stderr: String::new(),
                 status: EXIT_OK,
             })
@@ -424,6 +462,7 @@ fn run(cli: Cli) -> Result<Output, Failure> {
             );
             Ok(Output {
                 stdout: buffer,
+                report: None,
                 stderr: String::new(),
                 status: EXIT_OK,
             })

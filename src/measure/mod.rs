@@ -147,6 +147,9 @@ pub struct TokenCounter {
 /// Texts at most this long are counted whole, not cut into chunks.
 const WHOLE: usize = 96;
 
+/// Texts at least this long are not remembered whole, only their chunks.
+const REMEMBER_WHOLE: usize = 2 * SEGMENT;
+
 /// New chunks are tokenized together in runs of about this many bytes.
 const RUN: usize = 16 * 1024;
 
@@ -267,7 +270,11 @@ impl TokenCounter {
         } else {
             self.count_chunks(text)
         };
-        self.remember(text, n);
+        // A huge text is not kept as a key (a 40 MB description and each projected copy of it
+        // would stay in memory): counting it again walks its remembered chunks.
+        if text.len() < REMEMBER_WHOLE {
+            self.remember(text, n);
+        }
         n
     }
 
