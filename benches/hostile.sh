@@ -5,6 +5,8 @@
 #
 #   benches/hostile.sh               # every input, RUNS=3 runs each (median wall, max RSS)
 #   RUNS=1 benches/hostile.sh enum-1m tools-100k
+#   RUNS=1 benches/hostile.sh trace-1gb   # `session --json` on a generated 1 GB claude-trace
+#                                         # (written to $OUT, deleted afterwards)
 #
 # Bounds (docs/ROBUSTNESS.md): tools-100k under 3 s and 600 MB; each other input under 2 s and
 # 500 MB. Time is only meaningful on a quiet machine: the script prints the load average and
@@ -24,11 +26,19 @@ echo "load: $(cut -d' ' -f1-3 /proc/loadavg)   runs: $RUNS"
 printf '%-12s %10s %10s %10s %10s  %s\n' input bytes wall_s cpu_s peak_MB exit
 for name in "${inputs[@]}"; do
     file="$OUT/$name.json"
+    command=(report "$file" --json)
+    if [ "$name" = trace-1gb ]; then
+        # 320 turns of a 131-tool session, about 1.05 GB: streamed, memory must not grow.
+        cargo build --release --example gen_trace
+        file="$OUT/trace-1gb.jsonl"
+        target/release/examples/gen_trace "$file" --turns 320 --mb 1400 >/dev/null
+        command=(session "$file" --json)
+    fi
     walls=() ; cpu=0 ; peak=0 ; status=0
     for _ in $(seq "$RUNS"); do
         log=$(mktemp)
         set +e
-        /usr/bin/time -v "$TOOLPRISM" report "$file" --json >/dev/null 2>"$log"
+        /usr/bin/time -v "$TOOLPRISM" "${command[@]}" >/dev/null 2>"$log"
         status=$?
         set -e
         wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {n=split($2,t,":"); s=0; for(i=1;i<=n;i++) s=s*60+t[i]; print s}' "$log")
@@ -42,4 +52,5 @@ for name in "${inputs[@]}"; do
     done
     median=$(printf '%s\n' "${walls[@]}" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
     printf '%-12s %10s %10s %10s %10d  %s\n' "$name" "$(stat -c %s "$file")" "$median" "$cpu" $((peak / 1024)) "$status"
+    if [ "$name" = trace-1gb ]; then rm -f "$file"; fi
 done
