@@ -46,11 +46,19 @@ impl PickedTurn {
     /// How a request of this trace is named: the file alone for a single capture, else
     /// `trace.jsonl turn 3 (line 5)`.
     pub fn label(&self, name: &str) -> String {
-        if self.format == TraceFormat::Single {
-            name.to_owned()
-        } else {
-            format!("{name} turn {} ({})", self.turn, self.source)
+        match self.figures() {
+            Some(figures) => figures.label(name),
+            None => name.to_owned(),
         }
+    }
+
+    /// The turn as `report --json` names it; `None` for a single capture.
+    pub fn figures(&self) -> Option<crate::report::TurnFigures> {
+        (self.format != TraceFormat::Single).then(|| crate::report::TurnFigures {
+            turn: self.turn,
+            source: self.source.clone(),
+            format: self.format.id(),
+        })
     }
 }
 
