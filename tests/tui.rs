@@ -1563,3 +1563,51 @@ fn the_status_line_gives_the_matching_tools_subtotal() {
         "{screen}"
     );
 }
+
+// ---- settings: the figures stay in sight ---------------------------------------------------
+
+#[test]
+fn settings_show_the_figures_they_change_before_and_after() {
+    use toolprism::tui::settings::SettingsView;
+    let mut h = Harness::new();
+    h.resize(120, 35).keys("0S");
+    let Some(Overlay::Settings { selected, .. }) = h.app.overlay.clone() else {
+        panic!("the settings are open");
+    };
+    let view = SettingsView::new(&h.app, selected, None, None);
+    assert_eq!(view.rows[view.selected].key, "defer.threshold");
+    assert_eq!(
+        view.figures,
+        ["defer: 641 tokens", "defer-catalog: 641 tokens"]
+    );
+    // While a value is typed the figures stay; once applied they read before → after.
+    h.keys("<enter><bs><bs>2");
+    let view = SettingsView::new(&h.app, selected, Some("2"), None);
+    assert!(view.editing);
+    assert_eq!(view.rows[view.selected].value, "2▏");
+    assert_eq!(view.figures.len(), 2);
+    snapshot("settings_editing_120x35", &mut h, 120, 35);
+    h.keys("<enter>");
+    let view = SettingsView::new(&h.app, selected, None, None);
+    assert_eq!(
+        view.figures,
+        // defer sends more at threshold 2: tool_search and the reminder cost more than the
+        // three withheld tools (the strategy tab says 641 → 721 too).
+        [
+            "defer: 641 → 721 tokens (+80)",
+            "defer-catalog: 641 → 490 tokens (-151)"
+        ]
+    );
+    snapshot("settings_after_120x35", &mut h, 120, 35);
+    // At 40x12 the list scrolls to the chosen row and the figures stay under it.
+    snapshot("settings_after_40x12", &mut h, 40, 12);
+    let screen = h.screen(40, 12);
+    assert!(screen.contains("defer.threshold"), "{screen}");
+    // The encoding changes every strategy: three are listed, the rest counted.
+    h.keys("G<enter>");
+    let last = Settings::KEYS.len();
+    let view = SettingsView::new(&h.app, last, None, None);
+    assert_eq!(view.rows[view.selected].key, "encoding");
+    assert_eq!(view.figures.len(), 4);
+    assert_eq!(view.figures[3], "and 8 more strategies (the overview, o)");
+}

@@ -235,6 +235,9 @@ pub struct App {
     pub changed_by: Option<Strategy>,
     /// The settings the inspector started with (`q` asks before dropping changes to them).
     pub initial_settings: Settings,
+    /// The settings (as their key) and encoding in force before the last change: the settings
+    /// editor shows its figures as before → after.
+    pub settings_before: Option<(Arc<str>, Encoding)>,
     /// The strategy chosen in the overview.
     pub overview_sel: usize,
     /// The row chosen in the tool table.
@@ -332,6 +335,7 @@ impl App {
             capture,
             path,
             initial_settings: settings.clone(),
+            settings_before: None,
             settings,
             settings_key,
             encoding,
@@ -494,6 +498,18 @@ impl App {
     pub fn figures(&self, strategy: Strategy) -> Option<&Arc<StrategyFigures>> {
         self.figures
             .get(&(strategy, self.settings_key.clone(), self.encoding))
+    }
+
+    /// A strategy's figures under other settings (their key) and encoding, when measured (the
+    /// cache keeps every one measured).
+    pub fn figures_under(
+        &self,
+        strategy: Strategy,
+        settings_key: &Arc<str>,
+        encoding: Encoding,
+    ) -> Option<&Arc<StrategyFigures>> {
+        self.figures
+            .get(&(strategy, settings_key.clone(), encoding))
     }
 
     /// The capture's tokens under the current encoding, when counted.
@@ -792,6 +808,7 @@ impl App {
     }
 
     fn settings_changed(&mut self) {
+        self.settings_before = Some((self.settings_key.clone(), self.encoding));
         self.settings_key = self.settings.to_string().into();
         self.generation += 1;
         self.request_compute();
@@ -1330,6 +1347,7 @@ impl App {
     }
 
     fn toggle_encoding(&mut self) {
+        self.settings_before = Some((self.settings_key.clone(), self.encoding));
         self.encoding = match self.encoding {
             Encoding::O200kBase => Encoding::Cl100kBase,
             Encoding::Cl100kBase => Encoding::O200kBase,
@@ -1842,7 +1860,12 @@ pub fn setting_keys(strategy: Strategy) -> &'static [&'static str] {
         Strategy::Progressive => &["vtcode.progressive", "vtcode.mcp_cap", "mcp.prefixes"],
         Strategy::Minimal => &["vtcode.minimal", "vtcode.param"],
         Strategy::Direct => &["a3s.max_tools", "a3s.desc_bytes"],
-        Strategy::Adaptive => &["adaptive.prompt", "a3s.context_messages", "a3s.max_tools"],
+        Strategy::Adaptive => &[
+            "adaptive.prompt",
+            "a3s.context_messages",
+            "a3s.max_tools",
+            "adaptive.selector",
+        ],
         Strategy::Code => &["code.gateway", "a3s.catalog_bytes"],
         Strategy::Disabled => &[],
         Strategy::Shorten => &["shorten.expand_tool", "shorten.protected"],
