@@ -145,6 +145,12 @@ pub enum Action {
     KillWord,
     /// Copy the selected tool's JSON to the clipboard.
     Copy,
+    /// The entries as pretty JSON, or as the text of their strings.
+    ViewMode,
+    /// The next search match.
+    NextMatch,
+    /// The previous search match.
+    PrevMatch,
 }
 
 /// One key (a code and the modifiers that matter: Ctrl and Alt).
@@ -626,6 +632,22 @@ pub const BINDINGS: &[Binding] = &[
     ),
     b(
         C::Matrix,
+        &[k('n')],
+        "n N",
+        A::NextMatch,
+        "next tool matching the search (N: previous)",
+        true,
+    ),
+    b(
+        C::Matrix,
+        &[k('N')],
+        "N",
+        A::PrevMatch,
+        "previous tool matching the search",
+        false,
+    ),
+    b(
+        C::Matrix,
         &[k('x')],
         "x",
         A::Export,
@@ -786,6 +808,14 @@ pub const BINDINGS: &[Binding] = &[
     ),
     b(
         C::Strategy,
+        &[k('v')],
+        "v",
+        A::ViewMode,
+        "entries as JSON or as text (each string, its \\n as line breaks)",
+        true,
+    ),
+    b(
+        C::Strategy,
         &[k('r')],
         "r",
         A::Request,
@@ -831,6 +861,22 @@ pub const BINDINGS: &[Binding] = &[
         A::Search,
         "filter tools by name and text",
         true,
+    ),
+    b(
+        C::Strategy,
+        &[k('n')],
+        "n N",
+        A::NextMatch,
+        "next search match in the entries, then the next matching tool (N: back)",
+        true,
+    ),
+    b(
+        C::Strategy,
+        &[k('N')],
+        "N",
+        A::PrevMatch,
+        "previous search match",
+        false,
     ),
     b(
         C::Strategy,
@@ -996,6 +1042,8 @@ pub fn hints(context: Context) -> Vec<(&'static str, &'static str)> {
             A::FilterChanged => "changed",
             A::Overview => "overview",
             A::Zoom => "zoom",
+            A::ViewMode => "text",
+            A::NextMatch => "match",
             A::Open => "open",
             A::FocusNext => "focus",
             A::DiffMode => "diff",
