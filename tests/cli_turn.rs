@@ -637,3 +637,61 @@ fn help_mentions_turn() {
         assert!(help.contains("--skip-bad"), "{command}");
     }
 }
+
+/// A broken single capture is named as before `--turn` existed, though it now goes through the
+/// trace reader (a one-line document cut short reads as a torn trace of no turn).
+#[test]
+fn a_broken_single_capture_keeps_its_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases: [(&str, &[u8], &str); 5] = [
+        (
+            "cut.json",
+            b"{\"a\":",
+            "invalid JSON at line 1, column 5: EOF while parsing a value",
+        ),
+        (
+            "cut3.json",
+            b"\n\n{\"a\":",
+            "invalid JSON at line 3, column 5: EOF while parsing a value",
+        ),
+        (
+            "utf16.json",
+            b"\xff\xfe{\x00",
+            "not valid UTF-8: invalid byte at offset 0",
+        ),
+        (
+            "latin1.json",
+            b"{\"messages\": [], \"x\": \"caf\xe9\"}",
+            "not valid UTF-8: invalid byte at offset 26",
+        ),
+        (
+            "latin1-pretty.json",
+            b"{\n \"messages\": [],\n \"x\": \"caf\xe9\"\n}\n",
+            "not valid UTF-8: invalid byte at offset 29",
+        ),
+    ];
+    for (name, bytes, problem) in cases {
+        let path = dir.path().join(name);
+        std::fs::write(&path, bytes).unwrap();
+        let path = path.to_string_lossy();
+        assert_eq!(
+            fails_with(&["report", &path]),
+            format!("toolprism: {path}: {problem}")
+        );
+        assert_eq!(
+            fails_with(&["show", "-s", "minimal", "--turn", "1", &path]),
+            format!("toolprism: {path}: {problem}")
+        );
+        let out = toolprism()
+            .args(["diff", "-s", "minimal", "-"])
+            .write_stdin(bytes.to_vec())
+            .assert()
+            .code(2)
+            .get_output()
+            .clone();
+        assert_eq!(
+            String::from_utf8(out.stderr).unwrap(),
+            format!("toolprism: <stdin>: {problem}\n")
+        );
+    }
+}

@@ -141,6 +141,14 @@ pub fn pick_turn(
         ..
     }) = picked
     else {
+        // A one-line capture cut short reads as a torn trace of no turn: name it as the broken
+        // capture it more likely is.
+        if turn == 0
+            && reader.skipped() == 0
+            && let Some(error) = reader.document_error()
+        {
+            return Err(error.clone().in_file(name));
+        }
         let problem = match choice {
             TurnChoice::Number(n) if turn > 0 => format!(
                 "no turn {n}: the trace has {turn} {}",
