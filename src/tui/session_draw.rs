@@ -83,7 +83,7 @@ pub fn layout(area: Rect, top: TopPane, strategies: usize) -> SessionLayout {
     if area.width >= 110 && body_h >= 24 {
         let top_h = totals_h.min(body_h / 2).max(8);
         let (chart, totals) = split_h(take(&mut rest, top_h), 55);
-        let (turns, detail) = split_h(rest, 58);
+        let (turns, detail) = split_h(rest, 60);
         l.chart = Some(chart);
         l.totals = Some(totals);
         l.turns = Some(turns);
@@ -97,6 +97,8 @@ pub fn layout(area: Rect, top: TopPane, strategies: usize) -> SessionLayout {
         l.detail = Some(rest);
     } else {
         let top_h = match top {
+            // A tiny terminal keeps the turns: the chart shrinks to its break marks.
+            TopPane::Chart if body_h < 12 => 3,
             TopPane::Chart => (body_h / 3).max(4),
             TopPane::Totals => totals_h.min(body_h / 2).max(4),
         };
@@ -248,20 +250,26 @@ fn series_style(theme: Theme, i: usize) -> (Style, Marker, &'static str) {
     match i % 3 {
         0 => (style, Marker::Braille, "⣀"),
         1 => (style, Marker::Dot, "•"),
-        _ => (style, Marker::Block, "█"),
+        _ => (style, Marker::HalfBlock, "▀"),
     }
 }
 
 fn render_chart(app: &SessionApp, view: &SessionView, frame: &mut Frame, area: Rect) {
     let theme = app.theme;
-    let title = format!(" Tokens sent per turn · 0–{} ", thousands(view.max_tokens));
+    let title = if area.height < 4 {
+        " Breaks · ▲ cache · * list changed ".to_owned()
+    } else {
+        format!(" Tokens sent per turn · 0–{} ", thousands(view.max_tokens))
+    };
     let outer = block(theme, title, false);
     let inner = outer.inner(area);
     frame.render_widget(outer, area);
     if inner.height == 0 || inner.width == 0 {
         return;
     }
-    // Legend on the first row, the break marks on the last, the chart between.
+    // Legend on the first row (when there is room for a plot under it), the break marks on the
+    // last, the chart between.
+    let legend_rows = u16::from(inner.height >= 4);
     let mut legend: Vec<Span> = vec![];
     for (i, s) in view.series.iter().enumerate() {
         let (style, _, glyph) = series_style(theme, i);
@@ -274,15 +282,22 @@ fn render_chart(app: &SessionApp, view: &SessionView, frame: &mut Frame, area: R
             theme.dim(),
         ));
     }
-    frame.render_widget(
-        Paragraph::new(Line::from(legend)),
-        Rect::new(inner.x, inner.y, inner.width, 1),
-    );
-    if inner.height < 3 {
-        return;
+    if legend_rows > 0 {
+        frame.render_widget(
+            Paragraph::new(Line::from(legend)),
+            Rect::new(inner.x, inner.y, inner.width, 1),
+        );
     }
-    let plot = Rect::new(inner.x, inner.y + 1, inner.width, inner.height - 2);
     let marks = Rect::new(inner.x, inner.y + inner.height - 1, inner.width, 1);
+    // With a single row only the break marks are drawn: the most telling part.
+    let plot = (inner.height >= 2 + legend_rows).then(|| {
+        Rect::new(
+            inner.x,
+            inner.y + legend_rows,
+            inner.width,
+            inner.height - 1 - legend_rows,
+        )
+    });
     let n = view.turns.len();
     let x_max = (n.max(2) - 1) as f64;
     let y_max = (view.max_tokens.max(1) as f64) * 1.05;
@@ -311,7 +326,9 @@ fn render_chart(app: &SessionApp, view: &SessionView, frame: &mut Frame, area: R
             ratatui::layout::Constraint::Length(0),
             ratatui::layout::Constraint::Length(0),
         ));
-    frame.render_widget(chart, plot);
+    if let Some(plot) = plot {
+        frame.render_widget(chart, plot);
+    }
     // Each turn's mark under its column: ▲ the observed cache broke, * a charted list changed.
     let w = marks.width as usize;
     let mut row: Vec<char> = vec!['·'; w];
@@ -449,6 +466,8 @@ fn render_turns(app: &SessionApp, view: &SessionView, frame: &mut Frame, area: R
     let tools_w = col(&|t| t.tools.clone(), "tools");
     let tokens_w = col(&|t| t.tokens.clone(), "tokens");
     let cache_w = col(&|t| t.cache.clone(), "cache");
+    // Room kept for the change column before the optional columns go.
+    let change_w = col(&|t| t.change.clone(), "what changed").clamp(10, 16);
     let avail = inner.width as usize;
     // The change column takes what is left; time, then thread, then cache give way first.
     let fixed = 2 + turn_w + 2 + tools_w + 2 + tokens_w + 2;
@@ -460,7 +479,7 @@ fn render_turns(app: &SessionApp, view: &SessionView, frame: &mut Frame, area: R
             + if t { time_w + 2 } else { 0 }
             + if th { thread_w + 2 } else { 0 }
             + if c { cache_w + 2 } else { 0 }
-            + 10
+            + change_w
     };
     if need(show_time, show_thread, show_cache) > avail {
         show_time = false;
