@@ -46,6 +46,14 @@ pub const GLYPHS: &[(&str, &str)] = &[
         "!name",
         "the tool carries control or invisible characters (shown as escapes)",
     ),
+    (
+        "↪",
+        "diff: the line above goes on here (wrapped at a word; w turns wrapping off)",
+    ),
+    (
+        "›",
+        "diff: the line goes on past the edge (w wraps it, h l scroll)",
+    ),
     ("*", "overview: the strategy has notes"),
     ("▌", "the selected row"),
 ];

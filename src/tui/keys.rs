@@ -157,6 +157,12 @@ pub enum Action {
     PrevBreak,
     /// Swap the chart and the totals on a small terminal (session view).
     Panes,
+    /// The entries as pretty JSON, or as the text of their strings.
+    ViewMode,
+    /// The next search match.
+    NextMatch,
+    /// The previous search match.
+    PrevMatch,
 }
 
 /// One key (a code and the modifiers that matter: Ctrl and Alt).
@@ -638,6 +644,22 @@ pub const BINDINGS: &[Binding] = &[
     ),
     b(
         C::Matrix,
+        &[k('n')],
+        "n N",
+        A::NextMatch,
+        "next tool matching the search (N: previous)",
+        true,
+    ),
+    b(
+        C::Matrix,
+        &[k('N')],
+        "N",
+        A::PrevMatch,
+        "previous tool matching the search",
+        false,
+    ),
+    b(
+        C::Matrix,
         &[k('x')],
         "x",
         A::Export,
@@ -798,6 +820,14 @@ pub const BINDINGS: &[Binding] = &[
     ),
     b(
         C::Strategy,
+        &[k('v')],
+        "v",
+        A::ViewMode,
+        "entries as JSON or as text (each string, its \\n as line breaks)",
+        true,
+    ),
+    b(
+        C::Strategy,
         &[k('r')],
         "r",
         A::Request,
@@ -843,6 +873,22 @@ pub const BINDINGS: &[Binding] = &[
         A::Search,
         "filter tools by name and text",
         true,
+    ),
+    b(
+        C::Strategy,
+        &[k('n')],
+        "n N",
+        A::NextMatch,
+        "next search match in the entries, then the next matching tool (N: back)",
+        true,
+    ),
+    b(
+        C::Strategy,
+        &[k('N')],
+        "N",
+        A::PrevMatch,
+        "previous search match",
+        false,
     ),
     b(
         C::Strategy,
@@ -1214,6 +1260,8 @@ pub fn hints(context: Context) -> Vec<(&'static str, &'static str)> {
             A::NextBreak => "break",
             A::Overview => "overview",
             A::Zoom => "zoom",
+            A::ViewMode => "text",
+            A::NextMatch => "match",
             A::Open => "open",
             A::FocusNext => "focus",
             A::DiffMode => "diff",

@@ -14,6 +14,8 @@
 //! - [`widgets`]: the drawing helpers the screens share;
 //! - [`worker`]: projecting and token counting on a background thread, cached per (strategy,
 //!   settings, encoding);
+//! - [`textview`]: a tool entry in its JSON view (hanging indents) or its text view (line
+//!   breaks rendered), and the search highlight;
 //! - [`diffview`]: the per-tool line diff (word emphasis only for rows on screen) and the
 //!   request-level comparison;
 //! - [`theme`]: semantic styles (a colourless theme for `NO_COLOR`).
@@ -41,6 +43,7 @@ pub mod session_draw;
 pub mod settings;
 pub mod strategy;
 pub mod tabs;
+pub mod textview;
 pub mod theme;
 pub mod view;
 pub mod widgets;

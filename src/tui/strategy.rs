@@ -10,6 +10,7 @@ use crate::strategy::Strategy;
 use crate::text::{pad_left, pct, safe, saved_pct, thousands};
 
 use super::app::{App, Pane};
+use super::textview::highlight;
 use super::widgets::{block, wrap};
 
 /// Draw `strategy`'s tool table (only the visible rows are built).
@@ -114,13 +115,17 @@ pub fn render_tools(app: &App, frame: &mut Frame, area: Rect, strategy: Strategy
                     },
                     theme.status(o.status),
                 )),
-                Cell::from(match o.original.map(|i| app.hidden_in(i)) {
-                    // Flag tools that carry control or invisible characters.
-                    Some(n) if n > 0 => Line::from(vec![
-                        Span::styled("!", theme.warn()),
-                        Span::raw(safe(&o.name)),
-                    ]),
-                    _ => Line::raw(safe(&o.name)),
+                Cell::from({
+                    let name = highlight(&safe(&o.name), &app.filter, theme.text(), theme.found());
+                    match o.original.map(|i| app.hidden_in(i)) {
+                        // Flag tools that carry control or invisible characters.
+                        Some(n) if n > 0 => {
+                            let mut spans = vec![Span::styled("!", theme.warn())];
+                            spans.extend(name.spans);
+                            Line::from(spans)
+                        }
+                        _ => name,
+                    }
                 }),
                 Cell::from(pad_left(
                     &if o.original.is_some() {

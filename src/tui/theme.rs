@@ -162,6 +162,17 @@ impl Theme {
         }
     }
 
+    /// A search match: reversed and bold in colour and monochrome alike (yellow in colour), so
+    /// it is found without colour too.
+    pub fn found(self) -> Style {
+        let style = Style::new().add_modifier(Modifier::REVERSED | Modifier::BOLD);
+        if self.color {
+            style.fg(Color::Yellow)
+        } else {
+            style
+        }
+    }
+
     /// The text input being edited.
     pub fn input(self) -> Style {
         Style::new().add_modifier(Modifier::UNDERLINED)

@@ -264,12 +264,24 @@ fn render_status(app: &App, frame: &mut Frame, area: Rect) {
             SPINNER[app.spinner % SPINNER.len()]
         );
     }
+    // The tokens of the tools a search keeps, before and as sent.
+    let subtotal = app.search_subtotal().map(|(_, _, before, after)| {
+        format!(" · {} → {} tokens", thousands(before), thousands(after))
+    });
     let left: Line = if app.searching {
+        let shown = if app.tab == Tab::Matrix {
+            app.matrix().shown.len()
+        } else {
+            app.rows().len()
+        };
         Line::from(vec![
             Span::styled(" /", theme.key()),
             Span::styled(format!("{}▏", safe(&app.filter)), theme.input()),
             Span::styled(
-                format!("  {} match · Enter keeps · Esc clears", app.rows().len()),
+                format!(
+                    "  {shown} match{} · Enter keeps · Esc clears",
+                    subtotal.clone().unwrap_or_default()
+                ),
                 theme.dim(),
             ),
         ])
@@ -304,6 +316,16 @@ fn render_status(app: &App, frame: &mut Frame, area: Rect) {
                 t.push_str(&format!(" · changed by {}", c.id()));
             }
             t
+        } else if let Some((shown, total, before, after)) = app.search_subtotal() {
+            format!(
+                " {} of {} tools match \"{}\": {} → {} tokens under {}",
+                thousands(shown),
+                thousands(total),
+                safe(&app.filter),
+                thousands(before),
+                thousands(after),
+                s.id()
+            )
         } else {
             match (app.figures(s), app.capture_tokens()) {
                 (Some(f), _) if f.is_refused() => {
@@ -324,7 +346,7 @@ fn render_status(app: &App, frame: &mut Frame, area: Rect) {
         };
         if let Tab::Strategy(_) = app.tab {
             text.push_str(&format!(" · sort {}", app.sort.label()));
-            if !app.filter.is_empty() {
+            if !app.filter.is_empty() && app.search_subtotal().is_none() {
                 text.push_str(&format!(" · filter \"{}\"", safe(&app.filter)));
             }
         }
