@@ -9,10 +9,9 @@ use ratatui::symbols::Marker;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Axis, Chart, Dataset, GraphType, Paragraph};
 
-use crate::diff::LineTag;
 use crate::text::{fit, pad, pad_left, safe, thousands, width};
 
-use super::diffview::UniRow;
+use super::detail::{DiffLayout, tool_diff_lines};
 use super::help::render_help;
 use super::layout::{MIN_HEIGHT, MIN_WIDTH};
 use super::session::{LineKind, SessionView, turn_detail};
@@ -664,7 +663,8 @@ fn render_status(app: &SessionApp, view: Option<&SessionView>, frame: &mut Frame
 }
 
 /// Every visual line of a turn diff at `w` cells: one heading per tool, then its unified diff
-/// (the sign repeated on wrapped lines, changed words emphasised, unchanged stretches folded).
+/// as the strategy views draw one (wrapped at words with a mark, changed words emphasised,
+/// unchanged stretches folded).
 pub fn diff_lines(theme: Theme, diff: &TurnDiff, w: usize) -> Vec<Line<'static>> {
     let mut lines = Vec::new();
     let Some(previous) = diff.previous else {
@@ -688,7 +688,6 @@ pub fn diff_lines(theme: Theme, diff: &TurnDiff, w: usize) -> Vec<Line<'static>>
         lines.push(Line::styled(text, theme.dim()));
         return lines;
     }
-    let cells = w.saturating_sub(1).max(1);
     for tool in &diff.tools {
         let (style, what) = match tool.change {
             Change::Added => (theme.ins(), "added"),
@@ -705,52 +704,14 @@ pub fn diff_lines(theme: Theme, diff: &TurnDiff, w: usize) -> Vec<Line<'static>>
             ),
             style.add_modifier(Modifier::BOLD),
         ));
-        for row in &tool.diff.unified {
-            match *row {
-                UniRow::Fold(n) => lines.push(Line::styled(
-                    format!("  ⋯ {}", count(n, "unchanged line", "unchanged lines")),
-                    theme.dim(),
-                )),
-                UniRow::Line(at) => {
-                    let Some(line) = tool.diff.line(at) else {
-                        continue;
-                    };
-                    let base = match line.tag {
-                        LineTag::Equal => theme.text(),
-                        LineTag::Delete => theme.del(),
-                        LineTag::Insert => theme.ins(),
-                    };
-                    // Wrap by cells, keeping each segment's emphasis.
-                    let mut rows: Vec<Vec<Span<'static>>> = vec![Vec::new()];
-                    let mut used = 0;
-                    for (changed, text) in &line.segments {
-                        let style = if *changed { theme.emphasis(base) } else { base };
-                        let mut piece = String::new();
-                        for c in safe(text).chars() {
-                            let cw = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
-                            if used + cw > cells.saturating_sub(1) && used > 0 {
-                                let row = rows.last_mut().expect("a row");
-                                row.push(Span::styled(std::mem::take(&mut piece), style));
-                                rows.push(Vec::new());
-                                used = 0;
-                            }
-                            piece.push(c);
-                            used += cw;
-                        }
-                        if !piece.is_empty() {
-                            rows.last_mut()
-                                .expect("a row")
-                                .push(Span::styled(piece, style));
-                        }
-                    }
-                    for row in rows {
-                        let mut spans = vec![Span::styled(format!("{} ", line.tag.sign()), base)];
-                        spans.extend(row);
-                        lines.push(Line::from(spans));
-                    }
-                }
-            }
-        }
+        let layout = DiffLayout {
+            theme,
+            wrap: true,
+            hscroll: 0,
+            filter: "",
+            split: false,
+        };
+        lines.extend(tool_diff_lines(&layout, &tool.diff, w));
         lines.push(Line::raw(""));
     }
     lines
