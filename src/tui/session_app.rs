@@ -481,13 +481,16 @@ impl SessionApp {
                 if self.focus == Focus::Strategies {
                     self.top = TopPane::Totals;
                 }
+                // The turns table's height may have changed: keep the turn in sight.
+                self.select(self.cursor);
             }
             Action::Toggle => self.toggle_series(),
             Action::Panes => {
                 self.top = match self.top {
                     TopPane::Chart => TopPane::Totals,
                     TopPane::Totals => TopPane::Chart,
-                }
+                };
+                self.select(self.cursor);
             }
             Action::Back => {
                 if self.focus == Focus::Strategies {

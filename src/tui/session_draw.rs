@@ -592,8 +592,18 @@ fn render_detail(app: &SessionApp, frame: &mut Frame, area: Rect) {
     frame.render_widget(outer, area);
     let Some(report) = &app.report else { return };
     let cells = inner.width.saturating_sub(1) as usize;
+    let mut detail = turn_detail(report, app.cursor, &app.shown);
+    let rows =
+        |d: &[(LineKind, String)]| -> usize { d.iter().map(|(_, t)| wrap(t, cells).len()).sum() };
+    // Short of room, the context lines go first: the title's turn is on the status line too.
+    if rows(&detail) > inner.height as usize {
+        detail.retain(|(kind, _)| *kind != LineKind::Dim);
+    }
+    if rows(&detail) > inner.height as usize && detail.len() > 1 {
+        detail.remove(0);
+    }
     let mut lines: Vec<Line> = Vec::new();
-    for (kind, text) in turn_detail(report, app.cursor, &app.shown) {
+    for (kind, text) in detail {
         let style = kind_style(theme, kind);
         for (k, piece) in wrap(&text, cells).into_iter().enumerate() {
             // Continuation lines are indented, so a wrapped list reads as one item.
