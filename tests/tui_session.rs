@@ -466,3 +466,108 @@ fn help_lists_the_session_keys_first() {
         " j ↓ move  Enter open  d diff  n break  Tab focus  Space chart  ? help  q quit"
     );
 }
+
+#[test]
+fn trace_text_never_reaches_the_terminal_raw() {
+    let mut h = Harness::open("tests/fixtures/session-hostile.jsonl", false);
+    h.keys("j");
+    let mut screens = vec![h.screen(200, 50)];
+    h.keys("d");
+    screens.push(h.screen(120, 35));
+    for screen in &screens {
+        assert!(
+            !screen
+                .chars()
+                .any(|c| (c.is_control() && c != '\n') || c == '\u{202e}'),
+            "a raw control or bidi character on screen:\n{screen}"
+        );
+    }
+    // The renamed tool is shown, its hidden characters as visible tokens, never cut.
+    assert!(
+        screens[0].contains("+ added 1: evil␛[31m⟨U+202E⟩name"),
+        "{}",
+        screens[0]
+    );
+    assert!(
+        screens[1].contains("+ evil␛[31m⟨U+202E⟩name (added"),
+        "{}",
+        screens[1]
+    );
+}
+
+// ---- `toolprism TRACE` outside a terminal ----------------------------------------------------
+
+fn toolprism(args: &[&str], stdin: Option<&str>) -> std::process::Output {
+    use std::io::Write;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_toolprism"))
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("runs");
+    let mut input = child.stdin.take().expect("stdin");
+    if let Some(text) = stdin {
+        input.write_all(text.as_bytes()).expect("writes");
+    }
+    drop(input);
+    child.wait_with_output().expect("finishes")
+}
+
+#[test]
+fn into_a_pipe_a_trace_prints_what_toolprism_session_prints() {
+    let session = toolprism(&["session", TRACE], None);
+    assert!(session.status.success());
+    let open = toolprism(&[TRACE], None);
+    assert!(open.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&open.stdout),
+        String::from_utf8_lossy(&session.stdout)
+    );
+    // Piped in: the same report, the trace named as standard input.
+    let piped = toolprism(&[], Some(&std::fs::read_to_string(TRACE).unwrap()));
+    assert!(piped.status.success());
+    let expected = String::from_utf8_lossy(&session.stdout).replacen(TRACE, "<stdin>", 1);
+    assert_eq!(String::from_utf8_lossy(&piped.stdout), expected);
+    // A single capture still prints the report table.
+    let single = toolprism(&["samples/small.json"], None);
+    assert!(
+        String::from_utf8_lossy(&single.stdout)
+            .starts_with("samples/small.json: anthropic-messages, 8 tools")
+    );
+}
+
+#[test]
+fn a_bad_line_fails_in_one_line_unless_skip_bad() {
+    let bad = "tests/fixtures/session-bad-line.jsonl";
+    let out = toolprism(&[bad], None);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "toolprism: tests/fixtures/session-bad-line.jsonl: line 3: not JSON (expected ident at column 2)\n"
+    );
+    let piped = toolprism(&[], Some(&std::fs::read_to_string(bad).unwrap()));
+    assert_eq!(
+        String::from_utf8_lossy(&piped.stderr),
+        "toolprism: <stdin>: line 3: not JSON (expected ident at column 2)\n"
+    );
+    let out = toolprism(&["--skip-bad", bad], None);
+    assert!(out.status.success());
+    let first = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .next()
+        .unwrap()
+        .to_owned();
+    assert_eq!(
+        first,
+        "tests/fixtures/session-bad-line.jsonl · jsonl · 3 turns · 1 thread · 0 ignored · 1 skipped"
+    );
+    // A lone line that is not JSON stays a broken capture, not an empty trace.
+    let broken = toolprism(&[], Some("{\"tools\": ["));
+    assert_eq!(broken.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&broken.stderr),
+        "toolprism: <stdin>: invalid JSON at line 1, column 11: EOF while parsing a list\n"
+    );
+}
