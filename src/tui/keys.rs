@@ -1055,7 +1055,7 @@ pub const BINDINGS: &[Binding] = &[
         &[code(KeyCode::Enter)],
         "Enter",
         A::Open,
-        "open the turn's request in the single-request views (Esc on the matrix comes back)",
+        "open the turn in the single-request views; Esc comes back",
         true,
     ),
     b(
@@ -1071,7 +1071,7 @@ pub const BINDINGS: &[Binding] = &[
         &[k('n')],
         "n",
         A::NextBreak,
-        "next turn with a break mark (observed cache break, or a charted strategy's list changed)",
+        "next turn with a break mark (▲ cache broke, * a list changed)",
         true,
     ),
     b(
@@ -1087,7 +1087,7 @@ pub const BINDINGS: &[Binding] = &[
         &[code(KeyCode::Tab), code(KeyCode::BackTab)],
         "Tab",
         A::FocusNext,
-        "focus the turns or the strategies (choose what the chart shows)",
+        "focus the turns or the strategies (what the chart shows)",
         true,
     ),
     b(
