@@ -44,15 +44,21 @@ toolprism promises about a capture's text); `toolprism man` prints the manual pa
     subcommand_value_name = "COMMAND"
 )]
 pub struct Cli {
-    /// A captured request body (JSON file, or `-` for standard input). Without one: the
-    /// bundled sample. Opens the interactive view on a terminal; prints the `report` table
-    /// otherwise.
+    /// A captured request body (JSON file, or `-` for standard input), or a trace of many
+    /// (what `toolprism session` reads). Without one: the bundled sample. Opens the interactive
+    /// view on a terminal (the session view for a trace); prints the `report` table (the
+    /// `session` report for a trace) otherwise.
     #[arg(value_name = "CAPTURE")]
     pub capture: Option<String>,
 
     /// Change a setting, e.g. `defer.threshold=5` (repeatable).
     #[arg(long = "set", value_name = "K=V")]
     pub set: Vec<String>,
+
+    /// With a trace: skip records that are not JSON or have no usable body (counted) instead
+    /// of stopping at the first.
+    #[arg(long)]
+    pub skip_bad: bool,
 
     /// The tiktoken encoding to count with.
     #[arg(

@@ -18,7 +18,7 @@ use clap::{CommandFactory, Parser};
 use toolprism::measure::{Encoding, TokenCounter};
 use toolprism::sanitize::visible;
 use toolprism::session::pick::{TurnChoice, pick_turn};
-use toolprism::trace::TraceOptions;
+use toolprism::trace::{RecordBody, TraceFormat, TraceOptions};
 use toolprism::{Capture, Settings, Strategy, diff, export, project, report};
 
 use args::{Cli, ColorChoice, Command, Common};
@@ -387,6 +387,7 @@ fn run(cli: Cli) -> Result<Output, Failure> {
             let settings = settings(&set)?;
             session::run(&session::Request {
                 path: &trace,
+                label: None,
                 json,
                 strategies: &strategies,
                 thread,
@@ -445,24 +446,101 @@ fn run(cli: Cli) -> Result<Output, Failure> {
     }
 }
 
-/// `toolprism [CAPTURE]`: the interactive view.
+/// `toolprism [CAPTURE]`: the interactive view, or the session view when the file is a trace.
 fn open(cli: &Cli) -> Result<Output, Failure> {
-    // As jq, bat and delta: `cat capture.json | toolprism` reads what is piped in.
-    let (capture, name) = match cli.capture.as_deref() {
-        Some(path) => load_path(path)?,
-        None if !std::io::stdin().is_terminal() => load_path("-")?,
-        None => bundled()?,
+    // As jq, bat and delta: `cat capture.json | toolprism` reads what is piped in. Standard
+    // input is spooled to a private temporary file first: its format is told from its content,
+    // and a trace's turns are read again from it when the session view opens one.
+    let spooled;
+    let (path, shown) = match cli.capture.as_deref() {
+        Some("-") => {
+            spooled = spool_stdin()?;
+            (temp_path(&spooled)?, "-")
+        }
+        Some(path) => (path.to_owned(), path),
+        None if !std::io::stdin().is_terminal() => {
+            spooled = spool_stdin()?;
+            (temp_path(&spooled)?, "-")
+        }
+        None => {
+            let (capture, name) = bundled()?;
+            return open_capture(cli, capture, name);
+        }
     };
+    let display = toolprism::capture::display_name(shown);
+    // Errors name what the user gave, never the spooled copy.
+    let named = |message: String| Failure(message.replace(&path, display));
+    let options = TraceOptions {
+        skip_bad: cli.skip_bad,
+    };
+    let mut reader = match toolprism::trace::open(&path, &options) {
+        Ok(reader) => reader,
+        // Not readable as a trace either: the single-capture message, as before traces.
+        Err(_) => {
+            let capture = Capture::from_path(&path)
+                .map_err(|e| named(visible(&e.to_string()).into_owned()))?;
+            return open_capture(cli, capture, shown.to_owned());
+        }
+    };
+    // A lone line that is not JSON reads as a torn JSON-lines trace: it is a broken capture.
+    if reader.format() == TraceFormat::BareJsonl && !has_second_line(&path) {
+        let capture =
+            Capture::from_path(&path).map_err(|e| named(visible(&e.to_string()).into_owned()))?;
+        return open_capture(cli, capture, shown.to_owned());
+    }
+    if reader.format() == TraceFormat::Single {
+        // Already read and checked by the detection: take its body rather than parse it again.
+        let capture = match reader.next() {
+            Some(Ok(record)) => match record.body {
+                RecordBody::Request(body) => Capture::from_value(body).map_err(|e| {
+                    named(format!("{}: {}", visible(display), visible(&e.to_string())))
+                })?,
+                RecordBody::CompactionStub => Capture::from_path(&path)
+                    .map_err(|e| named(visible(&e.to_string()).into_owned()))?,
+            },
+            _ => Capture::from_path(&path)
+                .map_err(|e| named(visible(&e.to_string()).into_owned()))?,
+        };
+        return open_capture(cli, capture, shown.to_owned());
+    }
     let settings = settings(&cli.set)?;
     let encoding = cli.encoding.into();
-    // The interactive view plugs in here, and only here, when standard output is a terminal
-    // (keys are read from the terminal itself, so `cat capture.json | toolprism -` works too);
+    if std::io::stdout().is_terminal() {
+        return toolprism::tui::run_trace(
+            reader,
+            display.to_owned(),
+            path.clone(),
+            cli.skip_bad,
+            settings,
+            encoding,
+            tui_color(cli.color),
+        )
+        .map(|()| Output::text(String::new()))
+        .map_err(|e| Failure::new(visible(&e.to_string()).into_owned()));
+    }
+    // Into a pipe or a file: what `toolprism session TRACE` prints.
+    drop(reader);
+    session::run(&session::Request {
+        path: &path,
+        label: Some(display),
+        json: false,
+        strategies: &[],
+        thread: None,
+        skip_bad: cli.skip_bad,
+        settings: &settings,
+        encoding,
+    })
+}
+
+/// Today's single-request view of one capture (the table when not on a terminal).
+fn open_capture(cli: &Cli, capture: Capture, name: String) -> Result<Output, Failure> {
+    let settings = settings(&cli.set)?;
+    let encoding = cli.encoding.into();
+    // The interactive view plugs in here when standard output is a terminal (keys are read
+    // from the terminal itself, so `cat capture.json | toolprism -` works too);
     // `toolprism CAPTURE | less` keeps getting the table below.
     if std::io::stdout().is_terminal() {
-        let color = !matches!(cli.color, ColorChoice::Never)
-            && (matches!(cli.color, ColorChoice::Always)
-                || std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()));
-        return toolprism::tui::run(capture, name, settings, encoding, color)
+        return toolprism::tui::run(capture, name, settings, encoding, tui_color(cli.color))
             .map(|()| Output::text(String::new()))
             .map_err(|e| Failure::new(visible(&e.to_string()).into_owned()));
     }
@@ -473,6 +551,62 @@ fn open(cli: &Cli) -> Result<Output, Failure> {
         false,
         terminal_width(),
     )))
+}
+
+/// Colour in the interactive views: `--color`, else unless `NO_COLOR` is set.
+fn tui_color(choice: ColorChoice) -> bool {
+    !matches!(choice, ColorChoice::Never)
+        && (matches!(choice, ColorChoice::Always)
+            || std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()))
+}
+
+/// Whether the file has content after its first line (read only as far as that).
+fn has_second_line(path: &str) -> bool {
+    use std::io::BufRead;
+    let Ok(file) = std::fs::File::open(path) else {
+        return true;
+    };
+    let mut reader = std::io::BufReader::new(file);
+    let mut seen_newline = false;
+    loop {
+        let Ok(buf) = reader.fill_buf() else {
+            return true;
+        };
+        if buf.is_empty() {
+            return false;
+        }
+        for &b in buf {
+            if seen_newline && !b.is_ascii_whitespace() {
+                return true;
+            }
+            seen_newline |= b == b'\n';
+        }
+        let n = buf.len();
+        reader.consume(n);
+    }
+}
+
+/// Copy standard input into a private temporary file (removed when dropped).
+fn spool_stdin() -> Result<tempfile::NamedTempFile, Failure> {
+    let fail = |e: std::io::Error| {
+        Failure::new(format!(
+            "<stdin>: cannot keep a copy to read: {}",
+            toolprism::error::io_reason(&e)
+        ))
+    };
+    let mut file = tempfile::Builder::new()
+        .prefix("toolprism-stdin-")
+        .tempfile()
+        .map_err(fail)?;
+    std::io::copy(&mut std::io::stdin().lock(), file.as_file_mut()).map_err(fail)?;
+    Ok(file)
+}
+
+fn temp_path(file: &tempfile::NamedTempFile) -> Result<String, Failure> {
+    file.path()
+        .to_str()
+        .map(str::to_owned)
+        .ok_or_else(|| Failure::new("<stdin>: the temporary folder's path is not UTF-8"))
 }
 
 /// The request a single-request command works on.
@@ -511,14 +645,6 @@ fn load(common: &Common) -> Result<Loaded, Failure> {
         name,
         turn,
     })
-}
-
-/// Load a capture; errors become one line naming the file (sanitized: a path or a parser
-/// message may quote hostile text).
-fn load_path(path: &str) -> Result<(Capture, String), Failure> {
-    let capture =
-        Capture::from_path(path).map_err(|e| Failure::new(visible(&e.to_string()).into_owned()))?;
-    Ok((capture, path.to_owned()))
 }
 
 fn bundled() -> Result<(Capture, String), Failure> {

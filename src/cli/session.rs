@@ -315,6 +315,9 @@ fn money(x: f64) -> String {
 pub struct Request<'a> {
     /// The trace's path.
     pub path: &'a str,
+    /// How the trace is named in the output and errors, when not by `path` (`<stdin>` for a
+    /// spooled copy of standard input).
+    pub label: Option<&'a str>,
     /// `--json`.
     pub json: bool,
     /// `-s` (empty: all).
@@ -339,8 +342,14 @@ pub fn run(request: &Request<'_>) -> Result<Output, Failure> {
     } else {
         request.strategies.to_vec()
     };
-    let name = visible(request.path).into_owned();
-    let reader = open(request.path, request.skip_bad)?;
+    let shown = request.label.unwrap_or(request.path);
+    let name = visible(shown).into_owned();
+    let mut reader =
+        open(request.path, request.skip_bad).map_err(|Failure(e)| match request.label {
+            Some(label) => Failure(e.replace(request.path, label)),
+            None => Failure(e),
+        })?;
+    reader.path = shown.to_owned();
     let mut analyzer = Analyzer::new(
         &strategies,
         request.settings,
@@ -365,7 +374,11 @@ pub fn run(request: &Request<'_>) -> Result<Output, Failure> {
             let record = match record {
                 Ok(record) => record,
                 Err(e) => {
-                    result = Err(Failure::new(visible(&e.to_string()).into_owned()));
+                    let message = visible(&e.to_string()).into_owned();
+                    result = Err(Failure::new(match request.label {
+                        Some(label) => message.replace(request.path, label),
+                        None => message,
+                    }));
                     break;
                 }
             };

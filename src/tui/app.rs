@@ -284,6 +284,11 @@ pub struct App {
     pub effects: Vec<Effect>,
     /// Leave the program.
     pub quit: bool,
+    /// Opened from a trace's session view (one turn's request): Esc on the home screen goes
+    /// back to it instead of staying.
+    pub nested: bool,
+    /// Set when Esc on the home screen asks to go back to the session view (with `nested`).
+    pub leave: bool,
     /// Frames of the spinner so far.
     pub spinner: usize,
     search_text: Vec<String>,
@@ -374,6 +379,8 @@ impl App {
             theme: Theme::new(color),
             effects: Vec::new(),
             quit: false,
+            nested: false,
+            leave: false,
             spinner: 0,
             search_text,
             names,
@@ -1013,6 +1020,8 @@ impl App {
                     let keep = self.matrix_key();
                     self.changed_by = None;
                     self.matrix_resync(keep);
+                } else if self.nested {
+                    self.leave = true;
                 } else {
                     self.set_status("this is the home screen · q quits", false);
                 }
@@ -1072,6 +1081,8 @@ impl App {
             Context::Overview | Context::Strategy | Context::Global => {
                 self.act_screen(action, index)
             }
+            // The session view's own contexts: never the inspector's.
+            Context::Session | Context::TurnDiff => {}
         }
     }
 

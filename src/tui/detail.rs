@@ -283,7 +283,7 @@ struct VisualRow {
 /// word boundaries when wrapping is on (continuation rows have one cell less, for their
 /// mark), else scrolled by `hscroll` and cut one cell short of the edge, for the cut mark. A
 /// line is never cut silently.
-fn segment_rows(app: &App, segments: &[(bool, String)], cells: usize) -> Vec<VisualRow> {
+fn segment_rows(app: &DiffLayout, segments: &[(bool, String)], cells: usize) -> Vec<VisualRow> {
     let cells = cells.max(2);
     let chars: Vec<(bool, char, usize)> = segments
         .iter()
@@ -371,6 +371,33 @@ fn segment_rows(app: &App, segments: &[(bool, String)], cells: usize) -> Vec<Vis
 
 /// Every visual line of the selected tool's diff at this width (the detail's scroll range).
 fn diff_lines(app: &App, diff: &ToolDiff, w: usize) -> Vec<Line<'static>> {
+    let layout = DiffLayout {
+        theme: app.theme,
+        wrap: app.wrap,
+        hscroll: app.hscroll,
+        filter: &app.filter,
+        split: app.detail == Detail::Split,
+    };
+    tool_diff_lines(&layout, diff, w)
+}
+
+/// What laying out a tool diff needs besides the diff (the session view's turn diff draws
+/// with it too).
+pub(crate) struct DiffLayout<'a> {
+    /// The styles.
+    pub theme: super::theme::Theme,
+    /// Wrap long lines at words (else cut, scrolled by `hscroll`).
+    pub wrap: bool,
+    /// Cells scrolled when not wrapping.
+    pub hscroll: usize,
+    /// Search text to highlight.
+    pub filter: &'a str,
+    /// Side by side instead of unified.
+    pub split: bool,
+}
+
+/// Every visual line of a tool diff at this width.
+pub(crate) fn tool_diff_lines(app: &DiffLayout, diff: &ToolDiff, w: usize) -> Vec<Line<'static>> {
     let theme = app.theme;
     let fold = |n: usize| {
         let text = if n == 1 {
@@ -401,7 +428,7 @@ fn diff_lines(app: &App, diff: &ToolDiff, w: usize) -> Vec<Line<'static>> {
                 }
                 for (changed, text) in row.pieces {
                     let style = if changed { theme.emphasis(base) } else { base };
-                    spans.extend(highlight(&text, &app.filter, style, theme.found()).spans);
+                    spans.extend(highlight(&text, app.filter, style, theme.found()).spans);
                 }
                 if row.cut {
                     spans.push(Span::styled("›", theme.dim()));
@@ -411,8 +438,8 @@ fn diff_lines(app: &App, diff: &ToolDiff, w: usize) -> Vec<Line<'static>> {
             .collect()
     };
     let mut lines = Vec::new();
-    match app.detail {
-        Detail::Split => {
+    match app.split {
+        true => {
             // Equal content widths on both sides, so long lines break at the same place.
             let cells = (w.saturating_sub(1) / 2).saturating_sub(1);
             for row in &diff.split {

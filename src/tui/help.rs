@@ -56,6 +56,11 @@ pub const GLYPHS: &[(&str, &str)] = &[
     ),
     ("*", "overview: the strategy has notes"),
     ("▌", "the selected row"),
+    (
+        "▲ *",
+        "session view: the observed cache broke; a charted strategy's tool list changed",
+    ),
+    ("● ○", "session totals: the strategy is charted, or not"),
 ];
 
 /// The help's lines: the keys of `first` (the view it was opened from) first, then the others,

@@ -126,7 +126,8 @@ pub fn render(app: &App, frame: &mut Frame) {
     }
 }
 
-fn render_too_small(frame: &mut Frame, area: Rect, theme: Theme) {
+/// The message drawn instead of a frame below the minimum size.
+pub(crate) fn render_too_small(frame: &mut Frame, area: Rect, theme: Theme) {
     let text = format!(
         "toolprism needs {MIN_WIDTH}x{MIN_HEIGHT} (now {}x{}). Enlarge the terminal, or press q to quit.",
         area.width, area.height
@@ -370,9 +371,13 @@ fn render_status(app: &App, frame: &mut Frame, area: Rect) {
 }
 
 fn render_footer(app: &App, frame: &mut Frame, area: Rect) {
-    let theme = app.theme;
+    render_hints(app.theme, app.context(), frame, area);
+}
+
+/// The key hints of `context` on one line (the session view draws its footer with it too).
+pub(crate) fn render_hints(theme: Theme, context: keys::Context, frame: &mut Frame, area: Rect) {
     let w = area.width as usize;
-    let hints = keys::hints(app.context());
+    let hints = keys::hints(context);
     let cost = |(key, what): &(&str, &str)| width(key) + 1 + width(what) + 2;
     // The help hint always stays: the others give way, last first, when the line is short.
     let help = hints.iter().find(|(_, what)| *what == "help").copied();
