@@ -1611,3 +1611,30 @@ fn settings_show_the_figures_they_change_before_and_after() {
     assert_eq!(view.figures.len(), 4);
     assert_eq!(view.figures[3], "and 8 more strategies (the overview, o)");
 }
+
+// ---- the overview's notes pane scrolls and says what it hides ------------------------------
+
+#[test]
+fn overview_notes_scroll_and_say_how_many_are_hidden() {
+    let mut h = Harness::new();
+    h.keys("oj");
+    let screen = h.screen(80, 24);
+    let rows = rows_of(&screen);
+    // The notes pane's last inner row (above its border) announces the hidden notes.
+    let last = rows[20];
+    assert!(last.starts_with("│13 more notes ↓ PgDn "), "{screen}");
+    snapshot("overview_notes_80x24", &mut h, 80, 24);
+    h.keys("<pgdn>");
+    assert!(h.app.notes_scroll > 0);
+    snapshot("overview_notes_scrolled_80x24", &mut h, 80, 24);
+    // Scrolling stops at the end, which says so.
+    for _ in 0..20 {
+        h.keys("<pgdn>");
+    }
+    assert_eq!(h.app.notes_scroll, h.app.notes_max.get());
+    let screen = h.screen(80, 24);
+    assert!(screen.contains("end of the notes ↑ PgUp"), "{screen}");
+    // Choosing another strategy starts its notes at the top; j still moves the strategy.
+    h.keys("j");
+    assert_eq!((h.app.overview_sel, h.app.notes_scroll), (2, 0));
+}
