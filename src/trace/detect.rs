@@ -262,18 +262,7 @@ fn document(
     }
     Capture::from_value(value.clone())?;
     let body = super::RecordBody::Request(value);
-    let record = TraceRecord {
-        source: name.to_owned(),
-        timestamp: None,
-        time_ms: None,
-        method: None,
-        url: None,
-        status: None,
-        orphan: false,
-        body,
-        usage: None,
-        agent_id: None,
-    };
+    let record = TraceRecord::bare(name.to_owned(), body);
     Ok((
         TraceFormat::Single,
         Source::Ready(Some(Outcome::Turn(Box::new(record)))),

@@ -122,6 +122,23 @@ pub struct TraceRecord {
 }
 
 impl TraceRecord {
+    /// A record that is nothing but a request body (a single capture, a bare JSON line, a
+    /// folder's file): no HTTP facts, no response.
+    pub fn bare(source: String, body: RecordBody) -> TraceRecord {
+        TraceRecord {
+            source,
+            timestamp: None,
+            time_ms: None,
+            method: None,
+            url: None,
+            status: None,
+            orphan: false,
+            body,
+            usage: None,
+            agent_id: None,
+        }
+    }
+
     /// A failed call (status 400 or more) or an orphan: a turn, but outside the cache chain.
     pub fn failed(&self) -> bool {
         self.orphan || self.status.is_some_and(|s| s >= 400)
