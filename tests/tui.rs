@@ -1638,3 +1638,16 @@ fn overview_notes_scroll_and_say_how_many_are_hidden() {
     h.keys("j");
     assert_eq!((h.app.overview_sel, h.app.notes_scroll), (2, 0));
 }
+
+#[test]
+fn tool_table_names_shrink_visibly_and_stay_distinct() {
+    let mut h = Harness::new();
+    h.keys("3");
+    let screen = h.screen(120, 35);
+    // A 24-cell name column (the `!` of the flagged tool takes one): the MCP prefix goes
+    // first, then the middle; a name that fits stays whole.
+    assert!(screen.contains("┃ = github›create_issue  "), "{screen}");
+    assert!(screen.contains("┃ = github›list…ull_requests "), "{screen}");
+    assert!(screen.contains("┃ = !mcp__memory__store "), "{screen}");
+    assert!(!screen.contains("mcp__github__list_pull_re "), "{screen}");
+}
