@@ -1651,3 +1651,22 @@ fn tool_table_names_shrink_visibly_and_stay_distinct() {
     assert!(screen.contains("┃ = !mcp__memory__store "), "{screen}");
     assert!(!screen.contains("mcp__github__list_pull_re "), "{screen}");
 }
+
+#[test]
+fn a_terminal_too_short_for_the_notes_says_they_are_hidden() {
+    let mut h = Harness::new();
+    h.keys("o");
+    let screen = h.screen(60, 20);
+    let rows = rows_of(&screen);
+    assert!(
+        rows[17].starts_with("┗ 13 notes hidden: too few rows ━"),
+        "{screen}"
+    );
+    h.keys("<pgdn>");
+    assert_eq!(h.app.notes_scroll, 0);
+    assert_eq!(
+        h.app.status.as_ref().unwrap().0,
+        "the notes need a taller terminal"
+    );
+    snapshot("overview_notes_hidden_60x20", &mut h, 60, 20);
+}

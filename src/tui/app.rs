@@ -1088,6 +1088,14 @@ impl App {
             }
             Context::Overview if matches!(action, Action::PageDown | Action::PageUp) => {
                 // Pages scroll the notes; j and k choose the strategy.
+                let area = Rect::new(0, 0, self.size.0, self.size.1);
+                if layout::layout(area, self.tab, self.layout_flags())
+                    .notes
+                    .is_none()
+                {
+                    self.set_status("the notes need a taller terminal", false);
+                    return;
+                }
                 let page = self.notes_page();
                 self.notes_scroll = if action == Action::PageDown {
                     (self.notes_scroll + page).min(self.notes_max.get())

@@ -12,15 +12,28 @@ use super::app::App;
 use super::keys::STRATEGY_KEYS;
 use super::widgets::{block, note_bullet, sorted_notes, wrap};
 
-/// Draw the strategy table with its bars.
-pub fn render_overview(app: &App, frame: &mut Frame, area: Rect) {
+/// Draw the strategy table with its bars; when the terminal is too short for the notes pane
+/// (`notes_hidden`), its bottom border says how many notes that hides.
+pub fn render_overview(app: &App, frame: &mut Frame, area: Rect, notes_hidden: bool) {
     let theme = app.theme;
     let capture_tokens = app.capture_tokens();
-    let outer = block(
+    let mut outer = block(
         theme,
         " Strategies: tokens sent (tools + added text) · * has notes ".to_owned(),
         true,
     );
+    let notes: usize = Strategy::ALL
+        .iter()
+        .filter_map(|&s| app.projection(s))
+        .map(|p| p.notes.len())
+        .sum();
+    if notes_hidden && notes > 0 {
+        let noun = if notes == 1 { "note" } else { "notes" };
+        outer = outer.title_bottom(Span::styled(
+            format!(" {notes} {noun} hidden: too few rows "),
+            theme.warn(),
+        ));
+    }
     let inner = outer.inner(area);
     frame.render_widget(outer, area);
     let wide = inner.width >= 90;

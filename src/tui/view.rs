@@ -50,7 +50,7 @@ pub fn render(app: &App, frame: &mut Frame) {
         }
         Tab::Overview => {
             if let Some(table) = l.table {
-                render_overview(app, frame, table);
+                render_overview(app, frame, table, l.notes.is_none());
             }
             if let Some(notes) = l.notes {
                 render_notes(app, frame, notes);
