@@ -1555,8 +1555,14 @@ fn the_status_line_gives_the_matching_tools_subtotal() {
         rows_of(&screen)[33].trim_end(),
         " 2 of 8 tools match \"github\": 262 → 156 tokens under minimal · sort original order"
     );
-    // The matrix gives its own subtotal (every strategy column).
-    h.keys("m");
+    // The matrix gives its own subtotal, while typing too.
+    h.keys("m<esc>/git");
+    let screen = h.screen(120, 35);
+    assert_eq!(
+        rows_of(&screen)[33].trim_end(),
+        " /git▏  3 match · original 314 tokens · Enter keeps · Esc clears"
+    );
+    h.keys("<bs><bs><bs>github<enter>");
     let screen = h.screen(120, 35);
     assert!(
         rows_of(&screen)[33].starts_with(" 2 of 8 tools · original 262 tokens"),

@@ -264,6 +264,12 @@ fn render_status(app: &App, frame: &mut Frame, area: Rect) {
         );
     }
     // The tokens of the tools a search keeps, before and as sent.
+    let matrix_subtotal = (app.tab == Tab::Matrix && !app.filter.is_empty()).then(|| {
+        format!(
+            " · original {} tokens",
+            thousands(app.matrix().subtotal().0)
+        )
+    });
     let subtotal = app.search_subtotal().map(|(_, _, before, after)| {
         format!(" · {} → {} tokens", thousands(before), thousands(after))
     });
@@ -279,7 +285,7 @@ fn render_status(app: &App, frame: &mut Frame, area: Rect) {
             Span::styled(
                 format!(
                     "  {shown} match{} · Enter keeps · Esc clears",
-                    subtotal.clone().unwrap_or_default()
+                    subtotal.clone().or(matrix_subtotal).unwrap_or_default()
                 ),
                 theme.dim(),
             ),
