@@ -413,6 +413,18 @@ fn matrix_search_ranks_the_exact_name_first() {
             "mcp__github__list_pull_requests"
         ]
     );
+    // The search text is highlighted in every name shown: "git" three times.
+    let found = toolprism::tui::theme::Theme::new(false).found();
+    let terminal = h.draw(120, 35);
+    let highlighted: String = terminal
+        .backend()
+        .buffer()
+        .content()
+        .iter()
+        .filter(|c| c.modifier == found.add_modifier)
+        .map(|c| c.symbol())
+        .collect();
+    assert_eq!(highlighted, "gitgitgit");
     h.keys("<esc>");
     assert_eq!(h.app.matrix().shown.len(), 8);
 }
