@@ -483,10 +483,9 @@ fn open(cli: &Cli) -> Result<Output, Failure> {
         }
     };
     // A lone line that is not JSON reads as a torn JSON-lines trace: it is a broken capture.
-    if reader.format() == TraceFormat::BareJsonl && !has_second_line(&path) {
-        let capture =
-            Capture::from_path(&path).map_err(|e| named(visible(&e.to_string()).into_owned()))?;
-        return open_capture(cli, capture, shown.to_owned());
+    if let Some(error) = reader.document_error() {
+        let error = error.clone().in_file(display);
+        return Err(named(visible(&error.to_string()).into_owned()));
     }
     if reader.format() == TraceFormat::Single {
         // Already read and checked by the detection: take its body rather than parse it again.
@@ -558,32 +557,6 @@ fn tui_color(choice: ColorChoice) -> bool {
     !matches!(choice, ColorChoice::Never)
         && (matches!(choice, ColorChoice::Always)
             || std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()))
-}
-
-/// Whether the file has content after its first line (read only as far as that).
-fn has_second_line(path: &str) -> bool {
-    use std::io::BufRead;
-    let Ok(file) = std::fs::File::open(path) else {
-        return true;
-    };
-    let mut reader = std::io::BufReader::new(file);
-    let mut seen_newline = false;
-    loop {
-        let Ok(buf) = reader.fill_buf() else {
-            return true;
-        };
-        if buf.is_empty() {
-            return false;
-        }
-        for &b in buf {
-            if seen_newline && !b.is_ascii_whitespace() {
-                return true;
-            }
-            seen_newline |= b == b'\n';
-        }
-        let n = buf.len();
-        reader.consume(n);
-    }
 }
 
 /// Copy standard input into a private temporary file (removed when dropped).
