@@ -17,6 +17,7 @@ use std::path::Path;
 use clap::{CommandFactory, Parser};
 use toolprism::measure::{Encoding, TokenCounter};
 use toolprism::sanitize::visible;
+use toolprism::session::pick::{TurnChoice, pick_turn};
 use toolprism::trace::{RecordBody, TraceFormat, TraceOptions};
 use toolprism::{Capture, Settings, Strategy, diff, export, project, report};
 
@@ -180,7 +181,12 @@ fn run(cli: Cli) -> Result<Output, Failure> {
             // Started first: the encoder is built on a background thread while the capture is
             // read and parsed.
             let counter = TokenCounter::new(encoding.into());
-            let (capture, name) = load(&common)?;
+            let Loaded {
+                capture,
+                path,
+                name,
+                turn,
+            } = load(&common)?;
             let settings = settings(&common.set)?;
             let strategies = if strategies.is_empty() {
                 Strategy::ALL.to_vec()
@@ -196,7 +202,8 @@ fn run(cli: Cli) -> Result<Output, Failure> {
                 }
                 unique
             };
-            let report = report::report(&capture, &name, &strategies, &settings, &counter);
+            let mut report = report::report(&capture, &path, &strategies, &settings, &counter);
+            report.turn = turn;
             let text = if json {
                 let mut text = serde_json::to_string_pretty(&report)
                     .map_err(|e| Failure::new(format!("{}: {e}", visible(&name))))?;
@@ -223,7 +230,7 @@ fn run(cli: Cli) -> Result<Output, Failure> {
             tool,
             pretty,
         } => {
-            let (capture, name) = load(&common)?;
+            let Loaded { capture, name, .. } = load(&common)?;
             let settings = settings(&common.set)?;
             let projection = project(&capture, strategy, &settings);
             refused(&projection, &name)?;
@@ -249,7 +256,12 @@ fn run(cli: Cli) -> Result<Output, Failure> {
             tool,
             stat,
         } => {
-            let (capture, name) = load(&common)?;
+            let Loaded {
+                capture,
+                name,
+                turn,
+                ..
+            } = load(&common)?;
             let settings = settings(&common.set)?;
             let projection = project(&capture, strategy, &settings);
             refused(&projection, &name)?;
@@ -260,6 +272,7 @@ fn run(cli: Cli) -> Result<Output, Failure> {
                 only: tool.as_deref(),
                 color: use_color(color),
                 stat,
+                title: turn.is_some().then_some(name.as_str()),
             };
             Ok(Output::text(diffprint::render(
                 &capture,
@@ -277,7 +290,7 @@ fn run(cli: Cli) -> Result<Output, Failure> {
             force,
             quiet,
         } => {
-            let (capture, name) = load(&common)?;
+            let Loaded { capture, name, .. } = load(&common)?;
             let settings = settings(&common.set)?;
             let projection = project(&capture, strategy, &settings);
             refused(&projection, &name)?;
@@ -596,16 +609,42 @@ fn temp_path(file: &tempfile::NamedTempFile) -> Result<String, Failure> {
         .ok_or_else(|| Failure::new("<stdin>: the temporary folder's path is not UTF-8"))
 }
 
-fn load(common: &Common) -> Result<(Capture, String), Failure> {
-    load_path(&common.capture)
+/// The request a single-request command works on.
+struct Loaded {
+    capture: Capture,
+    /// The path as given (`report --json`'s `capture.path`).
+    path: String,
+    /// How it is named in messages: the path for a single capture, `trace.jsonl turn 5 (line 9)`
+    /// for a request of a trace.
+    name: String,
+    /// Which turn of a trace it is; `None` for a single capture.
+    turn: Option<toolprism::report::TurnFigures>,
 }
 
-/// Load a capture; errors become one line naming the file (sanitized: a path or a parser
-/// message may quote hostile text).
-fn load_path(path: &str) -> Result<(Capture, String), Failure> {
-    let capture =
-        Capture::from_path(path).map_err(|e| Failure::new(visible(&e.to_string()).into_owned()))?;
-    Ok((capture, path.to_owned()))
+/// Load `CAPTURE` through [`pick_turn`]: a single capture as before (same errors), or one
+/// request of a trace (`--turn N`, default the last), streamed.
+fn load(common: &Common) -> Result<Loaded, Failure> {
+    let choice = match common.turn {
+        Some(n) => TurnChoice::Number(n),
+        None => TurnChoice::Last,
+    };
+    let options = TraceOptions {
+        skip_bad: common.skip_bad,
+    };
+    let path = common.capture.as_str();
+    let picked = pick_turn(path, choice, &options)
+        .map_err(|e| Failure::new(visible(&e.to_string()).into_owned()))?;
+    let turn = picked.figures();
+    let name = match &turn {
+        Some(turn) => turn.label(toolprism::capture::display_name(path)),
+        None => path.to_owned(),
+    };
+    Ok(Loaded {
+        capture: picked.capture,
+        path: path.to_owned(),
+        name,
+        turn,
+    })
 }
 
 fn bundled() -> Result<(Capture, String), Failure> {

@@ -185,6 +185,7 @@ pub fn open(path: &str, options: &TraceOptions) -> Result<TraceReader, FileError
         compression: detected.compression,
         source: detected.source,
         ignored: detected.ignored,
+        document_error: detected.document_error,
         skipped: 0,
         torn: None,
         skip_bad: options.skip_bad,
@@ -224,6 +225,7 @@ pub struct TraceReader {
     compression: Option<Compression>,
     source: Source,
     ignored: Vec<Ignored>,
+    document_error: Option<LoadError>,
     skipped: usize,
     torn: Option<String>,
     skip_bad: bool,
@@ -256,6 +258,13 @@ impl TraceReader {
     /// mid-line. Reported, not an error. Known once the iterator is exhausted.
     pub fn torn_last_line(&self) -> Option<&str> {
         self.torn.as_deref()
+    }
+
+    /// When the input is a single torn line and nothing else (a trace of no turn, or a one-line
+    /// capture cut short): the error it gives read as one JSON document, for a command that
+    /// wants a request to name it as it names a broken capture.
+    pub fn document_error(&self) -> Option<&LoadError> {
+        self.document_error.as_ref()
     }
 
     /// The trace's name as errors show it (`-` is `<stdin>`).

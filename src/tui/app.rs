@@ -445,6 +445,7 @@ impl App {
                 tools_bytes: self.capture_bytes,
                 tools_tokens,
             },
+            turn: None,
             encoding: self.encoding.id(),
             strategies: ready.iter().map(|f| f.as_ref().clone()).collect(),
         };
