@@ -413,6 +413,18 @@ fn matrix_search_ranks_the_exact_name_first() {
             "mcp__github__list_pull_requests"
         ]
     );
+    // The search text is highlighted in every name shown: "git" three times.
+    let found = toolprism::tui::theme::Theme::new(false).found();
+    let terminal = h.draw(120, 35);
+    let highlighted: String = terminal
+        .backend()
+        .buffer()
+        .content()
+        .iter()
+        .filter(|c| c.modifier == found.add_modifier)
+        .map(|c| c.symbol())
+        .collect();
+    assert_eq!(highlighted, "gitgitgit");
     h.keys("<esc>");
     assert_eq!(h.app.matrix().shown.len(), 8);
 }
@@ -1555,8 +1567,14 @@ fn the_status_line_gives_the_matching_tools_subtotal() {
         rows_of(&screen)[33].trim_end(),
         " 2 of 8 tools match \"github\": 262 → 156 tokens under minimal · sort original order"
     );
-    // The matrix gives its own subtotal (every strategy column).
-    h.keys("m");
+    // The matrix gives its own subtotal, while typing too.
+    h.keys("m<esc>/git");
+    let screen = h.screen(120, 35);
+    assert_eq!(
+        rows_of(&screen)[33].trim_end(),
+        " /git▏  3 match · original 314 tokens · Enter keeps · Esc clears"
+    );
+    h.keys("<bs><bs><bs>github<enter>");
     let screen = h.screen(120, 35);
     assert!(
         rows_of(&screen)[33].starts_with(" 2 of 8 tools · original 262 tokens"),
@@ -1610,4 +1628,63 @@ fn settings_show_the_figures_they_change_before_and_after() {
     assert_eq!(view.rows[view.selected].key, "encoding");
     assert_eq!(view.figures.len(), 4);
     assert_eq!(view.figures[3], "and 8 more strategies (the overview, o)");
+}
+
+// ---- the overview's notes pane scrolls and says what it hides ------------------------------
+
+#[test]
+fn overview_notes_scroll_and_say_how_many_are_hidden() {
+    let mut h = Harness::new();
+    h.keys("oj");
+    let screen = h.screen(80, 24);
+    let rows = rows_of(&screen);
+    // The notes pane's last inner row (above its border) announces the hidden notes.
+    let last = rows[20];
+    assert!(last.starts_with("│13 more notes ↓ PgDn "), "{screen}");
+    snapshot("overview_notes_80x24", &mut h, 80, 24);
+    h.keys("<pgdn>");
+    assert!(h.app.notes_scroll > 0);
+    snapshot("overview_notes_scrolled_80x24", &mut h, 80, 24);
+    // Scrolling stops at the end, which says so.
+    for _ in 0..20 {
+        h.keys("<pgdn>");
+    }
+    assert_eq!(h.app.notes_scroll, h.app.notes_max.get());
+    let screen = h.screen(80, 24);
+    assert!(screen.contains("end of the notes ↑ PgUp"), "{screen}");
+    // Choosing another strategy starts its notes at the top; j still moves the strategy.
+    h.keys("j");
+    assert_eq!((h.app.overview_sel, h.app.notes_scroll), (2, 0));
+}
+
+#[test]
+fn tool_table_names_shrink_visibly_and_stay_distinct() {
+    let mut h = Harness::new();
+    h.keys("3");
+    let screen = h.screen(120, 35);
+    // A 24-cell name column (the `!` of the flagged tool takes one): the MCP prefix goes
+    // first, then the middle; a name that fits stays whole.
+    assert!(screen.contains("┃ = github›create_issue  "), "{screen}");
+    assert!(screen.contains("┃ = github›list…ull_requests "), "{screen}");
+    assert!(screen.contains("┃ = !mcp__memory__store "), "{screen}");
+    assert!(!screen.contains("mcp__github__list_pull_re "), "{screen}");
+}
+
+#[test]
+fn a_terminal_too_short_for_the_notes_says_they_are_hidden() {
+    let mut h = Harness::new();
+    h.keys("o");
+    let screen = h.screen(60, 20);
+    let rows = rows_of(&screen);
+    assert!(
+        rows[17].starts_with("┗ 13 notes hidden: too few rows ━"),
+        "{screen}"
+    );
+    h.keys("<pgdn>");
+    assert_eq!(h.app.notes_scroll, 0);
+    assert_eq!(
+        h.app.status.as_ref().unwrap().0,
+        "the notes need a taller terminal"
+    );
+    snapshot("overview_notes_hidden_60x20", &mut h, 60, 20);
 }

@@ -240,6 +240,11 @@ pub struct App {
     pub settings_before: Option<(Arc<str>, Encoding)>,
     /// The strategy chosen in the overview.
     pub overview_sel: usize,
+    /// The overview's notes pane: rows scrolled.
+    pub notes_scroll: usize,
+    /// The notes pane's largest scroll, as last drawn (written by the drawing, as
+    /// `detail_rows`).
+    pub notes_max: Cell<usize>,
     /// The row chosen in the tool table.
     pub tool_sel: usize,
     /// The tool table's first visible row.
@@ -355,6 +360,8 @@ impl App {
             matrix_sort: crate::matrix::Sort::default(),
             changed_by: None,
             overview_sel: 0,
+            notes_scroll: 0,
+            notes_max: Cell::new(0),
             tool_sel: 0,
             table_offset: 0,
             focus: Pane::Tools,
@@ -1040,6 +1047,7 @@ impl App {
             Tab::Overview => {
                 let last = Strategy::ALL.len() as isize - 1;
                 self.overview_sel = (self.overview_sel as isize + delta).clamp(0, last) as usize;
+                self.notes_scroll = 0;
             }
             Tab::Strategy(_) => {
                 if self.focus == Pane::Detail {
@@ -1051,6 +1059,16 @@ impl App {
                 }
             }
         }
+    }
+
+    /// Rows the notes pane scrolls by a page: its height less the row that says what is
+    /// below.
+    fn notes_page(&self) -> usize {
+        let area = Rect::new(0, 0, self.size.0, self.size.1);
+        layout::layout(area, self.tab, self.layout_flags())
+            .notes
+            .map_or(1, |r| r.height.saturating_sub(3) as usize)
+            .max(1)
     }
 
     fn page(&self) -> isize {
@@ -1077,6 +1095,23 @@ impl App {
                 if !self.act_matrix(action) {
                     self.act_screen(action, index)
                 }
+            }
+            Context::Overview if matches!(action, Action::PageDown | Action::PageUp) => {
+                // Pages scroll the notes; j and k choose the strategy.
+                let area = Rect::new(0, 0, self.size.0, self.size.1);
+                if layout::layout(area, self.tab, self.layout_flags())
+                    .notes
+                    .is_none()
+                {
+                    self.set_status("the notes need a taller terminal", false);
+                    return;
+                }
+                let page = self.notes_page();
+                self.notes_scroll = if action == Action::PageDown {
+                    (self.notes_scroll + page).min(self.notes_max.get())
+                } else {
+                    self.notes_scroll.saturating_sub(page)
+                };
             }
             Context::Overview | Context::Strategy | Context::Global => {
                 self.act_screen(action, index)

@@ -162,14 +162,14 @@ impl Theme {
         }
     }
 
-    /// A search match: reversed and bold in colour and monochrome alike (yellow in colour), so
-    /// it is found without colour too.
+    /// A search match: reversed and bold (a yellow block in colour; underlined too without
+    /// colour, so it stands out of a selected row, which is reversed and bold).
     pub fn found(self) -> Style {
         let style = Style::new().add_modifier(Modifier::REVERSED | Modifier::BOLD);
         if self.color {
             style.fg(Color::Yellow)
         } else {
-            style
+            style.add_modifier(Modifier::UNDERLINED)
         }
     }
 

@@ -50,7 +50,7 @@ pub fn render(app: &App, frame: &mut Frame) {
         }
         Tab::Overview => {
             if let Some(table) = l.table {
-                render_overview(app, frame, table);
+                render_overview(app, frame, table, l.notes.is_none());
             }
             if let Some(notes) = l.notes {
                 render_notes(app, frame, notes);
@@ -265,6 +265,12 @@ fn render_status(app: &App, frame: &mut Frame, area: Rect) {
         );
     }
     // The tokens of the tools a search keeps, before and as sent.
+    let matrix_subtotal = (app.tab == Tab::Matrix && !app.filter.is_empty()).then(|| {
+        format!(
+            " · original {} tokens",
+            thousands(app.matrix().subtotal().0)
+        )
+    });
     let subtotal = app.search_subtotal().map(|(_, _, before, after)| {
         format!(" · {} → {} tokens", thousands(before), thousands(after))
     });
@@ -280,7 +286,7 @@ fn render_status(app: &App, frame: &mut Frame, area: Rect) {
             Span::styled(
                 format!(
                     "  {shown} match{} · Enter keeps · Esc clears",
-                    subtotal.clone().unwrap_or_default()
+                    subtotal.clone().or(matrix_subtotal).unwrap_or_default()
                 ),
                 theme.dim(),
             ),
