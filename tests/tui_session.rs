@@ -571,3 +571,22 @@ fn a_bad_line_fails_in_one_line_unless_skip_bad() {
         "toolprism: <stdin>: invalid JSON at line 1, column 11: EOF while parsing a list\n"
     );
 }
+
+#[test]
+fn the_wheel_moves_through_the_turns() {
+    use crossterm::event::{MouseEvent, MouseEventKind};
+    let mut h = Harness::open(TRACE, false);
+    let wheel = |kind| {
+        SessionInput::Mouse(MouseEvent {
+            kind,
+            column: 10,
+            row: 20,
+            modifiers: KeyModifiers::NONE,
+        })
+    };
+    session_update(&mut h.app, wheel(MouseEventKind::ScrollDown));
+    session_update(&mut h.app, wheel(MouseEventKind::ScrollDown));
+    assert_eq!(h.app.cursor, 2);
+    session_update(&mut h.app, wheel(MouseEventKind::ScrollUp));
+    assert_eq!(h.app.cursor, 1);
+}

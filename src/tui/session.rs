@@ -76,7 +76,7 @@ pub struct Series {
 /// The whole session view model.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SessionView {
-    /// The header's parts: name, format, turns, threads, ignored, skipped, torn.
+    /// The header's parts: name, format, turns, threads, torn (when so), ignored, skipped.
     pub header: Vec<String>,
     /// One row per turn.
     pub turns: Vec<TurnRow>,
@@ -195,12 +195,13 @@ fn header(report: &SessionReport) -> Vec<String> {
         },
         plural(trace.turns, "turn", "turns"),
         plural(trace.threads.len(), "thread", "threads"),
-        format!("{} ignored", thousands(trace.ignored.len())),
-        format!("{} skipped", thousands(trace.skipped)),
     ];
+    // Before the counts: where the header is short, it is the counts that give way.
     if trace.torn_last_line {
         parts.push("last line torn".to_owned());
     }
+    parts.push(format!("{} ignored", thousands(trace.ignored.len())));
+    parts.push(format!("{} skipped", thousands(trace.skipped)));
     parts
 }
 

@@ -89,7 +89,7 @@ pub enum SessionEffect {
 pub enum SessionInput {
     /// A key press.
     Key(KeyEvent),
-    /// A mouse event (only the nested inspector uses it).
+    /// A mouse event (the wheel; all of them in the nested inspector).
     Mouse(MouseEvent),
     /// The terminal's new size.
     Resize(u16, u16),
@@ -610,7 +610,20 @@ pub fn session_update(app: &mut SessionApp, msg: SessionInput) {
     }
     match msg {
         SessionInput::Key(key) => app.on_key(key),
-        SessionInput::Mouse(_) => {}
+        SessionInput::Mouse(mouse) => {
+            // The wheel moves through the turns (or scrolls the diff, or the help).
+            let action = match mouse.kind {
+                crossterm::event::MouseEventKind::ScrollDown => Some(Action::Down),
+                crossterm::event::MouseEventKind::ScrollUp => Some(Action::Up),
+                _ => None,
+            };
+            if let Some(action) = action {
+                let context = app.context();
+                if context != Context::HelpSearch {
+                    app.act(context, action);
+                }
+            }
+        }
         SessionInput::Resize(w, h) => {
             app.size = (w, h);
             let row = app.cursor;

@@ -203,7 +203,7 @@ fn count(n: usize, one: &str, many: &str) -> String {
 fn render_header(app: &SessionApp, frame: &mut Frame, area: Rect) {
     let theme = app.theme;
     let w = area.width as usize;
-    let right = if w >= 100 { "? help  q quit " } else { "" };
+    let full_width = |parts: &[String]| 13 + parts.iter().map(|p| width(p) + 3).sum::<usize>();
     let parts: Vec<String> = match &app.report {
         Some(_) => app.view().map(|v| v.header.clone()).unwrap_or_default(),
         None => vec![
@@ -211,6 +211,12 @@ fn render_header(app: &SessionApp, frame: &mut Frame, area: Rect) {
             app.format.to_owned(),
             format!("reading… {}", count(app.turns_read, "turn", "turns")),
         ],
+    };
+    // The footer lists these keys too: the trace's figures get the room first.
+    let right = if w >= 100 && full_width(&parts) + 15 <= w {
+        "? help  q quit "
+    } else {
+        ""
     };
     // The name goes first and is never dropped; the other parts give way from the end.
     let room = w.saturating_sub(width(right) + 1);
