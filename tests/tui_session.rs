@@ -46,7 +46,6 @@ impl Harness {
                 strategies: toolprism::Strategy::ALL.to_vec(),
                 settings: Settings::default(),
                 encoding: Encoding::O200kBase,
-                skip_bad,
             },
             &mut |m| msgs.push(m),
         );

@@ -249,6 +249,11 @@ impl TraceReader {
         &self.ignored
     }
 
+    /// Whether bad records are skipped ([`TraceOptions::skip_bad`]).
+    pub fn skips_bad(&self) -> bool {
+        self.skip_bad
+    }
+
     /// How many bad records were skipped under [`TraceOptions::skip_bad`].
     pub fn skipped(&self) -> usize {
         self.skipped

@@ -153,7 +153,6 @@ pub fn run_trace(
             strategies: crate::strategy::Strategy::ALL.to_vec(),
             settings,
             encoding,
-            skip_bad,
         },
         tx.clone(),
     );

@@ -123,11 +123,6 @@ impl SessionView {
             .flat_map(|s| s.points.iter().map(|p| p.1 as usize))
             .max()
             .unwrap_or(0);
-        let original_cost = report
-            .strategies
-            .iter()
-            .find(|s| s.id == "original")
-            .map(|s| s.cost);
         let totals = report
             .strategies
             .iter()
@@ -138,11 +133,7 @@ impl SessionView {
                 breaks: thousands(s.breaks),
                 cost: whole(s.cost),
                 uncached: whole(s.cost_uncached),
-                vs_original: match original_cost {
-                    _ if !s.applied() => "n/a".to_owned(),
-                    Some(base) if base > 0.0 => format!("{:+.1}%", (s.cost - base) * 100.0 / base),
-                    _ => "-".to_owned(),
-                },
+                vs_original: report.versus_original(s).to_string(),
                 shown: is_shown(i),
                 applied: s.applied(),
             })

@@ -18,7 +18,7 @@ use crate::tool;
 use crate::diff::{ByteSummary, projection_summary_with};
 use crate::sanitize::visible;
 use crate::session::pick::{PickedTurn, TurnChoice, pick_turn};
-use crate::session::{Analyzer, SessionReport, TraceInfo};
+use crate::session::{Analyzer, SessionReport, analyse_trace};
 use crate::trace::{TraceOptions, TraceReader};
 
 /// A projected request compared with the capture's.
@@ -339,59 +339,25 @@ pub struct SessionJob {
     pub settings: Settings,
     /// The encoding tokens are counted in.
     pub encoding: Encoding,
-    /// Skip bad records instead of stopping at the first (`--skip-bad`).
-    pub skip_bad: bool,
 }
 
 /// Read and analyse a whole trace, reporting progress through `send`; the last message is
-/// [`SessionMsg::Analysed`]. A bad record stops the reading (unless `skip_bad`): the report then
+/// [`SessionMsg::Analysed`]. A bad record stops the reading (unless the reader skips bad records): the report then
 /// holds the turns before it and the error says where it stopped.
 pub fn analyse(job: SessionJob, send: &mut dyn FnMut(SessionMsg)) {
     let SessionJob {
-        mut reader,
+        reader,
         name,
         strategies,
         settings,
         encoding,
-        skip_bad,
     } = job;
     let counter = TokenCounter::new(encoding);
     let mut analyzer = Analyzer::new(&strategies, &settings, &counter, None);
-    let mut skipped = 0;
-    let mut turns = 0;
-    let mut error = None;
-    for record in reader.by_ref() {
-        let record = match record {
-            Ok(record) => record,
-            Err(e) => {
-                error = Some(visible(&e.to_string()).into_owned());
-                break;
-            }
-        };
-        let source = record.source.clone();
-        match analyzer.push(record) {
-            Ok(()) => turns += 1,
-            Err(_) if skip_bad => skipped += 1,
-            Err(e) => {
-                error = Some(format!(
-                    "{}: {}: {}",
-                    visible(&name),
-                    visible(&source),
-                    visible(&e.to_string())
-                ));
-                break;
-            }
-        }
+    let (info, result) = analyse_trace(reader, &name, &mut analyzer, &mut |turns| {
         send(SessionMsg::Progress { turns });
-    }
-    let info = TraceInfo {
-        path: name,
-        format: reader.format().id(),
-        compression: reader.compression().map(|c| c.id()),
-        ignored: reader.ignored().iter().map(Into::into).collect(),
-        skipped: reader.skipped() + skipped,
-        torn_last_line: reader.torn_last_line().is_some(),
-    };
+    });
+    let error = result.err().map(|e| visible(&e.to_string()).into_owned());
     let report = Arc::new(analyzer.finish(info));
     send(SessionMsg::Analysed { report, error });
 }
