@@ -655,12 +655,10 @@ fn status(s: &StrategyFigures) -> ColumnStatus {
     }
 }
 
-/// The separator an MCP server's tools carry: `mcp__server__tool`.
-const MCP_PREFIX: &str = "mcp__";
-
 /// Names made safe (sanitized) and at most `max` cells wide, such that two different names
 /// never look the same. A name that fits is kept whole; a longer one first loses its MCP
-/// prefix (`mcp__github__projects_write` → `github›projects_write`), then its middle
+/// prefix (`mcp__github__projects_write`, `mcp--github--projects_write` and
+/// `mcp_github_projects_write` → `github›projects_write`), then its middle
 /// (`github›pro…write`). When two shortened names collide, the cut moves until they differ.
 /// Identical names stay identical.
 pub fn display_names(names: &[&str], max: usize) -> Vec<String> {
@@ -709,10 +707,7 @@ fn shortenings(name: &str, max: usize) -> Vec<String> {
         return vec![crate::text::fit(name, max)];
     }
     let mut out: Vec<String> = Vec::new();
-    let collapsed = name.strip_prefix(MCP_PREFIX).and_then(|rest| {
-        let (server, tool) = rest.split_once("__")?;
-        (!server.is_empty() && !tool.is_empty()).then(|| format!("{server}›{tool}"))
-    });
+    let collapsed = collapse_mcp(name);
     let mut push = |text: String| {
         if !out.contains(&text) {
             out.push(text);
@@ -741,6 +736,19 @@ fn shortenings(name: &str, max: usize) -> Vec<String> {
         }
     }
     out
+}
+
+/// An MCP tool's name as `server›tool`, for the three forms hosts write (`mcp__server__tool`,
+/// `mcp--server--tool`, `mcp_server_tool`), the server read as everywhere else in toolprism
+/// ([`crate::strategies::zero::server_label`]). `None` for any other name.
+fn collapse_mcp(name: &str) -> Option<String> {
+    let server = crate::strategies::zero::server_label(name)?;
+    let separator = ["__", "--"]
+        .into_iter()
+        .find(|s| name.starts_with(&format!("mcp{s}")))
+        .unwrap_or("_");
+    let tool = name.get("mcp".len() + 2 * separator.len() + server.len()..)?;
+    (!tool.is_empty()).then(|| format!("{server}›{tool}"))
 }
 
 /// `head` cells of the start, `…`, `tail` cells of the end (never splitting a wide character).
@@ -819,6 +827,45 @@ mod tests {
             display_names(&["abcdefgh", "abcdefgh"], 5),
             ["ab…gh", "ab…gh"]
         );
+    }
+
+    #[test]
+    fn every_mcp_form_collapses_its_prefix() {
+        assert_eq!(
+            display_names(
+                &[
+                    "mcp__github__projects_write",
+                    "mcp--linear--create_ticket",
+                    "mcp_slack_post_message",
+                ],
+                21
+            ),
+            [
+                "github›projects_write",
+                "linear›create_ticket",
+                "slack›post_message"
+            ]
+        );
+        // zero's form names the server up to the first `_`: the rest is the tool.
+        assert_eq!(
+            display_names(&["mcp_my_server_do_it"], 16),
+            ["my›server_do_it"]
+        );
+        // Not MCP, or no tool part: the middle is cut as for any name.
+        assert_eq!(display_names(&["mcpx_aaaa_bbbb"], 9), ["mcpx…bbbb"]);
+        assert_eq!(display_names(&["mcp_server_"], 8), ["mcp…ver_"]);
+        assert_eq!(display_names(&["mcp--a--"], 7), ["mcp…a--"]);
+    }
+
+    #[test]
+    fn two_mcp_forms_of_one_name_never_look_the_same() {
+        let names = ["mcp__github__create_issue", "mcp_github_create_issue"];
+        let shown = display_names(&names, 19);
+        // Both collapse to `github›create_issue`: both are cut instead.
+        assert_eq!(shown, ["mcp__gith…ate_issue", "mcp_githu…ate_issue"]);
+        let names = ["mcp--a--b", "mcp__a__b", "mcp_a_b"];
+        // All three read `a›b` collapsed: each is cut, differently.
+        assert_eq!(display_names(&names, 5), ["mc…-b", "m…__b", "m…a_b"]);
     }
 
     #[test]

@@ -32,6 +32,36 @@ pub struct CaptureFigures {
     pub context_tokens: usize,
 }
 
+/// Which request of a trace a report is about.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct TurnFigures {
+    /// The turn, 1-based, as `toolprism session` numbers it.
+    pub turn: usize,
+    /// Where the request is in the trace: `line 9`, `entry 3`, `002.json`.
+    pub source: String,
+    /// The trace's format id (`claude-trace`, `har`, `jsonl-wrapped`, `jsonl`, `folder`).
+    pub format: &'static str,
+}
+
+impl TurnFigures {
+    /// How the request is named to people: `trace.jsonl turn 5 (line 9)`.
+    pub fn label(&self, name: &str) -> String {
+        format!("{name} turn {} ({})", self.turn, self.source)
+    }
+}
+
+impl Report {
+    /// How the report's request is named to people: the capture's file, with the turn for a
+    /// request of a trace (`trace.jsonl turn 5 (line 9)`). Not sanitized.
+    pub fn input_name(&self) -> String {
+        let name = crate::capture::display_name(&self.capture.path);
+        match &self.turn {
+            Some(turn) => turn.label(name),
+            None => name.to_owned(),
+        }
+    }
+}
+
 /// One tool's figures under one projection.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct ToolFigures {
@@ -141,6 +171,9 @@ pub struct Report {
     pub version: &'static str,
     /// The capture.
     pub capture: CaptureFigures,
+    /// Which request of a trace the capture is (`--turn N`); `None` (JSON `null`) for a single
+    /// capture. [`report`] leaves it `None`: the caller that picked the turn fills it in.
+    pub turn: Option<TurnFigures>,
     /// The encoding counted with.
     pub encoding: &'static str,
     /// One entry per strategy, in the order requested.
@@ -254,6 +287,7 @@ pub fn report(
     Report {
         version: env!("CARGO_PKG_VERSION"),
         capture: capture_figures,
+        turn: None,
         encoding: counter.encoding().id(),
         strategies: figures_list,
         settings: settings_map(settings),

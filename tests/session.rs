@@ -8,7 +8,7 @@ use std::process::Command;
 use serde_json::{Value, json};
 use toolprism::Settings;
 use toolprism::measure::{Encoding, TokenCounter};
-use toolprism::session::{Analyzer, SessionReport, TraceInfo};
+use toolprism::session::{Analyzer, SessionReport, TraceInfo, VersusOriginal};
 use toolprism::strategy::Strategy;
 use toolprism::trace::{RecordBody, TraceRecord, Usage};
 
@@ -452,6 +452,26 @@ fn strategy_totals_add_up_and_cost_follows_the_model() {
         let cost: f64 = strategy.per_turn.iter().filter_map(|t| t.cost).sum();
         assert!((strategy.cost - (cost * 100.0).round() / 100.0).abs() < 1e-9);
     }
+    // Against original: direct's cheaper chain in percent; the base itself is +0.0%.
+    let expected = (direct.cost - original.cost) * 100.0 / original.cost;
+    assert_eq!(
+        report.versus_original(direct),
+        VersusOriginal::Percent(expected)
+    );
+    assert_eq!(report.versus_original(original).to_string(), "+0.0%");
+    // A strategy that acted on no turn shows no change at all (code without `program`).
+    let report_code = analyze(
+        vec![record(1, body("u", &tools, vec![]), None)],
+        &[Strategy::Original, Strategy::Code],
+        &Settings::default(),
+    );
+    let code = &report_code.strategies[1];
+    assert!(!code.applied());
+    assert_eq!(
+        report_code.versus_original(code),
+        VersusOriginal::NotApplied
+    );
+    assert_eq!(report_code.versus_original(code).to_string(), "n/a");
     // The multipliers are settings.
     let mut settings = Settings::default();
     settings.set("cache.read", "0").unwrap();

@@ -413,6 +413,18 @@ fn matrix_search_ranks_the_exact_name_first() {
             "mcp__github__list_pull_requests"
         ]
     );
+    // The search text is highlighted in every name shown: "git" three times.
+    let found = toolprism::tui::theme::Theme::new(false).found();
+    let terminal = h.draw(120, 35);
+    let highlighted: String = terminal
+        .backend()
+        .buffer()
+        .content()
+        .iter()
+        .filter(|c| c.modifier == found.add_modifier)
+        .map(|c| c.symbol())
+        .collect();
+    assert_eq!(highlighted, "gitgitgit");
     h.keys("<esc>");
     assert_eq!(h.app.matrix().shown.len(), 8);
 }
@@ -1316,4 +1328,363 @@ fn captures_without_tools_draw_everywhere() {
         }
         assert!(h.app.rows().is_empty());
     }
+}
+
+// ---- reading long text: view modes, wrapping, search matches ------------------------------
+
+const HOSTILE: &str = include_str!("../samples/hostile.json");
+
+/// Every row of the frame, as text.
+fn rows_of(screen: &str) -> Vec<&str> {
+    screen.lines().collect()
+}
+
+#[test]
+fn v_shows_the_strings_as_text_and_switches_back() {
+    use toolprism::tui::textview::ViewMode;
+    let mut h = Harness::new();
+    h.resize(120, 35).keys("3");
+    assert_eq!(h.app.view_mode, ViewMode::Json);
+    h.keys("v");
+    assert_eq!(h.app.view_mode, ViewMode::Text);
+    assert_eq!(h.app.detail, Detail::Entries);
+    let screen = h.screen(120, 35);
+    // The description's `\n\n` is a blank row between its two paragraphs, not an escape.
+    let rows = rows_of(&screen);
+    let at = rows
+        .iter()
+        .position(|r| {
+            r.contains("│  Read a file from disk. Returns its contents with line numbers.│")
+        })
+        .expect("the description as text");
+    assert!(
+        rows[at + 1]
+            .ends_with("│                                                                │"),
+        "{screen}"
+    );
+    assert!(
+        rows[at + 2].contains("│  Use this before editing a file.   "),
+        "{screen}"
+    );
+    // progressive joined the paragraphs: its text view has them on one line, wrapped.
+    let sent = rows
+        .iter()
+        .rposition(|r| {
+            r.contains("│  Read a file from disk. Returns its contents with line         │")
+        })
+        .expect("the projected description");
+    assert!(
+        rows[sent + 1].contains("│  numbers. Use this before editing a file.  "),
+        "{screen}"
+    );
+    assert!(!screen.contains(r"\n"), "{screen}");
+    for (w, hh) in [(200, 50), (120, 35), (80, 24), (40, 12)] {
+        snapshot(&format!("progressive_text_{w}x{hh}"), &mut h, w, hh);
+    }
+    h.keys("v");
+    assert_eq!(h.app.view_mode, ViewMode::Json);
+    // From a diff, v goes to the entries' text view.
+    h.keys("d");
+    assert_eq!(h.app.detail, Detail::Unified);
+    h.keys("v");
+    assert_eq!(
+        (h.app.detail, h.app.view_mode),
+        (Detail::Entries, ViewMode::Text)
+    );
+}
+
+#[test]
+fn hostile_text_in_the_text_view_is_made_visible() {
+    let mut h = Harness::with(HOSTILE, Settings::default(), false);
+    h.keys("1v");
+    snapshot("hostile_text_120x35", &mut h, 120, 35);
+    h.keys("j");
+    snapshot("hostile_text_second_80x24", &mut h, 80, 24);
+    for (w, hh) in [(120, 35), (80, 24)] {
+        let terminal = h.draw(w, hh);
+        for cell in terminal.backend().buffer().content() {
+            for c in cell.symbol().chars() {
+                assert!(
+                    !c.is_control()
+                        && !matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200b}'..='\u{200f}' | '\u{ad}' | '\u{feff}'),
+                    "raw {c:?} in the frame"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn json_strings_wrap_with_a_hanging_indent() {
+    let mut h = Harness::new();
+    h.keys("3");
+    let screen = h.screen(120, 35);
+    let rows = rows_of(&screen);
+    let at = rows
+        .iter()
+        .position(|r| {
+            r.contains(r#"│  "description": "Read a file from disk. Returns its contents"#)
+        })
+        .expect("the description line");
+    // The continuation starts under the string's first character, after `"description": "`.
+    assert!(
+        rows[at + 1]
+            .contains(r#"│                  with line numbers.\n\nUse this before editing"#),
+        "{screen}"
+    );
+}
+
+#[test]
+fn diffs_wrap_at_words_with_a_mark_and_cut_lines_say_so() {
+    let mut h = Harness::new();
+    h.keys("4ejjjjjd");
+    assert_eq!(h.selected_name(), "mcp__github__create_issue");
+    let screen = h.screen(80, 24);
+    let rows = rows_of(&screen);
+    let first = rows
+        .iter()
+        .position(|r| r.contains(r#"│-  "description": "Create a new issue"#))
+        .expect("the removed description");
+    // Every continuation carries the sign and the mark, and no word is split.
+    assert!(rows[first].ends_with("gets  │"), "{screen}");
+    assert!(rows[first + 1].starts_with("│-↪a title, "), "{screen}");
+    assert!(
+        rows[first + 4].starts_with("│-↪when the user asks"),
+        "{screen}"
+    );
+    // Without wrapping, a long line ends with the cut mark instead of stopping silently.
+    h.keys("w");
+    let screen = h.screen(80, 24);
+    let cut = rows_of(&screen)
+        .into_iter()
+        .find(|r| r.contains(r#"│-  "description": "Create a new issue"#))
+        .expect("the removed description")
+        .to_owned();
+    assert!(cut.ends_with("›│"), "{cut}");
+    assert!(!screen.contains('↪'), "{screen}");
+    snapshot("minimal_diff_unwrapped_80x24", &mut h, 80, 24);
+}
+
+#[test]
+fn search_ranks_the_exact_name_first_in_the_tool_table() {
+    let mut h = Harness::new();
+    h.resize(120, 35).keys("1/git<enter>");
+    let names: Vec<String> = h
+        .app
+        .rows()
+        .iter()
+        .map(|&i| {
+            h.app.projection(Strategy::Original).unwrap().outcomes[i]
+                .name
+                .clone()
+        })
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "git",
+            "mcp__github__create_issue",
+            "mcp__github__list_pull_requests"
+        ]
+    );
+}
+
+#[test]
+fn n_and_n_shift_move_between_matches_and_tools() {
+    let mut h = Harness::new();
+    h.resize(120, 35).keys("1n");
+    assert_eq!(
+        h.app.status.as_ref().unwrap().0,
+        "n and N move between matches: search first with /"
+    );
+    h.keys("/github<enter>");
+    assert_eq!(h.selected_name(), "mcp__github__create_issue");
+    let matches = h.app.detail_matches();
+    assert!(matches.len() >= 2, "{matches:?}");
+    h.keys("n");
+    assert_eq!(h.app.found_at, Some(matches[0]));
+    assert_eq!(h.app.scroll, matches[0]);
+    let status = h.app.status.clone().unwrap().0;
+    assert_eq!(
+        status,
+        format!(
+            "match 1 of {} in this tool · tool 1 of 2 matching",
+            matches.len()
+        )
+    );
+    h.keys("n");
+    assert_eq!(h.app.found_at, Some(matches[1]));
+    // Past the last match of this tool: the first of the next matching tool.
+    for _ in 2..matches.len() {
+        h.keys("n");
+    }
+    h.keys("n");
+    assert_eq!(h.selected_name(), "mcp__github__list_pull_requests");
+    assert_eq!(h.app.found_at, h.app.detail_matches().first().copied());
+    // N goes back to the last match of the first tool.
+    h.keys("N");
+    assert_eq!(h.selected_name(), "mcp__github__create_issue");
+    assert_eq!(h.app.found_at, matches.last().copied());
+    // The matches are highlighted.
+    let terminal = h.draw(120, 35);
+    let buffer = terminal.backend().buffer();
+    let found = buffer
+        .content()
+        .iter()
+        .filter(|c| {
+            c.modifier
+                .contains(ratatui::style::Modifier::BOLD | ratatui::style::Modifier::REVERSED)
+        })
+        .count();
+    assert!(found >= "github".len() * 2, "{found} highlighted cells");
+    snapshot("search_matches_120x35", &mut h, 120, 35);
+    // In the matrix, n and N go from tool to tool, wrapping.
+    h.keys("m");
+    assert_eq!(h.app.cursor.row, 0);
+    h.keys("n");
+    assert_eq!(h.app.cursor.row, 1);
+    h.keys("n");
+    assert_eq!(h.app.cursor.row, 0);
+    h.keys("N");
+    assert_eq!(h.app.cursor.row, 1);
+    assert_eq!(h.app.status.as_ref().unwrap().0, "tool 2 of 2 matching");
+}
+
+#[test]
+fn the_status_line_gives_the_matching_tools_subtotal() {
+    let mut h = Harness::new();
+    h.resize(120, 35).keys("4/github");
+    let screen = h.screen(120, 35);
+    let status = rows_of(&screen)[33].trim_end().to_owned();
+    // create_issue 177 → 82 and list_pull_requests 85 → 74 under minimal (the tool table).
+    assert_eq!(
+        status,
+        " /github▏  2 match · 262 → 156 tokens · Enter keeps · Esc clears"
+    );
+    h.keys("<enter>");
+    let screen = h.screen(120, 35);
+    assert_eq!(
+        rows_of(&screen)[33].trim_end(),
+        " 2 of 8 tools match \"github\": 262 → 156 tokens under minimal · sort original order"
+    );
+    // The matrix gives its own subtotal, while typing too.
+    h.keys("m<esc>/git");
+    let screen = h.screen(120, 35);
+    assert_eq!(
+        rows_of(&screen)[33].trim_end(),
+        " /git▏  3 match · original 314 tokens · Enter keeps · Esc clears"
+    );
+    h.keys("<bs><bs><bs>github<enter>");
+    let screen = h.screen(120, 35);
+    assert!(
+        rows_of(&screen)[33].starts_with(" 2 of 8 tools · original 262 tokens"),
+        "{screen}"
+    );
+}
+
+// ---- settings: the figures stay in sight ---------------------------------------------------
+
+#[test]
+fn settings_show_the_figures_they_change_before_and_after() {
+    use toolprism::tui::settings::SettingsView;
+    let mut h = Harness::new();
+    h.resize(120, 35).keys("0S");
+    let Some(Overlay::Settings { selected, .. }) = h.app.overlay.clone() else {
+        panic!("the settings are open");
+    };
+    let view = SettingsView::new(&h.app, selected, None, None);
+    assert_eq!(view.rows[view.selected].key, "defer.threshold");
+    assert_eq!(
+        view.figures,
+        ["defer: 641 tokens", "defer-catalog: 641 tokens"]
+    );
+    // While a value is typed the figures stay; once applied they read before → after.
+    h.keys("<enter><bs><bs>2");
+    let view = SettingsView::new(&h.app, selected, Some("2"), None);
+    assert!(view.editing);
+    assert_eq!(view.rows[view.selected].value, "2▏");
+    assert_eq!(view.figures.len(), 2);
+    snapshot("settings_editing_120x35", &mut h, 120, 35);
+    h.keys("<enter>");
+    let view = SettingsView::new(&h.app, selected, None, None);
+    assert_eq!(
+        view.figures,
+        // defer sends more at threshold 2: tool_search and the reminder cost more than the
+        // three withheld tools (the strategy tab says 641 → 721 too).
+        [
+            "defer: 641 → 721 tokens (+80)",
+            "defer-catalog: 641 → 490 tokens (-151)"
+        ]
+    );
+    snapshot("settings_after_120x35", &mut h, 120, 35);
+    // At 40x12 the list scrolls to the chosen row and the figures stay under it.
+    snapshot("settings_after_40x12", &mut h, 40, 12);
+    let screen = h.screen(40, 12);
+    assert!(screen.contains("defer.threshold"), "{screen}");
+    // The encoding changes every strategy: three are listed, the rest counted.
+    h.keys("G<enter>");
+    let last = Settings::KEYS.len();
+    let view = SettingsView::new(&h.app, last, None, None);
+    assert_eq!(view.rows[view.selected].key, "encoding");
+    assert_eq!(view.figures.len(), 4);
+    assert_eq!(view.figures[3], "and 8 more strategies (the overview, o)");
+}
+
+// ---- the overview's notes pane scrolls and says what it hides ------------------------------
+
+#[test]
+fn overview_notes_scroll_and_say_how_many_are_hidden() {
+    let mut h = Harness::new();
+    h.keys("oj");
+    let screen = h.screen(80, 24);
+    let rows = rows_of(&screen);
+    // The notes pane's last inner row (above its border) announces the hidden notes.
+    let last = rows[20];
+    assert!(last.starts_with("│13 more notes ↓ PgDn "), "{screen}");
+    snapshot("overview_notes_80x24", &mut h, 80, 24);
+    h.keys("<pgdn>");
+    assert!(h.app.notes_scroll > 0);
+    snapshot("overview_notes_scrolled_80x24", &mut h, 80, 24);
+    // Scrolling stops at the end, which says so.
+    for _ in 0..20 {
+        h.keys("<pgdn>");
+    }
+    assert_eq!(h.app.notes_scroll, h.app.notes_max.get());
+    let screen = h.screen(80, 24);
+    assert!(screen.contains("end of the notes ↑ PgUp"), "{screen}");
+    // Choosing another strategy starts its notes at the top; j still moves the strategy.
+    h.keys("j");
+    assert_eq!((h.app.overview_sel, h.app.notes_scroll), (2, 0));
+}
+
+#[test]
+fn tool_table_names_shrink_visibly_and_stay_distinct() {
+    let mut h = Harness::new();
+    h.keys("3");
+    let screen = h.screen(120, 35);
+    // A 24-cell name column (the `!` of the flagged tool takes one): the MCP prefix goes
+    // first, then the middle; a name that fits stays whole.
+    assert!(screen.contains("┃ = github›create_issue  "), "{screen}");
+    assert!(screen.contains("┃ = github›list…ull_requests "), "{screen}");
+    assert!(screen.contains("┃ = !mcp__memory__store "), "{screen}");
+    assert!(!screen.contains("mcp__github__list_pull_re "), "{screen}");
+}
+
+#[test]
+fn a_terminal_too_short_for_the_notes_says_they_are_hidden() {
+    let mut h = Harness::new();
+    h.keys("o");
+    let screen = h.screen(60, 20);
+    let rows = rows_of(&screen);
+    assert!(
+        rows[17].starts_with("┗ 13 notes hidden: too few rows ━"),
+        "{screen}"
+    );
+    h.keys("<pgdn>");
+    assert_eq!(h.app.notes_scroll, 0);
+    assert_eq!(
+        h.app.status.as_ref().unwrap().0,
+        "the notes need a taller terminal"
+    );
+    snapshot("overview_notes_hidden_60x20", &mut h, 60, 20);
 }

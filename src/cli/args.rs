@@ -20,6 +20,8 @@ Examples:
   toolprism diff capture.json -s minimal --stat
   toolprism export capture.json -s shorten -o shortened.json --store store/
   toolprism report capture.json -s minimal --budget 4000   exit 1 if over 4,000 tokens
+  toolprism report trace.jsonl --turn 5      turn 5 of a trace (default: its last model call)
+  toolprism diff session.har -s defer --turn 3 --skip-bad
   toolprism strategies                       what each strategy id does
 
 Exit status: 0 success; 1 a check asked for failed (--budget); 2 usage error, unreadable or
@@ -42,15 +44,21 @@ toolprism promises about a capture's text); `toolprism man` prints the manual pa
     subcommand_value_name = "COMMAND"
 )]
 pub struct Cli {
-    /// A captured request body (JSON file, or `-` for standard input). Without one: the
-    /// bundled sample. Opens the interactive view on a terminal; prints the `report` table
-    /// otherwise.
+    /// A captured request body (JSON file, or `-` for standard input), or a trace of many
+    /// (what `toolprism session` reads). Without one: the bundled sample. Opens the interactive
+    /// view on a terminal (the session view for a trace); prints the `report` table (the
+    /// `session` report for a trace) otherwise.
     #[arg(value_name = "CAPTURE")]
     pub capture: Option<String>,
 
     /// Change a setting, e.g. `defer.threshold=5` (repeatable).
     #[arg(long = "set", value_name = "K=V")]
     pub set: Vec<String>,
+
+    /// With a trace: skip records that are not JSON or have no usable body (counted) instead
+    /// of stopping at the first.
+    #[arg(long)]
+    pub skip_bad: bool,
 
     /// The tiktoken encoding to count with.
     #[arg(
@@ -76,12 +84,24 @@ pub struct Cli {
     pub command: Option<Command>,
 }
 
-/// The capture and settings every subcommand takes.
+/// The capture and settings every single-request subcommand takes.
 #[derive(Debug, Args)]
 pub struct Common {
-    /// A captured request body: a JSON file, or `-` for standard input.
+    /// A captured request body (a JSON file, or `-` for standard input), or a trace of many
+    /// (claude-trace / cctrace JSONL, HAR, JSON lines, a folder of request files, gzip or
+    /// zstd): then one of its requests, `--turn N`.
     #[arg(value_name = "CAPTURE")]
     pub capture: String,
+
+    /// The request of a trace to work on: turn N, 1-based, numbered as `toolprism session`
+    /// numbers turns (default: the last model call). A single capture is turn 1.
+    #[arg(long, value_name = "N", value_parser = parse_turn)]
+    pub turn: Option<usize>,
+
+    /// In a trace, skip records that are not JSON or have no usable body (they are not
+    /// counted as turns) instead of failing.
+    #[arg(long)]
+    pub skip_bad: bool,
 
     /// Change a setting, e.g. `defer.threshold=5`, `mcp.prefixes=mcp__,mcp_` (repeatable).
     #[arg(long = "set", value_name = "K=V")]
@@ -93,7 +113,7 @@ pub struct Common {
 pub enum Command {
     /// Measure strategies: a table by default, `--json` for scripts.
     #[command(
-        after_help = "Examples:\n  toolprism report capture.json\n  toolprism report capture.json -s minimal -s shorten --per-tool\n  toolprism report - --json < capture.json"
+        after_help = "Examples:\n  toolprism report capture.json\n  toolprism report capture.json -s minimal -s shorten --per-tool\n  toolprism report - --json < capture.json\n  toolprism report trace.jsonl --turn 5 --json   turn 5 of a trace (default: the last)"
     )]
     Report {
         #[command(flatten)]
@@ -132,7 +152,7 @@ pub enum Command {
     },
     /// Print the projected request body (compact JSON, or `--pretty`).
     #[command(
-        after_help = "Examples:\n  toolprism show capture.json -s minimal\n  toolprism show capture.json -s defer --tools-only --pretty"
+        after_help = "Examples:\n  toolprism show capture.json -s minimal\n  toolprism show capture.json -s defer --tools-only --pretty\n  toolprism show session.har -s minimal --turn 2"
     )]
     Show {
         #[command(flatten)]
@@ -152,7 +172,7 @@ pub enum Command {
     },
     /// Unified diff of each tool the strategy changes, adds or removes.
     #[command(
-        after_help = "Examples:\n  toolprism diff capture.json -s minimal\n  toolprism diff capture.json -s shorten --tool mcp__github__create_issue --color never"
+        after_help = "Examples:\n  toolprism diff capture.json -s minimal\n  toolprism diff capture.json -s shorten --tool mcp__github__create_issue --color never\n  toolprism diff trace.jsonl.gz -s defer --turn 7"
     )]
     Diff {
         #[command(flatten)]
@@ -169,7 +189,7 @@ pub enum Command {
     },
     /// Write what `show` prints to a file, atomically, never replacing one without `--force`.
     #[command(
-        after_help = "Examples:\n  toolprism export capture.json -s minimal -o minimal.json\n  toolprism export capture.json -s shorten -o out.json --store store/ --force\n  toolprism export capture.json -s defer --tools-only -o -"
+        after_help = "Examples:\n  toolprism export capture.json -s minimal -o minimal.json\n  toolprism export capture.json -s shorten -o out.json --store store/ --force\n  toolprism export capture.json -s defer --tools-only -o -\n  toolprism export trace.jsonl -s minimal --turn 3 -o turn3.json"
     )]
     Export {
         #[command(flatten)]
@@ -245,6 +265,14 @@ pub enum Command {
         #[arg(value_enum)]
         shell: ShellArg,
     },
+}
+
+fn parse_turn(value: &str) -> Result<usize, String> {
+    match value.trim().parse::<usize>() {
+        Ok(0) => Err("turns are numbered from 1".to_owned()),
+        Ok(n) => Ok(n),
+        Err(_) => Err("not a turn number (1, 2, 3, ...)".to_owned()),
+    }
 }
 
 fn parse_strategy(id: &str) -> Result<Strategy, String> {

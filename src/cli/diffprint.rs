@@ -33,6 +33,9 @@ pub struct Options<'a> {
     pub color: bool,
     /// `--stat`: one line per tool instead of the hunks.
     pub stat: bool,
+    /// A first line naming the request, for a turn of a trace (`trace.jsonl turn 5 (line 9)`);
+    /// a single capture's diff starts with its summary, as before.
+    pub title: Option<&'a str>,
 }
 
 struct Paint(bool);
@@ -53,6 +56,9 @@ pub fn render(capture: &Capture, projection: &Projection, options: &Options) -> 
     let strategy = projection.strategy.id();
     let diffs = diff::projection_diffs(capture, projection, options.only);
     let mut out = String::new();
+    if let Some(title) = options.title {
+        let _ = writeln!(out, "{}", paint.wrap(BOLD, &visible(title)));
+    }
     match options.only {
         Some(name) if diffs.is_empty() => {
             let _ = writeln!(out, "{}: kept unchanged by {strategy}", visible(name));

@@ -14,7 +14,6 @@
 use std::fmt::Write as _;
 
 use clap::{Args, ValueEnum};
-use toolprism::capture::display_name;
 use toolprism::matrix::{
     Column, ColumnStatus, Filter, Mark, Matrix, Row, Sort, SortColumn, TotalRow, display_names,
     legend,
@@ -123,7 +122,7 @@ fn arrow(sort: Sort, column: SortColumn) -> &'static str {
 
 /// The first line: the capture, its size, the encoding.
 fn title(report: &Report) -> String {
-    title_naming(report, &visible(display_name(&report.capture.path)))
+    title_naming(report, &visible(&report.input_name()))
 }
 
 /// [`title`] with the capture's name already made safe for where it goes.
@@ -532,7 +531,7 @@ fn markdown(report: &Report, matrix: &Matrix) -> String {
 
 /// The title with the capture's name as inline code (it is untrusted text).
 fn markdown_code_title(report: &Report) -> String {
-    title_naming(report, &markdown_code(display_name(&report.capture.path)))
+    title_naming(report, &markdown_code(&report.input_name()))
 }
 
 /// One RFC 4180 field: quoted when it holds a separator, a quote or a line break.

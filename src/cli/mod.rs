@@ -19,6 +19,8 @@ use std::path::Path;
 use clap::{CommandFactory, Parser};
 use toolprism::measure::{Encoding, TokenCounter};
 use toolprism::sanitize::visible;
+use toolprism::session::pick::{TurnChoice, pick_turn};
+use toolprism::trace::{RecordBody, TraceFormat, TraceOptions};
 use toolprism::{Capture, Settings, Strategy, diff, export, project, report};
 
 use args::{Cli, ColorChoice, Command, Common};
@@ -208,7 +210,12 @@ fn run(cli: Cli) -> Result<Output, Failure> {
             // Started first: the encoder is built on a background thread while the capture is
             // read and parsed.
             let counter = TokenCounter::new(encoding.into());
-            let (capture, name) = load(&common)?;
+            let Loaded {
+                capture,
+                path,
+                name,
+                turn,
+            } = load(&common)?;
             let settings = settings(&common.set)?;
             let strategies = if strategies.is_empty() {
                 Strategy::ALL.to_vec()
@@ -224,7 +231,8 @@ fn run(cli: Cli) -> Result<Output, Failure> {
                 }
                 unique
             };
-            let report = report::report(&capture, &name, &strategies, &settings, &counter);
+            let mut report = report::report(&capture, &path, &strategies, &settings, &counter);
+            report.turn = turn;
             drop(capture);
             let streamed = json && !std::io::stdout().is_terminal();
             let text = if streamed {
@@ -258,7 +266,7 @@ fn run(cli: Cli) -> Result<Output, Failure> {
             tool,
             pretty,
         } => {
-            let (capture, name) = load(&common)?;
+            let Loaded { capture, name, .. } = load(&common)?;
             let settings = settings(&common.set)?;
             let projection = project(&capture, strategy, &settings);
             refused(&projection, &name)?;
@@ -284,7 +292,12 @@ fn run(cli: Cli) -> Result<Output, Failure> {
             tool,
             stat,
         } => {
-            let (capture, name) = load(&common)?;
+            let Loaded {
+                capture,
+                name,
+                turn,
+                ..
+            } = load(&common)?;
             let settings = settings(&common.set)?;
             let projection = project(&capture, strategy, &settings);
             refused(&projection, &name)?;
@@ -295,6 +308,7 @@ fn run(cli: Cli) -> Result<Output, Failure> {
                 only: tool.as_deref(),
                 color: use_color(color),
                 stat,
+                title: turn.is_some().then_some(name.as_str()),
             };
             Ok(Output::text(diffprint::render(
                 &capture,
@@ -312,7 +326,7 @@ fn run(cli: Cli) -> Result<Output, Failure> {
             force,
             quiet,
         } => {
-            let (capture, name) = load(&common)?;
+            let Loaded { capture, name, .. } = load(&common)?;
             let settings = settings(&common.set)?;
             let projection = project(&capture, strategy, &settings);
             refused(&projection, &name)?;
@@ -410,6 +424,7 @@ fn run(cli: Cli) -> Result<Output, Failure> {
             let settings = settings(&set)?;
             session::run(&session::Request {
                 path: &trace,
+                label: None,
                 json,
                 strategies: &strategies,
                 thread,
@@ -470,24 +485,100 @@ fn run(cli: Cli) -> Result<Output, Failure> {
     }
 }
 
-/// `toolprism [CAPTURE]`: the interactive view.
+/// `toolprism [CAPTURE]`: the interactive view, or the session view when the file is a trace.
 fn open(cli: &Cli) -> Result<Output, Failure> {
-    // As jq, bat and delta: `cat capture.json | toolprism` reads what is piped in.
-    let (capture, name) = match cli.capture.as_deref() {
-        Some(path) => load_path(path)?,
-        None if !std::io::stdin().is_terminal() => load_path("-")?,
-        None => bundled()?,
+    // As jq, bat and delta: `cat capture.json | toolprism` reads what is piped in. Standard
+    // input is spooled to a private temporary file first: its format is told from its content,
+    // and a trace's turns are read again from it when the session view opens one.
+    let spooled;
+    let (path, shown) = match cli.capture.as_deref() {
+        Some("-") => {
+            spooled = spool_stdin()?;
+            (temp_path(&spooled)?, "-")
+        }
+        Some(path) => (path.to_owned(), path),
+        None if !std::io::stdin().is_terminal() => {
+            spooled = spool_stdin()?;
+            (temp_path(&spooled)?, "-")
+        }
+        None => {
+            let (capture, name) = bundled()?;
+            return open_capture(cli, capture, name);
+        }
     };
+    let display = toolprism::capture::display_name(shown);
+    // Errors name what the user gave, never the spooled copy.
+    let named = |message: String| Failure(message.replace(&path, display));
+    let options = TraceOptions {
+        skip_bad: cli.skip_bad,
+    };
+    let mut reader = match toolprism::trace::open(&path, &options) {
+        Ok(reader) => reader,
+        // Not readable as a trace either: the single-capture message, as before traces.
+        Err(_) => {
+            let capture = Capture::from_path(&path)
+                .map_err(|e| named(visible(&e.to_string()).into_owned()))?;
+            return open_capture(cli, capture, shown.to_owned());
+        }
+    };
+    // A lone line that is not JSON reads as a torn JSON-lines trace: it is a broken capture.
+    if let Some(error) = reader.document_error() {
+        let error = error.clone().in_file(display);
+        return Err(named(visible(&error.to_string()).into_owned()));
+    }
+    if reader.format() == TraceFormat::Single {
+        // Already read and checked by the detection: take its body rather than parse it again.
+        let capture = match reader.next() {
+            Some(Ok(record)) => match record.body {
+                RecordBody::Request(body) => Capture::from_value(body).map_err(|e| {
+                    named(format!("{}: {}", visible(display), visible(&e.to_string())))
+                })?,
+                RecordBody::CompactionStub => Capture::from_path(&path)
+                    .map_err(|e| named(visible(&e.to_string()).into_owned()))?,
+            },
+            _ => Capture::from_path(&path)
+                .map_err(|e| named(visible(&e.to_string()).into_owned()))?,
+        };
+        return open_capture(cli, capture, shown.to_owned());
+    }
     let settings = settings(&cli.set)?;
     let encoding = cli.encoding.into();
-    // The interactive view plugs in here, and only here, when standard output is a terminal
-    // (keys are read from the terminal itself, so `cat capture.json | toolprism -` works too);
+    if std::io::stdout().is_terminal() {
+        return toolprism::tui::run_trace(
+            reader,
+            display.to_owned(),
+            path.clone(),
+            cli.skip_bad,
+            settings,
+            encoding,
+            tui_color(cli.color),
+        )
+        .map(|()| Output::text(String::new()))
+        .map_err(|e| Failure::new(visible(&e.to_string()).into_owned()));
+    }
+    // Into a pipe or a file: what `toolprism session TRACE` prints.
+    drop(reader);
+    session::run(&session::Request {
+        path: &path,
+        label: Some(display),
+        json: false,
+        strategies: &[],
+        thread: None,
+        skip_bad: cli.skip_bad,
+        settings: &settings,
+        encoding,
+    })
+}
+
+/// Today's single-request view of one capture (the table when not on a terminal).
+fn open_capture(cli: &Cli, capture: Capture, name: String) -> Result<Output, Failure> {
+    let settings = settings(&cli.set)?;
+    let encoding = cli.encoding.into();
+    // The interactive view plugs in here when standard output is a terminal (keys are read
+    // from the terminal itself, so `cat capture.json | toolprism -` works too);
     // `toolprism CAPTURE | less` keeps getting the table below.
     if std::io::stdout().is_terminal() {
-        let color = !matches!(cli.color, ColorChoice::Never)
-            && (matches!(cli.color, ColorChoice::Always)
-                || std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()));
-        return toolprism::tui::run(capture, name, settings, encoding, color)
+        return toolprism::tui::run(capture, name, settings, encoding, tui_color(cli.color))
             .map(|()| Output::text(String::new()))
             .map_err(|e| Failure::new(visible(&e.to_string()).into_owned()));
     }
@@ -500,16 +591,72 @@ fn open(cli: &Cli) -> Result<Output, Failure> {
     )))
 }
 
-fn load(common: &Common) -> Result<(Capture, String), Failure> {
-    load_path(&common.capture)
+/// Colour in the interactive views: `--color`, else unless `NO_COLOR` is set.
+fn tui_color(choice: ColorChoice) -> bool {
+    !matches!(choice, ColorChoice::Never)
+        && (matches!(choice, ColorChoice::Always)
+            || std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()))
 }
 
-/// Load a capture; errors become one line naming the file (sanitized: a path or a parser
-/// message may quote hostile text).
-fn load_path(path: &str) -> Result<(Capture, String), Failure> {
-    let capture =
-        Capture::from_path(path).map_err(|e| Failure::new(visible(&e.to_string()).into_owned()))?;
-    Ok((capture, path.to_owned()))
+/// Copy standard input into a private temporary file (removed when dropped).
+fn spool_stdin() -> Result<tempfile::NamedTempFile, Failure> {
+    let fail = |e: std::io::Error| {
+        Failure::new(format!(
+            "<stdin>: cannot keep a copy to read: {}",
+            toolprism::error::io_reason(&e)
+        ))
+    };
+    let mut file = tempfile::Builder::new()
+        .prefix("toolprism-stdin-")
+        .tempfile()
+        .map_err(fail)?;
+    std::io::copy(&mut std::io::stdin().lock(), file.as_file_mut()).map_err(fail)?;
+    Ok(file)
+}
+
+fn temp_path(file: &tempfile::NamedTempFile) -> Result<String, Failure> {
+    file.path()
+        .to_str()
+        .map(str::to_owned)
+        .ok_or_else(|| Failure::new("<stdin>: the temporary folder's path is not UTF-8"))
+}
+
+/// The request a single-request command works on.
+struct Loaded {
+    capture: Capture,
+    /// The path as given (`report --json`'s `capture.path`).
+    path: String,
+    /// How it is named in messages: the path for a single capture, `trace.jsonl turn 5 (line 9)`
+    /// for a request of a trace.
+    name: String,
+    /// Which turn of a trace it is; `None` for a single capture.
+    turn: Option<toolprism::report::TurnFigures>,
+}
+
+/// Load `CAPTURE` through [`pick_turn`]: a single capture as before (same errors), or one
+/// request of a trace (`--turn N`, default the last), streamed.
+fn load(common: &Common) -> Result<Loaded, Failure> {
+    let choice = match common.turn {
+        Some(n) => TurnChoice::Number(n),
+        None => TurnChoice::Last,
+    };
+    let options = TraceOptions {
+        skip_bad: common.skip_bad,
+    };
+    let path = common.capture.as_str();
+    let picked = pick_turn(path, choice, &options)
+        .map_err(|e| Failure::new(visible(&e.to_string()).into_owned()))?;
+    let turn = picked.figures();
+    let name = match &turn {
+        Some(turn) => turn.label(toolprism::capture::display_name(path)),
+        None => path.to_owned(),
+    };
+    Ok(Loaded {
+        capture: picked.capture,
+        path: path.to_owned(),
+        name,
+        turn,
+    })
 }
 
 fn bundled() -> Result<(Capture, String), Failure> {

@@ -4,12 +4,11 @@
 
 use std::fmt::Write as _;
 
-use toolprism::error::FileError;
 use toolprism::measure::{Encoding, TokenCounter};
 use toolprism::sanitize::visible;
-use toolprism::session::{Analyzer, SessionReport, StrategyTurn, TraceInfo, TurnFacts};
+use toolprism::session::{Analyzer, SessionReport, StrategyTurn, TurnFacts, analyse_trace};
 use toolprism::text::thousands;
-use toolprism::trace::{self, TraceOptions, TraceReader, TraceRecord};
+use toolprism::trace::{self, TraceOptions};
 use toolprism::{Settings, Strategy};
 
 use super::manners::count;
@@ -134,11 +133,6 @@ pub fn render(report: &SessionReport) -> String {
         .map(str::to_owned)
         .to_vec(),
     ];
-    let original_cost = report
-        .strategies
-        .iter()
-        .find(|s| s.id == "original")
-        .map(|s| s.cost);
     for strategy in &report.strategies {
         rows.push(vec![
             strategy.id.to_owned(),
@@ -146,15 +140,7 @@ pub fn render(report: &SessionReport) -> String {
             strategy.breaks.to_string(),
             money(strategy.cost),
             money(strategy.cost_uncached),
-            match original_cost {
-                // Nothing to act on on any turn (code without `program`): what it sent is the
-                // host's fallback, not a saving.
-                _ if !strategy.applied() => "n/a".to_owned(),
-                Some(base) if base > 0.0 => {
-                    format!("{:+.1}%", (strategy.cost - base) * 100.0 / base)
-                }
-                _ => "-".to_owned(),
-            },
+            report.versus_original(strategy).to_string(),
         ]);
     }
     out.push_str("\nSession totals\n");
@@ -315,6 +301,9 @@ fn money(x: f64) -> String {
 pub struct Request<'a> {
     /// The trace's path.
     pub path: &'a str,
+    /// How the trace is named in the output and errors, when not by `path` (`<stdin>` for a
+    /// spooled copy of standard input).
+    pub label: Option<&'a str>,
     /// `--json`.
     pub json: bool,
     /// `-s` (empty: all).
@@ -339,55 +328,27 @@ pub fn run(request: &Request<'_>) -> Result<Output, Failure> {
     } else {
         request.strategies.to_vec()
     };
-    let name = visible(request.path).into_owned();
-    let reader = open(request.path, request.skip_bad)?;
+    let shown = request.label.unwrap_or(request.path);
+    let name = visible(shown).into_owned();
+    let relabel = |message: String| match request.label {
+        Some(label) => message.replace(request.path, label),
+        None => message,
+    };
+    let reader = trace::open(
+        request.path,
+        &TraceOptions {
+            skip_bad: request.skip_bad,
+        },
+    )
+    .map_err(|e| Failure::new(relabel(visible(&e.to_string()).into_owned())))?;
     let mut analyzer = Analyzer::new(
         &strategies,
         request.settings,
         &counter,
         request.thread.clone(),
     );
-    let (sender, receiver) = std::sync::mpsc::sync_channel::<Result<TraceRecord, FileError>>(4);
-    let (info, result) = std::thread::scope(|scope| {
-        let reading = scope.spawn(move || {
-            let mut reader = reader;
-            for record in reader.by_ref() {
-                let stop = record.is_err();
-                if sender.send(record).is_err() || stop {
-                    break;
-                }
-            }
-            reader.info()
-        });
-        let mut skipped = 0;
-        let mut result = Ok(());
-        for record in receiver {
-            let record = match record {
-                Ok(record) => record,
-                Err(e) => {
-                    result = Err(Failure::new(visible(&e.to_string()).into_owned()));
-                    break;
-                }
-            };
-            let source = record.source.clone();
-            if let Err(e) = analyzer.push(record) {
-                if request.skip_bad {
-                    skipped += 1;
-                    continue;
-                }
-                result = Err(Failure::new(format!(
-                    "{name}: {}: {}",
-                    visible(&source),
-                    visible(&e.to_string())
-                )));
-                break;
-            }
-        }
-        let mut info = reading.join().unwrap_or_default();
-        info.skipped += skipped;
-        (info, result)
-    });
-    result?;
+    let (info, result) = analyse_trace(reader, shown, &mut analyzer, &mut |_| {});
+    result.map_err(|e| Failure::new(relabel(visible(&e.to_string()).into_owned())))?;
     if let Some(thread) = &request.thread
         && !analyzer.has_thread(thread)
     {
@@ -404,41 +365,4 @@ pub fn run(request: &Request<'_>) -> Result<Output, Failure> {
         return Ok(Output::text(super::for_terminal(text)));
     }
     Ok(Output::text(render(&report)))
-}
-
-/// A trace opened for reading: its records, then what the reader learnt on the way.
-struct Reader {
-    records: TraceReader,
-    path: String,
-}
-
-impl Iterator for Reader {
-    type Item = Result<TraceRecord, FileError>;
-    fn next(&mut self) -> Option<Self::Item> {
-        self.records.next()
-    }
-}
-
-impl Reader {
-    /// What the reader learnt; complete once the records are exhausted.
-    fn info(&self) -> TraceInfo {
-        TraceInfo {
-            path: self.path.clone(),
-            format: self.records.format().id(),
-            compression: self.records.compression().map(|c| c.id()),
-            ignored: self.records.ignored().iter().map(Into::into).collect(),
-            skipped: self.records.skipped(),
-            torn_last_line: self.records.torn_last_line().is_some(),
-        }
-    }
-}
-
-/// Open a trace of any format (a single request body is a one-turn trace).
-fn open(path: &str, skip_bad: bool) -> Result<Reader, Failure> {
-    let records = trace::open(path, &TraceOptions { skip_bad })
-        .map_err(|e| Failure::new(visible(&e.to_string()).into_owned()))?;
-    Ok(Reader {
-        records,
-        path: path.to_owned(),
-    })
 }

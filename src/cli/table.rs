@@ -181,7 +181,7 @@ pub fn report_table(report: &Report, per_tool: bool, cells: Option<usize>) -> St
     let mut out = String::new();
     let header = format!(
         "{}: {}, {}, {}, {} ({})\n",
-        visible(toolprism::capture::display_name(&capture.path)),
+        visible(&report.input_name()),
         capture.shape,
         count(capture.tools, "tool", "tools"),
         count(capture.tools_bytes, "byte", "bytes"),

@@ -25,14 +25,14 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::capture::{Capture, Shape};
-use crate::error::LoadError;
+use crate::error::{FileError, LoadError};
 use crate::measure::TokenCounter;
 use crate::pipeline::project_loaded;
 use crate::report;
 use crate::settings::{Multiplier, Settings};
 use crate::strategy::Strategy;
 use crate::tool;
-use crate::trace::{RecordBody, TraceRecord, Usage};
+use crate::trace::{RecordBody, TraceReader, TraceRecord, Usage};
 
 use compare::{Changed, Entry};
 
@@ -206,6 +206,44 @@ impl StrategySession {
     /// nothing to act on (or was refused) on every turn saves nothing, whatever it sent.
     pub fn applied(&self) -> bool {
         self.per_turn.iter().any(|t| t.status == Some("ok"))
+    }
+}
+
+/// A strategy's session cost against `original`'s, as the tables show it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum VersusOriginal {
+    /// It had nothing to act on (or was refused) on every turn: what it sent is the host's
+    /// fallback, not a saving. Shown `n/a`.
+    NotApplied,
+    /// `original` costs nothing (no tools, or no `original` in the report). Shown `-`.
+    NoBase,
+    /// The change in percent (negative: cheaper). Shown `-12.3%`.
+    Percent(f64),
+}
+
+impl std::fmt::Display for VersusOriginal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            VersusOriginal::NotApplied => f.write_str("n/a"),
+            VersusOriginal::NoBase => f.write_str("-"),
+            VersusOriginal::Percent(p) => write!(f, "{p:+.1}%"),
+        }
+    }
+}
+
+impl SessionReport {
+    /// `strategy`'s cost against `original`'s over the session.
+    pub fn versus_original(&self, strategy: &StrategySession) -> VersusOriginal {
+        if !strategy.applied() {
+            return VersusOriginal::NotApplied;
+        }
+        let base = self.strategies.iter().find(|s| s.id == "original");
+        match base.map(|s| s.cost) {
+            Some(base) if base > 0.0 => {
+                VersusOriginal::Percent((strategy.cost - base) * 100.0 / base)
+            }
+            _ => VersusOriginal::NoBase,
+        }
     }
 }
 
@@ -1035,6 +1073,70 @@ impl<'a> Analyzer<'a> {
             settings,
         }
     }
+}
+
+/// Feed every record of `reader` to `analyzer`, reading (and parsing) the next record on
+/// another thread while this one is measured. `progress` is told the number of turns analysed
+/// after each. A record whose body is not a request stops the reading, or is skipped and
+/// counted when the reader skips bad records; the turns before a stop stay analysed.
+///
+/// Returns what the reader learnt (`path` is `name`: how the trace is shown) and the error
+/// that stopped the reading, if any; both are needed, since a stopped analysis is still shown.
+pub fn analyse_trace(
+    reader: TraceReader,
+    name: &str,
+    analyzer: &mut Analyzer<'_>,
+    progress: &mut dyn FnMut(usize),
+) -> (TraceInfo, Result<(), FileError>) {
+    let skip_bad = reader.skips_bad();
+    let (sender, receiver) = std::sync::mpsc::sync_channel::<Result<TraceRecord, FileError>>(4);
+    std::thread::scope(|scope| {
+        let reading = scope.spawn(move || {
+            let mut reader = reader;
+            for record in reader.by_ref() {
+                let stop = record.is_err();
+                if sender.send(record).is_err() || stop {
+                    break;
+                }
+            }
+            TraceInfo {
+                path: String::new(),
+                format: reader.format().id(),
+                compression: reader.compression().map(|c| c.id()),
+                ignored: reader.ignored().iter().map(Into::into).collect(),
+                skipped: reader.skipped(),
+                torn_last_line: reader.torn_last_line().is_some(),
+            }
+        });
+        let mut skipped = 0;
+        let mut turns = 0;
+        let mut result = Ok(());
+        for record in receiver {
+            let record = match record {
+                Ok(record) => record,
+                Err(e) => {
+                    result = Err(e);
+                    break;
+                }
+            };
+            let at = record.source.clone();
+            match analyzer.push(record) {
+                Ok(()) => turns += 1,
+                Err(_) if skip_bad => skipped += 1,
+                Err(e) => {
+                    let problem = e.to_string();
+                    result = Err(LoadError::BadRecord { at, problem }.in_file(name));
+                    break;
+                }
+            }
+            progress(turns);
+        }
+        // The receiver is dropped with the loop: a reader blocked on a full channel ends.
+        let mut info = reading.join().unwrap_or_default();
+        info.path = name.to_owned();
+        info.skipped += skipped;
+        (info, result)
+    })
 }
 
 /// What the trace reader knows that the analysis does not.

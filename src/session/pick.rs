@@ -46,11 +46,19 @@ impl PickedTurn {
     /// How a request of this trace is named: the file alone for a single capture, else
     /// `trace.jsonl turn 3 (line 5)`.
     pub fn label(&self, name: &str) -> String {
-        if self.format == TraceFormat::Single {
-            name.to_owned()
-        } else {
-            format!("{name} turn {} ({})", self.turn, self.source)
+        match self.figures() {
+            Some(figures) => figures.label(name),
+            None => name.to_owned(),
         }
+    }
+
+    /// The turn as `report --json` names it; `None` for a single capture.
+    pub fn figures(&self) -> Option<crate::report::TurnFigures> {
+        (self.format != TraceFormat::Single).then(|| crate::report::TurnFigures {
+            turn: self.turn,
+            source: self.source.clone(),
+            format: self.format.id(),
+        })
     }
 }
 
@@ -133,6 +141,14 @@ pub fn pick_turn(
         ..
     }) = picked
     else {
+        // A one-line capture cut short reads as a torn trace of no turn: name it as the broken
+        // capture it more likely is.
+        if turn == 0
+            && reader.skipped() == 0
+            && let Some(error) = reader.document_error()
+        {
+            return Err(error.clone().in_file(name));
+        }
         let problem = match choice {
             TurnChoice::Number(n) if turn > 0 => format!(
                 "no turn {n}: the trace has {turn} {}",

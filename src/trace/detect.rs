@@ -29,6 +29,9 @@ pub(crate) struct Detected {
     pub(crate) compression: Option<Compression>,
     pub(crate) source: Source,
     pub(crate) ignored: Vec<super::Ignored>,
+    /// When the input is one torn line and nothing else: what it gives read as one JSON
+    /// document (the words a single capture cut short is named with).
+    pub(crate) document_error: Option<LoadError>,
 }
 
 /// The compression a stream's first bytes announce.
@@ -86,6 +89,7 @@ pub(crate) fn detect(path: &str, name: &str) -> Result<Detected, LoadError> {
             compression: None,
             source: Source::Folder(source),
             ignored,
+            document_error: None,
         });
     }
     let raw: Box<dyn Read + Send> = if path == "-" {
@@ -100,12 +104,14 @@ pub(crate) fn detect(path: &str, name: &str) -> Result<Detected, LoadError> {
         None => raw,
     };
     let reader: Box<dyn BufRead + Send> = Box::new(BufReader::with_capacity(BUFFER_BYTES, reader));
-    let (format, source) = detect_content(reader, name)?;
+    let mut document_error = None;
+    let (format, source) = detect_content(reader, name, &mut document_error)?;
     Ok(Detected {
         format,
         compression,
         source,
         ignored: Vec::new(),
+        document_error,
     })
 }
 
@@ -160,6 +166,7 @@ fn without_bom(bytes: &[u8]) -> &[u8] {
 fn detect_content(
     mut reader: Box<dyn BufRead + Send>,
     name: &str,
+    document_error_out: &mut Option<LoadError>,
 ) -> Result<(TraceFormat, Source), LoadError> {
     // Everything read during detection is kept, and read again by the JSON-lines reader.
     let mut head = Vec::new();
@@ -189,8 +196,8 @@ fn detect_content(
             reader
                 .read_to_end(&mut head)
                 .map_err(|e| LoadError::Unreadable(crate::error::io_reason(&e)))?;
-            let value: Value =
-                serde_json::from_slice(without_bom(&head)).map_err(|e| json_error(&e))?;
+            let value: Value = serde_json::from_slice(without_bom(&head))
+                .map_err(|e| document_failure(&head, &e))?;
             document(value, head.len() as u64, name, name)
         }
         Err(_) => {
@@ -212,9 +219,10 @@ fn detect_content(
                     let size = (head.len() + tee.copy.len()) as u64;
                     return document(value, size, name, name);
                 }
-                Err(e) => json_error(&e),
+                Err(e) => e,
             };
             head.extend_from_slice(&tee.copy);
+            let document_error = document_failure(&head, &document_error);
             let binary = crate::capture::looks_binary(&head);
             let reader = Box::new(Cursor::new(head).chain(tee.inner));
             let mut lines = LineSource::new(reader);
@@ -224,12 +232,27 @@ fn detect_content(
             {
                 Some(format) => Ok((format, Source::Lines(lines))),
                 // A torn only line: a trace with no turn yet, and the torn line to report.
-                None if lines.ends_torn() => Ok((TraceFormat::BareJsonl, Source::Lines(lines))),
+                None if lines.ends_torn() => {
+                    *document_error_out = Some(document_error);
+                    Ok((TraceFormat::BareJsonl, Source::Lines(lines)))
+                }
                 // No line is JSON: not JSON lines, so a broken document (or no text at all).
                 None if binary => Err(LoadError::Binary),
                 None => Err(document_error),
             }
         }
+    }
+}
+
+/// A document that does not parse, named as a single capture names it: bytes that are not UTF-8
+/// before a parser position (`head` is a prefix of the input, so its first invalid byte is the
+/// input's).
+fn document_failure(head: &[u8], e: &serde_json::Error) -> LoadError {
+    match std::str::from_utf8(without_bom(head)) {
+        Err(bad) if bad.error_len().is_some() => LoadError::InvalidUtf8 {
+            offset: bad.valid_up_to(),
+        },
+        _ => json_error(e),
     }
 }
 
@@ -262,18 +285,7 @@ fn document(
     }
     Capture::from_value(value.clone())?;
     let body = super::RecordBody::Request(value);
-    let record = TraceRecord {
-        source: name.to_owned(),
-        timestamp: None,
-        time_ms: None,
-        method: None,
-        url: None,
-        status: None,
-        orphan: false,
-        body,
-        usage: None,
-        agent_id: None,
-    };
+    let record = TraceRecord::bare(name.to_owned(), body);
     Ok((
         TraceFormat::Single,
         Source::Ready(Some(Outcome::Turn(Box::new(record)))),

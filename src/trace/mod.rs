@@ -122,6 +122,23 @@ pub struct TraceRecord {
 }
 
 impl TraceRecord {
+    /// A record that is nothing but a request body (a single capture, a bare JSON line, a
+    /// folder's file): no HTTP facts, no response.
+    pub fn bare(source: String, body: RecordBody) -> TraceRecord {
+        TraceRecord {
+            source,
+            timestamp: None,
+            time_ms: None,
+            method: None,
+            url: None,
+            status: None,
+            orphan: false,
+            body,
+            usage: None,
+            agent_id: None,
+        }
+    }
+
     /// A failed call (status 400 or more) or an orphan: a turn, but outside the cache chain.
     pub fn failed(&self) -> bool {
         self.orphan || self.status.is_some_and(|s| s >= 400)
@@ -168,6 +185,7 @@ pub fn open(path: &str, options: &TraceOptions) -> Result<TraceReader, FileError
         compression: detected.compression,
         source: detected.source,
         ignored: detected.ignored,
+        document_error: detected.document_error,
         skipped: 0,
         torn: None,
         skip_bad: options.skip_bad,
@@ -207,6 +225,7 @@ pub struct TraceReader {
     compression: Option<Compression>,
     source: Source,
     ignored: Vec<Ignored>,
+    document_error: Option<LoadError>,
     skipped: usize,
     torn: Option<String>,
     skip_bad: bool,
@@ -230,6 +249,11 @@ impl TraceReader {
         &self.ignored
     }
 
+    /// Whether bad records are skipped ([`TraceOptions::skip_bad`]).
+    pub fn skips_bad(&self) -> bool {
+        self.skip_bad
+    }
+
     /// How many bad records were skipped under [`TraceOptions::skip_bad`].
     pub fn skipped(&self) -> usize {
         self.skipped
@@ -239,6 +263,13 @@ impl TraceReader {
     /// mid-line. Reported, not an error. Known once the iterator is exhausted.
     pub fn torn_last_line(&self) -> Option<&str> {
         self.torn.as_deref()
+    }
+
+    /// When the input is a single torn line and nothing else (a trace of no turn, or a one-line
+    /// capture cut short): the error it gives read as one JSON document, for a command that
+    /// wants a request to name it as it names a broken capture.
+    pub fn document_error(&self) -> Option<&LoadError> {
+        self.document_error.as_ref()
     }
 
     /// The trace's name as errors show it (`-` is `<stdin>`).

@@ -60,18 +60,7 @@ pub(crate) fn from_value(record: Value, source: String) -> Result<Outcome, Strin
     let request_object = matches!(record.get("request"), Some(Value::Object(_)));
     if !request_object && !record.contains_key("body") {
         let body = request_body(Value::Object(record))?;
-        return Ok(Outcome::Turn(Box::new(TraceRecord {
-            source,
-            timestamp: None,
-            time_ms: None,
-            method: None,
-            url: None,
-            status: None,
-            orphan: false,
-            body,
-            usage: None,
-            agent_id: None,
-        })));
+        return Ok(Outcome::Turn(Box::new(TraceRecord::bare(source, body))));
     }
     // The request's fields live in `request` (claude-trace, cctrace, most proxies) or at the top.
     let mut holder = match record.remove("request") {

@@ -31,6 +31,7 @@ use super::layout;
 use super::matrix;
 use super::tabs;
 pub use super::tabs::{Tab, strategy_index};
+use super::textview::{self, ViewMode};
 use super::theme::Theme;
 use super::worker::{FigKey, Job, ProjKey, RequestSummary, WorkerMsg};
 
@@ -234,8 +235,16 @@ pub struct App {
     pub changed_by: Option<Strategy>,
     /// The settings the inspector started with (`q` asks before dropping changes to them).
     pub initial_settings: Settings,
+    /// The settings (as their key) and encoding in force before the last change: the settings
+    /// editor shows its figures as before → after.
+    pub settings_before: Option<(Arc<str>, Encoding)>,
     /// The strategy chosen in the overview.
     pub overview_sel: usize,
+    /// The overview's notes pane: rows scrolled.
+    pub notes_scroll: usize,
+    /// The notes pane's largest scroll, as last drawn (written by the drawing, as
+    /// `detail_rows`).
+    pub notes_max: Cell<usize>,
     /// The row chosen in the tool table.
     pub tool_sel: usize,
     /// The tool table's first visible row.
@@ -250,6 +259,10 @@ pub struct App {
     pub hscroll: usize,
     /// Wrap long lines in the entries and added-text views.
     pub wrap: bool,
+    /// The entries view's mode: pretty JSON or the text of its strings (`v`).
+    pub view_mode: ViewMode,
+    /// The detail row of the search match `n`/`N` went to last, in the selected tool.
+    pub found_at: Option<usize>,
     /// A tool table too narrow for tokens and bytes shows bytes.
     pub bytes_view: bool,
     /// The tool filter (name and text, case-insensitive).
@@ -276,6 +289,11 @@ pub struct App {
     pub effects: Vec<Effect>,
     /// Leave the program.
     pub quit: bool,
+    /// Opened from a trace's session view (one turn's request): Esc on the home screen goes
+    /// back to it instead of staying.
+    pub nested: bool,
+    /// Set when Esc on the home screen asks to go back to the session view (with `nested`).
+    pub leave: bool,
     /// Frames of the spinner so far.
     pub spinner: usize,
     search_text: Vec<String>,
@@ -327,6 +345,7 @@ impl App {
             capture,
             path,
             initial_settings: settings.clone(),
+            settings_before: None,
             settings,
             settings_key,
             encoding,
@@ -341,6 +360,8 @@ impl App {
             matrix_sort: crate::matrix::Sort::default(),
             changed_by: None,
             overview_sel: 0,
+            notes_scroll: 0,
+            notes_max: Cell::new(0),
             tool_sel: 0,
             table_offset: 0,
             focus: Pane::Tools,
@@ -348,6 +369,8 @@ impl App {
             scroll: 0,
             hscroll: 0,
             wrap: true,
+            view_mode: ViewMode::Json,
+            found_at: None,
             bytes_view: false,
             filter: String::new(),
             searching: false,
@@ -363,6 +386,8 @@ impl App {
             theme: Theme::new(color),
             effects: Vec::new(),
             quit: false,
+            nested: false,
+            leave: false,
             spinner: 0,
             search_text,
             names,
@@ -427,6 +452,7 @@ impl App {
                 tools_bytes: self.capture_bytes,
                 tools_tokens,
             },
+            turn: None,
             encoding: self.encoding.id(),
             strategies: ready.iter().map(|f| f.as_ref().clone()).collect(),
         };
@@ -487,6 +513,18 @@ impl App {
     pub fn figures(&self, strategy: Strategy) -> Option<&Arc<StrategyFigures>> {
         self.figures
             .get(&(strategy, self.settings_key.clone(), self.encoding))
+    }
+
+    /// A strategy's figures under other settings (their key) and encoding, when measured (the
+    /// cache keeps every one measured).
+    pub fn figures_under(
+        &self,
+        strategy: Strategy,
+        settings_key: &Arc<str>,
+        encoding: Encoding,
+    ) -> Option<&Arc<StrategyFigures>> {
+        self.figures
+            .get(&(strategy, settings_key.clone(), encoding))
     }
 
     /// The capture's tokens under the current encoding, when counted.
@@ -575,7 +613,131 @@ impl App {
                     .then(a.cmp(&b))
             }),
         }
+        if !needle.is_empty() {
+            // A search for a name puts that tool first (a stable sort keeps the rest in order).
+            rows.sort_by_key(|&i| projection.outcomes[i].name.to_lowercase() != needle);
+        }
         rows
+    }
+
+    /// A strategy tab's search subtotal: the tools that match, of how many, and the tokens of
+    /// the matching tools in the capture and as the strategy sends them (`None` without a
+    /// search or before the figures are measured).
+    pub fn search_subtotal(&self) -> Option<(usize, usize, usize, usize)> {
+        let Tab::Strategy(strategy) = self.tab else {
+            return None;
+        };
+        if self.filter.is_empty() {
+            return None;
+        }
+        let projection = self.projection(strategy)?;
+        let figures = self.figures(strategy)?;
+        let rows = self.rows();
+        let (mut before, mut after) = (0, 0);
+        for &i in &rows {
+            let (o, t) = (&projection.outcomes[i], figures.per_tool.get(i)?);
+            if o.original.is_some() {
+                before += t.original_tokens;
+            }
+            if o.projected.is_some() {
+                after += t.projected_tokens;
+            }
+        }
+        Some((rows.len(), projection.outcomes.len(), before, after))
+    }
+
+    /// The rows of the entries view (at the current size, in its mode and wrapping) that
+    /// contain the search text, in either pane: where `n`/`N` go in the selected tool.
+    pub fn detail_matches(&self) -> Vec<usize> {
+        if self.filter.is_empty() || self.detail != Detail::Entries {
+            return Vec::new();
+        }
+        let area = Rect::new(0, 0, self.size.0, self.size.1);
+        let Some(detail) = layout::layout(area, self.tab, self.layout_flags()).detail else {
+            return Vec::new();
+        };
+        let (left, right) = layout::entry_panes(detail);
+        let (original, sent) = self.selected_entries().unwrap_or((None, None));
+        let matches = |entry: Option<&Value>, pane: Rect| {
+            entry.map_or_else(Vec::new, |e| {
+                let cells = pane.width.saturating_sub(2) as usize;
+                let rows = textview::entry_rows(e, self.view_mode, cells, self.wrap);
+                textview::match_rows(&rows, &self.filter)
+            })
+        };
+        let mut rows = matches(original, left);
+        rows.extend(matches(sent, right));
+        rows.sort_unstable();
+        rows.dedup();
+        rows
+    }
+
+    /// `n` (`forward`) or `N`: the next search match. In a strategy tab, the next row of the
+    /// selected tool's entries that holds the search text, then the next matching tool
+    /// (wrapping); in the matrix, the next matching tool (wrapping).
+    fn next_match(&mut self, forward: bool) {
+        if self.filter.is_empty() {
+            self.set_status("n and N move between matches: search first with /", false);
+            return;
+        }
+        let step = |at: usize, len: usize| {
+            if forward {
+                (at + 1) % len
+            } else {
+                (at + len - 1) % len
+            }
+        };
+        match self.tab {
+            Tab::Matrix => {
+                let len = self.matrix().shown.len();
+                if len == 0 {
+                    self.set_status(
+                        format!("no tool matches \"{}\"", crate::text::safe(&self.filter)),
+                        false,
+                    );
+                    return;
+                }
+                let row = step(self.cursor.row, len);
+                self.select_cell(row);
+                self.set_status(format!("tool {} of {len} matching", row + 1), false);
+            }
+            Tab::Strategy(_) => {
+                let len = self.rows().len();
+                if len == 0 {
+                    self.set_status(
+                        format!("no tool matches \"{}\"", crate::text::safe(&self.filter)),
+                        false,
+                    );
+                    return;
+                }
+                let here = self.detail_matches();
+                let next = if forward {
+                    here.iter().find(|&&r| self.found_at.is_none_or(|f| r > f))
+                } else {
+                    here.iter()
+                        .rev()
+                        .find(|&&r| self.found_at.is_some_and(|f| r < f))
+                };
+                let found = match next {
+                    Some(&r) => Some(r),
+                    None => {
+                        self.select_row(step(self.tool_sel, len));
+                        let here = self.detail_matches();
+                        if forward { here.first() } else { here.last() }.copied()
+                    }
+                };
+                self.found_at = found;
+                self.scroll = found.unwrap_or(0);
+                let here = self.detail_matches();
+                let tool = format!("tool {} of {len} matching", self.tool_sel + 1);
+                let text = match found.and_then(|r| here.iter().position(|&x| x == r)) {
+                    Some(i) => format!("match {} of {} in this tool · {tool}", i + 1, here.len()),
+                    None => tool,
+                };
+                self.set_status(text, false);
+            }
+            Tab::Overview => {}
+        }
     }
 
     fn outcome_matches(
@@ -661,6 +823,7 @@ impl App {
     }
 
     fn settings_changed(&mut self) {
+        self.settings_before = Some((self.settings_key.clone(), self.encoding));
         self.settings_key = self.settings.to_string().into();
         self.generation += 1;
         self.request_compute();
@@ -691,6 +854,7 @@ impl App {
         let len = self.rows().len();
         self.tool_sel = row.min(len.saturating_sub(1));
         self.scroll = 0;
+        self.found_at = None;
         self.hscroll = 0;
         let height = self.table_height();
         if self.tool_sel < self.table_offset {
@@ -863,6 +1027,8 @@ impl App {
                     let keep = self.matrix_key();
                     self.changed_by = None;
                     self.matrix_resync(keep);
+                } else if self.nested {
+                    self.leave = true;
                 } else {
                     self.set_status("this is the home screen · q quits", false);
                 }
@@ -881,6 +1047,7 @@ impl App {
             Tab::Overview => {
                 let last = Strategy::ALL.len() as isize - 1;
                 self.overview_sel = (self.overview_sel as isize + delta).clamp(0, last) as usize;
+                self.notes_scroll = 0;
             }
             Tab::Strategy(_) => {
                 if self.focus == Pane::Detail {
@@ -892,6 +1059,16 @@ impl App {
                 }
             }
         }
+    }
+
+    /// Rows the notes pane scrolls by a page: its height less the row that says what is
+    /// below.
+    fn notes_page(&self) -> usize {
+        let area = Rect::new(0, 0, self.size.0, self.size.1);
+        layout::layout(area, self.tab, self.layout_flags())
+            .notes
+            .map_or(1, |r| r.height.saturating_sub(3) as usize)
+            .max(1)
     }
 
     fn page(&self) -> isize {
@@ -919,9 +1096,28 @@ impl App {
                     self.act_screen(action, index)
                 }
             }
+            Context::Overview if matches!(action, Action::PageDown | Action::PageUp) => {
+                // Pages scroll the notes; j and k choose the strategy.
+                let area = Rect::new(0, 0, self.size.0, self.size.1);
+                if layout::layout(area, self.tab, self.layout_flags())
+                    .notes
+                    .is_none()
+                {
+                    self.set_status("the notes need a taller terminal", false);
+                    return;
+                }
+                let page = self.notes_page();
+                self.notes_scroll = if action == Action::PageDown {
+                    (self.notes_scroll + page).min(self.notes_max.get())
+                } else {
+                    self.notes_scroll.saturating_sub(page)
+                };
+            }
             Context::Overview | Context::Strategy | Context::Global => {
                 self.act_screen(action, index)
             }
+            // The session view's own contexts: never the inspector's.
+            Context::Session | Context::TurnDiff => {}
         }
     }
 
@@ -1006,7 +1202,25 @@ impl App {
                 self.wrap = !self.wrap;
                 self.scroll = 0;
                 self.hscroll = 0;
+                self.found_at = None;
             }
+            Action::ViewMode => {
+                // From a diff or the request, `v` goes to the text view; in the entries it
+                // switches between the two views.
+                self.view_mode = match (self.detail, self.view_mode) {
+                    (Detail::Entries, ViewMode::Text) => ViewMode::Json,
+                    _ => ViewMode::Text,
+                };
+                self.set_detail(Detail::Entries);
+                self.found_at = None;
+                let what = match self.view_mode {
+                    ViewMode::Json => "JSON view: the entries as pretty JSON",
+                    ViewMode::Text => "text view: each string of the entries with its line breaks",
+                };
+                self.set_status(format!("{what} · v switches"), false);
+            }
+            Action::NextMatch => self.next_match(true),
+            Action::PrevMatch => self.next_match(false),
             Action::Units => {
                 self.bytes_view = !self.bytes_view;
                 let units = if self.bytes_view { "bytes" } else { "tokens" };
@@ -1180,6 +1394,7 @@ impl App {
     }
 
     fn toggle_encoding(&mut self) {
+        self.settings_before = Some((self.settings_key.clone(), self.encoding));
         self.encoding = match self.encoding {
             Encoding::O200kBase => Encoding::Cl100kBase,
             Encoding::Cl100kBase => Encoding::O200kBase,
@@ -1692,7 +1907,12 @@ pub fn setting_keys(strategy: Strategy) -> &'static [&'static str] {
         Strategy::Progressive => &["vtcode.progressive", "vtcode.mcp_cap", "mcp.prefixes"],
         Strategy::Minimal => &["vtcode.minimal", "vtcode.param"],
         Strategy::Direct => &["a3s.max_tools", "a3s.desc_bytes"],
-        Strategy::Adaptive => &["adaptive.prompt", "a3s.context_messages", "a3s.max_tools"],
+        Strategy::Adaptive => &[
+            "adaptive.prompt",
+            "a3s.context_messages",
+            "a3s.max_tools",
+            "adaptive.selector",
+        ],
         Strategy::Code => &["code.gateway", "a3s.catalog_bytes"],
         Strategy::Disabled => &[],
         Strategy::Shorten => &["shorten.expand_tool", "shorten.protected"],

@@ -15,9 +15,10 @@ use crate::tool;
 
 use super::app::{App, Detail, Pane};
 use super::diffview::{LineRef, SplitRow, ToolDiff, UniRow};
-use super::layout::layout;
+use super::layout::{entry_panes, layout};
 use super::request::request_lines;
 use super::tabs::Tab;
+use super::textview::{RowKind, TextRow, ViewMode, entry_rows, highlight};
 use super::widgets::{block, wrap};
 
 /// The detail's content as lines (not for the diff views, which build only visible rows).
@@ -63,38 +64,8 @@ pub fn detail_len(app: &App) -> usize {
     }
 }
 
-fn entry_panes(detail: Rect) -> (Rect, Rect) {
-    let body = Rect {
-        y: detail.y + 1,
-        height: detail.height.saturating_sub(1),
-        ..detail
-    };
-    if body.width >= 70 {
-        let [a, b] = Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)])
-            .areas(body);
-        (a, b)
-    } else {
-        let [a, b] =
-            Layout::vertical([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(body);
-        (a, b)
-    }
-}
-
-fn entry_text(app: &App, entry: Option<&Value>, cells: usize) -> Vec<String> {
-    let Some(entry) = entry else {
-        return Vec::new();
-    };
-    let pretty = tool::pretty(entry);
-    let mut out = Vec::new();
-    for line in pretty.lines() {
-        let line = safe(line);
-        if app.wrap {
-            out.extend(wrap(&line, cells.max(1)));
-        } else {
-            out.push(line);
-        }
-    }
-    out
+fn entry_text(app: &App, entry: Option<&Value>, cells: usize) -> Vec<TextRow> {
+    entry.map_or_else(Vec::new, |e| entry_rows(e, app.view_mode, cells, app.wrap))
 }
 
 /// Draw the detail pane of `strategy`'s tab (and record its length, the scroll range).
@@ -152,7 +123,11 @@ pub fn render_detail(app: &App, frame: &mut Frame, area: Rect, strategy: Strateg
         Detail::Entries => {
             let [info_area, _] =
                 Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(area);
-            let mut spans = vec![Span::styled("entries │ ", theme.title(focused))];
+            let what = match app.view_mode {
+                ViewMode::Json => "entries │ ",
+                ViewMode::Text => "text view │ ",
+            };
+            let mut spans = vec![Span::styled(what, theme.title(focused))];
             spans.extend(info.map(|l| l.spans).unwrap_or_default());
             frame.render_widget(Paragraph::new(Line::from(spans)), info_area);
             let (left, right) = entry_panes(area);
@@ -168,12 +143,16 @@ pub fn render_detail(app: &App, frame: &mut Frame, area: Rect, strategy: Strateg
                 (Some(_), Some(o)) if o.projected.is_none() => "(not sent)",
                 _ => "",
             };
-            let short = fit(&name, (left.width as usize).saturating_sub(16));
+            let mode = match app.view_mode {
+                ViewMode::Json => String::new(),
+                ViewMode::Text => " · text".to_owned(),
+            };
+            let short = fit(&name, (left.width as usize).saturating_sub(16 + mode.len()));
             render_entry(
                 app,
                 frame,
                 left,
-                format!(" original · {short} "),
+                format!(" original · {short}{mode} "),
                 original,
                 left_empty,
                 focused,
@@ -182,7 +161,7 @@ pub fn render_detail(app: &App, frame: &mut Frame, area: Rect, strategy: Strateg
                 app,
                 frame,
                 right,
-                format!(" {} ", strategy.id()),
+                format!(" {}{mode} ", strategy.id()),
                 sent,
                 right_empty,
                 focused,
@@ -229,8 +208,8 @@ fn render_entry(
     let outer = block(theme, title, focused);
     let inner = outer.inner(area);
     frame.render_widget(outer, area);
-    let lines = entry_text(app, entry, inner.width as usize);
-    if lines.is_empty() {
+    let rows = entry_text(app, entry, inner.width as usize);
+    if rows.is_empty() {
         let text: Vec<Line> = wrap(empty, inner.width as usize)
             .into_iter()
             .map(|l| Line::styled(l, theme.dim()))
@@ -240,12 +219,25 @@ fn render_entry(
     }
     let scroll = app
         .scroll
-        .min(lines.len().saturating_sub(inner.height as usize));
-    let visible: Vec<Line> = lines
+        .min(rows.len().saturating_sub(inner.height as usize));
+    // The text view always wraps: sideways scrolling is the JSON view's.
+    let hscroll = if app.view_mode == ViewMode::Text {
+        0
+    } else {
+        app.hscroll
+    };
+    let visible: Vec<Line> = rows
         .iter()
         .skip(scroll)
         .take(inner.height as usize)
-        .map(|l| Line::raw(fit(&skip_cells(l, app.hscroll), inner.width as usize)))
+        .map(|r| {
+            let base = match r.kind {
+                RowKind::Heading => theme.heading(),
+                RowKind::Body => theme.text(),
+            };
+            let shown = fit(&skip_cells(&r.text, hscroll), inner.width as usize);
+            highlight(&shown, &app.filter, base, theme.found())
+        })
         .collect();
     frame.render_widget(Paragraph::new(visible), inner);
 }
@@ -276,40 +268,136 @@ fn render_diff(app: &App, frame: &mut Frame, area: Rect) {
     frame.render_widget(Paragraph::new(visible), area);
 }
 
-/// A diff line's segments, sanitized, as visual rows of at most `cells` cells each: wrapped
-/// when wrapping is on, else scrolled by `hscroll` and cut.
-fn segment_rows(app: &App, segments: &[(bool, String)], cells: usize) -> Vec<Vec<(bool, String)>> {
-    let cells = cells.max(1);
-    let mut rows: Vec<Vec<(bool, String)>> = vec![Vec::new()];
-    let mut used = 0;
-    let mut skipped = 0;
-    for (changed, text) in segments {
-        for c in safe(text).chars() {
-            let w = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
-            if !app.wrap && skipped < app.hscroll {
-                skipped += w;
-                continue;
+/// One visual row of a diff line.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+struct VisualRow {
+    /// It continues the row above (drawn after a `↪`).
+    continued: bool,
+    /// Its text, in runs of changed and unchanged characters.
+    pieces: Vec<(bool, String)>,
+    /// The line goes on past the edge (not wrapped; drawn with a `›`).
+    cut: bool,
+}
+
+/// A diff line's segments, sanitized, as visual rows of at most `cells` cells each: wrapped at
+/// word boundaries when wrapping is on (continuation rows have one cell less, for their
+/// mark), else scrolled by `hscroll` and cut one cell short of the edge, for the cut mark. A
+/// line is never cut silently.
+fn segment_rows(app: &DiffLayout, segments: &[(bool, String)], cells: usize) -> Vec<VisualRow> {
+    let cells = cells.max(2);
+    let chars: Vec<(bool, char, usize)> = segments
+        .iter()
+        .flat_map(|(changed, text)| {
+            safe(text)
+                .chars()
+                .map(|c| {
+                    (
+                        *changed,
+                        c,
+                        unicode_width::UnicodeWidthChar::width(c).unwrap_or(0),
+                    )
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let group = |slice: &[(bool, char, usize)]| {
+        let mut pieces: Vec<(bool, String)> = Vec::new();
+        for &(changed, c, _) in slice {
+            match pieces.last_mut() {
+                Some((ch, piece)) if *ch == changed => piece.push(c),
+                _ => pieces.push((changed, c.to_string())),
             }
-            if used + w > cells {
-                if !app.wrap {
-                    break;
-                }
-                rows.push(Vec::new());
-                used = 0;
-            }
-            let row = rows.last_mut().expect("one row at least");
-            match row.last_mut() {
-                Some((ch, piece)) if ch == changed => piece.push(c),
-                _ => row.push((*changed, c.to_string())),
-            }
-            used += w;
         }
+        pieces
+    };
+    let cells_of = |slice: &[(bool, char, usize)]| slice.iter().map(|c| c.2).sum::<usize>();
+    if !app.wrap {
+        let mut start = 0;
+        let mut skipped = 0;
+        while start < chars.len() && skipped < app.hscroll {
+            skipped += chars[start].2;
+            start += 1;
+        }
+        let rest = &chars[start..];
+        if cells_of(rest) <= cells {
+            return vec![VisualRow {
+                pieces: group(rest),
+                ..VisualRow::default()
+            }];
+        }
+        let mut used = 0;
+        let mut end = 0;
+        while end < rest.len() && used + rest[end].2 < cells {
+            used += rest[end].2;
+            end += 1;
+        }
+        return vec![VisualRow {
+            pieces: group(&rest[..end]),
+            cut: true,
+            ..VisualRow::default()
+        }];
+    }
+    let mut rows: Vec<VisualRow> = Vec::new();
+    let mut start = 0;
+    while start < chars.len() || rows.is_empty() {
+        let room = if rows.is_empty() { cells } else { cells - 1 };
+        let mut used = 0;
+        let mut end = start;
+        let mut after_space = None;
+        while end < chars.len() && used + chars[end].2 <= room {
+            used += chars[end].2;
+            end += 1;
+            if chars[end - 1].1 == ' ' {
+                after_space = Some(end);
+            }
+        }
+        if end < chars.len() {
+            // Break after the last space unless that leaves the row mostly empty (one long
+            // word is cut where the row ends instead).
+            if let Some(at) = after_space.filter(|&at| cells_of(&chars[start..at]) > room / 3) {
+                end = at;
+            }
+            end = end.max(start + 1);
+        }
+        rows.push(VisualRow {
+            continued: !rows.is_empty(),
+            pieces: group(&chars[start..end]),
+            cut: false,
+        });
+        start = end;
     }
     rows
 }
 
 /// Every visual line of the selected tool's diff at this width (the detail's scroll range).
 fn diff_lines(app: &App, diff: &ToolDiff, w: usize) -> Vec<Line<'static>> {
+    let layout = DiffLayout {
+        theme: app.theme,
+        wrap: app.wrap,
+        hscroll: app.hscroll,
+        filter: &app.filter,
+        split: app.detail == Detail::Split,
+    };
+    tool_diff_lines(&layout, diff, w)
+}
+
+/// What laying out a tool diff needs besides the diff (the session view's turn diff draws
+/// with it too).
+pub(crate) struct DiffLayout<'a> {
+    /// The styles.
+    pub theme: super::theme::Theme,
+    /// Wrap long lines at words (else cut, scrolled by `hscroll`).
+    pub wrap: bool,
+    /// Cells scrolled when not wrapping.
+    pub hscroll: usize,
+    /// Search text to highlight.
+    pub filter: &'a str,
+    /// Side by side instead of unified.
+    pub split: bool,
+}
+
+/// Every visual line of a tool diff at this width.
+pub(crate) fn tool_diff_lines(app: &DiffLayout, diff: &ToolDiff, w: usize) -> Vec<Line<'static>> {
     let theme = app.theme;
     let fold = |n: usize| {
         let text = if n == 1 {
@@ -335,17 +423,23 @@ fn diff_lines(app: &App, diff: &ToolDiff, w: usize) -> Vec<Line<'static>> {
             .map(|row| {
                 // The sign repeats on wrapped lines, so the meaning survives without colour.
                 let mut spans = vec![Span::styled(line.tag.sign().to_string(), base)];
-                for (changed, text) in row {
+                if row.continued {
+                    spans.push(Span::styled("↪", theme.dim()));
+                }
+                for (changed, text) in row.pieces {
                     let style = if changed { theme.emphasis(base) } else { base };
-                    spans.push(Span::styled(text, style));
+                    spans.extend(highlight(&text, app.filter, style, theme.found()).spans);
+                }
+                if row.cut {
+                    spans.push(Span::styled("›", theme.dim()));
                 }
                 spans
             })
             .collect()
     };
     let mut lines = Vec::new();
-    match app.detail {
-        Detail::Split => {
+    match app.split {
+        true => {
             // Equal content widths on both sides, so long lines break at the same place.
             let cells = (w.saturating_sub(1) / 2).saturating_sub(1);
             for row in &diff.split {

@@ -46,8 +46,21 @@ pub const GLYPHS: &[(&str, &str)] = &[
         "!name",
         "the tool carries control or invisible characters (shown as escapes)",
     ),
+    (
+        "↪",
+        "diff: the line above goes on here (wrapped at a word; w turns wrapping off)",
+    ),
+    (
+        "›",
+        "diff: the line goes on past the edge (w wraps it, h l scroll)",
+    ),
     ("*", "overview: the strategy has notes"),
     ("▌", "the selected row"),
+    (
+        "▲ *",
+        "session view: the observed cache broke; a charted strategy's tool list changed",
+    ),
+    ("● ○", "session totals: the strategy is charted, or not"),
 ];
 
 /// The help's lines: the keys of `first` (the view it was opened from) first, then the others,

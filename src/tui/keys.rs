@@ -30,6 +30,10 @@ pub enum Context {
     Help,
     /// Typing the help's filter.
     HelpSearch,
+    /// A trace's session view: the turns, the chart, the strategies' totals.
+    Session,
+    /// A turn's tools against the previous turn of its thread.
+    TurnDiff,
 }
 
 impl Context {
@@ -48,6 +52,8 @@ impl Context {
             Context::Confirm => "Overwrite?",
             Context::Help => "Help",
             Context::HelpSearch => "Filtering the help",
+            Context::Session => "Session view (a trace)",
+            Context::TurnDiff => "Turn diff (session)",
         }
     }
 
@@ -145,6 +151,18 @@ pub enum Action {
     KillWord,
     /// Copy the selected tool's JSON to the clipboard.
     Copy,
+    /// The next turn where the cache broke (session view).
+    NextBreak,
+    /// The previous turn where the cache broke (session view).
+    PrevBreak,
+    /// Swap the chart and the totals on a small terminal (session view).
+    Panes,
+    /// The entries as pretty JSON, or as the text of their strings.
+    ViewMode,
+    /// The next search match.
+    NextMatch,
+    /// The previous search match.
+    PrevMatch,
 }
 
 /// One key (a code and the modifiers that matter: Ctrl and Alt).
@@ -626,6 +644,22 @@ pub const BINDINGS: &[Binding] = &[
     ),
     b(
         C::Matrix,
+        &[k('n')],
+        "n N",
+        A::NextMatch,
+        "next tool matching the search (N: previous)",
+        true,
+    ),
+    b(
+        C::Matrix,
+        &[k('N')],
+        "N",
+        A::PrevMatch,
+        "previous tool matching the search",
+        false,
+    ),
+    b(
+        C::Matrix,
         &[k('x')],
         "x",
         A::Export,
@@ -679,6 +713,22 @@ pub const BINDINGS: &[Binding] = &[
         A::Open,
         "open the strategy side by side",
         true,
+    ),
+    b(
+        C::Overview,
+        &[code(KeyCode::PageDown), ctrl('d'), k(' ')],
+        "PgDn ^d",
+        A::PageDown,
+        "scroll the notes down",
+        true,
+    ),
+    b(
+        C::Overview,
+        &[code(KeyCode::PageUp), ctrl('u')],
+        "PgUp ^u",
+        A::PageUp,
+        "scroll the notes up",
+        false,
     ),
     b(
         C::Overview,
@@ -786,6 +836,14 @@ pub const BINDINGS: &[Binding] = &[
     ),
     b(
         C::Strategy,
+        &[k('v')],
+        "v",
+        A::ViewMode,
+        "entries as JSON or as text (each string, its \\n as line breaks)",
+        true,
+    ),
+    b(
+        C::Strategy,
         &[k('r')],
         "r",
         A::Request,
@@ -831,6 +889,22 @@ pub const BINDINGS: &[Binding] = &[
         A::Search,
         "filter tools by name and text",
         true,
+    ),
+    b(
+        C::Strategy,
+        &[k('n')],
+        "n N",
+        A::NextMatch,
+        "next search match in the entries, then the next matching tool (N: back)",
+        true,
+    ),
+    b(
+        C::Strategy,
+        &[k('N')],
+        "N",
+        A::PrevMatch,
+        "previous search match",
+        false,
     ),
     b(
         C::Strategy,
@@ -943,6 +1017,201 @@ pub const BINDINGS: &[Binding] = &[
         "quit at once, from anywhere",
         false,
     ),
+    // The session view (a trace) and its turn diff: screens of their own, no global fallback.
+    b(
+        C::Session,
+        &[k('j'), code(KeyCode::Down)],
+        "j ↓",
+        A::Down,
+        "next turn (or strategy, with the strategies focused)",
+        true,
+    ),
+    b(
+        C::Session,
+        &[k('k'), code(KeyCode::Up)],
+        "k ↑",
+        A::Up,
+        "previous turn (or strategy)",
+        false,
+    ),
+    b(
+        C::Session,
+        &[code(KeyCode::PageDown), ctrl('d')],
+        "PgDn",
+        A::PageDown,
+        "a page of turns down",
+        false,
+    ),
+    b(
+        C::Session,
+        &[code(KeyCode::PageUp), ctrl('u')],
+        "PgUp",
+        A::PageUp,
+        "a page of turns up",
+        false,
+    ),
+    b(
+        C::Session,
+        &[k('g'), code(KeyCode::Home)],
+        "g Home",
+        A::Top,
+        "first turn",
+        false,
+    ),
+    b(
+        C::Session,
+        &[k('G'), code(KeyCode::End)],
+        "G End",
+        A::Bottom,
+        "last turn",
+        false,
+    ),
+    b(
+        C::Session,
+        &[code(KeyCode::Enter)],
+        "Enter",
+        A::Open,
+        "open the turn in the single-request views; Esc comes back",
+        true,
+    ),
+    b(
+        C::Session,
+        &[k('d')],
+        "d",
+        A::DiffMode,
+        "the turn's tools against the previous turn of its thread",
+        true,
+    ),
+    b(
+        C::Session,
+        &[k('n')],
+        "n",
+        A::NextBreak,
+        "next turn with a break mark (▲ cache broke, * a list changed)",
+        true,
+    ),
+    b(
+        C::Session,
+        &[k('N')],
+        "N",
+        A::PrevBreak,
+        "previous turn with a break mark",
+        false,
+    ),
+    b(
+        C::Session,
+        &[code(KeyCode::Tab), code(KeyCode::BackTab)],
+        "Tab",
+        A::FocusNext,
+        "focus the turns or the strategies (what the chart shows)",
+        true,
+    ),
+    b(
+        C::Session,
+        &[k(' ')],
+        "Space",
+        A::Toggle,
+        "show or hide the selected strategy on the chart",
+        true,
+    ),
+    b(
+        C::Session,
+        &[k('v')],
+        "v",
+        A::Panes,
+        "chart or totals, where only one fits",
+        false,
+    ),
+    b(
+        C::Session,
+        &[code(KeyCode::Esc)],
+        "Esc",
+        A::Back,
+        "back to the turns (never quits)",
+        false,
+    ),
+    b(C::Session, &[k('?')], "?", A::Help, "keys and glyphs", true),
+    b(C::Session, &[k('q'), ctrl('c')], "q", A::Quit, "quit", true),
+    b(
+        C::TurnDiff,
+        &[code(KeyCode::Esc), k('d')],
+        "Esc d",
+        A::Back,
+        "back to the session view",
+        true,
+    ),
+    b(
+        C::TurnDiff,
+        &[k('j'), code(KeyCode::Down)],
+        "j ↓",
+        A::Down,
+        "scroll down",
+        true,
+    ),
+    b(
+        C::TurnDiff,
+        &[k('k'), code(KeyCode::Up)],
+        "k ↑",
+        A::Up,
+        "scroll up",
+        false,
+    ),
+    b(
+        C::TurnDiff,
+        &[code(KeyCode::PageDown), k(' '), ctrl('d')],
+        "PgDn Space",
+        A::PageDown,
+        "page down",
+        false,
+    ),
+    b(
+        C::TurnDiff,
+        &[code(KeyCode::PageUp), ctrl('u')],
+        "PgUp",
+        A::PageUp,
+        "page up",
+        false,
+    ),
+    b(
+        C::TurnDiff,
+        &[k('g'), code(KeyCode::Home)],
+        "g Home",
+        A::Top,
+        "top",
+        false,
+    ),
+    b(
+        C::TurnDiff,
+        &[k('G'), code(KeyCode::End)],
+        "G End",
+        A::Bottom,
+        "end",
+        false,
+    ),
+    b(
+        C::TurnDiff,
+        &[code(KeyCode::Enter)],
+        "Enter",
+        A::Open,
+        "open the turn's request in the single-request views",
+        true,
+    ),
+    b(
+        C::TurnDiff,
+        &[k('?')],
+        "?",
+        A::Help,
+        "keys and glyphs",
+        true,
+    ),
+    b(
+        C::TurnDiff,
+        &[k('q'), ctrl('c')],
+        "q",
+        A::Quit,
+        "quit",
+        true,
+    ),
 ];
 
 /// `Ctrl-C` quits from every context, dialogs included.
@@ -991,11 +1260,25 @@ pub fn hints(context: Context) -> Vec<(&'static str, &'static str)> {
         match b.action {
             A::Quit => "quit",
             A::Help => "help",
-            A::Down if matches!(b.context, C::Matrix | C::Overview | C::Strategy) => "move",
+            A::Down
+                if matches!(
+                    b.context,
+                    C::Matrix | C::Overview | C::Strategy | C::Session
+                ) =>
+            {
+                "move"
+            }
             A::Left if b.context == C::Matrix => "column",
             A::FilterChanged => "changed",
+            A::Down if b.context == C::TurnDiff => "scroll",
+            A::Back if b.context == C::TurnDiff => "back",
+            A::Toggle if b.context == C::Session => "chart",
+            A::NextBreak => "break",
             A::Overview => "overview",
             A::Zoom => "zoom",
+            A::PageDown if b.context == C::Overview => "notes",
+            A::ViewMode => "text",
+            A::NextMatch => "match",
             A::Open => "open",
             A::FocusNext => "focus",
             A::DiffMode => "diff",
@@ -1033,6 +1316,8 @@ pub fn help_sections() -> Vec<(Context, Vec<(&'static str, &'static str)>)> {
         C::Matrix,
         C::Overview,
         C::Strategy,
+        C::Session,
+        C::TurnDiff,
         C::Search,
         C::Settings,
         C::SettingsEdit,

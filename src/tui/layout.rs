@@ -127,3 +127,22 @@ pub fn layout(area: Rect, tab: Tab, flags: Flags) -> AppLayout {
     }
     out
 }
+
+/// The entries view's two panes inside the detail `area`, under its info line: original and
+/// projection side by side from 70 cells, else one above the other.
+pub fn entry_panes(detail: Rect) -> (Rect, Rect) {
+    let body = Rect {
+        y: detail.y + 1,
+        height: detail.height.saturating_sub(1),
+        ..detail
+    };
+    if body.width >= 70 {
+        let [a, b] = Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)])
+            .areas(body);
+        (a, b)
+    } else {
+        let [a, b] =
+            Layout::vertical([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(body);
+        (a, b)
+    }
+}

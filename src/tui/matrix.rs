@@ -20,6 +20,7 @@ use crate::report::Report;
 use crate::strategy::Strategy;
 use crate::text::{pad, pad_left, safe, thousands, width};
 
+use super::textview::highlight;
 use super::theme::Theme;
 
 /// The strategies with a column, in order (`original` is the capture's own column, first).
@@ -68,6 +69,8 @@ pub struct MatrixView {
     pub names: Vec<String>,
     /// Whether the capture's tokens are counted (else the original column reads `…`).
     pub counted: bool,
+    /// The search text, highlighted in the names (empty: no search).
+    pub needle: String,
 }
 
 impl MatrixView {
@@ -127,6 +130,7 @@ impl MatrixView {
             shown,
             names,
             counted,
+            needle: search.needle.unwrap_or("").to_owned(),
         }
     }
 
@@ -450,7 +454,7 @@ pub fn draw(m: &MatrixView, cursor: Cursor, theme: Theme, frame: &mut Frame, are
             theme.text()
         };
         let mut spans = vec![Span::styled(if selected { "▌" } else { " " }, base)];
-        spans.push(Span::styled(pad(&shorts[k], g.name), base));
+        spans.extend(highlight(&pad(&shorts[k], g.name), &m.needle, base, theme.found()).spans);
         spans.push(Span::styled(" ", base));
         spans.push(Span::styled(
             pad_left(&format!("{}  ", m.original_text(row)), g.original),

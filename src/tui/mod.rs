@@ -14,6 +14,8 @@
 //! - [`widgets`]: the drawing helpers the screens share;
 //! - [`worker`]: projecting and token counting on a background thread, cached per (strategy,
 //!   settings, encoding);
+//! - [`textview`]: a tool entry in its JSON view (hanging indents) or its text view (line
+//!   breaks rendered), and the search highlight;
 //! - [`diffview`]: the per-tool line diff (word emphasis only for rows on screen) and the
 //!   request-level comparison;
 //! - [`theme`]: semantic styles (a colourless theme for `NO_COLOR`).
@@ -34,9 +36,14 @@ pub mod layout;
 pub mod matrix;
 pub mod overview;
 pub mod request;
+pub mod session;
+pub mod session_app;
+pub mod session_diff;
+pub mod session_draw;
 pub mod settings;
 pub mod strategy;
 pub mod tabs;
+pub mod textview;
 pub mod theme;
 pub mod view;
 pub mod widgets;
@@ -109,6 +116,152 @@ pub fn run(
     drop(terminal);
     drop(guard);
     result
+}
+
+/// Open the session view on a trace (`reader`, already opened; named `name` on screen) until
+/// the user quits. The analysis runs in the background; `path` is the file a turn is read again
+/// from when it is opened (a private copy when the trace came on standard input).
+pub fn run_trace(
+    reader: crate::trace::TraceReader,
+    name: String,
+    path: String,
+    skip_bad: bool,
+    settings: Settings,
+    encoding: Encoding,
+    color: bool,
+) -> Result<(), TuiError> {
+    if !std::io::stdout().is_terminal() {
+        return Err(TuiError::NotATerminal);
+    }
+    let mut app = session_app::SessionApp::new(
+        name.clone(),
+        path,
+        reader.format().id(),
+        skip_bad,
+        settings.clone(),
+        encoding,
+        color,
+    );
+    if color {
+        crossterm::style::Colored::set_ansi_color_disabled(false);
+    }
+    let (tx, rx) = std::sync::mpsc::channel();
+    worker::spawn_session(
+        worker::SessionJob {
+            reader,
+            name,
+            strategies: crate::strategy::Strategy::ALL.to_vec(),
+            settings,
+            encoding,
+        },
+        tx.clone(),
+    );
+    install_panic_hook();
+    let guard = TerminalGuard::enter()?;
+    let mut terminal = Terminal::new(CrosstermBackend::new(std::io::stdout()))?;
+    let size = terminal.size()?;
+    session_app::session_update(
+        &mut app,
+        session_app::SessionInput::Resize(size.width, size.height),
+    );
+    let result = session_loop(&mut terminal, &mut app, &tx, &rx);
+    drop(terminal);
+    drop(guard);
+    result
+}
+
+/// The session view's loop: [`event_loop`]'s, plus the nested inspector's worker, started
+/// when a turn is opened and dropped (ending its thread) when the view goes back.
+fn session_loop<B: Backend>(
+    terminal: &mut Terminal<B>,
+    app: &mut session_app::SessionApp,
+    tx: &Sender<worker::SessionMsg>,
+    rx: &Receiver<worker::SessionMsg>,
+) -> Result<(), TuiError>
+where
+    TuiError: From<B::Error>,
+{
+    use session_app::{SessionEffect, SessionInput, session_update};
+    let stop = Arc::new(AtomicBool::new(false));
+    for signal in [
+        signal_hook::consts::SIGTERM,
+        signal_hook::consts::SIGHUP,
+        signal_hook::consts::SIGINT,
+    ] {
+        signal_hook::flag::register(signal, stop.clone())?;
+    }
+    let input = TtyInput::open()?;
+    let mut dirty = true;
+    let mut last_tick = Instant::now();
+    let mut nested: Option<(u64, Sender<worker::Job>, Receiver<worker::WorkerMsg>)> = None;
+    loop {
+        let mut suspend_now = false;
+        for effect in std::mem::take(&mut app.effects) {
+            match effect {
+                SessionEffect::Pick(turn) => {
+                    worker::spawn_pick(app.path.clone(), turn, app.skip_bad, tx.clone())
+                }
+                SessionEffect::Suspend => suspend_now = true,
+            }
+        }
+        match &app.single {
+            Some(single) if nested.as_ref().is_none_or(|n| n.0 != app.single_id) => {
+                let (out_tx, out_rx) = std::sync::mpsc::channel();
+                let jobs = worker::spawn(single.capture.clone(), out_tx);
+                nested = Some((app.single_id, jobs, out_rx));
+            }
+            None => nested = None,
+            _ => {}
+        }
+        if let (Some(single), Some((_, jobs, _))) = (app.single.as_mut(), &nested)
+            && run_effects(single, jobs)
+        {
+            suspend_now = true;
+        }
+        if suspend_now {
+            suspend()?;
+            terminal.clear()?;
+            dirty = true;
+        }
+        if app.quit || stop.load(Ordering::Relaxed) {
+            return Ok(());
+        }
+        if dirty {
+            terminal.draw(|frame| session_draw::render(app, frame))?;
+            dirty = false;
+        }
+        while let Ok(msg) = rx.try_recv() {
+            session_update(app, SessionInput::Worker(msg));
+            dirty = true;
+        }
+        if let (Some(single), Some((_, _, results))) = (app.single.as_mut(), &nested) {
+            while let Ok(msg) = results.try_recv() {
+                update(single, Msg::Worker(msg));
+                dirty = true;
+            }
+        }
+        let busy = app.is_busy() || app.single.as_ref().is_some_and(|s| s.is_busy());
+        if busy && last_tick.elapsed() >= Duration::from_millis(120) {
+            session_update(app, SessionInput::Tick);
+            last_tick = Instant::now();
+            dirty = true;
+        }
+        if input.wait(Duration::from_millis(30))? == Readiness::HungUp {
+            return Ok(());
+        }
+        while event::poll(Duration::ZERO)? {
+            let msg = match event::read()? {
+                Event::Key(key) => Some(SessionInput::Key(key)),
+                Event::Mouse(mouse) => Some(SessionInput::Mouse(mouse)),
+                Event::Resize(w, h) => Some(SessionInput::Resize(w, h)),
+                _ => None,
+            };
+            if let Some(msg) = msg {
+                session_update(app, msg);
+                dirty = true;
+            }
+        }
+    }
 }
 
 fn event_loop<B: Backend>(

@@ -12,15 +12,28 @@ use super::app::App;
 use super::keys::STRATEGY_KEYS;
 use super::widgets::{block, note_bullet, sorted_notes, wrap};
 
-/// Draw the strategy table with its bars.
-pub fn render_overview(app: &App, frame: &mut Frame, area: Rect) {
+/// Draw the strategy table with its bars; when the terminal is too short for the notes pane
+/// (`notes_hidden`), its bottom border says how many notes that hides.
+pub fn render_overview(app: &App, frame: &mut Frame, area: Rect, notes_hidden: bool) {
     let theme = app.theme;
     let capture_tokens = app.capture_tokens();
-    let outer = block(
+    let mut outer = block(
         theme,
         " Strategies: tokens sent (tools + added text) · * has notes ".to_owned(),
         true,
     );
+    let notes: usize = Strategy::ALL
+        .iter()
+        .filter_map(|&s| app.projection(s))
+        .map(|p| p.notes.len())
+        .sum();
+    if notes_hidden && notes > 0 {
+        let noun = if notes == 1 { "note" } else { "notes" };
+        outer = outer.title_bottom(Span::styled(
+            format!(" {notes} {noun} hidden: too few rows "),
+            theme.warn(),
+        ));
+    }
     let inner = outer.inner(area);
     frame.render_widget(outer, area);
     let wide = inner.width >= 90;
@@ -133,7 +146,29 @@ fn bar(value: usize, max: usize, cells: usize) -> String {
     out
 }
 
-/// Draw the chosen strategy's summary and notes, then the other strategies' notes.
+/// Which rows of the notes show in a pane `height` rows tall, scrolled by `scroll`: the range
+/// of rows drawn, how many notes start below it (announced on the last row, which the range
+/// then leaves free) and the scroll actually used (clamped).
+pub fn notes_window(
+    starts: &[bool],
+    height: usize,
+    scroll: usize,
+) -> (std::ops::Range<usize>, usize, usize) {
+    let total = starts.len();
+    if total <= height {
+        return (0..total, 0, 0);
+    }
+    let room = height.saturating_sub(1);
+    let scroll = scroll.min(total - room);
+    let end = scroll + room;
+    let below = starts[end..].iter().filter(|&&s| s).count();
+    // A note cut in the middle still has rows below: say so even when none starts there.
+    let below = if below == 0 && end < total { 1 } else { below };
+    (scroll..end, below, scroll)
+}
+
+/// Draw the chosen strategy's summary and notes, then the other strategies' notes; the pane
+/// scrolls (PgDn/PgUp) and its last row says how many notes are below.
 pub fn render_notes(app: &App, frame: &mut Frame, area: Rect) {
     let theme = app.theme;
     let strategy = app.strategy();
@@ -150,32 +185,43 @@ pub fn render_notes(app: &App, frame: &mut Frame, area: Rect) {
     let inner = outer.inner(area);
     frame.render_widget(outer, area);
     let w = inner.width as usize;
-    let mut lines: Vec<Line> = wrap(strategy.summary(), w)
+    // Each row, and whether a note starts on it (what the "more notes" count counts).
+    let mut lines: Vec<(Line, bool)> = wrap(strategy.summary(), w)
         .into_iter()
-        .map(|l| Line::styled(l, theme.text()))
+        .map(|l| (Line::styled(l, theme.text()), false))
         .collect();
+    let note = |lines: &mut Vec<(Line<'static>, bool)>, rows: Vec<Line<'static>>| {
+        for (i, row) in rows.into_iter().enumerate() {
+            lines.push((row, i == 0));
+        }
+    };
     if let Some(projection) = app.projection(strategy) {
         if projection.notes.is_empty() {
-            lines.push(Line::styled("no notes", theme.dim()));
+            lines.push((Line::styled("no notes", theme.dim()), false));
         }
-        for note in sorted_notes(&projection.notes) {
-            lines.extend(note_bullet(theme, note, "", w));
+        for n in sorted_notes(&projection.notes) {
+            note(&mut lines, note_bullet(theme, n, "", w));
         }
     }
     if let Some(f) = app.figures(strategy)
         && let Some(overhead) = f.provider_overhead_tokens
     {
-        lines.push(Line::styled(
-            format!("provider estimate, not in the figures: Anthropic's tool-use prompt adds ~{overhead} tokens"),
-            theme.dim(),
-        ));
+        let text = format!(
+            "provider estimate, not in the figures: Anthropic's tool-use prompt adds ~{overhead} tokens"
+        );
+        for l in wrap(&text, w) {
+            lines.push((Line::styled(l, theme.dim()), false));
+        }
     }
-    lines.push(Line::from(vec![
-        Span::styled("Enter", theme.key()),
-        Span::styled(" opens it side by side with the capture", theme.dim()),
-    ]));
-    // Below, while there is room: the other strategies' notes, so the ones that did nothing
-    // are explained at a glance.
+    lines.push((
+        Line::from(vec![
+            Span::styled("Enter", theme.key()),
+            Span::styled(" opens it side by side with the capture", theme.dim()),
+        ]),
+        false,
+    ));
+    // Below: the other strategies' notes, so the ones that did nothing are explained at a
+    // glance (the pane scrolls to them).
     let mut others: Vec<(Strategy, &crate::projection::Note)> = Strategy::ALL
         .iter()
         .filter(|&&s| s != strategy)
@@ -184,17 +230,43 @@ pub fn render_notes(app: &App, frame: &mut Frame, area: Rect) {
         .collect();
     // Errors first across strategies too (the sort is stable: strategy order within a level).
     others.sort_by_key(|(_, n)| n.level != crate::projection::Level::Error);
-    if !others.is_empty() && lines.len() + 2 < inner.height as usize {
-        lines.push(Line::raw(""));
-        lines.push(Line::styled(
-            "Notes of the other strategies",
-            theme.heading(),
+    if !others.is_empty() {
+        lines.push((Line::raw(""), false));
+        lines.push((
+            Line::styled("Notes of the other strategies", theme.heading()),
+            false,
         ));
-        for (s, note) in others {
-            lines.extend(note_bullet(theme, note, &format!("{}: ", s.id()), w));
+        for (s, n) in others {
+            note(
+                &mut lines,
+                note_bullet(theme, n, &format!("{}: ", s.id()), w),
+            );
         }
     }
-    frame.render_widget(Paragraph::new(lines), inner);
+    let starts: Vec<bool> = lines.iter().map(|(_, s)| *s).collect();
+    let height = inner.height as usize;
+    let (range, below, _) = notes_window(&starts, height, app.notes_scroll);
+    app.notes_max
+        .set(lines.len().saturating_sub(height.saturating_sub(1)));
+    let mut shown: Vec<Line> = lines
+        .into_iter()
+        .skip(range.start)
+        .take(range.len())
+        .map(|(l, _)| l)
+        .collect();
+    if below > 0 {
+        let noun = if below == 1 { "note" } else { "notes" };
+        shown.push(Line::from(vec![
+            Span::styled(format!("{below} more {noun} ↓ "), theme.warn()),
+            Span::styled("PgDn", theme.key()),
+        ]));
+    } else if range.start > 0 {
+        shown.push(Line::from(vec![
+            Span::styled("end of the notes ↑ ", theme.dim()),
+            Span::styled("PgUp", theme.key()),
+        ]));
+    }
+    frame.render_widget(Paragraph::new(shown), inner);
 }
 
 #[cfg(test)]
@@ -207,5 +279,20 @@ mod tests {
         assert_eq!(bar(5, 10, 4), "██");
         assert_eq!(bar(0, 10, 4), "");
         assert_eq!(bar(1, 0, 4), "");
+    }
+
+    #[test]
+    fn the_notes_window_counts_the_notes_below() {
+        // Six rows: a summary row, three one-row notes, a two-row note.
+        let starts = [false, true, true, true, true, false];
+        assert_eq!(notes_window(&starts, 6, 0), (0..6, 0, 0));
+        assert_eq!(notes_window(&starts, 6, 3), (0..6, 0, 0));
+        // Three rows: two drawn, the third says what is below.
+        assert_eq!(notes_window(&starts, 3, 0), (0..2, 3, 0));
+        assert_eq!(notes_window(&starts, 3, 2), (2..4, 1, 2));
+        // The last note's second row is still below: it counts.
+        assert_eq!(notes_window(&starts, 3, 3), (3..5, 1, 3));
+        // Scrolled past the end: clamped to the last full window.
+        assert_eq!(notes_window(&starts, 3, 99), (4..6, 0, 4));
     }
 }

@@ -1,4 +1,7 @@
-//! The settings editor overlay.
+//! The settings editor overlay: a view model ([`SettingsView`], computed from the app's settings
+//! and the engine's figures) drawn by a pure function. The figures of the strategies the chosen
+//! setting changes stay in the dialog while it is open, as before → after once a value was
+//! applied (the worker measures the new settings in the background; `…` until it has).
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -6,10 +9,141 @@ use ratatui::text::Line;
 use ratatui::widgets::{Clear, Paragraph};
 
 use crate::settings::Settings;
-use crate::text::{fit, pad, safe};
+use crate::strategy::Strategy;
+use crate::text::{fit, pad, safe, signed, thousands};
 
-use super::app::App;
+use super::app::{App, setting_keys};
 use super::widgets::{block, centered, wrap};
+
+/// Most strategies listed under the figures (the encoding changes them all).
+const MAX_FIGURES: usize = 3;
+
+/// One row of the list.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SettingRow {
+    /// The key (`encoding` last).
+    pub key: &'static str,
+    /// Its value as shown (sanitized), or the text being typed with the cursor.
+    pub value: String,
+    /// It differs from its default.
+    pub changed: bool,
+}
+
+/// What the settings dialog shows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SettingsView {
+    /// Every setting, then the encoding.
+    pub rows: Vec<SettingRow>,
+    /// The chosen row.
+    pub selected: usize,
+    /// A value is being typed.
+    pub editing: bool,
+    /// What the chosen setting does.
+    pub help: String,
+    /// The figures of the strategies the chosen setting changes, one a line.
+    pub figures: Vec<String>,
+    /// Why the last value was refused.
+    pub error: Option<String>,
+}
+
+impl SettingsView {
+    /// The dialog for the app's settings with `selected` chosen.
+    pub fn new(app: &App, selected: usize, editing: Option<&str>, error: Option<&str>) -> Self {
+        let defaults = Settings::default();
+        let mut rows: Vec<SettingRow> = Settings::KEYS
+            .iter()
+            .map(|k| {
+                let value = app.settings.get(k.key).unwrap_or_default();
+                SettingRow {
+                    key: k.key,
+                    changed: defaults.get(k.key).unwrap_or_default() != value,
+                    value: safe(&value),
+                }
+            })
+            .collect();
+        rows.push(SettingRow {
+            key: "encoding",
+            value: app.encoding.id().to_owned(),
+            changed: app.encoding != crate::measure::Encoding::default(),
+        });
+        let selected = selected.min(rows.len() - 1);
+        if let Some(text) = editing {
+            rows[selected].value = format!("{}▏", safe(text));
+        }
+        let help = Settings::KEYS.get(selected).map_or(
+            "o200k_base (GPT-4o and later) or cl100k_base (GPT-4); Enter switches",
+            |k| k.help,
+        );
+        SettingsView {
+            figures: figure_lines(app, rows[selected].key),
+            rows,
+            selected,
+            editing: editing.is_some(),
+            help: help.to_owned(),
+            error: error.map(safe),
+        }
+    }
+}
+
+/// The strategies whose figures a setting changes (every one for the encoding).
+pub fn strategies_of(key: &str) -> Vec<Strategy> {
+    if key == "encoding" {
+        return Strategy::ALL.to_vec();
+    }
+    Strategy::ALL
+        .into_iter()
+        .filter(|&s| setting_keys(s).contains(&key))
+        .collect()
+}
+
+/// `defer: 2,450 tokens`, or after a change `defer: 2,450 → 1,980 tokens (-470)` (`+80` when
+/// it grew): each
+/// strategy `key` changes, measured under the settings before the last change and now.
+fn figure_lines(app: &App, key: &str) -> Vec<String> {
+    let strategies = strategies_of(key);
+    if strategies.is_empty() {
+        return vec![format!("no strategy's tokens depend on {key}")];
+    }
+    let before = app
+        .settings_before
+        .as_ref()
+        .filter(|(k, e)| *k != app.settings_key || *e != app.encoding);
+    let total =
+        |f: Option<&std::sync::Arc<crate::report::StrategyFigures>>| f.map(|f| f.total_tokens);
+    let shown = |t: Option<Option<usize>>| match t {
+        None => "…".to_owned(),
+        Some(None) => "refused".to_owned(),
+        Some(Some(n)) => thousands(n),
+    };
+    let mut lines: Vec<String> = strategies
+        .iter()
+        .take(MAX_FIGURES)
+        .map(|&s| {
+            let now = total(app.figures(s));
+            match before {
+                Some((k, e)) => {
+                    let was = total(app.figures_under(s, k, *e));
+                    let delta = match (was, now) {
+                        (Some(Some(a)), Some(Some(b))) if a != b => {
+                            let d = b as i64 - a as i64;
+                            format!(" ({}{})", if d > 0 { "+" } else { "" }, signed(d))
+                        }
+                        (Some(Some(_)), Some(Some(_))) => " (same)".to_owned(),
+                        _ => String::new(),
+                    };
+                    format!("{s}: {} → {} tokens{delta}", shown(was), shown(now))
+                }
+                None => format!("{s}: {} tokens", shown(now)),
+            }
+        })
+        .collect();
+    if strategies.len() > MAX_FIGURES {
+        let more = strategies.len() - MAX_FIGURES;
+        let noun = if more == 1 { "strategy" } else { "strategies" };
+        lines.push(format!("and {more} more {noun} (the overview, o)"));
+    }
+    lines
+}
 
 /// Draw the settings editor.
 pub fn render_settings(
@@ -20,9 +154,16 @@ pub fn render_settings(
     editing: Option<&str>,
     error: Option<&str>,
 ) {
-    let theme = app.theme;
-    let rows = Settings::KEYS.len() + 1;
-    let rect = centered(area, 84, rows as u16 + 7);
+    let view = SettingsView::new(app, selected, editing, error);
+    draw(&view, app.theme, frame, area);
+}
+
+/// Draw a settings view: the list scrolls to keep the chosen row in sight, and the help, the
+/// figures and the keys stay under it.
+pub fn draw(view: &SettingsView, theme: super::theme::Theme, frame: &mut Frame, area: Rect) {
+    // Under the list: a blank line, the help, the heading, the figures, the keys; and borders.
+    let wanted = view.rows.len() + 4 + view.figures.len() + 2;
+    let rect = centered(area, 84, wanted.min(u16::MAX as usize) as u16);
     frame.render_widget(Clear, rect);
     let outer = block(
         theme,
@@ -32,56 +173,86 @@ pub fn render_settings(
     let inner = outer.inner(rect);
     frame.render_widget(outer, rect);
     let w = inner.width as usize;
-    let key_w = 22.min(w / 2);
-    let mut lines: Vec<Line> = Vec::new();
-    let defaults = Settings::default();
-    for i in 0..rows {
-        let (key, value, changed) = if i < Settings::KEYS.len() {
-            let key = Settings::KEYS[i].key;
-            let value = app.settings.get(key).unwrap_or_default();
-            let changed = defaults.get(key).unwrap_or_default() != value;
-            (key, value, changed)
-        } else {
-            let changed = app.encoding != crate::measure::Encoding::default();
-            ("encoding", app.encoding.id().to_owned(), changed)
-        };
-        let shown = match editing {
-            Some(text) if i == selected => format!("{}▏", safe(text)),
-            _ => safe(&value),
-        };
-        let marker = if changed { "*" } else { " " };
-        let text = format!(
-            "{marker}{} {}",
-            pad(key, key_w),
-            fit(&shown, w.saturating_sub(key_w + 2))
-        );
-        let style = if i == selected {
-            if editing.is_some() {
-                theme.input()
-            } else {
-                theme.selected(true)
-            }
-        } else {
-            theme.text()
-        };
-        lines.push(Line::styled(pad(&text, w), style));
+    let h = inner.height as usize;
+    let mut bottom: Vec<Line> = vec![Line::raw(""), Line::styled(fit(&view.help, w), theme.dim())];
+    bottom.push(Line::styled(
+        fit("Tokens sent by the strategies it changes:", w),
+        theme.heading(),
+    ));
+    for f in &view.figures {
+        bottom.push(Line::styled(fit(&format!("  {f}"), w), theme.text()));
     }
-    lines.push(Line::raw(""));
-    let help = if selected < Settings::KEYS.len() {
-        Settings::KEYS[selected].help
-    } else {
-        "o200k_base (GPT-4o and later) or cl100k_base (GPT-4); Enter switches"
-    };
-    lines.push(Line::styled(fit(help, w), theme.dim()));
-    if let Some(e) = error {
-        for l in wrap(&safe(e), w) {
-            lines.push(Line::styled(l, theme.error()));
+    if let Some(e) = &view.error {
+        for l in wrap(e, w) {
+            bottom.push(Line::styled(l, theme.error()));
         }
     } else {
-        lines.push(Line::styled(
-            "* differs from the default · Enter edits · R resets all · Esc closes",
-            theme.dim(),
-        ));
+        let keys = if view.editing {
+            "Enter applies (measured in the background) · Esc cancels"
+        } else {
+            "* differs from the default · Enter edits · R resets all · Esc closes"
+        };
+        bottom.push(Line::styled(fit(keys, w), theme.dim()));
     }
+    // The list keeps at least three rows (or all it has); the blank line goes first, then the
+    // lines under the figures' heading, when the dialog is short.
+    let list_min = view.rows.len().min(3);
+    while bottom.len() + list_min > h && bottom.len() > 1 {
+        let at = if bottom.first().is_some_and(|l| l.width() == 0) {
+            0
+        } else {
+            bottom.len() - 1
+        };
+        bottom.remove(at);
+    }
+    let list_h = h.saturating_sub(bottom.len());
+    let offset = (view.selected + 1).saturating_sub(list_h);
+    let key_w = 22.min(w / 2);
+    let mut lines: Vec<Line> = view
+        .rows
+        .iter()
+        .enumerate()
+        .skip(offset)
+        .take(list_h)
+        .map(|(i, row)| {
+            let marker = if row.changed { "*" } else { " " };
+            let text = format!(
+                "{marker}{} {}",
+                pad(row.key, key_w),
+                fit(&row.value, w.saturating_sub(key_w + 2))
+            );
+            let style = if i == view.selected {
+                if view.editing {
+                    theme.input()
+                } else {
+                    theme.selected(true)
+                }
+            } else {
+                theme.text()
+            };
+            Line::styled(pad(&text, w), style)
+        })
+        .collect();
+    lines.extend(bottom);
     frame.render_widget(Paragraph::new(lines), inner);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_setting_names_the_strategies_it_changes() {
+        assert_eq!(
+            strategies_of("defer.threshold"),
+            [Strategy::Defer, Strategy::DeferCatalog]
+        );
+        assert_eq!(
+            strategies_of("vtcode.mcp_cap"),
+            [Strategy::Full, Strategy::Progressive]
+        );
+        assert_eq!(strategies_of("adaptive.selector"), [Strategy::Adaptive]);
+        assert!(strategies_of("cache.ttl").is_empty());
+        assert_eq!(strategies_of("encoding").len(), Strategy::ALL.len());
+    }
 }

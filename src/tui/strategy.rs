@@ -10,7 +10,9 @@ use crate::strategy::Strategy;
 use crate::text::{pad_left, pct, safe, saved_pct, thousands};
 
 use super::app::{App, Pane};
+use super::textview::highlight;
 use super::widgets::{block, wrap};
+use crate::matrix::display_names;
 
 /// Draw `strategy`'s tool table (only the visible rows are built).
 pub fn render_tools(app: &App, frame: &mut Frame, area: Rect, strategy: Strategy) {
@@ -76,6 +78,29 @@ pub fn render_tools(app: &App, frame: &mut Frame, area: Rect, strategy: Strategy
         header.extend(["bytes", "→ sent"]);
     }
     // Only the visible rows are built: a thousand tools cost nothing to draw.
+    // The name column's width: what the fixed columns, their gaps and the selection mark
+    // leave. Names are shortened visibly (MCP prefix collapsed, middle cut) and never into
+    // another tool's name, over every row, not only the visible ones.
+    let fixed: usize = widths
+        .iter()
+        .map(|c| match c {
+            Constraint::Length(n) => *n as usize,
+            _ => 0,
+        })
+        .sum();
+    // A `!` before a name with control or invisible characters takes a cell too.
+    let flagged = rows.iter().any(|&i| {
+        projection.outcomes[i]
+            .original
+            .is_some_and(|o| app.hidden_in(o) > 0)
+    });
+    let name_cells = (inner.width as usize)
+        .saturating_sub(fixed + (widths.len() - 1) + 1 + usize::from(flagged));
+    let all: Vec<&str> = rows
+        .iter()
+        .map(|&i| projection.outcomes[i].name.as_str())
+        .collect();
+    let shown_names = display_names(&all, name_cells.max(1));
     let height = inner.height.saturating_sub(1) as usize;
     let offset = app
         .table_offset
@@ -84,9 +109,10 @@ pub fn render_tools(app: &App, frame: &mut Frame, area: Rect, strategy: Strategy
         .min(app.tool_sel);
     let visible: Vec<Row> = rows
         .iter()
+        .enumerate()
         .skip(offset)
         .take(height.max(1))
-        .map(|&i| {
+        .map(|(at, &i)| {
             let o = &projection.outcomes[i];
             let t = figures.and_then(|f| f.per_tool.get(i));
             let num = |v: Option<usize>| v.map_or("…".to_owned(), thousands);
@@ -114,13 +140,18 @@ pub fn render_tools(app: &App, frame: &mut Frame, area: Rect, strategy: Strategy
                     },
                     theme.status(o.status),
                 )),
-                Cell::from(match o.original.map(|i| app.hidden_in(i)) {
-                    // Flag tools that carry control or invisible characters.
-                    Some(n) if n > 0 => Line::from(vec![
-                        Span::styled("!", theme.warn()),
-                        Span::raw(safe(&o.name)),
-                    ]),
-                    _ => Line::raw(safe(&o.name)),
+                Cell::from({
+                    let name =
+                        highlight(&shown_names[at], &app.filter, theme.text(), theme.found());
+                    match o.original.map(|i| app.hidden_in(i)) {
+                        // Flag tools that carry control or invisible characters.
+                        Some(n) if n > 0 => {
+                            let mut spans = vec![Span::styled("!", theme.warn())];
+                            spans.extend(name.spans);
+                            Line::from(spans)
+                        }
+                        _ => name,
+                    }
                 }),
                 Cell::from(pad_left(
                     &if o.original.is_some() {

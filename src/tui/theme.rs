@@ -162,6 +162,17 @@ impl Theme {
         }
     }
 
+    /// A search match: reversed and bold (a yellow block in colour; underlined too without
+    /// colour, so it stands out of a selected row, which is reversed and bold).
+    pub fn found(self) -> Style {
+        let style = Style::new().add_modifier(Modifier::REVERSED | Modifier::BOLD);
+        if self.color {
+            style.fg(Color::Yellow)
+        } else {
+            style.add_modifier(Modifier::UNDERLINED)
+        }
+    }
+
     /// The text input being edited.
     pub fn input(self) -> Style {
         Style::new().add_modifier(Modifier::UNDERLINED)

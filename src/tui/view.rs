@@ -50,7 +50,7 @@ pub fn render(app: &App, frame: &mut Frame) {
         }
         Tab::Overview => {
             if let Some(table) = l.table {
-                render_overview(app, frame, table);
+                render_overview(app, frame, table, l.notes.is_none());
             }
             if let Some(notes) = l.notes {
                 render_notes(app, frame, notes);
@@ -126,7 +126,8 @@ pub fn render(app: &App, frame: &mut Frame) {
     }
 }
 
-fn render_too_small(frame: &mut Frame, area: Rect, theme: Theme) {
+/// The message drawn instead of a frame below the minimum size.
+pub(crate) fn render_too_small(frame: &mut Frame, area: Rect, theme: Theme) {
     let text = format!(
         "toolprism needs {MIN_WIDTH}x{MIN_HEIGHT} (now {}x{}). Enlarge the terminal, or press q to quit.",
         area.width, area.height
@@ -263,12 +264,30 @@ fn render_status(app: &App, frame: &mut Frame, area: Rect) {
             SPINNER[app.spinner % SPINNER.len()]
         );
     }
+    // The tokens of the tools a search keeps, before and as sent.
+    let matrix_subtotal = (app.tab == Tab::Matrix && !app.filter.is_empty()).then(|| {
+        format!(
+            " · original {} tokens",
+            thousands(app.matrix().subtotal().0)
+        )
+    });
+    let subtotal = app.search_subtotal().map(|(_, _, before, after)| {
+        format!(" · {} → {} tokens", thousands(before), thousands(after))
+    });
     let left: Line = if app.searching {
+        let shown = if app.tab == Tab::Matrix {
+            app.matrix().shown.len()
+        } else {
+            app.rows().len()
+        };
         Line::from(vec![
             Span::styled(" /", theme.key()),
             Span::styled(format!("{}▏", safe(&app.filter)), theme.input()),
             Span::styled(
-                format!("  {} match · Enter keeps · Esc clears", app.rows().len()),
+                format!(
+                    "  {shown} match{} · Enter keeps · Esc clears",
+                    subtotal.clone().or(matrix_subtotal).unwrap_or_default()
+                ),
                 theme.dim(),
             ),
         ])
@@ -303,6 +322,16 @@ fn render_status(app: &App, frame: &mut Frame, area: Rect) {
                 t.push_str(&format!(" · changed by {}", c.id()));
             }
             t
+        } else if let Some((shown, total, before, after)) = app.search_subtotal() {
+            format!(
+                " {} of {} tools match \"{}\": {} → {} tokens under {}",
+                thousands(shown),
+                thousands(total),
+                safe(&app.filter),
+                thousands(before),
+                thousands(after),
+                s.id()
+            )
         } else {
             match (app.figures(s), app.capture_tokens()) {
                 (Some(f), _) if f.is_refused() => {
@@ -323,7 +352,7 @@ fn render_status(app: &App, frame: &mut Frame, area: Rect) {
         };
         if let Tab::Strategy(_) = app.tab {
             text.push_str(&format!(" · sort {}", app.sort.label()));
-            if !app.filter.is_empty() {
+            if !app.filter.is_empty() && app.search_subtotal().is_none() {
                 text.push_str(&format!(" · filter \"{}\"", safe(&app.filter)));
             }
         }
@@ -348,9 +377,13 @@ fn render_status(app: &App, frame: &mut Frame, area: Rect) {
 }
 
 fn render_footer(app: &App, frame: &mut Frame, area: Rect) {
-    let theme = app.theme;
+    render_hints(app.theme, app.context(), frame, area);
+}
+
+/// The key hints of `context` on one line (the session view draws its footer with it too).
+pub(crate) fn render_hints(theme: Theme, context: keys::Context, frame: &mut Frame, area: Rect) {
     let w = area.width as usize;
-    let hints = keys::hints(app.context());
+    let hints = keys::hints(context);
     let cost = |(key, what): &(&str, &str)| width(key) + 1 + width(what) + 2;
     // The help hint always stays: the others give way, last first, when the line is short.
     let help = hints.iter().find(|(_, what)| *what == "help").copied();

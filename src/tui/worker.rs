@@ -16,6 +16,10 @@ use crate::strategy::Strategy;
 use crate::tool;
 
 use crate::diff::{ByteSummary, projection_summary_with};
+use crate::sanitize::visible;
+use crate::session::pick::{PickedTurn, TurnChoice, pick_turn};
+use crate::session::{Analyzer, SessionReport, analyse_trace};
+use crate::trace::{TraceOptions, TraceReader};
 
 /// A projected request compared with the capture's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -294,6 +298,94 @@ fn newest(rx: &Receiver<Job>, pending: &mut Option<Job>) -> bool {
         *pending = Some(job);
     }
     pending.is_some()
+}
+
+// ---- the session view's background work ---------------------------------------------------
+
+/// What the session view's background work reports.
+#[derive(Debug, Clone)]
+pub enum SessionMsg {
+    /// Turns read so far.
+    Progress {
+        /// Model calls read.
+        turns: usize,
+    },
+    /// The analysis ended. With `error`, it stopped at a bad record and the report holds the
+    /// turns read before it.
+    Analysed {
+        /// The report.
+        report: Arc<SessionReport>,
+        /// Why it stopped early, as one line naming the file and the record.
+        error: Option<String>,
+    },
+    /// A turn's request, loaded for the single-request views and the diff, or why not.
+    Picked {
+        /// The turn asked for.
+        turn: usize,
+        /// The request and the previous request of its thread, or one line.
+        result: Result<Arc<PickedTurn>, String>,
+    },
+}
+
+/// A trace to analyse for the session view.
+pub struct SessionJob {
+    /// The trace, opened (its format already told).
+    pub reader: TraceReader,
+    /// How the trace is named on screen (`<stdin>` for a spooled standard input).
+    pub name: String,
+    /// The strategies to project every turn under.
+    pub strategies: Vec<Strategy>,
+    /// The settings (the cost model's among them).
+    pub settings: Settings,
+    /// The encoding tokens are counted in.
+    pub encoding: Encoding,
+}
+
+/// Read and analyse a whole trace, reporting progress through `send`; the last message is
+/// [`SessionMsg::Analysed`]. A bad record stops the reading (unless the reader skips bad records): the report then
+/// holds the turns before it and the error says where it stopped.
+pub fn analyse(job: SessionJob, send: &mut dyn FnMut(SessionMsg)) {
+    let SessionJob {
+        reader,
+        name,
+        strategies,
+        settings,
+        encoding,
+    } = job;
+    let counter = TokenCounter::new(encoding);
+    let mut analyzer = Analyzer::new(&strategies, &settings, &counter, None);
+    let (info, result) = analyse_trace(reader, &name, &mut analyzer, &mut |turns| {
+        send(SessionMsg::Progress { turns });
+    });
+    let error = result.err().map(|e| visible(&e.to_string()).into_owned());
+    let report = Arc::new(analyzer.finish(info));
+    send(SessionMsg::Analysed { report, error });
+}
+
+/// Analyse a trace on a background thread; the messages come out on `out`.
+pub fn spawn_session(job: SessionJob, out: Sender<SessionMsg>) {
+    std::thread::spawn(move || {
+        analyse(job, &mut |msg| {
+            let _ = out.send(msg);
+        })
+    });
+}
+
+/// Load turn `turn` of the trace at `path` (and the previous request of its thread), as
+/// [`SessionMsg::Picked`]. The trace is read again from the start: only that request and, per
+/// thread, the latest one are held.
+pub fn pick(path: &str, turn: usize, skip_bad: bool) -> SessionMsg {
+    let result = pick_turn(path, TurnChoice::Number(turn), &TraceOptions { skip_bad })
+        .map(Arc::new)
+        .map_err(|e| visible(&e.to_string()).into_owned());
+    SessionMsg::Picked { turn, result }
+}
+
+/// [`pick`] on a background thread.
+pub fn spawn_pick(path: String, turn: usize, skip_bad: bool, out: Sender<SessionMsg>) {
+    std::thread::spawn(move || {
+        let _ = out.send(pick(&path, turn, skip_bad));
+    });
 }
 
 #[cfg(test)]

@@ -1,0 +1,472 @@
+//! The session view's model (`toolprism TRACE`): the turns, the chart series, the break marks
+//! and the strategies' totals, computed from a [`SessionReport`] alone. Pure and deterministic;
+//! every string that comes from the trace is sanitized here, so the drawing
+//! ([`super::session_draw`]) only lays text out.
+
+use crate::sanitize::visible;
+use crate::session::{SessionReport, StrategySession, TurnFacts};
+use crate::text::thousands;
+use crate::trace::time::format_utc;
+
+/// One row of the turns table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TurnRow {
+    /// The turn's number (1-based over the trace).
+    pub turn: usize,
+    /// Time of day (UTC) when the record has a readable timestamp, else as written, else `-`.
+    pub time: String,
+    /// The thread's id (`t1`, ...).
+    pub thread: String,
+    /// Tools sent (`?` for a compaction stub).
+    pub tools: String,
+    /// Tokens of the tools array (`?` for a stub).
+    pub tokens: String,
+    /// What changed against the previous turn of its thread, in counts: `+2 −1 ~3 order`.
+    pub change: String,
+    /// The observed cache: `cold`, `hit`, `break (tools)`, `unknown`.
+    pub cache: String,
+    /// The observed chain check says the cache broke.
+    pub observed_break: bool,
+    /// The charted strategies whose projected tools changed at this turn.
+    pub strategy_breaks: Vec<&'static str>,
+    /// A compaction stub: nothing to open.
+    pub stub: bool,
+    /// A failed call (an error status or no response).
+    pub failed: bool,
+}
+
+impl TurnRow {
+    /// Whether this turn carries a break mark (observed, or a charted strategy's).
+    pub fn marked(&self) -> bool {
+        self.observed_break || !self.strategy_breaks.is_empty()
+    }
+}
+
+/// One strategy's session totals, as the totals table shows them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TotalRow {
+    /// The strategy id.
+    pub id: &'static str,
+    /// Tokens sent over the session.
+    pub tokens: String,
+    /// Turns whose projected tools changed.
+    pub breaks: String,
+    /// The cost model's figure (input-token equivalents, whole).
+    pub cost: String,
+    /// The same turns without caching.
+    pub uncached: String,
+    /// Cost against `original`'s (`+4.2%`), `n/a` when the strategy applied on no turn, `-`
+    /// without an original to compare with.
+    pub vs_original: String,
+    /// Charted.
+    pub shown: bool,
+    /// It applied on at least one turn (see [`StrategySession::applied`]).
+    pub applied: bool,
+}
+
+/// One charted strategy: total tokens sent per turn.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Series {
+    /// The strategy id.
+    pub id: &'static str,
+    /// (turn index, tokens) for every turn with known tools.
+    pub points: Vec<(f64, f64)>,
+}
+
+/// The whole session view model.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SessionView {
+    /// The header's parts: name, format, turns, threads, torn (when so), ignored, skipped.
+    pub header: Vec<String>,
+    /// One row per turn.
+    pub turns: Vec<TurnRow>,
+    /// One row per strategy, in the report's order.
+    pub totals: Vec<TotalRow>,
+    /// The charted strategies, in the report's order.
+    pub series: Vec<Series>,
+    /// The largest charted value (the chart's top).
+    pub max_tokens: usize,
+}
+
+impl SessionView {
+    /// The view of `report` with the strategies whose `shown` flag is set charted (by index in
+    /// `report.strategies`).
+    pub fn build(report: &SessionReport, shown: &[bool]) -> SessionView {
+        let is_shown = |i: usize| shown.get(i).copied().unwrap_or(false);
+        let charted: Vec<&StrategySession> = report
+            .strategies
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| is_shown(*i))
+            .map(|(_, s)| s)
+            .collect();
+        let turns = report
+            .turns
+            .iter()
+            .enumerate()
+            .map(|(i, t)| turn_row(t, i, &charted))
+            .collect();
+        let series: Vec<Series> = charted
+            .iter()
+            .map(|s| Series {
+                id: s.id,
+                points: s
+                    .per_turn
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, t)| t.total_tokens.map(|n| (i as f64, n as f64)))
+                    .collect(),
+            })
+            .collect();
+        let max_tokens = series
+            .iter()
+            .flat_map(|s| s.points.iter().map(|p| p.1 as usize))
+            .max()
+            .unwrap_or(0);
+        let totals = report
+            .strategies
+            .iter()
+            .enumerate()
+            .map(|(i, s)| TotalRow {
+                id: s.id,
+                tokens: thousands(s.total_tokens),
+                breaks: thousands(s.breaks),
+                cost: whole(s.cost),
+                uncached: whole(s.cost_uncached),
+                vs_original: report.versus_original(s).to_string(),
+                shown: is_shown(i),
+                applied: s.applied(),
+            })
+            .collect();
+        SessionView {
+            header: header(report),
+            turns,
+            totals,
+            series,
+            max_tokens,
+        }
+    }
+}
+
+/// The strategies charted by default: `original`, and the two cheapest others that applied and
+/// send something (a strategy that sends no tools is cheapest and says nothing on a chart).
+pub fn default_shown(report: &SessionReport) -> Vec<bool> {
+    let mut shown: Vec<bool> = report
+        .strategies
+        .iter()
+        .map(|s| s.id == "original")
+        .collect();
+    let mut others: Vec<(usize, f64)> = report
+        .strategies
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| s.id != "original" && s.applied() && s.total_tokens > 0)
+        .map(|(i, s)| (i, s.cost))
+        .collect();
+    // Cheapest first; ties in the report's order.
+    others.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
+    for (i, _) in others.into_iter().take(2) {
+        shown[i] = true;
+    }
+    if !shown.iter().any(|&s| s)
+        && let Some(first) = shown.first_mut()
+    {
+        *first = true;
+    }
+    shown
+}
+
+fn header(report: &SessionReport) -> Vec<String> {
+    let trace = &report.trace;
+    let mut parts = vec![
+        visible(&trace.path).into_owned(),
+        match trace.compression {
+            Some(c) => format!("{} ({c})", trace.format),
+            None => trace.format.to_owned(),
+        },
+        plural(trace.turns, "turn", "turns"),
+        plural(trace.threads.len(), "thread", "threads"),
+    ];
+    // Before the counts: where the header is short, it is the counts that give way.
+    if trace.torn_last_line {
+        parts.push("last line torn".to_owned());
+    }
+    parts.push(format!("{} ignored", thousands(trace.ignored.len())));
+    parts.push(format!("{} skipped", thousands(trace.skipped)));
+    parts
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{} {}", thousands(n), if n == 1 { one } else { many })
+}
+
+fn whole(x: f64) -> String {
+    thousands(x.round().max(0.0) as usize)
+}
+
+fn turn_row(t: &TurnFacts, index: usize, charted: &[&StrategySession]) -> TurnRow {
+    let time = match (t.time_ms, t.timestamp.as_deref()) {
+        // The date is in the detail; the table keeps the time of day.
+        (Some(ms), _) => format_utc(ms).get(11..).unwrap_or_default().to_owned(),
+        (None, Some(text)) => visible(text).into_owned(),
+        (None, None) => "-".to_owned(),
+    };
+    let strategy_breaks = charted
+        .iter()
+        .filter(|s| s.per_turn.get(index).and_then(|p| p.stable) == Some(false))
+        .map(|s| s.id)
+        .collect();
+    TurnRow {
+        turn: t.turn,
+        time,
+        thread: visible(&t.thread).into_owned(),
+        tools: t.tools.map_or("?".to_owned(), thousands),
+        tokens: t.tools_tokens.map_or("?".to_owned(), thousands),
+        change: change_counts(t),
+        cache: match t.cache_break {
+            Some(cause) => format!("{} ({cause})", t.cache),
+            None => t.cache.to_owned(),
+        },
+        observed_break: t.cache == "break",
+        strategy_breaks,
+        stub: t.stub,
+        failed: t.failed,
+    }
+}
+
+/// What changed in counts: `+2 −1 ~3 order`; `stub`, `first` or `=` when nothing did.
+pub fn change_counts(t: &TurnFacts) -> String {
+    if t.stub {
+        return "stub: tools unknown".to_owned();
+    }
+    let mut parts = Vec::new();
+    if t.failed {
+        parts.push(match t.status {
+            Some(status) => format!("failed {status}"),
+            None => "no response".to_owned(),
+        });
+    }
+    if !t.added.is_empty() {
+        parts.push(format!("+{}", t.added.len()));
+    }
+    if !t.removed.is_empty() {
+        parts.push(format!("−{}", t.removed.len()));
+    }
+    if !t.changed.is_empty() {
+        parts.push(format!("~{}", t.changed.len()));
+    }
+    if t.order_changed {
+        parts.push("order".to_owned());
+    }
+    if !t.loaded.is_empty() {
+        parts.push(format!("loaded {}", t.loaded.len()));
+    }
+    if parts.is_empty() {
+        return match t.previous_turn {
+            Some(_) => "=".to_owned(),
+            None => "first".to_owned(),
+        };
+    }
+    parts.join(" ")
+}
+
+/// How a line of the turn detail is styled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LineKind {
+    /// The turn's title.
+    Heading,
+    /// Plain figures.
+    Plain,
+    /// Tools added.
+    Added,
+    /// Tools removed.
+    Removed,
+    /// Tools changed, order changed, a strategy's list changed.
+    Changed,
+    /// A failed call, a stub, an observed break.
+    Warn,
+    /// Context (what it is compared with).
+    Dim,
+}
+
+/// The detail of turn `index` (in `report.turns`): what it is, what changed against the
+/// previous turn of its thread (every name, whole), the observed cache, and what each charted
+/// strategy did. Long lines are wrapped by the drawing, never cut.
+pub fn turn_detail(
+    report: &SessionReport,
+    index: usize,
+    shown: &[bool],
+) -> Vec<(LineKind, String)> {
+    let Some(t) = report.turns.get(index) else {
+        return Vec::new();
+    };
+    let mut lines = Vec::new();
+    let mut title = format!(
+        "Turn {} · {} · thread {}",
+        t.turn,
+        visible(&t.source),
+        visible(&t.thread)
+    );
+    if let Some(ms) = t.time_ms {
+        title.push_str(&format!(" · {} UTC", format_utc(ms)));
+    } else if let Some(text) = &t.timestamp {
+        title.push_str(&format!(" · {}", visible(text)));
+    }
+    if let Some(shape) = t.shape {
+        title.push_str(&format!(" · {shape}"));
+    }
+    lines.push((LineKind::Heading, title));
+    if t.stub {
+        lines.push((
+            LineKind::Warn,
+            "A compaction stub: the trace kept no request here, so its tools are unknown and it cannot be opened.".to_owned(),
+        ));
+        return lines;
+    }
+    if let (Some(tools), Some(bytes), Some(tokens)) = (t.tools, t.tools_bytes, t.tools_tokens) {
+        lines.push((
+            LineKind::Plain,
+            format!(
+                "{} · {} bytes · {} tokens",
+                plural(tools, "tool", "tools"),
+                thousands(bytes),
+                thousands(tokens)
+            ),
+        ));
+    }
+    if t.failed {
+        let what = match t.status {
+            Some(status) => format!("failed call (status {status})"),
+            None => "failed call (no response)".to_owned(),
+        };
+        lines.push((LineKind::Warn, format!("{what}: outside the cache chain")));
+    }
+    match t.previous_turn {
+        None => lines.push((
+            LineKind::Dim,
+            "The first turn of its thread: nothing to compare with.".to_owned(),
+        )),
+        Some(previous) => {
+            lines.push((
+                LineKind::Dim,
+                format!("Against turn {previous}, the previous turn of its thread:"),
+            ));
+            let names = |list: &[String]| -> String {
+                list.iter()
+                    .map(|n| visible(n).into_owned())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            if !t.added.is_empty() {
+                lines.push((
+                    LineKind::Added,
+                    format!("+ added {}: {}", t.added.len(), names(&t.added)),
+                ));
+            }
+            if !t.removed.is_empty() {
+                lines.push((
+                    LineKind::Removed,
+                    format!("− removed {}: {}", t.removed.len(), names(&t.removed)),
+                ));
+            }
+            if !t.changed.is_empty() {
+                let described: Vec<String> = t
+                    .changed
+                    .iter()
+                    .map(|c| format!("{} ({})", visible(&c.name), c.fields.join(", ")))
+                    .collect();
+                lines.push((
+                    LineKind::Changed,
+                    format!("~ changed {}: {}", t.changed.len(), described.join(", ")),
+                ));
+            }
+            if t.order_changed {
+                lines.push((
+                    LineKind::Changed,
+                    "↕ the tools sent both times come in another order".to_owned(),
+                ));
+            }
+            match t.first_changed_byte {
+                Some(byte) => {
+                    let mut text = format!("first changed byte {}", thousands(byte));
+                    if let Some(ch) = t.first_changed_char
+                        && ch != byte
+                    {
+                        text.push_str(&format!(" (character {})", thousands(ch)));
+                    }
+                    if let Some(entry) = &t.first_changed_entry {
+                        text.push_str(&format!(", in {}", visible(entry)));
+                    }
+                    lines.push((LineKind::Plain, text));
+                }
+                None => lines.push((
+                    LineKind::Plain,
+                    "the tools array is byte-identical".to_owned(),
+                )),
+            }
+        }
+    }
+    if !t.loaded.is_empty() {
+        let names: Vec<String> = t.loaded.iter().map(|n| visible(n).into_owned()).collect();
+        lines.push((
+            LineKind::Plain,
+            format!("loaded through tool_search: {}", names.join(", ")),
+        ));
+    }
+    let mut cache = format!("observed cache: {}", t.cache);
+    if let Some(cause) = t.cache_break {
+        cache.push_str(&format!(" (points at {cause})"));
+    }
+    match &t.usage {
+        Some(u) => cache.push_str(&format!(
+            " · read {} · write {} · input {}",
+            thousands(u.cache_read as usize),
+            thousands(u.cache_write as usize),
+            thousands(u.input as usize)
+        )),
+        None => cache.push_str(" · no usage in the trace"),
+    }
+    let kind = if t.cache == "break" {
+        LineKind::Warn
+    } else {
+        LineKind::Plain
+    };
+    lines.push((kind, cache));
+    for (i, s) in report.strategies.iter().enumerate() {
+        if !shown.get(i).copied().unwrap_or(false) {
+            continue;
+        }
+        let Some(p) = s.per_turn.get(index) else {
+            continue;
+        };
+        let tokens = p
+            .total_tokens
+            .map_or("?".to_owned(), |n| format!("{} tokens", thousands(n)));
+        let (kind, what) = match (&p.error, p.stable) {
+            (Some(error), _) => (LineKind::Warn, format!("refused: {}", visible(error))),
+            (None, Some(false)) => {
+                let mut what = "its tools changed".to_owned();
+                if let Some(byte) = p.first_changed_byte {
+                    what.push_str(&format!(" at byte {}", thousands(byte)));
+                }
+                if let Some(reason) = &p.reason {
+                    what.push_str(&format!(": {}", visible(reason)));
+                }
+                (LineKind::Changed, what)
+            }
+            (None, Some(true)) => (LineKind::Plain, "unchanged".to_owned()),
+            (None, None) => (
+                LineKind::Dim,
+                p.reason
+                    .as_deref()
+                    .map_or("outside the chain".to_owned(), |r| visible(r).into_owned()),
+            ),
+        };
+        let cached = match p.cached {
+            Some(c) => format!(" · billed as a cache {c}"),
+            None => String::new(),
+        };
+        lines.push((kind, format!("{}: {tokens} · {what}{cached}", s.id)));
+    }
+    lines
+}

@@ -1,0 +1,635 @@
+//! The session view's state and its pure update (`toolprism TRACE`). The analysis and the
+//! loading of a turn run in the background ([`super::worker::SessionMsg`]); [`session_update`]
+//! turns keys and results into a new state plus [`SessionEffect`]s for the event loop, and
+//! never touches the terminal or the disk.
+//!
+//! Enter on a turn loads its request and opens the single-request inspector ([`App`]) on it,
+//! nested: its keys go to it until Esc on its home screen comes back here. `d` shows the turn's
+//! tools against the previous turn of its thread ([`TurnDiff`]).
+
+use std::sync::Arc;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEvent};
+
+use crate::measure::Encoding;
+use crate::session::SessionReport;
+use crate::session::pick::PickedTurn;
+use crate::settings::Settings;
+
+use super::app::{App, Msg, update};
+use super::help;
+use super::keys::{self, Action, Context};
+use super::session::{SessionView, default_shown};
+use super::session_diff::TurnDiff;
+use super::theme::Theme;
+use super::worker::SessionMsg;
+
+/// Which screen of the session view is up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Screen {
+    /// The timeline: chart, totals, turns, the selected turn's change.
+    Timeline,
+    /// The selected turn's tools against the previous turn of its thread.
+    Diff,
+    /// The single-request inspector on one turn's request.
+    Single,
+}
+
+/// Which list the movement keys move in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Focus {
+    /// The turns table.
+    Turns,
+    /// The strategies' totals (Space charts or hides the selected one).
+    Strategies,
+}
+
+/// What the top pane shows where only one of the chart and the totals fits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TopPane {
+    /// Tokens per turn.
+    Chart,
+    /// The strategies' totals.
+    Totals,
+}
+
+/// Why a turn is being loaded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Intent {
+    /// To open it in the single-request views.
+    Open,
+    /// To diff it against the previous turn of its thread.
+    Diff,
+}
+
+/// The help overlay's state.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HelpState {
+    /// Lines scrolled.
+    pub scroll: usize,
+    /// The view it was opened from.
+    pub first: Context,
+    /// Only lines containing this.
+    pub filter: String,
+    /// The filter is being typed.
+    pub typing: bool,
+}
+
+/// Work for the event loop.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SessionEffect {
+    /// Load this turn's request (and the previous request of its thread) in the background.
+    Pick(usize),
+    /// Stop the process (Ctrl-Z) with the terminal restored.
+    Suspend,
+}
+
+/// An input to [`session_update`].
+#[derive(Debug, Clone)]
+pub enum SessionInput {
+    /// A key press.
+    Key(KeyEvent),
+    /// A mouse event (the wheel; all of them in the nested inspector).
+    Mouse(MouseEvent),
+    /// The terminal's new size.
+    Resize(u16, u16),
+    /// A result of the background work.
+    Worker(SessionMsg),
+    /// Time passed (the spinner).
+    Tick,
+}
+
+/// The whole state of the session view.
+pub struct SessionApp {
+    /// How the trace is named on screen.
+    pub name: String,
+    /// The file a turn is read again from (a spooled copy for standard input).
+    pub path: String,
+    /// The trace's format id, known before the analysis ends.
+    pub format: &'static str,
+    /// `--skip-bad`.
+    pub skip_bad: bool,
+    /// The settings the analysis ran with; a nested inspector starts with them.
+    pub settings: Settings,
+    /// The encoding.
+    pub encoding: Encoding,
+    /// Colours on.
+    pub color: bool,
+    /// The analysis, once finished.
+    pub report: Option<Arc<SessionReport>>,
+    /// Model calls read so far.
+    pub turns_read: usize,
+    /// Why the analysis stopped early (a bad record), as one line.
+    pub error: Option<String>,
+    /// The selected turn (index into the report's turns).
+    pub cursor: usize,
+    /// The turns table's first visible row.
+    pub offset: usize,
+    /// Where the movement keys go.
+    pub focus: Focus,
+    /// The selected strategy (index into the report's strategies).
+    pub strategy_sel: usize,
+    /// Which strategies the chart shows (by index into the report's strategies).
+    pub shown: Vec<bool>,
+    /// The top pane on a small terminal.
+    pub top: TopPane,
+    /// The screen up.
+    pub screen: Screen,
+    /// The nested single-request inspector, while open.
+    pub single: Option<Box<App>>,
+    /// Bumped each time an inspector is opened (the event loop starts its worker).
+    pub single_id: u64,
+    /// The turn diff, while shown.
+    pub diff: Option<TurnDiff>,
+    /// Its scroll.
+    pub diff_scroll: usize,
+    /// Rows of the turn diff as last drawn (its scroll range), written by the drawing.
+    pub diff_rows: std::cell::Cell<usize>,
+    /// The last turn loaded.
+    pub picked: Option<Arc<PickedTurn>>,
+    /// A turn being loaded, and why.
+    pub loading: Option<(usize, Intent)>,
+    /// The help overlay.
+    pub help: Option<HelpState>,
+    /// A message for the status line, and whether it is an error.
+    pub status: Option<(String, bool)>,
+    /// The terminal's size.
+    pub size: (u16, u16),
+    /// The styles.
+    pub theme: Theme,
+    /// Work for the event loop.
+    pub effects: Vec<SessionEffect>,
+    /// Leave the program.
+    pub quit: bool,
+    /// Spinner frames so far.
+    pub spinner: usize,
+    view_cache: std::cell::RefCell<Option<(Vec<bool>, Arc<SessionView>)>>,
+}
+
+impl SessionApp {
+    /// A session view on the trace at `path` (named `name` on screen), waiting for the
+    /// analysis (the caller starts it).
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        name: String,
+        path: String,
+        format: &'static str,
+        skip_bad: bool,
+        settings: Settings,
+        encoding: Encoding,
+        color: bool,
+    ) -> SessionApp {
+        SessionApp {
+            name,
+            path,
+            format,
+            skip_bad,
+            settings,
+            encoding,
+            color,
+            report: None,
+            turns_read: 0,
+            error: None,
+            cursor: 0,
+            offset: 0,
+            focus: Focus::Turns,
+            strategy_sel: 0,
+            shown: Vec::new(),
+            top: TopPane::Chart,
+            screen: Screen::Timeline,
+            single: None,
+            single_id: 0,
+            diff: None,
+            diff_scroll: 0,
+            diff_rows: std::cell::Cell::new(0),
+            picked: None,
+            loading: None,
+            help: None,
+            status: None,
+            size: (80, 24),
+            theme: Theme::new(color),
+            effects: Vec::new(),
+            quit: false,
+            spinner: 0,
+            view_cache: std::cell::RefCell::new(None),
+        }
+    }
+
+    /// The view model under the current chart choice (cached until it changes).
+    pub fn view(&self) -> Option<Arc<SessionView>> {
+        let report = self.report.as_ref()?;
+        if let Some((shown, view)) = self.view_cache.borrow().as_ref()
+            && *shown == self.shown
+        {
+            return Some(view.clone());
+        }
+        let view = Arc::new(SessionView::build(report, &self.shown));
+        *self.view_cache.borrow_mut() = Some((self.shown.clone(), view.clone()));
+        Some(view)
+    }
+
+    /// Whether background work is under way (the spinner turns).
+    pub fn is_busy(&self) -> bool {
+        self.report.is_none() || self.loading.is_some()
+    }
+
+    /// The context keys are looked up in.
+    pub fn context(&self) -> Context {
+        match &self.help {
+            Some(HelpState { typing: true, .. }) => Context::HelpSearch,
+            Some(_) => Context::Help,
+            None => match self.screen {
+                Screen::Diff => Context::TurnDiff,
+                _ => Context::Session,
+            },
+        }
+    }
+
+    fn turns(&self) -> usize {
+        self.report.as_ref().map_or(0, |r| r.turns.len())
+    }
+
+    /// Rows of the turns table at the current size.
+    pub fn table_rows(&self) -> usize {
+        let area = ratatui::layout::Rect::new(0, 0, self.size.0, self.size.1);
+        super::session_draw::layout(area, self.top, self.strategy_count())
+            .turns
+            .map_or(1, |r| r.height.saturating_sub(3).max(1) as usize)
+    }
+
+    fn strategy_count(&self) -> usize {
+        self.report.as_ref().map_or(0, |r| r.strategies.len())
+    }
+
+    fn select(&mut self, row: usize) {
+        let len = self.turns();
+        self.cursor = row.min(len.saturating_sub(1));
+        let height = self.table_rows();
+        if self.cursor < self.offset {
+            self.offset = self.cursor;
+        } else if self.cursor >= self.offset + height {
+            self.offset = self.cursor + 1 - height;
+        }
+        self.offset = self.offset.min(len.saturating_sub(height));
+    }
+
+    fn move_by(&mut self, delta: isize) {
+        match self.focus {
+            Focus::Turns => {
+                let row = (self.cursor as isize).saturating_add(delta).max(0) as usize;
+                self.select(row);
+            }
+            Focus::Strategies => {
+                let last = self.strategy_count().saturating_sub(1) as isize;
+                self.strategy_sel = (self.strategy_sel as isize)
+                    .saturating_add(delta)
+                    .clamp(0, last) as usize;
+            }
+        }
+    }
+
+    /// Move to the next (or previous) turn with a break mark.
+    fn jump_break(&mut self, forward: bool) {
+        let Some(view) = self.view() else { return };
+        let found = if forward {
+            (self.cursor + 1..view.turns.len()).find(|&i| view.turns[i].marked())
+        } else {
+            (0..self.cursor).rev().find(|&i| view.turns[i].marked())
+        };
+        match found {
+            Some(i) => {
+                self.focus = Focus::Turns;
+                self.select(i);
+            }
+            None => {
+                self.status = Some((
+                    format!(
+                        "no break mark {} turn {}",
+                        if forward { "after" } else { "before" },
+                        view.turns.get(self.cursor).map_or(0, |t| t.turn)
+                    ),
+                    false,
+                ))
+            }
+        }
+    }
+
+    /// Load the selected turn for `intent`, or say why it cannot be.
+    fn request_turn(&mut self, intent: Intent) {
+        let Some(report) = &self.report else {
+            self.status = Some(("the trace is still being read".to_owned(), false));
+            return;
+        };
+        let Some(t) = report.turns.get(self.cursor) else {
+            return;
+        };
+        if t.stub {
+            self.status = Some((
+                format!(
+                    "turn {} is a compaction stub: the trace kept no request, so its tools are unknown",
+                    t.turn
+                ),
+                true,
+            ));
+            return;
+        }
+        let turn = t.turn;
+        if let Some(picked) = self.picked.clone()
+            && picked.turn == turn
+        {
+            self.enter(picked, intent);
+            return;
+        }
+        self.loading = Some((turn, intent));
+        self.effects.push(SessionEffect::Pick(turn));
+    }
+
+    /// Open a loaded turn as asked.
+    fn enter(&mut self, picked: Arc<PickedTurn>, intent: Intent) {
+        match intent {
+            Intent::Diff => {
+                self.diff = Some(TurnDiff::new(&picked));
+                self.diff_scroll = 0;
+                self.screen = Screen::Diff;
+            }
+            Intent::Open => {
+                let label = picked.label(&self.name);
+                let mut app = App::new(
+                    Arc::new(picked.capture.clone()),
+                    label,
+                    self.settings.clone(),
+                    self.encoding,
+                    self.color,
+                );
+                app.nested = true;
+                app.status = Some((
+                    format!(
+                        "turn {} · Esc on this screen goes back to the session view",
+                        picked.turn
+                    ),
+                    false,
+                ));
+                update(&mut app, Msg::Resize(self.size.0, self.size.1));
+                self.single = Some(Box::new(app));
+                self.single_id += 1;
+                self.screen = Screen::Single;
+            }
+        }
+        self.picked = Some(picked);
+    }
+
+    fn on_worker(&mut self, msg: SessionMsg) {
+        match msg {
+            SessionMsg::Progress { turns } => self.turns_read = turns,
+            SessionMsg::Analysed { report, error } => {
+                self.turns_read = report.turns.len();
+                self.shown = default_shown(&report);
+                self.report = Some(report);
+                self.error = error;
+                *self.view_cache.borrow_mut() = None;
+                self.select(0);
+            }
+            SessionMsg::Picked { turn, result } => {
+                let Some((wanted, intent)) = self.loading else {
+                    return;
+                };
+                if wanted != turn {
+                    return;
+                }
+                self.loading = None;
+                match result {
+                    Ok(picked) => self.enter(picked, intent),
+                    // The spooled copy of standard input is a private file: name what the
+                    // user gave instead.
+                    Err(e) => self.status = Some((e.replace(&self.path, &self.name), true)),
+                }
+            }
+        }
+    }
+
+    fn on_key(&mut self, key: KeyEvent) {
+        if key.kind == KeyEventKind::Release {
+            return;
+        }
+        self.status = None;
+        if keys::is_interrupt(&key) {
+            self.quit = true;
+            return;
+        }
+        if keys::is_suspend(&key) {
+            self.effects.push(SessionEffect::Suspend);
+            return;
+        }
+        let context = self.context();
+        match keys::lookup(context, &key) {
+            Some((action, _)) => self.act(context, action),
+            None if context == Context::HelpSearch => {
+                if let KeyCode::Char(c) = key.code
+                    && !key
+                        .modifiers
+                        .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT)
+                    && let Some(help) = &mut self.help
+                {
+                    help.filter.push(c);
+                    help.scroll = 0;
+                }
+            }
+            None => {}
+        }
+    }
+
+    fn act(&mut self, context: Context, action: Action) {
+        match context {
+            Context::Help | Context::HelpSearch => self.act_help(action),
+            Context::TurnDiff => self.act_diff(action),
+            _ => self.act_timeline(action),
+        }
+    }
+
+    fn open_help(&mut self) {
+        self.help = Some(HelpState {
+            scroll: 0,
+            first: self.context(),
+            filter: String::new(),
+            typing: false,
+        });
+    }
+
+    fn act_timeline(&mut self, action: Action) {
+        let page = self.table_rows() as isize;
+        match action {
+            Action::Quit => self.quit = true,
+            Action::Help => self.open_help(),
+            Action::Down => self.move_by(1),
+            Action::Up => self.move_by(-1),
+            Action::PageDown => self.move_by(page),
+            Action::PageUp => self.move_by(-page),
+            Action::Top => self.move_by(isize::MIN / 2),
+            Action::Bottom => self.move_by(isize::MAX / 2),
+            Action::Open => match self.focus {
+                Focus::Turns => self.request_turn(Intent::Open),
+                Focus::Strategies => self.toggle_series(),
+            },
+            Action::DiffMode => self.request_turn(Intent::Diff),
+            Action::NextBreak => self.jump_break(true),
+            Action::PrevBreak => self.jump_break(false),
+            Action::FocusNext => {
+                self.focus = match self.focus {
+                    Focus::Turns => Focus::Strategies,
+                    Focus::Strategies => Focus::Turns,
+                };
+                if self.focus == Focus::Strategies {
+                    self.top = TopPane::Totals;
+                }
+                // The turns table's height may have changed: keep the turn in sight.
+                self.select(self.cursor);
+            }
+            Action::Toggle => self.toggle_series(),
+            Action::Panes => {
+                self.top = match self.top {
+                    TopPane::Chart => TopPane::Totals,
+                    TopPane::Totals => TopPane::Chart,
+                };
+                self.select(self.cursor);
+            }
+            Action::Back => {
+                if self.focus == Focus::Strategies {
+                    self.focus = Focus::Turns;
+                } else {
+                    self.status = Some(("this is the session view · q quits".to_owned(), false));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn toggle_series(&mut self) {
+        let Some(report) = &self.report else { return };
+        let Some(strategy) = report.strategies.get(self.strategy_sel) else {
+            return;
+        };
+        let id = strategy.id;
+        if let Some(flag) = self.shown.get_mut(self.strategy_sel) {
+            *flag = !*flag;
+            let what = if *flag {
+                "charted"
+            } else {
+                "hidden from the chart"
+            };
+            self.status = Some((format!("{id} {what}"), false));
+        }
+    }
+
+    fn act_diff(&mut self, action: Action) {
+        let height = (self.size.1 as usize).saturating_sub(6).max(1);
+        let max = self.diff_rows.get().saturating_sub(height);
+        let scroll =
+            |s: usize, d: isize| (s as isize).saturating_add(d).clamp(0, max as isize) as usize;
+        match action {
+            Action::Quit => self.quit = true,
+            Action::Help => self.open_help(),
+            Action::Back => {
+                self.screen = Screen::Timeline;
+                self.diff = None;
+            }
+            Action::Down => self.diff_scroll = scroll(self.diff_scroll, 1),
+            Action::Up => self.diff_scroll = scroll(self.diff_scroll, -1),
+            Action::PageDown => self.diff_scroll = scroll(self.diff_scroll, height as isize),
+            Action::PageUp => self.diff_scroll = scroll(self.diff_scroll, -(height as isize)),
+            Action::Top => self.diff_scroll = 0,
+            Action::Bottom => self.diff_scroll = max,
+            Action::Open => {
+                self.screen = Screen::Timeline;
+                self.diff = None;
+                self.request_turn(Intent::Open);
+            }
+            _ => {}
+        }
+    }
+
+    fn act_help(&mut self, action: Action) {
+        let Some(help) = &mut self.help else { return };
+        match (help.typing, action) {
+            (true, Action::Confirm) => help.typing = false,
+            (true, Action::Back) => {
+                help.typing = false;
+                help.filter.clear();
+            }
+            (true, Action::Backspace) => {
+                help.filter.pop();
+                help.scroll = 0;
+            }
+            (false, Action::Back) if !help.filter.is_empty() => help.filter.clear(),
+            (false, Action::Back) => {
+                self.help = None;
+                return;
+            }
+            (false, Action::Search) => {
+                help.typing = true;
+                help.scroll = 0;
+            }
+            (_, Action::Down) => help.scroll += 1,
+            (_, Action::Up) => help.scroll = help.scroll.saturating_sub(1),
+            (_, Action::PageDown) => help.scroll += 10,
+            (_, Action::PageUp) => help.scroll = help.scroll.saturating_sub(10),
+            (false, Action::Top) => help.scroll = 0,
+            (false, Action::Bottom) => help.scroll = usize::MAX / 2,
+            _ => {}
+        }
+        help.scroll = help
+            .scroll
+            .min(help::help_len(help.first, &help.filter).saturating_sub(1));
+    }
+}
+
+/// Apply one input. While the nested inspector is up, keys, mouse and resizes go to it (its
+/// worker's results are fed to it by the event loop directly); Esc on its home screen closes it.
+pub fn session_update(app: &mut SessionApp, msg: SessionInput) {
+    if app.screen == Screen::Single
+        && let Some(single) = app.single.as_mut()
+    {
+        match msg {
+            SessionInput::Key(key) => {
+                update(single, Msg::Key(key));
+                if single.quit {
+                    app.quit = true;
+                } else if single.leave {
+                    app.single = None;
+                    app.screen = Screen::Timeline;
+                }
+                return;
+            }
+            SessionInput::Mouse(mouse) => {
+                update(single, Msg::Mouse(mouse));
+                return;
+            }
+            SessionInput::Resize(w, h) => update(single, Msg::Resize(w, h)),
+            SessionInput::Tick => update(single, Msg::Tick),
+            SessionInput::Worker(_) => {}
+        }
+    }
+    match msg {
+        SessionInput::Key(key) => app.on_key(key),
+        SessionInput::Mouse(mouse) => {
+            // The wheel moves through the turns (or scrolls the diff, or the help).
+            let action = match mouse.kind {
+                crossterm::event::MouseEventKind::ScrollDown => Some(Action::Down),
+                crossterm::event::MouseEventKind::ScrollUp => Some(Action::Up),
+                _ => None,
+            };
+            if let Some(action) = action {
+                let context = app.context();
+                if context != Context::HelpSearch {
+                    app.act(context, action);
+                }
+            }
+        }
+        SessionInput::Resize(w, h) => {
+            app.size = (w, h);
+            let row = app.cursor;
+            app.select(row);
+        }
+        SessionInput::Worker(msg) => app.on_worker(msg),
+        SessionInput::Tick => app.spinner = app.spinner.wrapping_add(1),
+    }
+}

@@ -1,0 +1,769 @@
+//! Drawing the session view: a pure function of the [`SessionApp`] (its view model from
+//! [`super::session`], its turn diff from [`super::session_diff`]). Where everything goes is
+//! [`layout`], shared with the update's page sizes.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::symbols::Marker;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Axis, Chart, Dataset, GraphType, Paragraph};
+
+use crate::text::{fit, pad, pad_left, safe, thousands, width};
+
+use super::detail::{DiffLayout, tool_diff_lines};
+use super::help::render_help;
+use super::layout::{MIN_HEIGHT, MIN_WIDTH};
+use super::session::{LineKind, SessionView, turn_detail};
+use super::session_app::{Focus, Screen, SessionApp, TopPane};
+use super::session_diff::{Change, TurnDiff};
+use super::theme::Theme;
+use super::widgets::{block, wrap};
+
+/// The rectangles of one session frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SessionLayout {
+    /// Below the minimum size: only a message.
+    pub too_small: bool,
+    /// The title line.
+    pub header: Rect,
+    /// Tokens per turn.
+    pub chart: Option<Rect>,
+    /// The strategies' totals.
+    pub totals: Option<Rect>,
+    /// The turns table.
+    pub turns: Option<Rect>,
+    /// The selected turn's change.
+    pub detail: Option<Rect>,
+    /// The status line.
+    pub status: Rect,
+    /// The key hints.
+    pub footer: Rect,
+}
+
+/// Where everything goes at this size: chart and totals side by side over the turns and the
+/// detail on a wide terminal; stacked when narrow; where only one of chart and totals fits,
+/// `top` says which (`v` swaps).
+pub fn layout(area: Rect, top: TopPane, strategies: usize) -> SessionLayout {
+    if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
+        return SessionLayout {
+            too_small: true,
+            ..SessionLayout::default()
+        };
+    }
+    let row = |y: u16, h: u16| Rect::new(area.x, area.y + y, area.width, h);
+    let header = row(0, 1);
+    let status = row(area.height - 2, 1);
+    let footer = row(area.height - 1, 1);
+    let body_h = area.height - 3;
+    let body = row(1, body_h);
+    let totals_h = (strategies as u16 + 3).max(5);
+    let split_h = |r: Rect, left_pct: u16| {
+        let lw = r.width * left_pct / 100;
+        (
+            Rect::new(r.x, r.y, lw, r.height),
+            Rect::new(r.x + lw, r.y, r.width - lw, r.height),
+        )
+    };
+    let take = |r: &mut Rect, h: u16| {
+        let h = h.min(r.height);
+        let out = Rect::new(r.x, r.y, r.width, h);
+        r.y += h;
+        r.height -= h;
+        out
+    };
+    let mut rest = body;
+    let mut l = SessionLayout {
+        header,
+        status,
+        footer,
+        ..SessionLayout::default()
+    };
+    if area.width >= 110 && body_h >= 24 {
+        let top_h = totals_h.min(body_h / 2).max(8);
+        let (chart, totals) = split_h(take(&mut rest, top_h), 55);
+        let (turns, detail) = split_h(rest, 60);
+        l.chart = Some(chart);
+        l.totals = Some(totals);
+        l.turns = Some(turns);
+        l.detail = Some(detail);
+    } else if body_h >= 30 {
+        l.chart = Some(take(&mut rest, 8));
+        l.totals = Some(take(&mut rest, totals_h.min(body_h / 3)));
+        let detail_h = 8.min(rest.height / 2);
+        let turns_h = rest.height - detail_h;
+        l.turns = Some(take(&mut rest, turns_h));
+        l.detail = Some(rest);
+    } else {
+        let top_h = match top {
+            // A tiny terminal keeps the turns: the chart shrinks to its break marks.
+            TopPane::Chart if body_h < 12 => 3,
+            TopPane::Chart => (body_h / 3).max(4),
+            TopPane::Totals => totals_h.min(body_h / 2).max(4),
+        };
+        let pane = take(&mut rest, top_h);
+        match top {
+            TopPane::Chart => l.chart = Some(pane),
+            TopPane::Totals => l.totals = Some(pane),
+        }
+        let detail_h = if rest.height >= 14 { 6 } else { 0 };
+        let turns_h = rest.height - detail_h;
+        l.turns = Some(take(&mut rest, turns_h));
+        if detail_h > 0 {
+            l.detail = Some(rest);
+        }
+    }
+    l
+}
+
+/// Draw the whole session frame.
+pub fn render(app: &SessionApp, frame: &mut Frame) {
+    if app.screen == Screen::Single
+        && let Some(single) = &app.single
+    {
+        super::view::render(single, frame);
+        return;
+    }
+    let area = frame.area();
+    let theme = app.theme;
+    let l = layout(
+        area,
+        app.top,
+        app.report.as_ref().map_or(0, |r| r.strategies.len()),
+    );
+    if l.too_small {
+        super::view::render_too_small(frame, area, theme);
+        return;
+    }
+    render_header(app, frame, l.header);
+    let view = app.view();
+    match (app.screen, &app.diff) {
+        (Screen::Diff, Some(diff)) => {
+            let body = Rect::new(
+                area.x,
+                area.y + 1,
+                area.width,
+                area.height.saturating_sub(3),
+            );
+            render_diff(app, diff, frame, body);
+        }
+        _ => match &view {
+            None => {
+                let body = Rect::new(
+                    area.x,
+                    area.y + 1,
+                    area.width,
+                    area.height.saturating_sub(3),
+                );
+                let text = format!(
+                    "Reading {}: {} so far…",
+                    safe(&app.name),
+                    count(app.turns_read, "turn", "turns")
+                );
+                let lines: Vec<Line> = wrap(&text, body.width.saturating_sub(2) as usize)
+                    .into_iter()
+                    .map(|t| Line::styled(format!(" {t}"), theme.dim()))
+                    .collect();
+                frame.render_widget(Paragraph::new(lines), body);
+            }
+            Some(view) => {
+                if let Some(r) = l.chart {
+                    render_chart(app, view, frame, r);
+                }
+                if let Some(r) = l.totals {
+                    render_totals(app, view, frame, r);
+                }
+                if let Some(r) = l.turns {
+                    render_turns(app, view, frame, r);
+                }
+                if let Some(r) = l.detail {
+                    render_detail(app, frame, r);
+                }
+            }
+        },
+    }
+    render_status(app, view.as_deref(), frame, l.status);
+    super::view::render_hints(theme, app.context(), frame, l.footer);
+    if let Some(help) = &app.help {
+        render_help(
+            frame,
+            area,
+            theme,
+            help.scroll,
+            help.first,
+            Some((help.filter.as_str(), help.typing)),
+        );
+    }
+}
+
+fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{} {}", thousands(n), if n == 1 { one } else { many })
+}
+
+fn render_header(app: &SessionApp, frame: &mut Frame, area: Rect) {
+    let theme = app.theme;
+    let w = area.width as usize;
+    let full_width = |parts: &[String]| 13 + parts.iter().map(|p| width(p) + 3).sum::<usize>();
+    let parts: Vec<String> = match &app.report {
+        Some(_) => app.view().map(|v| v.header.clone()).unwrap_or_default(),
+        None => vec![
+            safe(&app.name),
+            app.format.to_owned(),
+            format!("reading… {}", count(app.turns_read, "turn", "turns")),
+        ],
+    };
+    // The footer lists these keys too: the trace's figures get the room first.
+    let right = if w >= 100 && full_width(&parts) + 15 <= w {
+        "? help  q quit "
+    } else {
+        ""
+    };
+    // The name goes first and is never dropped; the other parts give way from the end.
+    let room = w.saturating_sub(width(right) + 1);
+    let mut text = " toolprism · ".to_owned();
+    for (i, part) in parts.iter().enumerate() {
+        let piece = if i == 0 {
+            part.clone()
+        } else {
+            format!(" · {part}")
+        };
+        if i > 0 && width(&text) + width(&piece) > room {
+            break;
+        }
+        text.push_str(&piece);
+    }
+    let text = fit(&text, room);
+    let gap = w.saturating_sub(width(&text) + width(right));
+    frame.render_widget(
+        Paragraph::new(Line::from(vec![
+            Span::styled(text, theme.title(false)),
+            Span::raw(" ".repeat(gap)),
+            Span::styled(right, theme.dim()),
+        ])),
+        area,
+    );
+}
+
+/// The series' styles and markers: the marker tells them apart without colour.
+fn series_style(theme: Theme, i: usize) -> (Style, Marker, &'static str) {
+    const COLORS: [Color; 4] = [Color::Cyan, Color::Green, Color::Magenta, Color::Yellow];
+    let style = if theme.is_color() {
+        Style::new().fg(COLORS[i % COLORS.len()])
+    } else {
+        Style::new()
+    };
+    match i % 3 {
+        0 => (style, Marker::Braille, "⣀"),
+        1 => (style, Marker::Dot, "•"),
+        _ => (style, Marker::HalfBlock, "▀"),
+    }
+}
+
+fn render_chart(app: &SessionApp, view: &SessionView, frame: &mut Frame, area: Rect) {
+    let theme = app.theme;
+    let title = if area.height < 4 {
+        " Breaks · ▲ cache · * list changed ".to_owned()
+    } else {
+        format!(" Tokens sent per turn · 0–{} ", thousands(view.max_tokens))
+    };
+    let outer = block(theme, title, false);
+    let inner = outer.inner(area);
+    frame.render_widget(outer, area);
+    if inner.height == 0 || inner.width == 0 {
+        return;
+    }
+    // Legend on the first row (when there is room for a plot under it), the break marks on the
+    // last, the chart between.
+    let legend_rows = u16::from(inner.height >= 4);
+    let mut legend: Vec<Span> = vec![];
+    for (i, s) in view.series.iter().enumerate() {
+        let (style, _, glyph) = series_style(theme, i);
+        legend.push(Span::styled(format!("{glyph} "), style));
+        legend.push(Span::raw(format!("{}  ", s.id)));
+    }
+    if view.series.is_empty() {
+        legend.push(Span::styled(
+            "nothing charted · Tab, then Space on a strategy",
+            theme.dim(),
+        ));
+    }
+    if legend_rows > 0 {
+        frame.render_widget(
+            Paragraph::new(Line::from(legend)),
+            Rect::new(inner.x, inner.y, inner.width, 1),
+        );
+    }
+    let marks = Rect::new(inner.x, inner.y + inner.height - 1, inner.width, 1);
+    // With a single row only the break marks are drawn: the most telling part.
+    let plot = (inner.height >= 2 + legend_rows).then(|| {
+        Rect::new(
+            inner.x,
+            inner.y + legend_rows,
+            inner.width,
+            inner.height - 1 - legend_rows,
+        )
+    });
+    let n = view.turns.len();
+    let x_max = (n.max(2) - 1) as f64;
+    let y_max = (view.max_tokens.max(1) as f64) * 1.05;
+    let datasets: Vec<Dataset> = view
+        .series
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let (style, marker, _) = series_style(theme, i);
+            Dataset::default()
+                .name(s.id)
+                .marker(marker)
+                .graph_type(if s.points.len() > 1 {
+                    GraphType::Line
+                } else {
+                    GraphType::Scatter
+                })
+                .style(style)
+                .data(&s.points)
+        })
+        .collect();
+    let chart = Chart::new(datasets)
+        .x_axis(Axis::default().bounds([0.0, x_max]))
+        .y_axis(Axis::default().bounds([0.0, y_max]))
+        .hidden_legend_constraints((
+            ratatui::layout::Constraint::Length(0),
+            ratatui::layout::Constraint::Length(0),
+        ));
+    if let Some(plot) = plot {
+        frame.render_widget(chart, plot);
+    }
+    // Each turn's mark under its column: ▲ the observed cache broke, * a charted list changed.
+    let w = marks.width as usize;
+    let mut row: Vec<char> = vec!['·'; w];
+    if w > 0 {
+        for (i, t) in view.turns.iter().enumerate() {
+            let col = if x_max > 0.0 {
+                ((i as f64) / x_max * (w - 1) as f64).round() as usize
+            } else {
+                0
+            };
+            let col = col.min(w - 1);
+            if t.observed_break {
+                row[col] = '▲';
+            } else if !t.strategy_breaks.is_empty() && row[col] != '▲' {
+                row[col] = '*';
+            }
+        }
+    }
+    let text: String = row.into_iter().collect();
+    frame.render_widget(Paragraph::new(Line::styled(text, theme.warn())), marks);
+}
+
+fn render_totals(app: &SessionApp, view: &SessionView, frame: &mut Frame, area: Rect) {
+    let theme = app.theme;
+    let focused = app.focus == Focus::Strategies;
+    let outer = block(
+        theme,
+        " Session totals · cost in input-token equivalents ".to_owned(),
+        focused,
+    );
+    let inner = outer.inner(area);
+    frame.render_widget(outer, area);
+    if inner.height == 0 {
+        return;
+    }
+    let headers = ["tokens", "breaks", "cost", "uncached", "vs orig"];
+    let cells = |r: &super::session::TotalRow| {
+        [
+            r.tokens.clone(),
+            r.breaks.clone(),
+            r.cost.clone(),
+            r.uncached.clone(),
+            r.vs_original.clone(),
+        ]
+    };
+    let name_w = view
+        .totals
+        .iter()
+        .map(|r| width(r.id))
+        .max()
+        .unwrap_or(8)
+        .max(8);
+    let widths: Vec<usize> = (0..headers.len())
+        .map(|c| {
+            view.totals
+                .iter()
+                .map(|r| width(&cells(r)[c]))
+                .chain([width(headers[c])])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    // Numbers are never cut: columns give way whole, least telling first.
+    let mut keep = [true; 5];
+    let avail = inner.width as usize;
+    let total = |keep: &[bool; 5]| {
+        2 + name_w
+            + (0..5)
+                .filter(|&c| keep[c])
+                .map(|c| widths[c] + 2)
+                .sum::<usize>()
+    };
+    for drop in [3, 1, 0] {
+        if total(&keep) > avail {
+            keep[drop] = false;
+        }
+    }
+    let mut lines = Vec::new();
+    let mut head = format!("  {}", pad("strategy", name_w));
+    for c in (0..5).filter(|&c| keep[c]) {
+        head.push_str("  ");
+        head.push_str(&pad_left(headers[c], widths[c]));
+    }
+    lines.push(Line::styled(head, theme.heading()));
+    let rows = inner.height.saturating_sub(1) as usize;
+    let first = if app.strategy_sel >= rows {
+        app.strategy_sel + 1 - rows
+    } else {
+        0
+    };
+    for (i, r) in view.totals.iter().enumerate().skip(first).take(rows) {
+        let mark = if r.shown { "● " } else { "○ " };
+        let mut text = format!("{mark}{}", pad(r.id, name_w));
+        let values = cells(r);
+        for c in (0..5).filter(|&c| keep[c]) {
+            text.push_str("  ");
+            text.push_str(&pad_left(&values[c], widths[c]));
+        }
+        let style = if focused && i == app.strategy_sel {
+            theme.selected(true)
+        } else if !r.applied {
+            theme.dim()
+        } else {
+            theme.text()
+        };
+        lines.push(Line::styled(text, style));
+    }
+    frame.render_widget(Paragraph::new(lines), inner);
+}
+
+fn render_turns(app: &SessionApp, view: &SessionView, frame: &mut Frame, area: Rect) {
+    let theme = app.theme;
+    let focused = app.focus == Focus::Turns;
+    let title = format!(
+        " Turns · {} · each against the previous turn of its thread ",
+        count(view.turns.len(), "turn", "turns")
+    );
+    let outer = block(theme, title, focused);
+    let inner = outer.inner(area);
+    frame.render_widget(outer, area);
+    if inner.height == 0 {
+        return;
+    }
+    let col = |f: &dyn Fn(&super::session::TurnRow) -> String, head: &str| {
+        view.turns
+            .iter()
+            .map(|t| width(&f(t)))
+            .chain([width(head)])
+            .max()
+            .unwrap_or(0)
+    };
+    let turn_w = col(&|t| t.turn.to_string(), "turn");
+    let time_w = col(&|t| t.time.clone(), "time");
+    let thread_w = col(&|t| t.thread.clone(), "thread");
+    let tools_w = col(&|t| t.tools.clone(), "tools");
+    let tokens_w = col(&|t| t.tokens.clone(), "tokens");
+    let cache_w = col(&|t| t.cache.clone(), "cache");
+    // Room kept for the change column before the optional columns go.
+    let change_w = col(&|t| t.change.clone(), "what changed").clamp(10, 16);
+    let avail = inner.width as usize;
+    // The change column takes what is left; time, then thread, then cache give way first.
+    let fixed = 2 + turn_w + 2 + tools_w + 2 + tokens_w + 2;
+    let mut show_time = true;
+    let mut show_thread = true;
+    let mut show_cache = true;
+    let need = |t: bool, th: bool, c: bool| {
+        fixed
+            + if t { time_w + 2 } else { 0 }
+            + if th { thread_w + 2 } else { 0 }
+            + if c { cache_w + 2 } else { 0 }
+            + change_w
+    };
+    if need(show_time, show_thread, show_cache) > avail {
+        show_time = false;
+    }
+    if need(show_time, show_thread, show_cache) > avail {
+        show_thread = false;
+    }
+    if need(show_time, show_thread, show_cache) > avail {
+        show_cache = false;
+    }
+    let line = |mark: &str,
+                turn: &str,
+                time: &str,
+                thread: &str,
+                tools: &str,
+                tokens: &str,
+                cache: &str,
+                change: &str| {
+        let mut text = format!("{mark} {}", pad_left(turn, turn_w));
+        if show_time {
+            text.push_str(&format!("  {}", pad(time, time_w)));
+        }
+        if show_thread {
+            text.push_str(&format!("  {}", pad(thread, thread_w)));
+        }
+        text.push_str(&format!(
+            "  {}  {}",
+            pad_left(tools, tools_w),
+            pad_left(tokens, tokens_w)
+        ));
+        if show_cache {
+            text.push_str(&format!("  {}", pad(cache, cache_w)));
+        }
+        text.push_str("  ");
+        let room = avail.saturating_sub(width(&text));
+        text.push_str(&fit(change, room));
+        text
+    };
+    let mut lines = vec![Line::styled(
+        line(
+            " ",
+            "turn",
+            "time",
+            "thread",
+            "tools",
+            "tokens",
+            "cache",
+            "what changed",
+        ),
+        theme.heading(),
+    )];
+    let rows = inner.height.saturating_sub(1) as usize;
+    for (i, t) in view.turns.iter().enumerate().skip(app.offset).take(rows) {
+        let mark = if t.observed_break {
+            "▲"
+        } else if !t.strategy_breaks.is_empty() {
+            "*"
+        } else {
+            " "
+        };
+        let text = line(
+            mark,
+            &t.turn.to_string(),
+            &t.time,
+            &t.thread,
+            &t.tools,
+            &t.tokens,
+            &t.cache,
+            &t.change,
+        );
+        let style = if i == app.cursor {
+            theme.selected(focused)
+        } else if t.stub {
+            theme.dim()
+        } else if t.failed || t.observed_break {
+            theme.warn()
+        } else {
+            theme.text()
+        };
+        lines.push(Line::styled(pad(&text, avail), style));
+    }
+    frame.render_widget(Paragraph::new(lines), inner);
+}
+
+fn kind_style(theme: Theme, kind: LineKind) -> Style {
+    match kind {
+        LineKind::Heading => theme.heading(),
+        LineKind::Plain => theme.text(),
+        LineKind::Added => theme.ins(),
+        LineKind::Removed => theme.del(),
+        LineKind::Changed => {
+            if theme.is_color() {
+                Style::new().fg(Color::Yellow)
+            } else {
+                Style::new()
+            }
+        }
+        LineKind::Warn => theme.warn(),
+        LineKind::Dim => theme.dim(),
+    }
+}
+
+fn render_detail(app: &SessionApp, frame: &mut Frame, area: Rect) {
+    let theme = app.theme;
+    let outer = block(
+        theme,
+        " The selected turn · Enter opens it · d diffs it ".to_owned(),
+        false,
+    );
+    let inner = outer.inner(area);
+    frame.render_widget(outer, area);
+    let Some(report) = &app.report else { return };
+    let cells = inner.width.saturating_sub(1) as usize;
+    let mut detail = turn_detail(report, app.cursor, &app.shown);
+    let rows =
+        |d: &[(LineKind, String)]| -> usize { d.iter().map(|(_, t)| wrap(t, cells).len()).sum() };
+    // Short of room, the context lines go first: the title's turn is on the status line too.
+    if rows(&detail) > inner.height as usize {
+        detail.retain(|(kind, _)| *kind != LineKind::Dim);
+    }
+    if rows(&detail) > inner.height as usize && detail.len() > 1 {
+        detail.remove(0);
+    }
+    let mut lines: Vec<Line> = Vec::new();
+    for (kind, text) in detail {
+        let style = kind_style(theme, kind);
+        for (k, piece) in wrap(&text, cells).into_iter().enumerate() {
+            // Continuation lines are indented, so a wrapped list reads as one item.
+            let piece = if k == 0 { piece } else { format!("  {piece}") };
+            lines.push(Line::styled(piece, style));
+        }
+    }
+    let height = inner.height as usize;
+    if lines.len() > height && height > 0 {
+        let hidden = lines.len() - height + 1;
+        lines.truncate(height - 1);
+        lines.push(Line::styled(
+            format!("⋯ {hidden} more lines · d shows the tools' diff"),
+            theme.dim(),
+        ));
+    }
+    frame.render_widget(Paragraph::new(lines), inner);
+}
+
+fn render_status(app: &SessionApp, view: Option<&SessionView>, frame: &mut Frame, area: Rect) {
+    let theme = app.theme;
+    let w = area.width as usize;
+    const SPINNER: [&str; 4] = ["◐", "◓", "◑", "◒"];
+    let spin = SPINNER[app.spinner % SPINNER.len()];
+    let right = match (&app.report, app.loading) {
+        (None, _) => format!("{spin} reading {} ", count(app.turns_read, "turn", "turns")),
+        (_, Some((turn, _))) => format!("{spin} loading turn {turn} "),
+        _ => String::new(),
+    };
+    let (left, style) = if let Some((message, error)) = &app.status {
+        (
+            format!(" {}", safe(message)),
+            if *error { theme.error() } else { theme.good() },
+        )
+    } else if let Some(error) = &app.error {
+        (
+            format!(" stopped: {} (--skip-bad skips bad records)", safe(error)),
+            theme.error(),
+        )
+    } else if let (Some(view), Screen::Timeline) = (view, app.screen) {
+        match view.turns.get(app.cursor) {
+            Some(t) => {
+                let mut text = format!(" turn {} of {}", t.turn, view.turns.len());
+                if !t.strategy_breaks.is_empty() {
+                    text.push_str(&format!(
+                        " · list changed: {}",
+                        t.strategy_breaks.join(", ")
+                    ));
+                }
+                (text, theme.dim())
+            }
+            None => (" the trace has no model call".to_owned(), theme.dim()),
+        }
+    } else {
+        (String::new(), theme.dim())
+    };
+    let left = fit(&left, w.saturating_sub(width(&right)));
+    let gap = w.saturating_sub(width(&left) + width(&right));
+    frame.render_widget(
+        Paragraph::new(Line::from(vec![
+            Span::styled(left, style),
+            Span::raw(" ".repeat(gap)),
+            Span::styled(right, theme.dim()),
+        ])),
+        area,
+    );
+}
+
+/// Every visual line of a turn diff at `w` cells: one heading per tool, then its unified diff
+/// as the strategy views draw one (wrapped at words with a mark, changed words emphasised,
+/// unchanged stretches folded).
+pub fn diff_lines(theme: Theme, diff: &TurnDiff, w: usize) -> Vec<Line<'static>> {
+    let mut lines = Vec::new();
+    let Some(previous) = diff.previous else {
+        lines.push(Line::styled(
+            format!(
+                "Turn {} is the first turn of its thread: there is no previous turn to compare with.",
+                diff.turn
+            ),
+            theme.dim(),
+        ));
+        return lines;
+    };
+    if diff.tools.is_empty() {
+        let text = if diff.order_changed {
+            format!(
+                "Every tool is sent as in turn {previous}, in another order: only the order changed."
+            )
+        } else {
+            format!("The tools are byte-identical to turn {previous}'s.")
+        };
+        lines.push(Line::styled(text, theme.dim()));
+        return lines;
+    }
+    for tool in &diff.tools {
+        let (style, what) = match tool.change {
+            Change::Added => (theme.ins(), "added"),
+            Change::Removed => (theme.del(), "removed"),
+            Change::Changed => (theme.heading(), "changed"),
+        };
+        lines.push(Line::styled(
+            format!(
+                "{} {} ({what}, −{} +{} lines)",
+                tool.change.sign(),
+                safe(&tool.name),
+                tool.diff.removed,
+                tool.diff.added
+            ),
+            style.add_modifier(Modifier::BOLD),
+        ));
+        let layout = DiffLayout {
+            theme,
+            wrap: true,
+            hscroll: 0,
+            filter: "",
+            split: false,
+        };
+        lines.extend(tool_diff_lines(&layout, &tool.diff, w));
+        lines.push(Line::raw(""));
+    }
+    lines
+}
+
+fn render_diff(app: &SessionApp, diff: &TurnDiff, frame: &mut Frame, area: Rect) {
+    let theme = app.theme;
+    let mut title = match diff.previous {
+        Some(p) => format!(" Turn {} against turn {p} of its thread", diff.turn),
+        None => format!(" Turn {}", diff.turn),
+    };
+    if diff.previous.is_some() {
+        let n = |c: Change| diff.tools.iter().filter(|t| t.change == c).count();
+        title.push_str(&format!(
+            " · +{} −{} ~{} · {} unchanged",
+            n(Change::Added),
+            n(Change::Removed),
+            n(Change::Changed),
+            diff.unchanged
+        ));
+        if diff.order_changed {
+            title.push_str(" · order changed");
+        }
+    }
+    title.push(' ');
+    let outer = block(
+        theme,
+        fit(&title, area.width.saturating_sub(2) as usize),
+        true,
+    );
+    let inner = outer.inner(area);
+    frame.render_widget(outer, area);
+    let lines = diff_lines(theme, diff, inner.width as usize);
+    app.diff_rows.set(lines.len());
+    let height = inner.height as usize;
+    let scroll = app.diff_scroll.min(lines.len().saturating_sub(height));
+    let visible: Vec<Line> = lines.into_iter().skip(scroll).take(height).collect();
+    frame.render_widget(Paragraph::new(visible), inner);
+}

@@ -1,0 +1,591 @@
+//! The session view (`toolprism TRACE`) driven without a terminal: the analysis and the turn
+//! loading run synchronously through the same functions the background threads call, keys go
+//! through the real key table, and frames are drawn into ratatui's `TestBackend`.
+
+use std::sync::Arc;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use toolprism::Settings;
+use toolprism::measure::Encoding;
+use toolprism::session::SessionReport;
+use toolprism::trace::{self, TraceOptions};
+use toolprism::tui::app::Tab;
+use toolprism::tui::session::{SessionView, default_shown, turn_detail};
+use toolprism::tui::session_app::{
+    Focus, Screen, SessionApp, SessionEffect, SessionInput, session_update,
+};
+use toolprism::tui::worker::{self, SessionJob, Worker};
+use toolprism::tui::{Effect, Msg, update};
+
+const TRACE: &str = "samples/traces/claude-code-mcp-reconnect.jsonl";
+
+struct Harness {
+    app: SessionApp,
+    nested: Option<(u64, Worker)>,
+}
+
+impl Harness {
+    fn open(path: &str, skip_bad: bool) -> Harness {
+        let reader = trace::open(path, &TraceOptions { skip_bad }).expect("the trace opens");
+        let mut app = SessionApp::new(
+            path.to_owned(),
+            path.to_owned(),
+            reader.format().id(),
+            skip_bad,
+            Settings::default(),
+            Encoding::O200kBase,
+            false,
+        );
+        let mut msgs = Vec::new();
+        worker::analyse(
+            SessionJob {
+                reader,
+                name: path.to_owned(),
+                strategies: toolprism::Strategy::ALL.to_vec(),
+                settings: Settings::default(),
+                encoding: Encoding::O200kBase,
+            },
+            &mut |m| msgs.push(m),
+        );
+        for m in msgs {
+            session_update(&mut app, SessionInput::Worker(m));
+        }
+        Harness { app, nested: None }
+    }
+
+    fn report(&self) -> Arc<SessionReport> {
+        self.app.report.clone().expect("analysed")
+    }
+
+    /// Run what the update asked for: turn loads, and the nested inspector's computations.
+    fn settle(&mut self) {
+        for effect in std::mem::take(&mut self.app.effects) {
+            match effect {
+                SessionEffect::Pick(turn) => {
+                    let msg = worker::pick(&self.app.path, turn, self.app.skip_bad);
+                    session_update(&mut self.app, SessionInput::Worker(msg));
+                }
+                SessionEffect::Suspend => {}
+            }
+        }
+        let id = self.app.single_id;
+        let Some(single) = self.app.single.as_mut() else {
+            self.nested = None;
+            return;
+        };
+        if self.nested.as_ref().is_none_or(|n| n.0 != id) {
+            self.nested = Some((id, Worker::new(single.capture.clone())));
+        }
+        let worker = &mut self.nested.as_mut().expect("a worker").1;
+        loop {
+            let effects = std::mem::take(&mut single.effects);
+            if effects.is_empty() {
+                return;
+            }
+            for effect in effects {
+                if let Effect::Compute(job) = effect {
+                    let mut out = Vec::new();
+                    worker.run(&job, &mut |m| out.push(m), &mut || false);
+                    for m in out {
+                        update(single, Msg::Worker(m));
+                    }
+                }
+            }
+        }
+    }
+
+    /// Press keys: characters, or `<enter>`, `<esc>`, `<down>`, `<up>`, `<tab>`, `<space>`.
+    fn keys(&mut self, script: &str) -> &mut Harness {
+        let mut rest = script;
+        while let Some(c) = rest.chars().next() {
+            let (code, len) = if c == '<' {
+                let end = rest.find('>').expect("closed key name");
+                let code = match &rest[1..end] {
+                    "enter" => KeyCode::Enter,
+                    "esc" => KeyCode::Esc,
+                    "down" => KeyCode::Down,
+                    "up" => KeyCode::Up,
+                    "tab" => KeyCode::Tab,
+                    "space" => KeyCode::Char(' '),
+                    other => panic!("unknown key {other}"),
+                };
+                (code, end + 1)
+            } else {
+                (KeyCode::Char(c), c.len_utf8())
+            };
+            rest = &rest[len..];
+            session_update(
+                &mut self.app,
+                SessionInput::Key(KeyEvent::new(code, KeyModifiers::NONE)),
+            );
+            self.settle();
+        }
+        self
+    }
+
+    fn draw(&mut self, w: u16, h: u16) -> Terminal<TestBackend> {
+        session_update(&mut self.app, SessionInput::Resize(w, h));
+        let mut terminal = Terminal::new(TestBackend::new(w, h)).expect("test terminal");
+        terminal
+            .draw(|f| toolprism::tui::session_draw::render(&self.app, f))
+            .expect("draws");
+        terminal
+    }
+
+    fn screen(&mut self, w: u16, h: u16) -> String {
+        let terminal = self.draw(w, h);
+        let buffer = terminal.backend().buffer();
+        let mut out = String::new();
+        for y in 0..h {
+            for x in 0..w {
+                out.push_str(buffer[(x, y)].symbol());
+            }
+            out.push('\n');
+        }
+        out
+    }
+}
+
+fn snapshot(name: &str, h: &mut Harness, w: u16, height: u16) {
+    let terminal = h.draw(w, height);
+    insta::assert_snapshot!(name, terminal.backend());
+}
+
+// ---- snapshots -----------------------------------------------------------------------------
+
+#[test]
+fn the_session_view_at_the_four_sizes() {
+    for (w, h) in [(200, 50), (120, 35), (80, 24), (40, 12)] {
+        let mut harness = Harness::open(TRACE, false);
+        // Turn 6: the MCP server reconnected and reordered its tools, the cache broke.
+        harness.keys("jjjjj");
+        snapshot(&format!("session_{w}x{h}"), &mut harness, w, h);
+    }
+}
+
+#[test]
+fn the_turn_diff_and_the_totals_at_two_sizes() {
+    for (w, h) in [(120, 35), (80, 24)] {
+        let mut harness = Harness::open(TRACE, false);
+        harness.keys("jjjjjd");
+        snapshot(&format!("session_diff_{w}x{h}"), &mut harness, w, h);
+        let mut harness = Harness::open(TRACE, false);
+        harness.keys("v");
+        snapshot(&format!("session_totals_{w}x{h}"), &mut harness, w, h);
+    }
+}
+
+// ---- the view model against the report -----------------------------------------------------
+
+#[test]
+fn turn_rows_say_what_changed_in_counts_and_mark_the_break() {
+    let h = Harness::open(TRACE, false);
+    let report = h.report();
+    let view = SessionView::build(&report, &h.app.shown);
+    assert_eq!(view.turns.len(), report.turns.len());
+    let got: Vec<(usize, &str, &str, &str, &str, bool)> = view
+        .turns
+        .iter()
+        .map(|t| {
+            (
+                t.turn,
+                t.thread.as_str(),
+                t.tokens.as_str(),
+                t.cache.as_str(),
+                t.change.as_str(),
+                t.observed_break,
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (1, "t1", "0", "cold", "first", false),
+            (2, "t2", "1,967", "cold", "first", false),
+            (3, "t2", "1,967", "hit", "=", false),
+            (4, "t3", "1,107", "cold", "first", false),
+            (5, "t2", "1,967", "hit", "=", false),
+            (6, "t2", "1,967", "break (tools)", "~2 order", true),
+            (7, "t2", "1,967", "unknown", "failed 529", false),
+            (8, "t2", "1,967", "hit", "=", false),
+            (9, "t2", "1,967", "unknown", "no response", false),
+        ]
+    );
+    assert_eq!(view.turns[0].time, "12:30:45");
+    // A charted strategy's mark is its own instability at that turn.
+    for (i, row) in view.turns.iter().enumerate() {
+        let expected: Vec<&str> = report
+            .strategies
+            .iter()
+            .enumerate()
+            .filter(|(k, s)| h.app.shown[*k] && s.per_turn[i].stable == Some(false))
+            .map(|(_, s)| s.id)
+            .collect();
+        assert_eq!(row.strategy_breaks, expected, "turn {}", row.turn);
+    }
+    assert_eq!(
+        view.turns[5].strategy_breaks,
+        vec!["original", "full", "minimal"]
+    );
+}
+
+#[test]
+fn totals_and_series_are_the_reports_figures() {
+    let h = Harness::open(TRACE, false);
+    let report = h.report();
+    let view = SessionView::build(&report, &h.app.shown);
+    let original = &report.strategies[0];
+    assert_eq!(original.id, "original");
+    let row = &view.totals[0];
+    assert_eq!(
+        (row.tokens.as_str(), row.breaks.as_str(), row.cost.as_str()),
+        ("14,876", "1", "6,891")
+    );
+    assert_eq!(original.total_tokens, 14_876);
+    for (row, s) in view.totals.iter().zip(&report.strategies) {
+        assert_eq!(row.id, s.id);
+        assert_eq!(row.tokens, toolprism::text::thousands(s.total_tokens));
+        assert_eq!(row.breaks, s.breaks.to_string());
+        assert_eq!(
+            row.uncached,
+            toolprism::text::thousands(s.cost_uncached.round() as usize)
+        );
+        let expected = if !s.applied() {
+            "n/a".to_owned()
+        } else {
+            format!("{:+.1}%", (s.cost - original.cost) * 100.0 / original.cost)
+        };
+        assert_eq!(row.vs_original, expected, "{}", s.id);
+    }
+    // `code` has nothing to act on in a Claude Code trace: n/a, never a saving.
+    let code = view.totals.iter().find(|r| r.id == "code").unwrap();
+    assert_eq!(code.vs_original, "n/a");
+    // Each series point is the strategy's tokens at that turn.
+    for series in &view.series {
+        let s = report
+            .strategies
+            .iter()
+            .find(|s| s.id == series.id)
+            .unwrap();
+        let expected: Vec<(f64, f64)> = s
+            .per_turn
+            .iter()
+            .enumerate()
+            .filter_map(|(i, t)| t.total_tokens.map(|n| (i as f64, n as f64)))
+            .collect();
+        assert_eq!(series.points, expected);
+    }
+    assert_eq!(view.max_tokens, 1_967);
+}
+
+#[test]
+fn the_chart_starts_on_original_and_the_two_cheapest_that_send_something() {
+    let h = Harness::open(TRACE, false);
+    let report = h.report();
+    let shown = default_shown(&report);
+    let ids: Vec<&str> = report
+        .strategies
+        .iter()
+        .zip(&shown)
+        .filter(|(_, on)| **on)
+        .map(|(s, _)| s.id)
+        .collect();
+    // minimal (3,328) and full (6,711, before progressive's equal cost in the report's order).
+    assert_eq!(ids, vec!["original", "full", "minimal"]);
+}
+
+#[test]
+fn the_detail_names_every_changed_tool_and_the_first_changed_byte() {
+    let h = Harness::open(TRACE, false);
+    let report = h.report();
+    let lines: Vec<String> = turn_detail(&report, 5, &h.app.shown)
+        .into_iter()
+        .map(|(_, t)| t)
+        .collect();
+    assert_eq!(
+        lines[..6],
+        [
+            "Turn 6 · line 8 · thread t2 · 2025-06-01 12:31:16 UTC · anthropic-messages",
+            "11 tools · 8,656 bytes · 1,967 tokens",
+            "Against turn 5, the previous turn of its thread:",
+            "~ changed 2: mcp__github__add_issue_comment (cache_control), mcp__github__get_issue (cache_control)",
+            "↕ the tools sent both times come in another order",
+            "first changed byte 6,410, in mcp__github__list_issues",
+        ]
+    );
+    assert!(
+        lines[6].starts_with("observed cache: break (points at tools) · read 0 · write 12,590")
+    );
+}
+
+// ---- journeys ------------------------------------------------------------------------------
+
+#[test]
+fn enter_opens_the_turn_in_the_inspector_and_esc_comes_back() {
+    let mut h = Harness::open(TRACE, false);
+    h.keys("jjjjj<enter>");
+    assert_eq!(h.app.screen, Screen::Single);
+    let single = h.app.single.as_ref().expect("the inspector is open");
+    assert_eq!(single.tab, Tab::Matrix);
+    assert_eq!(single.capture.tools().len(), 11);
+    assert_eq!(
+        single.path,
+        "samples/traces/claude-code-mcp-reconnect.jsonl turn 6 (line 8)"
+    );
+    let screen = h.screen(120, 35);
+    assert!(screen.contains("turn 6 (line 8)"), "{screen}");
+    // Inside, Esc goes back through the inspector's own screens first.
+    h.keys("o<esc>");
+    assert_eq!(h.app.screen, Screen::Single);
+    h.keys("<esc>");
+    assert_eq!(h.app.screen, Screen::Timeline);
+    assert!(h.app.single.is_none());
+    assert_eq!(h.app.cursor, 5, "the turn stays selected");
+    // The same turn again comes from the last load, without reading the trace.
+    h.keys("<enter>");
+    assert!(h.app.effects.is_empty());
+    assert_eq!(h.app.screen, Screen::Single);
+    h.keys("q");
+    assert!(h.app.quit);
+}
+
+#[test]
+fn the_turn_diff_matches_the_reports_facts() {
+    let mut h = Harness::open(TRACE, false);
+    h.keys("jjjjjd");
+    assert_eq!(h.app.screen, Screen::Diff);
+    let diff = h.app.diff.as_ref().expect("a diff");
+    let report = h.report();
+    let facts = &report.turns[5];
+    assert_eq!(diff.previous, facts.previous_turn);
+    let changed: Vec<&str> = diff.tools.iter().map(|t| t.name.as_str()).collect();
+    let expected: Vec<&str> = facts.changed.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(changed, expected);
+    assert_eq!(diff.order_changed, facts.order_changed);
+    assert_eq!(diff.unchanged, 9);
+    h.keys("<esc>");
+    assert_eq!(h.app.screen, Screen::Timeline);
+    // The first turn of a thread has nothing to compare with, and says so.
+    h.keys("gjjjd");
+    let screen = h.screen(120, 35);
+    assert!(
+        screen.contains("Turn 4 is the first turn of its thread"),
+        "{screen}"
+    );
+}
+
+#[test]
+fn a_compaction_stub_says_why_it_cannot_open() {
+    let mut h = Harness::open("samples/traces/cctrace-compaction.jsonl", false);
+    h.keys("j<enter>");
+    assert_eq!(h.app.screen, Screen::Timeline);
+    assert!(h.app.effects.is_empty());
+    let (message, error) = h.app.status.clone().expect("a message");
+    assert!(error);
+    assert_eq!(
+        message,
+        "turn 2 is a compaction stub: the trace kept no request, so its tools are unknown"
+    );
+    h.keys("d");
+    assert_eq!(h.app.screen, Screen::Timeline);
+}
+
+#[test]
+fn a_bad_line_is_one_line_in_the_view_and_skip_bad_goes_on() {
+    let mut h = Harness::open("tests/fixtures/session-bad-line.jsonl", false);
+    assert_eq!(h.report().turns.len(), 2, "the turns before the bad line");
+    assert_eq!(
+        h.app.error.as_deref(),
+        Some(
+            "tests/fixtures/session-bad-line.jsonl: line 3: not JSON (expected ident at column 2)"
+        )
+    );
+    let screen = h.screen(120, 35);
+    let status = screen.lines().nth(33).unwrap();
+    assert!(
+        status.starts_with(" stopped: tests/fixtures/session-bad-line.jsonl: line 3: not JSON"),
+        "{status}"
+    );
+    let h = Harness::open("tests/fixtures/session-bad-line.jsonl", true);
+    assert_eq!(h.report().turns.len(), 3);
+    assert_eq!(h.report().trace.skipped, 1);
+    assert_eq!(h.app.error, None);
+}
+
+#[test]
+fn space_charts_the_selected_strategy_and_n_jumps_to_breaks() {
+    let mut h = Harness::open(TRACE, false);
+    h.keys("n");
+    assert_eq!(h.app.cursor, 5, "turn 6 carries the only break mark");
+    h.keys("n");
+    assert_eq!(h.app.cursor, 5);
+    assert_eq!(
+        h.app.status.as_ref().map(|s| s.0.as_str()),
+        Some("no break mark after turn 6")
+    );
+    h.keys("<tab>");
+    assert_eq!(h.app.focus, Focus::Strategies);
+    // `direct` (the fifth) is not charted; Space charts it.
+    h.keys("jjjj<space>");
+    let direct = h
+        .report()
+        .strategies
+        .iter()
+        .position(|s| s.id == "direct")
+        .unwrap();
+    assert_eq!(h.app.strategy_sel, direct);
+    assert!(h.app.shown[direct]);
+    let view = h.app.view().unwrap();
+    assert!(view.series.iter().any(|s| s.id == "direct"));
+    h.keys("<space>");
+    assert!(!h.app.shown[direct]);
+    h.keys("<esc>");
+    assert_eq!(h.app.focus, Focus::Turns);
+}
+
+#[test]
+fn help_lists_the_session_keys_first() {
+    let mut h = Harness::open(TRACE, false);
+    h.keys("?");
+    let screen = h.screen(120, 35);
+    assert!(
+        screen.contains("Session view (a trace) (this view)"),
+        "{screen}"
+    );
+    assert!(screen.contains("the turn's tools against the previous turn of its thread"));
+    h.keys("<esc>");
+    assert!(h.app.help.is_none());
+    // The footer names the keys that work here.
+    let screen = h.screen(200, 50);
+    let footer = screen.lines().last().unwrap();
+    assert_eq!(
+        footer.trim_end(),
+        " j ↓ move  Enter open  d diff  n break  Tab focus  Space chart  ? help  q quit"
+    );
+}
+
+#[test]
+fn trace_text_never_reaches_the_terminal_raw() {
+    let mut h = Harness::open("tests/fixtures/session-hostile.jsonl", false);
+    h.keys("j");
+    let mut screens = vec![h.screen(200, 50)];
+    h.keys("d");
+    screens.push(h.screen(120, 35));
+    for screen in &screens {
+        assert!(
+            !screen
+                .chars()
+                .any(|c| (c.is_control() && c != '\n') || c == '\u{202e}'),
+            "a raw control or bidi character on screen:\n{screen}"
+        );
+    }
+    // The renamed tool is shown, its hidden characters as visible tokens, never cut.
+    assert!(
+        screens[0].contains("+ added 1: evil␛[31m⟨U+202E⟩name"),
+        "{}",
+        screens[0]
+    );
+    assert!(
+        screens[1].contains("+ evil␛[31m⟨U+202E⟩name (added"),
+        "{}",
+        screens[1]
+    );
+}
+
+// ---- `toolprism TRACE` outside a terminal ----------------------------------------------------
+
+fn toolprism(args: &[&str], stdin: Option<&str>) -> std::process::Output {
+    use std::io::Write;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_toolprism"))
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("runs");
+    let mut input = child.stdin.take().expect("stdin");
+    if let Some(text) = stdin {
+        input.write_all(text.as_bytes()).expect("writes");
+    }
+    drop(input);
+    child.wait_with_output().expect("finishes")
+}
+
+#[test]
+fn into_a_pipe_a_trace_prints_what_toolprism_session_prints() {
+    let session = toolprism(&["session", TRACE], None);
+    assert!(session.status.success());
+    let open = toolprism(&[TRACE], None);
+    assert!(open.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&open.stdout),
+        String::from_utf8_lossy(&session.stdout)
+    );
+    // Piped in: the same report, the trace named as standard input.
+    let piped = toolprism(&[], Some(&std::fs::read_to_string(TRACE).unwrap()));
+    assert!(piped.status.success());
+    let expected = String::from_utf8_lossy(&session.stdout).replacen(TRACE, "<stdin>", 1);
+    assert_eq!(String::from_utf8_lossy(&piped.stdout), expected);
+    // A single capture still prints the report table.
+    let single = toolprism(&["samples/small.json"], None);
+    assert!(
+        String::from_utf8_lossy(&single.stdout)
+            .starts_with("samples/small.json: anthropic-messages, 8 tools")
+    );
+}
+
+#[test]
+fn a_bad_line_fails_in_one_line_unless_skip_bad() {
+    let bad = "tests/fixtures/session-bad-line.jsonl";
+    let out = toolprism(&[bad], None);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "toolprism: tests/fixtures/session-bad-line.jsonl: line 3: not JSON (expected ident at column 2)\n"
+    );
+    let piped = toolprism(&[], Some(&std::fs::read_to_string(bad).unwrap()));
+    assert_eq!(
+        String::from_utf8_lossy(&piped.stderr),
+        "toolprism: <stdin>: line 3: not JSON (expected ident at column 2)\n"
+    );
+    let out = toolprism(&["--skip-bad", bad], None);
+    assert!(out.status.success());
+    let first = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .next()
+        .unwrap()
+        .to_owned();
+    assert_eq!(
+        first,
+        "tests/fixtures/session-bad-line.jsonl · jsonl · 3 turns · 1 thread · 0 ignored · 1 skipped"
+    );
+    // A lone line that is not JSON stays a broken capture, not an empty trace.
+    let broken = toolprism(&[], Some("{\"tools\": ["));
+    assert_eq!(broken.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&broken.stderr),
+        "toolprism: <stdin>: invalid JSON at line 1, column 11: EOF while parsing a list\n"
+    );
+}
+
+#[test]
+fn the_wheel_moves_through_the_turns() {
+    use crossterm::event::{MouseEvent, MouseEventKind};
+    let mut h = Harness::open(TRACE, false);
+    let wheel = |kind| {
+        SessionInput::Mouse(MouseEvent {
+            kind,
+            column: 10,
+            row: 20,
+            modifiers: KeyModifiers::NONE,
+        })
+    };
+    session_update(&mut h.app, wheel(MouseEventKind::ScrollDown));
+    session_update(&mut h.app, wheel(MouseEventKind::ScrollDown));
+    assert_eq!(h.app.cursor, 2);
+    session_update(&mut h.app, wheel(MouseEventKind::ScrollUp));
+    assert_eq!(h.app.cursor, 1);
+}
