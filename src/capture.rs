@@ -201,6 +201,11 @@ impl Capture {
         Ok(())
     }
 
+    /// The whole original document, given back (what [`Capture::from_value`] took).
+    pub fn into_body(self) -> Value {
+        self.body
+    }
+
     /// The whole original document.
     pub fn body(&self) -> &Value {
         &self.body
