@@ -4,6 +4,8 @@
 
 #[path = "../fuzz/src/checks.rs"]
 mod checks;
+#[path = "../fuzz/src/trace_check.rs"]
+mod trace_check;
 
 use std::path::{Path, PathBuf};
 
@@ -24,6 +26,7 @@ fn replay(path: &Path) {
     let _ = checks::capture(&data);
     checks::projections(&data);
     checks::tiktoken_exact(&data);
+    trace_check::trace(&data);
 }
 
 #[test]
@@ -39,5 +42,20 @@ fn samples_pass_every_fuzz_check() {
     assert!(samples.len() >= 5, "{samples:?}");
     for path in samples {
         replay(&path);
+    }
+}
+
+#[test]
+fn sample_traces_pass_the_trace_fuzz_check() {
+    let traces = files("samples/traces");
+    assert!(traces.len() >= 5, "{traces:?}");
+    for path in traces {
+        let data = std::fs::read(&path).unwrap();
+        trace_check::trace(&data);
+        // Compressed, as the fuzzer's seeds are too.
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        std::io::Write::write_all(&mut gz, &data).unwrap();
+        trace_check::trace(&gz.finish().unwrap());
+        trace_check::trace(&zstd::encode_all(&data[..], 1).unwrap());
     }
 }

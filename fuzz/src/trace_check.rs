@@ -1,5 +1,5 @@
-//! The trace fuzz target's check, kept apart from `checks.rs` until the normal suite replays
-//! it too (`tests/regressions.rs`).
+//! The trace fuzz target's check, apart from `checks.rs` because it writes a file; the normal
+//! suite replays it on every finding and sample trace (`tests/regressions.rs`).
 
 use toolprism::Capture;
 
@@ -22,7 +22,10 @@ pub fn trace(data: &[u8]) {
             Err(e) => {
                 let line = e.to_string();
                 assert!(!line.contains('\n'), "error is not one line: {line:?}");
-                assert!(line.contains("trace.jsonl"), "error names the file: {line:?}");
+                assert!(
+                    line.contains("trace.jsonl"),
+                    "error names the file: {line:?}"
+                );
                 return;
             }
         };
