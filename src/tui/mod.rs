@@ -98,24 +98,52 @@ pub fn run(
     }
     let capture = Arc::new(capture);
     let mut app = App::new(capture.clone(), path, settings, encoding, color);
+    let (out_tx, out_rx) = std::sync::mpsc::channel();
+    let jobs = worker::spawn(capture, out_tx);
+    on_terminal(color, |terminal, (width, height)| {
+        update(&mut app, Msg::Resize(width, height));
+        event_loop(terminal, &mut app, &jobs, &out_rx)
+    })
+}
+
+/// Take over the terminal (alternate screen, raw mode, a panic hook that gives it back), run
+/// `view` on it with its size, and restore it however `view` ends.
+fn on_terminal(
+    color: bool,
+    view: impl FnOnce(
+        &mut Terminal<CrosstermBackend<std::io::Stdout>>,
+        (u16, u16),
+    ) -> Result<(), TuiError>,
+) -> Result<(), TuiError> {
     if color {
         // Colours were asked for explicitly: do not let crossterm's own NO_COLOR reading turn
         // colour changes into attribute resets (see `theme`). Without colour the theme sets
         // none, so crossterm has nothing to suppress.
         crossterm::style::Colored::set_ansi_color_disabled(false);
     }
-    let (out_tx, out_rx) = std::sync::mpsc::channel();
-    let jobs = worker::spawn(capture, out_tx);
-
     install_panic_hook();
     let guard = TerminalGuard::enter()?;
     let mut terminal = Terminal::new(CrosstermBackend::new(std::io::stdout()))?;
     let size = terminal.size()?;
-    update(&mut app, Msg::Resize(size.width, size.height));
-    let result = event_loop(&mut terminal, &mut app, &jobs, &out_rx);
+    let result = view(&mut terminal, (size.width, size.height));
     drop(terminal);
     drop(guard);
     result
+}
+
+/// SIGTERM, SIGHUP and SIGINT end a view like `q`: its loop returns and the guard restores the
+/// terminal (the default action would leave it in raw mode on the alternate screen). SIGINT
+/// too: raw mode turns Ctrl-C into a key, but `kill -INT` from outside still comes.
+fn stop_on_signals() -> Result<Arc<AtomicBool>, TuiError> {
+    let stop = Arc::new(AtomicBool::new(false));
+    for signal in [
+        signal_hook::consts::SIGTERM,
+        signal_hook::consts::SIGHUP,
+        signal_hook::consts::SIGINT,
+    ] {
+        signal_hook::flag::register(signal, stop.clone())?;
+    }
+    Ok(stop)
 }
 
 /// Open the session view on a trace (`reader`, already opened; named `name` on screen) until
@@ -142,9 +170,6 @@ pub fn run_trace(
         encoding,
         color,
     );
-    if color {
-        crossterm::style::Colored::set_ansi_color_disabled(false);
-    }
     let (tx, rx) = std::sync::mpsc::channel();
     worker::spawn_session(
         worker::SessionJob {
@@ -156,18 +181,11 @@ pub fn run_trace(
         },
         tx.clone(),
     );
-    install_panic_hook();
-    let guard = TerminalGuard::enter()?;
-    let mut terminal = Terminal::new(CrosstermBackend::new(std::io::stdout()))?;
-    let size = terminal.size()?;
-    session_app::session_update(
-        &mut app,
-        session_app::SessionInput::Resize(size.width, size.height),
-    );
-    let result = session_loop(&mut terminal, &mut app, &tx, &rx);
-    drop(terminal);
-    drop(guard);
-    result
+    on_terminal(color, |terminal, (width, height)| {
+        let resize = session_app::SessionInput::Resize(width, height);
+        session_app::session_update(&mut app, resize);
+        session_loop(terminal, &mut app, &tx, &rx)
+    })
 }
 
 /// The session view's loop: [`event_loop`]'s, plus the nested inspector's worker, started
@@ -182,14 +200,7 @@ where
     TuiError: From<B::Error>,
 {
     use session_app::{SessionEffect, SessionInput, session_update};
-    let stop = Arc::new(AtomicBool::new(false));
-    for signal in [
-        signal_hook::consts::SIGTERM,
-        signal_hook::consts::SIGHUP,
-        signal_hook::consts::SIGINT,
-    ] {
-        signal_hook::flag::register(signal, stop.clone())?;
-    }
+    let stop = stop_on_signals()?;
     let input = TtyInput::open()?;
     let mut dirty = true;
     let mut last_tick = Instant::now();
@@ -273,17 +284,7 @@ fn event_loop<B: Backend>(
 where
     TuiError: From<B::Error>,
 {
-    // SIGTERM and SIGHUP end the inspector like `q`: the loop returns and the guard restores
-    // the terminal (the default action would leave it in raw mode on the alternate screen).
-    let stop = Arc::new(AtomicBool::new(false));
-    // SIGINT too: raw mode turns Ctrl-C into a key, but `kill -INT` from outside still comes.
-    for signal in [
-        signal_hook::consts::SIGTERM,
-        signal_hook::consts::SIGHUP,
-        signal_hook::consts::SIGINT,
-    ] {
-        signal_hook::flag::register(signal, stop.clone())?;
-    }
+    let stop = stop_on_signals()?;
     let input = TtyInput::open()?;
     let mut dirty = true;
     let mut last_tick = Instant::now();
