@@ -557,17 +557,21 @@ fn open(cli: &Cli) -> Result<Output, Failure> {
         .map_err(|e| Failure::new(visible(&e.to_string()).into_owned()));
     }
     // Into a pipe or a file: what `toolprism session TRACE` prints.
-    drop(reader);
-    session::run(&session::Request {
-        path: &path,
-        label: Some(display),
-        json: false,
-        strategies: &[],
-        thread: None,
-        skip_bad: cli.skip_bad,
-        settings: &settings,
-        encoding,
-    })
+    let counter = TokenCounter::new(encoding);
+    session::run_on(
+        reader,
+        counter,
+        &session::Request {
+            path: &path,
+            label: Some(display),
+            json: false,
+            strategies: &[],
+            thread: None,
+            skip_bad: cli.skip_bad,
+            settings: &settings,
+            encoding,
+        },
+    )
 }
 
 /// Today's single-request view of one capture (the table when not on a terminal).

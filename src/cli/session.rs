@@ -8,7 +8,7 @@ use toolprism::measure::{Encoding, TokenCounter};
 use toolprism::sanitize::visible;
 use toolprism::session::{Analyzer, SessionReport, StrategyTurn, TurnFacts, analyse_trace};
 use toolprism::text::thousands;
-use toolprism::trace::{self, TraceOptions};
+use toolprism::trace::{self, TraceOptions, TraceReader};
 use toolprism::{Settings, Strategy};
 
 use super::manners::count;
@@ -323,6 +323,29 @@ pub struct Request<'a> {
 pub fn run(request: &Request<'_>) -> Result<Output, Failure> {
     // Started first: the encoder is built in the background while the trace is opened.
     let counter = TokenCounter::new(request.encoding);
+    let options = TraceOptions {
+        skip_bad: request.skip_bad,
+    };
+    let reader = trace::open(request.path, &options)
+        .map_err(|e| Failure::new(relabel(request, visible(&e.to_string()).into_owned())))?;
+    run_on(reader, counter, request)
+}
+
+/// An error names what the user gave, never a spooled copy.
+fn relabel(request: &Request<'_>, message: String) -> String {
+    match request.label {
+        Some(label) => message.replace(request.path, label),
+        None => message,
+    }
+}
+
+/// [`run`] on a trace already opened (`request.path`'s, with `request.skip_bad`): the bare
+/// `toolprism TRACE` into a pipe has told its format already, and a HAR is not parsed twice.
+pub fn run_on(
+    reader: TraceReader,
+    counter: TokenCounter,
+    request: &Request<'_>,
+) -> Result<Output, Failure> {
     let strategies = if request.strategies.is_empty() {
         Strategy::ALL.to_vec()
     } else {
@@ -330,17 +353,6 @@ pub fn run(request: &Request<'_>) -> Result<Output, Failure> {
     };
     let shown = request.label.unwrap_or(request.path);
     let name = visible(shown).into_owned();
-    let relabel = |message: String| match request.label {
-        Some(label) => message.replace(request.path, label),
-        None => message,
-    };
-    let reader = trace::open(
-        request.path,
-        &TraceOptions {
-            skip_bad: request.skip_bad,
-        },
-    )
-    .map_err(|e| Failure::new(relabel(visible(&e.to_string()).into_owned())))?;
     let mut analyzer = Analyzer::new(
         &strategies,
         request.settings,
@@ -348,7 +360,7 @@ pub fn run(request: &Request<'_>) -> Result<Output, Failure> {
         request.thread.clone(),
     );
     let (info, result) = analyse_trace(reader, shown, &mut analyzer, &mut |_| {});
-    result.map_err(|e| Failure::new(relabel(visible(&e.to_string()).into_owned())))?;
+    result.map_err(|e| Failure::new(relabel(request, visible(&e.to_string()).into_owned())))?;
     if let Some(thread) = &request.thread
         && !analyzer.has_thread(thread)
     {
