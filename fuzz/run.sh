@@ -7,7 +7,7 @@ set -uo pipefail
 cd "$(dirname "$0")"
 SECS=${SECS:-300}
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(capture report report_tiktoken sanitize trace)
+[ ${#targets[@]} -gt 0 ] || targets=(capture report report_tiktoken sanitize tokenizer trace)
 [ -d corpus ] || ./seed.sh
 mkdir -p logs
 for target in "${targets[@]}"; do

@@ -8,7 +8,8 @@ for target in capture report report_tiktoken trace; do
     cp ../samples/*.json ../tests/fixtures/*.json "corpus/$target/" 2>/dev/null || true
     cp ../tests/fixtures/regressions/* "corpus/$target/" 2>/dev/null || true
 done
-mkdir -p corpus/sanitize
+mkdir -p corpus/sanitize corpus/tokenizer
+cp ../samples/*.json corpus/tokenizer/
 cp ../samples/hostile.json corpus/sanitize/
 printf 'plain text\n' > corpus/sanitize/plain
 printf '\033[31mred\033[0m \302\233 \342\200\256 \342\200\213 \363\240\201\201' > corpus/sanitize/escapes

@@ -26,6 +26,7 @@ fn replay(path: &Path) {
     let _ = checks::capture(&data);
     checks::projections(&data);
     checks::tiktoken_exact(&data);
+    checks::tokenizer(&data);
     trace_check::trace(&data);
 }
 

@@ -215,3 +215,25 @@ pub fn sanitize(data: &[u8]) {
         serde_json::from_str(&safe).unwrap_or_else(|e| panic!("{safe:?}: {e}"));
     assert_eq!(back.as_str(), Some(text.as_ref()));
 }
+
+/// The fast tokenizer is tiktoken-rs: the same tokens, id for id, for both encodings, on any
+/// text (the input read as UTF-8, lossily).
+pub fn tokenizer(data: &[u8]) {
+    use std::sync::OnceLock;
+    use toolprism::measure::fast::FastTiktoken;
+    static FAST: OnceLock<[FastTiktoken; 2]> = OnceLock::new();
+    let fast = FAST.get_or_init(|| {
+        [Encoding::O200kBase, Encoding::Cl100kBase]
+            .map(|encoding| FastTiktoken::new(encoding).unwrap_or_else(|e| panic!("{e}")))
+    });
+    let text = String::from_utf8_lossy(&data[..data.len().min(MAX_INPUT)]);
+    let references = [
+        tiktoken_rs::o200k_base_singleton(),
+        tiktoken_rs::cl100k_base_singleton(),
+    ];
+    for (tokenizer, reference) in fast.iter().zip(references) {
+        let expected = reference.encode_ordinary(&text);
+        assert_eq!(tokenizer.tokens(&text).as_deref(), Some(&expected[..]));
+        assert_eq!(tokenizer.count(&text), expected.len());
+    }
+}

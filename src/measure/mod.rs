@@ -19,12 +19,14 @@
 //! - The encoder (~110 ms to build for o200k) is built on a background thread from
 //!   [`TokenCounter::new`], so reading and parsing a capture overlap with it.
 
+pub mod fast;
+pub mod pieces;
 pub mod split;
 
 use std::hash::{Hash, Hasher};
 
 use rustc_hash::FxHashMap as HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use rayon::prelude::*;
@@ -119,7 +121,11 @@ impl Tokenizer for Tiktoken {
 }
 
 /// [`Tokenizer::count_parts`]'s plain definition: each part counted alone.
-fn per_part<T: Tokenizer + ?Sized>(tokenizer: &T, text: &str, cuts: &[usize]) -> Vec<usize> {
+pub(crate) fn per_part<T: Tokenizer + ?Sized>(
+    tokenizer: &T,
+    text: &str,
+    cuts: &[usize],
+) -> Vec<usize> {
     let mut counts = Vec::with_capacity(cuts.len() + 1);
     let mut from = 0;
     for &cut in cuts.iter().chain(std::iter::once(&text.len())) {
@@ -142,7 +148,18 @@ pub struct TokenCounter {
     cache: Vec<Mutex<HashMap<Box<str>, u32>>>,
     /// Bytes handed to the tokenizer so far (each new chunk once).
     tokenized: AtomicU64,
+    /// The fast tokenizer ([`fast::FastTiktoken`]), once built; used instead of `tokenizer`.
+    fast: TokenizerCell,
+    /// Whether this counter builds the fast tokenizer once enough text was tokenized (not
+    /// for a given tokenizer), and whether it has started to.
+    builds_fast: bool,
+    fast_started: AtomicBool,
 }
+
+/// Once this many bytes were tokenized, the fast tokenizer is built in the background (about
+/// 100 ms of one core, repaid after a megabyte or so); until it is ready, counting goes on with
+/// tiktoken-rs's. A small capture never pays for it.
+const FAST_AFTER: u64 = 512 * 1024;
 
 /// Texts at most this long are counted whole, not cut into chunks.
 const WHOLE: usize = 96;
@@ -175,6 +192,9 @@ impl TokenCounter {
             tokenizer: cell,
             cache: new_cache(),
             tokenized: AtomicU64::new(0),
+            fast: Arc::new(OnceLock::new()),
+            builds_fast: true,
+            fast_started: AtomicBool::new(false),
         }
     }
 
@@ -188,6 +208,9 @@ impl TokenCounter {
             tokenizer: Arc::new(cell),
             cache: new_cache(),
             tokenized: AtomicU64::new(0),
+            fast: Arc::new(OnceLock::new()),
+            builds_fast: false,
+            fast_started: AtomicBool::new(false),
         }
     }
 
@@ -202,6 +225,24 @@ impl TokenCounter {
     }
 
     fn tokenizer(&self) -> &dyn Tokenizer {
+        if let Some(fast) = self.fast.get() {
+            return fast.as_ref();
+        }
+        if self.builds_fast
+            && self.tokenized.load(Ordering::Relaxed) >= FAST_AFTER
+            && !self.fast_started.swap(true, Ordering::Relaxed)
+        {
+            let cell = Arc::clone(&self.fast);
+            let encoding = self.encoding;
+            // Without a thread (or should the pattern not build), tiktoken-rs's goes on alone.
+            let _ = std::thread::Builder::new()
+                .name("toolprism-fast-encoder".into())
+                .spawn(move || {
+                    if let Ok(fast) = fast::FastTiktoken::new(encoding) {
+                        let _ = cell.set(Box::new(fast) as Box<dyn Tokenizer>);
+                    }
+                });
+        }
         let encoding = self.encoding;
         // Blocks while the background thread builds it; builds it here if that thread failed
         // to start.
@@ -225,6 +266,12 @@ impl TokenCounter {
     fn remember(&self, text: &str, n: usize) {
         self.shard(text)
             .insert(text.into(), n.min(u32::MAX as usize) as u32);
+    }
+
+    /// Whether counting now goes through the fast tokenizer ([`fast::FastTiktoken`]), which a
+    /// counter builds once it has tokenized more than a small capture's worth of text.
+    pub fn counts_fast(&self) -> bool {
+        self.fast.get().is_some()
     }
 
     /// Strings whose count is remembered (whole texts and chunks).
