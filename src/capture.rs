@@ -10,6 +10,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use crate::error::{FileError, LoadError, json_error, json_kind};
+use crate::projection::SharedText;
 use crate::tool;
 
 /// Largest capture toolprism reads: 64 MiB. The largest real captures carry a few MB of tools;
@@ -114,8 +115,10 @@ pub struct Capture {
     shape: Shape,
     /// The MCP body is wrapped in a JSON-RPC `result`.
     wrapped: bool,
-    /// Each entry's [`tool::label`], in capture order.
-    labels: Vec<String>,
+    /// Each entry's [`tool::label`], in capture order (shared by every projection's outcomes).
+    labels: Vec<SharedText>,
+    /// Whether each entry is hosted ([`tool::hosted_label`]), in capture order.
+    hosted: Vec<bool>,
 }
 
 impl Capture {
@@ -157,13 +160,17 @@ impl Capture {
             shape,
             wrapped,
             labels: Vec::new(),
+            hosted: Vec::new(),
         };
         capture.check_tools()?;
-        capture.labels = capture
+        (capture.labels, capture.hosted) = capture
             .tools()
             .iter()
-            .map(|entry| tool::label(entry).into_owned())
-            .collect();
+            .map(|entry| match tool::hosted_label(entry) {
+                Some(label) => (SharedText::from(label), true),
+                None => (SharedText::from(tool::name(entry).unwrap_or("")), false),
+            })
+            .unzip();
         Ok(capture)
     }
 
@@ -265,14 +272,24 @@ impl Capture {
 
     /// The original tool names, in capture order; a hosted entry by its label (`<web_search>`).
     pub fn tool_names(&self) -> impl Iterator<Item = &str> {
-        self.labels.iter().map(String::as_str)
+        self.labels.iter().map(|label| &**label)
+    }
+
+    /// Each original entry's [`tool::label`], in capture order.
+    pub fn labels(&self) -> &[SharedText] {
+        &self.labels
     }
 
     /// Indices of the hosted entries ([`tool::hosted_label`]), in capture order.
     pub fn hosted(&self) -> Vec<usize> {
-        (0..self.tools().len())
-            .filter(|&index| tool::is_hosted(&self.tools()[index]))
+        (0..self.hosted.len())
+            .filter(|&index| self.hosted[index])
             .collect()
+    }
+
+    /// Whether original entry `index` is hosted ([`tool::is_hosted`]), looked up, not recomputed.
+    pub fn is_hosted_at(&self, index: usize) -> bool {
+        self.hosted.get(index).copied().unwrap_or(false)
     }
 
     /// The tool a `tool_choice` forces, if it names one: a function's name, or a hosted

@@ -339,7 +339,7 @@ pub fn projection_diffs(
         .outcomes
         .iter()
         .filter(|o| o.status != Status::Kept)
-        .filter(|o| only.is_none_or(|name| o.name == name))
+        .filter(|o| only.is_none_or(|name| &*o.name == name))
         .map(|o| {
             let before = o.original.and_then(|i| originals.get(i));
             let after = o
@@ -347,9 +347,9 @@ pub fn projection_diffs(
                 .and_then(|i| sent.get(i))
                 .map(|t| t.entry(capture));
             ToolDiff {
-                name: o.name.clone(),
+                name: o.name.to_string(),
                 status: o.status,
-                reason: o.reason.clone(),
+                reason: o.reason.to_string(),
                 original: o.original,
                 projected: o.projected,
                 hunks: tool_diff(before, after),

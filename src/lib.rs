@@ -26,6 +26,6 @@ pub mod tui;
 pub use capture::{Capture, Shape};
 pub use error::LoadError;
 pub use pipeline::project;
-pub use projection::{Level, Note, Projection, ProjectionStatus, Status, ToolOutcome};
+pub use projection::{Level, Note, Projection, ProjectionStatus, SharedText, Status, ToolOutcome};
 pub use settings::{Settings, SettingsError};
 pub use strategy::Strategy;

@@ -421,7 +421,7 @@ impl Matrix {
             .map(|index| {
                 let tool = any.and_then(|s| s.per_tool.get(index));
                 Row {
-                    name: tool.map(|t| t.name.clone()).unwrap_or_default(),
+                    name: tool.map(|t| t.name.to_string()).unwrap_or_default(),
                     origin: Origin::Capture(index),
                     original_tokens: Some(tool.map_or(0, |t| t.original_tokens)),
                     cells: Vec::with_capacity(columns.len()),
@@ -451,10 +451,10 @@ impl Matrix {
                     i
                 } else {
                     let next = rows.len();
-                    let row = *added.entry(tool.name.clone()).or_insert(next);
+                    let row = *added.entry(tool.name.to_string()).or_insert(next);
                     if row == next {
                         rows.push(Row {
-                            name: tool.name.clone(),
+                            name: tool.name.to_string(),
                             origin: Origin::Added(next - capture_tools),
                             original_tokens: None,
                             cells: Vec::with_capacity(columns.len()),

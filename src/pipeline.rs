@@ -7,7 +7,9 @@
 use serde_json::Value;
 
 use crate::capture::{Capture, Shape};
-use crate::projection::{Draft, Level, Note, Projection, ProjectionStatus, Status, ToolOutcome};
+use crate::projection::{
+    Draft, Level, Note, Projection, ProjectionStatus, SharedText, Status, ToolOutcome,
+};
 use crate::settings::Settings;
 use crate::strategies;
 use crate::strategy::Strategy;
@@ -87,18 +89,37 @@ pub fn finish(capture: &Capture, strategy: Strategy, mut draft: Draft) -> Projec
 /// Every original's outcome in capture order, then the added tools.
 fn outcomes(capture: &Capture, strategy: Strategy, draft: &mut Draft) -> Vec<ToolOutcome> {
     let originals = capture.tools();
+    let labels = capture.labels();
+    // Names and reasons are shared: a 100,000-tool capture has a handful of distinct reasons,
+    // and every projection names its tools as the capture does.
+    let mut reasons = Reasons::default();
+    let name_of = |index: usize, entry: &Value| -> SharedText {
+        let label = tool::label(entry);
+        match labels.get(index) {
+            Some(known) if **known == *label => known.clone(),
+            _ => SharedText::from(label.as_ref()),
+        }
+    };
+    let original_name = |index: usize| -> SharedText {
+        match labels.get(index) {
+            Some(label) => label.clone(),
+            None => SharedText::from(tool::label(&originals[index]).as_ref()),
+        }
+    };
     let mut outcomes: Vec<Option<ToolOutcome>> = vec![None; originals.len()];
     let mut added = Vec::new();
     if let Some(sent) = &draft.sent {
         for (position, tool) in sent.iter().enumerate() {
-            let entry = tool.entry(capture);
-            let name = tool::label(entry).into_owned();
             match tool.origin {
                 Some(index) => {
                     let unchanged = tool
                         .replaced
                         .as_ref()
                         .is_none_or(|e| e == &originals[index]);
+                    let name = match (&tool.replaced, labels.get(index)) {
+                        (None, Some(label)) => label.clone(),
+                        _ => name_of(index, tool.entry(capture)),
+                    };
                     outcomes[index] = Some(ToolOutcome {
                         name,
                         original: Some(index),
@@ -109,18 +130,18 @@ fn outcomes(capture: &Capture, strategy: Strategy, draft: &mut Draft) -> Vec<Too
                             Status::Changed
                         },
                         reason: if unchanged {
-                            String::new()
+                            reasons.get("")
                         } else {
-                            tool.reason.clone().unwrap_or_default()
+                            reasons.get(tool.reason.as_deref().unwrap_or(""))
                         },
                     });
                 }
                 None => added.push(ToolOutcome {
-                    name,
+                    name: SharedText::from(tool::label(tool.entry(capture)).as_ref()),
                     original: None,
                     projected: Some(position),
                     status: Status::Added,
-                    reason: tool.reason.clone().unwrap_or_default(),
+                    reason: reasons.get(tool.reason.as_deref().unwrap_or("")),
                 }),
             }
         }
@@ -128,24 +149,24 @@ fn outcomes(capture: &Capture, strategy: Strategy, draft: &mut Draft) -> Vec<Too
     for (index, status, reason) in std::mem::take(&mut draft.dropped) {
         if index < outcomes.len() && outcomes[index].is_none() {
             outcomes[index] = Some(ToolOutcome {
-                name: tool::label(&originals[index]).into_owned(),
+                name: original_name(index),
                 original: Some(index),
                 projected: None,
                 status,
-                reason,
+                reason: reasons.get(&reason),
             });
         }
     }
-    let default_reason = match &draft.status {
-        ProjectionStatus::Refused(message) => message.clone(),
-        _ => format!("not sent by {strategy}"),
+    let default_reason: SharedText = match &draft.status {
+        ProjectionStatus::Refused(message) => SharedText::from(message.as_str()),
+        _ => SharedText::from(format!("not sent by {strategy}")),
     };
     let mut outcomes: Vec<ToolOutcome> = outcomes
         .into_iter()
         .enumerate()
         .map(|(index, outcome)| {
             outcome.unwrap_or_else(|| ToolOutcome {
-                name: tool::label(&originals[index]).into_owned(),
+                name: original_name(index),
                 original: Some(index),
                 projected: None,
                 status: Status::Removed,
@@ -155,6 +176,21 @@ fn outcomes(capture: &Capture, strategy: Strategy, draft: &mut Draft) -> Vec<Too
         .collect();
     outcomes.extend(added);
     outcomes
+}
+
+/// One shared copy of each distinct reason text.
+#[derive(Default)]
+struct Reasons(rustc_hash::FxHashMap<String, SharedText>);
+
+impl Reasons {
+    fn get(&mut self, text: &str) -> SharedText {
+        if let Some(shared) = self.0.get(text) {
+            return shared.clone();
+        }
+        let shared: SharedText = SharedText::from(text);
+        self.0.insert(text.to_owned(), shared.clone());
+        shared
+    }
 }
 
 /// Whether an entry is marked for provider-side deferral (`defer_loading: true`, STRATEGIES.md
@@ -191,7 +227,7 @@ fn lint(capture: &Capture, draft: &Draft, outcomes: &[ToolOutcome], notes: &mut 
                 .filter(|o| {
                     o.projected.is_none() && o.original.is_some_and(|i| has_marker(&originals[i]))
                 })
-                .map(|o| o.name.as_str())
+                .map(|o| &*o.name)
                 .collect();
             let mut note = "cache_control marker no longer sits on the last tool".to_owned();
             if !dropped.is_empty() {
@@ -227,7 +263,7 @@ fn lint(capture: &Capture, draft: &Draft, outcomes: &[ToolOutcome], notes: &mut 
     {
         let how = outcomes
             .iter()
-            .find(|o| o.name == choice)
+            .find(|o| *o.name == *choice)
             .map(|o| o.status.word())
             .unwrap_or("absent");
         notes.push(Note::error(format!(

@@ -8,6 +8,8 @@
 
 use std::fmt;
 
+use std::sync::Arc;
+
 use serde::Serialize;
 use serde_json::Value;
 
@@ -285,8 +287,8 @@ impl Draft {
 /// What happened to one tool, for tables and reports.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolOutcome {
-    /// The tool's name.
-    pub name: String,
+    /// The tool's name (its [`crate::tool::label`]).
+    pub name: SharedText,
     /// Index in the capture's `tools`, if it came from there.
     pub original: Option<usize>,
     /// Index in the projected `tools`, if sent.
@@ -294,7 +296,93 @@ pub struct ToolOutcome {
     /// What happened.
     pub status: Status,
     /// Why, in a few words (empty for kept tools).
-    pub reason: String,
+    pub reason: SharedText,
+}
+
+/// Text that many outcomes and figures hold (a tool's name, a reason): one allocation however
+/// many projections name the tool. Reads, compares and serializes like a `str`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(transparent)]
+pub struct SharedText(Arc<str>);
+
+impl SharedText {
+    /// The text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::ops::Deref for SharedText {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl AsRef<str> for SharedText {
+    fn as_ref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::borrow::Borrow<str> for SharedText {
+    fn borrow(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for SharedText {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl From<&str> for SharedText {
+    fn from(text: &str) -> SharedText {
+        SharedText(Arc::from(text))
+    }
+}
+
+impl From<String> for SharedText {
+    fn from(text: String) -> SharedText {
+        SharedText(Arc::from(text))
+    }
+}
+
+impl PartialEq<str> for SharedText {
+    fn eq(&self, other: &str) -> bool {
+        *self.0 == *other
+    }
+}
+
+impl PartialEq<&str> for SharedText {
+    fn eq(&self, other: &&str) -> bool {
+        *self.0 == **other
+    }
+}
+
+impl PartialEq<String> for SharedText {
+    fn eq(&self, other: &String) -> bool {
+        *self.0 == **other
+    }
+}
+
+impl PartialEq<SharedText> for str {
+    fn eq(&self, other: &SharedText) -> bool {
+        *self == *other.0
+    }
+}
+
+impl PartialEq<SharedText> for &str {
+    fn eq(&self, other: &SharedText) -> bool {
+        **self == *other.0
+    }
+}
+
+impl PartialEq<SharedText> for String {
+    fn eq(&self, other: &SharedText) -> bool {
+        **self == *other.0
+    }
 }
 
 /// One strategy applied to one capture.

@@ -9,7 +9,7 @@ use serde_json::Value;
 use crate::capture::{Capture, Shape};
 use crate::measure::TokenCounter;
 use crate::pipeline::{project, provider_deferred};
-use crate::projection::{Note, Projection, Status};
+use crate::projection::{Note, Projection, SharedText, Status};
 use crate::settings::Settings;
 use crate::strategy::Strategy;
 use crate::tool;
@@ -66,13 +66,13 @@ impl Report {
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct ToolFigures {
     /// The tool's name.
-    pub name: String,
+    pub name: SharedText,
     /// `changed|kept|removed|added` (deferred tools are `removed`, see `reason`).
     pub status: &'static str,
     /// The full status word, `deferred` included (`kept|changed|removed|deferred|added`).
     pub state: &'static str,
     /// Why, in a few words.
-    pub reason: String,
+    pub reason: SharedText,
     /// Tokens of the original entry (0 for added tools).
     pub original_tokens: usize,
     /// Tokens of the sent entry (0 when not sent).

@@ -166,7 +166,7 @@ impl Harness {
         let projection = self.app.projection(strategy).expect("projected");
         projection.outcomes[self.app.selected_outcome().expect("a selection")]
             .name
-            .clone()
+            .to_string()
     }
 }
 
@@ -1476,7 +1476,7 @@ fn search_ranks_the_exact_name_first_in_the_tool_table() {
         .map(|&i| {
             h.app.projection(Strategy::Original).unwrap().outcomes[i]
                 .name
-                .clone()
+                .to_string()
         })
         .collect();
     assert_eq!(

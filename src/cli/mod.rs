@@ -94,10 +94,13 @@ pub fn main() -> i32 {
                 EXIT_OK => output.report.as_ref().map_or(EXIT_OK, write_report_json),
                 failed => failed,
             };
-            match written {
+            let status = match written {
                 EXIT_OK => output.status,
                 failed => failed,
-            }
+            };
+            // The process exits next: a report of 100,000 tools is not worth freeing.
+            std::mem::forget(output);
+            status
         }
         Err(Failure(message)) => {
             let _ = writeln!(std::io::stderr(), "toolprism: {message}");
@@ -233,7 +236,9 @@ fn run(cli: Cli) -> Result<Output, Failure> {
             };
             let mut report = report::report(&capture, &path, &strategies, &settings, &counter);
             report.turn = turn;
-            drop(capture);
+            // Not freed: the process exits after printing, and freeing the trees of 100,000
+            // tools takes a third of a second.
+            std::mem::forget(capture);
             let streamed = json && !std::io::stdout().is_terminal();
             let text = if streamed {
                 String::new()
@@ -720,7 +725,7 @@ fn known_tool(
     let names = || {
         capture
             .tool_names()
-            .chain(projection.outcomes.iter().map(|o| o.name.as_str()))
+            .chain(projection.outcomes.iter().map(|o| &*o.name))
     };
     if names().any(|n| n == tool) {
         return Ok(());
@@ -744,7 +749,7 @@ fn sent_entry<'a>(
     name: &str,
 ) -> Result<&'a serde_json::Value, Failure> {
     let sent = projection.sent.as_deref().unwrap_or(&[]);
-    let outcome = projection.outcomes.iter().find(|o| o.name == tool);
+    let outcome = projection.outcomes.iter().find(|o| &*o.name == tool);
     if let Some(entry) = outcome.and_then(|o| o.projected).and_then(|i| sent.get(i)) {
         return Ok(entry.entry(capture));
     }

@@ -3,8 +3,9 @@
 //! Every count is exactly what tiktoken's `encode_ordinary(text).len()` gives. Speed comes from
 //! never tokenizing the same text twice and from tokenizing less:
 //!
-//! - [`TokenCounter`] remembers every count for the session, keyed by the exact string, and
-//!   counts new strings in parallel ([`TokenCounter::count_many`]).
+//! - [`TokenCounter`] remembers counts for the session, keyed by the exact string: short texts
+//!   whole, longer ones as their chunks (below), and counts new strings in parallel
+//!   ([`TokenCounter::count_many`]).
 //! - A text is cut at positions where tiktoken's pre-tokenizer always cuts ([`split`]), into
 //!   chunks about a word long, and each chunk's count is cached too: a word, key or phrase that
 //!   recurs anywhere (an unchanged schema under a new description, a kept prefix, the same
@@ -17,7 +18,9 @@
 //!   join, cut at the entries' first and last forced boundaries ([`TokenCounter::count_array`]);
 //!   an entry without one is counted together with its neighbours, still exactly.
 //! - The encoder (~110 ms to build for o200k) is built on a background thread from
-//!   [`TokenCounter::new`], so reading and parsing a capture overlap with it.
+//!   [`TokenCounter::new`], so reading and parsing a capture overlap with it. Once a session has
+//!   tokenized 512 KB, a faster one ([`fast`]: the same tokens, without a backtracking regex) is
+//!   built in the background and takes over.
 
 pub mod fast;
 pub mod pieces;
@@ -164,9 +167,6 @@ const FAST_AFTER: u64 = 512 * 1024;
 /// Texts at most this long are counted whole, not cut into chunks.
 const WHOLE: usize = 96;
 
-/// Texts at least this long are not remembered whole, only their chunks.
-const REMEMBER_WHOLE: usize = 2 * SEGMENT;
-
 /// New chunks are tokenized together in runs of about this many bytes.
 const RUN: usize = 16 * 1024;
 
@@ -309,19 +309,17 @@ impl TokenCounter {
 
     /// One text: remembered, or the sum of its chunks' (remembered or tokenized) counts.
     fn count_one(&self, text: &str) -> usize {
+        // A longer text is remembered as its chunks only: keeping every entry of 100,000 tools
+        // whole as well, and each projected copy, doubled the cache. Counting it again is a
+        // walk over remembered chunks.
+        if text.len() > WHOLE {
+            return self.count_chunks(text);
+        }
         if let Some(n) = self.remembered(text) {
             return n;
         }
-        let n = if text.len() <= WHOLE {
-            self.tokenize(text)
-        } else {
-            self.count_chunks(text)
-        };
-        // A huge text is not kept as a key (a 40 MB description and each projected copy of it
-        // would stay in memory): counting it again walks its remembered chunks.
-        if text.len() < REMEMBER_WHOLE {
-            self.remember(text, n);
-        }
+        let n = self.tokenize(text);
+        self.remember(text, n);
         n
     }
 

@@ -92,7 +92,7 @@ fn drop_hosted(draft: &mut Draft, hosted: &[usize], profile: &str) {
 fn canonical_order(capture: &Capture, settings: &Settings) -> Result<Vec<usize>, String> {
     let tools = capture.tools();
     let mut order: Vec<usize> = (0..tools.len())
-        .filter(|&index| !tool::is_hosted(&tools[index]))
+        .filter(|&index| !capture.is_hosted_at(index))
         .collect();
     if order.len() > settings.a3s_max_tools {
         return Err(format!(

@@ -335,14 +335,19 @@ pub fn project_loaded(
     loaded: &BTreeSet<String>,
 ) -> Draft {
     let tools = capture.tools();
-    let name_of = |index: usize| tool::name(&tools[index]).unwrap_or("");
+    // Looked up once: sorting 100,000 names would otherwise look each up ~34 times.
+    let names: Vec<&str> = tools
+        .iter()
+        .map(|entry| tool::name(entry).unwrap_or(""))
+        .collect();
+    let name_of = |index: usize| names[index];
     // Indices in name order (byte order), ties in capture order.
     let by_name = |mut indices: Vec<usize>| {
         indices.sort_by(|&a, &b| name_of(a).cmp(name_of(b)).then(a.cmp(&b)));
         indices
     };
     let (hosted, functions): (Vec<usize>, Vec<usize>) =
-        (0..tools.len()).partition(|&i| tool::is_hosted(&tools[i]));
+        (0..tools.len()).partition(|&i| capture.is_hosted_at(i));
     let (loaders, candidates): (Vec<usize>, Vec<usize>) = functions
         .into_iter()
         .partition(|&i| name_of(i) == TOOL_SEARCH);

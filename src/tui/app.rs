@@ -874,7 +874,7 @@ impl App {
                 let o = &projection.outcomes[i];
                 match original {
                     Some(index) => o.original == Some(index),
-                    None => o.original.is_none() && o.name == name,
+                    None => o.original.is_none() && *o.name == *name,
                 }
             })
         });
@@ -884,7 +884,7 @@ impl App {
     fn selected_key(&self) -> Option<(Option<usize>, String)> {
         let projection = self.projection(self.strategy())?;
         let o = projection.outcomes.get(self.selected_outcome()?)?;
-        Some((o.original, o.name.clone()))
+        Some((o.original, o.name.to_string()))
     }
 
     fn switch_tab(&mut self, tab: Tab) {

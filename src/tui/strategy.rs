@@ -98,7 +98,7 @@ pub fn render_tools(app: &App, frame: &mut Frame, area: Rect, strategy: Strategy
         .saturating_sub(fixed + (widths.len() - 1) + 1 + usize::from(flagged));
     let all: Vec<&str> = rows
         .iter()
-        .map(|&i| projection.outcomes[i].name.as_str())
+        .map(|&i| projection.outcomes[i].name.as_ref())
         .collect();
     let shown_names = display_names(&all, name_cells.max(1));
     let height = inner.height.saturating_sub(1) as usize;
