@@ -17,11 +17,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use serde_json::Value;
-
 use crate::capture::Capture;
 use crate::projection::{Projection, StoredEntry};
-use crate::tool;
 
 /// Why an export failed. Every variant renders as one line naming the path and the reason.
 #[derive(Debug, thiserror::Error)]
@@ -156,17 +153,10 @@ pub fn render(
     tools_only: bool,
     pretty: bool,
 ) -> String {
-    let value = if tools_only {
-        projection
-            .tools_value(capture)
-            .unwrap_or_else(|| Value::Array(Vec::new()))
+    let mut text = if tools_only {
+        projection.tools_json(capture, pretty)
     } else {
-        projection.request_body(capture)
-    };
-    let mut text = if pretty {
-        tool::pretty(&value)
-    } else {
-        tool::compact(&value)
+        projection.request_json(capture, pretty)
     };
     text.push('\n');
     text

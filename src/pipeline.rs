@@ -331,15 +331,54 @@ fn lint(capture: &Capture, draft: &Draft, outcomes: &[ToolOutcome], notes: &mut 
 
 impl Projection {
     /// The projected request body, in the capture's own shape. A refused projection has no
-    /// request: callers check [`Projection::refusal`] before they show or write one.
+    /// request: callers check [`Projection::refusal`] before they show or write one. To print
+    /// or write it, [`Projection::request_json`] gives the same bytes without the copy.
     pub fn request_body(&self, capture: &Capture) -> Value {
-        let mut body = capture.body().clone();
+        let (mut body, with_tools) = self.request_frame(capture);
+        if with_tools
+            && let Some(holder) = Capture::tools_holder_mut(capture.is_wrapped(), &mut body)
+        {
+            holder.insert(
+                "tools".to_owned(),
+                Value::Array(self.tools(capture).cloned().collect()),
+            );
+        }
+        body
+    }
+
+    /// [`Projection::request_body`] as JSON text, compact or pretty (two-space indent), built
+    /// without copying a single tool entry: the sent entries are written from where they
+    /// are, so exporting 100,000 tools costs the text, not two more trees.
+    pub fn request_json(&self, capture: &Capture, pretty: bool) -> String {
+        let (frame, with_tools) = self.request_frame(capture);
+        let tools: Vec<&Value> = self.tools(capture).collect();
+        let body = FramedBody {
+            frame: &frame,
+            wrapped: capture.is_wrapped(),
+            tools: with_tools.then_some(tools.as_slice()),
+        };
+        json_text(&body, pretty)
+    }
+
+    /// The projected `tools` array as JSON text (`[]` when no `tools` key is sent), without
+    /// copying its entries.
+    pub fn tools_json(&self, capture: &Capture, pretty: bool) -> String {
+        let tools: Vec<&Value> = self.tools(capture).collect();
+        json_text(&tools, pretty)
+    }
+
+    /// The request body with everything but the tools projected, and whether its `tools` key
+    /// (holding a placeholder, in its place) is to be filled with the sent entries.
+    fn request_frame(&self, capture: &Capture) -> (Value, bool) {
+        let mut body = body_without_tools(capture.body(), capture.is_wrapped());
+        let mut with_tools = false;
         if let Some(holder) = Capture::tools_holder_mut(capture.is_wrapped(), &mut body) {
-            match self.tools_value(capture) {
+            match &self.sent {
                 // A capture without a `tools` key gains none from a projection that sends none.
-                Some(Value::Array(tools)) if tools.is_empty() && !capture.has_tools_key() => {}
-                Some(tools) => {
-                    holder.insert("tools".to_owned(), tools);
+                Some(sent) if sent.is_empty() && !capture.has_tools_key() => {}
+                Some(_) => {
+                    holder.insert("tools".to_owned(), Value::Null);
+                    with_tools = true;
                 }
                 None => {
                     holder.shift_remove("tools");
@@ -354,8 +393,116 @@ impl Projection {
         {
             strategies::zero::place_reminder(capture.shape(), &mut body, text);
         }
-        body
+        (body, with_tools)
     }
+}
+
+/// A copy of a capture's body whose `tools` value (in the object that holds it) is `null`.
+fn body_without_tools(body: &Value, wrapped: bool) -> Value {
+    let without = |holder: &serde_json::Map<String, Value>| -> Value {
+        Value::Object(
+            holder
+                .iter()
+                .map(|(key, value)| {
+                    let value = if key == "tools" {
+                        Value::Null
+                    } else {
+                        value.clone()
+                    };
+                    (key.clone(), value)
+                })
+                .collect(),
+        )
+    };
+    match body {
+        Value::Object(object) if wrapped => Value::Object(
+            object
+                .iter()
+                .map(|(key, value)| match value {
+                    Value::Object(result) if key == "result" => (key.clone(), without(result)),
+                    _ => (key.clone(), value.clone()),
+                })
+                .collect(),
+        ),
+        Value::Object(object) => without(object),
+        other => other.clone(),
+    }
+}
+
+/// A request frame serialized with the sent entries in its `tools` key: the bytes of the
+/// frame with the entries put in.
+struct FramedBody<'a> {
+    frame: &'a Value,
+    wrapped: bool,
+    tools: Option<&'a [&'a Value]>,
+}
+
+impl serde::Serialize for FramedBody<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let Some(tools) = self.tools else {
+            return self.frame.serialize(serializer);
+        };
+        match self.frame {
+            Value::Object(object) if self.wrapped => {
+                use serde::ser::SerializeMap;
+                let mut map = serializer.serialize_map(Some(object.len()))?;
+                for (key, value) in object {
+                    if key == "result" {
+                        map.serialize_entry(
+                            key,
+                            &ToolsHolder {
+                                holder: value,
+                                tools,
+                            },
+                        )?;
+                    } else {
+                        map.serialize_entry(key, value)?;
+                    }
+                }
+                map.end()
+            }
+            _ => ToolsHolder {
+                holder: self.frame,
+                tools,
+            }
+            .serialize(serializer),
+        }
+    }
+}
+
+/// The object holding `tools`, serialized with the entries in place of its placeholder.
+struct ToolsHolder<'a> {
+    holder: &'a Value,
+    tools: &'a [&'a Value],
+}
+
+impl serde::Serialize for ToolsHolder<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let Value::Object(object) = self.holder else {
+            return self.holder.serialize(serializer);
+        };
+        let mut map = serializer.serialize_map(Some(object.len()))?;
+        for (key, value) in object {
+            if key == "tools" {
+                map.serialize_entry(key, self.tools)?;
+            } else {
+                map.serialize_entry(key, value)?;
+            }
+        }
+        map.end()
+    }
+}
+
+/// JSON text of a value made of JSON values, compact or pretty (two-space indent).
+fn json_text<T: serde::Serialize + ?Sized>(value: &T, pretty: bool) -> String {
+    // Cannot fail: every key is a string and every leaf a JSON value.
+    let text = if pretty {
+        serde_json::to_string_pretty(value)
+    } else {
+        serde_json::to_string(value)
+    };
+    text.unwrap_or_default()
 }
 
 #[cfg(test)]

@@ -179,6 +179,24 @@ proptest! {
     }
 
     #[test]
+    fn request_json_is_the_request_body_serialized(body in capture(), any in any_json()) {
+        let captures = [Capture::from_value(body).ok(), Capture::from_value(any).ok()];
+        for capture in captures.iter().flatten() {
+            for settings in settings_variants() {
+                for strategy in Id::ALL {
+                    let projection = project(capture, strategy, &settings);
+                    let body = projection.request_body(capture);
+                    prop_assert_eq!(projection.request_json(capture, false), tool::compact(&body));
+                    prop_assert_eq!(projection.request_json(capture, true), tool::pretty(&body));
+                    let tools = projection.tools_value(capture).unwrap_or_else(|| Value::Array(Vec::new()));
+                    prop_assert_eq!(projection.tools_json(capture, false), tool::compact(&tools));
+                    prop_assert_eq!(projection.tools_json(capture, true), tool::pretty(&tools));
+                }
+            }
+        }
+    }
+
+    #[test]
     fn projections_are_deterministic(body in capture()) {
         let capture = Capture::from_value(body).unwrap();
         for settings in settings_variants() {
@@ -282,4 +300,34 @@ proptest! {
             }
         }
     }
+}
+
+/// Every bundled sample: what `export` writes is the request body serialized.
+#[test]
+fn request_json_matches_the_request_body_on_every_sample() {
+    let mut seen = 0;
+    for entry in std::fs::read_dir("samples").unwrap() {
+        let path = entry.unwrap().path();
+        let Ok(capture) = Capture::from_path(path.to_str().unwrap()) else {
+            continue;
+        };
+        seen += 1;
+        for settings in settings_variants() {
+            for strategy in Id::ALL {
+                let projection = project(&capture, strategy, &settings);
+                let body = projection.request_body(&capture);
+                assert_eq!(
+                    projection.request_json(&capture, false),
+                    tool::compact(&body),
+                    "{path:?} {strategy}"
+                );
+                assert_eq!(
+                    projection.request_json(&capture, true),
+                    tool::pretty(&body),
+                    "{path:?} {strategy}"
+                );
+            }
+        }
+    }
+    assert!(seen >= 8, "{seen} samples loaded");
 }
