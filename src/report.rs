@@ -773,3 +773,120 @@ fn estimates(sent: &[EntrySizes], sent_json: &[&str]) -> Estimates {
 pub fn is_sent(status: Status) -> bool {
     matches!(status, Status::Kept | Status::Changed | Status::Added)
 }
+
+/// Per-tool figures serialized per parallel job when [`write_json`] writes a report.
+const JSON_CHUNK: usize = 2048;
+
+/// Write `report` as pretty JSON (two-space indent) and a final line feed: byte for byte what
+/// `serde_json::to_writer_pretty` writes, but with each strategy's per-tool figures serialized
+/// in parallel, a bounded window of chunks at a time, so that 100,000 tools' figures never
+/// exist as one text and one core does not write them all. The per-tool lists are taken out
+/// while the frames around them are written, and put back before returning.
+pub fn write_json<W: std::io::Write>(report: &mut Report, out: &mut W) -> std::io::Result<()> {
+    let per_tool: Vec<Vec<ToolFigures>> = report
+        .strategies
+        .iter_mut()
+        .map(|strategy| std::mem::take(&mut strategy.per_tool))
+        .collect();
+    let written = write_json_framed(report, &per_tool, out);
+    for (strategy, figures) in report.strategies.iter_mut().zip(per_tool) {
+        strategy.per_tool = figures;
+    }
+    written
+}
+
+/// [`write_json`] once the per-tool lists are out of `report`. A key serde_json writes never
+/// occurs inside a string (its quotes would be escaped), so each frame is split exactly once.
+fn write_json_framed<W: std::io::Write>(
+    report: &Report,
+    per_tool: &[Vec<ToolFigures>],
+    out: &mut W,
+) -> std::io::Result<()> {
+    let frame = Report {
+        strategies: Vec::new(),
+        ..report.clone()
+    };
+    let frame = pretty_at(&frame, 0)?;
+    let (head, tail) = split_frame(&frame, "\"strategies\": []")?;
+    out.write_all(head.as_bytes())?;
+    out.write_all(b"\"strategies\": [")?;
+    for (i, (strategy, figures)) in report.strategies.iter().zip(per_tool).enumerate() {
+        out.write_all(if i == 0 { b"\n" } else { b",\n" })?;
+        out.write_all(indent(2).as_bytes())?;
+        let frame = pretty_at(strategy, 2)?;
+        let (before, after) = split_frame(&frame, "\"per_tool\": []")?;
+        out.write_all(before.as_bytes())?;
+        out.write_all(b"\"per_tool\": [")?;
+        if !figures.is_empty() {
+            write_figures(figures, out)?;
+            out.write_all(b"\n")?;
+            out.write_all(indent(3).as_bytes())?;
+        }
+        out.write_all(b"]")?;
+        out.write_all(after.as_bytes())?;
+    }
+    if !report.strategies.is_empty() {
+        out.write_all(b"\n")?;
+        out.write_all(indent(1).as_bytes())?;
+    }
+    out.write_all(b"]")?;
+    out.write_all(tail.as_bytes())?;
+    out.write_all(b"\n")
+}
+
+/// The elements of a `per_tool` list, four levels deep, each after its separator.
+fn write_figures<W: std::io::Write>(figures: &[ToolFigures], out: &mut W) -> std::io::Result<()> {
+    let window = JSON_CHUNK * rayon::current_num_threads().max(1) * 2;
+    let mut first = true;
+    for group in figures.chunks(window) {
+        let texts: Vec<std::io::Result<Vec<u8>>> = group
+            .par_chunks(JSON_CHUNK)
+            .map(|chunk| {
+                let mut text = Vec::with_capacity(chunk.len() * 512);
+                for figure in chunk {
+                    text.extend_from_slice(b",\n");
+                    text.extend_from_slice(indent(4).as_bytes());
+                    let mut serializer =
+                        serde_json::Serializer::with_formatter(&mut text, formatter_at(4));
+                    figure.serialize(&mut serializer)?;
+                }
+                Ok(text)
+            })
+            .collect();
+        for text in texts {
+            let text = text?;
+            // Every chunk starts with `,\n`; the list's first element takes only the `\n`.
+            let skip = usize::from(std::mem::take(&mut first));
+            out.write_all(&text[skip..])?;
+        }
+    }
+    Ok(())
+}
+
+fn split_frame<'f>(frame: &'f str, marker: &str) -> std::io::Result<(&'f str, &'f str)> {
+    frame
+        .split_once(marker)
+        .ok_or_else(|| std::io::Error::other(format!("no {marker} in a report frame")))
+}
+
+/// serde_json's pretty formatter (two spaces), as it stands `depth` levels deep.
+fn formatter_at(depth: usize) -> serde_json::ser::PrettyFormatter<'static> {
+    use serde_json::ser::Formatter;
+    let mut formatter = serde_json::ser::PrettyFormatter::with_indent(b"  ");
+    for _ in 0..depth {
+        let _ = formatter.begin_array(&mut std::io::sink());
+    }
+    formatter
+}
+
+/// Pretty JSON of `value` as written `depth` levels deep (its own first line unindented).
+fn pretty_at<T: Serialize>(value: &T, depth: usize) -> std::io::Result<String> {
+    let mut text = Vec::new();
+    let mut serializer = serde_json::Serializer::with_formatter(&mut text, formatter_at(depth));
+    value.serialize(&mut serializer)?;
+    String::from_utf8(text).map_err(std::io::Error::other)
+}
+
+fn indent(depth: usize) -> String {
+    "  ".repeat(depth)
+}

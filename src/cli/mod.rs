@@ -86,12 +86,12 @@ pub fn main() -> i32 {
         }
     };
     match run(cli) {
-        Ok(output) => {
+        Ok(mut output) => {
             if !output.stderr.is_empty() {
                 let _ = std::io::stderr().write_all(output.stderr.as_bytes());
             }
             let written = match write_stdout(&output.stdout) {
-                EXIT_OK => output.report.as_ref().map_or(EXIT_OK, write_report_json),
+                EXIT_OK => output.report.as_mut().map_or(EXIT_OK, write_report_json),
                 failed => failed,
             };
             let status = match written {
@@ -179,12 +179,9 @@ fn write_stdout(bytes: &[u8]) -> i32 {
 
 /// A report as pretty JSON and a line feed on standard output, streamed through a buffer: the
 /// same bytes as `serde_json::to_string_pretty` plus `\n`, never held whole.
-fn write_report_json(report: &report::Report) -> i32 {
+fn write_report_json(report: &mut report::Report) -> i32 {
     let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
-    let written = serde_json::to_writer_pretty(&mut out, report)
-        .map_err(std::io::Error::from)
-        .and_then(|()| out.write_all(b"\n"))
-        .and_then(|()| out.flush());
+    let written = report::write_json(report, &mut out).and_then(|()| out.flush());
     match written {
         Ok(()) => EXIT_OK,
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => EXIT_OK,
