@@ -3,6 +3,7 @@
 # (default 300), and print each run's last libFuzzer status line (executions, coverage).
 #   fuzz/run.sh                 # all targets
 #   SECS=600 fuzz/run.sh report  # one target, ten minutes
+#   MAXLEN=512 fuzz/run.sh tokenizer  # short inputs only (many more executions)
 set -uo pipefail
 cd "$(dirname "$0")"
 SECS=${SECS:-300}
@@ -13,7 +14,7 @@ mkdir -p logs
 for target in "${targets[@]}"; do
     mkdir -p "corpus/$target" "artifacts/$target"
     RUSTC_BOOTSTRAP=1 cargo fuzz run -s none -a "$target" "corpus/$target" -- \
-        -jobs=1 -workers=1 -max_total_time="$SECS" -max_len=65536 -timeout=20 \
+        -jobs=1 -workers=1 -max_total_time="$SECS" -max_len="${MAXLEN:-65536}" -timeout=20 \
         -rss_limit_mb=2048 -artifact_prefix="artifacts/$target/" -print_final_stats=1 \
         >"logs/$target.cargo.log" 2>&1
     status=$?

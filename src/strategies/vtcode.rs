@@ -7,6 +7,7 @@
 //! fenced text and fenced again, except in `minimal`. The modes never reorder, add or remove
 //! tools.
 
+use rayon::prelude::*;
 use serde_json::Value;
 
 use crate::capture::Capture;
@@ -49,17 +50,28 @@ impl Mode {
 
 /// Project a capture under a documentation mode.
 pub fn project(capture: &Capture, mode: Mode, settings: &Settings) -> Draft {
-    let mut tally = Tally::default();
-    let sent = capture
+    // Entries are independent: projected in parallel, in order, each with its own tally.
+    let projected: Vec<(SentTool, Tally)> = capture
         .tools()
-        .iter()
+        .par_iter()
         .enumerate()
-        .map(
-            |(index, entry)| match project_entry(entry, mode, settings, &mut tally) {
+        .with_min_len(64)
+        .map(|(index, entry)| {
+            let mut tally = Tally::default();
+            let sent = match project_entry(entry, mode, settings, &mut tally) {
                 Some((projected, reason)) => SentTool::changed(index, projected, reason),
                 None => SentTool::original(index),
-            },
-        )
+            };
+            (sent, tally)
+        })
+        .collect();
+    let mut tally = Tally::default();
+    let sent = projected
+        .into_iter()
+        .map(|(sent, one)| {
+            tally.add(&one);
+            sent
+        })
         .collect();
     Draft {
         sent: Some(sent),
@@ -78,6 +90,13 @@ struct Tally {
 }
 
 impl Tally {
+    fn add(&mut self, other: &Tally) {
+        self.changed += other.changed;
+        self.framed += other.framed;
+        self.mcp_capped += other.mcp_capped;
+        self.non_string += other.non_string;
+    }
+
     fn notes(&self, mode: Mode, settings: &Settings, tools: usize) -> Vec<Note> {
         let mut notes = Vec::new();
         if self.framed > 0 {

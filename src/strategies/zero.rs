@@ -19,6 +19,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use rayon::prelude::*;
 use serde_json::{Map, Value, json};
 
 use crate::capture::{Capture, Shape};
@@ -489,7 +490,10 @@ pub fn project_loaded(
         );
     }
     if form == Form::Reminder && !withheld.is_empty() {
-        let lines: Vec<String> = withheld.iter().map(|&i| deferred_line(&tools[i])).collect();
+        let lines: Vec<String> = withheld
+            .par_iter()
+            .map(|&i| deferred_line(&tools[i]))
+            .collect();
         draft.added_text = Some(reminder_text(&lines));
         if capture.shape() == Shape::McpToolsList {
             draft.info(
