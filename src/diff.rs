@@ -333,29 +333,51 @@ pub fn projection_diffs(
     projection: &Projection,
     only: Option<&str>,
 ) -> Vec<ToolDiff> {
-    let originals = capture.tools();
-    let sent = projection.sent.as_deref().unwrap_or(&[]);
+    tool_diffs(capture, projection, only).collect()
+}
+
+/// [`projection_diffs`] one tool at a time, each built when it is asked for: printing the diff
+/// of 100,000 tools never holds more than one.
+pub fn tool_diffs<'a>(
+    capture: &'a Capture,
+    projection: &'a Projection,
+    only: Option<&'a str>,
+) -> impl Iterator<Item = ToolDiff> + 'a {
+    changed_outcomes(projection, only).map(move |o| diff_of(capture, projection, o))
+}
+
+/// The diff of one tool's outcome: its original entry against what the projection sends.
+pub fn diff_of(
+    capture: &Capture,
+    projection: &Projection,
+    outcome: &crate::projection::ToolOutcome,
+) -> ToolDiff {
+    let before = outcome.original.and_then(|i| capture.tools().get(i));
+    let after = outcome
+        .projected
+        .and_then(|i| projection.sent.as_deref().unwrap_or(&[]).get(i))
+        .map(|t| t.entry(capture));
+    ToolDiff {
+        name: outcome.name.to_string(),
+        status: outcome.status,
+        reason: outcome.reason.to_string(),
+        original: outcome.original,
+        projected: outcome.projected,
+        hunks: tool_diff(before, after),
+    }
+}
+
+/// The outcomes [`projection_diffs`] has a diff for: every tool not kept (only `only`, when
+/// given), in outcome order.
+pub fn changed_outcomes<'a>(
+    projection: &'a Projection,
+    only: Option<&'a str>,
+) -> impl Iterator<Item = &'a crate::projection::ToolOutcome> + 'a {
     projection
         .outcomes
         .iter()
         .filter(|o| o.status != Status::Kept)
-        .filter(|o| only.is_none_or(|name| &*o.name == name))
-        .map(|o| {
-            let before = o.original.and_then(|i| originals.get(i));
-            let after = o
-                .projected
-                .and_then(|i| sent.get(i))
-                .map(|t| t.entry(capture));
-            ToolDiff {
-                name: o.name.to_string(),
-                status: o.status,
-                reason: o.reason.to_string(),
-                original: o.original,
-                projected: o.projected,
-                hunks: tool_diff(before, after),
-            }
-        })
-        .collect()
+        .filter(move |o| only.is_none_or(|name| &*o.name == name))
 }
 
 /// How the compact `tools` array of a request changed, byte for byte.

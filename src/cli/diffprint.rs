@@ -7,6 +7,8 @@
 
 use std::fmt::Write as _;
 
+use rayon::prelude::*;
+
 use toolprism::diff::{self, DiffLine, Hunk, LineTag, ToolDiff};
 use toolprism::sanitize::visible;
 use toolprism::text::{pad, pad_left, thousands, width};
@@ -54,24 +56,46 @@ impl Paint {
 pub fn render(capture: &Capture, projection: &Projection, options: &Options) -> String {
     let paint = Paint(options.color);
     let strategy = projection.strategy.id();
-    let diffs = diff::projection_diffs(capture, projection, options.only);
+    // Each tool's diff is built as it is printed; the summary needs only the statuses.
+    let changed: Vec<&toolprism::ToolOutcome> =
+        diff::changed_outcomes(projection, options.only).collect();
+    let statuses: Vec<Status> = changed.iter().map(|o| o.status).collect();
     let mut out = String::new();
     if let Some(title) = options.title {
         let _ = writeln!(out, "{}", paint.wrap(BOLD, &visible(title)));
     }
     match options.only {
-        Some(name) if diffs.is_empty() => {
+        Some(name) if statuses.is_empty() => {
             let _ = writeln!(out, "{}: kept unchanged by {strategy}", visible(name));
         }
         Some(_) => {}
-        None => print_summary(&mut out, capture, projection, &diffs, &paint),
+        None => print_summary(&mut out, capture, projection, &statuses, &paint),
     }
     if options.stat {
-        print_stat(&mut out, &diffs, &paint);
+        print_stat(
+            &mut out,
+            diff::tool_diffs(capture, projection, options.only),
+            &paint,
+        );
         return out;
     }
-    for tool in &diffs {
-        print_tool(&mut out, tool, &paint);
+    // Built and printed in parallel, a window of tools at a time, appended in order.
+    for window in changed.chunks(4096) {
+        let texts: Vec<String> = window
+            .par_iter()
+            .map(|outcome| {
+                let mut text = String::new();
+                print_tool(
+                    &mut text,
+                    &diff::diff_of(capture, projection, outcome),
+                    &paint,
+                );
+                text
+            })
+            .collect();
+        for text in texts {
+            out.push_str(&text);
+        }
     }
     if options.only.is_none()
         && let Some(text) = &projection.added_text
@@ -87,12 +111,12 @@ fn print_summary(
     out: &mut String,
     capture: &Capture,
     projection: &Projection,
-    diffs: &[ToolDiff],
+    statuses: &[Status],
     paint: &Paint,
 ) {
     let strategy = projection.strategy.id();
-    let of = |status: Status| diffs.iter().filter(|d| d.status == status).count();
-    let line = if diffs.is_empty() {
+    let of = |status: Status| statuses.iter().filter(|&&s| s == status).count();
+    let line = if statuses.is_empty() {
         format!("{strategy}: no tool changed, added or removed")
     } else {
         format!(
@@ -225,9 +249,8 @@ fn print_added_text(out: &mut String, text: &str, strategy: &str, paint: &Paint)
 }
 
 /// `git diff --stat`: ` NAME | N ++--`, bars scaled to [`STAT_BAR`] cells, and a total.
-fn print_stat(out: &mut String, diffs: &[ToolDiff], paint: &Paint) {
+fn print_stat(out: &mut String, diffs: impl Iterator<Item = ToolDiff>, paint: &Paint) {
     let counts: Vec<(String, usize, usize)> = diffs
-        .iter()
         .map(|d| {
             let (deleted, inserted) = d.line_counts();
             (visible(&d.name).into_owned(), deleted, inserted)
