@@ -652,8 +652,7 @@ impl App {
         if self.filter.is_empty() || self.detail != Detail::Entries {
             return Vec::new();
         }
-        let area = Rect::new(0, 0, self.size.0, self.size.1);
-        let Some(detail) = layout::layout(area, self.tab, self.layout_flags()).detail else {
+        let Some(detail) = self.screen_layout().detail else {
             return Vec::new();
         };
         let (left, right) = layout::entry_panes(detail);
@@ -830,24 +829,22 @@ impl App {
         self.resync(None);
     }
 
+    /// The layout of the whole screen as it is now drawn.
+    fn screen_layout(&self) -> layout::AppLayout {
+        let area = Rect::new(0, 0, self.size.0, self.size.1);
+        layout::layout(area, self.tab, self.layout_flags())
+    }
+
     fn set_status(&mut self, text: impl Into<String>, error: bool) {
         self.status = Some((text.into(), error));
     }
 
     fn table_height(&self) -> usize {
-        let area = Rect::new(0, 0, self.size.0, self.size.1);
-        layout::layout(area, self.tab, self.layout_flags())
-            .table
-            .map_or(1, |r| r.height.saturating_sub(3) as usize)
-            .max(1)
+        pane_rows(self.screen_layout().table)
     }
 
     fn detail_height(&self) -> usize {
-        let area = Rect::new(0, 0, self.size.0, self.size.1);
-        layout::layout(area, self.tab, self.layout_flags())
-            .detail
-            .map_or(1, |r| r.height.saturating_sub(3) as usize)
-            .max(1)
+        pane_rows(self.screen_layout().detail)
     }
 
     fn select_row(&mut self, row: usize) {
@@ -935,12 +932,9 @@ impl App {
     }
 
     fn matrix_height(&self) -> usize {
-        let area = Rect::new(0, 0, self.size.0, self.size.1);
-        layout::layout(area, self.tab, self.layout_flags())
-            .table
-            .map_or(1, |r| {
-                matrix::body_rows(r.height, self.matrix().model.total_rows().len()).0
-            })
+        self.screen_layout().table.map_or(1, |r| {
+            matrix::body_rows(r.height, self.matrix().model.total_rows().len()).0
+        })
     }
 
     fn matrix_key(&self) -> Option<crate::matrix::Origin> {
@@ -1064,11 +1058,7 @@ impl App {
     /// Rows the notes pane scrolls by a page: its height less the row that says what is
     /// below.
     fn notes_page(&self) -> usize {
-        let area = Rect::new(0, 0, self.size.0, self.size.1);
-        layout::layout(area, self.tab, self.layout_flags())
-            .notes
-            .map_or(1, |r| r.height.saturating_sub(3) as usize)
-            .max(1)
+        pane_rows(self.screen_layout().notes)
     }
 
     fn page(&self) -> isize {
@@ -1098,11 +1088,7 @@ impl App {
             }
             Context::Overview if matches!(action, Action::PageDown | Action::PageUp) => {
                 // Pages scroll the notes; j and k choose the strategy.
-                let area = Rect::new(0, 0, self.size.0, self.size.1);
-                if layout::layout(area, self.tab, self.layout_flags())
-                    .notes
-                    .is_none()
-                {
+                if self.screen_layout().notes.is_none() {
                     self.set_status("the notes need a taller terminal", false);
                     return;
                 }
@@ -1759,8 +1745,7 @@ impl App {
             }
             return;
         }
-        let area = Rect::new(0, 0, self.size.0, self.size.1);
-        let layout = layout::layout(area, self.tab, self.layout_flags());
+        let layout = self.screen_layout();
         let at = Position::new(mouse.column, mouse.row);
         let inside = |r: Option<Rect>| r.is_some_and(|r| r.contains(at));
         match mouse.kind {
@@ -1984,4 +1969,11 @@ pub fn update(app: &mut App, msg: Msg) {
 /// Whether a status marks the tool as sent in the projection.
 pub fn is_sent(status: Status) -> bool {
     crate::report::is_sent(status)
+}
+
+/// Rows of text a bordered pane shows (at least one): its height less the borders and the row
+/// that says what is below.
+fn pane_rows(pane: Option<Rect>) -> usize {
+    pane.map_or(1, |r| r.height.saturating_sub(3) as usize)
+        .max(1)
 }

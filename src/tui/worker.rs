@@ -144,7 +144,7 @@ impl Worker {
         if only_tools_replaced {
             self.original_body_bytes - tools.before_bytes + tools.after_bytes
         } else {
-            tool::compact(&projection.request_body(&self.capture)).len()
+            projection.request_json(&self.capture, false).len()
         }
     }
 
