@@ -22,6 +22,15 @@ pub fn display_name(path: &str) -> &str {
     if path == "-" { "<stdin>" } else { path }
 }
 
+/// [`display_name`] for a path of any bytes: one that is not UTF-8 is shown with U+FFFD for
+/// its bad bytes (and, as every name, through the sanitizer on a terminal).
+pub fn display_path(path: &Path) -> std::borrow::Cow<'_, str> {
+    match path.to_string_lossy() {
+        std::borrow::Cow::Borrowed(text) => std::borrow::Cow::Borrowed(display_name(text)),
+        owned => owned,
+    }
+}
+
 /// Whether bytes are binary data rather than text that merely fails to parse: a NUL, or bytes
 /// that are not UTF-8, in something that does not start like JSON (`{` or `[`). UTF-16 text
 /// (with its byte-order mark) is text in the wrong encoding, not binary. Shared by captures and
@@ -123,9 +132,10 @@ pub struct Capture {
 
 impl Capture {
     /// Read and load a file; `-` reads standard input. Errors name the file.
-    pub fn from_path(path: &str) -> Result<Capture, FileError> {
-        let display = display_name(path);
-        let bytes = read_limited(path).map_err(|e| e.in_file(display))?;
+    pub fn from_path(path: impl AsRef<Path>) -> Result<Capture, FileError> {
+        let path = path.as_ref();
+        let display = display_path(path);
+        let bytes = read_limited(path).map_err(|e| e.in_file(display.clone()))?;
         Capture::from_bytes(&bytes).map_err(|e| e.in_file(display))
     }
 
@@ -148,7 +158,7 @@ impl Capture {
         let text = std::str::from_utf8(bytes).map_err(|e| LoadError::InvalidUtf8 {
             offset: e.valid_up_to(),
         })?;
-        let body: Value = serde_json::from_str(text).map_err(|e| json_error(&e))?;
+        let body: Value = crate::trace::budget::parse_str(text).map_err(|e| json_error(&e))?;
         Capture::from_value(body)
     }
 
@@ -373,17 +383,16 @@ fn push_text(texts: &mut Vec<String>, content: Option<&Value>, part_types: &[&st
     }
 }
 
-fn read_limited(path: &str) -> Result<Vec<u8>, LoadError> {
+fn read_limited(path: &Path) -> Result<Vec<u8>, LoadError> {
     let unreadable = |e: std::io::Error| LoadError::Unreadable(crate::error::io_reason(&e));
     let mut bytes = Vec::new();
-    if path == "-" {
+    if path.as_os_str() == "-" {
         std::io::stdin()
             .lock()
             .take(MAX_CAPTURE_BYTES + 1)
             .read_to_end(&mut bytes)
             .map_err(unreadable)?;
     } else {
-        let path = Path::new(path);
         let file = std::fs::File::open(path).map_err(unreadable)?;
         let meta = file.metadata().map_err(unreadable)?;
         if meta.is_dir() {

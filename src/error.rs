@@ -65,6 +65,10 @@ pub enum LoadError {
     /// trace without model calls).
     #[error("{0}")]
     NoSuchTurn(String),
+    /// A limit reached while reading or parsing (a stream past its byte limit, a decompression
+    /// past its ratio guard, a parsed form past its memory budget): the problem in words.
+    #[error("{0}")]
+    Limit(String),
     /// One record of a trace (a line, a HAR entry, a folder's file) cannot be used.
     #[error("{at}: {problem}")]
     BadRecord {
@@ -99,6 +103,13 @@ impl LoadError {
 /// position is kept in fields rather than in the message.
 pub fn json_error(e: &serde_json::Error) -> LoadError {
     let message = e.to_string();
+    if crate::trace::budget::is_budget_error(e) {
+        let message = match message.rfind(" at line ") {
+            Some(i) => &message[..i],
+            None => &message,
+        };
+        return LoadError::Limit(message.to_owned());
+    }
     if message.starts_with("recursion limit exceeded") {
         return LoadError::TooDeep {
             line: e.line(),

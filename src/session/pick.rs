@@ -6,6 +6,8 @@
 //! error, or is skipped and not counted under [`TraceOptions::skip_bad`]. The trace is streamed:
 //! only the wanted turn and, per thread, the latest request are held.
 
+use std::path::Path;
+
 use rustc_hash::FxHashMap;
 
 use crate::capture::Capture;
@@ -65,13 +67,32 @@ impl PickedTurn {
 /// Read `path` (a single capture or a trace of any format; `-` is standard input) and take one
 /// of its requests. Errors name the file, and the record when one is at fault.
 pub fn pick_turn(
-    path: &str,
+    path: impl AsRef<Path>,
     choice: TurnChoice,
     options: &TraceOptions,
 ) -> Result<PickedTurn, FileError> {
+    pick(path.as_ref(), choice, options, true)
+}
+
+/// [`pick_turn`] without [`PickedTurn::previous`] (always `None`): nothing but the request
+/// picked so far is held, so memory does not grow with the trace's threads.
+pub fn pick_turn_alone(
+    path: impl AsRef<Path>,
+    choice: TurnChoice,
+    options: &TraceOptions,
+) -> Result<PickedTurn, FileError> {
+    pick(path.as_ref(), choice, options, false)
+}
+
+fn pick(
+    path: &Path,
+    choice: TurnChoice,
+    options: &TraceOptions,
+    with_previous: bool,
+) -> Result<PickedTurn, FileError> {
     if choice == TurnChoice::Number(0) {
         return Err(LoadError::NoSuchTurn("turns are numbered from 1".into())
-            .in_file(crate::capture::display_name(path)));
+            .in_file(crate::capture::display_path(path)));
     }
     let mut reader = trace::open(path, options)?;
     let name = reader.name().to_owned();
@@ -98,6 +119,7 @@ pub fn pick_turn(
         };
         turn += 1;
         let thread = match &capture {
+            Some(_) if !with_previous => None,
             Some(capture) => Some(thread_key(capture, record.agent_id.as_deref())),
             None => last_thread.clone(),
         };
@@ -129,7 +151,7 @@ pub fn pick_turn(
             if choice != TurnChoice::Last {
                 break;
             }
-        } else if let (Some(capture), Some(key)) = (capture, thread) {
+        } else if with_previous && let (Some(capture), Some(key)) = (capture, thread) {
             latest.insert(key, (turn, capture));
         }
     }

@@ -5,14 +5,17 @@
 
 use std::io::{BufRead, BufReader, Cursor, Read};
 use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde_json::Value;
 
 use super::folder::FolderSource;
 use super::har::{self, HarSource};
-use super::jsonl::LineSource;
+use super::jsonl::{Line, LineSource};
 use super::record::{self, Outcome};
 use super::{Compression, MAX_RECORD_BYTES, Source, TraceFormat, TraceRecord};
+use super::{bounded, budget};
 use crate::capture::{Capture, MAX_CAPTURE_BYTES};
 use crate::error::{LoadError, json_error};
 
@@ -57,8 +60,34 @@ fn decoder(
     })
 }
 
-/// Decompress a body held in memory, refusing more than [`MAX_RECORD_BYTES`].
+/// Decompressed bytes a body held in memory may always reach, whatever its ratio.
+const BODY_RATIO_FLOOR: u64 = 1 << 20;
+
+/// Decompress a body held in memory, refusing more than [`MAX_RECORD_BYTES`] and more than
+/// [`bounded::MAX_RATIO`] times its compressed size (past a 1 MiB floor).
 pub(crate) fn decompress(compression: Compression, bytes: &[u8]) -> Result<Vec<u8>, String> {
+    let ratio_cap = (bytes.len() as u64)
+        .saturating_mul(bounded::MAX_RATIO)
+        .max(BODY_RATIO_FLOOR);
+    match decompress_at_most(compression, bytes, MAX_RECORD_BYTES.min(ratio_cap))? {
+        (out, false) => Ok(out),
+        (_, true) if ratio_cap < MAX_RECORD_BYTES => Err(format!(
+            "more than {} times its size decompressed (a decompression bomb?)",
+            bounded::MAX_RATIO
+        )),
+        (_, true) => Err(format!(
+            "larger than {} MiB decompressed",
+            MAX_RECORD_BYTES >> 20
+        )),
+    }
+}
+
+/// Decompress at most `cap` bytes of a body held in memory; `true` when there was more.
+pub(crate) fn decompress_at_most(
+    compression: Compression,
+    bytes: &[u8],
+    cap: u64,
+) -> Result<(Vec<u8>, bool), String> {
     let name = match compression {
         Compression::Gzip => "gzip",
         Compression::Zstd => "zstd",
@@ -67,23 +96,36 @@ pub(crate) fn decompress(compression: Compression, bytes: &[u8]) -> Result<Vec<u
         .map_err(|e| format!("cannot decompress ({name}): {e}"))?;
     let mut out = Vec::new();
     reader
-        .take(MAX_RECORD_BYTES + 1)
+        .take(cap + 1)
         .read_to_end(&mut out)
         .map_err(|e| format!("cannot decompress ({name}): {e}"))?;
-    if out.len() as u64 > MAX_RECORD_BYTES {
-        return Err(format!(
-            "larger than {} MiB decompressed",
-            MAX_RECORD_BYTES >> 20
-        ));
+    let more = out.len() as u64 > cap;
+    out.truncate(cap as usize);
+    Ok((out, more))
+}
+
+/// Largest HAR log read whole (counted while reading): [`MAX_RECORD_BYTES`]. Any other
+/// document (a pretty-printed body or record) may not pass [`MAX_CAPTURE_BYTES`].
+pub(crate) const MAX_DOCUMENT_BYTES: u64 = MAX_RECORD_BYTES;
+
+/// The byte limit of a document that starts with `head` (its first line, then what follows):
+/// a HAR log's (`{"log": …`, the only key HAR writers put there), else a capture's.
+fn document_limit(head: &[u8]) -> u64 {
+    let rest = head.trim_ascii_start();
+    let rest = rest.strip_prefix(b"{").unwrap_or(rest).trim_ascii_start();
+    if rest.starts_with(b"\"log\"") {
+        MAX_DOCUMENT_BYTES
+    } else {
+        MAX_CAPTURE_BYTES
     }
-    Ok(out)
 }
 
 /// Open `path` (`-` is standard input) and tell its format.
-pub(crate) fn detect(path: &str, name: &str) -> Result<Detected, LoadError> {
+pub(crate) fn detect(path: &Path, name: &str) -> Result<Detected, LoadError> {
     let unreadable = |e: std::io::Error| LoadError::Unreadable(crate::error::io_reason(&e));
-    if path != "-" && Path::new(path).is_dir() {
-        let (source, ignored) = FolderSource::new(Path::new(path)).map_err(unreadable)?;
+    let stdin = path.as_os_str() == "-";
+    if !stdin && path.is_dir() {
+        let (source, ignored) = FolderSource::new(path).map_err(unreadable)?;
         return Ok(Detected {
             format: TraceFormat::Folder,
             compression: None,
@@ -92,7 +134,7 @@ pub(crate) fn detect(path: &str, name: &str) -> Result<Detected, LoadError> {
             document_error: None,
         });
     }
-    let raw: Box<dyn Read + Send> = if path == "-" {
+    let raw: Box<dyn Read + Send> = if stdin {
         Box::new(std::io::stdin())
     } else {
         Box::new(std::fs::File::open(path).map_err(unreadable)?)
@@ -100,7 +142,11 @@ pub(crate) fn detect(path: &str, name: &str) -> Result<Detected, LoadError> {
     let (magic, raw) = peek(raw, 4).map_err(unreadable)?;
     let compression = compression_of(&magic);
     let reader = match compression {
-        Some(compression) => decoder(compression, raw).map_err(unreadable)?,
+        Some(compression) => {
+            let (counting, guard) = bounded::ratio_guard(raw, bounded::RATIO_FLOOR);
+            let decoder = decoder(compression, Box::new(counting)).map_err(unreadable)?;
+            Box::new(guard(decoder)) as Box<dyn Read + Send>
+        }
         None => raw,
     };
     let reader: Box<dyn BufRead + Send> = Box::new(BufReader::with_capacity(BUFFER_BYTES, reader));
@@ -125,139 +171,169 @@ fn peek(
     Ok((head.clone(), Box::new(Cursor::new(head).chain(reader))))
 }
 
-/// Read one line (up to [`MAX_RECORD_BYTES`]) into `buf`, appending. Returns the bytes read.
-fn read_line(reader: &mut dyn BufRead, buf: &mut Vec<u8>) -> Result<usize, LoadError> {
-    let start = buf.len();
-    let n = reader
-        .take(MAX_RECORD_BYTES + 1)
-        .read_until(b'\n', buf)
-        .map_err(|e| LoadError::Unreadable(crate::error::io_reason(&e)))?;
-    if n as u64 > MAX_RECORD_BYTES && buf.last() != Some(&b'\n') {
-        return Err(LoadError::BadRecord {
-            at: format!("line {}", count_lines(&buf[..start]) + 1),
-            problem: format!("longer than {} MiB", MAX_RECORD_BYTES >> 20),
-        });
-    }
-    debug_assert_eq!(buf.len() - start, n);
-    Ok(n)
-}
-
-/// Read lines into `head` until one that is not blank; returns where that line starts in
-/// `head`, or `None` at the end of the stream.
-fn next_content_line(
-    reader: &mut dyn BufRead,
-    head: &mut Vec<u8>,
-) -> Result<Option<usize>, LoadError> {
-    loop {
-        let start = head.len();
-        if read_line(reader, head)? == 0 {
-            return Ok(None);
-        }
-        if !without_bom(&head[start..]).trim_ascii().is_empty() {
-            return Ok(Some(start));
-        }
-    }
-}
-
 fn without_bom(bytes: &[u8]) -> &[u8] {
     bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes)
 }
 
+/// A read that cannot go on, named at its line.
+fn fatal(number: usize, problem: String) -> LoadError {
+    LoadError::BadRecord {
+        at: format!("line {number}"),
+        problem,
+    }
+}
+
+/// A failed read of a whole document: a limit in its own words, else `cannot read`.
+fn read_error(error: &std::io::Error) -> LoadError {
+    match bounded::Exceeded::of(error) {
+        Some(exceeded) => LoadError::Limit(exceeded.to_string()),
+        None => LoadError::Unreadable(crate::error::io_reason(error)),
+    }
+}
+
 fn detect_content(
-    mut reader: Box<dyn BufRead + Send>,
+    reader: Box<dyn BufRead + Send>,
     name: &str,
     document_error_out: &mut Option<LoadError>,
 ) -> Result<(TraceFormat, Source), LoadError> {
-    // Everything read during detection is kept, and read again by the JSON-lines reader.
-    let mut head = Vec::new();
-    let Some(first_start) = next_content_line(&mut *reader, &mut head)? else {
+    // Lines are read through the JSON-lines reader from the start: blank lines are skipped
+    // (never kept), and an overlong line is a bad line of its own number.
+    let mut lines = LineSource::new(reader);
+    let Some(first) = lines.read_line() else {
         return Err(LoadError::Empty);
     };
-    let first = without_bom(&head[first_start..]).trim_ascii().to_vec();
-    let first_line = format!("line {}", count_lines(&head));
-    match serde_json::from_slice::<Value>(&first) {
-        Ok(value) => {
-            let second = next_content_line(&mut *reader, &mut head)?;
-            match second {
-                None => document(value, head.len() as u64, name, &first_line),
-                Some(_) if har::is_har(&value) => Err(LoadError::BadRecord {
-                    at: format!("line {}", count_lines(&head)),
+    match first {
+        Line::Fatal(number, problem) => Err(fatal(number, problem)),
+        Line::Json(number, value) => {
+            let size = lines.bytes_read();
+            match lines.read_line() {
+                None => document(value, size, name, &format!("line {number}")),
+                Some(Line::Fatal(number, problem)) => Err(fatal(number, problem)),
+                Some(second) if har::is_har(&value) => Err(LoadError::BadRecord {
+                    at: format!("line {}", second.number()),
                     problem: "more content after the HAR document".into(),
                 }),
-                Some(_) => {
+                Some(second) => {
                     let format = record::format_of(&value);
-                    let reader = Box::new(Cursor::new(head).chain(reader));
-                    Ok((format, Source::Lines(LineSource::new(reader))))
+                    lines.push_back(Line::Json(number, value));
+                    lines.push_back(second);
+                    Ok((format, Source::Lines(lines)))
                 }
             }
         }
-        Err(_) if first == b"{" || first == b"[" => {
-            // A pretty-printed document: read it whole.
-            reader
-                .read_to_end(&mut head)
-                .map_err(|e| LoadError::Unreadable(crate::error::io_reason(&e)))?;
-            let value: Value = serde_json::from_slice(without_bom(&head))
-                .map_err(|e| document_failure(&head, &e))?;
-            document(value, head.len() as u64, name, name)
+        // Too long to be a line of a document worth reading whole: a bad line of a trace.
+        overlong @ Line::Bad(..) if lines.last_was_overlong() => {
+            lines.push_back(overlong);
+            lines_of_unknown_format(lines, None, false, document_error_out)
         }
-        Err(_) => {
+        Line::Bad(number, _) | Line::Torn(number) => {
+            // Blank bytes before the first line were skipped: offsets count them back in.
+            let skipped = lines.bytes_read() as usize - lines.last_bytes().len();
+            let (mut reader, first, _) = lines.into_parts();
+            if matches!(first.trim_ascii(), b"{" | b"[") {
+                // A pretty-printed document: read it whole, up to its limit (told by the next
+                // bytes: a HAR log's `"log"` key).
+                let mut head = first;
+                let next = reader.fill_buf().map_err(|e| read_error(&e))?;
+                let mut peeked = head.clone();
+                peeked.extend_from_slice(&next[..next.len().min(4096)]);
+                let limit = document_limit(&peeked);
+                let left = limit.saturating_sub(head.len() as u64);
+                bounded::Limited::new(reader, left)
+                    .read_to_end(&mut head)
+                    .map_err(|e| read_error(&e))?;
+                let value =
+                    budget::parse_slice(&head).map_err(|e| document_failure(&head, skipped, &e))?;
+                return document(value, head.len() as u64, name, name);
+            }
             // Either a document whose first line holds more than a bracket, or JSON lines whose
             // first line is bad. Try the document, keeping a copy of what the parser reads so
-            // the JSON-lines reader can start over from the top.
+            // the JSON-lines reader can start over from that line.
+            let read = Arc::new(AtomicU64::new(first.len() as u64));
+            let limit = document_limit(&first);
             let mut tee = Tee {
-                inner: reader,
+                inner: bounded::Limited::new(reader, limit.saturating_sub(first.len() as u64)),
                 copy: Vec::new(),
+                read: read.clone(),
+                limit_reached: None,
             };
             let parsed = {
-                let chained = Cursor::new(without_bom(&head).to_vec()).chain(&mut tee);
-                let mut deserializer = serde_json::Deserializer::from_reader(chained);
-                serde::Deserialize::deserialize(&mut deserializer)
-                    .and_then(|value: Value| deserializer.end().map(|()| value))
+                let chained = Cursor::new(&first[..]).chain(&mut tee);
+                budget::parse_reader(chained, &|| read.load(Ordering::Relaxed))
             };
             let document_error = match parsed {
                 Ok(value) => {
-                    let size = (head.len() + tee.copy.len()) as u64;
+                    let size = first.len() as u64 + tee.copy.len() as u64;
                     return document(value, size, name, name);
                 }
                 Err(e) => e,
             };
+            let mut head = first;
             head.extend_from_slice(&tee.copy);
-            let document_error = document_failure(&head, &document_error);
+            // Past the document limit: read as JSON lines (the copy so far, then the rest).
+            let document_error = match tee.limit_reached.take() {
+                Some(reached) if document_error.is_io() => reached,
+                _ => document_failure(&head, skipped, &document_error),
+            };
             let binary = crate::capture::looks_binary(&head);
-            let reader = Box::new(Cursor::new(head).chain(tee.inner));
-            let mut lines = LineSource::new(reader);
-            match lines
-                .peek_first_value(FORMAT_LOOKAHEAD)
-                .map(record::format_of)
-            {
-                Some(format) => Ok((format, Source::Lines(lines))),
-                // A torn only line: a trace with no turn yet, and the torn line to report.
-                None if lines.ends_torn() => {
-                    *document_error_out = Some(document_error);
-                    Ok((TraceFormat::BareJsonl, Source::Lines(lines)))
-                }
-                // No line is JSON: not JSON lines, so a broken document (or no text at all).
-                None if binary => Err(LoadError::Binary),
-                None => Err(document_error),
-            }
+            let reader = Box::new(Cursor::new(head).chain(tee.inner.into_inner()));
+            let lines = LineSource::new_at(reader, number);
+            lines_of_unknown_format(lines, Some(document_error), binary, document_error_out)
         }
+    }
+}
+
+/// [`detect_content`] for unit tests.
+#[cfg(test)]
+pub(crate) fn detect_content_for_test(
+    reader: Box<dyn BufRead + Send>,
+    document_error: &mut Option<LoadError>,
+) -> Result<TraceFormat, LoadError> {
+    detect_content(reader, "t", document_error).map(|(format, _)| format)
+}
+
+/// JSON lines whose first line is bad: told by the first good line within
+/// [`FORMAT_LOOKAHEAD`].
+fn lines_of_unknown_format(
+    mut lines: LineSource,
+    document_error: Option<LoadError>,
+    binary: bool,
+    document_error_out: &mut Option<LoadError>,
+) -> Result<(TraceFormat, Source), LoadError> {
+    match lines
+        .peek_first_value(FORMAT_LOOKAHEAD)
+        .map(record::format_of)
+    {
+        Some(format) => Ok((format, Source::Lines(lines))),
+        // A torn only line: a trace with no turn yet, and the torn line to report.
+        None if lines.ends_torn() => {
+            *document_error_out = document_error;
+            Ok((TraceFormat::BareJsonl, Source::Lines(lines)))
+        }
+        None if lines.ends_fatal().is_some() => {
+            let (number, problem) = lines.ends_fatal().unwrap_or_default();
+            Err(fatal(number, problem))
+        }
+        // No line is JSON: not JSON lines, so a broken document (or no text at all).
+        None if binary => Err(LoadError::Binary),
+        None => match document_error {
+            Some(error) => Err(error),
+            // Only overlong or bad lines: a trace whose lines are all bad, read as such.
+            None => Ok((TraceFormat::BareJsonl, Source::Lines(lines))),
+        },
     }
 }
 
 /// A document that does not parse, named as a single capture names it: bytes that are not UTF-8
 /// before a parser position (`head` is a prefix of the input, so its first invalid byte is the
 /// input's).
-fn document_failure(head: &[u8], e: &serde_json::Error) -> LoadError {
+fn document_failure(head: &[u8], skipped: usize, e: &serde_json::Error) -> LoadError {
     match std::str::from_utf8(without_bom(head)) {
         Err(bad) if bad.error_len().is_some() => LoadError::InvalidUtf8 {
-            offset: bad.valid_up_to(),
+            offset: skipped + bad.valid_up_to(),
         },
         _ => json_error(e),
     }
-}
-
-fn count_lines(bytes: &[u8]) -> usize {
-    bytes.iter().filter(|&&b| b == b'\n').count() + usize::from(bytes.last() != Some(&b'\n'))
 }
 
 /// A whole JSON document: a HAR log, one record (claude-trace or wrapped), or one request body.
@@ -293,16 +369,26 @@ fn document(
     ))
 }
 
-/// A reader that keeps a copy of every byte read through it.
-struct Tee {
-    inner: Box<dyn BufRead + Send>,
+/// A reader that keeps a copy of every byte read through it, and counts them.
+struct Tee<R> {
+    inner: R,
     copy: Vec<u8>,
+    read: Arc<AtomicU64>,
+    /// The limit an error was (serde_json keeps only an I/O error's text).
+    limit_reached: Option<LoadError>,
 }
 
-impl Read for Tee {
+impl<R: Read> Read for Tee<R> {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let n = self.inner.read(buf)?;
+        let n = match self.inner.read(buf) {
+            Ok(n) => n,
+            Err(e) => {
+                self.limit_reached = Some(read_error(&e));
+                return Err(e);
+            }
+        };
         self.copy.extend_from_slice(&buf[..n]);
+        self.read.fetch_add(n as u64, Ordering::Relaxed);
         Ok(n)
     }
 }

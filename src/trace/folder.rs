@@ -1,6 +1,7 @@
 //! A folder of request files (`*.json`), read in natural name order, one file at a time.
 
 use std::cmp::Ordering;
+use std::ffi::OsString;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
@@ -11,7 +12,8 @@ use super::{Ignored, MAX_RECORD_BYTES, Raw, record};
 /// The request files of a folder, in natural name order.
 pub(crate) struct FolderSource {
     dir: PathBuf,
-    files: Vec<String>,
+    /// Each request file's name as it is (any bytes), and as it is shown (lossy UTF-8).
+    files: Vec<(OsString, String)>,
     next: usize,
 }
 
@@ -23,14 +25,17 @@ impl FolderSource {
         let mut ignored = Vec::new();
         for entry in std::fs::read_dir(dir)? {
             let entry = entry?;
-            let name = entry.file_name().to_string_lossy().into_owned();
+            let file_name = entry.file_name();
+            // A name that is not UTF-8 is shown with U+FFFD for its bad bytes (and then
+            // through the sanitizer, as every name), and read by its own bytes.
+            let name = file_name.to_string_lossy().into_owned();
             let is_file = std::fs::metadata(entry.path()).is_ok_and(|m| m.is_file());
             let is_json = name.len() > 5
                 && name
                     .get(name.len() - 5..)
                     .is_some_and(|ext| ext.eq_ignore_ascii_case(".json"));
             if is_file && is_json {
-                files.push(name);
+                files.push((file_name, name));
             } else {
                 let reason = if is_file {
                     "not a request file (*.json)"
@@ -45,7 +50,7 @@ impl FolderSource {
                 });
             }
         }
-        files.sort_by(|a, b| natural_cmp(a, b));
+        files.sort_by(|a, b| natural_cmp(&a.1, &b.1).then_with(|| a.0.cmp(&b.0)));
         ignored.sort_by(|a, b| natural_cmp(&a.source, &b.source));
         let source = FolderSource {
             dir: dir.to_path_buf(),
@@ -57,9 +62,9 @@ impl FolderSource {
 
     /// The next file as a trace item, named by its file name.
     pub(crate) fn next_raw(&mut self) -> Option<Raw> {
-        let name = self.files.get(self.next)?.clone();
+        let (file_name, name) = self.files.get(self.next)?.clone();
         self.next += 1;
-        let outcome = read_file(&self.dir.join(&name))
+        let outcome = read_file(&self.dir.join(&file_name))
             .and_then(|value| record::from_value(value, name.clone()));
         Some(Raw::Read(name, outcome))
     }
@@ -75,7 +80,10 @@ fn read_file(path: &Path) -> Result<Value, String> {
         return Err(format!("larger than {} MiB", MAX_RECORD_BYTES >> 20));
     }
     let text = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
-    serde_json::from_slice(text).map_err(|e| format!("not JSON ({})", crate::error::json_error(&e)))
+    super::budget::parse_slice(text).map_err(|e| match crate::error::json_error(&e) {
+        limit @ crate::error::LoadError::Limit(_) => limit.to_string(),
+        other => format!("not JSON ({other})"),
+    })
 }
 
 /// Natural order: runs of digits compare by value (`2` before `10`, `002` equal to `2` by value
@@ -143,6 +151,27 @@ mod tests {
                 "b.json",
                 "req-1.json"
             ]
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_file_whose_name_is_not_utf8_is_read() {
+        use std::os::unix::ffi::OsStrExt;
+        let dir = tempfile::tempdir().unwrap();
+        let name = std::ffi::OsStr::from_bytes(b"turn-\xff\x1b.json");
+        let body = r#"{"model":"m","messages":[],"tools":[]}"#;
+        std::fs::write(dir.path().join(name), body).unwrap();
+        let (mut source, ignored) = FolderSource::new(dir.path()).unwrap();
+        assert!(ignored.is_empty());
+        match source.next_raw() {
+            Some(Raw::Read(shown, Ok(_))) => assert_eq!(shown, "turn-\u{fffd}\u{1b}.json"),
+            Some(Raw::Read(shown, Err(e))) => panic!("{shown}: {e}"),
+            _ => panic!("no record"),
+        }
+        assert_eq!(
+            crate::sanitize::visible("turn-\u{fffd}\u{1b}.json"),
+            "turn-\u{fffd}␛.json"
         );
     }
 }

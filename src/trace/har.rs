@@ -10,6 +10,7 @@ use std::borrow::Cow;
 use base64::Engine as _;
 use serde_json::Value;
 
+use super::bounded::MAX_RATIO;
 use super::record::{self, Outcome};
 use super::{Ignored, Raw, TraceRecord, detect, time, usage};
 use crate::error::json_kind;
@@ -96,7 +97,7 @@ fn entry_outcome(entry: Value, source: String) -> Result<Outcome, String> {
         .and_then(Value::as_str)
         .is_some_and(|e| e.eq_ignore_ascii_case("base64"));
     let bytes = decode(&body_text, base64).map_err(|problem| format!("request body: {problem}"))?;
-    let body: Value = serde_json::from_slice(&bytes).map_err(|e| {
+    let body: Value = super::budget::parse_slice(&bytes).map_err(|e| {
         let unsupported = content_encoding
             .map(|e| e.trim().to_ascii_lowercase())
             .filter(|e| !matches!(e.as_str(), "" | "identity" | "gzip" | "x-gzip" | "zstd"));
@@ -147,8 +148,33 @@ fn response_usage(response: &serde_json::Map<String, Value>) -> Option<super::Us
         .get("encoding")
         .and_then(Value::as_str)
         .is_some_and(|e| e.eq_ignore_ascii_case("base64"));
-    let bytes = decode(text, base64).ok()?;
-    usage::from_text(&String::from_utf8_lossy(&bytes))
+    let bytes: Cow<[u8]> = if base64 {
+        Cow::Owned(decode_base64(text).ok()?)
+    } else {
+        Cow::Borrowed(text.as_bytes())
+    };
+    // Only the first bytes are looked at: a body is not inflated up to the record limit just
+    // to find its `usage`.
+    let bytes = match detect::compression_of(&bytes) {
+        Some(compression) => {
+            let cap = USAGE_SCAN_BYTES.min((bytes.len() as u64).saturating_mul(MAX_RATIO));
+            Cow::Owned(detect::decompress_at_most(compression, &bytes, cap).ok()?.0)
+        }
+        None => bytes,
+    };
+    let end = bytes.len().min(USAGE_SCAN_BYTES as usize);
+    usage::from_text(&String::from_utf8_lossy(&bytes[..end]))
+}
+
+/// How much of a response body is read for its `usage` (Anthropic reports input usage in the
+/// stream's first event, OpenAI in a JSON body's last few hundred bytes or the last event).
+const USAGE_SCAN_BYTES: u64 = 4 << 20;
+
+fn decode_base64(text: &str) -> Result<Vec<u8>, String> {
+    let compact: String = text.chars().filter(|c| !c.is_ascii_whitespace()).collect();
+    base64::engine::general_purpose::STANDARD
+        .decode(compact)
+        .map_err(|e| format!("not valid base64 ({e})"))
 }
 
 /// A stored body's bytes: base64-decoded when so marked, then decompressed when the bytes'
@@ -156,11 +182,7 @@ fn response_usage(response: &serde_json::Map<String, Value>) -> Option<super::Us
 /// writers often store the decoded body and keep the header as it was sent.
 fn decode(text: &str, base64: bool) -> Result<Cow<'_, [u8]>, String> {
     let bytes: Cow<[u8]> = if base64 {
-        let compact: String = text.chars().filter(|c| !c.is_ascii_whitespace()).collect();
-        let decoded = base64::engine::general_purpose::STANDARD
-            .decode(compact)
-            .map_err(|e| format!("not valid base64 ({e})"))?;
-        Cow::Owned(decoded)
+        Cow::Owned(decode_base64(text)?)
     } else {
         Cow::Borrowed(text.as_bytes())
     };

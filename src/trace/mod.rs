@@ -6,9 +6,13 @@
 
 use serde_json::Value;
 
-use crate::capture::display_name;
+use std::path::Path;
+
+use crate::capture::display_path;
 use crate::error::{FileError, LoadError};
 
+mod bounded;
+pub(crate) mod budget;
 mod detect;
 mod folder;
 mod har;
@@ -176,8 +180,9 @@ pub struct TraceOptions {
 /// one at a time and dropped. A folder is listed here and its files are read one at a time. A
 /// single capture keeps the single-capture rules ([`crate::capture::MAX_CAPTURE_BYTES`], the
 /// same errors as [`crate::Capture::from_value`]).
-pub fn open(path: &str, options: &TraceOptions) -> Result<TraceReader, FileError> {
-    let name = display_name(path).to_owned();
+pub fn open(path: impl AsRef<Path>, options: &TraceOptions) -> Result<TraceReader, FileError> {
+    let path = path.as_ref();
+    let name = display_path(path).into_owned();
     let detected = detect::detect(path, &name).map_err(|e| e.in_file(name.clone()))?;
     Ok(TraceReader {
         name,
