@@ -9,7 +9,12 @@
 //! - C0 controls become their Control Pictures symbol (`ESC` → `␛`, `NUL` → `␀`, tab → `␉`,
 //!   line feed → `␊`, ...);
 //! - `DEL`, C1 controls, bidi controls, zero-width and other invisible format characters become
-//!   `⟨U+XXXX⟩` (for example `⟨U+202E⟩`, `⟨U+009B⟩`, `⟨U+E0041⟩`).
+//!   `⟨U+XXXX⟩` (for example `⟨U+202E⟩`, `⟨U+009B⟩`, `⟨U+E0041⟩`). "Invisible" is Unicode's
+//!   own list, not a hand one: every `Default_Ignorable_Code_Point` and every format character
+//!   (general category `Cf`), from the Unicode tables `regex-syntax` ships (all 256 variation
+//!   selectors, U+1BCA0, U+13430, U+1D173, U+17B4, U+180B, U+FFF0, …). Two of them are kept
+//!   where a picture needs them: a zero-width joiner between two emoji (`👩‍💻`) and the
+//!   emoji-style selector U+FE0F right after an emoji (`❤️`).
 //!
 //! An escape sequence is thus defused by its first character: `\x1b[31m` prints as `␛[31m`.
 //! JSON output into a pipe or a file never goes through here: it stays byte-faithful, with only
@@ -17,13 +22,96 @@
 
 use std::borrow::Cow;
 use std::fmt::Write as _;
+use std::sync::LazyLock;
+
+/// Code point ranges of a Unicode class, from regex-syntax's Unicode tables.
+fn class(pattern: &str) -> Vec<(char, char)> {
+    use regex_syntax::hir::{Class, HirKind};
+    match regex_syntax::parse(pattern).map(regex_syntax::hir::Hir::into_kind) {
+        Ok(HirKind::Class(Class::Unicode(class))) => class
+            .ranges()
+            .iter()
+            .map(|range| (range.start(), range.end()))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn in_class(ranges: &[(char, char)], c: char) -> bool {
+    ranges
+        .binary_search_by(|&(start, end)| {
+            if end < c {
+                std::cmp::Ordering::Less
+            } else if start > c {
+                std::cmp::Ordering::Greater
+            } else {
+                std::cmp::Ordering::Equal
+            }
+        })
+        .is_ok()
+}
+
+/// Every default-ignorable and format code point (what renders as nothing, or acts unseen).
+static INVISIBLE: LazyLock<Vec<(char, char)>> =
+    LazyLock::new(|| class(r"[\p{Default_Ignorable_Code_Point}\p{Cf}]"));
+
+/// Characters that may take U+FE0F to be drawn as emoji.
+static EMOJI: LazyLock<Vec<(char, char)>> = LazyLock::new(|| class(r"\p{Emoji}"));
+
+/// Characters an emoji ZWJ sequence joins: pictographs and skin-tone modifiers.
+static PICTOGRAPH: LazyLock<Vec<(char, char)>> =
+    LazyLock::new(|| class(r"[\p{Extended_Pictographic}\p{Emoji_Modifier}]"));
+
+/// Whether an unsafe `c` between `prev` and `next` is needed to draw what it sits in, and is
+/// kept: a zero-width joiner inside an emoji sequence (a pictograph, or one with its U+FE0F or
+/// skin tone, before it and a pictograph after it), or U+FE0F right after an emoji.
+pub fn needed_to_render(prev: Option<char>, c: char, next: Option<char>) -> bool {
+    match c {
+        '\u{200D}' => {
+            prev.is_some_and(|p| p == '\u{FE0F}' || in_class(&PICTOGRAPH, p))
+                && next.is_some_and(|n| in_class(&PICTOGRAPH, n))
+        }
+        '\u{FE0F}' => prev.is_some_and(|p| p > '\u{7F}' && in_class(&EMOJI, p)),
+        _ => false,
+    }
+}
+
+/// Whether `c`, between `prev` and `next`, is shown as a visible token: [`is_unsafe`] and not
+/// [`needed_to_render`].
+pub fn reveals(prev: Option<char>, c: char, next: Option<char>) -> bool {
+    is_unsafe(c) && !needed_to_render(prev, c, next)
+}
+
+/// How many characters of `text` are shown as tokens, tab, CR and line feed aside (ordinary in
+/// descriptions): what an entry is flagged by.
+pub fn hidden_count(text: &str) -> usize {
+    let mut count = 0;
+    let mut prev = None;
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if !matches!(c, '\n' | '\r' | '\t') && reveals(prev, c, chars.peek().copied()) {
+            count += 1;
+        }
+        prev = Some(c);
+    }
+    count
+}
 
 /// Whether `c` must not reach a terminal raw, in any context.
 ///
 /// True for C0 controls (including tab, CR and LF: see [`visible_lines`] for text that keeps
-/// its line breaks), `DEL`, C1 controls, bidi controls, zero-width and invisible format
-/// characters, the Unicode line/paragraph separators and the tag block.
+/// its line breaks), `DEL`, C1 controls, bidi controls, the Unicode line/paragraph separators,
+/// Hangul fillers, and every `Default_Ignorable_Code_Point` and `Cf` character (zero-width and
+/// invisible format characters, variation selectors, the tag block). A zero-width joiner or
+/// U+FE0F is unsafe here too: [`reveals`] says where one is kept.
 pub fn is_unsafe(c: char) -> bool {
+    if c > '\u{9F}' && c < '\u{AD}' || (' '..='~').contains(&c) {
+        return false;
+    }
+    is_listed(c) || in_class(&INVISIBLE, c)
+}
+
+fn is_listed(c: char) -> bool {
     matches!(c,
         '\u{0}'..='\u{1F}'          // C0 controls
         | '\u{7F}'..='\u{9F}'       // DEL and C1 controls (CSI U+009B, OSC U+009D, ...)
@@ -70,12 +158,16 @@ pub fn json_for_terminal(json: &str) -> Cow<'_, str> {
     let mut in_string = false;
     let mut escaped = false;
     let mut out: Option<String> = None;
-    for (at, c) in json.char_indices() {
+    let mut prev = None;
+    let mut chars = json.char_indices().peekable();
+    while let Some((at, c)) = chars.next() {
+        let next = chars.peek().map(|&(_, c)| c);
         let unsafe_here = if in_string {
-            is_unsafe(c)
+            reveals(prev, c, next)
         } else {
             is_unsafe(c) && !matches!(c, '\n' | '\r' | '\t')
         };
+        prev = Some(c);
         if unsafe_here {
             let out = out.get_or_insert_with(|| {
                 let mut s = String::with_capacity(json.len() + 16);
@@ -122,14 +214,26 @@ pub fn token(c: char) -> Cow<'static, str> {
 }
 
 fn escape(text: &str, keep_newlines: bool) -> Cow<'_, str> {
-    let must_escape = |c: char| is_unsafe(c) && !(keep_newlines && c == '\n');
-    let Some(first) = text.find(must_escape) else {
+    let Some(first) = text.find(is_unsafe) else {
         return Cow::Borrowed(text);
     };
-    let mut out = String::with_capacity(text.len() + 16);
-    out.push_str(&text[..first]);
-    for c in text[first..].chars() {
-        if !must_escape(c) {
+    let mut prev = text[..first].chars().next_back();
+    let mut chars = text[first..].char_indices().peekable();
+    let mut out: Option<String> = None;
+    while let Some((at, c)) = chars.next() {
+        let next = chars.peek().map(|&(_, c)| c);
+        let escape_it = reveals(prev, c, next) && !(keep_newlines && c == '\n');
+        prev = Some(c);
+        let out = match (&mut out, escape_it) {
+            (Some(out), _) => out,
+            (None, false) => continue,
+            (None, true) => out.insert({
+                let mut copy = String::with_capacity(text.len() + 16);
+                copy.push_str(&text[..first + at]);
+                copy
+            }),
+        };
+        if !escape_it {
             out.push(c);
         } else if c <= '\u{1F}' {
             // In range by construction; the fallback keeps this panic-free regardless.
@@ -138,7 +242,10 @@ fn escape(text: &str, keep_newlines: bool) -> Cow<'_, str> {
             let _ = write!(out, "⟨U+{:04X}⟩", c as u32);
         }
     }
-    Cow::Owned(out)
+    match out {
+        Some(out) => Cow::Owned(out),
+        None => Cow::Borrowed(text),
+    }
 }
 
 #[cfg(test)]
@@ -204,10 +311,63 @@ mod tests {
 
     #[test]
     fn ordinary_non_ascii_is_untouched() {
-        // Emoji with ZWJ sequences lose their joiner (shown), but plain emoji, CJK, accents,
-        // NBSP and variation selectors pass.
-        let text = "café 漢字 🦀 a\u{a0}b \u{2764}\u{fe0f}";
+        // Plain emoji, CJK, accents, NBSP, an emoji's own U+FE0F and emoji ZWJ sequences pass.
+        let text = "café 漢字 🦀 a\u{a0}b \u{2764}\u{fe0f} 👩\u{200d}💻 \u{2764}\u{fe0f}\u{200d}🔥 👋🏽\u{200d}♂\u{fe0f}";
         assert_eq!(visible(text), text);
+        assert_eq!(hidden_count(text), 0);
+    }
+
+    #[test]
+    fn every_invisible_format_character_is_revealed() {
+        for c in [
+            '\u{1BCA0}',
+            '\u{13430}',
+            '\u{1D173}',
+            '\u{17B4}',
+            '\u{180B}',
+            '\u{FFF0}',
+        ] {
+            assert_eq!(
+                visible(&format!("a{c}b")),
+                format!("a⟨U+{:04X}⟩b", c as u32)
+            );
+            assert_eq!(hidden_count(&format!("a{c}b")), 1);
+        }
+        // All 256 variation selectors, after a letter (where none is needed to render).
+        let selectors: Vec<char> = ('\u{FE00}'..='\u{FE0F}')
+            .chain('\u{E0100}'..='\u{E01EF}')
+            .collect();
+        assert_eq!(selectors.len(), 256);
+        for &c in &selectors {
+            let text = format!("IGNORE{c}");
+            assert_eq!(visible(&text), format!("IGNORE⟨U+{:04X}⟩", c as u32));
+            assert!(json_for_terminal(&format!("[\"{text}\"]")).is_ascii());
+        }
+        let hidden: String = selectors.iter().collect();
+        assert_eq!(hidden_count(&format!("x{hidden}")), 256);
+        // Only the selector right after an emoji is kept; a run of them after it is not.
+        assert_eq!(
+            visible("\u{2764}\u{fe0f}\u{fe0f}"),
+            "\u{2764}\u{fe0f}⟨U+FE0F⟩"
+        );
+        // A joiner between letters, or after an emoji but before a letter, is shown.
+        assert_eq!(visible("a\u{200d}b"), "a⟨U+200D⟩b");
+        assert_eq!(visible("🦀\u{200d}x"), "🦀⟨U+200D⟩x");
+        assert_eq!(visible("\u{200d}🦀"), "⟨U+200D⟩🦀");
+        // The table is Unicode's: spot checks of its ranges, and plain text is not in it.
+        for c in [
+            '\u{AD}',
+            '\u{600}',
+            '\u{2064}',
+            '\u{E0001}',
+            '\u{E0FFF}',
+            '\u{1D17A}',
+        ] {
+            assert!(is_unsafe(c), "U+{:04X}", c as u32);
+        }
+        for c in ['a', ' ', '\u{A0}', 'é', '漢', '🦀', '\u{2003}'] {
+            assert!(!is_unsafe(c), "U+{:04X}", c as u32);
+        }
     }
 
     #[test]
@@ -307,16 +467,25 @@ mod properties {
         c.is_control()
             || ('\u{202a}'..='\u{202e}').contains(&c)
             || ('\u{2066}'..='\u{2069}').contains(&c)
-            || ('\u{200b}'..='\u{200f}').contains(&c)
+            || matches!(c, '\u{200b}' | '\u{200c}' | '\u{200e}' | '\u{200f}')
             || matches!(c, '\u{61c}' | '\u{2060}' | '\u{feff}' | '\u{ad}')
             || ('\u{e0000}'..='\u{e007f}').contains(&c)
+    }
+
+    /// Whether any character of `text` would be revealed where it stands.
+    fn any_revealed(text: &str, allow: &[char]) -> bool {
+        let chars: Vec<char> = text.chars().collect();
+        (0..chars.len()).any(|i| {
+            let prev = i.checked_sub(1).map(|j| chars[j]);
+            !allow.contains(&chars[i]) && reveals(prev, chars[i], chars.get(i + 1).copied())
+        })
     }
 
     proptest! {
         #[test]
         fn single_line_output_has_no_unsafe_char(text in hostile()) {
             let out = visible(&text);
-            prop_assert!(!out.chars().any(is_unsafe), "{out:?}");
+            prop_assert!(!any_revealed(&out, &[]), "{out:?}");
             // The control, bidi and zero-width ranges named in the contract, checked directly.
             prop_assert!(!out.chars().any(named_in_contract), "{:?}", out);
         }
@@ -324,7 +493,7 @@ mod properties {
         #[test]
         fn multi_line_output_keeps_only_line_feeds(text in hostile()) {
             let out = visible_lines(&text);
-            prop_assert!(!out.chars().any(|c| is_unsafe(c) && c != '\n'), "{out:?}");
+            prop_assert!(!any_revealed(&out, &['\n']), "{out:?}");
             prop_assert_eq!(out.matches('\n').count(), text.matches('\n').count());
         }
 
@@ -338,7 +507,7 @@ mod properties {
             for json in [serde_json::to_string(&value).unwrap(), serde_json::to_string_pretty(&value).unwrap()] {
                 let json = format!("{json}\n");
                 let safe = json_for_terminal(&json);
-                prop_assert!(!safe.chars().any(|c| is_unsafe(c) && c != '\n'), "{safe:?}");
+                prop_assert!(!any_revealed(&safe, &['\n']), "{safe:?}");
                 prop_assert_eq!(safe.matches('\n').count(), json.matches('\n').count());
                 let back: serde_json::Value = serde_json::from_str(&safe).unwrap();
                 prop_assert_eq!(&back, &value);

@@ -1918,11 +1918,7 @@ pub const CHOICES: &[(&str, &[&str])] = &[
 /// Characters of an entry's keys and strings that must not reach a terminal raw, line breaks
 /// and tabs aside (ordinary in descriptions).
 fn hidden_chars(value: &Value) -> usize {
-    let count = |s: &str| {
-        s.chars()
-            .filter(|&c| !matches!(c, '\n' | '\r' | '\t') && crate::sanitize::is_unsafe(c))
-            .count()
-    };
+    let count = crate::sanitize::hidden_count;
     match value {
         Value::String(s) => count(s),
         Value::Array(items) => items.iter().map(hidden_chars).sum(),
