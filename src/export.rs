@@ -47,6 +47,21 @@ pub enum ExportError {
     /// it was and no temporary file is left.
     #[error("interrupted: {} left as it was", .0.display())]
     Interrupted(PathBuf),
+    /// A regular file reached through a descriptor or a kernel path holds bytes past where the
+    /// write would start: writing would leave a stale tail, truncating would lose them.
+    #[error(
+        "{} is a regular file with {bytes} bytes past where the export would be written \
+         (use --force to truncate it)", .path.display()
+    )]
+    WouldTruncate {
+        /// The target as given.
+        path: PathBuf,
+        /// Bytes that would be lost or left stale.
+        bytes: u64,
+    },
+    /// The target is one of the command's inputs.
+    #[error("{} is an input of this command; refusing to write over it", .0.display())]
+    IsInput(PathBuf),
     /// Writing, flushing or renaming into place failed (a full disk, a closed pipe...).
     #[error("cannot write {}: {}", .path.display(), crate::error::io_reason(.source))]
     Write {
@@ -102,8 +117,51 @@ fn is_system_path(path: &Path) -> bool {
         .is_ok_and(|dir| dir.starts_with("/dev") || dir.starts_with("/proc"))
 }
 
-/// Open a [`TargetKind::Through`] target for writing (no create, no truncate, no rename).
+/// The descriptor of this process a path names, when it names one: `/dev/stdout` (1),
+/// `/dev/stderr` (2), `/dev/fd/N`, `/proc/self/fd/N`, `/proc/thread-self/fd/N` and
+/// `/proc/PID/fd/N` for this process's own id.
+pub fn descriptor_of(path: &Path) -> Option<i32> {
+    let text = path.to_str()?;
+    match text {
+        "/dev/stdin" => return Some(0),
+        "/dev/stdout" => return Some(1),
+        "/dev/stderr" => return Some(2),
+        _ => {}
+    }
+    let number = ["/dev/fd/", "/proc/self/fd/", "/proc/thread-self/fd/"]
+        .iter()
+        .find_map(|prefix| text.strip_prefix(prefix))
+        .or_else(|| {
+            let rest = text.strip_prefix("/proc/")?;
+            let (pid, fd) = rest.split_once("/fd/")?;
+            (pid.parse::<u32>().ok()? == std::process::id()).then_some(fd)
+        })?;
+    number.parse::<i32>().ok().filter(|&fd| fd >= 0)
+}
+
+/// A new handle on descriptor `fd` of this process (a `dup`: the same open file, its offset
+/// and its append mode), or `None` when it is not open.
+fn duplicate(fd: i32) -> Option<File> {
+    // Only a descriptor the kernel lists as open is borrowed.
+    if !Path::new(&format!("/proc/self/fd/{fd}")).exists()
+        && !Path::new(&format!("/dev/fd/{fd}")).exists()
+    {
+        return None;
+    }
+    // SAFETY: the descriptor is open (just checked) and only borrowed for the `dup` below;
+    // the new handle owns its own descriptor.
+    let borrowed = unsafe { std::os::fd::BorrowedFd::borrow_raw(fd) };
+    borrowed.try_clone_to_owned().ok().map(File::from)
+}
+
+/// Open a [`TargetKind::Through`] target for writing (no create, no truncate, no rename). A
+/// path that names one of this process's descriptors (`/dev/stdout`, `/dev/fd/3`) is that
+/// descriptor, not a new opening of its file: `>> log` stays an append, `3<>file` keeps its
+/// position.
 pub fn open_through(path: &Path) -> Result<File, ExportError> {
+    if let Some(file) = descriptor_of(path).and_then(duplicate) {
+        return Ok(file);
+    }
     std::fs::OpenOptions::new()
         .write(true)
         .open(path)
@@ -111,6 +169,58 @@ pub fn open_through(path: &Path) -> Result<File, ExportError> {
             path: path.to_owned(),
             source,
         })
+}
+
+/// Write all of `bytes` to an opened target and flush it. A regular file reached this way (a
+/// shell redirection behind `/dev/stdout`, a path under `/proc`) is appended to when opened
+/// for appending; otherwise the write starts where the handle is, and bytes already past that
+/// point are refused (a stale tail, or bytes lost to truncation) unless `force`, which
+/// truncates the file after the export.
+pub fn write_through_checked(
+    file: &mut File,
+    path: &Path,
+    bytes: &[u8],
+    force: bool,
+) -> Result<(), ExportError> {
+    use std::io::Seek;
+    let failed = |source| ExportError::Write {
+        path: path.to_owned(),
+        source,
+    };
+    let meta = file.metadata().map_err(failed)?;
+    let mut truncate_at = None;
+    if meta.is_file() && !appends(file) {
+        let at = file.stream_position().map_err(failed)?;
+        let past = meta.len().saturating_sub(at);
+        if past > 0 {
+            if !force {
+                return Err(ExportError::WouldTruncate {
+                    path: path.to_owned(),
+                    bytes: past,
+                });
+            }
+            truncate_at = Some(at + bytes.len() as u64);
+        }
+    }
+    write_through(file, path, bytes)?;
+    if let Some(len) = truncate_at {
+        file.set_len(len).map_err(failed)?;
+    }
+    Ok(())
+}
+
+/// Whether a handle was opened for appending (`>>`).
+fn appends(file: &File) -> bool {
+    rustix::fs::fcntl_getfl(file).is_ok_and(|flags| flags.contains(rustix::fs::OFlags::APPEND))
+}
+
+/// Whether `a` and `b` are the same file (following symlinks); `false` when either is missing.
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (std::fs::metadata(a), std::fs::metadata(b)) {
+        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+        _ => false,
+    }
 }
 
 /// Write all of `bytes` to an opened target and flush it.
@@ -139,7 +249,7 @@ pub fn write_until(
 ) -> Result<(), ExportError> {
     match target_kind(path) {
         TargetKind::Directory => Err(ExportError::IsDirectory(path.to_owned())),
-        TargetKind::Through => write_through(&mut open_through(path)?, path, bytes),
+        TargetKind::Through => write_through_checked(&mut open_through(path)?, path, bytes, force),
         TargetKind::Regular => write_atomic_until(path, bytes, force, stop),
     }
 }
@@ -171,6 +281,19 @@ pub fn write_atomic(path: &Path, bytes: &[u8], force: bool) -> Result<(), Export
     write_atomic_until(path, bytes, force, &AtomicBool::new(false))
 }
 
+/// Bytes of the target's name a temporary file's name keeps: 255 less `.`, `.`, six random
+/// characters and `.tmp`.
+const TEMP_NAME_KEEP: usize = 255 - 12;
+
+/// The longest prefix of `text` of at most `max` bytes that ends on a character boundary.
+fn truncated(text: &str, max: usize) -> &str {
+    let mut end = text.len().min(max);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
+}
+
 /// Bytes written between two looks at the stop flag.
 const STOP_CHECK_BYTES: usize = 1 << 20;
 
@@ -199,8 +322,9 @@ pub fn write_atomic_until(
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    // The temporary file is deleted when `temp` drops, which every early return does.
-    let prefix = format!(".{file_name}.");
+    // The temporary file is deleted when `temp` drops, which every early return does. Its name
+    // must fit wherever the target's does (255 bytes): `.` + name + `.` + 6 random + `.tmp`.
+    let prefix = format!(".{}.", truncated(&file_name, TEMP_NAME_KEEP));
     let mut builder = tempfile::Builder::new();
     builder.prefix(&prefix).suffix(".tmp");
     // tempfile's default is owner-only (0600); an export is an ordinary file: the mode a
@@ -256,15 +380,28 @@ pub fn is_plain_file_name(handle: &str) -> bool {
 }
 
 /// Write each stored entry to `dir/{handle}` (its key-sorted compact JSON, as the pointer's
-/// reader expects), creating `dir` when missing. Each file is written with [`write`].
+/// reader expects), creating `dir` when missing. All or nothing: every entry is first written
+/// to a temporary file in `dir`, and only once all of them are there are they renamed into
+/// place; any failure removes the temporary files, the entries this call put in place, and
+/// `dir` itself when this call created it.
 /// A file that already holds exactly the entry's bytes is left as it is (handles are content
 /// hashes, so this is the same entry); one with other bytes is replaced only with `force`.
-/// Returns the paths written or already in place, in entry order.
+/// Returns the paths written or already in place, in entry order, and those this call
+/// created (for [`remove_created`] should what follows fail).
 pub fn write_store(
     dir: &Path,
     entries: &[StoredEntry],
     force: bool,
 ) -> Result<Vec<PathBuf>, ExportError> {
+    write_store_created(dir, entries, force).map(|(written, _)| written)
+}
+
+/// [`write_store`], also returning what it created (new files, and `dir` when it was made).
+pub fn write_store_created(
+    dir: &Path,
+    entries: &[StoredEntry],
+    force: bool,
+) -> Result<(Vec<PathBuf>, Vec<PathBuf>), ExportError> {
     for entry in entries {
         if !is_plain_file_name(&entry.handle) {
             return Err(ExportError::BadHandle {
@@ -272,20 +409,107 @@ pub fn write_store(
             });
         }
     }
-    std::fs::create_dir_all(dir).map_err(|source| ExportError::Folder {
+    let folder_error = |source| ExportError::Folder {
         dir: dir.to_owned(),
         source,
-    })?;
+    };
+    let made_dir = !dir.exists();
+    std::fs::create_dir_all(dir).map_err(folder_error)?;
+    let mut created: Vec<PathBuf> = Vec::new();
+    if made_dir {
+        created.push(dir.to_owned());
+    }
+    match stage_and_place(dir, entries, force, &mut created) {
+        Ok(written) => Ok((written, created)),
+        Err(e) => {
+            remove_created(&created);
+            Err(e)
+        }
+    }
+}
+
+/// Remove what [`write_store_created`] created, newest first (files, then the folder).
+pub fn remove_created(created: &[PathBuf]) {
+    for path in created.iter().rev() {
+        if path.is_dir() {
+            let _ = std::fs::remove_dir(path);
+        } else {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+}
+
+fn stage_and_place(
+    dir: &Path,
+    entries: &[StoredEntry],
+    force: bool,
+    created: &mut Vec<PathBuf>,
+) -> Result<Vec<PathBuf>, ExportError> {
     let mut written = Vec::with_capacity(entries.len());
+    // Every new file staged before any is put in place.
+    let mut staged = Vec::new();
     for entry in entries {
         let path = dir.join(&entry.handle);
+        written.push(path.clone());
+        if path.is_dir() {
+            return Err(ExportError::IsDirectory(path));
+        }
+        let exists = path.symlink_metadata().is_ok();
         // Only a regular file is read back: reading a named pipe would wait for a writer.
         let same = target_kind(&path) == TargetKind::Regular
+            && exists
             && std::fs::read(&path).is_ok_and(|bytes| bytes == entry.json.as_bytes());
-        if !same {
-            write(&path, entry.json.as_bytes(), force)?;
+        if same {
+            continue;
         }
-        written.push(path);
+        if exists && !force {
+            return Err(ExportError::Exists(path));
+        }
+        if target_kind(&path) != TargetKind::Regular {
+            // A device or a pipe in the folder is written through, last.
+            staged.push((path, None, entry.json.as_bytes()));
+            continue;
+        }
+        let failed = |source| ExportError::Write {
+            path: path.clone(),
+            source,
+        };
+        let mut temp = tempfile::Builder::new()
+            .prefix(".store.")
+            .suffix(".tmp")
+            .tempfile_in(dir)
+            .map_err(|source| ExportError::Folder {
+                dir: dir.to_owned(),
+                source,
+            })?;
+        temp.write_all(entry.json.as_bytes()).map_err(failed)?;
+        temp.as_file().sync_all().map_err(failed)?;
+        staged.push((path, Some((temp, exists)), entry.json.as_bytes()));
+    }
+    for (path, temp, bytes) in staged {
+        match temp {
+            Some((temp, existed)) => {
+                let persisted = if force {
+                    temp.persist(&path)
+                } else {
+                    temp.persist_noclobber(&path)
+                };
+                match persisted {
+                    Ok(_) if !existed => created.push(path),
+                    Ok(_) => {}
+                    Err(e) if e.error.kind() == std::io::ErrorKind::AlreadyExists => {
+                        return Err(ExportError::Exists(path));
+                    }
+                    Err(e) => {
+                        return Err(ExportError::Write {
+                            path,
+                            source: e.error,
+                        });
+                    }
+                }
+            }
+            None => write(&path, bytes, force)?,
+        }
     }
     Ok(written)
 }

@@ -49,7 +49,7 @@ pub struct Cli {
     /// view on a terminal (the session view for a trace); prints the `report` table (the
     /// `session` report for a trace) otherwise.
     #[arg(value_name = "CAPTURE")]
-    pub capture: Option<String>,
+    pub capture: Option<std::path::PathBuf>,
 
     /// Change a setting, e.g. `defer.threshold=5` (repeatable).
     #[arg(long = "set", value_name = "K=V")]
@@ -91,7 +91,7 @@ pub struct Common {
     /// (claude-trace / cctrace JSONL, HAR, JSON lines, a folder of request files, gzip or
     /// zstd): then one of its requests, `--turn N`.
     #[arg(value_name = "CAPTURE")]
-    pub capture: String,
+    pub capture: std::path::PathBuf,
 
     /// The request of a trace to work on: turn N, 1-based, numbered as `toolprism session`
     /// numbers turns (default: the last model call). A single capture is turn 1.
@@ -226,7 +226,7 @@ pub enum Command {
         /// A trace (claude-trace / cctrace JSONL, HAR, JSON lines, a folder of request files,
         /// gzip or zstd) or a single request body.
         #[arg(value_name = "TRACE")]
-        trace: String,
+        trace: std::path::PathBuf,
         /// One JSON object on standard output (the keys are a contract: see SESSIONS.md).
         #[arg(long)]
         json: bool,

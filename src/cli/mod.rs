@@ -14,12 +14,12 @@ mod session;
 mod table;
 
 use std::io::{IsTerminal, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use clap::{CommandFactory, Parser};
 use toolprism::measure::{Encoding, TokenCounter};
 use toolprism::sanitize::visible;
-use toolprism::session::pick::{TurnChoice, pick_turn};
+use toolprism::session::pick::{TurnChoice, pick_turn_alone};
 use toolprism::trace::{RecordBody, TraceFormat, TraceOptions};
 use toolprism::{Capture, Settings, Strategy, diff, export, project, report};
 
@@ -164,8 +164,35 @@ pub(crate) fn terminal_width() -> Option<usize> {
     )
 }
 
-/// Write to standard output; a closed pipe is not an error worth a message.
+/// Whether standard output was closed when the program started (`>&-`): the runtime then
+/// opens `/dev/null` for it, read-write (a shell's `>/dev/null` is write-only), and every
+/// write would succeed with nothing written.
+fn stdout_closed() -> bool {
+    use std::os::fd::AsFd;
+    use std::os::unix::fs::MetadataExt;
+    let stdout = std::io::stdout();
+    let fd = stdout.as_fd();
+    let read_write = rustix::fs::fcntl_getfl(fd)
+        .is_ok_and(|flags| flags & rustix::fs::OFlags::RWMODE == rustix::fs::OFlags::RDWR);
+    let null = std::fs::metadata("/dev/null").map(|m| m.rdev());
+    let ours = fd
+        .try_clone_to_owned()
+        .map(std::fs::File::from)
+        .and_then(|f| f.metadata())
+        .map(|m| m.rdev());
+    read_write && matches!((null, ours), (Ok(a), Ok(b)) if a == b)
+}
+
+/// Write to standard output; a closed pipe is not an error worth a message, a standard output
+/// closed from the start is.
 fn write_stdout(bytes: &[u8]) -> i32 {
+    if !bytes.is_empty() && stdout_closed() {
+        let _ = writeln!(
+            std::io::stderr(),
+            "toolprism: <stdout>: standard output is closed; nothing written"
+        );
+        return EXIT_USAGE;
+    }
     let mut out = std::io::stdout().lock();
     match out.write_all(bytes).and_then(|()| out.flush()) {
         Ok(()) => EXIT_OK,
@@ -180,6 +207,13 @@ fn write_stdout(bytes: &[u8]) -> i32 {
 /// A report as pretty JSON and a line feed on standard output, streamed through a buffer: the
 /// same bytes as `serde_json::to_string_pretty` plus `\n`, never held whole.
 fn write_report_json(report: &mut report::Report) -> i32 {
+    if stdout_closed() {
+        let _ = writeln!(
+            std::io::stderr(),
+            "toolprism: <stdout>: standard output is closed; nothing written"
+        );
+        return EXIT_USAGE;
+    }
     let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     let written = report::write_json(report, &mut out).and_then(|()| out.flush());
     match written {
@@ -355,7 +389,16 @@ fn run(cli: Cli) -> Result<Output, Failure> {
             {
                 return Err(export_failure(export::ExportError::Exists(output)));
             }
+            // Not even with --force: the capture (or the trace it came from) is an input.
+            if to_file
+                && common.capture.as_os_str() != "-"
+                && export::same_file(&output, &common.capture)
+            {
+                return Err(export_failure(export::ExportError::IsInput(output)));
+            }
             let mut notes = Vec::new();
+            // What the store put in place, taken back should the export itself fail.
+            let mut store_created = Vec::new();
             if let Some(dir) = &store {
                 if projection.stored.is_empty() {
                     notes.push(format!(
@@ -363,8 +406,10 @@ fn run(cli: Cli) -> Result<Output, Failure> {
                         visible(&dir.to_string_lossy())
                     ));
                 } else {
-                    let written = export::write_store(dir, &projection.stored, force)
-                        .map_err(export_failure)?;
+                    let (written, created) =
+                        export::write_store_created(dir, &projection.stored, force)
+                            .map_err(export_failure)?;
+                    store_created = created;
                     notes.push(format!(
                         "{} in {}",
                         manners::count(written.len(), "stored entry", "stored entries"),
@@ -374,7 +419,9 @@ fn run(cli: Cli) -> Result<Output, Failure> {
             }
             let mut stdout = Vec::new();
             let target = if to_file {
-                write_export(&output, &text, force)?;
+                write_export(&output, &text, force).inspect_err(|_| {
+                    export::remove_created(&store_created);
+                })?;
                 visible(&output.to_string_lossy()).into_owned()
             } else {
                 stdout = for_terminal(text.clone()).into_bytes();
@@ -493,24 +540,26 @@ fn open(cli: &Cli) -> Result<Output, Failure> {
     // input is spooled to a private temporary file first: its format is told from its content,
     // and a trace's turns are read again from it when the session view opens one.
     let spooled;
-    let (path, shown) = match cli.capture.as_deref() {
-        Some("-") => {
+    let given = cli.capture.as_deref().map(|p| p.to_string_lossy());
+    let (path, shown) = match (cli.capture.as_deref(), given.as_deref()) {
+        (Some(_), Some("-")) => {
             spooled = spool_stdin()?;
-            (temp_path(&spooled)?, "-")
+            (PathBuf::from(temp_path(&spooled)?), "-")
         }
-        Some(path) => (path.to_owned(), path),
-        None if !std::io::stdin().is_terminal() => {
+        (Some(path), Some(shown)) => (path.to_owned(), shown),
+        _ if cli.capture.is_none() && !std::io::stdin().is_terminal() => {
             spooled = spool_stdin()?;
-            (temp_path(&spooled)?, "-")
+            (PathBuf::from(temp_path(&spooled)?), "-")
         }
-        None => {
+        _ => {
             let (capture, name) = bundled()?;
             return open_capture(cli, capture, name);
         }
     };
     let display = toolprism::capture::display_name(shown);
     // Errors name what the user gave, never the spooled copy.
-    let named = |message: String| Failure(message.replace(&path, display));
+    let path_text = path.to_string_lossy().into_owned();
+    let named = |message: String| Failure(message.replace(&path_text, display));
     let options = TraceOptions {
         skip_bad: cli.skip_bad,
     };
@@ -549,7 +598,7 @@ fn open(cli: &Cli) -> Result<Output, Failure> {
         return toolprism::tui::run_trace(
             reader,
             display.to_owned(),
-            path.clone(),
+            path_text.clone(),
             cli.skip_bad,
             settings,
             encoding,
@@ -604,27 +653,49 @@ fn tui_color(choice: ColorChoice) -> bool {
             || std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()))
 }
 
-/// Copy standard input into a private temporary file (removed when dropped).
-fn spool_stdin() -> Result<tempfile::NamedTempFile, Failure> {
+/// Largest copy of standard input kept in `$TMPDIR` (4 GiB; `TOOLPRISM_SPOOL_LIMIT` sets
+/// another number of bytes).
+const MAX_SPOOL_BYTES: u64 = 4 << 30;
+
+/// Copy standard input into a private temporary file that has no name from the start (made
+/// nameless as soon as it is created): nothing is left in `$TMPDIR` however the process ends,
+/// a signal or `kill -9` included. It is read again through its descriptor.
+fn spool_stdin() -> Result<std::fs::File, Failure> {
     let fail = |e: std::io::Error| {
         Failure::new(format!(
             "<stdin>: cannot keep a copy to read: {}",
             toolprism::error::io_reason(&e)
         ))
     };
-    let mut file = tempfile::Builder::new()
-        .prefix("toolprism-stdin-")
-        .tempfile()
-        .map_err(fail)?;
-    std::io::copy(&mut std::io::stdin().lock(), file.as_file_mut()).map_err(fail)?;
+    let limit = std::env::var("TOOLPRISM_SPOOL_LIMIT")
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .unwrap_or(MAX_SPOOL_BYTES);
+    let mut file = tempfile::tempfile().map_err(fail)?;
+    let copied = std::io::copy(
+        &mut std::io::Read::take(std::io::stdin().lock(), limit.saturating_add(1)),
+        &mut file,
+    )
+    .map_err(fail)?;
+    if copied > limit {
+        return Err(Failure::new(format!(
+            "<stdin>: too large to keep a copy to read: more than {limit} bytes (the limit \
+             is {limit} bytes; give the file's path instead)"
+        )));
+    }
     Ok(file)
 }
 
-fn temp_path(file: &tempfile::NamedTempFile) -> Result<String, Failure> {
-    file.path()
-        .to_str()
-        .map(str::to_owned)
-        .ok_or_else(|| Failure::new("<stdin>: the temporary folder's path is not UTF-8"))
+/// A path that opens the spooled copy again (its descriptor stays open until the process
+/// ends).
+fn temp_path(file: &std::fs::File) -> Result<String, Failure> {
+    use std::os::fd::AsRawFd;
+    let fd = file.as_raw_fd();
+    ["/proc/self/fd", "/dev/fd"]
+        .iter()
+        .map(|dir| format!("{dir}/{fd}"))
+        .find(|path| Path::new(path).exists())
+        .ok_or_else(|| Failure::new("<stdin>: cannot read the copy kept of it again"))
 }
 
 /// The request a single-request command works on.
@@ -639,7 +710,7 @@ struct Loaded {
     turn: Option<toolprism::report::TurnFigures>,
 }
 
-/// Load `CAPTURE` through [`pick_turn`]: a single capture as before (same errors), or one
+/// Load `CAPTURE` through [`pick_turn_alone`]: a single capture as before (same errors), or one
 /// request of a trace (`--turn N`, default the last), streamed.
 fn load(common: &Common) -> Result<Loaded, Failure> {
     let choice = match common.turn {
@@ -649,17 +720,19 @@ fn load(common: &Common) -> Result<Loaded, Failure> {
     let options = TraceOptions {
         skip_bad: common.skip_bad,
     };
-    let path = common.capture.as_str();
-    let picked = pick_turn(path, choice, &options)
+    // The previous request of the turn's thread is not shown here: none is kept.
+    let picked = pick_turn_alone(&common.capture, choice, &options)
         .map_err(|e| Failure::new(visible(&e.to_string()).into_owned()))?;
+    // A path that is not UTF-8 is named with U+FFFD for its bad bytes.
+    let path = common.capture.to_string_lossy();
     let turn = picked.figures();
     let name = match &turn {
-        Some(turn) => turn.label(toolprism::capture::display_name(path)),
-        None => path.to_owned(),
+        Some(turn) => turn.label(toolprism::capture::display_name(&path)),
+        None => path.clone().into_owned(),
     };
     Ok(Loaded {
         capture: picked.capture,
-        path: path.to_owned(),
+        path: path.into_owned(),
         name,
         turn,
     })
@@ -693,13 +766,16 @@ fn write_export(path: &Path, text: &str, force: bool) -> Result<(), Failure> {
             } else {
                 std::borrow::Cow::Borrowed(text)
             };
-            export::write_through(&mut file, path, bytes.as_bytes()).map_err(export_failure)
+            export::write_through_checked(&mut file, path, bytes.as_bytes(), force)
+                .map_err(export_failure)
         }
         _ => {
-            // SIGINT or SIGTERM while the temporary file is written: stop, remove it, and leave
-            // the target as it was (the default action would leave the temporary file behind).
+            // A signal whose default ends the process, while the temporary file is written:
+            // stop, remove it, and leave the target as it was (the default action would leave
+            // the temporary file behind).
             let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-            for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+            use signal_hook::consts::*;
+            for signal in [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM] {
                 let _ = signal_hook::flag::register(signal, stop.clone());
             }
             export::write_until(path, text.as_bytes(), force, &stop).map_err(export_failure)

@@ -299,8 +299,8 @@ fn money(x: f64) -> String {
 
 /// What `toolprism session` was asked.
 pub struct Request<'a> {
-    /// The trace's path.
-    pub path: &'a str,
+    /// The trace's path (any bytes).
+    pub path: &'a std::path::Path,
     /// How the trace is named in the output and errors, when not by `path` (`<stdin>` for a
     /// spooled copy of standard input).
     pub label: Option<&'a str>,
@@ -334,7 +334,7 @@ pub fn run(request: &Request<'_>) -> Result<Output, Failure> {
 /// An error names what the user gave, never a spooled copy.
 fn relabel(request: &Request<'_>, message: String) -> String {
     match request.label {
-        Some(label) => message.replace(request.path, label),
+        Some(label) => message.replace(&*request.path.to_string_lossy(), label),
         None => message,
     }
 }
@@ -351,7 +351,8 @@ pub fn run_on(
     } else {
         request.strategies.to_vec()
     };
-    let shown = request.label.unwrap_or(request.path);
+    let path = toolprism::capture::display_path(request.path);
+    let shown = request.label.unwrap_or(&path);
     let name = visible(shown).into_owned();
     let mut analyzer = Analyzer::new(
         &strategies,
