@@ -131,19 +131,53 @@ fn on_terminal(
     result
 }
 
-/// SIGTERM, SIGHUP and SIGINT end a view like `q`: its loop returns and the guard restores the
-/// terminal (the default action would leave it in raw mode on the alternate screen). SIGINT
-/// too: raw mode turns Ctrl-C into a key, but `kill -INT` from outside still comes.
-fn stop_on_signals() -> Result<Arc<AtomicBool>, TuiError> {
+/// Signals whose default action ends the process: each ends a view like `q`, so its loop
+/// returns and the guard restores the terminal (the default action would leave it in raw mode
+/// on the alternate screen, mouse reporting on). SIGINT too: raw mode turns Ctrl-C into a key,
+/// but `kill -INT` from outside still comes. (SIGKILL cannot be caught; SIGPIPE is ignored.)
+const ENDING_SIGNALS: &[i32] = &[
+    signal_hook::consts::SIGTERM,
+    signal_hook::consts::SIGHUP,
+    signal_hook::consts::SIGINT,
+    signal_hook::consts::SIGQUIT,
+    signal_hook::consts::SIGUSR1,
+    signal_hook::consts::SIGUSR2,
+    signal_hook::consts::SIGALRM,
+    signal_hook::consts::SIGVTALRM,
+    signal_hook::consts::SIGPROF,
+    signal_hook::consts::SIGXCPU,
+    signal_hook::consts::SIGXFSZ,
+    signal_hook::consts::SIGIO,
+    signal_hook::consts::SIGSYS,
+    signal_hook::consts::SIGTRAP,
+];
+
+/// The flags the signals set: `stop` for [`ENDING_SIGNALS`], `suspend` for SIGTSTP from
+/// outside (`kill -TSTP`), which suspends as Ctrl-Z does, the terminal restored first.
+struct SignalFlags {
+    stop: Arc<AtomicBool>,
+    suspend: Arc<AtomicBool>,
+}
+
+impl SignalFlags {
+    fn stop(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
+
+    /// Whether a SIGTSTP came (and clear it).
+    fn take_suspend(&self) -> bool {
+        self.suspend.swap(false, Ordering::Relaxed)
+    }
+}
+
+fn stop_on_signals() -> Result<SignalFlags, TuiError> {
     let stop = Arc::new(AtomicBool::new(false));
-    for signal in [
-        signal_hook::consts::SIGTERM,
-        signal_hook::consts::SIGHUP,
-        signal_hook::consts::SIGINT,
-    ] {
+    for &signal in ENDING_SIGNALS {
         signal_hook::flag::register(signal, stop.clone())?;
     }
-    Ok(stop)
+    let suspend = Arc::new(AtomicBool::new(false));
+    signal_hook::flag::register(signal_hook::consts::SIGTSTP, suspend.clone())?;
+    Ok(SignalFlags { stop, suspend })
 }
 
 /// Open the session view on a trace (`reader`, already opened; named `name` on screen) until
@@ -229,12 +263,12 @@ where
         {
             suspend_now = true;
         }
-        if suspend_now {
+        if suspend_now || stop.take_suspend() {
             suspend()?;
             terminal.clear()?;
             dirty = true;
         }
-        if app.quit || stop.load(Ordering::Relaxed) {
+        if app.quit || stop.stop() {
             return Ok(());
         }
         if dirty {
@@ -289,12 +323,12 @@ where
     let mut dirty = true;
     let mut last_tick = Instant::now();
     loop {
-        if run_effects(app, jobs) {
+        if run_effects(app, jobs) || stop.take_suspend() {
             suspend()?;
             terminal.clear()?;
             dirty = true;
         }
-        if app.quit || stop.load(Ordering::Relaxed) {
+        if app.quit || stop.stop() {
             return Ok(());
         }
         if dirty {
@@ -398,7 +432,9 @@ impl TtyInput {
 /// terminal back when the shell resumes it.
 fn suspend() -> std::io::Result<()> {
     restore_terminal();
-    signal_hook::low_level::raise(signal_hook::consts::SIGTSTP)?;
+    // SIGSTOP, not SIGTSTP: SIGTSTP is caught (to restore the terminal before stopping), and
+    // the shell sees the same stopped job either way.
+    signal_hook::low_level::raise(signal_hook::consts::SIGSTOP)?;
     // Resumed (`fg`).
     enable_raw_mode()?;
     execute!(
