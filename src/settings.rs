@@ -39,6 +39,104 @@ pub enum Eligible {
     All,
 }
 
+/// Which vtcode-core release the documentation modes and `search` reproduce.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VtcodeRelease {
+    /// vtcode-core 0.181.2 (current): progressive cap 1500, tool search.
+    V0_181_2,
+    /// vtcode-core 0.169.2 (the seed's): progressive cap 1024.
+    V0_169_2,
+}
+
+impl VtcodeRelease {
+    /// The value as `vtcode.release` takes it.
+    pub fn id(self) -> &'static str {
+        match self {
+            VtcodeRelease::V0_181_2 => "0.181.2",
+            VtcodeRelease::V0_169_2 => "0.169.2",
+        }
+    }
+
+    /// The release's progressive description budget, in chars.
+    pub fn progressive_max(self) -> usize {
+        match self {
+            VtcodeRelease::V0_181_2 => 1500,
+            VtcodeRelease::V0_169_2 => 1024,
+        }
+    }
+}
+
+/// Which zero release `defer` and `defer-catalog` reproduce.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ZeroRelease {
+    /// zero 0.8.0 (commit ad34dc8, current): discovery in `tool_search`'s description, threshold 3.
+    V0_8_0,
+    /// zero commit 2ea36cf (the seed's): the reminder form, threshold 10.
+    C2ea36cf,
+}
+
+impl ZeroRelease {
+    /// The value as `zero.release` takes it.
+    pub fn id(self) -> &'static str {
+        match self {
+            ZeroRelease::V0_8_0 => "0.8.0",
+            ZeroRelease::C2ea36cf => "2ea36cf",
+        }
+    }
+
+    /// The release's default deferral threshold.
+    pub fn default_threshold(self) -> usize {
+        match self {
+            ZeroRelease::V0_8_0 => 3,
+            ZeroRelease::C2ea36cf => 10,
+        }
+    }
+}
+
+/// Which tool search `search` reproduces (vtcode's `DeferredToolSearchKind`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SearchProvider {
+    /// By the capture's shape: Messages → Anthropic, Responses → OpenAI hosted, else client-local.
+    Auto,
+    /// Anthropic's tool search (`defer_loading` plus a `tool_search_tool_*` entry).
+    Anthropic,
+    /// OpenAI's hosted tool search (`defer_loading` plus `{"type":"tool_search"}`).
+    OpenAi,
+    /// vtcode's client-local search: deferred definitions left out of the request.
+    Client,
+}
+
+impl SearchProvider {
+    /// The value as `search.provider` takes it.
+    pub fn id(self) -> &'static str {
+        match self {
+            SearchProvider::Auto => "auto",
+            SearchProvider::Anthropic => "anthropic",
+            SearchProvider::OpenAi => "openai",
+            SearchProvider::Client => "client",
+        }
+    }
+}
+
+/// Anthropic's tool search algorithm (`search.algorithm`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SearchAlgorithm {
+    /// `tool_search_tool_regex_20251119` (vtcode's default).
+    Regex,
+    /// `tool_search_tool_bm25_20251119`.
+    Bm25,
+}
+
+impl SearchAlgorithm {
+    /// The value as `search.algorithm` takes it.
+    pub fn id(self) -> &'static str {
+        match self {
+            SearchAlgorithm::Regex => "regex",
+            SearchAlgorithm::Bm25 => "bm25",
+        }
+    }
+}
+
 /// All settings. [`Settings::default`] holds the origins' constants.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Settings {
@@ -48,8 +146,13 @@ pub struct Settings {
     pub vtcode_mcp_cap: usize,
     /// `vtcode.minimal`: chars of the minimal description (vtcode 64).
     pub vtcode_minimal: usize,
-    /// `vtcode.progressive`: chars of the progressive description (vtcode 1024).
+    /// `vtcode.progressive`: chars of the progressive description (vtcode-core 0.181.2: 1500,
+    /// 0.169.2: 1024; follows `vtcode.release` until set).
     pub vtcode_progressive: usize,
+    /// Whether `vtcode.progressive` was set, so `vtcode.release` leaves it alone.
+    pub vtcode_progressive_set: bool,
+    /// `vtcode.release`: `0.181.2` (default) or `0.169.2`.
+    pub vtcode_release: VtcodeRelease,
     /// `vtcode.param`: chars of a progressive parameter description (vtcode 640).
     pub vtcode_param: usize,
     /// `a3s.max_tools`: most tools a3s accepts (4096).
@@ -70,8 +173,19 @@ pub struct Settings {
     pub shorten_expand_tool: Option<String>,
     /// `shorten.protected`: an active lean-ctx policy pack, which shortens nothing.
     pub shorten_protected: bool,
-    /// `defer.threshold`: eligible tools needed before deferring (10; 0 disables).
+    /// `defer.threshold`: eligible tools needed before deferring (zero 0.8.0: 3, 2ea36cf: 10;
+    /// follows `zero.release` until set; 0 disables).
     pub defer_threshold: usize,
+    /// Whether `defer.threshold` was set, so `zero.release` leaves it alone.
+    pub defer_threshold_set: bool,
+    /// `zero.release`: `0.8.0` (default) or `2ea36cf`.
+    pub zero_release: ZeroRelease,
+    /// `search.provider`: `auto`, `anthropic`, `openai` or `client`.
+    pub search_provider: SearchProvider,
+    /// `search.algorithm`: `regex` or `bm25` (Anthropic's tool search).
+    pub search_algorithm: SearchAlgorithm,
+    /// `search.always`: tool names `search` keeps eager (vtcode's `always_available_tools`).
+    pub search_always: Vec<String>,
     /// `defer.eligible`: `mcp` or `all`.
     pub defer_eligible: Eligible,
 
@@ -143,7 +257,9 @@ impl Default for Settings {
             mcp_prefixes: vec!["mcp__".into(), "mcp_".into(), "mcp--".into()],
             vtcode_mcp_cap: 512,
             vtcode_minimal: 64,
-            vtcode_progressive: 1024,
+            vtcode_progressive: VtcodeRelease::V0_181_2.progressive_max(),
+            vtcode_progressive_set: false,
+            vtcode_release: VtcodeRelease::V0_181_2,
             vtcode_param: 640,
             a3s_max_tools: 4096,
             a3s_context_messages: 6,
@@ -154,7 +270,12 @@ impl Default for Settings {
             code_gateway: Gateway::Capture,
             shorten_expand_tool: None,
             shorten_protected: false,
-            defer_threshold: 10,
+            defer_threshold: ZeroRelease::V0_8_0.default_threshold(),
+            defer_threshold_set: false,
+            zero_release: ZeroRelease::V0_8_0,
+            search_provider: SearchProvider::Auto,
+            search_algorithm: SearchAlgorithm::Regex,
+            search_always: Vec::new(),
             defer_eligible: Eligible::Mcp,
             cache_read: None,
             cache_write: None,
@@ -217,6 +338,10 @@ impl Settings {
             help: "chars of a progressive parameter description",
         },
         SettingInfo {
+            key: "vtcode.release",
+            help: "vtcode-core release: 0.181.2 (current: progressive 1500) or 0.169.2 (progressive 1024)",
+        },
+        SettingInfo {
             key: "a3s.max_tools",
             help: "most tools the a3s profiles accept",
         },
@@ -259,6 +384,22 @@ impl Settings {
         SettingInfo {
             key: "defer.eligible",
             help: "mcp (MCP tools only) or all",
+        },
+        SettingInfo {
+            key: "zero.release",
+            help: "zero release: 0.8.0 (current: catalog in tool_search, threshold 3) or 2ea36cf (reminder, threshold 10)",
+        },
+        SettingInfo {
+            key: "search.provider",
+            help: "auto (by the capture's shape), anthropic, openai or client (client-local)",
+        },
+        SettingInfo {
+            key: "search.algorithm",
+            help: "regex or bm25 (Anthropic's tool search tool)",
+        },
+        SettingInfo {
+            key: "search.always",
+            help: "comma-separated tool names search keeps eager",
         },
         SettingInfo {
             key: "cache.read",
@@ -308,7 +449,18 @@ impl Settings {
             "vtcode.mcp_cap" => self.vtcode_mcp_cap = positive("a positive number of chars")?,
             "vtcode.minimal" => self.vtcode_minimal = positive("a positive number of chars")?,
             "vtcode.progressive" => {
-                self.vtcode_progressive = positive("a positive number of chars")?
+                self.vtcode_progressive = positive("a positive number of chars")?;
+                self.vtcode_progressive_set = true;
+            }
+            "vtcode.release" => {
+                self.vtcode_release = match value.trim() {
+                    "0.181.2" => VtcodeRelease::V0_181_2,
+                    "0.169.2" => VtcodeRelease::V0_169_2,
+                    _ => return Err(bad("0.181.2 or 0.169.2")),
+                };
+                if !self.vtcode_progressive_set {
+                    self.vtcode_progressive = self.vtcode_release.progressive_max();
+                }
             }
             "vtcode.param" => self.vtcode_param = positive("a positive number of chars")?,
             "a3s.max_tools" => self.a3s_max_tools = count("a number of tools")?,
@@ -345,7 +497,44 @@ impl Settings {
             "shorten.protected" => {
                 self.shorten_protected = parse_bool(value).ok_or_else(|| bad("true or false"))?
             }
-            "defer.threshold" => self.defer_threshold = count("a number of tools (0 disables)")?,
+            "defer.threshold" => {
+                self.defer_threshold = count("a number of tools (0 disables)")?;
+                self.defer_threshold_set = true;
+            }
+            "zero.release" => {
+                self.zero_release = match value.trim() {
+                    "0.8.0" | "ad34dc8" => ZeroRelease::V0_8_0,
+                    "2ea36cf" => ZeroRelease::C2ea36cf,
+                    _ => return Err(bad("0.8.0 or 2ea36cf")),
+                };
+                if !self.defer_threshold_set {
+                    self.defer_threshold = self.zero_release.default_threshold();
+                }
+            }
+            "search.provider" => {
+                self.search_provider = match value.trim() {
+                    "auto" => SearchProvider::Auto,
+                    "anthropic" => SearchProvider::Anthropic,
+                    "openai" => SearchProvider::OpenAi,
+                    "client" => SearchProvider::Client,
+                    _ => return Err(bad("auto, anthropic, openai or client")),
+                }
+            }
+            "search.algorithm" => {
+                self.search_algorithm = match value.trim() {
+                    "regex" => SearchAlgorithm::Regex,
+                    "bm25" => SearchAlgorithm::Bm25,
+                    _ => return Err(bad("regex or bm25")),
+                }
+            }
+            "search.always" => {
+                self.search_always = value
+                    .split(',')
+                    .map(str::trim)
+                    .filter(|name| !name.is_empty())
+                    .map(str::to_owned)
+                    .collect();
+            }
             "defer.eligible" => {
                 self.defer_eligible = match value.trim() {
                     "mcp" => Eligible::Mcp,
@@ -386,6 +575,7 @@ impl Settings {
             "vtcode.minimal" => self.vtcode_minimal.to_string(),
             "vtcode.progressive" => self.vtcode_progressive.to_string(),
             "vtcode.param" => self.vtcode_param.to_string(),
+            "vtcode.release" => self.vtcode_release.id().into(),
             "a3s.max_tools" => self.a3s_max_tools.to_string(),
             "a3s.context_messages" => self.a3s_context_messages.to_string(),
             "a3s.desc_bytes" => self.a3s_desc_bytes.to_string(),
@@ -403,6 +593,10 @@ impl Settings {
                 Eligible::Mcp => "mcp".into(),
                 Eligible::All => "all".into(),
             },
+            "zero.release" => self.zero_release.id().into(),
+            "search.provider" => self.search_provider.id().into(),
+            "search.algorithm" => self.search_algorithm.id().into(),
+            "search.always" => self.search_always.join(","),
             "cache.read" => self.cache_read.map_or("auto".into(), |m| m.to_string()),
             "cache.write" => self.cache_write.map_or("auto".into(), |m| m.to_string()),
             "cache.ttl" => format_duration_ms(self.cache_ttl_ms),

@@ -3,7 +3,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::settings::Settings;
+use crate::settings::{Selector, Settings, VtcodeRelease, ZeroRelease};
 
 /// One way of projecting a tool list (see `STRATEGIES.md`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -30,11 +30,13 @@ pub enum Strategy {
     Defer,
     /// zero's deferred loading, catalog form.
     DeferCatalog,
+    /// vtcode's provider-side tool search (`defer_loading` beside the provider's search tool).
+    Search,
 }
 
 impl Strategy {
     /// Every strategy, in the order they are listed everywhere.
-    pub const ALL: [Strategy; 11] = [
+    pub const ALL: [Strategy; 12] = [
         Strategy::Original,
         Strategy::Full,
         Strategy::Progressive,
@@ -46,6 +48,7 @@ impl Strategy {
         Strategy::Shorten,
         Strategy::Defer,
         Strategy::DeferCatalog,
+        Strategy::Search,
     ];
 
     /// The id used on the command line and in JSON.
@@ -62,6 +65,7 @@ impl Strategy {
             Strategy::Shorten => "shorten",
             Strategy::Defer => "defer",
             Strategy::DeferCatalog => "defer-catalog",
+            Strategy::Search => "search",
         }
     }
 
@@ -75,6 +79,7 @@ impl Strategy {
             }
             Strategy::Shorten => "expand pointer",
             Strategy::Defer | Strategy::DeferCatalog => "deferred loading",
+            Strategy::Search => "provider-side deferral",
         }
     }
 
@@ -82,7 +87,9 @@ impl Strategy {
     pub fn origin(self) -> &'static str {
         match self {
             Strategy::Original => "-",
-            Strategy::Full | Strategy::Progressive | Strategy::Minimal => "vtcode",
+            Strategy::Full | Strategy::Progressive | Strategy::Minimal | Strategy::Search => {
+                "vtcode"
+            }
             Strategy::Direct | Strategy::Adaptive | Strategy::Code | Strategy::Disabled => {
                 "a3s code"
             }
@@ -92,14 +99,20 @@ impl Strategy {
     }
 
     /// The release of the origin whose rules it reproduces, as named in reports
-    /// (`None` for `original`). A function of the settings too: `adaptive` under
-    /// `adaptive.selector=vocabulary` reproduces a3s-code-core 9.0's classifier.
+    /// (`None` for `original`). A function of the settings too: `vtcode.release`,
+    /// `zero.release`, and `adaptive` under `adaptive.selector=vocabulary` (a3s-code-core 9.0's
+    /// classifier) select an older release.
     pub fn release(self, settings: &Settings) -> Option<&'static str> {
         match self {
             Strategy::Original => None,
             Strategy::Full | Strategy::Progressive | Strategy::Minimal => {
-                Some("vtcode-core 0.169.2")
+                Some(match settings.vtcode_release {
+                    VtcodeRelease::V0_181_2 => "vtcode-core 0.181.2",
+                    VtcodeRelease::V0_169_2 => "vtcode-core 0.169.2",
+                })
             }
+            // Tool search first shipped in 0.181.2: the strategy has no older release.
+            Strategy::Search => Some("vtcode-core 0.181.2"),
             Strategy::Adaptive
                 if settings.get("adaptive.selector").as_deref() == Some("vocabulary") =>
             {
@@ -109,7 +122,44 @@ impl Strategy {
                 Some("a3s-code-core 9.1.3")
             }
             Strategy::Shorten => Some("lean-ctx proxy 3.12.3"),
-            Strategy::Defer | Strategy::DeferCatalog => Some("zero 2ea36cf"),
+            Strategy::Defer | Strategy::DeferCatalog => Some(match settings.zero_release {
+                ZeroRelease::V0_8_0 => "zero 0.8.0",
+                ZeroRelease::C2ea36cf => "zero 2ea36cf",
+            }),
+        }
+    }
+
+    /// The older release a setting selects, as the assignment and the release it reproduces:
+    /// `Some(("vtcode.release=0.169.2", "vtcode-core 0.169.2"))`.
+    pub fn older_release(self) -> Option<(&'static str, &'static str)> {
+        match self {
+            Strategy::Full | Strategy::Progressive | Strategy::Minimal => {
+                Some(("vtcode.release=0.169.2", "vtcode-core 0.169.2"))
+            }
+            Strategy::Defer | Strategy::DeferCatalog => Some(("zero.release=2ea36cf", "zero 2ea36cf")),
+            Strategy::Adaptive => Some(("adaptive.selector=vocabulary", "a3s-code-core 9.0.0")),
+            _ => None,
+        }
+    }
+
+    /// The origin's current release when a setting selects an older one for this strategy, with
+    /// the setting's key: `Some(("vtcode.release", "vtcode-core 0.181.2"))`.
+    pub fn newer_release(self, settings: &Settings) -> Option<(&'static str, &'static str)> {
+        match self {
+            Strategy::Full | Strategy::Progressive | Strategy::Minimal
+                if settings.vtcode_release != VtcodeRelease::V0_181_2 =>
+            {
+                Some(("vtcode.release", "vtcode-core 0.181.2"))
+            }
+            Strategy::Defer | Strategy::DeferCatalog
+                if settings.zero_release != ZeroRelease::V0_8_0 =>
+            {
+                Some(("zero.release", "zero 0.8.0"))
+            }
+            Strategy::Adaptive if settings.adaptive_selector == Selector::Vocabulary => {
+                Some(("adaptive.selector", "a3s-code-core 9.1.3"))
+            }
+            _ => None,
         }
     }
 
@@ -119,7 +169,7 @@ impl Strategy {
             Strategy::Original => "the capture as sent",
             Strategy::Full => "descriptions whitespace-normalized; MCP ones capped at 512 chars",
             Strategy::Progressive => {
-                "whole leading sentences within 1024 chars; parameter descriptions within 640"
+                "whole leading sentences within 1500 chars (0.169.2: 1024); parameter descriptions within 640"
             }
             Strategy::Minimal => "first sentence within 64 chars; parameter descriptions removed",
             Strategy::Direct => "every tool, sorted by name",
@@ -132,10 +182,13 @@ impl Strategy {
                 "descriptions over 1024 bytes cut to a summary plus a pointer to the full entry"
             }
             Strategy::Defer => {
-                "MCP tools withheld behind `tool_search`, listed in a reminder message"
+                "MCP tools withheld behind `tool_search`; 0.8.0: listed in its description, 2ea36cf: in a reminder message"
             }
             Strategy::DeferCatalog => {
                 "as `defer`, but the list lives in `tool_search`'s description"
+            }
+            Strategy::Search => {
+                "deferable tools marked `defer_loading` beside the provider's tool search tool (Anthropic, OpenAI Responses), or left out (client-local)"
             }
         }
     }
@@ -150,7 +203,7 @@ impl fmt::Display for Strategy {
 /// An id that names no strategy.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "unknown strategy `{0}` (one of: original, full, progressive, minimal, direct, adaptive, code, disabled, shorten, defer, defer-catalog)"
+    "unknown strategy `{0}` (one of: original, full, progressive, minimal, direct, adaptive, code, disabled, shorten, defer, defer-catalog, search)"
 )]
 pub struct UnknownStrategy(pub String);
 
@@ -180,17 +233,43 @@ mod tests {
             releases,
             vec![
                 ("original", None),
-                ("full", Some("vtcode-core 0.169.2")),
-                ("progressive", Some("vtcode-core 0.169.2")),
-                ("minimal", Some("vtcode-core 0.169.2")),
+                ("full", Some("vtcode-core 0.181.2")),
+                ("progressive", Some("vtcode-core 0.181.2")),
+                ("minimal", Some("vtcode-core 0.181.2")),
                 ("direct", Some("a3s-code-core 9.1.3")),
                 ("adaptive", Some("a3s-code-core 9.1.3")),
                 ("code", Some("a3s-code-core 9.1.3")),
                 ("disabled", Some("a3s-code-core 9.1.3")),
                 ("shorten", Some("lean-ctx proxy 3.12.3")),
-                ("defer", Some("zero 2ea36cf")),
-                ("defer-catalog", Some("zero 2ea36cf")),
+                ("defer", Some("zero 0.8.0")),
+                ("defer-catalog", Some("zero 0.8.0")),
+                ("search", Some("vtcode-core 0.181.2")),
             ]
         );
+        assert!(Strategy::ALL.iter().all(|s| s.newer_release(&settings).is_none()));
+    }
+
+    #[test]
+    fn older_releases_are_named_with_the_setting_that_selects_them() {
+        let mut settings = Settings::default();
+        for pair in ["vtcode.release=0.169.2", "zero.release=2ea36cf", "adaptive.selector=vocabulary"] {
+            settings.apply(pair).unwrap();
+        }
+        assert_eq!(Strategy::Progressive.release(&settings), Some("vtcode-core 0.169.2"));
+        assert_eq!(Strategy::Defer.release(&settings), Some("zero 2ea36cf"));
+        assert_eq!(Strategy::Search.release(&settings), Some("vtcode-core 0.181.2"));
+        assert_eq!(
+            Strategy::Minimal.newer_release(&settings),
+            Some(("vtcode.release", "vtcode-core 0.181.2"))
+        );
+        assert_eq!(
+            Strategy::DeferCatalog.newer_release(&settings),
+            Some(("zero.release", "zero 0.8.0"))
+        );
+        assert_eq!(
+            Strategy::Adaptive.newer_release(&settings),
+            Some(("adaptive.selector", "a3s-code-core 9.1.3"))
+        );
+        assert_eq!(Strategy::Shorten.newer_release(&settings), None);
     }
 }

@@ -212,9 +212,10 @@ fn full_mcp_cap_vector() {
     );
     let longer = "B".repeat(1100);
     assert_eq!(
-        describe("local_tool", &longer, Strategy::Progressive),
+        describe_with("local_tool", &longer, Strategy::Progressive, &release("0.169.2")),
         format!("{}…", "B".repeat(1023))
     );
+    assert_eq!(describe("local_tool", &longer, Strategy::Progressive), longer);
 }
 
 #[test]
@@ -253,21 +254,25 @@ fn mcp_prefixes_decide_the_cap() {
 
 #[test]
 fn progressive_keeps_whole_leading_sentences() {
-    // 60 sentences of 22 chars (with the space): 1319 chars, over 1024.
+    // vtcode-core 0.169.2's budget: 60 sentences of 22 chars (with the space): 1319 chars, over
+    // 1024.
+    let seed = release("0.169.2");
     let text = "Server sentence here. ".repeat(60);
     let text = text.trim_end();
-    let kept = describe("local", text, Strategy::Progressive);
+    let kept = describe_with("local", text, Strategy::Progressive, &seed);
     // 46 sentences are 1011 chars; 47 would be 1033.
     assert_eq!(kept, "Server sentence here. ".repeat(46).trim_end());
     let capture = messages(vec![tool("local", text)]);
-    let projection = run(&capture, Strategy::Progressive);
+    let projection = project(&capture, Strategy::Progressive, &seed);
     assert_eq!(
         projection.outcomes[0].reason,
         "description cut to leading sentences within 1024 chars"
     );
+    // 0.181.2 keeps all 1319 chars.
+    assert_eq!(describe("local", text, Strategy::Progressive), text);
     // A first sentence over budget is truncated instead.
     let run_on = format!("{} end.", "word ".repeat(300));
-    let cut = describe("local", &run_on, Strategy::Progressive);
+    let cut = describe_with("local", &run_on, Strategy::Progressive, &seed);
     assert_eq!(cut.chars().count(), 1024);
     assert!(cut.ends_with("word wor…"), "{cut}");
 }
@@ -889,7 +894,8 @@ fn hosted_entries_pass_through_every_documentation_mode() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Carried from vtcode-core 0.169.2 `tools/handlers/compact.rs` tests, with exact outputs.
+// Carried from vtcode-core 0.169.2 `tools/handlers/compact.rs` tests, with exact outputs (the
+// same tests in 0.181.2 pass with its 1500-char budget; those that depend on it pin 0.169.2).
 
 const FENCE_OPEN: &str = "<untrusted_mcp_description provider=\"deepwiki\" tool=\"ask_question\">";
 
@@ -958,9 +964,12 @@ fn progressive_description_keeps_later_sentences_and_trims_only_long_tails() {
         description
     );
     let long = format!("{description}{}", " Extra detail sentence.".repeat(80));
-    // 91 + 40 × 23 = 1011 chars: the most whole sentences within 1024.
+    // 91 + 40 × 23 = 1011 chars: the most whole sentences within 0.169.2's 1024.
     let expected = format!("{description}{}", " Extra detail sentence.".repeat(40));
-    assert_eq!(describe("bash", &long, Strategy::Progressive), expected);
+    assert_eq!(
+        describe_with("bash", &long, Strategy::Progressive, &release("0.169.2")),
+        expected
+    );
 }
 
 #[test]
@@ -1034,4 +1043,449 @@ fn compact_mcp_description_never_leaks_fence_markup() {
         ),
         "Read the contents of a wiki"
     );
+}
+
+// ---------------------------------------------------------------------------------------------
+// vtcode-core 0.181.2 (`vtcode.release`, the default): `tools/handlers/compact.rs` raised the
+// progressive budget to 1500 chars; its tests, carried with exact outputs.
+
+fn release(value: &str) -> Settings {
+    let mut settings = Settings::default();
+    settings.set("vtcode.release", value).unwrap();
+    settings
+}
+
+#[test]
+fn progressive_description_preserves_builtin_contract_limit_and_mcp_cap() {
+    let description = format!("{}.", "A".repeat(1499));
+    assert_eq!(
+        describe("builtin", &description, Strategy::Progressive),
+        description
+    );
+    let over_limit = format!("{description} Extra sentence.");
+    assert_eq!(
+        describe("builtin", &over_limit, Strategy::Progressive),
+        description
+    );
+    let mcp = describe("mcp__srv__tool", &description, Strategy::Progressive);
+    assert_eq!(mcp.chars().count(), 512);
+    assert_eq!(mcp, format!("{}…", "A".repeat(511)));
+    // 0.169.2 holds the same text to 1024 chars: no sentence end fits, so it is truncated.
+    assert_eq!(
+        describe_with(
+            "builtin",
+            &description,
+            Strategy::Progressive,
+            &release("0.169.2")
+        ),
+        format!("{}…", "A".repeat(1023))
+    );
+}
+
+#[test]
+fn progressive_description_keeps_later_sentences_and_trims_only_long_tails_0_181_2() {
+    let description = "Run a shell command. For file edits, use apply_patch instead. Expanded modes need approval.";
+    let long = format!("{description}{}", " Extra detail sentence.".repeat(80));
+    // 91 + 61 × 23 = 1494 chars: the most whole sentences within 1500.
+    let expected = format!("{description}{}", " Extra detail sentence.".repeat(61));
+    let trimmed = describe("bash", &long, Strategy::Progressive);
+    assert_eq!(trimmed, expected);
+    assert!(trimmed.chars().count() <= 1500);
+}
+
+#[test]
+fn vtcode_release_moves_the_progressive_default_only_until_it_is_set() {
+    let mut settings = Settings::default();
+    assert_eq!(settings.get("vtcode.release").as_deref(), Some("0.181.2"));
+    assert_eq!(settings.vtcode_progressive, 1500);
+    settings.set("vtcode.release", "0.169.2").unwrap();
+    assert_eq!(settings.vtcode_progressive, 1024);
+    settings.set("vtcode.progressive", "700").unwrap();
+    settings.set("vtcode.release", "0.181.2").unwrap();
+    assert_eq!(settings.vtcode_progressive, 700);
+    assert!(settings.set("vtcode.release", "0.170.0").is_err());
+}
+
+#[test]
+fn the_release_is_named_and_an_older_one_noted() {
+    let capture = messages(vec![tool("local", &"Sentence here. ".repeat(120))]);
+    let current = run(&capture, Strategy::Progressive);
+    assert_eq!(current.outcomes[0].reason, "description whitespace normalized, cut to leading sentences within 1500 chars");
+    assert!(!current.notes.iter().any(|n| n.text.contains("older release")));
+    let older = project(&capture, Strategy::Progressive, &release("0.169.2"));
+    assert!(
+        older.notes.iter().any(|n| n.text
+            == "reproduces vtcode-core 0.169.2, an older release (vtcode.release=0.169.2); the current release is vtcode-core 0.181.2"),
+        "{:?}",
+        older.notes
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// `search`: vtcode-core 0.181.2's `SessionToolCatalog::model_tools` with tool search (section 6).
+// The `session_tool_catalog` tests that apply to a captured list, carried with their outputs.
+
+fn responses(tools: Vec<Value>) -> Capture {
+    Capture::from_value(json!({"model": "gpt-5", "input": "hi", "tools": tools})).unwrap()
+}
+
+fn chat(tools: Vec<Value>) -> Capture {
+    Capture::from_value(json!({
+        "model": "gpt-4o",
+        "messages": [{"role": "user", "content": "hi"}],
+        "tools": tools.into_iter().map(|t| json!({"type": "function", "function": {
+            "name": t["name"], "description": t["description"], "parameters": t["input_schema"]}})).collect::<Vec<_>>(),
+    }))
+    .unwrap()
+}
+
+fn responses_tool(name: &str, description: &str) -> Value {
+    json!({"type": "function", "name": name, "description": description,
+        "parameters": {"type": "object", "properties": {}}})
+}
+
+fn search_with(capture: &Capture, pairs: &[&str]) -> Projection {
+    let mut settings = Settings::default();
+    for pair in pairs {
+        settings.apply(pair).unwrap();
+    }
+    project(capture, Strategy::Search, &settings)
+}
+
+/// Each sent entry's label with its `defer_loading` mark.
+fn deferral(capture: &Capture, projection: &Projection) -> Vec<(String, bool)> {
+    sent(capture, projection)
+        .iter()
+        .map(|entry| {
+            let name = entry["name"]
+                .as_str()
+                .or_else(|| entry["function"]["name"].as_str())
+                .map_or_else(|| format!("<{}>", entry["type"].as_str().unwrap()), str::to_owned);
+            (name, entry.get("defer_loading") == Some(&json!(true)))
+        })
+        .collect()
+}
+
+fn context7(count: usize) -> Vec<Value> {
+    let mut tools = vec![
+        responses_tool("exec_command", "Run command"),
+        responses_tool("mcp__context7__search", "search docs"),
+    ];
+    tools.extend(
+        (0..count).map(|i| responses_tool(&format!("mcp__context7__resolve_{i}"), &format!("resolve docs {i}"))),
+    );
+    tools
+}
+
+#[test]
+fn openai_policy_injects_tool_search_for_large_catalogs() {
+    let capture = responses(context7(15));
+    let projection = search_with(&capture, &["search.always=mcp__context7__search"]);
+    let marks = deferral(&capture, &projection);
+    assert_eq!(marks.len(), 18);
+    assert_eq!(marks[0], ("exec_command".to_owned(), false));
+    assert_eq!(marks[1], ("mcp__context7__search".to_owned(), false));
+    assert_eq!(marks[2], ("mcp__context7__resolve_0".to_owned(), true));
+    assert!(marks[2..17].iter().all(|(_, deferred)| *deferred));
+    assert_eq!(marks[17], ("<tool_search>".to_owned(), false));
+    let tools = sent(&capture, &projection);
+    assert_eq!(
+        toolprism::tool::compact(&tools[2]),
+        r#"{"type":"function","name":"mcp__context7__resolve_0","description":"resolve docs 0","parameters":{"type":"object","properties":{}},"defer_loading":true}"#
+    );
+    assert_eq!(toolprism::tool::compact(&tools[17]), r#"{"type":"tool_search"}"#);
+    assert_eq!(projection.outcomes[2].status, Status::Changed);
+    assert_eq!(projection.outcomes[17].status, Status::Added);
+}
+
+#[test]
+fn openai_policy_deferred_for_small_mcp_catalog() {
+    let capture = responses(vec![
+        responses_tool("mcp__context7__search", "search docs"),
+        responses_tool("mcp__context7__resolve", "resolve docs"),
+    ]);
+    let projection = search_with(&capture, &["search.always=mcp__context7__search"]);
+    assert_eq!(
+        deferral(&capture, &projection),
+        vec![
+            ("mcp__context7__search".to_owned(), false),
+            ("mcp__context7__resolve".to_owned(), true),
+            ("<tool_search>".to_owned(), false),
+        ]
+    );
+}
+
+#[test]
+fn always_available_tools_match_registration_names_and_aliases() {
+    let capture = responses(vec![
+        responses_tool("mcp__context7__search", "search docs"),
+        responses_tool("dynamic_skill_tool", "dynamic skill tool"),
+    ]);
+    let projection = search_with(
+        &capture,
+        &["search.always=mcp::context7::search,dynamic_skill_tool"],
+    );
+    assert_eq!(
+        deferral(&capture, &projection),
+        vec![
+            ("mcp__context7__search".to_owned(), false),
+            ("dynamic_skill_tool".to_owned(), false),
+        ]
+    );
+    assert_eq!(projection.status, toolprism::ProjectionStatus::NotApplicable(
+        "every tool is in vtcode's core set and search.always (mcp::context7::search, dynamic_skill_tool): nothing to defer".to_owned()
+    ));
+}
+
+#[test]
+fn small_mcp_catalog_is_deferred_despite_low_tool_count() {
+    let capture = messages(vec![
+        tool("exec_command", "Run command"),
+        tool("mcp__context7__search", "search docs"),
+    ]);
+    let projection = run(&capture, Strategy::Search);
+    assert_eq!(
+        deferral(&capture, &projection),
+        vec![
+            ("exec_command".to_owned(), false),
+            ("mcp__context7__search".to_owned(), true),
+            ("tool_search_tool_regex".to_owned(), false),
+        ]
+    );
+    let tools = sent(&capture, &projection);
+    assert_eq!(
+        toolprism::tool::compact(&tools[1]),
+        r#"{"name":"mcp__context7__search","description":"search docs","input_schema":{"type":"object","properties":{}},"defer_loading":true}"#
+    );
+    assert_eq!(
+        toolprism::tool::compact(&tools[2]),
+        r#"{"type":"tool_search_tool_regex_20251119","name":"tool_search_tool_regex"}"#
+    );
+    let bm25 = search_with(&capture, &["search.algorithm=bm25"]);
+    assert_eq!(
+        toolprism::tool::compact(&sent(&capture, &bm25)[2]),
+        r#"{"type":"tool_search_tool_bm25_20251119","name":"tool_search_tool_bm25"}"#
+    );
+}
+
+#[test]
+fn client_local_policy_deferred_for_small_mcp_catalog() {
+    let capture = chat(vec![
+        tool("exec_command", "Run command"),
+        tool("mcp_search_tools", "Search MCP tools"),
+        tool("mcp__context7__search", "search docs"),
+    ]);
+    let projection = run(&capture, Strategy::Search);
+    // Client-local: the deferred definition leaves the request; mcp_search_tools stays.
+    assert_eq!(
+        deferral(&capture, &projection),
+        vec![
+            ("exec_command".to_owned(), false),
+            ("mcp_search_tools".to_owned(), false),
+        ]
+    );
+    assert_eq!(projection.outcomes[2].status, Status::Deferred);
+}
+
+#[test]
+fn client_local_policy_exposes_small_builtin_catalog_directly() {
+    let capture = chat(vec![
+        tool("exec_command", "Run command"),
+        tool("code_search", "Search code"),
+        tool("read_file", "Read file"),
+    ]);
+    let projection = run(&capture, Strategy::Search);
+    assert_eq!(deferral(&capture, &projection).len(), 3);
+    assert!(projection.outcomes.iter().all(|o| o.status == Status::Kept));
+    assert!(projection.notes.iter().any(|n| n.text.starts_with("client-local search does not qualify (no MCP tool, 1 deferable (omitted from 15)")), "{:?}", projection.notes);
+}
+
+#[test]
+fn client_local_policy_defers_large_builtin_catalog() {
+    let mut tools = vec![tool("exec_command", "Run command"), tool("code_search", "Search code")];
+    tools.extend((0..15).map(|i| tool(&format!("extra_builtin_{i}"), &format!("extra builtin {i}"))));
+    let capture = chat(tools);
+    let projection = run(&capture, Strategy::Search);
+    assert_eq!(
+        deferral(&capture, &projection),
+        vec![("exec_command".to_owned(), false), ("code_search".to_owned(), false)]
+    );
+    // One short of the threshold: every tool stays.
+    let mut tools = vec![tool("exec_command", "Run command")];
+    tools.extend((0..14).map(|i| tool(&format!("extra_builtin_{i}"), "x")));
+    let capture = chat(tools);
+    assert_eq!(deferral(&capture, &run(&capture, Strategy::Search)).len(), 15);
+}
+
+#[test]
+fn catalog_would_benefit_from_deferral_detects_each_trigger() {
+    // The schema-token budget: one builtin whose estimate is exactly 4,000 stays; 4,001 goes.
+    let big = |pad: usize| {
+        json!({"name": "big", "description": "d", "input_schema": {"type": "object", "properties": {
+            "x": {"type": "string", "enum": ["y".repeat(pad)]}}}})
+    };
+    let overhead = toolprism::strategies::search::estimate_tokens(&big(0));
+    let bytes_at = |pad: usize| {
+        serde_json::to_string(&json!({"name": "big", "description": "d",
+            "parameters": big(pad)["input_schema"].clone()})).unwrap().len()
+    };
+    let pad = 16_000 - bytes_at(0);
+    assert_eq!(bytes_at(pad), 16_000);
+    assert!(overhead < 4_000);
+    let at_budget = chat(vec![tool("exec_command", "Run"), big(pad)]);
+    assert_eq!(toolprism::strategies::search::estimate_tokens(&big(pad)), 4_000);
+    // exec_command's own estimate adds a few tokens: pad down by them.
+    let exec = toolprism::strategies::search::estimate_tokens(&tool("exec_command", "Run"));
+    let at_budget = if exec > 0 { chat(vec![tool("exec_command", "Run"), big(pad - 4 * exec)]) } else { at_budget };
+    assert_eq!(deferral(&at_budget, &run(&at_budget, Strategy::Search)).len(), 2);
+    let over = chat(vec![tool("exec_command", "Run"), big(pad - 4 * exec + 4)]);
+    assert_eq!(
+        deferral(&over, &run(&over, Strategy::Search)),
+        vec![("exec_command".to_owned(), false)]
+    );
+}
+
+#[test]
+fn workflow_coordination_tools_stay_eager_under_hosted_deferral_outside_planning() {
+    let capture = responses(vec![
+        responses_tool("task_tracker", "tool"),
+        responses_tool("start_planning", "tool"),
+        responses_tool("agent", "tool"),
+    ]);
+    let projection = run(&capture, Strategy::Search);
+    assert_eq!(
+        deferral(&capture, &projection),
+        vec![
+            ("task_tracker".to_owned(), false),
+            ("start_planning".to_owned(), false),
+            ("agent".to_owned(), true),
+            ("<tool_search>".to_owned(), false),
+        ]
+    );
+}
+
+#[test]
+fn mcp_deferral_keeps_first_request_wire_payload_near_baseline() {
+    let core = || {
+        vec![
+            tool("exec_command", "Run a shell command in the workspace sandbox."),
+            tool("apply_patch", "Apply a structured patch to files."),
+            tool("mcp_search_tools", "Search across deferred MCP tools by keyword."),
+            tool("code_search", "Search the codebase symbol index."),
+        ]
+    };
+    let mut tools = core();
+    for server in ["context7", "filesystem", "github", "slack", "postgres"] {
+        for index in 0..4 {
+            let mut entry = tool(
+                &format!("mcp__{server}__op_{index}"),
+                &format!("{server} operation {index}: query and mutate {server} resources with paging and filters."),
+            );
+            entry["input_schema"] = json!({"type": "object", "properties": {
+                "query": {"type": "string", "description": "The lookup query."},
+                "limit": {"type": "integer", "description": "Max results to return."}},
+                "required": ["query"]});
+            tools.push(entry);
+        }
+    }
+    let wire_tokens = |capture: &Capture, projection: &Projection| -> usize {
+        sent(capture, projection)
+            .iter()
+            .map(toolprism::strategies::search::estimate_tokens)
+            .sum()
+    };
+    let capture = chat(tools);
+    let eager = wire_tokens(&capture, &run(&capture, Strategy::Original));
+    let deferred = wire_tokens(&capture, &run(&capture, Strategy::Search));
+    let baseline_capture = chat(core());
+    let baseline = wire_tokens(&baseline_capture, &run(&baseline_capture, Strategy::Search));
+    assert!(eager >= deferred * 3, "{eager} {deferred}");
+    assert!(deferred <= baseline * 5 / 4, "{deferred} {baseline}");
+}
+
+#[test]
+fn search_defers_with_progressive_projection_and_counts_context_tokens() {
+    use toolprism::measure::{Encoding, TokenCounter};
+    let long = "Sentence here. ".repeat(120);
+    let capture = messages(vec![
+        tool("exec_command", "Run command"),
+        tool("mcp__docs__lookup", &long),
+        json!({"type": "web_search_20250305", "name": "web_search"}),
+    ]);
+    let projection = run(&capture, Strategy::Search);
+    let tools = sent(&capture, &projection);
+    // The MCP description is held to vtcode's MCP cap before it is marked.
+    assert_eq!(tools[1]["description"].as_str().unwrap().chars().count(), 509);
+    assert_eq!(tools[1]["defer_loading"], json!(true));
+    // Anthropic's own web search tool is the provider's: never deferred.
+    assert_eq!(tools[2], json!({"type": "web_search_20250305", "name": "web_search"}));
+    assert_eq!(tools.len(), 4);
+    let counter = TokenCounter::new(Encoding::O200kBase);
+    let report = toolprism::report::report(&capture, "x.json", &[Strategy::Search], &Settings::default(), &counter);
+    let figures = &report.strategies[0];
+    assert!(figures.context_tokens.unwrap() < figures.tools_tokens.unwrap());
+    assert_eq!(figures.origin, Some("vtcode-core 0.181.2"));
+    assert!(figures.saved_tokens.unwrap() > 0);
+}
+
+#[test]
+fn search_tool_choice_on_a_deferred_tool_is_an_error_only_client_local() {
+    let mut body = json!({
+        "model": "gpt-4o",
+        "messages": [{"role": "user", "content": "hi"}],
+        "tools": [{"type": "function", "function": {"name": "mcp__a__b", "description": "d", "parameters": {}}}],
+        "tool_choice": {"type": "function", "function": {"name": "mcp__a__b"}},
+    });
+    let capture = Capture::from_value(body.clone()).unwrap();
+    let projection = run(&capture, Strategy::Search);
+    assert!(!projection.request_valid);
+    body["tool_choice"] = json!("auto");
+    let hosted = search_with(&Capture::from_value(body).unwrap(), &["search.provider=openai"]);
+    assert!(hosted.request_valid);
+}
+
+/// vtcode-utility-tool-specs 0.181.2 `parse_mcp_tool_visibility_matrix`, as vtcode-mcp's
+/// `list_tools` applies it: a tool without model visibility is not listed to the model.
+#[test]
+fn parse_mcp_tool_visibility_matrix() {
+    let cases = [
+        (json!(null), true),
+        (json!({"ui": {"resourceUri": "ui://demo/app.html"}}), true),
+        (json!({"ui": {"visibility": ["model", "app"]}}), true),
+        (json!({"ui": {"visibility": ["app"]}}), false),
+        (json!({"ui": {"visibility": ["model"]}}), true),
+        (json!({"ui": {"visibility": []}}), false),
+        (json!({"ui": {"visibility": ["model", "hologram"]}}), true),
+        (json!({"ui": {"visibility": "model"}}), false),
+    ];
+    let tools: Vec<Value> = cases
+        .iter()
+        .enumerate()
+        .map(|(i, (meta, _))| {
+            let mut entry = json!({"name": format!("t{i}"), "description": "Does it.", "inputSchema": {"type": "object"}});
+            if !meta.is_null() {
+                entry["_meta"] = meta.clone();
+            }
+            entry
+        })
+        .collect();
+    let capture = Capture::from_value(json!({"tools": tools})).unwrap();
+    let visible: Vec<String> = cases
+        .iter()
+        .enumerate()
+        .filter(|(_, (_, model))| *model)
+        .map(|(i, _)| format!("t{i}"))
+        .collect();
+    for strategy in [Strategy::Full, Strategy::Progressive, Strategy::Minimal, Strategy::Search] {
+        let projection = run(&capture, strategy);
+        let names: Vec<String> = sent(&capture, &projection)
+            .iter()
+            .map(|t| t["name"].as_str().unwrap().to_owned())
+            .collect();
+        assert_eq!(names, visible, "{strategy}");
+        assert_eq!(projection.outcomes[3].status, Status::Removed);
+    }
+    // vtcode-core 0.169.2 listed every tool.
+    let seed = project(&capture, Strategy::Full, &release("0.169.2"));
+    assert_eq!(sent(&capture, &seed).len(), cases.len());
 }

@@ -1,4 +1,7 @@
 //! zero's deferred loading (`defer`, `defer-catalog`): STRATEGIES.md section 4.
+//!
+//! Most tests pin the seed's release (`zero.release=2ea36cf`, the reminder form, threshold 10);
+//! those at the end run zero 0.8.0, the default.
 
 use serde_json::{Value, json};
 use toolprism::projection::Status;
@@ -55,8 +58,10 @@ fn small_messages() -> Value {
     })
 }
 
+/// The seed's release (zero 2ea36cf) with these settings.
 fn settings(pairs: &[&str]) -> Settings {
     let mut settings = Settings::default();
+    settings.apply("zero.release=2ea36cf").expect("valid setting");
     for pair in pairs {
         settings.apply(pair).expect("valid setting");
     }
@@ -178,12 +183,12 @@ fn defer_sorts_the_loader_among_the_others_catalog_puts_it_last() {
     tools.push(json!({"name": "zeta", "description": "z", "input_schema": {"type": "object"}}));
     tools.push(json!({"name": "alpha", "description": "a", "input_schema": {"type": "object"}}));
     let capture = load(body);
-    let defer = project(&capture, Strategy::Defer, &Settings::default());
+    let defer = project(&capture, Strategy::Defer, &settings(&[]));
     assert_eq!(
         sent_names(&defer, &capture),
         ["alpha", "tool_search", "zeta"]
     );
-    let catalog = project(&capture, Strategy::DeferCatalog, &Settings::default());
+    let catalog = project(&capture, Strategy::DeferCatalog, &settings(&[]));
     assert_eq!(
         sent_names(&catalog, &capture),
         ["alpha", "zeta", "tool_search"]
@@ -193,7 +198,7 @@ fn defer_sorts_the_loader_among_the_others_catalog_puts_it_last() {
 #[test]
 fn threshold_nine_of_ten_is_inactive() {
     let capture = load(many(9, 2));
-    let projection = project(&capture, Strategy::Defer, &Settings::default());
+    let projection = project(&capture, Strategy::Defer, &settings(&[]));
     assert_eq!(projection.added_text, None);
     assert_eq!(projection.tool_count(), 11);
     assert!(!sent_names(&projection, &capture).contains(&"tool_search".to_owned()));
@@ -205,7 +210,7 @@ fn threshold_nine_of_ten_is_inactive() {
 #[test]
 fn threshold_ten_of_ten_is_active() {
     let capture = load(many(10, 2));
-    let projection = project(&capture, Strategy::Defer, &Settings::default());
+    let projection = project(&capture, Strategy::Defer, &settings(&[]));
     let deferred = projection
         .outcomes
         .iter()
@@ -240,7 +245,7 @@ fn threshold_zero_disables() {
 #[test]
 fn eligible_all_defers_builtin_tools() {
     let capture = load(many(0, 10));
-    let mcp_only = project(&capture, Strategy::Defer, &Settings::default());
+    let mcp_only = project(&capture, Strategy::Defer, &settings(&[]));
     assert_eq!(mcp_only.added_text, None);
     let all = project(
         &capture,
@@ -284,7 +289,7 @@ fn inactive_sorts_by_name_in_byte_order() {
             {"name": "Éclair", "input_schema": {"type": "object"}}
         ]
     }));
-    let projection = project(&capture, Strategy::Defer, &Settings::default());
+    let projection = project(&capture, Strategy::Defer, &settings(&[]));
     assert_eq!(
         sent_names(&projection, &capture),
         ["Zeta", "_x", "alpha", "beta", "Éclair"]
@@ -325,7 +330,7 @@ fn capture_tool_search_is_replaced_when_active_and_dropped_when_inactive() {
         "input_schema": {"type": "object", "properties": {"q": {"type": "string"}}}
     }));
     let capture = load(body);
-    let active = project(&capture, Strategy::Defer, &Settings::default());
+    let active = project(&capture, Strategy::Defer, &settings(&[]));
     let names = sent_names(&active, &capture);
     assert_eq!(names, ["tool_search"]);
     let loader = active.tools(&capture).next().unwrap();
@@ -676,7 +681,7 @@ fn no_tools_no_change() {
     let capture = load(
         json!({"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "hi"}]}),
     );
-    let projection = project(&capture, Strategy::Defer, &Settings::default());
+    let projection = project(&capture, Strategy::Defer, &settings(&[]));
     assert_eq!(projection.added_text, None);
     assert_eq!(projection.request_body(&capture), *capture.body());
 }
@@ -685,8 +690,8 @@ fn no_tools_no_change() {
 fn projection_is_deterministic() {
     let capture = load(many(12, 3));
     for strategy in [Strategy::Defer, Strategy::DeferCatalog] {
-        let a = project(&capture, strategy, &Settings::default());
-        let b = project(&capture, strategy, &Settings::default());
+        let a = project(&capture, strategy, &settings(&[]));
+        let b = project(&capture, strategy, &settings(&[]));
         assert_eq!(a.request_body(&capture), b.request_body(&capture));
         assert_eq!(a.added_text, b.added_text);
     }
@@ -699,7 +704,7 @@ fn mcp_list_without_prefixes_suggests_eligible_all() {
         .collect();
     let capture = load(json!({"tools": tools}));
     let hint = "a tools/list names its tools without an MCP prefix: defer.eligible=all treats them all as MCP tools";
-    let inactive = project(&capture, Strategy::Defer, &Settings::default());
+    let inactive = project(&capture, Strategy::Defer, &settings(&[]));
     assert!(inactive.notes.iter().any(|n| n.text == hint));
     let active = project(
         &capture,
@@ -801,7 +806,7 @@ fn withheld_line_uses_the_converted_schema() {
         "required": [" query "]
     });
     let capture = load(body);
-    let projection = project(&capture, Strategy::Defer, &Settings::default());
+    let projection = project(&capture, Strategy::Defer, &settings(&[]));
     let reminder = projection.added_text.clone().expect("a reminder");
     assert!(reminder.contains(
         "\nmcp__srv__tool_00: MCP tool 0. | server: srv | inputs (* required): query (string)*\n"
@@ -976,7 +981,7 @@ fn partition_tools_inactive_is_byte_identical_and_drops_tool_search() {
 #[test]
 fn partition_tools_below_threshold_inactive() {
     let capture = load(many(2, 0));
-    let projection = project(&capture, Strategy::Defer, &Settings::default());
+    let projection = project(&capture, Strategy::Defer, &settings(&[]));
     assert_eq!(
         sent_names(&projection, &capture),
         ["mcp__srv__tool_00", "mcp__srv__tool_01"]
@@ -1049,4 +1054,225 @@ fn hosted_entries_are_never_deferred() {
             assert!(!reminder.contains("deepwiki") && !reminder.contains("web_search"));
         }
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// zero 0.8.0 (commit ad34dc8, the default): `internal/tools/deferred.go`, `tool_search.go` and the
+// agent loop's `partitionToolsCached`; their tests carried with exact outputs.
+
+use toolprism::strategies::zero::{NO_DEFERRED_TOOLS, discovery_line, tool_search_description};
+
+const CATALOG_HEAD: &str = "# Tool discovery\n\nSearches over deferred tool metadata and exposes matching tools for the next model call.\n\nDeferred tools available through `tool_search`:\n";
+const CATALOG_TAIL: &str = "\nUse query `select:Name1,Name2` for exact names from this list, or use keywords to search tool names and descriptions. Do not call `tool_search` for tools already present in the current tool list.";
+
+/// zero 0.8.0 (the default) with these settings.
+fn current(pairs: &[&str]) -> Settings {
+    let mut settings = Settings::default();
+    for pair in pairs {
+        settings.apply(pair).expect("valid setting");
+    }
+    settings
+}
+
+fn anthropic(names: &[&str]) -> Capture {
+    let tools: Vec<Value> = names
+        .iter()
+        .map(|name| json!({"name": name, "description": format!("{name} tool"), "input_schema": {"type": "object"}}))
+        .collect();
+    load(json!({"model": "m", "messages": [{"role": "user", "content": "go"}], "tools": tools}))
+}
+
+fn loader_description(projection: &Projection, capture: &Capture) -> String {
+    projection
+        .tools(capture)
+        .find(|t| t["name"] == "tool_search")
+        .expect("tool_search sent")["description"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+#[test]
+fn build_tool_search_description_no_sources_still_describes_discovery() {
+    let text = tool_search_description([], &current(&[]));
+    assert_eq!(text, format!("{CATALOG_HEAD}{NO_DEFERRED_TOOLS}{CATALOG_TAIL}"));
+    for want in ["# Tool discovery", "No deferred tools are currently hidden.", "tool_search"] {
+        assert!(text.contains(want));
+    }
+}
+
+#[test]
+fn build_tool_search_description_lists_compact_tool_names_and_sources() {
+    let settings = current(&[]);
+    let text = tool_search_description(["swarm_spawn", "mcp_github_create_issue"], &settings);
+    assert_eq!(
+        text,
+        format!("{CATALOG_HEAD}- mcp_github_create_issue — github\n- swarm_spawn — swarm{CATALOG_TAIL}")
+    );
+    assert!(!text.contains("Spawn a worker"));
+}
+
+#[test]
+fn deferred_source_of_non_mcp_tools_is_the_first_name_segment() {
+    let settings = current(&[]);
+    assert_eq!(discovery_line("swarm_spawn", &settings), "swarm_spawn — swarm");
+    assert_eq!(discovery_line("read_file", &settings), "read_file — read");
+    // A source equal to the name is left out; a blank name has no line.
+    assert_eq!(discovery_line("bash", &settings), "bash");
+    assert_eq!(discovery_line("_private", &settings), "_private");
+    assert_eq!(discovery_line("  ", &settings), "");
+    // MCP tools: the server (derived from the name, as zero's reported one).
+    assert_eq!(discovery_line("mcp__srv__a", &settings), "mcp__srv__a — srv");
+    assert_eq!(discovery_line("mcp_weather_forecast", &settings), "mcp_weather_forecast — weather");
+    assert_eq!(discovery_line("mcp_github", &settings), "mcp_github — mcp");
+}
+
+#[test]
+fn zero_0_8_0_defaults_threshold_three_and_one_form() {
+    let settings = current(&[]);
+    assert_eq!(settings.defer_threshold, 3);
+    let two = anthropic(&["read_file", "mcp__a__x", "mcp__a__y"]);
+    let inactive = project(&two, Strategy::Defer, &settings);
+    assert_eq!(sent_names(&inactive, &two), vec!["mcp__a__x", "mcp__a__y", "read_file"]);
+    let three = anthropic(&["read_file", "mcp__a__x", "mcp__a__y", "mcp__b__z"]);
+    let defer = project(&three, Strategy::Defer, &settings);
+    let catalog = project(&three, Strategy::DeferCatalog, &settings);
+    assert_eq!(sent_names(&defer, &three), vec!["read_file", "tool_search"]);
+    assert_eq!(defer.added_text, None);
+    let bytes = |p: &Projection| p.tools(&three).map(toolprism::tool::compact).collect::<Vec<_>>();
+    assert_eq!(bytes(&defer), bytes(&catalog));
+    assert_eq!(
+        loader_description(&defer, &three),
+        format!("{CATALOG_HEAD}- mcp__a__x — a\n- mcp__a__y — a\n- mcp__b__z — b{CATALOG_TAIL}")
+    );
+    // The seed's release keeps its reminder and threshold, and says it is older.
+    let seed = project(&three, Strategy::Defer, &settings_seed_threshold(3));
+    assert!(seed.added_text.is_some());
+    assert!(seed.notes.iter().any(|n| n.text
+        == "reproduces zero 2ea36cf, an older release (zero.release=2ea36cf); the current release is zero 0.8.0"));
+    assert!(!defer.notes.iter().any(|n| n.text.contains("older release")));
+}
+
+fn settings_seed_threshold(threshold: usize) -> Settings {
+    settings(&[&format!("defer.threshold={threshold}")])
+}
+
+#[test]
+fn zero_release_moves_the_threshold_default_only_until_it_is_set() {
+    let mut s = current(&[]);
+    s.apply("zero.release=2ea36cf").unwrap();
+    assert_eq!(s.defer_threshold, 10);
+    s.apply("defer.threshold=5").unwrap();
+    s.apply("zero.release=0.8.0").unwrap();
+    assert_eq!(s.defer_threshold, 5);
+    assert!(s.apply("zero.release=0.7.0").is_err());
+}
+
+#[test]
+fn zero_0_8_0_defers_its_own_deferred_builtins() {
+    let capture = anthropic(&["read_file", "bash", "web_fetch", "web_search", "swarm_spawn"]);
+    let projection = project(&capture, Strategy::Defer, &current(&[]));
+    assert_eq!(sent_names(&projection, &capture), vec!["read_file", "tool_search"]);
+    assert_eq!(
+        loader_description(&projection, &capture),
+        format!("{CATALOG_HEAD}- bash\n- swarm_spawn — swarm\n- web_fetch — web\n- web_search — web{CATALOG_TAIL}")
+    );
+    assert_eq!(status_of(&projection, "bash"), Status::Deferred);
+    // The seed's release defers MCP tools only.
+    let seed = project(&capture, Strategy::Defer, &settings(&["defer.threshold=1"]));
+    assert_eq!(seed.status, toolprism::ProjectionStatus::NotApplicable("deferring inactive: 0 of 5 tools eligible (MCP tools by mcp.prefixes), below defer.threshold=1; every tool sent in full, sorted by name".to_owned()));
+}
+
+#[test]
+fn zero_0_8_0_catalog_lines_are_distinct_and_sorted() {
+    let capture = anthropic(&["mcp__srv__b", "mcp__srv__a", "mcp__srv__b", "mcp__aa__c"]);
+    let projection = project(&capture, Strategy::Defer, &current(&[]));
+    assert_eq!(
+        loader_description(&projection, &capture),
+        format!("{CATALOG_HEAD}- mcp__aa__c — aa\n- mcp__srv__a — srv\n- mcp__srv__b — srv{CATALOG_TAIL}")
+    );
+}
+
+#[test]
+fn partition_tools_inactive_is_byte_identical_and_drops_tool_search_0_8_0() {
+    let capture = anthropic(&["read_file", "mcp__srv__a", "tool_search"]);
+    let projection = project(&capture, Strategy::Defer, &current(&["defer.threshold=0"]));
+    assert_eq!(sent_names(&projection, &capture), vec!["mcp__srv__a", "read_file"]);
+    assert_eq!(status_of(&projection, "mcp__srv__a"), Status::Kept);
+    assert_eq!(status_of(&projection, "tool_search"), Status::Removed);
+}
+
+#[test]
+fn partition_tools_below_threshold_inactive_0_8_0() {
+    let capture = anthropic(&["mcp__srv__a", "mcp__srv__b"]);
+    let projection = project(&capture, Strategy::Defer, &current(&["defer.threshold=10"]));
+    assert_eq!(sent_names(&projection, &capture), vec!["mcp__srv__a", "mcp__srv__b"]);
+}
+
+fn loaded(names: &[&str]) -> std::collections::BTreeSet<String> {
+    names.iter().map(|n| n.to_string()).collect()
+}
+
+#[test]
+fn partition_tools_active_hides_unloaded_exposes_loaded() {
+    let capture = anthropic(&["read_file", "tool_search", "mcp__srv__alpha", "mcp__srv__beta"]);
+    let projection = toolprism::pipeline::project_loaded(
+        &capture,
+        Strategy::Defer,
+        &current(&["defer.threshold=2"]),
+        &loaded(&["mcp__srv__alpha"]),
+    );
+    assert_eq!(
+        sent_names(&projection, &capture),
+        vec!["read_file", "tool_search", "mcp__srv__alpha"]
+    );
+    assert_eq!(status_of(&projection, "mcp__srv__beta"), Status::Deferred);
+    let description = loader_description(&projection, &capture);
+    assert!(description.contains("mcp__srv__alpha"), "the catalog keeps loaded names");
+    assert!(description.contains("mcp__srv__beta"));
+}
+
+#[test]
+fn partition_tools_active_appends_loaded_tool_after_eager_block() {
+    let capture = anthropic(&["zeta", "read_file", "mcp__srv__alpha", "mcp__srv__beta"]);
+    let projection = toolprism::pipeline::project_loaded(
+        &capture,
+        Strategy::DeferCatalog,
+        &current(&["defer.threshold=2"]),
+        &loaded(&["mcp__srv__alpha"]),
+    );
+    // Appended after tool_search, not sorted in among the eager tools.
+    assert_eq!(
+        sent_names(&projection, &capture),
+        vec!["read_file", "zeta", "tool_search", "mcp__srv__alpha"]
+    );
+    // The seed's catalog form sorted it among them.
+    let seed = toolprism::pipeline::project_loaded(
+        &capture,
+        Strategy::DeferCatalog,
+        &settings(&["defer.threshold=2"]),
+        &loaded(&["mcp__srv__alpha"]),
+    );
+    assert_eq!(
+        sent_names(&seed, &capture),
+        vec!["mcp__srv__alpha", "read_file", "zeta", "tool_search"]
+    );
+}
+
+#[test]
+fn partition_tools_active_nothing_hidden_keeps_stable_catalog() {
+    let capture = anthropic(&["mcp__srv__alpha", "mcp__srv__beta"]);
+    let settings = current(&["defer.threshold=2"]);
+    let before = project(&capture, Strategy::Defer, &settings);
+    let after = toolprism::pipeline::project_loaded(
+        &capture,
+        Strategy::Defer,
+        &settings,
+        &loaded(&["mcp__srv__alpha", "mcp__srv__beta"]),
+    );
+    assert_eq!(
+        sent_names(&after, &capture),
+        vec!["tool_search", "mcp__srv__alpha", "mcp__srv__beta"]
+    );
+    assert_eq!(loader_description(&before, &capture), loader_description(&after, &capture));
 }

@@ -491,9 +491,15 @@ fn run(cli: Cli) -> Result<Output, Failure> {
             let mut text = String::new();
             let defaults = Settings::default();
             for strategy in Strategy::ALL {
-                let origin = match strategy.release(&defaults) {
-                    Some(release) => format!("{}, {release}", strategy.family()),
-                    None => strategy.family().to_owned(),
+                // The defaults reproduce each origin's current release; name the older one a
+                // setting selects.
+                let origin = match (strategy.release(&defaults), strategy.older_release()) {
+                    (Some(release), Some((set, older))) => format!(
+                        "{}, {release}, current; {older} with --set {set}",
+                        strategy.family()
+                    ),
+                    (Some(release), None) => format!("{}, {release}, current", strategy.family()),
+                    (None, _) => strategy.family().to_owned(),
                 };
                 text.push_str(&format!(
                     "{:<width$}  {} ({origin})\n",

@@ -1,18 +1,41 @@
-//! The four origins' rules, one module each. Every function here is pure: it reads the capture
-//! and the settings and returns a [`Draft`].
+//! The four origins' rules, one module each (vtcode's tool search has its own, [`search`]).
+//! Every function here is pure: it reads the capture and the settings and returns a [`Draft`].
 
 pub mod a3s;
 pub mod leanctx;
+pub mod search;
 pub mod vtcode;
 pub mod zero;
 
 use crate::capture::Capture;
-use crate::projection::Draft;
+use crate::projection::{Draft, Note};
 use crate::settings::Settings;
 use crate::strategy::Strategy;
 
 /// Run one strategy's rules.
 pub fn draft(capture: &Capture, strategy: Strategy, settings: &Settings) -> Draft {
+    let mut draft = rules(capture, strategy, settings);
+    // zero's module names its release itself: sessions call it without this function.
+    if !matches!(strategy, Strategy::Defer | Strategy::DeferCatalog)
+        && let Some(note) = older_release_note(strategy, settings)
+    {
+        draft.notes.push(note);
+    }
+    draft
+}
+
+/// The note a strategy carries when a setting selects an older release of its origin than the
+/// current one.
+pub fn older_release_note(strategy: Strategy, settings: &Settings) -> Option<Note> {
+    let (key, current) = strategy.newer_release(settings)?;
+    let release = strategy.release(settings)?;
+    Some(Note::info(format!(
+        "reproduces {release}, an older release ({key}={}); the current release is {current}",
+        settings.get(key).unwrap_or_default()
+    )))
+}
+
+fn rules(capture: &Capture, strategy: Strategy, settings: &Settings) -> Draft {
     match strategy {
         Strategy::Original => Draft::unchanged(capture),
         Strategy::Full => vtcode::project(capture, vtcode::Mode::Full, settings),
@@ -25,5 +48,6 @@ pub fn draft(capture: &Capture, strategy: Strategy, settings: &Settings) -> Draf
         Strategy::Shorten => leanctx::project(capture, settings),
         Strategy::Defer => zero::project(capture, zero::Form::Reminder, settings),
         Strategy::DeferCatalog => zero::project(capture, zero::Form::Catalog, settings),
+        Strategy::Search => search::project(capture, settings),
     }
 }

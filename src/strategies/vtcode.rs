@@ -6,13 +6,18 @@
 //! description vtcode itself fenced as untrusted MCP metadata (section 1.1) is projected from the
 //! fenced text and fenced again, except in `minimal`. The modes never reorder, add or remove
 //! tools.
+//!
+//! Releases (`vtcode.release`): vtcode-core 0.181.2 (the default) raised the progressive budget
+//! from 1024 to 1500 chars; its whitespace collapse (`collapse_whitespace`) splits on the same
+//! Unicode White_Space as 0.169.2's `split_whitespace` join, and its MCP fence and caps are
+//! unchanged, so the release only moves `vtcode.progressive`'s default.
 
 use rayon::prelude::*;
 use serde_json::Value;
 
 use crate::capture::Capture;
-use crate::projection::{Draft, Note, SentTool};
-use crate::settings::Settings;
+use crate::projection::{Draft, Note, SentTool, Status};
+use crate::settings::{Settings, VtcodeRelease};
 use crate::tool;
 
 /// The sentence whose presence marks a description as framed by vtcode's MCP fence.
@@ -66,18 +71,73 @@ pub fn project(capture: &Capture, mode: Mode, settings: &Settings) -> Draft {
         })
         .collect();
     let mut tally = Tally::default();
+    let hides = hides_app_only(capture, settings);
+    let mut dropped = Vec::new();
     let sent = projected
         .into_iter()
-        .map(|(sent, one)| {
+        .enumerate()
+        .filter_map(|(index, (sent, one))| {
+            if hides && app_only(&capture.tools()[index]) {
+                dropped.push((index, Status::Removed, APP_ONLY_REASON.to_owned()));
+                return None;
+            }
             tally.add(&one);
-            sent
+            Some(sent)
         })
         .collect();
+    let mut notes = tally.notes(mode, settings, capture.tools().len());
+    if !dropped.is_empty() {
+        notes.push(app_only_note(dropped.len()));
+    }
     Draft {
         sent: Some(sent),
-        notes: tally.notes(mode, settings, capture.tools().len()),
+        dropped,
+        notes,
         ..Draft::default()
     }
+}
+
+/// Why an app-only MCP tool is not sent.
+pub(crate) const APP_ONLY_REASON: &str =
+    "app-only MCP tool (_meta.ui.visibility without \"model\"): vtcode-core 0.181.2 hides it from the model";
+
+/// Whether vtcode-core's MCP client hides app-only tools from this capture: a server's
+/// `tools/list` (only it carries `_meta`), under 0.181.2 (0.169.2 listed every tool).
+pub(crate) fn hides_app_only(capture: &Capture, settings: &Settings) -> bool {
+    capture.shape() == crate::capture::Shape::McpToolsList
+        && settings.vtcode_release == VtcodeRelease::V0_181_2
+}
+
+/// Whether an MCP tool is for the app only (SEP-1865 `_meta.ui.visibility`): a `visibility`
+/// array without `"model"`, or any other value there (vtcode fails closed on a malformed one).
+/// No `_meta.ui` object, or no `visibility` in it, means visible.
+pub(crate) fn app_only(entry: &Value) -> bool {
+    let Some(visibility) = entry
+        .get("_meta")
+        .and_then(|meta| meta.get("ui"))
+        .and_then(Value::as_object)
+        .and_then(|ui| ui.get("visibility"))
+    else {
+        return false;
+    };
+    match visibility {
+        Value::Array(audiences) => !audiences.iter().any(|a| a == "model"),
+        _ => true,
+    }
+}
+
+/// The note for `count` hidden app-only tools.
+pub(crate) fn app_only_note(count: usize) -> Note {
+    Note::info(format!(
+        "{} app-only (_meta.ui.visibility without \"model\"): vtcode-core 0.181.2's MCP client lists it for the app, not the model",
+        plural(count, "MCP tool is", "MCP tools are")
+    ))
+}
+
+/// One entry under `progressive` as vtcode-core's session catalog projects it before sending
+/// (`search` reuses it): the projected entry and why, or `None` when it stays as it is.
+pub(crate) fn progressive_entry(entry: &Value, settings: &Settings) -> Option<(Value, String)> {
+    project_entry(entry, Mode::Progressive, settings, &mut Tally::default())
 }
 
 /// Counts across the tool list, for the notes.

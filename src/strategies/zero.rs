@@ -5,6 +5,19 @@
 //! `<system-reminder>` message (zero's earlier form); `defer-catalog` lists them in
 //! `tool_search`'s own description (its current form).
 //!
+//! Releases (`zero.release`): zero 0.8.0 (commit ad34dc8, the default) moved the discovery list
+//! into `tool_search`'s description (commit b8b0bb7), so under 0.8.0 `defer` is `defer-catalog`.
+//! Its rules, read from `internal/agent/loop.go` (`partitionToolsCached`),
+//! `internal/tools/deferred.go` and `registry.go`:
+//! - threshold 3 (was 10); eligible: MCP tools and zero's own built-ins that it marks deferred
+//!   (`bash`, `web_fetch`, `web_search`, `browser_*`, `swarm_*`, ... see [`ZERO_DEFERRED_BUILTINS`]);
+//! - active layout: the eager tools sorted by name, then `tool_search`, then the loaded
+//!   deferred tools sorted by name (appended, so a load never shifts the cached prefix);
+//! - the catalog lists every deferred tool, loaded ones included (it stays byte-stable as tools
+//!   load): one `name — source` line per distinct line, lines sorted in byte order; the source
+//!   of a tool without a server is its name's first `_` segment (`swarm_spawn — swarm`), and a
+//!   line whose source equals the name is the name alone.
+//!
 //! Decisions toolprism makes where zero's rule does not carry over to a foreign capture:
 //! - zero orders withheld tools by a Go map walk, which varies per run; toolprism sorts them by
 //!   name (byte order, ties in capture order) so every projection is reproducible.
@@ -24,7 +37,7 @@ use serde_json::{Map, Value, json};
 
 use crate::capture::{Capture, Shape};
 use crate::projection::{Draft, SentTool, Status};
-use crate::settings::{Eligible, Settings};
+use crate::settings::{Eligible, Settings, ZeroRelease};
 use crate::tool;
 
 /// Where zero lists the deferred tools.
@@ -61,6 +74,98 @@ const REMINDER_TAIL: &str = "\n</system-reminder>";
 const CATALOG_HEAD: &str = "# Tool discovery\n\nSearches over deferred tool metadata and exposes matching tools for the next model call.\n\nDeferred tools available through `tool_search`:\n";
 
 const CATALOG_TAIL: &str = "\nUse query `select:Name1,Name2` for exact names from this list, or use keywords to search tool names and descriptions. Do not call `tool_search` for tools already present in the current tool list.";
+
+/// zero 0.8.0's own tools that it marks deferred (`deferred: true`, or a `Deferred()` that holds
+/// outside an active swarm): eligible by name under `defer.eligible=mcp`, as in zero's registry.
+pub const ZERO_DEFERRED_BUILTINS: &[&str] = &[
+    "bash",
+    "browser_action",
+    "browser_click",
+    "browser_connect",
+    "browser_install",
+    "browser_launch",
+    "browser_open",
+    "browser_press",
+    "browser_snapshot",
+    "browser_type",
+    "capture_artifact",
+    "desktop_action",
+    "desktop_snapshot",
+    "desktop_windows",
+    "list_sessions",
+    "lsp_navigate",
+    "send_message",
+    "swarm_collect",
+    "swarm_handoff",
+    "swarm_inbox",
+    "swarm_send",
+    "swarm_spawn",
+    "swarm_status",
+    "terminal_session",
+    "web_fetch",
+    "web_search",
+];
+
+/// The catalog's text when no deferred tool has a line (zero 0.8.0).
+pub const NO_DEFERRED_TOOLS: &str = "No deferred tools are currently hidden.";
+
+/// zero 0.8.0's source label of a deferred tool (`DeferredSource`): the MCP server (toolprism
+/// derives it from the name, [`server_label`]), else the `mcp_server_tool` token, else the
+/// name's first `_` segment when non-empty, else the whole name (trimmed).
+pub fn deferred_source<'a>(name: &'a str, settings: &Settings) -> &'a str {
+    if settings.is_mcp(name)
+        && let Some(server) = server_label(name).map(str::trim)
+        && !server.is_empty()
+    {
+        return server;
+    }
+    if let Some(server) = name.strip_prefix("mcp_").and_then(|rest| segment(rest, "_")) {
+        return server;
+    }
+    let name = name.trim();
+    match name.split_once('_') {
+        Some((prefix, _)) if !prefix.is_empty() => prefix,
+        _ => name,
+    }
+}
+
+/// zero 0.8.0's catalog line of one deferred tool (`DeferredToolDiscoveryLine`): `name — source`,
+/// or the name alone when the source is empty or the name itself; empty for a blank name.
+pub fn discovery_line(name: &str, settings: &Settings) -> String {
+    let trimmed = name.trim();
+    if trimmed.is_empty() {
+        return String::new();
+    }
+    let source = deferred_source(name, settings).trim();
+    if source.is_empty() || source == trimmed {
+        trimmed.to_owned()
+    } else {
+        format!("{trimmed} — {source}")
+    }
+}
+
+/// zero 0.8.0's `tool_search` description (`BuildToolSearchDescription`): the distinct lines of
+/// the deferred tools, sorted in byte order, each as `- line`.
+pub fn tool_search_description<'a>(
+    names: impl IntoIterator<Item = &'a str>,
+    settings: &Settings,
+) -> String {
+    let lines: BTreeSet<String> = names
+        .into_iter()
+        .map(|name| discovery_line(name, settings))
+        .filter(|line| !line.is_empty())
+        .collect();
+    let listed = if lines.is_empty() {
+        NO_DEFERRED_TOOLS.to_owned()
+    } else {
+        lines
+            .iter()
+            .map(|line| format!("- {line}"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    format!("{CATALOG_HEAD}{listed}{CATALOG_TAIL}")
+}
 
 /// `tool_search`'s parameter schema, keys in the order zero serializes them.
 pub fn tool_search_schema() -> Value {
@@ -335,6 +440,42 @@ pub fn project_loaded(
     settings: &Settings,
     loaded: &BTreeSet<String>,
 ) -> Draft {
+    let release = settings.zero_release;
+    // 0.8.0 has one form: the discovery list lives in tool_search's description.
+    let form = match release {
+        ZeroRelease::V0_8_0 => Form::Catalog,
+        ZeroRelease::C2ea36cf => form,
+    };
+    let mut draft = draft_for(capture, form, settings, loaded);
+    let strategy = match form {
+        Form::Reminder => crate::strategy::Strategy::Defer,
+        Form::Catalog => crate::strategy::Strategy::DeferCatalog,
+    };
+    if let Some(note) = crate::strategies::older_release_note(strategy, settings) {
+        draft.notes.push(note);
+    }
+    draft
+}
+
+/// Whether zero defers a tool of this name under the settings' eligibility and release.
+pub fn is_eligible(name: &str, settings: &Settings) -> bool {
+    match settings.defer_eligible {
+        Eligible::All => true,
+        Eligible::Mcp => {
+            settings.is_mcp(name)
+                || (settings.zero_release == ZeroRelease::V0_8_0
+                    && ZERO_DEFERRED_BUILTINS.contains(&name))
+        }
+    }
+}
+
+fn draft_for(
+    capture: &Capture,
+    form: Form,
+    settings: &Settings,
+    loaded: &BTreeSet<String>,
+) -> Draft {
+    let release = settings.zero_release;
     let tools = capture.tools();
     // Looked up once: sorting 100,000 names would otherwise look each up ~34 times.
     let names: Vec<&str> = tools
@@ -352,16 +493,15 @@ pub fn project_loaded(
     let (loaders, candidates): (Vec<usize>, Vec<usize>) = functions
         .into_iter()
         .partition(|&i| name_of(i) == TOOL_SEARCH);
-    let (eligible, others): (Vec<usize>, Vec<usize>) =
-        candidates
-            .iter()
-            .partition(|&&i| match settings.defer_eligible {
-                Eligible::All => true,
-                Eligible::Mcp => settings.is_mcp(name_of(i)),
-            });
-    let which = match settings.defer_eligible {
-        Eligible::Mcp => "MCP tools by mcp.prefixes",
-        Eligible::All => "defer.eligible=all",
+    let (eligible, others): (Vec<usize>, Vec<usize>) = candidates
+        .iter()
+        .partition(|&&i| is_eligible(name_of(i), settings));
+    let which = match (settings.defer_eligible, release) {
+        (Eligible::Mcp, ZeroRelease::V0_8_0) => {
+            "MCP tools by mcp.prefixes and zero's own deferred tools"
+        }
+        (Eligible::Mcp, ZeroRelease::C2ea36cf) => "MCP tools by mcp.prefixes",
+        (Eligible::All, _) => "defer.eligible=all",
     };
     let threshold = settings.defer_threshold;
     let mut draft = Draft::default();
@@ -408,13 +548,23 @@ pub fn project_loaded(
     }
 
     let eligible_count = eligible.len();
-    let (loaded_now, eligible): (Vec<usize>, Vec<usize>) = eligible
-        .into_iter()
-        .partition(|&i| loaded.contains(name_of(i)));
-    let withheld = by_name(eligible);
-    let description = match form {
-        Form::Reminder => TOOL_SEARCH_DESCRIPTION.to_owned(),
-        Form::Catalog => catalog_text(withheld.iter().map(|&i| name_of(i))),
+    let builtins = eligible
+        .iter()
+        .filter(|&&i| !settings.is_mcp(name_of(i)) && settings.defer_eligible == Eligible::Mcp)
+        .count();
+    let (loaded_now, unloaded): (Vec<usize>, Vec<usize>) = eligible
+        .iter()
+        .partition(|&&i| loaded.contains(name_of(i)));
+    let withheld = by_name(unloaded);
+    let description = match (form, release) {
+        (Form::Reminder, _) => TOOL_SEARCH_DESCRIPTION.to_owned(),
+        // The catalog keeps loaded tools too, so it stays byte-stable as tools load.
+        (Form::Catalog, ZeroRelease::V0_8_0) => {
+            tool_search_description(eligible.iter().map(|&i| name_of(i)), settings)
+        }
+        (Form::Catalog, ZeroRelease::C2ea36cf) => {
+            catalog_text(withheld.iter().map(|&i| name_of(i)))
+        }
     };
     let loader = SentTool::added(
         capture
@@ -425,23 +575,33 @@ pub fn project_loaded(
             Form::Catalog => "zero's loader; its description lists the deferred tools",
         },
     );
-    let others = by_name(
-        others
-            .into_iter()
-            .chain(loaded_now.iter().copied())
-            .collect(),
-    );
-    let mut sent = match form {
-        Form::Reminder => {
+    let mut sent = match (form, release) {
+        (Form::Reminder, _) => {
+            let others = by_name(others.into_iter().chain(loaded_now.iter().copied()).collect());
             // Sorted as a whole: the loader takes its place by name among the others.
             let at = others.partition_point(|&i| name_of(i) < TOOL_SEARCH);
             let mut sent: Vec<SentTool> = others.iter().map(|&i| SentTool::original(i)).collect();
             sent.insert(at, loader);
             sent
         }
-        Form::Catalog => {
+        (Form::Catalog, ZeroRelease::C2ea36cf) => {
+            let others = by_name(others.into_iter().chain(loaded_now.iter().copied()).collect());
             let mut sent: Vec<SentTool> = others.iter().map(|&i| SentTool::original(i)).collect();
             sent.push(loader);
+            sent
+        }
+        (Form::Catalog, ZeroRelease::V0_8_0) => {
+            // Eager block, loader, then the loaded tail: a load appends, never inserts.
+            let mut sent: Vec<SentTool> = by_name(others)
+                .into_iter()
+                .map(SentTool::original)
+                .collect();
+            sent.push(loader);
+            sent.extend(
+                by_name(loaded_now.clone())
+                    .into_iter()
+                    .map(SentTool::original),
+            );
             sent
         }
     };
@@ -473,21 +633,36 @@ pub fn project_loaded(
             withheld.len()
         ));
     } else {
+        let tail = match (form, release) {
+            (Form::Catalog, ZeroRelease::V0_8_0) => {
+                " (after tool_search, so a load never shifts the tools before it)"
+            }
+            _ => "",
+        };
         draft.info(format!(
-            "deferring: {eligible_count} of {} tools eligible ({which}), defer.threshold={threshold}; {} loaded earlier through tool_search and sent in full, {} withheld behind tool_search, {place}",
+            "deferring: {eligible_count} of {} tools eligible ({which}), defer.threshold={threshold}; {} loaded earlier through tool_search and sent in full{tail}, {} withheld behind tool_search, {place}",
             candidates.len(),
             loaded_now.len(),
             withheld.len()
+        ));
+    }
+    if builtins > 0 {
+        draft.info(format!(
+            "{} named as one of zero 0.8.0's own deferred tools (bash, web_fetch, web_search, browser_*, swarm_*, ...): zero defers those like MCP tools",
+            if builtins == 1 { "1 tool is".to_owned() } else { format!("{builtins} tools are") }
         ));
     }
     if !loaders.is_empty() {
         draft.info("the capture's own tool_search is replaced by zero's loader".to_owned());
     }
     if withheld.iter().any(|&i| server_label(name_of(i)).is_some()) {
-        draft.info(
-            "server labels are derived from tool names (mcp__server__tool, mcp--server--tool, mcp_server_tool): zero uses the server name an MCP tool reports, which a capture does not carry; zero's own name parser would label mcp__ names with nothing"
-                .to_owned(),
-        );
+        let parser = match release {
+            ZeroRelease::V0_8_0 => "`mcp` (the name's first segment)",
+            ZeroRelease::C2ea36cf => "nothing",
+        };
+        draft.info(format!(
+            "server labels are derived from tool names (mcp__server__tool, mcp--server--tool, mcp_server_tool): zero uses the server name an MCP tool reports, which a capture does not carry; zero's own name parser would label mcp__ names with {parser}"
+        ));
     }
     if form == Form::Reminder && !withheld.is_empty() {
         let lines: Vec<String> = withheld

@@ -1888,9 +1888,14 @@ impl App {
 pub fn setting_keys(strategy: Strategy) -> &'static [&'static str] {
     match strategy {
         Strategy::Original => &[],
-        Strategy::Full => &["vtcode.mcp_cap", "mcp.prefixes"],
-        Strategy::Progressive => &["vtcode.progressive", "vtcode.mcp_cap", "mcp.prefixes"],
-        Strategy::Minimal => &["vtcode.minimal", "vtcode.param"],
+        Strategy::Full => &["vtcode.mcp_cap", "mcp.prefixes", "vtcode.release"],
+        Strategy::Progressive => &[
+            "vtcode.progressive",
+            "vtcode.mcp_cap",
+            "mcp.prefixes",
+            "vtcode.release",
+        ],
+        Strategy::Minimal => &["vtcode.minimal", "vtcode.param", "vtcode.release"],
         Strategy::Direct => &["a3s.max_tools", "a3s.desc_bytes"],
         Strategy::Adaptive => &[
             "adaptive.prompt",
@@ -1901,9 +1906,21 @@ pub fn setting_keys(strategy: Strategy) -> &'static [&'static str] {
         Strategy::Code => &["code.gateway", "a3s.catalog_bytes"],
         Strategy::Disabled => &[],
         Strategy::Shorten => &["shorten.expand_tool", "shorten.protected"],
-        Strategy::Defer | Strategy::DeferCatalog => {
-            &["defer.threshold", "defer.eligible", "mcp.prefixes"]
-        }
+        Strategy::Defer | Strategy::DeferCatalog => &[
+            "defer.threshold",
+            "defer.eligible",
+            "mcp.prefixes",
+            "zero.release",
+        ],
+        Strategy::Search => &[
+            "search.provider",
+            "search.algorithm",
+            "search.always",
+            "mcp.prefixes",
+            "vtcode.progressive",
+            "vtcode.param",
+            "vtcode.mcp_cap",
+        ],
     }
 }
 
@@ -1913,6 +1930,10 @@ pub const CHOICES: &[(&str, &[&str])] = &[
     ("code.gateway", &["capture", "inject"]),
     ("shorten.protected", &["false", "true"]),
     ("defer.eligible", &["mcp", "all"]),
+    ("vtcode.release", &["0.181.2", "0.169.2"]),
+    ("zero.release", &["0.8.0", "2ea36cf"]),
+    ("search.provider", &["auto", "anthropic", "openai", "client"]),
+    ("search.algorithm", &["regex", "bm25"]),
 ];
 
 /// Characters of an entry's keys and strings that must not reach a terminal raw, line breaks

@@ -52,13 +52,13 @@ pub fn render_overview(app: &App, frame: &mut Frame, area: Rect, notes_hidden: b
     ];
     let mut header = vec!["", "strategy", "tools", "tokens", "saved"];
     if wide {
-        widths.insert(2, Constraint::Length(9));
+        widths.insert(2, Constraint::Length(15));
         header.insert(2, "origin");
     }
     widths.push(Constraint::Min(4));
     header.push("size");
     let fixed: u16 = if wide {
-        2 + 14 + 9 + 6 + 9 + 8
+        2 + 14 + 15 + 6 + 9 + 8
     } else {
         2 + 14 + 6 + 9 + 8
     };
@@ -120,7 +120,13 @@ pub fn render_overview(app: &App, frame: &mut Frame, area: Rect, notes_hidden: b
                 Cell::from(Span::styled(bar, bar_style)),
             ];
             if wide {
-                cells.insert(2, Cell::from(s.origin()));
+                // The origin and the release the settings select (`vtcode 0.181.2`).
+                let release = s.release(&app.settings).and_then(|r| r.rsplit(' ').next());
+                let origin = match release {
+                    Some(version) => format!("{} {version}", s.origin()),
+                    None => s.origin().to_owned(),
+                };
+                cells.insert(2, Cell::from(origin));
             }
             Row::new(cells)
         })
