@@ -30,11 +30,13 @@ pub enum Strategy {
     Defer,
     /// zero's deferred loading, catalog form.
     DeferCatalog,
+    /// Codex's MCP handling under tool search.
+    Codex,
 }
 
 impl Strategy {
     /// Every strategy, in the order they are listed everywhere.
-    pub const ALL: [Strategy; 11] = [
+    pub const ALL: [Strategy; 12] = [
         Strategy::Original,
         Strategy::Full,
         Strategy::Progressive,
@@ -46,6 +48,7 @@ impl Strategy {
         Strategy::Shorten,
         Strategy::Defer,
         Strategy::DeferCatalog,
+        Strategy::Codex,
     ];
 
     /// The id used on the command line and in JSON.
@@ -62,6 +65,7 @@ impl Strategy {
             Strategy::Shorten => "shorten",
             Strategy::Defer => "defer",
             Strategy::DeferCatalog => "defer-catalog",
+            Strategy::Codex => "codex",
         }
     }
 
@@ -75,6 +79,7 @@ impl Strategy {
             }
             Strategy::Shorten => "expand pointer",
             Strategy::Defer | Strategy::DeferCatalog => "deferred loading",
+            Strategy::Codex => "provider-side deferral",
         }
     }
 
@@ -88,6 +93,7 @@ impl Strategy {
             }
             Strategy::Shorten => "lean-ctx",
             Strategy::Defer | Strategy::DeferCatalog => "zero",
+            Strategy::Codex => "codex",
         }
     }
 
@@ -110,6 +116,7 @@ impl Strategy {
             }
             Strategy::Shorten => Some("lean-ctx proxy 3.12.3"),
             Strategy::Defer | Strategy::DeferCatalog => Some("zero 2ea36cf"),
+            Strategy::Codex => Some("codex rust-v0.171.0"),
         }
     }
 
@@ -137,6 +144,9 @@ impl Strategy {
             Strategy::DeferCatalog => {
                 "as `defer`, but the list lives in `tool_search`'s description"
             }
+            Strategy::Codex => {
+                "MCP tools deferred behind tool search, one namespace per server, as Codex sends them"
+            }
         }
     }
 }
@@ -150,7 +160,7 @@ impl fmt::Display for Strategy {
 /// An id that names no strategy.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "unknown strategy `{0}` (one of: original, full, progressive, minimal, direct, adaptive, code, disabled, shorten, defer, defer-catalog)"
+    "unknown strategy `{0}` (one of: original, full, progressive, minimal, direct, adaptive, code, disabled, shorten, defer, defer-catalog, codex)"
 )]
 pub struct UnknownStrategy(pub String);
 
@@ -190,6 +200,7 @@ mod tests {
                 ("shorten", Some("lean-ctx proxy 3.12.3")),
                 ("defer", Some("zero 2ea36cf")),
                 ("defer-catalog", Some("zero 2ea36cf")),
+                ("codex", Some("codex rust-v0.171.0")),
             ]
         );
     }

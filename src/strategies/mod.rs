@@ -2,6 +2,7 @@
 //! and the settings and returns a [`Draft`].
 
 pub mod a3s;
+pub mod codex;
 pub mod leanctx;
 pub mod vtcode;
 pub mod zero;
@@ -25,5 +26,6 @@ pub fn draft(capture: &Capture, strategy: Strategy, settings: &Settings) -> Draf
         Strategy::Shorten => leanctx::project(capture, settings),
         Strategy::Defer => zero::project(capture, zero::Form::Reminder, settings),
         Strategy::DeferCatalog => zero::project(capture, zero::Form::Catalog, settings),
+        Strategy::Codex => codex::project(capture, settings),
     }
 }

@@ -1904,6 +1904,7 @@ pub fn setting_keys(strategy: Strategy) -> &'static [&'static str] {
         Strategy::Defer | Strategy::DeferCatalog => {
             &["defer.threshold", "defer.eligible", "mcp.prefixes"]
         }
+        Strategy::Codex => &["mcp.prefixes"],
     }
 }
 

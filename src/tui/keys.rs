@@ -217,7 +217,9 @@ const fn b(
 }
 
 /// The strategy keys, in `Strategy::ALL` order.
-pub const STRATEGY_KEYS: [char; 11] = ['1', '2', '3', '4', '5', '6', '7', '8', '9', '0', '-'];
+pub const STRATEGY_KEYS: [char; 12] = [
+    '1', '2', '3', '4', '5', '6', '7', '8', '9', '0', '-', '=',
+];
 
 use Action as A;
 use Context as C;
@@ -944,8 +946,9 @@ pub const BINDINGS: &[Binding] = &[
             k('9'),
             k('0'),
             k('-'),
+            k('='),
         ],
-        "1-9 0 -",
+        "1-9 0 - =",
         A::StrategyKey,
         "open a strategy (in the order of the overview)",
         true,
