@@ -287,7 +287,10 @@ fn lint(capture: &Capture, draft: &Draft, outcomes: &[ToolOutcome], notes: &mut 
     }
 
     // Deferred tools need a loader.
-    if outcomes.iter().any(|o| o.status == Status::Deferred) && !sends("tool_search") {
+    if outcomes.iter().any(|o| o.status == Status::Deferred)
+        && !sends("tool_search")
+        && !sends("<tool_search>")
+    {
         notes.push(Note::error(
             "tools are deferred but no `tool_search` loader is sent: they cannot be loaded",
         ));
@@ -306,6 +309,8 @@ fn lint(capture: &Capture, draft: &Draft, outcomes: &[ToolOutcome], notes: &mut 
             pair[0]
         )));
     }
+
+    carried_deferral(capture, outcomes, notes);
 
     // Provider-side deferral (STRATEGIES.md section 5).
     let deferred = sent
@@ -326,6 +331,98 @@ fn lint(capture: &Capture, draft: &Draft, outcomes: &[ToolOutcome], notes: &mut 
                 "entries carry `defer_loading: true` but no tool search tool is sent: the model cannot reach them unless a custom tool returns tool references",
             ));
         }
+    }
+}
+
+/// What in an original entry already defers tools (STRATEGIES.md section 6), in words.
+fn deferral_kind(entry: &Value) -> Option<String> {
+    let kind = entry.get("type").and_then(Value::as_str).unwrap_or("");
+    if kind.starts_with("tool_search_tool_regex_") || kind.starts_with("tool_search_tool_bm25_") {
+        return Some(format!("Anthropic's tool search `{kind}`"));
+    }
+    if kind == "tool_search" && tool::name(entry).is_none() {
+        let execution = entry
+            .get("execution")
+            .and_then(Value::as_str)
+            .unwrap_or("server");
+        return Some(format!(
+            "a Responses `tool_search` ({execution}-executed)"
+        ));
+    }
+    match tool::name(entry) {
+        Some("ToolSearch") => Some("Claude Code's `ToolSearch`".to_owned()),
+        Some("DeferredToolPlaceholder") => {
+            Some("Claude Code's `DeferredToolPlaceholder`".to_owned())
+        }
+        _ => None,
+    }
+}
+
+/// Name the deferral a capture already carries, and what the projection does to it: the
+/// capture's figures are what the model has in context, not every definition a host holds.
+fn carried_deferral(capture: &Capture, outcomes: &[ToolOutcome], notes: &mut Vec<Note>) {
+    let originals = capture.tools();
+    let marked: Vec<usize> = (0..originals.len())
+        .filter(|&i| provider_deferred(&originals[i]))
+        .collect();
+    let tools: Vec<(usize, String)> = (0..originals.len())
+        .filter_map(|i| deferral_kind(&originals[i]).map(|kind| (i, kind)))
+        .collect();
+    if marked.is_empty() && tools.is_empty() {
+        return;
+    }
+    let mut found: Vec<String> = tools.iter().map(|(_, kind)| kind.clone()).collect();
+    if !marked.is_empty() {
+        found.push(format!("{} `defer_loading: true` entries", marked.len()));
+    }
+    notes.push(Note::info(format!(
+        "the capture already defers tools: {}; its figures are what the model has in context (tools a host left out for its search are not in the capture)",
+        found.join(", ")
+    )));
+    let status_of = |index: usize| outcomes.get(index).map_or(Status::Removed, |o| o.status);
+    let mut changes = Vec::new();
+    if !marked.is_empty() {
+        let mut counts: Vec<(Status, usize)> = Vec::new();
+        for &index in &marked {
+            let status = status_of(index);
+            match counts.iter_mut().find(|(s, _)| *s == status) {
+                Some((_, n)) => *n += 1,
+                None => counts.push((status, 1)),
+            }
+        }
+        if counts.iter().any(|(s, _)| *s != Status::Kept) {
+            let parts: Vec<String> = counts
+                .iter()
+                .map(|(status, n)| match status {
+                    Status::Deferred => format!("{n} deferred again"),
+                    other => format!("{n} {}", other.word()),
+                })
+                .collect();
+            changes.push(format!(
+                "of the {} already-deferred entries {}",
+                marked.len(),
+                parts.join(", ")
+            ));
+        }
+    }
+    for (index, kind) in &tools {
+        let status = status_of(*index);
+        if status != Status::Kept {
+            changes.push(format!("{kind} {}", status.word()));
+        }
+    }
+    let added_search = outcomes
+        .iter()
+        .filter(|o| o.status == Status::Added)
+        .find(|o| matches!(&*o.name, "tool_search" | "<tool_search>"));
+    if let Some(added) = added_search {
+        changes.push(format!("its own `{}` added beside them", added.name));
+    }
+    if !changes.is_empty() {
+        notes.push(Note::info(format!(
+            "on top of the capture's deferral, this projection: {}",
+            changes.join("; ")
+        )));
     }
 }
 
@@ -391,7 +488,11 @@ impl Projection {
         if let Some(text) = &self.added_text
             && capture.shape() != Shape::McpToolsList
         {
-            strategies::zero::place_reminder(capture.shape(), &mut body, text);
+            if self.strategy == Strategy::Codex {
+                strategies::codex::place_fragment(&mut body, text);
+            } else {
+                strategies::zero::place_reminder(capture.shape(), &mut body, text);
+            }
         }
         (body, with_tools)
     }

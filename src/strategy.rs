@@ -32,6 +32,8 @@ pub enum Strategy {
     DeferCatalog,
     /// vtcode's provider-side tool search (`defer_loading` beside the provider's search tool).
     Search,
+    /// Codex's MCP handling under tool search.
+    Codex,
 }
 
 impl Strategy {
@@ -49,6 +51,7 @@ impl Strategy {
         Strategy::Defer,
         Strategy::DeferCatalog,
         Strategy::Search,
+        Strategy::Codex,
     ];
 
     /// The id used on the command line and in JSON.
@@ -66,6 +69,7 @@ impl Strategy {
             Strategy::Defer => "defer",
             Strategy::DeferCatalog => "defer-catalog",
             Strategy::Search => "search",
+            Strategy::Codex => "codex",
         }
     }
 
@@ -80,6 +84,7 @@ impl Strategy {
             Strategy::Shorten => "expand pointer",
             Strategy::Defer | Strategy::DeferCatalog => "deferred loading",
             Strategy::Search => "provider-side deferral",
+            Strategy::Codex => "provider-side deferral",
         }
     }
 
@@ -95,6 +100,7 @@ impl Strategy {
             }
             Strategy::Shorten => "lean-ctx",
             Strategy::Defer | Strategy::DeferCatalog => "zero",
+            Strategy::Codex => "codex",
         }
     }
 
@@ -126,6 +132,7 @@ impl Strategy {
                 ZeroRelease::V0_8_0 => "zero 0.8.0",
                 ZeroRelease::C2ea36cf => "zero 2ea36cf",
             }),
+            Strategy::Codex => Some("codex rust-v0.171.0"),
         }
     }
 
@@ -190,6 +197,9 @@ impl Strategy {
             Strategy::Search => {
                 "deferable tools marked `defer_loading` beside the provider's tool search tool (Anthropic, OpenAI Responses), or left out (client-local)"
             }
+            Strategy::Codex => {
+                "MCP tools deferred behind tool search, one namespace per server, as Codex sends them"
+            }
         }
     }
 }
@@ -203,7 +213,7 @@ impl fmt::Display for Strategy {
 /// An id that names no strategy.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "unknown strategy `{0}` (one of: original, full, progressive, minimal, direct, adaptive, code, disabled, shorten, defer, defer-catalog, search)"
+    "unknown strategy `{0}` (one of: original, full, progressive, minimal, direct, adaptive, code, disabled, shorten, defer, defer-catalog, search, codex)"
 )]
 pub struct UnknownStrategy(pub String);
 
@@ -244,6 +254,7 @@ mod tests {
                 ("defer", Some("zero 0.8.0")),
                 ("defer-catalog", Some("zero 0.8.0")),
                 ("search", Some("vtcode-core 0.181.2")),
+                ("codex", Some("codex rust-v0.171.0")),
             ]
         );
         assert!(Strategy::ALL.iter().all(|s| s.newer_release(&settings).is_none()));

@@ -21,6 +21,7 @@ fn every_sample_loads_with_its_shape() {
         ("hostile.json", Shape::AnthropicMessages, 2),
         ("codex-hosted-responses.json", Shape::OpenAiResponses, 6),
         ("anthropic-mcp-toolset.json", Shape::AnthropicMessages, 4),
+        ("codex-mcp-responses.json", Shape::OpenAiResponses, 9),
     ];
     for (file, shape, tools) in cases {
         let capture = Capture::from_path(&sample(file)).unwrap_or_else(|e| panic!("{e}"));

@@ -68,13 +68,15 @@ fn parse_sort(text: &str) -> Result<SortColumn, String> {
 
 /// Strategy columns in the order a narrow terminal drops them: first those that tell least
 /// apart from the others (`disabled` sends nothing; `direct` only reorders; `full`,
-/// `defer-catalog` and `adaptive` usually track `progressive`, `defer` and `direct`), last the
+/// `defer-catalog` and `adaptive` usually track `progressive`, `defer` and `direct`; `codex`
+/// applies to Responses captures only), last the
 /// ones that change the most.
-pub const DROP_ORDER: [Strategy; 11] = [
+pub const DROP_ORDER: [Strategy; 12] = [
     Strategy::Disabled,
     Strategy::Direct,
     Strategy::Full,
     Strategy::DeferCatalog,
+    Strategy::Codex,
     Strategy::Adaptive,
     Strategy::Shorten,
     Strategy::Code,

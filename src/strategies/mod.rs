@@ -2,6 +2,7 @@
 //! Every function here is pure: it reads the capture and the settings and returns a [`Draft`].
 
 pub mod a3s;
+pub mod codex;
 pub mod leanctx;
 pub mod search;
 pub mod vtcode;
@@ -49,5 +50,6 @@ fn rules(capture: &Capture, strategy: Strategy, settings: &Settings) -> Draft {
         Strategy::Defer => zero::project(capture, zero::Form::Reminder, settings),
         Strategy::DeferCatalog => zero::project(capture, zero::Form::Catalog, settings),
         Strategy::Search => search::project(capture, settings),
+        Strategy::Codex => codex::project(capture, settings),
     }
 }

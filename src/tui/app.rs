@@ -1921,6 +1921,7 @@ pub fn setting_keys(strategy: Strategy) -> &'static [&'static str] {
             "vtcode.param",
             "vtcode.mcp_cap",
         ],
+        Strategy::Codex => &["mcp.prefixes"],
     }
 }
 

@@ -217,7 +217,9 @@ const fn b(
 }
 
 /// The strategy keys, in `Strategy::ALL` order.
-pub const STRATEGY_KEYS: [char; 12] = ['1', '2', '3', '4', '5', '6', '7', '8', '9', '0', '-', '='];
+pub const STRATEGY_KEYS: [char; 13] = [
+    '1', '2', '3', '4', '5', '6', '7', '8', '9', '0', '-', '=', '\',
+];
 
 use Action as A;
 use Context as C;
@@ -945,8 +947,9 @@ pub const BINDINGS: &[Binding] = &[
             k('0'),
             k('-'),
             k('='),
+            k('\\'),
         ],
-        "1-9 0 - =",
+        "1-9 0 - = \\",
         A::StrategyKey,
         "open a strategy (in the order of the overview)",
         true,
