@@ -8,8 +8,10 @@ use std::path::Path;
 
 use serde_json::Value;
 
+use super::cassette::{self, CassetteSource};
 use super::folder::FolderSource;
 use super::har::{self, HarSource};
+use super::kind;
 use super::jsonl::LineSource;
 use super::record::{self, Outcome};
 use super::{Compression, MAX_RECORD_BYTES, Source, TraceFormat, TraceRecord};
@@ -32,6 +34,8 @@ pub(crate) struct Detected {
     /// When the input is one torn line and nothing else: what it gives read as one JSON
     /// document (the words a single capture cut short is named with).
     pub(crate) document_error: Option<LoadError>,
+    /// What the reader should say about the trace as a whole (a LiteLLM log's bytes).
+    pub(crate) notes: Vec<String>,
 }
 
 /// The compression a stream's first bytes announce.
@@ -90,6 +94,7 @@ pub(crate) fn detect(path: &str, name: &str) -> Result<Detected, LoadError> {
             source: Source::Folder(source),
             ignored,
             document_error: None,
+            notes: Vec::new(),
         });
     }
     let raw: Box<dyn Read + Send> = if path == "-" {
@@ -106,12 +111,20 @@ pub(crate) fn detect(path: &str, name: &str) -> Result<Detected, LoadError> {
     let reader: Box<dyn BufRead + Send> = Box::new(BufReader::with_capacity(BUFFER_BYTES, reader));
     let mut document_error = None;
     let (format, source) = detect_content(reader, name, &mut document_error)?;
+    let notes = match &source {
+        Source::Lines(lines) if lines.first_is_litellm() => vec![kind::LITELLM_NOTE.to_owned()],
+        Source::One(Some((_, value))) if kind::is_litellm_payload(value) => {
+            vec![kind::LITELLM_NOTE.to_owned()]
+        }
+        _ => Vec::new(),
+    };
     Ok(Detected {
         format,
         compression,
         source,
         ignored: Vec::new(),
         document_error,
+        notes,
     })
 }
 
@@ -175,6 +188,32 @@ fn detect_content(
     };
     let first = without_bom(&head[first_start..]).trim_ascii().to_vec();
     let first_line = format!("line {}", count_lines(&head));
+    if cassette::looks_like_yaml_cassette(&first) {
+        let text = read_rest(reader, head, MAX_RECORD_BYTES)?;
+        let value = cassette::from_yaml(without_bom(&text))?;
+        if !cassette::is_cassette(&value) {
+            return Err(LoadError::Refused(
+                "YAML, but not a VCR cassette (no `interactions` list of requests)".into(),
+            ));
+        }
+        return Ok((
+            TraceFormat::Cassette,
+            Source::Cassette(CassetteSource::new(value)),
+        ));
+    }
+    if first.starts_with(b"event:") || first.starts_with(b"data:") || first.starts_with(b"id:") {
+        let text = read_rest(reader, head, MAX_CAPTURE_BYTES)?;
+        let text = String::from_utf8_lossy(without_bom(&text)).into_owned();
+        let size = text.len() as u64;
+        return match record::mcp_answer(&Value::String(text)) {
+            Some(answer) => document(answer, size, name, name),
+            None => Err(LoadError::Refused(
+                "an event stream (server-sent events) with no MCP tools/list answer in it: a \
+                 response, not a request"
+                    .into(),
+            )),
+        };
+    }
     match serde_json::from_slice::<Value>(&first) {
         Ok(value) => {
             let second = next_content_line(&mut *reader, &mut head)?;
@@ -185,6 +224,9 @@ fn detect_content(
                     problem: "more content after the HAR document".into(),
                 }),
                 Some(_) => {
+                    if let Some(what) = kind::refusal(&value) {
+                        return Err(LoadError::Refused(what));
+                    }
                     let format = record::format_of(&value);
                     let reader = Box::new(Cursor::new(head).chain(reader));
                     Ok((format, Source::Lines(LineSource::new(reader))))
@@ -226,10 +268,11 @@ fn detect_content(
             let binary = crate::capture::looks_binary(&head);
             let reader = Box::new(Cursor::new(head).chain(tee.inner));
             let mut lines = LineSource::new(reader);
-            match lines
-                .peek_first_value(FORMAT_LOOKAHEAD)
-                .map(record::format_of)
-            {
+            let first = lines.peek_first_value(FORMAT_LOOKAHEAD);
+            if let Some(what) = first.and_then(kind::refusal) {
+                return Err(LoadError::Refused(what));
+            }
+            match first.map(record::format_of) {
                 Some(format) => Ok((format, Source::Lines(lines))),
                 // A torn only line: a trace with no turn yet, and the torn line to report.
                 None if lines.ends_torn() => {
@@ -272,6 +315,19 @@ fn document(
     if har::is_har(&value) {
         return Ok((TraceFormat::Har, Source::Har(HarSource::new(value))));
     }
+    if cassette::is_cassette(&value) {
+        let source = Source::Cassette(CassetteSource::new(value));
+        return Ok((TraceFormat::Cassette, source));
+    }
+    if let Some(what) = kind::refusal(&value) {
+        return Err(LoadError::Refused(what));
+    }
+    if kind::is_litellm_payload(&value) {
+        return Ok((
+            TraceFormat::BareJsonl,
+            Source::One(Some((at.to_owned(), value))),
+        ));
+    }
     match record::format_of(&value) {
         TraceFormat::BareJsonl => {}
         format => return Ok((format, Source::One(Some((at.to_owned(), value))))),
@@ -291,6 +347,25 @@ fn document(
         TraceFormat::Single,
         Source::Ready(Some(Outcome::Turn(Box::new(record)))),
     ))
+}
+
+/// What detection read so far and the rest of the stream, up to `limit` bytes in all.
+fn read_rest(
+    reader: Box<dyn BufRead + Send>,
+    mut head: Vec<u8>,
+    limit: u64,
+) -> Result<Vec<u8>, LoadError> {
+    reader
+        .take((limit + 1).saturating_sub(head.len() as u64))
+        .read_to_end(&mut head)
+        .map_err(|e| LoadError::Unreadable(crate::error::io_reason(&e)))?;
+    if head.len() as u64 > limit {
+        return Err(LoadError::Refused(format!(
+            "larger than {} MiB",
+            limit >> 20
+        )));
+    }
+    Ok(head)
 }
 
 /// A reader that keeps a copy of every byte read through it.
