@@ -69,6 +69,10 @@ pub enum LoadError {
     /// past its ratio guard, a parsed form past its memory budget): the problem in words.
     #[error("{0}")]
     Limit(String),
+    /// A file toolprism recognises and does not read: what it is, and where tool lists are
+    /// found instead (a session transcript, a YAML file that is no cassette).
+    #[error("{0}")]
+    Refused(String),
     /// One record of a trace (a line, a HAR entry, a folder's file) cannot be used.
     #[error("{at}: {problem}")]
     BadRecord {

@@ -345,9 +345,7 @@ fn deferral_kind(entry: &Value) -> Option<String> {
             .get("execution")
             .and_then(Value::as_str)
             .unwrap_or("server");
-        return Some(format!(
-            "a Responses `tool_search` ({execution}-executed)"
-        ));
+        return Some(format!("a Responses `tool_search` ({execution}-executed)"));
     }
     match tool::name(entry) {
         Some("ToolSearch") => Some("Claude Code's `ToolSearch`".to_owned()),

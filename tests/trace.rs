@@ -657,7 +657,7 @@ fn records_without_a_usable_body() {
              column 9: EOF while parsing a value)"
         )),
         Err(format!(
-            "{path}: line 4: the body is not a request (no `messages`, `input` or `tools`)"
+            "{path}: line 4: the body is not a request (no `messages`, `input`, `contents` or `tools`)"
         )),
         Err(format!(
             "{path}: line 5: the body is an array, not an object"
@@ -838,4 +838,388 @@ fn standard_input() {
         text.contains("jsonl: line 1 error <stdin>: line 2: not JSON (expected ident at column 2)"),
         "{text}"
     );
+}
+
+// ---- VCR cassettes, other providers' URLs, MCP over HTTP, records that are not requests ----
+
+/// A cassette sample read with the YAML crate directly (not through the trace reader): its
+/// interactions as JSON.
+fn cassette_interactions(path: &str) -> Vec<Value> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let yaml: serde_norway::Value = serde_norway::from_str(&text).unwrap();
+    let mut found = Vec::new();
+    for item in yaml["interactions"].as_sequence().unwrap() {
+        // Plain scalars only: the samples' `!!binary` bodies are checked apart.
+        let text = serde_norway::to_string(item).unwrap();
+        let plain: serde_norway::Value = serde_norway::from_str(&text).unwrap();
+        found.push(serde_json::to_value(strip_tags(plain)).unwrap());
+    }
+    found
+}
+
+fn strip_tags(value: serde_norway::Value) -> serde_norway::Value {
+    use serde_norway::Value as Y;
+    match value {
+        Y::Tagged(t) => Y::String(format!("<{}>", t.tag)),
+        Y::Sequence(items) => Y::Sequence(items.into_iter().map(strip_tags).collect()),
+        Y::Mapping(m) => Y::Mapping(m.into_iter().map(|(k, v)| (k, strip_tags(v))).collect()),
+        other => other,
+    }
+}
+
+fn ignored_of(reader: &TraceReader) -> Vec<(String, String)> {
+    reader
+        .ignored()
+        .iter()
+        .map(|i| (i.source.clone(), i.reason.clone()))
+        .collect()
+}
+
+fn ignored(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+    pairs
+        .iter()
+        .map(|(a, b)| ((*a).to_owned(), (*b).to_owned()))
+        .collect()
+}
+
+#[test]
+fn vcrpy_cassette_binary_bodies_and_gzip_response() {
+    use base64::Engine as _;
+    let path = sample("vcrpy-anthropic.yaml");
+    let interactions = cassette_interactions(&path);
+    let mut reader = open(&path);
+    assert_eq!(reader.format(), TraceFormat::Cassette);
+    assert_eq!(reader.format().id(), "vcr-cassette");
+    let got = records(&mut reader);
+    assert_eq!(
+        got.iter().map(|r| r.source.as_str()).collect::<Vec<_>>(),
+        ["interaction 1", "interaction 4"]
+    );
+    assert_eq!(
+        ignored_of(&reader),
+        ignored(&[("interaction 2", "GET"), ("interaction 3", "embeddings")])
+    );
+    // Turn 1: the body string as written in the cassette, parsed.
+    let sent: Value =
+        serde_json::from_str(interactions[0]["request"]["body"].as_str().unwrap()).unwrap();
+    assert_eq!(got[0].body, RecordBody::Request(sent));
+    assert_eq!(
+        got[0].url.as_deref(),
+        Some("https://api.anthropic.com/v1/messages")
+    );
+    assert_eq!(got[0].method.as_deref(), Some("POST"));
+    assert_eq!(got[0].status, Some(200));
+    assert_eq!(got[0].usage, usage(12, 1480, 0));
+    assert_eq!(tool_names(&got[0]), ["read_file", "grep"]);
+    // Turn 2: a `!!binary` request body, and a response kept gzip-compressed.
+    let text = std::fs::read_to_string(&path).unwrap();
+    let yaml: serde_norway::Value = serde_norway::from_str(&text).unwrap();
+    let binary = |v: &serde_norway::Value| -> Vec<u8> {
+        let serde_norway::Value::Tagged(t) = v else {
+            panic!("not tagged")
+        };
+        let b64: String = t.value.as_str().unwrap().split_whitespace().collect();
+        base64::engine::general_purpose::STANDARD
+            .decode(b64)
+            .unwrap()
+    };
+    let request = binary(&yaml["interactions"][3]["request"]["body"]);
+    assert_eq!(
+        got[1].body,
+        RecordBody::Request(serde_json::from_slice(&request).unwrap())
+    );
+    let response = binary(&yaml["interactions"][3]["response"]["body"]["string"]);
+    assert_eq!(&response[..2], [0x1f, 0x8b]);
+    assert_eq!(got[1].usage, usage(9, 210, 1480));
+    assert_eq!(tool_names(&got[1]), ["read_file", "grep", "edit_file"]);
+
+    // The same cassette gzipped (`.yaml.gz`), and as vcrpy's JSON serializer writes it.
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(text.as_bytes()).unwrap();
+    let (_g, gz_path) = temp_file("cassette.yaml.gz", &gz.finish().unwrap());
+    let mut reader = open(&gz_path);
+    assert_eq!(reader.compression(), Some(Compression::Gzip));
+    assert_eq!(reader.format(), TraceFormat::Cassette);
+    assert_eq!(records(&mut reader), got);
+    let json = serde_json::json!({"interactions": [interactions[0]], "version": 1});
+    let (_j, json_path) = temp_file("cassette.json", json.to_string().as_bytes());
+    let mut reader = open(&json_path);
+    assert_eq!(reader.format(), TraceFormat::Cassette);
+    assert_eq!(records(&mut reader), got[..1]);
+}
+
+#[test]
+fn pydantic_ai_parsed_body_gemini_and_anthropic_stream() {
+    let path = sample("pydantic-ai-parsed-body.yaml");
+    let interactions = cassette_interactions(&path);
+    let mut reader = open(&path);
+    assert_eq!(reader.format(), TraceFormat::Cassette);
+    let got = records(&mut reader);
+    assert_eq!(
+        got.iter().map(|r| r.source.as_str()).collect::<Vec<_>>(),
+        ["interaction 1", "interaction 3"]
+    );
+    assert_eq!(
+        ignored_of(&reader),
+        ignored(&[("interaction 2", "count_tokens call")])
+    );
+    for (record, index) in got.iter().zip([0, 2]) {
+        assert_eq!(
+            record.body,
+            RecordBody::Request(interactions[index]["request"]["parsed_body"].clone())
+        );
+    }
+    // Gemini's usageMetadata (cached included in the prompt count), and an Anthropic stream.
+    assert_eq!(got[0].usage, usage(1212, 0, 1024));
+    assert_eq!(got[1].usage, usage(25, 0, 2048));
+    assert!(got.iter().all(|r| r.timestamp.is_none() && !r.failed()));
+}
+
+#[test]
+fn go_vcr_cassette_bedrock_converse_and_failed_call() {
+    let path = sample("go-vcr-bedrock-chat.yaml");
+    let interactions = cassette_interactions(&path);
+    let mut reader = open(&path);
+    assert_eq!(reader.format(), TraceFormat::Cassette);
+    let got = records(&mut reader);
+    assert_eq!(
+        got.iter().map(|r| r.source.as_str()).collect::<Vec<_>>(),
+        ["interaction 1", "interaction 3", "interaction 4"]
+    );
+    assert_eq!(ignored_of(&reader), ignored(&[("interaction 2", "GET")]));
+    for (record, index) in got.iter().zip([0, 2, 3]) {
+        let request = &interactions[index]["request"];
+        let sent: Value = serde_json::from_str(request["body"].as_str().unwrap()).unwrap();
+        assert_eq!(record.body, RecordBody::Request(sent));
+        assert_eq!(record.url.as_deref(), request["url"].as_str());
+        let code = interactions[index]["response"]["code"].as_u64().unwrap();
+        assert_eq!(record.status.map(u64::from), Some(code));
+    }
+    assert!(!got[0].failed() && got[1].failed() && !got[2].failed());
+    assert_eq!(got[0].usage, usage(310, 0, 0));
+    assert_eq!(got[1].usage, None);
+    assert_eq!(got[2].usage, usage(61, 0, 0));
+}
+
+#[test]
+fn mcp_over_streamable_http_in_a_cassette_a_har_and_alone() {
+    let path = sample("mcp-streamable-http.yaml");
+    let interactions = cassette_interactions(&path);
+    let mut reader = open(&path);
+    let got = records(&mut reader);
+    assert_eq!(
+        got.iter().map(|r| r.source.as_str()).collect::<Vec<_>>(),
+        ["interaction 3"]
+    );
+    assert_eq!(
+        ignored_of(&reader),
+        ignored(&[
+            ("interaction 1", "MCP initialize"),
+            ("interaction 2", "MCP notifications/initialized"),
+            ("interaction 4", "MCP tools/call"),
+        ])
+    );
+    // The answer's event payload is the body: a JSON-RPC response that loads as a tools/list.
+    let stream = interactions[2]["response"]["body"]["string"]
+        .as_str()
+        .unwrap();
+    let payload = stream
+        .lines()
+        .find_map(|l| l.strip_prefix("data: "))
+        .unwrap();
+    let answer: Value = serde_json::from_str(payload).unwrap();
+    assert_eq!(got[0].body, RecordBody::Request(answer.clone()));
+    let RecordBody::Request(body) = got[0].body.clone() else {
+        unreachable!()
+    };
+    let capture = toolprism::Capture::from_value(body).unwrap();
+    assert_eq!(capture.shape(), toolprism::Shape::McpToolsList);
+    assert_eq!(
+        capture.tool_names().collect::<Vec<_>>(),
+        ["search_docs", "fetch_page"]
+    );
+
+    // The same answer in a HAR entry, as JSON this time; the initialize call is ignored.
+    let entry = |n: u32, request: &str, response: &str| {
+        serde_json::json!({"startedDateTime": format!("2025-06-01T10:00:0{n}Z"),
+            "request": {"method": "POST", "url": "https://mcp.example.com/mcp", "headers": [],
+                "postData": {"mimeType": "application/json", "text": request}},
+            "response": {"status": 200, "content": {"mimeType": "application/json",
+                "text": response}}})
+    };
+    let har = serde_json::json!({"log": {"version": "1.2", "entries": [
+        entry(0, r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}"#, "{}"),
+        entry(1, r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#, &answer.to_string()),
+    ]}});
+    let (_h, har_path) = temp_file("mcp.har", har.to_string().as_bytes());
+    let mut reader = open(&har_path);
+    let got = records(&mut reader);
+    assert_eq!(got.len(), 1);
+    assert_eq!(got[0].source, "entry 2");
+    assert_eq!(got[0].body, RecordBody::Request(answer.clone()));
+    assert_eq!(
+        ignored_of(&reader),
+        ignored(&[("entry 1", "MCP initialize")])
+    );
+
+    // Alone: the event stream and the JSON-RPC envelope each load like the bare result.
+    let sse_path = format!(
+        "{}/samples/mcp-tools-list-sse.txt",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let mut reader = open(&sse_path);
+    assert_eq!(reader.format(), TraceFormat::Single);
+    assert_eq!(
+        records(&mut reader)[0].body,
+        RecordBody::Request(answer.clone())
+    );
+    let (_e, envelope_path) = temp_file("list.json", answer.to_string().as_bytes());
+    assert_eq!(
+        records(&mut open(&envelope_path))[0].body,
+        RecordBody::Request(answer)
+    );
+    // A stream that holds no tools/list answer is named for what it is.
+    let (_s, other) = temp_file("chat.sse", b"data: {\"choices\":[]}\n\ndata: [DONE]\n\n");
+    let error = outcome(&other, false).unwrap_err();
+    assert!(
+        error.starts_with(&format!("{other}: an event stream")),
+        "{error}"
+    );
+}
+
+#[test]
+fn model_calls_of_other_providers_are_turns() {
+    let call = |url: &str, body: Value| {
+        serde_json::json!({"request": {"method": "POST", "url": url, "body": body},
+            "response": {"status_code": 200, "body": {}}})
+    };
+    let gemini = serde_json::json!({"contents": [{"role": "user", "parts": [{"text": "hi"}]}],
+        "tools": [{"functionDeclarations": [{"name": "f"}]}]});
+    let converse = serde_json::json!({"messages": [], "toolConfig": {"tools": []}});
+    let invoke = serde_json::json!({"anthropic_version": "bedrock-2023-05-31", "messages": [],
+        "tools": []});
+    let lines = [
+        call(
+            "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:generateContent",
+            gemini.clone(),
+        ),
+        call(
+            "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse",
+            gemini.clone(),
+        ),
+        call(
+            "https://us-central1-aiplatform.googleapis.com/v1/projects/p/locations/us-central1/publishers/google/models/gemini-2.5-flash:generateContent",
+            gemini.clone(),
+        ),
+        call(
+            "https://bedrock-runtime.us-east-1.amazonaws.com/model/us.anthropic.claude-sonnet-4-20250514-v1%3A0/converse",
+            converse.clone(),
+        ),
+        call(
+            "https://bedrock-runtime.us-east-1.amazonaws.com/model/anthropic.claude-3-haiku-20240307-v1:0/converse-stream",
+            converse,
+        ),
+        call(
+            "https://bedrock-runtime.us-east-1.amazonaws.com/model/anthropic.claude-3-haiku-20240307-v1:0/invoke",
+            invoke.clone(),
+        ),
+        call(
+            "https://bedrock-runtime.us-east-1.amazonaws.com/model/anthropic.claude-3-haiku-20240307-v1:0/invoke-with-response-stream",
+            invoke,
+        ),
+        call(
+            "https://bedrock-runtime.us-east-1.amazonaws.com/model/amazon.titan-embed-text-v2:0/invoke",
+            serde_json::json!({"inputText": "x"}),
+        ),
+        call(
+            "https://generativelanguage.googleapis.com/v1beta/models/text-embedding-004:embedContent",
+            serde_json::json!({"content": {}}),
+        ),
+    ];
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    let (_d, path) = temp_file("calls.jsonl", text.as_bytes());
+    let mut reader = open(&path);
+    assert_eq!(reader.format(), TraceFormat::WrappedJsonl);
+    let got = records(&mut reader);
+    assert_eq!(
+        got.iter().map(|r| r.source.as_str()).collect::<Vec<_>>(),
+        (1..=7).map(|n| format!("line {n}")).collect::<Vec<_>>()
+    );
+    assert_eq!(got[0].body, RecordBody::Request(gemini));
+    assert_eq!(
+        ignored_of(&reader),
+        ignored(&[("line 8", "embeddings"), ("line 9", "embeddings")])
+    );
+}
+
+#[test]
+fn records_that_are_not_requests_are_named() {
+    let transcript = concat!(
+        r#"{"type":"summary","summary":"Fix the build","leafUuid":"a1"}"#,
+        "\n",
+        r#"{"parentUuid":null,"sessionId":"s1","type":"user","uuid":"u1","message":{"role":"user","content":"hi"}}"#,
+        "\n"
+    );
+    let rollout = concat!(
+        r#"{"timestamp":"2025-09-01T10:00:00.000Z","type":"session_meta","payload":{"id":"r1","cwd":"/w"}}"#,
+        "\n",
+        r#"{"timestamp":"2025-09-01T10:00:01.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[]}}"#,
+        "\n"
+    );
+    let item = r#"{"type":"mcp_list_tools","id":"mcpl_1","server_label":"deepwiki","tools":[{"name":"ask","input_schema":{}}]}"#;
+    for (text, starts) in [
+        (transcript, "a Claude Code session transcript"),
+        (rollout, "a Codex session rollout"),
+        (item, "an OpenAI Responses `mcp_list_tools` output item"),
+        (
+            "version: 3\nname: not a cassette\n",
+            "YAML, but not a VCR cassette",
+        ),
+        ("interactions:\n- request: [\n", "invalid YAML at line"),
+    ] {
+        let (_d, path) = temp_file("record.jsonl", text.as_bytes());
+        let error = outcome(&path, false).unwrap_err();
+        assert!(error.starts_with(&format!("{path}: {starts}")), "{error}");
+        assert_eq!(error.lines().count(), 1, "{error}");
+    }
+    // A transcript names how to record what it lacks.
+    let (_d, path) = temp_file("session.jsonl", transcript.as_bytes());
+    let error = outcome(&path, false).unwrap_err();
+    assert!(
+        error.contains("claude-trace") && error.contains("HAR"),
+        "{error}"
+    );
+}
+
+#[test]
+fn litellm_logging_payload_is_read_for_its_tools() {
+    let payload = serde_json::json!({
+        "id": "chatcmpl-1", "call_type": "acompletion", "model": "gpt-4o-mini",
+        "startTime": 1748772000.25, "status": "success",
+        "messages": [{"role": "user", "content": "weather?"}],
+        "model_parameters": {"temperature": 0.2, "tools": [{"type": "function",
+            "function": {"name": "get_weather", "parameters": {"type": "object"}}}]},
+        "response": {"object": "chat.completion", "usage": {"prompt_tokens": 57,
+            "completion_tokens": 4, "prompt_tokens_details": {"cached_tokens": 0}}}
+    });
+    for text in [
+        serde_json::to_string_pretty(&payload).unwrap(),
+        format!("{payload}\n{payload}\n"),
+    ] {
+        let (_d, path) = temp_file("litellm.json", text.as_bytes());
+        let mut reader = open(&path);
+        assert_eq!(reader.notes().len(), 1);
+        assert!(reader.notes()[0].contains("LiteLLM"));
+        let got = records(&mut reader);
+        assert!(!got.is_empty());
+        let RecordBody::Request(body) = &got[0].body else {
+            panic!()
+        };
+        assert_eq!(body["tools"], payload["model_parameters"]["tools"]);
+        assert_eq!(body["messages"], payload["messages"]);
+        assert_eq!(got[0].usage, usage(57, 0, 0));
+        assert_eq!(got[0].time_ms, Some(1_748_772_000_250));
+        let capture = toolprism::Capture::from_value(body.clone()).unwrap();
+        assert_eq!(capture.tool_names().collect::<Vec<_>>(), ["get_weather"]);
+    }
 }

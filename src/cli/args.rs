@@ -29,7 +29,8 @@ invalid capture, failed export (one line on stderr).
 
 Documentation: docs/CLI.md (every command and flag, the report --json keys, exit codes),
 docs/STRATEGIES.md (each strategy, its host and release), docs/UNTRUSTED-TEXT.md (what
-toolprism promises about a capture's text); `toolprism man` prints the manual page.";
+toolprism promises about a capture's text), docs/FORMATS.md (every capture and trace format read,
+and how to record one); `toolprism man` prints the manual page.";
 
 /// Inspect the tool list an LLM agent sends to a model API: project it under the rules of
 /// four real agent hosts, measure every projection in exact tiktoken tokens and bytes,
@@ -377,6 +378,9 @@ mod tests {
     fn a_bare_capture_opens_the_view() {
         let cli = Cli::try_parse_from(["toolprism", "capture.json"]).unwrap();
         assert!(cli.command.is_none());
-        assert_eq!(cli.capture.as_deref(), Some("capture.json"));
+        assert_eq!(
+            cli.capture.as_deref(),
+            Some(std::path::Path::new("capture.json"))
+        );
     }
 }

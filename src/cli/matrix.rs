@@ -71,12 +71,13 @@ fn parse_sort(text: &str) -> Result<SortColumn, String> {
 /// `defer-catalog` and `adaptive` usually track `progressive`, `defer` and `direct`; `codex`
 /// applies to Responses captures only), last the
 /// ones that change the most.
-pub const DROP_ORDER: [Strategy; 12] = [
+pub const DROP_ORDER: [Strategy; 13] = [
     Strategy::Disabled,
     Strategy::Direct,
     Strategy::Full,
     Strategy::DeferCatalog,
     Strategy::Codex,
+    Strategy::Search,
     Strategy::Adaptive,
     Strategy::Shorten,
     Strategy::Code,

@@ -571,6 +571,10 @@ fn open(cli: &Cli) -> Result<Output, Failure> {
     };
     let mut reader = match toolprism::trace::open(&path, &options) {
         Ok(reader) => reader,
+        // A file known for what it is (a transcript, a cassette that does not parse): its words.
+        Err(e) if matches!(e.error, toolprism::error::LoadError::Refused(_)) => {
+            return Err(named(visible(&e.to_string()).into_owned()));
+        }
         // Not readable as a trace either: the single-capture message, as before traces.
         Err(_) => {
             let capture = Capture::from_path(&path)

@@ -10,9 +10,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde_json::Value;
 
+use super::cassette::{self, CassetteSource};
 use super::folder::FolderSource;
 use super::har::{self, HarSource};
 use super::jsonl::{Line, LineSource};
+use super::kind;
 use super::record::{self, Outcome};
 use super::{Compression, MAX_RECORD_BYTES, Source, TraceFormat, TraceRecord};
 use super::{bounded, budget};
@@ -35,6 +37,8 @@ pub(crate) struct Detected {
     /// When the input is one torn line and nothing else: what it gives read as one JSON
     /// document (the words a single capture cut short is named with).
     pub(crate) document_error: Option<LoadError>,
+    /// What the reader should say about the trace as a whole (a LiteLLM log's bytes).
+    pub(crate) notes: Vec<String>,
 }
 
 /// The compression a stream's first bytes announce.
@@ -132,6 +136,7 @@ pub(crate) fn detect(path: &Path, name: &str) -> Result<Detected, LoadError> {
             source: Source::Folder(source),
             ignored,
             document_error: None,
+            notes: Vec::new(),
         });
     }
     let raw: Box<dyn Read + Send> = if stdin {
@@ -152,12 +157,20 @@ pub(crate) fn detect(path: &Path, name: &str) -> Result<Detected, LoadError> {
     let reader: Box<dyn BufRead + Send> = Box::new(BufReader::with_capacity(BUFFER_BYTES, reader));
     let mut document_error = None;
     let (format, source) = detect_content(reader, name, &mut document_error)?;
+    let notes = match &source {
+        Source::Lines(lines) if lines.first_is_litellm() => vec![kind::LITELLM_NOTE.to_owned()],
+        Source::One(Some((_, value))) if kind::is_litellm_payload(value) => {
+            vec![kind::LITELLM_NOTE.to_owned()]
+        }
+        _ => Vec::new(),
+    };
     Ok(Detected {
         format,
         compression,
         source,
         ignored: Vec::new(),
         document_error,
+        notes,
     })
 }
 
@@ -214,6 +227,9 @@ fn detect_content(
                     problem: "more content after the HAR document".into(),
                 }),
                 Some(second) => {
+                    if let Some(what) = kind::refusal(&value) {
+                        return Err(LoadError::Refused(what));
+                    }
                     let format = record::format_of(&value);
                     lines.push_back(Line::Json(number, value));
                     lines.push_back(second);
@@ -230,6 +246,36 @@ fn detect_content(
             // Blank bytes before the first line were skipped: offsets count them back in.
             let skipped = lines.bytes_read() as usize - lines.last_bytes().len();
             let (mut reader, first, _) = lines.into_parts();
+            let trimmed = first.trim_ascii();
+            if cassette::looks_like_yaml_cassette(trimmed) {
+                let text = read_rest(reader, first, MAX_RECORD_BYTES)?;
+                let value = cassette::from_yaml(without_bom(&text))?;
+                if !cassette::is_cassette(&value) {
+                    return Err(LoadError::Refused(
+                        "YAML, but not a VCR cassette (no `interactions` list of requests)".into(),
+                    ));
+                }
+                return Ok((
+                    TraceFormat::Cassette,
+                    Source::Cassette(CassetteSource::new(value)),
+                ));
+            }
+            if trimmed.starts_with(b"event:")
+                || trimmed.starts_with(b"data:")
+                || trimmed.starts_with(b"id:")
+            {
+                let text = read_rest(reader, first, MAX_CAPTURE_BYTES)?;
+                let text = String::from_utf8_lossy(without_bom(&text)).into_owned();
+                let size = text.len() as u64;
+                return match record::mcp_answer(&Value::String(text)) {
+                    Some(answer) => document(answer, size, name, name),
+                    None => Err(LoadError::Refused(
+                        "an event stream (server-sent events) with no MCP tools/list answer in \
+                         it: a response, not a request"
+                            .into(),
+                    )),
+                };
+            }
             if matches!(first.trim_ascii(), b"{" | b"[") {
                 // A pretty-printed document: read it whole, up to its limit (told by the next
                 // bytes: a HAR log's `"log"` key).
@@ -300,10 +346,11 @@ fn lines_of_unknown_format(
     binary: bool,
     document_error_out: &mut Option<LoadError>,
 ) -> Result<(TraceFormat, Source), LoadError> {
-    match lines
-        .peek_first_value(FORMAT_LOOKAHEAD)
-        .map(record::format_of)
-    {
+    let first = lines.peek_first_value(FORMAT_LOOKAHEAD);
+    if let Some(what) = first.and_then(kind::refusal) {
+        return Err(LoadError::Refused(what));
+    }
+    match first.map(record::format_of) {
         Some(format) => Ok((format, Source::Lines(lines))),
         // A torn only line: a trace with no turn yet, and the torn line to report.
         None if lines.ends_torn() => {
@@ -348,6 +395,19 @@ fn document(
     if har::is_har(&value) {
         return Ok((TraceFormat::Har, Source::Har(HarSource::new(value))));
     }
+    if cassette::is_cassette(&value) {
+        let source = Source::Cassette(CassetteSource::new(value));
+        return Ok((TraceFormat::Cassette, source));
+    }
+    if let Some(what) = kind::refusal(&value) {
+        return Err(LoadError::Refused(what));
+    }
+    if kind::is_litellm_payload(&value) {
+        return Ok((
+            TraceFormat::BareJsonl,
+            Source::One(Some((at.to_owned(), value))),
+        ));
+    }
     match record::format_of(&value) {
         TraceFormat::BareJsonl => {}
         format => return Ok((format, Source::One(Some((at.to_owned(), value))))),
@@ -367,6 +427,25 @@ fn document(
         TraceFormat::Single,
         Source::Ready(Some(Outcome::Turn(Box::new(record)))),
     ))
+}
+
+/// What detection read so far and the rest of the stream, up to `limit` bytes in all.
+fn read_rest(
+    reader: Box<dyn BufRead + Send>,
+    mut head: Vec<u8>,
+    limit: u64,
+) -> Result<Vec<u8>, LoadError> {
+    reader
+        .take((limit + 1).saturating_sub(head.len() as u64))
+        .read_to_end(&mut head)
+        .map_err(|e| LoadError::Unreadable(crate::error::io_reason(&e)))?;
+    if head.len() as u64 > limit {
+        return Err(LoadError::Refused(format!(
+            "larger than {} MiB",
+            limit >> 20
+        )));
+    }
+    Ok(head)
 }
 
 /// A reader that keeps a copy of every byte read through it, and counts them.

@@ -74,43 +74,36 @@ fn entry_outcome(entry: Value, source: String) -> Result<Outcome, String> {
     let text = |v: Option<&Value>| v.and_then(Value::as_str).map(str::to_owned);
     let method = text(request.get("method"));
     let url = text(request.get("url"));
-    if let Some(url) = &url
-        && let Some(reason) = record::not_a_model_call(method.as_deref(), url)
-    {
-        return Ok(Outcome::Ignored(Ignored {
-            source,
-            method,
-            url: Some(url.clone()),
-            reason,
-        }));
-    }
     let headers = request.get("headers").cloned().unwrap_or(Value::Null);
     let agent_id = record::header(&headers, "x-claude-code-agent-id");
     let content_encoding = record::header(&headers, "content-encoding");
     let post = request.get_mut("postData").map(Value::take);
-    let Some(Value::String(body_text)) = post.as_ref().and_then(|p| p.get("text")).cloned() else {
-        return Err("no request body (`request.postData.text`)".to_owned());
-    };
-    let base64 = post
-        .as_ref()
-        .and_then(|p| p.get("encoding"))
-        .and_then(Value::as_str)
-        .is_some_and(|e| e.eq_ignore_ascii_case("base64"));
-    let bytes = decode(&body_text, base64).map_err(|problem| format!("request body: {problem}"))?;
-    let body: Value = super::budget::parse_slice(&bytes).map_err(|e| {
-        let unsupported = content_encoding
-            .map(|e| e.trim().to_ascii_lowercase())
-            .filter(|e| !matches!(e.as_str(), "" | "identity" | "gzip" | "x-gzip" | "zstd"));
-        match unsupported {
-            Some(encoding) => {
-                format!("request body is not JSON (content-encoding {encoding} is not supported)")
-            }
-            None => format!(
-                "request body is not JSON ({})",
-                crate::error::json_error(&e)
-            ),
+    let body = request_json(post.as_ref(), content_encoding);
+    // Only an MCP call's answer is read here (a model call's is read for its usage below).
+    let is_rpc = body.as_ref().is_ok_and(|b| b.get("jsonrpc").is_some());
+    let response_text = entry
+        .get("response")
+        .and_then(Value::as_object)
+        .filter(|_| is_rpc)
+        .and_then(response_text)
+        .map(Value::String);
+    let body = match record::classify(
+        method.as_deref(),
+        url.as_deref(),
+        body.as_ref().ok(),
+        response_text.as_ref(),
+    ) {
+        record::Call::Ignored(reason) => {
+            return Ok(Outcome::Ignored(Ignored {
+                source,
+                method,
+                url,
+                reason,
+            }));
         }
-    })?;
+        record::Call::McpList(answer) => answer,
+        record::Call::Model => body?,
+    };
     let body = record::request_body(body)?;
     let (timestamp, time_ms) = match entry.get("startedDateTime").and_then(time::from_value) {
         Some((text, ms)) => (Some(text), ms),
@@ -138,6 +131,45 @@ fn entry_outcome(entry: Value, source: String) -> Result<Outcome, String> {
         usage,
         agent_id,
     })))
+}
+
+/// The request body (`request.postData.text`, base64 when `encoding` says so, gzip or zstd by
+/// its magic) parsed as JSON, or what is wrong with it.
+fn request_json(post: Option<&Value>, content_encoding: Option<String>) -> Result<Value, String> {
+    let Some(Value::String(body_text)) = post.and_then(|p| p.get("text")) else {
+        return Err("no request body (`request.postData.text`)".to_owned());
+    };
+    let base64 = post
+        .and_then(|p| p.get("encoding"))
+        .and_then(Value::as_str)
+        .is_some_and(|e| e.eq_ignore_ascii_case("base64"));
+    let bytes = decode(body_text, base64).map_err(|problem| format!("request body: {problem}"))?;
+    super::budget::parse_slice(&bytes).map_err(|e| {
+        let unsupported = content_encoding
+            .map(|e| e.trim().to_ascii_lowercase())
+            .filter(|e| !matches!(e.as_str(), "" | "identity" | "gzip" | "x-gzip" | "zstd"));
+        match unsupported {
+            Some(encoding) => {
+                format!("request body is not JSON (content-encoding {encoding} is not supported)")
+            }
+            None => format!(
+                "request body is not JSON ({})",
+                crate::error::json_error(&e)
+            ),
+        }
+    })
+}
+
+/// The text of `response.content.text` (base64 when `content.encoding` says so).
+fn response_text(response: &serde_json::Map<String, Value>) -> Option<String> {
+    let content = response.get("content")?;
+    let text = content.get("text")?.as_str()?;
+    let base64 = content
+        .get("encoding")
+        .and_then(Value::as_str)
+        .is_some_and(|e| e.eq_ignore_ascii_case("base64"));
+    let bytes = decode(text, base64).ok()?;
+    Some(String::from_utf8_lossy(&bytes).into_owned())
 }
 
 /// Usage from `response.content.text` (base64 when `content.encoding` says so).

@@ -13,10 +13,12 @@ use crate::error::{FileError, LoadError};
 
 mod bounded;
 pub(crate) mod budget;
+mod cassette;
 mod detect;
 mod folder;
 mod har;
 mod jsonl;
+mod kind;
 mod record;
 mod sse;
 pub mod time;
@@ -44,6 +46,8 @@ pub enum TraceFormat {
     WrappedJsonl,
     /// JSON lines that are request bodies.
     BareJsonl,
+    /// A VCR cassette (vcrpy or go-vcr; YAML, or vcrpy's JSON): `interactions[]`.
+    Cassette,
 }
 
 impl TraceFormat {
@@ -56,6 +60,7 @@ impl TraceFormat {
             TraceFormat::ClaudeTrace => "claude-trace",
             TraceFormat::WrappedJsonl => "jsonl-wrapped",
             TraceFormat::BareJsonl => "jsonl",
+            TraceFormat::Cassette => "vcr-cassette",
         }
     }
 }
@@ -191,6 +196,7 @@ pub fn open(path: impl AsRef<Path>, options: &TraceOptions) -> Result<TraceReade
         source: detected.source,
         ignored: detected.ignored,
         document_error: detected.document_error,
+        notes: detected.notes,
         skipped: 0,
         torn: None,
         skip_bad: options.skip_bad,
@@ -202,6 +208,7 @@ pub fn open(path: impl AsRef<Path>, options: &TraceOptions) -> Result<TraceReade
 pub(crate) enum Source {
     Lines(jsonl::LineSource),
     Har(har::HarSource),
+    Cassette(cassette::CassetteSource),
     Folder(folder::FolderSource),
     /// One record document (claude-trace or wrapped), named by the file.
     One(Option<(String, Value)>),
@@ -231,6 +238,7 @@ pub struct TraceReader {
     source: Source,
     ignored: Vec<Ignored>,
     document_error: Option<LoadError>,
+    notes: Vec<String>,
     skipped: usize,
     torn: Option<String>,
     skip_bad: bool,
@@ -277,6 +285,12 @@ impl TraceReader {
         self.document_error.as_ref()
     }
 
+    /// What is to be said about the trace as a whole, beside its turns: that a LiteLLM log's
+    /// requests are rebuilt from the log, not the bytes sent.
+    pub fn notes(&self) -> &[String] {
+        &self.notes
+    }
+
     /// The trace's name as errors show it (`-` is `<stdin>`).
     pub fn name(&self) -> &str {
         &self.name
@@ -286,6 +300,7 @@ impl TraceReader {
         match &mut self.source {
             Source::Lines(lines) => lines.next_raw(),
             Source::Har(har) => har.next_raw(),
+            Source::Cassette(cassette) => cassette.next_raw(),
             Source::Folder(folder) => folder.next_raw(),
             Source::One(one) => one.take().map(|(source, value)| {
                 Raw::Read(source.clone(), record::from_value(value, source))

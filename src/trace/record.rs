@@ -59,7 +59,14 @@ pub(crate) fn from_value(record: Value, source: String) -> Result<Outcome, Strin
     let claude_trace = is_claude_trace_map(&record);
     let request_object = matches!(record.get("request"), Some(Value::Object(_)));
     if !request_object && !record.contains_key("body") {
-        let body = request_body(Value::Object(record))?;
+        let record = Value::Object(record);
+        if super::kind::is_litellm_payload(&record) {
+            return Ok(Outcome::Turn(Box::new(litellm_record(&record, source)?)));
+        }
+        if let Some(what) = super::kind::refusal(&record) {
+            return Err(what);
+        }
+        let body = request_body(record)?;
         return Ok(Outcome::Turn(Box::new(TraceRecord::bare(source, body))));
     }
     // The request's fields live in `request` (claude-trace, cctrace, most proxies) or at the top.
@@ -80,16 +87,30 @@ pub(crate) fn from_value(record: Value, source: String) -> Result<Outcome, Strin
     };
     let method = field("method", &holder, &record);
     let url = field("url", &holder, &record);
-    if let Some(url) = &url
-        && let Some(reason) = not_a_model_call(method.as_deref(), url)
-    {
-        return Ok(Outcome::Ignored(Ignored {
-            source,
-            method,
-            url: Some(url.clone()),
-            reason,
-        }));
-    }
+    let response_text = match record.get("response") {
+        Some(Value::Object(response)) => ["body", "body_raw", "bodyRaw"]
+            .iter()
+            .find_map(|key| response.get(*key).filter(|v| !v.is_null())),
+        _ => None,
+    };
+    let call = classify(
+        method.as_deref(),
+        url.as_deref(),
+        holder.get("body").or_else(|| record.get("body")),
+        response_text,
+    );
+    let mcp_list = match call {
+        Call::Model => None,
+        Call::McpList(answer) => Some(answer),
+        Call::Ignored(reason) => {
+            return Ok(Outcome::Ignored(Ignored {
+                source,
+                method,
+                url,
+                reason,
+            }));
+        }
+    };
     let stamp = holder
         .get("timestamp")
         .or_else(|| record.get("timestamp"))
@@ -104,9 +125,13 @@ pub(crate) fn from_value(record: Value, source: String) -> Result<Outcome, Strin
         .get("headers")
         .or_else(|| record.get("headers"))
         .and_then(|h| header(h, "x-claude-code-agent-id"));
-    let body = match holder.remove("body").or_else(|| record.remove("body")) {
-        Some(body) => request_body(body)?,
-        None => return Err("no request body".to_owned()),
+    let body = match (
+        mcp_list,
+        holder.remove("body").or_else(|| record.remove("body")),
+    ) {
+        (Some(answer), _) => request_body(answer)?,
+        (None, Some(body)) => request_body(body)?,
+        (None, None) => return Err("no request body".to_owned()),
     };
     let (status, orphan, usage) = match record.get("response") {
         Some(Value::Object(response)) => {
@@ -136,6 +161,21 @@ pub(crate) fn from_value(record: Value, source: String) -> Result<Outcome, Strin
     })))
 }
 
+/// A LiteLLM logging payload as a turn: the request it logged, its start time, its status and
+/// the usage of the response it logged.
+fn litellm_record(payload: &Value, source: String) -> Result<TraceRecord, String> {
+    let body = request_body(super::kind::litellm_request(payload))?;
+    let mut record = TraceRecord::bare(source, body);
+    if let Some((text, ms)) = payload.get("startTime").and_then(time::from_value) {
+        record.timestamp = Some(text);
+        record.time_ms = ms;
+    }
+    // A failed call logged no response (its HTTP status is not in the payload).
+    record.orphan = payload.get("status").and_then(Value::as_str) == Some("failure");
+    record.usage = payload.get("response").and_then(usage::from_json);
+    Ok(record)
+}
+
 /// A request body: an object, or a string holding one. A cctrace compaction stub is marked.
 pub(crate) fn request_body(body: Value) -> Result<RecordBody, String> {
     let body = match body {
@@ -155,12 +195,17 @@ pub(crate) fn request_body(body: Value) -> Result<RecordBody, String> {
     let mcp_result = object
         .get("result")
         .is_some_and(|r| r.get("tools").is_some());
+    // `contents` is Gemini's conversation, `toolConfig` Bedrock Converse's tools.
     if !(object.contains_key("messages")
         || object.contains_key("input")
         || object.contains_key("tools")
+        || object.contains_key("contents")
+        || object.contains_key("toolConfig")
         || mcp_result)
     {
-        return Err("the body is not a request (no `messages`, `input` or `tools`)".to_owned());
+        return Err(
+            "the body is not a request (no `messages`, `input`, `contents` or `tools`)".to_owned(),
+        );
     }
     Ok(RecordBody::Request(body))
 }
@@ -214,7 +259,10 @@ pub(crate) fn header(headers: &Value, name: &str) -> Option<String> {
 }
 
 /// Why a request is not a model call, or `None` when it is: a `POST` whose path (query and
-/// fragment stripped) ends in `/v1/messages`, `/chat/completions` or `/responses`.
+/// fragment stripped) ends in `/v1/messages`, `/chat/completions` or `/responses`; a Gemini
+/// `:generateContent` / `:streamGenerateContent` (AI Studio and Vertex); a Bedrock
+/// `/model/{id}/invoke`, `invoke-with-response-stream`, `converse` or `converse-stream`; or
+/// Claude on Vertex (`:rawPredict`, `:streamRawPredict`).
 pub(crate) fn not_a_model_call(method: Option<&str>, url: &str) -> Option<String> {
     let path = url.split(['?', '#']).next().unwrap_or(url);
     let path = path.trim_end_matches('/');
@@ -229,6 +277,25 @@ pub(crate) fn not_a_model_call(method: Option<&str>, url: &str) -> Option<String
     {
         return None;
     }
+    let last = path.rsplit('/').next().unwrap_or(path);
+    // Gemini and Vertex name the method after a colon: `models/gemini-2.5-flash:generateContent`.
+    if let Some((_, verb)) = last.rsplit_once(':') {
+        return match verb {
+            "generateContent" | "streamGenerateContent" | "rawPredict" | "streamRawPredict" => None,
+            "countTokens" => Some("count_tokens call".to_owned()),
+            "embedContent" | "batchEmbedContents" => Some("embeddings".to_owned()),
+            _ => Some("not a model call".to_owned()),
+        };
+    }
+    if let Some(model) = bedrock_model(path) {
+        let model = model.to_ascii_lowercase();
+        return match last {
+            _ if model.contains("embed") => Some("embeddings".to_owned()),
+            "invoke" | "invoke-with-response-stream" | "converse" | "converse-stream" => None,
+            "count-tokens" => Some("count_tokens call".to_owned()),
+            _ => Some("not a model call".to_owned()),
+        };
+    }
     let reason = if path.ends_with("/count_tokens") {
         "count_tokens call"
     } else if path.contains("/embeddings") {
@@ -239,6 +306,83 @@ pub(crate) fn not_a_model_call(method: Option<&str>, url: &str) -> Option<String
         "not a model call"
     };
     Some(reason.to_owned())
+}
+
+/// The model id of a Bedrock runtime path, `/model/{id}/{operation}`.
+fn bedrock_model(path: &str) -> Option<&str> {
+    let mut segments = path.rsplit('/');
+    let _operation = segments.next()?;
+    let model = segments.next()?;
+    (segments.next()? == "model").then_some(model)
+}
+
+/// What a recorded HTTP call is, for a trace.
+#[derive(Debug)]
+pub(crate) enum Call {
+    /// A model call: its request body is the turn.
+    Model,
+    /// Not a model call: why.
+    Ignored(String),
+    /// An MCP `tools/list` call: the answer (the JSON-RPC response) is the turn's body.
+    McpList(Value),
+}
+
+/// Tell what a call is: a JSON-RPC request body is MCP (`tools/list` is read from its answer,
+/// other methods are ignored); else the URL decides, where there is one; without either, a
+/// model call. `response` is the response body as recorded (text, or JSON already parsed).
+pub(crate) fn classify(
+    method: Option<&str>,
+    url: Option<&str>,
+    request: Option<&Value>,
+    response: Option<&Value>,
+) -> Call {
+    if let Some(rpc) = request.and_then(mcp_method) {
+        if rpc != "tools/list" {
+            return Call::Ignored(format!("MCP {rpc}"));
+        }
+        return match response.and_then(mcp_answer) {
+            Some(answer) => Call::McpList(answer),
+            None => Call::Ignored("MCP tools/list without a tools/list answer".to_owned()),
+        };
+    }
+    match url.and_then(|url| not_a_model_call(method, url)) {
+        Some(reason) => Call::Ignored(reason),
+        None => Call::Model,
+    }
+}
+
+/// The method of a JSON-RPC request (`{"jsonrpc": "2.0", "method": ...}`), the body as an
+/// object or as text holding one.
+fn mcp_method(body: &Value) -> Option<String> {
+    let parsed;
+    let body = match body {
+        Value::String(text) if text.trim_start().starts_with('{') && text.contains("jsonrpc") => {
+            parsed = serde_json::from_str::<Value>(text).ok()?;
+            &parsed
+        }
+        other => other,
+    };
+    body.get("jsonrpc")?;
+    body.get("method")?.as_str().map(str::to_owned)
+}
+
+/// An MCP `tools/list` answer in any framing it is recorded in: a JSON-RPC response (or a bare
+/// result) as JSON or as text, or Streamable HTTP's event stream (`event: message` /
+/// `data: {...}`), the first event whose payload holds `result.tools`.
+pub(crate) fn mcp_answer(response: &Value) -> Option<Value> {
+    let has_tools = |v: &Value| {
+        v.get("result").is_some_and(|r| r.get("tools").is_some())
+            || (v.get("tools").is_some() && v.get("jsonrpc").is_none())
+    };
+    match response {
+        Value::String(text) if super::sse::looks_like_stream(text) => super::sse::data(text)
+            .filter_map(|payload| serde_json::from_str::<Value>(&payload).ok())
+            .find(|v| has_tools(v)),
+        Value::String(text) => serde_json::from_str::<Value>(text)
+            .ok()
+            .filter(|v| has_tools(v)),
+        other => has_tools(other).then(|| other.clone()),
+    }
 }
 
 #[cfg(test)]

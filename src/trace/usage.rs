@@ -25,7 +25,26 @@ pub(crate) fn from_json(body: &Value) -> Option<Usage> {
     if let Some(response) = body.get("response").filter(|_| is_response_event(body)) {
         return from_json(response);
     }
+    // Gemini's streamGenerateContent without `alt=sse` answers a JSON array of chunks; the
+    // last chunk that has usage has the whole call's.
+    if let Value::Array(chunks) = body {
+        return chunks.iter().rev().find_map(from_json);
+    }
+    if let Some(metadata) = body.get("usageMetadata").and_then(Value::as_object) {
+        return gemini(metadata);
+    }
     body.get("usage").and_then(Value::as_object).and_then(read)
+}
+
+/// Gemini's `usageMetadata`: `promptTokenCount` is all input, cached included
+/// (`cachedContentTokenCount`).
+fn gemini(metadata: &Map<String, Value>) -> Option<Usage> {
+    let prompt = count(metadata.get("promptTokenCount"))?;
+    Some(Usage {
+        input: prompt,
+        cache_write: 0,
+        cache_read: count(metadata.get("cachedContentTokenCount")).unwrap_or(0),
+    })
 }
 
 fn is_response_event(event: &Value) -> bool {
@@ -72,6 +91,8 @@ pub(crate) fn from_stream(stream: &str) -> Option<Usage> {
             _ => {
                 if let Some(found) = event.get("usage").and_then(Value::as_object) {
                     usage = read(found).or(usage);
+                } else if let Some(found) = event.get("usageMetadata").and_then(Value::as_object) {
+                    usage = gemini(found).or(usage);
                 }
             }
         }
@@ -102,9 +123,12 @@ fn read(usage: &Map<String, Value>) -> Option<Usage> {
             cache_read: count(details.get("cached_tokens")).unwrap_or(0),
         });
     }
-    let input = count(usage.get("input_tokens"));
-    let write = count(usage.get("cache_creation_input_tokens"));
-    let read = count(usage.get("cache_read_input_tokens"));
+    // Bedrock Converse spells Anthropic's fields in camel case (uncached input, like Anthropic).
+    let input = count(usage.get("input_tokens")).or_else(|| count(usage.get("inputTokens")));
+    let write = count(usage.get("cache_creation_input_tokens"))
+        .or_else(|| count(usage.get("cacheWriteInputTokens")));
+    let read = count(usage.get("cache_read_input_tokens"))
+        .or_else(|| count(usage.get("cacheReadInputTokens")));
     if input.is_none() && write.is_none() && read.is_none() {
         return None;
     }
@@ -141,6 +165,22 @@ mod tests {
             "input_tokens_details": {"cached_tokens": 4864}, "output_tokens": 20}});
         assert_eq!(from_json(&responses), usage(5000, 0, 4864));
         assert_eq!(from_json(&json!({"type": "error"})), None);
+        let gemini = json!({"candidates": [], "usageMetadata": {"promptTokenCount": 1200,
+            "cachedContentTokenCount": 1024, "candidatesTokenCount": 7}});
+        assert_eq!(from_json(&gemini), usage(1200, 0, 1024));
+        let chunks = json!([{"candidates": []},
+            {"candidates": [], "usageMetadata": {"promptTokenCount": 33}}, {"candidates": []}]);
+        assert_eq!(from_json(&chunks), usage(33, 0, 0));
+        let converse = json!({"output": {}, "usage": {"inputTokens": 15, "outputTokens": 3,
+            "cacheReadInputTokens": 900, "cacheWriteInputTokens": 40}});
+        assert_eq!(from_json(&converse), usage(15, 40, 900));
+    }
+
+    #[test]
+    fn gemini_stream() {
+        let stream = "data: {\"candidates\":[],\"usageMetadata\":{\"promptTokenCount\":90}}\r\n\r\n\
+            data: {\"candidates\":[],\"usageMetadata\":{\"promptTokenCount\":90,\"cachedContentTokenCount\":64}}\r\n\r\n";
+        assert_eq!(from_text(stream), usage(90, 0, 64));
     }
 
     #[test]

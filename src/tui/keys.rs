@@ -218,7 +218,7 @@ const fn b(
 
 /// The strategy keys, in `Strategy::ALL` order.
 pub const STRATEGY_KEYS: [char; 13] = [
-    '1', '2', '3', '4', '5', '6', '7', '8', '9', '0', '-', '=', '\',
+    '1', '2', '3', '4', '5', '6', '7', '8', '9', '0', '-', '=', '\\',
 ];
 
 use Action as A;

@@ -1,0 +1,302 @@
+//! VCR cassettes: the HTTP interactions a test recorder replays, read as a trace.
+//!
+//! Two recorders are read, in YAML or in JSON (vcrpy's `json` serializer):
+//! - vcrpy (Python; pytest-recording, pydantic-ai, LangChain, LiteLLM): `interactions[].request`
+//!   `{method, uri, body, headers}`, `response.{status.code, body.string, headers}`; pydantic-ai
+//!   rewrites JSON bodies as `parsed_body` (a YAML mapping) on both sides.
+//! - go-vcr (Go), cassette version 1 and 2: `request.{method, url, body, headers}`,
+//!   `response.{code, status, body, headers}`.
+//!
+//! A body may be written as `!!binary` (base64 of the bytes sent, often gzip): it is decoded,
+//! decompressed when its magic says gzip or zstd, and kept as text when the bytes are UTF-8
+//! ([`body_value`]).
+//! Cassettes carry no timestamps, so turns have none; the file's order is the turn order.
+
+use base64::Engine as _;
+use serde_json::{Map, Value};
+
+use super::record::{self, Outcome};
+use super::{Ignored, Raw, TraceRecord, detect, usage};
+use crate::error::{LoadError, json_kind};
+
+/// The key a body that is binary data (not UTF-8 text once decoded) is replaced with, holding
+/// its size in bytes. A NUL starts it, so no recorded mapping key can be mistaken for it.
+const BINARY_KEY: &str = "\u{0}binary bytes";
+
+/// Whether a document is a cassette: `interactions` is a list whose first item has a `request`.
+pub(crate) fn is_cassette(document: &Value) -> bool {
+    match document.get("interactions") {
+        Some(Value::Array(items)) => items
+            .first()
+            .is_none_or(|item| item.get("request").is_some()),
+        _ => false,
+    }
+}
+
+/// Whether a text's first line starts a YAML document a cassette may be: `interactions:`
+/// (vcrpy writes its keys in order), `version:` or a `---` / `%YAML` header (go-vcr).
+pub(crate) fn looks_like_yaml_cassette(first_line: &[u8]) -> bool {
+    let line = first_line.trim_ascii_start();
+    [b"interactions:".as_slice(), b"version:", b"---", b"%YAML"]
+        .iter()
+        .any(|start| line.starts_with(start))
+}
+
+/// Parse a YAML text into a JSON value (tags dropped, values kept). Errors say where, in YAML's
+/// terms.
+pub(crate) fn from_yaml(text: &[u8]) -> Result<Value, LoadError> {
+    let value: serde_norway::Value = serde_norway::from_slice(text).map_err(|e| {
+        let at = e
+            .location()
+            .map(|l| format!("line {}, column {}", l.line(), l.column()));
+        let message = e.to_string();
+        // serde_norway appends the position to its message; it is given apart here.
+        let message = match message.rfind(" at line ") {
+            Some(cut) => message[..cut].to_owned(),
+            None => message,
+        };
+        LoadError::Refused(match at {
+            Some(at) => format!("invalid YAML at {at}: {message}"),
+            None => format!("invalid YAML: {message}"),
+        })
+    })?;
+    Ok(to_json(value))
+}
+
+fn to_json(value: serde_norway::Value) -> Value {
+    use serde_norway::Value as Yaml;
+    match value {
+        Yaml::Null => Value::Null,
+        Yaml::Bool(b) => Value::Bool(b),
+        Yaml::Number(n) => {
+            if let Some(i) = n.as_u64() {
+                Value::from(i)
+            } else if let Some(i) = n.as_i64() {
+                Value::from(i)
+            } else {
+                n.as_f64()
+                    .and_then(serde_json::Number::from_f64)
+                    .map_or(Value::Null, Value::Number)
+            }
+        }
+        Yaml::String(s) => Value::String(s),
+        Yaml::Sequence(items) => Value::Array(items.into_iter().map(to_json).collect()),
+        Yaml::Mapping(mapping) => {
+            let mut object = Map::with_capacity(mapping.len());
+            for (key, value) in mapping {
+                let key = match key {
+                    Yaml::String(s) => s,
+                    other => match to_json(other) {
+                        Value::String(s) => s,
+                        other => other.to_string(),
+                    },
+                };
+                object.insert(key, to_json(value));
+            }
+            Value::Object(object)
+        }
+        // Tags other than YAML's own are dropped, their values kept.
+        Yaml::Tagged(tagged) => to_json(tagged.value),
+    }
+}
+
+/// A body as the cassette holds it. The YAML parser resolves `!!binary` to its base64 text, so
+/// text that is base64 and nothing else (what a `!!binary` block is; JSON and event streams
+/// never are) is decoded, decompressed when gzip or zstd, and kept as text when UTF-8; bytes that
+/// are not text become a mark holding their size.
+fn body_value(value: Value) -> Value {
+    let Value::String(text) = value else {
+        return value;
+    };
+    if !looks_base64(&text) {
+        return Value::String(text);
+    }
+    let compact: String = text.chars().filter(|c| !c.is_ascii_whitespace()).collect();
+    let Ok(bytes) = base64::engine::general_purpose::STANDARD.decode(compact) else {
+        return Value::String(text);
+    };
+    let bytes = match detect::compression_of(&bytes) {
+        Some(compression) => detect::decompress(compression, &bytes).unwrap_or(bytes),
+        None => bytes,
+    };
+    match String::from_utf8(bytes) {
+        Ok(decoded) => Value::String(decoded),
+        Err(e) => {
+            let mut mark = Map::new();
+            mark.insert(BINARY_KEY.into(), Value::from(e.into_bytes().len()));
+            Value::Object(mark)
+        }
+    }
+}
+
+/// Base64 as YAML writes a `!!binary` block: the alphabet in lines, `=` padding at the end
+/// only, a length that is a multiple of four, and no other character (no space, brace, quote).
+fn looks_base64(text: &str) -> bool {
+    let compact: Vec<u8> = text
+        .bytes()
+        .filter(|b| !matches!(b, b'\n' | b'\r'))
+        .collect();
+    let body = compact
+        .strip_suffix(b"==")
+        .or_else(|| compact.strip_suffix(b"="))
+        .unwrap_or(&compact);
+    compact.len() >= 8
+        && compact.len() % 4 == 0
+        && body
+            .iter()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/'))
+        // Plain words of the alphabet (`Accepted`, `OK200000`) are text: base64 of bytes mixes
+        // cases and digits, and a `!!binary` block of more than one line has line breaks.
+        && (text.contains('\n')
+            || (body.iter().any(u8::is_ascii_digit)
+                && body.iter().any(u8::is_ascii_uppercase)
+                && body.iter().any(u8::is_ascii_lowercase)))
+}
+
+/// A cassette's interactions, in file order.
+pub(crate) struct CassetteSource {
+    interactions: Vec<Value>,
+    next: usize,
+}
+
+impl CassetteSource {
+    /// Take the interactions out of a cassette document.
+    pub(crate) fn new(mut document: Value) -> CassetteSource {
+        let interactions = match document.get_mut("interactions").map(Value::take) {
+            Some(Value::Array(items)) => items,
+            _ => Vec::new(),
+        };
+        CassetteSource {
+            interactions,
+            next: 0,
+        }
+    }
+
+    /// The next interaction as a trace item, named `interaction N` (1-based, file order).
+    pub(crate) fn next_raw(&mut self) -> Option<Raw> {
+        let interaction = self.interactions.get_mut(self.next)?.take();
+        self.next += 1;
+        let source = format!("interaction {}", self.next);
+        Some(Raw::Read(
+            source.clone(),
+            interaction_outcome(interaction, source),
+        ))
+    }
+}
+
+fn interaction_outcome(interaction: Value, source: String) -> Result<Outcome, String> {
+    let Value::Object(mut interaction) = interaction else {
+        return Err(format!(
+            "the interaction is {}, not a mapping",
+            json_kind(&interaction)
+        ));
+    };
+    let Some(Value::Object(mut request)) = interaction.remove("request") else {
+        return Err("no `request` mapping".to_owned());
+    };
+    let text = |v: Option<&Value>| v.and_then(Value::as_str).map(str::to_owned);
+    let method = text(request.get("method"));
+    let url = text(request.get("uri").or_else(|| request.get("url")));
+    let headers = request.get("headers").cloned().unwrap_or(Value::Null);
+    let agent_id = record::header(&headers, "x-claude-code-agent-id");
+    // pydantic-ai keeps the JSON it parsed under `parsed_body` and drops `body`.
+    let body = match request.remove("parsed_body") {
+        Some(parsed) if !parsed.is_null() => Some(parsed),
+        _ => request.remove("body"),
+    };
+    let body = body.map(|b| match b {
+        // Some recorders write the request body like a response's: `{string: ...}`.
+        Value::Object(mut o) if o.len() == 1 && o.contains_key("string") => {
+            body_value(o.remove("string").unwrap_or_default())
+        }
+        other => body_value(other),
+    });
+    let response = match interaction.remove("response") {
+        Some(Value::Object(response)) => Some(response),
+        _ => None,
+    };
+    let response_body = response.as_ref().and_then(response_body);
+    let classified = record::classify(
+        method.as_deref(),
+        url.as_deref(),
+        body.as_ref(),
+        response_body.as_ref(),
+    );
+    let body = match classified {
+        record::Call::Ignored(reason) => {
+            return Ok(Outcome::Ignored(Ignored {
+                source,
+                method,
+                url,
+                reason,
+            }));
+        }
+        record::Call::McpList(list) => list,
+        record::Call::Model => match body {
+            None | Some(Value::Null) => return Err("no request body".to_owned()),
+            Some(Value::String(s)) if s.trim().is_empty() => {
+                return Err("the request body is empty".to_owned());
+            }
+            Some(Value::Object(o)) if o.contains_key(BINARY_KEY) => {
+                let size = o.get(BINARY_KEY).and_then(Value::as_u64).unwrap_or(0);
+                return Err(format!(
+                    "the request body is binary data ({size} bytes), not JSON"
+                ));
+            }
+            Some(body) => body,
+        },
+    };
+    let body = record::request_body(body)?;
+    let (status, orphan, usage) = match &response {
+        Some(response) => {
+            let status = response
+                .get("status")
+                .and_then(|s| {
+                    s.get("code")
+                        .and_then(record::status_code)
+                        .or_else(|| status_text(s))
+                })
+                .or_else(|| response.get("code").and_then(record::status_code));
+            let usage = match &response_body {
+                Some(Value::String(text)) => usage::from_text(text),
+                Some(other) => usage::from_json(other),
+                None => None,
+            };
+            (status, false, usage)
+        }
+        None => (None, true, None),
+    };
+    Ok(Outcome::Turn(Box::new(TraceRecord {
+        source,
+        timestamp: None,
+        time_ms: None,
+        method,
+        url,
+        status,
+        orphan,
+        body,
+        usage,
+        agent_id,
+    })))
+}
+
+/// A response's body: pydantic-ai's `parsed_body`, vcrpy's `body.string`, go-vcr's `body`.
+fn response_body(response: &Map<String, Value>) -> Option<Value> {
+    if let Some(parsed) = response.get("parsed_body").filter(|v| !v.is_null()) {
+        return Some(parsed.clone());
+    }
+    match response.get("body")? {
+        Value::Object(body) => body.get("string").cloned().map(body_value),
+        Value::String(text) => Some(body_value(Value::String(text.clone()))),
+        _ => None,
+    }
+}
+
+/// go-vcr's `status: 200 OK`, or a bare number as text.
+fn status_text(status: &Value) -> Option<u16> {
+    match status {
+        Value::String(text) => text.split_whitespace().next()?.parse().ok(),
+        Value::Number(_) => record::status_code(status),
+        _ => None,
+    }
+}

@@ -1,0 +1,169 @@
+//! What a JSON record is when it is not a request body: read for what it holds (a LiteLLM
+//! logging payload), or named and refused in one line (a session transcript, a response, an
+//! OpenAI `mcp_list_tools` item), rather than loaded as a request that has no tools.
+
+use serde_json::{Map, Value};
+
+/// How to record traffic that holds the tool definitions, for the refusals' last words.
+const HOW_TO_RECORD: &str = "record the API traffic instead: claude-trace or cctrace (Claude \
+                             Code), a HAR export (browser devtools, mitmproxy, Proxyman), or a \
+                             logging proxy; see docs/FORMATS.md";
+
+/// Why a record is not read, in one line, when it is something known that holds no request.
+pub(crate) fn refusal(record: &Value) -> Option<String> {
+    let object = record.as_object()?;
+    let text = |key: &str| object.get(key).and_then(Value::as_str);
+    if is_claude_code_transcript(object) {
+        return Some(format!(
+            "a Claude Code session transcript (~/.claude/projects/*.jsonl): it holds the \
+             conversation, not the tool definitions sent to the model; {HOW_TO_RECORD}"
+        ));
+    }
+    if is_codex_rollout(object) {
+        return Some(format!(
+            "a Codex session rollout (~/.codex/sessions/**/rollout-*.jsonl): it holds the \
+             conversation, not the tool definitions sent to the model; {HOW_TO_RECORD}"
+        ));
+    }
+    if text("type") == Some("mcp_list_tools") {
+        let server = text("server_label").unwrap_or("?");
+        return Some(format!(
+            "an OpenAI Responses `mcp_list_tools` output item (the tools MCP server `{server}` \
+             listed to OpenAI, read from a response): not a request; the request's `mcp` tool \
+             entry is what was sent, and the server's own tools/list answer is what it lists"
+        ));
+    }
+    if let Some(what) = response_kind(object) {
+        return Some(format!(
+            "{what}, not a request: toolprism reads what was sent (the request body, or a trace \
+             that holds it)"
+        ));
+    }
+    None
+}
+
+/// A model's answer rather than a request.
+fn response_kind(object: &Map<String, Value>) -> Option<&'static str> {
+    let text = |key: &str| object.get(key).and_then(Value::as_str);
+    match text("object") {
+        Some("response") => return Some("an OpenAI Responses response"),
+        Some("chat.completion" | "chat.completion.chunk") => {
+            return Some("an OpenAI Chat Completions response");
+        }
+        _ => {}
+    }
+    if text("type") == Some("message")
+        && text("role") == Some("assistant")
+        && object.contains_key("stop_reason")
+    {
+        return Some("an Anthropic Messages response");
+    }
+    if object.contains_key("candidates") && !object.contains_key("contents") {
+        return Some("a Gemini generateContent response");
+    }
+    None
+}
+
+/// Claude Code's transcript lines: `sessionId` with `type` `user` / `assistant` / `system`, or
+/// the `summary` and `file-history-snapshot` lines it also writes.
+fn is_claude_code_transcript(object: &Map<String, Value>) -> bool {
+    let kind = object.get("type").and_then(Value::as_str);
+    let message_line = matches!(kind, Some("user" | "assistant" | "system"))
+        && object.contains_key("sessionId")
+        && (object.contains_key("uuid") || object.contains_key("parentUuid"));
+    let summary = kind == Some("summary") && object.contains_key("leafUuid");
+    let snapshot = kind == Some("file-history-snapshot") && object.contains_key("messageId");
+    message_line || summary || snapshot
+}
+
+/// Codex's rollout lines: `{timestamp, type, payload}`, `type` one of its item kinds.
+fn is_codex_rollout(object: &Map<String, Value>) -> bool {
+    let kind = object.get("type").and_then(Value::as_str);
+    matches!(
+        kind,
+        Some("session_meta" | "response_item" | "event_msg" | "turn_context" | "compacted")
+    ) && object.contains_key("payload")
+        && object.contains_key("timestamp")
+}
+
+/// Whether a record is a LiteLLM `StandardLoggingPayload` (what its loggers and callbacks
+/// write): `call_type`, `model_parameters` and `messages`.
+pub(crate) fn is_litellm_payload(record: &Value) -> bool {
+    record.get("call_type").is_some_and(Value::is_string)
+        && record.get("model_parameters").is_some_and(Value::is_object)
+        && record.get("messages").is_some()
+}
+
+/// The note a LiteLLM payload's turns carry.
+pub(crate) const LITELLM_NOTE: &str = "a LiteLLM logging payload: the request is rebuilt from \
+    what LiteLLM logged (`model`, `messages`, `model_parameters`), so its bytes are the log's, \
+    not the ones sent on the wire";
+
+/// The request a LiteLLM payload logged: `model`, `messages` and every `model_parameters` key
+/// (`tools`, `tool_choice`, ...), in that order.
+pub(crate) fn litellm_request(payload: &Value) -> Value {
+    let mut body = Map::new();
+    if let Some(model) = payload.get("model") {
+        body.insert("model".into(), model.clone());
+    }
+    if let Some(messages) = payload.get("messages") {
+        body.insert("messages".into(), messages.clone());
+    }
+    if let Some(Value::Object(parameters)) = payload.get("model_parameters") {
+        for (key, value) in parameters {
+            body.entry(key.clone()).or_insert_with(|| value.clone());
+        }
+    }
+    Value::Object(body)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn known_records_are_named() {
+        let transcript = json!({"type": "user", "sessionId": "s", "uuid": "u",
+            "parentUuid": null, "message": {"role": "user", "content": "hi"}});
+        assert!(
+            refusal(&transcript)
+                .unwrap()
+                .starts_with("a Claude Code session transcript")
+        );
+        let rollout = json!({"timestamp": "2025-09-01T00:00:00Z", "type": "session_meta",
+            "payload": {"id": "x"}});
+        assert!(
+            refusal(&rollout)
+                .unwrap()
+                .starts_with("a Codex session rollout")
+        );
+        let item = json!({"type": "mcp_list_tools", "server_label": "deepwiki", "tools": []});
+        assert!(refusal(&item).unwrap().contains("`deepwiki`"));
+        let response = json!({"type": "message", "role": "assistant", "content": [],
+            "stop_reason": "end_turn"});
+        assert!(
+            refusal(&response)
+                .unwrap()
+                .starts_with("an Anthropic Messages response")
+        );
+        // A request is none of these.
+        let request = json!({"model": "m", "messages": [], "tools": []});
+        assert_eq!(refusal(&request), None);
+        assert!(!is_litellm_payload(&request));
+    }
+
+    #[test]
+    fn litellm_payload_gives_its_request() {
+        let payload = json!({"call_type": "acompletion", "model": "gpt-4o",
+            "messages": [{"role": "user", "content": "hi"}],
+            "model_parameters": {"tools": [{"type": "function", "function": {"name": "f"}}],
+                "temperature": 0}});
+        assert!(is_litellm_payload(&payload));
+        assert_eq!(
+            litellm_request(&payload),
+            json!({"model": "gpt-4o", "messages": [{"role": "user", "content": "hi"}],
+                "tools": [{"type": "function", "function": {"name": "f"}}], "temperature": 0})
+        );
+    }
+}
