@@ -1723,17 +1723,29 @@ fn explain(
                 rules.min_tokens
             );
         }
+        if m.read > 0 && seen.read > m.read as u64 {
+            return format!(
+                "{observed}; {modelled}: the provider read {} tokens and wrote {} more, the model reads {} and has nothing left to write before the last breakpoint: the prompt the trace holds is not the one billed (calibration ratio far from 1)",
+                seen.read, seen.write, m.read
+            );
+        }
         return format!(
             "{observed}; {modelled} because of early eviction: the provider wrote {} tokens the model has as still cached",
             seen.write
         );
     }
     if seen.write == 0 && m.written() > 0 {
-        if seen.read == 0 {
+        if seen.read == 0 && m.written() < 2 * rules.min_tokens {
             return format!(
                 "{observed}; {modelled} because of the minimum length: the provider cached nothing of a {}-token prefix (its own count may be under its minimum, cache.min_tokens={})",
                 m.written(),
                 rules.min_tokens
+            );
+        }
+        if seen.read == 0 {
+            return format!(
+                "{observed}; {modelled}: the provider reported no caching of a {}-token prefix the request marks; the trace does not tell why",
+                m.written()
             );
         }
         return format!(

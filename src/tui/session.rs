@@ -187,12 +187,7 @@ fn header(report: &SessionReport) -> Vec<String> {
         plural(trace.turns, "turn", "turns"),
         plural(trace.threads.len(), "thread", "threads"),
     ];
-    // Before the counts: where the header is short, it is the counts that give way.
-    if trace.torn_last_line {
-        parts.push("last line torn".to_owned());
-    }
-    parts.push(format!("{} ignored", thousands(trace.ignored.len())));
-    parts.push(format!("{} skipped", thousands(trace.skipped)));
+    // The model's agreement with the bill and the cheapest strategy come before the counts.
     let a = &report.agreement;
     if let Some(rate) = a.rate {
         parts.push(format!(
@@ -205,6 +200,12 @@ fn header(report: &SessionReport) -> Vec<String> {
     if let Some(cheapest) = report.cheapest {
         parts.push(format!("cheapest {cheapest}"));
     }
+    // Before the counts: where the header is short, it is the counts that give way.
+    if trace.torn_last_line {
+        parts.push("last line torn".to_owned());
+    }
+    parts.push(format!("{} ignored", thousands(trace.ignored.len())));
+    parts.push(format!("{} skipped", thousands(trace.skipped)));
     parts
 }
 
