@@ -198,6 +198,20 @@ pub struct Settings {
     pub cache_write: Option<Multiplier>,
     /// `cache.ttl`: how long a cached prefix lives between two turns, in milliseconds (5 min).
     pub cache_ttl_ms: u64,
+    /// `cache.write_1h`: a token written to a 1-hour prefix (`None`: Anthropic's 2.0).
+    pub cache_write_1h: Option<Multiplier>,
+    /// `cache.ttl_1h`: lifetime of an Anthropic `"ttl": "1h"` breakpoint (1 h).
+    pub cache_ttl_1h_ms: u64,
+    /// `cache.ttl_24h`: lifetime of an OpenAI `prompt_cache_retention: "24h"` prompt (24 h).
+    pub cache_ttl_24h_ms: u64,
+    /// `cache.min_tokens`: shortest cached prefix (`None`: the model's, from the table).
+    pub cache_min_tokens: Option<usize>,
+    /// `cache.step`: OpenAI's cached prefixes grow in steps of this many tokens (128).
+    pub cache_step: usize,
+    /// `cache.breakpoints`: most `cache_control` breakpoints Anthropic honours (4).
+    pub cache_breakpoints: usize,
+    /// `cache.lookback`: block boundaries an Anthropic breakpoint looks back over (20).
+    pub cache_lookback: usize,
 }
 
 /// A cost multiplier (`cache.read`, `cache.write`), kept in millionths so settings stay `Eq`.
@@ -280,6 +294,13 @@ impl Default for Settings {
             cache_read: None,
             cache_write: None,
             cache_ttl_ms: 5 * 60_000,
+            cache_write_1h: None,
+            cache_ttl_1h_ms: 3_600_000,
+            cache_ttl_24h_ms: 24 * 3_600_000,
+            cache_min_tokens: None,
+            cache_step: 128,
+            cache_breakpoints: 4,
+            cache_lookback: 20,
         }
     }
 }
@@ -403,15 +424,43 @@ impl Settings {
         },
         SettingInfo {
             key: "cache.read",
-            help: "session cost of a cached token, in input tokens (auto: 0.1 Anthropic, 0.5 OpenAI)",
+            help: "session cost of a cached token, in input tokens (auto: 0.1 Anthropic; OpenAI by model: 0.1 gpt-5, 0.25 gpt-4.1/o3/o4, 0.5 gpt-4o/o1 and others)",
         },
         SettingInfo {
             key: "cache.write",
-            help: "session cost of a token written to the cache (auto: 1.25 Anthropic, 1.0 OpenAI)",
+            help: "session cost of a token written to a 5-minute prefix (auto: 1.25 Anthropic, 1.0 OpenAI)",
         },
         SettingInfo {
             key: "cache.ttl",
-            help: "how long a cached prefix lives between turns (300, 300s, 5m, 1h, 250ms)",
+            help: "how long a cached prefix lives after its last use (300, 300s, 5m, 1h, 250ms)",
+        },
+        SettingInfo {
+            key: "cache.write_1h",
+            help: "session cost of a token written to a 1-hour Anthropic prefix (auto: 2.0)",
+        },
+        SettingInfo {
+            key: "cache.ttl_1h",
+            help: "lifetime of an Anthropic breakpoint with \"ttl\": \"1h\"",
+        },
+        SettingInfo {
+            key: "cache.ttl_24h",
+            help: "lifetime of an OpenAI prompt with prompt_cache_retention \"24h\"",
+        },
+        SettingInfo {
+            key: "cache.min_tokens",
+            help: "shortest prefix cached (auto: 1024; 2048 Claude Haiku 3/3.5; 4096 Claude Opus 4.5/4.6, Haiku 4.5)",
+        },
+        SettingInfo {
+            key: "cache.step",
+            help: "OpenAI caches prefixes in steps of this many tokens past the minimum",
+        },
+        SettingInfo {
+            key: "cache.breakpoints",
+            help: "most cache_control breakpoints an Anthropic request sets",
+        },
+        SettingInfo {
+            key: "cache.lookback",
+            help: "block boundaries an Anthropic breakpoint looks back over for a cached prefix",
         },
     ];
 
@@ -558,6 +607,35 @@ impl Settings {
                     self.cache_write = multiplier;
                 }
             }
+            "cache.write_1h" => {
+                self.cache_write_1h = match value.trim() {
+                    "auto" | "" => None,
+                    number => match number.parse::<f64>() {
+                        Ok(x) if x.is_finite() && (0.0..=100.0).contains(&x) => {
+                            Some(Multiplier::new(x))
+                        }
+                        _ => return Err(bad("auto, or a number from 0 to 100")),
+                    },
+                }
+            }
+            "cache.ttl_1h" | "cache.ttl_24h" => {
+                let ms = parse_duration_ms(value)
+                    .ok_or_else(|| bad("a duration: 300, 300s, 5m, 1h or 250ms"))?;
+                if key == "cache.ttl_1h" {
+                    self.cache_ttl_1h_ms = ms;
+                } else {
+                    self.cache_ttl_24h_ms = ms;
+                }
+            }
+            "cache.min_tokens" => {
+                self.cache_min_tokens = match value.trim() {
+                    "auto" | "" => None,
+                    _ => Some(count("auto, or a number of tokens")?),
+                }
+            }
+            "cache.step" => self.cache_step = positive("a positive number of tokens")?,
+            "cache.breakpoints" => self.cache_breakpoints = count("a number of breakpoints")?,
+            "cache.lookback" => self.cache_lookback = count("a number of blocks")?,
             "cache.ttl" => {
                 self.cache_ttl_ms = parse_duration_ms(value)
                     .ok_or_else(|| bad("a duration: 300, 300s, 5m, 1h or 250ms"))?
@@ -600,6 +678,15 @@ impl Settings {
             "cache.read" => self.cache_read.map_or("auto".into(), |m| m.to_string()),
             "cache.write" => self.cache_write.map_or("auto".into(), |m| m.to_string()),
             "cache.ttl" => format_duration_ms(self.cache_ttl_ms),
+            "cache.write_1h" => self.cache_write_1h.map_or("auto".into(), |m| m.to_string()),
+            "cache.ttl_1h" => format_duration_ms(self.cache_ttl_1h_ms),
+            "cache.ttl_24h" => format_duration_ms(self.cache_ttl_24h_ms),
+            "cache.min_tokens" => self
+                .cache_min_tokens
+                .map_or("auto".into(), |n| n.to_string()),
+            "cache.step" => self.cache_step.to_string(),
+            "cache.breakpoints" => self.cache_breakpoints.to_string(),
+            "cache.lookback" => self.cache_lookback.to_string(),
             _ => return None,
         })
     }

@@ -8,7 +8,7 @@ use std::process::Command;
 use serde_json::{Value, json};
 use toolprism::Settings;
 use toolprism::measure::{Encoding, TokenCounter};
-use toolprism::session::{Analyzer, SessionReport, TraceInfo, VersusOriginal};
+use toolprism::session::{Analyzer, SessionReport, TraceInfo};
 use toolprism::strategy::Strategy;
 use toolprism::trace::{RecordBody, TraceRecord, Usage};
 
@@ -245,12 +245,13 @@ fn the_chain_check_and_what_a_break_points_at() {
     ];
     let report = analyze(records, &[], &Settings::default());
     let cache: Vec<&str> = report.turns.iter().map(|t| t.cache).collect();
-    // 1 cold; 2 reads 1000 = 0 + 1000; 3 tools changed; 4 system; 5 history; 6 reads 1200 =
-    // 0 + 1200; 7 ten minutes later; 8 reads 100 < 1000 + 100 with nothing to tell.
+    // 1 cold; 2 reads 1000 = 0 + 1000; 3 tools changed; 4 another system prompt: another
+    // thread (the first system block is in the key), cold; 5 history; 6 reads 1200 = 0 + 1200;
+    // 7 ten minutes later; 8 reads 100 < 1000 + 100 with nothing to tell.
     assert_eq!(
         cache,
         vec![
-            "cold", "hit", "break", "break", "break", "hit", "break", "break"
+            "cold", "hit", "break", "cold", "break", "hit", "break", "break"
         ]
     );
     let causes: Vec<Option<&str>> = report.turns.iter().map(|t| t.cache_break).collect();
@@ -260,7 +261,7 @@ fn the_chain_check_and_what_a_break_points_at() {
             None,
             None,
             Some("tools"),
-            Some("system"),
+            None,
             Some("messages"),
             None,
             Some("lifetime"),
@@ -434,10 +435,15 @@ fn strategy_totals_add_up_and_cost_follows_the_model() {
         original.per_turn[2].reason.as_deref(),
         Some("a reorder in the capture")
     );
-    // Anthropic defaults: write 1.25, read 0.1.
-    let cost = 1.25 * a as f64 + 0.1 * a as f64 + 1.25 * b as f64 + 0.1 * b as f64;
-    assert!((original.cost - (cost * 100.0).round() / 100.0).abs() < 1e-9);
-    assert_eq!(original.cost_uncached, (2 * a + 2 * b) as f64);
+    // No cache_control anywhere: the provider caches nothing, so the model bills every token
+    // of every whole prompt at 1.0 (the old model billed reads here that never happened).
+    for t in &original.per_turn {
+        assert_eq!((t.state, t.read, t.write), (Some("none"), Some(0), Some(0)));
+        assert_eq!(t.input, t.prompt_tokens);
+        assert!(t.prompt_tokens.unwrap() > t.total_tokens.unwrap());
+    }
+    assert_eq!(original.cost, original.cost_uncached);
+    assert_eq!(original.cost, original.prompt_tokens as f64);
     // direct sorts by name: the capture's reorder changes nothing it sends.
     let direct = &report.strategies[1];
     assert_eq!(direct.breaks, 0);
@@ -452,14 +458,12 @@ fn strategy_totals_add_up_and_cost_follows_the_model() {
         let cost: f64 = strategy.per_turn.iter().filter_map(|t| t.cost).sum();
         assert!((strategy.cost - (cost * 100.0).round() / 100.0).abs() < 1e-9);
     }
-    // Against original: direct's cheaper chain in percent; the base itself is +0.0%.
-    let expected = (direct.cost - original.cost) * 100.0 / original.cost;
-    assert_eq!(
-        report.versus_original(direct),
-        VersusOriginal::Percent(expected)
-    );
+    // Against original, in percent; the base itself is +0.0%.
+    let expected = ((direct.cost - original.cost) * 100.0 / original.cost * 100.0).round() / 100.0;
+    assert_eq!(report.versus_original(direct).percent, Some(expected));
     assert_eq!(report.versus_original(original).to_string(), "+0.0%");
-    // A strategy that acted on no turn shows no change at all (code without `program`).
+    // A strategy that acted on no turn and sends what original sends: `n/a` (code without
+    // `program`), its figures all there.
     let report_code = analyze(
         vec![record(1, body("u", &tools, vec![]), None)],
         &[Strategy::Original, Strategy::Code],
@@ -467,46 +471,77 @@ fn strategy_totals_add_up_and_cost_follows_the_model() {
     );
     let code = &report_code.strategies[1];
     assert!(!code.applied());
+    assert!(!code.applied);
+    // code without its gateway sends no tools: the difference is shown, marked n/a (the old
+    // table showed `n/a` alone and hid it).
+    let base = report_code.strategies[0].cost;
+    let pct = ((code.cost - base) * 100.0 / base * 100.0).round() / 100.0;
+    assert_eq!(code.versus_original_pct, Some(pct));
+    assert!(pct < 0.0);
     assert_eq!(
-        report_code.versus_original(code),
-        VersusOriginal::NotApplied
+        report_code.versus_original(code).to_string(),
+        format!("{pct:+.1}% n/a")
     );
-    assert_eq!(report_code.versus_original(code).to_string(), "n/a");
-    // The multipliers are settings.
+    assert_eq!(code.per_turn[0].total_tokens, Some(0));
+    // The multipliers are settings: a marked prompt written, then read.
     let mut settings = Settings::default();
     settings.set("cache.read", "0").unwrap();
     settings.set("cache.write", "1").unwrap();
-    let records = vec![
-        record(1, body("u", &tools, vec![]), None),
-        record(2, body("u", &tools, vec![]), None),
-    ];
+    settings.set("cache.min_tokens", "1").unwrap();
+    let marked = || {
+        let mut b = body("u", &tools, vec![say("hello")]);
+        b["system"] = json!([{"type": "text", "text": "You are terse.",
+            "cache_control": {"type": "ephemeral"}}]);
+        b
+    };
+    let records = vec![record(1, marked(), None), record(2, marked(), None)];
     let report = analyze(records, &[Strategy::Original], &settings);
-    assert_eq!(report.strategies[0].cost, a as f64);
+    let turns = &report.strategies[0].per_turn;
+    assert_eq!(turns[0].state, Some("write"));
+    assert_eq!(turns[1].state, Some("hit"));
+    let whole = turns[0].prompt_tokens.unwrap();
+    let user = whole - turns[0].write.unwrap();
+    // Turn 1 writes the prefix at 1, sends the user message plain; turn 2 reads it at 0.
+    assert_eq!(report.strategies[0].cost, (whole + user) as f64);
     assert_eq!(report.settings["cache.read"], "0");
     assert_eq!(report.settings["cache.ttl"], "5m");
+    assert_eq!(report.settings["cache.min_tokens"], "1");
 }
 
 #[test]
-fn the_cache_lifetime_bills_an_unchanged_list_again() {
+fn the_cache_lifetime_bills_an_unchanged_prompt_again() {
     let tools = vec![tool("alpha", "Reads.")];
-    let mut first = record(1, body("u", &tools, vec![]), None);
+    let marked = || {
+        let mut b = body("u", &tools, vec![]);
+        b["system"] = json!([{"type": "text", "text": "You are terse.",
+            "cache_control": {"type": "ephemeral"}}]);
+        b
+    };
+    let mut first = record(1, marked(), None);
     first.time_ms = Some(1_000);
-    let mut second = record(2, body("u", &tools, vec![]), None);
+    let mut second = record(2, marked(), None);
     second.time_ms = Some(1_000 + 6 * 60_000);
-    let mut third = record(3, body("u", &tools, vec![]), None);
+    let mut third = record(3, marked(), None);
     third.time_ms = Some(1_000 + 7 * 60_000);
+    let mut settings = Settings::default();
+    settings.set("cache.min_tokens", "1").unwrap();
+    let report = analyze(vec![first, second, third], &[Strategy::Original], &settings);
+    let states: Vec<Option<&str>> = report.strategies[0]
+        .per_turn
+        .iter()
+        .map(|t| t.state)
+        .collect();
+    assert_eq!(states, vec![Some("write"), Some("write"), Some("hit")]);
+    assert_eq!(report.strategies[0].breaks, 0);
+    assert_eq!(report.trace.untimed_turns, 0);
+    // The default minimum (1,024 tokens for Sonnet) caches none of this small prompt.
     let report = analyze(
-        vec![first, second, third],
+        vec![record(1, marked(), None), record(2, marked(), None)],
         &[Strategy::Original],
         &Settings::default(),
     );
-    let cached: Vec<Option<&str>> = report.strategies[0]
-        .per_turn
-        .iter()
-        .map(|t| t.cached)
-        .collect();
-    assert_eq!(cached, vec![Some("write"), Some("write"), Some("read")]);
-    assert_eq!(report.strategies[0].breaks, 0);
+    assert_eq!(report.strategies[0].per_turn[1].state, Some("none"));
+    assert_eq!(report.trace.untimed_turns, 2);
 }
 
 #[test]
@@ -537,7 +572,13 @@ fn failed_calls_and_stubs_are_turns_outside_the_chain() {
     assert_eq!(per_turn[3].stable, Some(true));
     let a = tokens(&compact_array(&tools));
     assert_eq!(report.strategies[0].total_tokens, 3 * a);
-    assert_eq!(report.strategies[0].cost_uncached, (2 * a) as f64);
+    // Uncached: the two turns in the chain, whole prompts.
+    let whole: usize = [0, 3]
+        .iter()
+        .map(|&i| per_turn[i].prompt_tokens.unwrap())
+        .sum();
+    assert_eq!(report.strategies[0].cost_uncached, whole as f64);
+    assert_eq!(per_turn[1].prompt_tokens, per_turn[0].prompt_tokens);
 }
 
 fn mcp_tools() -> Vec<Value> {
@@ -694,7 +735,32 @@ fn json_keys_are_exactly_the_contract() {
     let report = analyze(records, &[Strategy::Original], &Settings::default());
     let value = serde_json::to_value(&report).unwrap();
     let keys = |v: &Value| -> Vec<String> { v.as_object().unwrap().keys().cloned().collect() };
-    assert_eq!(keys(&value), ["trace", "turns", "strategies", "settings"]);
+    assert_eq!(
+        keys(&value),
+        [
+            "version",
+            "trace",
+            "turns",
+            "agreement",
+            "calibration",
+            "tools",
+            "deferral",
+            "strategies",
+            "cheapest",
+            "settings"
+        ]
+    );
+    assert_eq!(value["version"], 2);
+    assert_eq!(keys(&value["agreement"]), ["turns", "agree", "rate"]);
+    assert_eq!(keys(&value["calibration"]), ["ratio", "turns"]);
+    assert_eq!(
+        keys(&value["tools"][0]),
+        ["name", "sent_turns", "calls", "tokens", "never_called"]
+    );
+    assert_eq!(
+        keys(&value["deferral"]),
+        ["candidates", "tokens", "savings"]
+    );
     assert_eq!(
         keys(&value["trace"]),
         [
@@ -705,6 +771,7 @@ fn json_keys_are_exactly_the_contract() {
             "ignored",
             "skipped",
             "torn_last_line",
+            "untimed_turns",
             "threads"
         ]
     );
@@ -719,6 +786,8 @@ fn json_keys_are_exactly_the_contract() {
             "tools",
             "tools_bytes",
             "tools_tokens",
+            "context_tokens",
+            "prompt_tokens",
             "previous_turn",
             "added",
             "removed",
@@ -733,8 +802,22 @@ fn json_keys_are_exactly_the_contract() {
             "status",
             "failed",
             "stub",
-            "loaded"
+            "loaded",
+            "observed",
+            "modelled",
+            "agrees",
+            "disagreement",
+            "calibration",
+            "calls"
         ]
+    );
+    assert_eq!(
+        keys(&value["turns"][0]["observed"]),
+        ["state", "input", "read", "write"]
+    );
+    assert_eq!(
+        keys(&value["turns"][0]["modelled"]),
+        ["state", "input", "read", "write"]
     );
     assert_eq!(
         keys(&value["turns"][0]["usage"]),
@@ -747,8 +830,12 @@ fn json_keys_are_exactly_the_contract() {
             "per_turn",
             "total_tokens",
             "breaks",
+            "prompt_tokens",
             "cost",
-            "cost_uncached"
+            "cost_uncached",
+            "cost_provider",
+            "applied",
+            "versus_original_pct"
         ]
     );
     assert_eq!(
@@ -756,12 +843,17 @@ fn json_keys_are_exactly_the_contract() {
         [
             "turn",
             "tools_tokens",
+            "context_tokens",
             "total_tokens",
+            "prompt_tokens",
             "stable",
             "first_changed_byte",
             "reason",
             "status",
-            "cached",
+            "state",
+            "read",
+            "write",
+            "input",
             "cost",
             "error"
         ]
@@ -792,10 +884,25 @@ fn the_session_command_reads_a_claude_trace() {
     // Each call's thread key, and its tool names: a reorder is the same set in another order.
     let key = |r: &Value| {
         let headers = &r["request"]["headers"];
+        let system = &r["request"]["body"]["system"];
+        // The first system block's text, with the next when it is a one-line identity.
+        let first = match system {
+            Value::String(text) => text.clone(),
+            Value::Array(blocks) => {
+                let text = |i: usize| blocks.get(i).and_then(|b| b["text"].as_str());
+                match (text(0), text(1)) {
+                    (Some(a), Some(b)) if !a.contains('\n') && a.len() < 200 => format!("{a}\n{b}"),
+                    (Some(a), _) => a.to_owned(),
+                    _ => String::new(),
+                }
+            }
+            _ => String::new(),
+        };
         (
             r["request"]["body"]["metadata"]["user_id"].to_string(),
             headers["x-claude-code-agent-id"].to_string(),
             r["request"]["body"]["model"].to_string(),
+            first,
         )
     };
     let names = |r: &Value| -> Vec<String> {
@@ -878,4 +985,208 @@ fn a_bad_line_in_a_trace_is_one_line_or_skipped() {
     assert!(out.status.success());
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(report["trace"]["skipped"], 1);
+}
+
+/// `toolprism session --json` on a sample, parsed.
+fn session_json(path: &str) -> Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_toolprism"))
+        .args(["session", path, "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn column<'a>(report: &'a Value, f: impl Fn(&'a Value) -> &'a Value) -> Vec<&'a Value> {
+    report["turns"].as_array().unwrap().iter().map(f).collect()
+}
+
+/// An SDK agent that sets no `cache_control`: the provider reported no read and no write on
+/// every turn, and the model bills no caching either (the old model charged reads here).
+#[test]
+fn a_trace_without_cache_control_is_billed_without_caching() {
+    let report = session_json("samples/traces/anthropic-no-cache-control.jsonl");
+    let text = std::fs::read_to_string("samples/traces/anthropic-no-cache-control.jsonl").unwrap();
+    for line in text.lines() {
+        let record: Value = serde_json::from_str(line).unwrap();
+        let usage = &record["response"]["body"]["usage"];
+        assert_eq!(usage["cache_read_input_tokens"], 0);
+        assert_eq!(usage["cache_creation_input_tokens"], 0);
+        assert!(!line.contains("cache_control"));
+    }
+    for state in column(&report, |t| &t["observed"]["state"]) {
+        assert_eq!(state, "none");
+    }
+    for state in column(&report, |t| &t["modelled"]["state"]) {
+        assert_eq!(state, "none");
+    }
+    assert_eq!(report["agreement"]["turns"], 4);
+    assert_eq!(report["agreement"]["agree"], 4);
+    assert_eq!(report["agreement"]["rate"], 1.0);
+    for strategy in report["strategies"].as_array().unwrap() {
+        assert_eq!(
+            strategy["cost"], strategy["cost_uncached"],
+            "{}",
+            strategy["id"]
+        );
+    }
+    // The cheapest is named, and is the lowest cost of those that applied.
+    let cheapest = report["cheapest"].as_str().unwrap();
+    let lowest = report["strategies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["applied"] == true || s["id"] == "original")
+        .map(|s| s["cost"].as_f64().unwrap())
+        .fold(f64::INFINITY, f64::min);
+    let named = report["strategies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["id"] == cheapest)
+        .unwrap();
+    assert_eq!(named["cost"].as_f64().unwrap(), lowest);
+    // Calibration: observed input over the exact count of each body.
+    let ratio = report["calibration"]["ratio"].as_f64().unwrap();
+    assert_eq!(report["calibration"]["turns"], 4);
+    assert!((0.8..1.3).contains(&ratio), "{ratio}");
+    // Calls in the requests' messages, each once however often the history re-sends it.
+    let calls = |name: &str| {
+        report["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"] == name)
+            .unwrap()["calls"]
+            .as_u64()
+            .unwrap()
+    };
+    assert_eq!(
+        (calls("list_dir"), calls("read_file"), calls("write_file")),
+        (1, 1, 1)
+    );
+    assert_eq!(
+        report["deferral"]["candidates"],
+        json!(["grep", "run_tests"])
+    );
+    assert_eq!(report["turns"][1]["calls"], json!(["list_dir"]));
+}
+
+/// Claude Code: breakpoints that move every turn, a compaction call, a gap past the lifetime.
+#[test]
+fn claude_code_compaction_and_moving_breakpoints_agree_with_the_bill() {
+    let report = session_json("samples/traces/claude-code-compaction-cache.jsonl");
+    // One conversation whatever the moving marker; the compaction call apart.
+    let threads = column(&report, |t| &t["thread"]);
+    assert_eq!(threads, ["t1", "t1", "t1", "t2", "t1", "t1"]);
+    // The turn after the compaction reads the tools and system prompt the conversation wrote.
+    let observed = column(&report, |t| &t["observed"]["state"]);
+    assert_eq!(
+        observed,
+        ["write", "partial", "partial", "write", "partial", "write"]
+    );
+    let modelled = column(&report, |t| &t["modelled"]["state"]);
+    assert_eq!(modelled, observed);
+    assert_eq!(report["agreement"]["rate"], 1.0);
+    assert!(report["turns"][4]["added"].as_array().unwrap().is_empty());
+    assert_eq!(report["turns"][4]["previous_turn"], 3);
+    // The whole prefix is billed: the write at turn 1 is far more than the tools.
+    let first = &report["turns"][0];
+    assert!(first["modelled"]["write"].as_u64().unwrap() > first["tools_tokens"].as_u64().unwrap());
+    assert_eq!(report["trace"]["untimed_turns"], 0);
+}
+
+/// OpenAI: a tool appended at the end of the list keeps the prefix before it cached.
+#[test]
+fn openai_appended_tool_keeps_the_prefix_cached() {
+    let report = session_json("samples/traces/openai-appended-tool.jsonl");
+    assert_eq!(report["turns"][2]["added"], json!(["notify_oncall"]));
+    assert_eq!(report["turns"][2]["observed"]["state"], "hit");
+    assert_eq!(report["turns"][2]["modelled"]["state"], "hit");
+    assert!(report["turns"][2]["modelled"]["read"].as_u64().unwrap() >= 1024);
+    assert_eq!(report["agreement"]["rate"], 1.0);
+    // No write surcharge: cost = reads at gpt-4.1's 0.25 plus plain input.
+    let original = &report["strategies"][0];
+    for t in original["per_turn"].as_array().unwrap() {
+        assert_eq!(t["write"], 0);
+        let expected = t["read"].as_f64().unwrap() * 0.25 + t["input"].as_f64().unwrap();
+        assert!((t["cost"].as_f64().unwrap() - expected).abs() < 1e-6);
+    }
+}
+
+/// Provider-deferred entries cost their context price: out of the prompt, 0 tokens.
+#[test]
+fn provider_deferred_tools_count_at_context_price() {
+    let mut tools = vec![tool(
+        "tool_search_tool_regex",
+        "Searches the deferred tools.",
+    )];
+    let mut deferred = tool("mcp__db__query", "Runs a SQL query against the warehouse.");
+    deferred["defer_loading"] = json!(true);
+    tools.push(deferred);
+    tools.push(tool("Read", "Reads a file."));
+    let records = vec![record(1, body("u", &tools, vec![say("hi")]), None)];
+    let report = analyze(records, &[Strategy::Original], &Settings::default());
+    let in_context = vec![tools[0].clone(), tools[2].clone()];
+    let turn = &report.turns[0];
+    assert_eq!(turn.tools_tokens, Some(tokens(&compact_array(&tools))));
+    assert_eq!(
+        turn.context_tokens,
+        Some(tokens(&compact_array(&in_context)))
+    );
+    let original = &report.strategies[0].per_turn[0];
+    assert_eq!(original.total_tokens, turn.context_tokens);
+    assert!(original.prompt_tokens.unwrap() < turn.tools_tokens.unwrap() + 50);
+}
+
+/// `n/a` marks status and never hides a number.
+#[test]
+fn not_applicable_marks_status_and_shows_the_difference() {
+    use toolprism::session::VersusOriginal;
+    let shown = |percent, applied| VersusOriginal { percent, applied }.to_string();
+    assert_eq!(shown(Some(-17.0), false), "-17.0% n/a");
+    assert_eq!(shown(Some(0.0), false), "n/a");
+    assert_eq!(shown(Some(-17.0), true), "-17.0%");
+    assert_eq!(shown(None, true), "-");
+}
+
+/// Tools sent on every turn and never called, and what `defer` kept out of them.
+#[test]
+fn deferral_candidates_and_savings() {
+    let tools = mcp_tools();
+    let call = json!({"role": "assistant", "content": [
+        {"type": "tool_use", "id": "c1", "name": "mcp__srv__op00", "input": {}}
+    ]});
+    let records = vec![
+        record(1, body("u", &tools, vec![say("go")]), None),
+        record(2, body("u", &tools, vec![say("go"), call.clone()]), None),
+        record(3, body("u", &tools, vec![say("go"), call]), None),
+    ];
+    let report = analyze(
+        records,
+        &[Strategy::Original, Strategy::Defer],
+        &Settings::default(),
+    );
+    let op00 = report
+        .tools
+        .iter()
+        .find(|t| t.name == "mcp__srv__op00")
+        .unwrap();
+    assert_eq!(
+        (op00.calls, op00.sent_turns, op00.never_called),
+        (1, 3, false)
+    );
+    assert_eq!(report.deferral.candidates.len(), 12);
+    assert!(report.deferral.candidates.contains(&"Read".to_owned()));
+    let entry = |t: &Value| tokens(&serde_json::to_string(t).unwrap());
+    let expected: usize = tools[1..12].iter().map(entry).sum();
+    assert_eq!(report.deferral.tokens, 3 * (expected + entry(&tools[12])));
+    // defer keeps every MCP tool out (none was loaded), Read stays.
+    assert_eq!(report.deferral.savings.len(), 1);
+    assert_eq!(report.deferral.savings[0].strategy, "defer");
+    assert_eq!(report.deferral.savings[0].tokens, 3 * expected);
 }

@@ -228,7 +228,7 @@ pub enum Command {
         /// gzip or zstd) or a single request body.
         #[arg(value_name = "TRACE")]
         trace: std::path::PathBuf,
-        /// One JSON object on standard output (the keys are a contract: see SESSIONS.md).
+        /// One JSON object on standard output (the keys are a contract: see docs/SESSIONS.md).
         #[arg(long)]
         json: bool,
         /// A strategy id (repeatable; default: all of them).

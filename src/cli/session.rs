@@ -6,7 +6,9 @@ use std::fmt::Write as _;
 
 use toolprism::measure::{Encoding, TokenCounter};
 use toolprism::sanitize::visible;
-use toolprism::session::{Analyzer, SessionReport, StrategyTurn, TurnFacts, analyse_trace};
+use toolprism::session::{
+    Analyzer, CacheFigures, SessionReport, StrategyTurn, TurnFacts, analyse_trace,
+};
 use toolprism::text::thousands;
 use toolprism::trace::{self, TraceOptions, TraceReader};
 use toolprism::{Settings, Strategy};
@@ -40,6 +42,7 @@ pub fn render(report: &SessionReport) -> String {
     }
     out.push_str(&head);
     out.push('\n');
+    let _ = writeln!(out, "{}", agreement_line(report));
     for thread in &trace.threads {
         let _ = writeln!(
             out,
@@ -73,7 +76,11 @@ pub fn render(report: &SessionReport) -> String {
             "thread",
             "tools",
             "tokens",
+            "prompt",
             "cache",
+            "observed",
+            "modelled",
+            "agrees",
             "what changed",
         ]
         .map(str::to_owned)
@@ -90,23 +97,49 @@ pub fn render(report: &SessionReport) -> String {
             },
             turn.thread.clone(),
             turn.tools.map_or("?".into(), |n| n.to_string()),
-            turn.tools_tokens.map_or("?".into(), thousands),
+            tokens_cell(turn),
+            turn.prompt_tokens.map_or("?".into(), thousands),
             observed_cache(turn),
+            turn.observed.as_ref().map_or("-".into(), figures),
+            turn.modelled.as_ref().map_or("-".into(), figures),
+            match turn.agrees {
+                Some(true) => "yes".to_owned(),
+                Some(false) => "NO".to_owned(),
+                None => "-".to_owned(),
+            },
             change(turn),
         ]);
     }
     out.push_str(&grid(
         &rows,
-        &[true, false, false, true, true, false, false],
+        &[
+            true, false, false, true, true, true, false, false, false, false, false,
+        ],
         "  ",
         None,
     ));
+    let disagreements: Vec<&TurnFacts> = report
+        .turns
+        .iter()
+        .filter(|t| t.disagreement.is_some())
+        .collect();
+    if !disagreements.is_empty() {
+        out.push_str("\nDisagreements (observed against modelled, for the requests as sent)\n");
+        for turn in disagreements {
+            let _ = writeln!(
+                out,
+                "  turn {}: {}",
+                turn.turn,
+                visible(turn.disagreement.as_deref().unwrap_or(""))
+            );
+        }
+    }
 
     if report.strategies.is_empty() {
         return out;
     }
     out.push_str(
-        "\nStrategies: tokens sent per turn (tools + added text); * the projected tools changed (a cache break), ~ unchanged but past cache.ttl\n",
+        "\nStrategies: tokens sent per turn (tools in context + added text); * the projected tools changed; after it the modelled cache (h hit, p partial, w write, - none)\n",
     );
     let mut header = vec!["turn".to_owned()];
     header.extend(report.strategies.iter().map(|s| s.id.to_owned()));
@@ -125,9 +158,11 @@ pub fn render(report: &SessionReport) -> String {
         [
             "strategy",
             "tokens",
+            "prompt",
             "breaks",
             "cost",
             "uncached",
+            "provider",
             "vs original",
         ]
         .map(str::to_owned)
@@ -137,19 +172,28 @@ pub fn render(report: &SessionReport) -> String {
         rows.push(vec![
             strategy.id.to_owned(),
             thousands(strategy.total_tokens),
+            thousands(strategy.prompt_tokens),
             strategy.breaks.to_string(),
             money(strategy.cost),
             money(strategy.cost_uncached),
+            strategy.cost_provider.map_or("-".to_owned(), money),
             report.versus_original(strategy).to_string(),
         ]);
     }
-    out.push_str("\nSession totals\n");
+    out.push_str("\nSession totals (cost: whole prompts in input tokens, over the cache chain)\n");
     out.push_str(&grid(
         &rows,
-        &[false, true, true, true, true, true],
+        &[false, true, true, true, true, true, true, true],
         "  ",
         None,
     ));
+    if let Some(cheapest) = report.cheapest {
+        let _ = writeln!(out, "cheapest over the session: {cheapest}");
+    }
+    let _ = writeln!(
+        out,
+        "n/a: the strategy had nothing to act on (or was refused) on every turn; its figures are what it sends"
+    );
     let setting = |key: &str| {
         report
             .settings
@@ -160,11 +204,24 @@ pub fn render(report: &SessionReport) -> String {
     };
     let _ = writeln!(
         out,
-        "\nCost model, in input-token equivalents over the cache chain (failed calls and stubs left out):\n  a tools block byte-identical to the previous turn of its thread within cache.ttl={} is read at cache.read={}, otherwise written at cache.write={}\n  (auto: read 0.1, write 1.25 for Anthropic; read 0.5, write 1.0 for OpenAI); text added outside the tools costs 1.0; uncached: every token at 1.0.\n  Change them with --set cache.read=R --set cache.write=W --set cache.ttl=5m.",
+        "\nCost model (docs/SESSIONS.md): the cache is a store of prefixes over the whole prompt (tools, system, messages),\n  shared by all threads. Anthropic caches only up to its cache_control breakpoints (at most cache.breakpoints={}),\n  OpenAI every prompt of cache.min_tokens or more; a prefix lives cache.ttl={} after its last use (cache.ttl_1h={},\n  cache.ttl_24h={}). Read at cache.read={}, written at cache.write={} (cache.write_1h={}), the rest at 1.0;\n  cache.min_tokens={}. Failed calls and stubs are left out; uncached: every token at 1.0.",
+        setting("cache.breakpoints"),
         setting("cache.ttl"),
+        setting("cache.ttl_1h"),
+        setting("cache.ttl_24h"),
         setting("cache.read"),
         setting("cache.write"),
+        setting("cache.write_1h"),
+        setting("cache.min_tokens"),
     );
+    if trace.untimed_turns > 0 {
+        let _ = writeln!(
+            out,
+            "  {} without a timestamp: there every cached prefix counts as within its lifetime.",
+            count(trace.untimed_turns, "turn", "turns")
+        );
+    }
+    out.push_str(&tools_section(report));
     for strategy in &report.strategies {
         let errors: Vec<&StrategyTurn> = strategy
             .per_turn
@@ -183,6 +240,109 @@ pub fn render(report: &SessionReport) -> String {
         }
     }
     out
+}
+
+/// The agreement of the model with the observed cache, and the calibration, in one line.
+fn agreement_line(report: &SessionReport) -> String {
+    let a = &report.agreement;
+    let mut line = match a.rate {
+        Some(rate) => format!(
+            "agreement: {} of {} turns with usage ({:.1}%) modelled as the provider billed them",
+            a.agree,
+            a.turns,
+            rate * 100.0
+        ),
+        None => "agreement: no turn with usage to check the model against".to_owned(),
+    };
+    match &report.calibration {
+        Some(c) => {
+            let _ = write!(
+                line,
+                " · calibration: {:.3} provider tokens per exact token (median of {}; the provider's tokenizer is not tiktoken: token figures are exact in the chosen encoding, `provider` costs are scaled by this ratio)",
+                c.ratio,
+                count(c.turns, "turn", "turns"),
+            );
+        }
+        None => line.push_str(" · calibration: none (no usage)"),
+    }
+    line
+}
+
+/// Tools: calls, cost, and the deferral candidates.
+fn tools_section(report: &SessionReport) -> String {
+    let mut out = String::new();
+    if report.tools.is_empty() {
+        return out;
+    }
+    let called: Vec<String> = report
+        .tools
+        .iter()
+        .filter(|t| t.calls > 0)
+        .map(|t| format!("{} ({})", visible(&t.name), t.calls))
+        .collect();
+    let _ = writeln!(
+        out,
+        "\nTool calls: {}",
+        if called.is_empty() {
+            "none seen".to_owned()
+        } else {
+            called.join(", ")
+        }
+    );
+    let d = &report.deferral;
+    if !d.candidates.is_empty() {
+        let names: Vec<String> = d
+            .candidates
+            .iter()
+            .take(8)
+            .map(|n| visible(n).into_owned())
+            .collect();
+        let more = d.candidates.len().saturating_sub(8);
+        let _ = writeln!(
+            out,
+            "Deferral candidates (sent on every turn, never called): {} tool(s), {} tokens over the session: {}{}",
+            d.candidates.len(),
+            thousands(d.tokens),
+            names.join(", "),
+            if more > 0 {
+                format!(" +{more}")
+            } else {
+                String::new()
+            }
+        );
+        for saving in &d.savings {
+            let _ = writeln!(
+                out,
+                "  {} keeps {} of those tokens out",
+                saving.strategy,
+                thousands(saving.tokens)
+            );
+        }
+    }
+    out
+}
+
+/// A cache state with its figures: `partial r1,200 w300`.
+fn figures(f: &CacheFigures) -> String {
+    match f.state {
+        "none" => "none".to_owned(),
+        state => format!(
+            "{state} r{} w{}",
+            thousands(f.read as usize),
+            thousands(f.write as usize)
+        ),
+    }
+}
+
+/// The tools' tokens: in context, and the array's when `defer_loading` entries differ.
+fn tokens_cell(turn: &TurnFacts) -> String {
+    match (turn.tools_tokens, turn.context_tokens) {
+        (Some(all), Some(context)) if all != context => {
+            format!("{} ({} sent)", thousands(context), thousands(all))
+        }
+        (Some(all), _) => thousands(all),
+        _ => "?".to_owned(),
+    }
 }
 
 /// The observed cache: the chain check, and what a break points at.
@@ -284,12 +444,15 @@ fn cell(turn: &StrategyTurn) -> String {
     let Some(total) = turn.total_tokens else {
         return "?".to_owned();
     };
-    let mark = match (turn.stable, turn.cached) {
-        (Some(false), _) => "*",
-        (Some(true), Some("write")) => "~",
-        _ => "",
+    let mark = if turn.stable == Some(false) { "*" } else { "" };
+    let state = match turn.state {
+        Some("hit") => " h",
+        Some("partial") => " p",
+        Some("write") => " w",
+        Some(_) => " -",
+        None => "",
     };
-    format!("{mark}{}", thousands(total))
+    format!("{mark}{}{state}", thousands(total))
 }
 
 /// Input-token equivalents, whole.

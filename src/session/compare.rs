@@ -19,6 +19,13 @@ pub struct Entry {
     pub tokens: usize,
     /// Characters in `json`.
     pub chars: usize,
+    /// A hash of its content, `cache_control` left out (the prompt cache's view of it).
+    pub content: u64,
+    /// The `cache_control` breakpoint it carries.
+    pub mark: Option<super::prompt::Ttl>,
+    /// `defer_loading: true`: out of the model's context until the provider's tool search
+    /// returns it.
+    pub deferred: bool,
 }
 
 /// A tool whose entry changed between two turns, and what changed.

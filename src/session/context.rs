@@ -15,10 +15,13 @@ use crate::tool;
 
 /// The key that groups a request into its thread (SESSIONS.md section 1, "Threads").
 ///
-/// Anthropic `metadata.user_id` (plus the sub-agent header), OpenAI `prompt_cache_key`, else a
-/// hash of (model, system text, first user message). The model is part of the first two keys
-/// too: a provider keeps one cache per model, and Claude Code's small side calls share the
-/// session's `user_id` under another model.
+/// Anthropic `metadata.user_id` plus the sub-agent header plus a hash of the first system
+/// block's text; OpenAI `prompt_cache_key`; else a hash of (model, system text, first user
+/// message's text). Every hash is of text only: `cache_control` and other block metadata move
+/// from turn to turn and never split a thread. The first system block keeps Claude Code's
+/// compaction call ("You are a helpful AI assistant tasked with summarizing ...") and its side
+/// calls out of the conversation; the model stays in the key as well (a side call under
+/// another model is another conversation).
 pub fn thread_key(capture: &Capture, agent_id: Option<&str>) -> String {
     let body = capture.body();
     let model = body.get("model").and_then(Value::as_str).unwrap_or("");
@@ -34,6 +37,9 @@ pub fn thread_key(capture: &Capture, agent_id: Option<&str>) -> String {
         if !model.is_empty() {
             key.push_str(&format!(" model {model}"));
         }
+        if let Some(text) = first_system_text(capture) {
+            key.push_str(&format!(" system {}", short_hash(&[&text])));
+        }
         return key;
     }
     if let Some(cache_key) = body
@@ -47,17 +53,69 @@ pub fn thread_key(capture: &Capture, agent_id: Option<&str>) -> String {
         }
         return key;
     }
+    let mut system = String::new();
+    text_of(&system_value(capture), &mut system);
+    let mut first = String::new();
+    if let Some(message) = first_user_message(capture) {
+        text_of(message, &mut first);
+    }
+    format!("hash {}", short_hash(&[model, &system, &first]))
+}
+
+/// 16 hex digits of a hash of these texts (each length-prefixed).
+fn short_hash(parts: &[&str]) -> String {
     let mut hasher = blake3::Hasher::new();
-    for part in [
-        model.to_owned(),
-        tool::compact(&system_value(capture)),
-        first_user_message(capture).map_or_else(String::new, tool::compact),
-    ] {
+    for part in parts {
         hasher.update(&(part.len() as u64).to_le_bytes());
         hasher.update(part.as_bytes());
     }
-    let hash = hasher.finalize();
-    format!("hash {}", &hash.to_hex()[..16])
+    hasher.finalize().to_hex()[..16].to_owned()
+}
+
+/// The text of the first system block of a Messages request (`system` as a string, or its
+/// text blocks). Claude Code's billing header block (`x-anthropic-billing-header: ...`, a
+/// per-build tag) is passed over, and a one-line first block that another block follows (Claude
+/// Code's identity line, "You are Claude Code, Anthropic's official CLI for Claude.", which its
+/// compaction call and its conversation share) is taken with the block after it: in real
+/// Claude Code traces it is the second block that tells the compaction call apart.
+fn first_system_text(capture: &Capture) -> Option<String> {
+    match capture.body().get("system")? {
+        Value::String(text) => Some(text.clone()),
+        Value::Array(blocks) => {
+            let texts: Vec<&str> = blocks
+                .iter()
+                .filter_map(|b| b.get("text").and_then(Value::as_str))
+                .filter(|t| !t.starts_with("x-anthropic-billing-header"))
+                .collect();
+            let first = *texts.first()?;
+            let one_line = first.len() < 200 && !first.trim().contains('\n');
+            Some(match texts.get(1) {
+                Some(next) if one_line => format!("{first}\n{next}"),
+                _ => first.to_owned(),
+            })
+        }
+        _ => None,
+    }
+}
+
+/// The text a value holds: strings, and the `text` (else `content`) of blocks, in order.
+/// Metadata such as `cache_control` or `type` is not text.
+fn text_of(value: &Value, out: &mut String) {
+    match value {
+        Value::String(text) => {
+            out.push_str(text);
+            out.push('\n');
+        }
+        Value::Array(items) => items.iter().for_each(|item| text_of(item, out)),
+        Value::Object(map) => {
+            if let Some(text) = map.get("text") {
+                text_of(text, out);
+            } else if let Some(content) = map.get("content") {
+                text_of(content, out);
+            }
+        }
+        _ => {}
+    }
 }
 
 /// The system prompt as a value: Messages `system`, Responses `instructions`, and Chat or
@@ -141,7 +199,7 @@ fn first_user_message(capture: &Capture) -> Option<&Value> {
 }
 
 /// Feed a value to a hasher without serializing it, skipping `cache_control` keys.
-fn hash_value(value: &Value, hasher: &mut FxHasher) {
+pub(super) fn hash_value(value: &Value, hasher: &mut FxHasher) {
     match value {
         Value::Null => hasher.write_u8(0),
         Value::Bool(b) => hasher.write_u8(if *b { 1 } else { 2 }),
@@ -292,4 +350,61 @@ fn collect_queries(item: &Value, queries: &mut Vec<String>) {
             }
         }
     }
+}
+
+/// The tool calls a request's conversation holds, each with a key that names the call (its id,
+/// else its name and arguments) and the tool's name: Messages `tool_use` blocks, Chat
+/// `tool_calls`, Responses `function_call` items.
+pub fn tool_calls(capture: &Capture) -> Vec<(u64, String)> {
+    let mut calls = Vec::new();
+    let key = |id: Option<&Value>, name: &str, args: Option<&Value>| -> u64 {
+        let mut hasher = FxHasher::default();
+        match id.and_then(Value::as_str) {
+            Some(id) => {
+                hasher.write_u8(1);
+                hasher.write(id.as_bytes());
+            }
+            None => {
+                hasher.write_u8(2);
+                hasher.write(name.as_bytes());
+                if let Some(args) = args {
+                    hash_value(args, &mut hasher);
+                }
+            }
+        }
+        hasher.finish()
+    };
+    for item in messages(capture) {
+        if item.get("type").and_then(Value::as_str) == Some("function_call")
+            && let Some(name) = item.get("name").and_then(Value::as_str)
+        {
+            let id = item.get("call_id").or_else(|| item.get("id"));
+            calls.push((key(id, name, item.get("arguments")), name.to_owned()));
+            continue;
+        }
+        if let Some(Value::Array(blocks)) = item.get("content") {
+            for block in blocks {
+                if matches!(
+                    block.get("type").and_then(Value::as_str),
+                    Some("tool_use" | "server_tool_use")
+                ) && let Some(name) = block.get("name").and_then(Value::as_str)
+                {
+                    let id = block.get("id");
+                    calls.push((key(id, name, block.get("input")), name.to_owned()));
+                }
+            }
+        }
+        if let Some(Value::Array(list)) = item.get("tool_calls") {
+            for call in list {
+                let Some(function) = call.get("function") else {
+                    continue;
+                };
+                if let Some(name) = function.get("name").and_then(Value::as_str) {
+                    let id = call.get("id");
+                    calls.push((key(id, name, function.get("arguments")), name.to_owned()));
+                }
+            }
+        }
+    }
+    calls
 }

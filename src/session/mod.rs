@@ -12,15 +12,17 @@
 //! the reason for each change, totals, breaks and the cost model of section 3. The result, a
 //! [`SessionReport`], is plain data: `session --json` serializes it and the TUI draws it.
 
+pub mod cache;
 pub mod compare;
 pub mod context;
 pub mod pick;
+pub mod prompt;
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use rayon::prelude::*;
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -35,18 +37,89 @@ use crate::tool;
 use crate::trace::{RecordBody, TraceReader, TraceRecord, Usage};
 
 use compare::{Changed, Entry};
+use prompt::Ttl;
 
 /// The whole analysis of a trace: what `session --json` prints and the TUI's session view shows.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct SessionReport {
+    /// The version of this JSON contract (docs/SESSIONS.md): 2 since the prefix-store model.
+    pub version: u32,
     /// The trace itself.
     pub trace: TraceSummary,
     /// Every turn (of the chosen thread, with `--thread`), in trace order.
     pub turns: Vec<TurnFacts>,
+    /// How often the model for `original` agrees with the cache the provider reported.
+    pub agreement: Agreement,
+    /// Observed prompt tokens against the exact count of the whole body (`None`: no usage).
+    pub calibration: Option<Calibration>,
+    /// Every tool the capture sent, with its calls and cost.
+    pub tools: Vec<ToolUse>,
+    /// Tools sent on every turn and never called, and what deferring them would have saved.
+    pub deferral: Deferral,
     /// Each requested strategy over those turns.
     pub strategies: Vec<StrategySession>,
+    /// The strategy whose session cost is lowest (ties: the first in the report's order).
+    pub cheapest: Option<&'static str>,
     /// Every setting's value (`Settings::KEYS` order), the cost model's among them.
     pub settings: serde_json::Map<String, Value>,
+}
+
+/// The JSON contract's version (`version`).
+pub const JSON_VERSION: u32 = 2;
+
+/// Turns whose modelled cache state matches the observed one.
+#[derive(Debug, Clone, Copy, Serialize, PartialEq)]
+pub struct Agreement {
+    /// Turns with observed usage (failed calls and stubs left out).
+    pub turns: usize,
+    /// Those whose modelled state equals the observed one.
+    pub agree: usize,
+    /// `agree / turns` (`None` without such turns).
+    pub rate: Option<f64>,
+}
+
+/// Provider tokens per exact token (SESSIONS.md section 3).
+#[derive(Debug, Clone, Copy, Serialize, PartialEq)]
+pub struct Calibration {
+    /// The median over the turns of observed prompt tokens / the exact count of the body.
+    pub ratio: f64,
+    /// Turns the median is over.
+    pub turns: usize,
+}
+
+/// One tool over the session.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct ToolUse {
+    /// Its name.
+    pub name: String,
+    /// Turns that sent it.
+    pub sent_turns: usize,
+    /// Calls the model made to it (each call counted once, however often it is re-sent).
+    pub calls: usize,
+    /// Tokens it cost over the session, at its context price.
+    pub tokens: usize,
+    /// Sent on every turn with known tools and never called.
+    pub never_called: bool,
+}
+
+/// The deferral candidates (SESSIONS.md section 3, "Tool calls").
+#[derive(Debug, Clone, Serialize, PartialEq, Default)]
+pub struct Deferral {
+    /// Tools sent on every turn and never called.
+    pub candidates: Vec<String>,
+    /// What they cost over the session, in tokens at their context price.
+    pub tokens: usize,
+    /// Per deferring strategy in the report: the tokens of those tools it did not send.
+    pub savings: Vec<DeferralSaving>,
+}
+
+/// What one deferring strategy saved on the candidates.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct DeferralSaving {
+    /// The strategy id.
+    pub strategy: &'static str,
+    /// Tokens of candidate entries it kept out of the request, over the session.
+    pub tokens: usize,
 }
 
 /// What was read, and what was not.
@@ -66,6 +139,9 @@ pub struct TraceSummary {
     pub skipped: usize,
     /// The last line was cut short (a writer killed mid-record).
     pub torn_last_line: bool,
+    /// Turns in the cache chain without a timestamp: there every prefix counts as within its
+    /// lifetime.
+    pub untimed_turns: usize,
     /// The conversations the turns belong to, in order of first appearance.
     pub threads: Vec<ThreadSummary>,
 }
@@ -147,6 +223,11 @@ pub struct TurnFacts {
     pub tools_bytes: Option<usize>,
     /// Tokens of it.
     pub tools_tokens: Option<usize>,
+    /// Tokens of it in the model's context (`defer_loading: true` entries count 0).
+    pub context_tokens: Option<usize>,
+    /// Tokens of the whole body in the model's context: tools, system and messages, exact in
+    /// the chosen encoding (each block counted on its own).
+    pub prompt_tokens: Option<usize>,
     /// The previous turn of its thread with known tools, which the facts below compare with
     /// (`None`: the thread's first turn).
     pub previous_turn: Option<usize>,
@@ -179,9 +260,63 @@ pub struct TurnFacts {
     pub stub: bool,
     /// Tools first loaded through `tool_search` in this turn's conversation.
     pub loaded: Vec<String>,
+    /// The cache the provider reported (`None`: no usage, a failed call or a stub).
+    pub observed: Option<CacheFigures>,
+    /// The cache as the model has it for the request as sent (`original`).
+    pub modelled: Option<CacheFigures>,
+    /// Whether the two states agree (`None` without both).
+    pub agrees: Option<bool>,
+    /// Why they do not, where the trace can tell.
+    pub disagreement: Option<String>,
+    /// Observed prompt tokens / `prompt_tokens` (`None`: no usage).
+    pub calibration: Option<f64>,
+    /// Tools the model called, first seen in this turn's messages.
+    pub calls: Vec<String>,
     /// The record's instant, for the cache lifetime.
     #[serde(skip)]
     pub time_ms: Option<i64>,
+}
+
+/// A request's cache, observed or modelled: `state` is `none` (nothing read or written),
+/// `write`, `hit` (read, nothing written) or `partial` (read and written); `input` is the
+/// input neither read nor written.
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
+pub struct CacheFigures {
+    /// The state.
+    pub state: &'static str,
+    /// Tokens neither read nor written.
+    pub input: u64,
+    /// Tokens read from the cache.
+    pub read: u64,
+    /// Tokens written to it.
+    pub write: u64,
+}
+
+impl CacheFigures {
+    /// What a provider reported: Anthropic `input_tokens` is uncached input already; OpenAI's
+    /// prompt tokens include the cached ones.
+    pub fn observed(usage: Usage, openai: bool) -> CacheFigures {
+        let input = if openai {
+            usage.input.saturating_sub(usage.cache_read)
+        } else {
+            usage.input
+        };
+        CacheFigures {
+            state: cache::state(usage.cache_read, usage.cache_write),
+            input,
+            read: usage.cache_read,
+            write: usage.cache_write,
+        }
+    }
+
+    fn modelled(m: &cache::Modelled) -> CacheFigures {
+        CacheFigures {
+            state: m.state(),
+            input: m.input as u64,
+            read: m.read as u64,
+            write: m.written() as u64,
+        }
+    }
 }
 
 /// One strategy over the session (SESSIONS.md section 3).
@@ -195,10 +330,21 @@ pub struct StrategySession {
     pub total_tokens: usize,
     /// Turns whose projected tool bytes differ from the previous turn of their thread.
     pub breaks: usize,
-    /// The cost model's figure over the cache chain, in input-token equivalents.
+    /// The whole prompts it sends (tools, added text, system, messages), summed.
+    pub prompt_tokens: usize,
+    /// The cost model's figure over the cache chain, in input tokens: whole prompts, each
+    /// token read, written or sent plain.
     pub cost: f64,
     /// The same turns without any caching (every token at 1.0).
     pub cost_uncached: f64,
+    /// `cost` in provider tokens (times the calibration ratio; `None` without usage).
+    pub cost_provider: Option<f64>,
+    /// It applied (status `ok`) on at least one turn; else every turn is `not_applicable` or
+    /// `refused` and what it sends is the host's fallback.
+    pub applied: bool,
+    /// Its cost against `original`'s in percent (negative: cheaper), whenever both exist,
+    /// whether it applied or not.
+    pub versus_original_pct: Option<f64>,
 }
 
 impl StrategySession {
@@ -209,24 +355,24 @@ impl StrategySession {
     }
 }
 
-/// A strategy's session cost against `original`'s, as the tables show it.
+/// A strategy's session cost against `original`'s, as the tables show it: the one
+/// `not_applicable` rule (SESSIONS.md section 3). The difference is shown whenever the figures
+/// differ; `n/a` marks a strategy that never applied, and never hides a number.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum VersusOriginal {
-    /// It had nothing to act on (or was refused) on every turn: what it sent is the host's
-    /// fallback, not a saving. Shown `n/a`.
-    NotApplied,
-    /// `original` costs nothing (no tools, or no `original` in the report). Shown `-`.
-    NoBase,
-    /// The change in percent (negative: cheaper). Shown `-12.3%`.
-    Percent(f64),
+pub struct VersusOriginal {
+    /// The change in percent (`None`: no `original`, or it costs nothing).
+    pub percent: Option<f64>,
+    /// The strategy applied on some turn.
+    pub applied: bool,
 }
 
 impl std::fmt::Display for VersusOriginal {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            VersusOriginal::NotApplied => f.write_str("n/a"),
-            VersusOriginal::NoBase => f.write_str("-"),
-            VersusOriginal::Percent(p) => write!(f, "{p:+.1}%"),
+        match (self.percent, self.applied) {
+            (Some(p), true) => write!(f, "{p:+.1}%"),
+            (Some(p), false) if p.abs() >= 0.05 => write!(f, "{p:+.1}% n/a"),
+            (_, false) => f.write_str("n/a"),
+            (None, true) => f.write_str("-"),
         }
     }
 }
@@ -234,15 +380,9 @@ impl std::fmt::Display for VersusOriginal {
 impl SessionReport {
     /// `strategy`'s cost against `original`'s over the session.
     pub fn versus_original(&self, strategy: &StrategySession) -> VersusOriginal {
-        if !strategy.applied() {
-            return VersusOriginal::NotApplied;
-        }
-        let base = self.strategies.iter().find(|s| s.id == "original");
-        match base.map(|s| s.cost) {
-            Some(base) if base > 0.0 => {
-                VersusOriginal::Percent((strategy.cost - base) * 100.0 / base)
-            }
-            _ => VersusOriginal::NoBase,
+        VersusOriginal {
+            percent: strategy.versus_original_pct,
+            applied: strategy.applied,
         }
     }
 }
@@ -254,8 +394,12 @@ pub struct StrategyTurn {
     pub turn: usize,
     /// Tokens of the projected `tools` array (`None` for a compaction stub).
     pub tools_tokens: Option<usize>,
-    /// Plus the text the strategy adds outside it.
+    /// Of those, in the model's context (`defer_loading: true` entries count 0).
+    pub context_tokens: Option<usize>,
+    /// The context tokens plus the text the strategy adds outside the tools.
     pub total_tokens: Option<usize>,
+    /// The whole projected prompt: `total_tokens` plus the turn's own system and messages.
+    pub prompt_tokens: Option<usize>,
     /// The projected tool bytes equal the previous turn's of the thread (`None`: no previous
     /// turn, a failed call or a stub).
     pub stable: Option<bool>,
@@ -266,21 +410,18 @@ pub struct StrategyTurn {
     /// The projection's status this turn: `ok`, `not_applicable`, `refused` (`None` for a
     /// compaction stub).
     pub status: Option<&'static str>,
-    /// How the cost model bills the tools block: `read` or `write` (`None`: outside the chain).
-    pub cached: Option<&'static str>,
-    /// The turn's cost in input-token equivalents (`None`: outside the chain).
+    /// The modelled cache state: `none`, `write`, `hit`, `partial` (`None`: outside the chain).
+    pub state: Option<&'static str>,
+    /// Tokens of the prompt read from the cache.
+    pub read: Option<usize>,
+    /// Tokens written to it.
+    pub write: Option<usize>,
+    /// Tokens sent plain.
+    pub input: Option<usize>,
+    /// The turn's cost in input tokens (`None`: outside the chain).
     pub cost: Option<f64>,
     /// The host refuses this turn's request under this strategy.
     pub error: Option<String>,
-}
-
-/// The cost multipliers of one provider.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct CostModel {
-    /// A cached input token, in input tokens.
-    pub read: f64,
-    /// A token written to the cache.
-    pub write: f64,
 }
 
 /// Whose price list a request follows.
@@ -288,17 +429,75 @@ fn provider_is_openai(shape: Shape) -> bool {
     matches!(shape, Shape::OpenAiChat | Shape::OpenAiResponses)
 }
 
-/// The multipliers a request of `shape` is billed with: the settings', else the provider's
-/// published defaults (Anthropic read 0.1, write 1.25; OpenAI read 0.5, no write surcharge).
-pub fn cost_model(shape: Shape, settings: &Settings) -> CostModel {
-    let (read, write) = if provider_is_openai(shape) {
-        (0.5, 1.0)
+/// The shortest cached prefix for a model, from the providers' published tables (docs/SESSIONS.md).
+pub fn min_tokens_for(model: &str, openai: bool) -> usize {
+    if openai {
+        return 1024;
+    }
+    let m = model.to_ascii_lowercase();
+    let any = |names: &[&str]| names.iter().any(|n| m.contains(n));
+    if any(&[
+        "opus-4-5",
+        "opus-4-6",
+        "haiku-4-5",
+        "opus-4.5",
+        "opus-4.6",
+        "haiku-4.5",
+    ]) {
+        4096
+    } else if any(&["3-5-haiku", "3-haiku", "haiku-3"]) {
+        2048
     } else {
-        (0.1, 1.25)
+        1024
+    }
+}
+
+/// What OpenAI bills a cached input token at, in input tokens, by model family (published
+/// prices, docs/SESSIONS.md).
+pub fn openai_read_for(model: &str) -> f64 {
+    let m = model.to_ascii_lowercase();
+    if m.starts_with("gpt-5") || m.contains("/gpt-5") {
+        0.1
+    } else if m.starts_with("gpt-4.1")
+        || m.starts_with("o3")
+        || m.starts_with("o4")
+        || m.starts_with("codex-mini")
+    {
+        0.25
+    } else {
+        0.5
+    }
+}
+
+/// The cache rules one request is modelled with: the settings', else the provider's defaults
+/// for its model.
+pub fn rules_for(shape: Shape, body: &Value, settings: &Settings) -> cache::Rules {
+    let openai = provider_is_openai(shape);
+    let model = body.get("model").and_then(Value::as_str).unwrap_or("");
+    let (read, write, write_long) = if openai {
+        (openai_read_for(model), 1.0, 1.0)
+    } else {
+        (0.1, 1.25, 2.0)
     };
-    CostModel {
+    cache::Rules {
+        openai,
+        min_tokens: settings
+            .cache_min_tokens
+            .unwrap_or_else(|| min_tokens_for(model, openai)),
+        lookback: settings.cache_lookback,
+        max_marks: settings.cache_breakpoints,
+        step: settings.cache_step,
+        ttl_ms: settings.cache_ttl_ms,
+        ttl_long_ms: if openai {
+            settings.cache_ttl_24h_ms
+        } else {
+            settings.cache_ttl_1h_ms
+        },
+        long_retention: openai
+            && body.get("prompt_cache_retention").and_then(Value::as_str) == Some("24h"),
         read: settings.cache_read.map_or(read, Multiplier::get),
         write: settings.cache_write.map_or(write, Multiplier::get),
+        write_long: settings.cache_write_1h.map_or(write_long, Multiplier::get),
     }
 }
 
@@ -310,7 +509,11 @@ struct Projected {
     /// The projected request carries a `tools` key.
     present: bool,
     tools_tokens: usize,
+    /// Of those, in the model's context.
+    context_tokens: usize,
     added_tokens: usize,
+    /// The added text's hash, for the prompt's prefix.
+    added_hash: u64,
     /// `ok`, `not_applicable` or `refused`.
     status: &'static str,
     error: Option<String>,
@@ -335,7 +538,6 @@ struct StrategyPoint {
     tools: Arc<[u32]>,
     loaded: u32,
     context: u128,
-    time_ms: Option<i64>,
 }
 
 #[derive(Debug)]
@@ -390,6 +592,29 @@ pub struct Analyzer<'a> {
     per_turn: Vec<Vec<StrategyTurn>>,
     turn_count: usize,
     projections_run: usize,
+    /// Tokens of each distinct block after the tools (system, messages), by content hash:
+    /// a conversation re-sends its prefix, and each block is counted once.
+    piece_tokens: FxHashMap<u64, u32>,
+    /// The prompt cache of each strategy's what-if (shared by all threads).
+    stores: Vec<cache::Store>,
+    /// The prompt cache of the requests as sent (what `modelled` and `agrees` check).
+    sent_store: cache::Store,
+    /// Turns in the chain with a timestamp, and without one.
+    timed: (usize, usize),
+    /// Observed / exact prompt tokens, per turn with usage.
+    ratios: Vec<f64>,
+    /// Turns with usage, and those that agree.
+    agreement: (usize, usize),
+    /// Per tool name: turns sent, calls, tokens.
+    tool_stats: FxHashMap<Box<str>, (usize, usize, usize)>,
+    tool_order: Vec<Box<str>>,
+    /// Calls already counted (by call id, else name and arguments).
+    seen_calls: FxHashSet<u64>,
+    /// Turns with known tools (wanted, not stubs).
+    known_turns: usize,
+    /// Per deferring strategy: tokens of each tool it kept out, over the session.
+    withheld: Vec<FxHashMap<Box<str>, usize>>,
+    boundaries: Vec<cache::Boundary>,
 }
 
 impl<'a> Analyzer<'a> {
@@ -422,6 +647,20 @@ impl<'a> Analyzer<'a> {
             per_turn: vec![Vec::new(); strategies.len()],
             turn_count: 0,
             projections_run: 0,
+            piece_tokens: FxHashMap::default(),
+            stores: (0..strategies.len())
+                .map(|_| cache::Store::default())
+                .collect(),
+            sent_store: cache::Store::default(),
+            timed: (0, 0),
+            ratios: Vec::new(),
+            agreement: (0, 0),
+            tool_stats: FxHashMap::default(),
+            tool_order: Vec::new(),
+            seen_calls: FxHashSet::default(),
+            known_turns: 0,
+            withheld: vec![FxHashMap::default(); strategies.len()],
+            boundaries: Vec::new(),
         }
     }
 
@@ -482,6 +721,21 @@ impl<'a> Analyzer<'a> {
         let present = capture.has_tools_key();
         let (array, tools_tokens) = self.array(capture.shape(), present, &ids);
         let tools_bytes = self.bytes(&ids, present);
+        let context_tokens = self.context_tokens(&ids, tools_tokens);
+
+        // The rest of the prompt: counted once per turn for every strategy, each block once
+        // per session.
+        let (pieces, head) = prompt::pieces(&capture);
+        let rest = self.count_pieces(&pieces);
+        let (head, rest) = rest.split_at(head);
+        let rest_tokens: usize = head.iter().chain(rest).map(|r| r.1).sum();
+        let rules = rules_for(capture.shape(), capture.body(), &self.settings);
+        let model = capture
+            .body()
+            .get("model")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        let seed = prompt::seed(capture.shape(), model);
 
         let state = &self.threads[thread];
         let previous_turn = state.last_tools.as_ref().map(|l| l.2);
@@ -515,6 +769,77 @@ impl<'a> Analyzer<'a> {
             )
         };
 
+        // The request as sent, through the cache model, against what the provider billed.
+        let prompt_tokens = context_tokens + rest_tokens;
+        let mut observed = None;
+        let mut modelled = None;
+        let mut agrees = None;
+        let mut disagreement = None;
+        let mut calibration = None;
+        if !failed {
+            if time_ms.is_some() {
+                self.timed.0 += 1;
+            } else {
+                self.timed.1 += 1;
+            }
+            self.fill_boundaries(seed, head, &ids, context_tokens, None, rest);
+            let m = self
+                .sent_store
+                .request(&self.boundaries, prompt_tokens, time_ms, &rules);
+            modelled = Some(CacheFigures::modelled(&m));
+            if let Some(usage) = usage {
+                let seen = CacheFigures::observed(usage, openai);
+                let same = seen.state == m.state();
+                self.agreement.0 += 1;
+                self.agreement.1 += usize::from(same);
+                agrees = Some(same);
+                if !same {
+                    disagreement = Some(explain(&seen, &m, &rules, &self.settings));
+                }
+                let billed = if openai {
+                    usage.input
+                } else {
+                    usage.input + usage.cache_read + usage.cache_write
+                };
+                if prompt_tokens > 0 && billed > 0 {
+                    let ratio = billed as f64 / prompt_tokens as f64;
+                    self.ratios.push(ratio);
+                    calibration = Some((ratio * 10_000.0).round() / 10_000.0);
+                }
+                observed = Some(seen);
+            }
+        }
+
+        // Tool calls, and what each tool cost.
+        let calls = self.new_calls(&capture);
+        self.known_turns += 1;
+        let mut sent_names = FxHashSet::default();
+        for &id in ids.iter() {
+            let entry = &self.entries[id as usize];
+            if entry.name.is_empty() || !sent_names.insert(id) {
+                continue;
+            }
+            let tokens = if entry.deferred { 0 } else { entry.tokens };
+            match self.tool_stats.get_mut(&entry.name) {
+                Some(stat) => {
+                    stat.0 += 1;
+                    stat.2 += tokens;
+                }
+                None => {
+                    self.tool_order.push(entry.name.clone());
+                    self.tool_stats.insert(entry.name.clone(), (1, 0, tokens));
+                }
+            }
+        }
+        for name in &calls {
+            if let Some(stat) = self.tool_stats.get_mut(name.as_str()) {
+                stat.1 += 1;
+            } else {
+                self.tool_order.push(name.as_str().into());
+                self.tool_stats.insert(name.as_str().into(), (0, 1, 0));
+            }
+        }
+
         // zero's loaded set grows with every `tool_search` call the conversation shows.
         let wants_loads = self
             .strategies
@@ -544,11 +869,18 @@ impl<'a> Analyzer<'a> {
         };
 
         let projected = self.project_all(&capture, &ids, array, context, loaded, &loaded_set);
-        let model = cost_model(capture.shape(), &self.settings);
-        let ttl = self.settings.cache_ttl_ms;
         for (index, projected) in projected.into_iter().enumerate() {
             let strategy = self.strategies[index];
-            let state = &mut self.threads[thread];
+            if matches!(strategy, Strategy::Defer | Strategy::DeferCatalog) {
+                let sent: FxHashSet<u32> = projected.ids.iter().copied().collect();
+                for &id in ids.iter() {
+                    let entry = &self.entries[id as usize];
+                    if !sent.contains(&id) && !entry.deferred {
+                        *self.withheld[index].entry(entry.name.clone()).or_default() +=
+                            entry.tokens;
+                    }
+                }
+            }
             let reads_context = strategy == Strategy::Adaptive;
             let reads_loaded = matches!(strategy, Strategy::Defer | Strategy::DeferCatalog);
             let point = StrategyPoint {
@@ -556,30 +888,32 @@ impl<'a> Analyzer<'a> {
                 tools: Arc::clone(&ids),
                 loaded: if reads_loaded { loaded } else { 0 },
                 context: if reads_context { context } else { 0 },
-                time_ms,
             };
-            let total = projected.tools_tokens + projected.added_tokens;
+            let total = projected.context_tokens + projected.added_tokens;
+            let whole = total + rest_tokens;
             let mut entry = StrategyTurn {
                 turn,
                 tools_tokens: Some(projected.tools_tokens),
+                context_tokens: Some(projected.context_tokens),
                 total_tokens: Some(total),
+                prompt_tokens: Some(whole),
                 stable: None,
                 first_changed_byte: None,
                 reason: None,
                 status: Some(projected.status),
-                cached: None,
+                state: None,
+                read: None,
+                write: None,
+                input: None,
                 cost: None,
                 error: projected.error.clone(),
             };
             if failed {
                 entry.reason = Some("failed call: outside the cache chain".to_owned());
             } else {
-                let previous = state.strategies[index].take();
-                let hit = match &previous {
-                    None => {
-                        entry.reason = Some("first turn of its thread".to_owned());
-                        false
-                    }
+                let previous = self.threads[thread].strategies[index].take();
+                match &previous {
+                    None => entry.reason = Some("first turn of its thread".to_owned()),
                     Some(before) => {
                         let same = before.projected.present == projected.present
                             && before.projected.ids == projected.ids;
@@ -598,24 +932,24 @@ impl<'a> Analyzer<'a> {
                             );
                             entry.reason = Some(self.why_changed(before, &point, &newly_loaded));
                         }
-                        let fresh = match (before.time_ms, time_ms) {
-                            (Some(a), Some(b)) => b.saturating_sub(a) <= ttl as i64,
-                            _ => true,
-                        };
-                        if same && !fresh {
-                            entry.reason = Some(format!(
-                                "unchanged, but the cache expired (more than cache.ttl={} since the previous turn)",
-                                self.settings.get("cache.ttl").unwrap_or_default()
-                            ));
-                        }
-                        same && fresh
                     }
-                };
-                let multiplier = if hit { model.read } else { model.write };
-                entry.cached = Some(if hit { "read" } else { "write" });
-                entry.cost = Some(
-                    projected.tools_tokens as f64 * multiplier + projected.added_tokens as f64,
+                }
+                let added = (projected.added_tokens > 0)
+                    .then_some((projected.added_hash, projected.added_tokens));
+                self.fill_boundaries(
+                    seed,
+                    head,
+                    &projected.ids,
+                    projected.context_tokens,
+                    added,
+                    rest,
                 );
+                let m = self.stores[index].request(&self.boundaries, whole, time_ms, &rules);
+                entry.state = Some(m.state());
+                entry.read = Some(m.read);
+                entry.write = Some(m.written());
+                entry.input = Some(m.input);
+                entry.cost = Some(m.cost(&rules));
                 self.threads[thread].strategies[index] = Some(point);
             }
             self.per_turn[index].push(entry);
@@ -643,6 +977,8 @@ impl<'a> Analyzer<'a> {
             tools: Some(ids.len()),
             tools_bytes: Some(tools_bytes),
             tools_tokens: Some(tools_tokens),
+            context_tokens: Some(context_tokens),
+            prompt_tokens: Some(prompt_tokens),
             previous_turn,
             added: change.added,
             removed: change.removed,
@@ -658,9 +994,118 @@ impl<'a> Analyzer<'a> {
             failed,
             stub: false,
             loaded: newly_loaded,
+            observed,
+            modelled,
+            agrees,
+            disagreement,
+            calibration,
+            calls,
             time_ms,
         });
         Ok(())
+    }
+
+    /// Each block's tokens (counted once per distinct block, new ones in one batch) and its
+    /// breakpoint.
+    fn count_pieces(&mut self, pieces: &[prompt::Piece<'_>]) -> Vec<(u64, usize, Option<Ttl>)> {
+        let mut seen = FxHashSet::default();
+        let new: Vec<&prompt::Piece<'_>> = pieces
+            .iter()
+            .filter(|p| !self.piece_tokens.contains_key(&p.hash) && seen.insert(p.hash))
+            .collect();
+        if !new.is_empty() {
+            let texts: Vec<String> = new.par_iter().map(|p| prompt::text(p.value)).collect();
+            let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+            let counts = self.counter.count_many(&refs);
+            for (piece, n) in new.iter().zip(counts) {
+                self.piece_tokens
+                    .insert(piece.hash, u32::try_from(n).unwrap_or(u32::MAX));
+            }
+        }
+        pieces
+            .iter()
+            .map(|p| {
+                let n = self.piece_tokens.get(&p.hash).copied().unwrap_or(0);
+                (p.hash, n as usize, p.mark)
+            })
+            .collect()
+    }
+
+    /// The block boundaries of one request in provider order: the blocks before the tools
+    /// (OpenAI's instructions), the tools in the model's context (their tokens summing to
+    /// `context_tokens`), the added text, then the rest.
+    fn fill_boundaries(
+        &mut self,
+        seed: u64,
+        head: &[(u64, usize, Option<Ttl>)],
+        ids: &[u32],
+        context_tokens: usize,
+        added: Option<(u64, usize)>,
+        rest: &[(u64, usize, Option<Ttl>)],
+    ) {
+        let boundaries = &mut self.boundaries;
+        boundaries.clear();
+        let mut hash = seed;
+        let mut tokens = 0usize;
+        for &(block, n, mark) in head {
+            hash = prompt::extend(hash, block);
+            tokens += n;
+            boundaries.push(cache::Boundary { hash, tokens, mark });
+        }
+        let before_tools = tokens;
+        let first_tool = boundaries.len();
+        for &id in ids {
+            let entry = &self.entries[id as usize];
+            if entry.deferred {
+                continue;
+            }
+            hash = prompt::extend(hash, entry.content);
+            tokens += entry.tokens;
+            boundaries.push(cache::Boundary {
+                hash,
+                tokens,
+                mark: entry.mark,
+            });
+        }
+        // The array's exact count differs from the sum of its entries by the brackets and
+        // commas: the last tool's boundary takes the difference.
+        let n = boundaries.len();
+        if n > first_tool {
+            let floor = if n > first_tool + 1 {
+                boundaries[n - 2].tokens
+            } else {
+                before_tools
+            };
+            let target = (before_tools + context_tokens).max(floor + 1);
+            boundaries[n - 1].tokens = target;
+            tokens = target;
+        }
+        if let Some((added_hash, added_tokens)) = added {
+            hash = prompt::extend(hash, added_hash);
+            tokens += added_tokens;
+            boundaries.push(cache::Boundary {
+                hash,
+                tokens,
+                mark: None,
+            });
+        }
+        for &(block, n, mark) in rest {
+            hash = prompt::extend(hash, block);
+            tokens += n;
+            boundaries.push(cache::Boundary { hash, tokens, mark });
+        }
+    }
+
+    /// Tool calls in this request's messages not seen before (Messages `tool_use` blocks, Chat
+    /// `tool_calls`, Responses `function_call` items), by name.
+    fn new_calls(&mut self, capture: &Capture) -> Vec<String> {
+        let mut calls = Vec::new();
+        for (id, name) in context::tool_calls(capture) {
+            if self.seen_calls.insert(id) {
+                calls.push(name);
+            }
+        }
+        calls
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -691,7 +1136,12 @@ impl<'a> Analyzer<'a> {
                 first_changed_byte: None,
                 reason: Some("compaction stub: its tools are unknown".to_owned()),
                 status: None,
-                cached: None,
+                context_tokens: None,
+                prompt_tokens: None,
+                state: None,
+                read: None,
+                write: None,
+                input: None,
                 cost: None,
                 error: None,
             });
@@ -705,6 +1155,8 @@ impl<'a> Analyzer<'a> {
             tools: None,
             tools_bytes: None,
             tools_tokens: None,
+            context_tokens: None,
+            prompt_tokens: None,
             previous_turn: None,
             added: Vec::new(),
             removed: Vec::new(),
@@ -720,6 +1172,12 @@ impl<'a> Analyzer<'a> {
             failed: false,
             stub: true,
             loaded: Vec::new(),
+            observed: None,
+            modelled: None,
+            agrees: None,
+            disagreement: None,
+            calibration: None,
+            calls: Vec::new(),
             time_ms,
         });
     }
@@ -801,15 +1259,27 @@ impl<'a> Analyzer<'a> {
             }
             let id = self.entries.len() as u32;
             let json: Box<str> = json.into();
-            let name = serde_json::from_str::<Value>(&json)
-                .ok()
-                .and_then(|v| tool::name(&v).map(Box::<str>::from))
+            let value = serde_json::from_str::<Value>(&json).ok();
+            let name = value
+                .as_ref()
+                .and_then(|v| tool::name(v).map(Box::<str>::from))
                 .unwrap_or_default();
+            let (content, mark, deferred) = match &value {
+                Some(v) => (
+                    prompt::entry_hash(v),
+                    prompt::mark_of(v),
+                    crate::pipeline::provider_deferred(v),
+                ),
+                None => (prompt::text_hash(&json), None, false),
+            };
             self.entries.push(Entry {
                 chars: json.chars().count(),
                 json: json.clone(),
                 name,
                 tokens: 0,
+                content,
+                mark,
+                deferred,
             });
             self.entry_ids.insert(json, id);
             ids.push(id);
@@ -856,6 +1326,23 @@ impl<'a> Analyzer<'a> {
         let n = self.counter.count_arrays_counted(&[(&texts, &counts)])[0];
         self.list_tokens.insert(ids.into(), n);
         n
+    }
+
+    /// Tokens of a list in the model's context: `defer_loading` entries left out.
+    fn context_tokens(&mut self, ids: &[u32], tools_tokens: usize) -> usize {
+        if !ids.iter().any(|&i| self.entries[i as usize].deferred) {
+            return tools_tokens;
+        }
+        let kept: Vec<u32> = ids
+            .iter()
+            .copied()
+            .filter(|&i| !self.entries[i as usize].deferred)
+            .collect();
+        if kept.is_empty() {
+            0
+        } else {
+            self.list_tokens(&kept)
+        }
     }
 
     fn bytes(&self, ids: &[u32], present: bool) -> usize {
@@ -961,18 +1448,22 @@ impl<'a> Analyzer<'a> {
                     });
                 }
                 let tools_tokens = if present { self.list_tokens(&ids) } else { 0 };
+                let context_tokens = self.context_tokens(&ids, tools_tokens);
                 let added_tokens = if added_text.is_some() {
                     added_counts.next().unwrap_or_default()
                 } else {
                     0
                 };
+                let added_hash = added_text.as_deref().map_or(0, prompt::text_hash);
                 self.memo.insert(
                     key_of(strategy),
                     Arc::new(Projected {
                         ids,
                         present,
                         tools_tokens,
+                        context_tokens,
                         added_tokens,
+                        added_hash,
                         status,
                         error,
                     }),
@@ -1018,29 +1509,93 @@ impl<'a> Analyzer<'a> {
 
     /// The report, with the reader's figures (format, ignored and skipped records).
     pub fn finish(self, trace: TraceInfo) -> SessionReport {
-        let strategies = self
+        let calibration = median(self.ratios.clone()).map(|ratio| Calibration {
+            ratio: (ratio * 10_000.0).round() / 10_000.0,
+            turns: self.ratios.len(),
+        });
+        let mut strategies: Vec<StrategySession> = self
             .strategies
             .iter()
             .zip(self.per_turn)
             .map(|(strategy, per_turn)| {
                 let total_tokens = per_turn.iter().filter_map(|t| t.total_tokens).sum();
+                let prompt_tokens = per_turn.iter().filter_map(|t| t.prompt_tokens).sum();
                 let breaks = per_turn.iter().filter(|t| t.stable == Some(false)).count();
                 let cost = per_turn.iter().filter_map(|t| t.cost).sum::<f64>();
                 let cost_uncached = per_turn
                     .iter()
                     .filter(|t| t.cost.is_some())
-                    .filter_map(|t| t.total_tokens)
+                    .filter_map(|t| t.prompt_tokens)
                     .sum::<usize>() as f64;
+                let applied = per_turn.iter().any(|t| t.status == Some("ok"));
                 StrategySession {
                     id: strategy.id(),
                     per_turn,
                     total_tokens,
                     breaks,
+                    prompt_tokens,
                     cost: round2(cost),
                     cost_uncached,
+                    cost_provider: calibration.map(|c| round2(cost * c.ratio)),
+                    applied,
+                    versus_original_pct: None,
                 }
             })
             .collect();
+        let base = strategies
+            .iter()
+            .find(|s| s.id == "original")
+            .map(|s| s.cost)
+            .filter(|&c| c > 0.0);
+        if let Some(base) = base {
+            for strategy in &mut strategies {
+                strategy.versus_original_pct = Some(round2((strategy.cost - base) * 100.0 / base));
+            }
+        }
+        // A strategy that never applied sends the host's fallback (a3s `code` without its
+        // gateway sends no tools at all): it is shown, never named the cheapest.
+        let cheapest = strategies
+            .iter()
+            .filter(|s| s.applied || s.id == "original")
+            .filter(|s| s.per_turn.iter().any(|t| t.cost.is_some()))
+            .min_by(|a, b| a.cost.total_cmp(&b.cost))
+            .map(|s| s.id);
+
+        let tools: Vec<ToolUse> = self
+            .tool_order
+            .iter()
+            .map(|name| {
+                let (sent_turns, calls, tokens) = self.tool_stats[name];
+                ToolUse {
+                    name: name.to_string(),
+                    sent_turns,
+                    calls,
+                    tokens,
+                    never_called: self.known_turns > 0
+                        && sent_turns == self.known_turns
+                        && calls == 0,
+                }
+            })
+            .collect();
+        let candidates: Vec<&ToolUse> = tools.iter().filter(|t| t.never_called).collect();
+        let deferral = Deferral {
+            candidates: candidates.iter().map(|t| t.name.clone()).collect(),
+            tokens: candidates.iter().map(|t| t.tokens).sum(),
+            savings: self
+                .strategies
+                .iter()
+                .zip(&self.withheld)
+                .filter(|(s, _)| matches!(s, Strategy::Defer | Strategy::DeferCatalog))
+                .map(|(s, withheld)| DeferralSaving {
+                    strategy: s.id(),
+                    tokens: candidates
+                        .iter()
+                        .map(|t| withheld.get(t.name.as_str()).copied().unwrap_or(0))
+                        .sum(),
+                })
+                .collect(),
+        };
+
         let mut settings = serde_json::Map::new();
         for info in Settings::KEYS {
             settings.insert(
@@ -1048,7 +1603,9 @@ impl<'a> Analyzer<'a> {
                 Value::String(self.settings.get(info.key).unwrap_or_default()),
             );
         }
+        let (turns_with_usage, agree) = self.agreement;
         SessionReport {
+            version: JSON_VERSION,
             trace: TraceSummary {
                 path: trace.path,
                 format: trace.format,
@@ -1057,6 +1614,7 @@ impl<'a> Analyzer<'a> {
                 ignored: trace.ignored,
                 skipped: trace.skipped,
                 torn_last_line: trace.torn_last_line,
+                untimed_turns: self.timed.1,
                 threads: self
                     .threads
                     .iter()
@@ -1069,10 +1627,133 @@ impl<'a> Analyzer<'a> {
                     .collect(),
             },
             turns: self.turns,
+            agreement: Agreement {
+                turns: turns_with_usage,
+                agree,
+                rate: (turns_with_usage > 0).then(|| {
+                    (agree as f64 / turns_with_usage as f64 * 10_000.0).round() / 10_000.0
+                }),
+            },
+            calibration,
+            tools,
+            deferral,
             strategies,
+            cheapest,
             settings,
         }
     }
+}
+
+/// The median of some numbers (`None` for none).
+fn median(mut values: Vec<f64>) -> Option<f64> {
+    if values.is_empty() {
+        return None;
+    }
+    values.sort_by(f64::total_cmp);
+    let mid = values.len() / 2;
+    Some(if values.len() % 2 == 1 {
+        values[mid]
+    } else {
+        (values[mid - 1] + values[mid]) / 2.0
+    })
+}
+
+/// Why the modelled cache of a request disagrees with the one the provider reported, where
+/// the trace can tell.
+fn explain(
+    seen: &CacheFigures,
+    m: &cache::Modelled,
+    rules: &cache::Rules,
+    settings: &Settings,
+) -> String {
+    let minutes = |ms: i64| format!("{:.1} min", ms as f64 / 60_000.0);
+    let life = |long: bool| {
+        let key = match (long, rules.openai) {
+            (false, _) => "cache.ttl",
+            (true, false) => "cache.ttl_1h",
+            (true, true) => "cache.ttl_24h",
+        };
+        format!("{key}={}", settings.get(key).unwrap_or_default())
+    };
+    let observed = format!("observed a {}", seen.state);
+    let modelled = format!("modelled a {}", m.state());
+    if seen.read > 0 && m.read == 0 {
+        if !rules.openai && m.marks == 0 {
+            return format!(
+                "{observed}; {modelled} because the request sets no cache_control breakpoint: the provider cached without one"
+            );
+        }
+        if let Some((tokens, gap)) = m.expired {
+            return format!(
+                "{observed}; {modelled} because of a lifetime gap: the prefix ({tokens} tokens) was last used {} before, past {}; the provider still held it",
+                minutes(gap),
+                life(false)
+            );
+        }
+        if let Some(short) = m.short {
+            return format!(
+                "{observed}; {modelled} because of the minimum length: the prefix is {short} tokens by the exact count, under cache.min_tokens={} (the provider counts with its own tokenizer)",
+                rules.min_tokens
+            );
+        }
+        return format!(
+            "{observed}; {modelled} because the prefix was never seen: the provider read {} tokens written by a request the trace does not show",
+            seen.read
+        );
+    }
+    if seen.read == 0 && m.read > 0 {
+        let when = m.read_gap.map_or(
+            "(the trace has no timestamps: every turn counts as within the lifetime)".to_owned(),
+            |g| format!("last used {} before, within {}", minutes(g), life(false)),
+        );
+        return format!(
+            "{observed}; {modelled} because of early eviction: the provider no longer held the prefix ({} tokens) {when}",
+            m.read
+        );
+    }
+    if seen.write > 0 && m.written() == 0 {
+        if !rules.openai && m.marks == 0 {
+            return format!(
+                "{observed}; {modelled} because the request sets no cache_control breakpoint: the provider cached without one"
+            );
+        }
+        if let Some(short) = m.short {
+            return format!(
+                "{observed}; {modelled} because of the minimum length: the prefix is {short} tokens by the exact count, under cache.min_tokens={}; the provider cached it",
+                rules.min_tokens
+            );
+        }
+        if m.read > 0 && seen.read > m.read as u64 {
+            return format!(
+                "{observed}; {modelled}: the provider read {} tokens and wrote {} more, the model reads {} and has nothing left to write before the last breakpoint: the prompt the trace holds is not the one billed (calibration ratio far from 1)",
+                seen.read, seen.write, m.read
+            );
+        }
+        return format!(
+            "{observed}; {modelled} because of early eviction: the provider wrote {} tokens the model has as still cached",
+            seen.write
+        );
+    }
+    if seen.write == 0 && m.written() > 0 {
+        if seen.read == 0 && m.written() < 2 * rules.min_tokens {
+            return format!(
+                "{observed}; {modelled} because of the minimum length: the provider cached nothing of a {}-token prefix (its own count may be under its minimum, cache.min_tokens={})",
+                m.written(),
+                rules.min_tokens
+            );
+        }
+        if seen.read == 0 {
+            return format!(
+                "{observed}; {modelled}: the provider reported no caching of a {}-token prefix the request marks; the trace does not tell why",
+                m.written()
+            );
+        }
+        return format!(
+            "{observed}; {modelled} because the prefix was never seen: the provider had already cached what the model writes ({} tokens), written by a request the trace does not show",
+            m.written()
+        );
+    }
+    format!("{observed}; {modelled}")
 }
 
 /// Feed every record of `reader` to `analyzer`, reading (and parsing) the next record on

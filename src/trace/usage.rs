@@ -104,8 +104,30 @@ fn count(value: Option<&Value>) -> Option<u64> {
     value.and_then(Value::as_u64)
 }
 
-/// A `usage` object in any of the three APIs' spellings.
+/// A `usage` object in any of the three APIs' spellings. An Anthropic response that ran
+/// server-side compaction (`context_management`) reports each pass in `usage.iterations` and
+/// only the last at the top: the call billed their sum.
 fn read(usage: &Map<String, Value>) -> Option<Usage> {
+    if let Some(Value::Array(iterations)) = usage.get("iterations")
+        && !iterations.is_empty()
+    {
+        let passes: Vec<Usage> = iterations
+            .iter()
+            .filter_map(Value::as_object)
+            .filter_map(read_one)
+            .collect();
+        if !passes.is_empty() {
+            return Some(passes.iter().fold(Usage::default(), |sum, u| Usage {
+                input: sum.input + u.input,
+                cache_write: sum.cache_write + u.cache_write,
+                cache_read: sum.cache_read + u.cache_read,
+            }));
+        }
+    }
+    read_one(usage)
+}
+
+fn read_one(usage: &Map<String, Value>) -> Option<Usage> {
     if let Some(prompt) = count(usage.get("prompt_tokens")) {
         let cached = usage
             .get("prompt_tokens_details")
@@ -165,6 +187,14 @@ mod tests {
             "input_tokens_details": {"cached_tokens": 4864}, "output_tokens": 20}});
         assert_eq!(from_json(&responses), usage(5000, 0, 4864));
         assert_eq!(from_json(&json!({"type": "error"})), None);
+        // Server-side compaction: the passes are summed.
+        let compacted = json!({"usage": {"input_tokens": 229, "cache_creation_input_tokens": 0,
+            "cache_read_input_tokens": 0, "iterations": [
+                {"type": "compaction", "input_tokens": 100, "cache_creation_input_tokens": 55096,
+                 "cache_read_input_tokens": 0},
+                {"type": "message", "input_tokens": 229, "cache_creation_input_tokens": 0,
+                 "cache_read_input_tokens": 0}]}});
+        assert_eq!(from_json(&compacted), usage(329, 55096, 0));
         let gemini = json!({"candidates": [], "usageMetadata": {"promptTokenCount": 1200,
             "cachedContentTokenCount": 1024, "candidatesTokenCount": 7}});
         assert_eq!(from_json(&gemini), usage(1200, 0, 1024));

@@ -187,6 +187,19 @@ fn header(report: &SessionReport) -> Vec<String> {
         plural(trace.turns, "turn", "turns"),
         plural(trace.threads.len(), "thread", "threads"),
     ];
+    // The model's agreement with the bill and the cheapest strategy come before the counts.
+    let a = &report.agreement;
+    if let Some(rate) = a.rate {
+        parts.push(format!(
+            "agreement {}/{} ({:.0}%)",
+            a.agree,
+            a.turns,
+            rate * 100.0
+        ));
+    }
+    if let Some(cheapest) = report.cheapest {
+        parts.push(format!("cheapest {cheapest}"));
+    }
     // Before the counts: where the header is short, it is the counts that give way.
     if trace.torn_last_line {
         parts.push("last line torn".to_owned());
@@ -432,6 +445,26 @@ pub fn turn_detail(
         LineKind::Plain
     };
     lines.push((kind, cache));
+    if let (Some(seen), Some(m)) = (&t.observed, &t.modelled) {
+        let text = format!(
+            "cache as billed: {} (read {}, write {}) · modelled: {} (read {}, write {})",
+            seen.state,
+            thousands(seen.read as usize),
+            thousands(seen.write as usize),
+            m.state,
+            thousands(m.read as usize),
+            thousands(m.write as usize)
+        );
+        let kind = if t.agrees == Some(false) {
+            LineKind::Warn
+        } else {
+            LineKind::Plain
+        };
+        lines.push((kind, text));
+    }
+    if let Some(why) = &t.disagreement {
+        lines.push((LineKind::Warn, visible(why).into_owned()));
+    }
     for (i, s) in report.strategies.iter().enumerate() {
         if !shown.get(i).copied().unwrap_or(false) {
             continue;
@@ -462,9 +495,13 @@ pub fn turn_detail(
                     .map_or("outside the chain".to_owned(), |r| visible(r).into_owned()),
             ),
         };
-        let cached = match p.cached {
-            Some(c) => format!(" · billed as a cache {c}"),
-            None => String::new(),
+        let cached = match (p.state, p.read, p.write) {
+            (Some(state), Some(read), Some(write)) => format!(
+                " · modelled cache {state} (read {}, write {})",
+                thousands(read),
+                thousands(write)
+            ),
+            _ => String::new(),
         };
         lines.push((kind, format!("{}: {tokens} · {what}{cached}", s.id)));
     }
