@@ -194,7 +194,7 @@ fn a_terminal_on_standard_input_means_the_bundled_sample_from_any_folder() {
 
 // ------------------------------------------------------------ export targets
 
-/// `wrote OUT: B bytes, T tokens (o200k_base)`, checked against `report --json`.
+/// `wrote OUT: B bytes, T tokens in the file (o200k_base)`, checked against `report --json`.
 fn assert_wrote_line(stderr: &str, target: &str) {
     let report: Value =
         serde_json::from_str(&stdout_of(&["report", "samples/small.json", "--json"])).unwrap();
@@ -204,7 +204,7 @@ fn assert_wrote_line(stderr: &str, target: &str) {
     assert_eq!(
         stderr,
         format!(
-            "toolprism: wrote {target}: {} bytes, {} tokens (o200k_base)\n",
+            "toolprism: wrote {target}: {} bytes, {} tokens in the file (o200k_base)\n",
             thousands(bytes),
             thousands(tokens)
         )

@@ -24,10 +24,14 @@ struct Harness {
 
 impl Harness {
     fn with(json: &str, settings: Settings, color: bool) -> Harness {
+        Harness::named(json, "tests/fixtures/tui-sample.json", settings, color)
+    }
+
+    fn named(json: &str, path: &str, settings: Settings, color: bool) -> Harness {
         let capture = Arc::new(Capture::from_bytes(json.as_bytes()).expect("sample loads"));
         let mut app = App::new(
             capture.clone(),
-            "tests/fixtures/tui-sample.json".into(),
+            path.into(),
             settings,
             Encoding::O200kBase,
             color,
@@ -254,6 +258,18 @@ fn every_screen_at_the_four_sizes() {
             snapshot(&format!("screen_{name}_{w}x{hh}"), &mut h, w, hh);
         }
     }
+}
+
+/// The screens README.md shows (its pictures are checked against these snapshots by
+/// `tests/cli.rs`): the home screen and the overview of `samples/large.json`.
+#[test]
+fn readme_screens_of_the_large_sample() {
+    let json = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/samples/large.json"))
+        .expect("the sample");
+    let mut h = Harness::named(&json, "samples/large.json", Settings::default(), false);
+    snapshot("readme_matrix_large_120x35", &mut h, 120, 35);
+    h.keys("o");
+    snapshot("readme_overview_large_120x35", &mut h, 120, 35);
 }
 
 // ---- the matrix, the home screen ---------------------------------------------------------

@@ -19,7 +19,8 @@ pub fn render_overview(app: &App, frame: &mut Frame, area: Rect, notes_hidden: b
     let capture_tokens = app.capture_tokens();
     let mut outer = block(
         theme,
-        " Strategies: tokens sent (tools + added text) · * has notes ".to_owned(),
+        " Strategies: tokens sent (tools + added text) · * has notes · ! a provider rejects it "
+            .to_owned(),
         true,
     );
     let notes: usize = Strategy::ALL
@@ -45,10 +46,10 @@ pub fn render_overview(app: &App, frame: &mut Frame, area: Rect, notes_hidden: b
         .unwrap_or(0);
     let mut widths = vec![
         Constraint::Length(2),
-        Constraint::Length(14),
+        Constraint::Length(16),
         Constraint::Length(6),
         Constraint::Length(9),
-        Constraint::Length(8),
+        Constraint::Length(9),
     ];
     let mut header = vec!["", "strategy", "tools", "tokens", "saved"];
     if wide {
@@ -58,9 +59,9 @@ pub fn render_overview(app: &App, frame: &mut Frame, area: Rect, notes_hidden: b
     widths.push(Constraint::Min(4));
     header.push("size");
     let fixed: u16 = if wide {
-        2 + 14 + 9 + 6 + 9 + 8
+        2 + 16 + 9 + 6 + 9 + 9
     } else {
-        2 + 14 + 6 + 9 + 8
+        2 + 16 + 6 + 9 + 9
     };
     let bar_width = inner.width.saturating_sub(fixed + widths.len() as u16 - 1) as usize;
     let rows: Vec<Row> = Strategy::ALL
@@ -82,8 +83,12 @@ pub fn render_overview(app: &App, frame: &mut Frame, area: Rect, notes_hidden: b
                 Some(f) => match (f.total_tokens, f.saved_tokens, f.saved_pct) {
                     (Some(total), Some(saved_tokens), Some(saved_pct)) => {
                         let saving = saved_tokens >= 0;
+                        let rejected = projection.is_some_and(|p| !p.request_valid);
                         let style = if f.status != "ok" {
                             theme.dim()
+                        } else if rejected {
+                            // Not a saving anyone gets: the provider rejects the request.
+                            theme.warn()
                         } else if saving {
                             theme.good()
                         } else {
@@ -106,17 +111,24 @@ pub fn render_overview(app: &App, frame: &mut Frame, area: Rect, notes_hidden: b
             };
             let bar_style = match figures {
                 Some(f) if f.status != "ok" => theme.dim(),
+                Some(_) if projection.is_some_and(|p| !p.request_valid) => theme.warn(),
                 Some(f) => theme.bar(f.saved_tokens.is_some_and(|t| t >= 0)),
                 None => theme.bar(true),
             };
             let noted = projection.is_some_and(|p| !p.notes.is_empty());
-            let name = format!("{}{}", s.id(), if noted { " *" } else { "" });
+            let rejected = projection.is_some_and(|p| !p.request_valid && !p.status.is_refused());
+            let name = format!(
+                "{}{}{}",
+                s.id(),
+                if rejected { "!" } else { "" },
+                if noted { " *" } else { "" }
+            );
             let mut cells = vec![
                 Cell::from(Span::styled(STRATEGY_KEYS[i].to_string(), theme.key())),
                 Cell::from(name),
                 Cell::from(pad_left(&tools, 5)),
                 Cell::from(pad_left(&tokens, 8)),
-                Cell::from(Span::styled(pad_left(&saved, 7), style)),
+                Cell::from(Span::styled(pad_left(&saved, 8), style)),
                 Cell::from(Span::styled(bar, bar_style)),
             ];
             if wide {
