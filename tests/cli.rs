@@ -1336,7 +1336,7 @@ fn expected_body(block: &Block) -> String {
             let out = toolprism()
                 .args(args)
                 .env_remove("COLUMNS")
-                .stdin(Stdio::null())
+                .write_stdin("")
                 .output()
                 .unwrap();
             assert!(

@@ -68,13 +68,9 @@ pub fn render_export(
                 .figures(strategy)
                 .and_then(|f| f.total_tokens)
                 .map_or(String::new(), |t| {
-                    format!(
-                        " · the strategy sends {} tokens (tools + added text, {})",
-                        thousands(t),
-                        app.encoding.id()
-                    )
+                    format!(" · {} tokens sent ({})", thousands(t), app.encoding.id())
                 });
-            format!("{} bytes{tokens}", thousands(bytes.len()))
+            format!("{} bytes to write{tokens}", thousands(bytes.len()))
         }
         None => "still being projected".to_owned(),
     };

@@ -39,10 +39,13 @@ pub fn strategy_at(col: usize) -> Strategy {
 /// the preamble, then the glyphs (the help lists them too).
 pub fn legend(cells: usize, best: Option<&str>, measuring: bool) -> String {
     let marks = crate::matrix::legend();
+    // The same glyphs in fewer cells, for a line that also names the best saving.
+    let compact = "=unchanged ~changed +added ×removed »deferred (× » send nothing)";
     let busy = measuring.then_some("… still measuring");
-    let tries: [Vec<Option<&str>>; 4] = [
+    let tries: [Vec<Option<&str>>; 5] = [
         vec![best, Some("tokens sent"), Some(&marks), busy],
         vec![best, Some(&marks), busy],
+        vec![best, Some(compact), busy],
         vec![best, busy],
         vec![best],
     ];

@@ -17,12 +17,28 @@ use super::widgets::{block, note_bullet, sorted_notes, wrap};
 pub fn render_overview(app: &App, frame: &mut Frame, area: Rect, notes_hidden: bool) {
     let theme = app.theme;
     let capture_tokens = app.capture_tokens();
-    let mut outer = block(
-        theme,
-        " Strategies: tokens sent (tools + added text) · * has notes · ! a provider rejects it "
-            .to_owned(),
-        true,
-    );
+    let rejected = Strategy::ALL
+        .iter()
+        .filter_map(|&s| app.projection(s))
+        .any(|p| !p.request_valid && !p.status.is_refused());
+    // The title explains the marks the rows carry, shorter when the pane is narrow.
+    let bang = if rejected {
+        " · ! a provider rejects its request"
+    } else {
+        ""
+    };
+    let titles = [
+        format!(" Strategies: tokens sent (tools + added text) · * has notes{bang} "),
+        format!(" Strategies: tokens sent · * has notes{bang} "),
+        format!(" Strategies · * notes{} ", if rejected { " · ! rejected" } else { "" }),
+    ];
+    let room = (area.width as usize).saturating_sub(2);
+    let title = titles
+        .iter()
+        .find(|t| crate::text::width(t) <= room)
+        .unwrap_or(&titles[2])
+        .clone();
+    let mut outer = block(theme, title, true);
     let notes: usize = Strategy::ALL
         .iter()
         .filter_map(|&s| app.projection(s))

@@ -201,7 +201,13 @@ fn render_header(app: &App, frame: &mut Frame, area: Rect) {
 /// file name, then the encoding goes, the bytes, the shape, the tool count; then the name is
 /// cut (it is text, marked `…`) or dropped; the capture's token total goes last.
 pub fn title_fields(mut parts: Vec<String>, name: &str, room: usize) -> String {
-    let joined = |p: &[String]| p.join(" · ");
+    let joined = |p: &[String]| {
+        p.iter()
+            .filter(|f| !f.is_empty())
+            .map(String::as_str)
+            .collect::<Vec<_>>()
+            .join(" · ")
+    };
     if width(&joined(&parts)) <= room {
         return joined(&parts);
     }
