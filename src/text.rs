@@ -243,7 +243,12 @@ mod tests {
         assert_eq!(skip_cells("👍🏽ab", 1), " ab");
         assert_eq!(pad("warn⚠️", 8), "warn⚠️  ");
         // Every cut of these names fits and starts the name.
-        for name in ["warn⚠️_tool", "👍🏽_thumbs_👍🏽", "cafe\u{301}_menu", "日本語のツール"] {
+        for name in [
+            "warn⚠️_tool",
+            "👍🏽_thumbs_👍🏽",
+            "cafe\u{301}_menu",
+            "日本語のツール",
+        ] {
             for cells in 0..16 {
                 let cut = fit(name, cells);
                 assert!(width(&cut) <= cells, "{name} in {cells}: {cut}");

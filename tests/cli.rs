@@ -1311,9 +1311,12 @@ fn checked_blocks(file: &Path) -> Vec<Block> {
                     });
                 } else if info == "console" {
                     let first = text[body.clone()].lines().next().unwrap_or("");
-                    let command = first
-                        .strip_prefix("$ toolprism ")
-                        .unwrap_or_else(|| panic!("{}: a console block starts with `$ toolprism `", file.display()));
+                    let command = first.strip_prefix("$ toolprism ").unwrap_or_else(|| {
+                        panic!(
+                            "{}: a console block starts with `$ toolprism `",
+                            file.display()
+                        )
+                    });
                     blocks.push(Block {
                         file: file.to_owned(),
                         body,
@@ -1355,7 +1358,9 @@ fn expected_body(block: &Block) -> String {
             body
         }
         BlockKind::Picture { snapshot, rows } => {
-            let path = root().join("tests/snapshots").join(format!("{snapshot}.snap"));
+            let path = root()
+                .join("tests/snapshots")
+                .join(format!("{snapshot}.snap"));
             let snap = std::fs::read_to_string(&path)
                 .unwrap_or_else(|e| panic!("{}: {}: {e}", block.file.display(), path.display()));
             // insta's header, then one quoted row a line.
@@ -1420,7 +1425,11 @@ fn readme_and_docs_blocks_are_what_the_binary_prints() {
                     let have = &text[block.body.clone()];
                     for (n, (h, w)) in have.lines().zip(want.lines()).enumerate() {
                         if h != w {
-                            eprintln!("{}:{}:\n  shown: {h:?}\n  now:   {w:?}", file.display(), line + n);
+                            eprintln!(
+                                "{}:{}:\n  shown: {h:?}\n  now:   {w:?}",
+                                file.display(),
+                                line + n
+                            );
                             break;
                         }
                     }
@@ -1438,7 +1447,10 @@ fn readme_and_docs_blocks_are_what_the_binary_prints() {
             std::fs::write(&path, text).unwrap();
         }
     }
-    assert!(checked >= 3, "the README's command blocks and pictures are found ({checked})");
+    assert!(
+        checked >= 3,
+        "the README's command blocks and pictures are found ({checked})"
+    );
     if !bless {
         assert!(
             stale.is_empty(),

@@ -3,8 +3,8 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use toolprism::{Settings, Strategy};
 use toolprism::measure::Encoding;
+use toolprism::{Settings, Strategy};
 
 const EXAMPLES: &str = "\
 Examples:
@@ -295,11 +295,9 @@ impl clap::builder::TypedValueParser for StrategyIds {
     fn possible_values(
         &self,
     ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
-        Some(Box::new(
-            Strategy::ALL
-                .iter()
-                .map(|s| clap::builder::PossibleValue::new(s.id()).help(s.summary())),
-        ))
+        Some(Box::new(Strategy::ALL.iter().map(|s| {
+            clap::builder::PossibleValue::new(s.id()).help(s.summary())
+        })))
     }
 }
 
@@ -331,9 +329,9 @@ impl clap::builder::TypedValueParser for SettingKeys {
                 .map(|k| format!("{}=", k.key))
                 .collect()
         });
-        Some(Box::new(Settings::KEYS.iter().zip(names).map(|(k, name)| {
-            clap::builder::PossibleValue::new(name.as_str()).help(k.help)
-        })))
+        Some(Box::new(Settings::KEYS.iter().zip(names).map(
+            |(k, name)| clap::builder::PossibleValue::new(name.as_str()).help(k.help),
+        )))
     }
 }
 

@@ -200,12 +200,7 @@ fn short_note(figures: &StrategyFigures) -> String {
 /// The whole `report` table, with the notes, the origins' estimates and the provider overhead
 /// under it; `per_tool` adds a table per strategy. `cells`: the terminal's width, when the
 /// table goes to one.
-pub fn report_table(
-    report: &Report,
-    per_tool: bool,
-    cells: Option<usize>,
-    color: bool,
-) -> String {
+pub fn report_table(report: &Report, per_tool: bool, cells: Option<usize>, color: bool) -> String {
     let capture = &report.capture;
     let mut out = String::new();
     let header = format!(
@@ -277,7 +272,9 @@ pub fn report_table(
         right.insert(4, true);
     }
     let paint = |r: usize, c: usize, text: &str| {
-        (color && r > 0 && c == 1).then(|| status_paint(text)).flatten()
+        (color && r > 0 && c == 1)
+            .then(|| status_paint(text))
+            .flatten()
     };
     out.push_str(&grid_painted(&rows, &right, "", cells, &paint));
     out.push_str(&fit_paragraph(

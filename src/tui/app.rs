@@ -983,7 +983,9 @@ impl App {
                 // The selected tool stays selected, wherever the new order puts it.
                 let selected = self.matrix().row(self.cursor.row).map(|r| r.origin);
                 self.matrix_sort = Sort { column, descending };
-                let at = selected.and_then(|o| self.matrix().position(o)).unwrap_or(0);
+                let at = selected
+                    .and_then(|o| self.matrix().position(o))
+                    .unwrap_or(0);
                 self.select_cell(at);
                 let what = self.strategy().id();
                 let order = if descending {

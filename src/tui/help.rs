@@ -17,7 +17,10 @@ pub const GLYPHS: &[(&str, &str)] = &[
         "= ~ + × »",
         "matrix: unchanged, changed, added, removed, deferred (× » send nothing)",
     ),
-    ("…", "still being measured (the legend says so until every column is counted)"),
+    (
+        "…",
+        "still being measured (the legend says so until every column is counted)",
+    ),
     (
         "refused",
         "the host refuses the capture under this strategy: no figures",

@@ -64,9 +64,7 @@ pub fn best(m: &MatrixView) -> Option<String> {
     m.model
         .columns
         .iter()
-        .filter(|c| {
-            c.request_valid && matches!(c.status, crate::matrix::ColumnStatus::Ok)
-        })
+        .filter(|c| c.request_valid && matches!(c.status, crate::matrix::ColumnStatus::Ok))
         .filter_map(|c| c.totals.as_ref().map(|t| (c.strategy, t)))
         .filter(|(_, t)| t.tools_sent > 0 && t.saved_tokens > 0)
         .max_by_key(|(_, t)| t.saved_tokens)

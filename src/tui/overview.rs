@@ -30,7 +30,10 @@ pub fn render_overview(app: &App, frame: &mut Frame, area: Rect, notes_hidden: b
     let titles = [
         format!(" Strategies: tokens sent (tools + added text) · * has notes{bang} "),
         format!(" Strategies: tokens sent · * has notes{bang} "),
-        format!(" Strategies · * notes{} ", if rejected { " · ! rejected" } else { "" }),
+        format!(
+            " Strategies · * notes{} ",
+            if rejected { " · ! rejected" } else { "" }
+        ),
     ];
     let room = (area.width as usize).saturating_sub(2);
     let title = titles

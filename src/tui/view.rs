@@ -38,11 +38,7 @@ pub fn render(app: &App, frame: &mut Frame) {
             if let Some(legend) = l.legend {
                 let best = super::matrix::best(&m);
                 let measuring = !m.counted || m.columns.iter().any(Option::is_none);
-                let text = super::matrix::legend(
-                    legend.width as usize,
-                    best.as_deref(),
-                    measuring,
-                );
+                let text = super::matrix::legend(legend.width as usize, best.as_deref(), measuring);
                 frame.render_widget(
                     Paragraph::new(Line::styled(format!(" {text}"), theme.dim())),
                     legend,
