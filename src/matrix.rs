@@ -751,31 +751,22 @@ fn collapse_mcp(name: &str) -> Option<String> {
     (!tool.is_empty()).then(|| format!("{server}›{tool}"))
 }
 
-/// `head` cells of the start, `…`, `tail` cells of the end (never splitting a wide character).
+/// `head` cells of the start, `…`, `tail` cells of the end (cut between grapheme clusters,
+/// never inside one).
 fn middle_cut(text: &str, head: usize, tail: usize) -> String {
-    use unicode_width::UnicodeWidthChar;
-    let mut start = String::new();
+    use unicode_segmentation::UnicodeSegmentation;
+    let start = crate::text::take_cells(text, head);
+    let mut from = text.len();
     let mut used = 0;
-    for c in text.chars() {
-        let w = c.width().unwrap_or(0);
-        if used + w > head {
+    for (i, g) in text.grapheme_indices(true).rev() {
+        let w = crate::text::width(g);
+        if used + w > tail || i < start.len() {
             break;
         }
         used += w;
-        start.push(c);
+        from = i;
     }
-    let mut end: Vec<char> = Vec::new();
-    let mut used = 0;
-    for c in text.chars().rev() {
-        let w = c.width().unwrap_or(0);
-        if used + w > tail {
-            break;
-        }
-        used += w;
-        end.push(c);
-    }
-    end.reverse();
-    format!("{start}…{}", end.into_iter().collect::<String>())
+    format!("{start}…{}", &text[from..])
 }
 
 #[cfg(test)]

@@ -1,7 +1,14 @@
 //! Text for people, shared by the CLI tables and the TUI: [`safe`] for every string that comes
-//! from a capture, number formatting, and cutting and padding by display width.
+//! from a capture, number formatting, and measuring, cutting, padding and wrapping by display
+//! width.
+//!
+//! Widths are measured per grapheme cluster, as ratatui and terminals draw them: `👍🏽` (a
+//! thumb and its skin tone) is one 2-cell glyph, `⚠️` (a sign and its emoji selector) is 2
+//! cells, `é` written as `e` plus a combining accent is 1; nothing here cuts inside a
+//! cluster.
 
-use unicode_width::UnicodeWidthChar;
+use unicode_segmentation::UnicodeSegmentation;
+use unicode_width::UnicodeWidthStr;
 
 /// Capture text made safe to draw on one line: control, bidi and zero-width characters become
 /// visible tokens (the library's sanitizer, the same the CLI uses).
@@ -37,11 +44,12 @@ pub fn saved_pct(before: usize, after: usize) -> Option<f64> {
     (before > 0).then(|| (before as f64 - after as f64) * 100.0 / before as f64)
 }
 
-/// `77.5%`, `-3.1%`, or `-` when there is nothing to compare with.
+/// `77.50%`, `-3.10%`, or `-` when there is nothing to compare with: two decimals, as the
+/// matrix totals and every CLI table write a saving, so one figure reads the same everywhere.
 pub fn pct(value: Option<f64>) -> String {
     match value {
-        Some(v) if v.abs() < 0.05 => "0.0%".to_owned(),
-        Some(v) => format!("{v:.1}%"),
+        Some(v) if v.abs() < 0.005 => "0.00%".to_owned(),
+        Some(v) => format!("{v:.2}%"),
         None => "-".to_owned(),
     }
 }
@@ -57,9 +65,17 @@ pub fn bytes(n: usize) -> String {
     }
 }
 
+/// The clusters of `text` with the cells each takes.
+fn clusters(text: &str) -> impl Iterator<Item = (&str, usize)> {
+    text.graphemes(true).map(|g| (g, g.width()))
+}
+
 /// Display width of `text` in terminal cells.
 pub fn width(text: &str) -> usize {
-    text.chars().map(|c| c.width().unwrap_or(0)).sum()
+    if text.is_ascii() {
+        return text.len();
+    }
+    clusters(text).map(|(_, w)| w).sum()
 }
 
 /// `text` cut to at most `max` cells, with `…` when cut.
@@ -72,13 +88,12 @@ pub fn fit(text: &str, max: usize) -> String {
     }
     let mut out = String::new();
     let mut used = 0;
-    for c in text.chars() {
-        let w = c.width().unwrap_or(0);
+    for (g, w) in clusters(text) {
         if used + w + 1 > max {
             break;
         }
         used += w;
-        out.push(c);
+        out.push_str(g);
     }
     out.push('…');
     out
@@ -92,16 +107,28 @@ pub fn skip_cells(text: &str, skip: usize) -> String {
     }
     let mut used = 0;
     let mut out = String::new();
-    for c in text.chars() {
-        let w = c.width().unwrap_or(0);
+    for (g, w) in clusters(text) {
         if used >= skip {
-            out.push(c);
+            out.push_str(g);
         } else if used + w > skip {
             out.push(' ');
         }
         used += w;
     }
     out
+}
+
+/// The longest start of `text` that fits in `cells` cells, cut between clusters (no `…`).
+pub fn take_cells(text: &str, cells: usize) -> &str {
+    let mut used = 0;
+    for (i, g) in text.grapheme_indices(true) {
+        let w = g.width();
+        if used + w > cells {
+            return &text[..i];
+        }
+        used += w;
+    }
+    text
 }
 
 /// `text` left-aligned and padded with spaces (or cut) to exactly `cells` cells.
@@ -116,6 +143,65 @@ pub fn pad_left(text: &str, cells: usize) -> String {
     let cut = fit(text, cells);
     let w = width(&cut);
     format!("{}{cut}", " ".repeat(cells.saturating_sub(w)))
+}
+
+/// What [`wrap`] does with a word longer than a line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LongWords {
+    /// Cut it between clusters across as many lines as it needs (a screen has no more room).
+    Break,
+    /// Keep it whole on its own line (a table into a pager: a name stays searchable).
+    Keep,
+}
+
+/// `text` wrapped at spaces: the first line at most `first` cells, the others at most `rest`;
+/// lines carry no trailing space. The one word-wrap of the project (TUI panes, CLI tables and
+/// notes).
+pub fn wrap_hanging(text: &str, first: usize, rest: usize, long: LongWords) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    let mut line = String::new();
+    let mut used = 0;
+    // No word placed on the line yet (leading spaces are words too: `"  x"` keeps its indent).
+    let mut fresh = true;
+    let room = |lines: &Vec<String>| if lines.is_empty() { first } else { rest }.max(1);
+    for word in text.split(' ') {
+        let mut word = word;
+        let mut w = width(word);
+        if !fresh && used + 1 + w > room(&lines) {
+            lines.push(std::mem::take(&mut line));
+            used = 0;
+            fresh = true;
+        }
+        if long == LongWords::Break {
+            // The line is fresh here: a word that does not fit starts a line of its own.
+            while w > room(&lines) {
+                let mut head = take_cells(word, room(&lines));
+                if head.is_empty() {
+                    // A cluster wider than the line: it gets a line of its own.
+                    head = word.graphemes(true).next().unwrap_or("");
+                }
+                lines.push(head.to_owned());
+                word = &word[head.len()..];
+                w = width(word);
+            }
+        }
+        if !fresh {
+            line.push(' ');
+            used += 1;
+        }
+        line.push_str(word);
+        used += w;
+        fresh = false;
+    }
+    if !line.is_empty() || lines.is_empty() {
+        lines.push(line);
+    }
+    lines
+}
+
+/// `text` wrapped at spaces into lines of at most `cells` cells (see [`wrap_hanging`]).
+pub fn wrap(text: &str, cells: usize, long: LongWords) -> Vec<String> {
+    wrap_hanging(text, cells, cells, long)
 }
 
 #[cfg(test)]
@@ -143,9 +229,68 @@ mod tests {
     }
 
     #[test]
+    fn widths_are_per_grapheme_cluster() {
+        // A sign with its emoji selector draws 2 cells, as ratatui and terminals draw it.
+        assert_eq!(width("warn⚠️_tool"), 11);
+        // A thumb with a skin tone is one 2-cell glyph, not 4.
+        assert_eq!(width("👍🏽"), 2);
+        assert_eq!(width("e\u{301}te\u{301}"), 3);
+        // Cutting never separates a character from its modifier or accent.
+        assert_eq!(fit("👍🏽👍🏽x", 4), "👍🏽…");
+        assert_eq!(fit("e\u{301}e\u{301}e\u{301}", 2), "e\u{301}…");
+        assert_eq!(take_cells("ab👍🏽c", 3), "ab");
+        assert_eq!(take_cells("ab👍🏽c", 4), "ab👍🏽");
+        assert_eq!(skip_cells("👍🏽ab", 1), " ab");
+        assert_eq!(pad("warn⚠️", 8), "warn⚠️  ");
+        // Every cut of these names fits and starts the name.
+        for name in [
+            "warn⚠️_tool",
+            "👍🏽_thumbs_👍🏽",
+            "cafe\u{301}_menu",
+            "日本語のツール",
+        ] {
+            for cells in 0..16 {
+                let cut = fit(name, cells);
+                assert!(width(&cut) <= cells, "{name} in {cells}: {cut}");
+                let kept = cut.trim_end_matches('…');
+                assert!(name.starts_with(kept), "{name}: {cut}");
+            }
+        }
+    }
+
+    #[test]
+    fn one_wrap_for_every_pane_and_table() {
+        assert_eq!(
+            wrap("the quick brown fox", 9, LongWords::Keep),
+            ["the quick", "brown fox"]
+        );
+        assert_eq!(
+            wrap("a mcp__github__create_issue b", 8, LongWords::Keep),
+            ["a", "mcp__github__create_issue", "b"]
+        );
+        assert_eq!(
+            wrap("a mcp__github__create b", 8, LongWords::Break),
+            ["a", "mcp__git", "hub__cre", "ate b"]
+        );
+        assert_eq!(
+            wrap_hanging("one two three four", 7, 5, LongWords::Keep),
+            ["one two", "three", "four"]
+        );
+        assert_eq!(wrap("", 5, LongWords::Break), [""]);
+        assert_eq!(wrap("  x y", 4, LongWords::Keep), ["  x", "y"]);
+        // Clusters stay whole when a long word is broken; no line is wider than asked.
+        let lines = wrap("👍🏽👍🏽👍🏽 warn⚠️⚠️⚠️", 5, LongWords::Break);
+        assert_eq!(lines, ["👍🏽👍🏽", "👍🏽", "warn", "⚠️⚠️", "⚠️"]);
+        for l in &lines {
+            assert!(width(l) <= 5, "{l}");
+        }
+    }
+
+    #[test]
     fn percentages_and_bytes() {
-        assert_eq!(pct(saved_pct(200, 50)), "75.0%");
-        assert_eq!(pct(saved_pct(100, 103)), "-3.0%");
+        assert_eq!(pct(saved_pct(200, 50)), "75.00%");
+        assert_eq!(pct(saved_pct(100, 103)), "-3.00%");
+        assert_eq!(pct(saved_pct(8168, 3571)), "56.28%");
         assert_eq!(pct(saved_pct(0, 5)), "-");
         assert_eq!(bytes(999), "999 B");
         assert_eq!(bytes(12_400), "12.4 KB");

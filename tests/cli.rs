@@ -1091,7 +1091,7 @@ fn budget_gate_exit_codes() {
         .clone();
     assert_eq!(
         String::from_utf8(out.stderr).unwrap(),
-        "toolprism: samples/small.json: over the budget of 557 tokens: `minimal` sends 558 tokens, 1 over; `full` sends 1197 tokens, 640 over\n"
+        "toolprism: samples/small.json: over the budget of 557 tokens: `minimal` sends 558 tokens, 1 over; `full` sends 1,197 tokens, 640 over\n"
     );
     assert!(
         String::from_utf8(out.stdout)
@@ -1105,7 +1105,7 @@ fn budget_gate_exit_codes() {
         .assert()
         .code(1)
         .stderr(format!(
-            "toolprism: {DUPLICATES}: over the budget of 100000 tokens: `direct` is refused by the host and has no figures\n"
+            "toolprism: {DUPLICATES}: over the budget of 100,000 tokens: `direct` is refused by the host and has no figures\n"
         ));
     let line =
         fails_with_one_line(toolprism().args(["report", "samples/small.json", "--budget", "lots"]));
@@ -1216,4 +1216,256 @@ fn provider_deferred_entries_count_zero_context_tokens() {
         minimal["notes"][0],
         serde_json::json!({"level": "info", "text": "5 of 8 sent entries are `defer_loading: true`: out of the model's context until the provider's tool search returns them (0 context tokens); savings are on context tokens"})
     );
+}
+
+// ---------------------------------------------------------------- the README and docs
+
+/// A fenced block of a markdown file that the suite checks.
+struct Block {
+    /// The file, relative to the project root.
+    file: PathBuf,
+    /// Byte range of the block's body (between the fences) in the file.
+    body: std::ops::Range<usize>,
+    kind: BlockKind,
+}
+
+enum BlockKind {
+    /// ```` ```console ```` with a first line `$ toolprism ARGS`: the rest is its output.
+    Command(Vec<String>),
+    /// A block right under `<!-- snapshot: NAME -->` (or `<!-- snapshot: NAME rows A-B -->`):
+    /// rows of `tests/snapshots/NAME.snap`, trailing spaces dropped.
+    Picture {
+        snapshot: String,
+        rows: Option<(usize, usize)>,
+    },
+}
+
+/// Arguments of a README command line: words split at spaces, `'...'` and `"..."` quoted.
+fn shell_words(line: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut quote = None;
+    let mut any = false;
+    for c in line.chars() {
+        match (quote, c) {
+            (None, '\'' | '"') => {
+                quote = Some(c);
+                any = true;
+            }
+            (Some(q), c) if c == q => quote = None,
+            (None, ' ') => {
+                if any {
+                    words.push(std::mem::take(&mut word));
+                    any = false;
+                }
+            }
+            (_, c) => {
+                word.push(c);
+                any = true;
+            }
+        }
+    }
+    if any {
+        words.push(word);
+    }
+    words
+}
+
+fn checked_blocks(file: &Path) -> Vec<Block> {
+    let text = std::fs::read_to_string(root().join(file)).unwrap();
+    let mut blocks = Vec::new();
+    let mut pos = 0;
+    let mut pending: Option<(String, Option<(usize, usize)>)> = None;
+    let mut open: Option<(String, usize)> = None;
+    for line in text.split_inclusive('\n') {
+        let start = pos;
+        pos += line.len();
+        let trimmed = line.trim_end();
+        match &open {
+            None if trimmed.starts_with("```") => {
+                open = Some((trimmed[3..].to_owned(), pos));
+            }
+            None => {
+                if let Some(rest) = trimmed
+                    .strip_prefix("<!-- snapshot: ")
+                    .and_then(|r| r.strip_suffix(" -->"))
+                {
+                    let mut parts = rest.split(" rows ");
+                    let name = parts.next().unwrap().to_owned();
+                    let rows = parts.next().map(|r| {
+                        let (a, b) = r.split_once('-').expect("rows A-B");
+                        (a.parse().unwrap(), b.parse().unwrap())
+                    });
+                    pending = Some((name, rows));
+                } else if !trimmed.is_empty() {
+                    pending = None;
+                }
+            }
+            Some((info, body_start)) if trimmed == "```" => {
+                let body = *body_start..start;
+                if let Some((snapshot, rows)) = pending.take() {
+                    blocks.push(Block {
+                        file: file.to_owned(),
+                        body,
+                        kind: BlockKind::Picture { snapshot, rows },
+                    });
+                } else if info == "console" {
+                    let first = text[body.clone()].lines().next().unwrap_or("");
+                    let command = first.strip_prefix("$ toolprism ").unwrap_or_else(|| {
+                        panic!(
+                            "{}: a console block starts with `$ toolprism `",
+                            file.display()
+                        )
+                    });
+                    blocks.push(Block {
+                        file: file.to_owned(),
+                        body,
+                        kind: BlockKind::Command(shell_words(command)),
+                    });
+                }
+                open = None;
+            }
+            Some(_) => {}
+        }
+    }
+    assert!(open.is_none(), "{}: an unclosed code block", file.display());
+    blocks
+}
+
+/// What a checked block must hold, made now.
+fn expected_body(block: &Block) -> String {
+    match &block.kind {
+        BlockKind::Command(args) => {
+            let out = toolprism()
+                .args(args)
+                .env_remove("COLUMNS")
+                .write_stdin("")
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "{}: `toolprism {}` failed: {}",
+                block.file.display(),
+                args.join(" "),
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let mut body = format!("$ toolprism {}\n", args.join(" "));
+            body.push_str(&String::from_utf8(out.stdout).unwrap());
+            body.push_str(&String::from_utf8(out.stderr).unwrap());
+            if !body.ends_with('\n') {
+                body.push('\n');
+            }
+            body
+        }
+        BlockKind::Picture { snapshot, rows } => {
+            let path = root()
+                .join("tests/snapshots")
+                .join(format!("{snapshot}.snap"));
+            let snap = std::fs::read_to_string(&path)
+                .unwrap_or_else(|e| panic!("{}: {}: {e}", block.file.display(), path.display()));
+            // insta's header, then one quoted row a line.
+            let lines: Vec<String> = snap
+                .lines()
+                .skip_while(|l| !l.starts_with('"'))
+                .map(|l| {
+                    // Rows are not escaped; a row with wide symbols has a note after it.
+                    let l = match l.find("\" Hidden by multi-width symbols: ") {
+                        Some(i) => &l[..=i],
+                        None => l,
+                    };
+                    let row = l.strip_prefix('"').and_then(|l| l.strip_suffix('"'));
+                    row.expect("a quoted row").to_owned()
+                })
+                .collect();
+            let (a, b) = rows.unwrap_or((1, lines.len()));
+            let mut body = String::new();
+            for row in &lines[a - 1..b] {
+                body.push_str(row.trim_end());
+                body.push('\n');
+            }
+            body
+        }
+    }
+}
+
+/// Every `toolprism` command block in README.md and docs/*.md prints exactly what it shows, and
+/// every screen picture is a snapshot the TUI tests keep. After an intended change of output:
+/// `INSTA_UPDATE=always cargo test --test tui --test tui_session` (review the snapshots), then
+/// `TOOLPRISM_BLESS=1 cargo test --test cli readme` rewrites the blocks in place.
+#[test]
+fn readme_and_docs_blocks_are_what_the_binary_prints() {
+    let mut files = vec![PathBuf::from("README.md")];
+    let mut docs: Vec<PathBuf> = std::fs::read_dir(root().join("docs"))
+        .unwrap()
+        .map(|e| PathBuf::from("docs").join(e.unwrap().file_name()))
+        .filter(|p| p.extension().is_some_and(|e| e == "md"))
+        .collect();
+    docs.sort();
+    files.extend(docs);
+    let bless = std::env::var_os("TOOLPRISM_BLESS").is_some_and(|v| v == "1");
+    let mut checked = 0;
+    let mut stale = Vec::new();
+    for file in &files {
+        let blocks = checked_blocks(file);
+        let path = root().join(file);
+        let mut text = std::fs::read_to_string(&path).unwrap();
+        // Back to front, so earlier ranges stay valid while rewriting.
+        let mut changed = false;
+        for block in blocks.iter().rev() {
+            checked += 1;
+            let want = expected_body(block);
+            if text[block.body.clone()] != want {
+                let line = text[..block.body.start].lines().count() + 1;
+                stale.push(format!("{}:{line}", file.display()));
+                if bless {
+                    text.replace_range(block.body.clone(), &want);
+                    changed = true;
+                } else if stale.len() == 1 {
+                    // Show the first difference in full.
+                    let have = &text[block.body.clone()];
+                    for (n, (h, w)) in have.lines().zip(want.lines()).enumerate() {
+                        if h != w {
+                            eprintln!(
+                                "{}:{}:\n  shown: {h:?}\n  now:   {w:?}",
+                                file.display(),
+                                line + n
+                            );
+                            break;
+                        }
+                    }
+                    if have.lines().count() != want.lines().count() {
+                        eprintln!(
+                            "  shown {} lines, now {}",
+                            have.lines().count(),
+                            want.lines().count()
+                        );
+                    }
+                }
+            }
+        }
+        if changed {
+            std::fs::write(&path, text).unwrap();
+        }
+    }
+    assert!(
+        checked >= 3,
+        "the README's command blocks and pictures are found ({checked})"
+    );
+    if !bless {
+        assert!(
+            stale.is_empty(),
+            "blocks that no longer match (TOOLPRISM_BLESS=1 rewrites them): {stale:?}"
+        );
+    } else if !stale.is_empty() {
+        eprintln!("rewrote {stale:?}");
+    }
+}
+
+#[test]
+fn readme_shell_words_split_like_a_shell() {
+    assert_eq!(
+        shell_words("report a.json --set 'k=a b' -s x"),
+        ["report", "a.json", "--set", "k=a b", "-s", "x"]
+    );
+    assert_eq!(shell_words(r#"diff "" x"#), ["diff", "", "x"]);
 }

@@ -194,7 +194,7 @@ fn a_terminal_on_standard_input_means_the_bundled_sample_from_any_folder() {
 
 // ------------------------------------------------------------ export targets
 
-/// `wrote OUT: B bytes, T tokens (o200k_base)`, checked against `report --json`.
+/// `wrote OUT: B bytes, T tokens in the file (o200k_base)`, checked against `report --json`.
 fn assert_wrote_line(stderr: &str, target: &str) {
     let report: Value =
         serde_json::from_str(&stdout_of(&["report", "samples/small.json", "--json"])).unwrap();
@@ -204,7 +204,7 @@ fn assert_wrote_line(stderr: &str, target: &str) {
     assert_eq!(
         stderr,
         format!(
-            "toolprism: wrote {target}: {} bytes, {} tokens (o200k_base)\n",
+            "toolprism: wrote {target}: {} bytes, {} tokens in the file (o200k_base)\n",
             thousands(bytes),
             thousands(tokens)
         )
@@ -661,15 +661,51 @@ fn empty_and_binary_files_say_so() {
     );
 }
 
+/// `text` without its SGR colour sequences (`ESC [ ... m`).
+fn strip_sgr(text: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(at) = rest.find("\x1b[") {
+        out.push_str(&rest[..at]);
+        rest = &rest[at..];
+        match rest.find('m') {
+            Some(end) => rest = &rest[end + 1..],
+            None => break,
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
 #[test]
 fn report_fits_the_terminal_and_keeps_pipes_whole() {
     let args = ["report", "samples/large.json", "--per-tool", "-s", "defer"];
-    let Some(shown) = on_terminal(&args, 80, "") else {
+    let Some(coloured) = on_terminal(&args, 80, "") else {
         return;
     };
+    // On a terminal the status marks are coloured; colour takes no cells.
+    assert!(coloured.contains("\x1b[31mok !"), "{coloured}");
+    let shown = strip_sgr(&coloured);
     for line in shown.lines() {
         assert!(toolprism::text::width(line) <= 80, "{line:?}");
     }
+    // The shortened names are the TUI's (an MCP prefix collapsed, a middle cut), and two
+    // different tools never read alike.
+    let rows: Vec<&str> = shown
+        .lines()
+        .skip_while(|l| !l.starts_with("  tool "))
+        .skip(1)
+        .take_while(|l| !l.trim().is_empty())
+        // A wrapped reason continues under its column: not a row.
+        .filter(|l| !l.starts_with("   "))
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    assert!(rows.len() >= 46, "{shown}");
+    let mut unique = rows.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(unique.len(), rows.len(), "names alike: {rows:?}");
+    assert!(rows.iter().any(|n| n.starts_with("github›")), "{rows:?}");
     let piped = stdout_of(&args);
     assert!(
         piped.lines().any(|l| toolprism::text::width(l) > 80),

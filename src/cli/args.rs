@@ -3,8 +3,8 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use toolprism::Strategy;
 use toolprism::measure::Encoding;
+use toolprism::{Settings, Strategy};
 
 const EXAMPLES: &str = "\
 Examples:
@@ -53,7 +53,7 @@ pub struct Cli {
     pub capture: Option<std::path::PathBuf>,
 
     /// Change a setting, e.g. `defer.threshold=5` (repeatable).
-    #[arg(long = "set", value_name = "K=V")]
+    #[arg(long = "set", value_name = "K=V", value_parser = SettingKeys, hide_possible_values = true)]
     pub set: Vec<String>,
 
     /// With a trace: skip records that are not JSON or have no usable body (counted) instead
@@ -105,7 +105,7 @@ pub struct Common {
     pub skip_bad: bool,
 
     /// Change a setting, e.g. `defer.threshold=5`, `mcp.prefixes=mcp__,mcp_` (repeatable).
-    #[arg(long = "set", value_name = "K=V")]
+    #[arg(long = "set", value_name = "K=V", value_parser = SettingKeys, hide_possible_values = true)]
     pub set: Vec<String>,
 }
 
@@ -125,7 +125,7 @@ pub enum Command {
             short = 's',
             long = "strategy",
             value_name = "ID",
-            value_parser = parse_strategy,
+            value_parser = StrategyIds,
             value_delimiter = ','
         )]
         strategies: Vec<Strategy>,
@@ -159,7 +159,7 @@ pub enum Command {
         #[command(flatten)]
         common: Common,
         /// The strategy id. See `toolprism strategies`.
-        #[arg(short = 's', long = "strategy", value_name = "ID", value_parser = parse_strategy)]
+        #[arg(short = 's', long = "strategy", value_name = "ID", value_parser = StrategyIds)]
         strategy: Strategy,
         /// Only the projected `tools` array (`[]` when the projection sends no `tools` key).
         #[arg(long, conflicts_with = "tool")]
@@ -179,7 +179,7 @@ pub enum Command {
         #[command(flatten)]
         common: Common,
         /// The strategy id. See `toolprism strategies`.
-        #[arg(short = 's', long = "strategy", value_name = "ID", value_parser = parse_strategy)]
+        #[arg(short = 's', long = "strategy", value_name = "ID", value_parser = StrategyIds)]
         strategy: Strategy,
         /// Only this tool (exact name).
         #[arg(long, value_name = "NAME")]
@@ -196,7 +196,7 @@ pub enum Command {
         #[command(flatten)]
         common: Common,
         /// The strategy id. See `toolprism strategies`.
-        #[arg(short = 's', long = "strategy", value_name = "ID", value_parser = parse_strategy)]
+        #[arg(short = 's', long = "strategy", value_name = "ID", value_parser = StrategyIds)]
         strategy: Strategy,
         /// The file to write (`-`: standard output).
         #[arg(short = 'o', long = "output", value_name = "OUT")]
@@ -232,7 +232,7 @@ pub enum Command {
         #[arg(long)]
         json: bool,
         /// A strategy id (repeatable; default: all of them).
-        #[arg(short = 's', long = "strategy", value_name = "ID", value_parser = parse_strategy)]
+        #[arg(short = 's', long = "strategy", value_name = "ID", value_parser = StrategyIds)]
         strategies: Vec<Strategy>,
         /// Only this thread (its id, `t1`, or its key).
         #[arg(long, value_name = "ID")]
@@ -241,7 +241,7 @@ pub enum Command {
         #[arg(long)]
         skip_bad: bool,
         /// Change a setting, e.g. `cache.read=0.1`, `cache.ttl=1h` (repeatable).
-        #[arg(long = "set", value_name = "K=V")]
+        #[arg(long = "set", value_name = "K=V", value_parser = SettingKeys, hide_possible_values = true)]
         set: Vec<String>,
         /// The tiktoken encoding to count with.
         #[arg(
@@ -254,8 +254,8 @@ pub enum Command {
     },
     /// List the strategy ids, one a line, with what each does.
     Strategies,
-    /// Print the manual page (roff, generated from these definitions) for packagers.
-    #[command(hide = true)]
+    /// Print the manual page (roff, every subcommand in one page, generated from these
+    /// definitions): `toolprism man | man -l -`.
     Man,
     /// Print a shell completion script.
     #[command(
@@ -273,6 +273,66 @@ fn parse_turn(value: &str) -> Result<usize, String> {
         Ok(0) => Err("turns are numbered from 1".to_owned()),
         Ok(n) => Ok(n),
         Err(_) => Err("not a turn number (1, 2, 3, ...)".to_owned()),
+    }
+}
+
+/// `-s ID`: a strategy id, offered to shell completion (`toolprism completions`) and listed
+/// in `--help`; a wrong id gets the nearest one suggested.
+#[derive(Debug, Clone, Copy)]
+pub struct StrategyIds;
+
+impl clap::builder::TypedValueParser for StrategyIds {
+    type Value = Strategy;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<Strategy, clap::Error> {
+        parse_strategy.parse_ref(cmd, arg, value)
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        Some(Box::new(Strategy::ALL.iter().map(|s| {
+            clap::builder::PossibleValue::new(s.id()).help(s.summary())
+        })))
+    }
+}
+
+/// `--set K=V`: any text (the settings check it, with their own messages); shell completion
+/// offers each key followed by `=`.
+#[derive(Debug, Clone, Copy)]
+pub struct SettingKeys;
+
+impl clap::builder::TypedValueParser for SettingKeys {
+    type Value = String;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<String, clap::Error> {
+        clap::builder::StringValueParser::new().parse_ref(cmd, arg, value)
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        // `key=` once for the process: clap's names are `&'static str`.
+        static NAMES: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+        let names = NAMES.get_or_init(|| {
+            Settings::KEYS
+                .iter()
+                .map(|k| format!("{}=", k.key))
+                .collect()
+        });
+        Some(Box::new(Settings::KEYS.iter().zip(names).map(
+            |(k, name)| clap::builder::PossibleValue::new(name.as_str()).help(k.help),
+        )))
     }
 }
 

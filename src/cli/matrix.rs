@@ -21,7 +21,7 @@ use toolprism::matrix::{
 use toolprism::report::Report;
 use toolprism::sanitize::visible;
 use toolprism::strategy::Strategy;
-use toolprism::text::{pad, pad_left, thousands, width};
+use toolprism::text::{LongWords, pad, pad_left, thousands, width};
 
 /// The `report --matrix` flags.
 #[derive(Debug, Args)]
@@ -34,11 +34,12 @@ pub struct MatrixArgs {
     #[arg(long, value_name = "COLUMN", requires = "matrix", value_parser = parse_sort)]
     pub sort: Option<SortColumn>,
     /// The matrix as a terminal table, a GitHub Markdown table, or CSV (RFC 4180; names
-    /// starting with = + - @ get a leading ' so spreadsheets never run them).
-    #[arg(long, value_enum, value_name = "FORMAT", requires = "matrix")]
+    /// starting with = + - @ get a leading ' so spreadsheets never run them). `markdown` and
+    /// `csv` imply `--matrix`.
+    #[arg(long, value_enum, value_name = "FORMAT", conflicts_with_all = ["json", "per_tool"])]
     pub format: Option<Format>,
     /// Keep only the tools this strategy changes, removes, defers or adds.
-    #[arg(long, value_name = "ID", requires = "matrix", value_parser = parse_strategy)]
+    #[arg(long, value_name = "ID", requires = "matrix", value_parser = super::args::StrategyIds)]
     pub changed_by: Option<Strategy>,
     /// Fit the table in this many columns (default on a terminal: `COLUMNS` when set, else the
     /// terminal's width; into a pipe: no limit, whole names and every column).
@@ -55,11 +56,6 @@ pub enum Format {
     Markdown,
     /// Comma-separated values for a spreadsheet.
     Csv,
-}
-
-fn parse_strategy(id: &str) -> Result<Strategy, String> {
-    id.parse()
-        .map_err(|e: toolprism::strategy::UnknownStrategy| e.to_string())
 }
 
 fn parse_sort(text: &str) -> Result<SortColumn, String> {
@@ -418,32 +414,16 @@ fn table(report: &Report, matrix: &Matrix, limit: Option<usize>) -> String {
 /// `text` wrapped at spaces to `limit` cells, continuation lines indented by two; a word
 /// longer than a line stays whole.
 fn wrap(text: &str, limit: usize) -> String {
+    let lines =
+        toolprism::text::wrap_hanging(text, limit, limit.saturating_sub(2), LongWords::Keep);
     let mut out = String::new();
-    let mut line = String::new();
-    for word in text.split(' ') {
-        let room = if out.is_empty() {
-            limit
-        } else {
-            limit.saturating_sub(2)
-        };
-        if !line.is_empty() && width(&line) + 1 + width(word) > room {
-            if !out.is_empty() {
-                out.push_str("  ");
-            }
-            out.push_str(&line);
-            out.push('\n');
-            line.clear();
+    for (i, line) in lines.iter().enumerate() {
+        if i > 0 {
+            out.push_str("  ");
         }
-        if !line.is_empty() {
-            line.push(' ');
-        }
-        line.push_str(word);
+        out.push_str(line);
+        out.push('\n');
     }
-    if !out.is_empty() {
-        out.push_str("  ");
-    }
-    out.push_str(&line);
-    out.push('\n');
     out
 }
 

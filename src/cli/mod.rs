@@ -58,6 +58,8 @@ struct Output {
     stderr: String,
     /// The exit status once the output is written ([`EXIT_OK`] or [`EXIT_CHECK`]).
     status: i32,
+    /// Page `stdout` on a terminal (`diff`, as git pages its diffs).
+    page: bool,
 }
 
 impl Output {
@@ -67,8 +69,39 @@ impl Output {
             report: None,
             stderr: String::new(),
             status: EXIT_OK,
+            page: false,
         }
     }
+}
+
+/// Write `bytes` through a pager when standard output is a terminal, as git does: `$PAGER`
+/// (run by the shell; empty or `cat`: no pager), else `less` with `LESS=FRX` unless `LESS` is
+/// set (quit when it fits on one screen, keep the colours, leave the text on the screen).
+/// `None` when no pager ran (not a terminal, none wanted, none found): write it directly.
+fn page(bytes: &[u8]) -> Option<i32> {
+    if !std::io::stdout().is_terminal() {
+        return None;
+    }
+    let pager = std::env::var("PAGER").ok();
+    let mut cmd = match pager.as_deref().map(str::trim) {
+        Some("" | "cat") => return None,
+        Some(p) => {
+            let mut cmd = std::process::Command::new("sh");
+            cmd.args(["-c", p]);
+            cmd
+        }
+        None => std::process::Command::new("less"),
+    };
+    if std::env::var_os("LESS").is_none() {
+        cmd.env("LESS", "FRX");
+    }
+    let mut child = cmd.stdin(std::process::Stdio::piped()).spawn().ok()?;
+    // A pager quit early closes the pipe: not an error.
+    if let Some(mut stdin) = child.stdin.take() {
+        let _ = stdin.write_all(bytes);
+    }
+    let _ = child.wait();
+    Some(EXIT_OK)
 }
 
 /// Parse the arguments, run, print; returns the exit status.
@@ -90,7 +123,11 @@ pub fn main() -> i32 {
             if !output.stderr.is_empty() {
                 let _ = std::io::stderr().write_all(output.stderr.as_bytes());
             }
-            let written = match write_stdout(&output.stdout) {
+            let direct = || match output.page.then(|| page(&output.stdout)).flatten() {
+                Some(status) => status,
+                None => write_stdout(&output.stdout),
+            };
+            let written = match direct() {
                 EXIT_OK => output.report.as_mut().map_or(EXIT_OK, write_report_json),
                 failed => failed,
             };
@@ -241,6 +278,14 @@ fn run(cli: Cli) -> Result<Output, Failure> {
             matrix,
             budget,
         } => {
+            // `--format markdown|csv` is a matrix format: asking for it is asking for the matrix.
+            let mut matrix = matrix;
+            if matches!(
+                matrix.format,
+                Some(matrix::Format::Markdown | matrix::Format::Csv)
+            ) {
+                matrix.matrix = true;
+            }
             // Started first: the encoder is built on a background thread while the capture is
             // read and parsed.
             let counter = TokenCounter::new(encoding.into());
@@ -281,7 +326,7 @@ fn run(cli: Cli) -> Result<Output, Failure> {
             } else if matrix.matrix {
                 matrix::render(&report, &matrix)
             } else {
-                table::report_table(&report, per_tool, terminal_width())
+                table::report_table(&report, per_tool, terminal_width(), use_color(color))
             };
             let mut output = Output::text(text);
             if let Some(budget) = budget
@@ -346,11 +391,9 @@ fn run(cli: Cli) -> Result<Output, Failure> {
                 stat,
                 title: turn.is_some().then_some(name.as_str()),
             };
-            Ok(Output::text(diffprint::render(
-                &capture,
-                &projection,
-                &options,
-            )))
+            let mut output = Output::text(diffprint::render(&capture, &projection, &options));
+            output.page = true;
+            Ok(output)
         }
         Command::Export {
             common,
@@ -433,7 +476,9 @@ fn run(cli: Cli) -> Result<Output, Failure> {
             match &counter {
                 Some(counter) if to_file => {
                     let mut line = format!(
-                        "toolprism: wrote {target}: {}, {} ({})",
+                        // Counted: the file's own JSON (not the tools alone, not the request
+                        // the strategy sends with its added text).
+                        "toolprism: wrote {target}: {}, {} in the file ({})",
                         manners::count(text.len(), "byte", "bytes"),
                         manners::count(
                             counter.count(text.trim_end_matches('\n')),
@@ -459,6 +504,7 @@ fn run(cli: Cli) -> Result<Output, Failure> {
                 report: None,
                 stderr,
                 status: EXIT_OK,
+                page: false,
             })
         }
         Command::Session {
@@ -510,15 +556,13 @@ fn run(cli: Cli) -> Result<Output, Failure> {
             Ok(Output::text(text))
         }
         Command::Man => {
-            let mut buffer = Vec::new();
-            clap_mangen::Man::new(Cli::command())
-                .render(&mut buffer)
-                .map_err(|e| Failure::new(format!("man: {e}")))?;
+            let buffer = man_page().map_err(|e| Failure::new(format!("man: {e}")))?;
             Ok(Output {
                 stdout: buffer,
                 report: None,
                 stderr: String::new(),
                 status: EXIT_OK,
+                page: false,
             })
         }
         Command::Completions { shell } => {
@@ -535,6 +579,7 @@ fn run(cli: Cli) -> Result<Output, Failure> {
                 report: None,
                 stderr: String::new(),
                 status: EXIT_OK,
+                page: false,
             })
         }
     }
@@ -653,6 +698,7 @@ fn open_capture(cli: &Cli, capture: Capture, name: String) -> Result<Output, Fai
         &report,
         false,
         terminal_width(),
+        use_color(cli.color),
     )))
 }
 
@@ -872,9 +918,10 @@ fn over_budget(report: &report::Report, budget: usize) -> Option<String> {
         .iter()
         .filter_map(|s| match s.total_tokens {
             Some(total) if total > budget => Some(format!(
-                "`{}` sends {total} tokens, {} over",
+                "`{}` sends {} tokens, {} over",
                 s.id,
-                total - budget
+                toolprism::text::thousands(total),
+                toolprism::text::thousands(total - budget)
             )),
             Some(_) => None,
             None => Some(format!(
@@ -885,7 +932,8 @@ fn over_budget(report: &report::Report, budget: usize) -> Option<String> {
         .collect();
     (!failures.is_empty()).then(|| {
         format!(
-            "over the budget of {budget} tokens: {}",
+            "over the budget of {} tokens: {}",
+            toolprism::text::thousands(budget),
             failures.join("; ")
         )
     })
@@ -916,4 +964,49 @@ pub(crate) fn summary_line(summary: &diff::ByteSummary) -> String {
         toolprism::text::thousands(summary.bytes_removed),
         toolprism::text::thousands(summary.bytes_added),
     )
+}
+
+/// The manual page: one page holding every subcommand (their synopses and options as
+/// subsections), so it names no per-subcommand pages that are not installed.
+fn man_page() -> std::io::Result<Vec<u8>> {
+    let mut cmd = Cli::command();
+    cmd.build();
+    let man = clap_mangen::Man::new(cmd.clone());
+    let mut out = Vec::new();
+    man.render_title(&mut out)?;
+    man.render_name_section(&mut out)?;
+    man.render_synopsis_section(&mut out)?;
+    man.render_description_section(&mut out)?;
+    man.render_options_section(&mut out)?;
+    out.extend_from_slice(b".SH COMMANDS\n");
+    for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
+        let page = clap_mangen::Man::new(sub.clone());
+        let mut part = Vec::new();
+        page.render_synopsis_section(&mut part)?;
+        page.render_description_section(&mut part)?;
+        if sub.get_arguments().any(|a| !a.is_hide_set()) {
+            page.render_options_section(&mut part)?;
+        }
+        if sub.get_after_help().is_some() {
+            page.render_extra_section(&mut part)?;
+        }
+        let name = sub.get_bin_name().unwrap_or(sub.get_name());
+        out.extend_from_slice(format!(".SS \"{name}\"\n").as_bytes());
+        // The subcommand's own sections become paragraphs of its subsection.
+        for line in String::from_utf8_lossy(&part).lines() {
+            match line.strip_prefix(".SH ") {
+                Some(title) => {
+                    let title = title.trim_matches('"');
+                    out.extend_from_slice(format!(".TP\n\\fB{title}\\fR\n.PP\n").as_bytes());
+                }
+                None => {
+                    out.extend_from_slice(line.as_bytes());
+                    out.push(b'\n');
+                }
+            }
+        }
+    }
+    man.render_extra_section(&mut out)?;
+    man.render_version_section(&mut out)?;
+    Ok(out)
 }

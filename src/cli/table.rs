@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 
 use toolprism::report::{Report, StrategyFigures, ToolFigures};
 use toolprism::sanitize::visible;
-use toolprism::text::{fit, pad, pad_left as rpad, signed, thousands, width};
+use toolprism::text::{pad, pad_left as rpad, signed, thousands, width};
 use toolprism::{Level, Note};
 
 use super::manners::count;
@@ -30,19 +30,7 @@ const NO_TOOLS_NOTE: &str = "the capture has no tools: nothing to project";
 /// `text` cut into lines of at most `cells` cells at spaces; a word longer than that stays
 /// whole on its own line.
 fn wrap(text: &str, cells: usize) -> Vec<String> {
-    let mut lines = Vec::new();
-    let mut line = String::new();
-    for word in text.split(' ') {
-        if !line.is_empty() && width(&line) + 1 + width(word) > cells {
-            lines.push(std::mem::take(&mut line));
-        }
-        if !line.is_empty() {
-            line.push(' ');
-        }
-        line.push_str(word);
-    }
-    lines.push(line);
-    lines
+    toolprism::text::wrap(text, cells, toolprism::text::LongWords::Keep)
 }
 
 /// Free text for the terminal: each line longer than `cells` wrapped, its continuation lines
@@ -98,6 +86,30 @@ pub(crate) fn grid(
     indent: &str,
     cells: Option<usize>,
 ) -> String {
+    grid_painted(rows, right, indent, cells, &|_, _, _| None)
+}
+
+/// The colour (an SGR sequence) of a status mark: `ok` green, `!` (a provider would reject
+/// the request) and `refused` red, `n/a` dim. `None` for anything else.
+pub(crate) fn status_paint(text: &str) -> Option<&'static str> {
+    match text.trim() {
+        "ok" => Some("\x1b[32m"),
+        "refused" => Some("\x1b[1;31m"),
+        "n/a" => Some("\x1b[2m"),
+        t if t.ends_with(" !") => Some("\x1b[31m"),
+        _ => None,
+    }
+}
+
+/// [`grid`], with `paint(row, column, text)` giving a cell an SGR colour. It is applied around
+/// the padded cell, so colour never changes the layout.
+pub(crate) fn grid_painted(
+    rows: &[Vec<String>],
+    right: &[bool],
+    indent: &str,
+    cells: Option<usize>,
+    paint: &dyn Fn(usize, usize, &str) -> Option<&'static str>,
+) -> String {
     let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
     let widths: Vec<usize> = (0..columns)
         .map(|c| {
@@ -109,17 +121,25 @@ pub(crate) fn grid(
         })
         .collect();
     let mut out = String::new();
-    for row in rows {
+    for (r, row) in rows.iter().enumerate() {
         let mut line = String::from(indent);
+        // Colour codes take no cells: the line is measured without them.
+        let mut plain = String::from(indent);
         for (c, cell) in row.iter().enumerate() {
             if c > 0 {
                 line.push_str("  ");
+                plain.push_str("  ");
             }
             let last = c + 1 == row.len();
+            let colour = paint(r, c, cell).filter(|_| !last);
+            if let Some(code) = colour {
+                line.push_str(code);
+            }
             if right.get(c).copied().unwrap_or(false) {
                 line.push_str(&rpad(cell, widths[c]));
+                plain.push_str(&rpad(cell, widths[c]));
             } else if last {
-                let start = width(&line);
+                let start = width(&plain);
                 match cells {
                     Some(cells) if start + width(cell) > cells => {
                         let room = cells.saturating_sub(start).max(MIN_CELL);
@@ -130,6 +150,10 @@ pub(crate) fn grid(
                 }
             } else {
                 line.push_str(&pad(cell, widths[c]));
+                plain.push_str(&pad(cell, widths[c]));
+            }
+            if colour.is_some() {
+                line.push_str("\x1b[0m");
             }
         }
         out.push_str(line.trim_end());
@@ -176,7 +200,7 @@ fn short_note(figures: &StrategyFigures) -> String {
 /// The whole `report` table, with the notes, the origins' estimates and the provider overhead
 /// under it; `per_tool` adds a table per strategy. `cells`: the terminal's width, when the
 /// table goes to one.
-pub fn report_table(report: &Report, per_tool: bool, cells: Option<usize>) -> String {
+pub fn report_table(report: &Report, per_tool: bool, cells: Option<usize>, color: bool) -> String {
     let capture = &report.capture;
     let mut out = String::new();
     let header = format!(
@@ -247,7 +271,12 @@ pub fn report_table(report: &Report, per_tool: bool, cells: Option<usize>) -> St
     if deferral {
         right.insert(4, true);
     }
-    out.push_str(&grid(&rows, &right, "", cells));
+    let paint = |r: usize, c: usize, text: &str| {
+        (color && r > 0 && c == 1)
+            .then(|| status_paint(text))
+            .flatten()
+    };
+    out.push_str(&grid_painted(&rows, &right, "", cells, &paint));
     out.push_str(&fit_paragraph(
         "\ntokens: the projected tools array plus any text added outside it. cache prefix: bytes of\nthe compact tools array that stay identical (a provider's prompt cache keeps that much).\nstatus: n/a = nothing to act on (the host's fallback, figures shown); refused = the host\nrejects the list (no figures); `!` = a provider would reject the projected request.\n",
         cells,
@@ -387,8 +416,10 @@ fn per_tool_table(tools: &[ToolFigures], cells: Option<usize>) -> String {
             visible(&t.reason).into_owned(),
         ]);
     }
-    // On a terminal the name column gives way first (shortened with a visible `…`), so the
-    // figures stay aligned and the reason keeps [`MIN_REASON`] cells; pipes keep names whole.
+    // On a terminal the name column gives way first, shortened as the TUI and the matrix
+    // shorten names (MCP prefix collapsed, then the middle cut: `mcp…issue`), so different
+    // tools never read alike; the figures stay aligned and the reason keeps [`MIN_REASON`]
+    // cells. Pipes keep names whole.
     if let Some(cells) = cells {
         let fixed: usize = (1..6)
             .map(|c| rows.iter().map(|r| width(&r[c])).max().unwrap_or(0) + 2)
@@ -396,8 +427,10 @@ fn per_tool_table(tools: &[ToolFigures], cells: Option<usize>) -> String {
         let room = cells
             .saturating_sub(2 + fixed + 2 + MIN_REASON)
             .max(MIN_NAME);
-        for row in rows.iter_mut().skip(1) {
-            row[0] = fit(&row[0], room);
+        let names: Vec<&str> = tools.iter().map(|t| &t.name[..]).collect();
+        let short = toolprism::matrix::display_names(&names, room);
+        for (row, name) in rows.iter_mut().skip(1).zip(short) {
+            row[0] = name;
         }
     }
     grid(

@@ -137,6 +137,8 @@ pub enum Overlay {
         strategy: Strategy,
         /// Only the `tools` array, not the whole request body.
         tools_only: bool,
+        /// Pretty JSON (two-space indent) rather than compact.
+        pretty: bool,
         /// The path typed.
         path: String,
         /// Where in it the cursor is (characters).
@@ -556,8 +558,12 @@ impl App {
                 }
             }
             Some(Overlay::QuitConfirm) => Context::QuitConfirm,
-            Some(Overlay::Export { confirm, .. }) => {
-                if *confirm {
+            Some(Overlay::Export { confirm, error, .. }) => {
+                // The question is about a rejected request when it comes with its reason,
+                // else about an existing file.
+                if *confirm && error.is_some() {
+                    Context::ConfirmInvalid
+                } else if *confirm {
                     Context::Confirm
                 } else {
                     Context::Export
@@ -974,9 +980,13 @@ impl App {
                 } else {
                     Sort::natural(column).descending
                 };
+                // The selected tool stays selected, wherever the new order puts it.
+                let selected = self.matrix().row(self.cursor.row).map(|r| r.origin);
                 self.matrix_sort = Sort { column, descending };
-                self.cursor.row = 0;
-                self.cursor.offset = 0;
+                let at = selected
+                    .and_then(|o| self.matrix().position(o))
+                    .unwrap_or(0);
+                self.select_cell(at);
                 let what = self.strategy().id();
                 let order = if descending {
                     "largest first"
@@ -1076,7 +1086,7 @@ impl App {
             Context::Help | Context::HelpSearch => self.act_help(action),
             Context::Search => self.act_search(action),
             Context::Settings | Context::SettingsEdit => self.act_settings(action),
-            Context::Export | Context::Confirm => self.act_export(action),
+            Context::Export | Context::Confirm | Context::ConfirmInvalid => self.act_export(action),
             Context::QuitConfirm => match action {
                 Action::Yes => self.quit = true,
                 _ => self.overlay = None,
@@ -1243,7 +1253,11 @@ impl App {
                 Some((text, what)) => {
                     let size = crate::text::bytes(text.len());
                     self.effects.push(Effect::Copy(text));
-                    self.set_status(format!("copied {what} ({size}) to the clipboard"), false);
+                    // OSC 52 has no answer: the terminal may have ignored it, so say what was done.
+                    self.set_status(
+                        format!("sent {what} ({size}) to the terminal's clipboard (OSC 52)"),
+                        false,
+                    );
                 }
                 None => self.set_status("nothing to copy here: select a tool", false),
             },
@@ -1584,6 +1598,7 @@ impl App {
         self.overlay = Some(Overlay::Export {
             strategy,
             tools_only: false,
+            pretty: false,
             cursor: path.chars().count(),
             path,
             confirm: false,
@@ -1596,6 +1611,7 @@ impl App {
         let Some(Overlay::Export {
             strategy,
             tools_only,
+            pretty,
             path,
             cursor,
             confirm,
@@ -1631,6 +1647,7 @@ impl App {
                     *cursor = path.chars().count();
                 }
             }
+            Action::Pretty => *pretty = !*pretty,
             Action::Confirm | Action::Yes => {
                 // A yes to the invalid-request question is not a yes to overwriting.
                 let answering_invalid = *confirm && error.is_some();
@@ -1640,7 +1657,8 @@ impl App {
                 let overwrite = action == Action::Yes && !answering_invalid;
                 let accepted = *accept_invalid;
                 *confirm = false;
-                let (strategy, tools_only, path) = (*strategy, *tools_only, path.clone());
+                let (strategy, tools_only, pretty, path) =
+                    (*strategy, *tools_only, *pretty, path.clone());
                 if let Some(projection) = self.projection(strategy) {
                     let problem = match projection.refusal() {
                         Some(message) => Some((
@@ -1671,7 +1689,7 @@ impl App {
                     }
                     return;
                 }
-                match self.export_bytes(strategy, tools_only) {
+                match self.export_bytes(strategy, tools_only, pretty) {
                     Some(bytes) => {
                         let what = format!(
                             "{strategy} {}",
@@ -1698,10 +1716,15 @@ impl App {
     }
 
     /// What an export of `strategy` writes: what `toolprism show` prints (the projected
-    /// request body, or only its `tools` array), compact.
-    pub fn export_bytes(&self, strategy: Strategy, tools_only: bool) -> Option<Vec<u8>> {
+    /// request body, or only its `tools` array), compact or `--pretty`.
+    pub fn export_bytes(
+        &self,
+        strategy: Strategy,
+        tools_only: bool,
+        pretty: bool,
+    ) -> Option<Vec<u8>> {
         let projection = self.projection(strategy)?;
-        Some(crate::export::render(&self.capture, projection, tools_only, false).into_bytes())
+        Some(crate::export::render(&self.capture, projection, tools_only, pretty).into_bytes())
     }
 
     fn on_key(&mut self, key: KeyEvent) {

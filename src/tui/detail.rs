@@ -82,37 +82,59 @@ pub fn render_detail(app: &App, frame: &mut Frame, area: Rect, strategy: Strateg
         app.detail,
         Detail::Entries | Detail::Unified | Detail::Split
     );
-    // The info line says what happened to the selected tool.
-    let info = match (outcome, tool_detail) {
-        (Some(o), true) => {
-            let t = app
-                .figures(strategy)
-                .and_then(|f| f.per_tool.get(app.selected_outcome().unwrap_or(0)));
-            let mut spans = vec![
-                Span::styled(format!("{} ", o.status.word()), theme.status(o.status)),
-                Span::styled(name.clone(), theme.title(false)),
-            ];
-            if let Some(t) = t {
-                spans.push(Span::raw(format!(
-                    " · {} → {} tokens · {} → {} bytes",
-                    thousands(t.original_tokens),
-                    thousands(t.projected_tokens),
-                    thousands(t.original_bytes),
-                    thousands(t.projected_bytes)
-                )));
+    // The info line says what happened to the selected tool, in `w` cells: whole fields drop
+    // (the reason, then the bytes, then the escapes warning) and the name is cut before a
+    // number would be; the tokens go last.
+    let info = |w: usize| -> Option<Line<'static>> {
+        let (Some(o), true) = (outcome, tool_detail) else {
+            return None;
+        };
+        let t = app
+            .figures(strategy)
+            .and_then(|f| f.per_tool.get(app.selected_outcome().unwrap_or(0)));
+        let word = format!("{} ", o.status.word());
+        let tokens = t.map(|t| {
+            format!(
+                " · {} → {} tokens",
+                thousands(t.original_tokens),
+                thousands(t.projected_tokens)
+            )
+        });
+        let bytes = t.map(|t| {
+            format!(
+                " · {} → {} bytes",
+                thousands(t.original_bytes),
+                thousands(t.projected_bytes)
+            )
+        });
+        let hidden = o
+            .original
+            .map(|i| app.hidden_in(i))
+            .filter(|&n| n > 0)
+            .map(|n| format!(" · {n} control/invisible chars shown as escapes"));
+        let reason = (!o.reason.is_empty()).then(|| format!(" · {}", safe(&o.reason)));
+        let mut fields = [tokens, bytes, hidden, reason];
+        let used = |fields: &[Option<String>]| -> usize {
+            fields.iter().flatten().map(|f| width(f)).sum::<usize>() + width(&word)
+        };
+        // Keep the name at least this whole before dropping a field for it.
+        let name_floor = width(&name).min(12);
+        for drop in [3, 1, 2, 0] {
+            if used(&fields) + name_floor <= w {
+                break;
             }
-            if let Some(n) = o.original.map(|i| app.hidden_in(i)).filter(|&n| n > 0) {
-                spans.push(Span::styled(
-                    format!(" · {n} control/invisible chars shown as escapes"),
-                    theme.warn(),
-                ));
-            }
-            if !o.reason.is_empty() {
-                spans.push(Span::styled(format!(" · {}", safe(&o.reason)), theme.dim()));
-            }
-            Some(Line::from(spans))
+            fields[drop] = None;
         }
-        _ => None,
+        let shown_name = fit(&name, w.saturating_sub(used(&fields)));
+        let [tokens, bytes, hidden, reason] = fields;
+        let mut spans = vec![
+            Span::styled(word, theme.status(o.status)),
+            Span::styled(shown_name, theme.title(false)),
+        ];
+        spans.extend(tokens.into_iter().chain(bytes).map(Span::raw));
+        spans.extend(hidden.map(|h| Span::styled(h, theme.warn())));
+        spans.extend(reason.map(|r| Span::styled(r, theme.dim())));
+        Some(Line::from(spans))
     };
     let title = if tool_detail && !name.is_empty() {
         format!(" {} · {} ", app.detail.label(), fit(&name, 40))
@@ -128,7 +150,8 @@ pub fn render_detail(app: &App, frame: &mut Frame, area: Rect, strategy: Strateg
                 ViewMode::Text => "text view │ ",
             };
             let mut spans = vec![Span::styled(what, theme.title(focused))];
-            spans.extend(info.map(|l| l.spans).unwrap_or_default());
+            let room = (info_area.width as usize).saturating_sub(width(what));
+            spans.extend(info(room).map(|l| l.spans).unwrap_or_default());
             frame.render_widget(Paragraph::new(Line::from(spans)), info_area);
             let (left, right) = entry_panes(area);
             let (original, sent) = app.selected_entries().unwrap_or((None, None));
@@ -173,7 +196,10 @@ pub fn render_detail(app: &App, frame: &mut Frame, area: Rect, strategy: Strateg
             frame.render_widget(outer, area);
             let [info_area, body] =
                 Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(inner);
-            frame.render_widget(Paragraph::new(info.unwrap_or_default()), info_area);
+            frame.render_widget(
+                Paragraph::new(info(info_area.width as usize).unwrap_or_default()),
+                info_area,
+            );
             render_diff(app, frame, body);
         }
         Detail::Request | Detail::Added => {
@@ -285,32 +311,29 @@ struct VisualRow {
 /// line is never cut silently.
 fn segment_rows(app: &DiffLayout, segments: &[(bool, String)], cells: usize) -> Vec<VisualRow> {
     let cells = cells.max(2);
-    let chars: Vec<(bool, char, usize)> = segments
+    // Grapheme clusters, as the terminal draws them: a cut never separates a character from
+    // its modifier or accent.
+    let chars: Vec<(bool, String, usize)> = segments
         .iter()
         .flat_map(|(changed, text)| {
+            use unicode_segmentation::UnicodeSegmentation;
             safe(text)
-                .chars()
-                .map(|c| {
-                    (
-                        *changed,
-                        c,
-                        unicode_width::UnicodeWidthChar::width(c).unwrap_or(0),
-                    )
-                })
+                .graphemes(true)
+                .map(|g| (*changed, g.to_owned(), crate::text::width(g)))
                 .collect::<Vec<_>>()
         })
         .collect();
-    let group = |slice: &[(bool, char, usize)]| {
+    let group = |slice: &[(bool, String, usize)]| {
         let mut pieces: Vec<(bool, String)> = Vec::new();
-        for &(changed, c, _) in slice {
+        for (changed, c, _) in slice {
             match pieces.last_mut() {
-                Some((ch, piece)) if *ch == changed => piece.push(c),
-                _ => pieces.push((changed, c.to_string())),
+                Some((ch, piece)) if ch == changed => piece.push_str(c),
+                _ => pieces.push((*changed, c.clone())),
             }
         }
         pieces
     };
-    let cells_of = |slice: &[(bool, char, usize)]| slice.iter().map(|c| c.2).sum::<usize>();
+    let cells_of = |slice: &[(bool, String, usize)]| slice.iter().map(|c| c.2).sum::<usize>();
     if !app.wrap {
         let mut start = 0;
         let mut skipped = 0;
@@ -347,7 +370,7 @@ fn segment_rows(app: &DiffLayout, segments: &[(bool, String)], cells: usize) -> 
         while end < chars.len() && used + chars[end].2 <= room {
             used += chars[end].2;
             end += 1;
-            if chars[end - 1].1 == ' ' {
+            if chars[end - 1].1 == " " {
                 after_space = Some(end);
             }
         }

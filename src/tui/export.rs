@@ -6,32 +6,28 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph};
 
 use crate::strategy::Strategy;
-use crate::text::{fit, safe, skip_cells, width};
+use crate::text::{fit, safe, skip_cells, thousands, width};
 
 use super::app::{App, default_export_path};
 use super::input;
 use super::widgets::{block, centered, wrap};
 
 /// Draw the export dialog: the choice, the path being typed (with its cursor), where a
-/// relative path goes, what tools-only leaves out, and the last error or question.
+/// relative path goes, what will be written (form, bytes, tokens), and the last error or
+/// question. The dialog grows to hold its question, so a question is never cut off.
 #[allow(clippy::too_many_arguments)]
 pub fn render_export(
     app: &App,
     frame: &mut Frame,
     area: Rect,
     strategy: Strategy,
-    tools_only: bool,
+    (tools_only, pretty): (bool, bool),
     (path, cursor): (&str, usize),
     confirm: bool,
     error: Option<&str>,
 ) {
     let theme = app.theme;
-    let rect = centered(area, 76, 12);
-    frame.render_widget(Clear, rect);
-    let outer = block(theme, format!(" Export {} ", strategy.id()), true);
-    let inner = outer.inner(rect);
-    frame.render_widget(outer, rect);
-    let w = inner.width as usize;
+    let w = (area.width.min(76) as usize).saturating_sub(2);
     let choice = |on: bool, label: &str| -> Span<'static> {
         let text = format!("{} {label}", if on { "(•)" } else { "( )" });
         Span::styled(
@@ -60,12 +56,24 @@ pub fn render_export(
         _ if tools_only => "tools only: the `tools` array alone, no request around it".to_owned(),
         _ => "the whole projected request body".to_owned(),
     };
-    let folder =
-        if std::path::Path::new(&input::expand_home(path, app.home.as_deref())).is_absolute() {
-            String::new()
-        } else {
-            format!("in {}", safe(&app.cwd))
-        };
+    let expanded = input::expand_home(path, app.home.as_deref());
+    let folder = if std::path::Path::new(&expanded).is_absolute() {
+        String::new()
+    } else {
+        format!("in {}", safe(&app.cwd))
+    };
+    let size = match app.export_bytes(strategy, tools_only, pretty) {
+        Some(bytes) => {
+            let tokens = app
+                .figures(strategy)
+                .and_then(|f| f.total_tokens)
+                .map_or(String::new(), |t| {
+                    format!(" · {} tokens sent ({})", thousands(t), app.encoding.id())
+                });
+            format!("{} bytes to write{tokens}", thousands(bytes.len()))
+        }
+        None => "still being projected".to_owned(),
+    };
     let mut lines = vec![
         Line::from(vec![
             choice(!tools_only, "request body"),
@@ -73,7 +81,14 @@ pub fn render_export(
             choice(tools_only, "tools only"),
             Span::styled("   Tab switches", theme.dim()),
         ]),
+        Line::from(vec![
+            choice(!pretty, "compact"),
+            Span::raw("   "),
+            choice(pretty, "pretty (2-space indent)"),
+            Span::styled("   ^p switches", theme.dim()),
+        ]),
         Line::styled(fit(&dropped, w), theme.dim()),
+        Line::styled(fit(&size, w), theme.dim()),
         Line::raw(""),
         Line::from(vec![
             Span::styled("path ", theme.dim()),
@@ -83,7 +98,7 @@ pub fn render_export(
         Line::styled(
             fit(
                 &format!(
-                    "compact JSON, written atomically; ~ is your home; default {}",
+                    "written atomically; ~ is your home; default {}",
                     default_export_path(&app.path, strategy, tools_only)
                 ),
                 w,
@@ -103,7 +118,9 @@ pub fn render_export(
         for l in wrap(&safe(e), w) {
             lines.push(Line::styled(l, theme.error()));
         }
-        lines.push(Line::styled("Write it anyway? y / n", theme.warn()));
+        for l in wrap("Write a request the provider will reject? y / n", w) {
+            lines.push(Line::styled(l, theme.warn()));
+        }
     } else if confirm {
         lines.push(Line::styled(
             fit(&format!("{} exists. Overwrite it? y / n", safe(path)), w),
@@ -115,6 +132,22 @@ pub fn render_export(
         }
     } else {
         lines.push(Line::styled("Enter writes · Esc cancels", theme.dim()));
+    }
+    // When the terminal is too short for all of it, the question (at the end) stays and the
+    // help lines above it go first.
+    let height = area.height.saturating_sub(2) as usize;
+    while lines.len() > height && lines.len() > 9 {
+        lines.remove(8);
+    }
+    let rect = centered(area, 76, lines.len() as u16 + 2);
+    frame.render_widget(Clear, rect);
+    let outer = block(theme, format!(" Export {} ", strategy.id()), true);
+    let inner = outer.inner(rect);
+    frame.render_widget(outer, rect);
+    if lines.len() > inner.height as usize {
+        // Still too short: keep the end, where the question is.
+        let cut = lines.len() - inner.height as usize;
+        lines.drain(..cut);
     }
     frame.render_widget(Paragraph::new(lines), inner);
 }

@@ -17,7 +17,10 @@ pub const GLYPHS: &[(&str, &str)] = &[
         "= ~ + × »",
         "matrix: unchanged, changed, added, removed, deferred (× » send nothing)",
     ),
-    ("…", "still being measured"),
+    (
+        "…",
+        "still being measured (the legend says so until every column is counted)",
+    ),
     (
         "refused",
         "the host refuses the capture under this strategy: no figures",
@@ -39,7 +42,7 @@ pub const GLYPHS: &[(&str, &str)] = &[
         "a name shortened: MCP prefix collapsed, or its middle cut",
     ),
     (
-        "= ~ - > +",
+        "= ~ - » +",
         "tool table: kept, changed, removed, deferred, added",
     ),
     (

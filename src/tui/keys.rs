@@ -24,6 +24,8 @@ pub enum Context {
     Export,
     /// Asking whether to overwrite an existing file.
     Confirm,
+    /// Asking whether to write a request a provider will reject.
+    ConfirmInvalid,
     /// Asking whether to quit with changed settings.
     QuitConfirm,
     /// The help overlay.
@@ -50,6 +52,7 @@ impl Context {
             Context::SettingsEdit => "Editing a setting",
             Context::Export => "Export",
             Context::Confirm => "Overwrite?",
+            Context::ConfirmInvalid => "Write a rejected request?",
             Context::Help => "Help",
             Context::HelpSearch => "Filtering the help",
             Context::Session => "Session view (a trace)",
@@ -163,6 +166,8 @@ pub enum Action {
     NextMatch,
     /// The previous search match.
     PrevMatch,
+    /// Pretty or compact JSON (export dialog).
+    Pretty,
 }
 
 /// One key (a code and the modifiers that matter: Ctrl and Alt).
@@ -501,6 +506,14 @@ pub const BINDINGS: &[Binding] = &[
     ),
     b(
         C::Export,
+        &[ctrl('p')],
+        "^p",
+        A::Pretty,
+        "pretty JSON (two-space indent) or compact",
+        false,
+    ),
+    b(
+        C::Export,
         &[ctrl('u')],
         "^u",
         A::KillToStart,
@@ -529,6 +542,22 @@ pub const BINDINGS: &[Binding] = &[
         "n Esc",
         A::No,
         "keep it, choose another path",
+        true,
+    ),
+    b(
+        C::ConfirmInvalid,
+        &[k('y'), k('Y')],
+        "y",
+        A::Yes,
+        "write the request the provider will reject",
+        true,
+    ),
+    b(
+        C::ConfirmInvalid,
+        &[k('n'), k('N'), code(KeyCode::Esc)],
+        "n Esc",
+        A::No,
+        "do not write it",
         true,
     ),
     b(
@@ -649,7 +678,7 @@ pub const BINDINGS: &[Binding] = &[
         &[k('n')],
         "n N",
         A::NextMatch,
-        "next tool matching the search (N: previous)",
+        "next tool matching the search",
         true,
     ),
     b(
@@ -897,7 +926,7 @@ pub const BINDINGS: &[Binding] = &[
         &[k('n')],
         "n N",
         A::NextMatch,
-        "next search match in the entries, then the next matching tool (N: back)",
+        "next search match in the entries, then the next matching tool",
         true,
     ),
     b(
@@ -959,7 +988,7 @@ pub const BINDINGS: &[Binding] = &[
         &[k('y')],
         "y",
         A::Copy,
-        "copy the selected tool's JSON (as sent) to the clipboard (OSC 52)",
+        "send the selected tool's JSON (as sent) to the terminal's clipboard (OSC 52)",
         false,
     ),
     b(
@@ -1313,6 +1342,16 @@ pub fn hints(context: Context) -> Vec<(&'static str, &'static str)> {
     }
 }
 
+/// How the help writes a binding's keys. A footer hint may stand for a pair (`h l column`,
+/// `n N match`) whose second key has its own line in the help, so the help names one key.
+fn help_label(b: &Binding) -> &'static str {
+    match (b.action, b.label) {
+        (A::Left, "h l") => "h ←",
+        (A::NextMatch, "n N") => "n",
+        _ => b.label,
+    }
+}
+
 /// The help overlay's sections, in table order: a context and its `(keys, help)` lines.
 pub fn help_sections() -> Vec<(Context, Vec<(&'static str, &'static str)>)> {
     let order = [
@@ -1327,6 +1366,7 @@ pub fn help_sections() -> Vec<(Context, Vec<(&'static str, &'static str)>)> {
         C::SettingsEdit,
         C::Export,
         C::Confirm,
+        C::ConfirmInvalid,
         C::QuitConfirm,
         C::Help,
         C::HelpSearch,
@@ -1337,7 +1377,7 @@ pub fn help_sections() -> Vec<(Context, Vec<(&'static str, &'static str)>)> {
             let lines = BINDINGS
                 .iter()
                 .filter(|b| b.context == ctx)
-                .map(|b| (b.label, b.help))
+                .map(|b| (help_label(b), b.help))
                 .collect();
             (ctx, lines)
         })

@@ -33,15 +33,49 @@ pub fn strategy_at(col: usize) -> Strategy {
     Strategy::ALL[col.min(Strategy::ALL.len() - 1)]
 }
 
-/// The line that explains every glyph a cell can carry, fitted to `cells`.
-pub fn legend(cells: usize) -> String {
+/// The line over the table, fitted to `cells`: the best saving (so the cheapest strategy is
+/// named even when its column is panned off screen), the glyphs a cell can carry, and whether
+/// columns are still being measured. Parts drop in reverse order of use when it is narrow:
+/// the preamble, then the glyphs (the help lists them too).
+pub fn legend(cells: usize, best: Option<&str>, measuring: bool) -> String {
     let marks = crate::matrix::legend();
-    let long = format!("tokens sent · {marks} · … measuring");
-    if width(&long) < cells {
-        long
-    } else {
-        crate::text::fit(&marks, cells.saturating_sub(1))
+    // The same glyphs in fewer cells, for a line that also names the best saving.
+    let compact = "=unchanged ~changed +added ×removed »deferred (× » send nothing)";
+    let busy = measuring.then_some("… still measuring");
+    let tries: [Vec<Option<&str>>; 5] = [
+        vec![best, Some("tokens sent"), Some(&marks), busy],
+        vec![best, Some(&marks), busy],
+        vec![best, Some(compact), busy],
+        vec![best, busy],
+        vec![best],
+    ];
+    for parts in tries {
+        let line = parts.into_iter().flatten().collect::<Vec<_>>().join(" · ");
+        if !line.is_empty() && width(&line) < cells {
+            return line;
+        }
     }
+    crate::text::fit(best.unwrap_or(&marks), cells.saturating_sub(1))
+}
+
+/// `best: minimal saves 4,597 tokens (56.28%)`: the strategy that saves the most among those
+/// that send tools and whose request a provider accepts (`None` when none saves anything).
+pub fn best(m: &MatrixView) -> Option<String> {
+    m.model
+        .columns
+        .iter()
+        .filter(|c| c.request_valid && matches!(c.status, crate::matrix::ColumnStatus::Ok))
+        .filter_map(|c| c.totals.as_ref().map(|t| (c.strategy, t)))
+        .filter(|(_, t)| t.tools_sent > 0 && t.saved_tokens > 0)
+        .max_by_key(|(_, t)| t.saved_tokens)
+        .map(|(s, t)| {
+            format!(
+                "best: {} saves {} tokens ({:.2}%)",
+                s.id(),
+                thousands(t.saved_tokens as usize),
+                t.saved_pct
+            )
+        })
 }
 
 /// The search applied on top of the library's filter.
@@ -285,8 +319,11 @@ pub fn geometry(m: &MatrixView, cells: u16, cursor: Cursor) -> Geometry {
     let wanted = longest.min(NAME_MAX);
     let n = columns.len();
     if cells >= NARROW && fixed(wanted) + all <= total {
+        // Every column fits: what is left goes to the names (past the usual cap), so a wide
+        // terminal never cuts a name while leaving cells empty.
+        let spare = total - (fixed(0) + all);
         return Geometry {
-            name: wanted,
+            name: longest.min(spare).max(wanted),
             original,
             columns,
             visible: 0..n,
@@ -403,13 +440,27 @@ pub fn draw(m: &MatrixView, cursor: Cursor, theme: Theme, frame: &mut Frame, are
         SortColumn::Name => "tool ▼",
         _ => "tool",
     };
-    head.push(Span::styled(
-        pad(
-            &format!("{name_head} ({})", thousands(m.shown.len())),
-            g.name,
-        ),
-        theme.heading(),
-    ));
+    // Tools a strategy adds are rows too: counted apart, so `46+1` reads beside `46 tools`.
+    let added = (0..m.shown.len())
+        .filter_map(|i| m.row(i))
+        .filter(|r| matches!(r.origin, Origin::Added(_)))
+        .count();
+    let count = if added > 0 {
+        format!(
+            "{}+{} added",
+            thousands(m.shown.len() - added),
+            thousands(added)
+        )
+    } else {
+        thousands(m.shown.len())
+    };
+    let head_text = format!("{name_head} ({count})");
+    let head_text = if width(&head_text) > g.name && added > 0 {
+        format!("{name_head} ({}+{added})", thousands(m.shown.len() - added))
+    } else {
+        head_text
+    };
+    head.push(Span::styled(pad(&head_text, g.name), theme.heading()));
     head.push(Span::raw(" "));
     head.push(Span::styled(
         pad_left(&format!("{}original", arrow(0)), g.original),
@@ -458,7 +509,7 @@ pub fn draw(m: &MatrixView, cursor: Cursor, theme: Theme, frame: &mut Frame, are
         spans.push(Span::styled(" ", base));
         spans.push(Span::styled(
             pad_left(&format!("{}  ", m.original_text(row)), g.original),
-            cell_style(theme, base, selected && cursor.col == 0, None),
+            cell_style(theme, base, selected && cursor.col == 0, None, None),
         ));
         if left > 0 {
             spans.push(Span::styled(" ".repeat(left), base));
@@ -468,7 +519,13 @@ pub fn draw(m: &MatrixView, cursor: Cursor, theme: Theme, frame: &mut Frame, are
             spans.push(Span::styled(" ", base));
             spans.push(Span::styled(
                 pad_left(&m.cell_text(row, c), g.columns[c]),
-                cell_style(theme, base, selected && cursor.col == c + 1, cell),
+                cell_style(
+                    theme,
+                    base,
+                    selected && cursor.col == c + 1,
+                    cell,
+                    row.original_tokens,
+                ),
             ));
         }
         lines.push(Line::from(spans));
@@ -510,14 +567,28 @@ pub fn draw(m: &MatrixView, cursor: Cursor, theme: Theme, frame: &mut Frame, are
     frame.render_widget(Paragraph::new(lines), area);
 }
 
-fn cell_style(theme: Theme, base: Style, cursor: bool, cell: Option<Cell>) -> Style {
+/// A cell's colour: a change that sends fewer tokens than the original is a saving (green),
+/// one that sends more is a cost (red), never the other way round; the same count is neither.
+fn cell_style(
+    theme: Theme,
+    base: Style,
+    cursor: bool,
+    cell: Option<Cell>,
+    original: Option<usize>,
+) -> Style {
     if cursor {
         return theme.selected(true);
     }
+    let against = cell.and_then(|c| c.tokens).zip(original);
+    let costs_more = against.is_some_and(|(now, before)| now > before);
+    let same = against.is_some_and(|(now, before)| now == before);
     match cell.map(|c| c.mark) {
         None => base.patch(theme.dim()),
         Some(Mark::Refused) => theme.error(),
         Some(Mark::Kept) | Some(Mark::Removed) | Some(Mark::Deferred) => base.patch(theme.dim()),
+        Some(Mark::Changed) if costs_more => base.patch(theme.bad()),
+        // Changed bytes at the same count: neither a saving nor a cost.
+        Some(Mark::Changed) if same => base,
         Some(Mark::Changed) => base.patch(theme.good()),
         Some(Mark::Added) => base.patch(theme.warn()),
         Some(Mark::Absent) => base,
@@ -549,10 +620,17 @@ mod tests {
 
     #[test]
     fn the_legend_fits_or_drops_its_preamble() {
-        let wide = legend(200);
+        let best = Some("best: minimal saves 4,597 tokens (56.28%)");
+        let wide = legend(200, None, false);
         assert!(wide.starts_with("tokens sent · = unchanged"), "{wide}");
-        let narrow = legend(82);
+        assert!(!wide.contains("measuring"), "{wide}");
+        assert!(legend(200, None, true).ends_with("… still measuring"));
+        let narrow = legend(82, None, false);
         assert!(narrow.starts_with("= unchanged"), "{narrow}");
-        assert!(width(&legend(30)) <= 29);
+        assert!(width(&legend(30, None, false)) <= 29);
+        // The best saving stays when the glyphs go.
+        let with_best = legend(60, best, false);
+        assert_eq!(with_best, best.unwrap());
+        assert!(legend(200, best, false).starts_with("best: minimal saves"));
     }
 }

@@ -17,11 +17,31 @@ use super::widgets::{block, note_bullet, sorted_notes, wrap};
 pub fn render_overview(app: &App, frame: &mut Frame, area: Rect, notes_hidden: bool) {
     let theme = app.theme;
     let capture_tokens = app.capture_tokens();
-    let mut outer = block(
-        theme,
-        " Strategies: tokens sent (tools + added text) · * has notes ".to_owned(),
-        true,
-    );
+    let rejected = Strategy::ALL
+        .iter()
+        .filter_map(|&s| app.projection(s))
+        .any(|p| !p.request_valid && !p.status.is_refused());
+    // The title explains the marks the rows carry, shorter when the pane is narrow.
+    let bang = if rejected {
+        " · ! a provider rejects its request"
+    } else {
+        ""
+    };
+    let titles = [
+        format!(" Strategies: tokens sent (tools + added text) · * has notes{bang} "),
+        format!(" Strategies: tokens sent · * has notes{bang} "),
+        format!(
+            " Strategies · * notes{} ",
+            if rejected { " · ! rejected" } else { "" }
+        ),
+    ];
+    let room = (area.width as usize).saturating_sub(2);
+    let title = titles
+        .iter()
+        .find(|t| crate::text::width(t) <= room)
+        .unwrap_or(&titles[2])
+        .clone();
+    let mut outer = block(theme, title, true);
     let notes: usize = Strategy::ALL
         .iter()
         .filter_map(|&s| app.projection(s))
@@ -45,10 +65,10 @@ pub fn render_overview(app: &App, frame: &mut Frame, area: Rect, notes_hidden: b
         .unwrap_or(0);
     let mut widths = vec![
         Constraint::Length(2),
-        Constraint::Length(14),
+        Constraint::Length(16),
         Constraint::Length(6),
         Constraint::Length(9),
-        Constraint::Length(8),
+        Constraint::Length(9),
     ];
     let mut header = vec!["", "strategy", "tools", "tokens", "saved"];
     if wide {
@@ -58,9 +78,9 @@ pub fn render_overview(app: &App, frame: &mut Frame, area: Rect, notes_hidden: b
     widths.push(Constraint::Min(4));
     header.push("size");
     let fixed: u16 = if wide {
-        2 + 14 + 15 + 6 + 9 + 8
+        2 + 16 + 15 + 6 + 9 + 9
     } else {
-        2 + 14 + 6 + 9 + 8
+        2 + 16 + 6 + 9 + 9
     };
     let bar_width = inner.width.saturating_sub(fixed + widths.len() as u16 - 1) as usize;
     let rows: Vec<Row> = Strategy::ALL
@@ -82,8 +102,12 @@ pub fn render_overview(app: &App, frame: &mut Frame, area: Rect, notes_hidden: b
                 Some(f) => match (f.total_tokens, f.saved_tokens, f.saved_pct) {
                     (Some(total), Some(saved_tokens), Some(saved_pct)) => {
                         let saving = saved_tokens >= 0;
+                        let rejected = projection.is_some_and(|p| !p.request_valid);
                         let style = if f.status != "ok" {
                             theme.dim()
+                        } else if rejected {
+                            // Not a saving anyone gets: the provider rejects the request.
+                            theme.warn()
                         } else if saving {
                             theme.good()
                         } else {
@@ -106,17 +130,24 @@ pub fn render_overview(app: &App, frame: &mut Frame, area: Rect, notes_hidden: b
             };
             let bar_style = match figures {
                 Some(f) if f.status != "ok" => theme.dim(),
+                Some(_) if projection.is_some_and(|p| !p.request_valid) => theme.warn(),
                 Some(f) => theme.bar(f.saved_tokens.is_some_and(|t| t >= 0)),
                 None => theme.bar(true),
             };
             let noted = projection.is_some_and(|p| !p.notes.is_empty());
-            let name = format!("{}{}", s.id(), if noted { " *" } else { "" });
+            let rejected = projection.is_some_and(|p| !p.request_valid && !p.status.is_refused());
+            let name = format!(
+                "{}{}{}",
+                s.id(),
+                if rejected { "!" } else { "" },
+                if noted { " *" } else { "" }
+            );
             let mut cells = vec![
                 Cell::from(Span::styled(STRATEGY_KEYS[i].to_string(), theme.key())),
                 Cell::from(name),
                 Cell::from(pad_left(&tools, 5)),
                 Cell::from(pad_left(&tokens, 8)),
-                Cell::from(Span::styled(pad_left(&saved, 7), style)),
+                Cell::from(Span::styled(pad_left(&saved, 8), style)),
                 Cell::from(Span::styled(bar, bar_style)),
             ];
             if wide {

@@ -599,8 +599,17 @@ fn render_detail(app: &SessionApp, frame: &mut Frame, area: Rect) {
     let Some(report) = &app.report else { return };
     let cells = inner.width.saturating_sub(1) as usize;
     let mut detail = turn_detail(report, app.cursor, &app.shown);
+    // Continuation lines are indented by two, so they wrap two cells shorter.
+    let wrapped = |t: &str| {
+        crate::text::wrap_hanging(
+            t,
+            cells.max(1),
+            cells.saturating_sub(2).max(1),
+            crate::text::LongWords::Break,
+        )
+    };
     let rows =
-        |d: &[(LineKind, String)]| -> usize { d.iter().map(|(_, t)| wrap(t, cells).len()).sum() };
+        |d: &[(LineKind, String)]| -> usize { d.iter().map(|(_, t)| wrapped(t).len()).sum() };
     // Short of room, the context lines go first: the title's turn is on the status line too.
     if rows(&detail) > inner.height as usize {
         detail.retain(|(kind, _)| *kind != LineKind::Dim);
@@ -611,7 +620,7 @@ fn render_detail(app: &SessionApp, frame: &mut Frame, area: Rect) {
     let mut lines: Vec<Line> = Vec::new();
     for (kind, text) in detail {
         let style = kind_style(theme, kind);
-        for (k, piece) in wrap(&text, cells).into_iter().enumerate() {
+        for (k, piece) in wrapped(&text).into_iter().enumerate() {
             // Continuation lines are indented, so a wrapped list reads as one item.
             let piece = if k == 0 { piece } else { format!("  {piece}") };
             lines.push(Line::styled(piece, style));

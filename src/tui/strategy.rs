@@ -64,7 +64,8 @@ pub fn render_tools(app: &App, frame: &mut Frame, area: Rect, strategy: Strategy
         Constraint::Min(8),
         Constraint::Length(7),
         Constraint::Length(7),
-        Constraint::Length(7),
+        // `-100.00%`: a saving is never cut.
+        Constraint::Length(8),
     ];
     let mut header = vec![
         if words { "status" } else { "" },
@@ -162,7 +163,7 @@ pub fn render_tools(app: &App, frame: &mut Frame, area: Rect, strategy: Strategy
                     7,
                 )),
                 Cell::from(pad_left(&sent_tokens, 7)),
-                Cell::from(pad_left(&saved, 7)),
+                Cell::from(pad_left(&saved, 8)),
             ];
             if show_bytes {
                 let b = t.map(|t| t.original_bytes).filter(|_| o.original.is_some());
@@ -190,7 +191,7 @@ pub fn status_glyph(status: Status) -> &'static str {
         Status::Kept => "=",
         Status::Changed => "~",
         Status::Removed => "-",
-        Status::Deferred => ">",
+        Status::Deferred => "»",
         Status::Added => "+",
     }
 }

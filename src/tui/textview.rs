@@ -132,19 +132,12 @@ fn key_end(s: &str) -> Option<usize> {
 pub fn wrap_hanging(text: &str, cells: usize, indent: usize) -> Vec<String> {
     let cells = cells.max(1);
     let indent = indent.min(cells.saturating_sub(1));
-    let first = wrap(text, cells).into_iter().next().unwrap_or_default();
-    let mut out = vec![first.clone()];
-    let rest = &text[first.len()..];
-    if rest.is_empty() {
-        return out;
-    }
     let pad = " ".repeat(indent);
-    out.extend(
-        wrap(rest, cells - indent)
-            .into_iter()
-            .map(|l| format!("{pad}{l}")),
-    );
-    out
+    crate::text::wrap_hanging(text, cells, cells - indent, crate::text::LongWords::Break)
+        .into_iter()
+        .enumerate()
+        .map(|(i, l)| if i == 0 { l } else { format!("{pad}{l}") })
+        .collect()
 }
 
 /// The text view: the tool's name, then every prose string of the entry (a value with a space
@@ -285,7 +278,7 @@ mod tests {
         assert_eq!(
             wrap_hanging(line, 60, 18),
             [
-                r#"  "description": "Read a file from disk. Returns its "#,
+                r#"  "description": "Read a file from disk. Returns its"#,
                 r#"                  contents.","#,
             ]
         );
@@ -309,10 +302,10 @@ mod tests {
                 "{",
                 r#"  "name": "t","#,
                 // The value starts past half the width: two cells in from the key.
-                r#"  "description": "one "#,
-                r#"    two three four five "#,
-                r#"    six seven eight "#,
-                r#"    nine ten""#,
+                r#"  "description": "one"#,
+                r#"    two three four five"#,
+                r#"    six seven eight nine"#,
+                r#"    ten""#,
                 "}",
             ]
         );
@@ -320,7 +313,7 @@ mod tests {
         assert_eq!(
             texts(&wide[2..4]),
             [
-                r#"  "description": "one two three four five six seven "#,
+                r#"  "description": "one two three four five six seven"#,
                 r#"                  eight nine ten""#
             ]
         );
@@ -353,12 +346,12 @@ mod tests {
                 "  Use it first.",
                 "  Then edit.",
                 "",
-                "input_schema › properties › ",
+                "input_schema › properties ›",
                 "path › description",
-                "  Path of the file, from the ",
+                "  Path of the file, from the",
                 "  root.",
                 "",
-                "input_schema › properties › ",
+                "input_schema › properties ›",
                 "mode › enum › [0]",
                 "  plain text",
             ]

@@ -34,17 +34,17 @@ pub fn render(app: &App, frame: &mut Frame) {
     render_tabs(app, frame, l.tabs);
     match app.tab {
         Tab::Matrix => {
+            let m = app.matrix();
             if let Some(legend) = l.legend {
+                let best = super::matrix::best(&m);
+                let measuring = !m.counted || m.columns.iter().any(Option::is_none);
+                let text = super::matrix::legend(legend.width as usize, best.as_deref(), measuring);
                 frame.render_widget(
-                    Paragraph::new(Line::styled(
-                        format!(" {}", super::matrix::legend(legend.width as usize)),
-                        theme.dim(),
-                    )),
+                    Paragraph::new(Line::styled(format!(" {text}"), theme.dim())),
                     legend,
                 );
             }
             if let Some(table) = l.table {
-                let m = app.matrix();
                 super::matrix::draw(&m, app.cursor, theme, frame, table);
             }
         }
@@ -107,6 +107,7 @@ pub fn render(app: &App, frame: &mut Frame) {
         Some(Overlay::Export {
             strategy,
             tools_only,
+            pretty,
             path,
             cursor,
             confirm,
@@ -117,7 +118,7 @@ pub fn render(app: &App, frame: &mut Frame) {
             frame,
             area,
             *strategy,
-            *tools_only,
+            (*tools_only, *pretty),
             (path, *cursor),
             *confirm,
             error.as_deref(),
@@ -179,24 +180,7 @@ fn render_header(app: &App, frame: &mut Frame, area: Rect) {
     let name = std::path::Path::new(&app.path)
         .file_name()
         .map_or(app.path.clone(), |n| safe(&n.to_string_lossy()));
-    // Shorten in steps: the file name for the path, then drop the encoding, then the bytes.
-    let mut parts = parts.to_vec();
-    let mut left = parts.join(" · ");
-    let mut step = 0;
-    while width(&left) > room && step < 3 {
-        match step {
-            0 => parts[0] = name.clone(),
-            1 => {
-                parts.pop();
-            }
-            _ => {
-                parts.remove(3);
-            }
-        }
-        left = parts.join(" · ");
-        step += 1;
-    }
-    let left = fit(&left, room);
+    let left = title_fields(parts.to_vec(), &name, room);
     let gap = (area.width as usize).saturating_sub(11 + width(&left) + width(&right));
     let line = Line::from(vec![
         Span::styled(" toolprism ", theme.title(false)),
@@ -206,6 +190,45 @@ fn render_header(app: &App, frame: &mut Frame, area: Rect) {
         Span::styled(keys, theme.dim()),
     ]);
     frame.render_widget(Paragraph::new(line), area);
+}
+
+/// The title's fields (path, shape, tools, bytes, tokens, encoding) in `room` cells. A number
+/// is never cut: whole fields drop, in this order, until the rest fits: the path becomes the
+/// file name, then the encoding goes, the bytes, the shape, the tool count; then the name is
+/// cut (it is text, marked `…`) or dropped; the capture's token total goes last.
+pub fn title_fields(mut parts: Vec<String>, name: &str, room: usize) -> String {
+    let joined = |p: &[String]| {
+        p.iter()
+            .filter(|f| !f.is_empty())
+            .map(String::as_str)
+            .collect::<Vec<_>>()
+            .join(" · ")
+    };
+    if width(&joined(&parts)) <= room {
+        return joined(&parts);
+    }
+    parts[0] = name.to_owned();
+    // Indices into [path, shape, tools, bytes, tokens, encoding], in dropping order.
+    for drop in [5, 3, 1, 2] {
+        if width(&joined(&parts)) <= room {
+            break;
+        }
+        parts[drop].clear();
+    }
+    parts.retain(|p| !p.is_empty());
+    if width(&joined(&parts)) <= room {
+        return joined(&parts);
+    }
+    // Only the name and the token total are left.
+    let tokens = parts.pop().unwrap_or_default();
+    let rest = room.saturating_sub(width(&tokens) + 3);
+    if rest >= 4 {
+        format!("{} · {tokens}", fit(&parts[0], rest))
+    } else if width(&tokens) <= room {
+        tokens
+    } else {
+        String::new()
+    }
 }
 
 fn render_quit(frame: &mut Frame, area: Rect, theme: Theme) {

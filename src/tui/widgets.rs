@@ -6,7 +6,6 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders};
 
 use crate::projection::{Level, Note};
-use crate::text::width;
 
 use super::theme::Theme;
 
@@ -31,42 +30,13 @@ pub fn centered(area: Rect, w: u16, h: u16) -> Rect {
     }
 }
 
-/// Wrap `text` into lines of at most `cells` cells, preferring to break after a space.
+/// Wrap `text` into lines of at most `cells` cells at spaces, a word longer than a line cut
+/// between clusters (the project's one word-wrap, [`crate::text::wrap`]).
 pub fn wrap(text: &str, cells: usize) -> Vec<String> {
     if cells == 0 {
         return Vec::new();
     }
-    let mut out = Vec::new();
-    let mut line = String::new();
-    let mut used = 0;
-    let mut last_space: Option<(usize, usize)> = None; // byte index after the space, cells
-    for c in text.chars() {
-        let w = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
-        if used + w > cells && !line.is_empty() {
-            match last_space {
-                Some((at, cut_cells)) if cut_cells > cells / 2 => {
-                    let rest = line.split_off(at);
-                    out.push(std::mem::take(&mut line));
-                    used = width(&rest);
-                    line = rest;
-                }
-                _ => {
-                    out.push(std::mem::take(&mut line));
-                    used = 0;
-                }
-            }
-            last_space = None;
-        }
-        line.push(c);
-        used += w;
-        if c == ' ' {
-            last_space = Some((line.len(), used));
-        }
-    }
-    if !line.is_empty() || out.is_empty() {
-        out.push(line);
-    }
-    out
+    crate::text::wrap(text, cells, crate::text::LongWords::Break)
 }
 
 /// A note as the inspector shows it: sanitized, its level in front unless it only explains,
@@ -137,13 +107,14 @@ pub fn bullet(theme: Theme, text: &str, cells: usize) -> Vec<Line<'static>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::text::width;
 
     #[test]
     fn wrap_breaks_at_spaces_and_never_exceeds_width() {
         let lines = wrap("the quick brown fox jumps over the lazy dog", 10);
         assert!(lines.iter().all(|l| width(l) <= 10), "{lines:?}");
         assert_eq!(
-            lines.concat(),
+            lines.join(" "),
             "the quick brown fox jumps over the lazy dog"
         );
         assert_eq!(wrap("", 5), vec![String::new()]);
