@@ -377,6 +377,9 @@ mod tests {
     fn a_bare_capture_opens_the_view() {
         let cli = Cli::try_parse_from(["toolprism", "capture.json"]).unwrap();
         assert!(cli.command.is_none());
-        assert_eq!(cli.capture.as_deref(), Some("capture.json"));
+        assert_eq!(
+            cli.capture.as_deref(),
+            Some(std::path::Path::new("capture.json"))
+        );
     }
 }

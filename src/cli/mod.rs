@@ -563,11 +563,11 @@ fn open(cli: &Cli) -> Result<Output, Failure> {
     let options = TraceOptions {
         skip_bad: cli.skip_bad,
     };
-    let mut reader = match toolprism::trace::open(&path, &options) {
+    let mut reader = match toolprism::trace::open_path(&path, &options) {
         Ok(reader) => reader,
         // Not readable as a trace either: the single-capture message, as before traces.
         Err(_) => {
-            let capture = Capture::from_path(&path)
+            let capture = Capture::from_file(&path)
                 .map_err(|e| named(visible(&e.to_string()).into_owned()))?;
             return open_capture(cli, capture, shown.to_owned());
         }
@@ -584,10 +584,10 @@ fn open(cli: &Cli) -> Result<Output, Failure> {
                 RecordBody::Request(body) => Capture::from_value(body).map_err(|e| {
                     named(format!("{}: {}", visible(display), visible(&e.to_string())))
                 })?,
-                RecordBody::CompactionStub => Capture::from_path(&path)
+                RecordBody::CompactionStub => Capture::from_file(&path)
                     .map_err(|e| named(visible(&e.to_string()).into_owned()))?,
             },
-            _ => Capture::from_path(&path)
+            _ => Capture::from_file(&path)
                 .map_err(|e| named(visible(&e.to_string()).into_owned()))?,
         };
         return open_capture(cli, capture, shown.to_owned());
