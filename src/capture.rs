@@ -132,8 +132,13 @@ pub struct Capture {
 
 impl Capture {
     /// Read and load a file; `-` reads standard input. Errors name the file.
-    pub fn from_path(path: impl AsRef<Path>) -> Result<Capture, FileError> {
-        let path = path.as_ref();
+    pub fn from_path(path: &str) -> Result<Capture, FileError> {
+        Capture::from_file(Path::new(path))
+    }
+
+    /// [`Capture::from_path`] for a path of any bytes (one that is not UTF-8 is named with
+    /// U+FFFD for its bad bytes).
+    pub fn from_file(path: &Path) -> Result<Capture, FileError> {
         let display = display_path(path);
         let bytes = read_limited(path).map_err(|e| e.in_file(display.clone()))?;
         Capture::from_bytes(&bytes).map_err(|e| e.in_file(display))

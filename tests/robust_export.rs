@@ -564,3 +564,229 @@ fn the_capture_is_never_written_to() {
         modified
     );
 }
+
+#[test]
+fn sighup_during_the_write_loses_nothing() {
+    interrupted("HUP");
+}
+
+#[test]
+fn sigquit_during_the_write_loses_nothing() {
+    interrupted("QUIT");
+}
+
+/// `sh -c SCRIPT` in `dir`, `$TP` the binary and `$CAP` the sample.
+fn shell(dir: &Path, script: &str) -> Output {
+    Command::new("sh")
+        .arg("-c")
+        .arg(script)
+        .current_dir(dir)
+        .env("TP", bin())
+        .env("CAP", sample())
+        .stdin(Stdio::null())
+        .output()
+        .expect("run sh")
+}
+
+fn the_export() -> Vec<u8> {
+    let out = run(&["show", sample().to_str().unwrap(), "-s", "minimal"]);
+    assert!(out.status.success());
+    out.stdout
+}
+
+#[test]
+fn a_descriptor_target_is_written_as_it_is_open() {
+    let dir = tempfile::tempdir().unwrap();
+    let export = the_export();
+    let mut appended = b"old log line\n".to_vec();
+    appended.extend_from_slice(&export);
+    // `>> log`, through /dev/stdout: appended, the log kept.
+    std::fs::write(dir.path().join("log"), b"old log line\n").unwrap();
+    let out = shell(
+        dir.path(),
+        r#""$TP" export "$CAP" -s minimal -q -o /dev/stdout >> log"#,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(std::fs::read(dir.path().join("log")).unwrap(), appended);
+    // `3>>p.json`, through /dev/fd/3 and /proc/self/fd/3: appended too.
+    for path in ["/dev/fd/3", "/proc/self/fd/3"] {
+        std::fs::write(dir.path().join("p.json"), b"old log line\n").unwrap();
+        let script = format!(r#""$TP" export "$CAP" -s minimal -q -o {path} 3>>p.json"#);
+        let out = shell(dir.path(), &script);
+        assert!(
+            out.status.success(),
+            "{path}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(
+            std::fs::read(dir.path().join("p.json")).unwrap(),
+            appended,
+            "{path}"
+        );
+    }
+    // `3<>file` on a longer file: refused (a stale tail, or bytes lost), the file as it was;
+    // with --force, exactly the export.
+    let long = vec![b'x'; export.len() * 2];
+    std::fs::write(dir.path().join("rw"), &long).unwrap();
+    let out = shell(
+        dir.path(),
+        r#""$TP" export "$CAP" -s minimal -q -o /dev/fd/3 3<>rw"#,
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("--force"), "{stderr}");
+    assert_eq!(std::fs::read(dir.path().join("rw")).unwrap(), long);
+    let out = shell(
+        dir.path(),
+        r#""$TP" export "$CAP" -s minimal -q --force -o /dev/fd/3 3<>rw"#,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(std::fs::read(dir.path().join("rw")).unwrap(), export);
+    // `> new` (truncated by the shell): written through.
+    let out = shell(
+        dir.path(),
+        r#""$TP" export "$CAP" -s minimal -q -o /dev/stdout > fresh"#,
+    );
+    assert!(out.status.success());
+    assert_eq!(std::fs::read(dir.path().join("fresh")).unwrap(), export);
+}
+
+#[test]
+fn a_closed_standard_output_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = shell(dir.path(), r#""$TP" export "$CAP" -s minimal -o - >&-"#);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("standard output is closed"), "{stderr}");
+    // `> /dev/null` is not closed.
+    let out = shell(
+        dir.path(),
+        r#""$TP" export "$CAP" -s minimal -o - > /dev/null"#,
+    );
+    assert!(out.status.success());
+}
+
+#[test]
+fn a_long_target_name_fits_its_temporary_file_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let name = format!("{}.json", "n".repeat(245));
+    assert_eq!(name.len(), 250);
+    let target = dir.path().join(&name);
+    let out = run(&[
+        "export",
+        sample().to_str().unwrap(),
+        "-s",
+        "minimal",
+        "-q",
+        "-o",
+        target.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(std::fs::read(&target).unwrap(), the_export());
+    assert_eq!(names(dir.path()), vec![name]);
+}
+
+#[test]
+fn the_store_is_all_or_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    // The lean-ctx sample (its expand tool makes `shorten` store), with six more tools whose
+    // descriptions it stores.
+    let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/leanctx-chat.json");
+    let mut body: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(sample).unwrap()).unwrap();
+    let tools = body["tools"].as_array_mut().unwrap();
+    for i in 0..6 {
+        tools.push(serde_json::json!({"type": "function", "function": {
+            "name": format!("tool_{i}"),
+            "description": format!("Tool {i}. {}", "Does a long thing. ".repeat(120)),
+            "parameters": {"type": "object"}}}));
+    }
+    let capture = dir.path().join("long.json");
+    std::fs::write(&capture, serde_json::to_vec(&body).unwrap()).unwrap();
+    let store = dir.path().join("store");
+    let out_path = dir.path().join("out.json");
+    let export = |store: &Path, out: &Path| {
+        run(&[
+            "export",
+            capture.to_str().unwrap(),
+            "-s",
+            "shorten",
+            "-q",
+            "-o",
+            out.to_str().unwrap(),
+            "--store",
+            store.to_str().unwrap(),
+        ])
+    };
+    // A full run, to learn the handles.
+    let out = export(&store, &out_path);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let handles = names(&store);
+    assert!(handles.len() > 2, "{handles:?}");
+    // The handle written last taken by other bytes: refused, and none of the others written
+    // (entry by entry, all the others were in place before the refusal).
+    let second = dir.path().join("second");
+    std::fs::create_dir(&second).unwrap();
+    let modified = |h: &String| {
+        std::fs::metadata(store.join(h))
+            .unwrap()
+            .modified()
+            .unwrap()
+    };
+    let taken = handles.iter().max_by_key(|h| modified(h)).unwrap();
+    std::fs::write(second.join(taken), b"other").unwrap();
+    let out = export(&second, &dir.path().join("out2.json"));
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(names(&second), vec![taken.clone()], "a partial store");
+    assert!(!dir.path().join("out2.json").exists());
+    // The export itself failing (a missing folder): the store it had written is taken back.
+    let third = dir.path().join("third");
+    let out = export(&third, &dir.path().join("missing/out.json"));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(!third.exists(), "{:?}", names(&third));
+}
+
+#[test]
+fn an_input_is_never_written_over_even_with_force() {
+    let dir = tempfile::tempdir().unwrap();
+    let capture = dir.path().join("capture.json");
+    std::fs::copy(sample(), &capture).unwrap();
+    let before = std::fs::read(&capture).unwrap();
+    let name = capture.to_str().unwrap();
+    let out = run(&["export", name, "-s", "minimal", "-o", name, "--force"]);
+    assert_one_line_failure(&out, name);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("input"));
+    assert_eq!(std::fs::read(&capture).unwrap(), before);
+    // Through another name (a symlink) too.
+    let link = dir.path().join("link.json");
+    std::os::unix::fs::symlink(&capture, &link).unwrap();
+    let out = run(&[
+        "export",
+        name,
+        "-s",
+        "minimal",
+        "-o",
+        link.to_str().unwrap(),
+        "--force",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(std::fs::read(&capture).unwrap(), before);
+}

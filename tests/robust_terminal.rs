@@ -286,6 +286,47 @@ fn sighup_leaves_the_terminal_usable() {
 }
 
 #[test]
+fn sigquit_leaves_the_terminal_usable() {
+    signalled("QUIT");
+}
+
+#[test]
+fn sigusr1_leaves_the_terminal_usable() {
+    signalled("USR1");
+}
+
+#[test]
+fn sigalrm_leaves_the_terminal_usable() {
+    signalled("ALRM");
+}
+
+/// `kill -TSTP` from outside stops the view as Ctrl-Z does: the terminal is given back first,
+/// and `fg` brings the view back.
+#[test]
+fn sigtstp_from_outside_suspends_with_the_terminal_restored() {
+    let Some(t) = Tmux::start("tstp") else {
+        return;
+    };
+    t.open("");
+    let pid = t.child_pid();
+    let sent = Command::new("kill")
+        .args(["-TSTP", &pid.to_string()])
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(sent, "kill -TSTP {pid}");
+    t.wait("the shell's job notice", |s| s.contains("Stopped"));
+    t.assert_modes("kill -TSTP");
+    t.type_line("fg; echo \"resum\"\"ed=$?\"");
+    t.wait("the view again", |s| s.contains("tokens sent"));
+    assert_eq!(t.flag("alternate_on"), "1", "fg restores the view");
+    t.keys(&["q"]);
+    t.wait("the resumed view's exit status", |s| {
+        s.lines().any(|l| l.starts_with("resumed="))
+    });
+    t.assert_modes("kill -TSTP, fg, q");
+}
+
+#[test]
 fn ctrl_z_then_fg_suspends_and_resumes_cleanly() {
     let Some(t) = Tmux::start("ctrlz") else {
         return;
@@ -294,10 +335,12 @@ fn ctrl_z_then_fg_suspends_and_resumes_cleanly() {
     t.keys(&["C-z"]);
     let stopped = t.wait("the shell's job notice", |s| s.contains("Stopped"));
     t.assert_modes("Ctrl-Z");
-    // bash goes on with the rest of the command list when a job stops, with status 148
-    // (128 + SIGTSTP); any other status means the view ended instead of stopping.
+    // bash goes on with the rest of the command list when a job stops, with status 147
+    // (128 + SIGSTOP: the view stops itself with SIGSTOP, since it catches SIGTSTP to give the
+    // terminal back first) or 148 (128 + SIGTSTP); any other status means the view ended
+    // instead of stopping.
     assert!(
-        !stopped.contains("exit=") || stopped.contains("exit=148"),
+        !stopped.contains("exit=") || stopped.contains("exit=147") || stopped.contains("exit=148"),
         "suspended, not ended: {stopped}"
     );
     // The shell works while the view is suspended.

@@ -12,7 +12,8 @@ use toolprism::sanitize::is_unsafe;
 /// Every hostile character class, as a string to plant everywhere.
 const NASTY: &str = "\u{1b}[31mRED\u{1b}]0;title\u{7}\u{1b}[2J\u{0}\u{8}\r\t\u{7f}\u{9b}1m\u{85}\
                      \u{202e}rev\u{202c}\u{2066}iso\u{2069}\u{200b}\u{200d}\u{feff}\u{ad}\
-                     \u{2028}\u{e0041}\u{61c}";
+                     \u{2028}\u{e0041}\u{61c}\u{1bca0}\u{13430}\u{1d173}\u{17b4}\u{180b}\u{fff0}\
+                     \u{fe0f}\u{e0100}\u{fe00}";
 
 /// The first unsafe character in `bytes`, as output reaches a terminal. Line feeds are allowed;
 /// so is a carriage return right before one when `pty` (the terminal's own `\r\n`).

@@ -614,7 +614,7 @@ fn open(cli: &Cli) -> Result<Output, Failure> {
     let options = TraceOptions {
         skip_bad: cli.skip_bad,
     };
-    let mut reader = match toolprism::trace::open(&path, &options) {
+    let mut reader = match toolprism::trace::open_path(&path, &options) {
         Ok(reader) => reader,
         // A file known for what it is (a transcript, a cassette that does not parse): its words.
         Err(e) if matches!(e.error, toolprism::error::LoadError::Refused(_)) => {
@@ -622,7 +622,7 @@ fn open(cli: &Cli) -> Result<Output, Failure> {
         }
         // Not readable as a trace either: the single-capture message, as before traces.
         Err(_) => {
-            let capture = Capture::from_path(&path)
+            let capture = Capture::from_file(&path)
                 .map_err(|e| named(visible(&e.to_string()).into_owned()))?;
             return open_capture(cli, capture, shown.to_owned());
         }
@@ -639,10 +639,10 @@ fn open(cli: &Cli) -> Result<Output, Failure> {
                 RecordBody::Request(body) => Capture::from_value(body).map_err(|e| {
                     named(format!("{}: {}", visible(display), visible(&e.to_string())))
                 })?,
-                RecordBody::CompactionStub => Capture::from_path(&path)
+                RecordBody::CompactionStub => Capture::from_file(&path)
                     .map_err(|e| named(visible(&e.to_string()).into_owned()))?,
             },
-            _ => Capture::from_path(&path)
+            _ => Capture::from_file(&path)
                 .map_err(|e| named(visible(&e.to_string()).into_owned()))?,
         };
         return open_capture(cli, capture, shown.to_owned());

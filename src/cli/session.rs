@@ -489,7 +489,7 @@ pub fn run(request: &Request<'_>) -> Result<Output, Failure> {
     let options = TraceOptions {
         skip_bad: request.skip_bad,
     };
-    let reader = trace::open(request.path, &options)
+    let reader = trace::open_path(request.path, &options)
         .map_err(|e| Failure::new(relabel(request, visible(&e.to_string()).into_owned())))?;
     run_on(reader, counter, request)
 }

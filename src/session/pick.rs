@@ -67,21 +67,22 @@ impl PickedTurn {
 /// Read `path` (a single capture or a trace of any format; `-` is standard input) and take one
 /// of its requests. Errors name the file, and the record when one is at fault.
 pub fn pick_turn(
-    path: impl AsRef<Path>,
+    path: &str,
     choice: TurnChoice,
     options: &TraceOptions,
 ) -> Result<PickedTurn, FileError> {
-    pick(path.as_ref(), choice, options, true)
+    pick(Path::new(path), choice, options, true)
 }
 
 /// [`pick_turn`] without [`PickedTurn::previous`] (always `None`): nothing but the request
 /// picked so far is held, so memory does not grow with the trace's threads.
+/// The path may hold any bytes.
 pub fn pick_turn_alone(
-    path: impl AsRef<Path>,
+    path: &Path,
     choice: TurnChoice,
     options: &TraceOptions,
 ) -> Result<PickedTurn, FileError> {
-    pick(path.as_ref(), choice, options, false)
+    pick(path, choice, options, false)
 }
 
 fn pick(
@@ -94,7 +95,7 @@ fn pick(
         return Err(LoadError::NoSuchTurn("turns are numbered from 1".into())
             .in_file(crate::capture::display_path(path)));
     }
-    let mut reader = trace::open(path, options)?;
+    let mut reader = trace::open_path(path, options)?;
     let name = reader.name().to_owned();
     let format = reader.format();
     let mut turn = 0;

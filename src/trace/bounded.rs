@@ -79,10 +79,17 @@ pub(crate) struct Limited<R> {
 }
 
 impl<R: BufRead> Limited<R> {
+    #[cfg(test)]
     pub(crate) fn new(inner: R, limit: u64) -> Limited<R> {
+        Limited::after(inner, limit, 0)
+    }
+
+    /// A reader of the rest of an input whose first `read` bytes were read already: it stops
+    /// at `limit` counted from the input's start.
+    pub(crate) fn after(inner: R, limit: u64, read: u64) -> Limited<R> {
         Limited {
             inner,
-            left: limit,
+            left: limit.saturating_sub(read),
             limit,
         }
     }

@@ -284,8 +284,7 @@ fn detect_content(
                 let mut peeked = head.clone();
                 peeked.extend_from_slice(&next[..next.len().min(4096)]);
                 let limit = document_limit(&peeked);
-                let left = limit.saturating_sub(head.len() as u64);
-                bounded::Limited::new(reader, left)
+                bounded::Limited::after(reader, limit, head.len() as u64)
                     .read_to_end(&mut head)
                     .map_err(|e| read_error(&e))?;
                 let value =
@@ -298,7 +297,7 @@ fn detect_content(
             let read = Arc::new(AtomicU64::new(first.len() as u64));
             let limit = document_limit(&first);
             let mut tee = Tee {
-                inner: bounded::Limited::new(reader, limit.saturating_sub(first.len() as u64)),
+                inner: bounded::Limited::after(reader, limit, first.len() as u64),
                 copy: Vec::new(),
                 read: read.clone(),
                 limit_reached: None,

@@ -377,12 +377,13 @@ mod tests {
         assert!(matches!(line, Line::Json(..)));
         assert!(lines.buf.capacity() < 1 << 20, "{}", lines.buf.capacity());
         assert!(lines.read_line().is_none());
-        // During detection too: nothing but blank lines is `empty`, quickly.
+        // During detection too: nothing but blank lines is `empty` (a loose bound on time: the
+        // machine may be busy).
         let reader = std::io::BufReader::with_capacity(1 << 16, Blank(16 << 20));
         let started = std::time::Instant::now();
         let mut none = None;
         let error = super::super::detect::detect_content_for_test(Box::new(reader), &mut none);
         assert_eq!(error.unwrap_err().to_string(), "empty: no JSON in it");
-        assert!(started.elapsed().as_secs() < 5);
+        assert!(started.elapsed().as_secs() < 60);
     }
 }

@@ -185,8 +185,13 @@ pub struct TraceOptions {
 /// one at a time and dropped. A folder is listed here and its files are read one at a time. A
 /// single capture keeps the single-capture rules ([`crate::capture::MAX_CAPTURE_BYTES`], the
 /// same errors as [`crate::Capture::from_value`]).
-pub fn open(path: impl AsRef<Path>, options: &TraceOptions) -> Result<TraceReader, FileError> {
-    let path = path.as_ref();
+pub fn open(path: &str, options: &TraceOptions) -> Result<TraceReader, FileError> {
+    open_path(Path::new(path), options)
+}
+
+/// [`open`] for a path of any bytes (one that is not UTF-8 is named with U+FFFD for its bad
+/// bytes).
+pub fn open_path(path: &Path, options: &TraceOptions) -> Result<TraceReader, FileError> {
     let name = display_path(path).into_owned();
     let detected = detect::detect(path, &name).map_err(|e| e.in_file(name.clone()))?;
     Ok(TraceReader {
