@@ -136,7 +136,9 @@ impl Strategy {
             Strategy::Full | Strategy::Progressive | Strategy::Minimal => {
                 Some(("vtcode.release=0.169.2", "vtcode-core 0.169.2"))
             }
-            Strategy::Defer | Strategy::DeferCatalog => Some(("zero.release=2ea36cf", "zero 2ea36cf")),
+            Strategy::Defer | Strategy::DeferCatalog => {
+                Some(("zero.release=2ea36cf", "zero 2ea36cf"))
+            }
             Strategy::Adaptive => Some(("adaptive.selector=vocabulary", "a3s-code-core 9.0.0")),
             _ => None,
         }
@@ -246,18 +248,32 @@ mod tests {
                 ("search", Some("vtcode-core 0.181.2")),
             ]
         );
-        assert!(Strategy::ALL.iter().all(|s| s.newer_release(&settings).is_none()));
+        assert!(
+            Strategy::ALL
+                .iter()
+                .all(|s| s.newer_release(&settings).is_none())
+        );
     }
 
     #[test]
     fn older_releases_are_named_with_the_setting_that_selects_them() {
         let mut settings = Settings::default();
-        for pair in ["vtcode.release=0.169.2", "zero.release=2ea36cf", "adaptive.selector=vocabulary"] {
+        for pair in [
+            "vtcode.release=0.169.2",
+            "zero.release=2ea36cf",
+            "adaptive.selector=vocabulary",
+        ] {
             settings.apply(pair).unwrap();
         }
-        assert_eq!(Strategy::Progressive.release(&settings), Some("vtcode-core 0.169.2"));
+        assert_eq!(
+            Strategy::Progressive.release(&settings),
+            Some("vtcode-core 0.169.2")
+        );
         assert_eq!(Strategy::Defer.release(&settings), Some("zero 2ea36cf"));
-        assert_eq!(Strategy::Search.release(&settings), Some("vtcode-core 0.181.2"));
+        assert_eq!(
+            Strategy::Search.release(&settings),
+            Some("vtcode-core 0.181.2")
+        );
         assert_eq!(
             Strategy::Minimal.newer_release(&settings),
             Some(("vtcode.release", "vtcode-core 0.181.2"))

@@ -578,7 +578,7 @@ fn defer_follows_the_loaded_set() {
     let report = analyze(
         records,
         &[Strategy::Defer, Strategy::DeferCatalog],
-        &Settings::default(),
+        &zero_2ea36cf(),
     );
     assert_eq!(report.turns[1].loaded, vec!["mcp__srv__op03".to_owned()]);
     assert!(report.turns[2].loaded.is_empty());
@@ -608,12 +608,8 @@ fn zero_sends_a_loaded_tool_in_full() {
     let tools = mcp_tools();
     let capture = toolprism::Capture::from_value(body("u", &tools, vec![])).unwrap();
     let loaded: BTreeSet<String> = ["mcp__srv__op05".to_owned()].into();
-    let projection = toolprism::pipeline::project_loaded(
-        &capture,
-        Strategy::Defer,
-        &Settings::default(),
-        &loaded,
-    );
+    let projection =
+        toolprism::pipeline::project_loaded(&capture, Strategy::Defer, &zero_2ea36cf(), &loaded);
     let names: Vec<&str> = projection
         .sent
         .iter()
@@ -625,11 +621,11 @@ fn zero_sends_a_loaded_tool_in_full() {
     assert!(!reminder.contains("mcp__srv__op05:"));
     assert!(reminder.contains("mcp__srv__op04:"));
     // Without a loaded tool the projection is the single-request one.
-    let plain = toolprism::project(&capture, Strategy::Defer, &Settings::default());
+    let plain = toolprism::project(&capture, Strategy::Defer, &zero_2ea36cf());
     let empty = toolprism::pipeline::project_loaded(
         &capture,
         Strategy::Defer,
-        &Settings::default(),
+        &zero_2ea36cf(),
         &BTreeSet::new(),
     );
     assert_eq!(plain.added_text, empty.added_text);
@@ -878,4 +874,11 @@ fn a_bad_line_in_a_trace_is_one_line_or_skipped() {
     assert!(out.status.success());
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(report["trace"]["skipped"], 1);
+}
+
+/// zero's seed release (2ea36cf): the reminder form these session tests pin.
+fn zero_2ea36cf() -> Settings {
+    let mut settings = Settings::default();
+    settings.apply("zero.release=2ea36cf").unwrap();
+    settings
 }

@@ -212,10 +212,18 @@ fn full_mcp_cap_vector() {
     );
     let longer = "B".repeat(1100);
     assert_eq!(
-        describe_with("local_tool", &longer, Strategy::Progressive, &release("0.169.2")),
+        describe_with(
+            "local_tool",
+            &longer,
+            Strategy::Progressive,
+            &release("0.169.2")
+        ),
         format!("{}…", "B".repeat(1023))
     );
-    assert_eq!(describe("local_tool", &longer, Strategy::Progressive), longer);
+    assert_eq!(
+        describe("local_tool", &longer, Strategy::Progressive),
+        longer
+    );
 }
 
 #[test]
@@ -1110,8 +1118,16 @@ fn vtcode_release_moves_the_progressive_default_only_until_it_is_set() {
 fn the_release_is_named_and_an_older_one_noted() {
     let capture = messages(vec![tool("local", &"Sentence here. ".repeat(120))]);
     let current = run(&capture, Strategy::Progressive);
-    assert_eq!(current.outcomes[0].reason, "description whitespace normalized, cut to leading sentences within 1500 chars");
-    assert!(!current.notes.iter().any(|n| n.text.contains("older release")));
+    assert_eq!(
+        current.outcomes[0].reason,
+        "description whitespace normalized, cut to leading sentences within 1500 chars"
+    );
+    assert!(
+        !current
+            .notes
+            .iter()
+            .any(|n| n.text.contains("older release"))
+    );
     let older = project(&capture, Strategy::Progressive, &release("0.169.2"));
     assert!(
         older.notes.iter().any(|n| n.text
@@ -1160,7 +1176,10 @@ fn deferral(capture: &Capture, projection: &Projection) -> Vec<(String, bool)> {
             let name = entry["name"]
                 .as_str()
                 .or_else(|| entry["function"]["name"].as_str())
-                .map_or_else(|| format!("<{}>", entry["type"].as_str().unwrap()), str::to_owned);
+                .map_or_else(
+                    || format!("<{}>", entry["type"].as_str().unwrap()),
+                    str::to_owned,
+                );
             (name, entry.get("defer_loading") == Some(&json!(true)))
         })
         .collect()
@@ -1171,9 +1190,12 @@ fn context7(count: usize) -> Vec<Value> {
         responses_tool("exec_command", "Run command"),
         responses_tool("mcp__context7__search", "search docs"),
     ];
-    tools.extend(
-        (0..count).map(|i| responses_tool(&format!("mcp__context7__resolve_{i}"), &format!("resolve docs {i}"))),
-    );
+    tools.extend((0..count).map(|i| {
+        responses_tool(
+            &format!("mcp__context7__resolve_{i}"),
+            &format!("resolve docs {i}"),
+        )
+    }));
     tools
 }
 
@@ -1193,7 +1215,10 @@ fn openai_policy_injects_tool_search_for_large_catalogs() {
         toolprism::tool::compact(&tools[2]),
         r#"{"type":"function","name":"mcp__context7__resolve_0","description":"resolve docs 0","parameters":{"type":"object","properties":{}},"defer_loading":true}"#
     );
-    assert_eq!(toolprism::tool::compact(&tools[17]), r#"{"type":"tool_search"}"#);
+    assert_eq!(
+        toolprism::tool::compact(&tools[17]),
+        r#"{"type":"tool_search"}"#
+    );
     assert_eq!(projection.outcomes[2].status, Status::Changed);
     assert_eq!(projection.outcomes[17].status, Status::Added);
 }
@@ -1297,48 +1322,67 @@ fn client_local_policy_exposes_small_builtin_catalog_directly() {
     let projection = run(&capture, Strategy::Search);
     assert_eq!(deferral(&capture, &projection).len(), 3);
     assert!(projection.outcomes.iter().all(|o| o.status == Status::Kept));
-    assert!(projection.notes.iter().any(|n| n.text.starts_with("client-local search does not qualify (no MCP tool, 1 deferable (omitted from 15)")), "{:?}", projection.notes);
+    assert!(
+        projection.notes.iter().any(|n| n.text.starts_with(
+            "client-local search does not qualify (no MCP tool, 1 deferable (omitted from 15)"
+        )),
+        "{:?}",
+        projection.notes
+    );
 }
 
 #[test]
 fn client_local_policy_defers_large_builtin_catalog() {
-    let mut tools = vec![tool("exec_command", "Run command"), tool("code_search", "Search code")];
-    tools.extend((0..15).map(|i| tool(&format!("extra_builtin_{i}"), &format!("extra builtin {i}"))));
+    let mut tools = vec![
+        tool("exec_command", "Run command"),
+        tool("code_search", "Search code"),
+    ];
+    tools.extend(
+        (0..15).map(|i| tool(&format!("extra_builtin_{i}"), &format!("extra builtin {i}"))),
+    );
     let capture = chat(tools);
     let projection = run(&capture, Strategy::Search);
     assert_eq!(
         deferral(&capture, &projection),
-        vec![("exec_command".to_owned(), false), ("code_search".to_owned(), false)]
+        vec![
+            ("exec_command".to_owned(), false),
+            ("code_search".to_owned(), false)
+        ]
     );
     // One short of the threshold: every tool stays.
     let mut tools = vec![tool("exec_command", "Run command")];
     tools.extend((0..14).map(|i| tool(&format!("extra_builtin_{i}"), "x")));
     let capture = chat(tools);
-    assert_eq!(deferral(&capture, &run(&capture, Strategy::Search)).len(), 15);
+    assert_eq!(
+        deferral(&capture, &run(&capture, Strategy::Search)).len(),
+        15
+    );
 }
 
 #[test]
 fn catalog_would_benefit_from_deferral_detects_each_trigger() {
-    // The schema-token budget: one builtin whose estimate is exactly 4,000 stays; 4,001 goes.
+    use toolprism::strategies::search::estimate_tokens;
+    // The schema-token budget over the whole catalog: exactly 4,000 stays eager (the boundary
+    // is `<=`), 4,001 defers. One deferable builtin, padded inside an enum the
+    // progressive projection leaves alone.
     let big = |pad: usize| {
         json!({"name": "big", "description": "d", "input_schema": {"type": "object", "properties": {
             "x": {"type": "string", "enum": ["y".repeat(pad)]}}}})
     };
-    let overhead = toolprism::strategies::search::estimate_tokens(&big(0));
-    let bytes_at = |pad: usize| {
-        serde_json::to_string(&json!({"name": "big", "description": "d",
-            "parameters": big(pad)["input_schema"].clone()})).unwrap().len()
-    };
-    let pad = 16_000 - bytes_at(0);
-    assert_eq!(bytes_at(pad), 16_000);
-    assert!(overhead < 4_000);
-    let at_budget = chat(vec![tool("exec_command", "Run"), big(pad)]);
-    assert_eq!(toolprism::strategies::search::estimate_tokens(&big(pad)), 4_000);
-    // exec_command's own estimate adds a few tokens: pad down by them.
-    let exec = toolprism::strategies::search::estimate_tokens(&tool("exec_command", "Run"));
-    let at_budget = if exec > 0 { chat(vec![tool("exec_command", "Run"), big(pad - 4 * exec)]) } else { at_budget };
-    assert_eq!(deferral(&at_budget, &run(&at_budget, Strategy::Search)).len(), 2);
-    let over = chat(vec![tool("exec_command", "Run"), big(pad - 4 * exec + 4)]);
+    let exec = tool("exec_command", "Run");
+    // Bytes of big's estimate JSON without padding, then pad to exactly 4 × (4000 − exec).
+    let base = serde_json::to_string(&json!({"name": "big", "description": "d",
+        "parameters": big(0)["input_schema"].clone()}))
+    .unwrap()
+    .len();
+    let pad = 4 * (4_000 - estimate_tokens(&exec)) - base;
+    assert_eq!(estimate_tokens(&exec) + estimate_tokens(&big(pad)), 4_000);
+    let at_budget = chat(vec![exec.clone(), big(pad)]);
+    assert_eq!(
+        deferral(&at_budget, &run(&at_budget, Strategy::Search)).len(),
+        2
+    );
+    let over = chat(vec![exec, big(pad + 4)]);
     assert_eq!(
         deferral(&over, &run(&over, Strategy::Search)),
         vec![("exec_command".to_owned(), false)]
@@ -1368,9 +1412,15 @@ fn workflow_coordination_tools_stay_eager_under_hosted_deferral_outside_planning
 fn mcp_deferral_keeps_first_request_wire_payload_near_baseline() {
     let core = || {
         vec![
-            tool("exec_command", "Run a shell command in the workspace sandbox."),
+            tool(
+                "exec_command",
+                "Run a shell command in the workspace sandbox.",
+            ),
             tool("apply_patch", "Apply a structured patch to files."),
-            tool("mcp_search_tools", "Search across deferred MCP tools by keyword."),
+            tool(
+                "mcp_search_tools",
+                "Search across deferred MCP tools by keyword.",
+            ),
             tool("code_search", "Search the codebase symbol index."),
         ]
     };
@@ -1379,7 +1429,9 @@ fn mcp_deferral_keeps_first_request_wire_payload_near_baseline() {
         for index in 0..4 {
             let mut entry = tool(
                 &format!("mcp__{server}__op_{index}"),
-                &format!("{server} operation {index}: query and mutate {server} resources with paging and filters."),
+                &format!(
+                    "{server} operation {index}: query and mutate {server} resources with paging and filters."
+                ),
             );
             entry["input_schema"] = json!({"type": "object", "properties": {
                 "query": {"type": "string", "description": "The lookup query."},
@@ -1415,13 +1467,25 @@ fn search_defers_with_progressive_projection_and_counts_context_tokens() {
     let projection = run(&capture, Strategy::Search);
     let tools = sent(&capture, &projection);
     // The MCP description is held to vtcode's MCP cap before it is marked.
-    assert_eq!(tools[1]["description"].as_str().unwrap().chars().count(), 509);
+    assert_eq!(
+        tools[1]["description"].as_str().unwrap().chars().count(),
+        509
+    );
     assert_eq!(tools[1]["defer_loading"], json!(true));
     // Anthropic's own web search tool is the provider's: never deferred.
-    assert_eq!(tools[2], json!({"type": "web_search_20250305", "name": "web_search"}));
+    assert_eq!(
+        tools[2],
+        json!({"type": "web_search_20250305", "name": "web_search"})
+    );
     assert_eq!(tools.len(), 4);
     let counter = TokenCounter::new(Encoding::O200kBase);
-    let report = toolprism::report::report(&capture, "x.json", &[Strategy::Search], &Settings::default(), &counter);
+    let report = toolprism::report::report(
+        &capture,
+        "x.json",
+        &[Strategy::Search],
+        &Settings::default(),
+        &counter,
+    );
     let figures = &report.strategies[0];
     assert!(figures.context_tokens.unwrap() < figures.tools_tokens.unwrap());
     assert_eq!(figures.origin, Some("vtcode-core 0.181.2"));
@@ -1440,7 +1504,10 @@ fn search_tool_choice_on_a_deferred_tool_is_an_error_only_client_local() {
     let projection = run(&capture, Strategy::Search);
     assert!(!projection.request_valid);
     body["tool_choice"] = json!("auto");
-    let hosted = search_with(&Capture::from_value(body).unwrap(), &["search.provider=openai"]);
+    let hosted = search_with(
+        &Capture::from_value(body).unwrap(),
+        &["search.provider=openai"],
+    );
     assert!(hosted.request_valid);
 }
 
@@ -1476,7 +1543,12 @@ fn parse_mcp_tool_visibility_matrix() {
         .filter(|(_, (_, model))| *model)
         .map(|(i, _)| format!("t{i}"))
         .collect();
-    for strategy in [Strategy::Full, Strategy::Progressive, Strategy::Minimal, Strategy::Search] {
+    for strategy in [
+        Strategy::Full,
+        Strategy::Progressive,
+        Strategy::Minimal,
+        Strategy::Search,
+    ] {
         let projection = run(&capture, strategy);
         let names: Vec<String> = sent(&capture, &projection)
             .iter()

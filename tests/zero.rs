@@ -61,7 +61,9 @@ fn small_messages() -> Value {
 /// The seed's release (zero 2ea36cf) with these settings.
 fn settings(pairs: &[&str]) -> Settings {
     let mut settings = Settings::default();
-    settings.apply("zero.release=2ea36cf").expect("valid setting");
+    settings
+        .apply("zero.release=2ea36cf")
+        .expect("valid setting");
     for pair in pairs {
         settings.apply(pair).expect("valid setting");
     }
@@ -1095,8 +1097,15 @@ fn loader_description(projection: &Projection, capture: &Capture) -> String {
 #[test]
 fn build_tool_search_description_no_sources_still_describes_discovery() {
     let text = tool_search_description([], &current(&[]));
-    assert_eq!(text, format!("{CATALOG_HEAD}{NO_DEFERRED_TOOLS}{CATALOG_TAIL}"));
-    for want in ["# Tool discovery", "No deferred tools are currently hidden.", "tool_search"] {
+    assert_eq!(
+        text,
+        format!("{CATALOG_HEAD}{NO_DEFERRED_TOOLS}{CATALOG_TAIL}")
+    );
+    for want in [
+        "# Tool discovery",
+        "No deferred tools are currently hidden.",
+        "tool_search",
+    ] {
         assert!(text.contains(want));
     }
 }
@@ -1107,7 +1116,9 @@ fn build_tool_search_description_lists_compact_tool_names_and_sources() {
     let text = tool_search_description(["swarm_spawn", "mcp_github_create_issue"], &settings);
     assert_eq!(
         text,
-        format!("{CATALOG_HEAD}- mcp_github_create_issue — github\n- swarm_spawn — swarm{CATALOG_TAIL}")
+        format!(
+            "{CATALOG_HEAD}- mcp_github_create_issue — github\n- swarm_spawn — swarm{CATALOG_TAIL}"
+        )
     );
     assert!(!text.contains("Spawn a worker"));
 }
@@ -1115,15 +1126,24 @@ fn build_tool_search_description_lists_compact_tool_names_and_sources() {
 #[test]
 fn deferred_source_of_non_mcp_tools_is_the_first_name_segment() {
     let settings = current(&[]);
-    assert_eq!(discovery_line("swarm_spawn", &settings), "swarm_spawn — swarm");
+    assert_eq!(
+        discovery_line("swarm_spawn", &settings),
+        "swarm_spawn — swarm"
+    );
     assert_eq!(discovery_line("read_file", &settings), "read_file — read");
     // A source equal to the name is left out; a blank name has no line.
     assert_eq!(discovery_line("bash", &settings), "bash");
     assert_eq!(discovery_line("_private", &settings), "_private");
     assert_eq!(discovery_line("  ", &settings), "");
     // MCP tools: the server (derived from the name, as zero's reported one).
-    assert_eq!(discovery_line("mcp__srv__a", &settings), "mcp__srv__a — srv");
-    assert_eq!(discovery_line("mcp_weather_forecast", &settings), "mcp_weather_forecast — weather");
+    assert_eq!(
+        discovery_line("mcp__srv__a", &settings),
+        "mcp__srv__a — srv"
+    );
+    assert_eq!(
+        discovery_line("mcp_weather_forecast", &settings),
+        "mcp_weather_forecast — weather"
+    );
     assert_eq!(discovery_line("mcp_github", &settings), "mcp_github — mcp");
 }
 
@@ -1133,13 +1153,20 @@ fn zero_0_8_0_defaults_threshold_three_and_one_form() {
     assert_eq!(settings.defer_threshold, 3);
     let two = anthropic(&["read_file", "mcp__a__x", "mcp__a__y"]);
     let inactive = project(&two, Strategy::Defer, &settings);
-    assert_eq!(sent_names(&inactive, &two), vec!["mcp__a__x", "mcp__a__y", "read_file"]);
+    assert_eq!(
+        sent_names(&inactive, &two),
+        vec!["mcp__a__x", "mcp__a__y", "read_file"]
+    );
     let three = anthropic(&["read_file", "mcp__a__x", "mcp__a__y", "mcp__b__z"]);
     let defer = project(&three, Strategy::Defer, &settings);
     let catalog = project(&three, Strategy::DeferCatalog, &settings);
     assert_eq!(sent_names(&defer, &three), vec!["read_file", "tool_search"]);
     assert_eq!(defer.added_text, None);
-    let bytes = |p: &Projection| p.tools(&three).map(toolprism::tool::compact).collect::<Vec<_>>();
+    let bytes = |p: &Projection| {
+        p.tools(&three)
+            .map(toolprism::tool::compact)
+            .collect::<Vec<_>>()
+    };
     assert_eq!(bytes(&defer), bytes(&catalog));
     assert_eq!(
         loader_description(&defer, &three),
@@ -1170,12 +1197,23 @@ fn zero_release_moves_the_threshold_default_only_until_it_is_set() {
 
 #[test]
 fn zero_0_8_0_defers_its_own_deferred_builtins() {
-    let capture = anthropic(&["read_file", "bash", "web_fetch", "web_search", "swarm_spawn"]);
+    let capture = anthropic(&[
+        "read_file",
+        "bash",
+        "web_fetch",
+        "web_search",
+        "swarm_spawn",
+    ]);
     let projection = project(&capture, Strategy::Defer, &current(&[]));
-    assert_eq!(sent_names(&projection, &capture), vec!["read_file", "tool_search"]);
+    assert_eq!(
+        sent_names(&projection, &capture),
+        vec!["read_file", "tool_search"]
+    );
     assert_eq!(
         loader_description(&projection, &capture),
-        format!("{CATALOG_HEAD}- bash\n- swarm_spawn — swarm\n- web_fetch — web\n- web_search — web{CATALOG_TAIL}")
+        format!(
+            "{CATALOG_HEAD}- bash\n- swarm_spawn — swarm\n- web_fetch — web\n- web_search — web{CATALOG_TAIL}"
+        )
     );
     assert_eq!(status_of(&projection, "bash"), Status::Deferred);
     // The seed's release defers MCP tools only.
@@ -1189,7 +1227,9 @@ fn zero_0_8_0_catalog_lines_are_distinct_and_sorted() {
     let projection = project(&capture, Strategy::Defer, &current(&[]));
     assert_eq!(
         loader_description(&projection, &capture),
-        format!("{CATALOG_HEAD}- mcp__aa__c — aa\n- mcp__srv__a — srv\n- mcp__srv__b — srv{CATALOG_TAIL}")
+        format!(
+            "{CATALOG_HEAD}- mcp__aa__c — aa\n- mcp__srv__a — srv\n- mcp__srv__b — srv{CATALOG_TAIL}"
+        )
     );
 }
 
@@ -1197,7 +1237,10 @@ fn zero_0_8_0_catalog_lines_are_distinct_and_sorted() {
 fn partition_tools_inactive_is_byte_identical_and_drops_tool_search_0_8_0() {
     let capture = anthropic(&["read_file", "mcp__srv__a", "tool_search"]);
     let projection = project(&capture, Strategy::Defer, &current(&["defer.threshold=0"]));
-    assert_eq!(sent_names(&projection, &capture), vec!["mcp__srv__a", "read_file"]);
+    assert_eq!(
+        sent_names(&projection, &capture),
+        vec!["mcp__srv__a", "read_file"]
+    );
     assert_eq!(status_of(&projection, "mcp__srv__a"), Status::Kept);
     assert_eq!(status_of(&projection, "tool_search"), Status::Removed);
 }
@@ -1206,7 +1249,10 @@ fn partition_tools_inactive_is_byte_identical_and_drops_tool_search_0_8_0() {
 fn partition_tools_below_threshold_inactive_0_8_0() {
     let capture = anthropic(&["mcp__srv__a", "mcp__srv__b"]);
     let projection = project(&capture, Strategy::Defer, &current(&["defer.threshold=10"]));
-    assert_eq!(sent_names(&projection, &capture), vec!["mcp__srv__a", "mcp__srv__b"]);
+    assert_eq!(
+        sent_names(&projection, &capture),
+        vec!["mcp__srv__a", "mcp__srv__b"]
+    );
 }
 
 fn loaded(names: &[&str]) -> std::collections::BTreeSet<String> {
@@ -1215,7 +1261,12 @@ fn loaded(names: &[&str]) -> std::collections::BTreeSet<String> {
 
 #[test]
 fn partition_tools_active_hides_unloaded_exposes_loaded() {
-    let capture = anthropic(&["read_file", "tool_search", "mcp__srv__alpha", "mcp__srv__beta"]);
+    let capture = anthropic(&[
+        "read_file",
+        "tool_search",
+        "mcp__srv__alpha",
+        "mcp__srv__beta",
+    ]);
     let projection = toolprism::pipeline::project_loaded(
         &capture,
         Strategy::Defer,
@@ -1228,7 +1279,10 @@ fn partition_tools_active_hides_unloaded_exposes_loaded() {
     );
     assert_eq!(status_of(&projection, "mcp__srv__beta"), Status::Deferred);
     let description = loader_description(&projection, &capture);
-    assert!(description.contains("mcp__srv__alpha"), "the catalog keeps loaded names");
+    assert!(
+        description.contains("mcp__srv__alpha"),
+        "the catalog keeps loaded names"
+    );
     assert!(description.contains("mcp__srv__beta"));
 }
 
@@ -1274,5 +1328,8 @@ fn partition_tools_active_nothing_hidden_keeps_stable_catalog() {
         sent_names(&after, &capture),
         vec!["tool_search", "mcp__srv__alpha", "mcp__srv__beta"]
     );
-    assert_eq!(loader_description(&before, &capture), loader_description(&after, &capture));
+    assert_eq!(
+        loader_description(&before, &capture),
+        loader_description(&after, &capture)
+    );
 }

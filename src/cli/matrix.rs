@@ -70,7 +70,7 @@ fn parse_sort(text: &str) -> Result<SortColumn, String> {
 /// apart from the others (`disabled` sends nothing; `direct` only reorders; `full`,
 /// `defer-catalog` and `adaptive` usually track `progressive`, `defer` and `direct`), last the
 /// ones that change the most.
-pub const DROP_ORDER: [Strategy; 11] = [
+pub const DROP_ORDER: [Strategy; 12] = [
     Strategy::Disabled,
     Strategy::Direct,
     Strategy::Full,
@@ -78,6 +78,7 @@ pub const DROP_ORDER: [Strategy; 11] = [
     Strategy::Adaptive,
     Strategy::Shorten,
     Strategy::Code,
+    Strategy::Search,
     Strategy::Progressive,
     Strategy::Defer,
     Strategy::Minimal,

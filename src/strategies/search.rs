@@ -45,8 +45,11 @@ pub const CORE_TOOLS: &[&str] = &[
 ];
 
 /// vtcode's client-local MCP discovery tools: eager under client-local search only.
-pub const CLIENT_LOCAL_CORE_TOOLS: &[&str] =
-    &["mcp_search_tools", "mcp_get_tool_details", "mcp_list_servers"];
+pub const CLIENT_LOCAL_CORE_TOOLS: &[&str] = &[
+    "mcp_search_tools",
+    "mcp_get_tool_details",
+    "mcp_list_servers",
+];
 
 /// Deferable tools at which client-local search omits them (`DIRECT_TOOL_EXPOSURE_THRESHOLD`).
 pub const DIRECT_EXPOSURE_THRESHOLD: usize = 15;
@@ -136,9 +139,9 @@ pub fn is_core(name: &str, kind: Kind, settings: &Settings) -> bool {
         || (kind == Kind::ClientLocal && CLIENT_LOCAL_CORE_TOOLS.contains(&name))
         || settings.search_always.iter().any(|always| {
             always == name
-                || always
-                    .strip_prefix("mcp::")
-                    .is_some_and(|rest| name.strip_prefix("mcp__") == Some(&*rest.replace("::", "__")))
+                || always.strip_prefix("mcp::").is_some_and(|rest| {
+                    name.strip_prefix("mcp__") == Some(&*rest.replace("::", "__"))
+                })
         })
 }
 
@@ -369,11 +372,19 @@ mod tests {
     #[test]
     fn search_entries_as_vtcode_llm_writes_them() {
         assert_eq!(
-            tool::compact(&Kind::Anthropic(SearchAlgorithm::Regex).search_entry().unwrap()),
+            tool::compact(
+                &Kind::Anthropic(SearchAlgorithm::Regex)
+                    .search_entry()
+                    .unwrap()
+            ),
             r#"{"type":"tool_search_tool_regex_20251119","name":"tool_search_tool_regex"}"#
         );
         assert_eq!(
-            tool::compact(&Kind::Anthropic(SearchAlgorithm::Bm25).search_entry().unwrap()),
+            tool::compact(
+                &Kind::Anthropic(SearchAlgorithm::Bm25)
+                    .search_entry()
+                    .unwrap()
+            ),
             r#"{"type":"tool_search_tool_bm25_20251119","name":"tool_search_tool_bm25"}"#
         );
         assert_eq!(

@@ -98,8 +98,7 @@ pub fn project(capture: &Capture, mode: Mode, settings: &Settings) -> Draft {
 }
 
 /// Why an app-only MCP tool is not sent.
-pub(crate) const APP_ONLY_REASON: &str =
-    "app-only MCP tool (_meta.ui.visibility without \"model\"): vtcode-core 0.181.2 hides it from the model";
+pub(crate) const APP_ONLY_REASON: &str = "app-only MCP tool (_meta.ui.visibility without \"model\"): vtcode-core 0.181.2 hides it from the model";
 
 /// Whether vtcode-core's MCP client hides app-only tools from this capture: a server's
 /// `tools/list` (only it carries `_meta`), under 0.181.2 (0.169.2 listed every tool).

@@ -119,7 +119,10 @@ pub fn deferred_source<'a>(name: &'a str, settings: &Settings) -> &'a str {
     {
         return server;
     }
-    if let Some(server) = name.strip_prefix("mcp_").and_then(|rest| segment(rest, "_")) {
+    if let Some(server) = name
+        .strip_prefix("mcp_")
+        .and_then(|rest| segment(rest, "_"))
+    {
         return server;
     }
     let name = name.trim();
@@ -552,9 +555,8 @@ fn draft_for(
         .iter()
         .filter(|&&i| !settings.is_mcp(name_of(i)) && settings.defer_eligible == Eligible::Mcp)
         .count();
-    let (loaded_now, unloaded): (Vec<usize>, Vec<usize>) = eligible
-        .iter()
-        .partition(|&&i| loaded.contains(name_of(i)));
+    let (loaded_now, unloaded): (Vec<usize>, Vec<usize>) =
+        eligible.iter().partition(|&&i| loaded.contains(name_of(i)));
     let withheld = by_name(unloaded);
     let description = match (form, release) {
         (Form::Reminder, _) => TOOL_SEARCH_DESCRIPTION.to_owned(),
@@ -577,7 +579,12 @@ fn draft_for(
     );
     let mut sent = match (form, release) {
         (Form::Reminder, _) => {
-            let others = by_name(others.into_iter().chain(loaded_now.iter().copied()).collect());
+            let others = by_name(
+                others
+                    .into_iter()
+                    .chain(loaded_now.iter().copied())
+                    .collect(),
+            );
             // Sorted as a whole: the loader takes its place by name among the others.
             let at = others.partition_point(|&i| name_of(i) < TOOL_SEARCH);
             let mut sent: Vec<SentTool> = others.iter().map(|&i| SentTool::original(i)).collect();
@@ -585,7 +592,12 @@ fn draft_for(
             sent
         }
         (Form::Catalog, ZeroRelease::C2ea36cf) => {
-            let others = by_name(others.into_iter().chain(loaded_now.iter().copied()).collect());
+            let others = by_name(
+                others
+                    .into_iter()
+                    .chain(loaded_now.iter().copied())
+                    .collect(),
+            );
             let mut sent: Vec<SentTool> = others.iter().map(|&i| SentTool::original(i)).collect();
             sent.push(loader);
             sent

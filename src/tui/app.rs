@@ -1932,7 +1932,10 @@ pub const CHOICES: &[(&str, &[&str])] = &[
     ("defer.eligible", &["mcp", "all"]),
     ("vtcode.release", &["0.181.2", "0.169.2"]),
     ("zero.release", &["0.8.0", "2ea36cf"]),
-    ("search.provider", &["auto", "anthropic", "openai", "client"]),
+    (
+        "search.provider",
+        &["auto", "anthropic", "openai", "client"],
+    ),
     ("search.algorithm", &["regex", "bm25"]),
 ];
 
