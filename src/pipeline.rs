@@ -646,7 +646,7 @@ mod tests {
         assert_eq!(
             status(&plain, Strategy::Defer, &defaults),
             ProjectionStatus::NotApplicable(
-                "deferring inactive: 0 of 2 tools eligible (MCP tools by mcp.prefixes), below defer.threshold=10; every tool sent in full, sorted by name".to_owned()
+                "deferring inactive: 0 of 2 tools eligible (MCP tools by mcp.prefixes and zero's own deferred tools), below defer.threshold=3; every tool sent in full, sorted by name".to_owned()
             )
         );
         assert!(matches!(

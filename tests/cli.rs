@@ -8,7 +8,7 @@ use assert_cmd::Command;
 use predicates::prelude::*;
 use serde_json::Value;
 
-const STRATEGY_IDS: [&str; 11] = [
+const STRATEGY_IDS: [&str; 12] = [
     "original",
     "full",
     "progressive",
@@ -20,6 +20,7 @@ const STRATEGY_IDS: [&str; 11] = [
     "shorten",
     "defer",
     "defer-catalog",
+    "search",
 ];
 
 fn root() -> PathBuf {
@@ -121,7 +122,14 @@ fn report_json_has_the_contract_keys() {
             total,
             s["tools_tokens"].as_i64().unwrap() + s["added_tokens"].as_i64().unwrap()
         );
-        assert_eq!(s["saved_tokens"].as_i64().unwrap(), capture_tokens - total);
+        // Savings are on context tokens (equal to the tools tokens unless `search` defers).
+        let context = s["context_tokens"].as_i64().unwrap() + s["added_tokens"].as_i64().unwrap();
+        assert_eq!(
+            s["saved_tokens"].as_i64().unwrap(),
+            capture["context_tokens"].as_i64().unwrap() - context
+        );
+        assert!(s["id"] == "search" || total == context);
+        let _ = capture_tokens;
         assert!(s["saved_pct"].is_f64());
         assert!(s["first_changed_byte"].is_u64() || s["first_changed_byte"].is_null());
         assert!(s["notes"].is_array());
@@ -986,7 +994,7 @@ fn a_tool_choice_naming_a_deferred_tool_is_an_error_and_an_invalid_request() {
     let defer = strategy(&report, "defer");
     assert_eq!(defer["status"], "ok");
     assert_eq!(defer["request_valid"], false);
-    assert_eq!(defer["origin"], "zero 2ea36cf");
+    assert_eq!(defer["origin"], "zero 0.8.0");
     assert_eq!(
         defer["notes"][0],
         serde_json::json!({"level": "error", "text": "tool_choice names `mcp__github__create_issue`, which this projection does not send (deferred): the provider will reject the request"})
@@ -1027,19 +1035,32 @@ fn report_json_carries_every_setting_and_each_origin() {
         .collect();
     let expected: Vec<(&str, Value)> = [
         ("original", Value::Null),
-        ("full", "vtcode-core 0.169.2".into()),
-        ("progressive", "vtcode-core 0.169.2".into()),
-        ("minimal", "vtcode-core 0.169.2".into()),
+        ("full", "vtcode-core 0.181.2".into()),
+        ("progressive", "vtcode-core 0.181.2".into()),
+        ("minimal", "vtcode-core 0.181.2".into()),
         ("direct", "a3s-code-core 9.1.3".into()),
         ("adaptive", "a3s-code-core 9.1.3".into()),
         ("code", "a3s-code-core 9.1.3".into()),
         ("disabled", "a3s-code-core 9.1.3".into()),
         ("shorten", "lean-ctx proxy 3.12.3".into()),
-        ("defer", "zero 2ea36cf".into()),
-        ("defer-catalog", "zero 2ea36cf".into()),
+        ("defer", "zero 0.8.0".into()),
+        ("defer-catalog", "zero 0.8.0".into()),
+        ("search", "vtcode-core 0.181.2".into()),
     ]
     .into();
     assert_eq!(origins, expected);
+    // The seeds' releases, one setting away, and named.
+    let seeds = report_json(&[
+        "samples/small.json",
+        "-s",
+        "minimal,defer",
+        "--set",
+        "vtcode.release=0.169.2",
+        "--set",
+        "zero.release=2ea36cf",
+    ]);
+    assert_eq!(strategy(&seeds, "minimal")["origin"], "vtcode-core 0.169.2");
+    assert_eq!(strategy(&seeds, "defer")["origin"], "zero 2ea36cf");
 }
 
 #[test]
@@ -1049,14 +1070,17 @@ fn strategies_names_each_release() {
     assert_eq!(lines[0], "original       the capture as sent (baseline)");
     assert_eq!(
         lines[3],
-        "minimal        first sentence within 64 chars; parameter descriptions removed (documentation mode, vtcode-core 0.169.2)"
+        "minimal        first sentence within 64 chars; parameter descriptions removed (documentation mode, vtcode-core 0.181.2, current; vtcode-core 0.169.2 with --set vtcode.release=0.169.2)"
     );
     assert_eq!(
         lines[8],
-        "shorten        descriptions over 1024 bytes cut to a summary plus a pointer to the full entry (expand pointer, lean-ctx proxy 3.12.3)"
+        "shorten        descriptions over 1024 bytes cut to a summary plus a pointer to the full entry (expand pointer, lean-ctx proxy 3.12.3, current)"
     );
-    assert!(lines[9].ends_with("(deferred loading, zero 2ea36cf)"));
-    assert!(lines[7].ends_with("(presentation profile, a3s-code-core 9.1.3)"));
+    assert!(lines[9].ends_with(
+        "(deferred loading, zero 0.8.0, current; zero 2ea36cf with --set zero.release=2ea36cf)"
+    ));
+    assert!(lines[7].ends_with("(presentation profile, a3s-code-core 9.1.3, current)"));
+    assert!(lines[11].ends_with("(provider-side deferral, vtcode-core 0.181.2, current)"));
 }
 
 #[test]

@@ -294,8 +294,10 @@ fn matrix_rows_are_the_costliest_first_and_cells_carry_marks() {
     let m = h.app.matrix();
     let names: Vec<&str> = (0..m.shown.len()).map(|i| m.name(i).unwrap()).collect();
     // Eight capture tools, then the tool_search that the defer strategies add.
-    assert_eq!(names.len(), 9);
-    assert_eq!(names[8], "tool_search");
+    assert_eq!(names.len(), 10);
+    let mut added = names[8..].to_vec();
+    added.sort_unstable();
+    assert_eq!(added, ["tool_search", "tool_search_tool_regex"]);
     let tokens: Vec<usize> = (0..8)
         .map(|i| m.row(i).unwrap().original_tokens.expect("counted"))
         .collect();
@@ -392,7 +394,7 @@ fn matrix_cursor_sorts_filters_opens_and_exports_its_column() {
     let status = h.screen(200, 50).lines().nth(48).unwrap().to_owned();
     assert!(
         status.contains(&format!(
-            "8 of 8 tools · original {} tokens → minimal {} tokens · changed by minimal",
+            "8 of 10 tools · original {} tokens → minimal {} tokens · changed by minimal",
             toolprism::text::thousands(original),
             toolprism::text::thousands(per_column[minimal - 1])
         )),
@@ -450,7 +452,8 @@ fn matrix_search_ranks_the_exact_name_first() {
         .collect();
     assert_eq!(highlighted, "gitgitgit");
     h.keys("<esc>");
-    assert_eq!(h.app.matrix().shown.len(), 8);
+    // The eight capture tools and the two that defer and search add.
+    assert_eq!(h.app.matrix().shown.len(), 10);
 }
 
 #[test]
@@ -654,6 +657,7 @@ fn export_dialog_edits_like_a_shell_line_and_expands_the_home_folder() {
 #[test]
 fn tools_only_says_it_drops_the_added_reminder() {
     let mut settings = Settings::default();
+    settings.set("zero.release", "2ea36cf").unwrap();
     settings.set("defer.threshold", "2").unwrap();
     let mut h = Harness::with(SAMPLE, settings, false);
     h.keys("0x<tab>");
@@ -804,7 +808,7 @@ fn overview_navigation_and_opening() {
 #[test]
 fn strategy_keys_and_tabs() {
     let mut h = Harness::new();
-    for (i, key) in ['1', '2', '3', '4', '5', '6', '7', '8', '9', '0', '-']
+    for (i, key) in ['1', '2', '3', '4', '5', '6', '7', '8', '9', '0', '-', '=']
         .into_iter()
         .enumerate()
     {
@@ -816,7 +820,7 @@ fn strategy_keys_and_tabs() {
     h.keys("]");
     assert_eq!(h.app.tab, Tab::Overview);
     h.keys("[[");
-    assert_eq!(h.app.tab, Tab::Strategy(Strategy::DeferCatalog));
+    assert_eq!(h.app.tab, Tab::Strategy(Strategy::Search));
 }
 
 #[test]
@@ -1610,7 +1614,7 @@ fn the_status_line_gives_the_matching_tools_subtotal() {
     h.keys("<bs><bs><bs>github<enter>");
     let screen = h.screen(120, 35);
     assert!(
-        rows_of(&screen)[33].starts_with(" 2 of 8 tools · original 262 tokens"),
+        rows_of(&screen)[33].starts_with(" 2 of 10 tools · original 262 tokens"),
         "{screen}"
     );
 }
@@ -1620,7 +1624,10 @@ fn the_status_line_gives_the_matching_tools_subtotal() {
 #[test]
 fn settings_show_the_figures_they_change_before_and_after() {
     use toolprism::tui::settings::SettingsView;
-    let mut h = Harness::new();
+    // zero's seed release (2ea36cf): the reminder form and threshold 10 these figures show.
+    let mut seed = Settings::default();
+    seed.set("zero.release", "2ea36cf").unwrap();
+    let mut h = Harness::with(SAMPLE, seed, false);
     h.resize(120, 35).keys("0S");
     let Some(Overlay::Settings { selected, .. }) = h.app.overlay.clone() else {
         panic!("the settings are open");
@@ -1660,7 +1667,7 @@ fn settings_show_the_figures_they_change_before_and_after() {
     let view = SettingsView::new(&h.app, last, None, None);
     assert_eq!(view.rows[view.selected].key, "encoding");
     assert_eq!(view.figures.len(), 4);
-    assert_eq!(view.figures[3], "and 8 more strategies (the overview, o)");
+    assert_eq!(view.figures[3], "and 9 more strategies (the overview, o)");
 }
 
 // ---- the overview's notes pane scrolls and says what it hides ------------------------------
@@ -1673,13 +1680,13 @@ fn overview_notes_scroll_and_say_how_many_are_hidden() {
     let rows = rows_of(&screen);
     // The notes pane's last inner row (above its border) announces the hidden notes.
     let last = rows[20];
-    assert!(last.starts_with("│13 more notes ↓ PgDn "), "{screen}");
+    assert!(last.starts_with("│21 more notes ↓ PgDn "), "{screen}");
     snapshot("overview_notes_80x24", &mut h, 80, 24);
     h.keys("<pgdn>");
     assert!(h.app.notes_scroll > 0);
     snapshot("overview_notes_scrolled_80x24", &mut h, 80, 24);
     // Scrolling stops at the end, which says so.
-    for _ in 0..20 {
+    for _ in 0..40 {
         h.keys("<pgdn>");
     }
     assert_eq!(h.app.notes_scroll, h.app.notes_max.get());
@@ -1710,7 +1717,7 @@ fn a_terminal_too_short_for_the_notes_says_they_are_hidden() {
     let screen = h.screen(60, 20);
     let rows = rows_of(&screen);
     assert!(
-        rows[17].starts_with("┗ 13 notes hidden: too few rows ━"),
+        rows[17].starts_with("┗ 21 notes hidden: too few rows ━"),
         "{screen}"
     );
     h.keys("<pgdn>");

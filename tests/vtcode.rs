@@ -1361,38 +1361,28 @@ fn client_local_policy_defers_large_builtin_catalog() {
 
 #[test]
 fn catalog_would_benefit_from_deferral_detects_each_trigger() {
-    // The schema-token budget: one builtin whose estimate is exactly 4,000 stays; 4,001 goes.
+    use toolprism::strategies::search::estimate_tokens;
+    // The schema-token budget over the whole catalog: exactly 4,000 stays eager (the boundary
+    // is `<=`), 4,001 defers. One deferable builtin, padded inside an enum the
+    // progressive projection leaves alone.
     let big = |pad: usize| {
         json!({"name": "big", "description": "d", "input_schema": {"type": "object", "properties": {
             "x": {"type": "string", "enum": ["y".repeat(pad)]}}}})
     };
-    let overhead = toolprism::strategies::search::estimate_tokens(&big(0));
-    let bytes_at = |pad: usize| {
-        serde_json::to_string(&json!({"name": "big", "description": "d",
-            "parameters": big(pad)["input_schema"].clone()}))
-        .unwrap()
-        .len()
-    };
-    let pad = 16_000 - bytes_at(0);
-    assert_eq!(bytes_at(pad), 16_000);
-    assert!(overhead < 4_000);
-    let at_budget = chat(vec![tool("exec_command", "Run"), big(pad)]);
-    assert_eq!(
-        toolprism::strategies::search::estimate_tokens(&big(pad)),
-        4_000
-    );
-    // exec_command's own estimate adds a few tokens: pad down by them.
-    let exec = toolprism::strategies::search::estimate_tokens(&tool("exec_command", "Run"));
-    let at_budget = if exec > 0 {
-        chat(vec![tool("exec_command", "Run"), big(pad - 4 * exec)])
-    } else {
-        at_budget
-    };
+    let exec = tool("exec_command", "Run");
+    // Bytes of big's estimate JSON without padding, then pad to exactly 4 × (4000 − exec).
+    let base = serde_json::to_string(&json!({"name": "big", "description": "d",
+        "parameters": big(0)["input_schema"].clone()}))
+    .unwrap()
+    .len();
+    let pad = 4 * (4_000 - estimate_tokens(&exec)) - base;
+    assert_eq!(estimate_tokens(&exec) + estimate_tokens(&big(pad)), 4_000);
+    let at_budget = chat(vec![exec.clone(), big(pad)]);
     assert_eq!(
         deferral(&at_budget, &run(&at_budget, Strategy::Search)).len(),
         2
     );
-    let over = chat(vec![tool("exec_command", "Run"), big(pad - 4 * exec + 4)]);
+    let over = chat(vec![exec, big(pad + 4)]);
     assert_eq!(
         deferral(&over, &run(&over, Strategy::Search)),
         vec![("exec_command".to_owned(), false)]

@@ -249,7 +249,11 @@ mod tests {
         );
         assert_eq!(
             strategies_of("vtcode.mcp_cap"),
-            [Strategy::Full, Strategy::Progressive]
+            [Strategy::Full, Strategy::Progressive, Strategy::Search]
+        );
+        assert_eq!(
+            strategies_of("zero.release"),
+            [Strategy::Defer, Strategy::DeferCatalog]
         );
         assert_eq!(strategies_of("adaptive.selector"), [Strategy::Adaptive]);
         assert!(strategies_of("cache.ttl").is_empty());
