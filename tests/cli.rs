@@ -8,7 +8,7 @@ use assert_cmd::Command;
 use predicates::prelude::*;
 use serde_json::Value;
 
-const STRATEGY_IDS: [&str; 11] = [
+const STRATEGY_IDS: [&str; 12] = [
     "original",
     "full",
     "progressive",
@@ -20,6 +20,7 @@ const STRATEGY_IDS: [&str; 11] = [
     "shorten",
     "defer",
     "defer-catalog",
+    "codex",
 ];
 
 fn root() -> PathBuf {
@@ -1037,6 +1038,7 @@ fn report_json_carries_every_setting_and_each_origin() {
         ("shorten", "lean-ctx proxy 3.12.3".into()),
         ("defer", "zero 2ea36cf".into()),
         ("defer-catalog", "zero 2ea36cf".into()),
+        ("codex", "codex rust-v0.171.0".into()),
     ]
     .into();
     assert_eq!(origins, expected);

@@ -108,7 +108,10 @@ fn codex_world_state_tools_normalizes_descriptions_and_retains_names_under_the_b
     let rendered = snapshot(&tools);
     assert!(rendered.len() <= MAX_RENDERED_FRAGMENT_BYTES);
     assert_eq!(
-        rendered.lines().filter(|line| line.starts_with("- ")).count(),
+        rendered
+            .lines()
+            .filter(|line| line.starts_with("- "))
+            .count(),
         100
     );
 }
@@ -182,7 +185,9 @@ fn codex_world_state_tools_redistributes_description_space_after_short_and_empty
     ]);
     assert_eq!(
         snapshot(&tools),
-        format!("<tools>\nDeferred tool namespaces:\n- {namespace}: abcd...\n- b: X\n- c\n</tools>")
+        format!(
+            "<tools>\nDeferred tool namespaces:\n- {namespace}: abcd...\n- b: X\n- c\n</tools>"
+        )
     );
 }
 
@@ -278,9 +283,17 @@ fn codex_world_state_tools_budget_truncates_raw_rows_at_character_boundaries_in_
         (
             36,
             64,
-            [Some("- &: 🦀&y\n"), Some("- 🦀: &🦀x\n"), Some("- b: x<&\n")],
+            [
+                Some("- &: 🦀&y\n"),
+                Some("- 🦀: &🦀x\n"),
+                Some("- b: x<&\n"),
+            ],
         ),
-        (32, 64, [Some("- &: ...\n"), Some("- 🦀: &...\n"), Some("- b\n")]),
+        (
+            32,
+            64,
+            [Some("- &: ...\n"), Some("- 🦀: &...\n"), Some("- b\n")],
+        ),
         (15, 64, [Some("- &\n"), Some("- 🦀\n"), Some("- b\n")]),
         (14, 6, [Some("- &\n"), None, Some("- b\n")]),
     ];
@@ -569,11 +582,17 @@ fn the_report_counts_the_block_and_names_the_release() {
     let codex = &report.strategies[1];
     assert_eq!(codex.origin, Some("codex rust-v0.171.0"));
     assert_eq!(codex.added_tokens, Some(counter.count(SAMPLE_FRAGMENT)));
-    assert_eq!(codex.context_tokens, codex.tools_tokens, "nothing sent is deferred");
+    assert_eq!(
+        codex.context_tokens, codex.tools_tokens,
+        "nothing sent is deferred"
+    );
     let saved = report.capture.tools_tokens as i64
         - (codex.tools_tokens.unwrap() + codex.added_tokens.unwrap()) as i64;
     assert_eq!(codex.saved_tokens, Some(saved));
-    assert!(saved > 0, "the namespaces outweigh the search tool: {saved}");
+    assert!(
+        saved > 0,
+        "the namespaces outweigh the search tool: {saved}"
+    );
     assert!(codex.tools_bytes.unwrap() < report.capture.tools_bytes);
 }
 
@@ -598,12 +617,10 @@ fn flat_mcp_names_join_one_namespace_per_server() {
     let body = projection.request_body(&capture);
     assert_eq!(body["input"][0]["role"], "developer");
     assert_eq!(body["input"][1]["role"], "user");
-    assert!(
-        projection
-            .notes
-            .iter()
-            .any(|n| n.text.starts_with("flat MCP names are grouped as Codex names them"))
-    );
+    assert!(projection.notes.iter().any(|n| {
+        n.text
+            .starts_with("flat MCP names are grouped as Codex names them")
+    }));
 }
 
 #[test]
@@ -676,7 +693,8 @@ fn a_capture_with_its_own_tool_search_keeps_it() {
     assert!(texts.contains(
         &"the capture already sends a `tool_search` entry: kept as it is, no second one added"
     ));
-    assert!(texts.contains(&"the capture already defers tools: a Responses `tool_search` (client-executed); its figures are what the model has in context (tools a host left out for its search are not in the capture)"));
+    let original = project(&capture, Strategy::Original, &Settings::default());
+    assert!(original.notes.contains(&Note::info("the capture already defers tools: a Responses `tool_search` (client-executed); its figures are what the model has in context (tools a host left out for its search are not in the capture)")));
 }
 
 #[test]
@@ -708,20 +726,26 @@ fn a_capture_that_already_defers_is_named_and_what_a_strategy_changes_is_said() 
     settings.apply("defer.threshold=2").unwrap();
     let defer = project(&capture, Strategy::Defer, &settings);
     let texts: Vec<&str> = defer.notes.iter().map(|n| n.text.as_str()).collect();
-    assert!(texts.contains(&named));
+    assert!(!texts.contains(&named), "named once, on the capture");
     assert!(
         texts.contains(
-            &"on top of the capture's deferral, this projection: of the 3 already-deferred entries 2 deferred again, 1 kept; its own `tool_search` added beside them"
+            &"on top of the capture's deferral (Claude Code's `ToolSearch`, Claude Code's `DeferredToolPlaceholder`, 3 `defer_loading: true` entries), this projection: of the 3 already-deferred entries 2 deferred again, 1 kept; its own `tool_search` added beside them"
         ),
         "{texts:?}"
     );
+    // A projection that changes none of it says nothing more.
+    let full = project(&capture, Strategy::Full, &Settings::default());
+    assert!(!full.notes.iter().any(|n| n.text.contains("deferral")));
 }
 
 #[test]
 fn the_strategy_is_listed_with_its_release() {
     let settings = Settings::default();
     assert_eq!("codex".parse::<Strategy>(), Ok(Strategy::Codex));
-    assert_eq!(Strategy::Codex.release(&settings), Some("codex rust-v0.171.0"));
+    assert_eq!(
+        Strategy::Codex.release(&settings),
+        Some("codex rust-v0.171.0")
+    );
     assert_eq!(Strategy::Codex.family(), "provider-side deferral");
     assert_eq!(codex::RELEASE, "rust-v0.171.0");
 }

@@ -73,7 +73,8 @@ fn rows_are_sorted_by_original_tokens_costliest_first() {
             "disabled",
             "shorten",
             "defer",
-            "defer-catalog"
+            "defer-catalog",
+            "codex"
         ]
     );
 }
@@ -375,7 +376,8 @@ fn into_a_pipe_the_table_has_whole_names_and_every_column() {
             "disabled",
             "shorten",
             "defer",
-            "defer-catalog"
+            "defer-catalog",
+            "codex"
         ]
     );
     assert!(!text.contains('…'), "{text}");
@@ -401,6 +403,8 @@ fn into_a_pipe_the_table_has_whole_names_and_every_column() {
             "=",
             "×",
             "×",
+            "265",
+            "=",
             "265",
             "=",
             "265",
@@ -432,8 +436,8 @@ fn a_width_drops_columns_in_the_stated_order_and_shortens_names() {
         assert!(cells(line) <= 77, "{} cells: {line}", cells(line));
     }
     assert!(
-        text.contains(
-            "not shown for width: disabled, direct, full, defer-catalog, adaptive, shorten\n"
+        text.replace("\n  ", " ").contains(
+            "not shown for width: disabled, direct, full, defer-catalog, codex, adaptive, shorten (widen"
         ),
         "{text}"
     );
@@ -497,7 +501,7 @@ fn the_sorted_column_is_never_dropped() {
     assert_eq!(header, ["tool", "original", "minimal", "disabled", "▼"]);
     assert!(
         text.replace("\n  ", " ").contains(
-            "not shown for width: direct, full, defer-catalog, adaptive, shorten, code, progressive, defer (widen"
+            "not shown for width: direct, full, defer-catalog, codex, adaptive, shorten, code, progressive, defer (widen"
         ),
         "{text}"
     );

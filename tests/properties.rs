@@ -265,7 +265,7 @@ proptest! {
                     prop_assert!(matches!(status, toolprism::Status::Kept | toolprism::Status::Removed), "{}: {:?}", strategy, status);
                 }
                 // Strategies that reorder put them last, in capture order.
-                let reorders = !matches!(strategy, Id::Original | Id::Full | Id::Progressive | Id::Minimal | Id::Shorten);
+                let reorders = !matches!(strategy, Id::Original | Id::Full | Id::Progressive | Id::Minimal | Id::Shorten | Id::Codex);
                 if reorders && !positions.is_empty() {
                     let tail: Vec<Option<usize>> = sent[sent.len() - positions.len()..].iter().map(|t| t.origin).collect();
                     let expected: Vec<Option<usize>> = hosted.iter().map(|&i| Some(i)).collect();

@@ -773,7 +773,7 @@ fn overview_navigation_and_opening() {
 #[test]
 fn strategy_keys_and_tabs() {
     let mut h = Harness::new();
-    for (i, key) in ['1', '2', '3', '4', '5', '6', '7', '8', '9', '0', '-']
+    for (i, key) in ['1', '2', '3', '4', '5', '6', '7', '8', '9', '0', '-', '=']
         .into_iter()
         .enumerate()
     {
@@ -785,7 +785,7 @@ fn strategy_keys_and_tabs() {
     h.keys("]");
     assert_eq!(h.app.tab, Tab::Overview);
     h.keys("[[");
-    assert_eq!(h.app.tab, Tab::Strategy(Strategy::DeferCatalog));
+    assert_eq!(h.app.tab, Tab::Strategy(Strategy::Codex));
 }
 
 #[test]
@@ -1627,7 +1627,7 @@ fn settings_show_the_figures_they_change_before_and_after() {
     let view = SettingsView::new(&h.app, last, None, None);
     assert_eq!(view.rows[view.selected].key, "encoding");
     assert_eq!(view.figures.len(), 4);
-    assert_eq!(view.figures[3], "and 8 more strategies (the overview, o)");
+    assert_eq!(view.figures[3], "and 9 more strategies (the overview, o)");
 }
 
 // ---- the overview's notes pane scrolls and says what it hides ------------------------------
@@ -1640,7 +1640,7 @@ fn overview_notes_scroll_and_say_how_many_are_hidden() {
     let rows = rows_of(&screen);
     // The notes pane's last inner row (above its border) announces the hidden notes.
     let last = rows[20];
-    assert!(last.starts_with("│13 more notes ↓ PgDn "), "{screen}");
+    assert!(last.starts_with("│14 more notes ↓ PgDn "), "{screen}");
     snapshot("overview_notes_80x24", &mut h, 80, 24);
     h.keys("<pgdn>");
     assert!(h.app.notes_scroll > 0);
@@ -1677,7 +1677,7 @@ fn a_terminal_too_short_for_the_notes_says_they_are_hidden() {
     let screen = h.screen(60, 20);
     let rows = rows_of(&screen);
     assert!(
-        rows[17].starts_with("┗ 13 notes hidden: too few rows ━"),
+        rows[17].starts_with("┗ 14 notes hidden: too few rows ━"),
         "{screen}"
     );
     h.keys("<pgdn>");

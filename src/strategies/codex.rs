@@ -146,9 +146,11 @@ fn source_listing(sources: &[Source]) -> String {
     if by_name.is_empty() {
         return "None currently enabled.".to_owned();
     }
-    let reserved_name_bytes = by_name.keys().fold(by_name.len().saturating_sub(1), |r, n| {
-        r.saturating_add(2).saturating_add(n.len())
-    });
+    let reserved_name_bytes = by_name
+        .keys()
+        .fold(by_name.len().saturating_sub(1), |r, n| {
+            r.saturating_add(2).saturating_add(n.len())
+        });
     let mut description_budget =
         MAX_TOOL_SEARCH_SOURCE_DESCRIPTION_BYTES.saturating_sub(reserved_name_bytes);
     let mut rendered = String::new();
@@ -232,7 +234,11 @@ pub fn namespace_groups_fragment(
     let body_budget =
         MAX_RENDERED_FRAGMENT_BYTES.saturating_sub(TOOLS_OPEN_TAG.len() + TOOLS_CLOSE_TAG.len());
     let empty_state = current_is_empty.then_some(EMPTY_STATE);
-    let filled = || groups.iter().filter(|(_, namespaces)| !namespaces.is_empty());
+    let filled = || {
+        groups
+            .iter()
+            .filter(|(_, namespaces)| !namespaces.is_empty())
+    };
     let fixed_bytes = 1
         + filled().map(|(label, _)| label.len() + 2).sum::<usize>()
         + empty_state.map_or(0, str::len);
@@ -275,7 +281,8 @@ pub fn truncate_namespace_rows(
         .flat_map(|(_, namespaces)| namespaces.iter())
         .map(|(namespace, description)| (namespace.as_str(), description.as_str()))
         .collect();
-    let retained = calculate_namespace_row_truncation(&entries, byte_budget, omission_reserve_bytes);
+    let retained =
+        calculate_namespace_row_truncation(&entries, byte_budget, omission_reserve_bytes);
     entries
         .into_iter()
         .zip(retained)
@@ -412,7 +419,10 @@ pub fn project(capture: &Capture, settings: &Settings) -> Draft {
         let is_namespace = entry.get("type").and_then(Value::as_str) == Some("namespace");
         flat |= !is_namespace;
         deferred_tools += if is_namespace {
-            entry.get("tools").and_then(Value::as_array).map_or(0, Vec::len)
+            entry
+                .get("tools")
+                .and_then(Value::as_array)
+                .map_or(0, Vec::len)
         } else {
             1
         };
@@ -493,7 +503,9 @@ pub fn project(capture: &Capture, settings: &Settings) -> Draft {
         ));
     }
     if own_search.is_some() {
-        draft.info("the capture already sends a `tool_search` entry: kept as it is, no second one added");
+        draft.info(
+            "the capture already sends a `tool_search` entry: kept as it is, no second one added",
+        );
     }
     draft.added_text = fragment;
     draft

@@ -217,9 +217,7 @@ const fn b(
 }
 
 /// The strategy keys, in `Strategy::ALL` order.
-pub const STRATEGY_KEYS: [char; 12] = [
-    '1', '2', '3', '4', '5', '6', '7', '8', '9', '0', '-', '=',
-];
+pub const STRATEGY_KEYS: [char; 12] = ['1', '2', '3', '4', '5', '6', '7', '8', '9', '0', '-', '='];
 
 use Action as A;
 use Context as C;
