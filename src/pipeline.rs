@@ -67,6 +67,7 @@ pub fn finish(capture: &Capture, strategy: Strategy, mut draft: Draft) -> Projec
     notes.append(&mut draft.notes);
     if !draft.status.is_refused() {
         lint(capture, &draft, &outcomes, &mut notes);
+        carried_deferral(capture, strategy, &outcomes, &mut notes);
     }
     // Stable: within a level, notes keep the order they were found in.
     notes.sort_by_key(|n| n.level);
@@ -310,8 +311,6 @@ fn lint(capture: &Capture, draft: &Draft, outcomes: &[ToolOutcome], notes: &mut 
         )));
     }
 
-    carried_deferral(capture, outcomes, notes);
-
     // Provider-side deferral (STRATEGIES.md section 5).
     let deferred = sent
         .iter()
@@ -356,9 +355,15 @@ fn deferral_kind(entry: &Value) -> Option<String> {
     }
 }
 
-/// Name the deferral a capture already carries, and what the projection does to it: the
-/// capture's figures are what the model has in context, not every definition a host holds.
-fn carried_deferral(capture: &Capture, outcomes: &[ToolOutcome], notes: &mut Vec<Note>) {
+/// Name the deferral a capture already carries (on `original`, the capture as sent: its
+/// figures are what the model has in context, not every definition a host holds), and what
+/// any other projection changes of it.
+fn carried_deferral(
+    capture: &Capture,
+    strategy: Strategy,
+    outcomes: &[ToolOutcome],
+    notes: &mut Vec<Note>,
+) {
     let originals = capture.tools();
     let marked: Vec<usize> = (0..originals.len())
         .filter(|&i| provider_deferred(&originals[i]))
@@ -373,10 +378,13 @@ fn carried_deferral(capture: &Capture, outcomes: &[ToolOutcome], notes: &mut Vec
     if !marked.is_empty() {
         found.push(format!("{} `defer_loading: true` entries", marked.len()));
     }
-    notes.push(Note::info(format!(
-        "the capture already defers tools: {}; its figures are what the model has in context (tools a host left out for its search are not in the capture)",
-        found.join(", ")
-    )));
+    if strategy == Strategy::Original {
+        notes.push(Note::info(format!(
+            "the capture already defers tools: {}; its figures are what the model has in context (tools a host left out for its search are not in the capture)",
+            found.join(", ")
+        )));
+        return;
+    }
     let status_of = |index: usize| outcomes.get(index).map_or(Status::Removed, |o| o.status);
     let mut changes = Vec::new();
     if !marked.is_empty() {
@@ -418,7 +426,8 @@ fn carried_deferral(capture: &Capture, outcomes: &[ToolOutcome], notes: &mut Vec
     }
     if !changes.is_empty() {
         notes.push(Note::info(format!(
-            "on top of the capture's deferral, this projection: {}",
+            "on top of the capture's deferral ({}), this projection: {}",
+            found.join(", "),
             changes.join("; ")
         )));
     }

@@ -21,6 +21,7 @@ const STRATEGY_IDS: [&str; 12] = [
     "defer",
     "defer-catalog",
     "search",
+    "codex",
 ];
 
 fn root() -> PathBuf {
@@ -1046,6 +1047,7 @@ fn report_json_carries_every_setting_and_each_origin() {
         ("defer", "zero 0.8.0".into()),
         ("defer-catalog", "zero 0.8.0".into()),
         ("search", "vtcode-core 0.181.2".into()),
+        ("codex", "codex rust-v0.171.0".into()),
     ]
     .into();
     assert_eq!(origins, expected);

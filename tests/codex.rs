@@ -693,7 +693,8 @@ fn a_capture_with_its_own_tool_search_keeps_it() {
     assert!(texts.contains(
         &"the capture already sends a `tool_search` entry: kept as it is, no second one added"
     ));
-    assert!(texts.contains(&"the capture already defers tools: a Responses `tool_search` (client-executed); its figures are what the model has in context (tools a host left out for its search are not in the capture)"));
+    let original = project(&capture, Strategy::Original, &Settings::default());
+    assert!(original.notes.contains(&Note::info("the capture already defers tools: a Responses `tool_search` (client-executed); its figures are what the model has in context (tools a host left out for its search are not in the capture)")));
 }
 
 #[test]
@@ -725,13 +726,16 @@ fn a_capture_that_already_defers_is_named_and_what_a_strategy_changes_is_said() 
     settings.apply("defer.threshold=2").unwrap();
     let defer = project(&capture, Strategy::Defer, &settings);
     let texts: Vec<&str> = defer.notes.iter().map(|n| n.text.as_str()).collect();
-    assert!(texts.contains(&named));
+    assert!(!texts.contains(&named), "named once, on the capture");
     assert!(
         texts.contains(
-            &"on top of the capture's deferral, this projection: of the 3 already-deferred entries 2 deferred again, 1 kept; its own `tool_search` added beside them"
+            &"on top of the capture's deferral (Claude Code's `ToolSearch`, Claude Code's `DeferredToolPlaceholder`, 3 `defer_loading: true` entries), this projection: of the 3 already-deferred entries 2 deferred again, 1 kept; its own `tool_search` added beside them"
         ),
         "{texts:?}"
     );
+    // A projection that changes none of it says nothing more.
+    let full = project(&capture, Strategy::Full, &Settings::default());
+    assert!(!full.notes.iter().any(|n| n.text.contains("deferral")));
 }
 
 #[test]

@@ -81,7 +81,8 @@ fn rows_are_sorted_by_original_tokens_costliest_first() {
             "shorten",
             "defer",
             "defer-catalog",
-            "search"
+            "search",
+            "codex"
         ]
     );
 }
@@ -388,7 +389,8 @@ fn into_a_pipe_the_table_has_whole_names_and_every_column() {
             "shorten",
             "defer",
             "defer-catalog",
-            "search"
+            "search",
+            "codex"
         ]
     );
     assert!(!text.contains('…'), "{text}");
@@ -420,7 +422,9 @@ fn into_a_pipe_the_table_has_whole_names_and_every_column() {
             "»",
             "»",
             "246",
-            "~"
+            "~",
+            "265",
+            "="
         ]
     );
 }
@@ -447,7 +451,7 @@ fn a_width_drops_columns_in_the_stated_order_and_shortens_names() {
     }
     assert!(
         text.replace("\n  ", " ").contains(
-            "not shown for width: disabled, direct, full, defer-catalog, adaptive, shorten, code, search (widen"
+            "not shown for width: disabled, direct, full, defer-catalog, codex, adaptive, shorten, code, search (widen"
         ),
         "{text}"
     );
@@ -503,7 +507,7 @@ fn the_sorted_column_is_never_dropped() {
     assert_eq!(header, ["tool", "original", "minimal", "disabled", "▼"]);
     assert!(
         text.replace("\n  ", " ").contains(
-            "not shown for width: direct, full, defer-catalog, adaptive, shorten, code, search, progressive, defer (widen"
+            "not shown for width: direct, full, defer-catalog, codex, adaptive, shorten, code, search, progressive, defer (widen"
         ),
         "{text}"
     );

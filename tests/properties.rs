@@ -266,7 +266,7 @@ proptest! {
                 }
                 // Strategies that reorder put them last, in capture order.
                 // `search` keeps the order and appends the provider's search entry.
-                let reorders = !matches!(strategy, Id::Original | Id::Full | Id::Progressive | Id::Minimal | Id::Shorten | Id::Search);
+                let reorders = !matches!(strategy, Id::Original | Id::Full | Id::Progressive | Id::Minimal | Id::Shorten | Id::Search | Id::Codex);
                 if reorders && !positions.is_empty() {
                     let tail: Vec<Option<usize>> = sent[sent.len() - positions.len()..].iter().map(|t| t.origin).collect();
                     let expected: Vec<Option<usize>> = hosted.iter().map(|&i| Some(i)).collect();

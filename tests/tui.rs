@@ -821,6 +821,8 @@ fn strategy_keys_and_tabs() {
     assert_eq!(h.app.tab, Tab::Overview);
     h.keys("[[");
     assert_eq!(h.app.tab, Tab::Strategy(Strategy::Search));
+    h.key('\\');
+    assert_eq!(h.app.tab, Tab::Strategy(Strategy::Codex));
 }
 
 #[test]
