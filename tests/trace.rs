@@ -903,7 +903,10 @@ fn vcrpy_cassette_binary_bodies_and_gzip_response() {
     let sent: Value =
         serde_json::from_str(interactions[0]["request"]["body"].as_str().unwrap()).unwrap();
     assert_eq!(got[0].body, RecordBody::Request(sent));
-    assert_eq!(got[0].url.as_deref(), Some("https://api.anthropic.com/v1/messages"));
+    assert_eq!(
+        got[0].url.as_deref(),
+        Some("https://api.anthropic.com/v1/messages")
+    );
     assert_eq!(got[0].method.as_deref(), Some("POST"));
     assert_eq!(got[0].status, Some(200));
     assert_eq!(got[0].usage, usage(12, 1480, 0));
@@ -911,12 +914,13 @@ fn vcrpy_cassette_binary_bodies_and_gzip_response() {
     // Turn 2: a `!!binary` request body, and a response kept gzip-compressed.
     let text = std::fs::read_to_string(&path).unwrap();
     let yaml: serde_norway::Value = serde_norway::from_str(&text).unwrap();
+    // The parser gives a `!!binary` scalar as its base64 text.
+    assert!(text.contains("body: !!binary |"));
     let binary = |v: &serde_norway::Value| -> Vec<u8> {
-        let serde_norway::Value::Tagged(t) = v else {
-            panic!("not tagged")
-        };
-        let b64: String = t.value.as_str().unwrap().split_whitespace().collect();
-        base64::engine::general_purpose::STANDARD.decode(b64).unwrap()
+        let b64: String = v.as_str().unwrap().split_whitespace().collect();
+        base64::engine::general_purpose::STANDARD
+            .decode(b64)
+            .unwrap()
     };
     let request = binary(&yaml["interactions"][3]["request"]["body"]);
     assert_eq!(
@@ -1015,7 +1019,9 @@ fn mcp_over_streamable_http_in_a_cassette_a_har_and_alone() {
         ])
     );
     // The answer's event payload is the body: a JSON-RPC response that loads as a tools/list.
-    let stream = interactions[2]["response"]["body"]["string"].as_str().unwrap();
+    let stream = interactions[2]["response"]["body"]["string"]
+        .as_str()
+        .unwrap();
     let payload = stream
         .lines()
         .find_map(|l| l.strip_prefix("data: "))
@@ -1050,13 +1056,22 @@ fn mcp_over_streamable_http_in_a_cassette_a_har_and_alone() {
     assert_eq!(got.len(), 1);
     assert_eq!(got[0].source, "entry 2");
     assert_eq!(got[0].body, RecordBody::Request(answer.clone()));
-    assert_eq!(ignored_of(&reader), ignored(&[("entry 1", "MCP initialize")]));
+    assert_eq!(
+        ignored_of(&reader),
+        ignored(&[("entry 1", "MCP initialize")])
+    );
 
     // Alone: the event stream and the JSON-RPC envelope each load like the bare result.
-    let sse_path = format!("{}/samples/mcp-tools-list-sse.txt", env!("CARGO_MANIFEST_DIR"));
+    let sse_path = format!(
+        "{}/samples/mcp-tools-list-sse.txt",
+        env!("CARGO_MANIFEST_DIR")
+    );
     let mut reader = open(&sse_path);
     assert_eq!(reader.format(), TraceFormat::Single);
-    assert_eq!(records(&mut reader)[0].body, RecordBody::Request(answer.clone()));
+    assert_eq!(
+        records(&mut reader)[0].body,
+        RecordBody::Request(answer.clone())
+    );
     let (_e, envelope_path) = temp_file("list.json", answer.to_string().as_bytes());
     assert_eq!(
         records(&mut open(&envelope_path))[0].body,
@@ -1065,7 +1080,10 @@ fn mcp_over_streamable_http_in_a_cassette_a_har_and_alone() {
     // A stream that holds no tools/list answer is named for what it is.
     let (_s, other) = temp_file("chat.sse", b"data: {\"choices\":[]}\n\ndata: [DONE]\n\n");
     let error = outcome(&other, false).unwrap_err();
-    assert!(error.starts_with(&format!("{other}: an event stream")), "{error}");
+    assert!(
+        error.starts_with(&format!("{other}: an event stream")),
+        "{error}"
+    );
 }
 
 #[test]
@@ -1080,15 +1098,42 @@ fn model_calls_of_other_providers_are_turns() {
     let invoke = serde_json::json!({"anthropic_version": "bedrock-2023-05-31", "messages": [],
         "tools": []});
     let lines = [
-        call("https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:generateContent", gemini.clone()),
-        call("https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse", gemini.clone()),
-        call("https://us-central1-aiplatform.googleapis.com/v1/projects/p/locations/us-central1/publishers/google/models/gemini-2.5-flash:generateContent", gemini.clone()),
-        call("https://bedrock-runtime.us-east-1.amazonaws.com/model/us.anthropic.claude-sonnet-4-20250514-v1%3A0/converse", converse.clone()),
-        call("https://bedrock-runtime.us-east-1.amazonaws.com/model/anthropic.claude-3-haiku-20240307-v1:0/converse-stream", converse),
-        call("https://bedrock-runtime.us-east-1.amazonaws.com/model/anthropic.claude-3-haiku-20240307-v1:0/invoke", invoke.clone()),
-        call("https://bedrock-runtime.us-east-1.amazonaws.com/model/anthropic.claude-3-haiku-20240307-v1:0/invoke-with-response-stream", invoke),
-        call("https://bedrock-runtime.us-east-1.amazonaws.com/model/amazon.titan-embed-text-v2:0/invoke", serde_json::json!({"inputText": "x"})),
-        call("https://generativelanguage.googleapis.com/v1beta/models/text-embedding-004:embedContent", serde_json::json!({"content": {}})),
+        call(
+            "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:generateContent",
+            gemini.clone(),
+        ),
+        call(
+            "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse",
+            gemini.clone(),
+        ),
+        call(
+            "https://us-central1-aiplatform.googleapis.com/v1/projects/p/locations/us-central1/publishers/google/models/gemini-2.5-flash:generateContent",
+            gemini.clone(),
+        ),
+        call(
+            "https://bedrock-runtime.us-east-1.amazonaws.com/model/us.anthropic.claude-sonnet-4-20250514-v1%3A0/converse",
+            converse.clone(),
+        ),
+        call(
+            "https://bedrock-runtime.us-east-1.amazonaws.com/model/anthropic.claude-3-haiku-20240307-v1:0/converse-stream",
+            converse,
+        ),
+        call(
+            "https://bedrock-runtime.us-east-1.amazonaws.com/model/anthropic.claude-3-haiku-20240307-v1:0/invoke",
+            invoke.clone(),
+        ),
+        call(
+            "https://bedrock-runtime.us-east-1.amazonaws.com/model/anthropic.claude-3-haiku-20240307-v1:0/invoke-with-response-stream",
+            invoke,
+        ),
+        call(
+            "https://bedrock-runtime.us-east-1.amazonaws.com/model/amazon.titan-embed-text-v2:0/invoke",
+            serde_json::json!({"inputText": "x"}),
+        ),
+        call(
+            "https://generativelanguage.googleapis.com/v1beta/models/text-embedding-004:embedContent",
+            serde_json::json!({"content": {}}),
+        ),
     ];
     let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
     let (_d, path) = temp_file("calls.jsonl", text.as_bytes());
@@ -1125,21 +1170,24 @@ fn records_that_are_not_requests_are_named() {
         (transcript, "a Claude Code session transcript"),
         (rollout, "a Codex session rollout"),
         (item, "an OpenAI Responses `mcp_list_tools` output item"),
-        ("version: 3\nname: not a cassette\n", "YAML, but not a VCR cassette"),
+        (
+            "version: 3\nname: not a cassette\n",
+            "YAML, but not a VCR cassette",
+        ),
         ("interactions:\n- request: [\n", "invalid YAML at line"),
     ] {
         let (_d, path) = temp_file("record.jsonl", text.as_bytes());
         let error = outcome(&path, false).unwrap_err();
-        assert!(
-            error.starts_with(&format!("{path}: {starts}")),
-            "{error}"
-        );
+        assert!(error.starts_with(&format!("{path}: {starts}")), "{error}");
         assert_eq!(error.lines().count(), 1, "{error}");
     }
     // A transcript names how to record what it lacks.
     let (_d, path) = temp_file("session.jsonl", transcript.as_bytes());
     let error = outcome(&path, false).unwrap_err();
-    assert!(error.contains("claude-trace") && error.contains("HAR"), "{error}");
+    assert!(
+        error.contains("claude-trace") && error.contains("HAR"),
+        "{error}"
+    );
 }
 
 #[test]

@@ -26,7 +26,9 @@ const BINARY_KEY: &str = "\u{0}binary bytes";
 /// Whether a document is a cassette: `interactions` is a list whose first item has a `request`.
 pub(crate) fn is_cassette(document: &Value) -> bool {
     match document.get("interactions") {
-        Some(Value::Array(items)) => items.first().is_none_or(|item| item.get("request").is_some()),
+        Some(Value::Array(items)) => items
+            .first()
+            .is_none_or(|item| item.get("request").is_some()),
         _ => false,
     }
 }
@@ -35,14 +37,9 @@ pub(crate) fn is_cassette(document: &Value) -> bool {
 /// (vcrpy writes its keys in order), `version:` or a `---` / `%YAML` header (go-vcr).
 pub(crate) fn looks_like_yaml_cassette(first_line: &[u8]) -> bool {
     let line = first_line.trim_ascii_start();
-    [
-        b"interactions:".as_slice(),
-        b"version:",
-        b"---",
-        b"%YAML",
-    ]
-    .iter()
-    .any(|start| line.starts_with(start))
+    [b"interactions:".as_slice(), b"version:", b"---", b"%YAML"]
+        .iter()
+        .any(|start| line.starts_with(start))
 }
 
 /// Parse a YAML text into a JSON value (tags dropped, values kept). Errors say where, in YAML's
@@ -139,7 +136,10 @@ fn looks_base64(text: &str) -> bool {
         .bytes()
         .filter(|b| !matches!(b, b'\n' | b'\r'))
         .collect();
-    let body = compact.strip_suffix(b"==").or_else(|| compact.strip_suffix(b"=")).unwrap_or(&compact);
+    let body = compact
+        .strip_suffix(b"==")
+        .or_else(|| compact.strip_suffix(b"="))
+        .unwrap_or(&compact);
     compact.len() >= 8
         && compact.len() % 4 == 0
         && body
@@ -251,7 +251,11 @@ fn interaction_outcome(interaction: Value, source: String) -> Result<Outcome, St
         Some(response) => {
             let status = response
                 .get("status")
-                .and_then(|s| s.get("code").and_then(record::status_code).or_else(|| status_text(s)))
+                .and_then(|s| {
+                    s.get("code")
+                        .and_then(record::status_code)
+                        .or_else(|| status_text(s))
+                })
                 .or_else(|| response.get("code").and_then(record::status_code));
             let usage = match &response_body {
                 Some(Value::String(text)) => usage::from_text(text),
@@ -294,5 +298,55 @@ fn status_text(status: &Value) -> Option<u16> {
         Value::String(text) => text.split_whitespace().next()?.parse().ok(),
         Value::Number(_) => record::status_code(status),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn binary_bodies_are_told_from_text() {
+        use base64::engine::general_purpose::STANDARD;
+        let json = br#"{"messages":[],"tools":[]}"#;
+        let block = format!("{}\n", STANDARD.encode(json));
+        assert!(looks_base64(&block));
+        assert_eq!(
+            body_value(Value::String(block)),
+            Value::String(String::from_utf8(json.to_vec()).unwrap())
+        );
+        // gzip inside, and bytes that are not text.
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        std::io::Write::write_all(&mut gz, json).unwrap();
+        let gzipped = STANDARD.encode(gz.finish().unwrap()) + "\n";
+        assert_eq!(
+            body_value(Value::String(gzipped)),
+            Value::String(String::from_utf8(json.to_vec()).unwrap())
+        );
+        let png = STANDARD.encode(b"\x89PNG\r\n\x1a\n\xff\xfe\x00\x01") + "\n";
+        let mark = body_value(Value::String(png));
+        assert_eq!(mark[BINARY_KEY], 12);
+        // Text is text: JSON, an event stream, short words of the alphabet.
+        for text in [
+            "{\"a\":1}",
+            "data: x\n\n",
+            "Accepted",
+            "true",
+            "",
+            "abcdEFGH",
+        ] {
+            assert_eq!(
+                body_value(Value::String(text.into())),
+                Value::String(text.into())
+            );
+        }
+    }
+
+    #[test]
+    fn yaml_errors_say_where() {
+        let error = from_yaml(b"interactions:\n- request: {\n").unwrap_err();
+        let text = error.to_string();
+        assert!(text.starts_with("invalid YAML at line "), "{text}");
+        assert_eq!(text.lines().count(), 1);
     }
 }

@@ -11,8 +11,8 @@ use serde_json::Value;
 use super::cassette::{self, CassetteSource};
 use super::folder::FolderSource;
 use super::har::{self, HarSource};
-use super::kind;
 use super::jsonl::LineSource;
+use super::kind;
 use super::record::{self, Outcome};
 use super::{Compression, MAX_RECORD_BYTES, Source, TraceFormat, TraceRecord};
 use crate::capture::{Capture, MAX_CAPTURE_BYTES};
@@ -110,12 +110,13 @@ pub(crate) fn detect(path: &str, name: &str) -> Result<Detected, LoadError> {
     };
     let reader: Box<dyn BufRead + Send> = Box::new(BufReader::with_capacity(BUFFER_BYTES, reader));
     let mut document_error = None;
-    let (format, source) = detect_content(reader, name, &mut document_error)?;
-    let notes = match &source {
-        Source::Lines(lines) if lines.first_is_litellm() => vec![kind::LITELLM_NOTE.to_owned()],
-        Source::One(Some((_, value))) if kind::is_litellm_payload(value) => {
+    let mut litellm = false;
+    let (format, source) = detect_content(reader, name, &mut document_error, &mut litellm)?;
+    let notes = match (&source, litellm) {
+        (Source::One(Some((_, value))), _) if kind::is_litellm_payload(value) => {
             vec![kind::LITELLM_NOTE.to_owned()]
         }
+        (Source::Lines(_), true) => vec![kind::LITELLM_NOTE.to_owned()],
         _ => Vec::new(),
     };
     Ok(Detected {
@@ -180,6 +181,7 @@ fn detect_content(
     mut reader: Box<dyn BufRead + Send>,
     name: &str,
     document_error_out: &mut Option<LoadError>,
+    litellm_out: &mut bool,
 ) -> Result<(TraceFormat, Source), LoadError> {
     // Everything read during detection is kept, and read again by the JSON-lines reader.
     let mut head = Vec::new();
@@ -227,6 +229,7 @@ fn detect_content(
                     if let Some(what) = kind::refusal(&value) {
                         return Err(LoadError::Refused(what));
                     }
+                    *litellm_out = kind::is_litellm_payload(&value);
                     let format = record::format_of(&value);
                     let reader = Box::new(Cursor::new(head).chain(reader));
                     Ok((format, Source::Lines(LineSource::new(reader))))
@@ -272,6 +275,7 @@ fn detect_content(
             if let Some(what) = first.and_then(kind::refusal) {
                 return Err(LoadError::Refused(what));
             }
+            *litellm_out = first.is_some_and(kind::is_litellm_payload);
             match first.map(record::format_of) {
                 Some(format) => Ok((format, Source::Lines(lines))),
                 // A torn only line: a trace with no turn yet, and the torn line to report.

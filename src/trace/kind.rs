@@ -126,15 +126,27 @@ mod tests {
     fn known_records_are_named() {
         let transcript = json!({"type": "user", "sessionId": "s", "uuid": "u",
             "parentUuid": null, "message": {"role": "user", "content": "hi"}});
-        assert!(refusal(&transcript).unwrap().starts_with("a Claude Code session transcript"));
+        assert!(
+            refusal(&transcript)
+                .unwrap()
+                .starts_with("a Claude Code session transcript")
+        );
         let rollout = json!({"timestamp": "2025-09-01T00:00:00Z", "type": "session_meta",
             "payload": {"id": "x"}});
-        assert!(refusal(&rollout).unwrap().starts_with("a Codex session rollout"));
+        assert!(
+            refusal(&rollout)
+                .unwrap()
+                .starts_with("a Codex session rollout")
+        );
         let item = json!({"type": "mcp_list_tools", "server_label": "deepwiki", "tools": []});
         assert!(refusal(&item).unwrap().contains("`deepwiki`"));
         let response = json!({"type": "message", "role": "assistant", "content": [],
             "stop_reason": "end_turn"});
-        assert!(refusal(&response).unwrap().starts_with("an Anthropic Messages response"));
+        assert!(
+            refusal(&response)
+                .unwrap()
+                .starts_with("an Anthropic Messages response")
+        );
         // A request is none of these.
         let request = json!({"model": "m", "messages": [], "tools": []});
         assert_eq!(refusal(&request), None);

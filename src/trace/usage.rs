@@ -91,8 +91,7 @@ pub(crate) fn from_stream(stream: &str) -> Option<Usage> {
             _ => {
                 if let Some(found) = event.get("usage").and_then(Value::as_object) {
                     usage = read(found).or(usage);
-                } else if let Some(found) = event.get("usageMetadata").and_then(Value::as_object)
-                {
+                } else if let Some(found) = event.get("usageMetadata").and_then(Value::as_object) {
                     usage = gemini(found).or(usage);
                 }
             }
