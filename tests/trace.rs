@@ -1175,6 +1175,10 @@ fn records_that_are_not_requests_are_named() {
             "YAML, but not a VCR cassette",
         ),
         ("interactions:\n- request: [\n", "invalid YAML at line"),
+        (
+            "version: 1\ninteractions:\n- request_sample:\n    json: {}\n",
+            "a cassette whose interactions are not HTTP requests",
+        ),
     ] {
         let (_d, path) = temp_file("record.jsonl", text.as_bytes());
         let error = outcome(&path, false).unwrap_err();

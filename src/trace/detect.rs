@@ -194,9 +194,13 @@ fn detect_content(
         let text = read_rest(reader, head, MAX_RECORD_BYTES)?;
         let value = cassette::from_yaml(without_bom(&text))?;
         if !cassette::is_cassette(&value) {
-            return Err(LoadError::Refused(
-                "YAML, but not a VCR cassette (no `interactions` list of requests)".into(),
-            ));
+            let what = if value.get("interactions").is_some() {
+                "a cassette whose interactions are not HTTP requests (no `request`: a recording \
+                 of another protocol, such as gRPC)"
+            } else {
+                "YAML, but not a VCR cassette (no `interactions` list of requests)"
+            };
+            return Err(LoadError::Refused(what.into()));
         }
         return Ok((
             TraceFormat::Cassette,
