@@ -597,8 +597,8 @@ fn a_record_that_is_no_request_is_named_by_its_line() {
     assert_eq!(
         fails_with(&["report", &path]),
         format!(
-            "toolprism: {path}: line 2: the body is not a request (no `messages`, `input` or \
-             `tools`)"
+            "toolprism: {path}: line 2: the body is not a request (no `messages`, `input`, \
+             `contents` or `tools`)"
         )
     );
     let skipped: Value =

@@ -300,3 +300,53 @@ fn status_text(status: &Value) -> Option<u16> {
         _ => None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn binary_bodies_are_told_from_text() {
+        use base64::engine::general_purpose::STANDARD;
+        let json = br#"{"messages":[],"tools":[]}"#;
+        let block = format!("{}\n", STANDARD.encode(json));
+        assert!(looks_base64(&block));
+        assert_eq!(
+            body_value(Value::String(block)),
+            Value::String(String::from_utf8(json.to_vec()).unwrap())
+        );
+        // gzip inside, and bytes that are not text.
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        std::io::Write::write_all(&mut gz, json).unwrap();
+        let gzipped = STANDARD.encode(gz.finish().unwrap()) + "\n";
+        assert_eq!(
+            body_value(Value::String(gzipped)),
+            Value::String(String::from_utf8(json.to_vec()).unwrap())
+        );
+        let png = STANDARD.encode(b"\x89PNG\r\n\x1a\n\xff\xfe\x00\x01") + "\n";
+        let mark = body_value(Value::String(png));
+        assert_eq!(mark[BINARY_KEY], 12);
+        // Text is text: JSON, an event stream, short words of the alphabet.
+        for text in [
+            "{\"a\":1}",
+            "data: x\n\n",
+            "Accepted",
+            "true",
+            "",
+            "abcdEFGH",
+        ] {
+            assert_eq!(
+                body_value(Value::String(text.into())),
+                Value::String(text.into())
+            );
+        }
+    }
+
+    #[test]
+    fn yaml_errors_say_where() {
+        let error = from_yaml(b"interactions:\n- request: {\n").unwrap_err();
+        let text = error.to_string();
+        assert!(text.starts_with("invalid YAML at line "), "{text}");
+        assert_eq!(text.lines().count(), 1);
+    }
+}

@@ -156,12 +156,13 @@ pub(crate) fn detect(path: &Path, name: &str) -> Result<Detected, LoadError> {
     };
     let reader: Box<dyn BufRead + Send> = Box::new(BufReader::with_capacity(BUFFER_BYTES, reader));
     let mut document_error = None;
-    let (format, source) = detect_content(reader, name, &mut document_error)?;
-    let notes = match &source {
-        Source::Lines(lines) if lines.first_is_litellm() => vec![kind::LITELLM_NOTE.to_owned()],
-        Source::One(Some((_, value))) if kind::is_litellm_payload(value) => {
+    let mut litellm = false;
+    let (format, source) = detect_content(reader, name, &mut document_error, &mut litellm)?;
+    let notes = match (&source, litellm) {
+        (Source::One(Some((_, value))), _) if kind::is_litellm_payload(value) => {
             vec![kind::LITELLM_NOTE.to_owned()]
         }
+        (Source::Lines(_), true) => vec![kind::LITELLM_NOTE.to_owned()],
         _ => Vec::new(),
     };
     Ok(Detected {
@@ -208,6 +209,7 @@ fn detect_content(
     reader: Box<dyn BufRead + Send>,
     name: &str,
     document_error_out: &mut Option<LoadError>,
+    litellm_out: &mut bool,
 ) -> Result<(TraceFormat, Source), LoadError> {
     // Lines are read through the JSON-lines reader from the start: blank lines are skipped
     // (never kept), and an overlong line is a bad line of its own number.
@@ -230,6 +232,7 @@ fn detect_content(
                     if let Some(what) = kind::refusal(&value) {
                         return Err(LoadError::Refused(what));
                     }
+                    *litellm_out = kind::is_litellm_payload(&value);
                     let format = record::format_of(&value);
                     lines.push_back(Line::Json(number, value));
                     lines.push_back(second);
@@ -240,7 +243,7 @@ fn detect_content(
         // Too long to be a line of a document worth reading whole: a bad line of a trace.
         overlong @ Line::Bad(..) if lines.last_was_overlong() => {
             lines.push_back(overlong);
-            lines_of_unknown_format(lines, None, false, document_error_out)
+            lines_of_unknown_format(lines, None, false, document_error_out, litellm_out)
         }
         Line::Bad(number, _) | Line::Torn(number) => {
             // Blank bytes before the first line were skipped: offsets count them back in.
@@ -251,9 +254,13 @@ fn detect_content(
                 let text = read_rest(reader, first, MAX_RECORD_BYTES)?;
                 let value = cassette::from_yaml(without_bom(&text))?;
                 if !cassette::is_cassette(&value) {
-                    return Err(LoadError::Refused(
-                        "YAML, but not a VCR cassette (no `interactions` list of requests)".into(),
-                    ));
+                    let what = if value.get("interactions").is_some() {
+                        "a cassette whose interactions are not HTTP requests (no `request`: a \
+                         recording of another protocol, such as gRPC)"
+                    } else {
+                        "YAML, but not a VCR cassette (no `interactions` list of requests)"
+                    };
+                    return Err(LoadError::Refused(what.into()));
                 }
                 return Ok((
                     TraceFormat::Cassette,
@@ -323,7 +330,13 @@ fn detect_content(
             let binary = crate::capture::looks_binary(&head);
             let reader = Box::new(Cursor::new(head).chain(tee.inner.into_inner()));
             let lines = LineSource::new_at(reader, number);
-            lines_of_unknown_format(lines, Some(document_error), binary, document_error_out)
+            lines_of_unknown_format(
+                lines,
+                Some(document_error),
+                binary,
+                document_error_out,
+                litellm_out,
+            )
         }
     }
 }
@@ -334,7 +347,7 @@ pub(crate) fn detect_content_for_test(
     reader: Box<dyn BufRead + Send>,
     document_error: &mut Option<LoadError>,
 ) -> Result<TraceFormat, LoadError> {
-    detect_content(reader, "t", document_error).map(|(format, _)| format)
+    detect_content(reader, "t", document_error, &mut false).map(|(format, _)| format)
 }
 
 /// JSON lines whose first line is bad: told by the first good line within
@@ -344,11 +357,13 @@ fn lines_of_unknown_format(
     document_error: Option<LoadError>,
     binary: bool,
     document_error_out: &mut Option<LoadError>,
+    litellm_out: &mut bool,
 ) -> Result<(TraceFormat, Source), LoadError> {
     let first = lines.peek_first_value(FORMAT_LOOKAHEAD);
     if let Some(what) = first.and_then(kind::refusal) {
         return Err(LoadError::Refused(what));
     }
+    *litellm_out = first.is_some_and(kind::is_litellm_payload);
     match first.map(record::format_of) {
         Some(format) => Ok((format, Source::Lines(lines))),
         // A torn only line: a trace with no turn yet, and the torn line to report.

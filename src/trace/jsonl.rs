@@ -128,14 +128,6 @@ impl LineSource {
         None
     }
 
-    /// Whether the first line read ahead is a LiteLLM logging payload.
-    pub(crate) fn first_is_litellm(&self) -> bool {
-        self.ahead.iter().find_map(|line| match line {
-            Line::Json(_, value) => Some(super::kind::is_litellm_payload(value)),
-            _ => None,
-        }) == Some(true)
-    }
-
     /// Whether the lines read ahead end in a torn line.
     pub(crate) fn ends_torn(&self) -> bool {
         matches!(self.ahead.back(), Some(Line::Torn(_)))

@@ -435,6 +435,91 @@ mod tests {
     }
 
     #[test]
+    fn other_providers_by_url() {
+        let post = Some("POST");
+        for url in [
+            "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:generateContent",
+            "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse",
+            "https://europe-west4-aiplatform.googleapis.com/v1/projects/p/locations/europe-west4/publishers/google/models/gemini-2.0-flash:generateContent",
+            "https://us-east5-aiplatform.googleapis.com/v1/projects/p/locations/us-east5/publishers/anthropic/models/claude-sonnet-4@20250514:streamRawPredict",
+            "https://bedrock-runtime.us-west-2.amazonaws.com/model/us.anthropic.claude-3-7-sonnet-20250219-v1%3A0/converse",
+            "https://bedrock-runtime.us-west-2.amazonaws.com/model/anthropic.claude-3-haiku-20240307-v1:0/converse-stream",
+            "https://bedrock-runtime.us-west-2.amazonaws.com/model/anthropic.claude-v2/invoke",
+            "https://bedrock-runtime.us-west-2.amazonaws.com/model/meta.llama3-70b/invoke-with-response-stream",
+        ] {
+            assert_eq!(not_a_model_call(post, url), None, "{url}");
+        }
+        let reason = |u| not_a_model_call(post, u).unwrap();
+        assert_eq!(
+            reason(
+                "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:countTokens"
+            ),
+            "count_tokens call"
+        );
+        assert_eq!(
+            reason(
+                "https://generativelanguage.googleapis.com/v1beta/models/text-embedding-004:batchEmbedContents"
+            ),
+            "embeddings"
+        );
+        assert_eq!(
+            reason(
+                "https://bedrock-runtime.us-east-1.amazonaws.com/model/cohere.embed-english-v3/invoke"
+            ),
+            "embeddings"
+        );
+        assert_eq!(
+            reason(
+                "https://bedrock-runtime.us-east-1.amazonaws.com/model/amazon.nova-lite-v1:0/count-tokens"
+            ),
+            "count_tokens call"
+        );
+        assert_eq!(
+            reason("https://bedrock.us-east-1.amazonaws.com/foundation-models"),
+            "not a model call"
+        );
+        assert_eq!(reason("http://localhost:8080"), "not a model call");
+    }
+
+    #[test]
+    fn mcp_calls_by_body() {
+        let list = serde_json::json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": []}});
+        let sse = Value::String(format!("event: message\r\ndata: {list}\r\n\r\n"));
+        let request = Value::String(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#.into());
+        match classify(
+            Some("POST"),
+            Some("https://h/mcp"),
+            Some(&request),
+            Some(&sse),
+        ) {
+            Call::McpList(answer) => assert_eq!(answer, list),
+            other => panic!("{other:?}"),
+        }
+        let call = serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call"});
+        assert!(matches!(
+            classify(Some("POST"), None, Some(&call), None),
+            Call::Ignored(reason) if reason == "MCP tools/call"
+        ));
+        // tools/list whose answer is an error: listed, not a turn.
+        let error = serde_json::json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -1}});
+        assert!(matches!(
+            classify(Some("POST"), None, Some(&request), Some(&error)),
+            Call::Ignored(_)
+        ));
+        // Not JSON-RPC: the URL decides.
+        let body = serde_json::json!({"messages": []});
+        assert!(matches!(
+            classify(
+                Some("POST"),
+                Some("https://api.anthropic.com/v1/messages"),
+                Some(&body),
+                None
+            ),
+            Call::Model
+        ));
+    }
+
+    #[test]
     fn headers_any_case_either_form() {
         let object = serde_json::json!({"X-Claude-Code-Agent-Id": "a1"});
         assert_eq!(
