@@ -198,20 +198,29 @@ pub struct Settings {
     pub cache_write: Option<Multiplier>,
     /// `cache.ttl`: how long a cached prefix lives between two turns, in milliseconds (5 min).
     pub cache_ttl_ms: u64,
+    /// The rest of the cache model's settings (boxed: `Settings` travels by value in every
+    /// TUI job).
+    pub cache: Box<CacheSettings>,
+}
+
+/// The cache model's settings beyond `cache.read`, `cache.write` and `cache.ttl` (SESSIONS.md
+/// section 3; the defaults' sources are in docs/SESSIONS.md).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CacheSettings {
     /// `cache.write_1h`: a token written to a 1-hour prefix (`None`: Anthropic's 2.0).
-    pub cache_write_1h: Option<Multiplier>,
+    pub write_1h: Option<Multiplier>,
     /// `cache.ttl_1h`: lifetime of an Anthropic `"ttl": "1h"` breakpoint (1 h).
-    pub cache_ttl_1h_ms: u64,
+    pub ttl_1h_ms: u64,
     /// `cache.ttl_24h`: lifetime of an OpenAI `prompt_cache_retention: "24h"` prompt (24 h).
-    pub cache_ttl_24h_ms: u64,
+    pub ttl_24h_ms: u64,
     /// `cache.min_tokens`: shortest cached prefix (`None`: the model's, from the table).
-    pub cache_min_tokens: Option<usize>,
+    pub min_tokens: Option<usize>,
     /// `cache.step`: OpenAI's cached prefixes grow in steps of this many tokens (128).
-    pub cache_step: usize,
+    pub step: usize,
     /// `cache.breakpoints`: most `cache_control` breakpoints Anthropic honours (4).
-    pub cache_breakpoints: usize,
+    pub breakpoints: usize,
     /// `cache.lookback`: block boundaries an Anthropic breakpoint looks back over (20).
-    pub cache_lookback: usize,
+    pub lookback: usize,
 }
 
 /// A cost multiplier (`cache.read`, `cache.write`), kept in millionths so settings stay `Eq`.
@@ -294,13 +303,15 @@ impl Default for Settings {
             cache_read: None,
             cache_write: None,
             cache_ttl_ms: 5 * 60_000,
-            cache_write_1h: None,
-            cache_ttl_1h_ms: 3_600_000,
-            cache_ttl_24h_ms: 24 * 3_600_000,
-            cache_min_tokens: None,
-            cache_step: 128,
-            cache_breakpoints: 4,
-            cache_lookback: 20,
+            cache: Box::new(CacheSettings {
+                write_1h: None,
+                ttl_1h_ms: 3_600_000,
+                ttl_24h_ms: 24 * 3_600_000,
+                min_tokens: None,
+                step: 128,
+                breakpoints: 4,
+                lookback: 20,
+            }),
         }
     }
 }
@@ -608,7 +619,7 @@ impl Settings {
                 }
             }
             "cache.write_1h" => {
-                self.cache_write_1h = match value.trim() {
+                self.cache.write_1h = match value.trim() {
                     "auto" | "" => None,
                     number => match number.parse::<f64>() {
                         Ok(x) if x.is_finite() && (0.0..=100.0).contains(&x) => {
@@ -622,20 +633,20 @@ impl Settings {
                 let ms = parse_duration_ms(value)
                     .ok_or_else(|| bad("a duration: 300, 300s, 5m, 1h or 250ms"))?;
                 if key == "cache.ttl_1h" {
-                    self.cache_ttl_1h_ms = ms;
+                    self.cache.ttl_1h_ms = ms;
                 } else {
-                    self.cache_ttl_24h_ms = ms;
+                    self.cache.ttl_24h_ms = ms;
                 }
             }
             "cache.min_tokens" => {
-                self.cache_min_tokens = match value.trim() {
+                self.cache.min_tokens = match value.trim() {
                     "auto" | "" => None,
                     _ => Some(count("auto, or a number of tokens")?),
                 }
             }
-            "cache.step" => self.cache_step = positive("a positive number of tokens")?,
-            "cache.breakpoints" => self.cache_breakpoints = count("a number of breakpoints")?,
-            "cache.lookback" => self.cache_lookback = count("a number of blocks")?,
+            "cache.step" => self.cache.step = positive("a positive number of tokens")?,
+            "cache.breakpoints" => self.cache.breakpoints = count("a number of breakpoints")?,
+            "cache.lookback" => self.cache.lookback = count("a number of blocks")?,
             "cache.ttl" => {
                 self.cache_ttl_ms = parse_duration_ms(value)
                     .ok_or_else(|| bad("a duration: 300, 300s, 5m, 1h or 250ms"))?
@@ -678,15 +689,16 @@ impl Settings {
             "cache.read" => self.cache_read.map_or("auto".into(), |m| m.to_string()),
             "cache.write" => self.cache_write.map_or("auto".into(), |m| m.to_string()),
             "cache.ttl" => format_duration_ms(self.cache_ttl_ms),
-            "cache.write_1h" => self.cache_write_1h.map_or("auto".into(), |m| m.to_string()),
-            "cache.ttl_1h" => format_duration_ms(self.cache_ttl_1h_ms),
-            "cache.ttl_24h" => format_duration_ms(self.cache_ttl_24h_ms),
+            "cache.write_1h" => self.cache.write_1h.map_or("auto".into(), |m| m.to_string()),
+            "cache.ttl_1h" => format_duration_ms(self.cache.ttl_1h_ms),
+            "cache.ttl_24h" => format_duration_ms(self.cache.ttl_24h_ms),
             "cache.min_tokens" => self
-                .cache_min_tokens
+                .cache
+                .min_tokens
                 .map_or("auto".into(), |n| n.to_string()),
-            "cache.step" => self.cache_step.to_string(),
-            "cache.breakpoints" => self.cache_breakpoints.to_string(),
-            "cache.lookback" => self.cache_lookback.to_string(),
+            "cache.step" => self.cache.step.to_string(),
+            "cache.breakpoints" => self.cache.breakpoints.to_string(),
+            "cache.lookback" => self.cache.lookback.to_string(),
             _ => return None,
         })
     }

@@ -482,22 +482,23 @@ pub fn rules_for(shape: Shape, body: &Value, settings: &Settings) -> cache::Rule
     cache::Rules {
         openai,
         min_tokens: settings
-            .cache_min_tokens
+            .cache
+            .min_tokens
             .unwrap_or_else(|| min_tokens_for(model, openai)),
-        lookback: settings.cache_lookback,
-        max_marks: settings.cache_breakpoints,
-        step: settings.cache_step,
+        lookback: settings.cache.lookback,
+        max_marks: settings.cache.breakpoints,
+        step: settings.cache.step,
         ttl_ms: settings.cache_ttl_ms,
         ttl_long_ms: if openai {
-            settings.cache_ttl_24h_ms
+            settings.cache.ttl_24h_ms
         } else {
-            settings.cache_ttl_1h_ms
+            settings.cache.ttl_1h_ms
         },
         long_retention: openai
             && body.get("prompt_cache_retention").and_then(Value::as_str) == Some("24h"),
         read: settings.cache_read.map_or(read, Multiplier::get),
         write: settings.cache_write.map_or(write, Multiplier::get),
-        write_long: settings.cache_write_1h.map_or(write_long, Multiplier::get),
+        write_long: settings.cache.write_1h.map_or(write_long, Multiplier::get),
     }
 }
 
