@@ -1791,3 +1791,50 @@ fn numbers_are_never_cut_in_the_title_status_or_info_line() {
         }
     }
 }
+
+/// Names with emoji, skin tones and combining marks are measured as the terminal draws them
+/// (by grapheme cluster): every matrix row keeps its columns where the plain rows have them.
+#[test]
+fn emoji_and_combining_names_keep_the_matrix_columns_in_place() {
+    let names = ["warn⚠️_tool", "👍🏽_thumbs", "cafe\u{301}_menu", "plain_tool"];
+    let tools: Vec<serde_json::Value> = names
+        .iter()
+        .map(|n| {
+            serde_json::json!({
+                "name": n,
+                "description": "Does one thing. Then another thing entirely.",
+                "input_schema": {"type": "object", "properties": {}}
+            })
+        })
+        .collect();
+    let json = serde_json::json!({
+        "model": "m", "max_tokens": 1,
+        "messages": [{"role": "user", "content": "hi there"}],
+        "tools": tools
+    })
+    .to_string();
+    for w in [200u16, 120, 80, 60] {
+        let mut h = Harness::with(&json, Settings::default(), false);
+        let terminal = h.draw(w, 24);
+        let buffer = terminal.backend().buffer();
+        // The column (in cells) of the first `=` or `~` mark on each body row.
+        let mark_at = |y: u16| -> Option<u16> {
+            (0..w).find(|&x| matches!(buffer[(x, y)].symbol(), "=" | "~"))
+        };
+        let rows: Vec<(String, Option<u16>)> = (0..24)
+            .filter_map(|y| {
+                let row: String = (0..w).map(|x| buffer[(x, y)].symbol()).collect();
+                names
+                    .iter()
+                    .any(|n| row.contains(&n[..4]))
+                    .then(|| (row, mark_at(y)))
+            })
+            .collect();
+        assert_eq!(rows.len(), names.len(), "{w}: {rows:?}");
+        let first = rows[0].1;
+        assert!(first.is_some(), "{w}: {rows:?}");
+        for (row, at) in &rows {
+            assert_eq!(*at, first, "{w} columns, shifted: {row:?}");
+        }
+    }
+}
