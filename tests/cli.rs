@@ -1491,3 +1491,12 @@ fn readme_shell_words_split_like_a_shell() {
     );
     assert_eq!(shell_words(r#"diff "" x"#), ["diff", "", "x"]);
 }
+
+#[test]
+fn session_on_an_empty_folder_fails_like_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = fails_with_one_line(toolprism().arg("report").arg(dir.path()));
+    let session = fails_with_one_line(toolprism().arg("session").arg(dir.path()));
+    assert_eq!(session, report);
+    assert!(session.ends_with(": no model call in it"), "{session}");
+}
