@@ -1838,3 +1838,22 @@ fn emoji_and_combining_names_keep_the_matrix_columns_in_place() {
         }
     }
 }
+
+#[test]
+fn f_on_a_strategy_that_only_reorders_says_so() {
+    let mut h = Harness::new();
+    let direct = Strategy::ALL
+        .iter()
+        .position(|&s| s == Strategy::Direct)
+        .unwrap();
+    for _ in 0..direct {
+        h.keys("l");
+    }
+    assert_eq!(h.app.strategy(), Strategy::Direct);
+    h.keys("f");
+    let screen = h.screen(120, 35);
+    assert!(
+        screen.contains("direct changes no tool: only their order changed"),
+        "{screen}"
+    );
+}
