@@ -638,7 +638,29 @@ fn completions_for_each_shell() {
         let out = stdout_of(&["completions", shell]);
         assert!(out.contains("toolprism"), "{shell}");
         assert!(out.contains("report"), "{shell}");
+        // Values are offered too: every strategy id after -s, every setting key after --set.
+        for id in STRATEGY_IDS {
+            assert!(out.contains(id), "{shell}: {id}");
+        }
+        for key in toolprism::Settings::KEYS {
+            assert!(
+                out.contains(&format!("{}=", key.key)),
+                "{shell}: {}",
+                key.key
+            );
+        }
     }
+    // One manual page: it names no per-subcommand pages that are not installed.
+    let man = stdout_of(&["man"]);
+    assert!(!man.contains("toolprism-report"), "no toolprism-report(1)");
+    assert!(
+        man.contains(".SS \"toolprism report\""),
+        "the subcommands are in the page"
+    );
+    assert!(
+        stdout_of(&["--help"]).contains("  man "),
+        "--help lists man"
+    );
     toolprism().args(["completions", "tcsh"]).assert().code(2);
 }
 
@@ -1494,4 +1516,13 @@ fn readme_shell_words_split_like_a_shell() {
         ["report", "a.json", "--set", "k=a b", "-s", "x"]
     );
     assert_eq!(shell_words(r#"diff "" x"#), ["diff", "", "x"]);
+}
+
+#[test]
+fn session_on_an_empty_folder_fails_like_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = fails_with_one_line(toolprism().arg("report").arg(dir.path()));
+    let session = fails_with_one_line(toolprism().arg("session").arg(dir.path()));
+    assert_eq!(session, report);
+    assert!(session.ends_with(": no model call in it"), "{session}");
 }

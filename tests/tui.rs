@@ -1730,3 +1730,139 @@ fn a_terminal_too_short_for_the_notes_says_they_are_hidden() {
     );
     snapshot("overview_notes_hidden_60x20", &mut h, 60, 20);
 }
+
+/// A figure is never cut: the title, the status line and the detail's info line drop whole
+/// fields (the capture's token total last) instead of writing `30,5…` or `590 → 5`.
+#[test]
+fn numbers_are_never_cut_in_the_title_status_or_info_line() {
+    use toolprism::tui::view::{fit_fields, title_fields};
+    let parts = [
+        "samples/large.json",
+        "anthropic-messages",
+        "46 tools",
+        "35.2 KB",
+        "30,512 tokens",
+        "o200k_base",
+    ]
+    .map(str::to_owned)
+    .to_vec();
+    assert_eq!(
+        title_fields(parts.clone(), "large.json", 200),
+        parts.join(" · ")
+    );
+    assert_eq!(
+        title_fields(parts.clone(), "large.json", 50),
+        "large.json · 46 tools · 30,512 tokens"
+    );
+    assert_eq!(
+        title_fields(parts.clone(), "large.json", 26),
+        "large.json · 30,512 tokens"
+    );
+    assert_eq!(
+        title_fields(parts.clone(), "large.json", 20),
+        "lar… · 30,512 tokens"
+    );
+    assert_eq!(
+        title_fields(parts.clone(), "large.json", 13),
+        "30,512 tokens"
+    );
+    assert_eq!(title_fields(parts, "large.json", 5), "");
+    assert_eq!(
+        fit_fields(
+            "original: 8,168 → 8,168 tokens (saved 0.00%) · 46 → 46 tools",
+            40
+        ),
+        "original: 8,168 → 8,168 tokens"
+    );
+    let json = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/samples/large.json"))
+        .unwrap();
+    let cut_number = |row: &str| {
+        let chars: Vec<char> = row.chars().collect();
+        chars
+            .windows(2)
+            .any(|w| w[1] == '…' && (w[0].is_ascii_digit() || w[0] == ','))
+    };
+    for script in ["", "4"] {
+        let mut h = Harness::named(&json, "samples/large.json", Settings::default(), false);
+        h.keys(script);
+        for w in [40u16, 52, 60, 80, 100, 120] {
+            let screen = h.screen(w, 24);
+            let rows: Vec<&str> = screen.lines().collect();
+            for row in [rows[0], rows[rows.len() - 2]] {
+                assert!(!cut_number(row), "{w} columns: {row:?}\n{screen}");
+            }
+            if script == "4" {
+                let info = rows.iter().find(|r| r.contains("entries │"));
+                if let Some(info) = info {
+                    assert!(!cut_number(info), "{w} columns: {info:?}");
+                }
+            }
+        }
+    }
+}
+
+/// Names with emoji, skin tones and combining marks are measured as the terminal draws them
+/// (by grapheme cluster): every matrix row keeps its columns where the plain rows have them.
+#[test]
+fn emoji_and_combining_names_keep_the_matrix_columns_in_place() {
+    let names = ["warn⚠️_tool", "👍🏽_thumbs", "cafe\u{301}_menu", "plain_tool"];
+    let tools: Vec<serde_json::Value> = names
+        .iter()
+        .map(|n| {
+            serde_json::json!({
+                "name": n,
+                "description": "Does one thing. Then another thing entirely.",
+                "input_schema": {"type": "object", "properties": {}}
+            })
+        })
+        .collect();
+    let json = serde_json::json!({
+        "model": "m", "max_tokens": 1,
+        "messages": [{"role": "user", "content": "hi there"}],
+        "tools": tools
+    })
+    .to_string();
+    for w in [200u16, 120, 80, 60] {
+        let mut h = Harness::with(&json, Settings::default(), false);
+        let terminal = h.draw(w, 24);
+        let buffer = terminal.backend().buffer();
+        // The column (in cells) of the first `=` or `~` mark on each body row.
+        let mark_at = |y: u16| -> Option<u16> {
+            (0..w).find(|&x| matches!(buffer[(x, y)].symbol(), "=" | "~"))
+        };
+        let rows: Vec<(String, Option<u16>)> = (0..24)
+            .filter_map(|y| {
+                let row: String = (0..w).map(|x| buffer[(x, y)].symbol()).collect();
+                names
+                    .iter()
+                    .any(|n| row.contains(&n[..4]))
+                    .then(|| (row, mark_at(y)))
+            })
+            .collect();
+        assert_eq!(rows.len(), names.len(), "{w}: {rows:?}");
+        let first = rows[0].1;
+        assert!(first.is_some(), "{w}: {rows:?}");
+        for (row, at) in &rows {
+            assert_eq!(*at, first, "{w} columns, shifted: {row:?}");
+        }
+    }
+}
+
+#[test]
+fn f_on_a_strategy_that_only_reorders_says_so() {
+    let mut h = Harness::new();
+    let direct = Strategy::ALL
+        .iter()
+        .position(|&s| s == Strategy::Direct)
+        .unwrap();
+    for _ in 0..direct {
+        h.keys("l");
+    }
+    assert_eq!(h.app.strategy(), Strategy::Direct);
+    h.keys("f");
+    let screen = h.screen(120, 35);
+    assert!(
+        screen.contains("direct changes no tool: only their order changed"),
+        "{screen}"
+    );
+}

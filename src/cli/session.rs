@@ -534,6 +534,16 @@ pub fn run_on(
         )));
     }
     let report = analyzer.finish(info);
+    // Nothing to show is a failure, as `report` fails on the same trace.
+    if report.turns.is_empty() {
+        let ignored = report.trace.ignored.len();
+        let why = match ignored {
+            0 => String::new(),
+            1 => " (1 record ignored)".to_owned(),
+            n => format!(" ({n} records ignored)"),
+        };
+        return Err(Failure::new(format!("{name}: no model call in it{why}")));
+    }
     if request.json {
         let mut text = serde_json::to_string_pretty(&report)
             .map_err(|e| Failure::new(format!("{name}: {e}")))?;

@@ -1014,10 +1014,22 @@ impl App {
                 match self.changed_by {
                     Some(_) => {
                         let s = self.strategy();
-                        self.set_status(
-                            format!("only the tools {s} changes · f again shows all"),
-                            false,
-                        )
+                        let none = self.matrix().shown.is_empty();
+                        // A strategy that only reorders changes no entry: say so, rather
+                        // than leave an empty table to explain itself.
+                        let reordered = self
+                            .figures(s)
+                            .is_some_and(|f| f.first_changed_byte.is_some());
+                        let text = match (none, reordered) {
+                            (true, true) => format!(
+                                "{s} changes no tool: only their order changed · f again shows all"
+                            ),
+                            (true, false) => {
+                                format!("{s} changes no tool · f again shows all")
+                            }
+                            _ => format!("only the tools {s} changes · f again shows all"),
+                        };
+                        self.set_status(text, false)
                     }
                     None => self.set_status("every tool", false),
                 }

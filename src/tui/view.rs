@@ -192,6 +192,26 @@ fn render_header(app: &App, frame: &mut Frame, area: Rect) {
     frame.render_widget(Paragraph::new(line), area);
 }
 
+/// `text` in `room` cells: whole ` · ` fields drop from the end, then a trailing `(...)` of
+/// the first, before anything is cut (a figure is never cut while a field can go instead).
+pub fn fit_fields(text: &str, room: usize) -> String {
+    if width(text) <= room {
+        return text.to_owned();
+    }
+    let mut fields: Vec<&str> = text.split(" · ").collect();
+    while fields.len() > 1 && width(&fields.join(" · ")) > room {
+        fields.pop();
+    }
+    let first = fields.join(" · ");
+    if width(&first) <= room {
+        return first;
+    }
+    match first.rfind(" (") {
+        Some(at) if first.ends_with(')') && width(&first[..at]) <= room => first[..at].to_owned(),
+        _ => fit(&first, room),
+    }
+}
+
 /// The title's fields (path, shape, tools, bytes, tokens, encoding) in `room` cells. A number
 /// is never cut: whole fields drop, in this order, until the rest fits: the path becomes the
 /// file name, then the encoding goes, the bytes, the shape, the tool count; then the name is
@@ -385,11 +405,17 @@ fn render_status(app: &App, frame: &mut Frame, area: Rect) {
     let room = w.saturating_sub(width(&right));
     let mut spans: Vec<Span> = Vec::new();
     let mut used = 0;
+    let single = left.spans.len() == 1;
     for span in left.spans {
         if used >= room {
             break;
         }
-        let piece = fit(&span.content, room - used);
+        // A line of ` · ` fields loses whole fields rather than a cut number.
+        let piece = if single {
+            fit_fields(&span.content, room - used)
+        } else {
+            fit(&span.content, room - used)
+        };
         used += width(&piece);
         spans.push(Span::styled(piece, span.style));
     }
