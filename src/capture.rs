@@ -10,7 +10,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use crate::error::{FileError, LoadError, json_error, json_kind};
-use crate::projection::SharedText;
+use crate::projection::{Note, SharedText};
 use crate::tool;
 
 /// Largest capture toolprism reads: 64 MiB. The largest real captures carry a few MB of tools;
@@ -50,6 +50,108 @@ pub fn looks_binary(bytes: &[u8]) -> bool {
     bytes.contains(&0) || std::str::from_utf8(bytes).is_err()
 }
 
+/// Parse JSON text keeping every number as it is written. serde_json's `arbitrary_precision`
+/// keeps a number's digits, sign and fraction (`18446744073709551616`, `-0`, `1.50`) but spells
+/// an exponent its own way (`1E2` becomes `1e+2`); those numbers get their own text back, so
+/// an unchanged compact capture serializes to its own bytes. Bodies read from traces can be
+/// parsed with it too.
+pub fn parse_exact(text: &str) -> serde_json::Result<Value> {
+    // Within the memory budget of its size (`trace::budget`), as every parse of input is.
+    let mut value: Value = crate::trace::budget::parse_str(text)?;
+    restore_exponents(text, &mut value);
+    Ok(value)
+}
+
+/// The number tokens of valid JSON text, in document order.
+fn number_tokens(text: &str) -> Vec<&str> {
+    let bytes = text.as_bytes();
+    let mut tokens = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => {
+                i += 1;
+                while i < bytes.len() {
+                    match bytes[i] {
+                        b'\\' => i += 2,
+                        b'"' => {
+                            i += 1;
+                            break;
+                        }
+                        _ => i += 1,
+                    }
+                }
+            }
+            b'-' | b'0'..=b'9' => {
+                let start = i;
+                while i < bytes.len()
+                    && matches!(bytes[i], b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E')
+                {
+                    i += 1;
+                }
+                tokens.push(&text[start..i]);
+            }
+            _ => i += 1,
+        }
+    }
+    tokens
+}
+
+/// A number token as serde_json spells it: `e`, and an explicit exponent sign.
+fn serde_spelling(token: &str) -> std::borrow::Cow<'_, str> {
+    let Some(at) = token.find(['e', 'E']) else {
+        return std::borrow::Cow::Borrowed(token);
+    };
+    let (mantissa, exponent) = (&token[..at], &token[at + 1..]);
+    if token.as_bytes()[at] == b'e' && exponent.starts_with(['+', '-']) {
+        return std::borrow::Cow::Borrowed(token);
+    }
+    let sign = if exponent.starts_with(['+', '-']) {
+        ""
+    } else {
+        "+"
+    };
+    std::borrow::Cow::Owned(format!("{mantissa}e{sign}{exponent}"))
+}
+
+/// Give numbers whose exponent serde_json respelled their text back. Nothing changes unless
+/// the parsed numbers line up one to one with the text's tokens (a duplicate key drops a value
+/// from the tree, and then the walk could not pair them).
+fn restore_exponents(text: &str, value: &mut Value) {
+    let tokens = number_tokens(text);
+    if !tokens
+        .iter()
+        .any(|t| matches!(serde_spelling(t), std::borrow::Cow::Owned(_)))
+    {
+        return;
+    }
+    fn numbers<'v>(value: &'v mut Value, out: &mut Vec<&'v mut serde_json::Number>) {
+        match value {
+            Value::Number(n) => out.push(n),
+            Value::Array(items) => items.iter_mut().for_each(|v| numbers(v, out)),
+            Value::Object(object) => object.values_mut().for_each(|v| numbers(v, out)),
+            _ => {}
+        }
+    }
+    let mut found = Vec::new();
+    numbers(value, &mut found);
+    if found.len() != tokens.len()
+        || found
+            .iter()
+            .zip(&tokens)
+            .any(|(n, t)| n.as_str() != serde_spelling(t))
+    {
+        return;
+    }
+    for (n, token) in found.into_iter().zip(tokens) {
+        if n.as_str() != token {
+            // serde_json's only constructor from text as written; the token is a valid JSON
+            // number (the parser just read it).
+            *n = serde_json::Number::from_string_unchecked(token.to_owned());
+        }
+    }
+}
+
 /// The API a capture was sent to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Shape {
@@ -61,6 +163,12 @@ pub enum Shape {
     OpenAiResponses,
     /// An MCP `tools/list` result, bare or inside a JSON-RPC response.
     McpToolsList,
+    /// Google Gemini `generateContent` (AI Studio and Vertex AI): `contents`, and tools as
+    /// `tools[].functionDeclarations[]`.
+    GeminiGenerateContent,
+    /// Amazon Bedrock `Converse`: `messages` of content blocks, tools as
+    /// `toolConfig.tools[].toolSpec`.
+    BedrockConverse,
 }
 
 impl Shape {
@@ -71,15 +179,20 @@ impl Shape {
             Shape::OpenAiChat => "openai-chat",
             Shape::OpenAiResponses => "openai-responses",
             Shape::McpToolsList => "mcp-tools-list",
+            Shape::GeminiGenerateContent => "gemini-generate-content",
+            Shape::BedrockConverse => "bedrock-converse",
         }
     }
 
-    /// The key a tool entry of this shape keeps its schema under.
+    /// The key a tool entry of this shape keeps its schema under (Converse nests the schema
+    /// one level further down, in `inputSchema.json`).
     pub fn schema_key(self) -> &'static str {
         match self {
             Shape::AnthropicMessages => "input_schema",
-            Shape::OpenAiChat | Shape::OpenAiResponses => "parameters",
-            Shape::McpToolsList => "inputSchema",
+            Shape::OpenAiChat | Shape::OpenAiResponses | Shape::GeminiGenerateContent => {
+                "parameters"
+            }
+            Shape::McpToolsList | Shape::BedrockConverse => "inputSchema",
         }
     }
 
@@ -101,7 +214,16 @@ impl Shape {
                 entry.insert("description".into(), description.into());
                 entry.insert("parameters".into(), schema);
             }
-            Shape::AnthropicMessages | Shape::McpToolsList => {
+            Shape::BedrockConverse => {
+                let mut spec = serde_json::Map::new();
+                spec.insert("name".into(), name.into());
+                spec.insert("description".into(), description.into());
+                let mut input = serde_json::Map::new();
+                input.insert("json".into(), schema);
+                spec.insert("inputSchema".into(), Value::Object(input));
+                entry.insert("toolSpec".into(), Value::Object(spec));
+            }
+            Shape::AnthropicMessages | Shape::McpToolsList | Shape::GeminiGenerateContent => {
                 entry.insert("name".into(), name.into());
                 entry.insert("description".into(), description.into());
                 entry.insert(self.schema_key().into(), schema);
@@ -109,6 +231,43 @@ impl Shape {
         }
         Value::Object(entry)
     }
+}
+
+/// Where a capture keeps its tool list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ToolsPlace {
+    /// The body key of the object that holds the list: `result` (a JSON-RPC response),
+    /// `toolConfig` (Converse); `None`: the body itself.
+    pub holder: Option<&'static str>,
+    /// The list's key: `tools`, or `functions` for the legacy Chat Completions list.
+    pub key: &'static str,
+}
+
+/// Gemini keeps function declarations inside tool objects (`tools[].functionDeclarations[]`):
+/// the capture's entries are those declarations, flattened, beside the other tool objects
+/// (`{"googleSearch":{}}`), and a projection nests them back ([`Capture::nest`]).
+#[derive(Debug, Clone)]
+struct Nested {
+    /// Every declaration, and every tool object that holds none, in document order.
+    entries: Vec<Value>,
+    /// Per entry: the tool object (index into `groups`) its declaration came from.
+    group_of: Vec<Option<usize>>,
+    /// Per tool object that holds declarations: the object with an empty list in their place,
+    /// and the key they sit under (`functionDeclarations`, or the proto's
+    /// `function_declarations`).
+    groups: Vec<(Value, &'static str)>,
+}
+
+/// The two spellings of Gemini's declaration list.
+const DECLARATION_KEYS: [&str; 2] = ["functionDeclarations", "function_declarations"];
+
+/// The declarations key of a Gemini tool object, when it holds a non-empty list.
+fn declarations_key(tool: &Value) -> Option<&'static str> {
+    DECLARATION_KEYS.into_iter().find(|key| {
+        tool.get(*key)
+            .and_then(Value::as_array)
+            .is_some_and(|l| !l.is_empty())
+    })
 }
 
 impl std::fmt::Display for Shape {
@@ -122,12 +281,20 @@ impl std::fmt::Display for Shape {
 pub struct Capture {
     body: Value,
     shape: Shape,
-    /// The MCP body is wrapped in a JSON-RPC `result`.
-    wrapped: bool,
-    /// Each entry's [`tool::label`], in capture order (shared by every projection's outcomes).
+    place: ToolsPlace,
+    /// Gemini's declarations, flattened out of their tool objects.
+    nested: Option<Nested>,
+    /// Each entry's [`tool::label`], in capture order (shared by every projection's outcomes);
+    /// an entry with no usable name is `<entry N>` (1-based).
     labels: Vec<SharedText>,
-    /// Whether each entry is hosted ([`tool::hosted_label`]), in capture order.
+    /// Whether each entry passes through every strategy untouched ([`tool::passes_through`]:
+    /// hosted, or without a usable name), in capture order.
     hosted: Vec<bool>,
+    /// Entries without a usable name: their index and what is wrong with them.
+    problems: Vec<(usize, String)>,
+    /// What every projection of this capture should say about it (a connector's tools the
+    /// capture cannot show, a legacy list, a namespace's nested tools).
+    notes: Vec<Note>,
 }
 
 impl Capture {
@@ -163,64 +330,154 @@ impl Capture {
         let text = std::str::from_utf8(bytes).map_err(|e| LoadError::InvalidUtf8 {
             offset: e.valid_up_to(),
         })?;
-        let body: Value = crate::trace::budget::parse_str(text).map_err(|e| json_error(&e))?;
+        let body = parse_exact(text).map_err(|e| json_error(&e))?;
         Capture::from_value(body)
     }
 
     /// Load a request body that is already parsed.
     pub fn from_value(body: Value) -> Result<Capture, LoadError> {
-        let (shape, wrapped) = detect_shape(&body)?;
+        let (shape, place) = detect_shape(&body)?;
         let mut capture = Capture {
             body,
             shape,
-            wrapped,
+            place,
+            nested: None,
             labels: Vec::new(),
             hosted: Vec::new(),
+            problems: Vec::new(),
+            notes: Vec::new(),
         };
         capture.check_tools()?;
-        (capture.labels, capture.hosted) = capture
-            .tools()
-            .iter()
-            .map(|entry| match tool::hosted_label(entry) {
+        if shape == Shape::GeminiGenerateContent {
+            capture.nested = Some(flatten_gemini(capture.tools_value()));
+        }
+        let mut labels = Vec::with_capacity(capture.tools().len());
+        let mut hosted = Vec::with_capacity(capture.tools().len());
+        let mut problems = Vec::new();
+        for (index, entry) in capture.tools().iter().enumerate() {
+            let (label, passes) = match tool::hosted_label(entry) {
                 Some(label) => (SharedText::from(label), true),
-                None => (SharedText::from(tool::name(entry).unwrap_or("")), false),
-            })
-            .unzip();
+                None => match entry_problem(entry) {
+                    Some(problem) => {
+                        problems.push((index, problem));
+                        (SharedText::from(format!("<entry {}>", index + 1)), true)
+                    }
+                    None => (SharedText::from(tool::name(entry).unwrap_or("")), false),
+                },
+            };
+            labels.push(label);
+            hosted.push(passes);
+        }
+        capture.labels = labels;
+        capture.hosted = hosted;
+        capture.problems = problems;
+        capture.notes = capture_notes(&capture);
         Ok(capture)
     }
 
     fn check_tools(&self) -> Result<(), LoadError> {
-        let Some(tools) = self.tools_value() else {
-            return Ok(());
+        match self.tools_value() {
+            None | Some(Value::Array(_)) => Ok(()),
+            Some(Value::Null) if self.shape != Shape::McpToolsList => Ok(()),
+            Some(other) => Err(LoadError::ToolsNotArray(json_kind(other))),
+        }
+    }
+
+    /// Entries without a usable name (loaded as `<entry N>`): each one's index and what is
+    /// wrong with it. A provider rejects a request that sends one.
+    pub fn problems(&self) -> &[(usize, String)] {
+        &self.problems
+    }
+
+    /// What every projection of this capture says about it (tools a connector fetches that the
+    /// capture cannot show, a legacy `functions` list, a Codex namespace's nested tools, ...).
+    pub fn notes(&self) -> &[Note] {
+        &self.notes
+    }
+
+    /// Where the tool list lives.
+    pub fn place(&self) -> ToolsPlace {
+        self.place
+    }
+
+    /// A new tool entry in this capture's own form: the shape's ([`Shape::make_tool`]), or a
+    /// flat `{name, description, parameters}` for a legacy `functions` list.
+    pub fn make_tool(&self, name: &str, description: &str, schema: Value) -> Value {
+        if self.place.key == "functions" {
+            let mut entry = serde_json::Map::new();
+            entry.insert("name".into(), name.into());
+            entry.insert("description".into(), description.into());
+            entry.insert("parameters".into(), schema);
+            return Value::Object(entry);
+        }
+        if self.shape == Shape::GeminiGenerateContent && self.uses_json_schema_key() {
+            let mut entry = serde_json::Map::new();
+            entry.insert("name".into(), name.into());
+            entry.insert("description".into(), description.into());
+            entry.insert("parametersJsonSchema".into(), schema);
+            return Value::Object(entry);
+        }
+        self.shape.make_tool(name, description, schema)
+    }
+
+    /// Whether a Gemini capture's declarations give their schema as `parametersJsonSchema`
+    /// (full JSON Schema) rather than `parameters` (the OpenAPI subset).
+    fn uses_json_schema_key(&self) -> bool {
+        self.tools()
+            .iter()
+            .any(|entry| tool::schema_key(entry) == Some("parametersJsonSchema"))
+    }
+
+    /// The tools array as the request sends it, from the sent entries and where each came from
+    /// (`None`: added by a strategy). Only Gemini regroups: consecutive declarations of one tool
+    /// object go back into a copy of it, an added declaration joins the group before it (or
+    /// the first one), and every other entry stands alone. The unchanged list comes back as
+    /// it was.
+    pub fn nest<'a>(&self, sent: impl Iterator<Item = (Option<usize>, &'a Value)>) -> Vec<Value> {
+        let Some(nested) = &self.nested else {
+            return sent.map(|(_, entry)| entry.clone()).collect();
         };
-        let tools = match tools {
-            Value::Array(tools) => tools,
-            Value::Null if self.shape != Shape::McpToolsList => return Ok(()),
-            other => return Err(LoadError::ToolsNotArray(json_kind(other))),
-        };
-        for (index, entry) in tools.iter().enumerate() {
-            let problem = match entry {
-                Value::Object(_) if tool::is_hosted(entry) => None,
-                Value::Object(_) => match tool::name(entry) {
-                    Some("") => Some("the name is empty".to_owned()),
-                    Some(_) => None,
-                    None => match tool::body(entry).and_then(|b| b.get("name")) {
-                        Some(other) => {
-                            Some(format!("the name is {}, not a string", json_kind(other)))
-                        }
-                        None => Some(
-                            "no `name`, and no `type` naming a hosted tool (such as web_search)"
-                                .to_owned(),
-                        ),
-                    },
+        let mut out: Vec<Value> = Vec::new();
+        // The group being filled: its index, and its place in `out`.
+        let mut open: Option<(usize, usize)> = None;
+        for (origin, entry) in sent {
+            let group = match origin {
+                Some(index) => match nested.group_of.get(index).copied().flatten() {
+                    Some(group) => Some(group),
+                    None => {
+                        out.push(entry.clone());
+                        open = None;
+                        continue;
+                    }
                 },
-                other => Some(format!("the entry is {}, not an object", json_kind(other))),
+                None => None,
             };
-            if let Some(problem) = problem {
-                return Err(LoadError::BadTool { index, problem });
+            let into_open = match (open, group) {
+                (Some((current, _)), Some(group)) => current == group,
+                (Some(_), None) => true,
+                (None, _) => false,
+            };
+            if !into_open {
+                let group = group.unwrap_or(0);
+                let template = nested.groups.get(group).cloned().unwrap_or_else(|| {
+                    (
+                        serde_json::json!({ "functionDeclarations": [] }),
+                        "functionDeclarations",
+                    )
+                });
+                out.push(template.0);
+                open = Some((group, out.len() - 1));
+            }
+            let (group, at) = open.expect("a group is open");
+            let key = nested
+                .groups
+                .get(group)
+                .map_or("functionDeclarations", |(_, key)| *key);
+            if let Some(Value::Array(list)) = out[at].get_mut(key) {
+                list.push(entry.clone());
             }
         }
-        Ok(())
+        out
     }
 
     /// The whole original document, given back (what [`Capture::from_value`] took).
@@ -238,47 +495,52 @@ impl Capture {
         self.shape
     }
 
-    /// The object that holds `tools` (the JSON-RPC `result` for a wrapped MCP list).
-    pub fn tools_holder(&self) -> &serde_json::Map<String, Value> {
-        let holder = if self.wrapped {
-            &self.body["result"]
-        } else {
-            &self.body
-        };
-        holder
-            .as_object()
-            .expect("shape detection guarantees an object")
+    /// The object that holds the tool list (the JSON-RPC `result` for a wrapped MCP list,
+    /// `toolConfig` for Converse), if the body has it.
+    pub fn tools_holder(&self) -> Option<&serde_json::Map<String, Value>> {
+        match self.place.holder {
+            Some(key) => self.body.get(key)?.as_object(),
+            None => self.body.as_object(),
+        }
     }
 
-    /// Mutable access to the object that holds `tools` in a copy of the body.
-    pub fn tools_holder_mut(
-        shape_wrapped: bool,
-        body: &mut Value,
-    ) -> Option<&mut serde_json::Map<String, Value>> {
-        let holder = if shape_wrapped {
-            body.get_mut("result")?
-        } else {
-            body
+    /// Mutable access to the object that holds the tool list in a copy of the body; `create`
+    /// adds an empty holder object where the body has none (a Converse request gaining tools).
+    pub fn tools_holder_mut<'b>(
+        &self,
+        body: &'b mut Value,
+        create: bool,
+    ) -> Option<&'b mut serde_json::Map<String, Value>> {
+        let Some(key) = self.place.holder else {
+            return body.as_object_mut();
         };
-        holder.as_object_mut()
+        let object = body.as_object_mut()?;
+        if create && !object.get(key).is_some_and(Value::is_object) {
+            object.insert(key.to_owned(), Value::Object(serde_json::Map::new()));
+        }
+        object.get_mut(key)?.as_object_mut()
     }
 
     /// Whether the MCP list is wrapped in a JSON-RPC response.
     pub fn is_wrapped(&self) -> bool {
-        self.wrapped
+        self.place.holder == Some("result")
     }
 
     fn tools_value(&self) -> Option<&Value> {
-        self.tools_holder().get("tools")
+        self.tools_holder()?.get(self.place.key)
     }
 
-    /// Whether the body has a `tools` key at all.
+    /// Whether the body has a tool list key at all (`tools`; `functions` in a legacy list).
     pub fn has_tools_key(&self) -> bool {
         self.tools_value().is_some()
     }
 
-    /// The original tool entries (empty when the body has none).
+    /// The original tool entries (empty when the body has none). For Gemini, the function
+    /// declarations flattened out of their tool objects, beside the other tool objects.
     pub fn tools(&self) -> &[Value] {
+        if let Some(nested) = &self.nested {
+            return &nested.entries;
+        }
         match self.tools_value() {
             Some(Value::Array(tools)) => tools,
             _ => &[],
@@ -295,30 +557,108 @@ impl Capture {
         &self.labels
     }
 
-    /// Indices of the hosted entries ([`tool::hosted_label`]), in capture order.
+    /// Indices of the entries every strategy passes through: hosted ([`tool::hosted_label`]) and
+    /// `<entry N>` ([`Capture::problems`]), in capture order.
     pub fn hosted(&self) -> Vec<usize> {
         (0..self.hosted.len())
             .filter(|&index| self.hosted[index])
             .collect()
     }
 
-    /// Whether original entry `index` is hosted ([`tool::is_hosted`]), looked up, not recomputed.
+    /// Whether original entry `index` passes through ([`Capture::hosted`]), looked up, not
+    /// recomputed.
     pub fn is_hosted_at(&self, index: usize) -> bool {
         self.hosted.get(index).copied().unwrap_or(false)
     }
 
     /// The tool a `tool_choice` forces, if it names one: a function's name, or a hosted
     /// entry's label for a hosted choice such as `{"type":"web_search"}` ([`tool::choice_label`]).
+    /// Legacy Chat `function_call: {"name":…}`; Converse `toolConfig.toolChoice.tool.name`;
+    /// Gemini `functionCallingConfig` in mode `ANY` allowing exactly one function.
     pub fn tool_choice_name(&self) -> Option<std::borrow::Cow<'_, str>> {
-        tool::choice_label(self.body.get("tool_choice")?)
+        use std::borrow::Cow;
+        match self.shape {
+            Shape::BedrockConverse => self
+                .body
+                .pointer("/toolConfig/toolChoice/tool/name")
+                .and_then(Value::as_str)
+                .map(Cow::Borrowed),
+            Shape::GeminiGenerateContent => {
+                let config = self.gemini_choice()?;
+                let config = config
+                    .get("functionCallingConfig")
+                    .or_else(|| config.get("function_calling_config"))?;
+                let mode = config.get("mode").and_then(Value::as_str)?;
+                let allowed = config
+                    .get("allowedFunctionNames")
+                    .or_else(|| config.get("allowed_function_names"))?
+                    .as_array()?;
+                match allowed.as_slice() {
+                    [Value::String(name)] if mode.eq_ignore_ascii_case("any") => {
+                        Some(Cow::Borrowed(name))
+                    }
+                    _ => None,
+                }
+            }
+            _ => tool::choice_label(self.body.get(self.choice_key())?),
+        }
+    }
+
+    /// Gemini's `toolConfig` (or `tool_config`).
+    fn gemini_choice(&self) -> Option<&Value> {
+        self.body
+            .get("toolConfig")
+            .or_else(|| self.body.get("tool_config"))
+    }
+
+    /// The top-level key of the tool choice outside Converse and Gemini.
+    fn choice_key(&self) -> &'static str {
+        if self.place.key == "functions" {
+            "function_call"
+        } else {
+            "tool_choice"
+        }
+    }
+
+    /// Whether the request carries a tool choice (`tool_choice`, `function_call`, Converse's
+    /// `toolChoice`, Gemini's `toolConfig`).
+    pub fn has_tool_choice(&self) -> bool {
+        match self.shape {
+            Shape::BedrockConverse => self.body.pointer("/toolConfig/toolChoice").is_some(),
+            Shape::GeminiGenerateContent => self.gemini_choice().is_some(),
+            _ => self.body.get(self.choice_key()).is_some(),
+        }
+    }
+
+    /// Remove the tool choice from a copy of the body (a provider rejects one without tools).
+    pub fn strip_tool_choice(&self, body: &mut Value) {
+        let Some(object) = body.as_object_mut() else {
+            return;
+        };
+        match self.shape {
+            Shape::BedrockConverse => {
+                if let Some(Value::Object(config)) = object.get_mut("toolConfig") {
+                    config.shift_remove("toolChoice");
+                }
+            }
+            Shape::GeminiGenerateContent => {
+                object.shift_remove("toolConfig");
+                object.shift_remove("tool_config");
+            }
+            _ => {
+                object.shift_remove(self.choice_key());
+            }
+        }
     }
 
     /// The text of each conversation message, oldest first, in the shape's own terms:
     /// Messages `content` strings and `text` blocks; Chat `content` strings and `text` parts;
-    /// Responses `input` string or message items' `input_text`/`output_text` parts. Messages of
-    /// role `tool` are skipped; the system prompt is not part of it (Messages `system`,
-    /// Responses `instructions`, and Chat/Responses messages of role `system` or `developer`). Each message's parts are
-    /// joined with `\n`; messages without text are left out.
+    /// Responses `input` string or message items' `input_text`/`output_text` parts; Gemini
+    /// `contents[].parts[].text`; Converse `messages[].content[].text`. Messages of role `tool`
+    /// (or legacy `function`) are skipped; the system prompt is not part of it (Messages and
+    /// Converse `system`, Responses `instructions`, Gemini `systemInstruction`, and messages of
+    /// role `system` or `developer`). Each message's parts are joined with `\n`; messages
+    /// without text are left out.
     pub fn message_texts(&self) -> Vec<String> {
         let mut texts = Vec::new();
         match self.shape {
@@ -352,17 +692,198 @@ impl Capture {
                 }
                 _ => {}
             },
+            Shape::GeminiGenerateContent => {
+                if let Some(Value::Array(contents)) = self.body.get("contents") {
+                    for content in contents {
+                        if is_not_context(content) {
+                            continue;
+                        }
+                        push_untyped_text(&mut texts, content.get("parts"));
+                    }
+                }
+            }
+            Shape::BedrockConverse => {
+                if let Some(Value::Array(messages)) = self.body.get("messages") {
+                    for message in messages {
+                        if is_not_context(message) {
+                            continue;
+                        }
+                        push_untyped_text(&mut texts, message.get("content"));
+                    }
+                }
+            }
             Shape::McpToolsList => {}
         }
         texts
     }
+
+    /// The conversation's items: Messages, Chat and Converse `messages`, Responses `input`
+    /// items, Gemini `contents`.
+    pub fn conversation(&self) -> &[Value] {
+        let list = match self.shape {
+            Shape::OpenAiResponses => self.body.get("input"),
+            Shape::GeminiGenerateContent => self.body.get("contents"),
+            _ => self.body.get("messages"),
+        };
+        match list {
+            Some(Value::Array(items)) => items,
+            _ => &[],
+        }
+    }
+}
+
+/// Append the text of a Gemini `parts` or Converse `content` list, whose text parts are
+/// `{"text":…}` without a `type` (a Gemini `thought` part is the model's reasoning, not text).
+fn push_untyped_text(texts: &mut Vec<String>, parts: Option<&Value>) {
+    let Some(Value::Array(parts)) = parts else {
+        return;
+    };
+    let parts: Vec<&str> = parts
+        .iter()
+        .filter(|p| p.get("thought").and_then(Value::as_bool) != Some(true))
+        .filter_map(|p| p.get("text").and_then(Value::as_str))
+        .collect();
+    if !parts.is_empty() {
+        texts.push(parts.join("\n"));
+    }
+}
+
+/// What is wrong with an entry that has no usable name and is not hosted, or `None`.
+fn entry_problem(entry: &Value) -> Option<String> {
+    if !entry.is_object() {
+        return Some(format!("the entry is {}, not an object", json_kind(entry)));
+    }
+    match tool::name(entry) {
+        Some("") => Some("the name is empty".to_owned()),
+        Some(_) => None,
+        None => match tool::body(entry).and_then(|b| b.get("name")) {
+            Some(other) => Some(format!("the name is {}, not a string", json_kind(other))),
+            None => Some(
+                "no `name`, and no `type` naming a hosted tool (such as web_search)".to_owned(),
+            ),
+        },
+    }
+}
+
+/// Flatten Gemini's tool objects: each non-empty declaration list becomes its declarations,
+/// every other tool object stays one entry.
+fn flatten_gemini(tools: Option<&Value>) -> Nested {
+    let mut nested = Nested {
+        entries: Vec::new(),
+        group_of: Vec::new(),
+        groups: Vec::new(),
+    };
+    let Some(Value::Array(tools)) = tools else {
+        return nested;
+    };
+    for tool_object in tools {
+        match declarations_key(tool_object) {
+            Some(key) => {
+                let group = nested.groups.len();
+                let mut template = tool_object.clone();
+                let declarations = template
+                    .get_mut(key)
+                    .map(|list| std::mem::replace(list, Value::Array(Vec::new())));
+                if let Some(Value::Array(declarations)) = declarations {
+                    for declaration in declarations {
+                        nested.entries.push(declaration);
+                        nested.group_of.push(Some(group));
+                    }
+                }
+                nested.groups.push((template, key));
+            }
+            None => {
+                nested.entries.push(tool_object.clone());
+                nested.group_of.push(None);
+            }
+        }
+    }
+    nested
+}
+
+/// The notes every projection of a capture carries.
+fn capture_notes(capture: &Capture) -> Vec<Note> {
+    let mut notes = Vec::new();
+    let body = capture.body();
+    // Servers an `mcp_toolset` entry names already get that entry's note.
+    let toolsets: Vec<&str> = capture
+        .tools()
+        .iter()
+        .filter(|e| e.get("type").and_then(Value::as_str) == Some("mcp_toolset"))
+        .filter_map(|e| e.get("mcp_server_name").and_then(Value::as_str))
+        .collect();
+    if let Some(Value::Array(servers)) = body.get("mcp_servers") {
+        let names: Vec<&str> = servers
+            .iter()
+            .map(|s| s.get("name").and_then(Value::as_str).unwrap_or("unnamed"))
+            .filter(|name| !toolsets.contains(name))
+            .collect();
+        if !names.is_empty() {
+            notes.push(Note::info(format!(
+                "the request names {} MCP server{} in `mcp_servers` ({}): Anthropic's MCP connector fetches their tools, which toolprism cannot see or count",
+                names.len(),
+                if names.len() == 1 { "" } else { "s" },
+                names.join(", ")
+            )));
+        }
+    }
+    if capture.place.key == "functions" {
+        notes.push(Note::info(
+            "the tools are a legacy Chat Completions `functions` list (with `function_call`): strategies read and write it in that form",
+        ));
+    }
+    if capture.shape == Shape::AnthropicMessages
+        && body
+            .get("anthropic_version")
+            .and_then(Value::as_str)
+            .is_some_and(|v| v.starts_with("bedrock-"))
+    {
+        notes.push(Note::info(
+            "an Anthropic Messages body for Amazon Bedrock InvokeModel (`anthropic_version: bedrock-…`): the model is named in the URL, not the body",
+        ));
+    }
+    if let Some(nested) = &capture.nested
+        && nested.groups.len() > 1
+    {
+        notes.push(Note::info(format!(
+            "the declarations come from {} Gemini tool objects: projections keep each declaration with its own object",
+            nested.groups.len()
+        )));
+    }
+    if capture.shape == Shape::GeminiGenerateContent
+        && capture.tools().iter().any(|e| !tool::passes_through(e))
+    {
+        notes.push(Note::info(
+            "Gemini: tools are measured as the list of function declarations (and built-in tool objects); the `{\"functionDeclarations\":[…]}` wrapper around them (25 bytes) is not counted",
+        ));
+    }
+    for entry in capture.tools() {
+        if entry.get("type").and_then(Value::as_str) != Some("namespace") {
+            continue;
+        }
+        let nested: Vec<&str> = entry
+            .get("tools")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .map(|t| tool::name(t).unwrap_or("?"))
+            .collect();
+        notes.push(Note::info(format!(
+            "`{}` is a Codex namespace of {} tool{} ({}): strategies treat the namespace as one entry, counted with every tool in it",
+            tool::name(entry).unwrap_or("?"),
+            nested.len(),
+            if nested.len() == 1 { "" } else { "s" },
+            nested.join(", ")
+        )));
+    }
+    notes
 }
 
 /// Messages that are not conversation context: tool results and the system prompt.
 fn is_not_context(message: &Value) -> bool {
     matches!(
         message.get("role").and_then(Value::as_str),
-        Some("tool" | "system" | "developer")
+        Some("tool" | "system" | "developer" | "function")
     )
 }
 
@@ -423,9 +944,122 @@ fn read_limited(path: &Path) -> Result<Vec<u8>, LoadError> {
     Ok(bytes)
 }
 
+/// Recognise the API a body was sent to, and where it keeps its tool list.
+fn detect_shape(body: &Value) -> Result<(Shape, ToolsPlace), LoadError> {
+    let plain = |shape: Shape| {
+        (
+            shape,
+            ToolsPlace {
+                holder: None,
+                key: "tools",
+            },
+        )
+    };
+    let (shape, wrapped) = detect_api(body)?;
+    let object = body.as_object().expect("detect_api accepts only objects");
+    Ok(match shape {
+        _ if wrapped => (
+            shape,
+            ToolsPlace {
+                holder: Some("result"),
+                key: "tools",
+            },
+        ),
+        Shape::BedrockConverse => (
+            shape,
+            ToolsPlace {
+                holder: Some("toolConfig"),
+                key: "tools",
+            },
+        ),
+        Shape::OpenAiChat
+            if !object.contains_key("tools")
+                && matches!(object.get("functions"), Some(Value::Array(_))) =>
+        {
+            (
+                shape,
+                ToolsPlace {
+                    holder: None,
+                    key: "functions",
+                },
+            )
+        }
+        _ => plain(shape),
+    })
+}
+
+/// Whether a body is a Gemini `generateContent` request: `contents`, a system instruction, or
+/// tool objects holding function declarations.
+fn is_gemini(object: &serde_json::Map<String, Value>) -> bool {
+    if object.contains_key("messages") || object.contains_key("input") {
+        return false;
+    }
+    [
+        "contents",
+        "systemInstruction",
+        "system_instruction",
+        "generationConfig",
+        "generation_config",
+    ]
+    .iter()
+    .any(|key| object.contains_key(*key))
+        || object
+            .get("tools")
+            .and_then(Value::as_array)
+            .is_some_and(|tools| {
+                tools
+                    .iter()
+                    .any(|t| DECLARATION_KEYS.iter().any(|key| t.get(*key).is_some()))
+            })
+}
+
+/// Whether a body is a Bedrock Converse request: a `toolConfig`, Converse's own configuration
+/// keys, or messages whose content blocks carry no `type` (`{"text":…}`, `{"toolUse":…}`).
+fn is_converse(object: &serde_json::Map<String, Value>) -> bool {
+    if object.get("toolConfig").is_some_and(Value::is_object) && !object.contains_key("contents") {
+        return true;
+    }
+    if !matches!(object.get("messages"), Some(Value::Array(_))) {
+        return false;
+    }
+    if [
+        "inferenceConfig",
+        "additionalModelRequestFields",
+        "guardrailConfig",
+        "promptVariables",
+    ]
+    .iter()
+    .any(|key| object.contains_key(*key))
+    {
+        return true;
+    }
+    let messages = object.get("messages").and_then(Value::as_array);
+    messages.into_iter().flatten().any(|message| {
+        message
+            .get("content")
+            .and_then(Value::as_array)
+            .is_some_and(|blocks| {
+                blocks.iter().any(|block| {
+                    block.get("type").is_none()
+                        && [
+                            "text",
+                            "toolUse",
+                            "toolResult",
+                            "image",
+                            "document",
+                            "reasoningContent",
+                            "cachePoint",
+                        ]
+                        .iter()
+                        .any(|key| block.get(*key).is_some())
+                })
+            })
+    })
+}
+
 /// Recognise the API a body was sent to. Returns the shape and whether an MCP list is wrapped
 /// in a JSON-RPC `result`.
-fn detect_shape(body: &Value) -> Result<(Shape, bool), LoadError> {
+fn detect_api(body: &Value) -> Result<(Shape, bool), LoadError> {
     let Value::Object(object) = body else {
         return Err(LoadError::UnknownShape(format!(
             "the document is {}, expected a request object",
@@ -439,6 +1073,12 @@ fn detect_shape(body: &Value) -> Result<(Shape, bool), LoadError> {
         && !object.contains_key("input")
     {
         return Ok((Shape::McpToolsList, true));
+    }
+    if is_gemini(object) {
+        return Ok((Shape::GeminiGenerateContent, false));
+    }
+    if is_converse(object) {
+        return Ok((Shape::BedrockConverse, false));
     }
     if object.contains_key("messages") {
         if !matches!(object.get("messages"), Some(Value::Array(_))) {
@@ -480,8 +1120,9 @@ fn detect_shape(body: &Value) -> Result<(Shape, bool), LoadError> {
         return Ok((shape, false));
     }
     Err(LoadError::UnknownShape(
-        "no `messages`, `input` or `tools` (expected an Anthropic Messages, OpenAI Chat \
-         Completions or OpenAI Responses request, or an MCP tools/list result)"
+        "no `messages`, `input`, `contents` or `tools` (expected an Anthropic Messages, OpenAI \
+         Chat Completions, OpenAI Responses, Gemini generateContent or Bedrock Converse request, \
+         or an MCP tools/list result)"
             .into(),
     ))
 }
@@ -491,7 +1132,7 @@ fn detect_shape(body: &Value) -> Result<(Shape, bool), LoadError> {
 fn messages_shape(object: &serde_json::Map<String, Value>) -> Shape {
     if let Some(Value::Array(tools)) = object.get("tools") {
         for entry in tools {
-            if entry.get("function").is_some() {
+            if entry.get("function").is_some() || entry.get("custom").is_some() {
                 return Shape::OpenAiChat;
             }
             // Anthropic's hosted MCP toolset; Chat Completions has no hosted entries.

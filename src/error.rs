@@ -53,14 +53,6 @@ pub enum LoadError {
     /// `tools` is present but is not an array.
     #[error("`tools` is not an array (found {0})")]
     ToolsNotArray(&'static str),
-    /// A tool entry has no usable name.
-    #[error("tool {index}: {problem}")]
-    BadTool {
-        /// 0-based index in the `tools` array.
-        index: usize,
-        /// What is wrong with it.
-        problem: String,
-    },
     /// The turn asked for is not a request of the trace (past the end, a compaction stub, a
     /// trace without model calls).
     #[error("{0}")]

@@ -271,11 +271,26 @@ fn lint(capture: &Capture, draft: &Draft, outcomes: &[ToolOutcome], notes: &mut 
             "tool_choice names `{choice}`, which this projection does not send ({how}): the provider will reject the request"
         )));
     }
-    if draft.drop_tool_choice && capture.body().get("tool_choice").is_some() {
+    if draft.drop_tool_choice && capture.has_tool_choice() {
         notes.push(Note::info(
             "tool_choice removed: providers reject a tool_choice without tools",
         ));
     }
+
+    // An entry without a usable name: the provider rejects the request that sends it.
+    let labels = capture.labels();
+    for (index, problem) in capture.problems() {
+        if sent
+            .iter()
+            .any(|t| t.origin == Some(*index) && t.replaced.is_none())
+        {
+            let label = labels.get(*index).map_or("", |l| l.as_str());
+            notes.push(Note::error(format!(
+                "{label}: {problem}: the provider rejects a request with this entry (passed through untouched)"
+            )));
+        }
+    }
+    notes.extend(capture.notes().iter().cloned());
 
     // A remote MCP server's tools reach the model without appearing in the request.
     for entry in sent.iter().map(|t| t.entry(capture)) {
@@ -439,26 +454,40 @@ impl Projection {
     /// or write it, [`Projection::request_json`] gives the same bytes without the copy.
     pub fn request_body(&self, capture: &Capture) -> Value {
         let (mut body, with_tools) = self.request_frame(capture);
-        if with_tools
-            && let Some(holder) = Capture::tools_holder_mut(capture.is_wrapped(), &mut body)
-        {
+        if with_tools && let Some(holder) = capture.tools_holder_mut(&mut body, false) {
             holder.insert(
-                "tools".to_owned(),
-                Value::Array(self.tools(capture).cloned().collect()),
+                capture.place().key.to_owned(),
+                Value::Array(self.sent_list(capture)),
             );
         }
         body
+    }
+
+    /// The sent entries as the request's list holds them: Gemini's declarations back in their
+    /// tool objects ([`Capture::nest`]), every other shape's entries as they are.
+    fn sent_list(&self, capture: &Capture) -> Vec<Value> {
+        capture.nest(
+            self.sent
+                .iter()
+                .flatten()
+                .map(|tool| (tool.origin, tool.entry(capture))),
+        )
     }
 
     /// [`Projection::request_body`] as JSON text, compact or pretty (two-space indent), built
     /// without copying a single tool entry: the sent entries are written from where they
     /// are, so exporting 100,000 tools costs the text, not two more trees.
     pub fn request_json(&self, capture: &Capture, pretty: bool) -> String {
+        if capture.shape() == Shape::GeminiGenerateContent {
+            // Regrouping builds new tool objects; Gemini lists are small.
+            return json_text(&self.request_body(capture), pretty);
+        }
         let (frame, with_tools) = self.request_frame(capture);
         let tools: Vec<&Value> = self.tools(capture).collect();
         let body = FramedBody {
             frame: &frame,
-            wrapped: capture.is_wrapped(),
+            holder: capture.place().holder,
+            key: capture.place().key,
             tools: with_tools.then_some(tools.as_slice()),
         };
         json_text(&body, pretty)
@@ -471,26 +500,37 @@ impl Projection {
         json_text(&tools, pretty)
     }
 
-    /// The request body with everything but the tools projected, and whether its `tools` key
+    /// The request body with everything but the tools projected, and whether its tool list key
     /// (holding a placeholder, in its place) is to be filled with the sent entries.
     fn request_frame(&self, capture: &Capture) -> (Value, bool) {
-        let mut body = body_without_tools(capture.body(), capture.is_wrapped());
+        let place = capture.place();
+        let mut body = body_without_tools(capture.body(), place.holder, place.key);
         let mut with_tools = false;
-        if let Some(holder) = Capture::tools_holder_mut(capture.is_wrapped(), &mut body) {
+        let gains = matches!(&self.sent, Some(sent) if !sent.is_empty());
+        if let Some(holder) = capture.tools_holder_mut(&mut body, gains) {
             match &self.sent {
                 // A capture without a `tools` key gains none from a projection that sends none.
                 Some(sent) if sent.is_empty() && !capture.has_tools_key() => {}
                 Some(_) => {
-                    holder.insert("tools".to_owned(), Value::Null);
+                    holder.insert(place.key.to_owned(), Value::Null);
                     with_tools = true;
                 }
                 None => {
-                    holder.shift_remove("tools");
+                    holder.shift_remove(place.key);
                 }
             }
-            if self.drop_tool_choice {
-                holder.shift_remove("tool_choice");
-            }
+        }
+        if self.drop_tool_choice {
+            capture.strip_tool_choice(&mut body);
+        }
+        // Converse requires `toolConfig.tools` whenever `toolConfig` is sent.
+        if capture.shape() == Shape::BedrockConverse
+            && let Some(object) = body.as_object_mut()
+            && object
+                .get("toolConfig")
+                .is_some_and(|config| config.get("tools").is_none())
+        {
+            object.shift_remove("toolConfig");
         }
         if let Some(text) = &self.added_text
             && capture.shape() != Shape::McpToolsList
@@ -505,14 +545,15 @@ impl Projection {
     }
 }
 
-/// A copy of a capture's body whose `tools` value (in the object that holds it) is `null`.
-fn body_without_tools(body: &Value, wrapped: bool) -> Value {
-    let without = |holder: &serde_json::Map<String, Value>| -> Value {
+/// A copy of a capture's body whose tool list value (`key`, in the object that holds it) is
+/// `null`.
+fn body_without_tools(body: &Value, holder: Option<&str>, list_key: &str) -> Value {
+    let without = |object: &serde_json::Map<String, Value>| -> Value {
         Value::Object(
-            holder
+            object
                 .iter()
                 .map(|(key, value)| {
-                    let value = if key == "tools" {
+                    let value = if key == list_key {
                         Value::Null
                     } else {
                         value.clone()
@@ -522,26 +563,29 @@ fn body_without_tools(body: &Value, wrapped: bool) -> Value {
                 .collect(),
         )
     };
-    match body {
-        Value::Object(object) if wrapped => Value::Object(
+    match (body, holder) {
+        (Value::Object(object), Some(holder)) => Value::Object(
             object
                 .iter()
                 .map(|(key, value)| match value {
-                    Value::Object(result) if key == "result" => (key.clone(), without(result)),
+                    Value::Object(inner) if key == holder => (key.clone(), without(inner)),
                     _ => (key.clone(), value.clone()),
                 })
                 .collect(),
         ),
-        Value::Object(object) => without(object),
-        other => other.clone(),
+        (Value::Object(object), None) => without(object),
+        (other, _) => other.clone(),
     }
 }
 
-/// A request frame serialized with the sent entries in its `tools` key: the bytes of the
+/// A request frame serialized with the sent entries in its tool list key: the bytes of the
 /// frame with the entries put in.
 struct FramedBody<'a> {
     frame: &'a Value,
-    wrapped: bool,
+    /// The body key of the object holding the list (`result`, `toolConfig`), if not the body.
+    holder: Option<&'a str>,
+    /// The list's key (`tools`, `functions`).
+    key: &'a str,
     tools: Option<&'a [&'a Value]>,
 }
 
@@ -550,16 +594,17 @@ impl serde::Serialize for FramedBody<'_> {
         let Some(tools) = self.tools else {
             return self.frame.serialize(serializer);
         };
-        match self.frame {
-            Value::Object(object) if self.wrapped => {
+        match (self.frame, self.holder) {
+            (Value::Object(object), Some(holder)) => {
                 use serde::ser::SerializeMap;
                 let mut map = serializer.serialize_map(Some(object.len()))?;
                 for (key, value) in object {
-                    if key == "result" {
+                    if key == holder {
                         map.serialize_entry(
                             key,
                             &ToolsHolder {
                                 holder: value,
+                                key: self.key,
                                 tools,
                             },
                         )?;
@@ -571,6 +616,7 @@ impl serde::Serialize for FramedBody<'_> {
             }
             _ => ToolsHolder {
                 holder: self.frame,
+                key: self.key,
                 tools,
             }
             .serialize(serializer),
@@ -578,9 +624,10 @@ impl serde::Serialize for FramedBody<'_> {
     }
 }
 
-/// The object holding `tools`, serialized with the entries in place of its placeholder.
+/// The object holding the tool list, serialized with the entries in place of its placeholder.
 struct ToolsHolder<'a> {
     holder: &'a Value,
+    key: &'a str,
     tools: &'a [&'a Value],
 }
 
@@ -592,7 +639,7 @@ impl serde::Serialize for ToolsHolder<'_> {
         };
         let mut map = serializer.serialize_map(Some(object.len()))?;
         for (key, value) in object {
-            if key == "tools" {
+            if key == self.key {
                 map.serialize_entry(key, self.tools)?;
             } else {
                 map.serialize_entry(key, value)?;

@@ -1,8 +1,10 @@
 //! Reading and writing the parts of one tool entry, whatever its API shape.
 //!
-//! An entry's name is `function.name` when it has a `function` object (Chat Completions), else
-//! `name`. Its description and schema live beside the name: `description` and `input_schema`
-//! (Messages), `parameters` (Chat, Responses), `inputSchema` (MCP).
+//! An entry's name is `function.name` when it has a `function` object (Chat Completions),
+//! `custom.name` for a Chat `custom` tool, `toolSpec.name` for Bedrock Converse, else `name`
+//! (Messages, Responses, MCP, a Gemini function declaration). Its description and schema live
+//! beside the name: `description` and `input_schema` (Messages), `parameters` (Chat, Responses,
+//! Gemini), `parametersJsonSchema` (Gemini), `inputSchema` (MCP; Converse's `inputSchema.json`).
 //!
 //! A *hosted* entry has no name but a `type` the provider runs or expands itself (Responses
 //! `{"type":"web_search"}`, a remote `{"type":"mcp",…}`, Anthropic's `mcp_toolset`). It is
@@ -14,25 +16,60 @@ use std::borrow::Cow;
 use serde_json::{Map, Value};
 
 /// Schema keys in the order they are looked for.
-const SCHEMA_KEYS: [&str; 3] = ["input_schema", "parameters", "inputSchema"];
+const SCHEMA_KEYS: [&str; 5] = [
+    "input_schema",
+    "parameters",
+    "inputSchema",
+    "parametersJsonSchema",
+    "parameters_json_schema",
+];
 
-/// The object that holds name, description and schema: `function` for Chat entries, else the
-/// entry itself.
+/// The key of the object that holds name, description and schema, when it is not the entry
+/// itself: `function` (Chat), `custom` (a Chat custom tool), `toolSpec` (Bedrock Converse).
+fn inner_key(object: &Map<String, Value>) -> Option<&'static str> {
+    if matches!(object.get("function"), Some(Value::Object(_))) {
+        return Some("function");
+    }
+    if matches!(object.get("toolSpec"), Some(Value::Object(_))) {
+        return Some("toolSpec");
+    }
+    // A Responses custom tool is flat (`name` beside `type`); only Chat nests it.
+    if object.get("type").and_then(Value::as_str) == Some("custom")
+        && matches!(object.get("custom"), Some(Value::Object(_)))
+    {
+        return Some("custom");
+    }
+    None
+}
+
+/// The object that holds name, description and schema: `function` for Chat entries, `custom`
+/// for Chat custom tools, `toolSpec` for Converse entries, else the entry itself.
 pub fn body(entry: &Value) -> Option<&Map<String, Value>> {
     let object = entry.as_object()?;
-    match object.get("function") {
-        Some(Value::Object(function)) => Some(function),
-        _ => Some(object),
+    match inner_key(object) {
+        Some(key) => object.get(key)?.as_object(),
+        None => Some(object),
     }
 }
 
 /// Mutable form of [`body`].
 pub fn body_mut(entry: &mut Value) -> Option<&mut Map<String, Value>> {
     let object = entry.as_object_mut()?;
-    if matches!(object.get("function"), Some(Value::Object(_))) {
-        return object.get_mut("function").and_then(Value::as_object_mut);
+    match inner_key(object) {
+        Some(key) => object.get_mut(key)?.as_object_mut(),
+        None => Some(object),
     }
-    Some(object)
+}
+
+/// Whether the entry has a usable name: a non-empty string where [`name`] reads it.
+pub fn has_name(entry: &Value) -> bool {
+    name(entry).is_some_and(|name| !name.is_empty())
+}
+
+/// Whether every strategy passes the entry through untouched: it has no usable name (a hosted
+/// entry, or one the provider would reject).
+pub fn passes_through(entry: &Value) -> bool {
+    !has_name(entry)
 }
 
 /// The entry's name, when it is a string.
@@ -43,14 +80,44 @@ pub fn name(entry: &Value) -> Option<&str> {
 /// `type` values that mark a function tool, which must carry its own name: never hosted.
 const FUNCTION_TYPES: [&str; 2] = ["function", "custom"];
 
+/// Keys of a type-less entry the provider runs itself: Gemini's built-in tools (in both the
+/// REST API's camelCase and the proto's snake_case spellings) and Converse's cache point.
+const HOSTED_KEYS: [&str; 18] = [
+    "googleSearch",
+    "google_search",
+    "googleSearchRetrieval",
+    "google_search_retrieval",
+    "codeExecution",
+    "code_execution",
+    "urlContext",
+    "url_context",
+    "retrieval",
+    "computerUse",
+    "computer_use",
+    "fileSearch",
+    "file_search",
+    "googleMaps",
+    "google_maps",
+    "enterpriseWebSearch",
+    "enterprise_web_search",
+    "cachePoint",
+];
+
 /// The label of a hosted entry: `<type>`, `<mcp:server_label>` for a remote MCP server,
 /// `<mcp_toolset:mcp_server_name>` for Anthropic's MCP toolset. `None` when the entry has a
 /// usable (non-empty string) name, is a Chat entry (`function` object), or has no non-empty
 /// string `type` other than `function`/`custom`.
 pub fn hosted_label(entry: &Value) -> Option<String> {
     let object = entry.as_object()?;
-    if object.contains_key("function") || name(entry).is_some_and(|n| !n.is_empty()) {
+    if object.contains_key("function") || has_name(entry) {
         return None;
+    }
+    if !object.contains_key("type") {
+        // Gemini `{"googleSearch":{}}`, Converse `{"cachePoint":{"type":"default"}}`.
+        return HOSTED_KEYS
+            .into_iter()
+            .find(|key| object.get(*key).is_some_and(Value::is_object))
+            .map(|key| format!("<{key}>"));
     }
     let kind = object.get("type")?.as_str()?;
     if kind.is_empty() || FUNCTION_TYPES.contains(&kind) {
@@ -133,15 +200,32 @@ pub fn schema_key(entry: &Value) -> Option<&'static str> {
     SCHEMA_KEYS.into_iter().find(|key| body.contains_key(*key))
 }
 
+/// Whether the schema sits one level down, in `inputSchema.json` (Bedrock Converse).
+fn schema_in_json(entry: &Value) -> bool {
+    entry.get("toolSpec").is_some_and(Value::is_object)
+        && body(entry)
+            .and_then(|body| body.get("inputSchema"))
+            .is_some_and(|schema| schema.get("json").is_some())
+}
+
 /// The entry's parameter schema, if any.
 pub fn schema(entry: &Value) -> Option<&Value> {
-    body(entry)?.get(schema_key(entry)?)
+    let value = body(entry)?.get(schema_key(entry)?)?;
+    if schema_in_json(entry) {
+        return value.get("json");
+    }
+    Some(value)
 }
 
 /// Mutable form of [`schema`].
 pub fn schema_mut(entry: &mut Value) -> Option<&mut Value> {
     let key = schema_key(entry)?;
-    body_mut(entry)?.get_mut(key)
+    let in_json = schema_in_json(entry);
+    let value = body_mut(entry)?.get_mut(key)?;
+    if in_json {
+        return value.get_mut("json");
+    }
+    Some(value)
 }
 
 /// Whether `name` is an MCP tool under the given prefixes (`mcp.prefixes`).

@@ -22,6 +22,13 @@ fn every_sample_loads_with_its_shape() {
         ("codex-hosted-responses.json", Shape::OpenAiResponses, 6),
         ("anthropic-mcp-toolset.json", Shape::AnthropicMessages, 4),
         ("codex-mcp-responses.json", Shape::OpenAiResponses, 9),
+        (
+            "gemini-generate-content.json",
+            Shape::GeminiGenerateContent,
+            5,
+        ),
+        ("bedrock-converse.json", Shape::BedrockConverse, 4),
+        ("bedrock-invoke-anthropic.json", Shape::AnthropicMessages, 2),
     ];
     for (file, shape, tools) in cases {
         let capture = Capture::from_path(&sample(file)).unwrap_or_else(|e| panic!("{e}"));
@@ -146,7 +153,7 @@ fn broken_inputs_get_one_line_errors() {
         ),
         (
             b"{\"model\": \"x\"}",
-            "not a known capture shape: no `messages`, `input` or `tools`",
+            "not a known capture shape: no `messages`, `input`, `contents` or `tools`",
         ),
         (
             b"{\"messages\": {}}",
@@ -157,26 +164,6 @@ fn broken_inputs_get_one_line_errors() {
             "`tools` is not an array (found an object)",
         ),
         (b"{\"tools\": null}", "`tools` is not an array (found null)"),
-        (
-            b"{\"messages\": [], \"tools\": [{\"name\": \"a\"}, 7]}",
-            "tool 1: the entry is a number, not an object",
-        ),
-        (
-            b"{\"messages\": [], \"tools\": [{\"description\": \"x\"}]}",
-            "tool 0: no `name`",
-        ),
-        (
-            b"{\"messages\": [], \"tools\": [{\"name\": 3}]}",
-            "tool 0: the name is a number, not a string",
-        ),
-        (
-            b"{\"input\": [], \"tools\": [{\"type\": \"function\", \"name\": \"\"}]}",
-            "tool 0: the name is empty",
-        ),
-        (
-            b"{\"messages\": [], \"tools\": [{\"type\": \"function\", \"function\": {}}]}",
-            "tool 0: no `name`",
-        ),
     ];
     for (bytes, expected) in cases {
         let message = load_error(bytes).to_string();
@@ -315,39 +302,374 @@ fn hosted_entries_load_with_their_labels() {
 }
 
 #[test]
-fn entries_without_a_name_or_a_hosted_type_stay_errors() {
-    let cases: Vec<(serde_json::Value, &str)> = vec![
+fn entries_without_a_name_or_a_hosted_type_load_as_numbered_entries_with_an_error() {
+    let cases: Vec<(serde_json::Value, usize, &str)> = vec![
         (
             json!({"input": [], "tools": [{"type": "web_search"}, {"type": ""}]}),
-            "tool 1: no `name`, and no `type` naming a hosted tool (such as web_search)",
+            1,
+            "no `name`, and no `type` naming a hosted tool (such as web_search)",
         ),
         (
             json!({"input": [], "tools": [{"type": 5}]}),
-            "tool 0: no `name`, and no `type` naming a hosted tool (such as web_search)",
+            0,
+            "no `name`, and no `type` naming a hosted tool (such as web_search)",
         ),
         (
             json!({"input": [], "tools": [{"type": "function", "parameters": {}}]}),
-            "tool 0: no `name`, and no `type` naming a hosted tool (such as web_search)",
+            0,
+            "no `name`, and no `type` naming a hosted tool (such as web_search)",
         ),
         (
             json!({"input": [], "tools": [{"type": "custom", "name": 2}]}),
-            "tool 0: the name is a number, not a string",
+            0,
+            "the name is a number, not a string",
         ),
         (
             json!({"messages": [], "tools": [{"type": "function", "function": {"description": "x"}}]}),
-            "tool 0: no `name`, and no `type` naming a hosted tool (such as web_search)",
+            0,
+            "no `name`, and no `type` naming a hosted tool (such as web_search)",
         ),
         (
             json!({"input": [], "tools": [{"type": "function", "name": ""}]}),
-            "tool 0: the name is empty",
+            0,
+            "the name is empty",
+        ),
+        (
+            json!({"messages": [], "tools": [{"name": "a", "input_schema": {}}, 7]}),
+            1,
+            "the entry is a number, not an object",
         ),
     ];
-    for (body, expected) in cases {
-        let message = Capture::from_value(body.clone())
-            .expect_err("must be refused")
-            .to_string();
-        assert_eq!(message, expected, "{body}");
+    let settings = toolprism::settings::Settings::default();
+    for (body, index, expected) in cases {
+        let capture = Capture::from_value(body.clone()).unwrap_or_else(|e| panic!("{body}: {e}"));
+        assert_eq!(capture.problems(), [(index, expected.to_owned())], "{body}");
+        let label = format!("<entry {}>", index + 1);
+        assert_eq!(capture.labels()[index], label.as_str(), "{body}");
+        assert_eq!(
+            capture.hosted().last(),
+            Some(&index),
+            "passed through: {body}"
+        );
+        // Every strategy that sends it passes it through untouched, and says the provider
+        // rejects it.
+        for strategy in toolprism::strategy::Strategy::ALL {
+            let projection = toolprism::project(&capture, strategy, &settings);
+            let sent: Vec<&serde_json::Value> = projection.tools(&capture).collect();
+            if sent.contains(&&capture.tools()[index]) {
+                assert!(!projection.request_valid, "{strategy}: {body}");
+                let note = format!("{label}: {expected}");
+                assert!(
+                    projection.notes.iter().any(|n| n.text.starts_with(&note)),
+                    "{strategy}: {:?}",
+                    projection.notes
+                );
+            }
+        }
     }
+}
+
+fn load(body: serde_json::Value) -> Capture {
+    Capture::from_value(body.clone()).unwrap_or_else(|e| panic!("{body}: {e}"))
+}
+
+fn project_with(capture: &Capture, id: &str, sets: &[&str]) -> toolprism::Projection {
+    let mut settings = toolprism::settings::Settings::default();
+    for set in sets {
+        settings.apply(set).unwrap();
+    }
+    let strategy: toolprism::strategy::Strategy = id.parse().unwrap();
+    toolprism::project(capture, strategy, &settings)
+}
+
+fn notes_of(projection: &toolprism::Projection) -> Vec<String> {
+    projection.notes.iter().map(|n| n.text.clone()).collect()
+}
+
+#[test]
+fn gemini_declarations_are_the_entries_and_go_back_into_their_tool_objects() {
+    let text = std::fs::read_to_string(sample("gemini-generate-content.json")).unwrap();
+    let capture = Capture::from_bytes(text.as_bytes()).unwrap();
+    assert_eq!(capture.shape().id(), "gemini-generate-content");
+    assert_eq!(
+        capture.tool_names().collect::<Vec<_>>(),
+        [
+            "read_file",
+            "grep_files",
+            "apply_patch",
+            "mcp__github__create_issue",
+            "<googleSearch>"
+        ]
+    );
+    assert_eq!(capture.hosted(), [4]);
+    assert!(
+        toolprism::tool::schema(&capture.tools()[3])
+            .is_some_and(|s| s.get("additionalProperties").is_some())
+    );
+    assert_eq!(
+        capture.message_texts(),
+        ["Find where the retry limit is set and raise it to 5."]
+    );
+    // The unchanged body is the capture, number spellings (`2E3`) included.
+    let original = project_with(&capture, "original", &[]);
+    let body = toolprism::capture::parse_exact(&text).unwrap();
+    assert_eq!(
+        original.request_json(&capture, false),
+        toolprism::tool::compact(&body)
+    );
+    assert!(
+        original
+            .request_json(&capture, false)
+            .contains(r#""maximum":2E3"#)
+    );
+    // minimal rewrites descriptions in place, inside the tool object.
+    let minimal = project_with(&capture, "minimal", &[]).request_body(&capture);
+    assert_eq!(minimal["tools"].as_array().unwrap().len(), 2);
+    assert_eq!(
+        minimal["tools"][0]["functionDeclarations"][0]["description"],
+        "Read a file from the workspace"
+    );
+    assert_eq!(minimal["tools"][1], json!({"googleSearch": {}}));
+    // defer: the MCP declaration is withheld, tool_search joins the declarations in Gemini's
+    // form (this capture's schemas use parametersJsonSchema), the reminder is a user part.
+    let defer = project_with(&capture, "defer", &["defer.threshold=1"]);
+    assert!(defer.request_valid, "{:?}", notes_of(&defer));
+    let body = defer.request_body(&capture);
+    let declarations = body["tools"][0]["functionDeclarations"].as_array().unwrap();
+    let names: Vec<&str> = declarations
+        .iter()
+        .map(|d| d["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        ["apply_patch", "grep_files", "read_file", "tool_search"]
+    );
+    assert!(declarations[3].get("parametersJsonSchema").is_some());
+    assert_eq!(body["tools"][1], json!({"googleSearch": {}}));
+    let contents = body["contents"].as_array().unwrap();
+    assert_eq!(contents.len(), 3, "appended to the last user content");
+    let last = contents[2]["parts"].as_array().unwrap();
+    assert!(
+        last[1]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("<system-reminder>")
+    );
+    // disabled: no tools, no toolConfig.
+    let disabled = project_with(&capture, "disabled", &[]).request_body(&capture);
+    assert!(disabled.get("tools").is_none() && disabled.get("toolConfig").is_none());
+}
+
+#[test]
+fn gemini_forced_function_and_several_tool_objects() {
+    let body = json!({"contents": [{"role": "user", "parts": [{"text": "hi"}]}],
+        "tools": [
+            {"functionDeclarations": [{"name": "b", "description": "B."}]},
+            {"codeExecution": {}},
+            {"function_declarations": [{"name": "a", "description": "A.", "parameters": {"type": "object"}}]}
+        ],
+        "toolConfig": {"functionCallingConfig": {"mode": "ANY", "allowedFunctionNames": ["b"]}}});
+    let capture = load(body.clone());
+    assert_eq!(capture.shape(), Shape::GeminiGenerateContent);
+    assert_eq!(
+        capture.tool_names().collect::<Vec<_>>(),
+        ["b", "<codeExecution>", "a"]
+    );
+    assert_eq!(capture.tool_choice_name().as_deref(), Some("b"));
+    let original = project_with(&capture, "original", &[]);
+    assert_eq!(original.request_body(&capture), body);
+    // direct sorts by name, hosted entries last: each declaration stays in its own object.
+    let direct = project_with(&capture, "direct", &[]).request_body(&capture);
+    assert_eq!(
+        direct["tools"],
+        json!([
+            {"function_declarations": [{"name": "a", "description": "A.", "parameters": {"type": "object"}}]},
+            {"functionDeclarations": [{"name": "b", "description": "B."}]},
+            {"codeExecution": {}}
+        ])
+    );
+    // adaptive drops every tool on a greeting: the forced choice goes with them.
+    let adaptive = project_with(&capture, "adaptive", &[]);
+    let request = adaptive.request_body(&capture);
+    assert!(request.get("toolConfig").is_none(), "{request}");
+}
+
+#[test]
+fn converse_tool_specs_are_read_and_written_in_their_own_form() {
+    let capture = Capture::from_path(&sample("bedrock-converse.json")).unwrap();
+    assert_eq!(capture.shape().id(), "bedrock-converse");
+    assert_eq!(
+        capture.tool_names().collect::<Vec<_>>(),
+        [
+            "query_logs",
+            "get_job_run",
+            "mcp__pagerduty__list_incidents",
+            "<cachePoint>"
+        ]
+    );
+    let schema = toolprism::tool::schema(&capture.tools()[0]).unwrap();
+    assert_eq!(schema["required"], json!(["service"]));
+    assert_eq!(
+        capture.message_texts(),
+        ["Why did last night's settlement job fail?"]
+    );
+    // minimal removes parameter descriptions inside inputSchema.json.
+    let minimal = project_with(&capture, "minimal", &[]).request_body(&capture);
+    let spec = &minimal["toolConfig"]["tools"][0]["toolSpec"];
+    assert!(
+        spec["inputSchema"]["json"]["properties"]["service"]
+            .get("description")
+            .is_none()
+    );
+    assert_eq!(spec["description"], "Query the log store");
+    // defer: tool_search as a toolSpec, the reminder a text block of the last user message.
+    let defer = project_with(&capture, "defer", &["defer.threshold=1"]);
+    let body = defer.request_body(&capture);
+    let tools = body["toolConfig"]["tools"].as_array().unwrap();
+    let search = tools
+        .iter()
+        .find(|t| t["toolSpec"]["name"] == "tool_search")
+        .expect("tool_search is sent");
+    assert_eq!(
+        search["toolSpec"]["inputSchema"]["json"]["required"],
+        json!(["query"])
+    );
+    assert_eq!(body["toolConfig"]["toolChoice"], json!({"auto": {}}));
+    let content = body["messages"][0]["content"].as_array().unwrap();
+    assert_eq!(content.len(), 2);
+    assert!(
+        content[1]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("<system-reminder>")
+    );
+    // disabled: Converse rejects a toolConfig without tools, so it goes.
+    let disabled = project_with(&capture, "disabled", &[]);
+    let body = disabled.request_body(&capture);
+    assert!(body.get("toolConfig").is_none(), "{body}");
+    // A forced tool that a projection removes is an error.
+    let forced = load(
+        json!({"messages": [{"role": "user", "content": [{"text": "x"}]}],
+        "toolConfig": {"tools": [{"toolSpec": {"name": "mcp__a__b", "inputSchema": {"json": {}}}}],
+            "toolChoice": {"tool": {"name": "mcp__a__b"}}}}),
+    );
+    assert_eq!(forced.tool_choice_name().as_deref(), Some("mcp__a__b"));
+    let code = project_with(&forced, "code", &[]);
+    assert!(code.request_body(&forced).get("toolConfig").is_none());
+}
+
+#[test]
+fn bedrock_invoke_model_bodies_are_anthropic_messages_with_a_note() {
+    let capture = Capture::from_path(&sample("bedrock-invoke-anthropic.json")).unwrap();
+    assert_eq!(capture.shape(), Shape::AnthropicMessages);
+    let original = project_with(&capture, "original", &[]);
+    assert!(
+        notes_of(&original)
+            .iter()
+            .any(|n| n.contains("Bedrock InvokeModel")),
+        "{:?}",
+        notes_of(&original)
+    );
+}
+
+#[test]
+fn chat_custom_tools_legacy_functions_namespaces_and_mcp_servers() {
+    // GPT-5 grammar tools in Chat Completions nest their name under `custom`.
+    let custom = load(
+        json!({"model": "gpt-5", "messages": [{"role": "user", "content": "x"}],
+        "tools": [
+            {"type": "function", "function": {"name": "f", "parameters": {}}},
+            {"type": "custom", "custom": {"name": "sql", "description": "Run SQL.",
+                "format": {"type": "grammar", "grammar": {"syntax": "lark", "definition": "start: /.+/"}}}}
+        ]}),
+    );
+    assert_eq!(custom.tool_names().collect::<Vec<_>>(), ["f", "sql"]);
+    assert!(custom.problems().is_empty());
+    let minimal = project_with(&custom, "minimal", &[]).request_body(&custom);
+    assert_eq!(minimal["tools"][1]["custom"]["description"], "Run SQL");
+
+    // The legacy `functions` list is the tool list; added tools are written flat.
+    let body = json!({"model": "gpt-3.5-turbo", "messages": [{"role": "user", "content": "x"}],
+        "functions": [{"name": "mcp__a__one", "parameters": {"type": "object"}},
+                      {"name": "two", "description": "Two.", "parameters": {"type": "object"}}],
+        "function_call": {"name": "mcp__a__one"}});
+    let legacy = load(body.clone());
+    assert_eq!(legacy.shape(), Shape::OpenAiChat);
+    assert_eq!(
+        legacy.tool_names().collect::<Vec<_>>(),
+        ["mcp__a__one", "two"]
+    );
+    assert_eq!(legacy.tool_choice_name().as_deref(), Some("mcp__a__one"));
+    let original = project_with(&legacy, "original", &[]);
+    assert_eq!(original.request_body(&legacy), body);
+    assert!(
+        notes_of(&original)
+            .iter()
+            .any(|n| n.contains("legacy Chat Completions `functions`"))
+    );
+    let defer = project_with(&legacy, "defer-catalog", &["defer.threshold=1"]);
+    let request = defer.request_body(&legacy);
+    assert!(request.get("tools").is_none());
+    let functions = request["functions"].as_array().unwrap();
+    assert_eq!(functions.last().unwrap()["name"], "tool_search");
+    assert!(functions.last().unwrap().get("function").is_none());
+    assert!(
+        !defer.request_valid,
+        "the forced function is deferred: {:?}",
+        notes_of(&defer)
+    );
+    let disabled = project_with(&legacy, "disabled", &[]).request_body(&legacy);
+    assert!(disabled.get("functions").is_none() && disabled.get("function_call").is_none());
+
+    // A Codex namespace is one entry, named and counted with its nested tools.
+    let namespace = load(json!({"model": "gpt-5", "input": "x", "tools": [
+        {"type": "namespace", "name": "mcp__codex_apps__gmail", "description": "Email.",
+         "tools": [{"type": "function", "name": "_search_emails", "parameters": {}},
+                   {"type": "function", "name": "_read_email", "parameters": {}}]}]}));
+    assert_eq!(
+        namespace.tool_names().collect::<Vec<_>>(),
+        ["mcp__codex_apps__gmail"]
+    );
+    let notes = notes_of(&project_with(&namespace, "original", &[]));
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("namespace of 2 tools (_search_emails, _read_email)")),
+        "{notes:?}"
+    );
+
+    // Anthropic's MCP connector: the servers' tools are not in the request. A server that an
+    // `mcp_toolset` entry names gets that entry's note instead.
+    let connector = load(
+        json!({"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "x"}],
+        "mcp_servers": [{"type": "url", "url": "https://example.com/sse", "name": "example"},
+                        {"type": "url", "url": "https://other.example/mcp", "name": "other"}],
+        "tools": [{"type": "mcp_toolset", "mcp_server_name": "example"},
+                  {"name": "f", "input_schema": {"type": "object"}}]}),
+    );
+    let notes = notes_of(&project_with(&connector, "original", &[]));
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("1 MCP server in `mcp_servers` (other)")),
+        "{notes:?}"
+    );
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.starts_with("`<mcp_toolset:example>` is a remote MCP server"))
+    );
+    let bare = load(
+        json!({"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "x"}],
+        "mcp_servers": [{"type": "url", "url": "https://example.com/sse", "name": "example"}]}),
+    );
+    let notes = notes_of(&project_with(&bare, "original", &[]));
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("1 MCP server in `mcp_servers` (example)")),
+        "{notes:?}"
+    );
 }
 
 #[test]
@@ -425,4 +747,77 @@ fn hosted_entries_do_not_decide_the_shape() {
         ),
         Shape::AnthropicMessages
     );
+}
+
+/// JSON number text in every spelling the grammar allows: sign, a leading zero or not, a
+/// fraction, an exponent with `e` or `E` and an optional sign, and integers past 64 bits.
+fn number_text() -> impl proptest::strategy::Strategy<Value = String> {
+    use proptest::prelude::*;
+    let int = prop_oneof![Just("0".to_owned()), "[1-9][0-9]{0,24}"];
+    (
+        any::<bool>(),
+        int,
+        proptest::option::of("[0-9]{1,20}"),
+        proptest::option::of(("[eE]", "[+-]?", "[0-9]{1,3}")),
+    )
+        .prop_map(|(negative, int, fraction, exponent)| {
+            let mut text = String::new();
+            if negative {
+                text.push('-');
+            }
+            text.push_str(&int);
+            if let Some(fraction) = fraction {
+                text.push('.');
+                text.push_str(&fraction);
+            }
+            if let Some((e, sign, digits)) = exponent {
+                text.push_str(&e);
+                text.push_str(&sign);
+                text.push_str(&digits);
+            }
+            text
+        })
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(200))]
+
+    /// `original` is the capture as sent: every number keeps its text in the projected body,
+    /// the tool list's bytes are the capture's, and projections that do not touch a number
+    /// keep it too.
+    #[test]
+    fn numbers_keep_their_text(numbers in proptest::collection::vec(number_text(), 1..6)) {
+        let properties: Vec<String> = numbers
+            .iter()
+            .enumerate()
+            .map(|(i, n)| format!(r#""p{i}":{{"type":"number","default":{n},"enum":[{n},-0,1E2]}}"#))
+            .collect();
+        let tools = format!(
+            r#"[{{"name":"calc","description":"Compute.","input_schema":{{"type":"object","properties":{{{}}},"minimum":{}}}}}]"#,
+            properties.join(","),
+            numbers[0]
+        );
+        let text = format!(r#"{{"model":"claude-x","max_tokens":18446744073709551616,"messages":[{{"role":"user","content":"x"}}],"tools":{tools}}}"#);
+        let capture = Capture::from_bytes(text.as_bytes()).unwrap();
+        let settings = toolprism::settings::Settings::default();
+        let original = toolprism::project(&capture, toolprism::strategy::Strategy::Original, &settings);
+        proptest::prop_assert_eq!(original.request_json(&capture, false), text.clone());
+        proptest::prop_assert_eq!(original.tools_json(&capture, false), tools.clone());
+        let counter = toolprism::measure::TokenCounter::new(toolprism::measure::Encoding::O200kBase);
+        let report = toolprism::report::report(&capture, "p", &[toolprism::strategy::Strategy::Original], &settings, &counter);
+        proptest::prop_assert_eq!(report.capture.tools_bytes, tools.len());
+        proptest::prop_assert_eq!(report.capture.tools_tokens, counter.count(&tools));
+        // A pretty capture keeps the same number text.
+        let pretty = toolprism::tool::pretty(capture.body());
+        let again = Capture::from_bytes(pretty.as_bytes()).unwrap();
+        let again = toolprism::project(&again, toolprism::strategy::Strategy::Original, &settings);
+        proptest::prop_assert_eq!(again.tools_json(&capture, false), tools.clone());
+        // `direct` changes no schema: the numbers are the capture's.
+        let direct = toolprism::project(&capture, toolprism::strategy::Strategy::Direct, &settings);
+        let direct = direct.request_json(&capture, false);
+        for n in &numbers {
+            let needle = format!(r#""default":{n},"#);
+            proptest::prop_assert!(direct.contains(&needle));
+        }
+    }
 }

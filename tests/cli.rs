@@ -8,7 +8,7 @@ use assert_cmd::Command;
 use predicates::prelude::*;
 use serde_json::Value;
 
-const STRATEGY_IDS: [&str; 12] = [
+const STRATEGY_IDS: [&str; 13] = [
     "original",
     "full",
     "progressive",

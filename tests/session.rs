@@ -1185,6 +1185,8 @@ fn deferral_candidates_and_savings() {
     assert_eq!(report.deferral.savings.len(), 1);
     assert_eq!(report.deferral.savings[0].strategy, "defer");
     assert_eq!(report.deferral.savings[0].tokens, 3 * expected);
+}
+
 /// zero's seed release (2ea36cf): the reminder form these session tests pin.
 fn zero_2ea36cf() -> Settings {
     let mut settings = Settings::default();

@@ -607,9 +607,9 @@ fn single_bodies_are_one_turn_traces() {
     assert_eq!(
         outcome(&path, false).unwrap_err(),
         format!(
-            "{path}: not a known capture shape: no `messages`, `input` or `tools` (expected an \
-             Anthropic Messages, OpenAI Chat Completions or OpenAI Responses request, or an MCP \
-             tools/list result)"
+            "{path}: not a known capture shape: no `messages`, `input`, `contents` or `tools` \
+             (expected an Anthropic Messages, OpenAI Chat Completions, OpenAI Responses, Gemini \
+             generateContent or Bedrock Converse request, or an MCP tools/list result)"
         )
     );
     let (_dir, path) = temp_file("empty.jsonl", b"\n  \n");

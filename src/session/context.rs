@@ -8,7 +8,7 @@ use std::hash::Hasher;
 use rustc_hash::FxHasher;
 use serde_json::Value;
 
-use crate::capture::{Capture, Shape};
+use crate::capture::Capture;
 use crate::settings::{Eligible, Settings};
 use crate::strategies::zero::TOOL_SEARCH;
 use crate::tool;
@@ -177,15 +177,7 @@ pub fn message_hashes(capture: &Capture) -> Vec<u64> {
 
 /// The conversation's items.
 fn messages(capture: &Capture) -> &[Value] {
-    let body = capture.body();
-    let list = match capture.shape() {
-        Shape::OpenAiResponses => body.get("input"),
-        _ => body.get("messages"),
-    };
-    match list {
-        Some(Value::Array(items)) => items,
-        _ => &[],
-    }
+    capture.conversation()
 }
 
 fn first_user_message(capture: &Capture) -> Option<&Value> {

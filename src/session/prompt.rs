@@ -116,6 +116,24 @@ pub fn pieces(capture: &Capture) -> (Vec<Piece<'_>>, usize) {
                 None => head = out.len(),
             }
         }
+        // Gemini: the system instruction, then each content; Bedrock Converse: the system
+        // blocks, then each message. Neither carries Anthropic-style breakpoints here, so they
+        // are read as unmarked blocks.
+        Shape::GeminiGenerateContent | Shape::BedrockConverse => {
+            let (system, list) = match capture.shape() {
+                Shape::GeminiGenerateContent => ("systemInstruction", "contents"),
+                _ => ("system", "messages"),
+            };
+            if let Some(system) = body.get(system) {
+                out.push(piece(1, system, None));
+                head = out.len();
+            }
+            if let Some(Value::Array(items)) = body.get(list) {
+                for item in items {
+                    out.push(piece(4, item, None));
+                }
+            }
+        }
         Shape::McpToolsList => {}
     }
     (out, head)

@@ -644,9 +644,7 @@ fn code(capture: &Capture, order: &[usize], settings: &Settings) -> Draft {
             )
         }
         None => SentTool::added(
-            capture
-                .shape()
-                .make_tool(PROGRAM, &description, a3s_program_schema()),
+            capture.make_tool(PROGRAM, &description, a3s_program_schema()),
             "a3s's own `program` gateway (code.gateway=inject)",
         ),
     };

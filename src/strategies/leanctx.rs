@@ -130,7 +130,7 @@ fn expand_tool_entry(capture: &Capture, name: &str) -> Value {
         },
         "required": ["id"]
     });
-    capture.shape().make_tool(name, EXPAND_DESCRIPTION, schema)
+    capture.make_tool(name, EXPAND_DESCRIPTION, schema)
 }
 
 /// Project a capture under `shorten`.
@@ -205,7 +205,7 @@ pub fn project(capture: &Capture, settings: &Settings) -> Draft {
         if tool::name(entry) == Some(expand_name.as_str()) {
             continue;
         }
-        if tool::is_hosted(entry) {
+        if tool::passes_through(entry) {
             continue;
         }
         let (Some(name), Some(description)) = (tool::name(entry), tool::description(entry)) else {

@@ -79,7 +79,10 @@ impl Kind {
             SearchProvider::Auto => match shape {
                 Shape::AnthropicMessages => Kind::Anthropic(settings.search_algorithm),
                 Shape::OpenAiResponses => Kind::OpenAiHosted,
-                Shape::OpenAiChat | Shape::McpToolsList => Kind::ClientLocal,
+                Shape::OpenAiChat
+                | Shape::McpToolsList
+                | Shape::GeminiGenerateContent
+                | Shape::BedrockConverse => Kind::ClientLocal,
             },
         }
     }

@@ -219,8 +219,9 @@ fn project_entry(
     settings: &Settings,
     tally: &mut Tally,
 ) -> Option<(Value, String)> {
-    // A hosted entry is the provider's, not a definition vtcode registers.
-    if tool::is_hosted(entry) {
+    // A hosted entry is the provider's, not a definition vtcode registers; an entry without a
+    // name is no definition at all.
+    if tool::passes_through(entry) {
         return None;
     }
     let mcp = tool::name(entry).is_some_and(|name| settings.is_mcp(name));

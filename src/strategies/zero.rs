@@ -569,9 +569,7 @@ fn draft_for(
         }
     };
     let loader = SentTool::added(
-        capture
-            .shape()
-            .make_tool(TOOL_SEARCH, &description, tool_search_schema()),
+        capture.make_tool(TOOL_SEARCH, &description, tool_search_schema()),
         match form {
             Form::Reminder => "zero's loader for the deferred tools",
             Form::Catalog => "zero's loader; its description lists the deferred tools",
@@ -697,7 +695,8 @@ fn draft_for(
 /// Messages: a text block appended to the last message when it is a user message (a string
 /// content becomes a block array first), else a new user message. Chat: a new
 /// `{"role":"user","content":…}`. Responses: a new user message item, with a string `input`
-/// turned into a one-item list first.
+/// turned into a one-item list first. Gemini and Converse: a `{"text":…}` part appended to the
+/// last content/message when it is the user's, else a new user one.
 pub fn place_reminder(shape: Shape, body: &mut Value, reminder: &str) {
     let Some(object) = body.as_object_mut() else {
         return;
@@ -745,6 +744,34 @@ pub fn place_reminder(shape: Shape, body: &mut Value, reminder: &str) {
                     "content": [{"type": "input_text", "text": reminder}]
                 }));
             }
+        }
+        Shape::GeminiGenerateContent => {
+            let part = json!({"text": reminder});
+            let Some(contents) = list_at(object, "contents") else {
+                return;
+            };
+            if let Some(Value::Object(last)) = contents.last_mut()
+                && last.get("role").and_then(Value::as_str) == Some("user")
+                && let Some(parts) = list_at(last, "parts")
+            {
+                parts.push(part);
+                return;
+            }
+            contents.push(json!({"role": "user", "parts": [part]}));
+        }
+        Shape::BedrockConverse => {
+            let block = json!({"text": reminder});
+            let Some(messages) = list_at(object, "messages") else {
+                return;
+            };
+            if let Some(Value::Object(last)) = messages.last_mut()
+                && last.get("role").and_then(Value::as_str) == Some("user")
+                && let Some(content) = list_at(last, "content")
+            {
+                content.push(block);
+                return;
+            }
+            messages.push(json!({"role": "user", "content": [block]}));
         }
         Shape::McpToolsList => {}
     }

@@ -23,6 +23,9 @@ pub const BUDGET_FLOOR: u64 = 64 * 1024 * 1024;
 /// The first words of the parse error a spent budget gives (told apart from a syntax error).
 pub(crate) const BUDGET_ERROR: &str = "too many values for its size";
 
+/// The key under which serde_json's `arbitrary_precision` passes a number's text.
+const NUMBER_TOKEN: &str = "$serde_json::private::Number";
+
 /// What one value costs besides its own bytes: the slot it sits in.
 const VALUE_COST: u64 = std::mem::size_of::<Value>() as u64;
 
@@ -179,6 +182,20 @@ impl<'de> Visitor<'de> for Seed<'_> {
     fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<Value, A::Error> {
         self.charge::<A::Error>(VALUE_COST)?;
         let mut map = Map::new();
+        let Some(first) = access.next_key::<String>()? else {
+            return Ok(Value::Object(map));
+        };
+        // serde_json's `arbitrary_precision` hands a number over as a one-entry map under this
+        // key, its text as the value: the number keeps the text it was written with.
+        if first == NUMBER_TOKEN {
+            let digits: String = access.next_value()?;
+            self.charge::<A::Error>(digits.len() as u64)?;
+            let number: serde_json::Number = digits.parse().map_err(serde::de::Error::custom)?;
+            return Ok(Value::Number(number));
+        }
+        self.charge::<A::Error>(ENTRY_COST + first.len() as u64)?;
+        let value = access.next_value_seed(self)?;
+        map.insert(first, value);
         while let Some(key) = access.next_key::<String>()? {
             self.charge::<A::Error>(ENTRY_COST + key.len() as u64)?;
             let value = access.next_value_seed(self)?;
