@@ -294,8 +294,8 @@ fn detect_content(
                 bounded::Limited::after(reader, limit, head.len() as u64)
                     .read_to_end(&mut head)
                     .map_err(|e| read_error(&e))?;
-                let value =
-                    budget::parse_slice(&head).map_err(|e| document_failure(&head, skipped, &e))?;
+                let value = budget::parse_slice(&head)
+                    .map_err(|e| shifted(document_failure(&head, skipped, &e), number))?;
                 return document(value, head.len() as u64, name, name);
             }
             // Either a document whose first line holds more than a bracket, or JSON lines whose
@@ -325,7 +325,7 @@ fn detect_content(
             // Past the document limit: read as JSON lines (the copy so far, then the rest).
             let document_error = match tee.limit_reached.take() {
                 Some(reached) if document_error.is_io() => reached,
-                _ => document_failure(&head, skipped, &document_error),
+                _ => shifted(document_failure(&head, skipped, &document_error), number),
             };
             let binary = crate::capture::looks_binary(&head);
             let reader = Box::new(Cursor::new(head).chain(tee.inner.into_inner()));
@@ -388,6 +388,27 @@ fn lines_of_unknown_format(
 /// A document that does not parse, named as a single capture names it: bytes that are not UTF-8
 /// before a parser position (`head` is a prefix of the input, so its first invalid byte is the
 /// input's).
+/// A parser position in text that starts at line `first`: counted from the file's top again.
+fn shifted(error: LoadError, first: usize) -> LoadError {
+    let by = first.saturating_sub(1);
+    match error {
+        LoadError::InvalidJson {
+            line,
+            column,
+            message,
+        } => LoadError::InvalidJson {
+            line: line + by,
+            column,
+            message,
+        },
+        LoadError::TooDeep { line, column } => LoadError::TooDeep {
+            line: line + by,
+            column,
+        },
+        other => other,
+    }
+}
+
 fn document_failure(head: &[u8], skipped: usize, e: &serde_json::Error) -> LoadError {
     match std::str::from_utf8(without_bom(head)) {
         Err(bad) if bad.error_len().is_some() => LoadError::InvalidUtf8 {
