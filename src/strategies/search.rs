@@ -181,7 +181,7 @@ pub fn project(capture: &Capture, settings: &Settings) -> Draft {
             // An app-only MCP tool is not in vtcode's catalog at all (see below).
             let function = !capture.is_hosted_at(index)
                 && !is_provider_tool(entry)
-                && !(hides_app_only && crate::strategies::vtcode::app_only(entry));
+                && (!hides_app_only || !crate::strategies::vtcode::app_only(entry));
             if !function {
                 return Entry {
                     projected: None,
