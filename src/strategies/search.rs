@@ -184,7 +184,7 @@ pub fn project(capture: &Capture, settings: &Settings) -> Draft {
             // An app-only MCP tool is not in vtcode's catalog at all (see below).
             let function = !capture.is_hosted_at(index)
                 && !is_provider_tool(entry)
-                && !(hides_app_only && crate::strategies::vtcode::app_only(entry));
+                && (!hides_app_only || !crate::strategies::vtcode::app_only(entry));
             if !function {
                 return Entry {
                     projected: None,
@@ -232,6 +232,15 @@ pub fn project(capture: &Capture, settings: &Settings) -> Draft {
                 draft.info(format!(
                     "client-local search qualifies ({why}): the deferred definitions are left out of this request; vtcode expands a tool found by mcp_search_tools into the next one"
                 ));
+                let has_finder = tools
+                    .iter()
+                    .any(|entry| tool::name(entry) == Some("mcp_search_tools"));
+                if !has_finder && deferable > 0 {
+                    draft.info(
+                        "the capture sends no mcp_search_tools: vtcode always sends its own (a core tool), so in vtcode the left-out tools stay reachable"
+                            .to_owned(),
+                    );
+                }
             } else if deferable > 0 {
                 draft.info(format!(
                     "client-local search does not qualify ({why}): vtcode sends every tool eagerly"

@@ -154,6 +154,9 @@ pub enum Overlay {
 }
 
 /// Something for the event loop to do.
+// A job (it carries the settings) is made once per recompute and moved once: boxing it would
+// buy nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone)]
 pub enum Effect {
     /// Start (or replace) the background computation.
