@@ -363,7 +363,9 @@ fn codex_world_state_tools_budget_allocates_complete_description_prefixes_in_sta
 #[test]
 fn codex_world_state_tools_budget_retains_names_before_descriptions_and_reserves_omissions_only_on_overflow()
  {
-    let cases: Vec<(Vec<(&str, &str)>, usize, usize, Vec<Option<usize>>)> = vec![
+    // (entries, byte budget, omission reserve bytes, expected)
+    type Case<'a> = (Vec<(&'a str, &'a str)>, usize, usize, Vec<Option<usize>>);
+    let cases: Vec<Case> = vec![
         (
             vec![("a", "abcd"), ("b", "x")],
             11,

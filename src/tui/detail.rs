@@ -520,6 +520,8 @@ fn added_lines(app: &App, strategy: Strategy, w: usize) -> Vec<Line<'static>> {
         });
         let place = if app.capture.shape() == crate::capture::Shape::McpToolsList {
             "reported only: an MCP tools/list capture has no messages to carry it"
+        } else if strategy == Strategy::Codex {
+            "sent in the developer instructions"
         } else {
             "sent as a user message"
         };
