@@ -141,7 +141,7 @@ fn looks_base64(text: &str) -> bool {
         .or_else(|| compact.strip_suffix(b"="))
         .unwrap_or(&compact);
     compact.len() >= 8
-        && compact.len() % 4 == 0
+        && compact.len().is_multiple_of(4)
         && body
             .iter()
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/'))
