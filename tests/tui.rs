@@ -547,7 +547,7 @@ fn a_refused_strategy_has_an_error_banner() {
 #[test]
 fn choices_toggle_and_the_header_says_settings_changed() {
     let mut h = Harness::new();
-    assert!(!h.screen(120, 35).contains("setting changed"));
+    assert!(!h.screen(120, 50).contains("setting changed"));
     let at = Settings::KEYS
         .iter()
         .position(|k| k.key == "defer.eligible")
@@ -563,11 +563,12 @@ fn choices_toggle_and_the_header_says_settings_changed() {
         h.app.overlay,
         Some(Overlay::Settings { editing: None, .. })
     ));
-    let header = h.screen(120, 35).lines().next().unwrap().to_owned();
+    // 50 rows: with the session's cache.* settings the overlay fills a 35-row screen.
+    let header = h.screen(120, 50).lines().next().unwrap().to_owned();
     assert!(header.contains("[1 setting changed]"), "{header}");
     h.keys("<enter>");
     assert_eq!(h.app.settings.get("defer.eligible").as_deref(), Some("mcp"));
-    assert!(!h.screen(120, 35).contains("setting changed"));
+    assert!(!h.screen(120, 50).contains("setting changed"));
 }
 
 #[test]
