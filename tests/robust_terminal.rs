@@ -107,7 +107,7 @@ impl Tmux {
             env!("CARGO_BIN_EXE_toolprism"),
             sample().display()
         ));
-        self.wait("the home screen", |s| s.contains("tokens sent"));
+        self.wait("the home screen", |s| s.contains("▼original"));
         assert_eq!(
             self.flag("alternate_on"),
             "1",
@@ -351,7 +351,7 @@ fn ctrl_z_then_fg_suspends_and_resumes_cleanly() {
     // The command list already went on when the job stopped: the status after `fg` is the
     // resumed view's own, printed under another name than the first list's `exit=`.
     t.type_line("fg; echo \"resum\"\"ed=$?\"");
-    t.wait("the view again", |s| s.contains("tokens sent"));
+    t.wait("the view again", |s| s.contains("▼original"));
     assert_eq!(t.flag("alternate_on"), "1", "fg restores the view");
     t.keys(&["q"]);
     let screen = t.wait("the resumed view's exit status", |s| {
