@@ -52,6 +52,14 @@ pub fn parse_exact(text: &str) -> serde_json::Result<Value> {
     Ok(value)
 }
 
+/// [`parse_exact`]'s second half, for a value already parsed from `text` (UTF-8 JSON bytes): a
+/// trace reader parses its records itself. Does nothing if `text` is not UTF-8.
+pub fn keep_number_text(text: &[u8], value: &mut Value) {
+    if let Ok(text) = std::str::from_utf8(text) {
+        restore_exponents(text, value);
+    }
+}
+
 /// The number tokens of valid JSON text, in document order.
 fn number_tokens(text: &str) -> Vec<&str> {
     let bytes = text.as_bytes();

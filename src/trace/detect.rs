@@ -176,7 +176,8 @@ fn detect_content(
     let first = without_bom(&head[first_start..]).trim_ascii().to_vec();
     let first_line = format!("line {}", count_lines(&head));
     match serde_json::from_slice::<Value>(&first) {
-        Ok(value) => {
+        Ok(mut value) => {
+            crate::capture::keep_number_text(&first, &mut value);
             let second = next_content_line(&mut *reader, &mut head)?;
             match second {
                 None => document(value, head.len() as u64, name, &first_line),
@@ -196,8 +197,9 @@ fn detect_content(
             reader
                 .read_to_end(&mut head)
                 .map_err(|e| LoadError::Unreadable(crate::error::io_reason(&e)))?;
-            let value: Value = serde_json::from_slice(without_bom(&head))
+            let mut value: Value = serde_json::from_slice(without_bom(&head))
                 .map_err(|e| document_failure(&head, &e))?;
+            crate::capture::keep_number_text(without_bom(&head), &mut value);
             document(value, head.len() as u64, name, name)
         }
         Err(_) => {
@@ -215,8 +217,10 @@ fn detect_content(
                     .and_then(|value: Value| deserializer.end().map(|()| value))
             };
             let document_error = match parsed {
-                Ok(value) => {
+                Ok(mut value) => {
                     let size = (head.len() + tee.copy.len()) as u64;
+                    let text = [without_bom(&head), &tee.copy[..]].concat();
+                    crate::capture::keep_number_text(&text, &mut value);
                     return document(value, size, name, name);
                 }
                 Err(e) => e,

@@ -75,7 +75,10 @@ fn read_file(path: &Path) -> Result<Value, String> {
         return Err(format!("larger than {} MiB", MAX_RECORD_BYTES >> 20));
     }
     let text = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
-    serde_json::from_slice(text).map_err(|e| format!("not JSON ({})", crate::error::json_error(&e)))
+    let mut value: Value = serde_json::from_slice(text)
+        .map_err(|e| format!("not JSON ({})", crate::error::json_error(&e)))?;
+    crate::capture::keep_number_text(text, &mut value);
+    Ok(value)
 }
 
 /// Natural order: runs of digits compare by value (`2` before `10`, `002` equal to `2` by value

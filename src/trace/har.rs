@@ -96,7 +96,7 @@ fn entry_outcome(entry: Value, source: String) -> Result<Outcome, String> {
         .and_then(Value::as_str)
         .is_some_and(|e| e.eq_ignore_ascii_case("base64"));
     let bytes = decode(&body_text, base64).map_err(|problem| format!("request body: {problem}"))?;
-    let body: Value = serde_json::from_slice(&bytes).map_err(|e| {
+    let mut body: Value = serde_json::from_slice(&bytes).map_err(|e| {
         let unsupported = content_encoding
             .map(|e| e.trim().to_ascii_lowercase())
             .filter(|e| !matches!(e.as_str(), "" | "identity" | "gzip" | "x-gzip" | "zstd"));
@@ -110,6 +110,7 @@ fn entry_outcome(entry: Value, source: String) -> Result<Outcome, String> {
             ),
         }
     })?;
+    crate::capture::keep_number_text(&bytes, &mut body);
     let body = record::request_body(body)?;
     let (timestamp, time_ms) = match entry.get("startedDateTime").and_then(time::from_value) {
         Some((text, ms)) => (Some(text), ms),

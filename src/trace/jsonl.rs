@@ -139,7 +139,10 @@ impl LineSource {
                 continue;
             }
             return Some(match serde_json::from_slice::<Value>(text) {
-                Ok(value) => Line::Json(number, value),
+                Ok(mut value) => {
+                    crate::capture::keep_number_text(text, &mut value);
+                    Line::Json(number, value)
+                }
                 Err(e) if !complete && e.is_eof() => {
                     self.done = true;
                     Line::Torn(number)

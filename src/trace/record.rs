@@ -139,7 +139,7 @@ pub(crate) fn from_value(record: Value, source: String) -> Result<Outcome, Strin
 /// A request body: an object, or a string holding one. A cctrace compaction stub is marked.
 pub(crate) fn request_body(body: Value) -> Result<RecordBody, String> {
     let body = match body {
-        Value::String(text) => serde_json::from_str::<Value>(&text).map_err(|e| {
+        Value::String(text) => crate::capture::parse_exact(&text).map_err(|e| {
             let error = crate::error::json_error(&e);
             format!("the body is a string that is not JSON ({error})")
         })?,
