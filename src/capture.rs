@@ -56,10 +56,17 @@ pub fn looks_binary(bytes: &[u8]) -> bool {
 /// an unchanged compact capture serializes to its own bytes. Bodies read from traces can be
 /// parsed with it too.
 pub fn parse_exact(text: &str) -> serde_json::Result<Value> {
-    // Within the memory budget of its size (`trace::budget`), as every parse of input is.
-    let mut value: Value = crate::trace::budget::parse_str(text)?;
-    restore_exponents(text, &mut value);
-    Ok(value)
+    // Within the memory budget of its size (`trace::budget`), as every parse of input is; the
+    // budget's parser restores the exponents.
+    crate::trace::budget::parse_str(text)
+}
+
+/// [`parse_exact`]'s second half, for a value already parsed from `text` (UTF-8 JSON bytes): a
+/// trace reader parses its records itself. Does nothing if `text` is not UTF-8.
+pub fn keep_number_text(text: &[u8], value: &mut Value) {
+    if let Ok(text) = std::str::from_utf8(text) {
+        restore_exponents(text, value);
+    }
 }
 
 /// The number tokens of valid JSON text, in document order.

@@ -187,7 +187,7 @@ fn errors_naming_hostile_files_and_values_are_clean() {
     std::fs::write(
         &bad_tool,
         serde_json::to_vec(&serde_json::json!({"model": "m", "messages": [],
-            "tools": [{"name": ""}]}))
+            "tools": {"name": ""}}))
         .unwrap(),
     )
     .unwrap();

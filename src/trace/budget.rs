@@ -44,8 +44,10 @@ fn parse_within(bytes: &[u8], budget: u64) -> Result<Value, serde_json::Error> {
     let limit = move || budget;
     let budget = Budget::new(&limit);
     let mut deserializer = serde_json::Deserializer::from_slice(bytes);
-    let value = Seed(&budget).deserialize(&mut deserializer)?;
+    let mut value = Seed(&budget).deserialize(&mut deserializer)?;
     deserializer.end()?;
+    // Every number keeps the text it was written with (`1E2` stays `1E2`).
+    crate::capture::keep_number_text(bytes, &mut value);
     Ok(value)
 }
 

@@ -314,8 +314,10 @@ fn detect_content(
                 budget::parse_reader(chained, &|| read.load(Ordering::Relaxed))
             };
             let document_error = match parsed {
-                Ok(value) => {
+                Ok(mut value) => {
                     let size = first.len() as u64 + tee.copy.len() as u64;
+                    let text = [&first[..], &tee.copy[..]].concat();
+                    crate::capture::keep_number_text(&text, &mut value);
                     return document(value, size, name, name);
                 }
                 Err(e) => e,
