@@ -317,7 +317,7 @@ fn sigtstp_from_outside_suspends_with_the_terminal_restored() {
     t.wait("the shell's job notice", |s| s.contains("Stopped"));
     t.assert_modes("kill -TSTP");
     t.type_line("fg; echo \"resum\"\"ed=$?\"");
-    t.wait("the view again", |s| s.contains("tokens sent"));
+    t.wait("the view again", |s| s.contains("▼original"));
     assert_eq!(t.flag("alternate_on"), "1", "fg restores the view");
     t.keys(&["q"]);
     t.wait("the resumed view's exit status", |s| {
