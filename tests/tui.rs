@@ -1665,7 +1665,7 @@ fn settings_show_the_figures_they_change_before_and_after() {
     let view = SettingsView::new(&h.app, last, None, None);
     assert_eq!(view.rows[view.selected].key, "encoding");
     assert_eq!(view.figures.len(), 4);
-    assert_eq!(view.figures[3], "and 9 more strategies (the overview, o)");
+    assert_eq!(view.figures[3], "and 10 more strategies (the overview, o)");
 }
 
 // ---- the overview's notes pane scrolls and says what it hides ------------------------------
@@ -1684,7 +1684,7 @@ fn overview_notes_scroll_and_say_how_many_are_hidden() {
     assert!(h.app.notes_scroll > 0);
     snapshot("overview_notes_scrolled_80x24", &mut h, 80, 24);
     // Scrolling stops at the end, which says so.
-    for _ in 0..40 {
+    for _ in 0..100 {
         h.keys("<pgdn>");
     }
     assert_eq!(h.app.notes_scroll, h.app.notes_max.get());
