@@ -432,7 +432,11 @@ fn gemini_declarations_are_the_entries_and_go_back_into_their_tool_objects() {
     assert_eq!(minimal["tools"][1], json!({"googleSearch": {}}));
     // defer: the MCP declaration is withheld, tool_search joins the declarations in Gemini's
     // form (this capture's schemas use parametersJsonSchema), the reminder is a user part.
-    let defer = project_with(&capture, "defer", &["defer.threshold=1", "zero.release=2ea36cf"]);
+    let defer = project_with(
+        &capture,
+        "defer",
+        &["defer.threshold=1", "zero.release=2ea36cf"],
+    );
     assert!(defer.request_valid, "{:?}", notes_of(&defer));
     let body = defer.request_body(&capture);
     let declarations = body["tools"][0]["functionDeclarations"].as_array().unwrap();
@@ -523,7 +527,11 @@ fn converse_tool_specs_are_read_and_written_in_their_own_form() {
     );
     assert_eq!(spec["description"], "Query the log store");
     // defer: tool_search as a toolSpec, the reminder a text block of the last user message.
-    let defer = project_with(&capture, "defer", &["defer.threshold=1", "zero.release=2ea36cf"]);
+    let defer = project_with(
+        &capture,
+        "defer",
+        &["defer.threshold=1", "zero.release=2ea36cf"],
+    );
     let body = defer.request_body(&capture);
     let tools = body["toolConfig"]["tools"].as_array().unwrap();
     let search = tools
