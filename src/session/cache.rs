@@ -247,16 +247,22 @@ impl Store {
             } else {
                 rules.ttl_ms
             };
-            let stored = self.prefixes.entry(boundary.hash).or_insert(Stored {
-                tokens: boundary.tokens,
-                used: now,
-                life_ms,
-            });
-            stored.used = now.or(stored.used);
-            stored.life_ms = stored.life_ms.max(life_ms);
+            self.keep(&boundary, now, life_ms);
         }
         out.input = total.saturating_sub(out.read + out.written());
         out
+    }
+
+    /// Store the prefix ending at `boundary` (or refresh it: a use renews its lifetime, and the
+    /// longer of two lifetimes wins).
+    fn keep(&mut self, boundary: &Boundary, now: Option<i64>, life_ms: u64) {
+        let stored = self.prefixes.entry(boundary.hash).or_insert(Stored {
+            tokens: boundary.tokens,
+            used: now,
+            life_ms,
+        });
+        stored.used = now.or(stored.used);
+        stored.life_ms = stored.life_ms.max(life_ms);
     }
 
     fn automatic(
@@ -303,13 +309,7 @@ impl Store {
                 rules.ttl_ms
             };
             for boundary in boundaries.iter().filter(|b| b.tokens >= rules.min_tokens) {
-                let stored = self.prefixes.entry(boundary.hash).or_insert(Stored {
-                    tokens: boundary.tokens,
-                    used: now,
-                    life_ms,
-                });
-                stored.used = now.or(stored.used);
-                stored.life_ms = stored.life_ms.max(life_ms);
+                self.keep(boundary, now, life_ms);
             }
         }
         out.input = total - out.read;

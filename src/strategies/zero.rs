@@ -745,36 +745,33 @@ pub fn place_reminder(shape: Shape, body: &mut Value, reminder: &str) {
                 }));
             }
         }
-        Shape::GeminiGenerateContent => {
-            let part = json!({"text": reminder});
-            let Some(contents) = list_at(object, "contents") else {
-                return;
-            };
-            if let Some(Value::Object(last)) = contents.last_mut()
-                && last.get("role").and_then(Value::as_str) == Some("user")
-                && let Some(parts) = list_at(last, "parts")
-            {
-                parts.push(part);
-                return;
-            }
-            contents.push(json!({"role": "user", "parts": [part]}));
-        }
-        Shape::BedrockConverse => {
-            let block = json!({"text": reminder});
-            let Some(messages) = list_at(object, "messages") else {
-                return;
-            };
-            if let Some(Value::Object(last)) = messages.last_mut()
-                && last.get("role").and_then(Value::as_str) == Some("user")
-                && let Some(content) = list_at(last, "content")
-            {
-                content.push(block);
-                return;
-            }
-            messages.push(json!({"role": "user", "content": [block]}));
-        }
+        Shape::GeminiGenerateContent => append_user_part(object, "contents", "parts", reminder),
+        Shape::BedrockConverse => append_user_part(object, "messages", "content", reminder),
         Shape::McpToolsList => {}
     }
+}
+
+/// Append `{"text": reminder}` to the last turn's `parts_key` list when that turn is the user's,
+/// else as a new user turn: Gemini's `contents[].parts` and Converse's `messages[].content`
+/// differ only in their keys.
+fn append_user_part(
+    object: &mut serde_json::Map<String, Value>,
+    turns_key: &str,
+    parts_key: &str,
+    reminder: &str,
+) {
+    let part = json!({"text": reminder});
+    let Some(turns) = list_at(object, turns_key) else {
+        return;
+    };
+    if let Some(Value::Object(last)) = turns.last_mut()
+        && last.get("role").and_then(Value::as_str) == Some("user")
+        && let Some(parts) = list_at(last, parts_key)
+    {
+        parts.push(part);
+        return;
+    }
+    turns.push(json!({"role": "user", parts_key: [part]}));
 }
 
 /// The array under `key`, created when absent or null; any other value becomes its first item.
