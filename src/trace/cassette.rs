@@ -46,15 +46,20 @@ pub(crate) fn looks_like_yaml_cassette(first_line: &[u8]) -> bool {
 /// terms.
 pub(crate) fn from_yaml(text: &[u8]) -> Result<Value, LoadError> {
     let value: serde_norway::Value = serde_norway::from_slice(text).map_err(|e| {
-        let at = e
-            .location()
+        let location = e.location();
+        let at = location
+            .as_ref()
             .map(|l| format!("line {}, column {}", l.line(), l.column()));
-        let message = e.to_string();
-        // serde_norway appends the position to its message; it is given apart here.
-        let message = match message.rfind(" at line ") {
-            Some(cut) => message[..cut].to_owned(),
-            None => message,
-        };
+        // serde_norway writes the position into its message (at the end, or before the
+        // context it was parsing); it is given once, apart, here.
+        let mut message = e.to_string();
+        if let Some(l) = &location {
+            message = message.replacen(
+                &format!(" at line {} column {}", l.line(), l.column()),
+                "",
+                1,
+            );
+        }
         LoadError::Refused(match at {
             Some(at) => format!("invalid YAML at {at}: {message}"),
             None => format!("invalid YAML: {message}"),
@@ -348,5 +353,9 @@ mod tests {
         let text = error.to_string();
         assert!(text.starts_with("invalid YAML at line "), "{text}");
         assert_eq!(text.lines().count(), 1);
+        // The position is said once, even when serde_norway puts it mid-message.
+        let error = from_yaml(b"interactions:\n  - request: [1, 2\n").unwrap_err();
+        let text = error.to_string();
+        assert_eq!(text.matches("line 3").count(), 1, "{text}");
     }
 }
