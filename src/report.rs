@@ -162,6 +162,15 @@ impl StrategyFigures {
         }
         self.saved_tokens.zip(self.saved_pct)
     }
+
+    /// What the model sees of this projection: its tools in context plus the text it adds, the
+    /// figure `saved_tokens` is measured against (equal to `total_tokens` unless an entry is
+    /// provider-deferred). `None` when refused.
+    pub fn in_context(&self) -> Option<usize> {
+        self.context_tokens
+            .zip(self.added_tokens)
+            .map(|(context, added)| context + added)
+    }
 }
 
 /// A whole report: the capture and each requested strategy.

@@ -28,8 +28,8 @@ pub fn render_overview(app: &App, frame: &mut Frame, area: Rect, notes_hidden: b
         ""
     };
     let titles = [
-        format!(" Strategies: tokens sent (tools + added text) · * has notes{bang} "),
-        format!(" Strategies: tokens sent · * has notes{bang} "),
+        format!(" Strategies: tokens in context (tools + added text) · * has notes{bang} "),
+        format!(" Strategies: tokens in context · * has notes{bang} "),
         format!(
             " Strategies · * notes{} ",
             if rejected { " · ! rejected" } else { "" }
@@ -59,7 +59,7 @@ pub fn render_overview(app: &App, frame: &mut Frame, area: Rect, notes_hidden: b
     let wide = inner.width >= 90;
     let max_total = Strategy::ALL
         .iter()
-        .filter_map(|&s| app.figures(s).and_then(|f| f.total_tokens))
+        .filter_map(|&s| app.figures(s).and_then(|f| f.in_context()))
         .chain(capture_tokens)
         .max()
         .unwrap_or(0);
@@ -99,7 +99,10 @@ pub fn render_overview(app: &App, frame: &mut Frame, area: Rect, notes_hidden: b
             // A refused projection has no figures; one that did not apply saves nothing real,
             // so neither is coloured as a saving.
             let (tokens, saved, bar, style) = match figures {
-                Some(f) => match (f.total_tokens, f.saved_tokens, f.saved_pct) {
+                // The figure the saving is measured on: provider-deferred entries are sent but
+                // out of the model's context, so a sent count beside their saving would read as
+                // a cost rising while it saves.
+                Some(f) => match (f.in_context(), f.saved_tokens, f.saved_pct) {
                     (Some(total), Some(saved_tokens), Some(saved_pct)) => {
                         let saving = saved_tokens >= 0;
                         let rejected = projection.is_some_and(|p| !p.request_valid);
@@ -152,12 +155,17 @@ pub fn render_overview(app: &App, frame: &mut Frame, area: Rect, notes_hidden: b
             ];
             if wide {
                 // The origin and the release the settings select (`vtcode 0.181.2`).
-                let release = s.release(&app.settings).and_then(|r| r.rsplit(' ').next());
+                // Codex tags its releases `rust-v0.171.0`: the version is what a user knows.
+                let release = s
+                    .release(&app.settings)
+                    .and_then(|r| r.rsplit(' ').next())
+                    .map(|v| v.strip_prefix("rust-v").unwrap_or(v));
                 let origin = match release {
                     Some(version) => format!("{} {version}", s.origin()),
                     None => s.origin().to_owned(),
                 };
-                cells.insert(2, Cell::from(origin));
+                // Cut visibly, never silently at the column's edge.
+                cells.insert(2, Cell::from(crate::text::fit(&origin, 15)));
             }
             Row::new(cells)
         })
