@@ -252,7 +252,29 @@ fn ctrl_c_leaves_the_terminal_usable() {
     };
     t.open("");
     t.keys(&["C-c"]);
-    t.assert_usable("Ctrl-C");
+    let screen = t.assert_usable("Ctrl-C");
+    // As a shell reports a command Ctrl-C ended.
+    assert_eq!(exit_status(&screen), Some(130), "{screen}");
+}
+
+/// Ctrl-C while `diff` is paged: the pager is waited for (the shell does not take the terminal
+/// back under it), then the exit status is 130.
+#[test]
+fn ctrl_c_under_the_pager_exits_130() {
+    let Some(t) = Tmux::start("pager") else {
+        return;
+    };
+    // A pager that shows it started, then waits (Ctrl-C ends it, as it would end less's
+    // reading); the diff is long enough not to fit the pipe at once.
+    t.type_line(&format!(
+        "PAGER='echo paging; sleep 30' '{}' diff '{}' -s minimal; echo \"exi\"\"t=$?\"",
+        env!("CARGO_BIN_EXE_toolprism"),
+        sample().display()
+    ));
+    t.wait("the pager", |s| s.contains("paging"));
+    t.keys(&["C-c"]);
+    let screen = t.assert_usable("Ctrl-C under the pager");
+    assert_eq!(exit_status(&screen), Some(130), "{screen}");
 }
 
 /// A signal from outside (another terminal, `kill`, a closing terminal emulator).
@@ -267,7 +289,21 @@ fn signalled(signal: &str) {
         .status()
         .is_ok_and(|s| s.success());
     assert!(sent, "kill -{signal} {pid}");
-    t.assert_usable(signal);
+    let screen = t.assert_usable(signal);
+    // 128 + the signal's number, as a shell reports a command a signal ended.
+    let number = Command::new("sh")
+        .args(["-c", &format!("kill -l {signal}")])
+        .output()
+        .ok()
+        .and_then(|o| {
+            String::from_utf8_lossy(&o.stdout)
+                .trim()
+                .parse::<i32>()
+                .ok()
+        });
+    if let Some(number) = number {
+        assert_eq!(exit_status(&screen), Some(128 + number), "{screen}");
+    }
 }
 
 #[test]

@@ -25,7 +25,7 @@ Examples:
   toolprism strategies                       what each strategy id does
 
 Exit status: 0 success; 1 a check asked for failed (--budget); 2 usage error, unreadable or
-invalid capture, failed export (one line on stderr).
+invalid capture, failed export (one line on stderr); 130 interrupted (Ctrl-C).
 
 Documentation: docs/CLI.md (every command and flag, the report --json keys, exit codes),
 docs/STRATEGIES.md (each strategy, its host and release), docs/UNTRUSTED-TEXT.md (what

@@ -8,6 +8,7 @@
 
 mod args;
 mod diffprint;
+mod interrupt;
 mod manners;
 mod matrix;
 mod session;
@@ -36,6 +37,8 @@ pub const EXIT_OK: i32 = 0;
 pub const EXIT_CHECK: i32 = 1;
 /// Exit status: usage error, or an unreadable or invalid capture.
 pub const EXIT_USAGE: i32 = 2;
+/// Exit status: ended by Ctrl-C.
+pub const EXIT_INTERRUPTED: i32 = interrupt::EXIT_INTERRUPTED;
 
 /// A failure to report: one line, already naming the file or argument concerned.
 #[derive(Debug)]
@@ -95,6 +98,9 @@ fn page(bytes: &[u8]) -> Option<i32> {
     if std::env::var_os("LESS").is_none() {
         cmd.env("LESS", "FRX");
     }
+    // Ctrl-C goes to the pager too, which stays on the screen: the program waits for it
+    // rather than giving the terminal back to the shell under it, then exits 130.
+    interrupt::take_over();
     let mut child = cmd.stdin(std::process::Stdio::piped()).spawn().ok()?;
     // A pager quit early closes the pipe: not an error.
     if let Some(mut stdin) = child.stdin.take() {
@@ -106,6 +112,16 @@ fn page(bytes: &[u8]) -> Option<i32> {
 
 /// Parse the arguments, run, print; returns the exit status.
 pub fn main() -> i32 {
+    interrupt::exit_at_once();
+    let status = run_and_print();
+    if interrupt::came() {
+        EXIT_INTERRUPTED
+    } else {
+        status
+    }
+}
+
+fn run_and_print() -> i32 {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -653,13 +669,15 @@ fn open(cli: &Cli) -> Result<Output, Failure> {
         return toolprism::tui::run_trace(
             reader,
             display.to_owned(),
+        // The view ends on Ctrl-C itself, with the terminal restored.
+        interrupt::take_over();
             path_text.clone(),
             cli.skip_bad,
             settings,
             encoding,
             tui_color(cli.color),
         )
-        .map(|()| Output::text(String::new()))
+        .map(ended)
         .map_err(|e| Failure::new(visible(&e.to_string()).into_owned()));
     }
     // Into a pipe or a file: what `toolprism session TRACE` prints.
@@ -689,10 +707,11 @@ fn open_capture(cli: &Cli, capture: Capture, name: String) -> Result<Output, Fai
     // `toolprism CAPTURE | less` keeps getting the table below.
     if std::io::stdout().is_terminal() {
         return toolprism::tui::run(capture, name, settings, encoding, tui_color(cli.color))
-            .map(|()| Output::text(String::new()))
+            .map(ended)
             .map_err(|e| Failure::new(visible(&e.to_string()).into_owned()));
     }
     let counter = TokenCounter::new(encoding);
+        interrupt::take_over();
     let report = report::report(&capture, &name, &Strategy::ALL, &settings, &counter);
     Ok(Output::text(table::report_table(
         &report,
@@ -707,6 +726,14 @@ fn tui_color(choice: ColorChoice) -> bool {
     !matches!(choice, ColorChoice::Never)
         && (matches!(choice, ColorChoice::Always)
             || std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()))
+/// What the interactive view prints when it ends (nothing), with the status its ending calls
+/// for: 130 after Ctrl-C, 128 + N after signal N.
+fn ended(ended: toolprism::tui::Ended) -> Output {
+    let mut output = Output::text(String::new());
+    output.status = ended.status();
+    output
+}
+
 }
 
 /// Largest copy of standard input kept in `$TMPDIR` (4 GiB; `TOOLPRISM_SPOOL_LIMIT` sets
@@ -839,6 +866,8 @@ fn write_export(path: &Path, text: &str, force: bool) -> Result<(), Failure> {
     }
 }
 
+            // After the stop flag: Ctrl-C now stops the write, then exits 130.
+            interrupt::take_over();
 fn export_failure(error: export::ExportError) -> Failure {
     Failure::new(visible(&error.to_string()).into_owned())
 }

@@ -294,6 +294,8 @@ pub struct App {
     pub effects: Vec<Effect>,
     /// Leave the program.
     pub quit: bool,
+    /// The program is left by Ctrl-C (exit status 130, as a shell expects), not by `q`.
+    pub interrupted: bool,
     /// Opened from a trace's session view (one turn's request): Esc on the home screen goes
     /// back to it instead of staying.
     pub nested: bool,
@@ -391,6 +393,7 @@ impl App {
             theme: Theme::new(color),
             effects: Vec::new(),
             quit: false,
+            interrupted: false,
             nested: false,
             leave: false,
             spinner: 0,
@@ -1749,6 +1752,7 @@ impl App {
         self.status = None;
         if keys::is_interrupt(&key) {
             self.quit = true;
+            self.interrupted = true;
             return;
         }
         if keys::is_suspend(&key) {

@@ -52,7 +52,7 @@ pub mod worker;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, Sender};
 use std::time::{Duration, Instant};
 
@@ -83,6 +83,26 @@ pub enum TuiError {
     Io(#[from] std::io::Error),
 }
 
+/// How a view ended: the exit status a shell expects depends on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ended {
+    /// The user quit (`q`, a confirmed quit, the terminal hung up).
+    Quit,
+    /// Ctrl-C as a key, or a signal whose default action ends the process (its number).
+    Signal(i32),
+}
+
+impl Ended {
+    /// The exit status: 0 for a quit, 128 plus the signal's number otherwise (130 for
+    /// Ctrl-C), as a shell reports a command a signal ended.
+    pub fn status(self) -> i32 {
+        match self {
+            Ended::Quit => 0,
+            Ended::Signal(signal) => 128 + signal,
+        }
+    }
+}
+
 /// Open the inspector on `capture` (read from `path`) until the user quits.
 pub fn run(
     capture: Capture,
@@ -90,7 +110,7 @@ pub fn run(
     settings: Settings,
     encoding: Encoding,
     color: bool,
-) -> Result<(), TuiError> {
+) -> Result<Ended, TuiError> {
     // Keys are read from the terminal itself (crossterm opens /dev/tty when standard input is
     // a pipe), so only the output must be a terminal: `cat capture.json | toolprism -` works.
     if !std::io::stdout().is_terminal() {
@@ -113,8 +133,8 @@ fn on_terminal(
     view: impl FnOnce(
         &mut Terminal<CrosstermBackend<std::io::Stdout>>,
         (u16, u16),
-    ) -> Result<(), TuiError>,
-) -> Result<(), TuiError> {
+    ) -> Result<Ended, TuiError>,
+) -> Result<Ended, TuiError> {
     if color {
         // Colours were asked for explicitly: do not let crossterm's own NO_COLOR reading turn
         // colour changes into attribute resets (see `theme`). Without colour the theme sets
@@ -152,16 +172,32 @@ const ENDING_SIGNALS: &[i32] = &[
     signal_hook::consts::SIGTRAP,
 ];
 
-/// The flags the signals set: `stop` for [`ENDING_SIGNALS`], `suspend` for SIGTSTP from
-/// outside (`kill -TSTP`), which suspends as Ctrl-Z does, the terminal restored first.
+/// The flags the signals set: `stop` for [`ENDING_SIGNALS`] (the number of the last one to
+/// come, 0 for none), `suspend` for SIGTSTP from outside (`kill -TSTP`), which suspends as
+/// Ctrl-Z does, the terminal restored first.
 struct SignalFlags {
-    stop: Arc<AtomicBool>,
+    stop: Arc<AtomicUsize>,
     suspend: Arc<AtomicBool>,
 }
 
 impl SignalFlags {
-    fn stop(&self) -> bool {
-        self.stop.load(Ordering::Relaxed)
+    /// The signal that asked the view to end, if one came.
+    fn stop(&self) -> Option<i32> {
+        match self.stop.load(Ordering::Relaxed) {
+            0 => None,
+            signal => i32::try_from(signal).ok(),
+        }
+    }
+
+    /// How the view ends now, if it does: a signal from outside, else the app's quit (Ctrl-C
+    /// as a key counts as SIGINT).
+    fn ending(&self, quit: bool, interrupted: bool) -> Option<Ended> {
+        match self.stop() {
+            Some(signal) => Some(Ended::Signal(signal)),
+            None if quit && interrupted => Some(Ended::Signal(signal_hook::consts::SIGINT)),
+            None if quit => Some(Ended::Quit),
+            None => None,
+        }
     }
 
     /// Whether a SIGTSTP came (and clear it).
@@ -171,9 +207,10 @@ impl SignalFlags {
 }
 
 fn stop_on_signals() -> Result<SignalFlags, TuiError> {
-    let stop = Arc::new(AtomicBool::new(false));
+    let stop = Arc::new(AtomicUsize::new(0));
     for &signal in ENDING_SIGNALS {
-        signal_hook::flag::register(signal, stop.clone())?;
+        // Signal numbers are small and positive.
+        signal_hook::flag::register_usize(signal, stop.clone(), signal as usize)?;
     }
     let suspend = Arc::new(AtomicBool::new(false));
     signal_hook::flag::register(signal_hook::consts::SIGTSTP, suspend.clone())?;
@@ -191,7 +228,7 @@ pub fn run_trace(
     settings: Settings,
     encoding: Encoding,
     color: bool,
-) -> Result<(), TuiError> {
+) -> Result<Ended, TuiError> {
     if !std::io::stdout().is_terminal() {
         return Err(TuiError::NotATerminal);
     }
@@ -229,7 +266,7 @@ fn session_loop<B: Backend>(
     app: &mut session_app::SessionApp,
     tx: &Sender<worker::SessionMsg>,
     rx: &Receiver<worker::SessionMsg>,
-) -> Result<(), TuiError>
+) -> Result<Ended, TuiError>
 where
     TuiError: From<B::Error>,
 {
@@ -268,8 +305,8 @@ where
             terminal.clear()?;
             dirty = true;
         }
-        if app.quit || stop.stop() {
-            return Ok(());
+        if let Some(ended) = stop.ending(app.quit, app.interrupted) {
+            return Ok(ended);
         }
         if dirty {
             terminal.draw(|frame| session_draw::render(app, frame))?;
@@ -292,7 +329,7 @@ where
             dirty = true;
         }
         if input.wait(Duration::from_millis(30))? == Readiness::HungUp {
-            return Ok(());
+            return Ok(Ended::Quit);
         }
         while event::poll(Duration::ZERO)? {
             let msg = match event::read()? {
@@ -314,7 +351,7 @@ fn event_loop<B: Backend>(
     app: &mut App,
     jobs: &Sender<worker::Job>,
     results: &Receiver<worker::WorkerMsg>,
-) -> Result<(), TuiError>
+) -> Result<Ended, TuiError>
 where
     TuiError: From<B::Error>,
 {
@@ -328,8 +365,8 @@ where
             terminal.clear()?;
             dirty = true;
         }
-        if app.quit || stop.stop() {
-            return Ok(());
+        if let Some(ended) = stop.ending(app.quit, app.interrupted) {
+            return Ok(ended);
         }
         if dirty {
             terminal.draw(|frame| view::render(app, frame))?;
@@ -355,7 +392,7 @@ where
         // hung up (the window closed, the tmux pane killed), so it is only asked for events
         // that are there. A signal (SIGWINCH, SIGTERM) cuts the wait short.
         if input.wait(Duration::from_millis(30))? == Readiness::HungUp {
-            return Ok(());
+            return Ok(Ended::Quit);
         }
         while event::poll(Duration::ZERO)? {
             let msg = match event::read()? {

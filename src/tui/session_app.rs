@@ -161,6 +161,8 @@ pub struct SessionApp {
     pub effects: Vec<SessionEffect>,
     /// Leave the program.
     pub quit: bool,
+    /// The program is left by Ctrl-C (exit status 130, as a shell expects), not by `q`.
+    pub interrupted: bool,
     /// Spinner frames so far.
     pub spinner: usize,
     view_cache: std::cell::RefCell<Option<(Vec<bool>, Arc<SessionView>)>>,
@@ -210,6 +212,7 @@ impl SessionApp {
             theme: Theme::new(color),
             effects: Vec::new(),
             quit: false,
+            interrupted: false,
             spinner: 0,
             view_cache: std::cell::RefCell::new(None),
         }
@@ -414,6 +417,7 @@ impl SessionApp {
         self.status = None;
         if keys::is_interrupt(&key) {
             self.quit = true;
+            self.interrupted = true;
             return;
         }
         if keys::is_suspend(&key) {
@@ -593,6 +597,7 @@ pub fn session_update(app: &mut SessionApp, msg: SessionInput) {
                 update(single, Msg::Key(key));
                 if single.quit {
                     app.quit = true;
+                    app.interrupted = single.interrupted;
                 } else if single.leave {
                     app.single = None;
                     app.screen = Screen::Timeline;

@@ -1,0 +1,60 @@
+//! Ctrl-C (SIGINT) ends a command with exit status 130, what a shell reports for a command
+//! Ctrl-C ended, so a script can tell an interrupted run from a finished one.
+//!
+//! Most commands only compute and then write their output once, so they end at once, in the
+//! signal handler. Where something must be finished or put back first (an export's temporary
+//! file, a pager still on the screen, the interactive view's terminal), the code [`take_over`]s
+//! SIGINT for the rest of the run: from then on it only sets a flag, and the program exits 130
+//! once that code is done ([`came`]).
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use signal_hook::SigId;
+use signal_hook::consts::SIGINT;
+
+/// Exit status after Ctrl-C: 128 plus SIGINT's number.
+pub const EXIT_INTERRUPTED: i32 = 130;
+
+/// The action that exits at once, while it is installed.
+static EXIT_AT_ONCE: Mutex<Option<SigId>> = Mutex::new(None);
+
+/// Set by SIGINT once the action is taken over.
+static CAME: OnceLock<Arc<AtomicBool>> = OnceLock::new();
+
+fn came_flag() -> &'static Arc<AtomicBool> {
+    CAME.get_or_init(|| Arc::new(AtomicBool::new(false)))
+}
+
+/// From now until [`take_over`]: SIGINT ends the process with status 130.
+pub fn exit_at_once() {
+    // SAFETY: the action calls only `_exit`, which is async-signal-safe, and touches no
+    // memory.
+    let id = unsafe {
+        signal_hook::low_level::register(SIGINT, || signal_hook::low_level::exit(EXIT_INTERRUPTED))
+    };
+    if let (Ok(id), Ok(mut slot)) = (id, EXIT_AT_ONCE.lock()) {
+        *slot = Some(id);
+    }
+}
+
+/// SIGINT no longer ends the process: it only sets the flag [`came`] reads, and returns it,
+/// for code that stops cleanly on its own (an export's write loop checks it). The flag is set
+/// up before the action that exits is removed, so no SIGINT falls between the two.
+pub fn take_over() -> Arc<AtomicBool> {
+    let flag = came_flag().clone();
+    // Registered once: a second take-over finds it in place.
+    static REGISTERED: OnceLock<()> = OnceLock::new();
+    REGISTERED.get_or_init(|| {
+        let _ = signal_hook::flag::register(SIGINT, flag.clone());
+    });
+    if let Some(id) = EXIT_AT_ONCE.lock().ok().and_then(|mut slot| slot.take()) {
+        signal_hook::low_level::unregister(id);
+    }
+    flag
+}
+
+/// Whether a SIGINT came after [`take_over`].
+pub fn came() -> bool {
+    CAME.get().is_some_and(|flag| flag.load(Ordering::Relaxed))
+}
