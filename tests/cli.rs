@@ -1526,3 +1526,309 @@ fn session_on_an_empty_folder_fails_like_report() {
     assert_eq!(session, report);
     assert!(session.ends_with(": no model call in it"), "{session}");
 }
+
+/// The SGR segments of `text`: each colour code with the text it paints (up to the reset).
+fn painted_segments(text: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(at) = rest.find("\u{1b}[") {
+        rest = &rest[at..];
+        let Some(end) = rest.find('m') else { break };
+        let code = rest[..=end].to_owned();
+        rest = &rest[end + 1..];
+        if code == "\u{1b}[0m" {
+            continue;
+        }
+        let upto = rest.find("\u{1b}[0m").unwrap_or(rest.len());
+        out.push((code, rest[..upto].to_owned()));
+        rest = &rest[upto..];
+    }
+    out
+}
+
+const SAVING: &str = "\u{1b}[32m";
+const COST: &str = "\u{1b}[31m";
+const REJECTED: &str = "\u{1b}[1;33m";
+const REFUSED: &str = "\u{1b}[1;31m";
+const QUIET: &str = "\u{1b}[2m";
+
+#[test]
+fn report_colours_mean_one_thing_each() {
+    let mut seen = std::collections::BTreeSet::new();
+    for capture in [
+        "samples/small.json",
+        "samples/large.json",
+        "samples/anthropic-tool-search.json",
+        "samples/a3s-program-responses.json",
+        DUPLICATES,
+    ] {
+        let always = stdout_of(&["report", capture, "--color", "always"]);
+        let never = stdout_of(&["report", capture, "--color", "never"]);
+        assert!(!never.contains('\u{1b}'), "{never}");
+        assert_eq!(strip_ansi(&always), never, "colour changes no text");
+        // Into a pipe, auto is plain.
+        assert_eq!(stdout_of(&["report", capture]), never);
+        let json: Value = serde_json::from_str(&stdout_of(&["report", capture, "--json"])).unwrap();
+        for s in json["strategies"].as_array().unwrap() {
+            let id = s["id"].as_str().unwrap();
+            let line = always
+                .lines()
+                .find(|l| strip_ansi(l).split_whitespace().next() == Some(id))
+                .unwrap_or_else(|| panic!("{capture}: no row for {id}"));
+            // The status first, then the two saved figures (a refused row has only the status).
+            let codes: Vec<String> = painted_segments(line).into_iter().map(|s| s.0).collect();
+            let status = s["status"].as_str().unwrap();
+            let rejected = s["request_valid"].as_bool() == Some(false);
+            let saved = s["saved_tokens"].as_i64();
+            let status_code = match status {
+                "refused" => Some(REFUSED),
+                _ if rejected => Some(REJECTED),
+                "not_applicable" => Some(QUIET),
+                _ => None,
+            };
+            let saved_code = match status {
+                "refused" => None,
+                "not_applicable" => Some(QUIET),
+                _ if rejected => Some(REJECTED),
+                _ if saved.unwrap() > 0 => Some(SAVING),
+                _ if saved.unwrap() < 0 => Some(COST),
+                _ => None,
+            };
+            let expected: Vec<String> = status_code
+                .into_iter()
+                .chain(saved_code.into_iter().chain(saved_code))
+                .map(str::to_owned)
+                .collect();
+            assert_eq!(codes, expected, "{capture} {id}: {line:?}");
+            seen.extend(status_code);
+            seen.extend(saved_code);
+        }
+    }
+    // The samples carry every case but a refusal's own row (checked when one appears).
+    for case in [SAVING, COST, REJECTED, QUIET] {
+        assert!(seen.contains(case), "no sample shows {case:?}: {seen:?}");
+    }
+}
+
+#[test]
+fn matrix_colours_a_cost_as_a_cost_and_a_saving_as_a_saving() {
+    let args = ["report", "samples/large.json", "--matrix"];
+    let always = stdout_of(&[&args[..], &["--color", "always"]].concat());
+    let never = stdout_of(&[&args[..], &["--color", "never"]].concat());
+    assert!(!never.contains('\u{1b}'));
+    assert_eq!(strip_ansi(&always), never);
+    assert_eq!(stdout_of(&args), never, "a pipe stays plain");
+    let (mut savings, mut costs) = (0, 0);
+    // Body rows: between the header and the rule. A changed cell is compared with the row's
+    // original figure (the first number after the name).
+    for line in always
+        .lines()
+        .skip_while(|l| !strip_ansi(l).starts_with("tool"))
+        .skip(1)
+        .take_while(|l| !l.starts_with('─'))
+    {
+        let plain = strip_ansi(line);
+        let original: usize = plain
+            .split_whitespace()
+            .nth(1)
+            .unwrap()
+            .replace(',', "")
+            .parse()
+            .unwrap();
+        for (code, text) in painted_segments(line) {
+            let figure = |t: &str| -> Option<usize> {
+                t.split_whitespace().next()?.replace(',', "").parse().ok()
+            };
+            match (code.as_str(), text.trim_end().chars().last()) {
+                (SAVING, Some('~')) => {
+                    assert!(figure(&text).unwrap() < original, "{line:?}");
+                    savings += 1;
+                }
+                (COST, Some('~')) => {
+                    assert!(figure(&text).unwrap() > original, "{line:?}");
+                    costs += 1;
+                }
+                (COST, Some('+')) => costs += 1,
+                (QUIET, Some('=' | '×' | '»')) => {}
+                (REFUSED, _) => assert_eq!(text, "refused", "{line:?}"),
+                other => panic!("{other:?} in {line:?}"),
+            }
+        }
+    }
+    assert!(savings > 0 && costs > 0, "{savings} savings, {costs} costs");
+    // The saving totals: green when they save, red when they cost, dim for n/a.
+    for line in always
+        .lines()
+        .filter(|l| strip_ansi(l).starts_with("saved"))
+    {
+        for (code, text) in painted_segments(line) {
+            match code.as_str() {
+                SAVING => assert!(!text.starts_with('-'), "{line:?}"),
+                COST => assert!(text.starts_with('-'), "{line:?}"),
+                QUIET => assert_eq!(text, "n/a"),
+                REJECTED | REFUSED => {}
+                other => panic!("{other:?} in {line:?}"),
+            }
+        }
+    }
+}
+
+#[test]
+fn session_colours_its_comparison_with_original() {
+    let trace = "samples/traces/claude-code-mcp-reconnect.jsonl";
+    let always = stdout_of(&["session", trace, "--color", "always"]);
+    let never = stdout_of(&["session", trace, "--color", "never"]);
+    assert!(!never.contains('\u{1b}'));
+    assert_eq!(strip_ansi(&always), never);
+    assert_eq!(stdout_of(&["session", trace]), never, "a pipe stays plain");
+    let segments: Vec<(String, String)> = always
+        .lines()
+        .skip_while(|l| !l.starts_with("Session totals"))
+        .flat_map(painted_segments)
+        .collect();
+    assert!(!segments.is_empty(), "{always}");
+    for (code, text) in &segments {
+        match code.as_str() {
+            SAVING => assert!(
+                text.trim().starts_with('-') && text.ends_with('%'),
+                "{text:?}"
+            ),
+            COST => assert!(
+                text.trim().starts_with('+') && text.ends_with('%'),
+                "{text:?}"
+            ),
+            QUIET => assert!(text.ends_with("n/a"), "{text:?}"),
+            REFUSED => {}
+            other => panic!("{other:?} on {text:?}"),
+        }
+    }
+    assert!(segments.iter().any(|(c, _)| c == SAVING), "{segments:?}");
+}
+
+#[test]
+fn session_budget_gates_the_session_cost() {
+    let trace = "samples/traces/claude-code-mcp-reconnect.jsonl";
+    let json: Value = serde_json::from_str(&stdout_of(&[
+        "session", trace, "-s", "original", "-s", "minimal", "--json",
+    ]))
+    .unwrap();
+    let cost = |id: &str| -> usize {
+        let s = json["strategies"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["id"] == id)
+            .unwrap();
+        s["cost"].as_f64().unwrap().round() as usize
+    };
+    let (original, minimal) = (cost("original"), cost("minimal"));
+    assert!(minimal < original, "{minimal} {original}");
+    let sep = toolprism::text::thousands;
+    // At the larger cost: both pass.
+    toolprism()
+        .args(["session", trace, "-s", "original", "-s", "minimal"])
+        .args(["--budget", &original.to_string()])
+        .assert()
+        .code(0)
+        .stderr("");
+    // Between the two: only `original` is over, named with its cost and the excess.
+    let budget = minimal;
+    let out = toolprism()
+        .args([
+            "session", trace, "-s", "original", "-s", "minimal", "--json",
+        ])
+        .args(["--budget", &budget.to_string()])
+        .assert()
+        .code(1)
+        .get_output()
+        .clone();
+    assert_eq!(
+        String::from_utf8(out.stderr).unwrap(),
+        format!(
+            "toolprism: {trace}: over the budget of {} tokens of session cost: `original` costs {} tokens, {} over\n",
+            sep(budget),
+            sep(original),
+            sep(original - budget)
+        )
+    );
+    let printed: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        printed["strategies"], json["strategies"],
+        "printed either way"
+    );
+    let line = fails_with_one_line(toolprism().args(["session", trace, "--budget", "lots"]));
+    assert!(line.contains("--budget"), "{line}");
+}
+
+/// Start `args`, let it block on input that never ends, send SIGINT: it exits 130.
+fn interrupted_exits_130(mut cmd: std::process::Command, what: &str) {
+    use std::time::{Duration, Instant};
+    let mut child = cmd
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Time to start and block on the read.
+    std::thread::sleep(Duration::from_millis(700));
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "{what}: ended before the signal"
+    );
+    let sent = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if start.elapsed() > Duration::from_secs(20) {
+            let _ = child.kill();
+            panic!("{what}: still running 20 s after SIGINT");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(status.code(), Some(130), "{what}: {status:?}");
+}
+
+#[test]
+fn ctrl_c_exits_130() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("trace.jsonl");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    if !made.is_ok_and(|s| s.success()) {
+        eprintln!("mkfifo not available: skipping the FIFO half");
+    } else {
+        // A writer that sends one record and never closes: the session reads on forever.
+        let writer_path = fifo.clone();
+        let first =
+            std::fs::read_to_string(root().join("samples/traces/claude-code-mcp-reconnect.jsonl"))
+                .unwrap()
+                .lines()
+                .next()
+                .unwrap()
+                .to_owned();
+        let writer = std::thread::spawn(move || {
+            use std::io::Write;
+            let mut w = std::fs::OpenOptions::new()
+                .write(true)
+                .open(writer_path)
+                .unwrap();
+            let _ = writeln!(w, "{first}");
+            std::thread::sleep(std::time::Duration::from_secs(30));
+        });
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_toolprism"));
+        cmd.arg("session").arg(&fifo).stdin(Stdio::null());
+        interrupted_exits_130(cmd, "session on a FIFO");
+        drop(writer);
+    }
+    // `report -` on a standard input that never ends: the test holds the pipe's write end
+    // open and writes nothing.
+    let (reader, writer) = std::io::pipe().unwrap();
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_toolprism"));
+    cmd.args(["report", "-"]).stdin(reader);
+    interrupted_exits_130(cmd, "report on an endless standard input");
+    drop(writer);
+}

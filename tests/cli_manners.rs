@@ -684,7 +684,7 @@ fn report_fits_the_terminal_and_keeps_pipes_whole() {
         return;
     };
     // On a terminal the status marks are coloured; colour takes no cells.
-    assert!(coloured.contains("\x1b[31mok !"), "{coloured}");
+    assert!(coloured.contains("\x1b[1;33mok !"), "{coloured}");
     let shown = strip_sgr(&coloured);
     for line in shown.lines() {
         assert!(toolprism::text::width(line) <= 80, "{line:?}");

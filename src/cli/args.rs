@@ -33,7 +33,7 @@ toolprism promises about a capture's text), docs/FORMATS.md (every capture and t
 and how to record one); `toolprism man` prints the manual page.";
 
 /// Inspect the tool list an LLM agent sends to a model API: project it under the rules of
-/// four real agent hosts, measure every projection in exact tiktoken tokens and bytes,
+/// five real agent hosts, measure every projection in exact tiktoken tokens and bytes,
 /// compare and export.
 #[derive(Debug, Parser)]
 #[command(
@@ -70,8 +70,9 @@ pub struct Cli {
     )]
     pub encoding: EncodingArg,
 
-    /// When to colour (the interactive view, `diff`): auto (on a terminal, unless NO_COLOR),
-    /// always, never. Accepted by every subcommand.
+    /// When to colour (the interactive view, `diff`, the marks of `report`, `report --matrix`
+    /// and `session`): auto (on a terminal, unless NO_COLOR), always, never. Accepted by every
+    /// subcommand.
     #[arg(
         long,
         value_enum,
@@ -221,7 +222,7 @@ pub enum Command {
     /// A trace's turns (what changed in the tool list, the observed cache) and what each
     /// strategy would have sent and cost over the session.
     #[command(
-        after_help = "Examples:\n  toolprism session trace.jsonl\n  toolprism session trace.jsonl -s original -s defer --json\n  toolprism session session.har --thread t2 --set cache.ttl=1h"
+        after_help = "Examples:\n  toolprism session trace.jsonl\n  toolprism session trace.jsonl -s original -s defer --json\n  toolprism session trace.jsonl -s defer --budget 50000   exit 1 if it costs more\n  toolprism session session.har --thread t2 --set cache.ttl=1h"
     )]
     Session {
         /// A trace (claude-trace / cctrace JSONL, HAR, JSON lines, a folder of request files,
@@ -251,6 +252,10 @@ pub enum Command {
             value_name = "ENCODING"
         )]
         encoding: EncodingArg,
+        /// Exit 1 when a chosen strategy's session cost (whole prompts in input tokens, over
+        /// the cache chain: the totals' `cost`) exceeds N; the report is printed either way.
+        #[arg(long, value_name = "N")]
+        budget: Option<usize>,
     },
     /// List the strategy ids, one a line, with what each does.
     Strategies,

@@ -95,8 +95,9 @@ pub fn with_original(mut strategies: Vec<Strategy>) -> Vec<Strategy> {
     strategies
 }
 
-/// The printed matrix for `report --matrix`.
-pub fn render(report: &Report, args: &MatrixArgs) -> String {
+/// The printed matrix for `report --matrix`; `color` paints the terminal table's marks
+/// (Markdown and CSV stay plain).
+pub fn render(report: &Report, args: &MatrixArgs, color: bool) -> String {
     let width = args.width.or_else(super::terminal_width);
     let mut matrix = Matrix::new(report);
     if let Some(column) = args.sort {
@@ -104,7 +105,7 @@ pub fn render(report: &Report, args: &MatrixArgs) -> String {
     }
     matrix.set_filter(args.changed_by.map(Filter::ChangedBy));
     match args.format.unwrap_or(Format::Table) {
-        Format::Table => table(report, &matrix, width),
+        Format::Table => table(report, &matrix, width, color),
         Format::Markdown => markdown(report, &matrix),
         Format::Csv => csv(&matrix),
     }
@@ -178,6 +179,62 @@ struct TableColumn {
     totals: Vec<String>,
     /// Cells of the figure before the mark.
     figure: usize,
+    /// The colour of the header, of each cell and of each total ([`super::table::paint`]).
+    header_paint: Option<&'static str>,
+    paints: Vec<Option<&'static str>>,
+    total_paints: Vec<Option<&'static str>>,
+}
+
+/// A cell's colour: against the capture's tokens for the tool, a change that sends fewer is a
+/// saving and one that sends more a cost; an added tool is all cost; what sends nothing, or
+/// the original bytes, is quiet; a refused cell says so.
+fn cell_paint(mark: Mark, tokens: Option<usize>, original: Option<usize>) -> Option<&'static str> {
+    use super::table::paint;
+    match mark {
+        Mark::Refused => Some(paint::REFUSED),
+        Mark::Kept | Mark::Removed | Mark::Deferred => Some(paint::QUIET),
+        Mark::Added => Some(paint::COST),
+        Mark::Changed => match (tokens, original) {
+            (Some(now), Some(before)) => paint::by_saving(before as f64 - now as f64),
+            _ => None,
+        },
+        Mark::Absent => None,
+    }
+}
+
+/// A total's colour: the saving rows by their sign (quiet for `n/a`), a rejected request's
+/// saving as rejected, a refused column's word as refused; other totals plain.
+fn total_paint(column: &Column, row: TotalRow) -> Option<&'static str> {
+    use super::table::paint;
+    let Some(totals) = &column.totals else {
+        return Some(paint::REFUSED);
+    };
+    if !matches!(row, TotalRow::Saved | TotalRow::SavedPct) {
+        return None;
+    }
+    match column.status {
+        ColumnStatus::NotApplicable(_) => Some(paint::QUIET),
+        _ if !column.request_valid => Some(paint::REJECTED),
+        _ => paint::by_saving(totals.saved_tokens as f64),
+    }
+}
+
+/// `text` with its visible part (not its padding) in `code`; plain without one.
+fn painted(text: &str, code: Option<&str>) -> String {
+    let Some(code) = code else {
+        return text.to_owned();
+    };
+    let core = text.trim();
+    if core.is_empty() {
+        return text.to_owned();
+    }
+    let lead = text.len() - text.trim_start().len();
+    let trail = text.len() - text.trim_end().len();
+    format!(
+        "{}{code}{core}\x1b[0m{}",
+        &text[..lead],
+        &text[text.len() - trail..]
+    )
 }
 
 impl TableColumn {
@@ -217,7 +274,28 @@ fn strategy_column(matrix: &Matrix, index: usize, column: &Column) -> TableColum
         arrow(sort, SortColumn::Strategy(column.strategy))
     );
     let figure = figure.max(width(&header).saturating_sub(2));
+    let paints = matrix
+        .rows()
+        .map(|row| {
+            let cell = row.cells[index];
+            cell_paint(cell.mark, cell.tokens, row.original_tokens)
+        })
+        .collect();
+    let total_paints = matrix
+        .total_rows()
+        .iter()
+        .map(|&row| total_paint(column, row))
+        .collect();
+    let header_paint = match column.status {
+        ColumnStatus::Refused(_) => Some(super::table::paint::REFUSED),
+        ColumnStatus::NotApplicable(_) => Some(super::table::paint::QUIET),
+        ColumnStatus::Ok if !column.request_valid => Some(super::table::paint::REJECTED),
+        ColumnStatus::Ok => None,
+    };
     TableColumn {
+        header_paint,
+        paints,
+        total_paints,
         cells: figures
             .into_iter()
             .map(|(f, mark)| {
@@ -267,11 +345,15 @@ fn original_column(matrix: &Matrix) -> TableColumn {
             .collect(),
         header,
         figure,
+        header_paint: None,
+        paints: Vec::new(),
+        total_paints: Vec::new(),
     }
 }
 
-/// The terminal table; `limit` is the width to fit (`None`: whole names, every column).
-fn table(report: &Report, matrix: &Matrix, limit: Option<usize>) -> String {
+/// The terminal table; `limit` is the width to fit (`None`: whole names, every column);
+/// `color` paints the marks, the savings and the costs.
+fn table(report: &Report, matrix: &Matrix, limit: Option<usize>, color: bool) -> String {
     let rows: Vec<&Row> = matrix.rows().collect();
     let raw_names: Vec<&str> = rows.iter().map(|r| r.name.as_str()).collect();
     let name_header = format!("tool{}", arrow(matrix.sort(), SortColumn::Name));
@@ -357,10 +439,16 @@ fn table(report: &Report, matrix: &Matrix, limit: Option<usize>) -> String {
         text.push('\n');
         text
     };
+    let paint = |text: String, code: Option<&Option<&'static str>>| match color {
+        true => painted(&text, code.copied().flatten()),
+        false => text,
+    };
     out.push_str(&line(
         &name_header,
         &pad_left(&original.header, original.width()),
-        &mut columns.iter().map(|(_, c)| pad_left(&c.header, c.width())),
+        &mut columns
+            .iter()
+            .map(|(_, c)| paint(pad_left(&c.header, c.width()), Some(&c.header_paint))),
     ));
     for (r, name) in names.iter().enumerate() {
         out.push_str(&line(
@@ -368,7 +456,7 @@ fn table(report: &Report, matrix: &Matrix, limit: Option<usize>) -> String {
             &pad_left(&original.cells[r], original.width()),
             &mut columns
                 .iter()
-                .map(|(_, c)| pad_left(&c.cells[r], c.width())),
+                .map(|(_, c)| paint(pad_left(&c.cells[r], c.width()), c.paints.get(r))),
         ));
     }
     if rows.is_empty() {
@@ -385,7 +473,7 @@ fn table(report: &Report, matrix: &Matrix, limit: Option<usize>) -> String {
             &pad_left(&original.totals[t], original.width()),
             &mut columns
                 .iter()
-                .map(|(_, c)| pad_left(&c.totals[t], c.width())),
+                .map(|(_, c)| paint(pad_left(&c.totals[t], c.width()), c.total_paints.get(t))),
         ));
     }
     out.push('\n');

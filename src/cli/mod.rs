@@ -340,7 +340,7 @@ fn run(cli: Cli) -> Result<Output, Failure> {
                 text.push('\n');
                 for_terminal(text)
             } else if matrix.matrix {
-                matrix::render(&report, &matrix)
+                matrix::render(&report, &matrix, use_color(color))
             } else {
                 table::report_table(&report, per_tool, terminal_width(), use_color(color))
             };
@@ -531,6 +531,7 @@ fn run(cli: Cli) -> Result<Output, Failure> {
             skip_bad,
             set,
             encoding,
+            budget,
         } => {
             let settings = settings(&set)?;
             session::run(&session::Request {
@@ -542,6 +543,8 @@ fn run(cli: Cli) -> Result<Output, Failure> {
                 skip_bad,
                 settings: &settings,
                 encoding: encoding.into(),
+                budget,
+                color: use_color(color),
             })
         }
         Command::Strategies => {
@@ -666,11 +669,11 @@ fn open(cli: &Cli) -> Result<Output, Failure> {
     let settings = settings(&cli.set)?;
     let encoding = cli.encoding.into();
     if std::io::stdout().is_terminal() {
+        // The view ends on Ctrl-C itself, with the terminal restored.
+        interrupt::take_over();
         return toolprism::tui::run_trace(
             reader,
             display.to_owned(),
-        // The view ends on Ctrl-C itself, with the terminal restored.
-        interrupt::take_over();
             path_text.clone(),
             cli.skip_bad,
             settings,
@@ -694,6 +697,8 @@ fn open(cli: &Cli) -> Result<Output, Failure> {
             skip_bad: cli.skip_bad,
             settings: &settings,
             encoding,
+            budget: None,
+            color: use_color(cli.color),
         },
     )
 }
@@ -706,12 +711,12 @@ fn open_capture(cli: &Cli, capture: Capture, name: String) -> Result<Output, Fai
     // from the terminal itself, so `cat capture.json | toolprism -` works too);
     // `toolprism CAPTURE | less` keeps getting the table below.
     if std::io::stdout().is_terminal() {
+        interrupt::take_over();
         return toolprism::tui::run(capture, name, settings, encoding, tui_color(cli.color))
             .map(ended)
             .map_err(|e| Failure::new(visible(&e.to_string()).into_owned()));
     }
     let counter = TokenCounter::new(encoding);
-        interrupt::take_over();
     let report = report::report(&capture, &name, &Strategy::ALL, &settings, &counter);
     Ok(Output::text(table::report_table(
         &report,
@@ -721,11 +726,6 @@ fn open_capture(cli: &Cli, capture: Capture, name: String) -> Result<Output, Fai
     )))
 }
 
-/// Colour in the interactive views: `--color`, else unless `NO_COLOR` is set.
-fn tui_color(choice: ColorChoice) -> bool {
-    !matches!(choice, ColorChoice::Never)
-        && (matches!(choice, ColorChoice::Always)
-            || std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()))
 /// What the interactive view prints when it ends (nothing), with the status its ending calls
 /// for: 130 after Ctrl-C, 128 + N after signal N.
 fn ended(ended: toolprism::tui::Ended) -> Output {
@@ -734,6 +734,11 @@ fn ended(ended: toolprism::tui::Ended) -> Output {
     output
 }
 
+/// Colour in the interactive views: `--color`, else unless `NO_COLOR` is set.
+fn tui_color(choice: ColorChoice) -> bool {
+    !matches!(choice, ColorChoice::Never)
+        && (matches!(choice, ColorChoice::Always)
+            || std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()))
 }
 
 /// Largest copy of standard input kept in `$TMPDIR` (4 GiB; `TOOLPRISM_SPOOL_LIMIT` sets
@@ -861,13 +866,13 @@ fn write_export(path: &Path, text: &str, force: bool) -> Result<(), Failure> {
             for signal in [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM] {
                 let _ = signal_hook::flag::register(signal, stop.clone());
             }
+            // After the stop flag: Ctrl-C now stops the write, then exits 130.
+            interrupt::take_over();
             export::write_until(path, text.as_bytes(), force, &stop).map_err(export_failure)
         }
     }
 }
 
-            // After the stop flag: Ctrl-C now stops the write, then exits 130.
-            interrupt::take_over();
 fn export_failure(error: export::ExportError) -> Failure {
     Failure::new(visible(&error.to_string()).into_owned())
 }

@@ -17,8 +17,9 @@ use super::manners::count;
 use super::table::grid;
 use super::{Failure, Output};
 
-/// The whole text report.
-pub fn render(report: &SessionReport) -> String {
+/// The whole text report; `color` paints the session totals' comparison with `original` (a
+/// saving, a cost, `n/a`) and the strategies that refuse turns.
+pub fn render(report: &SessionReport, color: bool) -> String {
     let mut out = String::new();
     let trace = &report.trace;
     let mut head = format!(
@@ -181,11 +182,31 @@ pub fn render(report: &SessionReport) -> String {
         ]);
     }
     out.push_str("\nSession totals (cost: whole prompts in input tokens, over the cache chain)\n");
-    out.push_str(&grid(
+    let paint_row = |r: usize, c: usize, _: &str| -> Option<&'static str> {
+        use super::table::paint;
+        let strategy = report.strategies.get(r.checked_sub(1)?)?;
+        if !color {
+            return None;
+        }
+        let versus = report.versus_original(strategy);
+        let refuses = strategy
+            .per_turn
+            .iter()
+            .any(|t| t.status == Some("refused"));
+        match c {
+            0 if refuses => Some(paint::REFUSED),
+            7 if !versus.applied => Some(paint::QUIET),
+            // Against `original`'s cost: a lower cost is a saving.
+            7 => versus.percent.and_then(|p| paint::by_saving(-p)),
+            _ => None,
+        }
+    };
+    out.push_str(&super::table::grid_painted(
         &rows,
         &[false, true, true, true, true, true, true, true],
         "  ",
         None,
+        &paint_row,
     ));
     if let Some(cheapest) = report.cheapest {
         let _ = writeln!(out, "cheapest over the session: {cheapest}");
@@ -479,6 +500,10 @@ pub struct Request<'a> {
     pub settings: &'a Settings,
     /// `--encoding`.
     pub encoding: Encoding,
+    /// `--budget N`: the most a strategy's session cost may be.
+    pub budget: Option<usize>,
+    /// Colour the text report's marks.
+    pub color: bool,
 }
 
 /// Run the analysis: records are read on one thread and analysed on another, so parsing the
@@ -544,11 +569,44 @@ pub fn run_on(
         };
         return Err(Failure::new(format!("{name}: no model call in it{why}")));
     }
-    if request.json {
+    let mut output = if request.json {
         let mut text = serde_json::to_string_pretty(&report)
             .map_err(|e| Failure::new(format!("{name}: {e}")))?;
         text.push('\n');
-        return Ok(Output::text(super::for_terminal(text)));
+        Output::text(super::for_terminal(text))
+    } else {
+        Output::text(render(&report, request.color))
+    };
+    if let Some(line) = request.budget.and_then(|b| over_budget(&report, b)) {
+        output.stderr = format!("toolprism: {name}: {line}\n");
+        output.status = super::EXIT_CHECK;
     }
-    Ok(Output::text(render(&report)))
+    Ok(output)
+}
+
+/// The `--budget` gate, as `report --budget`'s but on the session's cost (the totals' `cost`
+/// column, as printed there): which strategies cost more than `budget`, in one line.
+fn over_budget(report: &SessionReport, budget: usize) -> Option<String> {
+    let failures: Vec<String> = report
+        .strategies
+        .iter()
+        .filter_map(|s| {
+            let cost = s.cost.round().max(0.0) as usize;
+            (cost > budget).then(|| {
+                format!(
+                    "`{}` costs {} tokens, {} over",
+                    s.id,
+                    thousands(cost),
+                    thousands(cost - budget)
+                )
+            })
+        })
+        .collect();
+    (!failures.is_empty()).then(|| {
+        format!(
+            "over the budget of {} tokens of session cost: {}",
+            thousands(budget),
+            failures.join("; ")
+        )
+    })
 }

@@ -89,14 +89,42 @@ pub(crate) fn grid(
     grid_painted(rows, right, indent, cells, &|_, _, _| None)
 }
 
-/// The colour (an SGR sequence) of a status mark: `ok` green, `!` (a provider would reject
-/// the request) and `refused` red, `n/a` dim. `None` for anything else.
+/// The SGR colours of `report`, `report --matrix` and `session` on a terminal, one meaning
+/// each (the TUI's roles): a saving is never drawn like a cost, a request a provider rejects
+/// never like a saving.
+pub(crate) mod paint {
+    /// Fewer tokens than the original sends (green).
+    pub const SAVING: &str = "\x1b[32m";
+    /// More tokens than the original sends (red).
+    pub const COST: &str = "\x1b[31m";
+    /// A provider would reject the projected request, `!` (bold yellow): not a saving anyone
+    /// gets.
+    pub const REJECTED: &str = "\x1b[1;33m";
+    /// The host refuses the capture: no figures (bold red).
+    pub const REFUSED: &str = "\x1b[1;31m";
+    /// Nothing to act on, `n/a`, or nothing changed (dim).
+    pub const QUIET: &str = "\x1b[2m";
+
+    /// A saving's colour by its sign: `None` for no change.
+    pub fn by_saving(saved: f64) -> Option<&'static str> {
+        if saved > 0.0 {
+            Some(SAVING)
+        } else if saved < 0.0 {
+            Some(COST)
+        } else {
+            None
+        }
+    }
+}
+
+/// The colour of a status mark: `!` (a provider would reject the request) bold yellow,
+/// `refused` bold red, `n/a` dim; `ok` is left plain (green is a saving's colour, and an `ok`
+/// strategy may cost more). `None` for anything else.
 pub(crate) fn status_paint(text: &str) -> Option<&'static str> {
     match text.trim() {
-        "ok" => Some("\x1b[32m"),
-        "refused" => Some("\x1b[1;31m"),
-        "n/a" => Some("\x1b[2m"),
-        t if t.ends_with(" !") => Some("\x1b[31m"),
+        "refused" => Some(paint::REFUSED),
+        "n/a" => Some(paint::QUIET),
+        t if t.ends_with(" !") => Some(paint::REJECTED),
         _ => None,
     }
 }
@@ -131,7 +159,10 @@ pub(crate) fn grid_painted(
                 plain.push_str("  ");
             }
             let last = c + 1 == row.len();
-            let colour = paint(r, c, cell).filter(|_| !last);
+            let start = width(&plain);
+            // A last cell wrapped over lines is left plain: its continuations start elsewhere.
+            let wraps = last && cells.is_some_and(|cells| start + width(cell) > cells);
+            let colour = paint(r, c, cell).filter(|_| !wraps);
             if let Some(code) = colour {
                 line.push_str(code);
             }
@@ -139,9 +170,8 @@ pub(crate) fn grid_painted(
                 line.push_str(&rpad(cell, widths[c]));
                 plain.push_str(&rpad(cell, widths[c]));
             } else if last {
-                let start = width(&plain);
                 match cells {
-                    Some(cells) if start + width(cell) > cells => {
+                    Some(cells) if wraps => {
                         let room = cells.saturating_sub(start).max(MIN_CELL);
                         let continuation = format!("\n{}", " ".repeat(start));
                         line.push_str(&wrap(cell, room).join(&continuation));
@@ -245,7 +275,8 @@ pub fn report_table(report: &Report, per_tool: bool, cells: Option<usize>, color
         rows[0].insert(4, "context".to_owned());
     }
     let dash = || "-".to_owned();
-    for s in in_table_order(report) {
+    let ordered: Vec<&StrategyFigures> = in_table_order(report).collect();
+    for &s in &ordered {
         let mut row = vec![
             s.id.to_owned(),
             status_cell(s),
@@ -271,10 +302,24 @@ pub fn report_table(report: &Report, per_tool: bool, cells: Option<usize>, color
     if deferral {
         right.insert(4, true);
     }
+    let saved_columns = if deferral { [5, 6] } else { [4, 5] };
     let paint = |r: usize, c: usize, text: &str| {
-        (color && r > 0 && c == 1)
-            .then(|| status_paint(text))
-            .flatten()
+        if !color || r == 0 {
+            return None;
+        }
+        let s = ordered.get(r - 1)?;
+        if c == 1 {
+            return status_paint(text);
+        }
+        if !saved_columns.contains(&c) {
+            return None;
+        }
+        match s.shown_saving() {
+            _ if s.status == "not_applicable" => Some(paint::QUIET),
+            Some(_) if !s.request_valid => Some(paint::REJECTED),
+            Some((tokens, _)) => paint::by_saving(tokens as f64),
+            None => None,
+        }
     };
     out.push_str(&grid_painted(&rows, &right, "", cells, &paint));
     out.push_str(&fit_paragraph(
