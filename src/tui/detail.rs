@@ -367,17 +367,29 @@ fn segment_rows(app: &DiffLayout, segments: &[(bool, String)], cells: usize) -> 
         let mut used = 0;
         let mut end = start;
         let mut after_space = None;
+        let mut after_joint = None;
+        let mut text_seen = false;
         while end < chars.len() && used + chars[end].2 <= room {
             used += chars[end].2;
             end += 1;
-            if chars[end - 1].1 == " " {
-                after_space = Some(end);
+            let g = chars[end - 1].1.as_str();
+            if g == " " {
+                // Not inside the indentation: a row of spaces alone says nothing.
+                if text_seen {
+                    after_space = Some(end);
+                }
+            } else {
+                text_seen = true;
+                if matches!(g, "_" | "-" | "/" | "." | "," | ":") {
+                    after_joint = Some(end);
+                }
             }
         }
         if end < chars.len() {
-            // Break after the last space unless that leaves the row mostly empty (one long
-            // word is cut where the row ends instead).
-            if let Some(at) = after_space.filter(|&at| cells_of(&chars[start..at]) > room / 3) {
+            // Break after the last space, so a word or a name is never split; a word longer
+            // than the row breaks after its last `_ - / . , :` (between the parts of a name),
+            // and is cut where the row ends only when it has none.
+            if let Some(at) = after_space.or(after_joint) {
                 end = at;
             }
             end = end.max(start + 1);
@@ -430,12 +442,14 @@ pub(crate) fn tool_diff_lines(app: &DiffLayout, diff: &ToolDiff, w: usize) -> Ve
         };
         Line::styled(fit(&text, w), theme.dim())
     };
+    // A changed line is tinted whole, to the edge of its side.
     let style_of = |tag: LineTag| match tag {
         LineTag::Equal => theme.text(),
-        LineTag::Delete => theme.del(),
-        LineTag::Insert => theme.ins(),
+        LineTag::Delete => theme.del_line(),
+        LineTag::Insert => theme.ins_line(),
     };
-    // One side of a row as visual lines: the sign, then the text (changed words emphasised).
+    // One side of a row as visual lines, each `cells + 1` wide: the sign, then the text
+    // (changed words emphasised), then the tint to the edge.
     let side = |at: Option<LineRef>, cells: usize| -> Vec<Vec<Span<'static>>> {
         let Some(line) = at.and_then(|at| diff.line(at)) else {
             return Vec::new();
@@ -455,6 +469,10 @@ pub(crate) fn tool_diff_lines(app: &DiffLayout, diff: &ToolDiff, w: usize) -> Ve
                 }
                 if row.cut {
                     spans.push(Span::styled("›", theme.dim()));
+                }
+                let used: usize = spans.iter().map(|s| width(&s.content)).sum();
+                if line.tag != LineTag::Equal && used < cells + 1 {
+                    spans.push(Span::styled(" ".repeat(cells + 1 - used), base));
                 }
                 spans
             })

@@ -238,7 +238,8 @@ pub fn find(text: &str, needle: &str) -> Vec<std::ops::Range<usize>> {
 pub fn highlight(text: &str, needle: &str, base: Style, found: Style) -> Line<'static> {
     let ranges = find(text, needle);
     if ranges.is_empty() {
-        return Line::styled(text.to_owned(), base);
+        // On the span, not the line: callers take the spans into lines of their own.
+        return Line::from(Span::styled(text.to_owned(), base));
     }
     let chars: Vec<char> = text.chars().collect();
     let mut spans = Vec::new();

@@ -143,11 +143,40 @@ impl Theme {
         self.fg(Color::Green)
     }
 
-    /// The changed words inside a changed line: reversed in colour and monochrome alike, so
-    /// the emphasis survives without colour; underlined too without colour.
+    /// The tint of a whole removed line, to the pane's edge (a dark red ground, as delta
+    /// draws it); none without colour, where the `-` sign carries it.
+    pub fn del_line(self) -> Style {
+        if self.color {
+            self.del().bg(Color::Indexed(52))
+        } else {
+            self.del()
+        }
+    }
+
+    /// The tint of a whole added line (a dark green ground); none without colour.
+    pub fn ins_line(self) -> Style {
+        if self.color {
+            self.ins().bg(Color::Indexed(22))
+        } else {
+            self.ins()
+        }
+    }
+
+    /// The changed words inside a changed line: on a brighter ground on a tinted line, else
+    /// reversed; reversed and underlined without colour, so the emphasis survives it.
     pub fn emphasis(self, base: Style) -> Style {
         if self.color {
-            base.add_modifier(Modifier::REVERSED | Modifier::BOLD)
+            // On a tinted line, a brighter ground of the same hue (reversing a tint would
+            // paint the word in the dark tint itself).
+            match base.bg {
+                Some(Color::Indexed(52)) => {
+                    base.bg(Color::Indexed(124)).add_modifier(Modifier::BOLD)
+                }
+                Some(Color::Indexed(22)) => {
+                    base.bg(Color::Indexed(28)).add_modifier(Modifier::BOLD)
+                }
+                _ => base.add_modifier(Modifier::REVERSED | Modifier::BOLD),
+            }
         } else {
             base.add_modifier(Modifier::REVERSED | Modifier::UNDERLINED)
         }
