@@ -594,3 +594,49 @@ fn the_wheel_moves_through_the_turns() {
     session_update(&mut h.app, wheel(MouseEventKind::ScrollUp));
     assert_eq!(h.app.cursor, 1);
 }
+
+#[test]
+fn the_chart_numbers_its_turns_and_never_joins_two_threads() {
+    let mut h = Harness::open(TRACE, false);
+    let report = h.report();
+    let shown = vec![true; report.strategies.len()];
+    let view = SessionView::build(&report, &shown);
+    // One more place on the axis at each change of thread.
+    let changes = report
+        .turns
+        .windows(2)
+        .filter(|w| w[0].thread != w[1].thread)
+        .count();
+    assert!(changes > 0, "the sample has several threads");
+    assert_eq!(
+        view.x_max() as usize,
+        report.turns.len() - 1 + changes,
+        "{:?}",
+        view.x
+    );
+    for series in &view.series {
+        for run in view.runs(series) {
+            // A run is consecutive places of one thread: no gap inside it.
+            for pair in run.windows(2) {
+                assert_eq!(pair[1].0 - pair[0].0, 1.0, "{}: {run:?}", series.id);
+            }
+            let threads: std::collections::BTreeSet<&str> = run
+                .iter()
+                .map(|p| {
+                    let i = view.x.iter().position(|x| *x == p.0).unwrap();
+                    view.turns[i].thread.as_str()
+                })
+                .collect();
+            assert_eq!(threads.len(), 1, "{}: {run:?}", series.id);
+        }
+    }
+    // The axis under the chart names the first and the last turn.
+    let screen = h.screen(120, 35);
+    let last = report.turns.len().to_string();
+    assert!(
+        screen
+            .lines()
+            .any(|l| l.starts_with("│1 ") && l.contains(&format!(" {last}│"))),
+        "{screen}"
+    );
+}

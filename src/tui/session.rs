@@ -86,6 +86,37 @@ pub struct SessionView {
     pub series: Vec<Series>,
     /// The largest charted value (the chart's top).
     pub max_tokens: usize,
+    /// Each turn's place on the chart's x axis: its index, plus one empty place for each
+    /// change of thread before it, so the lines of two threads never run into each other.
+    pub x: Vec<f64>,
+}
+
+impl SessionView {
+    /// The last place on the x axis (at least 1, so that one turn still spans the chart).
+    pub fn x_max(&self) -> f64 {
+        self.x.last().copied().unwrap_or(0.0).max(1.0)
+    }
+
+    /// A series' points on the x axis, in runs a line joins: consecutive turns of one thread.
+    /// A change of thread (or a turn without figures) ends a run.
+    pub fn runs(&self, series: &Series) -> Vec<Vec<(f64, f64)>> {
+        let mut runs: Vec<Vec<(f64, f64)>> = Vec::new();
+        let mut previous: Option<usize> = None;
+        for &(index, tokens) in &series.points {
+            let i = index as usize;
+            let joined = previous.is_some_and(|p| {
+                p + 1 == i
+                    && self.turns.get(p).map(|t| &t.thread) == self.turns.get(i).map(|t| &t.thread)
+            });
+            let x = self.x.get(i).copied().unwrap_or(index);
+            match runs.last_mut() {
+                Some(run) if joined => run.push((x, tokens)),
+                _ => runs.push(vec![(x, tokens)]),
+            }
+            previous = Some(i);
+        }
+        runs
+    }
 }
 
 impl SessionView {
@@ -138,12 +169,22 @@ impl SessionView {
                 applied: s.applied(),
             })
             .collect();
+        let mut x = Vec::with_capacity(report.turns.len());
+        let mut place = 0.0;
+        for (i, t) in report.turns.iter().enumerate() {
+            if i > 0 && report.turns[i - 1].thread != t.thread {
+                place += 1.0;
+            }
+            x.push(place);
+            place += 1.0;
+        }
         SessionView {
             header: header(report),
             turns,
             totals,
             series,
             max_tokens,
+            x,
         }
     }
 }

@@ -293,35 +293,45 @@ fn render_chart(app: &SessionApp, view: &SessionView, frame: &mut Frame, area: R
             Rect::new(inner.x, inner.y, inner.width, 1),
         );
     }
-    let marks = Rect::new(inner.x, inner.y + inner.height - 1, inner.width, 1);
+    // Under the plot: the break marks, then (with room) the turn numbers.
+    let axis_rows = u16::from(inner.height >= 4 + legend_rows);
+    let marks = Rect::new(
+        inner.x,
+        inner.y + inner.height - 1 - axis_rows,
+        inner.width,
+        1,
+    );
     // With a single row only the break marks are drawn: the most telling part.
-    let plot = (inner.height >= 2 + legend_rows).then(|| {
+    let plot = (inner.height >= 2 + legend_rows + axis_rows).then(|| {
         Rect::new(
             inner.x,
             inner.y + legend_rows,
             inner.width,
-            inner.height - 1 - legend_rows,
+            inner.height - 1 - legend_rows - axis_rows,
         )
     });
-    let n = view.turns.len();
-    let x_max = (n.max(2) - 1) as f64;
+    let x_max = view.x_max();
     let y_max = (view.max_tokens.max(1) as f64) * 1.05;
-    let datasets: Vec<Dataset> = view
+    // One dataset per run of a thread, so no line joins two threads across their gap.
+    let runs: Vec<(usize, Vec<(f64, f64)>)> = view
         .series
         .iter()
         .enumerate()
-        .map(|(i, s)| {
-            let (style, marker, _) = series_style(theme, i);
+        .flat_map(|(i, s)| view.runs(s).into_iter().map(move |run| (i, run)))
+        .collect();
+    let datasets: Vec<Dataset> = runs
+        .iter()
+        .map(|(i, run)| {
+            let (style, marker, _) = series_style(theme, *i);
             Dataset::default()
-                .name(s.id)
                 .marker(marker)
-                .graph_type(if s.points.len() > 1 {
+                .graph_type(if run.len() > 1 {
                     GraphType::Line
                 } else {
                     GraphType::Scatter
                 })
                 .style(style)
-                .data(&s.points)
+                .data(run)
         })
         .collect();
     let chart = Chart::new(datasets)
@@ -334,17 +344,20 @@ fn render_chart(app: &SessionApp, view: &SessionView, frame: &mut Frame, area: R
     if let Some(plot) = plot {
         frame.render_widget(chart, plot);
     }
-    // Each turn's mark under its column: ▲ the observed cache broke, * a charted list changed.
+    // Each turn's mark under its column: ▲ the observed cache broke, * a charted list changed;
+    // a space where the thread changes.
     let w = marks.width as usize;
-    let mut row: Vec<char> = vec!['·'; w];
+    let column = |i: usize| -> usize {
+        let x = view.x.get(i).copied().unwrap_or(0.0);
+        ((x / x_max * w.saturating_sub(1) as f64).round() as usize).min(w.saturating_sub(1))
+    };
+    let mut row: Vec<char> = vec![' '; w];
     if w > 0 {
+        for i in 0..view.turns.len() {
+            row[column(i)] = '·';
+        }
         for (i, t) in view.turns.iter().enumerate() {
-            let col = if x_max > 0.0 {
-                ((i as f64) / x_max * (w - 1) as f64).round() as usize
-            } else {
-                0
-            };
-            let col = col.min(w - 1);
+            let col = column(i);
             if t.observed_break {
                 row[col] = '▲';
             } else if !t.strategy_breaks.is_empty() && row[col] != '▲' {
@@ -354,6 +367,54 @@ fn render_chart(app: &SessionApp, view: &SessionView, frame: &mut Frame, area: R
     }
     let text: String = row.into_iter().collect();
     frame.render_widget(Paragraph::new(Line::styled(text, theme.warn())), marks);
+    if axis_rows > 0 {
+        let numbers: Vec<(usize, String)> = view
+            .turns
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (column(i), t.turn.to_string()))
+            .collect();
+        let axis = Rect::new(inner.x, marks.y + 1, inner.width, 1);
+        frame.render_widget(
+            Paragraph::new(Line::styled(turn_axis(&numbers, w), theme.dim())),
+            axis,
+        );
+    }
+}
+
+/// The turn numbers under their columns, in `w` cells: the first and the last always, others
+/// where they fit with a space on each side, each starting at its column (the last ending at
+/// the edge when it would run past it).
+fn turn_axis(numbers: &[(usize, String)], w: usize) -> String {
+    let mut row: Vec<char> = vec![' '; w];
+    let mut taken: Vec<(usize, usize)> = Vec::new();
+    let mut place = |at: usize, text: &str, row: &mut Vec<char>| -> bool {
+        let len = text.chars().count();
+        if len > w {
+            return false;
+        }
+        let start = at.min(w - len);
+        let end = start + len;
+        // A space at least between two numbers.
+        let clear = taken.iter().all(|&(s, e)| end < s || start > e);
+        if clear {
+            for (k, c) in text.chars().enumerate() {
+                row[start + k] = c;
+            }
+            taken.push((start, end));
+        }
+        clear
+    };
+    if let (Some(first), Some(last)) = (numbers.first(), numbers.last()) {
+        place(first.0, &first.1, &mut row);
+        if numbers.len() > 1 {
+            place(last.0, &last.1, &mut row);
+        }
+    }
+    for (at, text) in numbers.iter().skip(1) {
+        place(*at, text, &mut row);
+    }
+    row.into_iter().collect::<String>().trim_end().to_owned()
 }
 
 fn render_totals(app: &SessionApp, view: &SessionView, frame: &mut Frame, area: Rect) {
