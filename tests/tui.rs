@@ -620,10 +620,21 @@ fn export_dialog_edits_like_a_shell_line_and_expands_the_home_folder() {
         Some(Overlay::Export { path, cursor, .. }) => (path.clone(), *cursor),
         _ => panic!("export dialog open"),
     };
-    assert_eq!(path(&h), ("tui-sample.defer.json".to_owned(), 21));
+    // The default is next to the capture, in the folder it was read from.
+    assert_eq!(
+        path(&h),
+        ("tests/fixtures/tui-sample.defer.json".to_owned(), 36)
+    );
+    let screen = h.screen(120, 35);
+    assert!(
+        screen.contains("into /work/project/tests/fixtures"),
+        "the folder it lands in, whole:\n{screen}"
+    );
     // Home, type at the start; End; Ctrl-W deletes the last word; Ctrl-U all before the cursor.
-    h.keys("<home>~/out/<end>");
+    h.keys("<c-u><home>~/out/tui-sample.defer.json<home><end>");
     assert_eq!(path(&h), ("~/out/tui-sample.defer.json".to_owned(), 27));
+    let screen = h.screen(120, 35);
+    assert!(screen.contains("into /home/user/out"), "{screen}");
     h.keys("<c-w>");
     assert_eq!(path(&h), ("~/out/".to_owned(), 6));
     h.keys("x.json<left><left><left><left><left><left><c-u>");
@@ -631,8 +642,8 @@ fn export_dialog_edits_like_a_shell_line_and_expands_the_home_folder() {
     let screen = h.screen(120, 35);
     assert!(screen.contains("path ▏x.json"), "{screen}");
     assert!(
-        screen.contains("in /work/project"),
-        "the working folder is shown:\n{screen}"
+        screen.contains("into /work/project"),
+        "a relative path lands in the working folder:\n{screen}"
     );
     // Tools only says what it leaves out; defer adds a reminder only when it defers, so here
     // the tools array is all there is to say.
@@ -1014,7 +1025,7 @@ fn export_writes_atomically_and_asks_before_overwriting() {
     let Some(Overlay::Export { path, .. }) = &h.app.overlay else {
         panic!("export dialog open");
     };
-    assert_eq!(path, "tui-sample.full.json");
+    assert_eq!(path, "tests/fixtures/tui-sample.full.json");
     // Replace the default path.
     let clear = "<bs>".repeat(path.chars().count());
     h.keys(&clear);
@@ -1046,8 +1057,7 @@ fn export_writes_atomically_and_asks_before_overwriting() {
 
     // Again, tools only, same path: the file exists, so the app asks first.
     h.keys("x<tab>");
-    let clear = "<bs>".repeat(40);
-    h.keys(&clear);
+    h.keys("<c-u>");
     h.keys(&target.display().to_string().replace('<', "<lt>"));
     h.keys("<enter>");
     run(&mut h);
@@ -1104,6 +1114,8 @@ fn quit_keys() {
         let mut h = Harness::new();
         h.keys(script);
         assert!(h.app.quit, "{script} quits");
+        // Ctrl-C ends the program as an interruption (exit status 130), q as a quit.
+        assert_eq!(h.app.interrupted, script.ends_with("<c-c>"), "{script}");
     }
     // Esc goes back and closes, and never quits.
     for script in [
@@ -1861,4 +1873,86 @@ fn f_on_a_strategy_that_only_reorders_says_so() {
         screen.contains("direct changes no tool: only their order changed"),
         "{screen}"
     );
+}
+
+#[test]
+fn enter_on_an_added_tool_opens_it_where_it_is_added_or_says_why_not() {
+    let mut settings = Settings::default();
+    settings.set("defer.threshold", "2").unwrap();
+    let mut h = Harness::with(SAMPLE, settings, false);
+    h.resize(200, 50);
+    let m = h.app.matrix();
+    let row = (0..m.shown.len())
+        .find(|&i| m.name(i) == Some("tool_search"))
+        .expect("tool_search is a row");
+    let defer = 1 + toolprism::tui::matrix::strategies()
+        .iter()
+        .position(|&s| s == Strategy::Defer)
+        .unwrap();
+    drop(m);
+    for _ in 0..row {
+        h.keys("<down>");
+    }
+    // On `original`'s column: not in the capture; the status names who adds it.
+    h.keys("<enter>");
+    assert_eq!(h.app.tab, Tab::Matrix, "nothing opened");
+    let status = h.app.status.clone().expect("a status").0;
+    assert!(
+        status.starts_with("tool_search is not in the capture:") && status.contains("defer"),
+        "{status}"
+    );
+    // On `full`'s column (which adds nothing): the same, naming full.
+    h.keys("l");
+    h.keys("<enter>");
+    let status = h.app.status.clone().expect("a status").0;
+    assert!(
+        status.starts_with("full does not send tool_search"),
+        "{status}"
+    );
+    // On defer's column: its entry opens, selected in defer's tab.
+    for _ in 1..defer {
+        h.keys("l");
+    }
+    h.keys("<enter>");
+    assert_eq!(h.app.tab, Tab::Strategy(Strategy::Defer));
+    let screen = h.screen(200, 50);
+    assert!(screen.contains("tool_search"), "{screen}");
+    let (_, sent) = h.app.selected_entries().expect("an entry selected");
+    let sent = sent.expect("defer sends it");
+    assert_eq!(sent["name"], "tool_search", "{sent}");
+}
+
+#[test]
+fn a_column_that_sends_nothing_is_folded_and_named() {
+    let mut h = Harness::new();
+    let disabled = toolprism::tui::matrix::strategies()
+        .iter()
+        .position(|&s| s == Strategy::Disabled)
+        .unwrap();
+    let m = h.app.matrix();
+    assert!(m.folded[disabled], "disabled sends nothing");
+    // Only columns of `×` fold: `code` has no gateway to send in this sample; the others
+    // send tools.
+    let code = toolprism::tui::matrix::strategies()
+        .iter()
+        .position(|&s| s == Strategy::Code)
+        .unwrap();
+    let folded: Vec<usize> = (0..m.folded.len()).filter(|&c| m.folded[c]).collect();
+    assert_eq!(folded, vec![code, disabled], "{:?}", m.folded);
+    drop(m);
+    let screen = h.screen(200, 50);
+    let header = screen.lines().find(|l| l.contains("▼original")).unwrap();
+    assert!(!header.contains("disabled"), "folded away: {header}");
+    assert!(
+        screen.contains("folded: code, disabled (each sends no tool)"),
+        "{screen}"
+    );
+    // The cursor on it unfolds it.
+    for _ in 0..=disabled {
+        h.keys("l");
+    }
+    assert_eq!(h.app.strategy(), Strategy::Disabled);
+    let screen = h.screen(200, 50);
+    let header = screen.lines().find(|l| l.contains("▼original")).unwrap();
+    assert!(header.contains("disabled"), "{header}");
 }

@@ -959,12 +959,52 @@ impl App {
         self.select_cell(found.unwrap_or(self.cursor.row));
     }
 
+    /// On an added tool's row (`tool_search`, the code gateway), when the cursor's column does
+    /// not add it: why Enter cannot open it there, and which columns do.
+    fn added_elsewhere(&self) -> Option<String> {
+        let m = self.matrix();
+        let row = m.row(self.cursor.row)?;
+        if !matches!(row.origin, crate::matrix::Origin::Added(_)) {
+            return None;
+        }
+        let adds = |c: usize| {
+            m.cell(row, c)
+                .is_some_and(|cell| cell.mark == crate::matrix::Mark::Added)
+        };
+        let here = self.cursor.col.checked_sub(1);
+        if here.is_some_and(adds) {
+            return None;
+        }
+        let name = m.name(self.cursor.row).unwrap_or("this tool");
+        let by: Vec<&str> = (0..m.columns.len())
+            .filter(|&c| adds(c))
+            .map(|c| matrix::strategies()[c].id())
+            .collect();
+        let strategy = self.strategy();
+        let not_here = match here {
+            None => format!("{name} is not in the capture"),
+            Some(_) => format!("{strategy} does not send {name}"),
+        };
+        Some(match by.as_slice() {
+            [] => format!("{not_here}: no strategy measured so far adds it"),
+            [one] => format!("{not_here}: {one} adds it · move to its column and press Enter"),
+            many => format!(
+                "{not_here}: added by {} · move to one of their columns and press Enter",
+                many.join(", ")
+            ),
+        })
+    }
+
     fn act_matrix(&mut self, action: Action) -> bool {
         match action {
             Action::Left => self.move_col(-1),
             Action::Right => self.move_col(1),
             Action::Open => {
                 let strategy = self.strategy();
+                if let Some(why) = self.added_elsewhere() {
+                    self.set_status(why, false);
+                    return true;
+                }
                 let keep = self.matrix().row(self.cursor.row).map(|r| match r.origin {
                     crate::matrix::Origin::Capture(i) => (Some(i), String::new()),
                     crate::matrix::Origin::Added(_) => (None, r.name.clone()),
@@ -1994,7 +2034,10 @@ fn hidden_chars(value: &Value) -> usize {
     }
 }
 
-/// The default export path: `<capture stem>.<strategy>[.tools].json` in the current folder.
+/// The default export path: `<capture stem>.<strategy>[.tools].json` next to the capture (in
+/// the folder it was read from, as an editor's "save as" starts there), or in the current
+/// folder for standard input and the bundled sample. A turn of a trace is named after the
+/// trace (its label starts with the trace's path).
 pub fn default_export_path(capture_path: &str, strategy: Strategy, tools_only: bool) -> String {
     let stem = if capture_path == "-" {
         "stdin".to_owned()
@@ -2005,7 +2048,15 @@ pub fn default_export_path(capture_path: &str, strategy: Strategy, tools_only: b
             .unwrap_or_else(|| "capture".to_owned())
     };
     let suffix = if tools_only { ".tools" } else { "" };
-    format!("{stem}.{strategy}{suffix}.json")
+    let file = format!("{stem}.{strategy}{suffix}.json");
+    // The bundled sample's folder is the source tree's, not one the user has.
+    let bundled = capture_path.ends_with(" (bundled)");
+    match Path::new(capture_path).parent() {
+        Some(folder) if !bundled && !folder.as_os_str().is_empty() => {
+            folder.join(file).to_string_lossy().into_owned()
+        }
+        _ => file,
+    }
 }
 
 /// Apply one message to the state. Pure: effects are queued on `app.effects`, never run here.

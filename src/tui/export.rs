@@ -56,11 +56,12 @@ pub fn render_export(
         _ if tools_only => "tools only: the `tools` array alone, no request around it".to_owned(),
         _ => "the whole projected request body".to_owned(),
     };
+    // The folder the file lands in, whole: a relative path is read from the current folder.
     let expanded = input::expand_home(path, app.home.as_deref());
-    let folder = if std::path::Path::new(&expanded).is_absolute() {
-        String::new()
-    } else {
-        format!("in {}", safe(&app.cwd))
+    let target = std::path::Path::new(&app.cwd).join(&expanded);
+    let folder = match target.parent() {
+        Some(dir) => format!("into {}", safe(&dir.to_string_lossy())),
+        None => String::new(),
     };
     let size = match app.export_bytes(strategy, tools_only, pretty) {
         Some(bytes) => {

@@ -34,19 +34,26 @@ pub fn strategy_at(col: usize) -> Strategy {
 }
 
 /// The line over the table, fitted to `cells`: the best saving (so the cheapest strategy is
-/// named even when its column is panned off screen), the glyphs a cell can carry, and whether
-/// columns are still being measured. Parts drop in reverse order of use when it is narrow:
-/// the preamble, then the glyphs (the help lists them too).
-pub fn legend(cells: usize, best: Option<&str>, measuring: bool) -> String {
+/// named even when its column is panned off screen), the columns folded for sending nothing,
+/// the glyphs a cell can carry, and whether columns are still being measured. Parts drop in
+/// reverse order of use when it is narrow: the preamble, then the glyphs (the help lists them
+/// too), then the folded columns.
+pub fn legend(cells: usize, best: Option<&str>, folded: Option<&str>, measuring: bool) -> String {
     let marks = crate::matrix::legend();
     // The same glyphs in fewer cells, for a line that also names the best saving.
     let compact = "=unchanged ~changed +added ×removed »deferred (× » send nothing)";
     let busy = measuring.then_some("… still measuring");
-    let tries: [Vec<Option<&str>>; 5] = [
-        vec![best, Some("tokens sent"), Some(&marks), busy],
-        vec![best, Some(&marks), busy],
-        vec![best, Some(compact), busy],
-        vec![best, busy],
+    // The folded columns without the reason, when that is what fits.
+    let bare = folded.and_then(|f| f.split(" (").next());
+    let shortest = "=unchanged ~changed +added ×removed »deferred";
+    let tries: [Vec<Option<&str>>; 8] = [
+        vec![best, folded, Some("tokens sent"), Some(&marks), busy],
+        vec![best, folded, Some(&marks), busy],
+        vec![best, folded, Some(compact), busy],
+        vec![best, bare, Some(shortest), busy],
+        vec![best, folded, busy],
+        vec![best, folded],
+        vec![best, bare],
         vec![best],
     ];
     for parts in tries {
@@ -105,6 +112,9 @@ pub struct MatrixView {
     pub counted: bool,
     /// The search text, highlighted in the names (empty: no search).
     pub needle: String,
+    /// Per strategy column, whether it sends none of the tools (every cell `×`, as `disabled`):
+    /// folded to no width unless the cursor is on it, and named in the legend instead.
+    pub folded: Vec<bool>,
 }
 
 impl MatrixView {
@@ -121,7 +131,7 @@ impl MatrixView {
         let mut model = Matrix::new(report);
         model.set_sort(sort);
         model.set_filter(changed_by.map(crate::matrix::Filter::ChangedBy));
-        let columns = strategies()
+        let columns: Vec<Option<usize>> = strategies()
             .iter()
             .map(|&s| model.column_index(s))
             .collect();
@@ -157,7 +167,9 @@ impl MatrixView {
             // A search for a name puts that tool first (a stable sort keeps the rest in order).
             shown.sort_by_key(|&i| names[i].to_lowercase() != needle);
         }
+        let folded = columns_sends_nothing(&model, &columns);
         MatrixView {
+            folded,
             unfiltered: all.len(),
             model,
             columns,
@@ -238,6 +250,39 @@ impl MatrixView {
     }
 }
 
+/// Per strategy column: measured, with at least one tool, and every tool removed (`×`) or
+/// absent: a column that would only repeat `×` down the screen.
+fn columns_sends_nothing(model: &Matrix, columns: &[Option<usize>]) -> Vec<bool> {
+    columns
+        .iter()
+        .map(|c| {
+            c.is_some_and(|c| {
+                let rows = model.all_rows();
+                rows.iter().any(|r| r.cells[c].mark == Mark::Removed)
+                    && rows
+                        .iter()
+                        .all(|r| matches!(r.cells[c].mark, Mark::Removed | Mark::Absent))
+            })
+        })
+        .collect()
+}
+
+/// `folded: disabled (sends no tool)`: the folded columns, for the legend (`None`: none).
+pub fn folded_line(m: &MatrixView) -> Option<String> {
+    let ids: Vec<&str> = strategies()
+        .iter()
+        .zip(&m.folded)
+        .filter(|(_, f)| **f)
+        .map(|(s, _)| s.id())
+        .collect();
+    let why = if ids.len() == 1 {
+        "sends no tool"
+    } else {
+        "each sends no tool"
+    };
+    (!ids.is_empty()).then(|| format!("folded: {} ({why})", ids.join(", ")))
+}
+
 /// Where the cursor is and what is scrolled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Cursor {
@@ -260,8 +305,17 @@ pub struct Geometry {
     pub original: usize,
     /// Cells of each strategy column (all of them, shown or not).
     pub columns: Vec<usize>,
-    /// The strategy columns drawn.
+    /// The strategy columns drawn (a folded one among them has no width and is not drawn).
     pub visible: Range<usize>,
+    /// Columns with a width left and right of the ones drawn (the `‹N` and `N›` markers).
+    pub hidden: (usize, usize),
+}
+
+impl Geometry {
+    /// Whether strategy column `c` is drawn (in view and not folded).
+    pub fn drawn(&self, c: usize) -> bool {
+        self.visible.contains(&c) && self.columns[c] > 0
+    }
 }
 
 /// Below this width the matrix shows a single strategy column.
@@ -293,7 +347,19 @@ pub fn geometry(m: &MatrixView, cells: u16, cursor: Cursor) -> Geometry {
         let head = width(&m.header(c)) + 1;
         body.max(totals).max(head)
     };
-    let columns: Vec<usize> = (0..m.columns.len()).map(figure).collect();
+    // A folded column takes no width, unless the cursor is on it.
+    let columns: Vec<usize> = (0..m.columns.len())
+        .map(|c| {
+            if m.folded.get(c).copied().unwrap_or(false) && cursor.col != c + 1 {
+                0
+            } else {
+                figure(c)
+            }
+        })
+        .collect();
+    // A column and the space before it; nothing for a folded one.
+    let cost = |w: &usize| if *w == 0 { 0 } else { w + 1 };
+    let hidden = |range: Range<usize>| range.filter(|&c| columns[c] > 0).count();
     let original = rows
         .iter()
         .map(|r| width(&m.original_text(r)) + 2)
@@ -315,7 +381,7 @@ pub fn geometry(m: &MatrixView, cells: u16, cursor: Cursor) -> Geometry {
     let total = cells as usize;
     // The row starts with the cursor bar; each column is preceded by one space.
     let fixed = |name: usize| 1 + name + 1 + original;
-    let all: usize = columns.iter().map(|w| w + 1).sum();
+    let all: usize = columns.iter().map(cost).sum();
     let wanted = longest.min(NAME_MAX);
     let n = columns.len();
     if cells >= NARROW && fixed(wanted) + all <= total {
@@ -327,6 +393,7 @@ pub fn geometry(m: &MatrixView, cells: u16, cursor: Cursor) -> Geometry {
             original,
             columns,
             visible: 0..n,
+            hidden: (0, 0),
         };
     }
     let floor = if cells >= 100 {
@@ -342,15 +409,17 @@ pub fn geometry(m: &MatrixView, cells: u16, cursor: Cursor) -> Geometry {
         if cells < NARROW {
             return 1;
         }
-        let room = total.saturating_sub(fixed(name) + marker_width(start) + 4);
+        let room = total.saturating_sub(fixed(name) + marker_width(hidden(0..start)) + 4);
         let mut used = 0;
         let mut k = 0;
+        let mut drawn = 0;
         for w in &columns[start..] {
-            if used + w + 1 > room && k > 0 {
+            if used + cost(w) > room && drawn > 0 {
                 break;
             }
-            used += w + 1;
+            used += cost(w);
             k += 1;
+            drawn += usize::from(*w > 0);
         }
         k.max(1)
     };
@@ -367,16 +436,18 @@ pub fn geometry(m: &MatrixView, cells: u16, cursor: Cursor) -> Geometry {
         start -= 1;
     }
     let end = (start + fits(start)).min(n);
+    let hidden = (hidden(0..start), hidden(end..n));
     let used = fixed(name)
-        + (start..end).map(|c| columns[c] + 1).sum::<usize>()
-        + marker_width(start)
-        + marker_width(n - end);
+        + (start..end).map(|c| cost(&columns[c])).sum::<usize>()
+        + marker_width(hidden.0)
+        + marker_width(hidden.1);
     let name = (name + total.saturating_sub(used)).min(wanted).max(name);
     Geometry {
         name,
         original,
         columns,
         visible: start..end,
+        hidden,
     }
 }
 
@@ -410,9 +481,8 @@ fn shown_totals(n: usize, all: Vec<TotalRow>) -> Vec<TotalRow> {
 pub fn draw(m: &MatrixView, cursor: Cursor, theme: Theme, frame: &mut Frame, area: Rect) {
     let g = geometry(m, area.width, cursor);
     let (body, n_totals) = body_rows(area.height, m.model.total_rows().len());
-    let n = g.columns.len();
-    let left = marker_width(g.visible.start);
-    let right = n - g.visible.end;
+    let left = marker_width(g.hidden.0);
+    let right = g.hidden.1;
     let sort = m.model.sort();
     let arrow = |col: usize| -> &'static str {
         let here = match sort.column {
@@ -467,9 +537,9 @@ pub fn draw(m: &MatrixView, cursor: Cursor, theme: Theme, frame: &mut Frame, are
         head_style(0),
     ));
     if left > 0 {
-        head.push(Span::styled(format!(" ‹{}", g.visible.start), theme.dim()));
+        head.push(Span::styled(format!(" ‹{}", g.hidden.0), theme.dim()));
     }
-    for c in g.visible.clone() {
+    for c in g.visible.clone().filter(|&c| g.drawn(c)) {
         head.push(Span::raw(" "));
         head.push(Span::styled(
             pad_left(&format!("{}{}", arrow(c + 1), m.header(c)), g.columns[c]),
@@ -514,7 +584,7 @@ pub fn draw(m: &MatrixView, cursor: Cursor, theme: Theme, frame: &mut Frame, are
         if left > 0 {
             spans.push(Span::styled(" ".repeat(left), base));
         }
-        for c in g.visible.clone() {
+        for c in g.visible.clone().filter(|&c| g.drawn(c)) {
             let cell = m.cell(row, c);
             spans.push(Span::styled(" ", base));
             spans.push(Span::styled(
@@ -548,7 +618,7 @@ pub fn draw(m: &MatrixView, cursor: Cursor, theme: Theme, frame: &mut Frame, are
         if left > 0 {
             spans.push(Span::raw(" ".repeat(left)));
         }
-        for c in g.visible.clone() {
+        for c in g.visible.clone().filter(|&c| g.drawn(c)) {
             let value = m.total_text(Some(c), t);
             let style = if value == Mark::Refused.glyph() {
                 theme.error()
@@ -622,16 +692,16 @@ mod tests {
     fn the_legend_fits_or_drops_its_preamble() {
         let saving = "best: minimal saves 4,597 tokens (56.28%)";
         let best = Some(saving);
-        let wide = legend(200, None, false);
+        let wide = legend(200, None, None, false);
         assert!(wide.starts_with("tokens sent · = unchanged"), "{wide}");
         assert!(!wide.contains("measuring"), "{wide}");
-        assert!(legend(200, None, true).ends_with("… still measuring"));
-        let narrow = legend(82, None, false);
+        assert!(legend(200, None, None, true).ends_with("… still measuring"));
+        let narrow = legend(82, None, None, false);
         assert!(narrow.starts_with("= unchanged"), "{narrow}");
-        assert!(width(&legend(30, None, false)) <= 29);
+        assert!(width(&legend(30, None, None, false)) <= 29);
         // The best saving stays when the glyphs go.
-        let with_best = legend(60, best, false);
+        let with_best = legend(60, best, None, false);
         assert_eq!(with_best, saving);
-        assert!(legend(200, best, false).starts_with("best: minimal saves"));
+        assert!(legend(200, best, None, false).starts_with("best: minimal saves"));
     }
 }

@@ -38,7 +38,13 @@ pub fn render(app: &App, frame: &mut Frame) {
             if let Some(legend) = l.legend {
                 let best = super::matrix::best(&m);
                 let measuring = !m.counted || m.columns.iter().any(Option::is_none);
-                let text = super::matrix::legend(legend.width as usize, best.as_deref(), measuring);
+                let folded = super::matrix::folded_line(&m);
+                let text = super::matrix::legend(
+                    legend.width as usize,
+                    best.as_deref(),
+                    folded.as_deref(),
+                    measuring,
+                );
                 frame.render_widget(
                     Paragraph::new(Line::styled(format!(" {text}"), theme.dim())),
                     legend,
