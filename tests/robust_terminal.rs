@@ -267,11 +267,12 @@ fn ctrl_c_under_the_pager_exits_130() {
     // A pager that shows it started, then waits (Ctrl-C ends it, as it would end less's
     // reading); the diff is long enough not to fit the pipe at once.
     t.type_line(&format!(
-        "PAGER='echo paging; sleep 30' '{}' diff '{}' -s minimal; echo \"exi\"\"t=$?\"",
+        // The status on a line of its own: the terminal echoes `^C` where the cursor is.
+        "PAGER='echo pag\"\"ing; sleep 30' '{}' diff '{}' -s minimal; s=$?; echo; echo \"exi\"\"t=$s\"",
         env!("CARGO_BIN_EXE_toolprism"),
         sample().display()
     ));
-    t.wait("the pager", |s| s.contains("paging"));
+    t.wait("the pager", |s| s.lines().any(|l| l.trim() == "paging"));
     t.keys(&["C-c"]);
     let screen = t.assert_usable("Ctrl-C under the pager");
     assert_eq!(exit_status(&screen), Some(130), "{screen}");
