@@ -536,7 +536,7 @@ fn fill_slot(
         ))
     })?;
     let open = at + slot.len() - "],\n".len();
-    out.write_all(rest[..open].as_bytes())?;
+    out.write_all(&rest.as_bytes()[..open])?;
     if spool.rows > 0 {
         // The slot's key is this deep; its array ends there.
         let depth = slot.len() - slot.trim_start().len() - 1;
@@ -858,7 +858,7 @@ pub fn run_on(
     let mut spill = if request.json {
         Spill::Json(JsonSpill::new(strategies.len(), terminal).map_err(spool_failed)?)
     } else {
-        Spill::Text(TextSpill::new(&strategies).map_err(spool_failed)?)
+        Spill::Text(Box::new(TextSpill::new(&strategies).map_err(spool_failed)?))
     };
     let mut analyzer = Analyzer::new(
         &strategies,
@@ -904,7 +904,7 @@ pub fn run_on(
     let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     let written = match spill {
         Spill::Json(spill) => write_json(&report, spill, &mut out),
-        Spill::Text(spill) => write_text(&report, spill, &mut out),
+        Spill::Text(spill) => write_text(&report, *spill, &mut out),
     }
     .and_then(|()| out.flush().map_err(WriteError::Out));
     match written {
@@ -920,7 +920,7 @@ pub fn run_on(
 /// The rows of the output asked for, spooled as the analysis finishes each turn.
 enum Spill {
     Json(JsonSpill),
-    Text(TextSpill),
+    Text(Box<TextSpill>),
 }
 
 impl TurnSink for Spill {
