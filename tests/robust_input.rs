@@ -105,6 +105,34 @@ fn an_endless_document_stops_at_the_capture_limit() {
 }
 
 #[test]
+fn a_one_line_capture_stops_at_the_capture_limit() {
+    // One endless line of a request body: refused at 64 MiB, not read on to a trace
+    // record's 256 MiB.
+    let sent = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let counted = sent.clone();
+    let feed = move |out: &mut dyn Write| {
+        let _ = out.write_all(br#"{"model":"m","messages":[{"role":"user","content":""#);
+        let block = b"x".repeat(1 << 16);
+        while out.write_all(&block).is_ok() {
+            counted.fetch_add(block.len() as u64, std::sync::atomic::Ordering::Relaxed);
+        }
+    };
+    let started = Instant::now();
+    let (out, peak) = run_fed(&["report", "-"], &[], feed);
+    assert_refused(
+        &out,
+        "<stdin>: too large: more than 67108864 bytes (the limit is 67108864 bytes)",
+    );
+    let sent = sent.load(std::sync::atomic::Ordering::Relaxed);
+    // The limit, plus what the pipe and the read buffer (1 MiB) hold.
+    assert!(sent < (64 << 20) + (4 << 20), "{sent} bytes read");
+    assert!(started.elapsed() < Duration::from_secs(60));
+    if let Some(peak) = peak {
+        assert!(peak < 400, "stopped at the limit with {peak} MB");
+    }
+}
+
+#[test]
 fn a_decompression_bomb_stops_at_the_ratio_guard() {
     let newlines = vec![b'\n'; 1 << 20];
     let mut gzip = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());

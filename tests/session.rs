@@ -1193,3 +1193,51 @@ fn zero_2ea36cf() -> Settings {
     settings.apply("zero.release=2ea36cf").unwrap();
     settings
 }
+
+/// `session --json` spools each turn's rows to a temporary file and puts them in place when it
+/// prints: the bytes are those of the whole report held in memory and serialized by serde, for
+/// every sample trace (and with one thread chosen).
+#[test]
+fn session_json_is_the_whole_report_serialized_for_every_sample() {
+    let mut paths: Vec<String> = std::fs::read_dir("samples/traces")
+        .unwrap()
+        .map(|e| e.unwrap().path().to_str().unwrap().to_owned())
+        .collect();
+    paths.sort();
+    let mut checked = 0;
+    for path in &paths {
+        for thread in [None, Some("t1")] {
+            let Ok(reader) = toolprism::trace::open(path, &Default::default()) else {
+                continue;
+            };
+            let counter = TokenCounter::new(Encoding::O200kBase);
+            let mut analyzer = Analyzer::new(
+                &Strategy::ALL[..],
+                &Settings::default(),
+                &counter,
+                thread.map(str::to_owned),
+            );
+            let (info, result) =
+                toolprism::session::analyse_trace(reader, path, &mut analyzer, &mut |_| {});
+            if result.is_err() || analyzer.kept_turns() == 0 {
+                continue;
+            }
+            let expected = serde_json::to_string_pretty(&analyzer.finish(info)).unwrap() + "\n";
+            let mut args = vec!["session", path, "--json"];
+            if let Some(thread) = thread {
+                args.extend(["--thread", thread]);
+            }
+            let out = Command::new(env!("CARGO_BIN_EXE_toolprism"))
+                .args(&args)
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{path}");
+            assert!(
+                String::from_utf8(out.stdout).unwrap() == expected,
+                "{path} {thread:?}: not the report's own bytes"
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked >= 10, "only {checked} traces checked");
+}

@@ -674,7 +674,7 @@ fn open(cli: &Cli) -> Result<Output, Failure> {
         return toolprism::tui::run_trace(
             reader,
             display.to_owned(),
-            path_text.clone(),
+            path.clone(),
             cli.skip_bad,
             settings,
             encoding,

@@ -3,13 +3,14 @@
 //! goes through the sanitizer.
 
 use std::fmt::Write as _;
+use std::io::{IsTerminal as _, Read, Write};
 
 use toolprism::measure::{Encoding, TokenCounter};
 use toolprism::sanitize::visible;
 use toolprism::session::{
-    Analyzer, CacheFigures, SessionReport, StrategyTurn, TurnFacts, analyse_trace,
+    Analyzer, CacheFigures, SessionReport, StrategyTurn, TurnFacts, TurnSink, analyse_trace,
 };
-use toolprism::text::thousands;
+use toolprism::text::{pad, pad_left as rpad, thousands, width};
 use toolprism::trace::{self, TraceOptions, TraceReader};
 use toolprism::{Settings, Strategy};
 
@@ -17,10 +18,260 @@ use super::manners::count;
 use super::table::grid;
 use super::{Failure, Output};
 
-/// The whole text report; `color` paints the session totals' comparison with `original` (a
-/// saving, a cost, `n/a`) and the strategies that refuse turns.
-pub fn render(report: &SessionReport, color: bool) -> String {
-    let mut out = String::new();
+/// The columns of the turn timeline, and which are right-aligned.
+const TURN_HEADER: [&str; 11] = [
+    "turn",
+    "time",
+    "thread",
+    "tools",
+    "tokens",
+    "prompt",
+    "cache",
+    "observed",
+    "modelled",
+    "agrees",
+    "what changed",
+];
+const TURN_RIGHT: [bool; 11] = [
+    true, false, false, true, true, true, false, false, false, false, false,
+];
+
+/// A nameless temporary file that rows are appended to, then copied out once: a trace of
+/// millions of turns keeps its rows on disk, not in memory. The rows repeat themselves turn
+/// after turn, so they are kept zstd-compressed (level 1): a million tiny turns' 6.5 GB of
+/// pretty JSON takes tens of megabytes of `$TMPDIR`.
+struct Spool {
+    file: zstd::stream::write::Encoder<'static, std::io::BufWriter<std::fs::File>>,
+    rows: usize,
+}
+
+/// What a spool is read back through.
+type SpoolReader =
+    std::io::BufReader<zstd::stream::read::Decoder<'static, std::io::BufReader<std::fs::File>>>;
+
+impl Spool {
+    fn new() -> std::io::Result<Spool> {
+        let file = std::io::BufWriter::with_capacity(1 << 16, tempfile::tempfile()?);
+        Ok(Spool {
+            file: zstd::stream::write::Encoder::new(file, 1)?,
+            rows: 0,
+        })
+    }
+
+    /// The rows, from the first, for reading back.
+    fn reader(self) -> std::io::Result<SpoolReader> {
+        use std::io::Seek as _;
+        let mut file = self
+            .file
+            .finish()?
+            .into_inner()
+            .map_err(|e| e.into_error())?;
+        file.seek(std::io::SeekFrom::Start(0))?;
+        Ok(std::io::BufReader::with_capacity(
+            1 << 16,
+            zstd::stream::read::Decoder::new(file)?,
+        ))
+    }
+
+    /// Cells as length-prefixed strings (a cell may hold any character), in one write: the
+    /// compressor costs a call per write.
+    fn cells<S: AsRef<str>>(&mut self, cells: &[S]) -> std::io::Result<()> {
+        let mut row = Vec::new();
+        for cell in cells {
+            let cell = cell.as_ref().as_bytes();
+            row.extend_from_slice(&(cell.len() as u64).to_le_bytes());
+            row.extend_from_slice(cell);
+        }
+        self.file.write_all(&row)?;
+        self.rows += 1;
+        Ok(())
+    }
+}
+
+/// One row of `n` cells written by [`Spool::cells`].
+fn read_cells(reader: &mut impl Read, n: usize) -> std::io::Result<Vec<String>> {
+    let mut cells = Vec::with_capacity(n);
+    for _ in 0..n {
+        let mut len = [0u8; 8];
+        reader.read_exact(&mut len)?;
+        let mut bytes = vec![0u8; u64::from_le_bytes(len) as usize];
+        reader.read_exact(&mut bytes)?;
+        cells.push(String::from_utf8(bytes).map_err(std::io::Error::other)?);
+    }
+    Ok(cells)
+}
+
+/// Where reading a spool or writing the output failed.
+enum WriteError {
+    /// Standard output.
+    Out(std::io::Error),
+    /// The temporary file of the turns.
+    Spool(std::io::Error),
+}
+
+impl From<std::io::Error> for WriteError {
+    fn from(e: std::io::Error) -> WriteError {
+        WriteError::Out(e)
+    }
+}
+
+/// Copy a spool to `out`.
+fn copy_spool(reader: &mut SpoolReader, out: &mut dyn Write) -> Result<(), WriteError> {
+    use std::io::BufRead as _;
+    loop {
+        let chunk = reader.fill_buf().map_err(WriteError::Spool)?;
+        if chunk.is_empty() {
+            return Ok(());
+        }
+        let n = chunk.len();
+        out.write_all(chunk)?;
+        reader.consume(n);
+    }
+}
+
+/// The text report's rows, spooled turn by turn, with each column's width so far.
+struct TextSpill {
+    turns: Spool,
+    turn_widths: Vec<usize>,
+    strategies: Spool,
+    strategy_widths: Vec<usize>,
+    disagreements: Spool,
+    /// Per strategy: turns it refuses, and the first with its reason.
+    errors: Vec<(usize, Option<(usize, String)>)>,
+    error: Option<std::io::Error>,
+}
+
+impl TextSpill {
+    fn new(strategies: &[Strategy]) -> std::io::Result<TextSpill> {
+        let mut strategy_widths = vec![width("turn")];
+        strategy_widths.extend(strategies.iter().map(|s| width(s.id())));
+        Ok(TextSpill {
+            turns: Spool::new()?,
+            turn_widths: TURN_HEADER.iter().map(|h| width(h)).collect(),
+            strategies: Spool::new()?,
+            strategy_widths,
+            disagreements: Spool::new()?,
+            errors: vec![(0, None); strategies.len()],
+            error: None,
+        })
+    }
+
+    fn spool(&mut self, turn: &TurnFacts, rows: &[StrategyTurn]) -> std::io::Result<()> {
+        let cells = turn_row(turn);
+        for (w, cell) in self.turn_widths.iter_mut().zip(&cells) {
+            *w = (*w).max(width(cell));
+        }
+        self.turns.cells(&cells)?;
+        if let Some(why) = &turn.disagreement {
+            self.disagreements
+                .cells(&[format!("  turn {}: {}", turn.turn, visible(why))])?;
+        }
+        if !rows.is_empty() {
+            let mut cells = vec![turn.turn.to_string()];
+            cells.extend(rows.iter().map(cell));
+            for (w, cell) in self.strategy_widths.iter_mut().zip(&cells) {
+                *w = (*w).max(width(cell));
+            }
+            self.strategies.cells(&cells)?;
+        }
+        for (errors, row) in self.errors.iter_mut().zip(rows) {
+            if let Some(error) = &row.error {
+                errors.0 += 1;
+                errors.1.get_or_insert_with(|| (row.turn, error.clone()));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl TurnSink for TextSpill {
+    fn turn(&mut self, facts: &TurnFacts, rows: &[StrategyTurn]) {
+        if self.error.is_none()
+            && let Err(e) = self.spool(facts, rows)
+        {
+            self.error = Some(e);
+        }
+    }
+}
+
+/// One aligned line of a table, as `table::grid` lays it out (two spaces between columns,
+/// the last one never padded, trailing blanks cut).
+fn grid_line<S: AsRef<str>>(cells: &[S], widths: &[usize], right: &[bool], out: &mut String) {
+    let mut line = String::from("  ");
+    for (c, cell) in cells.iter().enumerate() {
+        let cell = cell.as_ref();
+        if c > 0 {
+            line.push_str("  ");
+        }
+        if right.get(c).copied().unwrap_or(false) {
+            line.push_str(&rpad(cell, widths[c]));
+        } else if c + 1 == cells.len() {
+            line.push_str(cell);
+        } else {
+            line.push_str(&pad(cell, widths[c]));
+        }
+    }
+    out.push_str(line.trim_end());
+    out.push('\n');
+}
+
+/// A spooled table: its header, then every row, aligned.
+fn write_grid(
+    header: &[String],
+    spool: Spool,
+    widths: &[usize],
+    right: &[bool],
+    out: &mut dyn Write,
+) -> Result<(), WriteError> {
+    let mut line = String::new();
+    grid_line(header, widths, right, &mut line);
+    out.write_all(line.as_bytes())?;
+    let rows = spool.rows;
+    let mut reader = spool.reader().map_err(WriteError::Spool)?;
+    for _ in 0..rows {
+        let cells = read_cells(&mut reader, header.len()).map_err(WriteError::Spool)?;
+        line.clear();
+        grid_line(&cells, widths, right, &mut line);
+        out.write_all(line.as_bytes())?;
+    }
+    Ok(())
+}
+
+/// A turn's cells in the timeline.
+fn turn_row(turn: &TurnFacts) -> [String; 11] {
+    [
+        turn.turn.to_string(),
+        // Read as UTC where it could be read, else as written.
+        match (turn.time_ms, turn.timestamp.as_deref()) {
+            (Some(millis), _) => trace::time::format_utc(millis),
+            (None, Some(text)) => visible(text).into_owned(),
+            (None, None) => "-".into(),
+        },
+        turn.thread.clone(),
+        turn.tools.map_or("?".into(), |n| n.to_string()),
+        tokens_cell(turn),
+        turn.prompt_tokens.map_or("?".into(), thousands),
+        observed_cache(turn),
+        turn.observed.as_ref().map_or("-".into(), figures),
+        turn.modelled.as_ref().map_or("-".into(), figures),
+        match turn.agrees {
+            Some(true) => "yes".to_owned(),
+            Some(false) => "NO".to_owned(),
+            None => "-".to_owned(),
+        },
+        change(turn),
+    ]
+}
+
+/// The whole text report: the trace and its threads, the turn timeline, the strategies turn
+/// by turn (read back from `spill`), then the session totals.
+fn write_text(
+    report: &SessionReport,
+    spill: TextSpill,
+    color: bool,
+    out: &mut dyn Write,
+) -> Result<(), WriteError> {
+    let mut text = String::new();
     let trace = &report.trace;
     let mut head = format!(
         "{} · {}",
@@ -41,12 +292,12 @@ pub fn render(report: &SessionReport, color: bool) -> String {
     if trace.torn_last_line {
         head.push_str(" · the last line is torn (a writer stopped mid-record)");
     }
-    out.push_str(&head);
-    out.push('\n');
-    let _ = writeln!(out, "{}", agreement_line(report));
+    text.push_str(&head);
+    text.push('\n');
+    let _ = writeln!(text, "{}", agreement_line(report));
     for thread in &trace.threads {
         let _ = writeln!(
-            out,
+            text,
             "  {}: {} turn{} from turn {} ({})",
             thread.id,
             thread.turns,
@@ -57,7 +308,7 @@ pub fn render(report: &SessionReport, color: bool) -> String {
     }
     for ignored in &trace.ignored {
         let _ = writeln!(
-            out,
+            text,
             "  ignored {}: {}{}",
             visible(&ignored.source),
             visible(&ignored.reason),
@@ -68,93 +319,42 @@ pub fn render(report: &SessionReport, color: bool) -> String {
                 .unwrap_or_default()
         );
     }
-
-    out.push_str("\nTurns (each compared with the previous turn of its thread)\n");
-    let mut rows = vec![
-        [
-            "turn",
-            "time",
-            "thread",
-            "tools",
-            "tokens",
-            "prompt",
-            "cache",
-            "observed",
-            "modelled",
-            "agrees",
-            "what changed",
-        ]
-        .map(str::to_owned)
-        .to_vec(),
-    ];
-    for turn in &report.turns {
-        rows.push(vec![
-            turn.turn.to_string(),
-            // Read as UTC where it could be read, else as written.
-            match (turn.time_ms, turn.timestamp.as_deref()) {
-                (Some(millis), _) => trace::time::format_utc(millis),
-                (None, Some(text)) => visible(text).into_owned(),
-                (None, None) => "-".into(),
-            },
-            turn.thread.clone(),
-            turn.tools.map_or("?".into(), |n| n.to_string()),
-            tokens_cell(turn),
-            turn.prompt_tokens.map_or("?".into(), thousands),
-            observed_cache(turn),
-            turn.observed.as_ref().map_or("-".into(), figures),
-            turn.modelled.as_ref().map_or("-".into(), figures),
-            match turn.agrees {
-                Some(true) => "yes".to_owned(),
-                Some(false) => "NO".to_owned(),
-                None => "-".to_owned(),
-            },
-            change(turn),
-        ]);
-    }
-    out.push_str(&grid(
-        &rows,
-        &[
-            true, false, false, true, true, true, false, false, false, false, false,
-        ],
-        "  ",
-        None,
-    ));
-    let disagreements: Vec<&TurnFacts> = report
-        .turns
-        .iter()
-        .filter(|t| t.disagreement.is_some())
-        .collect();
-    if !disagreements.is_empty() {
-        out.push_str("\nDisagreements (observed against modelled, for the requests as sent)\n");
-        for turn in disagreements {
-            let _ = writeln!(
-                out,
-                "  turn {}: {}",
-                turn.turn,
-                visible(turn.disagreement.as_deref().unwrap_or(""))
-            );
+    text.push_str("\nTurns (each compared with the previous turn of its thread)\n");
+    out.write_all(text.as_bytes())?;
+    let TextSpill {
+        turns,
+        turn_widths,
+        strategies,
+        strategy_widths,
+        disagreements,
+        errors,
+        error: _,
+    } = spill;
+    let header = TURN_HEADER.map(str::to_owned);
+    write_grid(&header, turns, &turn_widths, &TURN_RIGHT, out)?;
+    if disagreements.rows > 0 {
+        out.write_all(b"\nDisagreements (observed against modelled, for the requests as sent)\n")?;
+        let rows = disagreements.rows;
+        let mut reader = disagreements.reader().map_err(WriteError::Spool)?;
+        for _ in 0..rows {
+            let line = read_cells(&mut reader, 1).map_err(WriteError::Spool)?;
+            out.write_all(line[0].as_bytes())?;
+            out.write_all(b"\n")?;
         }
     }
 
     if report.strategies.is_empty() {
-        return out;
+        return Ok(());
     }
-    out.push_str(
-        "\nStrategies: tokens sent per turn (tools in context + added text); * the projected tools changed; after it the modelled cache (h hit, p partial, w write, - none)\n",
-    );
+    out.write_all(
+        b"\nStrategies: tokens sent per turn (tools in context + added text); * the projected tools changed; after it the modelled cache (h hit, p partial, w write, - none)\n",
+    )?;
     let mut header = vec!["turn".to_owned()];
     header.extend(report.strategies.iter().map(|s| s.id.to_owned()));
-    let mut rows = vec![header];
-    for (i, turn) in report.turns.iter().enumerate() {
-        let mut row = vec![turn.turn.to_string()];
-        for strategy in &report.strategies {
-            row.push(strategy.per_turn.get(i).map_or(String::new(), cell));
-        }
-        rows.push(row);
-    }
     let right = vec![true; report.strategies.len() + 1];
-    out.push_str(&grid(&rows, &right, "  ", None));
+    write_grid(&header, strategies, &strategy_widths, &right, out)?;
 
+    let mut text = String::new();
     let mut rows = vec![
         [
             "strategy",
@@ -181,18 +381,16 @@ pub fn render(report: &SessionReport, color: bool) -> String {
             report.versus_original(strategy).to_string(),
         ]);
     }
-    out.push_str("\nSession totals (cost: whole prompts in input tokens, over the cache chain)\n");
+    text.push_str("\nSession totals (cost: whole prompts in input tokens, over the cache chain)\n");
     let paint_row = |r: usize, c: usize, _: &str| -> Option<&'static str> {
         use super::table::paint;
-        let strategy = report.strategies.get(r.checked_sub(1)?)?;
         if !color {
             return None;
         }
+        let i = r.checked_sub(1)?;
+        let strategy = report.strategies.get(i)?;
         let versus = report.versus_original(strategy);
-        let refuses = strategy
-            .per_turn
-            .iter()
-            .any(|t| t.status == Some("refused"));
+        let refuses = errors.get(i).is_some_and(|(refused, _)| *refused > 0);
         match c {
             0 if refuses => Some(paint::REFUSED),
             7 if !versus.applied => Some(paint::QUIET),
@@ -201,7 +399,7 @@ pub fn render(report: &SessionReport, color: bool) -> String {
             _ => None,
         }
     };
-    out.push_str(&super::table::grid_painted(
+    text.push_str(&super::table::grid_painted(
         &rows,
         &[false, true, true, true, true, true, true, true],
         "  ",
@@ -209,10 +407,10 @@ pub fn render(report: &SessionReport, color: bool) -> String {
         &paint_row,
     ));
     if let Some(cheapest) = report.cheapest {
-        let _ = writeln!(out, "cheapest over the session: {cheapest}");
+        let _ = writeln!(text, "cheapest over the session: {cheapest}");
     }
     let _ = writeln!(
-        out,
+        text,
         "n/a: the strategy had nothing to act on (or was refused) on every turn; its figures are what it sends"
     );
     let setting = |key: &str| {
@@ -224,7 +422,7 @@ pub fn render(report: &SessionReport, color: bool) -> String {
             .to_owned()
     };
     let _ = writeln!(
-        out,
+        text,
         "\nCost model (docs/SESSIONS.md): the cache is a store of prefixes over the whole prompt (tools, system, messages),\n  shared by all threads. Anthropic caches only up to its cache_control breakpoints (at most cache.breakpoints={}),\n  OpenAI every prompt of cache.min_tokens or more; a prefix lives cache.ttl={} after its last use (cache.ttl_1h={},\n  cache.ttl_24h={}). Read at cache.read={}, written at cache.write={} (cache.write_1h={}), the rest at 1.0;\n  cache.min_tokens={}. Failed calls and stubs are left out; uncached: every token at 1.0.",
         setting("cache.breakpoints"),
         setting("cache.ttl"),
@@ -237,30 +435,161 @@ pub fn render(report: &SessionReport, color: bool) -> String {
     );
     if trace.untimed_turns > 0 {
         let _ = writeln!(
-            out,
+            text,
             "  {} without a timestamp: there every cached prefix counts as within its lifetime.",
             count(trace.untimed_turns, "turn", "turns")
         );
     }
-    out.push_str(&tools_section(report));
-    for strategy in &report.strategies {
-        let errors: Vec<&StrategyTurn> = strategy
-            .per_turn
-            .iter()
-            .filter(|t| t.error.is_some())
-            .collect();
-        if let Some(first) = errors.first() {
+    text.push_str(&tools_section(report));
+    for (strategy, (refused, first)) in report.strategies.iter().zip(errors) {
+        if let Some((turn, error)) = first {
             let _ = writeln!(
-                out,
+                text,
                 "  {}: refuses {} turn(s), first turn {}: {}",
                 strategy.id,
-                errors.len(),
-                first.turn,
-                visible(first.error.as_deref().unwrap_or(""))
+                refused,
+                turn,
+                visible(&error)
             );
         }
     }
-    out
+    out.write_all(text.as_bytes())?;
+    Ok(())
+}
+
+/// `session --json`'s rows, spooled as the pretty JSON they are printed as, already indented
+/// to their place in the report (and escaped for a terminal when that is where it goes).
+struct JsonSpill {
+    terminal: bool,
+    turns: Spool,
+    strategies: Vec<Spool>,
+    buffer: Vec<u8>,
+    error: Option<std::io::Error>,
+}
+
+/// Where the rows go in the pretty report: the top level's `turns` (an array two levels
+/// down) and each strategy's `per_turn` (four levels), empty in the report itself.
+const TURNS_SLOT: &str = "\n  \"turns\": [],\n";
+const PER_TURN_SLOT: &str = "\n      \"per_turn\": [],\n";
+
+impl JsonSpill {
+    fn new(strategies: usize, terminal: bool) -> std::io::Result<JsonSpill> {
+        Ok(JsonSpill {
+            terminal,
+            turns: Spool::new()?,
+            strategies: (0..strategies)
+                .map(|_| Spool::new())
+                .collect::<Result<_, _>>()?,
+            buffer: Vec::new(),
+            error: None,
+        })
+    }
+
+    /// One element of an array whose elements are `indent` deep, as serde's pretty printer
+    /// writes it: JSON strings escape their line feeds, so every line feed is layout.
+    fn element(
+        buffer: &mut Vec<u8>,
+        terminal: bool,
+        spool: &mut Spool,
+        value: &impl serde::Serialize,
+        indent: &str,
+    ) -> std::io::Result<()> {
+        buffer.clear();
+        serde_json::to_writer_pretty(&mut *buffer, value)?;
+        let text = std::str::from_utf8(buffer).map_err(std::io::Error::other)?;
+        let text = if terminal {
+            toolprism::sanitize::json_for_terminal(text)
+        } else {
+            std::borrow::Cow::Borrowed(text)
+        };
+        let mut row = Vec::with_capacity(text.len() + text.len() / 4);
+        row.extend_from_slice(if spool.rows == 0 { b"\n" } else { b",\n" });
+        for (i, line) in text.split('\n').enumerate() {
+            if i > 0 {
+                row.push(b'\n');
+            }
+            row.extend_from_slice(indent.as_bytes());
+            row.extend_from_slice(line.as_bytes());
+        }
+        spool.file.write_all(&row)?;
+        spool.rows += 1;
+        Ok(())
+    }
+
+    fn spool(&mut self, facts: &TurnFacts, rows: &[StrategyTurn]) -> std::io::Result<()> {
+        Self::element(
+            &mut self.buffer,
+            self.terminal,
+            &mut self.turns,
+            facts,
+            "    ",
+        )?;
+        for (spool, row) in self.strategies.iter_mut().zip(rows) {
+            Self::element(&mut self.buffer, self.terminal, spool, row, "        ")?;
+        }
+        Ok(())
+    }
+}
+
+impl TurnSink for JsonSpill {
+    fn turn(&mut self, facts: &TurnFacts, rows: &[StrategyTurn]) {
+        if self.error.is_none()
+            && let Err(e) = self.spool(facts, rows)
+        {
+            self.error = Some(e);
+        }
+    }
+}
+
+/// Write `rest` up to the `[` of its first `slot`, then the spooled rows and the array's
+/// end; `rest` is left at the `]`.
+fn fill_slot(
+    rest: &mut &str,
+    slot: &str,
+    spool: Spool,
+    out: &mut dyn Write,
+) -> Result<(), WriteError> {
+    let at = rest.find(slot).ok_or_else(|| {
+        WriteError::Out(std::io::Error::other(
+            "the report has no place for its turns",
+        ))
+    })?;
+    let open = at + slot.len() - "],\n".len();
+    out.write_all(&rest.as_bytes()[..open])?;
+    if spool.rows > 0 {
+        // The slot's key is this deep; its array ends there.
+        let depth = slot.len() - slot.trim_start().len() - 1;
+        let mut reader = spool.reader().map_err(WriteError::Spool)?;
+        copy_spool(&mut reader, out)?;
+        out.write_all(b"\n")?;
+        out.write_all(" ".repeat(depth).as_bytes())?;
+    }
+    *rest = &rest[open..];
+    Ok(())
+}
+
+/// `session --json`: the report (whose `turns` and `per_turn` are empty) as pretty JSON, with
+/// the spooled rows put in their arrays: the bytes of `serde_json::to_string_pretty` on the
+/// whole report, and a line feed.
+fn write_json(
+    report: &SessionReport,
+    spill: JsonSpill,
+    out: &mut dyn Write,
+) -> Result<(), WriteError> {
+    let skeleton = serde_json::to_string_pretty(report).map_err(std::io::Error::other)?;
+    let skeleton = if spill.terminal {
+        toolprism::sanitize::json_for_terminal(&skeleton)
+    } else {
+        std::borrow::Cow::Borrowed(skeleton.as_str())
+    };
+    let mut rest: &str = &skeleton;
+    fill_slot(&mut rest, TURNS_SLOT, spill.turns, out)?;
+    for spool in spill.strategies {
+        fill_slot(&mut rest, PER_TURN_SLOT, spool, out)?;
+    }
+    out.write_all(rest.as_bytes())?;
+    out.write_all(b"\n")?;
+    Ok(())
 }
 
 /// The agreement of the model with the observed cache, and the calibration, in one line.
@@ -542,12 +871,25 @@ pub fn run_on(
     let path = toolprism::capture::display_path(request.path);
     let shown = request.label.unwrap_or(&path);
     let name = visible(shown).into_owned();
+    let terminal = std::io::stdout().is_terminal();
+    let spool_failed = |e: std::io::Error| {
+        Failure::new(format!(
+            "{name}: cannot keep the turns in a temporary file: {}",
+            visible(&e.to_string())
+        ))
+    };
+    let mut spill = if request.json {
+        Spill::Json(JsonSpill::new(strategies.len(), terminal).map_err(spool_failed)?)
+    } else {
+        Spill::Text(Box::new(TextSpill::new(&strategies).map_err(spool_failed)?))
+    };
     let mut analyzer = Analyzer::new(
         &strategies,
         request.settings,
         &counter,
         request.thread.clone(),
-    );
+    )
+    .with_sink(Box::new(&mut spill));
     let (info, result) = analyse_trace(reader, shown, &mut analyzer, &mut |_| {});
     result.map_err(|e| Failure::new(relabel(request, visible(&e.to_string()).into_owned())))?;
     if let Some(thread) = &request.thread
@@ -558,9 +900,10 @@ pub fn run_on(
             visible(thread)
         )));
     }
+    let kept = analyzer.kept_turns();
     let report = analyzer.finish(info);
     // Nothing to show is a failure, as `report` fails on the same trace.
-    if report.turns.is_empty() {
+    if kept == 0 {
         let ignored = report.trace.ignored.len();
         let why = match ignored {
             0 => String::new(),
@@ -569,19 +912,37 @@ pub fn run_on(
         };
         return Err(Failure::new(format!("{name}: no model call in it{why}")));
     }
-    let mut output = if request.json {
-        let mut text = serde_json::to_string_pretty(&report)
-            .map_err(|e| Failure::new(format!("{name}: {e}")))?;
-        text.push('\n');
-        Output::text(super::for_terminal(text))
-    } else {
-        Output::text(render(&report, request.color))
+    let spooled = match &mut spill {
+        Spill::Json(s) => s.error.take(),
+        Spill::Text(s) => s.error.take(),
     };
+    if let Some(e) = spooled {
+        return Err(spool_failed(e));
+    }
+    if super::stdout_closed() {
+        return Err(Failure::new(
+            "<stdout>: standard output is closed; nothing written",
+        ));
+    }
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    let written = match spill {
+        Spill::Json(spill) => write_json(&report, spill, &mut out),
+        Spill::Text(spill) => write_text(&report, *spill, request.color, &mut out),
+    }
+    .and_then(|()| out.flush().map_err(WriteError::Out));
+    let mut output = Output::text(String::new());
     if let Some(line) = request.budget.and_then(|b| over_budget(&report, b)) {
         output.stderr = format!("toolprism: {name}: {line}\n");
         output.status = super::EXIT_CHECK;
     }
-    Ok(output)
+    match written {
+        Ok(()) => Ok(output),
+        Err(WriteError::Out(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+            Ok(output)
+        }
+        Err(WriteError::Out(e)) => Err(Failure::new(format!("<stdout>: {e}"))),
+        Err(WriteError::Spool(e)) => Err(spool_failed(e)),
+    }
 }
 
 /// The `--budget` gate, as `report --budget`'s but on the session's cost (the totals' `cost`
@@ -609,4 +970,19 @@ fn over_budget(report: &SessionReport, budget: usize) -> Option<String> {
             failures.join("; ")
         )
     })
+}
+
+/// The rows of the output asked for, spooled as the analysis finishes each turn.
+enum Spill {
+    Json(JsonSpill),
+    Text(Box<TextSpill>),
+}
+
+impl TurnSink for Spill {
+    fn turn(&mut self, facts: &TurnFacts, rows: &[StrategyTurn]) {
+        match self {
+            Spill::Json(s) => s.turn(facts, rows),
+            Spill::Text(s) => s.turn(facts, rows),
+        }
+    }
 }

@@ -67,6 +67,107 @@ pub struct SessionReport {
 /// The JSON contract's version (`version`).
 pub const JSON_VERSION: u32 = 2;
 
+/// Where an [`Analyzer`] puts each turn once it is finished, instead of keeping it: the rows
+/// of a trace of millions of turns are written out (`session` spools them to a temporary file)
+/// and the analysis keeps only what later turns need. Without a sink they stay in the
+/// [`SessionReport`] (`turns` and each strategy's `per_turn`), as the TUI reads them.
+pub trait TurnSink {
+    /// One finished turn: its facts and each strategy's row, in the analysis's strategy order.
+    fn turn(&mut self, facts: &TurnFacts, rows: &[StrategyTurn]);
+}
+
+impl<T: TurnSink + ?Sized> TurnSink for &mut T {
+    fn turn(&mut self, facts: &TurnFacts, rows: &[StrategyTurn]) {
+        (**self).turn(facts, rows);
+    }
+}
+
+/// A strategy's session figures, summed turn by turn (the same sums, in the same order, as
+/// over a whole `per_turn`).
+#[derive(Debug, Clone)]
+struct Totals {
+    total_tokens: usize,
+    prompt_tokens: usize,
+    breaks: usize,
+    cost: f64,
+    cost_uncached: usize,
+    applied: bool,
+    costed: bool,
+}
+
+impl Default for Totals {
+    fn default() -> Totals {
+        Totals {
+            total_tokens: 0,
+            prompt_tokens: 0,
+            breaks: 0,
+            // An empty `f64` sum is -0.0, which JSON writes as `-0.0`: start where `sum` does.
+            cost: std::iter::empty::<f64>().sum(),
+            cost_uncached: 0,
+            applied: false,
+            costed: false,
+        }
+    }
+}
+
+impl Totals {
+    fn add(&mut self, row: &StrategyTurn) {
+        self.total_tokens += row.total_tokens.unwrap_or(0);
+        self.prompt_tokens += row.prompt_tokens.unwrap_or(0);
+        self.breaks += usize::from(row.stable == Some(false));
+        if let Some(cost) = row.cost {
+            self.cost += cost;
+            self.cost_uncached += row.prompt_tokens.unwrap_or(0);
+            self.costed = true;
+        }
+        self.applied |= row.status == Some("ok");
+    }
+}
+
+/// The median of many ratios kept as distinct values with their counts: a trace of millions
+/// of turns that repeat a request holds a handful.
+#[derive(Debug, Default)]
+struct Ratios {
+    counts: FxHashMap<u64, usize>,
+    len: usize,
+}
+
+impl Ratios {
+    fn push(&mut self, ratio: f64) {
+        *self.counts.entry(ratio.to_bits()).or_default() += 1;
+        self.len += 1;
+    }
+
+    /// The median, as [`median`] gives it over every value.
+    fn median(&self) -> Option<f64> {
+        if self.len == 0 {
+            return None;
+        }
+        let mut values: Vec<(f64, usize)> = self
+            .counts
+            .iter()
+            .map(|(&bits, &n)| (f64::from_bits(bits), n))
+            .collect();
+        values.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let at = |index: usize| -> f64 {
+            let mut seen = 0;
+            for &(value, n) in &values {
+                seen += n;
+                if index < seen {
+                    return value;
+                }
+            }
+            values.last().map_or(0.0, |v| v.0)
+        };
+        let mid = self.len / 2;
+        Some(if self.len % 2 == 1 {
+            at(mid)
+        } else {
+            (at(mid - 1) + at(mid)) / 2.0
+        })
+    }
+}
+
 /// Turns whose modelled cache state matches the observed one.
 #[derive(Debug, Clone, Copy, Serialize, PartialEq)]
 pub struct Agreement {
@@ -568,6 +669,9 @@ struct Sent {
     error: Option<String>,
 }
 
+/// Tool lists at least this long are compared and serialized on the thread pool.
+const PARALLEL_ENTRIES: usize = 64;
+
 /// Memo key: strategy, distinct tools array, context hash, loaded set.
 type MemoKey = (Strategy, u32, u128, u32);
 
@@ -591,6 +695,11 @@ pub struct Analyzer<'a> {
     last_thread: Option<usize>,
     turns: Vec<TurnFacts>,
     per_turn: Vec<Vec<StrategyTurn>>,
+    /// Takes each finished turn instead of `turns` and `per_turn`.
+    sink: Option<Box<dyn TurnSink + Send + 'a>>,
+    /// Turns finished (kept or given to the sink).
+    kept: usize,
+    totals: Vec<Totals>,
     turn_count: usize,
     projections_run: usize,
     /// Tokens of each distinct block after the tools (system, messages), by content hash:
@@ -603,7 +712,7 @@ pub struct Analyzer<'a> {
     /// Turns in the chain with a timestamp, and without one.
     timed: (usize, usize),
     /// Observed / exact prompt tokens, per turn with usage.
-    ratios: Vec<f64>,
+    ratios: Ratios,
     /// Turns with usage, and those that agree.
     agreement: (usize, usize),
     /// Per tool name: turns sent, calls, tokens.
@@ -646,6 +755,9 @@ impl<'a> Analyzer<'a> {
             last_thread: None,
             turns: Vec::new(),
             per_turn: vec![Vec::new(); strategies.len()],
+            sink: None,
+            kept: 0,
+            totals: vec![Totals::default(); strategies.len()],
             turn_count: 0,
             projections_run: 0,
             piece_tokens: FxHashMap::default(),
@@ -654,7 +766,7 @@ impl<'a> Analyzer<'a> {
                 .collect(),
             sent_store: cache::Store::default(),
             timed: (0, 0),
-            ratios: Vec::new(),
+            ratios: Ratios::default(),
             agreement: (0, 0),
             tool_stats: FxHashMap::default(),
             tool_order: Vec::new(),
@@ -662,6 +774,35 @@ impl<'a> Analyzer<'a> {
             known_turns: 0,
             withheld: vec![FxHashMap::default(); strategies.len()],
             boundaries: Vec::new(),
+        }
+    }
+
+    /// Give each finished turn to `sink` instead of keeping it: the report's `turns` and
+    /// `per_turn` are then empty, and its totals the same.
+    pub fn with_sink(mut self, sink: Box<dyn TurnSink + Send + 'a>) -> Analyzer<'a> {
+        self.sink = Some(sink);
+        self
+    }
+
+    /// Turns finished so far (those of the chosen thread, with a filter).
+    pub fn kept_turns(&self) -> usize {
+        self.kept
+    }
+
+    /// A finished turn: summed into the totals, then kept or given to the sink.
+    fn keep(&mut self, facts: TurnFacts, rows: Vec<StrategyTurn>) {
+        self.kept += 1;
+        for (totals, row) in self.totals.iter_mut().zip(&rows) {
+            totals.add(row);
+        }
+        match self.sink.as_mut() {
+            Some(sink) => sink.turn(&facts, &rows),
+            None => {
+                for (list, row) in self.per_turn.iter_mut().zip(rows) {
+                    list.push(row);
+                }
+                self.turns.push(facts);
+            }
         }
     }
 
@@ -870,6 +1011,7 @@ impl<'a> Analyzer<'a> {
         };
 
         let projected = self.project_all(&capture, &ids, array, context, loaded, &loaded_set);
+        let mut rows = Vec::with_capacity(projected.len());
         for (index, projected) in projected.into_iter().enumerate() {
             let strategy = self.strategies[index];
             if matches!(strategy, Strategy::Defer | Strategy::DeferCatalog) {
@@ -953,7 +1095,7 @@ impl<'a> Analyzer<'a> {
                 entry.cost = Some(m.cost(&rules));
                 self.threads[thread].strategies[index] = Some(point);
             }
-            self.per_turn[index].push(entry);
+            rows.push(entry);
         }
 
         let state = &mut self.threads[thread];
@@ -969,7 +1111,7 @@ impl<'a> Analyzer<'a> {
                 messages,
             });
         }
-        self.turns.push(TurnFacts {
+        let facts = TurnFacts {
             turn,
             thread: state.id.clone(),
             timestamp,
@@ -1002,7 +1144,8 @@ impl<'a> Analyzer<'a> {
             calibration,
             calls,
             time_ms,
-        });
+        };
+        self.keep(facts, rows);
         Ok(())
     }
 
@@ -1128,8 +1271,8 @@ impl<'a> Analyzer<'a> {
         } else if self.thread_filter.is_some() {
             return;
         }
-        for list in &mut self.per_turn {
-            list.push(StrategyTurn {
+        let rows = (0..self.strategies.len())
+            .map(|_| StrategyTurn {
                 turn,
                 tools_tokens: None,
                 total_tokens: None,
@@ -1145,9 +1288,9 @@ impl<'a> Analyzer<'a> {
                 input: None,
                 cost: None,
                 error: None,
-            });
-        }
-        self.turns.push(TurnFacts {
+            })
+            .collect();
+        let facts = TurnFacts {
             turn,
             thread: thread.map_or_else(|| "-".to_owned(), |t| self.threads[t].id.clone()),
             timestamp,
@@ -1180,7 +1323,8 @@ impl<'a> Analyzer<'a> {
             calibration: None,
             calls: Vec::new(),
             time_ms,
-        });
+        };
+        self.keep(facts, rows);
     }
 
     /// The thread a key names, created on first sight.
@@ -1217,19 +1361,33 @@ impl<'a> Analyzer<'a> {
     /// entry seen under its name is that entry: most turns re-send the same list, and comparing
     /// values costs far less than serializing them.
     fn capture_entries(&mut self, tools: &[Value]) -> Vec<u32> {
-        let known: Vec<Option<u32>> = tools
-            .par_iter()
-            .map(|entry| {
-                let (value, id) = self.last_by_name.get(tool::name(entry)?)?;
-                same_value(value, entry).then_some(*id)
-            })
-            .collect();
-        let fresh: Vec<String> = tools
-            .par_iter()
-            .zip(&known)
-            .filter(|(_, known)| known.is_none())
-            .map(|(entry, _)| tool::compact(entry))
-            .collect();
+        let known_of = |entry: &Value| {
+            let (value, id) = self.last_by_name.get(tool::name(entry)?)?;
+            same_value(value, entry).then_some(*id)
+        };
+        // A short list is not worth waking the thread pool for, on every turn of a trace of
+        // millions of small requests.
+        let parallel = tools.len() >= PARALLEL_ENTRIES;
+        let known: Vec<Option<u32>> = if parallel {
+            tools.par_iter().map(known_of).collect()
+        } else {
+            tools.iter().map(known_of).collect()
+        };
+        let fresh: Vec<String> = if parallel {
+            tools
+                .par_iter()
+                .zip(&known)
+                .filter(|(_, known)| known.is_none())
+                .map(|(entry, _)| tool::compact(entry))
+                .collect()
+        } else {
+            tools
+                .iter()
+                .zip(&known)
+                .filter(|(_, known)| known.is_none())
+                .map(|(entry, _)| tool::compact(entry))
+                .collect()
+        };
         let mut fresh_ids = self.intern_all(fresh).into_iter();
         let mut ids = Vec::with_capacity(tools.len());
         for (entry, known) in tools.iter().zip(known) {
@@ -1510,37 +1668,27 @@ impl<'a> Analyzer<'a> {
 
     /// The report, with the reader's figures (format, ignored and skipped records).
     pub fn finish(self, trace: TraceInfo) -> SessionReport {
-        let calibration = median(self.ratios.clone()).map(|ratio| Calibration {
+        let calibration = self.ratios.median().map(|ratio| Calibration {
             ratio: (ratio * 10_000.0).round() / 10_000.0,
-            turns: self.ratios.len(),
+            turns: self.ratios.len,
         });
+        let costed: Vec<bool> = self.totals.iter().map(|t| t.costed).collect();
         let mut strategies: Vec<StrategySession> = self
             .strategies
             .iter()
             .zip(self.per_turn)
-            .map(|(strategy, per_turn)| {
-                let total_tokens = per_turn.iter().filter_map(|t| t.total_tokens).sum();
-                let prompt_tokens = per_turn.iter().filter_map(|t| t.prompt_tokens).sum();
-                let breaks = per_turn.iter().filter(|t| t.stable == Some(false)).count();
-                let cost = per_turn.iter().filter_map(|t| t.cost).sum::<f64>();
-                let cost_uncached = per_turn
-                    .iter()
-                    .filter(|t| t.cost.is_some())
-                    .filter_map(|t| t.prompt_tokens)
-                    .sum::<usize>() as f64;
-                let applied = per_turn.iter().any(|t| t.status == Some("ok"));
-                StrategySession {
-                    id: strategy.id(),
-                    per_turn,
-                    total_tokens,
-                    breaks,
-                    prompt_tokens,
-                    cost: round2(cost),
-                    cost_uncached,
-                    cost_provider: calibration.map(|c| round2(cost * c.ratio)),
-                    applied,
-                    versus_original_pct: None,
-                }
+            .zip(&self.totals)
+            .map(|((strategy, per_turn), totals)| StrategySession {
+                id: strategy.id(),
+                per_turn,
+                total_tokens: totals.total_tokens,
+                breaks: totals.breaks,
+                prompt_tokens: totals.prompt_tokens,
+                cost: round2(totals.cost),
+                cost_uncached: totals.cost_uncached as f64,
+                cost_provider: calibration.map(|c| round2(totals.cost * c.ratio)),
+                applied: totals.applied,
+                versus_original_pct: None,
             })
             .collect();
         let base = strategies
@@ -1557,10 +1705,11 @@ impl<'a> Analyzer<'a> {
         // gateway sends no tools at all): it is shown, never named the cheapest.
         let cheapest = strategies
             .iter()
-            .filter(|s| s.applied || s.id == "original")
-            .filter(|s| s.per_turn.iter().any(|t| t.cost.is_some()))
-            .min_by(|a, b| a.cost.total_cmp(&b.cost))
-            .map(|s| s.id);
+            .zip(&costed)
+            .filter(|(s, _)| s.applied || s.id == "original")
+            .filter(|(_, costed)| **costed)
+            .min_by(|a, b| a.0.cost.total_cmp(&b.0.cost))
+            .map(|(s, _)| s.id);
 
         let tools: Vec<ToolUse> = self
             .tool_order
@@ -1646,6 +1795,7 @@ impl<'a> Analyzer<'a> {
 }
 
 /// The median of some numbers (`None` for none).
+#[cfg(test)]
 fn median(mut values: Vec<f64>) -> Option<f64> {
     if values.is_empty() {
         return None;
@@ -1910,4 +2060,77 @@ fn chain_check(
         "unknown"
     };
     ("break", Some(cause))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_median_of_counted_ratios_is_the_median_of_all() {
+        let cases: [&[f64]; 6] = [
+            &[],
+            &[1.5],
+            &[2.0, 1.0],
+            &[1.0, 1.0, 1.0, 3.0],
+            &[0.9, 1.1, 0.9, 1.2, 1.1, 0.9, 1.3],
+            &[1.25, 0.75, 1.25, 0.75, 1.0, 1.0, 2.0, 0.5],
+        ];
+        for values in cases {
+            let mut ratios = Ratios::default();
+            for &v in values {
+                ratios.push(v);
+            }
+            assert_eq!(ratios.median(), median(values.to_vec()), "{values:?}");
+            assert_eq!(ratios.len, values.len());
+        }
+        // A million equal ratios are one value, not a million.
+        let mut ratios = Ratios::default();
+        for _ in 0..1_000_000 {
+            ratios.push(1.0625);
+        }
+        assert_eq!(ratios.counts.len(), 1);
+        assert_eq!(ratios.median(), Some(1.0625));
+    }
+
+    #[test]
+    fn summed_totals_are_the_sums_over_the_rows() {
+        let row = |cost: Option<f64>, prompt: usize, stable: Option<bool>| StrategyTurn {
+            turn: 1,
+            tools_tokens: Some(1),
+            context_tokens: Some(1),
+            total_tokens: Some(prompt / 2),
+            prompt_tokens: Some(prompt),
+            stable,
+            first_changed_byte: None,
+            reason: None,
+            status: Some(if stable.is_some() { "ok" } else { "refused" }),
+            state: None,
+            read: None,
+            write: None,
+            input: None,
+            cost,
+            error: None,
+        };
+        let rows = [
+            row(Some(0.1), 10, None),
+            row(None, 20, Some(false)),
+            row(Some(0.2), 30, Some(true)),
+            row(Some(0.3), 40, Some(false)),
+        ];
+        let mut totals = Totals::default();
+        for r in &rows {
+            totals.add(r);
+        }
+        let cost: f64 = rows.iter().filter_map(|t| t.cost).sum();
+        assert_eq!(totals.cost.to_bits(), cost.to_bits());
+        assert_eq!(totals.cost_uncached, 80);
+        assert_eq!(totals.prompt_tokens, 100);
+        assert_eq!(totals.total_tokens, 50);
+        assert_eq!(totals.breaks, 2);
+        assert!(totals.applied && totals.costed);
+        // No cost at all sums as `sum` does (to -0.0).
+        let empty: f64 = std::iter::empty::<f64>().sum();
+        assert_eq!(Totals::default().cost.to_bits(), empty.to_bits());
+    }
 }

@@ -74,6 +74,15 @@ pub fn pick_turn(
     pick(Path::new(path), choice, options, true)
 }
 
+/// [`pick_turn`] for a path of any bytes (one that is not UTF-8 is read by its own bytes).
+pub fn pick_turn_path(
+    path: &Path,
+    choice: TurnChoice,
+    options: &TraceOptions,
+) -> Result<PickedTurn, FileError> {
+    pick(path, choice, options, true)
+}
+
 /// [`pick_turn`] without [`PickedTurn::previous`] (always `None`): nothing but the request
 /// picked so far is held, so memory does not grow with the trace's threads.
 /// The path may hold any bytes.

@@ -213,11 +213,13 @@ fn detect_content(
 ) -> Result<(TraceFormat, Source), LoadError> {
     // Lines are read through the JSON-lines reader from the start: blank lines are skipped
     // (never kept), and an overlong line is a bad line of its own number.
-    let mut lines = LineSource::new(reader);
+    let mut lines = LineSource::new(reader).first_line_as_capture(MAX_CAPTURE_BYTES);
     let Some(first) = lines.read_line() else {
         return Err(LoadError::Empty);
     };
     match first {
+        // A single capture on one line, past its limit: refused there, as a pretty one is.
+        Line::Fatal(_, problem) if lines.refused_as_capture() => Err(LoadError::Limit(problem)),
         Line::Fatal(number, problem) => Err(fatal(number, problem)),
         Line::Json(number, value) => {
             let size = lines.bytes_read();

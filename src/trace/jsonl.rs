@@ -51,6 +51,10 @@ pub(crate) struct LineSource {
     /// Lines read ahead (to tell the format) and not yet handed out.
     ahead: VecDeque<Line>,
     done: bool,
+    /// While the format is told: the first line's limit unless it shows a trace record's key.
+    first_capture_limit: Option<u64>,
+    /// The first line was refused as a capture past that limit.
+    refused_as_capture: bool,
 }
 
 impl LineSource {
@@ -71,7 +75,22 @@ impl LineSource {
             limit: record_limit(),
             ahead: VecDeque::new(),
             done: false,
+            first_capture_limit: None,
+            refused_as_capture: false,
         }
+    }
+
+    /// Hold the first line to a capture's `limit` unless the bytes read by then show it is a
+    /// trace record (a top-level key only records have, see [`names_a_record`]): a single
+    /// capture on one line is refused at its own limit, not read on to a record's.
+    pub(crate) fn first_line_as_capture(mut self, limit: u64) -> LineSource {
+        self.first_capture_limit = Some(limit);
+        self
+    }
+
+    /// Whether the first line was refused as a capture past its limit.
+    pub(crate) fn refused_as_capture(&self) -> bool {
+        self.refused_as_capture
     }
 
     /// Put a line read (by [`LineSource::read_line`]) back, after those already put back.
@@ -178,9 +197,37 @@ impl LineSource {
                 return Some(Line::Fatal(self.line + 1, super::bounded::read_problem(&e)));
             }
         }
-        let read = (&mut self.reader)
-            .take(self.limit + 1)
-            .read_until(b'\n', &mut self.buf);
+        let read = match self.first_capture_limit.take() {
+            Some(cap) if cap < self.limit => {
+                let read = (&mut self.reader)
+                    .take(cap + 1)
+                    .read_until(b'\n', &mut self.buf);
+                let past = self.buf.last() != Some(&b'\n') && self.buf.len() as u64 > cap;
+                match read {
+                    Ok(_) if past && !names_a_record(&self.buf) => {
+                        self.line += 1;
+                        self.bytes += self.buf.len() as u64;
+                        self.done = true;
+                        self.refused_as_capture = true;
+                        self.buf = Vec::new();
+                        return Some(Line::Fatal(
+                            self.line,
+                            super::bounded::Exceeded::Bytes(cap).to_string(),
+                        ));
+                    }
+                    Ok(_) if past => {
+                        let more = self.limit + 1 - self.buf.len() as u64;
+                        (&mut self.reader)
+                            .take(more)
+                            .read_until(b'\n', &mut self.buf)
+                    }
+                    other => other,
+                }
+            }
+            _ => (&mut self.reader)
+                .take(self.limit + 1)
+                .read_until(b'\n', &mut self.buf),
+        };
         self.line += 1;
         let number = self.line;
         self.bytes += self.buf.len() as u64;
@@ -271,6 +318,63 @@ impl LineSource {
     }
 }
 
+/// Top-level keys only a trace record has, never a request body: claude-trace's and wrapped
+/// records' `request`, `body` and `logged_at`, a HAR log, a cassette, a LiteLLM payload.
+const RECORD_KEYS: [&[u8]; 8] = [
+    b"request",
+    b"body",
+    b"logged_at",
+    b"loggedAt",
+    b"log",
+    b"interactions",
+    b"call_type",
+    b"model_parameters",
+];
+
+/// Whether the start of a JSON object (`head`, cut anywhere) has a top-level key of a trace
+/// record among the keys it has so far. Keys are compared as written (these need no escapes).
+pub(crate) fn names_a_record(head: &[u8]) -> bool {
+    let mut depth = 0usize;
+    let mut in_string = false;
+    let mut escaped = false;
+    let mut expect_key = false;
+    let mut key_start = None;
+    for (i, &b) in head.iter().enumerate() {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if b == b'\\' {
+                escaped = true;
+            } else if b == b'"' {
+                in_string = false;
+                if let Some(start) = key_start.take()
+                    && RECORD_KEYS.contains(&&head[start..i])
+                {
+                    return true;
+                }
+            }
+            continue;
+        }
+        match b {
+            b'"' => {
+                in_string = true;
+                if depth == 1 && expect_key {
+                    key_start = Some(i + 1);
+                    expect_key = false;
+                }
+            }
+            b'{' | b'[' => {
+                depth += 1;
+                expect_key = depth == 1 && b == b'{';
+            }
+            b'}' | b']' => depth = depth.saturating_sub(1),
+            b',' if depth == 1 => expect_key = true,
+            _ => {}
+        }
+    }
+    false
+}
+
 #[cfg(test)]
 thread_local! {
     /// The line limit of [`LineSource`]s made on this thread, for tests.
@@ -324,6 +428,104 @@ mod tests {
         };
         RECORD_LIMIT.with(|l| l.set(MAX_RECORD_BYTES));
         result
+    }
+
+    /// A stream of `head`, then `filler` up to `end` bytes, then a line feed (an overlong
+    /// line is skipped to its end); counts the bytes read from it.
+    struct Endless {
+        head: Vec<u8>,
+        filler: u8,
+        end: u64,
+        read: std::sync::Arc<std::sync::atomic::AtomicU64>,
+    }
+
+    impl Read for Endless {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let at = self.read.load(std::sync::atomic::Ordering::Relaxed) as usize;
+            let n = buf
+                .len()
+                .min(1 << 16)
+                .min((self.end + 1).saturating_sub(at as u64) as usize);
+            for (i, b) in buf[..n].iter_mut().enumerate() {
+                *b = match self.head.get(at + i) {
+                    Some(&b) => b,
+                    None if (at + i) as u64 == self.end => b'\n',
+                    None => self.filler,
+                };
+            }
+            self.read
+                .fetch_add(n as u64, std::sync::atomic::Ordering::Relaxed);
+            Ok(n)
+        }
+    }
+
+    /// The first line of `head` then spaces (to twice the record limit), its capture limit
+    /// `cap` and its record limit `limit`: what it gives, whether it was refused as a capture,
+    /// bytes read.
+    fn first_line(head: &str, cap: u64, limit: u64) -> (Line, bool, u64) {
+        let read = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let endless = Endless {
+            head: head.as_bytes().to_vec(),
+            filler: b' ',
+            end: 2 * limit,
+            read: read.clone(),
+        };
+        RECORD_LIMIT.with(|l| l.set(limit));
+        let mut lines = LineSource::new(Box::new(std::io::BufReader::with_capacity(
+            1 << 16,
+            endless,
+        )))
+        .first_line_as_capture(cap);
+        RECORD_LIMIT.with(|l| l.set(MAX_RECORD_BYTES));
+        let line = lines.read_line().unwrap();
+        let refused = lines.refused_as_capture();
+        (
+            line,
+            refused,
+            read.load(std::sync::atomic::Ordering::Relaxed),
+        )
+    }
+
+    #[test]
+    fn a_one_line_capture_stops_at_the_capture_limit() {
+        let (cap, limit) = (1 << 20, 8 << 20);
+        // A request body: refused as soon as it passes the capture limit.
+        let (line, refused, read) = first_line(r#"{"model":"m","messages":["#, cap, limit);
+        assert!(refused, "{line:?}");
+        assert!(
+            matches!(&line, Line::Fatal(1, p) if p == "too large: more than 1048576 bytes (the limit is 1048576 bytes)"),
+            "{line:?}"
+        );
+        assert!(read <= cap + (1 << 16) + 1, "read {read} bytes");
+        // A trace record (its `request` key, nested keys not counted): read on to the record
+        // limit, a bad line of a trace as before.
+        for head in [
+            r#"{"request":{"body":{"model":"m","messages":["#,
+            r#"{"id":1,"logged_at":"2026","request":{"#,
+        ] {
+            let (line, refused, read) = first_line(head, cap, limit);
+            assert!(!refused, "{head}");
+            assert!(
+                matches!(&line, Line::Bad(1, p) if p.contains("longer than 8 MiB")),
+                "{line:?}"
+            );
+            assert!(read > limit, "{head}: read {read}");
+        }
+        let (_, refused, _) =
+            first_line(r#"{"model":"m","x":{"request":1},"messages":["#, cap, limit);
+        assert!(refused, "a nested `request` is not a record's");
+    }
+
+    #[test]
+    fn record_keys_are_told_at_the_top_level_only() {
+        assert!(names_a_record(br#"{"request":{"#));
+        assert!(names_a_record(br#"{ "a" : "request", "body": 1"#));
+        assert!(!names_a_record(
+            br#"{"a":"request","b":["body"],"c":{"log":1}"#
+        ));
+        assert!(!names_a_record(br#"{"a\"request":1,"x":"\"body\""#));
+        assert!(!names_a_record(br#"["request"]"#));
+        assert!(!names_a_record(b""));
     }
 
     #[test]

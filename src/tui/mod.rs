@@ -223,7 +223,7 @@ fn stop_on_signals() -> Result<SignalFlags, TuiError> {
 pub fn run_trace(
     reader: crate::trace::TraceReader,
     name: String,
-    path: String,
+    path: std::path::PathBuf,
     skip_bad: bool,
     settings: Settings,
     encoding: Encoding,

@@ -103,8 +103,9 @@ pub enum SessionInput {
 pub struct SessionApp {
     /// How the trace is named on screen.
     pub name: String,
-    /// The file a turn is read again from (a spooled copy for standard input).
-    pub path: String,
+    /// The file a turn is read again from (a spooled copy for standard input): any bytes,
+    /// never made into text to be opened.
+    pub path: std::path::PathBuf,
     /// The trace's format id, known before the analysis ends.
     pub format: &'static str,
     /// `--skip-bad`.
@@ -174,7 +175,7 @@ impl SessionApp {
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         name: String,
-        path: String,
+        path: impl Into<std::path::PathBuf>,
         format: &'static str,
         skip_bad: bool,
         settings: Settings,
@@ -183,7 +184,7 @@ impl SessionApp {
     ) -> SessionApp {
         SessionApp {
             name,
-            path,
+            path: path.into(),
             format,
             skip_bad,
             settings,
@@ -404,7 +405,10 @@ impl SessionApp {
                     Ok(picked) => self.enter(picked, intent),
                     // The spooled copy of standard input is a private file: name what the
                     // user gave instead.
-                    Err(e) => self.status = Some((e.replace(&self.path, &self.name), true)),
+                    Err(e) => {
+                        let path = crate::capture::display_path(&self.path);
+                        self.status = Some((e.replace(&*path, &self.name), true));
+                    }
                 }
             }
         }
@@ -636,5 +640,42 @@ pub fn session_update(app: &mut SessionApp, msg: SessionInput) {
         }
         SessionInput::Worker(msg) => app.on_worker(msg),
         SessionInput::Tick => app.spinner = app.spinner.wrapping_add(1),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tui::worker::{SessionMsg, pick};
+    use std::os::unix::ffi::OsStrExt as _;
+
+    /// A trace whose file name is not UTF-8 is read again by its own bytes when a turn is
+    /// opened (a lossy `String` of its name names another file, or none).
+    #[test]
+    fn a_turn_is_reopened_from_a_path_that_is_not_utf8() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir
+            .path()
+            .join(std::ffi::OsStr::from_bytes(b"trace-\xff\xfe.jsonl"));
+        let body = r#"{"model":"m","messages":[{"role":"user","content":"hi"}],"tools":[{"name":"a","input_schema":{"type":"object"}}]}"#;
+        std::fs::write(&path, format!("{body}\n{body}\n")).unwrap();
+        let app = SessionApp::new(
+            crate::capture::display_path(&path).into_owned(),
+            path.clone(),
+            "bare-jsonl",
+            false,
+            Settings::default(),
+            Encoding::O200kBase,
+            false,
+        );
+        assert_eq!(app.path, path);
+        match pick(&app.path, 2, false) {
+            SessionMsg::Picked {
+                turn: 2,
+                result: Ok(picked),
+            } => assert_eq!(picked.turn, 2),
+            SessionMsg::Picked { result: Err(e), .. } => panic!("turn 2 not read again: {e}"),
+            _ => panic!("not a pick"),
+        }
     }
 }

@@ -17,7 +17,7 @@ use crate::tool;
 
 use crate::diff::{ByteSummary, projection_summary_with};
 use crate::sanitize::visible;
-use crate::session::pick::{PickedTurn, TurnChoice, pick_turn};
+use crate::session::pick::{PickedTurn, TurnChoice, pick_turn_path};
 use crate::session::{Analyzer, SessionReport, analyse_trace};
 use crate::trace::{TraceOptions, TraceReader};
 
@@ -374,15 +374,15 @@ pub fn spawn_session(job: SessionJob, out: Sender<SessionMsg>) {
 /// Load turn `turn` of the trace at `path` (and the previous request of its thread), as
 /// [`SessionMsg::Picked`]. The trace is read again from the start: only that request and, per
 /// thread, the latest one are held.
-pub fn pick(path: &str, turn: usize, skip_bad: bool) -> SessionMsg {
-    let result = pick_turn(path, TurnChoice::Number(turn), &TraceOptions { skip_bad })
+pub fn pick(path: &std::path::Path, turn: usize, skip_bad: bool) -> SessionMsg {
+    let result = pick_turn_path(path, TurnChoice::Number(turn), &TraceOptions { skip_bad })
         .map(Arc::new)
         .map_err(|e| visible(&e.to_string()).into_owned());
     SessionMsg::Picked { turn, result }
 }
 
 /// [`pick`] on a background thread.
-pub fn spawn_pick(path: String, turn: usize, skip_bad: bool, out: Sender<SessionMsg>) {
+pub fn spawn_pick(path: std::path::PathBuf, turn: usize, skip_bad: bool, out: Sender<SessionMsg>) {
     std::thread::spawn(move || {
         let _ = out.send(pick(&path, turn, skip_bad));
     });
