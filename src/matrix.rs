@@ -660,10 +660,17 @@ fn status(s: &StrategyFigures) -> ColumnStatus {
 /// prefix (`mcp__github__projects_write`, `mcp--github--projects_write` and
 /// `mcp_github_projects_write` → `github›projects_write`), then its middle
 /// (`github›pro…write`). When two shortened names collide, the cut moves until they differ.
-/// Identical names stay identical.
+/// Identical names stay identical. One scheme per column: once one MCP name must lose its
+/// prefix, every MCP name shows as `server›tool`, so a list never mixes the two forms.
 pub fn display_names(names: &[&str], max: usize) -> Vec<String> {
     let safe_names: Vec<String> = names.iter().map(|n| safe(n)).collect();
-    let candidates: Vec<Vec<String>> = safe_names.iter().map(|n| shortenings(n, max)).collect();
+    let collapse_all = safe_names
+        .iter()
+        .any(|n| width(n) > max && collapse_mcp(n).is_some());
+    let candidates: Vec<Vec<String>> = safe_names
+        .iter()
+        .map(|n| shortenings(n, max, collapse_all))
+        .collect();
     let mut choice = vec![0usize; names.len()];
     // Each round moves every name caught in a collision (except one shown whole) to its next
     // shortening; a name's candidates are finite, so this ends.
@@ -698,10 +705,15 @@ pub fn display_names(names: &[&str], max: usize) -> Vec<String> {
 }
 
 /// One name's ways to fit in `max` cells, preferred first: whole, MCP prefix collapsed, then
-/// middle cuts of the collapsed and of the whole name with the cut moving outwards.
-fn shortenings(name: &str, max: usize) -> Vec<String> {
+/// middle cuts of the collapsed and of the whole name with the cut moving outwards. A name
+/// that fits is shown collapsed first when `collapse_fitting` (its whole form stays the fallback
+/// for a collision).
+fn shortenings(name: &str, max: usize, collapse_fitting: bool) -> Vec<String> {
     if width(name) <= max {
-        return vec![name.to_owned()];
+        return match collapse_mcp(name).filter(|_| collapse_fitting) {
+            Some(collapsed) => vec![collapsed, name.to_owned()],
+            None => vec![name.to_owned()],
+        };
     }
     if max < 3 {
         return vec![crate::text::fit(name, max)];
@@ -857,6 +869,33 @@ mod tests {
         let names = ["mcp--a--b", "mcp__a__b", "mcp_a_b"];
         // All three read `a›b` collapsed: each is cut, differently.
         assert_eq!(display_names(&names, 5), ["mc…-b", "m…__b", "m…a_b"]);
+    }
+
+    #[test]
+    fn one_collapsed_name_collapses_every_mcp_name_of_the_list() {
+        let names = [
+            "mcp__github__watch_fork",
+            "mcp__github__create_pull_request",
+            "read_file",
+        ];
+        assert_eq!(
+            display_names(&names, 24),
+            [
+                "github›watch_fork",
+                "github›create_pull_request",
+                "read_file"
+            ]
+        );
+        // Nothing needs collapsing: every name stays whole.
+        assert_eq!(display_names(&names[..1], 24), ["mcp__github__watch_fork"]);
+        // A fitting name whose collapsed form is another name's keeps its whole form.
+        assert_eq!(
+            display_names(
+                &["mcp__a__b", "a›b", "mcp__github__create_pull_request"],
+                24
+            ),
+            ["mcp__a__b", "a›b", "github›create_pull_request"]
+        );
     }
 
     #[test]

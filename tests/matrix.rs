@@ -469,9 +469,9 @@ fn a_width_drops_columns_in_the_stated_order_and_shortens_names() {
     assert_eq!(
         names,
         [
-            "mcp__github__create_issue",
+            "github›create_issue",
             "github›search_pull_requests",
-            "mcp__github__get_file_contents",
+            "github›get_file_contents",
             "edit_file",
             "read_file",
             "search_files",

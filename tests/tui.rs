@@ -1713,10 +1713,12 @@ fn tool_table_names_shrink_visibly_and_stay_distinct() {
     h.keys("3");
     let screen = h.screen(120, 35);
     // A 23-cell name column (the `!` of the flagged tool takes one): the MCP prefix goes
-    // first, then the middle; a name that fits stays whole.
+    // first, then the middle; once one MCP name is collapsed, every MCP name of the column is
+    // (one scheme per column), and a name that is not MCP stays whole.
     assert!(screen.contains("┃ = github›create_issue  "), "{screen}");
     assert!(screen.contains("┃ = github›list…ll_requests "), "{screen}");
-    assert!(screen.contains("┃ = !mcp__memory__store "), "{screen}");
+    assert!(screen.contains("┃ = !memory›store "), "{screen}");
+    assert!(!screen.contains("mcp__memory__store "), "{screen}");
     assert!(!screen.contains("mcp__github__list_pull_re "), "{screen}");
 }
 

@@ -15,7 +15,6 @@ use toolprism::trace::{self, TraceOptions, TraceReader};
 use toolprism::{Settings, Strategy};
 
 use super::manners::count;
-use super::table::grid;
 use super::{Failure, Output};
 
 /// The columns of the turn timeline, and which are right-aligned.
@@ -937,9 +936,7 @@ pub fn run_on(
     }
     match written {
         Ok(()) => Ok(output),
-        Err(WriteError::Out(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => {
-            Ok(output)
-        }
+        Err(WriteError::Out(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(output),
         Err(WriteError::Out(e)) => Err(Failure::new(format!("<stdout>: {e}"))),
         Err(WriteError::Spool(e)) => Err(spool_failed(e)),
     }
