@@ -879,7 +879,7 @@ mod tests {
             "read_file",
         ];
         assert_eq!(
-            display_names(&names, 24),
+            display_names(&names, 26),
             [
                 "github›watch_fork",
                 "github›create_pull_request",
@@ -887,12 +887,12 @@ mod tests {
             ]
         );
         // Nothing needs collapsing: every name stays whole.
-        assert_eq!(display_names(&names[..1], 24), ["mcp__github__watch_fork"]);
+        assert_eq!(display_names(&names[..1], 26), ["mcp__github__watch_fork"]);
         // A fitting name whose collapsed form is another name's keeps its whole form.
         assert_eq!(
             display_names(
                 &["mcp__a__b", "a›b", "mcp__github__create_pull_request"],
-                24
+                26
             ),
             ["mcp__a__b", "a›b", "github›create_pull_request"]
         );

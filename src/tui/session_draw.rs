@@ -508,10 +508,13 @@ fn render_totals(app: &SessionApp, view: &SessionView, frame: &mut Frame, area: 
 fn render_turns(app: &SessionApp, view: &SessionView, frame: &mut Frame, area: Rect) {
     let theme = app.theme;
     let focused = app.focus == Focus::Turns;
-    let title = format!(
-        " Turns · {} · each against the previous turn of its thread ",
-        count(view.turns.len(), "turn", "turns")
-    );
+    let turns = count(view.turns.len(), "turn", "turns");
+    let room = usize::from(area.width.saturating_sub(2));
+    // The clause goes before the count is cut: a title is never cut mid-word.
+    let mut title = format!(" Turns · {turns} · each against the previous turn of its thread ");
+    if width(&title) > room {
+        title = fit(&format!(" Turns · {turns} "), room);
+    }
     let outer = block(theme, title, focused);
     let inner = outer.inner(area);
     frame.render_widget(outer, area);
