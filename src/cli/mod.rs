@@ -217,6 +217,9 @@ pub(crate) fn terminal_width() -> Option<usize> {
     )
 }
 
+/// The one line for a standard output closed from the start (see [`stdout_closed`]).
+const STDOUT_CLOSED: &str = "<stdout>: standard output is closed; nothing written";
+
 /// Whether standard output was closed when the program started (`>&-`): the runtime then
 /// opens `/dev/null` for it, read-write (a shell's `>/dev/null` is write-only), and every
 /// write would succeed with nothing written.
@@ -240,10 +243,7 @@ fn stdout_closed() -> bool {
 /// closed from the start is.
 fn write_stdout(bytes: &[u8]) -> i32 {
     if !bytes.is_empty() && stdout_closed() {
-        let _ = writeln!(
-            std::io::stderr(),
-            "toolprism: <stdout>: standard output is closed; nothing written"
-        );
+        let _ = writeln!(std::io::stderr(), "toolprism: {STDOUT_CLOSED}");
         return EXIT_USAGE;
     }
     let mut out = std::io::stdout().lock();
@@ -261,10 +261,7 @@ fn write_stdout(bytes: &[u8]) -> i32 {
 /// same bytes as `serde_json::to_string_pretty` plus `\n`, never held whole.
 fn write_report_json(report: &mut report::Report) -> i32 {
     if stdout_closed() {
-        let _ = writeln!(
-            std::io::stderr(),
-            "toolprism: <stdout>: standard output is closed; nothing written"
-        );
+        let _ = writeln!(std::io::stderr(), "toolprism: {STDOUT_CLOSED}");
         return EXIT_USAGE;
     }
     let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());

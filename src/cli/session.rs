@@ -10,11 +10,12 @@ use toolprism::sanitize::visible;
 use toolprism::session::{
     Analyzer, CacheFigures, SessionReport, StrategyTurn, TurnFacts, TurnSink, analyse_trace,
 };
-use toolprism::text::{pad, pad_left as rpad, thousands, width};
+use toolprism::text::{thousands, width};
 use toolprism::trace::{self, TraceOptions, TraceReader};
 use toolprism::{Settings, Strategy};
 
 use super::manners::count;
+use super::table::grid_line;
 use super::{Failure, Output};
 
 /// The columns of the turn timeline, and which are right-aligned.
@@ -137,7 +138,6 @@ struct TextSpill {
     disagreements: Spool,
     /// Per strategy: turns it refuses, and the first with its reason.
     errors: Vec<(usize, Option<(usize, String)>)>,
-    error: Option<std::io::Error>,
 }
 
 impl TextSpill {
@@ -151,7 +151,6 @@ impl TextSpill {
             strategy_widths,
             disagreements: Spool::new()?,
             errors: vec![(0, None); strategies.len()],
-            error: None,
         })
     }
 
@@ -183,37 +182,6 @@ impl TextSpill {
     }
 }
 
-impl TurnSink for TextSpill {
-    fn turn(&mut self, facts: &TurnFacts, rows: &[StrategyTurn]) {
-        if self.error.is_none()
-            && let Err(e) = self.spool(facts, rows)
-        {
-            self.error = Some(e);
-        }
-    }
-}
-
-/// One aligned line of a table, as `table::grid` lays it out (two spaces between columns,
-/// the last one never padded, trailing blanks cut).
-fn grid_line<S: AsRef<str>>(cells: &[S], widths: &[usize], right: &[bool], out: &mut String) {
-    let mut line = String::from("  ");
-    for (c, cell) in cells.iter().enumerate() {
-        let cell = cell.as_ref();
-        if c > 0 {
-            line.push_str("  ");
-        }
-        if right.get(c).copied().unwrap_or(false) {
-            line.push_str(&rpad(cell, widths[c]));
-        } else if c + 1 == cells.len() {
-            line.push_str(cell);
-        } else {
-            line.push_str(&pad(cell, widths[c]));
-        }
-    }
-    out.push_str(line.trim_end());
-    out.push('\n');
-}
-
 /// A spooled table: its header, then every row, aligned.
 fn write_grid(
     header: &[String],
@@ -223,14 +191,14 @@ fn write_grid(
     out: &mut dyn Write,
 ) -> Result<(), WriteError> {
     let mut line = String::new();
-    grid_line(header, widths, right, &mut line);
+    grid_line(header, widths, right, "  ", None, &|_, _| None, &mut line);
     out.write_all(line.as_bytes())?;
     let rows = spool.rows;
     let mut reader = spool.reader().map_err(WriteError::Spool)?;
     for _ in 0..rows {
         let cells = read_cells(&mut reader, header.len()).map_err(WriteError::Spool)?;
         line.clear();
-        grid_line(&cells, widths, right, &mut line);
+        grid_line(&cells, widths, right, "  ", None, &|_, _| None, &mut line);
         out.write_all(line.as_bytes())?;
     }
     Ok(())
@@ -327,7 +295,6 @@ fn write_text(
         strategy_widths,
         disagreements,
         errors,
-        error: _,
     } = spill;
     let header = TURN_HEADER.map(str::to_owned);
     write_grid(&header, turns, &turn_widths, &TURN_RIGHT, out)?;
@@ -463,7 +430,6 @@ struct JsonSpill {
     turns: Spool,
     strategies: Vec<Spool>,
     buffer: Vec<u8>,
-    error: Option<std::io::Error>,
 }
 
 /// Where the rows go in the pretty report: the top level's `turns` (an array two levels
@@ -480,7 +446,6 @@ impl JsonSpill {
                 .map(|_| Spool::new())
                 .collect::<Result<_, _>>()?,
             buffer: Vec::new(),
-            error: None,
         })
     }
 
@@ -527,16 +492,6 @@ impl JsonSpill {
             Self::element(&mut self.buffer, self.terminal, spool, row, "        ")?;
         }
         Ok(())
-    }
-}
-
-impl TurnSink for JsonSpill {
-    fn turn(&mut self, facts: &TurnFacts, rows: &[StrategyTurn]) {
-        if self.error.is_none()
-            && let Err(e) = self.spool(facts, rows)
-        {
-            self.error = Some(e);
-        }
     }
 }
 
@@ -877,11 +832,16 @@ pub fn run_on(
             visible(&e.to_string())
         ))
     };
-    let mut spill = if request.json {
-        Spill::Json(JsonSpill::new(strategies.len(), terminal).map_err(spool_failed)?)
+    // Refused before the analysis, not after it: a long trace is not read for nothing.
+    if super::stdout_closed() {
+        return Err(Failure::new(super::STDOUT_CLOSED));
+    }
+    let rows = if request.json {
+        SpillRows::Json(JsonSpill::new(strategies.len(), terminal).map_err(spool_failed)?)
     } else {
-        Spill::Text(Box::new(TextSpill::new(&strategies).map_err(spool_failed)?))
+        SpillRows::Text(Box::new(TextSpill::new(&strategies).map_err(spool_failed)?))
     };
+    let mut spill = Spill { rows, error: None };
     let mut analyzer = Analyzer::new(
         &strategies,
         request.settings,
@@ -911,22 +871,13 @@ pub fn run_on(
         };
         return Err(Failure::new(format!("{name}: no model call in it{why}")));
     }
-    let spooled = match &mut spill {
-        Spill::Json(s) => s.error.take(),
-        Spill::Text(s) => s.error.take(),
-    };
-    if let Some(e) = spooled {
+    if let Some(e) = spill.error {
         return Err(spool_failed(e));
     }
-    if super::stdout_closed() {
-        return Err(Failure::new(
-            "<stdout>: standard output is closed; nothing written",
-        ));
-    }
     let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
-    let written = match spill {
-        Spill::Json(spill) => write_json(&report, spill, &mut out),
-        Spill::Text(spill) => write_text(&report, *spill, request.color, &mut out),
+    let written = match spill.rows {
+        SpillRows::Json(rows) => write_json(&report, rows, &mut out),
+        SpillRows::Text(rows) => write_text(&report, *rows, request.color, &mut out),
     }
     .and_then(|()| out.flush().map_err(WriteError::Out));
     let mut output = Output::text(String::new());
@@ -969,17 +920,28 @@ fn over_budget(report: &SessionReport, budget: usize) -> Option<String> {
     })
 }
 
-/// The rows of the output asked for, spooled as the analysis finishes each turn.
-enum Spill {
+/// The rows of the output asked for, spooled as the analysis finishes each turn; the first
+/// write that fails stops the spooling and is reported once the analysis is done.
+struct Spill {
+    rows: SpillRows,
+    error: Option<std::io::Error>,
+}
+
+/// The spool of the text report or of `--json`.
+enum SpillRows {
     Json(JsonSpill),
     Text(Box<TextSpill>),
 }
 
 impl TurnSink for Spill {
     fn turn(&mut self, facts: &TurnFacts, rows: &[StrategyTurn]) {
-        match self {
-            Spill::Json(s) => s.turn(facts, rows),
-            Spill::Text(s) => s.turn(facts, rows),
+        if self.error.is_some() {
+            return;
         }
+        let spooled = match &mut self.rows {
+            SpillRows::Json(s) => s.spool(facts, rows),
+            SpillRows::Text(s) => s.spool(facts, rows),
+        };
+        self.error = spooled.err();
     }
 }

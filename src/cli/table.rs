@@ -150,46 +150,69 @@ pub(crate) fn grid_painted(
         .collect();
     let mut out = String::new();
     for (r, row) in rows.iter().enumerate() {
-        let mut line = String::from(indent);
-        // Colour codes take no cells: the line is measured without them.
-        let mut plain = String::from(indent);
-        for (c, cell) in row.iter().enumerate() {
-            if c > 0 {
-                line.push_str("  ");
-                plain.push_str("  ");
-            }
-            let last = c + 1 == row.len();
-            let start = width(&plain);
-            // A last cell wrapped over lines is left plain: its continuations start elsewhere.
-            let wraps = last && cells.is_some_and(|cells| start + width(cell) > cells);
-            let colour = paint(r, c, cell).filter(|_| !wraps);
-            if let Some(code) = colour {
-                line.push_str(code);
-            }
-            if right.get(c).copied().unwrap_or(false) {
-                line.push_str(&rpad(cell, widths[c]));
-                plain.push_str(&rpad(cell, widths[c]));
-            } else if last {
-                match cells {
-                    Some(cells) if wraps => {
-                        let room = cells.saturating_sub(start).max(MIN_CELL);
-                        let continuation = format!("\n{}", " ".repeat(start));
-                        line.push_str(&wrap(cell, room).join(&continuation));
-                    }
-                    _ => line.push_str(cell),
-                }
-            } else {
-                line.push_str(&pad(cell, widths[c]));
-                plain.push_str(&pad(cell, widths[c]));
-            }
-            if colour.is_some() {
-                line.push_str("\x1b[0m");
-            }
-        }
-        out.push_str(line.trim_end());
-        out.push('\n');
+        grid_line(
+            row,
+            &widths,
+            right,
+            indent,
+            cells,
+            &|c, cell| paint(r, c, cell),
+            &mut out,
+        );
     }
     out
+}
+
+/// One line of a grid on columns `widths` wide (see [`grid_painted`]), with its line feed:
+/// for a table whose rows are laid out one at a time, as `session` reads its rows back.
+pub(crate) fn grid_line<S: AsRef<str>>(
+    row: &[S],
+    widths: &[usize],
+    right: &[bool],
+    indent: &str,
+    cells: Option<usize>,
+    paint: &dyn Fn(usize, &str) -> Option<&'static str>,
+    out: &mut String,
+) {
+    let mut line = String::from(indent);
+    // Colour codes take no cells: the line is measured without them.
+    let mut plain = String::from(indent);
+    for (c, cell) in row.iter().enumerate() {
+        let cell = cell.as_ref();
+        if c > 0 {
+            line.push_str("  ");
+            plain.push_str("  ");
+        }
+        let last = c + 1 == row.len();
+        let start = width(&plain);
+        // A last cell wrapped over lines is left plain: its continuations start elsewhere.
+        let wraps = last && cells.is_some_and(|cells| start + width(cell) > cells);
+        let colour = paint(c, cell).filter(|_| !wraps);
+        if let Some(code) = colour {
+            line.push_str(code);
+        }
+        if right.get(c).copied().unwrap_or(false) {
+            line.push_str(&rpad(cell, widths[c]));
+            plain.push_str(&rpad(cell, widths[c]));
+        } else if last {
+            match cells {
+                Some(cells) if wraps => {
+                    let room = cells.saturating_sub(start).max(MIN_CELL);
+                    let continuation = format!("\n{}", " ".repeat(start));
+                    line.push_str(&wrap(cell, room).join(&continuation));
+                }
+                _ => line.push_str(cell),
+            }
+        } else {
+            line.push_str(&pad(cell, widths[c]));
+            plain.push_str(&pad(cell, widths[c]));
+        }
+        if colour.is_some() {
+            line.push_str("\x1b[0m");
+        }
+    }
+    out.push_str(line.trim_end());
+    out.push('\n');
 }
 
 /// A few words on what a strategy did: counts of changed, removed and added tools, and the
