@@ -1368,26 +1368,14 @@ impl<'a> Analyzer<'a> {
         // A short list is not worth waking the thread pool for, on every turn of a trace of
         // millions of small requests.
         let parallel = tools.len() >= PARALLEL_ENTRIES;
-        let known: Vec<Option<u32>> = if parallel {
-            tools.par_iter().map(known_of).collect()
-        } else {
-            tools.iter().map(known_of).collect()
-        };
-        let fresh: Vec<String> = if parallel {
-            tools
-                .par_iter()
-                .zip(&known)
-                .filter(|(_, known)| known.is_none())
-                .map(|(entry, _)| tool::compact(entry))
-                .collect()
-        } else {
-            tools
-                .iter()
-                .zip(&known)
-                .filter(|(_, known)| known.is_none())
-                .map(|(entry, _)| tool::compact(entry))
-                .collect()
-        };
+        let known: Vec<Option<u32>> = map_entries(tools, parallel, known_of);
+        let unknown: Vec<&Value> = tools
+            .iter()
+            .zip(&known)
+            .filter(|(_, known)| known.is_none())
+            .map(|(entry, _)| entry)
+            .collect();
+        let fresh: Vec<String> = map_entries(&unknown, parallel, |entry| tool::compact(entry));
         let mut fresh_ids = self.intern_all(fresh).into_iter();
         let mut ids = Vec::with_capacity(tools.len());
         for (entry, known) in tools.iter().zip(known) {
@@ -1791,6 +1779,19 @@ impl<'a> Analyzer<'a> {
             cheapest,
             settings,
         }
+    }
+}
+
+/// `f` over `items`, in order: on the thread pool when `parallel`, else on this thread.
+fn map_entries<T: Sync, R: Send>(
+    items: &[T],
+    parallel: bool,
+    f: impl Fn(&T) -> R + Sync + Send,
+) -> Vec<R> {
+    if parallel {
+        items.par_iter().map(f).collect()
+    } else {
+        items.iter().map(f).collect()
     }
 }
 
