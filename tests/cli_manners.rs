@@ -12,6 +12,10 @@ use std::process::Stdio;
 use assert_cmd::Command;
 use serde_json::Value;
 
+#[path = "support/sgr.rs"]
+mod sgr;
+use sgr::strip_sgr;
+
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
@@ -659,22 +663,6 @@ fn empty_and_binary_files_say_so() {
         line,
         format!("toolprism: {}: not JSON: binary data", binary.display())
     );
-}
-
-/// `text` without its SGR colour sequences (`ESC [ ... m`).
-fn strip_sgr(text: &str) -> String {
-    let mut out = String::new();
-    let mut rest = text;
-    while let Some(at) = rest.find("\x1b[") {
-        out.push_str(&rest[..at]);
-        rest = &rest[at..];
-        match rest.find('m') {
-            Some(end) => rest = &rest[end + 1..],
-            None => break,
-        }
-    }
-    out.push_str(rest);
-    out
 }
 
 #[test]

@@ -9,6 +9,10 @@ use toolprism::measure::{Encoding, TokenCounter};
 use toolprism::report::{Report, report};
 use toolprism::{Capture, Settings, Strategy};
 
+#[path = "support/sgr.rs"]
+mod sgr;
+use sgr::strip_sgr;
+
 fn sample(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("samples")
@@ -513,22 +517,6 @@ fn the_sorted_column_is_never_dropped() {
     );
 }
 
-/// `text` without its SGR sequences (`ESC [ ... m`).
-fn without_sgr(text: &str) -> String {
-    let mut out = String::new();
-    let mut rest = text;
-    while let Some(at) = rest.find("\u{1b}[") {
-        out.push_str(&rest[..at]);
-        rest = &rest[at..];
-        match rest.find('m') {
-            Some(end) => rest = &rest[end + 1..],
-            None => break,
-        }
-    }
-    out.push_str(rest);
-    out
-}
-
 #[test]
 fn on_a_terminal_columns_sets_the_width() {
     // `script` gives the program a terminal; without it the test has nothing to run on.
@@ -553,7 +541,7 @@ fn on_a_terminal_columns_sets_the_width() {
     let coloured = String::from_utf8(out.stdout).unwrap().replace("\r\n", "\n");
     // On a terminal the marks are coloured; colour takes no cells.
     assert!(coloured.contains("\u{1b}["), "{coloured}");
-    let text = without_sgr(&coloured);
+    let text = strip_sgr(&coloured);
     for line in text.lines() {
         assert!(cells(line) <= 70, "{} cells: {line}", cells(line));
     }

@@ -10,7 +10,10 @@ use toolprism::Settings;
 use toolprism::measure::{Encoding, TokenCounter};
 use toolprism::session::{Analyzer, StrategyTurn, TraceInfo, TurnFacts, TurnSink};
 use toolprism::strategy::Strategy;
-use toolprism::trace::{RecordBody, TraceRecord, Usage};
+use toolprism::trace::{TraceRecord, Usage};
+
+#[path = "support/records.rs"]
+mod records;
 
 /// The system allocator, counting live bytes and their peak.
 struct Counting;
@@ -49,22 +52,15 @@ fn record(line: usize, thread: usize) -> TraceRecord {
             {"name": "b", "description": "Tool B.", "input_schema": {"type": "object"}},
         ],
     });
-    TraceRecord {
-        source: format!("line {line}"),
-        timestamp: None,
-        time_ms: None,
-        method: Some("POST".into()),
-        url: Some("https://api.anthropic.com/v1/messages".into()),
-        status: Some(200),
-        orphan: false,
-        body: RecordBody::Request(body),
-        usage: Some(Usage {
+    records::record(
+        line,
+        body,
+        Some(Usage {
             input: 10,
             cache_write: 0,
             cache_read: 0,
         }),
-        agent_id: None,
-    }
+    )
 }
 
 /// A sink that only counts the turns it is given.

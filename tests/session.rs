@@ -12,6 +12,10 @@ use toolprism::session::{Analyzer, SessionReport, TraceInfo};
 use toolprism::strategy::Strategy;
 use toolprism::trace::{RecordBody, TraceRecord, Usage};
 
+#[path = "support/records.rs"]
+mod records;
+use records::record;
+
 fn tool(name: &str, description: &str) -> Value {
     json!({
         "name": name,
@@ -32,21 +36,6 @@ fn body(user: &str, tools: &[Value], messages: Vec<Value>) -> Value {
 
 fn say(text: &str) -> Value {
     json!({"role": "user", "content": text})
-}
-
-fn record(line: usize, body: Value, usage: Option<Usage>) -> TraceRecord {
-    TraceRecord {
-        source: format!("line {line}"),
-        timestamp: None,
-        time_ms: None,
-        method: Some("POST".into()),
-        url: Some("https://api.anthropic.com/v1/messages".into()),
-        status: Some(200),
-        orphan: false,
-        body: RecordBody::Request(body),
-        usage,
-        agent_id: None,
-    }
 }
 
 fn usage(input: u64, cache_write: u64, cache_read: u64) -> Option<Usage> {
