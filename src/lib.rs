@@ -21,6 +21,7 @@ pub mod strategy;
 pub mod text;
 pub mod tool;
 pub mod trace;
+#[cfg(feature = "tui")]
 pub mod tui;
 
 pub use capture::{Capture, Shape};
