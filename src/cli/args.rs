@@ -117,146 +117,28 @@ pub enum Command {
     #[command(
         after_help = "Examples:\n  toolprism report capture.json\n  toolprism report capture.json -s minimal -s shorten --per-tool\n  toolprism report - --json < capture.json\n  toolprism report trace.jsonl --turn 5 --json   turn 5 of a trace (default: the last)"
     )]
-    Report {
-        #[command(flatten)]
-        common: Common,
-        /// Strategy ids, repeatable or comma-separated (`-s minimal,defer`; default: all of
-        /// them, each once). See `toolprism strategies`.
-        #[arg(
-            short = 's',
-            long = "strategy",
-            value_name = "ID",
-            value_parser = StrategyIds,
-            value_delimiter = ','
-        )]
-        strategies: Vec<Strategy>,
-        /// One JSON object on standard output (the keys are a contract: see CLI.md).
-        #[arg(long)]
-        json: bool,
-        /// The tiktoken encoding to count with.
-        #[arg(
-            long,
-            value_enum,
-            default_value = "o200k_base",
-            value_name = "ENCODING"
-        )]
-        encoding: EncodingArg,
-        /// Add a per-tool table for each strategy.
-        #[arg(long)]
-        per_tool: bool,
-        /// `--matrix` and its options.
-        #[command(flatten)]
-        matrix: super::matrix::MatrixArgs,
-        /// Exit 1 when a chosen strategy's total tokens exceed N, or when the host refuses
-        /// a chosen strategy (it has no figures to pass with); the report is printed either way.
-        #[arg(long, value_name = "N")]
-        budget: Option<usize>,
-    },
+    Report(ReportArgs),
     /// Print the projected request body (compact JSON, or `--pretty`).
     #[command(
         after_help = "Examples:\n  toolprism show capture.json -s minimal\n  toolprism show capture.json -s defer --tools-only --pretty\n  toolprism show session.har -s minimal --turn 2"
     )]
-    Show {
-        #[command(flatten)]
-        common: Common,
-        /// The strategy id. See `toolprism strategies`.
-        #[arg(short = 's', long = "strategy", value_name = "ID", value_parser = StrategyIds)]
-        strategy: Strategy,
-        /// Only the projected `tools` array (`[]` when the projection sends no `tools` key).
-        #[arg(long, conflicts_with = "tool")]
-        tools_only: bool,
-        /// Only this tool's entry as the projection sends it (exact name).
-        #[arg(long, value_name = "NAME")]
-        tool: Option<String>,
-        /// Indent with two spaces.
-        #[arg(long)]
-        pretty: bool,
-    },
+    Show(ShowArgs),
     /// Unified diff of each tool the strategy changes, adds or removes.
     #[command(
         after_help = "Examples:\n  toolprism diff capture.json -s minimal\n  toolprism diff capture.json -s shorten --tool mcp__github__create_issue --color never\n  toolprism diff trace.jsonl.gz -s defer --turn 7"
     )]
-    Diff {
-        #[command(flatten)]
-        common: Common,
-        /// The strategy id. See `toolprism strategies`.
-        #[arg(short = 's', long = "strategy", value_name = "ID", value_parser = StrategyIds)]
-        strategy: Strategy,
-        /// Only this tool (exact name).
-        #[arg(long, value_name = "NAME")]
-        tool: Option<String>,
-        /// Only the summary and one line per tool: lines removed and added, as `git diff --stat`.
-        #[arg(long)]
-        stat: bool,
-    },
+    Diff(DiffArgs),
     /// Write what `show` prints to a file, atomically, never replacing one without `--force`.
     #[command(
         after_help = "Examples:\n  toolprism export capture.json -s minimal -o minimal.json\n  toolprism export capture.json -s shorten -o out.json --store store/ --force\n  toolprism export capture.json -s defer --tools-only -o -\n  toolprism export trace.jsonl -s minimal --turn 3 -o turn3.json"
     )]
-    Export {
-        #[command(flatten)]
-        common: Common,
-        /// The strategy id. See `toolprism strategies`.
-        #[arg(short = 's', long = "strategy", value_name = "ID", value_parser = StrategyIds)]
-        strategy: Strategy,
-        /// The file to write (`-`: standard output).
-        #[arg(short = 'o', long = "output", value_name = "OUT")]
-        output: PathBuf,
-        /// Only the projected `tools` array.
-        #[arg(long)]
-        tools_only: bool,
-        /// Indent with two spaces.
-        #[arg(long)]
-        pretty: bool,
-        /// Also write the full entries `shorten` pointers name, as DIR/{handle}.
-        #[arg(long, value_name = "DIR")]
-        store: Option<PathBuf>,
-        /// Replace existing files, and write a request a provider would reject (a device or
-        /// a named pipe is written through, never replaced).
-        #[arg(long)]
-        force: bool,
-        /// No line on standard error after a successful export.
-        #[arg(short = 'q', long)]
-        quiet: bool,
-    },
+    Export(ExportArgs),
     /// A trace's turns (what changed in the tool list, the observed cache) and what each
     /// strategy would have sent and cost over the session.
     #[command(
         after_help = "Examples:\n  toolprism session trace.jsonl\n  toolprism session trace.jsonl -s original -s defer --json\n  toolprism session trace.jsonl -s defer --budget 50000   exit 1 if it costs more\n  toolprism session session.har --thread t2 --set cache.ttl=1h"
     )]
-    Session {
-        /// A trace (claude-trace / cctrace JSONL, HAR, JSON lines, a folder of request files,
-        /// gzip or zstd) or a single request body.
-        #[arg(value_name = "TRACE")]
-        trace: std::path::PathBuf,
-        /// One JSON object on standard output (the keys are a contract: see docs/SESSIONS.md).
-        #[arg(long)]
-        json: bool,
-        /// A strategy id (repeatable; default: all of them).
-        #[arg(short = 's', long = "strategy", value_name = "ID", value_parser = StrategyIds)]
-        strategies: Vec<Strategy>,
-        /// Only this thread (its id, `t1`, or its key).
-        #[arg(long, value_name = "ID")]
-        thread: Option<String>,
-        /// Skip records that are not JSON or have no usable body (counted) instead of failing.
-        #[arg(long)]
-        skip_bad: bool,
-        /// Change a setting, e.g. `cache.read=0.1`, `cache.ttl=1h` (repeatable).
-        #[arg(long = "set", value_name = "K=V", value_parser = SettingKeys, hide_possible_values = true)]
-        set: Vec<String>,
-        /// The tiktoken encoding to count with.
-        #[arg(
-            long,
-            value_enum,
-            default_value = "o200k_base",
-            value_name = "ENCODING"
-        )]
-        encoding: EncodingArg,
-        /// Exit 1 when a chosen strategy's session cost (whole prompts in input tokens, over
-        /// the cache chain: the totals' `cost`) exceeds N; the report is printed either way.
-        #[arg(long, value_name = "N")]
-        budget: Option<usize>,
-    },
+    Session(SessionArgs),
     /// List the strategy ids, one a line, with what each does.
     Strategies,
     /// Print the manual page (roff, every subcommand in one page, generated from these
@@ -266,11 +148,153 @@ pub enum Command {
     #[command(
         after_help = "Example:\n  toolprism completions bash > ~/.local/share/bash-completion/completions/toolprism"
     )]
-    Completions {
-        /// The shell.
-        #[arg(value_enum)]
-        shell: ShellArg,
-    },
+    Completions(CompletionsArgs),
+}
+
+/// `toolprism report`: its arguments.
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    #[command(flatten)]
+    pub common: Common,
+    /// Strategy ids, repeatable or comma-separated (`-s minimal,defer`; default: all of
+    /// them, each once). See `toolprism strategies`.
+    #[arg(
+        short = 's',
+        long = "strategy",
+        value_name = "ID",
+        value_parser = StrategyIds,
+        value_delimiter = ','
+    )]
+    pub strategies: Vec<Strategy>,
+    /// One JSON object on standard output (the keys are a contract: see CLI.md).
+    #[arg(long)]
+    pub json: bool,
+    /// The tiktoken encoding to count with.
+    #[arg(
+        long,
+        value_enum,
+        default_value = "o200k_base",
+        value_name = "ENCODING"
+    )]
+    pub encoding: EncodingArg,
+    /// Add a per-tool table for each strategy.
+    #[arg(long)]
+    pub per_tool: bool,
+    /// `--matrix` and its options.
+    #[command(flatten)]
+    pub matrix: super::matrix::MatrixArgs,
+    /// Exit 1 when a chosen strategy's total tokens exceed N, or when the host refuses
+    /// a chosen strategy (it has no figures to pass with); the report is printed either way.
+    #[arg(long, value_name = "N")]
+    pub budget: Option<usize>,
+}
+
+/// `toolprism show`: its arguments.
+#[derive(Debug, Args)]
+pub struct ShowArgs {
+    #[command(flatten)]
+    pub common: Common,
+    /// The strategy id. See `toolprism strategies`.
+    #[arg(short = 's', long = "strategy", value_name = "ID", value_parser = StrategyIds)]
+    pub strategy: Strategy,
+    /// Only the projected `tools` array (`[]` when the projection sends no `tools` key).
+    #[arg(long, conflicts_with = "tool")]
+    pub tools_only: bool,
+    /// Only this tool's entry as the projection sends it (exact name).
+    #[arg(long, value_name = "NAME")]
+    pub tool: Option<String>,
+    /// Indent with two spaces.
+    #[arg(long)]
+    pub pretty: bool,
+}
+
+/// `toolprism diff`: its arguments.
+#[derive(Debug, Args)]
+pub struct DiffArgs {
+    #[command(flatten)]
+    pub common: Common,
+    /// The strategy id. See `toolprism strategies`.
+    #[arg(short = 's', long = "strategy", value_name = "ID", value_parser = StrategyIds)]
+    pub strategy: Strategy,
+    /// Only this tool (exact name).
+    #[arg(long, value_name = "NAME")]
+    pub tool: Option<String>,
+    /// Only the summary and one line per tool: lines removed and added, as `git diff --stat`.
+    #[arg(long)]
+    pub stat: bool,
+}
+
+/// `toolprism export`: its arguments.
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    #[command(flatten)]
+    pub common: Common,
+    /// The strategy id. See `toolprism strategies`.
+    #[arg(short = 's', long = "strategy", value_name = "ID", value_parser = StrategyIds)]
+    pub strategy: Strategy,
+    /// The file to write (`-`: standard output).
+    #[arg(short = 'o', long = "output", value_name = "OUT")]
+    pub output: PathBuf,
+    /// Only the projected `tools` array.
+    #[arg(long)]
+    pub tools_only: bool,
+    /// Indent with two spaces.
+    #[arg(long)]
+    pub pretty: bool,
+    /// Also write the full entries `shorten` pointers name, as DIR/{handle}.
+    #[arg(long, value_name = "DIR")]
+    pub store: Option<PathBuf>,
+    /// Replace existing files, and write a request a provider would reject (a device or
+    /// a named pipe is written through, never replaced).
+    #[arg(long)]
+    pub force: bool,
+    /// No line on standard error after a successful export.
+    #[arg(short = 'q', long)]
+    pub quiet: bool,
+}
+
+/// `toolprism session`: its arguments.
+#[derive(Debug, Args)]
+pub struct SessionArgs {
+    /// A trace (claude-trace / cctrace JSONL, HAR, JSON lines, a folder of request files,
+    /// gzip or zstd) or a single request body.
+    #[arg(value_name = "TRACE")]
+    pub trace: std::path::PathBuf,
+    /// One JSON object on standard output (the keys are a contract: see docs/SESSIONS.md).
+    #[arg(long)]
+    pub json: bool,
+    /// A strategy id (repeatable; default: all of them).
+    #[arg(short = 's', long = "strategy", value_name = "ID", value_parser = StrategyIds)]
+    pub strategies: Vec<Strategy>,
+    /// Only this thread (its id, `t1`, or its key).
+    #[arg(long, value_name = "ID")]
+    pub thread: Option<String>,
+    /// Skip records that are not JSON or have no usable body (counted) instead of failing.
+    #[arg(long)]
+    pub skip_bad: bool,
+    /// Change a setting, e.g. `cache.read=0.1`, `cache.ttl=1h` (repeatable).
+    #[arg(long = "set", value_name = "K=V", value_parser = SettingKeys, hide_possible_values = true)]
+    pub set: Vec<String>,
+    /// The tiktoken encoding to count with.
+    #[arg(
+        long,
+        value_enum,
+        default_value = "o200k_base",
+        value_name = "ENCODING"
+    )]
+    pub encoding: EncodingArg,
+    /// Exit 1 when a chosen strategy's session cost (whole prompts in input tokens, over
+    /// the cache chain: the totals' `cost`) exceeds N; the report is printed either way.
+    #[arg(long, value_name = "N")]
+    pub budget: Option<usize>,
+}
+
+/// `toolprism completions`: its arguments.
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell.
+    #[arg(value_enum)]
+    pub shell: ShellArg,
 }
 
 fn parse_turn(value: &str) -> Result<usize, String> {

@@ -374,48 +374,17 @@ fn table(report: &Report, matrix: &Matrix, limit: Option<usize>, color: bool) ->
         .enumerate()
         .map(|(i, c)| (c.strategy, strategy_column(matrix, i, c)))
         .collect();
-    let mut dropped: Vec<Strategy> = Vec::new();
-    let mut name_width = natural_name;
-    if let Some(limit) = limit {
-        let used = |columns: &[(Strategy, TableColumn)]| {
-            2 + original.width() + columns.iter().map(|(_, c)| 2 + c.width()).sum::<usize>()
-        };
-        // The columns the rows are sorted or filtered by stay.
-        let mut keep = Vec::new();
-        if let SortColumn::Strategy(s) = matrix.sort().column {
-            keep.push(s);
-        }
-        if let Some(Filter::ChangedBy(s)) = matrix.filter() {
-            keep.push(s);
-        }
-        // Refused columns have nothing to show but the word: they go first.
-        let refused = matrix
-            .columns
-            .iter()
-            .filter(|c| matches!(c.status, ColumnStatus::Refused(_)))
-            .map(|c| c.strategy);
-        let order: Vec<Strategy> = refused.chain(DROP_ORDER).fold(Vec::new(), |mut order, s| {
-            if !order.contains(&s) {
-                order.push(s);
-            }
-            order
-        });
-        for &victim in &order {
-            if natural_name.min(NAME_MIN) + used(&columns) <= limit {
-                break;
-            }
-            if keep.contains(&victim) {
-                continue;
-            }
-            if let Some(at) = columns.iter().position(|(s, _)| *s == victim) {
-                columns.remove(at);
-                dropped.push(victim);
-            }
-        }
-        name_width = limit
-            .saturating_sub(used(&columns))
-            .clamp(label_width, natural_name);
-    }
+    let (name_width, dropped) = match limit {
+        Some(limit) => fit(
+            matrix,
+            &original,
+            &mut columns,
+            natural_name,
+            label_width,
+            limit,
+        ),
+        None => (natural_name, Vec::new()),
+    };
     let names = if name_width < natural_name {
         display_names(&raw_names, name_width)
     } else {
@@ -477,16 +446,7 @@ fn table(report: &Report, matrix: &Matrix, limit: Option<usize>, color: bool) ->
         ));
     }
     out.push('\n');
-    let mut trailer = vec![legend()];
-    trailer.extend(filter_line(matrix));
-    if !dropped.is_empty() {
-        let ids: Vec<&str> = dropped.iter().map(|s| s.id()).collect();
-        trailer.push(format!(
-            "not shown for width: {} (widen the terminal, or pipe the output for every column)",
-            ids.join(", ")
-        ));
-    }
-    trailer.extend(column_notes(matrix));
+    let trailer = trailer(matrix, &dropped);
     for line in trailer {
         match limit {
             Some(limit) => out.push_str(&wrap(&line, limit)),
@@ -497,6 +457,74 @@ fn table(report: &Report, matrix: &Matrix, limit: Option<usize>, color: bool) ->
         }
     }
     out
+}
+
+/// Drop columns, in [`DROP_ORDER`] (refused ones first), until the table fits `limit`
+/// with names at least [`NAME_MIN`] wide; the column the rows are sorted or filtered by
+/// stays. Returns the names' width and the columns dropped.
+fn fit(
+    matrix: &Matrix,
+    original: &TableColumn,
+    columns: &mut Vec<(Strategy, TableColumn)>,
+    natural_name: usize,
+    label_width: usize,
+    limit: usize,
+) -> (usize, Vec<Strategy>) {
+    let used = |columns: &[(Strategy, TableColumn)]| {
+        2 + original.width() + columns.iter().map(|(_, c)| 2 + c.width()).sum::<usize>()
+    };
+    let mut keep = Vec::new();
+    if let SortColumn::Strategy(s) = matrix.sort().column {
+        keep.push(s);
+    }
+    if let Some(Filter::ChangedBy(s)) = matrix.filter() {
+        keep.push(s);
+    }
+    // Refused columns have nothing to show but the word: they go first.
+    let refused = matrix
+        .columns
+        .iter()
+        .filter(|c| matches!(c.status, ColumnStatus::Refused(_)))
+        .map(|c| c.strategy);
+    let order: Vec<Strategy> = refused.chain(DROP_ORDER).fold(Vec::new(), |mut order, s| {
+        if !order.contains(&s) {
+            order.push(s);
+        }
+        order
+    });
+    let mut dropped = Vec::new();
+    for &victim in &order {
+        if natural_name.min(NAME_MIN) + used(columns) <= limit {
+            break;
+        }
+        if keep.contains(&victim) {
+            continue;
+        }
+        if let Some(at) = columns.iter().position(|(s, _)| *s == victim) {
+            columns.remove(at);
+            dropped.push(victim);
+        }
+    }
+    let name_width = limit
+        .saturating_sub(used(columns))
+        .clamp(label_width, natural_name);
+    (name_width, dropped)
+}
+
+/// The lines under the table: the legend, the filter, the columns dropped for width, and
+/// each column's notes.
+fn trailer(matrix: &Matrix, dropped: &[Strategy]) -> Vec<String> {
+    let mut trailer = vec![legend()];
+    trailer.extend(filter_line(matrix));
+    if !dropped.is_empty() {
+        let ids: Vec<&str> = dropped.iter().map(|s| s.id()).collect();
+        trailer.push(format!(
+            "not shown for width: {} (widen the terminal, or pipe the output for every column)",
+            ids.join(", ")
+        ));
+    }
+    trailer.extend(column_notes(matrix));
+    trailer
 }
 
 /// `text` wrapped at spaces to `limit` cells, continuation lines indented by two; a word

@@ -7,6 +7,7 @@
 //! [`Output::report`]).
 
 mod args;
+mod commands;
 mod diffprint;
 mod interrupt;
 mod manners;
@@ -17,12 +18,12 @@ mod table;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
-use clap::{CommandFactory, Parser};
-use toolprism::measure::{Encoding, TokenCounter};
+use clap::Parser;
+use toolprism::measure::TokenCounter;
 use toolprism::sanitize::visible;
 use toolprism::session::pick::{TurnChoice, pick_turn_alone};
 use toolprism::trace::{RecordBody, TraceFormat, TraceOptions};
-use toolprism::{Capture, Settings, Strategy, diff, export, project, report};
+use toolprism::{Capture, Settings, Strategy, diff, report};
 
 use args::{Cli, ColorChoice, Command, Common};
 
@@ -67,8 +68,12 @@ struct Output {
 
 impl Output {
     fn text(text: String) -> Output {
+        Output::bytes(text.into_bytes())
+    }
+
+    fn bytes(stdout: Vec<u8>) -> Output {
         Output {
-            stdout: text.into_bytes(),
+            stdout,
             report: None,
             stderr: String::new(),
             status: EXIT_OK,
@@ -276,328 +281,21 @@ fn write_report_json(report: &mut report::Report) -> i32 {
     }
 }
 
+/// One function per subcommand (`commands`), over arguments clap has resolved.
 fn run(cli: Cli) -> Result<Output, Failure> {
     let color = cli.color;
     let Some(command) = cli.command else {
         return open(&cli);
     };
     match command {
-        Command::Report {
-            common,
-            strategies,
-            json,
-            encoding,
-            per_tool,
-            matrix,
-            budget,
-        } => {
-            // `--format markdown|csv` is a matrix format: asking for it is asking for the matrix.
-            let mut matrix = matrix;
-            if matches!(
-                matrix.format,
-                Some(matrix::Format::Markdown | matrix::Format::Csv)
-            ) {
-                matrix.matrix = true;
-            }
-            // Started first: the encoder is built on a background thread while the capture is
-            // read and parsed.
-            let counter = TokenCounter::new(encoding.into());
-            let Loaded {
-                capture,
-                path,
-                name,
-                turn,
-            } = load(&common)?;
-            let settings = settings(&common.set)?;
-            let strategies = if strategies.is_empty() {
-                Strategy::ALL.to_vec()
-            } else if matrix.matrix {
-                matrix::with_original(strategies)
-            } else {
-                // `-s minimal,defer -s minimal`: each strategy once, in first-named order.
-                let mut unique = Vec::with_capacity(strategies.len());
-                for strategy in strategies {
-                    if !unique.contains(&strategy) {
-                        unique.push(strategy);
-                    }
-                }
-                unique
-            };
-            let mut report = report::report(&capture, &path, &strategies, &settings, &counter);
-            report.turn = turn;
-            // Not freed: the process exits after printing, and freeing the trees of 100,000
-            // tools takes a third of a second.
-            std::mem::forget(capture);
-            let streamed = json && !std::io::stdout().is_terminal();
-            let text = if streamed {
-                String::new()
-            } else if json {
-                let mut text = serde_json::to_string_pretty(&report)
-                    .map_err(|e| Failure::new(format!("{}: {e}", visible(&name))))?;
-                text.push('\n');
-                for_terminal(text)
-            } else if matrix.matrix {
-                matrix::render(&report, &matrix, use_color(color))
-            } else {
-                table::report_table(&report, per_tool, terminal_width(), use_color(color))
-            };
-            let mut output = Output::text(text);
-            if let Some(budget) = budget
-                && let Some(line) = over_budget(&report, budget)
-            {
-                output.stderr = format!("toolprism: {}: {line}\n", visible(&name));
-                output.status = EXIT_CHECK;
-            }
-            if streamed {
-                output.report = Some(report);
-            }
-            Ok(output)
-        }
-        Command::Show {
-            common,
-            strategy,
-            tools_only,
-            tool,
-            pretty,
-        } => {
-            let Loaded { capture, name, .. } = load(&common)?;
-            let settings = settings(&common.set)?;
-            let projection = project(&capture, strategy, &settings);
-            refused(&projection, &name)?;
-            let text = match &tool {
-                Some(tool) => {
-                    known_tool(&capture, &projection, tool, &name)?;
-                    let entry = sent_entry(&capture, &projection, tool, &name)?;
-                    let mut text = if pretty {
-                        toolprism::tool::pretty(entry)
-                    } else {
-                        toolprism::tool::compact(entry)
-                    };
-                    text.push('\n');
-                    text
-                }
-                None => export::render(&capture, &projection, tools_only, pretty),
-            };
-            Ok(Output::text(for_terminal(text)))
-        }
-        Command::Diff {
-            common,
-            strategy,
-            tool,
-            stat,
-        } => {
-            let Loaded {
-                capture,
-                name,
-                turn,
-                ..
-            } = load(&common)?;
-            let settings = settings(&common.set)?;
-            let projection = project(&capture, strategy, &settings);
-            refused(&projection, &name)?;
-            if let Some(tool) = &tool {
-                known_tool(&capture, &projection, tool, &name)?;
-            }
-            let options = diffprint::Options {
-                only: tool.as_deref(),
-                color: use_color(color),
-                stat,
-                title: turn.is_some().then_some(name.as_str()),
-            };
-            let mut output = Output::text(diffprint::render(&capture, &projection, &options));
-            output.page = true;
-            Ok(output)
-        }
-        Command::Export {
-            common,
-            strategy,
-            output,
-            tools_only,
-            pretty,
-            store,
-            force,
-            quiet,
-        } => {
-            let Loaded { capture, name, .. } = load(&common)?;
-            let settings = settings(&common.set)?;
-            let projection = project(&capture, strategy, &settings);
-            refused(&projection, &name)?;
-            if !projection.request_valid && !force {
-                let why = projection
-                    .notes
-                    .iter()
-                    .find(|n| n.level == toolprism::Level::Error)
-                    .map_or("", |n| n.text.as_str());
-                return Err(Failure::new(format!(
-                    "{}: a provider would reject the `{strategy}` request ({}); --force writes it anyway",
-                    visible(&name),
-                    visible(why)
-                )));
-            }
-            let text = export::render(&capture, &projection, tools_only, pretty);
-            let counter = (!quiet).then(|| TokenCounter::new(Encoding::O200kBase));
-            // Refuse before writing the store: a refused export writes nothing at all.
-            let to_file = output.as_os_str() != "-";
-            if to_file
-                && !force
-                && export::target_kind(&output) == export::TargetKind::Regular
-                && output.symlink_metadata().is_ok()
-            {
-                return Err(export_failure(export::ExportError::Exists(output)));
-            }
-            // Not even with --force: the capture (or the trace it came from) is an input.
-            if to_file
-                && common.capture.as_os_str() != "-"
-                && export::same_file(&output, &common.capture)
-            {
-                return Err(export_failure(export::ExportError::IsInput(output)));
-            }
-            let mut notes = Vec::new();
-            // What the store put in place, taken back should the export itself fail.
-            let mut store_created = Vec::new();
-            if let Some(dir) = &store {
-                if projection.stored.is_empty() {
-                    notes.push(format!(
-                        "the `{strategy}` projection names no stored entries, nothing written to {}",
-                        visible(&dir.to_string_lossy())
-                    ));
-                } else {
-                    let (written, created) =
-                        export::write_store_created(dir, &projection.stored, force)
-                            .map_err(export_failure)?;
-                    store_created = created;
-                    notes.push(format!(
-                        "{} in {}",
-                        manners::count(written.len(), "stored entry", "stored entries"),
-                        visible(&dir.to_string_lossy())
-                    ));
-                }
-            }
-            let mut stdout = Vec::new();
-            let target = if to_file {
-                write_export(&output, &text, force).inspect_err(|_| {
-                    export::remove_created(&store_created);
-                })?;
-                visible(&output.to_string_lossy()).into_owned()
-            } else {
-                stdout = for_terminal(text.clone()).into_bytes();
-                "standard output".to_owned()
-            };
-            let mut stderr = String::new();
-            // Into standard output the JSON itself is the result; a line on the same terminal
-            // would only get in the way of copying it.
-            match &counter {
-                Some(counter) if to_file => {
-                    let mut line = format!(
-                        // Counted: the file's own JSON (not the tools alone, not the request
-                        // the strategy sends with its added text).
-                        "toolprism: wrote {target}: {}, {} in the file ({})",
-                        manners::count(text.len(), "byte", "bytes"),
-                        manners::count(
-                            counter.count(text.trim_end_matches('\n')),
-                            "token",
-                            "tokens",
-                        ),
-                        Encoding::O200kBase.id()
-                    );
-                    for note in &notes {
-                        line.push_str("; ");
-                        line.push_str(note);
-                    }
-                    line.push('\n');
-                    stderr = line;
-                }
-                _ if store.is_some() && projection.stored.is_empty() => {
-                    stderr = format!("toolprism: note: {}\n", notes.join("; "));
-                }
-                _ => {}
-            }
-            Ok(Output {
-                stdout,
-                report: None,
-                stderr,
-                status: EXIT_OK,
-                page: false,
-            })
-        }
-        Command::Session {
-            trace,
-            json,
-            strategies,
-            thread,
-            skip_bad,
-            set,
-            encoding,
-            budget,
-        } => {
-            let settings = settings(&set)?;
-            session::run(&session::Request {
-                path: &trace,
-                label: None,
-                json,
-                strategies: &strategies,
-                thread,
-                skip_bad,
-                settings: &settings,
-                encoding: encoding.into(),
-                budget,
-                color: use_color(color),
-            })
-        }
-        Command::Strategies => {
-            let width = Strategy::ALL
-                .iter()
-                .map(|s| s.id().len())
-                .max()
-                .unwrap_or(0);
-            let mut text = String::new();
-            let defaults = Settings::default();
-            for strategy in Strategy::ALL {
-                // The defaults reproduce each origin's current release; name the older one a
-                // setting selects.
-                let origin = match (strategy.release(&defaults), strategy.older_release()) {
-                    (Some(release), Some((set, older))) => format!(
-                        "{}, {release}, current; {older} with --set {set}",
-                        strategy.family()
-                    ),
-                    (Some(release), None) => format!("{}, {release}, current", strategy.family()),
-                    (None, _) => strategy.family().to_owned(),
-                };
-                text.push_str(&format!(
-                    "{:<width$}  {} ({origin})\n",
-                    strategy.id(),
-                    strategy.summary(),
-                ));
-            }
-            Ok(Output::text(text))
-        }
-        Command::Man => {
-            let buffer = man_page().map_err(|e| Failure::new(format!("man: {e}")))?;
-            Ok(Output {
-                stdout: buffer,
-                report: None,
-                stderr: String::new(),
-                status: EXIT_OK,
-                page: false,
-            })
-        }
-        Command::Completions { shell } => {
-            let mut command = Cli::command();
-            let mut buffer = Vec::new();
-            clap_complete::generate(
-                clap_complete::Shell::from(shell),
-                &mut command,
-                "toolprism",
-                &mut buffer,
-            );
-            Ok(Output {
-                stdout: buffer,
-                report: None,
-                stderr: String::new(),
-                status: EXIT_OK,
-                page: false,
-            })
-        }
+        Command::Report(args) => commands::report(args, color),
+        Command::Show(args) => commands::show(&args),
+        Command::Diff(args) => commands::diff(&args, color),
+        Command::Export(args) => commands::export(&args),
+        Command::Session(args) => commands::session(&args, color),
+        Command::Strategies => Ok(commands::strategies()),
+        Command::Man => commands::man(),
+        Command::Completions(args) => Ok(commands::completions(&args)),
     }
 }
 
@@ -793,10 +491,12 @@ struct Loaded {
     name: String,
     /// Which turn of a trace it is; `None` for a single capture.
     turn: Option<toolprism::report::TurnFigures>,
+    /// Every `--set` applied.
+    settings: Settings,
 }
 
 /// Load `CAPTURE` through [`pick_turn_alone`]: a single capture as before (same errors), or one
-/// request of a trace (`--turn N`, default the last), streamed.
+/// request of a trace (`--turn N`, default the last), streamed; then apply its `--set`s.
 fn load(common: &Common) -> Result<Loaded, Failure> {
     let choice = match common.turn {
         Some(n) => TurnChoice::Number(n),
@@ -820,6 +520,7 @@ fn load(common: &Common) -> Result<Loaded, Failure> {
         path: path.into_owned(),
         name,
         turn,
+        settings: settings(&common.set)?,
     })
 }
 
@@ -838,136 +539,6 @@ fn settings(set: &[String]) -> Result<Settings, Failure> {
             .map_err(|e| Failure::new(format!("--set: {}", visible(&e.to_string()))))?;
     }
     Ok(settings)
-}
-
-/// Write an export to a file, a device or a pipe (`export::write`'s rules); on a terminal
-/// device (`-o /dev/tty`) the JSON is made terminal-safe as for `-o -`.
-fn write_export(path: &Path, text: &str, force: bool) -> Result<(), Failure> {
-    match export::target_kind(path) {
-        export::TargetKind::Through => {
-            let mut file = export::open_through(path).map_err(export_failure)?;
-            let bytes = if file.is_terminal() {
-                toolprism::sanitize::json_for_terminal(text)
-            } else {
-                std::borrow::Cow::Borrowed(text)
-            };
-            export::write_through_checked(&mut file, path, bytes.as_bytes(), force)
-                .map_err(export_failure)
-        }
-        _ => {
-            // A signal whose default ends the process, while the temporary file is written:
-            // stop, remove it, and leave the target as it was (the default action would leave
-            // the temporary file behind).
-            let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-            use signal_hook::consts::*;
-            for signal in [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM] {
-                let _ = signal_hook::flag::register(signal, stop.clone());
-            }
-            // After the stop flag: Ctrl-C now stops the write, then exits 130.
-            interrupt::take_over();
-            export::write_until(path, text.as_bytes(), force, &stop).map_err(export_failure)
-        }
-    }
-}
-
-fn export_failure(error: export::ExportError) -> Failure {
-    Failure::new(visible(&error.to_string()).into_owned())
-}
-
-/// `--tool NAME` must name a tool of the capture or of the projection; otherwise one line,
-/// with the nearest name when there is one.
-fn known_tool(
-    capture: &Capture,
-    projection: &toolprism::Projection,
-    tool: &str,
-    name: &str,
-) -> Result<(), Failure> {
-    let names = || {
-        capture
-            .tool_names()
-            .chain(projection.outcomes.iter().map(|o| &*o.name))
-    };
-    if names().any(|n| n == tool) {
-        return Ok(());
-    }
-    let hint = manners::did_you_mean(tool, names())
-        .map(|near| format!("; did you mean `{}`?", visible(near)))
-        .unwrap_or_default();
-    Err(Failure::new(format!(
-        "{}: no tool named `{}` in the capture or the `{}` projection{hint}",
-        visible(name),
-        visible(tool),
-        projection.strategy
-    )))
-}
-
-/// The entry the projection sends for `tool`, or one line saying what became of it.
-fn sent_entry<'a>(
-    capture: &'a Capture,
-    projection: &'a toolprism::Projection,
-    tool: &str,
-    name: &str,
-) -> Result<&'a serde_json::Value, Failure> {
-    let sent = projection.sent.as_deref().unwrap_or(&[]);
-    let outcome = projection.outcomes.iter().find(|o| &*o.name == tool);
-    if let Some(entry) = outcome.and_then(|o| o.projected).and_then(|i| sent.get(i)) {
-        return Ok(entry.entry(capture));
-    }
-    let what = outcome.map_or("not sent".to_owned(), |o| {
-        let mut what = o.status.word().to_owned();
-        if !o.reason.is_empty() {
-            what.push_str(&format!(": {}", visible(&o.reason)));
-        }
-        what
-    });
-    Err(Failure::new(format!(
-        "{}: `{}` sends no `{}` ({what})",
-        visible(name),
-        projection.strategy,
-        visible(tool)
-    )))
-}
-
-/// A host that refuses the capture (a3s's limits) leaves nothing to show or write.
-fn refused(projection: &toolprism::Projection, name: &str) -> Result<(), Failure> {
-    match projection.refusal() {
-        Some(error) => Err(Failure::new(format!(
-            "{}: `{}` refuses this capture: {}",
-            visible(name),
-            projection.strategy,
-            visible(error)
-        ))),
-        None => Ok(()),
-    }
-}
-
-/// The `--budget` gate: which chosen strategies' total tokens exceed `budget`, as one line.
-/// A refused strategy has no figures to pass the gate with, so it fails it.
-fn over_budget(report: &report::Report, budget: usize) -> Option<String> {
-    let failures: Vec<String> = report
-        .strategies
-        .iter()
-        .filter_map(|s| match s.total_tokens {
-            Some(total) if total > budget => Some(format!(
-                "`{}` sends {} tokens, {} over",
-                s.id,
-                toolprism::text::thousands(total),
-                toolprism::text::thousands(total - budget)
-            )),
-            Some(_) => None,
-            None => Some(format!(
-                "`{}` is refused by the host and has no figures",
-                s.id
-            )),
-        })
-        .collect();
-    (!failures.is_empty()).then(|| {
-        format!(
-            "over the budget of {} tokens: {}",
-            toolprism::text::thousands(budget),
-            failures.join("; ")
-        )
-    })
 }
 
 /// Colour on a terminal unless `NO_COLOR` is set (non-empty); `always`/`never` decide alone.
@@ -995,49 +566,4 @@ pub(crate) fn summary_line(summary: &diff::ByteSummary) -> String {
         toolprism::text::thousands(summary.bytes_removed),
         toolprism::text::thousands(summary.bytes_added),
     )
-}
-
-/// The manual page: one page holding every subcommand (their synopses and options as
-/// subsections), so it names no per-subcommand pages that are not installed.
-fn man_page() -> std::io::Result<Vec<u8>> {
-    let mut cmd = Cli::command();
-    cmd.build();
-    let man = clap_mangen::Man::new(cmd.clone());
-    let mut out = Vec::new();
-    man.render_title(&mut out)?;
-    man.render_name_section(&mut out)?;
-    man.render_synopsis_section(&mut out)?;
-    man.render_description_section(&mut out)?;
-    man.render_options_section(&mut out)?;
-    out.extend_from_slice(b".SH COMMANDS\n");
-    for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
-        let page = clap_mangen::Man::new(sub.clone());
-        let mut part = Vec::new();
-        page.render_synopsis_section(&mut part)?;
-        page.render_description_section(&mut part)?;
-        if sub.get_arguments().any(|a| !a.is_hide_set()) {
-            page.render_options_section(&mut part)?;
-        }
-        if sub.get_after_help().is_some() {
-            page.render_extra_section(&mut part)?;
-        }
-        let name = sub.get_bin_name().unwrap_or(sub.get_name());
-        out.extend_from_slice(format!(".SS \"{name}\"\n").as_bytes());
-        // The subcommand's own sections become paragraphs of its subsection.
-        for line in String::from_utf8_lossy(&part).lines() {
-            match line.strip_prefix(".SH ") {
-                Some(title) => {
-                    let title = title.trim_matches('"');
-                    out.extend_from_slice(format!(".TP\n\\fB{title}\\fR\n.PP\n").as_bytes());
-                }
-                None => {
-                    out.extend_from_slice(line.as_bytes());
-                    out.push(b'\n');
-                }
-            }
-        }
-    }
-    man.render_extra_section(&mut out)?;
-    man.render_version_section(&mut out)?;
-    Ok(out)
 }

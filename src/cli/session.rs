@@ -238,6 +238,46 @@ fn write_text(
     color: bool,
     out: &mut dyn Write,
 ) -> Result<(), WriteError> {
+    out.write_all(trace_head(report).as_bytes())?;
+    let TextSpill {
+        turns,
+        turn_widths,
+        strategies,
+        strategy_widths,
+        disagreements,
+        errors,
+    } = spill;
+    let header = TURN_HEADER.map(str::to_owned);
+    write_grid(&header, turns, &turn_widths, &TURN_RIGHT, out)?;
+    if disagreements.rows > 0 {
+        out.write_all(b"\nDisagreements (observed against modelled, for the requests as sent)\n")?;
+        let rows = disagreements.rows;
+        let mut reader = disagreements.reader().map_err(WriteError::Spool)?;
+        for _ in 0..rows {
+            let line = read_cells(&mut reader, 1).map_err(WriteError::Spool)?;
+            out.write_all(line[0].as_bytes())?;
+            out.write_all(b"\n")?;
+        }
+    }
+
+    if report.strategies.is_empty() {
+        return Ok(());
+    }
+    out.write_all(
+        b"\nStrategies: tokens sent per turn (tools in context + added text); * the projected tools changed; after it the modelled cache (h hit, p partial, w write, - none)\n",
+    )?;
+    let mut header = vec!["turn".to_owned()];
+    header.extend(report.strategies.iter().map(|s| s.id.to_owned()));
+    let right = vec![true; report.strategies.len() + 1];
+    write_grid(&header, strategies, &strategy_widths, &right, out)?;
+
+    out.write_all(totals_text(report, errors, color).as_bytes())?;
+    Ok(())
+}
+
+/// The report's head: the trace, the agreement with observed usage, its threads and the
+/// calls it ignored, down to the turns table's title.
+fn trace_head(report: &SessionReport) -> String {
     let mut text = String::new();
     let trace = &report.trace;
     let mut head = format!(
@@ -287,39 +327,17 @@ fn write_text(
         );
     }
     text.push_str("\nTurns (each compared with the previous turn of its thread)\n");
-    out.write_all(text.as_bytes())?;
-    let TextSpill {
-        turns,
-        turn_widths,
-        strategies,
-        strategy_widths,
-        disagreements,
-        errors,
-    } = spill;
-    let header = TURN_HEADER.map(str::to_owned);
-    write_grid(&header, turns, &turn_widths, &TURN_RIGHT, out)?;
-    if disagreements.rows > 0 {
-        out.write_all(b"\nDisagreements (observed against modelled, for the requests as sent)\n")?;
-        let rows = disagreements.rows;
-        let mut reader = disagreements.reader().map_err(WriteError::Spool)?;
-        for _ in 0..rows {
-            let line = read_cells(&mut reader, 1).map_err(WriteError::Spool)?;
-            out.write_all(line[0].as_bytes())?;
-            out.write_all(b"\n")?;
-        }
-    }
+    text
+}
 
-    if report.strategies.is_empty() {
-        return Ok(());
-    }
-    out.write_all(
-        b"\nStrategies: tokens sent per turn (tools in context + added text); * the projected tools changed; after it the modelled cache (h hit, p partial, w write, - none)\n",
-    )?;
-    let mut header = vec!["turn".to_owned()];
-    header.extend(report.strategies.iter().map(|s| s.id.to_owned()));
-    let right = vec![true; report.strategies.len() + 1];
-    write_grid(&header, strategies, &strategy_widths, &right, out)?;
-
+/// The session totals and what they rest on: the cost model's settings, the tools section and
+/// each strategy's refusals.
+fn totals_text(
+    report: &SessionReport,
+    errors: Vec<(usize, Option<(usize, String)>)>,
+    color: bool,
+) -> String {
+    let trace = &report.trace;
     let mut text = String::new();
     let mut rows = vec![
         [
@@ -419,8 +437,7 @@ fn write_text(
             );
         }
     }
-    out.write_all(text.as_bytes())?;
-    Ok(())
+    text
 }
 
 /// `session --json`'s rows, spooled as the pretty JSON they are printed as, already indented

@@ -274,6 +274,44 @@ pub fn report_table(report: &Report, per_tool: bool, cells: Option<usize>, color
     }
     out.push('\n');
 
+    out.push_str(&strategies_grid(report, cells, color));
+    out.push_str(&fit_paragraph(
+        "\ntokens: the projected tools array plus any text added outside it. cache prefix: bytes of\nthe compact tools array that stay identical (a provider's prompt cache keeps that much).\nstatus: n/a = nothing to act on (the host's fallback, figures shown); refused = the host\nrejects the list (no figures); `!` = a provider would reject the projected request.\n",
+        cells,
+    ));
+    if report.capture.context_tokens != report.capture.tools_tokens {
+        let line = format!(
+            "context: tokens in the model's context (entries marked defer_loading stay out until the\nprovider's tool search returns them; {} for the capture): saved is measured on these.\n",
+            thousands(report.capture.context_tokens)
+        );
+        out.push_str(&fit_paragraph(&line, cells));
+    }
+
+    out.push_str(&notes_section(report, cells));
+
+    out.push_str(&estimates_section(report, cells));
+
+    if let Some(line) = overhead_line(report) {
+        out.push('\n');
+        out.push_str(&fit_paragraph(&line, cells));
+    }
+
+    if per_tool {
+        for s in in_table_order(report) {
+            let _ = write!(out, "\n{} per tool\n", s.id);
+            if s.is_refused() {
+                out.push_str("  refused by the host: no figures\n");
+            } else {
+                out.push_str(&per_tool_table(&s.per_tool, cells));
+            }
+        }
+    }
+    out
+}
+
+/// The strategies' table: status, tools, tokens, savings and the cache prefix of each, with
+/// a `context` column when some entries are provider-deferred.
+fn strategies_grid(report: &Report, cells: Option<usize>, color: bool) -> String {
     let mut rows = vec![
         [
             "strategy",
@@ -344,19 +382,13 @@ pub fn report_table(report: &Report, per_tool: bool, cells: Option<usize>, color
             None => None,
         }
     };
-    out.push_str(&grid_painted(&rows, &right, "", cells, &paint));
-    out.push_str(&fit_paragraph(
-        "\ntokens: the projected tools array plus any text added outside it. cache prefix: bytes of\nthe compact tools array that stay identical (a provider's prompt cache keeps that much).\nstatus: n/a = nothing to act on (the host's fallback, figures shown); refused = the host\nrejects the list (no figures); `!` = a provider would reject the projected request.\n",
-        cells,
-    ));
-    if report.capture.context_tokens != report.capture.tools_tokens {
-        let line = format!(
-            "context: tokens in the model's context (entries marked defer_loading stay out until the\nprovider's tool search returns them; {} for the capture): saved is measured on these.\n",
-            thousands(report.capture.context_tokens)
-        );
-        out.push_str(&fit_paragraph(&line, cells));
-    }
+    grid_painted(&rows, &right, "", cells, &paint)
+}
 
+/// Every strategy's notes, errors first, then warnings, then explanations; empty without any.
+fn notes_section(report: &Report, cells: Option<usize>) -> String {
+    let capture = &report.capture;
+    let mut out = String::new();
     // Errors first, then warnings, then explanations; strategies in table order within each.
     let mut notes: Vec<(&str, &Note)> = in_table_order(report)
         .flat_map(|s| s.notes.iter().map(move |n| (s.id, n)))
@@ -375,8 +407,15 @@ pub fn report_table(report: &Report, per_tool: bool, cells: Option<usize>, color
         out.push_str("\nnotes\n");
         out.push_str(&fit_text(&lines, cells));
     }
+    out
+}
 
-    out.push_str("\norigin estimates of the projected list (tokens, by each host's own formula)\n");
+/// What each origin's own formula estimates for the projected list, beside tiktoken's count.
+fn estimates_section(report: &Report, cells: Option<usize>) -> String {
+    let dash = || "-".to_owned();
+    let mut out = String::from(
+        "\norigin estimates of the projected list (tokens, by each host's own formula)\n",
+    );
     let mut rows = vec![
         ["strategy", "vtcode", "a3s", "zero", "lean-ctx", "tiktoken"]
             .map(str::to_owned)
@@ -408,22 +447,6 @@ pub fn report_table(report: &Report, per_tool: bool, cells: Option<usize>, color
         "  ",
         cells,
     ));
-
-    if let Some(line) = overhead_line(report) {
-        out.push('\n');
-        out.push_str(&fit_paragraph(&line, cells));
-    }
-
-    if per_tool {
-        for s in in_table_order(report) {
-            let _ = write!(out, "\n{} per tool\n", s.id);
-            if s.is_refused() {
-                out.push_str("  refused by the host: no figures\n");
-            } else {
-                out.push_str(&per_tool_table(&s.per_tool, cells));
-            }
-        }
-    }
     out
 }
 

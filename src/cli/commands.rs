@@ -1,0 +1,502 @@
+//! One function per subcommand: each takes its resolved arguments ([`super::args`]) and returns
+//! what to print, or the one line that says why not.
+
+use std::io::IsTerminal;
+use std::path::Path;
+
+use clap::CommandFactory;
+use toolprism::measure::{Encoding, TokenCounter};
+use toolprism::sanitize::visible;
+use toolprism::{Capture, Settings, Strategy, export, project, report};
+
+use super::args::{
+    Cli, ColorChoice, CompletionsArgs, DiffArgs, ExportArgs, ReportArgs, SessionArgs, ShowArgs,
+};
+use super::{
+    EXIT_CHECK, Failure, Loaded, Output, diffprint, for_terminal, interrupt, load, manners, matrix,
+    session, settings, table, terminal_width, use_color,
+};
+
+/// `toolprism report`: the figures of the chosen strategies, as a table, a matrix or JSON.
+pub(super) fn report(args: ReportArgs, color: ColorChoice) -> Result<Output, Failure> {
+    let ReportArgs {
+        common,
+        strategies,
+        json,
+        encoding,
+        per_tool,
+        mut matrix,
+        budget,
+    } = args;
+    // `--format markdown|csv` is a matrix format: asking for it is asking for the matrix.
+    if matches!(
+        matrix.format,
+        Some(matrix::Format::Markdown | matrix::Format::Csv)
+    ) {
+        matrix.matrix = true;
+    }
+    // Started first: the encoder is built on a background thread while the capture is read
+    // and parsed.
+    let counter = TokenCounter::new(encoding.into());
+    let Loaded {
+        capture,
+        path,
+        name,
+        turn,
+        settings,
+    } = load(&common)?;
+    let strategies = if strategies.is_empty() {
+        Strategy::ALL.to_vec()
+    } else if matrix.matrix {
+        matrix::with_original(strategies)
+    } else {
+        // `-s minimal,defer -s minimal`: each strategy once, in first-named order.
+        let mut unique = Vec::with_capacity(strategies.len());
+        for strategy in strategies {
+            if !unique.contains(&strategy) {
+                unique.push(strategy);
+            }
+        }
+        unique
+    };
+    let mut report = report::report(&capture, &path, &strategies, &settings, &counter);
+    report.turn = turn;
+    // Not freed: the process exits after printing, and freeing the trees of 100,000 tools
+    // takes a third of a second.
+    std::mem::forget(capture);
+    let streamed = json && !std::io::stdout().is_terminal();
+    let text = if streamed {
+        String::new()
+    } else if json {
+        let mut text = serde_json::to_string_pretty(&report)
+            .map_err(|e| Failure::new(format!("{}: {e}", visible(&name))))?;
+        text.push('\n');
+        for_terminal(text)
+    } else if matrix.matrix {
+        matrix::render(&report, &matrix, use_color(color))
+    } else {
+        table::report_table(&report, per_tool, terminal_width(), use_color(color))
+    };
+    let mut output = Output::text(text);
+    if let Some(budget) = budget
+        && let Some(line) = over_budget(&report, budget)
+    {
+        output.stderr = format!("toolprism: {}: {line}\n", visible(&name));
+        output.status = EXIT_CHECK;
+    }
+    if streamed {
+        output.report = Some(report);
+    }
+    Ok(output)
+}
+
+/// `toolprism show`: the projected request body, its `tools` array, or one tool's entry.
+pub(super) fn show(args: &ShowArgs) -> Result<Output, Failure> {
+    let Loaded {
+        capture,
+        name,
+        settings,
+        ..
+    } = load(&args.common)?;
+    let projection = project(&capture, args.strategy, &settings);
+    refused(&projection, &name)?;
+    let text = match &args.tool {
+        Some(tool) => {
+            known_tool(&capture, &projection, tool, &name)?;
+            let entry = sent_entry(&capture, &projection, tool, &name)?;
+            let mut text = if args.pretty {
+                toolprism::tool::pretty(entry)
+            } else {
+                toolprism::tool::compact(entry)
+            };
+            text.push('\n');
+            text
+        }
+        None => export::render(&capture, &projection, args.tools_only, args.pretty),
+    };
+    Ok(Output::text(for_terminal(text)))
+}
+
+/// `toolprism diff`: a unified diff of each tool the strategy changes, paged on a terminal.
+pub(super) fn diff(args: &DiffArgs, color: ColorChoice) -> Result<Output, Failure> {
+    let Loaded {
+        capture,
+        name,
+        turn,
+        settings,
+        ..
+    } = load(&args.common)?;
+    let projection = project(&capture, args.strategy, &settings);
+    refused(&projection, &name)?;
+    if let Some(tool) = &args.tool {
+        known_tool(&capture, &projection, tool, &name)?;
+    }
+    let options = diffprint::Options {
+        only: args.tool.as_deref(),
+        color: use_color(color),
+        stat: args.stat,
+        title: turn.is_some().then_some(name.as_str()),
+    };
+    let mut output = Output::text(diffprint::render(&capture, &projection, &options));
+    output.page = true;
+    Ok(output)
+}
+
+/// `toolprism export`: write what `show` prints to a file (atomically), a device, a pipe or
+/// standard output, with the full entries `shorten` points at when `--store` asks for them.
+pub(super) fn export(args: &ExportArgs) -> Result<Output, Failure> {
+    let Loaded {
+        capture,
+        name,
+        settings,
+        ..
+    } = load(&args.common)?;
+    let strategy = args.strategy;
+    let projection = project(&capture, strategy, &settings);
+    refused(&projection, &name)?;
+    if !projection.request_valid && !args.force {
+        let why = projection
+            .notes
+            .iter()
+            .find(|n| n.level == toolprism::Level::Error)
+            .map_or("", |n| n.text.as_str());
+        return Err(Failure::new(format!(
+            "{}: a provider would reject the `{strategy}` request ({}); --force writes it anyway",
+            visible(&name),
+            visible(why)
+        )));
+    }
+    let text = export::render(&capture, &projection, args.tools_only, args.pretty);
+    let counter = (!args.quiet).then(|| TokenCounter::new(Encoding::O200kBase));
+    let output = &args.output;
+    // Refuse before writing the store: a refused export writes nothing at all.
+    let to_file = output.as_os_str() != "-";
+    if to_file
+        && !args.force
+        && export::target_kind(output) == export::TargetKind::Regular
+        && output.symlink_metadata().is_ok()
+    {
+        return Err(export_failure(export::ExportError::Exists(output.clone())));
+    }
+    // Not even with --force: the capture (or the trace it came from) is an input.
+    if to_file
+        && args.common.capture.as_os_str() != "-"
+        && export::same_file(output, &args.common.capture)
+    {
+        return Err(export_failure(export::ExportError::IsInput(output.clone())));
+    }
+    let (store_created, notes) = write_store(args, &projection)?;
+    let mut stdout = Vec::new();
+    let target = if to_file {
+        write_export(output, &text, args.force).inspect_err(|_| {
+            export::remove_created(&store_created);
+        })?;
+        visible(&output.to_string_lossy()).into_owned()
+    } else {
+        stdout = for_terminal(text.clone()).into_bytes();
+        "standard output".to_owned()
+    };
+    // Into standard output the JSON itself is the result; a line on the same terminal would
+    // only get in the way of copying it.
+    let stderr = match &counter {
+        Some(counter) if to_file => export_line(&target, &text, counter, &notes),
+        _ if args.store.is_some() && projection.stored.is_empty() => {
+            format!("toolprism: note: {}\n", notes.join("; "))
+        }
+        _ => String::new(),
+    };
+    let mut result = Output::bytes(stdout);
+    result.stderr = stderr;
+    Ok(result)
+}
+
+/// `--store DIR`: write the entries the projection's pointers name. Returns what it created
+/// (taken back should the export itself fail) and the notes for the closing line.
+fn write_store(
+    args: &ExportArgs,
+    projection: &toolprism::Projection,
+) -> Result<(Vec<std::path::PathBuf>, Vec<String>), Failure> {
+    let mut notes = Vec::new();
+    let mut created = Vec::new();
+    if let Some(dir) = &args.store {
+        if projection.stored.is_empty() {
+            notes.push(format!(
+                "the `{}` projection names no stored entries, nothing written to {}",
+                args.strategy,
+                visible(&dir.to_string_lossy())
+            ));
+        } else {
+            let (written, made) = export::write_store_created(dir, &projection.stored, args.force)
+                .map_err(export_failure)?;
+            created = made;
+            notes.push(format!(
+                "{} in {}",
+                manners::count(written.len(), "stored entry", "stored entries"),
+                visible(&dir.to_string_lossy())
+            ));
+        }
+    }
+    Ok((created, notes))
+}
+
+/// The line a successful export to a file ends with: what was written, its bytes and tokens.
+fn export_line(target: &str, text: &str, counter: &TokenCounter, notes: &[String]) -> String {
+    let mut line = format!(
+        // Counted: the file's own JSON (not the tools alone, not the request the strategy
+        // sends with its added text).
+        "toolprism: wrote {target}: {}, {} in the file ({})",
+        manners::count(text.len(), "byte", "bytes"),
+        manners::count(
+            counter.count(text.trim_end_matches('\n')),
+            "token",
+            "tokens",
+        ),
+        Encoding::O200kBase.id()
+    );
+    for note in notes {
+        line.push_str("; ");
+        line.push_str(note);
+    }
+    line.push('\n');
+    line
+}
+
+/// `toolprism session`: a trace's turns and each strategy over the session.
+pub(super) fn session(args: &SessionArgs, color: ColorChoice) -> Result<Output, Failure> {
+    let settings = settings(&args.set)?;
+    session::run(&session::Request {
+        path: &args.trace,
+        label: None,
+        json: args.json,
+        strategies: &args.strategies,
+        thread: args.thread.clone(),
+        skip_bad: args.skip_bad,
+        settings: &settings,
+        encoding: args.encoding.into(),
+        budget: args.budget,
+        color: use_color(color),
+    })
+}
+
+/// `toolprism strategies`: each id, what it does, and the release it reproduces.
+pub(super) fn strategies() -> Output {
+    let width = Strategy::ALL
+        .iter()
+        .map(|s| s.id().len())
+        .max()
+        .unwrap_or(0);
+    let mut text = String::new();
+    let defaults = Settings::default();
+    for strategy in Strategy::ALL {
+        // The defaults reproduce each origin's current release; name the older one a setting
+        // selects.
+        let origin = match (strategy.release(&defaults), strategy.older_release()) {
+            (Some(release), Some((set, older))) => format!(
+                "{}, {release}, current; {older} with --set {set}",
+                strategy.family()
+            ),
+            (Some(release), None) => format!("{}, {release}, current", strategy.family()),
+            (None, _) => strategy.family().to_owned(),
+        };
+        text.push_str(&format!(
+            "{:<width$}  {} ({origin})\n",
+            strategy.id(),
+            strategy.summary(),
+        ));
+    }
+    Output::text(text)
+}
+
+/// `toolprism man`: the manual page.
+pub(super) fn man() -> Result<Output, Failure> {
+    let page = man_page().map_err(|e| Failure::new(format!("man: {e}")))?;
+    Ok(Output::bytes(page))
+}
+
+/// `toolprism completions SHELL`: the shell's completion script.
+pub(super) fn completions(args: &CompletionsArgs) -> Output {
+    let mut command = Cli::command();
+    let mut buffer = Vec::new();
+    clap_complete::generate(
+        clap_complete::Shell::from(args.shell),
+        &mut command,
+        "toolprism",
+        &mut buffer,
+    );
+    Output::bytes(buffer)
+}
+
+/// Write an export to a file, a device or a pipe (`export::write`'s rules); on a terminal
+/// device (`-o /dev/tty`) the JSON is made terminal-safe as for `-o -`.
+fn write_export(path: &Path, text: &str, force: bool) -> Result<(), Failure> {
+    match export::target_kind(path) {
+        export::TargetKind::Through => {
+            let mut file = export::open_through(path).map_err(export_failure)?;
+            let bytes = if file.is_terminal() {
+                toolprism::sanitize::json_for_terminal(text)
+            } else {
+                std::borrow::Cow::Borrowed(text)
+            };
+            export::write_through_checked(&mut file, path, bytes.as_bytes(), force)
+                .map_err(export_failure)
+        }
+        _ => {
+            // A signal whose default ends the process, while the temporary file is written:
+            // stop, remove it, and leave the target as it was (the default action would leave
+            // the temporary file behind).
+            let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+            use signal_hook::consts::*;
+            for signal in [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM] {
+                let _ = signal_hook::flag::register(signal, stop.clone());
+            }
+            // After the stop flag: Ctrl-C now stops the write, then exits 130.
+            interrupt::take_over();
+            export::write_until(path, text.as_bytes(), force, &stop).map_err(export_failure)
+        }
+    }
+}
+
+fn export_failure(error: export::ExportError) -> Failure {
+    Failure::new(visible(&error.to_string()).into_owned())
+}
+
+/// `--tool NAME` must name a tool of the capture or of the projection; otherwise one line,
+/// with the nearest name when there is one.
+fn known_tool(
+    capture: &Capture,
+    projection: &toolprism::Projection,
+    tool: &str,
+    name: &str,
+) -> Result<(), Failure> {
+    let names = || {
+        capture
+            .tool_names()
+            .chain(projection.outcomes.iter().map(|o| &*o.name))
+    };
+    if names().any(|n| n == tool) {
+        return Ok(());
+    }
+    let hint = manners::did_you_mean(tool, names())
+        .map(|near| format!("; did you mean `{}`?", visible(near)))
+        .unwrap_or_default();
+    Err(Failure::new(format!(
+        "{}: no tool named `{}` in the capture or the `{}` projection{hint}",
+        visible(name),
+        visible(tool),
+        projection.strategy
+    )))
+}
+
+/// The entry the projection sends for `tool`, or one line saying what became of it.
+fn sent_entry<'a>(
+    capture: &'a Capture,
+    projection: &'a toolprism::Projection,
+    tool: &str,
+    name: &str,
+) -> Result<&'a serde_json::Value, Failure> {
+    let sent = projection.sent.as_deref().unwrap_or(&[]);
+    let outcome = projection.outcomes.iter().find(|o| &*o.name == tool);
+    if let Some(entry) = outcome.and_then(|o| o.projected).and_then(|i| sent.get(i)) {
+        return Ok(entry.entry(capture));
+    }
+    let what = outcome.map_or("not sent".to_owned(), |o| {
+        let mut what = o.status.word().to_owned();
+        if !o.reason.is_empty() {
+            what.push_str(&format!(": {}", visible(&o.reason)));
+        }
+        what
+    });
+    Err(Failure::new(format!(
+        "{}: `{}` sends no `{}` ({what})",
+        visible(name),
+        projection.strategy,
+        visible(tool)
+    )))
+}
+
+/// A host that refuses the capture (a3s's limits) leaves nothing to show or write.
+fn refused(projection: &toolprism::Projection, name: &str) -> Result<(), Failure> {
+    match projection.refusal() {
+        Some(error) => Err(Failure::new(format!(
+            "{}: `{}` refuses this capture: {}",
+            visible(name),
+            projection.strategy,
+            visible(error)
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// The `--budget` gate: which chosen strategies' total tokens exceed `budget`, as one line.
+/// A refused strategy has no figures to pass the gate with, so it fails it.
+fn over_budget(report: &report::Report, budget: usize) -> Option<String> {
+    let failures: Vec<String> = report
+        .strategies
+        .iter()
+        .filter_map(|s| match s.total_tokens {
+            Some(total) if total > budget => Some(format!(
+                "`{}` sends {} tokens, {} over",
+                s.id,
+                toolprism::text::thousands(total),
+                toolprism::text::thousands(total - budget)
+            )),
+            Some(_) => None,
+            None => Some(format!(
+                "`{}` is refused by the host and has no figures",
+                s.id
+            )),
+        })
+        .collect();
+    (!failures.is_empty()).then(|| {
+        format!(
+            "over the budget of {} tokens: {}",
+            toolprism::text::thousands(budget),
+            failures.join("; ")
+        )
+    })
+}
+
+/// The manual page: one page holding every subcommand (their synopses and options as
+/// subsections), so it names no per-subcommand pages that are not installed.
+fn man_page() -> std::io::Result<Vec<u8>> {
+    let mut cmd = Cli::command();
+    cmd.build();
+    let man = clap_mangen::Man::new(cmd.clone());
+    let mut out = Vec::new();
+    man.render_title(&mut out)?;
+    man.render_name_section(&mut out)?;
+    man.render_synopsis_section(&mut out)?;
+    man.render_description_section(&mut out)?;
+    man.render_options_section(&mut out)?;
+    out.extend_from_slice(b".SH COMMANDS\n");
+    for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
+        let page = clap_mangen::Man::new(sub.clone());
+        let mut part = Vec::new();
+        page.render_synopsis_section(&mut part)?;
+        page.render_description_section(&mut part)?;
+        if sub.get_arguments().any(|a| !a.is_hide_set()) {
+            page.render_options_section(&mut part)?;
+        }
+        if sub.get_after_help().is_some() {
+            page.render_extra_section(&mut part)?;
+        }
+        let name = sub.get_bin_name().unwrap_or(sub.get_name());
+        out.extend_from_slice(format!(".SS \"{name}\"\n").as_bytes());
+        // The subcommand's own sections become paragraphs of its subsection.
+        for line in String::from_utf8_lossy(&part).lines() {
+            match line.strip_prefix(".SH ") {
+                Some(title) => {
+                    let title = title.trim_matches('"');
+                    out.extend_from_slice(format!(".TP\n\\fB{title}\\fR\n.PP\n").as_bytes());
+                }
+                None => {
+                    out.extend_from_slice(line.as_bytes());
+                    out.push(b'\n');
+                }
+            }
+        }
+    }
+    man.render_extra_section(&mut out)?;
+    man.render_version_section(&mut out)?;
+    Ok(out)
+}
