@@ -5,8 +5,9 @@ mod cli;
 
 use std::ffi::{c_int, c_long};
 
-/// mimalloc instead of glibc's malloc: on 100,000 tools it allocates faster and, freeing
-/// memory back to the system sooner (see [`free_memory_sooner`]), peaks ~150 MB lower.
+/// mimalloc instead of glibc's malloc: it allocates faster and, freeing memory back to the
+/// system sooner (see [`free_memory_sooner`]), peaks lower on large captures (the figures:
+/// docs/ROBUSTNESS.md, "The allocator").
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
@@ -21,10 +22,10 @@ const PURGE_DELAY: c_int = 15;
 const PURGE_DELAY_DEFAULT: c_long = 1000;
 
 /// Purge freed pages after 100 ms rather than a second: a projection of 100,000 tools is freed
-/// and the next one built within a second, so the default delay stacks them up (measured on
-/// 100,000 tools: ~550 MB peak at 0 or 100 ms, up to 600 MB at 1000; 0 ms costs more system
-/// time than 100). Only done when the option reads as its documented default, so a different
-/// mimalloc whose option numbers moved is left alone, and `MIMALLOC_PURGE_DELAY` still wins.
+/// and the next one built within a second, so the default delay stacks them up (the peaks at
+/// 0, 100 and 1000 ms: docs/ROBUSTNESS.md, "The allocator"). Only done when the option reads
+/// as its documented default, so a different mimalloc whose option numbers moved is left
+/// alone, and `MIMALLOC_PURGE_DELAY` still wins.
 fn free_memory_sooner() {
     // SAFETY: plain calls into the linked allocator's option table, made before any other
     // thread exists.

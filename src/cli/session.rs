@@ -38,8 +38,8 @@ const TURN_RIGHT: [bool; 11] = [
 
 /// A nameless temporary file that rows are appended to, then copied out once: a trace of
 /// millions of turns keeps its rows on disk, not in memory. The rows repeat themselves turn
-/// after turn, so they are kept zstd-compressed (level 1): a million tiny turns' 6.5 GB of
-/// pretty JSON takes tens of megabytes of `$TMPDIR`.
+/// after turn, so they are kept zstd-compressed (level 1): what that takes on disk is in
+/// docs/ROBUSTNESS.md ("Memory, as a function of what is kept").
 struct Spool {
     file: zstd::stream::write::Encoder<'static, std::io::BufWriter<std::fs::File>>,
     rows: usize,

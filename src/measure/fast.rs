@@ -2,9 +2,9 @@
 //! of fancy-regex's backtracking VM), each piece byte-pair-encoded with tiktoken-rs's own ranks
 //! and merge. Every count equals tiktoken-rs's `encode_ordinary(text).len()`.
 //!
-//! Building one takes about 100 ms more than tiktoken-rs's encoder (its ranks are rebuilt from
-//! the decoder, the encoder is not public), so [`super::TokenCounter`] builds it only once a
-//! session has tokenized enough text to repay that.
+//! Building one costs more than tiktoken-rs's encoder (its ranks are rebuilt from the decoder,
+//! the encoder is not public; docs/SPEED.md has the figure), so [`super::TokenCounter`] builds
+//! it only once a session has tokenized enough text to repay that.
 
 use rustc_hash::FxHashMap as HashMap;
 use tiktoken_rs::{CoreBPE, Rank};
@@ -25,7 +25,7 @@ pub struct FastTiktoken {
 }
 
 impl FastTiktoken {
-    /// Build it (~100 ms after tiktoken-rs's own encoder, which it builds or waits for).
+    /// Build it, after tiktoken-rs's own encoder, which it builds or waits for.
     pub fn new(encoding: Encoding) -> Result<FastTiktoken, String> {
         let bpe = match encoding {
             Encoding::O200kBase => tiktoken_rs::o200k_base_singleton(),

@@ -17,7 +17,7 @@
 //! - A list `[e0,e1,...]` is counted from its entries' counts plus the few bytes around each
 //!   join, cut at the entries' first and last forced boundaries ([`TokenCounter::count_array`]);
 //!   an entry without one is counted together with its neighbours, still exactly.
-//! - The encoder (~110 ms to build for o200k) is built on a background thread from
+//! - The encoder (its build time: docs/SPEED.md) is built on a background thread from
 //!   [`TokenCounter::new`], so reading and parsing a capture overlap with it. Once a session has
 //!   tokenized 512 KB, a faster one ([`fast`]: the same tokens, without a backtracking regex) is
 //!   built in the background and takes over.
@@ -84,8 +84,8 @@ pub trait Tokenizer: Send + Sync {
 pub struct Tiktoken(&'static tiktoken_rs::CoreBPE);
 
 impl Tiktoken {
-    /// Build (or reuse) the encoder. The first call for an encoding takes ~100 ms; a call made
-    /// while another thread builds it waits for that build.
+    /// Build (or reuse) the encoder. The first call for an encoding builds it (docs/SPEED.md has
+    /// what that costs); a call made while another thread builds it waits for that build.
     pub fn new(encoding: Encoding) -> Tiktoken {
         Tiktoken(match encoding {
             Encoding::O200kBase => tiktoken_rs::o200k_base_singleton(),
@@ -159,8 +159,8 @@ pub struct TokenCounter {
     fast_started: AtomicBool,
 }
 
-/// Once this many bytes were tokenized, the fast tokenizer is built in the background (about
-/// 100 ms of one core, repaid after a megabyte or so); until it is ready, counting goes on with
+/// Once this many bytes were tokenized, the fast tokenizer is built in the background (what it
+/// costs and when that is repaid: docs/SPEED.md); until it is ready, counting goes on with
 /// tiktoken-rs's. A small capture never pays for it.
 const FAST_AFTER: u64 = 512 * 1024;
 

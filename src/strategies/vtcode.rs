@@ -463,8 +463,8 @@ fn split_mcp_framing(original: &str) -> Option<McpFraming> {
 
 /// Split on Unicode White_Space (what `char::is_whitespace` tests) and join with single spaces.
 fn normalize_whitespace(text: &str) -> String {
-    // Built in place: a list of the words first costs 16 bytes a word (140 MB for a 40 MB
-    // description), twice over while it grows.
+    // Built in place: a list of the words first costs 16 bytes a word, twice over while it
+    // grows (docs/ROBUSTNESS.md, "Second round", has what it took on a 40 MB description).
     let mut out = String::with_capacity(text.len());
     for word in text.split_whitespace() {
         if !out.is_empty() {

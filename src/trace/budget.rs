@@ -1,7 +1,7 @@
 //! Parsing JSON within a memory budget derived from its size.
 //!
 //! The byte limits bound what is read, not what it becomes: `[{},{},…]` is 3 bytes a value in
-//! the file and some 100 bytes a value parsed, so a 63 MB list of empty objects asked for 6 GB.
+//! the file and some 100 bytes a value parsed (docs/ROBUSTNESS.md, "Limits", has a measured case).
 //! [`parse_slice`] builds the same [`Value`] as `serde_json::from_slice`, estimating the memory
 //! each value takes as it goes (the `Value` itself, a map entry's key and slot, a string's
 //! bytes), and stops with one line as soon as the estimate passes
