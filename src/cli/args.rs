@@ -453,9 +453,9 @@ mod tests {
         ])
         .unwrap();
         match cli.command {
-            Some(Command::Report {
+            Some(Command::Report(ReportArgs {
                 strategies, common, ..
-            }) => {
+            })) => {
                 assert_eq!(strategies, vec![Strategy::Minimal, Strategy::Defer]);
                 assert_eq!(common.set, vec!["a=b".to_owned()]);
             }
