@@ -3,7 +3,6 @@
 //! tiktoken-rs, byte offsets found by comparing the bytes here.
 
 use std::collections::BTreeSet;
-use std::process::Command;
 
 use serde_json::{Value, json};
 use toolprism::Settings;
@@ -12,9 +11,8 @@ use toolprism::session::{Analyzer, SessionReport, TraceInfo};
 use toolprism::strategy::Strategy;
 use toolprism::trace::{RecordBody, TraceRecord, Usage};
 
-#[path = "support/records.rs"]
-mod records;
-use records::record;
+use crate::support::command::{output_of, stdout_of};
+use crate::support::records::record;
 
 fn tool(name: &str, description: &str) -> Value {
     json!({
@@ -910,16 +908,7 @@ fn the_session_command_reads_a_claude_trace() {
     }
     assert!(!expected_reorders.is_empty(), "the sample has a reorder");
 
-    let out = Command::new(env!("CARGO_BIN_EXE_toolprism"))
-        .args(["session", path, "--json"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let report: Value = serde_json::from_str(&stdout_of(&["session", path, "--json"])).unwrap();
     assert_eq!(report["trace"]["format"], "claude-trace");
     assert_eq!(report["trace"]["turns"], calls.len());
     let ignored = report["trace"]["ignored"].as_array().unwrap();
@@ -950,14 +939,8 @@ fn a_bad_line_in_a_trace_is_one_line_or_skipped() {
     lines.insert(2, "{this is not json");
     let path = dir.path().join("t.jsonl");
     std::fs::write(&path, lines.join("\n") + "\n").unwrap();
-    let run = |extra: &[&str]| {
-        Command::new(env!("CARGO_BIN_EXE_toolprism"))
-            .arg("session")
-            .arg(&path)
-            .args(extra)
-            .output()
-            .unwrap()
-    };
+    let path_arg = path.to_str().unwrap();
+    let run = |extra: &[&str]| output_of(&[&["session", path_arg], extra].concat());
     let out = run(&["--json"]);
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -974,16 +957,7 @@ fn a_bad_line_in_a_trace_is_one_line_or_skipped() {
 
 /// `toolprism session --json` on a sample, parsed.
 fn session_json(path: &str) -> Value {
-    let out = Command::new(env!("CARGO_BIN_EXE_toolprism"))
-        .args(["session", path, "--json"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
+    serde_json::from_str(&stdout_of(&["session", path, "--json"])).unwrap()
 }
 
 fn column<'a>(report: &'a Value, f: impl Fn(&'a Value) -> &'a Value) -> Vec<&'a Value> {
@@ -1216,13 +1190,8 @@ fn session_json_is_the_whole_report_serialized_for_every_sample() {
             if let Some(thread) = thread {
                 args.extend(["--thread", thread]);
             }
-            let out = Command::new(env!("CARGO_BIN_EXE_toolprism"))
-                .args(&args)
-                .output()
-                .unwrap();
-            assert!(out.status.success(), "{path}");
             assert!(
-                String::from_utf8(out.stdout).unwrap() == expected,
+                stdout_of(&args) == expected,
                 "{path} {thread:?}: not the report's own bytes"
             );
             checked += 1;
