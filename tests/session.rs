@@ -708,19 +708,11 @@ fn a_body_that_is_not_a_request_is_an_error() {
     assert!(error.to_string().starts_with("not a known capture shape"));
 }
 
-#[test]
-fn json_keys_are_exactly_the_contract() {
-    let tools = vec![tool("alpha", "Reads.")];
-    let records = vec![
-        record(1, body("u", &tools, vec![]), usage(1, 10, 0)),
-        record(2, body("u", &tools, vec![]), usage(1, 0, 10)),
-    ];
-    let report = analyze(records, &[Strategy::Original], &Settings::default());
-    let value = serde_json::to_value(&report).unwrap();
-    let keys = |v: &Value| -> Vec<String> { v.as_object().unwrap().keys().cloned().collect() };
-    assert_eq!(
-        keys(&value),
-        [
+/// Every object of `session --json` by its JSON pointer, with its keys in the contract's order.
+const CONTRACT_KEYS: &[(&str, &[&str])] = &[
+    (
+        "",
+        &[
             "version",
             "trace",
             "turns",
@@ -730,23 +722,19 @@ fn json_keys_are_exactly_the_contract() {
             "deferral",
             "strategies",
             "cheapest",
-            "settings"
-        ]
-    );
-    assert_eq!(value["version"], 2);
-    assert_eq!(keys(&value["agreement"]), ["turns", "agree", "rate"]);
-    assert_eq!(keys(&value["calibration"]), ["ratio", "turns"]);
-    assert_eq!(
-        keys(&value["tools"][0]),
-        ["name", "sent_turns", "calls", "tokens", "never_called"]
-    );
-    assert_eq!(
-        keys(&value["deferral"]),
-        ["candidates", "tokens", "savings"]
-    );
-    assert_eq!(
-        keys(&value["trace"]),
-        [
+            "settings",
+        ],
+    ),
+    ("/agreement", &["turns", "agree", "rate"]),
+    ("/calibration", &["ratio", "turns"]),
+    (
+        "/tools/0",
+        &["name", "sent_turns", "calls", "tokens", "never_called"],
+    ),
+    ("/deferral", &["candidates", "tokens", "savings"]),
+    (
+        "/trace",
+        &[
             "path",
             "format",
             "compression",
@@ -755,12 +743,12 @@ fn json_keys_are_exactly_the_contract() {
             "skipped",
             "torn_last_line",
             "untimed_turns",
-            "threads"
-        ]
-    );
-    assert_eq!(
-        keys(&value["turns"][0]),
-        [
+            "threads",
+        ],
+    ),
+    (
+        "/turns/0",
+        &[
             "turn",
             "thread",
             "timestamp",
@@ -791,24 +779,15 @@ fn json_keys_are_exactly_the_contract() {
             "agrees",
             "disagreement",
             "calibration",
-            "calls"
-        ]
-    );
-    assert_eq!(
-        keys(&value["turns"][0]["observed"]),
-        ["state", "input", "read", "write"]
-    );
-    assert_eq!(
-        keys(&value["turns"][0]["modelled"]),
-        ["state", "input", "read", "write"]
-    );
-    assert_eq!(
-        keys(&value["turns"][0]["usage"]),
-        ["input", "cache_write", "cache_read"]
-    );
-    assert_eq!(
-        keys(&value["strategies"][0]),
-        [
+            "calls",
+        ],
+    ),
+    ("/turns/0/observed", &["state", "input", "read", "write"]),
+    ("/turns/0/modelled", &["state", "input", "read", "write"]),
+    ("/turns/0/usage", &["input", "cache_write", "cache_read"]),
+    (
+        "/strategies/0",
+        &[
             "id",
             "per_turn",
             "total_tokens",
@@ -818,12 +797,12 @@ fn json_keys_are_exactly_the_contract() {
             "cost_uncached",
             "cost_provider",
             "applied",
-            "versus_original_pct"
-        ]
-    );
-    assert_eq!(
-        keys(&value["strategies"][0]["per_turn"][0]),
-        [
+            "versus_original_pct",
+        ],
+    ),
+    (
+        "/strategies/0/per_turn/0",
+        &[
             "turn",
             "tools_tokens",
             "context_tokens",
@@ -838,9 +817,28 @@ fn json_keys_are_exactly_the_contract() {
             "write",
             "input",
             "cost",
-            "error"
-        ]
-    );
+            "error",
+        ],
+    ),
+];
+
+#[test]
+fn json_keys_are_exactly_the_contract() {
+    let tools = vec![tool("alpha", "Reads.")];
+    let records = vec![
+        record(1, body("u", &tools, vec![]), usage(1, 10, 0)),
+        record(2, body("u", &tools, vec![]), usage(1, 0, 10)),
+    ];
+    let report = analyze(records, &[Strategy::Original], &Settings::default());
+    let value = serde_json::to_value(&report).unwrap();
+    let keys = |v: &Value| -> Vec<String> { v.as_object().unwrap().keys().cloned().collect() };
+    for (pointer, expected) in CONTRACT_KEYS {
+        let object = value
+            .pointer(pointer)
+            .unwrap_or_else(|| panic!("no {pointer:?}"));
+        assert_eq!(keys(object), *expected, "the keys at {pointer:?}");
+    }
+    assert_eq!(value["version"], 2);
     let settings = keys(&value["settings"]);
     let expected: Vec<String> = Settings::KEYS.iter().map(|k| k.key.to_owned()).collect();
     assert_eq!(settings, expected);
