@@ -78,7 +78,59 @@ const USER: &str = "user_5f1c0c6e_account_2b7d_session_8a3e41c2";
 const START: f64 = 1_764_583_200.0; // 2025-12-01T10:00:00Z
 
 fn write(out: &mut impl Write, options: &Options) -> std::io::Result<()> {
-    let base = capture_value(Spec::small(options.tools, 0x5e55_1017));
+    let (tools, system) = claude_code_tools(options.tools);
+    let tools_bytes = serde_json::to_string(&tools).map_or(0, |s| s.len());
+    let result_bytes = result_bytes(options, tools_bytes);
+    let sub_tools: Vec<Value> = tools.iter().take(6).cloned().collect();
+    let phases = Phases::new(tools);
+
+    let mut messages: Vec<Value> = vec![json!({"role": "user", "content": [{"type": "text",
+        "text": "The CI run on the release branch fails in the migration tests. Find the failing test and fix it."}]})];
+    let mut time = START;
+    let mut cached = 0u64; // what the main thread's cache holds, in tokens
+    let mut sub_cached = 0u64;
+    let mut filler = Filler(0x9e37_79b9_7f4a_7c15);
+    for turn in 1..=options.turns {
+        time += if turn == 120 { 7.0 * 60.0 } else { 9.5 };
+        let phase = phases.at(turn);
+        let side = Side {
+            turn,
+            time,
+            first: &messages[0],
+            phase,
+            sub_tools: &sub_tools,
+        };
+        side.write(out, &mut sub_cached)?;
+        let body = json!({
+            "model": "claude-sonnet-4-5-20250929",
+            "max_tokens": 32000,
+            "metadata": {"user_id": USER},
+            "system": system,
+            "messages": messages,
+            "tools": phase,
+            "tool_choice": {"type": "auto"},
+            "stream": true,
+        });
+        let (main, failed) = main_call(turn, time, body, &mut cached, result_bytes);
+        writeln!(out, "{}", serde_json::to_string(&main)?)?;
+        if failed {
+            continue;
+        }
+        push_step(
+            &mut messages,
+            turn,
+            &phases.tools,
+            &mut filler,
+            result_bytes,
+        );
+    }
+    out.flush()
+}
+
+/// `count` tools of the benchmark generator with descriptions cut to a Claude Code list's
+/// size, and its system prompt.
+fn claude_code_tools(count: usize) -> (Vec<Value>, Value) {
+    let base = capture_value(Spec::small(count, 0x5e55_1017));
     let mut tools: Vec<Value> = base["tools"].as_array().cloned().unwrap_or_default();
     // The benchmark generator's descriptions are long (a 1000-tool list of 3.6 MB); a Claude
     // Code list of 131 tools is nearer 300 KB.
@@ -90,70 +142,98 @@ fn write(out: &mut impl Write, options: &Options) -> std::io::Result<()> {
             description.truncate(cut);
         }
     }
-    let system = base["system"].clone();
-    let tools_bytes = serde_json::to_string(&tools).map_or(0, |s| s.len());
-    // Each turn re-sends the conversation: size the tool results so the whole trace comes
-    // out near the size asked for.
+    (tools, base["system"].clone())
+}
+
+/// Bytes of each tool result: each turn re-sends the conversation, so the results are sized
+/// for the whole trace to come out near the size asked for.
+fn result_bytes(options: &Options, tools_bytes: usize) -> usize {
     let budget = (options.megabytes * 1_000_000) as f64 / options.turns.max(1) as f64;
     // Every 25th turn also has a count_tokens record with the tools; newlines in the results
     // are escaped and each step adds a tool call: about 0.4x more bytes than the results.
     let conversation = ((budget - tools_bytes as f64 * 1.04 - 2_000.0) / 1.4).max(2_000.0);
-    let result_bytes = (2.0 * conversation / options.turns.max(1) as f64) as usize;
+    (2.0 * conversation / options.turns.max(1) as f64) as usize
+}
 
-    // The main thread's tools at each phase: the capture's, an MCP reconnect that lists one
-    // server's tools in reverse, then a changed description.
-    let reordered = {
-        let mut list = tools.clone();
-        let mcp: Vec<usize> = (0..list.len())
-            .filter(|&i| {
-                list[i]["name"]
-                    .as_str()
-                    .is_some_and(|n| n.starts_with("mcp__"))
-            })
-            .collect();
-        let (first, last) = (mcp.first().copied(), mcp.last().copied());
-        if let (Some(first), Some(last)) = (first, last) {
-            // The cache_control marker stays on the last entry, as Claude Code places it.
-            let mut moved: Vec<Value> = list[first..last].to_vec();
-            moved.reverse();
-            list.splice(first..last, moved);
-        }
-        list
-    };
-    let changed = {
-        let mut list = reordered.clone();
-        if let Some(entry) = list
-            .iter_mut()
-            .find(|t| t["name"].as_str().is_some_and(|n| n.starts_with("mcp__")))
-        {
-            let description = entry["description"].as_str().unwrap_or("").to_owned();
-            entry["description"] = json!(format!("{description}\n\nUpdated by the server."));
-        }
-        list
-    };
-    let sub_tools: Vec<Value> = tools.iter().take(6).cloned().collect();
+/// The main thread's tools at each phase: the capture's, an MCP reconnect that lists one
+/// server's tools in reverse (from turn 81), then a changed description (from turn 161).
+struct Phases {
+    tools: Vec<Value>,
+    reordered: Vec<Value>,
+    changed: Vec<Value>,
+}
 
-    let mut messages: Vec<Value> = vec![json!({"role": "user", "content": [{"type": "text",
-        "text": "The CI run on the release branch fails in the migration tests. Find the failing test and fix it."}]})];
-    let mut time = START;
-    let mut cached = 0u64; // what the main thread's cache holds, in tokens
-    let mut sub_cached = 0u64;
-    let mut filler = Filler(0x9e37_79b9_7f4a_7c15);
-    for turn in 1..=options.turns {
-        time += if turn == 120 { 7.0 * 60.0 } else { 9.5 };
-        let phase = if turn > 160 {
-            &changed
-        } else if turn > 80 {
-            &reordered
-        } else {
-            &tools
+impl Phases {
+    fn new(tools: Vec<Value>) -> Phases {
+        let reordered = {
+            let mut list = tools.clone();
+            let mcp: Vec<usize> = (0..list.len())
+                .filter(|&i| {
+                    list[i]["name"]
+                        .as_str()
+                        .is_some_and(|n| n.starts_with("mcp__"))
+                })
+                .collect();
+            let (first, last) = (mcp.first().copied(), mcp.last().copied());
+            if let (Some(first), Some(last)) = (first, last) {
+                // The cache_control marker stays on the last entry, as Claude Code places it.
+                let mut moved: Vec<Value> = list[first..last].to_vec();
+                moved.reverse();
+                list.splice(first..last, moved);
+            }
+            list
         };
+        let changed = {
+            let mut list = reordered.clone();
+            if let Some(entry) = list
+                .iter_mut()
+                .find(|t| t["name"].as_str().is_some_and(|n| n.starts_with("mcp__")))
+            {
+                let description = entry["description"].as_str().unwrap_or("").to_owned();
+                entry["description"] = json!(format!("{description}\n\nUpdated by the server."));
+            }
+            list
+        };
+        Phases {
+            tools,
+            reordered,
+            changed,
+        }
+    }
+
+    /// The list the main thread sends at `turn`.
+    fn at(&self, turn: usize) -> &[Value] {
+        if turn > 160 {
+            &self.changed
+        } else if turn > 80 {
+            &self.reordered
+        } else {
+            &self.tools
+        }
+    }
+}
+
+/// What a turn writes before the main thread's call: a count_tokens record every 25th turn, a
+/// GET every 60th, and the sub-agent's call on turns 100 to 105.
+struct Side<'a> {
+    turn: usize,
+    time: f64,
+    /// The conversation's first message, which count_tokens is asked about.
+    first: &'a Value,
+    phase: &'a [Value],
+    sub_tools: &'a [Value],
+}
+
+impl Side<'_> {
+    /// Write the turn's records; `sub_cached` is what the sub-agent's cache holds.
+    fn write(&self, out: &mut impl Write, sub_cached: &mut u64) -> std::io::Result<()> {
+        let (turn, time) = (self.turn, self.time);
         if turn % 25 == 0 {
             let count = record(
                 time - 1.0,
                 "POST",
                 "https://api.anthropic.com/v1/messages/count_tokens",
-                json!({"model": "claude-sonnet-4-5-20250929", "messages": [messages[0].clone()], "tools": phase}),
+                json!({"model": "claude-sonnet-4-5-20250929", "messages": [self.first.clone()], "tools": self.phase}),
                 Some(json!({"input_tokens": 31_000})),
                 200,
             );
@@ -178,11 +258,11 @@ fn write(out: &mut impl Write, options: &Options) -> std::io::Result<()> {
                 "metadata": {"user_id": USER},
                 "system": [{"type": "text", "text": "You are a file search specialist."}],
                 "messages": [{"role": "user", "content": "Find the migration test files."}],
-                "tools": sub_tools,
+                "tools": self.sub_tools,
                 "stream": true,
             });
-            let usage = json!({"input_tokens": 12, "cache_creation_input_tokens": if sub_cached == 0 { 3_000 } else { 0 }, "cache_read_input_tokens": sub_cached});
-            sub_cached = 3_000;
+            let usage = json!({"input_tokens": 12, "cache_creation_input_tokens": if *sub_cached == 0 { 3_000 } else { 0 }, "cache_read_input_tokens": *sub_cached});
+            *sub_cached = 3_000;
             let mut sub = record(
                 time - 3.0,
                 "POST",
@@ -194,72 +274,74 @@ fn write(out: &mut impl Write, options: &Options) -> std::io::Result<()> {
             sub["request"]["headers"]["x-claude-code-agent-id"] = json!("agent_a41f");
             writeln!(out, "{}", serde_json::to_string(&sub)?)?;
         }
-
-        let body = json!({
-            "model": "claude-sonnet-4-5-20250929",
-            "max_tokens": 32000,
-            "metadata": {"user_id": USER},
-            "system": system,
-            "messages": messages,
-            "tools": phase,
-            "tool_choice": {"type": "auto"},
-            "stream": true,
-        });
-        // The prefix up to the last breakpoint: tools and system, then the conversation.
-        let prefix = 30_000 + 40 * turn as u64 * (result_bytes as u64 / 160 + 20);
-        let tools_changed = turn == 81 || turn == 161;
-        let expired = turn == 120;
-        let (read, write) = if turn == 1 || tools_changed || expired {
-            (0, prefix)
-        } else {
-            (cached, prefix.saturating_sub(cached))
-        };
-        cached = read + write;
-        let failed = turn == 200;
-        let usage = json!({"input_tokens": 3, "cache_creation_input_tokens": write, "cache_read_input_tokens": read});
-        let response = if failed {
-            json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}})
-        } else {
-            json!({"id": format!("msg_{turn:04}"), "type": "message", "role": "assistant", "usage": usage})
-        };
-        let main = record(
-            time,
-            "POST",
-            URL,
-            body,
-            Some(response),
-            if failed { 529 } else { 200 },
-        );
-        writeln!(out, "{}", serde_json::to_string(&main)?)?;
-        if failed {
-            cached = read;
-            continue;
-        }
-
-        // The model calls a tool; its result joins the conversation for the next turn.
-        let (name, input) = if turn == 50 {
-            let mcp = tools
-                .iter()
-                .filter_map(|t| t["name"].as_str())
-                .find(|n| n.starts_with("mcp__"))
-                .unwrap_or("Read");
-            ("tool_search", json!({"query": format!("select:{mcp}")}))
-        } else {
-            (
-                "Bash",
-                json!({"command": format!("cargo test migration_{turn}")}),
-            )
-        };
-        let id = format!("toolu_{turn:04}");
-        messages.push(json!({"role": "assistant", "content": [
-            {"type": "text", "text": format!("Step {turn}: running the next check.")},
-            {"type": "tool_use", "id": id, "name": name, "input": input}
-        ]}));
-        messages.push(json!({"role": "user", "content": [
-            {"type": "tool_result", "tool_use_id": id, "content": filler.text(result_bytes)}
-        ]}));
+        Ok(())
     }
-    out.flush()
+}
+
+/// The main thread's call at `turn` with the usage its cache chain gives, and whether it
+/// failed; `cached` (what the cache holds, in tokens) follows it.
+fn main_call(
+    turn: usize,
+    time: f64,
+    body: Value,
+    cached: &mut u64,
+    result_bytes: usize,
+) -> (Value, bool) {
+    // The prefix up to the last breakpoint: tools and system, then the conversation.
+    let prefix = 30_000 + 40 * turn as u64 * (result_bytes as u64 / 160 + 20);
+    let tools_changed = turn == 81 || turn == 161;
+    let expired = turn == 120;
+    let (read, write) = if turn == 1 || tools_changed || expired {
+        (0, prefix)
+    } else {
+        (*cached, prefix.saturating_sub(*cached))
+    };
+    let failed = turn == 200;
+    // A failed call writes nothing to the cache.
+    *cached = if failed { read } else { read + write };
+    let usage = json!({"input_tokens": 3, "cache_creation_input_tokens": write, "cache_read_input_tokens": read});
+    let response = if failed {
+        json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}})
+    } else {
+        json!({"id": format!("msg_{turn:04}"), "type": "message", "role": "assistant", "usage": usage})
+    };
+    let status = if failed { 529 } else { 200 };
+    (
+        record(time, "POST", URL, body, Some(response), status),
+        failed,
+    )
+}
+
+/// The model calls a tool at `turn` (`tool_search` once, at turn 50; `Bash` otherwise), and
+/// the call and its `result_bytes` result join the conversation for the next turn.
+fn push_step(
+    messages: &mut Vec<Value>,
+    turn: usize,
+    tools: &[Value],
+    filler: &mut Filler,
+    result_bytes: usize,
+) {
+    let (name, input) = if turn == 50 {
+        let mcp = tools
+            .iter()
+            .filter_map(|t| t["name"].as_str())
+            .find(|n| n.starts_with("mcp__"))
+            .unwrap_or("Read");
+        ("tool_search", json!({"query": format!("select:{mcp}")}))
+    } else {
+        (
+            "Bash",
+            json!({"command": format!("cargo test migration_{turn}")}),
+        )
+    };
+    let id = format!("toolu_{turn:04}");
+    messages.push(json!({"role": "assistant", "content": [
+        {"type": "text", "text": format!("Step {turn}: running the next check.")},
+        {"type": "tool_use", "id": id, "name": name, "input": input}
+    ]}));
+    messages.push(json!({"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": id, "content": filler.text(result_bytes)}
+    ]}));
 }
 
 /// One claude-trace record.

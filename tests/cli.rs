@@ -4,9 +4,10 @@
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
-use assert_cmd::Command;
 use predicates::prelude::*;
 use serde_json::Value;
+
+use crate::support::command::{bin, one_line_failure, root, stdout_of, toolprism};
 
 const STRATEGY_IDS: [&str; 13] = [
     "original",
@@ -23,36 +24,6 @@ const STRATEGY_IDS: [&str; 13] = [
     "search",
     "codex",
 ];
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn toolprism() -> Command {
-    let mut cmd = Command::cargo_bin("toolprism").expect("the binary is built");
-    cmd.current_dir(root()).env_remove("NO_COLOR");
-    cmd
-}
-
-fn stdout_of(args: &[&str]) -> String {
-    let out = toolprism()
-        .args(args)
-        .assert()
-        .success()
-        .get_output()
-        .clone();
-    String::from_utf8(out.stdout).expect("UTF-8 output")
-}
-
-/// Run, expect exit 2 and exactly one `toolprism: ...` line on stderr; return that line.
-fn fails_with_one_line(cmd: &mut Command) -> String {
-    let out = cmd.assert().code(2).get_output().clone();
-    assert!(out.stdout.is_empty(), "nothing on stdout on failure");
-    let stderr = String::from_utf8(out.stderr).unwrap();
-    assert_eq!(stderr.lines().count(), 1, "one line: {stderr:?}");
-    assert!(stderr.starts_with("toolprism: "), "{stderr:?}");
-    stderr.trim_end().to_owned()
-}
 
 fn file_names(dir: &Path) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(dir)
@@ -236,14 +207,14 @@ fn settings_are_accepted_and_checked() {
         ])
         .assert()
         .success();
-    let line = fails_with_one_line(toolprism().args([
+    let line = one_line_failure(toolprism().args([
         "report",
         "samples/small.json",
         "--set",
         "no.such_key=1",
     ]));
     assert!(line.contains("unknown setting `no.such_key`"), "{line}");
-    let line = fails_with_one_line(toolprism().args([
+    let line = one_line_failure(toolprism().args([
         "show",
         "samples/small.json",
         "-s",
@@ -253,7 +224,7 @@ fn settings_are_accepted_and_checked() {
     ]));
     assert!(line.contains("bad value for `defer.threshold`"), "{line}");
     let line =
-        fails_with_one_line(toolprism().args(["report", "samples/small.json", "--set", "novalue"]));
+        one_line_failure(toolprism().args(["report", "samples/small.json", "--set", "novalue"]));
     assert!(line.contains("KEY=VALUE"), "{line}");
 }
 
@@ -261,7 +232,7 @@ fn settings_are_accepted_and_checked() {
 
 #[test]
 fn missing_file_is_one_line_naming_it() {
-    let line = fails_with_one_line(toolprism().args(["report", "does-not-exist.json"]));
+    let line = one_line_failure(toolprism().args(["report", "does-not-exist.json"]));
     assert!(
         line.starts_with("toolprism: does-not-exist.json: cannot read"),
         "{line}"
@@ -273,7 +244,7 @@ fn bad_json_is_one_line_naming_it() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("broken.json");
     std::fs::write(&path, "{\"messages\": [\n  oops\n]}").unwrap();
-    let line = fails_with_one_line(toolprism().arg("report").arg(&path));
+    let line = one_line_failure(toolprism().arg("report").arg(&path));
     assert!(
         line.contains("broken.json: invalid JSON at line 2"),
         "{line}"
@@ -285,13 +256,13 @@ fn unknown_shape_is_one_line_naming_it() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("shape.json");
     std::fs::write(&path, "[1, 2, 3]").unwrap();
-    let line = fails_with_one_line(toolprism().arg("show").arg(&path).args(["-s", "full"]));
+    let line = one_line_failure(toolprism().arg("show").arg(&path).args(["-s", "full"]));
     assert!(
         line.contains("shape.json: not a known capture shape"),
         "{line}"
     );
     // From standard input the file is named <stdin>.
-    let line = fails_with_one_line(
+    let line = one_line_failure(
         toolprism()
             .args(["report", "-"])
             .write_stdin("{\"hello\": 1}"),
@@ -303,29 +274,23 @@ fn unknown_shape_is_one_line_naming_it() {
 fn error_lines_are_sanitized() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("evil\u{1b}[31m\u{202e}.json");
-    let line = fails_with_one_line(toolprism().arg("report").arg(&path));
+    let line = one_line_failure(toolprism().arg("report").arg(&path));
     assert!(!line.chars().any(is_raw_hazard), "{line:?}");
     assert!(line.contains("evil␛[31m⟨U+202E⟩.json"), "{line}");
 }
 
 #[test]
 fn usage_errors_exit_2_with_one_line() {
-    let line =
-        fails_with_one_line(toolprism().args(["report", "samples/small.json", "-s", "nope"]));
+    let line = one_line_failure(toolprism().args(["report", "samples/small.json", "-s", "nope"]));
     assert!(line.contains("unknown strategy `nope`"), "{line}");
-    let line = fails_with_one_line(toolprism().args(["show", "samples/small.json"]));
+    let line = one_line_failure(toolprism().args(["show", "samples/small.json"]));
     assert!(
         line.contains("--strategy <ID>"),
         "names the missing argument: {line}"
     );
-    fails_with_one_line(toolprism().args([
-        "report",
-        "samples/small.json",
-        "--encoding",
-        "p50k_base",
-    ]));
-    fails_with_one_line(toolprism().args(["frobnicate", "x"]));
-    fails_with_one_line(toolprism().args([
+    one_line_failure(toolprism().args(["report", "samples/small.json", "--encoding", "p50k_base"]));
+    one_line_failure(toolprism().args(["frobnicate", "x"]));
+    one_line_failure(toolprism().args([
         "diff",
         "samples/small.json",
         "-s",
@@ -333,8 +298,7 @@ fn usage_errors_exit_2_with_one_line() {
         "--color",
         "sometimes",
     ]));
-    let line =
-        fails_with_one_line(toolprism().args(["export", "samples/small.json", "-s", "full"]));
+    let line = one_line_failure(toolprism().args(["export", "samples/small.json", "-s", "full"]));
     assert!(line.contains("--output"), "{line}");
 }
 
@@ -492,7 +456,7 @@ fn diff_of_the_original_is_empty_and_summarized() {
 
 #[test]
 fn diff_of_an_unknown_tool_is_an_error() {
-    let line = fails_with_one_line(toolprism().args([
+    let line = one_line_failure(toolprism().args([
         "diff",
         "samples/small.json",
         "-s",
@@ -519,7 +483,7 @@ fn export_writes_what_show_prints_and_never_clobbers() {
     assert_eq!(std::fs::read_to_string(&out).unwrap(), shown);
 
     std::fs::write(&out, "precious").unwrap();
-    let line = fails_with_one_line(
+    let line = one_line_failure(
         toolprism()
             .args(["export", "samples/small.json", "-s", "minimal", "-o"])
             .arg(&out),
@@ -556,7 +520,7 @@ fn export_writes_what_show_prints_and_never_clobbers() {
 fn failed_export_leaves_nothing_behind() {
     let dir = tempfile::tempdir().unwrap();
     let missing = dir.path().join("missing").join("out.json");
-    let line = fails_with_one_line(
+    let line = one_line_failure(
         toolprism()
             .args(["export", "samples/small.json", "-s", "full", "-o"])
             .arg(&missing),
@@ -567,7 +531,7 @@ fn failed_export_leaves_nothing_behind() {
     );
     assert!(file_names(dir.path()).is_empty());
     // A directory as OUT is refused, even with --force.
-    fails_with_one_line(
+    one_line_failure(
         toolprism()
             .args([
                 "export",
@@ -690,13 +654,13 @@ fn help_has_examples_and_version_is_printed() {
 fn no_capture_reads_a_piped_standard_input() {
     // Not a terminal on standard input: it is read (as jq and bat do), even when empty. The
     // bundled sample with a terminal there: tests/cli_manners.rs, under a pseudo-terminal.
-    let line = fails_with_one_line(toolprism().write_stdin(""));
+    let line = one_line_failure(toolprism().write_stdin(""));
     assert_eq!(line, "toolprism: <stdin>: empty: no JSON in it");
 }
 
 #[test]
 fn a_closed_pipe_ends_quietly() {
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("toolprism"))
+    let mut child = std::process::Command::new(bin())
         .current_dir(root())
         .args(["report", "samples/large.json", "--per-tool"])
         .stdout(Stdio::piped())
@@ -799,7 +763,7 @@ fn export_store_writes_the_entries_pointers_name() {
         assert!(entry.is_object());
     }
     // The same export again, without --force: OUT exists, refused, store untouched.
-    fails_with_one_line(
+    one_line_failure(
         toolprism()
             .args(["export", "samples/leanctx-chat.json", "-s", "shorten", "-o"])
             .arg(&out)
@@ -819,7 +783,7 @@ fn a_refused_capture_is_one_line_for_show_and_a_note_in_report() {
         r#"{"model":"m","messages":[],"tools":[{"name":"a","input_schema":{}},{"name":"a","input_schema":{}}]}"#,
     )
     .unwrap();
-    let line = fails_with_one_line(toolprism().arg("show").arg(&path).args(["-s", "direct"]));
+    let line = one_line_failure(toolprism().arg("show").arg(&path).args(["-s", "direct"]));
     assert!(
         line.contains("dup.json: `direct` refuses this capture"),
         "{line}"
@@ -1156,7 +1120,7 @@ fn budget_gate_exit_codes() {
             "toolprism: {DUPLICATES}: over the budget of 100,000 tokens: `direct` is refused by the host and has no figures\n"
         ));
     let line =
-        fails_with_one_line(toolprism().args(["report", "samples/small.json", "--budget", "lots"]));
+        one_line_failure(toolprism().args(["report", "samples/small.json", "--budget", "lots"]));
     assert!(line.contains("--budget"), "{line}");
 }
 
@@ -1164,7 +1128,7 @@ fn budget_gate_exit_codes() {
 fn export_refuses_refused_and_invalid_projections() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out.json");
-    let line = fails_with_one_line(
+    let line = one_line_failure(
         toolprism()
             .args(["export", DUPLICATES, "-s", "disabled", "-o"])
             .arg(&out),
@@ -1175,7 +1139,7 @@ fn export_refuses_refused_and_invalid_projections() {
     );
     assert!(!out.exists());
 
-    let line = fails_with_one_line(
+    let line = one_line_failure(
         toolprism()
             .args(["export", "samples/large.json", "-s", "defer", "-o"])
             .arg(&out),
@@ -1384,12 +1348,7 @@ fn checked_blocks(file: &Path) -> Vec<Block> {
 fn expected_body(block: &Block) -> String {
     match &block.kind {
         BlockKind::Command(args) => {
-            let out = toolprism()
-                .args(args)
-                .env_remove("COLUMNS")
-                .write_stdin("")
-                .output()
-                .unwrap();
+            let out = toolprism().args(args).write_stdin("").output().unwrap();
             assert!(
                 out.status.success(),
                 "{}: `toolprism {}` failed: {}",
@@ -1406,9 +1365,11 @@ fn expected_body(block: &Block) -> String {
             body
         }
         BlockKind::Picture { snapshot, rows } => {
+            // A marker names the snapshot as its module does (`tui__NAME`); the file has the
+            // test binary's name before it.
             let path = root()
                 .join("tests/snapshots")
-                .join(format!("{snapshot}.snap"));
+                .join(format!("tests__{snapshot}.snap"));
             let snap = std::fs::read_to_string(&path)
                 .unwrap_or_else(|e| panic!("{}: {}: {e}", block.file.display(), path.display()));
             // insta's header, then one quoted row a line.
@@ -1438,8 +1399,8 @@ fn expected_body(block: &Block) -> String {
 
 /// Every `toolprism` command block in README.md and docs/*.md prints exactly what it shows, and
 /// every screen picture is a snapshot the TUI tests keep. After an intended change of output:
-/// `INSTA_UPDATE=always cargo test --test tui --test tui_session` (review the snapshots), then
-/// `TOOLPRISM_BLESS=1 cargo test --test cli readme` rewrites the blocks in place.
+/// `INSTA_UPDATE=always cargo test --test tests tui` (review the snapshots), then
+/// `TOOLPRISM_BLESS=1 cargo test --test tests readme` rewrites the blocks in place.
 #[test]
 fn readme_and_docs_blocks_are_what_the_binary_prints() {
     let mut files = vec![PathBuf::from("README.md")];
@@ -1521,8 +1482,8 @@ fn readme_shell_words_split_like_a_shell() {
 #[test]
 fn session_on_an_empty_folder_fails_like_report() {
     let dir = tempfile::tempdir().unwrap();
-    let report = fails_with_one_line(toolprism().arg("report").arg(dir.path()));
-    let session = fails_with_one_line(toolprism().arg("session").arg(dir.path()));
+    let report = one_line_failure(toolprism().arg("report").arg(dir.path()));
+    let session = one_line_failure(toolprism().arg("session").arg(dir.path()));
     assert_eq!(session, report);
     assert!(session.ends_with(": no model call in it"), "{session}");
 }
@@ -1756,7 +1717,7 @@ fn session_budget_gates_the_session_cost() {
         printed["strategies"], json["strategies"],
         "printed either way"
     );
-    let line = fails_with_one_line(toolprism().args(["session", trace, "--budget", "lots"]));
+    let line = one_line_failure(toolprism().args(["session", trace, "--budget", "lots"]));
     assert!(line.contains("--budget"), "{line}");
 }
 
@@ -1819,7 +1780,7 @@ fn ctrl_c_exits_130() {
             let _ = writeln!(w, "{first}");
             std::thread::sleep(std::time::Duration::from_secs(30));
         });
-        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_toolprism"));
+        let mut cmd = std::process::Command::new(bin());
         cmd.arg("session").arg(&fifo).stdin(Stdio::null());
         interrupted_exits_130(cmd, "session on a FIFO");
         drop(writer);
@@ -1827,7 +1788,7 @@ fn ctrl_c_exits_130() {
     // `report -` on a standard input that never ends: the test holds the pipe's write end
     // open and writes nothing.
     let (reader, writer) = std::io::pipe().unwrap();
-    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_toolprism"));
+    let mut cmd = std::process::Command::new(bin());
     cmd.args(["report", "-"]).stdin(reader);
     interrupted_exits_130(cmd, "report on an endless standard input");
     drop(writer);

@@ -6,48 +6,14 @@
 //! Terminal cases run the binary under `script` (a pseudo-terminal) and skip cleanly where it
 //! is missing.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Stdio;
 
 use assert_cmd::Command;
 use serde_json::Value;
 
-#[path = "support/sgr.rs"]
-mod sgr;
-use sgr::strip_sgr;
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn bin() -> PathBuf {
-    assert_cmd::cargo::cargo_bin("toolprism")
-}
-
-fn toolprism() -> Command {
-    let mut cmd = Command::cargo_bin("toolprism").expect("the binary is built");
-    cmd.current_dir(root()).env_remove("NO_COLOR");
-    cmd
-}
-
-fn stdout_of(args: &[&str]) -> String {
-    let out = toolprism()
-        .args(args)
-        .assert()
-        .success()
-        .get_output()
-        .clone();
-    String::from_utf8(out.stdout).expect("UTF-8 output")
-}
-
-/// Exit 2 with exactly one `toolprism: ...` line on stderr and nothing on stdout; the line.
-fn one_line_failure(cmd: &mut Command) -> String {
-    let out = cmd.assert().code(2).get_output().clone();
-    assert!(out.stdout.is_empty(), "nothing on stdout on failure");
-    let stderr = String::from_utf8(out.stderr).unwrap();
-    assert_eq!(stderr.lines().count(), 1, "one line: {stderr:?}");
-    stderr.trim_end().to_owned()
-}
+use crate::support::command::{bin, one_line_failure, root, stdout_of, toolprism};
+use crate::support::sgr::strip_sgr;
 
 fn has_script() -> bool {
     std::process::Command::new("script")
@@ -75,10 +41,7 @@ fn on_terminal_in(dir: &Path, args: &[&str], columns: usize, redirect: &str) -> 
         eprintln!("skipped: `script` (util-linux) is not installed");
         return None;
     }
-    let mut line = format!(
-        "stty cols {columns} rows 40; {}",
-        shell_quote(&bin().to_string_lossy())
-    );
+    let mut line = format!("stty cols {columns} rows 40; {}", shell_quote(bin()));
     for arg in args {
         line.push(' ');
         line.push_str(&shell_quote(arg));

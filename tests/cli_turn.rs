@@ -4,47 +4,12 @@
 //! the format's rules, so the binary's trace reading is checked against an independent reading.
 
 use std::io::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use assert_cmd::Command;
 use base64::Engine as _;
 use serde_json::Value;
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn toolprism() -> Command {
-    let mut cmd = Command::cargo_bin("toolprism").expect("the binary is built");
-    cmd.current_dir(root()).env_remove("NO_COLOR");
-    cmd
-}
-
-fn run_ok(args: &[&str]) -> (String, String) {
-    let out = toolprism()
-        .args(args)
-        .assert()
-        .success()
-        .get_output()
-        .clone();
-    (
-        String::from_utf8(out.stdout).expect("UTF-8 stdout"),
-        String::from_utf8(out.stderr).expect("UTF-8 stderr"),
-    )
-}
-
-fn stdout_of(args: &[&str]) -> String {
-    run_ok(args).0
-}
-
-/// Run, expect exit 2, nothing on stdout and exactly one `toolprism: ...` line; return it.
-fn fails_with(args: &[&str]) -> String {
-    let out = toolprism().args(args).assert().code(2).get_output().clone();
-    assert!(out.stdout.is_empty(), "nothing on stdout on failure");
-    let stderr = String::from_utf8(out.stderr).unwrap();
-    assert_eq!(stderr.lines().count(), 1, "one line: {stderr:?}");
-    stderr.trim_end().to_owned()
-}
+use crate::support::command::{fails_with, root, run_ok, stdout_of, toolprism};
 
 /// One turn as the test reads it: where it is, and its body (`None` for a compaction stub).
 #[derive(Debug, Clone)]

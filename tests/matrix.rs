@@ -1,7 +1,5 @@
 //! The tools × strategies matrix (`toolprism::matrix`) and `report --matrix`.
 
-use std::path::PathBuf;
-
 use toolprism::matrix::{
     CachePrefix, Cell, ColumnStatus, Filter, Mark, Matrix, Origin, Sort, SortColumn, TotalRow,
 };
@@ -9,15 +7,8 @@ use toolprism::measure::{Encoding, TokenCounter};
 use toolprism::report::{Report, report};
 use toolprism::{Capture, Settings, Strategy};
 
-#[path = "support/sgr.rs"]
-mod sgr;
-use sgr::strip_sgr;
-
-fn sample(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("samples")
-        .join(name)
-}
+use crate::support::command::{bin, fails_with, root, sample, stdout_of};
+use crate::support::sgr::strip_sgr;
 
 fn report_of(name: &str, strategies: &[Strategy], set: &[&str]) -> Report {
     let path = sample(name);
@@ -330,35 +321,6 @@ fn a_request_the_provider_rejects_is_marked_in_the_header() {
 
 // The command line.
 
-use assert_cmd::Command;
-
-fn toolprism() -> Command {
-    let mut cmd = Command::cargo_bin("toolprism").expect("the binary is built");
-    cmd.current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env_remove("NO_COLOR")
-        .env_remove("COLUMNS");
-    cmd
-}
-
-fn stdout_of(args: &[&str]) -> String {
-    let out = toolprism()
-        .args(args)
-        .assert()
-        .success()
-        .get_output()
-        .clone();
-    String::from_utf8(out.stdout).expect("UTF-8 output")
-}
-
-/// Exit 2 and one `toolprism: ` line on standard error.
-fn error_of(args: &[&str]) -> String {
-    let out = toolprism().args(args).assert().code(2).get_output().clone();
-    assert!(out.stdout.is_empty());
-    let stderr = String::from_utf8(out.stderr).unwrap();
-    assert_eq!(stderr.lines().count(), 1, "{stderr:?}");
-    stderr.trim_end().to_owned()
-}
-
 /// The table's header row, split at spaces.
 fn header_of(text: &str) -> Vec<&str> {
     text.lines()
@@ -528,13 +490,10 @@ fn on_a_terminal_columns_sets_the_width() {
         return;
     };
     assert!(probe.status.success());
-    let command = format!(
-        "COLUMNS=70 '{}' report samples/small.json --matrix",
-        env!("CARGO_BIN_EXE_toolprism")
-    );
+    let command = format!("COLUMNS=70 '{}' report samples/small.json --matrix", bin());
     let out = std::process::Command::new("script")
         .args(["-qec", &command, "/dev/null"])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .current_dir(root())
         .output()
         .unwrap();
     assert!(out.status.success());
@@ -617,15 +576,15 @@ fn hostile_names_are_escaped_in_every_format() {
 #[test]
 fn matrix_flags_are_checked() {
     assert_eq!(
-        error_of(&["report", "samples/small.json", "--sort", "name"]),
+        fails_with(&["report", "samples/small.json", "--sort", "name"]),
         "toolprism: the following required arguments were not provided: --matrix (see --help)"
     );
     assert_eq!(
-        error_of(&["report", "samples/small.json", "--matrix", "--json"]),
+        fails_with(&["report", "samples/small.json", "--matrix", "--json"]),
         "toolprism: the argument '--matrix' cannot be used with '--json' (see --help)"
     );
     assert!(
-        error_of(&[
+        fails_with(&[
             "report",
             "samples/small.json",
             "--matrix",

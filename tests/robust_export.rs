@@ -11,22 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-fn bin() -> &'static str {
-    env!("CARGO_BIN_EXE_toolprism")
-}
-
-fn sample() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/large.json")
-}
-
-/// Run `toolprism ARGS`, with standard input closed.
-fn run(args: &[&str]) -> Output {
-    Command::new(bin())
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .expect("run toolprism")
-}
+use crate::support::command::{bin, output_of, sample};
 
 /// A failure as the contract wants it: exit 2, one line on stderr naming `path`, no panic.
 fn assert_one_line_failure(out: &Output, path: &str) {
@@ -62,7 +47,12 @@ fn names(dir: &Path) -> Vec<String> {
 
 /// What `show` prints for the sample under `full`: what a successful export must write.
 fn expected_full() -> Vec<u8> {
-    let out = run(&["show", sample().to_str().unwrap_or_default(), "-s", "full"]);
+    let out = output_of(&[
+        "show",
+        sample("large.json").to_str().unwrap_or_default(),
+        "-s",
+        "full",
+    ]);
     assert!(out.status.success());
     out.stdout
 }
@@ -113,7 +103,7 @@ fn a_full_device_is_neither_replaced_nor_reported_as_success() {
         return;
     }
     let target = full.to_str().unwrap();
-    let capture = sample();
+    let capture = sample("large.json");
     for force in [false, true] {
         let mut args = vec![
             "export",
@@ -126,7 +116,7 @@ fn a_full_device_is_neither_replaced_nor_reported_as_success() {
         if force {
             args.push("--force");
         }
-        let out = run(&args);
+        let out = output_of(&args);
         assert_one_line_failure(&out, target);
         let kind = std::fs::symlink_metadata(&full).unwrap().file_type();
         assert!(
@@ -140,9 +130,9 @@ fn a_full_device_is_neither_replaced_nor_reported_as_success() {
 #[test]
 fn the_system_dev_full_reports_the_failure() {
     // No --force: whatever the design, the real /dev/full must never be renamed over.
-    let out = run(&[
+    let out = output_of(&[
         "export",
-        sample().to_str().unwrap(),
+        sample("large.json").to_str().unwrap(),
         "-s",
         "full",
         "-o",
@@ -167,9 +157,9 @@ fn a_device_target_is_written_through() {
         return;
     }
     let target = null.to_str().unwrap();
-    let out = run(&[
+    let out = output_of(&[
         "export",
-        sample().to_str().unwrap(),
+        sample("large.json").to_str().unwrap(),
         "-s",
         "full",
         "-o",
@@ -208,9 +198,9 @@ fn a_fifo_target_gets_the_whole_export_and_stays_a_fifo() {
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
-    let out = run(&[
+    let out = output_of(&[
         "export",
-        sample().to_str().unwrap(),
+        sample("large.json").to_str().unwrap(),
         "-s",
         "full",
         "-o",
@@ -245,9 +235,9 @@ fn a_full_filesystem_leaves_nothing_behind_and_keeps_the_old_file() {
     let target = mount.path().join("out.json");
     let name = target.to_str().unwrap();
     // No old file: nothing at all afterwards.
-    let out = run(&[
+    let out = output_of(&[
         "export",
-        sample().to_str().unwrap(),
+        sample("large.json").to_str().unwrap(),
         "-s",
         "full",
         "-o",
@@ -257,9 +247,9 @@ fn a_full_filesystem_leaves_nothing_behind_and_keeps_the_old_file() {
     assert!(names(mount.path()).is_empty(), "{:?}", names(mount.path()));
     // An old file: kept byte for byte.
     std::fs::write(&target, b"old content\n").unwrap();
-    let out = run(&[
+    let out = output_of(&[
         "export",
-        sample().to_str().unwrap(),
+        sample("large.json").to_str().unwrap(),
         "-s",
         "full",
         "-o",
@@ -278,9 +268,9 @@ fn a_read_only_folder_is_refused_cleanly() {
     };
     let target = mount.path().join("out.json");
     let name = target.to_str().unwrap();
-    let out = run(&[
+    let out = output_of(&[
         "export",
-        sample().to_str().unwrap(),
+        sample("large.json").to_str().unwrap(),
         "-s",
         "full",
         "-o",
@@ -296,9 +286,9 @@ fn a_missing_folder_is_one_line() {
     let dir = tempfile::tempdir().unwrap();
     let target = dir.path().join("gone/out.json");
     let name = target.to_str().unwrap();
-    let out = run(&[
+    let out = output_of(&[
         "export",
-        sample().to_str().unwrap(),
+        sample("large.json").to_str().unwrap(),
         "-s",
         "full",
         "-o",
@@ -326,7 +316,7 @@ fn a_folder_that_disappears_during_the_run() {
         .unwrap();
     std::thread::sleep(Duration::from_millis(200));
     std::fs::remove_dir(&folder).unwrap();
-    let capture = std::fs::read(sample()).unwrap();
+    let capture = std::fs::read(sample("large.json")).unwrap();
     if let Some(mut stdin) = child.stdin.take() {
         let _ = stdin.write_all(&capture);
     }
@@ -346,7 +336,7 @@ fn a_closed_pipe_on_standard_output_is_not_a_crash() {
     ] {
         let mut child = Command::new(bin())
             .args(&args)
-            .arg(sample())
+            .arg(sample("large.json"))
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -528,13 +518,13 @@ fn sigterm_during_the_write_loses_nothing() {
 fn the_capture_is_never_written_to() {
     let dir = tempfile::tempdir().unwrap();
     let capture = dir.path().join("capture.json");
-    std::fs::copy(sample(), &capture).unwrap();
+    std::fs::copy(sample("large.json"), &capture).unwrap();
     let before = std::fs::read(&capture).unwrap();
     let modified = std::fs::metadata(&capture).unwrap().modified().unwrap();
     let name = capture.to_str().unwrap();
     // Exporting onto the capture itself, with and without --force: refused or written
     // atomically, but never a truncated capture.
-    let out = run(&["export", name, "-s", "minimal", "-o", name]);
+    let out = output_of(&["export", name, "-s", "minimal", "-o", name]);
     assert_one_line_failure(&out, name);
     assert_eq!(std::fs::read(&capture).unwrap(), before);
     for args in [
@@ -543,11 +533,11 @@ fn the_capture_is_never_written_to() {
         vec!["show", name, "-s", "full"],
         vec!["diff", name, "-s", "full"],
     ] {
-        assert!(run(&args).status.success(), "{args:?}");
+        assert!(output_of(&args).status.success(), "{args:?}");
     }
     let store = dir.path().join("store");
     let out_path = dir.path().join("out.json");
-    let out = run(&[
+    let out = output_of(&[
         "export",
         name,
         "-s",
@@ -582,14 +572,19 @@ fn shell(dir: &Path, script: &str) -> Output {
         .arg(script)
         .current_dir(dir)
         .env("TP", bin())
-        .env("CAP", sample())
+        .env("CAP", sample("large.json"))
         .stdin(Stdio::null())
         .output()
         .expect("run sh")
 }
 
 fn the_export() -> Vec<u8> {
-    let out = run(&["show", sample().to_str().unwrap(), "-s", "minimal"]);
+    let out = output_of(&[
+        "show",
+        sample("large.json").to_str().unwrap(),
+        "-s",
+        "minimal",
+    ]);
     assert!(out.status.success());
     out.stdout
 }
@@ -682,9 +677,9 @@ fn a_long_target_name_fits_its_temporary_file_too() {
     let name = format!("{}.json", "n".repeat(245));
     assert_eq!(name.len(), 250);
     let target = dir.path().join(&name);
-    let out = run(&[
+    let out = output_of(&[
         "export",
-        sample().to_str().unwrap(),
+        sample("large.json").to_str().unwrap(),
         "-s",
         "minimal",
         "-q",
@@ -720,7 +715,7 @@ fn the_store_is_all_or_nothing() {
     let store = dir.path().join("store");
     let out_path = dir.path().join("out.json");
     let export = |store: &Path, out: &Path| {
-        run(&[
+        output_of(&[
             "export",
             capture.to_str().unwrap(),
             "-s",
@@ -768,17 +763,17 @@ fn the_store_is_all_or_nothing() {
 fn an_input_is_never_written_over_even_with_force() {
     let dir = tempfile::tempdir().unwrap();
     let capture = dir.path().join("capture.json");
-    std::fs::copy(sample(), &capture).unwrap();
+    std::fs::copy(sample("large.json"), &capture).unwrap();
     let before = std::fs::read(&capture).unwrap();
     let name = capture.to_str().unwrap();
-    let out = run(&["export", name, "-s", "minimal", "-o", name, "--force"]);
+    let out = output_of(&["export", name, "-s", "minimal", "-o", name, "--force"]);
     assert_one_line_failure(&out, name);
     assert!(String::from_utf8_lossy(&out.stderr).contains("input"));
     assert_eq!(std::fs::read(&capture).unwrap(), before);
     // Through another name (a symlink) too.
     let link = dir.path().join("link.json");
     std::os::unix::fs::symlink(&capture, &link).unwrap();
-    let out = run(&[
+    let out = output_of(&[
         "export",
         name,
         "-s",

@@ -8,9 +8,7 @@ use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-fn bin() -> &'static str {
-    env!("CARGO_BIN_EXE_toolprism")
-}
+use crate::support::command::{bin, sample};
 
 /// Run `toolprism ARGS` (under `/usr/bin/time` when there is one) with `feed` writing its
 /// standard input until it is done or the pipe closes; the output and the peak RSS in MB.
@@ -256,7 +254,7 @@ fn a_capture_path_that_is_not_utf8_is_read() {
     let dir = tempfile::tempdir().unwrap();
     let name = std::ffi::OsStr::from_bytes(b"cap-\xff\x1b.json");
     let path = dir.path().join(name);
-    let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/small.json");
+    let sample = sample("small.json");
     std::fs::copy(&sample, &path).unwrap();
     for args in [
         vec!["report"],

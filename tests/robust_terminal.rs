@@ -5,193 +5,75 @@
 //!
 //! Each test has its own tmux server; without tmux the tests say so and skip.
 
-use std::path::PathBuf;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-fn sample() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("samples/large.json")
+use crate::support::command::{bin, sample};
+use crate::support::tmux::Tmux;
+
+/// An interactive shell in tmux, its server named after the test.
+fn shell(name: &str) -> Option<Tmux> {
+    Tmux::shell(&format!("robust-{name}"))
 }
 
-struct Tmux {
-    socket: String,
-    _dir: tempfile::TempDir,
+/// Start the interactive view on the sample and wait for its first frame.
+fn open(t: &Tmux, env: &str) {
+    t.type_line(&format!(
+        "{env} '{}' '{}'; echo \"exi\"\"t=$?\"",
+        bin(),
+        sample("large.json").display()
+    ));
+    t.wait("the home screen", |s| s.contains("▼original"));
+    assert_eq!(
+        t.flag("alternate_on"),
+        "1",
+        "the view uses the alternate screen"
+    );
 }
 
-impl Tmux {
-    /// An interactive bash in a detached 110x32 session, or `None` without tmux.
-    fn start(name: &str) -> Option<Tmux> {
-        if Command::new("tmux").arg("-V").output().is_err() {
-            eprintln!("tmux not found: skipping the terminal test");
-            return None;
-        }
-        let dir = tempfile::tempdir().expect("temp dir");
-        let tmux = Tmux {
-            socket: format!("toolprism-robust-{name}-{}", std::process::id()),
-            _dir: dir,
-        };
-        let cwd = tmux._dir.path().display().to_string();
-        let ok = tmux
-            .cmd(&[
-                "-f",
-                "/dev/null",
-                "new-session",
-                "-d",
-                "-s",
-                "t",
-                "-x",
-                "110",
-                "-y",
-                "32",
-                "-c",
-                &cwd,
-                "--",
-                "env",
-                "PS1=$ ",
-                "TERM=xterm-256color",
-                "bash",
-                "--norc",
-                "--noprofile",
-                "-i",
-            ])
-            .status
-            .success();
-        assert!(ok, "tmux new-session");
-        tmux.wait("the prompt", |s| s.lines().any(|l| l.starts_with('$')));
-        Some(tmux)
-    }
-
-    fn cmd(&self, args: &[&str]) -> std::process::Output {
-        Command::new("tmux")
-            .arg("-L")
-            .arg(&self.socket)
-            .args(args)
-            .output()
-            .expect("run tmux")
-    }
-
-    fn screen(&self) -> String {
-        String::from_utf8_lossy(&self.cmd(&["capture-pane", "-p", "-t", "t"]).stdout).into_owned()
-    }
-
-    fn keys(&self, keys: &[&str]) {
-        let mut args = vec!["send-keys", "-t", "t"];
-        args.extend_from_slice(keys);
-        self.cmd(&args);
-    }
-
-    /// Type a command line and press Enter.
-    fn type_line(&self, line: &str) {
-        self.cmd(&["send-keys", "-t", "t", "-l", line]);
-        self.keys(&["Enter"]);
-    }
-
-    fn wait(&self, what: &str, pred: impl Fn(&str) -> bool) -> String {
-        let start = Instant::now();
-        loop {
-            let screen = self.screen();
-            if pred(&screen) {
-                return screen;
-            }
-            if start.elapsed() > Duration::from_secs(60) {
-                panic!("timed out waiting for {what}; the screen:\n{screen}");
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-
-    /// Start the interactive view on the sample and wait for its first frame.
-    fn open(&self, env: &str) {
-        self.type_line(&format!(
-            "{env} '{}' '{}'; echo \"exi\"\"t=$?\"",
-            env!("CARGO_BIN_EXE_toolprism"),
-            sample().display()
-        ));
-        self.wait("the home screen", |s| s.contains("▼original"));
-        assert_eq!(
-            self.flag("alternate_on"),
-            "1",
-            "the view uses the alternate screen"
+/// The view has ended (`exit=N` printed): the terminal must be as the shell wants it.
+fn assert_usable(t: &Tmux, case: &str) -> String {
+    let screen = t.wait("the exit status", |s| {
+        s.lines().any(|l| l.starts_with("exit="))
+    });
+    assert_modes(t, case);
+    // Cooked mode, checked from inside: a command typed now runs and prints. (`EN""D` on
+    // the command line, `END` only in its output.)
+    t.type_line(
+        "stty -a | tr ' ;' '\\n\\n' | grep -xE -- '-?(icanon|echo|isig)' | tr '\\n' ' '; echo EN\"\"D",
+    );
+    // The answer line: the modes, then END (text an earlier program left on that line may
+    // follow it).
+    let answer = |s: &str| {
+        s.lines()
+            .filter(|l| !l.contains("stty"))
+            .find_map(|l| l.find(" END").map(|at| l[..at].to_owned()))
+    };
+    let after = t.wait("stty's answer", |s| answer(s).is_some());
+    let line = answer(&after).unwrap_or_default();
+    let modes: Vec<&str> = line.split_whitespace().collect();
+    for mode in ["icanon", "echo", "isig"] {
+        assert!(
+            modes.contains(&mode),
+            "{case}: the terminal is left without {mode} (raw mode): {modes:?}\n{after}"
         );
     }
-
-    /// A pane flag (`alternate_on`, `cursor_flag`, `mouse_any_flag`, ...).
-    fn flag(&self, name: &str) -> String {
-        let out = self.cmd(&["display-message", "-p", "-t", "t", &format!("#{{{name}}}")]);
-        String::from_utf8_lossy(&out.stdout).trim().to_owned()
-    }
-
-    /// The toolprism process: the shell's child.
-    fn child_pid(&self) -> u32 {
-        let shell = self.flag("pane_pid");
-        let start = Instant::now();
-        loop {
-            let children = std::fs::read_to_string(format!("/proc/{shell}/task/{shell}/children"))
-                .unwrap_or_default();
-            if let Some(pid) = children
-                .split_whitespace()
-                .next()
-                .and_then(|p| p.parse().ok())
-            {
-                return pid;
-            }
-            assert!(
-                start.elapsed() < Duration::from_secs(10),
-                "no child process"
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-
-    /// The view has ended (`exit=N` printed): the terminal must be as the shell wants it.
-    fn assert_usable(&self, case: &str) -> String {
-        let screen = self.wait("the exit status", |s| {
-            s.lines().any(|l| l.starts_with("exit="))
-        });
-        self.assert_modes(case);
-        // Cooked mode, checked from inside: a command typed now runs and prints. (`EN""D` on
-        // the command line, `END` only in its output.)
-        self.type_line(
-            "stty -a | tr ' ;' '\\n\\n' | grep -xE -- '-?(icanon|echo|isig)' | tr '\\n' ' '; echo EN\"\"D",
-        );
-        // The answer line: the modes, then END (text an earlier program left on that line may
-        // follow it).
-        let answer = |s: &str| {
-            s.lines()
-                .filter(|l| !l.contains("stty"))
-                .find_map(|l| l.find(" END").map(|at| l[..at].to_owned()))
-        };
-        let after = self.wait("stty's answer", |s| answer(s).is_some());
-        let line = answer(&after).unwrap_or_default();
-        let modes: Vec<&str> = line.split_whitespace().collect();
-        for mode in ["icanon", "echo", "isig"] {
-            assert!(
-                modes.contains(&mode),
-                "{case}: the terminal is left without {mode} (raw mode): {modes:?}\n{after}"
-            );
-        }
-        screen
-    }
-
-    fn assert_modes(&self, case: &str) {
-        assert_eq!(
-            self.flag("alternate_on"),
-            "0",
-            "{case}: alternate screen left on"
-        );
-        assert_eq!(self.flag("cursor_flag"), "1", "{case}: cursor left hidden");
-        assert_eq!(
-            self.flag("mouse_any_flag"),
-            "0",
-            "{case}: mouse reporting left on"
-        );
-    }
+    screen
 }
 
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        let _ = self.cmd(&["kill-server"]);
-    }
+/// The pane's modes are the shell's again: no alternate screen, a cursor, no mouse reporting.
+fn assert_modes(t: &Tmux, case: &str) {
+    assert_eq!(
+        t.flag("alternate_on"),
+        "0",
+        "{case}: alternate screen left on"
+    );
+    assert_eq!(t.flag("cursor_flag"), "1", "{case}: cursor left hidden");
+    assert_eq!(
+        t.flag("mouse_any_flag"),
+        "0",
+        "{case}: mouse reporting left on"
+    );
 }
 
 fn exit_status(screen: &str) -> Option<i32> {
@@ -201,23 +83,23 @@ fn exit_status(screen: &str) -> Option<i32> {
 
 #[test]
 fn quitting_leaves_the_terminal_usable() {
-    let Some(t) = Tmux::start("quit") else { return };
-    t.open("");
+    let Some(t) = shell("quit") else { return };
+    open(&t, "");
     t.keys(&["q"]);
-    let screen = t.assert_usable("q");
+    let screen = assert_usable(&t, "q");
     assert_eq!(exit_status(&screen), Some(0), "{screen}");
 }
 
 #[test]
 fn an_error_leaves_the_terminal_usable() {
-    let Some(t) = Tmux::start("error") else {
+    let Some(t) = shell("error") else {
         return;
     };
     t.type_line(&format!(
         "'{}' /nonexistent/capture.json; echo \"exi\"\"t=$?\"",
-        env!("CARGO_BIN_EXE_toolprism")
+        bin()
     ));
-    let screen = t.assert_usable("error");
+    let screen = assert_usable(&t, "error");
     assert_eq!(exit_status(&screen), Some(2), "{screen}");
     assert!(
         screen.contains("toolprism: /nonexistent/capture.json"),
@@ -231,28 +113,28 @@ fn a_panic_leaves_the_terminal_usable() {
         eprintln!("release build: the panic trigger is compiled out, skipping");
         return;
     }
-    let Some(t) = Tmux::start("panic") else {
+    let Some(t) = shell("panic") else {
         return;
     };
     t.type_line(&format!(
         // Without a backtrace: its length (which depends on the frames above the panic) would
         // decide whether the exit line is still on the pane.
         "RUST_BACKTRACE=0 TOOLPRISM_TUI_TEST_PANIC=1 '{}' '{}'; echo \"exi\"\"t=$?\"",
-        env!("CARGO_BIN_EXE_toolprism"),
-        sample().display()
+        bin(),
+        sample("large.json").display()
     ));
-    let screen = t.assert_usable("panic");
+    let screen = assert_usable(&t, "panic");
     assert_eq!(exit_status(&screen), Some(101), "{screen}");
 }
 
 #[test]
 fn ctrl_c_leaves_the_terminal_usable() {
-    let Some(t) = Tmux::start("ctrlc") else {
+    let Some(t) = shell("ctrlc") else {
         return;
     };
-    t.open("");
+    open(&t, "");
     t.keys(&["C-c"]);
-    let screen = t.assert_usable("Ctrl-C");
+    let screen = assert_usable(&t, "Ctrl-C");
     // As a shell reports a command Ctrl-C ended.
     assert_eq!(exit_status(&screen), Some(130), "{screen}");
 }
@@ -261,7 +143,7 @@ fn ctrl_c_leaves_the_terminal_usable() {
 /// back under it), then the exit status is 130.
 #[test]
 fn ctrl_c_under_the_pager_exits_130() {
-    let Some(t) = Tmux::start("pager") else {
+    let Some(t) = shell("pager") else {
         return;
     };
     // A pager that shows it started, then waits (Ctrl-C ends it, as it would end less's
@@ -269,28 +151,28 @@ fn ctrl_c_under_the_pager_exits_130() {
     t.type_line(&format!(
         // The status on a line of its own: the terminal echoes `^C` where the cursor is.
         "PAGER='echo pag\"\"ing; sleep 30' '{}' diff '{}' -s minimal; s=$?; echo; echo \"exi\"\"t=$s\"",
-        env!("CARGO_BIN_EXE_toolprism"),
-        sample().display()
+        bin(),
+        sample("large.json").display()
     ));
     t.wait("the pager", |s| s.lines().any(|l| l.trim() == "paging"));
     t.keys(&["C-c"]);
-    let screen = t.assert_usable("Ctrl-C under the pager");
+    let screen = assert_usable(&t, "Ctrl-C under the pager");
     assert_eq!(exit_status(&screen), Some(130), "{screen}");
 }
 
 /// A signal from outside (another terminal, `kill`, a closing terminal emulator).
 fn signalled(signal: &str) {
-    let Some(t) = Tmux::start(&signal.to_lowercase()) else {
+    let Some(t) = shell(&signal.to_lowercase()) else {
         return;
     };
-    t.open("");
+    open(&t, "");
     let pid = t.child_pid();
     let sent = Command::new("kill")
         .args([&format!("-{signal}"), &pid.to_string()])
         .status()
         .is_ok_and(|s| s.success());
     assert!(sent, "kill -{signal} {pid}");
-    let screen = t.assert_usable(signal);
+    let screen = assert_usable(&t, signal);
     // 128 + the signal's number, as a shell reports a command a signal ended.
     let number = Command::new("sh")
         .args(["-c", &format!("kill -l {signal}")])
@@ -341,10 +223,10 @@ fn sigalrm_leaves_the_terminal_usable() {
 /// and `fg` brings the view back.
 #[test]
 fn sigtstp_from_outside_suspends_with_the_terminal_restored() {
-    let Some(t) = Tmux::start("tstp") else {
+    let Some(t) = shell("tstp") else {
         return;
     };
-    t.open("");
+    open(&t, "");
     let pid = t.child_pid();
     let sent = Command::new("kill")
         .args(["-TSTP", &pid.to_string()])
@@ -352,7 +234,7 @@ fn sigtstp_from_outside_suspends_with_the_terminal_restored() {
         .is_ok_and(|s| s.success());
     assert!(sent, "kill -TSTP {pid}");
     t.wait("the shell's job notice", |s| s.contains("Stopped"));
-    t.assert_modes("kill -TSTP");
+    assert_modes(&t, "kill -TSTP");
     t.type_line("fg; echo \"resum\"\"ed=$?\"");
     t.wait("the view again", |s| s.contains("▼original"));
     assert_eq!(t.flag("alternate_on"), "1", "fg restores the view");
@@ -360,18 +242,18 @@ fn sigtstp_from_outside_suspends_with_the_terminal_restored() {
     t.wait("the resumed view's exit status", |s| {
         s.lines().any(|l| l.starts_with("resumed="))
     });
-    t.assert_modes("kill -TSTP, fg, q");
+    assert_modes(&t, "kill -TSTP, fg, q");
 }
 
 #[test]
 fn ctrl_z_then_fg_suspends_and_resumes_cleanly() {
-    let Some(t) = Tmux::start("ctrlz") else {
+    let Some(t) = shell("ctrlz") else {
         return;
     };
-    t.open("");
+    open(&t, "");
     t.keys(&["C-z"]);
     let stopped = t.wait("the shell's job notice", |s| s.contains("Stopped"));
-    t.assert_modes("Ctrl-Z");
+    assert_modes(&t, "Ctrl-Z");
     // bash goes on with the rest of the command list when a job stops, with status 147
     // (128 + SIGSTOP: the view stops itself with SIGSTOP, since it catches SIGTSTP to give the
     // terminal back first) or 148 (128 + SIGTSTP); any other status means the view ended
@@ -399,7 +281,7 @@ fn ctrl_z_then_fg_suspends_and_resumes_cleanly() {
         .find_map(|l| l.strip_prefix("resumed="))
         .map(str::trim);
     assert_eq!(status, Some("0"), "{screen}");
-    t.assert_usable("Ctrl-Z, fg, q");
+    assert_usable(&t, "Ctrl-Z, fg, q");
 }
 
 /// Closing the terminal (here: killing tmux, which hangs up its ptys) ends the view: it must
@@ -407,10 +289,10 @@ fn ctrl_z_then_fg_suspends_and_resumes_cleanly() {
 /// core at 100% for as long as nobody notices).
 #[test]
 fn a_closed_terminal_ends_the_view() {
-    let Some(t) = Tmux::start("hangup") else {
+    let Some(t) = shell("hangup") else {
         return;
     };
-    t.open("");
+    open(&t, "");
     let pid = t.child_pid();
     t.cmd(&["kill-server"]);
     let start = Instant::now();

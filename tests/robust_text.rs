@@ -5,9 +5,11 @@
 //! JSON shown on a terminal (`show`, `export -o -`, run under a pty) is escaped too.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 
 use toolprism::sanitize::is_unsafe;
+
+use crate::support::command::{bin, output_of};
 
 /// Every hostile character class, as a string to plant everywhere.
 const NASTY: &str = "\u{1b}[31mRED\u{1b}]0;title\u{7}\u{1b}[2J\u{0}\u{8}\r\t\u{7f}\u{9b}1m\u{85}\
@@ -41,19 +43,6 @@ fn assert_clean(what: &str, stream: &str, bytes: &[u8], pty: bool) {
             &text[from..to]
         );
     }
-}
-
-fn bin() -> &'static str {
-    env!("CARGO_BIN_EXE_toolprism")
-}
-
-fn run(args: &[&str]) -> Output {
-    Command::new(bin())
-        .args(args)
-        .stdin(Stdio::null())
-        .env_remove("NO_COLOR")
-        .output()
-        .expect("run toolprism")
 }
 
 /// Captures of every shape with `NASTY` in every text, under a file name that carries an ESC
@@ -138,7 +127,7 @@ fn reports_diffs_and_lists_show_no_raw_control_bytes() {
             commands.push(vec!["diff", name, "-s", strategy, "--color", "always"]);
         }
         for args in &commands {
-            let out = run(args);
+            let out = output_of(args);
             let what = format!("{args:?}");
             // Colour escapes of our own (`--color always`) are the one exception: SGR
             // sequences toolprism writes itself. Strip exactly those before scanning.
@@ -216,7 +205,7 @@ fn errors_naming_hostile_files_and_values_are_clean() {
         vec!["--encoding", &nasty_arg, "report", name],
     ];
     for args in &cases {
-        let out = run(args);
+        let out = output_of(args);
         let what = format!("{args:?}");
         assert_eq!(out.status.code(), Some(2), "{what}: {:?}", out.status);
         assert_clean(&what, "stdout", &out.stdout, false);
@@ -263,7 +252,7 @@ fn json_on_a_terminal_is_escaped_but_byte_faithful_in_a_pipe() {
                 assert!(!screen.is_empty(), "{args:?}: nothing printed");
                 assert_clean(&format!("{args:?} (pty)"), "the terminal", &screen, true);
                 // Into a pipe: the exact JSON, which parses to the same value as on screen.
-                let piped = run(&args);
+                let piped = output_of(&args);
                 assert!(piped.status.success(), "{args:?}");
                 let from_pipe: serde_json::Value = serde_json::from_slice(&piped.stdout).unwrap();
                 let text = String::from_utf8_lossy(&screen).replace("\r\n", "\n");

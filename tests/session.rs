@@ -3,7 +3,6 @@
 //! tiktoken-rs, byte offsets found by comparing the bytes here.
 
 use std::collections::BTreeSet;
-use std::process::Command;
 
 use serde_json::{Value, json};
 use toolprism::Settings;
@@ -12,9 +11,8 @@ use toolprism::session::{Analyzer, SessionReport, TraceInfo};
 use toolprism::strategy::Strategy;
 use toolprism::trace::{RecordBody, TraceRecord, Usage};
 
-#[path = "support/records.rs"]
-mod records;
-use records::record;
+use crate::support::command::{output_of, stdout_of};
+use crate::support::records::record;
 
 fn tool(name: &str, description: &str) -> Value {
     json!({
@@ -710,19 +708,11 @@ fn a_body_that_is_not_a_request_is_an_error() {
     assert!(error.to_string().starts_with("not a known capture shape"));
 }
 
-#[test]
-fn json_keys_are_exactly_the_contract() {
-    let tools = vec![tool("alpha", "Reads.")];
-    let records = vec![
-        record(1, body("u", &tools, vec![]), usage(1, 10, 0)),
-        record(2, body("u", &tools, vec![]), usage(1, 0, 10)),
-    ];
-    let report = analyze(records, &[Strategy::Original], &Settings::default());
-    let value = serde_json::to_value(&report).unwrap();
-    let keys = |v: &Value| -> Vec<String> { v.as_object().unwrap().keys().cloned().collect() };
-    assert_eq!(
-        keys(&value),
-        [
+/// Every object of `session --json` by its JSON pointer, with its keys in the contract's order.
+const CONTRACT_KEYS: &[(&str, &[&str])] = &[
+    (
+        "",
+        &[
             "version",
             "trace",
             "turns",
@@ -732,23 +722,19 @@ fn json_keys_are_exactly_the_contract() {
             "deferral",
             "strategies",
             "cheapest",
-            "settings"
-        ]
-    );
-    assert_eq!(value["version"], 2);
-    assert_eq!(keys(&value["agreement"]), ["turns", "agree", "rate"]);
-    assert_eq!(keys(&value["calibration"]), ["ratio", "turns"]);
-    assert_eq!(
-        keys(&value["tools"][0]),
-        ["name", "sent_turns", "calls", "tokens", "never_called"]
-    );
-    assert_eq!(
-        keys(&value["deferral"]),
-        ["candidates", "tokens", "savings"]
-    );
-    assert_eq!(
-        keys(&value["trace"]),
-        [
+            "settings",
+        ],
+    ),
+    ("/agreement", &["turns", "agree", "rate"]),
+    ("/calibration", &["ratio", "turns"]),
+    (
+        "/tools/0",
+        &["name", "sent_turns", "calls", "tokens", "never_called"],
+    ),
+    ("/deferral", &["candidates", "tokens", "savings"]),
+    (
+        "/trace",
+        &[
             "path",
             "format",
             "compression",
@@ -757,12 +743,12 @@ fn json_keys_are_exactly_the_contract() {
             "skipped",
             "torn_last_line",
             "untimed_turns",
-            "threads"
-        ]
-    );
-    assert_eq!(
-        keys(&value["turns"][0]),
-        [
+            "threads",
+        ],
+    ),
+    (
+        "/turns/0",
+        &[
             "turn",
             "thread",
             "timestamp",
@@ -793,24 +779,15 @@ fn json_keys_are_exactly_the_contract() {
             "agrees",
             "disagreement",
             "calibration",
-            "calls"
-        ]
-    );
-    assert_eq!(
-        keys(&value["turns"][0]["observed"]),
-        ["state", "input", "read", "write"]
-    );
-    assert_eq!(
-        keys(&value["turns"][0]["modelled"]),
-        ["state", "input", "read", "write"]
-    );
-    assert_eq!(
-        keys(&value["turns"][0]["usage"]),
-        ["input", "cache_write", "cache_read"]
-    );
-    assert_eq!(
-        keys(&value["strategies"][0]),
-        [
+            "calls",
+        ],
+    ),
+    ("/turns/0/observed", &["state", "input", "read", "write"]),
+    ("/turns/0/modelled", &["state", "input", "read", "write"]),
+    ("/turns/0/usage", &["input", "cache_write", "cache_read"]),
+    (
+        "/strategies/0",
+        &[
             "id",
             "per_turn",
             "total_tokens",
@@ -820,12 +797,12 @@ fn json_keys_are_exactly_the_contract() {
             "cost_uncached",
             "cost_provider",
             "applied",
-            "versus_original_pct"
-        ]
-    );
-    assert_eq!(
-        keys(&value["strategies"][0]["per_turn"][0]),
-        [
+            "versus_original_pct",
+        ],
+    ),
+    (
+        "/strategies/0/per_turn/0",
+        &[
             "turn",
             "tools_tokens",
             "context_tokens",
@@ -840,9 +817,28 @@ fn json_keys_are_exactly_the_contract() {
             "write",
             "input",
             "cost",
-            "error"
-        ]
-    );
+            "error",
+        ],
+    ),
+];
+
+#[test]
+fn json_keys_are_exactly_the_contract() {
+    let tools = vec![tool("alpha", "Reads.")];
+    let records = vec![
+        record(1, body("u", &tools, vec![]), usage(1, 10, 0)),
+        record(2, body("u", &tools, vec![]), usage(1, 0, 10)),
+    ];
+    let report = analyze(records, &[Strategy::Original], &Settings::default());
+    let value = serde_json::to_value(&report).unwrap();
+    let keys = |v: &Value| -> Vec<String> { v.as_object().unwrap().keys().cloned().collect() };
+    for (pointer, expected) in CONTRACT_KEYS {
+        let object = value
+            .pointer(pointer)
+            .unwrap_or_else(|| panic!("no {pointer:?}"));
+        assert_eq!(keys(object), *expected, "the keys at {pointer:?}");
+    }
+    assert_eq!(value["version"], 2);
     let settings = keys(&value["settings"]);
     let expected: Vec<String> = Settings::KEYS.iter().map(|k| k.key.to_owned()).collect();
     assert_eq!(settings, expected);
@@ -910,16 +906,7 @@ fn the_session_command_reads_a_claude_trace() {
     }
     assert!(!expected_reorders.is_empty(), "the sample has a reorder");
 
-    let out = Command::new(env!("CARGO_BIN_EXE_toolprism"))
-        .args(["session", path, "--json"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let report: Value = serde_json::from_str(&stdout_of(&["session", path, "--json"])).unwrap();
     assert_eq!(report["trace"]["format"], "claude-trace");
     assert_eq!(report["trace"]["turns"], calls.len());
     let ignored = report["trace"]["ignored"].as_array().unwrap();
@@ -950,14 +937,8 @@ fn a_bad_line_in_a_trace_is_one_line_or_skipped() {
     lines.insert(2, "{this is not json");
     let path = dir.path().join("t.jsonl");
     std::fs::write(&path, lines.join("\n") + "\n").unwrap();
-    let run = |extra: &[&str]| {
-        Command::new(env!("CARGO_BIN_EXE_toolprism"))
-            .arg("session")
-            .arg(&path)
-            .args(extra)
-            .output()
-            .unwrap()
-    };
+    let path_arg = path.to_str().unwrap();
+    let run = |extra: &[&str]| output_of(&[&["session", path_arg], extra].concat());
     let out = run(&["--json"]);
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -974,16 +955,7 @@ fn a_bad_line_in_a_trace_is_one_line_or_skipped() {
 
 /// `toolprism session --json` on a sample, parsed.
 fn session_json(path: &str) -> Value {
-    let out = Command::new(env!("CARGO_BIN_EXE_toolprism"))
-        .args(["session", path, "--json"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
+    serde_json::from_str(&stdout_of(&["session", path, "--json"])).unwrap()
 }
 
 fn column<'a>(report: &'a Value, f: impl Fn(&'a Value) -> &'a Value) -> Vec<&'a Value> {
@@ -1216,13 +1188,8 @@ fn session_json_is_the_whole_report_serialized_for_every_sample() {
             if let Some(thread) = thread {
                 args.extend(["--thread", thread]);
             }
-            let out = Command::new(env!("CARGO_BIN_EXE_toolprism"))
-                .args(&args)
-                .output()
-                .unwrap();
-            assert!(out.status.success(), "{path}");
             assert!(
-                String::from_utf8(out.stdout).unwrap() == expected,
+                stdout_of(&args) == expected,
                 "{path} {thread:?}: not the report's own bytes"
             );
             checked += 1;

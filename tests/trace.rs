@@ -809,7 +809,7 @@ fn standard_input() {
         let mut child = std::process::Command::new(std::env::current_exe().unwrap())
             .args([
                 "--exact",
-                "standard_input",
+                "trace::standard_input",
                 "--nocapture",
                 "--test-threads=1",
             ])

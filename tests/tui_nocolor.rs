@@ -1,5 +1,6 @@
-//! The bytes a frame writes under `NO_COLOR=1`. A test binary of its own: crossterm reads
-//! `NO_COLOR` once per process.
+//! The bytes a frame writes under `NO_COLOR=1`. In a process of its own (this test binary run
+//! again for this one test): crossterm reads `NO_COLOR` once per process, and the variable
+//! would reach every test and child process running beside it.
 //!
 //! crossterm 0.29 turns every colour change into a bare `ESC[;m` (SGR 0) when `NO_COLOR` is
 //! set, which cancels the reverse/bold attributes that show the selection. The monochrome
@@ -69,10 +70,31 @@ fn contains(haystack: &[u8], needle: &[u8]) -> bool {
     haystack.windows(needle.len()).any(|w| w == needle)
 }
 
+/// Set in the child process the test runs in.
+const CHILD: &str = "TOOLPRISM_NO_COLOR_CHILD";
+
 #[test]
 fn no_color_keeps_the_selection_reversed() {
-    // SAFETY: this test binary has this one test, so no other thread reads the environment.
-    unsafe { std::env::set_var("NO_COLOR", "1") };
+    if std::env::var_os(CHILD).is_none() {
+        let (_, module) = module_path!()
+            .split_once("::")
+            .expect("a module of the test binary");
+        let name = format!("{module}::no_color_keeps_the_selection_reversed");
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", &name, "--test-threads=1"])
+            .env(CHILD, "1")
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{stdout}");
+        assert!(
+            stdout.contains("1 passed"),
+            "the child ran the test: {stdout}"
+        );
+        return;
+    }
+    assert_eq!(std::env::var("NO_COLOR").as_deref(), Ok("1"));
     let mono = frame_bytes(false);
     assert!(
         contains(&mono, b"\x1b[7m"),

@@ -19,6 +19,8 @@ use toolprism::tui::session_app::{
 use toolprism::tui::worker::{self, SessionJob, Worker};
 use toolprism::tui::{Effect, Msg, update};
 
+use crate::support::command::toolprism;
+
 const TRACE: &str = "samples/traces/claude-code-mcp-reconnect.jsonl";
 
 struct Harness {
@@ -501,40 +503,32 @@ fn trace_text_never_reaches_the_terminal_raw() {
 
 // ---- `toolprism TRACE` outside a terminal ----------------------------------------------------
 
-fn toolprism(args: &[&str], stdin: Option<&str>) -> std::process::Output {
-    use std::io::Write;
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_toolprism"))
+/// `toolprism ARGS` with `stdin` (nothing if `None`) on a pipe, whatever its exit.
+fn run_with_stdin(args: &[&str], stdin: Option<&str>) -> std::process::Output {
+    toolprism()
         .args(args)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("runs");
-    let mut input = child.stdin.take().expect("stdin");
-    if let Some(text) = stdin {
-        input.write_all(text.as_bytes()).expect("writes");
-    }
-    drop(input);
-    child.wait_with_output().expect("finishes")
+        .write_stdin(stdin.unwrap_or(""))
+        .output()
+        .expect("runs")
 }
 
 #[test]
 fn into_a_pipe_a_trace_prints_what_toolprism_session_prints() {
-    let session = toolprism(&["session", TRACE], None);
+    let session = run_with_stdin(&["session", TRACE], None);
     assert!(session.status.success());
-    let open = toolprism(&[TRACE], None);
+    let open = run_with_stdin(&[TRACE], None);
     assert!(open.status.success());
     assert_eq!(
         String::from_utf8_lossy(&open.stdout),
         String::from_utf8_lossy(&session.stdout)
     );
     // Piped in: the same report, the trace named as standard input.
-    let piped = toolprism(&[], Some(&std::fs::read_to_string(TRACE).unwrap()));
+    let piped = run_with_stdin(&[], Some(&std::fs::read_to_string(TRACE).unwrap()));
     assert!(piped.status.success());
     let expected = String::from_utf8_lossy(&session.stdout).replacen(TRACE, "<stdin>", 1);
     assert_eq!(String::from_utf8_lossy(&piped.stdout), expected);
     // A single capture still prints the report table.
-    let single = toolprism(&["samples/small.json"], None);
+    let single = run_with_stdin(&["samples/small.json"], None);
     assert!(
         String::from_utf8_lossy(&single.stdout)
             .starts_with("samples/small.json: anthropic-messages, 8 tools")
@@ -544,19 +538,19 @@ fn into_a_pipe_a_trace_prints_what_toolprism_session_prints() {
 #[test]
 fn a_bad_line_fails_in_one_line_unless_skip_bad() {
     let bad = "tests/fixtures/session-bad-line.jsonl";
-    let out = toolprism(&[bad], None);
+    let out = run_with_stdin(&[bad], None);
     assert_eq!(out.status.code(), Some(2));
     assert!(out.stdout.is_empty());
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
         "toolprism: tests/fixtures/session-bad-line.jsonl: line 3: not JSON (expected ident at column 2)\n"
     );
-    let piped = toolprism(&[], Some(&std::fs::read_to_string(bad).unwrap()));
+    let piped = run_with_stdin(&[], Some(&std::fs::read_to_string(bad).unwrap()));
     assert_eq!(
         String::from_utf8_lossy(&piped.stderr),
         "toolprism: <stdin>: line 3: not JSON (expected ident at column 2)\n"
     );
-    let out = toolprism(&["--skip-bad", bad], None);
+    let out = run_with_stdin(&["--skip-bad", bad], None);
     assert!(out.status.success());
     let first = String::from_utf8_lossy(&out.stdout)
         .lines()
@@ -568,7 +562,7 @@ fn a_bad_line_fails_in_one_line_unless_skip_bad() {
         "tests/fixtures/session-bad-line.jsonl · jsonl · 3 turns · 1 thread · 0 ignored · 1 skipped"
     );
     // A lone line that is not JSON stays a broken capture, not an empty trace.
-    let broken = toolprism(&[], Some("{\"tools\": ["));
+    let broken = run_with_stdin(&[], Some("{\"tools\": ["));
     assert_eq!(broken.status.code(), Some(2));
     assert_eq!(
         String::from_utf8_lossy(&broken.stderr),

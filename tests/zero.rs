@@ -421,21 +421,26 @@ fn shorten_truncation() {
 
 #[test]
 fn server_labels() {
-    assert_eq!(server_label("mcp__github__create_issue"), Some("github"));
-    assert_eq!(server_label("mcp__my_server__tool"), Some("my_server"));
-    assert_eq!(server_label("mcp__a__b__c"), Some("a"));
-    assert_eq!(server_label("mcp--git--log"), Some("git"));
-    assert_eq!(server_label("mcp_docs_lookup"), Some("docs"));
-    assert_eq!(server_label("mcp_docs_look_up"), Some("docs"));
-    assert_eq!(server_label("mcp_docs"), None);
-    assert_eq!(server_label("mcp_docs_"), None);
-    assert_eq!(server_label("mcp__github"), None);
-    assert_eq!(server_label("mcp__github__"), None);
-    assert_eq!(server_label("mcp____tool"), None);
-    assert_eq!(server_label("mcp--git"), None);
-    assert_eq!(server_label("mcp_"), None);
-    assert_eq!(server_label("read_file"), None);
-    assert_eq!(server_label("MCP_docs_x"), None);
+    let cases = [
+        ("mcp__github__create_issue", Some("github")),
+        ("mcp__my_server__tool", Some("my_server")),
+        ("mcp__a__b__c", Some("a")),
+        ("mcp--git--log", Some("git")),
+        ("mcp_docs_lookup", Some("docs")),
+        ("mcp_docs_look_up", Some("docs")),
+        ("mcp_docs", None),
+        ("mcp_docs_", None),
+        ("mcp__github", None),
+        ("mcp__github__", None),
+        ("mcp____tool", None),
+        ("mcp--git", None),
+        ("mcp_", None),
+        ("read_file", None),
+        ("MCP_docs_x", None),
+    ];
+    for (name, label) in cases {
+        assert_eq!(server_label(name), label, "{name}");
+    }
 }
 
 #[test]

@@ -763,45 +763,7 @@ fn mcp_tool(rng: &mut Rng, server: &str, verb: &str, object: &str) -> Value {
             continue;
         }
         let doc = sentence(rng, &subject);
-        let prop = match key {
-            "limit" | "timeout_ms" => {
-                json!({"type": "integer", "minimum": 1, "maximum": rng.range(50, 10000), "default": rng.range(10, 50), "description": doc})
-            }
-            "sort" => {
-                json!({"type": "string", "enum": ["created", "updated", "name", "relevance"], "description": doc})
-            }
-            "order" => {
-                json!({"type": "string", "enum": ["asc", "desc"], "default": "desc", "description": doc})
-            }
-            "include_archived" | "dry_run" => {
-                json!({"type": "boolean", "default": false, "description": doc})
-            }
-            "labels" | "assignees" | "fields" => {
-                json!({"type": "array", "items": {"type": "string"}, "maxItems": rng.range(5, 100), "description": doc})
-            }
-            "filters" => {
-                defs.insert(
-                    "Filter".into(),
-                    json!({"type": "object", "properties": {
-                        "field": {"type": "string", "description": sentence(rng, &subject)},
-                        "op": {"type": "string", "enum": ["eq", "neq", "lt", "lte", "gt", "gte", "in", "contains"]},
-                        "value": {"anyOf": [{"type": "string"}, {"type": "number"}, {"type": "boolean"}, {"type": "array", "items": {"type": "string"}}]}
-                    }, "required": ["field", "op", "value"], "additionalProperties": false}),
-                );
-                json!({"type": "array", "items": {"$ref": "#/$defs/Filter"}, "description": doc})
-            }
-            "metadata" => {
-                defs.insert(
-                    "Metadata".into(),
-                    json!({"type": "object", "additionalProperties": {"type": "string", "maxLength": 500}, "description": sentence(rng, &subject)}),
-                );
-                json!({"$ref": "#/$defs/Metadata"})
-            }
-            "locale" => {
-                json!({"type": "string", "enum": ["en-US", "fr-FR", "de-DE", "ja-JP", "zh-CN", "pt-BR"], "description": format!("{doc} {}", rng.pick(INTERNATIONAL))})
-            }
-            _ => json!({"type": "string", "description": doc}),
-        };
+        let prop = mcp_optional_param(rng, key, &subject, doc, &mut defs);
         properties.insert(key.into(), prop);
         params.push(key.into());
         if rng.chance(25) {
@@ -810,27 +772,95 @@ fn mcp_tool(rng: &mut Rng, server: &str, verb: &str, object: &str) -> Value {
     }
     if verb == "create" || verb == "update" {
         let body_key = object.to_owned();
-        properties.insert(
-            body_key.clone(),
-            json!({
-                "type": "object",
-                "description": format!("The {subject} to {verb}. {}", sentence(rng, &subject)),
-                "properties": {
-                    "title": {"type": "string", "maxLength": 256, "description": sentence(rng, &subject)},
-                    "body": {"type": "string", "description": format!("Markdown body. {}", rng.pick(INTERNATIONAL))},
-                    "state": {"type": "string", "enum": ["open", "closed", "draft"]},
-                    "items": {"type": "array", "items": {"type": "object", "properties": {
-                        "key": {"type": "string"},
-                        "value": {"type": ["string", "number", "null"]},
-                        "children": {"type": "array", "items": {"type": "object", "properties": {"key": {"type": "string"}, "note": {"type": "string", "description": sentence(rng, &subject)}}}}
-                    }, "required": ["key"]}}
-                },
-                "required": ["title"]
-            }),
-        );
+        properties.insert(body_key.clone(), mcp_body_param(rng, &subject, verb));
         required.push(json!(body_key));
         params.push(body_key);
     }
+    let schema = mcp_schema(properties, required, defs);
+    let summary = mcp_summary(verb, &subject, server);
+    let long = rng.chance(60);
+    json!({
+        "name": name,
+        "description": description(rng, &summary, &subject, &params, long),
+        "input_schema": schema
+    })
+}
+
+/// The schema of the optional parameter `key` documented by `doc`; the `$defs` it refers to go
+/// into `defs`.
+fn mcp_optional_param(
+    rng: &mut Rng,
+    key: &str,
+    subject: &str,
+    doc: String,
+    defs: &mut Map<String, Value>,
+) -> Value {
+    match key {
+        "limit" | "timeout_ms" => {
+            json!({"type": "integer", "minimum": 1, "maximum": rng.range(50, 10000), "default": rng.range(10, 50), "description": doc})
+        }
+        "sort" => {
+            json!({"type": "string", "enum": ["created", "updated", "name", "relevance"], "description": doc})
+        }
+        "order" => {
+            json!({"type": "string", "enum": ["asc", "desc"], "default": "desc", "description": doc})
+        }
+        "include_archived" | "dry_run" => {
+            json!({"type": "boolean", "default": false, "description": doc})
+        }
+        "labels" | "assignees" | "fields" => {
+            json!({"type": "array", "items": {"type": "string"}, "maxItems": rng.range(5, 100), "description": doc})
+        }
+        "filters" => {
+            defs.insert(
+                "Filter".into(),
+                json!({"type": "object", "properties": {
+                    "field": {"type": "string", "description": sentence(rng, subject)},
+                    "op": {"type": "string", "enum": ["eq", "neq", "lt", "lte", "gt", "gte", "in", "contains"]},
+                    "value": {"anyOf": [{"type": "string"}, {"type": "number"}, {"type": "boolean"}, {"type": "array", "items": {"type": "string"}}]}
+                }, "required": ["field", "op", "value"], "additionalProperties": false}),
+            );
+            json!({"type": "array", "items": {"$ref": "#/$defs/Filter"}, "description": doc})
+        }
+        "metadata" => {
+            defs.insert(
+                "Metadata".into(),
+                json!({"type": "object", "additionalProperties": {"type": "string", "maxLength": 500}, "description": sentence(rng, subject)}),
+            );
+            json!({"$ref": "#/$defs/Metadata"})
+        }
+        "locale" => {
+            json!({"type": "string", "enum": ["en-US", "fr-FR", "de-DE", "ja-JP", "zh-CN", "pt-BR"], "description": format!("{doc} {}", rng.pick(INTERNATIONAL))})
+        }
+        _ => json!({"type": "string", "description": doc}),
+    }
+}
+
+/// The object a `create` or `update` tool takes: what it makes or changes.
+fn mcp_body_param(rng: &mut Rng, subject: &str, verb: &str) -> Value {
+    json!({
+        "type": "object",
+        "description": format!("The {subject} to {verb}. {}", sentence(rng, subject)),
+        "properties": {
+            "title": {"type": "string", "maxLength": 256, "description": sentence(rng, subject)},
+            "body": {"type": "string", "description": format!("Markdown body. {}", rng.pick(INTERNATIONAL))},
+            "state": {"type": "string", "enum": ["open", "closed", "draft"]},
+            "items": {"type": "array", "items": {"type": "object", "properties": {
+                "key": {"type": "string"},
+                "value": {"type": ["string", "number", "null"]},
+                "children": {"type": "array", "items": {"type": "object", "properties": {"key": {"type": "string"}, "note": {"type": "string", "description": sentence(rng, subject)}}}}
+            }, "required": ["key"]}}
+        },
+        "required": ["title"]
+    })
+}
+
+/// An object schema of `properties`, with `required` and `$defs` when there are any.
+fn mcp_schema(
+    properties: Map<String, Value>,
+    required: Vec<Value>,
+    defs: Map<String, Value>,
+) -> Value {
     let mut schema = Map::new();
     schema.insert("type".into(), json!("object"));
     schema.insert("properties".into(), Value::Object(properties));
@@ -845,7 +875,12 @@ fn mcp_tool(rng: &mut Rng, server: &str, verb: &str, object: &str) -> Value {
         "$schema".into(),
         json!("http://json-schema.org/draft-07/schema#"),
     );
-    let summary = format!(
+    Value::Object(schema)
+}
+
+/// The first sentence of the description: what the tool does, on what, where.
+fn mcp_summary(verb: &str, subject: &str, server: &str) -> String {
+    format!(
         "{} {} {} in {}.",
         capitalized(verb),
         if verb == "list" || verb == "search" {
@@ -856,16 +891,10 @@ fn mcp_tool(rng: &mut Rng, server: &str, verb: &str, object: &str) -> Value {
         if verb == "list" || verb == "search" {
             format!("{subject}s")
         } else {
-            subject.clone()
+            subject.to_owned()
         },
         server.replace('_', " ")
-    );
-    let long = rng.chance(60);
-    json!({
-        "name": name,
-        "description": description(rng, &summary, &subject, &params, long),
-        "input_schema": Value::Object(schema)
-    })
+    )
 }
 
 fn capitalized(word: &str) -> String {
