@@ -5,11 +5,13 @@
 //! layers over [`Capture`], [`project`] (the [`pipeline`] over the [`projection`] model), and the measuring in [`measure`].
 
 pub mod capture;
+pub mod compact;
 pub mod diff;
 pub mod error;
 pub mod export;
 pub mod matrix;
 pub mod measure;
+pub mod note;
 pub mod pipeline;
 pub mod projection;
 pub mod report;

@@ -198,7 +198,7 @@ pub fn project(capture: &Capture, settings: &Settings) -> Draft {
                 projected: crate::strategies::vtcode::progressive_entry(entry, &docs),
                 function,
                 deferable: !is_core(name, kind, settings),
-                already_deferred: crate::pipeline::provider_deferred(entry),
+                already_deferred: tool::provider_deferred(entry),
             }
         })
         .collect();

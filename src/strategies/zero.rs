@@ -39,6 +39,7 @@ use crate::capture::{Capture, Shape};
 use crate::projection::{Draft, SentTool, Status};
 use crate::settings::{Eligible, Settings, ZeroRelease};
 use crate::tool;
+pub use crate::tool::server_label;
 
 /// Where zero lists the deferred tools.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -121,7 +122,7 @@ pub fn deferred_source<'a>(name: &'a str, settings: &Settings) -> &'a str {
     }
     if let Some(server) = name
         .strip_prefix("mcp_")
-        .and_then(|rest| segment(rest, "_"))
+        .and_then(|rest| tool::mcp_segment(rest, "_"))
     {
         return server;
     }
@@ -276,27 +277,6 @@ fn truncate(text: &str, max: usize) -> String {
         cut = &cut[..space];
     }
     format!("{}…", cut.trim_end_matches(' '))
-}
-
-/// The server label toolprism derives from a tool's name: `mcp__server__tool` and
-/// `mcp--server--tool` give the segment between the first two separators; otherwise
-/// `mcp_server_tool` gives the text between `mcp_` and the next `_`. None when that segment is
-/// empty or nothing follows it.
-pub fn server_label(name: &str) -> Option<&str> {
-    for separator in ["__", "--"] {
-        let prefix = format!("mcp{separator}");
-        if let Some(rest) = name.strip_prefix(prefix.as_str()) {
-            return segment(rest, separator);
-        }
-    }
-    segment(name.strip_prefix("mcp_")?, "_")
-}
-
-/// The text before the first `separator` in `rest`, when it is non-empty and something follows
-/// the separator.
-fn segment<'a>(rest: &'a str, separator: &str) -> Option<&'a str> {
-    let at = rest.find(separator)?;
-    (at > 0 && at + separator.len() < rest.len()).then(|| &rest[..at])
 }
 
 /// What zero keeps of an MCP `inputSchema` for a deferred line (`internal/mcp/schema.go`,
