@@ -199,15 +199,9 @@ pub struct Report {
 pub fn settings_map(settings: &Settings) -> serde_json::Map<String, Value> {
     Settings::KEYS
         .iter()
-        .map(|info| {
-            let value = match settings.get(info.key) {
-                _ if info.key == "adaptive.prompt" && settings.adaptive_prompt.is_none() => {
-                    Value::Null
-                }
-                Some(value) => Value::String(value),
-                None => Value::Null,
-            };
-            (info.key.to_owned(), value)
+        .map(|setting| {
+            let value = (setting.read)(settings).map_or(Value::Null, Value::String);
+            (setting.key.to_owned(), value)
         })
         .collect()
 }

@@ -20,6 +20,7 @@ use crate::measure::Encoding;
 use crate::projection::{Projection, Status};
 use crate::report::{CaptureFigures, CaptureJson, Report, StrategyFigures};
 use crate::settings::Settings;
+use crate::strategies::registry::settings_of;
 use crate::strategy::Strategy;
 use crate::tool;
 
@@ -1293,9 +1294,9 @@ impl App {
             Action::Settings => {
                 // Open on the first setting of the strategy on screen: the key the banner names.
                 let selected = match self.tab {
-                    Tab::Strategy(s) => setting_keys(s).first().copied(),
+                    Tab::Strategy(s) => settings_of(s).first().map(|k| k.key),
                     Tab::Matrix if self.cursor.col > 0 => {
-                        setting_keys(self.strategy()).first().copied()
+                        settings_of(self.strategy()).first().map(|k| k.key)
                     }
                     _ => None,
                 }
@@ -1358,9 +1359,8 @@ impl App {
                 true,
             ));
         }
-        let keys = setting_keys(strategy);
-        let hint = match keys.first() {
-            Some(key) => format!("S edits {key}"),
+        let hint = match settings_of(strategy).first() {
+            Some(setting) => format!("S edits {}", setting.key),
             None => "no setting changes this".to_owned(),
         };
         if let crate::projection::ProjectionStatus::NotApplicable(why) = &projection.status {
@@ -1587,10 +1587,8 @@ impl App {
             (false, Action::Confirm) => {
                 if *selected == Settings::KEYS.len() {
                     self.toggle_encoding();
-                } else if let Some((key, values)) = CHOICES
-                    .iter()
-                    .find(|(k, _)| *k == Settings::KEYS[*selected].key)
-                {
+                } else if let Some(values) = Settings::KEYS[*selected].choices() {
+                    let key = Settings::KEYS[*selected].key;
                     let now = self.settings.get(key).unwrap_or_default();
                     let at = values.iter().position(|v| *v == now).unwrap_or(0);
                     let next = values[(at + 1) % values.len()];
@@ -1965,62 +1963,6 @@ impl App {
         }
     }
 }
-
-/// The settings that change a strategy, most decisive first.
-pub fn setting_keys(strategy: Strategy) -> &'static [&'static str] {
-    match strategy {
-        Strategy::Original => &[],
-        Strategy::Full => &["vtcode.mcp_cap", "mcp.prefixes", "vtcode.release"],
-        Strategy::Progressive => &[
-            "vtcode.progressive",
-            "vtcode.mcp_cap",
-            "mcp.prefixes",
-            "vtcode.release",
-        ],
-        Strategy::Minimal => &["vtcode.minimal", "vtcode.param", "vtcode.release"],
-        Strategy::Direct => &["a3s.max_tools", "a3s.desc_bytes"],
-        Strategy::Adaptive => &[
-            "adaptive.prompt",
-            "a3s.context_messages",
-            "a3s.max_tools",
-            "adaptive.selector",
-        ],
-        Strategy::Code => &["code.gateway", "a3s.catalog_bytes"],
-        Strategy::Disabled => &[],
-        Strategy::Shorten => &["shorten.expand_tool", "shorten.protected"],
-        Strategy::Defer | Strategy::DeferCatalog => &[
-            "defer.threshold",
-            "defer.eligible",
-            "mcp.prefixes",
-            "zero.release",
-        ],
-        Strategy::Search => &[
-            "search.provider",
-            "search.algorithm",
-            "search.always",
-            "mcp.prefixes",
-            "vtcode.progressive",
-            "vtcode.param",
-            "vtcode.mcp_cap",
-        ],
-        Strategy::Codex => &["mcp.prefixes"],
-    }
-}
-
-/// The settings that take one of a few values: Enter moves to the next instead of asking for
-/// text.
-pub const CHOICES: &[(&str, &[&str])] = &[
-    ("code.gateway", &["capture", "inject"]),
-    ("shorten.protected", &["false", "true"]),
-    ("defer.eligible", &["mcp", "all"]),
-    ("vtcode.release", &["0.181.2", "0.169.2"]),
-    ("zero.release", &["0.8.0", "2ea36cf"]),
-    (
-        "search.provider",
-        &["auto", "anthropic", "openai", "client"],
-    ),
-    ("search.algorithm", &["regex", "bm25"]),
-];
 
 /// Characters of an entry's keys and strings that must not reach a terminal raw, line breaks
 /// and tabs aside (ordinary in descriptions).
