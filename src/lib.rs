@@ -9,6 +9,8 @@ pub mod compact;
 pub mod diff;
 pub mod error;
 pub mod export;
+#[cfg(test)]
+mod layers;
 pub mod matrix;
 pub mod measure;
 pub mod note;
