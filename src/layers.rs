@@ -22,7 +22,7 @@ const LAYERS: &[&[&str]] = &[
     // Running a strategy on a capture.
     &["pipeline"],
     // What users read: reports, the matrix, diffs, exports, sessions.
-    &["report", "matrix", "diff", "export", "session"],
+    &["report", "matrix", "diff", "export", "session", "memo"],
     // The terminal.
     &["tui"],
 ];

@@ -13,6 +13,7 @@ pub mod export;
 mod layers;
 pub mod matrix;
 pub mod measure;
+pub mod memo;
 pub mod note;
 pub mod pipeline;
 pub mod projection;

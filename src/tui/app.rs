@@ -4,7 +4,6 @@
 //! so tests drive it with keys alone.
 
 use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::sync::Arc;
@@ -17,6 +16,7 @@ use serde_json::Value;
 
 use crate::capture::Capture;
 use crate::measure::Encoding;
+use crate::memo::Memo;
 use crate::projection::{Projection, Status};
 use crate::report::{CaptureFigures, CaptureJson, Report, StrategyFigures};
 use crate::settings::Settings;
@@ -34,7 +34,7 @@ use super::tabs;
 pub use super::tabs::{Tab, strategy_index};
 use super::textview::{self, ViewMode};
 use super::theme::Theme;
-use super::worker::{FigKey, Job, ProjKey, RequestSummary, WorkerMsg};
+use super::worker::{Job, RequestSummary, WorkerMsg};
 
 /// The pane that has the focus in a strategy tab.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -224,9 +224,8 @@ pub struct App {
     pub encoding: Encoding,
     /// Bumped on every settings or encoding change.
     pub generation: u64,
-    projections: HashMap<ProjKey, (Arc<Projection>, RequestSummary)>,
-    figures: HashMap<FigKey, Arc<StrategyFigures>>,
-    capture_tokens: HashMap<Encoding, usize>,
+    /// Every projection, figures and capture count the worker has sent, under their keys.
+    memo: Memo,
     /// Bytes of the capture's compact `tools` array.
     pub capture_bytes: usize,
     /// Background work in progress: done, total, what.
@@ -358,9 +357,7 @@ impl App {
             settings_key,
             encoding,
             generation: 0,
-            projections: HashMap::new(),
-            figures: HashMap::new(),
-            capture_tokens: HashMap::new(),
+            memo: Memo::new(),
             capture_bytes,
             progress: None,
             tab: Tab::Matrix,
@@ -506,22 +503,22 @@ impl App {
 
     /// A strategy's projection under the current settings, when ready.
     pub fn projection(&self, strategy: Strategy) -> Option<&Arc<Projection>> {
-        self.projections
-            .get(&(strategy, self.settings_key.clone()))
+        self.memo
+            .projection(&(strategy, self.settings_key.clone()))
             .map(|(p, _)| p)
     }
 
     /// A strategy's request-level comparison, when ready.
     pub fn request(&self, strategy: Strategy) -> Option<&RequestSummary> {
-        self.projections
-            .get(&(strategy, self.settings_key.clone()))
+        self.memo
+            .projection(&(strategy, self.settings_key.clone()))
             .map(|(_, r)| r)
     }
 
     /// A strategy's figures under the current settings and encoding, when measured.
     pub fn figures(&self, strategy: Strategy) -> Option<&Arc<StrategyFigures>> {
-        self.figures
-            .get(&(strategy, self.settings_key.clone(), self.encoding))
+        self.memo
+            .figures(&(strategy, self.settings_key.clone(), self.encoding))
     }
 
     /// A strategy's figures under other settings (their key) and encoding, when measured (the
@@ -532,13 +529,13 @@ impl App {
         settings_key: &Arc<str>,
         encoding: Encoding,
     ) -> Option<&Arc<StrategyFigures>> {
-        self.figures
-            .get(&(strategy, settings_key.clone(), encoding))
+        self.memo
+            .figures(&(strategy, settings_key.clone(), encoding))
     }
 
     /// The capture's tokens under the current encoding, when counted.
     pub fn capture_tokens(&self) -> Option<usize> {
-        self.capture_tokens.get(&self.encoding).copied()
+        self.memo.capture_tokens(self.encoding)
     }
 
     /// Control, bidi and invisible characters in the original tool at `index` (shown as
@@ -1901,7 +1898,7 @@ impl App {
     fn on_worker(&mut self, msg: WorkerMsg) {
         match msg {
             WorkerMsg::CaptureMeasured { encoding, tokens } => {
-                self.capture_tokens.insert(encoding, tokens);
+                self.memo.keep_capture_tokens(encoding, tokens);
             }
             WorkerMsg::Progress {
                 generation,
@@ -1920,7 +1917,7 @@ impl App {
             } => {
                 let current = key.0 == self.strategy() && key.1 == self.settings_key;
                 let keep = self.selected_key();
-                self.projections.insert(key, (projection, request));
+                self.memo.keep_projection(key, projection, request);
                 if current {
                     self.resync(keep);
                 }
@@ -1928,7 +1925,7 @@ impl App {
             WorkerMsg::Measured { key, figures } => {
                 let current = key.0 == self.strategy() && key.1 == self.settings_key;
                 let keep = self.selected_key();
-                self.figures.insert(key, figures);
+                self.memo.keep_figures(key, figures);
                 if current && self.sort != SortKey::Original {
                     self.resync(keep);
                 }
