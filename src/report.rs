@@ -500,26 +500,7 @@ fn figures(
     let status = projection.status.word();
     let origin = projection.strategy.release(measured.settings);
     if projection.status.is_refused() {
-        return StrategyFigures {
-            id: projection.strategy.id(),
-            tools: None,
-            tools_bytes: None,
-            tools_tokens: None,
-            context_tokens: None,
-            added_tokens: None,
-            total_tokens: None,
-            saved_tokens: None,
-            saved_pct: None,
-            first_changed_byte: None,
-            status,
-            status_reason: projection.status.reason().map(str::to_owned),
-            request_valid: projection.request_valid,
-            origin,
-            notes: projection.notes.clone(),
-            per_tool: Vec::new(),
-            estimates: None,
-            provider_overhead_tokens: None,
-        };
+        return refused_figures(projection, status, origin);
     }
     let sent_strs: Vec<&str> = sent.json.iter().map(|s| s.as_ref()).collect();
     let (sent_tokens, tools_tokens) = (sent.tokens, sent.tools_tokens);
@@ -550,6 +531,70 @@ fn figures(
         &sent_strs,
         tools_key_sent,
     );
+    let per_tool = per_tool_figures(projection, measured, &sent_strs, &sent);
+    let provider_overhead_tokens = (capture.shape() == Shape::AnthropicMessages
+        && !sent_strs.is_empty())
+    .then(|| anthropic_tool_overhead(capture.body().get("tool_choice")));
+    StrategyFigures {
+        id: projection.strategy.id(),
+        tools: Some(sent_strs.len()),
+        tools_bytes: Some(array_bytes(&sent_strs, tools_key_sent)),
+        tools_tokens: Some(tools_tokens),
+        context_tokens: Some(context),
+        added_tokens: Some(added_tokens),
+        total_tokens: Some(total_tokens),
+        saved_tokens: Some(saved_tokens),
+        saved_pct: Some(saved_pct),
+        first_changed_byte,
+        status,
+        status_reason: projection.status.reason().map(str::to_owned),
+        request_valid: projection.request_valid,
+        origin,
+        notes: projection.notes.clone(),
+        per_tool,
+        estimates: Some(estimates(sent.sizes, &sent_strs)),
+        provider_overhead_tokens,
+    }
+}
+
+/// A refused projection's figures: its status, origin and notes, and no numbers (there is
+/// no list to measure).
+fn refused_figures(
+    projection: &Projection,
+    status: &'static str,
+    origin: Option<&'static str>,
+) -> StrategyFigures {
+    StrategyFigures {
+        id: projection.strategy.id(),
+        tools: None,
+        tools_bytes: None,
+        tools_tokens: None,
+        context_tokens: None,
+        added_tokens: None,
+        total_tokens: None,
+        saved_tokens: None,
+        saved_pct: None,
+        first_changed_byte: None,
+        status,
+        status_reason: projection.status.reason().map(str::to_owned),
+        request_valid: projection.request_valid,
+        origin,
+        notes: projection.notes.clone(),
+        per_tool: Vec::new(),
+        estimates: None,
+        provider_overhead_tokens: None,
+    }
+}
+
+/// Each outcome's figures: tokens and bytes before and after, and what stays in the model's
+/// context (a provider-deferred entry takes none).
+fn per_tool_figures(
+    projection: &Projection,
+    measured: &Measured<'_>,
+    sent_strs: &[&str],
+    sent: &Sent<'_>,
+) -> Vec<ToolFigures> {
+    let sent_tokens = sent.tokens;
     let json = measured.json;
     let original_tokens = |o: &crate::projection::ToolOutcome| {
         o.original
@@ -561,7 +606,7 @@ fn figures(
             .and_then(|i| sent_tokens.get(i).copied())
             .unwrap_or(0)
     };
-    let per_tool = projection
+    projection
         .outcomes
         .iter()
         .map(|o| ToolFigures {
@@ -596,30 +641,7 @@ fn figures(
                 projected_tokens(o)
             },
         })
-        .collect();
-    let provider_overhead_tokens = (capture.shape() == Shape::AnthropicMessages
-        && !sent_strs.is_empty())
-    .then(|| anthropic_tool_overhead(capture.body().get("tool_choice")));
-    StrategyFigures {
-        id: projection.strategy.id(),
-        tools: Some(sent_strs.len()),
-        tools_bytes: Some(array_bytes(&sent_strs, tools_key_sent)),
-        tools_tokens: Some(tools_tokens),
-        context_tokens: Some(context),
-        added_tokens: Some(added_tokens),
-        total_tokens: Some(total_tokens),
-        saved_tokens: Some(saved_tokens),
-        saved_pct: Some(saved_pct),
-        first_changed_byte,
-        status,
-        status_reason: projection.status.reason().map(str::to_owned),
-        request_valid: projection.request_valid,
-        origin,
-        notes: projection.notes.clone(),
-        per_tool,
-        estimates: Some(estimates(sent.sizes, &sent_strs)),
-        provider_overhead_tokens,
-    }
+        .collect()
 }
 
 /// Anthropic's tool-use system prompt: ~346 tokens with tool_choice auto/none (or absent), 313
