@@ -10,7 +10,8 @@ use std::path::Path;
 use serde_json::Value;
 
 use crate::error::{FileError, LoadError, json_error, json_kind};
-use crate::projection::{Note, SharedText};
+use crate::note::Note;
+use crate::text::SharedText;
 use crate::tool;
 
 /// Largest capture toolprism reads: 64 MiB. The largest real captures carry a few MB of tools;

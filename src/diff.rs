@@ -18,8 +18,8 @@ use serde_json::Value;
 use similar::{Algorithm, ChangeTag, DiffOp, TextDiff};
 
 use crate::capture::Capture;
+use crate::compact::CaptureJson;
 use crate::projection::{Projection, Status};
-use crate::report::CaptureJson;
 use crate::tool;
 
 /// Lines of context around each change in a hunk, as `diff -u`.
@@ -408,7 +408,7 @@ pub fn tools_summary(before: Option<&[&str]>, after: Option<&[&str]>) -> ByteSum
     };
     let before_bytes = bytes(before);
     let after_bytes = bytes(after);
-    let first_changed_byte = crate::report::first_changed_byte(
+    let first_changed_byte = crate::compact::first_changed_byte(
         before.unwrap_or(&[]),
         before.is_some(),
         after.unwrap_or(&[]),

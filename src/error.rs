@@ -95,11 +95,19 @@ impl LoadError {
     }
 }
 
+/// The first words of the parse error a spent budget gives (told apart from a syntax error).
+pub(crate) const BUDGET_ERROR: &str = "too many values for its size";
+
+/// Whether a parse error is a spent budget rather than bad JSON.
+pub(crate) fn is_budget_error(error: &serde_json::Error) -> bool {
+    error.to_string().starts_with(BUDGET_ERROR)
+}
+
 /// A serde_json parse error as a [`LoadError`]: the nesting limit is told apart, and the
 /// position is kept in fields rather than in the message.
 pub fn json_error(e: &serde_json::Error) -> LoadError {
     let message = e.to_string();
-    if crate::trace::budget::is_budget_error(e) {
+    if is_budget_error(e) {
         let message = match message.rfind(" at line ") {
             Some(i) => &message[..i],
             None => &message,

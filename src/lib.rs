@@ -5,16 +5,22 @@
 //! layers over [`Capture`], [`project`] (the [`pipeline`] over the [`projection`] model), and the measuring in [`measure`].
 
 pub mod capture;
+pub mod compact;
 pub mod diff;
 pub mod error;
 pub mod export;
+#[cfg(test)]
+mod layers;
 pub mod matrix;
 pub mod measure;
+pub mod memo;
+pub mod note;
 pub mod pipeline;
 pub mod projection;
 pub mod report;
 pub mod sanitize;
 pub mod session;
+pub mod setting_key;
 pub mod settings;
 pub mod strategies;
 pub mod strategy;
@@ -28,5 +34,6 @@ pub use capture::{Capture, Shape};
 pub use error::LoadError;
 pub use pipeline::project;
 pub use projection::{Level, Note, Projection, ProjectionStatus, SharedText, Status, ToolOutcome};
-pub use settings::{Settings, SettingsError};
+pub use settings::Settings;
+pub use strategies::registry::SettingsError;
 pub use strategy::Strategy;

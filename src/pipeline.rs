@@ -14,6 +14,7 @@ use crate::settings::Settings;
 use crate::strategies;
 use crate::strategy::Strategy;
 use crate::tool;
+pub use crate::tool::provider_deferred;
 
 /// Project `capture` under `strategy`. Pure: the same inputs give the same bytes.
 pub fn project(capture: &Capture, strategy: Strategy, settings: &Settings) -> Projection {
@@ -192,12 +193,6 @@ impl Reasons {
         self.0.insert(text.to_owned(), shared.clone());
         shared
     }
-}
-
-/// Whether an entry is marked for provider-side deferral (`defer_loading: true`, STRATEGIES.md
-/// section 5): sent, but out of the model's context until a search returns it.
-pub fn provider_deferred(entry: &Value) -> bool {
-    entry.get("defer_loading").and_then(Value::as_bool) == Some(true)
 }
 
 /// Whether an entry is a provider's tool search tool (Anthropic's

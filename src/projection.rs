@@ -6,15 +6,12 @@
 //! ([`crate::pipeline::project`]) turns it into a [`Projection`]. This module depends on neither,
 //! so the strategies can build drafts without importing the pipeline that runs them.
 
-use std::fmt;
-
-use std::sync::Arc;
-
-use serde::Serialize;
 use serde_json::Value;
 
 use crate::capture::Capture;
+pub use crate::note::{Level, Note};
 use crate::strategy::Strategy;
+pub use crate::text::SharedText;
 
 /// What happened to one tool.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -50,69 +47,6 @@ impl Status {
             Status::Deferred => "removed",
             other => other.word(),
         }
-    }
-}
-
-/// How much a note matters. Ordered: errors sort first.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Level {
-    /// The provider would reject the request, or the host refuses the list.
-    Error,
-    /// Something costs the user: the cached prompt prefix breaks, the order changed.
-    Warning,
-    /// An explanation: why the projection looks the way it does.
-    Info,
-}
-
-impl Level {
-    /// The word in reports: `error`, `warning`, `info`.
-    pub fn word(self) -> &'static str {
-        match self {
-            Level::Error => "error",
-            Level::Warning => "warning",
-            Level::Info => "info",
-        }
-    }
-}
-
-/// One explanation or lint attached to a projection.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
-pub struct Note {
-    /// How much it matters.
-    pub level: Level,
-    /// What it says (may quote capture text: sanitize before it reaches a terminal).
-    pub text: String,
-}
-
-impl Note {
-    /// A note at `level`.
-    pub fn new(level: Level, text: impl Into<String>) -> Note {
-        Note {
-            level,
-            text: text.into(),
-        }
-    }
-
-    /// The request would be rejected, or the host refuses.
-    pub fn error(text: impl Into<String>) -> Note {
-        Note::new(Level::Error, text)
-    }
-
-    /// A cost the user should know of (cache prefix broken, order changed).
-    pub fn warning(text: impl Into<String>) -> Note {
-        Note::new(Level::Warning, text)
-    }
-
-    /// An explanation.
-    pub fn info(text: impl Into<String>) -> Note {
-        Note::new(Level::Info, text)
-    }
-}
-
-impl fmt::Display for Note {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.text)
     }
 }
 
@@ -297,92 +231,6 @@ pub struct ToolOutcome {
     pub status: Status,
     /// Why, in a few words (empty for kept tools).
     pub reason: SharedText,
-}
-
-/// Text that many outcomes and figures hold (a tool's name, a reason): one allocation however
-/// many projections name the tool. Reads, compares and serializes like a `str`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(transparent)]
-pub struct SharedText(Arc<str>);
-
-impl SharedText {
-    /// The text.
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-}
-
-impl std::ops::Deref for SharedText {
-    type Target = str;
-    fn deref(&self) -> &str {
-        &self.0
-    }
-}
-
-impl AsRef<str> for SharedText {
-    fn as_ref(&self) -> &str {
-        &self.0
-    }
-}
-
-impl std::borrow::Borrow<str> for SharedText {
-    fn borrow(&self) -> &str {
-        &self.0
-    }
-}
-
-impl fmt::Display for SharedText {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl From<&str> for SharedText {
-    fn from(text: &str) -> SharedText {
-        SharedText(Arc::from(text))
-    }
-}
-
-impl From<String> for SharedText {
-    fn from(text: String) -> SharedText {
-        SharedText(Arc::from(text))
-    }
-}
-
-impl PartialEq<str> for SharedText {
-    fn eq(&self, other: &str) -> bool {
-        *self.0 == *other
-    }
-}
-
-impl PartialEq<&str> for SharedText {
-    fn eq(&self, other: &&str) -> bool {
-        *self.0 == **other
-    }
-}
-
-impl PartialEq<String> for SharedText {
-    fn eq(&self, other: &String) -> bool {
-        *self.0 == **other
-    }
-}
-
-impl PartialEq<SharedText> for str {
-    fn eq(&self, other: &SharedText) -> bool {
-        *self == *other.0
-    }
-}
-
-impl PartialEq<SharedText> for &str {
-    fn eq(&self, other: &SharedText) -> bool {
-        **self == *other.0
-    }
-}
-
-impl PartialEq<SharedText> for String {
-    fn eq(&self, other: &SharedText) -> bool {
-        **self == *other.0
-    }
 }
 
 /// One strategy applied to one capture.

@@ -7,6 +7,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::capture::{Capture, Shape};
+pub use crate::compact::{CaptureJson, array_bytes, first_changed_byte};
 use crate::measure::TokenCounter;
 use crate::pipeline::{project, provider_deferred};
 use crate::projection::{Note, Projection, SharedText, Status};
@@ -198,32 +199,11 @@ pub struct Report {
 pub fn settings_map(settings: &Settings) -> serde_json::Map<String, Value> {
     Settings::KEYS
         .iter()
-        .map(|info| {
-            let value = match settings.get(info.key) {
-                _ if info.key == "adaptive.prompt" && settings.adaptive_prompt.is_none() => {
-                    Value::Null
-                }
-                Some(value) => Value::String(value),
-                None => Value::Null,
-            };
-            (info.key.to_owned(), value)
+        .map(|setting| {
+            let value = (setting.read)(settings).map_or(Value::Null, Value::String);
+            (setting.key.to_owned(), value)
         })
         .collect()
-}
-
-/// Compact JSON of every original tool, computed once per capture.
-pub struct CaptureJson {
-    /// Compact JSON of each original entry.
-    pub entries: Vec<String>,
-}
-
-impl CaptureJson {
-    /// Serialize every original entry (in parallel).
-    pub fn new(capture: &Capture) -> CaptureJson {
-        CaptureJson {
-            entries: capture.tools().par_iter().map(tool::compact).collect(),
-        }
-    }
 }
 
 /// Measure a set of strategies on a capture.
@@ -520,26 +500,7 @@ fn figures(
     let status = projection.status.word();
     let origin = projection.strategy.release(measured.settings);
     if projection.status.is_refused() {
-        return StrategyFigures {
-            id: projection.strategy.id(),
-            tools: None,
-            tools_bytes: None,
-            tools_tokens: None,
-            context_tokens: None,
-            added_tokens: None,
-            total_tokens: None,
-            saved_tokens: None,
-            saved_pct: None,
-            first_changed_byte: None,
-            status,
-            status_reason: projection.status.reason().map(str::to_owned),
-            request_valid: projection.request_valid,
-            origin,
-            notes: projection.notes.clone(),
-            per_tool: Vec::new(),
-            estimates: None,
-            provider_overhead_tokens: None,
-        };
+        return refused_figures(projection, status, origin);
     }
     let sent_strs: Vec<&str> = sent.json.iter().map(|s| s.as_ref()).collect();
     let (sent_tokens, tools_tokens) = (sent.tokens, sent.tools_tokens);
@@ -570,6 +531,70 @@ fn figures(
         &sent_strs,
         tools_key_sent,
     );
+    let per_tool = per_tool_figures(projection, measured, &sent_strs, &sent);
+    let provider_overhead_tokens = (capture.shape() == Shape::AnthropicMessages
+        && !sent_strs.is_empty())
+    .then(|| anthropic_tool_overhead(capture.body().get("tool_choice")));
+    StrategyFigures {
+        id: projection.strategy.id(),
+        tools: Some(sent_strs.len()),
+        tools_bytes: Some(array_bytes(&sent_strs, tools_key_sent)),
+        tools_tokens: Some(tools_tokens),
+        context_tokens: Some(context),
+        added_tokens: Some(added_tokens),
+        total_tokens: Some(total_tokens),
+        saved_tokens: Some(saved_tokens),
+        saved_pct: Some(saved_pct),
+        first_changed_byte,
+        status,
+        status_reason: projection.status.reason().map(str::to_owned),
+        request_valid: projection.request_valid,
+        origin,
+        notes: projection.notes.clone(),
+        per_tool,
+        estimates: Some(estimates(sent.sizes, &sent_strs)),
+        provider_overhead_tokens,
+    }
+}
+
+/// A refused projection's figures: its status, origin and notes, and no numbers (there is
+/// no list to measure).
+fn refused_figures(
+    projection: &Projection,
+    status: &'static str,
+    origin: Option<&'static str>,
+) -> StrategyFigures {
+    StrategyFigures {
+        id: projection.strategy.id(),
+        tools: None,
+        tools_bytes: None,
+        tools_tokens: None,
+        context_tokens: None,
+        added_tokens: None,
+        total_tokens: None,
+        saved_tokens: None,
+        saved_pct: None,
+        first_changed_byte: None,
+        status,
+        status_reason: projection.status.reason().map(str::to_owned),
+        request_valid: projection.request_valid,
+        origin,
+        notes: projection.notes.clone(),
+        per_tool: Vec::new(),
+        estimates: None,
+        provider_overhead_tokens: None,
+    }
+}
+
+/// Each outcome's figures: tokens and bytes before and after, and what stays in the model's
+/// context (a provider-deferred entry takes none).
+fn per_tool_figures(
+    projection: &Projection,
+    measured: &Measured<'_>,
+    sent_strs: &[&str],
+    sent: &Sent<'_>,
+) -> Vec<ToolFigures> {
+    let sent_tokens = sent.tokens;
     let json = measured.json;
     let original_tokens = |o: &crate::projection::ToolOutcome| {
         o.original
@@ -581,7 +606,7 @@ fn figures(
             .and_then(|i| sent_tokens.get(i).copied())
             .unwrap_or(0)
     };
-    let per_tool = projection
+    projection
         .outcomes
         .iter()
         .map(|o| ToolFigures {
@@ -616,30 +641,7 @@ fn figures(
                 projected_tokens(o)
             },
         })
-        .collect();
-    let provider_overhead_tokens = (capture.shape() == Shape::AnthropicMessages
-        && !sent_strs.is_empty())
-    .then(|| anthropic_tool_overhead(capture.body().get("tool_choice")));
-    StrategyFigures {
-        id: projection.strategy.id(),
-        tools: Some(sent_strs.len()),
-        tools_bytes: Some(array_bytes(&sent_strs, tools_key_sent)),
-        tools_tokens: Some(tools_tokens),
-        context_tokens: Some(context),
-        added_tokens: Some(added_tokens),
-        total_tokens: Some(total_tokens),
-        saved_tokens: Some(saved_tokens),
-        saved_pct: Some(saved_pct),
-        first_changed_byte,
-        status,
-        status_reason: projection.status.reason().map(str::to_owned),
-        request_valid: projection.request_valid,
-        origin,
-        notes: projection.notes.clone(),
-        per_tool,
-        estimates: Some(estimates(sent.sizes, &sent_strs)),
-        provider_overhead_tokens,
-    }
+        .collect()
 }
 
 /// Anthropic's tool-use system prompt: ~346 tokens with tool_choice auto/none (or absent), 313
@@ -652,48 +654,6 @@ pub fn anthropic_tool_overhead(tool_choice: Option<&Value>) -> usize {
         Some("any" | "tool") => 313,
         _ => 346,
     }
-}
-
-/// Bytes of the compact array `[e0,e1,...]` of the given entries' compact JSON (0 when the
-/// request carries no `tools` key), without building it.
-pub fn array_bytes(entries: &[&str], present: bool) -> usize {
-    if !present {
-        return 0;
-    }
-    2 + entries.iter().map(|e| e.len()).sum::<usize>() + entries.len().saturating_sub(1)
-}
-
-/// First differing byte between the compact arrays `[a0,a1,...]` and `[b0,b1,...]`, without
-/// building them.
-pub fn first_changed_byte(
-    a: &[&str],
-    a_present: bool,
-    b: &[&str],
-    b_present: bool,
-) -> Option<usize> {
-    if a_present != b_present {
-        return Some(0);
-    }
-    if !a_present {
-        return None;
-    }
-    let mut offset = 1; // after '['
-    let n = a.len().min(b.len());
-    for i in 0..n {
-        if i > 0 {
-            offset += 1; // the ','
-        }
-        if a[i] != b[i] {
-            let common = a[i]
-                .bytes()
-                .zip(b[i].bytes())
-                .take_while(|(x, y)| x == y)
-                .count();
-            return Some(offset + common);
-        }
-        offset += a[i].len();
-    }
-    (a.len() != b.len()).then_some(offset)
 }
 
 /// The byte sizes the origins' estimates read from one entry.

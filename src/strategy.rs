@@ -119,9 +119,7 @@ impl Strategy {
             }
             // Tool search first shipped in 0.181.2: the strategy has no older release.
             Strategy::Search => Some("vtcode-core 0.181.2"),
-            Strategy::Adaptive
-                if settings.get("adaptive.selector").as_deref() == Some("vocabulary") =>
-            {
+            Strategy::Adaptive if settings.adaptive_selector == Selector::Vocabulary => {
                 Some("a3s-code-core 9.0.0")
             }
             Strategy::Direct | Strategy::Adaptive | Strategy::Code | Strategy::Disabled => {

@@ -1,12 +1,17 @@
 //! Text for people, shared by the CLI tables and the TUI: [`safe`] for every string that comes
 //! from a capture, number formatting, and measuring, cutting, padding and wrapping by display
-//! width.
+//! width; and [`SharedText`], the one allocation many outcomes and figures share for a tool's
+//! name or a reason.
 //!
 //! Widths are measured per grapheme cluster, as ratatui and terminals draw them: `👍🏽` (a
 //! thumb and its skin tone) is one 2-cell glyph, `⚠️` (a sign and its emoji selector) is 2
 //! cells, `é` written as `e` plus a combining accent is 1; nothing here cuts inside a
 //! cluster.
 
+use std::fmt;
+use std::sync::Arc;
+
+use serde::Serialize;
 use unicode_segmentation::UnicodeSegmentation;
 use unicode_width::UnicodeWidthStr;
 
@@ -202,6 +207,92 @@ pub fn wrap_hanging(text: &str, first: usize, rest: usize, long: LongWords) -> V
 /// `text` wrapped at spaces into lines of at most `cells` cells (see [`wrap_hanging`]).
 pub fn wrap(text: &str, cells: usize, long: LongWords) -> Vec<String> {
     wrap_hanging(text, cells, cells, long)
+}
+
+/// Text that many outcomes and figures hold (a tool's name, a reason): one allocation however
+/// many projections name the tool. Reads, compares and serializes like a `str`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(transparent)]
+pub struct SharedText(Arc<str>);
+
+impl SharedText {
+    /// The text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::ops::Deref for SharedText {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl AsRef<str> for SharedText {
+    fn as_ref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::borrow::Borrow<str> for SharedText {
+    fn borrow(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for SharedText {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl From<&str> for SharedText {
+    fn from(text: &str) -> SharedText {
+        SharedText(Arc::from(text))
+    }
+}
+
+impl From<String> for SharedText {
+    fn from(text: String) -> SharedText {
+        SharedText(Arc::from(text))
+    }
+}
+
+impl PartialEq<str> for SharedText {
+    fn eq(&self, other: &str) -> bool {
+        *self.0 == *other
+    }
+}
+
+impl PartialEq<&str> for SharedText {
+    fn eq(&self, other: &&str) -> bool {
+        *self.0 == **other
+    }
+}
+
+impl PartialEq<String> for SharedText {
+    fn eq(&self, other: &String) -> bool {
+        *self.0 == **other
+    }
+}
+
+impl PartialEq<SharedText> for str {
+    fn eq(&self, other: &SharedText) -> bool {
+        *self == *other.0
+    }
+}
+
+impl PartialEq<SharedText> for &str {
+    fn eq(&self, other: &SharedText) -> bool {
+        **self == *other.0
+    }
+}
+
+impl PartialEq<SharedText> for String {
+    fn eq(&self, other: &SharedText) -> bool {
+        **self == *other.0
+    }
 }
 
 #[cfg(test)]

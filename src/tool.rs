@@ -233,6 +233,33 @@ pub fn is_mcp(name: &str, prefixes: &[String]) -> bool {
     prefixes.iter().any(|p| name.starts_with(p.as_str()))
 }
 
+/// The server label toolprism derives from a tool's name: `mcp__server__tool` and
+/// `mcp--server--tool` give the segment between the first two separators; otherwise
+/// `mcp_server_tool` gives the text between `mcp_` and the next `_`. None when that segment is
+/// empty or nothing follows it.
+pub fn server_label(name: &str) -> Option<&str> {
+    for separator in ["__", "--"] {
+        let prefix = format!("mcp{separator}");
+        if let Some(rest) = name.strip_prefix(prefix.as_str()) {
+            return mcp_segment(rest, separator);
+        }
+    }
+    mcp_segment(name.strip_prefix("mcp_")?, "_")
+}
+
+/// The text before the first `separator` in `rest`, when it is non-empty and something follows
+/// the separator.
+pub(crate) fn mcp_segment<'a>(rest: &'a str, separator: &str) -> Option<&'a str> {
+    let at = rest.find(separator)?;
+    (at > 0 && at + separator.len() < rest.len()).then(|| &rest[..at])
+}
+
+/// Whether an entry is marked for provider-side deferral (`defer_loading: true`, STRATEGIES.md
+/// section 5): sent, but out of the model's context until a search returns it.
+pub fn provider_deferred(entry: &Value) -> bool {
+    entry.get("defer_loading").and_then(Value::as_bool) == Some(true)
+}
+
 /// Compact JSON of a value (serde_json `to_string`, keys in document order).
 pub fn compact(value: &Value) -> String {
     // Serializing a `Value` cannot fail: its keys are strings and it holds no foreign types.

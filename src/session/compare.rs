@@ -5,7 +5,7 @@ use std::collections::{HashMap, HashSet};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::report;
+use crate::compact;
 use crate::tool;
 
 /// One tool entry, stored once for the whole session however many turns send it.
@@ -61,7 +61,7 @@ pub fn compare(entries: &[Entry], before: (&[u32], bool), now: (&[u32], bool)) -
     let json =
         |ids: &[u32]| -> Vec<&str> { ids.iter().map(|&i| &*entries[i as usize].json).collect() };
     let (before_json, now_json) = (json(before.0), json(now.0));
-    let first = report::first_changed_byte(&before_json, before.1, &now_json, now.1);
+    let first = compact::first_changed_byte(&before_json, before.1, &now_json, now.1);
     let mut change = ListChange {
         first_changed_byte: first,
         ..ListChange::default()
@@ -74,45 +74,118 @@ pub fn compare(entries: &[Entry], before: (&[u32], bool), now: (&[u32], bool)) -
     change.first_changed_char = Some(located.map_or(byte, |(_, chars)| chars));
     change.first_changed_entry = located.map(|(i, _)| entries[i as usize].name.to_string());
 
-    let first_by_name = |ids: &[u32]| -> HashMap<&str, u32> {
+    let keyed = |ids: &[u32]| -> Vec<(&str, u32)> {
+        ids.iter()
+            .map(|&id| (&*entries[id as usize].name, id))
+            .collect()
+    };
+    let (before_keyed, now_keyed) = (keyed(before.0), keyed(now.0));
+    let by_name = by_name(&before_keyed, &now_keyed);
+    for tool in &by_name.changes {
+        match (tool.change, tool.before, tool.now) {
+            (NameChange::Added, _, Some(i)) => change.added.push(now_keyed[i].0.to_owned()),
+            (NameChange::Removed, Some(i), _) => {
+                change.removed.push(before_keyed[i].0.to_owned());
+            }
+            (NameChange::Changed, Some(old), Some(new)) => change.changed.push(Changed {
+                name: now_keyed[new].0.to_owned(),
+                fields: changed_fields(
+                    &entries[before_keyed[old].1 as usize].json,
+                    &entries[now_keyed[new].1 as usize].json,
+                ),
+            }),
+            _ => {}
+        }
+    }
+    change.order_changed = by_name.order_changed;
+    change
+}
+
+/// What happened to one tool name between two lists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NameChange {
+    /// Sent now, not before.
+    Added,
+    /// Sent before, not now.
+    Removed,
+    /// Sent both times with another entry.
+    Changed,
+}
+
+/// One tool name that differs between two lists, with the index of its first entry in each.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NamedChange {
+    /// What happened.
+    pub change: NameChange,
+    /// Its first entry in the list before (`None` when added).
+    pub before: Option<usize>,
+    /// Its first entry in the list now (`None` when removed).
+    pub now: Option<usize>,
+}
+
+/// Two tool lists matched by name: a name's first entry in each list stands for it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ByName {
+    /// The names that differ: added and changed ones in the order now, then removed ones in
+    /// the order before.
+    pub changes: Vec<NamedChange>,
+    /// Names sent both times with the same entry.
+    pub unchanged: usize,
+    /// The names sent both times come in another order.
+    pub order_changed: bool,
+}
+
+/// Match two lists of `(name, entry)` by name; `entry` is whatever tells two entries apart (an
+/// interned id, the compact JSON). Linear in the lists' lengths.
+pub fn by_name<'a, K: PartialEq>(before: &[(&'a str, K)], now: &[(&'a str, K)]) -> ByName {
+    let first_by_name = |list: &[(&'a str, K)]| -> HashMap<&'a str, usize> {
         let mut map = HashMap::new();
-        for &id in ids {
-            map.entry(&*entries[id as usize].name).or_insert(id);
+        for (i, (name, _)) in list.iter().enumerate() {
+            map.entry(*name).or_insert(i);
         }
         map
     };
-    let (before_names, now_names) = (first_by_name(before.0), first_by_name(now.0));
+    let (before_names, now_names) = (first_by_name(before), first_by_name(now));
+    let mut result = ByName::default();
     let mut seen = HashSet::new();
-    for &id in now.0 {
-        let name = &*entries[id as usize].name;
-        if !seen.insert(name) {
+    for (i, (name, entry)) in now.iter().enumerate() {
+        if !seen.insert(*name) {
             continue;
         }
-        match before_names.get(name) {
-            None => change.added.push(name.to_owned()),
-            Some(&old) if old != id => change.changed.push(Changed {
-                name: name.to_owned(),
-                fields: changed_fields(&entries[old as usize].json, &entries[id as usize].json),
-            }),
-            Some(_) => {}
-        }
+        let change = match before_names.get(name) {
+            None => NameChange::Added,
+            Some(&old) if before[old].1 != *entry => NameChange::Changed,
+            Some(_) => {
+                result.unchanged += 1;
+                continue;
+            }
+        };
+        let before = before_names.get(name).copied();
+        result.changes.push(NamedChange {
+            change,
+            before,
+            now: Some(i),
+        });
     }
     let mut seen = HashSet::new();
-    for &id in before.0 {
-        let name = &*entries[id as usize].name;
-        if seen.insert(name) && !now_names.contains_key(name) {
-            change.removed.push(name.to_owned());
+    for (i, (name, _)) in before.iter().enumerate() {
+        if seen.insert(*name) && !now_names.contains_key(name) {
+            result.changes.push(NamedChange {
+                change: NameChange::Removed,
+                before: Some(i),
+                now: None,
+            });
         }
     }
-    let common = |ids: &[u32], other: &HashMap<&str, u32>| -> Vec<&str> {
+    let common = |list: &[(&'a str, K)], other: &HashMap<&'a str, usize>| -> Vec<&'a str> {
         let mut seen = HashSet::new();
-        ids.iter()
-            .map(|&i| &*entries[i as usize].name)
+        list.iter()
+            .map(|(name, _)| *name)
             .filter(|n| other.contains_key(n) && seen.insert(*n))
             .collect()
     };
-    change.order_changed = common(before.0, &now_names) != common(now.0, &before_names);
-    change
+    result.order_changed = common(before, &now_names) != common(now, &before_names);
+    result
 }
 
 /// The entry of `[e0,e1,...]` holding byte `at` (a `,` belongs to the entry after it), and the
@@ -175,4 +248,35 @@ fn changed_fields(before: &str, now: &str) -> Vec<&'static str> {
         fields.push("other");
     }
     fields
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn by_name_matches_first_entries_in_one_pass() {
+        // `b` appears twice now: its first entry stands for it; `c` is gone; `d` is new.
+        let before = [("a", 1), ("b", 2), ("c", 3)];
+        let now = [("b", 2), ("a", 9), ("d", 4), ("b", 5)];
+        let matched = by_name(&before, &now);
+        let got: Vec<(NameChange, Option<usize>, Option<usize>)> = matched
+            .changes
+            .iter()
+            .map(|c| (c.change, c.before, c.now))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (NameChange::Changed, Some(0), Some(1)),
+                (NameChange::Added, None, Some(2)),
+                (NameChange::Removed, Some(2), None),
+            ]
+        );
+        assert_eq!(matched.unchanged, 1);
+        assert!(matched.order_changed);
+        let same = by_name(&before, &before);
+        assert!(same.changes.is_empty() && !same.order_changed);
+        assert_eq!(same.unchanged, 3);
+    }
 }

@@ -669,6 +669,53 @@ struct Sent {
     error: Option<String>,
 }
 
+/// What a trace record says of its request besides the body.
+struct RequestRecord {
+    failed: bool,
+    source: String,
+    timestamp: Option<String>,
+    time_ms: Option<i64>,
+    status: Option<u16>,
+    usage: Option<Usage>,
+}
+
+/// The request as sent, as the cache model reads it: the seed, the blocks before and after
+/// the tools, the tools' tokens with what goes with them, and the whole prompt's tokens.
+type SentPrompt<'p> = (
+    u64,
+    &'p [(u64, usize, Option<Ttl>)],
+    &'p [(u64, usize, Option<Ttl>)],
+    usize,
+    usize,
+);
+
+/// The request as sent through the cache model, and against what the provider billed.
+#[derive(Default)]
+struct SentCache {
+    observed: Option<CacheFigures>,
+    modelled: Option<CacheFigures>,
+    agrees: Option<bool>,
+    disagreement: Option<String>,
+    calibration: Option<f64>,
+}
+
+/// What every strategy's row of one turn reads.
+struct TurnInputs<'t> {
+    turn: usize,
+    thread: usize,
+    failed: bool,
+    time_ms: Option<i64>,
+    ids: &'t Arc<[u32]>,
+    seed: u64,
+    head: &'t [(u64, usize, Option<Ttl>)],
+    rest: &'t [(u64, usize, Option<Ttl>)],
+    rest_tokens: usize,
+    rules: &'t cache::Rules,
+    loaded: u32,
+    context: u128,
+    newly_loaded: &'t [String],
+}
+
 /// Tool lists at least this long are compared and serialized on the thread pool.
 const PARALLEL_ENTRIES: usize = 64;
 
@@ -854,10 +901,36 @@ impl<'a> Analyzer<'a> {
         let key = context::thread_key(&capture, agent_id.as_deref());
         let thread = self.thread_of(key, turn);
         self.last_thread = Some(thread);
-        if !self.wanted(thread) {
-            return Ok(());
+        if self.wanted(thread) {
+            let record = RequestRecord {
+                failed,
+                source,
+                timestamp,
+                time_ms,
+                status,
+                usage,
+            };
+            self.push_request(&capture, turn, thread, record);
         }
+        Ok(())
+    }
 
+    /// One request of a wanted thread: its facts and every strategy's row, kept.
+    fn push_request(
+        &mut self,
+        capture: &Capture,
+        turn: usize,
+        thread: usize,
+        record: RequestRecord,
+    ) {
+        let RequestRecord {
+            failed,
+            source,
+            timestamp,
+            time_ms,
+            status,
+            usage,
+        } = record;
         // The capture's own tools, stored once per distinct entry.
         let ids: Arc<[u32]> = self.capture_entries(capture.tools()).into();
         let present = capture.has_tools_key();
@@ -867,35 +940,22 @@ impl<'a> Analyzer<'a> {
 
         // The rest of the prompt: counted once per turn for every strategy, each block once
         // per session.
-        let (pieces, head) = prompt::pieces(&capture);
+        let (pieces, head) = prompt::pieces(capture);
         let rest = self.count_pieces(&pieces);
         let (head, rest) = rest.split_at(head);
         let rest_tokens: usize = head.iter().chain(rest).map(|r| r.1).sum();
         let rules = rules_for(capture.shape(), capture.body(), &self.settings);
-        let model = capture
-            .body()
-            .get("model")
-            .and_then(Value::as_str)
-            .unwrap_or("");
-        let seed = prompt::seed(capture.shape(), model);
+        let model = capture.body().get("model").and_then(Value::as_str);
+        let seed = prompt::seed(capture.shape(), model.unwrap_or(""));
 
+        let (previous_turn, change) = self.list_change(thread, &ids, present);
         let state = &self.threads[thread];
-        let previous_turn = state.last_tools.as_ref().map(|l| l.2);
-        let change = match &state.last_tools {
-            Some((before, before_present, _)) => {
-                compare::compare(&self.entries, (before, *before_present), (&ids, present))
-            }
-            None => compare::ListChange::default(),
-        };
 
         // The observed cache, checked against the chain.
         let openai = provider_is_openai(capture.shape());
-        let system = context::system_hash(&capture);
-        let messages = if usage.is_some() {
-            context::message_hashes(&capture)
-        } else {
-            Vec::new()
-        };
+        let system = context::system_hash(capture);
+        // Only a turn with usage is checked against the next one's messages.
+        let messages = usage.map_or_else(Vec::new, |_| context::message_hashes(capture));
         let (cache, cache_break) = if failed {
             ("unknown", None)
         } else {
@@ -913,203 +973,55 @@ impl<'a> Analyzer<'a> {
 
         // The request as sent, through the cache model, against what the provider billed.
         let prompt_tokens = context_tokens + rest_tokens;
-        let mut observed = None;
-        let mut modelled = None;
-        let mut agrees = None;
-        let mut disagreement = None;
-        let mut calibration = None;
-        if !failed {
-            if time_ms.is_some() {
-                self.timed.0 += 1;
-            } else {
-                self.timed.1 += 1;
-            }
-            self.fill_boundaries(seed, head, &ids, context_tokens, None, rest);
-            let m = self
-                .sent_store
-                .request(&self.boundaries, prompt_tokens, time_ms, &rules);
-            modelled = Some(CacheFigures::modelled(&m));
-            if let Some(usage) = usage {
-                let seen = CacheFigures::observed(usage, openai);
-                let same = seen.state == m.state();
-                self.agreement.0 += 1;
-                self.agreement.1 += usize::from(same);
-                agrees = Some(same);
-                if !same {
-                    disagreement = Some(explain(&seen, &m, &rules, &self.settings));
-                }
-                let billed = if openai {
-                    usage.input
-                } else {
-                    usage.input + usage.cache_read + usage.cache_write
-                };
-                if prompt_tokens > 0 && billed > 0 {
-                    let ratio = billed as f64 / prompt_tokens as f64;
-                    self.ratios.push(ratio);
-                    calibration = Some((ratio * 10_000.0).round() / 10_000.0);
-                }
-                observed = Some(seen);
-            }
-        }
-
-        // Tool calls, and what each tool cost.
-        let calls = self.new_calls(&capture);
-        self.known_turns += 1;
-        let mut sent_names = FxHashSet::default();
-        for &id in ids.iter() {
-            let entry = &self.entries[id as usize];
-            if entry.name.is_empty() || !sent_names.insert(id) {
-                continue;
-            }
-            let tokens = if entry.deferred { 0 } else { entry.tokens };
-            match self.tool_stats.get_mut(&entry.name) {
-                Some(stat) => {
-                    stat.0 += 1;
-                    stat.2 += tokens;
-                }
-                None => {
-                    self.tool_order.push(entry.name.clone());
-                    self.tool_stats.insert(entry.name.clone(), (1, 0, tokens));
-                }
-            }
-        }
-        for name in &calls {
-            if let Some(stat) = self.tool_stats.get_mut(name.as_str()) {
-                stat.1 += 1;
-            } else {
-                self.tool_order.push(name.as_str().into());
-                self.tool_stats.insert(name.as_str().into(), (0, 1, 0));
-            }
-        }
-
-        // zero's loaded set grows with every `tool_search` call the conversation shows.
-        let wants_loads = self
-            .strategies
-            .iter()
-            .any(|s| matches!(s, Strategy::Defer | Strategy::DeferCatalog));
-        let mut newly_loaded = Vec::new();
-        if wants_loads {
-            let found = context::tool_search_loads(&capture, &self.settings);
-            let state = &mut self.threads[thread];
-            for name in found {
-                if state.loaded.insert(name.clone()) {
-                    newly_loaded.push(name);
-                }
-            }
-        }
-        let loaded_set = self.threads[thread].loaded.clone();
-        let loaded = self.loaded_id(&loaded_set);
-        let context = if self.strategies.contains(&Strategy::Adaptive) {
-            let text = context::adaptive_context(&capture, &self.settings);
-            u128::from_le_bytes(
-                blake3::hash(text.as_bytes()).as_bytes()[..16]
-                    .try_into()
-                    .unwrap_or_default(),
-            )
+        let sent = if failed {
+            SentCache::default()
         } else {
-            0
+            let prompt = (seed, head, rest, context_tokens, prompt_tokens);
+            self.model_sent(prompt, &ids, time_ms, usage, openai, &rules)
         };
 
-        let projected = self.project_all(&capture, &ids, array, context, loaded, &loaded_set);
-        let mut rows = Vec::with_capacity(projected.len());
-        for (index, projected) in projected.into_iter().enumerate() {
-            let strategy = self.strategies[index];
-            if matches!(strategy, Strategy::Defer | Strategy::DeferCatalog) {
-                let sent: FxHashSet<u32> = projected.ids.iter().copied().collect();
-                for &id in ids.iter() {
-                    let entry = &self.entries[id as usize];
-                    if !sent.contains(&id) && !entry.deferred {
-                        *self.withheld[index].entry(entry.name.clone()).or_default() +=
-                            entry.tokens;
-                    }
-                }
-            }
-            let reads_context = strategy == Strategy::Adaptive;
-            let reads_loaded = matches!(strategy, Strategy::Defer | Strategy::DeferCatalog);
-            let point = StrategyPoint {
-                projected: Arc::clone(&projected),
-                tools: Arc::clone(&ids),
-                loaded: if reads_loaded { loaded } else { 0 },
-                context: if reads_context { context } else { 0 },
-            };
-            let total = projected.context_tokens + projected.added_tokens;
-            let whole = total + rest_tokens;
-            let mut entry = StrategyTurn {
-                turn,
-                tools_tokens: Some(projected.tools_tokens),
-                context_tokens: Some(projected.context_tokens),
-                total_tokens: Some(total),
-                prompt_tokens: Some(whole),
-                stable: None,
-                first_changed_byte: None,
-                reason: None,
-                status: Some(projected.status),
-                state: None,
-                read: None,
-                write: None,
-                input: None,
-                cost: None,
-                error: projected.error.clone(),
-            };
-            if failed {
-                entry.reason = Some("failed call: outside the cache chain".to_owned());
-            } else {
-                let previous = self.threads[thread].strategies[index].take();
-                match &previous {
-                    None => entry.reason = Some("first turn of its thread".to_owned()),
-                    Some(before) => {
-                        let same = before.projected.present == projected.present
-                            && before.projected.ids == projected.ids;
-                        entry.stable = Some(same);
-                        if !same {
-                            let json = |ids: &[u32]| -> Vec<&str> {
-                                ids.iter()
-                                    .map(|&i| &*self.entries[i as usize].json)
-                                    .collect()
-                            };
-                            entry.first_changed_byte = report::first_changed_byte(
-                                &json(&before.projected.ids),
-                                before.projected.present,
-                                &json(&projected.ids),
-                                projected.present,
-                            );
-                            entry.reason = Some(self.why_changed(before, &point, &newly_loaded));
-                        }
-                    }
-                }
-                let added = (projected.added_tokens > 0)
-                    .then_some((projected.added_hash, projected.added_tokens));
-                self.fill_boundaries(
-                    seed,
-                    head,
-                    &projected.ids,
-                    projected.context_tokens,
-                    added,
-                    rest,
-                );
-                let m = self.stores[index].request(&self.boundaries, whole, time_ms, &rules);
-                entry.state = Some(m.state());
-                entry.read = Some(m.read);
-                entry.write = Some(m.written());
-                entry.input = Some(m.input);
-                entry.cost = Some(m.cost(&rules));
-                self.threads[thread].strategies[index] = Some(point);
-            }
-            rows.push(entry);
-        }
+        // Tool calls, and what each tool cost.
+        let calls = self.new_calls(capture);
+        self.count_tools(&ids, &calls);
 
+        let (newly_loaded, loaded_set, loaded) = self.grow_loaded(capture, thread);
+        let context = self.adaptive_context_hash(capture);
+
+        let projected = self.project_all(capture, &ids, array, context, loaded, &loaded_set);
+        let inputs = TurnInputs {
+            turn,
+            thread,
+            failed,
+            time_ms,
+            ids: &ids,
+            seed,
+            head,
+            rest,
+            rest_tokens,
+            rules: &rules,
+            loaded,
+            context,
+            newly_loaded: &newly_loaded,
+        };
+        let rows = projected
+            .into_iter()
+            .enumerate()
+            .map(|(index, projected)| self.strategy_row(&inputs, index, projected))
+            .collect();
+
+        let chain = (!failed).then(|| ChainPoint {
+            usage,
+            openai,
+            time_ms,
+            tools: Arc::clone(&ids),
+            present,
+            system,
+            messages,
+        });
         let state = &mut self.threads[thread];
         state.last_tools = Some((Arc::clone(&ids), present, turn));
-        if !failed {
-            state.chain = Some(ChainPoint {
-                usage,
-                openai,
-                time_ms,
-                tools: Arc::clone(&ids),
-                present,
-                system,
-                messages,
-            });
+        if chain.is_some() {
+            state.chain = chain;
         }
         let facts = TurnFacts {
             turn,
@@ -1137,16 +1049,242 @@ impl<'a> Analyzer<'a> {
             failed,
             stub: false,
             loaded: newly_loaded,
-            observed,
-            modelled,
-            agrees,
-            disagreement,
-            calibration,
+            observed: sent.observed,
+            modelled: sent.modelled,
+            agrees: sent.agrees,
+            disagreement: sent.disagreement,
+            calibration: sent.calibration,
             calls,
             time_ms,
         };
         self.keep(facts, rows);
-        Ok(())
+    }
+
+    /// The turn its thread sent tools last, and how this turn's list differs from that one.
+    fn list_change(
+        &self,
+        thread: usize,
+        ids: &[u32],
+        present: bool,
+    ) -> (Option<usize>, compare::ListChange) {
+        match &self.threads[thread].last_tools {
+            Some((before, before_present, turn)) => (
+                Some(*turn),
+                compare::compare(&self.entries, (before, *before_present), (ids, present)),
+            ),
+            None => (None, compare::ListChange::default()),
+        }
+    }
+
+    /// The request as sent through the cache model (its store shared by every turn), checked
+    /// against what the provider billed when the record has usage.
+    fn model_sent(
+        &mut self,
+        (seed, head, rest, context_tokens, prompt_tokens): SentPrompt<'_>,
+        ids: &[u32],
+        time_ms: Option<i64>,
+        usage: Option<Usage>,
+        openai: bool,
+        rules: &cache::Rules,
+    ) -> SentCache {
+        if time_ms.is_some() {
+            self.timed.0 += 1;
+        } else {
+            self.timed.1 += 1;
+        }
+        self.fill_boundaries(seed, head, ids, context_tokens, None, rest);
+        let m = self
+            .sent_store
+            .request(&self.boundaries, prompt_tokens, time_ms, rules);
+        let mut sent = SentCache {
+            modelled: Some(CacheFigures::modelled(&m)),
+            ..SentCache::default()
+        };
+        let Some(usage) = usage else {
+            return sent;
+        };
+        let seen = CacheFigures::observed(usage, openai);
+        let same = seen.state == m.state();
+        self.agreement.0 += 1;
+        self.agreement.1 += usize::from(same);
+        sent.agrees = Some(same);
+        if !same {
+            sent.disagreement = Some(explain(&seen, &m, rules, &self.settings));
+        }
+        let billed = if openai {
+            usage.input
+        } else {
+            usage.input + usage.cache_read + usage.cache_write
+        };
+        if prompt_tokens > 0 && billed > 0 {
+            let ratio = billed as f64 / prompt_tokens as f64;
+            self.ratios.push(ratio);
+            sent.calibration = Some((ratio * 10_000.0).round() / 10_000.0);
+        }
+        sent.observed = Some(seen);
+        sent
+    }
+
+    /// Count a turn into each tool's figures: sent (once per distinct entry), called, tokens.
+    fn count_tools(&mut self, ids: &[u32], calls: &[String]) {
+        self.known_turns += 1;
+        let mut sent_names = FxHashSet::default();
+        for &id in ids {
+            let entry = &self.entries[id as usize];
+            if entry.name.is_empty() || !sent_names.insert(id) {
+                continue;
+            }
+            let tokens = if entry.deferred { 0 } else { entry.tokens };
+            match self.tool_stats.get_mut(&entry.name) {
+                Some(stat) => {
+                    stat.0 += 1;
+                    stat.2 += tokens;
+                }
+                None => {
+                    self.tool_order.push(entry.name.clone());
+                    self.tool_stats.insert(entry.name.clone(), (1, 0, tokens));
+                }
+            }
+        }
+        for name in calls {
+            if let Some(stat) = self.tool_stats.get_mut(name.as_str()) {
+                stat.1 += 1;
+            } else {
+                self.tool_order.push(name.as_str().into());
+                self.tool_stats.insert(name.as_str().into(), (0, 1, 0));
+            }
+        }
+    }
+
+    /// zero's loaded set grows with every `tool_search` call the conversation shows: the names
+    /// this turn adds to its thread's set, the set, and the set's id.
+    fn grow_loaded(
+        &mut self,
+        capture: &Capture,
+        thread: usize,
+    ) -> (Vec<String>, BTreeSet<String>, u32) {
+        let wants_loads = self
+            .strategies
+            .iter()
+            .any(|s| matches!(s, Strategy::Defer | Strategy::DeferCatalog));
+        let mut newly_loaded = Vec::new();
+        if wants_loads {
+            let found = context::tool_search_loads(capture, &self.settings);
+            let state = &mut self.threads[thread];
+            for name in found {
+                if state.loaded.insert(name.clone()) {
+                    newly_loaded.push(name);
+                }
+            }
+        }
+        let loaded_set = self.threads[thread].loaded.clone();
+        let loaded = self.loaded_id(&loaded_set);
+        (newly_loaded, loaded_set, loaded)
+    }
+
+    /// A hash of the context the adaptive selector reads (0 when `adaptive` is not run).
+    fn adaptive_context_hash(&self, capture: &Capture) -> u128 {
+        if !self.strategies.contains(&Strategy::Adaptive) {
+            return 0;
+        }
+        let text = context::adaptive_context(capture, &self.settings);
+        u128::from_le_bytes(
+            blake3::hash(text.as_bytes()).as_bytes()[..16]
+                .try_into()
+                .unwrap_or_default(),
+        )
+    }
+
+    /// One strategy's row of a turn: its figures, whether its tools stayed as the thread's
+    /// last turn sent them and why not, and its request through its own cache model.
+    fn strategy_row(
+        &mut self,
+        turn: &TurnInputs<'_>,
+        index: usize,
+        projected: Arc<Projected>,
+    ) -> StrategyTurn {
+        let strategy = self.strategies[index];
+        if matches!(strategy, Strategy::Defer | Strategy::DeferCatalog) {
+            let sent: FxHashSet<u32> = projected.ids.iter().copied().collect();
+            for &id in turn.ids.iter() {
+                let entry = &self.entries[id as usize];
+                if !sent.contains(&id) && !entry.deferred {
+                    *self.withheld[index].entry(entry.name.clone()).or_default() += entry.tokens;
+                }
+            }
+        }
+        let reads_context = strategy == Strategy::Adaptive;
+        let reads_loaded = matches!(strategy, Strategy::Defer | Strategy::DeferCatalog);
+        let point = StrategyPoint {
+            projected: Arc::clone(&projected),
+            tools: Arc::clone(turn.ids),
+            loaded: if reads_loaded { turn.loaded } else { 0 },
+            context: if reads_context { turn.context } else { 0 },
+        };
+        let total = projected.context_tokens + projected.added_tokens;
+        let whole = total + turn.rest_tokens;
+        let mut entry = StrategyTurn {
+            turn: turn.turn,
+            tools_tokens: Some(projected.tools_tokens),
+            context_tokens: Some(projected.context_tokens),
+            total_tokens: Some(total),
+            prompt_tokens: Some(whole),
+            stable: None,
+            first_changed_byte: None,
+            reason: None,
+            status: Some(projected.status),
+            state: None,
+            read: None,
+            write: None,
+            input: None,
+            cost: None,
+            error: projected.error.clone(),
+        };
+        if turn.failed {
+            entry.reason = Some("failed call: outside the cache chain".to_owned());
+            return entry;
+        }
+        let previous = self.threads[turn.thread].strategies[index].take();
+        match &previous {
+            None => entry.reason = Some("first turn of its thread".to_owned()),
+            Some(before) => {
+                let same = before.projected.present == projected.present
+                    && before.projected.ids == projected.ids;
+                entry.stable = Some(same);
+                if !same {
+                    let json = |ids: &[u32]| -> Vec<&str> {
+                        ids.iter()
+                            .map(|&i| &*self.entries[i as usize].json)
+                            .collect()
+                    };
+                    entry.first_changed_byte = report::first_changed_byte(
+                        &json(&before.projected.ids),
+                        before.projected.present,
+                        &json(&projected.ids),
+                        projected.present,
+                    );
+                    entry.reason = Some(self.why_changed(before, &point, turn.newly_loaded));
+                }
+            }
+        }
+        let added =
+            (projected.added_tokens > 0).then_some((projected.added_hash, projected.added_tokens));
+        self.fill_boundaries(
+            turn.seed,
+            turn.head,
+            &projected.ids,
+            projected.context_tokens,
+            added,
+            turn.rest,
+        );
+        let m = self.stores[index].request(&self.boundaries, whole, turn.time_ms, turn.rules);
+        entry.state = Some(m.state());
+        entry.read = Some(m.read);
+        entry.write = Some(m.written());
+        entry.input = Some(m.input);
+        entry.cost = Some(m.cost(turn.rules));
+        self.threads[turn.thread].strategies[index] = Some(point);
+        entry
     }
 
     /// Each block's tokens (counted once per distinct block, new ones in one batch) and its

@@ -21,8 +21,112 @@ use serde_json::{Value, json};
 
 use crate::capture::{Capture, Shape};
 use crate::projection::{Draft, Note, SentTool, Status};
+use crate::setting_key::{self, SettingKey, ValueKind};
 use crate::settings::{Gateway, Selector, Settings};
+use crate::strategy::Strategy;
 use crate::tool;
+
+/// The keys a3s's profiles read, in `--set` order.
+pub const SETTINGS: &[SettingKey] = &[
+    SettingKey {
+        key: "a3s.max_tools",
+        help: "most tools the a3s profiles accept",
+        kind: ValueKind::Number,
+        affects: &[Strategy::Direct, Strategy::Adaptive],
+        first_for: &[Strategy::Direct],
+        read: |s| Some(s.a3s_max_tools.to_string()),
+        write: |s, v| {
+            s.a3s_max_tools = setting_key::count(v, "a number of tools")?;
+            Ok(())
+        },
+    },
+    SettingKey {
+        key: "a3s.context_messages",
+        help: "newest messages the adaptive selector reads",
+        kind: ValueKind::Number,
+        affects: &[Strategy::Adaptive],
+        first_for: &[],
+        read: |s| Some(s.a3s_context_messages.to_string()),
+        write: |s, v| {
+            s.a3s_context_messages = setting_key::count(v, "a number of messages")?;
+            Ok(())
+        },
+    },
+    SettingKey {
+        key: "a3s.desc_bytes",
+        help: "bytes of each description in the code catalog",
+        kind: ValueKind::Number,
+        affects: &[Strategy::Direct],
+        first_for: &[],
+        read: |s| Some(s.a3s_desc_bytes.to_string()),
+        write: |s, v| {
+            s.a3s_desc_bytes = setting_key::count(v, "a number of bytes")?;
+            Ok(())
+        },
+    },
+    SettingKey {
+        key: "a3s.catalog_bytes",
+        help: "bytes the code catalog may reach",
+        kind: ValueKind::Number,
+        affects: &[Strategy::Code],
+        first_for: &[],
+        read: |s| Some(s.a3s_catalog_bytes.to_string()),
+        write: |s, v| {
+            s.a3s_catalog_bytes = setting_key::count(v, "a number of bytes")?;
+            Ok(())
+        },
+    },
+    SettingKey {
+        key: "adaptive.prompt",
+        help: "text that replaces the conversation for adaptive",
+        kind: ValueKind::Text,
+        affects: &[Strategy::Adaptive],
+        first_for: &[Strategy::Adaptive],
+        read: |s| s.adaptive_prompt.clone(),
+        write: |s, v| {
+            s.adaptive_prompt = Some(v.to_owned());
+            Ok(())
+        },
+    },
+    SettingKey {
+        key: "adaptive.selector",
+        help: "greeting (a3s-code-core 9.1.x: all tools unless a bare greeting) or vocabulary (9.0.x classifier)",
+        // Typed, not cycled, in the TUI's editor, as it always was.
+        kind: ValueKind::Text,
+        affects: &[Strategy::Adaptive],
+        first_for: &[],
+        read: |s| Some(s.adaptive_selector.id().into()),
+        write: |s, v| {
+            s.adaptive_selector = match v.trim() {
+                "greeting" => Selector::Greeting,
+                "vocabulary" => Selector::Vocabulary,
+                _ => return Err("greeting or vocabulary"),
+            };
+            Ok(())
+        },
+    },
+    SettingKey {
+        key: "code.gateway",
+        help: "capture (use the capture's program tool) or inject (add a3s's)",
+        kind: ValueKind::Choice(&["capture", "inject"]),
+        affects: &[Strategy::Code],
+        first_for: &[Strategy::Code],
+        read: |s| {
+            Some(match s.code_gateway {
+                Gateway::Capture => "capture".into(),
+                Gateway::Inject => "inject".into(),
+            })
+        },
+        write: |s, v| {
+            s.code_gateway = match v.trim() {
+                "capture" => Gateway::Capture,
+                "inject" => Gateway::Inject,
+                _ => return Err("capture or inject"),
+            };
+            Ok(())
+        },
+    },
+];
 
 /// An a3s presentation profile.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

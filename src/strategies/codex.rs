@@ -379,7 +379,7 @@ pub fn deferred_namespace(entry: &Value, settings: &Settings) -> Option<(String,
     if !settings.is_mcp(name) {
         return None;
     }
-    let namespace = match super::zero::server_label(name) {
+    let namespace = match tool::server_label(name) {
         Some(server) => format!("mcp__{server}"),
         None => name.to_owned(),
     };

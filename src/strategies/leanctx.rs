@@ -10,8 +10,47 @@ use serde_json::{Map, Value, json};
 
 use crate::capture::Capture;
 use crate::projection::{Draft, SentTool, StoredEntry};
+use crate::setting_key::{self, SettingKey, ValueKind};
 use crate::settings::Settings;
+use crate::strategy::Strategy;
 use crate::tool;
+
+/// The keys lean-ctx's rules read, in `--set` order.
+pub const SETTINGS: &[SettingKey] = &[
+    SettingKey {
+        key: "shorten.expand_tool",
+        help: "append a lean-ctx expand tool of this name (empty: none)",
+        kind: ValueKind::Text,
+        affects: &[Strategy::Shorten],
+        first_for: &[Strategy::Shorten],
+        read: |s| Some(s.shorten_expand_tool.clone().unwrap_or_default()),
+        write: |s, v| {
+            let name = v.trim();
+            s.shorten_expand_tool = if name.is_empty() {
+                None
+            } else if is_expand_tool_name(name) {
+                Some(name.to_owned())
+            } else {
+                return Err(
+                    "a name whose bare part is ctx_expand, at most 128 bytes of [A-Za-z0-9_.:/-]",
+                );
+            };
+            Ok(())
+        },
+    },
+    SettingKey {
+        key: "shorten.protected",
+        help: "true: an active lean-ctx policy pack (no change)",
+        kind: ValueKind::Choice(&["false", "true"]),
+        affects: &[Strategy::Shorten],
+        first_for: &[],
+        read: |s| Some(s.shorten_protected.to_string()),
+        write: |s, v| {
+            s.shorten_protected = setting_key::flag(v)?;
+            Ok(())
+        },
+    },
+];
 
 /// The bare name lean-ctx's expand tool has, whatever the client's namespace.
 pub const EXPAND_BARE_NAME: &str = "ctx_expand";

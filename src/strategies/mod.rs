@@ -4,6 +4,7 @@
 pub mod a3s;
 pub mod codex;
 pub mod leanctx;
+pub mod registry;
 pub mod search;
 pub mod vtcode;
 pub mod zero;

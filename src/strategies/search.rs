@@ -26,8 +26,60 @@ use serde_json::{Value, json};
 
 use crate::capture::{Capture, Shape};
 use crate::projection::{Draft, SentTool, Status};
+use crate::setting_key::{self, SettingKey, ValueKind};
 use crate::settings::{SearchAlgorithm, SearchProvider, Settings, VtcodeRelease};
+use crate::strategy::Strategy;
 use crate::tool;
+
+/// The keys `search` reads beside vtcode's, in `--set` order.
+pub const SETTINGS: &[SettingKey] = &[
+    SettingKey {
+        key: "search.provider",
+        help: "auto (by the capture's shape), anthropic, openai or client (client-local)",
+        kind: ValueKind::Choice(&["auto", "anthropic", "openai", "client"]),
+        affects: &[Strategy::Search],
+        first_for: &[Strategy::Search],
+        read: |s| Some(s.search_provider.id().into()),
+        write: |s, v| {
+            s.search_provider = match v.trim() {
+                "auto" => SearchProvider::Auto,
+                "anthropic" => SearchProvider::Anthropic,
+                "openai" => SearchProvider::OpenAi,
+                "client" => SearchProvider::Client,
+                _ => return Err("auto, anthropic, openai or client"),
+            };
+            Ok(())
+        },
+    },
+    SettingKey {
+        key: "search.algorithm",
+        help: "regex or bm25 (Anthropic's tool search tool)",
+        kind: ValueKind::Choice(&["regex", "bm25"]),
+        affects: &[Strategy::Search],
+        first_for: &[],
+        read: |s| Some(s.search_algorithm.id().into()),
+        write: |s, v| {
+            s.search_algorithm = match v.trim() {
+                "regex" => SearchAlgorithm::Regex,
+                "bm25" => SearchAlgorithm::Bm25,
+                _ => return Err("regex or bm25"),
+            };
+            Ok(())
+        },
+    },
+    SettingKey {
+        key: "search.always",
+        help: "comma-separated tool names search keeps eager",
+        kind: ValueKind::Names,
+        affects: &[Strategy::Search],
+        first_for: &[],
+        read: |s| Some(s.search_always.join(",")),
+        write: |s, v| {
+            s.search_always = setting_key::names(v);
+            Ok(())
+        },
+    },
+];
 
 /// vtcode's always-eager tools (`is_core_tool_entry` outside planning, with
 /// `request_user_input` enabled and Anthropic's native memory off).
@@ -198,7 +250,7 @@ pub fn project(capture: &Capture, settings: &Settings) -> Draft {
                 projected: crate::strategies::vtcode::progressive_entry(entry, &docs),
                 function,
                 deferable: !is_core(name, kind, settings),
-                already_deferred: crate::pipeline::provider_deferred(entry),
+                already_deferred: tool::provider_deferred(entry),
             }
         })
         .collect();

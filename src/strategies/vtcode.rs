@@ -17,8 +17,83 @@ use serde_json::Value;
 
 use crate::capture::Capture;
 use crate::projection::{Draft, Note, SentTool, Status};
+use crate::setting_key::{self, SettingKey, ValueKind};
 use crate::settings::{Settings, VtcodeRelease};
+use crate::strategy::Strategy;
 use crate::tool;
+
+/// The keys vtcode's rules read, in `--set` order.
+pub const SETTINGS: &[SettingKey] = &[
+    SettingKey {
+        key: "vtcode.mcp_cap",
+        help: "chars an MCP description keeps (full/progressive/minimal)",
+        kind: ValueKind::Number,
+        affects: &[Strategy::Full, Strategy::Progressive, Strategy::Search],
+        first_for: &[Strategy::Full],
+        read: |s| Some(s.vtcode_mcp_cap.to_string()),
+        write: |s, v| {
+            s.vtcode_mcp_cap = setting_key::positive(v, "a positive number of chars")?;
+            Ok(())
+        },
+    },
+    SettingKey {
+        key: "vtcode.minimal",
+        help: "chars of a minimal description",
+        kind: ValueKind::Number,
+        affects: &[Strategy::Minimal],
+        first_for: &[Strategy::Minimal],
+        read: |s| Some(s.vtcode_minimal.to_string()),
+        write: |s, v| {
+            s.vtcode_minimal = setting_key::positive(v, "a positive number of chars")?;
+            Ok(())
+        },
+    },
+    SettingKey {
+        key: "vtcode.progressive",
+        help: "chars of a progressive description",
+        kind: ValueKind::Number,
+        affects: &[Strategy::Progressive, Strategy::Search],
+        first_for: &[Strategy::Progressive],
+        read: |s| Some(s.vtcode_progressive.to_string()),
+        write: |s, v| {
+            s.vtcode_progressive = setting_key::positive(v, "a positive number of chars")?;
+            s.vtcode_progressive_set = true;
+            Ok(())
+        },
+    },
+    SettingKey {
+        key: "vtcode.param",
+        help: "chars of a progressive parameter description",
+        kind: ValueKind::Number,
+        affects: &[Strategy::Minimal, Strategy::Search],
+        first_for: &[],
+        read: |s| Some(s.vtcode_param.to_string()),
+        write: |s, v| {
+            s.vtcode_param = setting_key::positive(v, "a positive number of chars")?;
+            Ok(())
+        },
+    },
+    SettingKey {
+        key: "vtcode.release",
+        help: "vtcode-core release: 0.181.2 (current: progressive 1500) or 0.169.2 (progressive 1024)",
+        kind: ValueKind::Choice(&["0.181.2", "0.169.2"]),
+        affects: &[Strategy::Full, Strategy::Progressive, Strategy::Minimal],
+        first_for: &[],
+        read: |s| Some(s.vtcode_release.id().into()),
+        write: |s, v| {
+            s.vtcode_release = match v.trim() {
+                "0.181.2" => VtcodeRelease::V0_181_2,
+                "0.169.2" => VtcodeRelease::V0_169_2,
+                _ => return Err("0.181.2 or 0.169.2"),
+            };
+            // An explicit `vtcode.progressive` outlives a change of release.
+            if !s.vtcode_progressive_set {
+                s.vtcode_progressive = s.vtcode_release.progressive_max();
+            }
+            Ok(())
+        },
+    },
+];
 
 /// The sentence whose presence marks a description as framed by vtcode's MCP fence.
 pub const MCP_POLICY_SENTENCE: &str = "Host tool and permission policy remains authoritative.";

@@ -37,8 +37,69 @@ use serde_json::{Map, Value, json};
 
 use crate::capture::{Capture, Shape};
 use crate::projection::{Draft, SentTool, Status};
+use crate::setting_key::{self, SettingKey, ValueKind};
 use crate::settings::{Eligible, Settings, ZeroRelease};
+use crate::strategy::Strategy;
 use crate::tool;
+pub use crate::tool::server_label;
+
+/// The keys zero's rules read, in `--set` order.
+pub const SETTINGS: &[SettingKey] = &[
+    SettingKey {
+        key: "defer.threshold",
+        help: "eligible tools needed before deferring (0 disables)",
+        kind: ValueKind::Number,
+        affects: &[Strategy::Defer, Strategy::DeferCatalog],
+        first_for: &[Strategy::Defer, Strategy::DeferCatalog],
+        read: |s| Some(s.defer_threshold.to_string()),
+        write: |s, v| {
+            s.defer_threshold = setting_key::count(v, "a number of tools (0 disables)")?;
+            s.defer_threshold_set = true;
+            Ok(())
+        },
+    },
+    SettingKey {
+        key: "defer.eligible",
+        help: "mcp (MCP tools only) or all",
+        kind: ValueKind::Choice(&["mcp", "all"]),
+        affects: &[Strategy::Defer, Strategy::DeferCatalog],
+        first_for: &[],
+        read: |s| {
+            Some(match s.defer_eligible {
+                Eligible::Mcp => "mcp".into(),
+                Eligible::All => "all".into(),
+            })
+        },
+        write: |s, v| {
+            s.defer_eligible = match v.trim() {
+                "mcp" => Eligible::Mcp,
+                "all" => Eligible::All,
+                _ => return Err("mcp or all"),
+            };
+            Ok(())
+        },
+    },
+    SettingKey {
+        key: "zero.release",
+        help: "zero release: 0.8.0 (current: catalog in tool_search, threshold 3) or 2ea36cf (reminder, threshold 10)",
+        kind: ValueKind::Choice(&["0.8.0", "2ea36cf"]),
+        affects: &[Strategy::Defer, Strategy::DeferCatalog],
+        first_for: &[],
+        read: |s| Some(s.zero_release.id().into()),
+        write: |s, v| {
+            s.zero_release = match v.trim() {
+                "0.8.0" | "ad34dc8" => ZeroRelease::V0_8_0,
+                "2ea36cf" => ZeroRelease::C2ea36cf,
+                _ => return Err("0.8.0 or 2ea36cf"),
+            };
+            // An explicit `defer.threshold` outlives a change of release.
+            if !s.defer_threshold_set {
+                s.defer_threshold = s.zero_release.default_threshold();
+            }
+            Ok(())
+        },
+    },
+];
 
 /// Where zero lists the deferred tools.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -121,7 +182,7 @@ pub fn deferred_source<'a>(name: &'a str, settings: &Settings) -> &'a str {
     }
     if let Some(server) = name
         .strip_prefix("mcp_")
-        .and_then(|rest| segment(rest, "_"))
+        .and_then(|rest| tool::mcp_segment(rest, "_"))
     {
         return server;
     }
@@ -276,27 +337,6 @@ fn truncate(text: &str, max: usize) -> String {
         cut = &cut[..space];
     }
     format!("{}…", cut.trim_end_matches(' '))
-}
-
-/// The server label toolprism derives from a tool's name: `mcp__server__tool` and
-/// `mcp--server--tool` give the segment between the first two separators; otherwise
-/// `mcp_server_tool` gives the text between `mcp_` and the next `_`. None when that segment is
-/// empty or nothing follows it.
-pub fn server_label(name: &str) -> Option<&str> {
-    for separator in ["__", "--"] {
-        let prefix = format!("mcp{separator}");
-        if let Some(rest) = name.strip_prefix(prefix.as_str()) {
-            return segment(rest, separator);
-        }
-    }
-    segment(name.strip_prefix("mcp_")?, "_")
-}
-
-/// The text before the first `separator` in `rest`, when it is non-empty and something follows
-/// the separator.
-fn segment<'a>(rest: &'a str, separator: &str) -> Option<&'a str> {
-    let at = rest.find(separator)?;
-    (at > 0 && at + separator.len() < rest.len()).then(|| &rest[..at])
 }
 
 /// What zero keeps of an MCP `inputSchema` for a deferred line (`internal/mcp/schema.go`,

@@ -12,6 +12,8 @@ use std::cell::Cell;
 use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
+use crate::error::BUDGET_ERROR;
+
 /// Estimated bytes of memory a parsed value may take per byte of its JSON text. Real captures
 /// and traces take 3–12 (tool schemas are many small objects); a list of empty objects or of
 /// one-digit numbers takes 25–40.
@@ -19,9 +21,6 @@ pub const BUDGET_PER_BYTE: u64 = 16;
 
 /// Memory any input may take parsed, whatever its size: small inputs are never refused.
 pub const BUDGET_FLOOR: u64 = 64 * 1024 * 1024;
-
-/// The first words of the parse error a spent budget gives (told apart from a syntax error).
-pub(crate) const BUDGET_ERROR: &str = "too many values for its size";
 
 /// The key under which serde_json's `arbitrary_precision` passes a number's text.
 const NUMBER_TOKEN: &str = "$serde_json::private::Number";
@@ -88,11 +87,6 @@ pub fn parse_str(text: &str) -> Result<Value, serde_json::Error> {
 /// The memory budget of an input of `bytes` bytes.
 pub fn budget_for(bytes: u64) -> u64 {
     BUDGET_FLOOR.saturating_add(bytes.saturating_mul(BUDGET_PER_BYTE))
-}
-
-/// Whether a parse error is a spent budget rather than bad JSON.
-pub(crate) fn is_budget_error(error: &serde_json::Error) -> bool {
-    error.to_string().starts_with(BUDGET_ERROR)
 }
 
 #[derive(Clone, Copy)]
@@ -210,6 +204,7 @@ impl<'de> Visitor<'de> for Seed<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::is_budget_error;
 
     #[test]
     fn parses_as_serde_json_does() {

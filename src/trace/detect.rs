@@ -221,128 +221,197 @@ fn detect_content(
         // A single capture on one line, past its limit: refused there, as a pretty one is.
         Line::Fatal(_, problem) if lines.refused_as_capture() => Err(LoadError::Limit(problem)),
         Line::Fatal(number, problem) => Err(fatal(number, problem)),
-        Line::Json(number, value) => {
-            let size = lines.bytes_read();
-            match lines.read_line() {
-                None => document(value, size, name, &format!("line {number}")),
-                Some(Line::Fatal(number, problem)) => Err(fatal(number, problem)),
-                Some(second) if har::is_har(&value) => Err(LoadError::BadRecord {
-                    at: format!("line {}", second.number()),
-                    problem: "more content after the HAR document".into(),
-                }),
-                Some(second) => {
-                    if let Some(what) = kind::refusal(&value) {
-                        return Err(LoadError::Refused(what));
-                    }
-                    *litellm_out = kind::is_litellm_payload(&value);
-                    let format = record::format_of(&value);
-                    lines.push_back(Line::Json(number, value));
-                    lines.push_back(second);
-                    Ok((format, Source::Lines(lines)))
-                }
-            }
-        }
+        Line::Json(number, value) => first_line_json(lines, number, value, name, litellm_out),
         // Too long to be a line of a document worth reading whole: a bad line of a trace.
         overlong @ Line::Bad(..) if lines.last_was_overlong() => {
             lines.push_back(overlong);
             lines_of_unknown_format(lines, None, false, document_error_out, litellm_out)
         }
         Line::Bad(number, _) | Line::Torn(number) => {
-            // Blank bytes before the first line were skipped: offsets count them back in.
-            let skipped = lines.bytes_read() as usize - lines.last_bytes().len();
-            let (mut reader, first, _) = lines.into_parts();
-            let trimmed = first.trim_ascii();
-            if cassette::looks_like_yaml_cassette(trimmed) {
-                let text = read_rest(reader, first, MAX_RECORD_BYTES)?;
-                let value = cassette::from_yaml(without_bom(&text))?;
-                if !cassette::is_cassette(&value) {
-                    let what = if value.get("interactions").is_some() {
-                        "a cassette whose interactions are not HTTP requests (no `request`: a \
-                         recording of another protocol, such as gRPC)"
-                    } else {
-                        "YAML, but not a VCR cassette (no `interactions` list of requests)"
-                    };
-                    return Err(LoadError::Refused(what.into()));
-                }
-                return Ok((
-                    TraceFormat::Cassette,
-                    Source::Cassette(CassetteSource::new(value)),
-                ));
-            }
-            if trimmed.starts_with(b"event:")
-                || trimmed.starts_with(b"data:")
-                || trimmed.starts_with(b"id:")
-            {
-                let text = read_rest(reader, first, MAX_CAPTURE_BYTES)?;
-                let text = String::from_utf8_lossy(without_bom(&text)).into_owned();
-                let size = text.len() as u64;
-                return match record::mcp_answer(&Value::String(text)) {
-                    Some(answer) => document(answer, size, name, name),
-                    None => Err(LoadError::Refused(
-                        "an event stream (server-sent events) with no MCP tools/list answer in \
-                         it: a response, not a request"
-                            .into(),
-                    )),
-                };
-            }
-            if matches!(first.trim_ascii(), b"{" | b"[") {
-                // A pretty-printed document: read it whole, up to its limit (told by the next
-                // bytes: a HAR log's `"log"` key).
-                let mut head = first;
-                let next = reader.fill_buf().map_err(|e| read_error(&e))?;
-                let mut peeked = head.clone();
-                peeked.extend_from_slice(&next[..next.len().min(4096)]);
-                let limit = document_limit(&peeked);
-                bounded::Limited::after(reader, limit, head.len() as u64)
-                    .read_to_end(&mut head)
-                    .map_err(|e| read_error(&e))?;
-                let value = budget::parse_slice(&head)
-                    .map_err(|e| shifted(document_failure(&head, skipped, &e), number))?;
-                return document(value, head.len() as u64, name, name);
-            }
-            // Either a document whose first line holds more than a bracket, or JSON lines whose
-            // first line is bad. Try the document, keeping a copy of what the parser reads so
-            // the JSON-lines reader can start over from that line.
-            let read = Arc::new(AtomicU64::new(first.len() as u64));
-            let limit = document_limit(&first);
-            let mut tee = Tee {
-                inner: bounded::Limited::after(reader, limit, first.len() as u64),
-                copy: Vec::new(),
-                read: read.clone(),
-                limit_reached: None,
-            };
-            let parsed = {
-                let chained = Cursor::new(&first[..]).chain(&mut tee);
-                budget::parse_reader(chained, &|| read.load(Ordering::Relaxed))
-            };
-            let document_error = match parsed {
-                Ok(mut value) => {
-                    let size = first.len() as u64 + tee.copy.len() as u64;
-                    let text = [&first[..], &tee.copy[..]].concat();
-                    crate::capture::keep_number_text(&text, &mut value);
-                    return document(value, size, name, name);
-                }
-                Err(e) => e,
-            };
-            let mut head = first;
-            head.extend_from_slice(&tee.copy);
-            // Past the document limit: read as JSON lines (the copy so far, then the rest).
-            let document_error = match tee.limit_reached.take() {
-                Some(reached) if document_error.is_io() => reached,
-                _ => shifted(document_failure(&head, skipped, &document_error), number),
-            };
-            let binary = crate::capture::looks_binary(&head);
-            let reader = Box::new(Cursor::new(head).chain(tee.inner.into_inner()));
-            let lines = LineSource::new_at(reader, number);
-            lines_of_unknown_format(
-                lines,
-                Some(document_error),
-                binary,
-                document_error_out,
-                litellm_out,
-            )
+            bad_first_line(lines, number, name, document_error_out, litellm_out)
         }
     }
+}
+
+/// A first line that is JSON: the whole document when nothing follows it, else the first
+/// record of JSON lines (their format told by it).
+fn first_line_json(
+    mut lines: LineSource,
+    number: usize,
+    value: Value,
+    name: &str,
+    litellm_out: &mut bool,
+) -> Result<(TraceFormat, Source), LoadError> {
+    let size = lines.bytes_read();
+    match lines.read_line() {
+        None => document(value, size, name, &format!("line {number}")),
+        Some(Line::Fatal(number, problem)) => Err(fatal(number, problem)),
+        Some(second) if har::is_har(&value) => Err(LoadError::BadRecord {
+            at: format!("line {}", second.number()),
+            problem: "more content after the HAR document".into(),
+        }),
+        Some(second) => {
+            if let Some(what) = kind::refusal(&value) {
+                return Err(LoadError::Refused(what));
+            }
+            *litellm_out = kind::is_litellm_payload(&value);
+            let format = record::format_of(&value);
+            lines.push_back(Line::Json(number, value));
+            lines.push_back(second);
+            Ok((format, Source::Lines(lines)))
+        }
+    }
+}
+
+/// A first line that is not JSON: a YAML cassette, an event stream, a pretty-printed
+/// document, or JSON lines whose first line is bad.
+fn bad_first_line(
+    lines: LineSource,
+    number: usize,
+    name: &str,
+    document_error_out: &mut Option<LoadError>,
+    litellm_out: &mut bool,
+) -> Result<(TraceFormat, Source), LoadError> {
+    // Blank bytes before the first line were skipped: offsets count them back in.
+    let skipped = lines.bytes_read() as usize - lines.last_bytes().len();
+    let (reader, first, _) = lines.into_parts();
+    let trimmed = first.trim_ascii();
+    if cassette::looks_like_yaml_cassette(trimmed) {
+        return yaml_cassette(reader, first);
+    }
+    if trimmed.starts_with(b"event:")
+        || trimmed.starts_with(b"data:")
+        || trimmed.starts_with(b"id:")
+    {
+        return event_stream(reader, first, name);
+    }
+    if matches!(first.trim_ascii(), b"{" | b"[") {
+        return pretty_document(reader, first, skipped, number, name);
+    }
+    document_or_lines(
+        reader,
+        first,
+        skipped,
+        number,
+        name,
+        document_error_out,
+        litellm_out,
+    )
+}
+
+/// A VCR cassette in YAML, read whole.
+fn yaml_cassette(
+    reader: Box<dyn BufRead + Send>,
+    first: Vec<u8>,
+) -> Result<(TraceFormat, Source), LoadError> {
+    let text = read_rest(reader, first, MAX_RECORD_BYTES)?;
+    let value = cassette::from_yaml(without_bom(&text))?;
+    if !cassette::is_cassette(&value) {
+        let what = if value.get("interactions").is_some() {
+            "a cassette whose interactions are not HTTP requests (no `request`: a \
+             recording of another protocol, such as gRPC)"
+        } else {
+            "YAML, but not a VCR cassette (no `interactions` list of requests)"
+        };
+        return Err(LoadError::Refused(what.into()));
+    }
+    Ok((
+        TraceFormat::Cassette,
+        Source::Cassette(CassetteSource::new(value)),
+    ))
+}
+
+/// A server-sent event stream: an MCP `tools/list` answer in it is the capture.
+fn event_stream(
+    reader: Box<dyn BufRead + Send>,
+    first: Vec<u8>,
+    name: &str,
+) -> Result<(TraceFormat, Source), LoadError> {
+    let text = read_rest(reader, first, MAX_CAPTURE_BYTES)?;
+    let text = String::from_utf8_lossy(without_bom(&text)).into_owned();
+    let size = text.len() as u64;
+    match record::mcp_answer(&Value::String(text)) {
+        Some(answer) => document(answer, size, name, name),
+        None => Err(LoadError::Refused(
+            "an event stream (server-sent events) with no MCP tools/list answer in \
+             it: a response, not a request"
+                .into(),
+        )),
+    }
+}
+
+/// A pretty-printed document whose first line is a bracket: read whole, up to its limit (told
+/// by the next bytes: a HAR log's `"log"` key).
+fn pretty_document(
+    mut reader: Box<dyn BufRead + Send>,
+    first: Vec<u8>,
+    skipped: usize,
+    number: usize,
+    name: &str,
+) -> Result<(TraceFormat, Source), LoadError> {
+    let mut head = first;
+    let next = reader.fill_buf().map_err(|e| read_error(&e))?;
+    let mut peeked = head.clone();
+    peeked.extend_from_slice(&next[..next.len().min(4096)]);
+    let limit = document_limit(&peeked);
+    bounded::Limited::after(reader, limit, head.len() as u64)
+        .read_to_end(&mut head)
+        .map_err(|e| read_error(&e))?;
+    let value = budget::parse_slice(&head)
+        .map_err(|e| shifted(document_failure(&head, skipped, &e), number))?;
+    document(value, head.len() as u64, name, name)
+}
+
+/// Either a document whose first line holds more than a bracket, or JSON lines whose first
+/// line is bad. The document is tried first, keeping a copy of what the parser reads so the
+/// JSON-lines reader can start over from that line.
+fn document_or_lines(
+    reader: Box<dyn BufRead + Send>,
+    first: Vec<u8>,
+    skipped: usize,
+    number: usize,
+    name: &str,
+    document_error_out: &mut Option<LoadError>,
+    litellm_out: &mut bool,
+) -> Result<(TraceFormat, Source), LoadError> {
+    let read = Arc::new(AtomicU64::new(first.len() as u64));
+    let limit = document_limit(&first);
+    let mut tee = Tee {
+        inner: bounded::Limited::after(reader, limit, first.len() as u64),
+        copy: Vec::new(),
+        read: read.clone(),
+        limit_reached: None,
+    };
+    let parsed = {
+        let chained = Cursor::new(&first[..]).chain(&mut tee);
+        budget::parse_reader(chained, &|| read.load(Ordering::Relaxed))
+    };
+    let document_error = match parsed {
+        Ok(mut value) => {
+            let size = first.len() as u64 + tee.copy.len() as u64;
+            let text = [&first[..], &tee.copy[..]].concat();
+            crate::capture::keep_number_text(&text, &mut value);
+            return document(value, size, name, name);
+        }
+        Err(e) => e,
+    };
+    let mut head = first;
+    head.extend_from_slice(&tee.copy);
+    // Past the document limit: read as JSON lines (the copy so far, then the rest).
+    let document_error = match tee.limit_reached.take() {
+        Some(reached) if document_error.is_io() => reached,
+        _ => shifted(document_failure(&head, skipped, &document_error), number),
+    };
+    let binary = crate::capture::looks_binary(&head);
+    let reader = Box::new(Cursor::new(head).chain(tee.inner.into_inner()));
+    let lines = LineSource::new_at(reader, number);
+    lines_of_unknown_format(
+        lines,
+        Some(document_error),
+        binary,
+        document_error_out,
+        litellm_out,
+    )
 }
 
 /// [`detect_content`] for unit tests.

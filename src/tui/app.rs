@@ -4,7 +4,6 @@
 //! so tests drive it with keys alone.
 
 use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::sync::Arc;
@@ -17,9 +16,11 @@ use serde_json::Value;
 
 use crate::capture::Capture;
 use crate::measure::Encoding;
+use crate::memo::Memo;
 use crate::projection::{Projection, Status};
 use crate::report::{CaptureFigures, CaptureJson, Report, StrategyFigures};
 use crate::settings::Settings;
+use crate::strategies::registry::settings_of;
 use crate::strategy::Strategy;
 use crate::tool;
 
@@ -33,7 +34,7 @@ use super::tabs;
 pub use super::tabs::{Tab, strategy_index};
 use super::textview::{self, ViewMode};
 use super::theme::Theme;
-use super::worker::{FigKey, Job, ProjKey, RequestSummary, WorkerMsg};
+use super::worker::{Job, RequestSummary, WorkerMsg};
 
 /// The pane that has the focus in a strategy tab.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -223,9 +224,8 @@ pub struct App {
     pub encoding: Encoding,
     /// Bumped on every settings or encoding change.
     pub generation: u64,
-    projections: HashMap<ProjKey, (Arc<Projection>, RequestSummary)>,
-    figures: HashMap<FigKey, Arc<StrategyFigures>>,
-    capture_tokens: HashMap<Encoding, usize>,
+    /// Every projection, figures and capture count the worker has sent, under their keys.
+    memo: Memo,
     /// Bytes of the capture's compact `tools` array.
     pub capture_bytes: usize,
     /// Background work in progress: done, total, what.
@@ -357,9 +357,7 @@ impl App {
             settings_key,
             encoding,
             generation: 0,
-            projections: HashMap::new(),
-            figures: HashMap::new(),
-            capture_tokens: HashMap::new(),
+            memo: Memo::new(),
             capture_bytes,
             progress: None,
             tab: Tab::Matrix,
@@ -505,22 +503,22 @@ impl App {
 
     /// A strategy's projection under the current settings, when ready.
     pub fn projection(&self, strategy: Strategy) -> Option<&Arc<Projection>> {
-        self.projections
-            .get(&(strategy, self.settings_key.clone()))
+        self.memo
+            .projection(&(strategy, self.settings_key.clone()))
             .map(|(p, _)| p)
     }
 
     /// A strategy's request-level comparison, when ready.
     pub fn request(&self, strategy: Strategy) -> Option<&RequestSummary> {
-        self.projections
-            .get(&(strategy, self.settings_key.clone()))
+        self.memo
+            .projection(&(strategy, self.settings_key.clone()))
             .map(|(_, r)| r)
     }
 
     /// A strategy's figures under the current settings and encoding, when measured.
     pub fn figures(&self, strategy: Strategy) -> Option<&Arc<StrategyFigures>> {
-        self.figures
-            .get(&(strategy, self.settings_key.clone(), self.encoding))
+        self.memo
+            .figures(&(strategy, self.settings_key.clone(), self.encoding))
     }
 
     /// A strategy's figures under other settings (their key) and encoding, when measured (the
@@ -531,13 +529,13 @@ impl App {
         settings_key: &Arc<str>,
         encoding: Encoding,
     ) -> Option<&Arc<StrategyFigures>> {
-        self.figures
-            .get(&(strategy, settings_key.clone(), encoding))
+        self.memo
+            .figures(&(strategy, settings_key.clone(), encoding))
     }
 
     /// The capture's tokens under the current encoding, when counted.
     pub fn capture_tokens(&self) -> Option<usize> {
-        self.capture_tokens.get(&self.encoding).copied()
+        self.memo.capture_tokens(self.encoding)
     }
 
     /// Control, bidi and invisible characters in the original tool at `index` (shown as
@@ -1293,9 +1291,9 @@ impl App {
             Action::Settings => {
                 // Open on the first setting of the strategy on screen: the key the banner names.
                 let selected = match self.tab {
-                    Tab::Strategy(s) => setting_keys(s).first().copied(),
+                    Tab::Strategy(s) => settings_of(s).first().map(|k| k.key),
                     Tab::Matrix if self.cursor.col > 0 => {
-                        setting_keys(self.strategy()).first().copied()
+                        settings_of(self.strategy()).first().map(|k| k.key)
                     }
                     _ => None,
                 }
@@ -1358,9 +1356,8 @@ impl App {
                 true,
             ));
         }
-        let keys = setting_keys(strategy);
-        let hint = match keys.first() {
-            Some(key) => format!("S edits {key}"),
+        let hint = match settings_of(strategy).first() {
+            Some(setting) => format!("S edits {}", setting.key),
             None => "no setting changes this".to_owned(),
         };
         if let crate::projection::ProjectionStatus::NotApplicable(why) = &projection.status {
@@ -1587,10 +1584,8 @@ impl App {
             (false, Action::Confirm) => {
                 if *selected == Settings::KEYS.len() {
                     self.toggle_encoding();
-                } else if let Some((key, values)) = CHOICES
-                    .iter()
-                    .find(|(k, _)| *k == Settings::KEYS[*selected].key)
-                {
+                } else if let Some(values) = Settings::KEYS[*selected].choices() {
+                    let key = Settings::KEYS[*selected].key;
                     let now = self.settings.get(key).unwrap_or_default();
                     let at = values.iter().position(|v| *v == now).unwrap_or(0);
                     let next = values[(at + 1) % values.len()];
@@ -1903,7 +1898,7 @@ impl App {
     fn on_worker(&mut self, msg: WorkerMsg) {
         match msg {
             WorkerMsg::CaptureMeasured { encoding, tokens } => {
-                self.capture_tokens.insert(encoding, tokens);
+                self.memo.keep_capture_tokens(encoding, tokens);
             }
             WorkerMsg::Progress {
                 generation,
@@ -1922,7 +1917,7 @@ impl App {
             } => {
                 let current = key.0 == self.strategy() && key.1 == self.settings_key;
                 let keep = self.selected_key();
-                self.projections.insert(key, (projection, request));
+                self.memo.keep_projection(key, projection, request);
                 if current {
                     self.resync(keep);
                 }
@@ -1930,7 +1925,7 @@ impl App {
             WorkerMsg::Measured { key, figures } => {
                 let current = key.0 == self.strategy() && key.1 == self.settings_key;
                 let keep = self.selected_key();
-                self.figures.insert(key, figures);
+                self.memo.keep_figures(key, figures);
                 if current && self.sort != SortKey::Original {
                     self.resync(keep);
                 }
@@ -1965,62 +1960,6 @@ impl App {
         }
     }
 }
-
-/// The settings that change a strategy, most decisive first.
-pub fn setting_keys(strategy: Strategy) -> &'static [&'static str] {
-    match strategy {
-        Strategy::Original => &[],
-        Strategy::Full => &["vtcode.mcp_cap", "mcp.prefixes", "vtcode.release"],
-        Strategy::Progressive => &[
-            "vtcode.progressive",
-            "vtcode.mcp_cap",
-            "mcp.prefixes",
-            "vtcode.release",
-        ],
-        Strategy::Minimal => &["vtcode.minimal", "vtcode.param", "vtcode.release"],
-        Strategy::Direct => &["a3s.max_tools", "a3s.desc_bytes"],
-        Strategy::Adaptive => &[
-            "adaptive.prompt",
-            "a3s.context_messages",
-            "a3s.max_tools",
-            "adaptive.selector",
-        ],
-        Strategy::Code => &["code.gateway", "a3s.catalog_bytes"],
-        Strategy::Disabled => &[],
-        Strategy::Shorten => &["shorten.expand_tool", "shorten.protected"],
-        Strategy::Defer | Strategy::DeferCatalog => &[
-            "defer.threshold",
-            "defer.eligible",
-            "mcp.prefixes",
-            "zero.release",
-        ],
-        Strategy::Search => &[
-            "search.provider",
-            "search.algorithm",
-            "search.always",
-            "mcp.prefixes",
-            "vtcode.progressive",
-            "vtcode.param",
-            "vtcode.mcp_cap",
-        ],
-        Strategy::Codex => &["mcp.prefixes"],
-    }
-}
-
-/// The settings that take one of a few values: Enter moves to the next instead of asking for
-/// text.
-pub const CHOICES: &[(&str, &[&str])] = &[
-    ("code.gateway", &["capture", "inject"]),
-    ("shorten.protected", &["false", "true"]),
-    ("defer.eligible", &["mcp", "all"]),
-    ("vtcode.release", &["0.181.2", "0.169.2"]),
-    ("zero.release", &["0.8.0", "2ea36cf"]),
-    (
-        "search.provider",
-        &["auto", "anthropic", "openai", "client"],
-    ),
-    ("search.algorithm", &["regex", "bm25"]),
-];
 
 /// Characters of an entry's keys and strings that must not reach a terminal raw, line breaks
 /// and tabs aside (ordinary in descriptions).

@@ -1,8 +1,11 @@
 //! A turn's tools against the previous turn of its thread: one [`ToolDiff`] per tool that was
-//! added, removed or changed (the same line diff the strategy views draw), matched by name.
+//! added, removed or changed (the same line diff the strategy views draw), matched by name by
+//! the session's own comparison ([`crate::session::compare`]): this module only adds the line
+//! diffs and the signs the view draws.
 
 use serde_json::Value;
 
+use crate::session::compare::{self, NameChange};
 use crate::session::pick::PickedTurn;
 use crate::tool;
 
@@ -72,53 +75,54 @@ impl TurnDiff {
         TurnDiff::between(picked.turn, *previous, before.tools(), now)
     }
 
-    /// The diff between two tools lists (`before` from turn `previous`, `now` from `turn`).
+    /// The diff between two tools lists (`before` from turn `previous`, `now` from `turn`),
+    /// matched by name as the session's comparison matches them
+    /// ([`crate::session::compare::by_name`]).
     pub fn between(turn: usize, previous: usize, before: &[Value], now: &[Value]) -> TurnDiff {
-        let name = |v: &Value| tool::name(v).unwrap_or("").to_owned();
-        fn find<'a>(list: &'a [Value], n: &str) -> Option<&'a Value> {
-            list.iter().find(|v| tool::name(v) == Some(n))
-        }
-        let mut tools = Vec::new();
-        let mut unchanged = 0;
-        for entry in now {
-            let n = name(entry);
-            match find(before, &n) {
-                None => tools.push(ToolChange {
-                    diff: ToolDiff::new(None, Some(entry)),
-                    name: n,
-                    change: Change::Added,
-                }),
-                Some(old) if tool::compact(old) == tool::compact(entry) => unchanged += 1,
-                Some(old) => tools.push(ToolChange {
-                    diff: ToolDiff::new(Some(old), Some(entry)),
-                    name: n,
-                    change: Change::Changed,
-                }),
-            }
-        }
-        for entry in before {
-            let n = name(entry);
-            if find(now, &n).is_none() {
-                tools.push(ToolChange {
-                    diff: ToolDiff::new(Some(entry), None),
-                    name: n,
-                    change: Change::Removed,
-                });
-            }
-        }
-        let common = |list: &[Value], other: &[Value]| -> Vec<String> {
+        let keyed = |list: &[Value]| -> Vec<(String, String)> {
             list.iter()
-                .map(name)
-                .filter(|n| find(other, n).is_some())
+                .map(|v| (tool::name(v).unwrap_or("").to_owned(), tool::compact(v)))
                 .collect()
         };
-        let order_changed = common(before, now) != common(now, before);
+        let (before_keyed, now_keyed) = (keyed(before), keyed(now));
+        fn borrowed(list: &[(String, String)]) -> Vec<(&str, &str)> {
+            list.iter().map(|(n, j)| (n.as_str(), j.as_str())).collect()
+        }
+        let matched = compare::by_name(&borrowed(&before_keyed), &borrowed(&now_keyed));
+        let tools = matched
+            .changes
+            .iter()
+            .map(|named| {
+                let old = named.before.map(|i| &before[i]);
+                let new = named.now.map(|i| &now[i]);
+                let name = match (named.now, named.before) {
+                    (Some(i), _) => now_keyed[i].0.clone(),
+                    (None, Some(i)) => before_keyed[i].0.clone(),
+                    (None, None) => String::new(),
+                };
+                ToolChange {
+                    name,
+                    change: Change::from(named.change),
+                    diff: ToolDiff::new(old, new),
+                }
+            })
+            .collect();
         TurnDiff {
             turn,
             previous: Some(previous),
             tools,
-            unchanged,
-            order_changed,
+            unchanged: matched.unchanged,
+            order_changed: matched.order_changed,
+        }
+    }
+}
+
+impl From<NameChange> for Change {
+    fn from(change: NameChange) -> Change {
+        match change {
+            NameChange::Added => Change::Added,
+            NameChange::Removed => Change::Removed,
+            NameChange::Changed => Change::Changed,
         }
     }
 }

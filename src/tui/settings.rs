@@ -12,8 +12,9 @@ use crate::settings::Settings;
 use crate::strategy::Strategy;
 use crate::text::{fit, pad, safe, signed, thousands};
 
-use super::app::{App, setting_keys};
+use super::app::App;
 use super::widgets::{block, centered, wrap};
+use crate::strategies::registry;
 
 /// Most strategies listed under the figures (the encoding changes them all).
 const MAX_FIGURES: usize = 3;
@@ -92,7 +93,7 @@ pub fn strategies_of(key: &str) -> Vec<Strategy> {
     }
     Strategy::ALL
         .into_iter()
-        .filter(|&s| setting_keys(s).contains(&key))
+        .filter(|&s| registry::find(key).is_some_and(|k| k.affects(s)))
         .collect()
 }
 

@@ -1,6 +1,6 @@
 //! The background worker: projects every strategy and counts tokens off the UI thread, so the
 //! first frame appears at once and keys stay responsive. Results go back as [`WorkerMsg`]s and
-//! the app caches them per (strategy, settings, encoding).
+//! the app keeps them in its [`Memo`], as the worker keeps what it computed in its own.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -8,6 +8,7 @@ use std::sync::mpsc::{Receiver, Sender};
 
 use crate::capture::{Capture, Shape};
 use crate::measure::{Encoding, TokenCounter};
+use crate::memo::Memo;
 use crate::pipeline::project;
 use crate::projection::Projection;
 use crate::report::{CaptureJson, StrategyFigures, measure_projection};
@@ -21,26 +22,10 @@ use crate::session::pick::{PickedTurn, TurnChoice, pick_turn_path};
 use crate::session::{Analyzer, SessionReport, analyse_trace};
 use crate::trace::{TraceOptions, TraceReader};
 
-/// A projected request compared with the capture's.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct RequestSummary {
-    /// The compact `tools` arrays compared byte for byte (what a provider's prompt cache sees:
-    /// tools come first in the prompt).
-    pub tools: ByteSummary,
-    /// Bytes of the capture's compact request body.
-    pub body_before: usize,
-    /// Bytes of the projected compact request body (a reminder message included).
-    pub body_after: usize,
-}
-
 /// Tools counted between two progress reports.
 const CHUNK: usize = 32;
 
-/// A projection's cache key: the strategy and the settings (as their `K=V` text).
-pub type ProjKey = (Strategy, Arc<str>);
-
-/// Figures' cache key: the projection's and the encoding.
-pub type FigKey = (Strategy, Arc<str>, Encoding);
+pub use crate::memo::{FigKey, ProjKey, RequestSummary};
 
 /// Work for the worker: the strategies to make ready under these settings and encoding.
 #[derive(Debug, Clone)]
@@ -114,8 +99,7 @@ pub struct Worker {
     json: CaptureJson,
     original_body_bytes: usize,
     counted: HashMap<Encoding, Counted>,
-    projections: HashMap<ProjKey, (Arc<Projection>, RequestSummary)>,
-    figures: HashMap<FigKey, Arc<StrategyFigures>>,
+    memo: Memo,
 }
 
 impl Worker {
@@ -128,8 +112,7 @@ impl Worker {
             json,
             original_body_bytes,
             counted: HashMap::new(),
-            projections: HashMap::new(),
-            figures: HashMap::new(),
+            memo: Memo::new(),
         }
     }
 
@@ -170,7 +153,7 @@ impl Worker {
                 what: "projecting",
             });
             let key: ProjKey = (strategy, job.settings_key.clone());
-            let (projection, request) = match self.projections.get(&key) {
+            let (projection, request) = match self.memo.projection(&key) {
                 Some(found) => found.clone(),
                 None => {
                     let projection = Arc::new(project(&self.capture, strategy, &job.settings));
@@ -180,8 +163,8 @@ impl Worker {
                         body_before: self.original_body_bytes,
                         body_after: self.body_after(&projection, &tools),
                     };
-                    self.projections
-                        .insert(key.clone(), (projection.clone(), request));
+                    self.memo
+                        .keep_projection(key.clone(), projection.clone(), request);
                     (projection, request)
                 }
             };
@@ -240,11 +223,11 @@ impl Worker {
                 what: "measuring",
             });
             let key: FigKey = (strategy, job.settings_key.clone(), job.encoding);
-            let figures = match self.figures.get(&key) {
+            let figures = match self.memo.figures(&key) {
                 Some(found) => found.clone(),
                 None => {
                     let Some((projection, _)) =
-                        self.projections.get(&(strategy, job.settings_key.clone()))
+                        self.memo.projection(&(strategy, job.settings_key.clone()))
                     else {
                         continue;
                     };
@@ -257,7 +240,7 @@ impl Worker {
                         &job.settings,
                         &counted.counter,
                     ));
-                    self.figures.insert(key.clone(), figures.clone());
+                    self.memo.keep_figures(key.clone(), figures.clone());
                     figures
                 }
             };
