@@ -41,6 +41,7 @@ pub mod session_app;
 pub mod session_diff;
 pub mod session_draw;
 pub mod settings;
+pub mod state;
 pub mod strategy;
 pub mod tabs;
 pub mod textview;

@@ -175,7 +175,7 @@ pub fn render_overview(app: &App, frame: &mut Frame, area: Rect, notes_hidden: b
         .row_highlight_style(theme.selected(true))
         .highlight_symbol("▌")
         .highlight_spacing(ratatui::widgets::HighlightSpacing::Always);
-    let mut state = TableState::default().with_selected(Some(app.overview_sel));
+    let mut state = TableState::default().with_selected(Some(app.overview.selected()));
     frame.render_stateful_widget(table, inner, &mut state);
 }
 
@@ -290,7 +290,7 @@ pub fn render_notes(app: &App, frame: &mut Frame, area: Rect) {
     }
     let starts: Vec<bool> = lines.iter().map(|(_, s)| *s).collect();
     let height = inner.height as usize;
-    let (range, below, _) = notes_window(&starts, height, app.notes_scroll);
+    let (range, below, _) = notes_window(&starts, height, app.overview.notes.offset);
     app.notes_max
         .set(lines.len().saturating_sub(height.saturating_sub(1)));
     let mut shown: Vec<Line> = lines

@@ -21,6 +21,7 @@ use super::help;
 use super::keys::{self, Action, Context};
 use super::session::{SessionView, default_shown};
 use super::session_diff::TurnDiff;
+use super::state::ListCursor;
 use super::theme::Theme;
 use super::worker::SessionMsg;
 
@@ -122,14 +123,12 @@ pub struct SessionApp {
     pub turns_read: usize,
     /// Why the analysis stopped early (a bad record), as one line.
     pub error: Option<String>,
-    /// The selected turn (index into the report's turns).
-    pub cursor: usize,
-    /// The turns table's first visible row.
-    pub offset: usize,
+    /// The turns table: the selected turn (index into the report's turns) and its scroll.
+    pub turns: ListCursor,
     /// Where the movement keys go.
     pub focus: Focus,
     /// The selected strategy (index into the report's strategies).
-    pub strategy_sel: usize,
+    pub strategies: ListCursor,
     /// Which strategies the chart shows (by index into the report's strategies).
     pub shown: Vec<bool>,
     /// The top pane on a small terminal.
@@ -193,10 +192,9 @@ impl SessionApp {
             report: None,
             turns_read: 0,
             error: None,
-            cursor: 0,
-            offset: 0,
+            turns: ListCursor::default(),
             focus: Focus::Turns,
-            strategy_sel: 0,
+            strategies: ListCursor::default(),
             shown: Vec::new(),
             top: TopPane::Chart,
             screen: Screen::Timeline,
@@ -249,7 +247,7 @@ impl SessionApp {
         }
     }
 
-    fn turns(&self) -> usize {
+    fn turn_count(&self) -> usize {
         self.report.as_ref().map_or(0, |r| r.turns.len())
     }
 
@@ -266,28 +264,19 @@ impl SessionApp {
     }
 
     fn select(&mut self, row: usize) {
-        let len = self.turns();
-        self.cursor = row.min(len.saturating_sub(1));
-        let height = self.table_rows();
-        if self.cursor < self.offset {
-            self.offset = self.cursor;
-        } else if self.cursor >= self.offset + height {
-            self.offset = self.cursor + 1 - height;
-        }
-        self.offset = self.offset.min(len.saturating_sub(height));
+        let (len, height) = (self.turn_count(), self.table_rows());
+        self.turns.select(row, len, height);
     }
 
     fn move_by(&mut self, delta: isize) {
         match self.focus {
             Focus::Turns => {
-                let row = (self.cursor as isize).saturating_add(delta).max(0) as usize;
-                self.select(row);
+                let (len, height) = (self.turn_count(), self.table_rows());
+                self.turns.move_by(delta, len, height);
             }
             Focus::Strategies => {
-                let last = self.strategy_count().saturating_sub(1) as isize;
-                self.strategy_sel = (self.strategy_sel as isize)
-                    .saturating_add(delta)
-                    .clamp(0, last) as usize;
+                let chosen = self.strategies.step(delta, self.strategy_count());
+                self.strategies.selected = chosen;
             }
         }
     }
@@ -296,9 +285,11 @@ impl SessionApp {
     fn jump_break(&mut self, forward: bool) {
         let Some(view) = self.view() else { return };
         let found = if forward {
-            (self.cursor + 1..view.turns.len()).find(|&i| view.turns[i].marked())
+            (self.turns.selected + 1..view.turns.len()).find(|&i| view.turns[i].marked())
         } else {
-            (0..self.cursor).rev().find(|&i| view.turns[i].marked())
+            (0..self.turns.selected)
+                .rev()
+                .find(|&i| view.turns[i].marked())
         };
         match found {
             Some(i) => {
@@ -310,7 +301,7 @@ impl SessionApp {
                     format!(
                         "no break mark {} turn {}",
                         if forward { "after" } else { "before" },
-                        view.turns.get(self.cursor).map_or(0, |t| t.turn)
+                        view.turns.get(self.turns.selected).map_or(0, |t| t.turn)
                     ),
                     false,
                 ))
@@ -324,7 +315,7 @@ impl SessionApp {
             self.status = Some(("the trace is still being read".to_owned(), false));
             return;
         };
-        let Some(t) = report.turns.get(self.cursor) else {
+        let Some(t) = report.turns.get(self.turns.selected) else {
             return;
         };
         if t.stub {
@@ -490,7 +481,7 @@ impl SessionApp {
                     self.top = TopPane::Totals;
                 }
                 // The turns table's height may have changed: keep the turn in sight.
-                self.select(self.cursor);
+                self.select(self.turns.selected);
             }
             Action::Toggle => self.toggle_series(),
             Action::Panes => {
@@ -498,7 +489,7 @@ impl SessionApp {
                     TopPane::Chart => TopPane::Totals,
                     TopPane::Totals => TopPane::Chart,
                 };
-                self.select(self.cursor);
+                self.select(self.turns.selected);
             }
             Action::Back => {
                 if self.focus == Focus::Strategies {
@@ -513,11 +504,11 @@ impl SessionApp {
 
     fn toggle_series(&mut self) {
         let Some(report) = &self.report else { return };
-        let Some(strategy) = report.strategies.get(self.strategy_sel) else {
+        let Some(strategy) = report.strategies.get(self.strategies.selected) else {
             return;
         };
         let id = strategy.id;
-        if let Some(flag) = self.shown.get_mut(self.strategy_sel) {
+        if let Some(flag) = self.shown.get_mut(self.strategies.selected) {
             *flag = !*flag;
             let what = if *flag {
                 "charted"
@@ -635,7 +626,7 @@ pub fn session_update(app: &mut SessionApp, msg: SessionInput) {
         }
         SessionInput::Resize(w, h) => {
             app.size = (w, h);
-            let row = app.cursor;
+            let row = app.turns.selected;
             app.select(row);
         }
         SessionInput::Worker(msg) => app.on_worker(msg),

@@ -480,8 +480,8 @@ fn render_totals(app: &SessionApp, view: &SessionView, frame: &mut Frame, area: 
     }
     lines.push(Line::styled(head, theme.heading()));
     let rows = inner.height.saturating_sub(1) as usize;
-    let first = if app.strategy_sel >= rows {
-        app.strategy_sel + 1 - rows
+    let first = if app.strategies.selected >= rows {
+        app.strategies.selected + 1 - rows
     } else {
         0
     };
@@ -493,7 +493,7 @@ fn render_totals(app: &SessionApp, view: &SessionView, frame: &mut Frame, area: 
             text.push_str("  ");
             text.push_str(&pad_left(&values[c], widths[c]));
         }
-        let style = if focused && i == app.strategy_sel {
+        let style = if focused && i == app.strategies.selected {
             theme.selected(true)
         } else if !r.applied {
             theme.dim()
@@ -601,7 +601,13 @@ fn render_turns(app: &SessionApp, view: &SessionView, frame: &mut Frame, area: R
         theme.heading(),
     )];
     let rows = inner.height.saturating_sub(1) as usize;
-    for (i, t) in view.turns.iter().enumerate().skip(app.offset).take(rows) {
+    for (i, t) in view
+        .turns
+        .iter()
+        .enumerate()
+        .skip(app.turns.offset)
+        .take(rows)
+    {
         let mark = if t.observed_break {
             "▲"
         } else if !t.strategy_breaks.is_empty() {
@@ -619,7 +625,7 @@ fn render_turns(app: &SessionApp, view: &SessionView, frame: &mut Frame, area: R
             &t.cache,
             &t.change,
         );
-        let style = if i == app.cursor {
+        let style = if i == app.turns.selected {
             theme.selected(focused)
         } else if t.stub {
             theme.dim()
@@ -662,7 +668,7 @@ fn render_detail(app: &SessionApp, frame: &mut Frame, area: Rect) {
     frame.render_widget(outer, area);
     let Some(report) = &app.report else { return };
     let cells = inner.width.saturating_sub(1) as usize;
-    let mut detail = turn_detail(report, app.cursor, &app.shown);
+    let mut detail = turn_detail(report, app.turns.selected, &app.shown);
     // Continuation lines are indented by two, so they wrap two cells shorter.
     let wrapped = |t: &str| {
         crate::text::wrap_hanging(
@@ -723,7 +729,7 @@ fn render_status(app: &SessionApp, view: Option<&SessionView>, frame: &mut Frame
             theme.error(),
         )
     } else if let (Some(view), Screen::Timeline) = (view, app.screen) {
-        match view.turns.get(app.cursor) {
+        match view.turns.get(app.turns.selected) {
             Some(t) => {
                 let mut text = format!(" turn {} of {}", t.turn, view.turns.len());
                 if !t.strategy_breaks.is_empty() {

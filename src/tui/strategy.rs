@@ -9,7 +9,8 @@ use crate::projection::Status;
 use crate::strategy::Strategy;
 use crate::text::{pad_left, pct, safe, saved_pct, thousands};
 
-use super::app::{App, Pane};
+use super::app::App;
+use super::state::Pane;
 use super::textview::highlight;
 use super::widgets::{block, wrap};
 use crate::matrix::display_names;
@@ -17,11 +18,11 @@ use crate::matrix::display_names;
 /// Draw `strategy`'s tool table (only the visible rows are built).
 pub fn render_tools(app: &App, frame: &mut Frame, area: Rect, strategy: Strategy) {
     let theme = app.theme;
-    let focused = app.focus == Pane::Tools;
+    let focused = app.strategy_tab.focus == Pane::Tools;
     let rows = app.rows();
     let total = app.projection(strategy).map_or(0, |p| p.outcomes.len());
     let mut title = format!(" Tools · {} ", strategy.id());
-    if !app.filter.is_empty() {
+    if !app.search.text.is_empty() {
         title = format!(
             " Tools · {} · {}/{} match ",
             strategy.id(),
@@ -45,7 +46,7 @@ pub fn render_tools(app: &App, frame: &mut Frame, area: Rect, strategy: Strategy
         } else if total == 0 {
             "no tools".to_owned()
         } else {
-            format!("no tool matches \"{}\"", safe(&app.filter))
+            format!("no tool matches \"{}\"", safe(&app.search.text))
         };
         let lines: Vec<Line> = wrap(&text, inner.width as usize)
             .into_iter()
@@ -57,7 +58,7 @@ pub fn render_tools(app: &App, frame: &mut Frame, area: Rect, strategy: Strategy
     let figures = app.figures(strategy);
     let show_bytes = inner.width >= 72;
     // Too narrow for both: `b` switches the figures between tokens and bytes.
-    let bytes_only = !show_bytes && app.bytes_view;
+    let bytes_only = !show_bytes && app.strategy_tab.bytes_view;
     let words = inner.width >= 60;
     let mut widths = vec![
         Constraint::Length(if words { 8 } else { 1 }),
@@ -104,10 +105,17 @@ pub fn render_tools(app: &App, frame: &mut Frame, area: Rect, strategy: Strategy
     let shown_names = display_names(&all, name_cells.max(1));
     let height = inner.height.saturating_sub(1) as usize;
     let offset = app
-        .table_offset
+        .strategy_tab
+        .tools
+        .offset
         .min(rows.len().saturating_sub(1))
-        .max(app.tool_sel.saturating_sub(height.saturating_sub(1)))
-        .min(app.tool_sel);
+        .max(
+            app.strategy_tab
+                .tools
+                .selected
+                .saturating_sub(height.saturating_sub(1)),
+        )
+        .min(app.strategy_tab.tools.selected);
     let visible: Vec<Row> = rows
         .iter()
         .enumerate()
@@ -142,8 +150,12 @@ pub fn render_tools(app: &App, frame: &mut Frame, area: Rect, strategy: Strategy
                     theme.status(o.status),
                 )),
                 Cell::from({
-                    let name =
-                        highlight(&shown_names[at], &app.filter, theme.text(), theme.found());
+                    let name = highlight(
+                        &shown_names[at],
+                        &app.search.text,
+                        theme.text(),
+                        theme.found(),
+                    );
                     match o.original.map(|i| app.hidden_in(i)) {
                         // Flag tools that carry control or invisible characters.
                         Some(n) if n > 0 => {
@@ -181,7 +193,8 @@ pub fn render_tools(app: &App, frame: &mut Frame, area: Rect, strategy: Strategy
         .row_highlight_style(theme.selected(focused))
         .highlight_symbol("▌")
         .highlight_spacing(ratatui::widgets::HighlightSpacing::Always);
-    let mut state = TableState::default().with_selected(Some(app.tool_sel - offset));
+    let mut state =
+        TableState::default().with_selected(Some(app.strategy_tab.tools.selected - offset));
     frame.render_stateful_widget(table, inner, &mut state);
 }
 
