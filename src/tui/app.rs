@@ -148,7 +148,7 @@ pub struct App {
     /// The current settings.
     pub settings: Settings,
     /// Their `K=V` text: the cache key.
-    pub settings_key: Arc<str>,
+    pub(crate) settings_key: Arc<str>,
     /// The current encoding.
     pub encoding: Encoding,
     /// Bumped on every settings or encoding change.
@@ -157,9 +157,9 @@ pub struct App {
     figures: HashMap<FigKey, Arc<StrategyFigures>>,
     capture_tokens: HashMap<Encoding, usize>,
     /// Bytes of the capture's compact `tools` array.
-    pub capture_bytes: usize,
+    pub(crate) capture_bytes: usize,
     /// Background work in progress: done, total, what.
-    pub progress: Option<(usize, usize, &'static str)>,
+    pub(crate) progress: Option<(usize, usize, &'static str)>,
     /// The current tab.
     pub tab: Tab,
     /// The settings the inspector started with (`q` asks before dropping changes to them).
@@ -184,9 +184,9 @@ pub struct App {
     /// A message for the status bar, and whether it is an error.
     pub status: Option<(String, bool)>,
     /// The terminal's size.
-    pub size: (u16, u16),
+    pub(crate) size: (u16, u16),
     /// The styles.
-    pub theme: Theme,
+    pub(crate) theme: Theme,
     /// Work for the event loop.
     pub effects: Vec<Effect>,
     /// Leave the program.
@@ -195,11 +195,11 @@ pub struct App {
     pub interrupted: bool,
     /// Opened from a trace's session view (one turn's request): Esc on the home screen goes
     /// back to it instead of staying.
-    pub nested: bool,
+    pub(crate) nested: bool,
     /// Set when Esc on the home screen asks to go back to the session view (with `nested`).
-    pub leave: bool,
+    pub(crate) leave: bool,
     /// Frames of the spinner so far.
-    pub spinner: usize,
+    pub(crate) spinner: usize,
     search_text: Vec<String>,
     names: Vec<String>,
     hidden: Vec<usize>,

@@ -103,24 +103,24 @@ pub enum SessionInput {
 /// The whole state of the session view.
 pub struct SessionApp {
     /// How the trace is named on screen.
-    pub name: String,
+    pub(crate) name: String,
     /// The file a turn is read again from (a spooled copy for standard input): any bytes,
     /// never made into text to be opened.
     pub path: std::path::PathBuf,
     /// The trace's format id, known before the analysis ends.
-    pub format: &'static str,
+    pub(crate) format: &'static str,
     /// `--skip-bad`.
     pub skip_bad: bool,
     /// The settings the analysis ran with; a nested inspector starts with them.
-    pub settings: Settings,
+    pub(crate) settings: Settings,
     /// The encoding.
-    pub encoding: Encoding,
+    pub(crate) encoding: Encoding,
     /// Colours on.
-    pub color: bool,
+    pub(crate) color: bool,
     /// The analysis, once finished.
     pub report: Option<Arc<SessionReport>>,
     /// Model calls read so far.
-    pub turns_read: usize,
+    pub(crate) turns_read: usize,
     /// Why the analysis stopped early (a bad record), as one line.
     pub error: Option<String>,
     /// The turns table: the selected turn (index into the report's turns) and its scroll.
@@ -132,7 +132,7 @@ pub struct SessionApp {
     /// Which strategies the chart shows (by index into the report's strategies).
     pub shown: Vec<bool>,
     /// The top pane on a small terminal.
-    pub top: TopPane,
+    pub(crate) top: TopPane,
     /// The screen up.
     pub screen: Screen,
     /// The nested single-request inspector, while open.
@@ -142,21 +142,21 @@ pub struct SessionApp {
     /// The turn diff, while shown.
     pub diff: Option<TurnDiff>,
     /// Its scroll.
-    pub diff_scroll: usize,
+    pub(crate) diff_scroll: usize,
     /// Rows of the turn diff as last drawn (its scroll range), written by the drawing.
     pub diff_rows: std::cell::Cell<usize>,
     /// The last turn loaded.
-    pub picked: Option<Arc<PickedTurn>>,
+    pub(crate) picked: Option<Arc<PickedTurn>>,
     /// A turn being loaded, and why.
-    pub loading: Option<(usize, Intent)>,
+    pub(crate) loading: Option<(usize, Intent)>,
     /// The help overlay.
     pub help: Option<HelpState>,
     /// A message for the status line, and whether it is an error.
     pub status: Option<(String, bool)>,
     /// The terminal's size.
-    pub size: (u16, u16),
+    pub(crate) size: (u16, u16),
     /// The styles.
-    pub theme: Theme,
+    pub(crate) theme: Theme,
     /// Work for the event loop.
     pub effects: Vec<SessionEffect>,
     /// Leave the program.
@@ -164,7 +164,7 @@ pub struct SessionApp {
     /// The program is left by Ctrl-C (exit status 130, as a shell expects), not by `q`.
     pub interrupted: bool,
     /// Spinner frames so far.
-    pub spinner: usize,
+    pub(crate) spinner: usize,
     view_cache: std::cell::RefCell<Option<(Vec<bool>, Arc<SessionView>)>>,
 }
 
