@@ -611,7 +611,7 @@ fn help_opens_on_this_views_keys_filters_and_lists_the_glyphs() {
     );
     // Esc clears the filter, then closes the help; neither quits.
     h.keys("<enter><esc>");
-    assert!(matches!(h.app.overlay, Some(Overlay::Help { ref filter, .. }) if filter.is_empty()));
+    assert!(matches!(h.app.overlay, Some(Overlay::Help(ref help)) if help.filter.is_empty()));
     h.keys("<esc>");
     assert!(h.app.overlay.is_none() && !h.app.quit);
     // Every glyph is explained, and the filter finds them.

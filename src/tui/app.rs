@@ -9,9 +9,7 @@ use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::sync::Arc;
 
-use crossterm::event::{
-    KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
-};
+use crossterm::event::{KeyEvent, MouseButton, MouseEvent, MouseEventKind};
 use ratatui::layout::{Position, Rect};
 use serde_json::Value;
 
@@ -24,9 +22,10 @@ use crate::strategy::Strategy;
 use crate::tool;
 
 use super::diffview::ToolDiff;
-use super::help;
+use super::help::HelpState;
 use super::input::{self, Edit};
-use super::keys::{self, Action, Context};
+use super::key_prelude::{self, KeyTarget};
+use super::keys::{Action, Context};
 use super::layout;
 use super::matrix;
 use super::state::{Detail, MatrixTab, OverviewTab, Pane, Search, SortKey, StrategyTab};
@@ -40,16 +39,7 @@ use super::worker::{FigKey, Job, ProjKey, RequestSummary, WorkerMsg};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Overlay {
     /// The key bindings.
-    Help {
-        /// Lines scrolled.
-        scroll: usize,
-        /// The view it was opened from: its keys come first.
-        first: Context,
-        /// Only the lines containing this.
-        filter: String,
-        /// The filter is being typed.
-        typing: bool,
-    },
+    Help(HelpState),
     /// The settings editor.
     Settings {
         /// The row chosen (`Settings::KEYS`, then the encoding).
@@ -439,8 +429,7 @@ impl App {
     /// The context keys are looked up in.
     pub fn context(&self) -> Context {
         match &self.overlay {
-            Some(Overlay::Help { typing: true, .. }) => Context::HelpSearch,
-            Some(Overlay::Help { .. }) => Context::Help,
+            Some(Overlay::Help(help)) => help.context(),
             Some(Overlay::Settings { editing, .. }) => {
                 if editing.is_some() {
                     Context::SettingsEdit
@@ -1097,14 +1086,7 @@ impl App {
             }
             Action::Matrix => self.switch_tab(Tab::Matrix),
             Action::Suspend => self.effects.push(Effect::Suspend),
-            Action::Help => {
-                self.overlay = Some(Overlay::Help {
-                    scroll: 0,
-                    first: self.context(),
-                    filter: String::new(),
-                    typing: false,
-                })
-            }
+            Action::Help => self.overlay = Some(Overlay::Help(HelpState::open(self.context()))),
             Action::Up => self.move_by(-1),
             Action::Down => self.move_by(1),
             Action::PageUp => self.move_by(-self.page()),
@@ -1385,47 +1367,10 @@ impl App {
     }
 
     fn act_help(&mut self, action: Action) {
-        let Some(Overlay::Help {
-            scroll,
-            filter,
-            typing,
-            ..
-        }) = &mut self.overlay
-        else {
-            return;
-        };
-        match (*typing, action) {
-            (true, Action::Confirm) => *typing = false,
-            (true, Action::Back) => {
-                *typing = false;
-                filter.clear();
-            }
-            (true, Action::Backspace) => {
-                filter.pop();
-                *scroll = 0;
-            }
-            (false, Action::Back) if !filter.is_empty() => filter.clear(),
-            (false, Action::Back) => self.overlay = None,
-            (false, Action::Search) => {
-                *typing = true;
-                *scroll = 0;
-            }
-            (_, Action::Down) => *scroll += 1,
-            (_, Action::Up) => *scroll = scroll.saturating_sub(1),
-            (_, Action::PageDown) => *scroll += 10,
-            (_, Action::PageUp) => *scroll = scroll.saturating_sub(10),
-            (false, Action::Top) => *scroll = 0,
-            (false, Action::Bottom) => *scroll = usize::MAX / 2,
-            _ => {}
-        }
-        if let Some(Overlay::Help {
-            scroll,
-            first,
-            filter,
-            ..
-        }) = &mut self.overlay
+        if let Some(Overlay::Help(help)) = &mut self.overlay
+            && !help.act(action)
         {
-            *scroll = (*scroll).min(help::help_len(*first, filter).saturating_sub(1));
+            self.overlay = None;
         }
     }
 
@@ -1466,15 +1411,7 @@ impl App {
             return;
         }
         match &mut self.overlay {
-            Some(Overlay::Help {
-                filter,
-                typing: true,
-                scroll,
-                ..
-            }) => {
-                filter.push(c);
-                *scroll = 0;
-            }
+            Some(Overlay::Help(help)) => help.type_char(c),
             Some(Overlay::Settings {
                 editing: Some(text),
                 ..
@@ -1707,40 +1644,10 @@ impl App {
         Some(crate::export::render(&self.capture, projection, tools_only, pretty).into_bytes())
     }
 
-    fn on_key(&mut self, key: KeyEvent) {
-        if key.kind == KeyEventKind::Release {
-            return;
-        }
-        self.status = None;
-        if keys::is_interrupt(&key) {
-            self.quit = true;
-            self.interrupted = true;
-            return;
-        }
-        if keys::is_suspend(&key) {
-            self.effects.push(Effect::Suspend);
-            return;
-        }
-        let context = self.context();
-        match keys::lookup(context, &key) {
-            Some((action, index)) => self.act(action, index),
-            None if context.is_text_input() => {
-                if let KeyCode::Char(c) = key.code
-                    && !key
-                        .modifiers
-                        .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT)
-                {
-                    self.type_char(c);
-                }
-            }
-            None => {}
-        }
-    }
-
     fn on_mouse(&mut self, mouse: MouseEvent) {
         if self.overlay.is_some() {
             // Dialogs are keyboard-driven; the wheel scrolls the help.
-            if let Some(Overlay::Help { .. }) = self.overlay {
+            if let Some(Overlay::Help(_)) = self.overlay {
                 match mouse.kind {
                     MouseEventKind::ScrollDown => self.act_help(Action::Down),
                     MouseEventKind::ScrollUp => self.act_help(Action::Up),
@@ -1891,6 +1798,33 @@ impl App {
     }
 }
 
+impl KeyTarget for App {
+    fn context(&self) -> Context {
+        App::context(self)
+    }
+
+    fn clear_status(&mut self) {
+        self.status = None;
+    }
+
+    fn interrupt(&mut self) {
+        self.quit = true;
+        self.interrupted = true;
+    }
+
+    fn suspend(&mut self) {
+        self.effects.push(Effect::Suspend);
+    }
+
+    fn act(&mut self, action: Action, index: Option<usize>) {
+        App::act(self, action, index);
+    }
+
+    fn type_char(&mut self, c: char) {
+        App::type_char(self, c);
+    }
+}
+
 /// The settings that change a strategy, most decisive first.
 pub fn setting_keys(strategy: Strategy) -> &'static [&'static str] {
     match strategy {
@@ -1987,7 +1921,7 @@ pub fn default_export_path(capture_path: &str, strategy: Strategy, tools_only: b
 /// Apply one message to the state. Pure: effects are queued on `app.effects`, never run here.
 pub fn update(app: &mut App, msg: Msg) {
     match msg {
-        Msg::Key(key) => app.on_key(key),
+        Msg::Key(key) => key_prelude::on_key(app, key),
         Msg::Mouse(mouse) => app.on_mouse(mouse),
         Msg::Resize(w, h) => {
             app.size = (w, h);

@@ -9,7 +9,7 @@
 
 use std::sync::Arc;
 
-use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEvent};
+use crossterm::event::{KeyEvent, MouseEvent};
 
 use crate::measure::Encoding;
 use crate::session::SessionReport;
@@ -17,8 +17,9 @@ use crate::session::pick::PickedTurn;
 use crate::settings::Settings;
 
 use super::app::{App, Msg, update};
-use super::help;
-use super::keys::{self, Action, Context};
+use super::help::HelpState;
+use super::key_prelude::{self, KeyTarget};
+use super::keys::{Action, Context};
 use super::session::{SessionView, default_shown};
 use super::session_diff::TurnDiff;
 use super::state::ListCursor;
@@ -61,19 +62,6 @@ pub enum Intent {
     Open,
     /// To diff it against the previous turn of its thread.
     Diff,
-}
-
-/// The help overlay's state.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HelpState {
-    /// Lines scrolled.
-    pub scroll: usize,
-    /// The view it was opened from.
-    pub first: Context,
-    /// Only lines containing this.
-    pub filter: String,
-    /// The filter is being typed.
-    pub typing: bool,
 }
 
 /// Work for the event loop.
@@ -238,8 +226,7 @@ impl SessionApp {
     /// The context keys are looked up in.
     pub fn context(&self) -> Context {
         match &self.help {
-            Some(HelpState { typing: true, .. }) => Context::HelpSearch,
-            Some(_) => Context::Help,
+            Some(help) => help.context(),
             None => match self.screen {
                 Screen::Diff => Context::TurnDiff,
                 _ => Context::Session,
@@ -405,38 +392,6 @@ impl SessionApp {
         }
     }
 
-    fn on_key(&mut self, key: KeyEvent) {
-        if key.kind == KeyEventKind::Release {
-            return;
-        }
-        self.status = None;
-        if keys::is_interrupt(&key) {
-            self.quit = true;
-            self.interrupted = true;
-            return;
-        }
-        if keys::is_suspend(&key) {
-            self.effects.push(SessionEffect::Suspend);
-            return;
-        }
-        let context = self.context();
-        match keys::lookup(context, &key) {
-            Some((action, _)) => self.act(context, action),
-            None if context == Context::HelpSearch => {
-                if let KeyCode::Char(c) = key.code
-                    && !key
-                        .modifiers
-                        .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT)
-                    && let Some(help) = &mut self.help
-                {
-                    help.filter.push(c);
-                    help.scroll = 0;
-                }
-            }
-            None => {}
-        }
-    }
-
     fn act(&mut self, context: Context, action: Action) {
         match context {
             Context::Help | Context::HelpSearch => self.act_help(action),
@@ -446,12 +401,7 @@ impl SessionApp {
     }
 
     fn open_help(&mut self) {
-        self.help = Some(HelpState {
-            scroll: 0,
-            first: self.context(),
-            filter: String::new(),
-            typing: false,
-        });
+        self.help = Some(HelpState::open(self.context()));
     }
 
     fn act_timeline(&mut self, action: Action) {
@@ -547,37 +497,40 @@ impl SessionApp {
     }
 
     fn act_help(&mut self, action: Action) {
-        let Some(help) = &mut self.help else { return };
-        match (help.typing, action) {
-            (true, Action::Confirm) => help.typing = false,
-            (true, Action::Back) => {
-                help.typing = false;
-                help.filter.clear();
-            }
-            (true, Action::Backspace) => {
-                help.filter.pop();
-                help.scroll = 0;
-            }
-            (false, Action::Back) if !help.filter.is_empty() => help.filter.clear(),
-            (false, Action::Back) => {
-                self.help = None;
-                return;
-            }
-            (false, Action::Search) => {
-                help.typing = true;
-                help.scroll = 0;
-            }
-            (_, Action::Down) => help.scroll += 1,
-            (_, Action::Up) => help.scroll = help.scroll.saturating_sub(1),
-            (_, Action::PageDown) => help.scroll += 10,
-            (_, Action::PageUp) => help.scroll = help.scroll.saturating_sub(10),
-            (false, Action::Top) => help.scroll = 0,
-            (false, Action::Bottom) => help.scroll = usize::MAX / 2,
-            _ => {}
+        if let Some(help) = &mut self.help
+            && !help.act(action)
+        {
+            self.help = None;
         }
-        help.scroll = help
-            .scroll
-            .min(help::help_len(help.first, &help.filter).saturating_sub(1));
+    }
+}
+
+impl KeyTarget for SessionApp {
+    fn context(&self) -> Context {
+        SessionApp::context(self)
+    }
+
+    fn clear_status(&mut self) {
+        self.status = None;
+    }
+
+    fn interrupt(&mut self) {
+        self.quit = true;
+        self.interrupted = true;
+    }
+
+    fn suspend(&mut self) {
+        self.effects.push(SessionEffect::Suspend);
+    }
+
+    fn act(&mut self, action: Action, _: Option<usize>) {
+        SessionApp::act(self, SessionApp::context(self), action);
+    }
+
+    fn type_char(&mut self, c: char) {
+        if let Some(help) = &mut self.help {
+            help.type_char(c);
+        }
     }
 }
 
@@ -609,7 +562,7 @@ pub fn session_update(app: &mut SessionApp, msg: SessionInput) {
         }
     }
     match msg {
-        SessionInput::Key(key) => app.on_key(key),
+        SessionInput::Key(key) => key_prelude::on_key(app, key),
         SessionInput::Mouse(mouse) => {
             // The wheel moves through the turns (or scrolls the diff, or the help).
             let action = match mouse.kind {

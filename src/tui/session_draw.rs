@@ -12,7 +12,6 @@ use ratatui::widgets::{Axis, Chart, Dataset, GraphType, Paragraph};
 use crate::text::{fit, pad, pad_left, safe, thousands, width};
 
 use super::detail::{DiffLayout, tool_diff_lines};
-use super::help::render_help;
 use super::layout::{MIN_HEIGHT, MIN_WIDTH};
 use super::session::{LineKind, SessionView, turn_detail};
 use super::session_app::{Focus, Screen, SessionApp, TopPane};
@@ -185,14 +184,7 @@ pub fn render(app: &SessionApp, frame: &mut Frame) {
     render_status(app, view.as_deref(), frame, l.status);
     super::view::render_hints(theme, app.context(), frame, l.footer);
     if let Some(help) = &app.help {
-        render_help(
-            frame,
-            area,
-            theme,
-            help.scroll,
-            help.first,
-            Some((help.filter.as_str(), help.typing)),
-        );
+        help.render(frame, area, theme);
     }
 }
 

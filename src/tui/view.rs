@@ -11,7 +11,6 @@ use crate::text::{bytes, fit, pct, safe, thousands, width};
 use super::app::{App, Overlay, Tab, strategy_index};
 use super::detail::render_detail;
 use super::export::render_export;
-use super::help::render_help;
 use super::keys;
 use super::layout::{MIN_HEIGHT, MIN_WIDTH, layout};
 use super::overview::{render_notes, render_overview};
@@ -84,19 +83,7 @@ pub fn render(app: &App, frame: &mut Frame) {
     render_status(app, frame, l.status);
     render_footer(app, frame, l.footer);
     match &app.overlay {
-        Some(Overlay::Help {
-            scroll,
-            first,
-            filter,
-            typing,
-        }) => render_help(
-            frame,
-            area,
-            theme,
-            *scroll,
-            *first,
-            Some((filter.as_str(), *typing)),
-        ),
+        Some(Overlay::Help(help)) => help.render(frame, area, theme),
         Some(Overlay::QuitConfirm) => render_quit(frame, area, theme),
         Some(Overlay::Settings {
             selected,
