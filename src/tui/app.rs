@@ -3,7 +3,7 @@
 //! (start a computation, write a file, quit); nothing here touches the terminal or the disk,
 //! so tests drive it with keys alone.
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
@@ -194,12 +194,6 @@ pub struct App {
     names: Vec<String>,
     hidden: Vec<usize>,
     diff_cache: RefCell<Option<(DiffKey, Rc<ToolDiff>)>>,
-    /// Rows of the detail as last drawn: the scroll range. Written by the drawing, which is the
-    /// only place that lays the text out, so the update never calls into the view.
-    pub(crate) detail_rows: Cell<usize>,
-    /// The notes pane's largest scroll, as last drawn (written by the drawing, as
-    /// `detail_rows`).
-    pub notes_max: Cell<usize>,
     matrix_cache: RefCell<Option<(MatrixKey, Rc<matrix::MatrixView>)>>,
 }
 
@@ -258,7 +252,6 @@ impl App {
             strategy_tab: StrategyTab::default(),
             search: Search::default(),
             overlay: None,
-            notes_max: Cell::new(0),
             cwd: std::env::current_dir()
                 .map(|d| d.display().to_string())
                 .unwrap_or_default(),
@@ -276,7 +269,6 @@ impl App {
             names,
             hidden,
             diff_cache: RefCell::new(None),
-            detail_rows: Cell::new(0),
             matrix_cache: RefCell::new(None),
         };
         app.request_compute();
@@ -732,8 +724,7 @@ impl App {
 
     /// The layout of the whole screen as it is now drawn.
     fn screen_layout(&self) -> layout::AppLayout {
-        let area = Rect::new(0, 0, self.size.0, self.size.1);
-        layout::layout(area, self.tab, self.layout_flags())
+        layout::app_layout(self)
     }
 
     fn set_status(&mut self, text: impl Into<String>, error: bool) {
@@ -999,7 +990,7 @@ impl App {
             }
             Tab::Strategy(_) => {
                 if self.strategy_tab.focus == Pane::Detail {
-                    let max = self.detail_rows.get().saturating_sub(self.detail_height());
+                    let max = layout::detail_rows(self).saturating_sub(self.detail_height());
                     self.strategy_tab.detail.scroll.scroll_by(delta, max);
                 } else {
                     let row = self
@@ -1052,7 +1043,7 @@ impl App {
                 }
                 let page = self.notes_page();
                 if action == Action::PageDown {
-                    let max = self.notes_max.get();
+                    let max = layout::notes_scroll_max(self);
                     self.overview.notes.scroll_by(page as isize, max);
                 } else {
                     self.overview.notes.scroll_up(page);

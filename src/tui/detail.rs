@@ -15,15 +15,14 @@ use crate::tool;
 
 use super::app::App;
 use super::diffview::{LineRef, SplitRow, ToolDiff, UniRow};
-use super::layout::{entry_panes, layout};
+use super::layout::entry_panes;
 use super::request::request_lines;
 use super::state::{Detail, Pane};
-use super::tabs::Tab;
 use super::textview::{RowKind, TextRow, ViewMode, entry_rows, highlight};
 use super::widgets::{block, wrap};
 
 /// The detail's content as lines (not for the diff views, which build only visible rows).
-fn text_lines(app: &App, strategy: Strategy, width_cells: usize) -> Vec<Line<'static>> {
+pub(crate) fn text_lines(app: &App, strategy: Strategy, width_cells: usize) -> Vec<Line<'static>> {
     let theme = app.theme;
     match app.strategy_tab.detail.shows {
         Detail::Request => request_lines(app, strategy, width_cells),
@@ -35,37 +34,8 @@ fn text_lines(app: &App, strategy: Strategy, width_cells: usize) -> Vec<Line<'st
     }
 }
 
-/// How many rows the detail has at the current size (for scrolling).
-pub fn detail_len(app: &App) -> usize {
-    let area = Rect::new(0, 0, app.size.0, app.size.1);
-    let Some(detail) = layout(area, app.tab, app.layout_flags()).detail else {
-        return 0;
-    };
-    let Tab::Strategy(strategy) = app.tab else {
-        return 0;
-    };
-    let inner_w = detail.width.saturating_sub(2) as usize;
-    match app.strategy_tab.detail.shows {
-        Detail::Entries => {
-            let (left, right) = entry_panes(detail);
-            let (original, sent) = app.selected_entries().unwrap_or((None, None));
-            let a = entry_text(app, original, left.width.saturating_sub(2) as usize).len();
-            let b = entry_text(app, sent, right.width.saturating_sub(2) as usize).len();
-            if left.y == right.y {
-                a.max(b)
-            } else {
-                a.max(b) + 2
-            }
-        }
-        Detail::Unified | Detail::Split => app.selected_diff().map_or(0, |d| {
-            // The diff body sits under the info line, inside the border.
-            diff_lines(app, &d, inner_w).len() + 1
-        }),
-        Detail::Request | Detail::Added => text_lines(app, strategy, inner_w).len(),
-    }
-}
-
-fn entry_text(app: &App, entry: Option<&Value>, cells: usize) -> Vec<TextRow> {
+/// An entry's rows at `cells` cells, in the detail's view mode and wrapping.
+pub(crate) fn entry_text(app: &App, entry: Option<&Value>, cells: usize) -> Vec<TextRow> {
     entry.map_or_else(Vec::new, |e| {
         entry_rows(
             e,
@@ -76,9 +46,8 @@ fn entry_text(app: &App, entry: Option<&Value>, cells: usize) -> Vec<TextRow> {
     })
 }
 
-/// Draw the detail pane of `strategy`'s tab (and record its length, the scroll range).
+/// Draw the detail pane of `strategy`'s tab.
 pub fn render_detail(app: &App, frame: &mut Frame, area: Rect, strategy: Strategy) {
-    app.detail_rows.set(detail_len(app));
     let theme = app.theme;
     let focused = app.strategy_tab.focus == Pane::Detail;
     let projection = app.projection(strategy);
@@ -432,7 +401,7 @@ fn segment_rows(app: &DiffLayout, segments: &[(bool, String)], cells: usize) -> 
 }
 
 /// Every visual line of the selected tool's diff at this width (the detail's scroll range).
-fn diff_lines(app: &App, diff: &ToolDiff, w: usize) -> Vec<Line<'static>> {
+pub(crate) fn diff_lines(app: &App, diff: &ToolDiff, w: usize) -> Vec<Line<'static>> {
     let layout = DiffLayout {
         theme: app.theme,
         wrap: app.strategy_tab.detail.wrap,
