@@ -8,7 +8,7 @@ use ratatui::widgets::Paragraph;
 use serde_json::Value;
 
 use crate::diff::LineTag;
-use crate::projection::Status;
+use crate::projection::{Status, ToolOutcome};
 use crate::strategy::Strategy;
 use crate::text::{fit, safe, skip_cells, thousands, width};
 use crate::tool;
@@ -46,6 +46,65 @@ pub(crate) fn entry_text(app: &App, entry: Option<&Value>, cells: usize) -> Vec<
     })
 }
 
+/// The info line above the selected tool's entries or diff: what happened to it, in `w`
+/// cells. Whole fields drop (the reason, then the bytes, then the escapes warning) and the name
+/// is cut before a number would be; the tokens go last.
+fn info_line(
+    app: &App,
+    strategy: Strategy,
+    o: &ToolOutcome,
+    name: &str,
+    w: usize,
+) -> Line<'static> {
+    let theme = app.theme;
+    let t = app
+        .figures(strategy)
+        .and_then(|f| f.per_tool.get(app.selected_outcome().unwrap_or(0)));
+    let word = format!("{} ", o.status.word());
+    let tokens = t.map(|t| {
+        format!(
+            " · {} → {} tokens",
+            thousands(t.original_tokens),
+            thousands(t.projected_tokens)
+        )
+    });
+    let bytes = t.map(|t| {
+        format!(
+            " · {} → {} bytes",
+            thousands(t.original_bytes),
+            thousands(t.projected_bytes)
+        )
+    });
+    let hidden = o
+        .original
+        .map(|i| app.hidden_in(i))
+        .filter(|&n| n > 0)
+        .map(|n| format!(" · {n} control/invisible chars shown as escapes"));
+    let reason = (!o.reason.is_empty()).then(|| format!(" · {}", safe(&o.reason)));
+    let mut fields = [tokens, bytes, hidden, reason];
+    let used = |fields: &[Option<String>]| -> usize {
+        fields.iter().flatten().map(|f| width(f)).sum::<usize>() + width(&word)
+    };
+    // Keep the name at least this whole before dropping a field for it.
+    let name_floor = width(name).min(12);
+    for drop in [3, 1, 2, 0] {
+        if used(&fields) + name_floor <= w {
+            break;
+        }
+        fields[drop] = None;
+    }
+    let shown_name = fit(name, w.saturating_sub(used(&fields)));
+    let [tokens, bytes, hidden, reason] = fields;
+    let mut spans = vec![
+        Span::styled(word, theme.status(o.status)),
+        Span::styled(shown_name, theme.title(false)),
+    ];
+    spans.extend(tokens.into_iter().chain(bytes).map(Span::raw));
+    spans.extend(hidden.map(|h| Span::styled(h, theme.warn())));
+    spans.extend(reason.map(|r| Span::styled(r, theme.dim())));
+    Line::from(spans)
+}
+
 /// Draw the detail pane of `strategy`'s tab.
 pub fn render_detail(app: &App, frame: &mut Frame, area: Rect, strategy: Strategy) {
     let theme = app.theme;
@@ -59,59 +118,12 @@ pub fn render_detail(app: &App, frame: &mut Frame, area: Rect, strategy: Strateg
         app.strategy_tab.detail.shows,
         Detail::Entries | Detail::Unified | Detail::Split
     );
-    // The info line says what happened to the selected tool, in `w` cells: whole fields drop
-    // (the reason, then the bytes, then the escapes warning) and the name is cut before a
-    // number would be; the tokens go last.
+    // Only a tool's views have a tool to tell about.
     let info = |w: usize| -> Option<Line<'static>> {
         let (Some(o), true) = (outcome, tool_detail) else {
             return None;
         };
-        let t = app
-            .figures(strategy)
-            .and_then(|f| f.per_tool.get(app.selected_outcome().unwrap_or(0)));
-        let word = format!("{} ", o.status.word());
-        let tokens = t.map(|t| {
-            format!(
-                " · {} → {} tokens",
-                thousands(t.original_tokens),
-                thousands(t.projected_tokens)
-            )
-        });
-        let bytes = t.map(|t| {
-            format!(
-                " · {} → {} bytes",
-                thousands(t.original_bytes),
-                thousands(t.projected_bytes)
-            )
-        });
-        let hidden = o
-            .original
-            .map(|i| app.hidden_in(i))
-            .filter(|&n| n > 0)
-            .map(|n| format!(" · {n} control/invisible chars shown as escapes"));
-        let reason = (!o.reason.is_empty()).then(|| format!(" · {}", safe(&o.reason)));
-        let mut fields = [tokens, bytes, hidden, reason];
-        let used = |fields: &[Option<String>]| -> usize {
-            fields.iter().flatten().map(|f| width(f)).sum::<usize>() + width(&word)
-        };
-        // Keep the name at least this whole before dropping a field for it.
-        let name_floor = width(&name).min(12);
-        for drop in [3, 1, 2, 0] {
-            if used(&fields) + name_floor <= w {
-                break;
-            }
-            fields[drop] = None;
-        }
-        let shown_name = fit(&name, w.saturating_sub(used(&fields)));
-        let [tokens, bytes, hidden, reason] = fields;
-        let mut spans = vec![
-            Span::styled(word, theme.status(o.status)),
-            Span::styled(shown_name, theme.title(false)),
-        ];
-        spans.extend(tokens.into_iter().chain(bytes).map(Span::raw));
-        spans.extend(hidden.map(|h| Span::styled(h, theme.warn())));
-        spans.extend(reason.map(|r| Span::styled(r, theme.dim())));
-        Some(Line::from(spans))
+        Some(info_line(app, strategy, o, &name, w))
     };
     let title = if tool_detail && !name.is_empty() {
         format!(

@@ -131,7 +131,7 @@ pub fn run(
     let jobs = worker::spawn(capture, out_tx);
     on_terminal(color, |terminal, (width, height)| {
         update(&mut app, Msg::Resize(width, height));
-        let mut program = Inspector {
+        let mut program = InspectorProgram {
             app: &mut app,
             jobs,
             results: out_rx,
@@ -281,7 +281,7 @@ pub fn run_trace(
 
 /// What the one event loop ([`event_loop`]) needs of a view: it feeds the view the terminal's
 /// events and its workers' results, runs the effects the view's update queued, and draws it
-/// when something changed. The inspector ([`Inspector`]) and the session view
+/// when something changed. The inspector ([`InspectorProgram`]) and the session view
 /// ([`SessionProgram`]) implement it.
 trait Program {
     /// Run the effects the update queued; whether one asked to suspend the program.
@@ -301,13 +301,13 @@ trait Program {
 }
 
 /// The inspector with its worker's two ends.
-struct Inspector<'a> {
+struct InspectorProgram<'a> {
     app: &'a mut App,
     jobs: Sender<worker::Job>,
     results: Receiver<worker::WorkerMsg>,
 }
 
-impl Program for Inspector<'_> {
+impl Program for InspectorProgram<'_> {
     fn run_effects(&mut self) -> bool {
         run_effects(self.app, &self.jobs)
     }
