@@ -8,23 +8,23 @@ use ratatui::widgets::Paragraph;
 use serde_json::Value;
 
 use crate::diff::LineTag;
-use crate::projection::Status;
+use crate::projection::{Status, ToolOutcome};
 use crate::strategy::Strategy;
 use crate::text::{fit, safe, skip_cells, thousands, width};
 use crate::tool;
 
-use super::app::{App, Detail, Pane};
+use super::app::App;
 use super::diffview::{LineRef, SplitRow, ToolDiff, UniRow};
-use super::layout::{entry_panes, layout};
+use super::layout::entry_panes;
 use super::request::request_lines;
-use super::tabs::Tab;
+use super::state::{Detail, Pane};
 use super::textview::{RowKind, TextRow, ViewMode, entry_rows, highlight};
 use super::widgets::{block, wrap};
 
 /// The detail's content as lines (not for the diff views, which build only visible rows).
-fn text_lines(app: &App, strategy: Strategy, width_cells: usize) -> Vec<Line<'static>> {
+pub(crate) fn text_lines(app: &App, strategy: Strategy, width_cells: usize) -> Vec<Line<'static>> {
     let theme = app.theme;
-    match app.detail {
+    match app.strategy_tab.detail.shows {
         Detail::Request => request_lines(app, strategy, width_cells),
         Detail::Added => added_lines(app, strategy, width_cells),
         _ => {
@@ -34,118 +34,115 @@ fn text_lines(app: &App, strategy: Strategy, width_cells: usize) -> Vec<Line<'st
     }
 }
 
-/// How many rows the detail has at the current size (for scrolling).
-pub fn detail_len(app: &App) -> usize {
-    let area = Rect::new(0, 0, app.size.0, app.size.1);
-    let Some(detail) = layout(area, app.tab, app.layout_flags()).detail else {
-        return 0;
-    };
-    let Tab::Strategy(strategy) = app.tab else {
-        return 0;
-    };
-    let inner_w = detail.width.saturating_sub(2) as usize;
-    match app.detail {
-        Detail::Entries => {
-            let (left, right) = entry_panes(detail);
-            let (original, sent) = app.selected_entries().unwrap_or((None, None));
-            let a = entry_text(app, original, left.width.saturating_sub(2) as usize).len();
-            let b = entry_text(app, sent, right.width.saturating_sub(2) as usize).len();
-            if left.y == right.y {
-                a.max(b)
-            } else {
-                a.max(b) + 2
-            }
-        }
-        Detail::Unified | Detail::Split => app.selected_diff().map_or(0, |d| {
-            // The diff body sits under the info line, inside the border.
-            diff_lines(app, &d, inner_w).len() + 1
-        }),
-        Detail::Request | Detail::Added => text_lines(app, strategy, inner_w).len(),
-    }
+/// An entry's rows at `cells` cells, in the detail's view mode and wrapping.
+pub(crate) fn entry_text(app: &App, entry: Option<&Value>, cells: usize) -> Vec<TextRow> {
+    entry.map_or_else(Vec::new, |e| {
+        entry_rows(
+            e,
+            app.strategy_tab.detail.view_mode,
+            cells,
+            app.strategy_tab.detail.wrap,
+        )
+    })
 }
 
-fn entry_text(app: &App, entry: Option<&Value>, cells: usize) -> Vec<TextRow> {
-    entry.map_or_else(Vec::new, |e| entry_rows(e, app.view_mode, cells, app.wrap))
-}
-
-/// Draw the detail pane of `strategy`'s tab (and record its length, the scroll range).
-pub fn render_detail(app: &App, frame: &mut Frame, area: Rect, strategy: Strategy) {
-    app.detail_rows.set(detail_len(app));
+/// The info line above the selected tool's entries or diff: what happened to it, in `w`
+/// cells. Whole fields drop (the reason, then the bytes, then the escapes warning) and the name
+/// is cut before a number would be; the tokens go last.
+fn info_line(
+    app: &App,
+    strategy: Strategy,
+    o: &ToolOutcome,
+    name: &str,
+    w: usize,
+) -> Line<'static> {
     let theme = app.theme;
-    let focused = app.focus == Pane::Detail;
+    let t = app
+        .figures(strategy)
+        .and_then(|f| f.per_tool.get(app.selected_outcome().unwrap_or(0)));
+    let word = format!("{} ", o.status.word());
+    let tokens = t.map(|t| {
+        format!(
+            " · {} → {} tokens",
+            thousands(t.original_tokens),
+            thousands(t.projected_tokens)
+        )
+    });
+    let bytes = t.map(|t| {
+        format!(
+            " · {} → {} bytes",
+            thousands(t.original_bytes),
+            thousands(t.projected_bytes)
+        )
+    });
+    let hidden = o
+        .original
+        .map(|i| app.hidden_in(i))
+        .filter(|&n| n > 0)
+        .map(|n| format!(" · {n} control/invisible chars shown as escapes"));
+    let reason = (!o.reason.is_empty()).then(|| format!(" · {}", safe(&o.reason)));
+    let mut fields = [tokens, bytes, hidden, reason];
+    let used = |fields: &[Option<String>]| -> usize {
+        fields.iter().flatten().map(|f| width(f)).sum::<usize>() + width(&word)
+    };
+    // Keep the name at least this whole before dropping a field for it.
+    let name_floor = width(name).min(12);
+    for drop in [3, 1, 2, 0] {
+        if used(&fields) + name_floor <= w {
+            break;
+        }
+        fields[drop] = None;
+    }
+    let shown_name = fit(name, w.saturating_sub(used(&fields)));
+    let [tokens, bytes, hidden, reason] = fields;
+    let mut spans = vec![
+        Span::styled(word, theme.status(o.status)),
+        Span::styled(shown_name, theme.title(false)),
+    ];
+    spans.extend(tokens.into_iter().chain(bytes).map(Span::raw));
+    spans.extend(hidden.map(|h| Span::styled(h, theme.warn())));
+    spans.extend(reason.map(|r| Span::styled(r, theme.dim())));
+    Line::from(spans)
+}
+
+/// Draw the detail pane of `strategy`'s tab.
+pub fn render_detail(app: &App, frame: &mut Frame, area: Rect, strategy: Strategy) {
+    let theme = app.theme;
+    let focused = app.strategy_tab.focus == Pane::Detail;
     let projection = app.projection(strategy);
     let outcome = app
         .selected_outcome()
         .and_then(|i| projection.and_then(|p| p.outcomes.get(i)));
     let name = outcome.map_or(String::new(), |o| safe(&o.name));
     let tool_detail = matches!(
-        app.detail,
+        app.strategy_tab.detail.shows,
         Detail::Entries | Detail::Unified | Detail::Split
     );
-    // The info line says what happened to the selected tool, in `w` cells: whole fields drop
-    // (the reason, then the bytes, then the escapes warning) and the name is cut before a
-    // number would be; the tokens go last.
+    // Only a tool's views have a tool to tell about.
     let info = |w: usize| -> Option<Line<'static>> {
         let (Some(o), true) = (outcome, tool_detail) else {
             return None;
         };
-        let t = app
-            .figures(strategy)
-            .and_then(|f| f.per_tool.get(app.selected_outcome().unwrap_or(0)));
-        let word = format!("{} ", o.status.word());
-        let tokens = t.map(|t| {
-            format!(
-                " · {} → {} tokens",
-                thousands(t.original_tokens),
-                thousands(t.projected_tokens)
-            )
-        });
-        let bytes = t.map(|t| {
-            format!(
-                " · {} → {} bytes",
-                thousands(t.original_bytes),
-                thousands(t.projected_bytes)
-            )
-        });
-        let hidden = o
-            .original
-            .map(|i| app.hidden_in(i))
-            .filter(|&n| n > 0)
-            .map(|n| format!(" · {n} control/invisible chars shown as escapes"));
-        let reason = (!o.reason.is_empty()).then(|| format!(" · {}", safe(&o.reason)));
-        let mut fields = [tokens, bytes, hidden, reason];
-        let used = |fields: &[Option<String>]| -> usize {
-            fields.iter().flatten().map(|f| width(f)).sum::<usize>() + width(&word)
-        };
-        // Keep the name at least this whole before dropping a field for it.
-        let name_floor = width(&name).min(12);
-        for drop in [3, 1, 2, 0] {
-            if used(&fields) + name_floor <= w {
-                break;
-            }
-            fields[drop] = None;
-        }
-        let shown_name = fit(&name, w.saturating_sub(used(&fields)));
-        let [tokens, bytes, hidden, reason] = fields;
-        let mut spans = vec![
-            Span::styled(word, theme.status(o.status)),
-            Span::styled(shown_name, theme.title(false)),
-        ];
-        spans.extend(tokens.into_iter().chain(bytes).map(Span::raw));
-        spans.extend(hidden.map(|h| Span::styled(h, theme.warn())));
-        spans.extend(reason.map(|r| Span::styled(r, theme.dim())));
-        Some(Line::from(spans))
+        Some(info_line(app, strategy, o, &name, w))
     };
     let title = if tool_detail && !name.is_empty() {
-        format!(" {} · {} ", app.detail.label(), fit(&name, 40))
+        format!(
+            " {} · {} ",
+            app.strategy_tab.detail.shows.label(),
+            fit(&name, 40)
+        )
     } else {
-        format!(" {} · {} ", app.detail.label(), strategy.id())
+        format!(
+            " {} · {} ",
+            app.strategy_tab.detail.shows.label(),
+            strategy.id()
+        )
     };
-    match app.detail {
+    match app.strategy_tab.detail.shows {
         Detail::Entries => {
             let [info_area, _] =
                 Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(area);
-            let what = match app.view_mode {
+            let what = match app.strategy_tab.detail.view_mode {
                 ViewMode::Json => "entries │ ",
                 ViewMode::Text => "text view │ ",
             };
@@ -166,7 +163,7 @@ pub fn render_detail(app: &App, frame: &mut Frame, area: Rect, strategy: Strateg
                 (Some(_), Some(o)) if o.projected.is_none() => "(not sent)",
                 _ => "",
             };
-            let mode = match app.view_mode {
+            let mode = match app.strategy_tab.detail.view_mode {
                 ViewMode::Json => String::new(),
                 ViewMode::Text => " · text".to_owned(),
             };
@@ -208,7 +205,10 @@ pub fn render_detail(app: &App, frame: &mut Frame, area: Rect, strategy: Strateg
             frame.render_widget(outer, area);
             let lines = text_lines(app, strategy, inner.width as usize);
             let scroll = app
+                .strategy_tab
+                .detail
                 .scroll
+                .offset
                 .min(lines.len().saturating_sub(inner.height as usize));
             let visible: Vec<Line> = lines
                 .into_iter()
@@ -244,13 +244,16 @@ fn render_entry(
         return;
     }
     let scroll = app
+        .strategy_tab
+        .detail
         .scroll
+        .offset
         .min(rows.len().saturating_sub(inner.height as usize));
     // The text view always wraps: sideways scrolling is the JSON view's.
-    let hscroll = if app.view_mode == ViewMode::Text {
+    let hscroll = if app.strategy_tab.detail.view_mode == ViewMode::Text {
         0
     } else {
-        app.hscroll
+        app.strategy_tab.detail.hscroll
     };
     let visible: Vec<Line> = rows
         .iter()
@@ -262,7 +265,7 @@ fn render_entry(
                 RowKind::Body => theme.text(),
             };
             let shown = fit(&skip_cells(&r.text, hscroll), inner.width as usize);
-            highlight(&shown, &app.filter, base, theme.found())
+            highlight(&shown, &app.search.text, base, theme.found())
         })
         .collect();
     frame.render_widget(Paragraph::new(visible), inner);
@@ -289,7 +292,12 @@ fn render_diff(app: &App, frame: &mut Frame, area: Rect) {
     }
     let lines = diff_lines(app, &diff, area.width as usize);
     let height = area.height as usize;
-    let scroll = app.scroll.min(lines.len().saturating_sub(height));
+    let scroll = app
+        .strategy_tab
+        .detail
+        .scroll
+        .offset
+        .min(lines.len().saturating_sub(height));
     let visible: Vec<Line> = lines.into_iter().skip(scroll).take(height).collect();
     frame.render_widget(Paragraph::new(visible), area);
 }
@@ -405,13 +413,13 @@ fn segment_rows(app: &DiffLayout, segments: &[(bool, String)], cells: usize) -> 
 }
 
 /// Every visual line of the selected tool's diff at this width (the detail's scroll range).
-fn diff_lines(app: &App, diff: &ToolDiff, w: usize) -> Vec<Line<'static>> {
+pub(crate) fn diff_lines(app: &App, diff: &ToolDiff, w: usize) -> Vec<Line<'static>> {
     let layout = DiffLayout {
         theme: app.theme,
-        wrap: app.wrap,
-        hscroll: app.hscroll,
-        filter: &app.filter,
-        split: app.detail == Detail::Split,
+        wrap: app.strategy_tab.detail.wrap,
+        hscroll: app.strategy_tab.detail.hscroll,
+        filter: &app.search.text,
+        split: app.strategy_tab.detail.shows == Detail::Split,
     };
     tool_diff_lines(&layout, diff, w)
 }

@@ -286,12 +286,10 @@ pub fn folded_line(m: &MatrixView) -> Option<String> {
 /// Where the cursor is and what is scrolled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Cursor {
-    /// The row (into [`MatrixView::shown`]).
-    pub row: usize,
+    /// The row (into [`MatrixView::shown`]) and the first row drawn.
+    pub rows: super::state::ListCursor,
     /// The column: 0 for the capture's own, `1 + i` for strategy column `i`.
     pub col: usize,
-    /// The first row drawn.
-    pub offset: usize,
     /// The first strategy column drawn.
     pub col_offset: usize,
 }
@@ -551,7 +549,7 @@ pub fn draw(m: &MatrixView, cursor: Cursor, theme: Theme, frame: &mut Frame, are
     }
     lines.push(Line::from(head));
 
-    let offset = cursor.offset.min(m.shown.len().saturating_sub(body));
+    let offset = cursor.rows.offset.min(m.shown.len().saturating_sub(body));
     if m.shown.is_empty() {
         lines.push(Line::styled(
             if m.unfiltered == 0 {
@@ -568,7 +566,7 @@ pub fn draw(m: &MatrixView, cursor: Cursor, theme: Theme, frame: &mut Frame, are
     let shorts = display_names(&names, g.name);
     for (k, at) in (offset..(offset + body).min(m.shown.len())).enumerate() {
         let Some(row) = m.row(at) else { continue };
-        let selected = at == cursor.row;
+        let selected = at == cursor.rows.selected;
         let base = if selected {
             theme.selected(false)
         } else {
