@@ -11,6 +11,8 @@
 //!   screens: [`matrix`] (the home screen, tools × strategies, with its view model),
 //!   [`overview`], [`strategy`] (a strategy's tool table), [`detail`] (entries, diffs, added
 //!   text), [`request`], and the dialogs [`help`], [`settings`], [`export`];
+//! - [`table`]: the one table component (column widths, selection and scrolling, drawing) the
+//!   matrix, the overview, the tool list and the session's turns are drawn with;
 //! - [`widgets`]: the drawing helpers the screens share;
 //! - [`worker`]: projecting and token counting on a background thread, cached per (strategy,
 //!   settings, encoding);
@@ -42,6 +44,7 @@ pub mod session_diff;
 pub mod session_draw;
 pub mod settings;
 pub mod strategy;
+pub mod table;
 pub mod tabs;
 pub mod textview;
 pub mod theme;
