@@ -10,7 +10,8 @@ use ratatui::backend::TestBackend;
 use ratatui::style::Color;
 use toolprism::matrix::{Mark, Sort, SortColumn, TotalRow};
 use toolprism::measure::Encoding;
-use toolprism::tui::app::{Detail, Overlay, Pane, SortKey, Tab};
+use toolprism::tui::app::{Overlay, Tab};
+use toolprism::tui::state::{Detail, Pane, SortKey};
 use toolprism::tui::worker::Worker;
 use toolprism::tui::{App, Effect, Msg, WriteError, update, write_export};
 use toolprism::{Capture, Settings, Strategy};
@@ -347,14 +348,20 @@ fn matrix_cursor_sorts_filters_opens_and_exports_its_column() {
     }
     assert_eq!(h.app.strategy(), Strategy::Minimal);
     h.keys("j");
-    assert_eq!(h.app.cursor.row, 1);
-    let selected = |h: &Harness| h.app.matrix().name(h.app.cursor.row).unwrap().to_owned();
+    assert_eq!(h.app.matrix_tab.cursor.rows.selected, 1);
+    let selected = |h: &Harness| {
+        h.app
+            .matrix()
+            .name(h.app.matrix_tab.cursor.rows.selected)
+            .unwrap()
+            .to_owned()
+    };
     let before = selected(&h);
     // s sorts by the cursor's column, largest first, and keeps the selected tool selected
     // (as lazygit and k9s do), wherever the new order puts it.
     h.keys("s");
     assert_eq!(
-        h.app.matrix_sort,
+        h.app.matrix_tab.sort,
         Sort {
             column: SortColumn::Strategy(Strategy::Minimal),
             descending: true
@@ -365,7 +372,7 @@ fn matrix_cursor_sorts_filters_opens_and_exports_its_column() {
     assert_eq!(selected(&h), before, "the other way round too");
     h.keys("s");
     h.keys("g");
-    assert_eq!(h.app.cursor.row, 0);
+    assert_eq!(h.app.matrix_tab.cursor.rows.selected, 0);
     let sent = |h: &Harness| -> Vec<usize> {
         let m = h.app.matrix();
         let c = m.columns[minimal - 1].unwrap();
@@ -383,7 +390,7 @@ fn matrix_cursor_sorts_filters_opens_and_exports_its_column() {
     // f keeps the tools minimal changes (all eight: it rewrites every schema), and the
     // status line gives the filtered subtotal.
     h.keys("f");
-    assert_eq!(h.app.changed_by, Some(Strategy::Minimal));
+    assert_eq!(h.app.matrix_tab.changed_by, Some(Strategy::Minimal));
     let m = h.app.matrix();
     let c = m.columns[minimal - 1].unwrap();
     assert_eq!(m.shown.len(), 8);
@@ -401,7 +408,10 @@ fn matrix_cursor_sorts_filters_opens_and_exports_its_column() {
         "{status}"
     );
     // Enter opens that tool under that strategy.
-    let name = m.name(h.app.cursor.row).unwrap().to_owned();
+    let name = m
+        .name(h.app.matrix_tab.cursor.rows.selected)
+        .unwrap()
+        .to_owned();
     h.keys("<enter>");
     assert_eq!(h.app.tab, Tab::Strategy(Strategy::Minimal));
     assert_eq!(h.selected_name(), name);
@@ -411,7 +421,7 @@ fn matrix_cursor_sorts_filters_opens_and_exports_its_column() {
     assert_eq!(h.app.strategy(), Strategy::Minimal);
     // Esc clears the f filter, then does nothing (the home screen never quits on Esc).
     h.keys("<esc>");
-    assert_eq!(h.app.changed_by, None);
+    assert_eq!(h.app.matrix_tab.changed_by, None);
     h.keys("<esc>");
     assert!(!h.app.quit);
     // x exports the cursor's strategy.
@@ -575,8 +585,8 @@ fn choices_toggle_and_the_header_says_settings_changed() {
 fn z_gives_the_detail_the_whole_screen() {
     let mut h = Harness::new();
     h.keys("4z");
-    assert!(h.app.zoom);
-    assert_eq!(h.app.focus, Pane::Detail);
+    assert!(h.app.strategy_tab.zoom);
+    assert_eq!(h.app.strategy_tab.focus, Pane::Detail);
     let screen = h.screen(120, 35);
     assert!(!screen.contains("Tools · minimal"), "{screen}");
     snapshot("zoomed_entries_120x35", &mut h, 120, 35);
@@ -601,7 +611,7 @@ fn help_opens_on_this_views_keys_filters_and_lists_the_glyphs() {
     );
     // Esc clears the filter, then closes the help; neither quits.
     h.keys("<enter><esc>");
-    assert!(matches!(h.app.overlay, Some(Overlay::Help { ref filter, .. }) if filter.is_empty()));
+    assert!(matches!(h.app.overlay, Some(Overlay::Help(ref help)) if help.filter.is_empty()));
     h.keys("<esc>");
     assert!(h.app.overlay.is_none() && !h.app.quit);
     // Every glyph is explained, and the filter finds them.
@@ -804,17 +814,17 @@ fn overview_navigation_and_opening() {
     h.keys("o");
     assert_eq!(h.app.tab, Tab::Overview);
     h.keys("jj");
-    assert_eq!(h.app.overview_sel, 2);
+    assert_eq!(h.app.overview.selected(), 2);
     h.keys("k");
-    assert_eq!(h.app.overview_sel, 1);
+    assert_eq!(h.app.overview.selected(), 1);
     h.keys("<enter>");
     assert_eq!(h.app.tab, Tab::Strategy(Strategy::Full));
     h.keys("o");
     assert_eq!(h.app.tab, Tab::Overview);
     h.keys("G");
-    assert_eq!(h.app.overview_sel, Strategy::ALL.len() - 1);
+    assert_eq!(h.app.overview.selected(), Strategy::ALL.len() - 1);
     h.keys("g");
-    assert_eq!(h.app.overview_sel, 0);
+    assert_eq!(h.app.overview.selected(), 0);
 }
 
 #[test]
@@ -836,7 +846,7 @@ fn strategy_keys_and_tabs() {
 fn tool_selection_moves_and_survives_a_strategy_switch() {
     let mut h = Harness::new();
     h.resize(120, 35).keys("1jj");
-    assert_eq!(h.app.tool_sel, 2);
+    assert_eq!(h.app.strategy_tab.tools.selected, 2);
     assert_eq!(h.selected_name(), "bash");
     h.keys("2");
     assert_eq!(
@@ -845,32 +855,35 @@ fn tool_selection_moves_and_survives_a_strategy_switch() {
         "same tool under another strategy"
     );
     h.keys("G");
-    assert_eq!(h.app.tool_sel, h.app.rows().len() - 1);
+    assert_eq!(h.app.strategy_tab.tools.selected, h.app.rows().len() - 1);
     h.keys("g");
-    assert_eq!(h.app.tool_sel, 0);
+    assert_eq!(h.app.strategy_tab.tools.selected, 0);
     h.keys("<down><down><up>");
-    assert_eq!(h.app.tool_sel, 1);
+    assert_eq!(h.app.strategy_tab.tools.selected, 1);
 }
 
 #[test]
 fn focus_and_detail_views() {
     let mut h = Harness::new();
     h.resize(120, 35).keys("3");
-    assert_eq!(h.app.focus, Pane::Tools);
+    assert_eq!(h.app.strategy_tab.focus, Pane::Tools);
     h.keys("<tab>");
-    assert_eq!(h.app.focus, Pane::Detail);
+    assert_eq!(h.app.strategy_tab.focus, Pane::Detail);
     h.keys("j");
-    assert_eq!(h.app.tool_sel, 0, "j scrolls the detail, not the table");
+    assert_eq!(
+        h.app.strategy_tab.tools.selected, 0,
+        "j scrolls the detail, not the table"
+    );
     h.keys("<tab>d");
-    assert_eq!(h.app.detail, Detail::Unified);
+    assert_eq!(h.app.strategy_tab.detail.shows, Detail::Unified);
     h.keys("d");
-    assert_eq!(h.app.detail, Detail::Split);
+    assert_eq!(h.app.strategy_tab.detail.shows, Detail::Split);
     h.keys("d");
-    assert_eq!(h.app.detail, Detail::Entries);
+    assert_eq!(h.app.strategy_tab.detail.shows, Detail::Entries);
     h.keys("r");
-    assert_eq!(h.app.detail, Detail::Request);
+    assert_eq!(h.app.strategy_tab.detail.shows, Detail::Request);
     h.keys("e");
-    assert_eq!(h.app.detail, Detail::Entries);
+    assert_eq!(h.app.strategy_tab.detail.shows, Detail::Entries);
 }
 
 #[test]
@@ -880,18 +893,18 @@ fn search_filters_by_name_and_text_and_esc_clears() {
     let all = h.app.rows().len();
     assert_eq!(all, 8);
     h.keys("/github");
-    assert!(h.app.searching);
+    assert!(h.app.search.typing);
     assert_eq!(h.app.rows().len(), 2, "two github tools by name");
     h.keys("<enter>");
-    assert!(!h.app.searching);
-    assert_eq!(h.app.filter, "github");
+    assert!(!h.app.search.typing);
+    assert_eq!(h.app.search.text, "github");
     // Text search: a word only in a description.
     h.keys("<esc>/knowledge graph");
     assert_eq!(h.app.rows().len(), 1);
     assert_eq!(h.selected_name(), "mcp__memory__store");
     h.keys("<esc>");
     assert_eq!(h.app.rows().len(), all);
-    assert!(h.app.filter.is_empty());
+    assert!(h.app.search.text.is_empty());
     // Backspace widens the match again.
     h.keys("/gitx");
     assert_eq!(h.app.rows().len(), 0);
@@ -900,18 +913,18 @@ fn search_filters_by_name_and_text_and_esc_clears() {
     // `q` is text while searching, not quit.
     h.keys("q");
     assert!(!h.app.quit);
-    assert_eq!(h.app.filter, "gitq");
+    assert_eq!(h.app.search.text, "gitq");
 }
 
 #[test]
 fn sort_cycles_through_every_order() {
     let mut h = Harness::new();
     h.resize(120, 35).keys("1");
-    assert_eq!(h.app.sort, SortKey::Original);
+    assert_eq!(h.app.strategy_tab.sort, SortKey::Original);
     h.keys("s");
-    assert_eq!(h.app.sort, SortKey::Saving);
+    assert_eq!(h.app.strategy_tab.sort, SortKey::Saving);
     h.keys("s");
-    assert_eq!(h.app.sort, SortKey::Size);
+    assert_eq!(h.app.strategy_tab.sort, SortKey::Size);
     let figures = h.app.figures(Strategy::Original).expect("measured").clone();
     let sizes: Vec<usize> = h
         .app
@@ -921,7 +934,7 @@ fn sort_cycles_through_every_order() {
         .collect();
     assert!(sizes.windows(2).all(|w| w[0] >= w[1]), "{sizes:?}");
     h.keys("s");
-    assert_eq!(h.app.sort, SortKey::Name);
+    assert_eq!(h.app.strategy_tab.sort, SortKey::Name);
     let projection = h.app.projection(Strategy::Original).unwrap().clone();
     let names: Vec<&str> = h
         .app
@@ -933,7 +946,7 @@ fn sort_cycles_through_every_order() {
     sorted.sort();
     assert_eq!(names, sorted);
     h.keys("s");
-    assert_eq!(h.app.sort, SortKey::Original);
+    assert_eq!(h.app.strategy_tab.sort, SortKey::Original);
 }
 
 #[test]
@@ -1144,9 +1157,9 @@ fn mouse_selects_and_scrolls() {
     h.draw(120, 35);
     // Overview rows start below the header, the tab bar, the border and the table header.
     h.click(10, 2 + 2 + 3);
-    assert_eq!(h.app.overview_sel, 3);
+    assert_eq!(h.app.overview.selected(), 3);
     h.wheel(true, 10, 8);
-    assert_eq!(h.app.overview_sel, 6);
+    assert_eq!(h.app.overview.selected(), 6);
     // A second click on the chosen row opens it.
     h.click(10, 2 + 2 + 6);
     assert_eq!(h.app.tab, Tab::Strategy(Strategy::Code));
@@ -1159,17 +1172,17 @@ fn mouse_selects_and_scrolls() {
     assert_eq!(h.app.tab, Tab::Strategy(Strategy::Full));
     // Click the sixth tool row (the one with the longest entry).
     h.click(10, 2 + 2 + 5);
-    assert_eq!(h.app.tool_sel, 5);
+    assert_eq!(h.app.strategy_tab.tools.selected, 5);
     assert_eq!(h.selected_name(), "mcp__github__create_issue");
-    assert_eq!(h.app.focus, Pane::Tools);
+    assert_eq!(h.app.strategy_tab.focus, Pane::Tools);
     // Wheel over the detail focuses and scrolls it (its scroll range is what was drawn: the
     // event loop draws after every event).
     h.draw(120, 35);
     h.wheel(true, 100, 20);
-    assert_eq!(h.app.focus, Pane::Detail);
-    assert!(h.app.scroll > 0);
+    assert_eq!(h.app.strategy_tab.focus, Pane::Detail);
+    assert!(h.app.strategy_tab.detail.scroll.offset > 0);
     h.wheel(false, 100, 20);
-    assert_eq!(h.app.scroll, 0);
+    assert_eq!(h.app.strategy_tab.detail.scroll.offset, 0);
 }
 
 // ---- quality bars ------------------------------------------------------------------------
@@ -1389,10 +1402,10 @@ fn v_shows_the_strings_as_text_and_switches_back() {
     use toolprism::tui::textview::ViewMode;
     let mut h = Harness::new();
     h.resize(120, 35).keys("3");
-    assert_eq!(h.app.view_mode, ViewMode::Json);
+    assert_eq!(h.app.strategy_tab.detail.view_mode, ViewMode::Json);
     h.keys("v");
-    assert_eq!(h.app.view_mode, ViewMode::Text);
-    assert_eq!(h.app.detail, Detail::Entries);
+    assert_eq!(h.app.strategy_tab.detail.view_mode, ViewMode::Text);
+    assert_eq!(h.app.strategy_tab.detail.shows, Detail::Entries);
     let screen = h.screen(120, 35);
     // The description's `\n\n` is a blank row between its two paragraphs, not an escape.
     let rows = rows_of(&screen);
@@ -1429,13 +1442,16 @@ fn v_shows_the_strings_as_text_and_switches_back() {
         snapshot(&format!("progressive_text_{w}x{hh}"), &mut h, w, hh);
     }
     h.keys("v");
-    assert_eq!(h.app.view_mode, ViewMode::Json);
+    assert_eq!(h.app.strategy_tab.detail.view_mode, ViewMode::Json);
     // From a diff, v goes to the entries' text view.
     h.keys("d");
-    assert_eq!(h.app.detail, Detail::Unified);
+    assert_eq!(h.app.strategy_tab.detail.shows, Detail::Unified);
     h.keys("v");
     assert_eq!(
-        (h.app.detail, h.app.view_mode),
+        (
+            h.app.strategy_tab.detail.shows,
+            h.app.strategy_tab.detail.view_mode
+        ),
         (Detail::Entries, ViewMode::Text)
     );
 }
@@ -1549,8 +1565,8 @@ fn n_and_n_shift_move_between_matches_and_tools() {
     let matches = h.app.detail_matches();
     assert!(matches.len() >= 2, "{matches:?}");
     h.keys("n");
-    assert_eq!(h.app.found_at, Some(matches[0]));
-    assert_eq!(h.app.scroll, matches[0]);
+    assert_eq!(h.app.strategy_tab.detail.found_at, Some(matches[0]));
+    assert_eq!(h.app.strategy_tab.detail.scroll.offset, matches[0]);
     let status = h.app.status.clone().unwrap().0;
     assert_eq!(
         status,
@@ -1560,18 +1576,21 @@ fn n_and_n_shift_move_between_matches_and_tools() {
         )
     );
     h.keys("n");
-    assert_eq!(h.app.found_at, Some(matches[1]));
+    assert_eq!(h.app.strategy_tab.detail.found_at, Some(matches[1]));
     // Past the last match of this tool: the first of the next matching tool.
     for _ in 2..matches.len() {
         h.keys("n");
     }
     h.keys("n");
     assert_eq!(h.selected_name(), "mcp__github__list_pull_requests");
-    assert_eq!(h.app.found_at, h.app.detail_matches().first().copied());
+    assert_eq!(
+        h.app.strategy_tab.detail.found_at,
+        h.app.detail_matches().first().copied()
+    );
     // N goes back to the last match of the first tool.
     h.keys("N");
     assert_eq!(h.selected_name(), "mcp__github__create_issue");
-    assert_eq!(h.app.found_at, matches.last().copied());
+    assert_eq!(h.app.strategy_tab.detail.found_at, matches.last().copied());
     // The matches are highlighted.
     let terminal = h.draw(120, 35);
     let buffer = terminal.backend().buffer();
@@ -1587,13 +1606,13 @@ fn n_and_n_shift_move_between_matches_and_tools() {
     snapshot("search_matches_120x35", &mut h, 120, 35);
     // In the matrix, n and N go from tool to tool, wrapping.
     h.keys("m");
-    assert_eq!(h.app.cursor.row, 0);
+    assert_eq!(h.app.matrix_tab.cursor.rows.selected, 0);
     h.keys("n");
-    assert_eq!(h.app.cursor.row, 1);
+    assert_eq!(h.app.matrix_tab.cursor.rows.selected, 1);
     h.keys("n");
-    assert_eq!(h.app.cursor.row, 0);
+    assert_eq!(h.app.matrix_tab.cursor.rows.selected, 0);
     h.keys("N");
-    assert_eq!(h.app.cursor.row, 1);
+    assert_eq!(h.app.matrix_tab.cursor.rows.selected, 1);
     assert_eq!(h.app.status.as_ref().unwrap().0, "tool 2 of 2 matching");
 }
 
@@ -1693,18 +1712,21 @@ fn overview_notes_scroll_and_say_how_many_are_hidden() {
     assert!(last.starts_with("│22 more notes ↓ PgDn "), "{screen}");
     snapshot("overview_notes_80x24", &mut h, 80, 24);
     h.keys("<pgdn>");
-    assert!(h.app.notes_scroll > 0);
+    assert!(h.app.overview.notes.offset > 0);
     snapshot("overview_notes_scrolled_80x24", &mut h, 80, 24);
     // Scrolling stops at the end, which says so.
     for _ in 0..100 {
         h.keys("<pgdn>");
     }
-    assert_eq!(h.app.notes_scroll, h.app.notes_max.get());
+    assert_eq!(h.app.overview.notes.offset, h.app.notes_max.get());
     let screen = h.screen(80, 24);
     assert!(screen.contains("end of the notes ↑ PgUp"), "{screen}");
     // Choosing another strategy starts its notes at the top; j still moves the strategy.
     h.keys("j");
-    assert_eq!((h.app.overview_sel, h.app.notes_scroll), (2, 0));
+    assert_eq!(
+        (h.app.overview.selected(), h.app.overview.notes.offset),
+        (2, 0)
+    );
 }
 
 #[test]
@@ -1733,7 +1755,7 @@ fn a_terminal_too_short_for_the_notes_says_they_are_hidden() {
         "{screen}"
     );
     h.keys("<pgdn>");
-    assert_eq!(h.app.notes_scroll, 0);
+    assert_eq!(h.app.overview.notes.offset, 0);
     assert_eq!(
         h.app.status.as_ref().unwrap().0,
         "the notes need a taller terminal"

@@ -347,7 +347,7 @@ fn enter_opens_the_turn_in_the_inspector_and_esc_comes_back() {
     h.keys("<esc>");
     assert_eq!(h.app.screen, Screen::Timeline);
     assert!(h.app.single.is_none());
-    assert_eq!(h.app.cursor, 5, "the turn stays selected");
+    assert_eq!(h.app.turns.selected, 5, "the turn stays selected");
     // The same turn again comes from the last load, without reading the trace.
     h.keys("<enter>");
     assert!(h.app.effects.is_empty());
@@ -423,9 +423,12 @@ fn a_bad_line_is_one_line_in_the_view_and_skip_bad_goes_on() {
 fn space_charts_the_selected_strategy_and_n_jumps_to_breaks() {
     let mut h = Harness::open(TRACE, false);
     h.keys("n");
-    assert_eq!(h.app.cursor, 5, "turn 6 carries the only break mark");
+    assert_eq!(
+        h.app.turns.selected, 5,
+        "turn 6 carries the only break mark"
+    );
     h.keys("n");
-    assert_eq!(h.app.cursor, 5);
+    assert_eq!(h.app.turns.selected, 5);
     assert_eq!(
         h.app.status.as_ref().map(|s| s.0.as_str()),
         Some("no break mark after turn 6")
@@ -440,7 +443,7 @@ fn space_charts_the_selected_strategy_and_n_jumps_to_breaks() {
         .iter()
         .position(|s| s.id == "direct")
         .unwrap();
-    assert_eq!(h.app.strategy_sel, direct);
+    assert_eq!(h.app.strategies.selected, direct);
     assert!(h.app.shown[direct]);
     let view = h.app.view().unwrap();
     assert!(view.series.iter().any(|s| s.id == "direct"));
@@ -590,9 +593,9 @@ fn the_wheel_moves_through_the_turns() {
     };
     session_update(&mut h.app, wheel(MouseEventKind::ScrollDown));
     session_update(&mut h.app, wheel(MouseEventKind::ScrollDown));
-    assert_eq!(h.app.cursor, 2);
+    assert_eq!(h.app.turns.selected, 2);
     session_update(&mut h.app, wheel(MouseEventKind::ScrollUp));
-    assert_eq!(h.app.cursor, 1);
+    assert_eq!(h.app.turns.selected, 1);
 }
 
 #[test]

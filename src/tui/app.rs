@@ -9,9 +9,7 @@ use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::sync::Arc;
 
-use crossterm::event::{
-    KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
-};
+use crossterm::event::{KeyEvent, MouseButton, MouseEvent, MouseEventKind};
 use ratatui::layout::{Position, Rect};
 use serde_json::Value;
 
@@ -24,102 +22,24 @@ use crate::strategy::Strategy;
 use crate::tool;
 
 use super::diffview::ToolDiff;
-use super::help;
+use super::help::HelpState;
 use super::input::{self, Edit};
-use super::keys::{self, Action, Context};
+use super::key_prelude::{self, KeyTarget};
+use super::keys::{Action, Context};
 use super::layout;
 use super::matrix;
+use super::state::{Detail, MatrixTab, OverviewTab, Pane, Search, SortKey, StrategyTab};
 use super::tabs;
 pub use super::tabs::{Tab, strategy_index};
 use super::textview::{self, ViewMode};
 use super::theme::Theme;
 use super::worker::{FigKey, Job, ProjKey, RequestSummary, WorkerMsg};
 
-/// The pane that has the focus in a strategy tab.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Pane {
-    /// The tool table.
-    Tools,
-    /// The detail (entries, diff, request, added text).
-    Detail,
-}
-
-/// What the detail pane shows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Detail {
-    /// The selected tool's original and projected pretty JSON.
-    Entries,
-    /// Its unified diff.
-    Unified,
-    /// Its side-by-side diff.
-    Split,
-    /// The request-level comparison.
-    Request,
-    /// The text the strategy adds.
-    Added,
-}
-
-impl Detail {
-    /// Its name in titles.
-    pub fn label(self) -> &'static str {
-        match self {
-            Detail::Entries => "entries",
-            Detail::Unified => "diff",
-            Detail::Split => "diff side by side",
-            Detail::Request => "request",
-            Detail::Added => "added text",
-        }
-    }
-}
-
-/// The tool table's order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SortKey {
-    /// As in the capture (added tools last).
-    Original,
-    /// Most tokens saved first.
-    Saving,
-    /// Largest original first.
-    Size,
-    /// By name.
-    Name,
-}
-
-impl SortKey {
-    /// Its name in the status bar.
-    pub fn label(self) -> &'static str {
-        match self {
-            SortKey::Original => "original order",
-            SortKey::Saving => "saving",
-            SortKey::Size => "size",
-            SortKey::Name => "name",
-        }
-    }
-
-    fn next(self) -> SortKey {
-        match self {
-            SortKey::Original => SortKey::Saving,
-            SortKey::Saving => SortKey::Size,
-            SortKey::Size => SortKey::Name,
-            SortKey::Name => SortKey::Original,
-        }
-    }
-}
-
 /// A dialog over the screen.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Overlay {
     /// The key bindings.
-    Help {
-        /// Lines scrolled.
-        scroll: usize,
-        /// The view it was opened from: its keys come first.
-        first: Context,
-        /// Only the lines containing this.
-        filter: String,
-        /// The filter is being typed.
-        typing: bool,
-    },
+    Help(HelpState),
     /// The settings editor.
     Settings {
         /// The row chosen (`Settings::KEYS`, then the encoding).
@@ -218,7 +138,7 @@ pub struct App {
     /// The current settings.
     pub settings: Settings,
     /// Their `K=V` text: the cache key.
-    pub settings_key: Arc<str>,
+    pub(crate) settings_key: Arc<str>,
     /// The current encoding.
     pub encoding: Encoding,
     /// Bumped on every settings or encoding change.
@@ -227,59 +147,26 @@ pub struct App {
     figures: HashMap<FigKey, Arc<StrategyFigures>>,
     capture_tokens: HashMap<Encoding, usize>,
     /// Bytes of the capture's compact `tools` array.
-    pub capture_bytes: usize,
+    pub(crate) capture_bytes: usize,
     /// Background work in progress: done, total, what.
-    pub progress: Option<(usize, usize, &'static str)>,
+    pub(crate) progress: Option<(usize, usize, &'static str)>,
     /// The current tab.
     pub tab: Tab,
-    /// The matrix's cursor and scroll.
-    pub cursor: matrix::Cursor,
-    /// The matrix's order.
-    pub matrix_sort: crate::matrix::Sort,
-    /// The matrix keeps only the tools this strategy changes.
-    pub changed_by: Option<Strategy>,
     /// The settings the inspector started with (`q` asks before dropping changes to them).
-    pub initial_settings: Settings,
+    pub(crate) initial_settings: Settings,
     /// The settings (as their key) and encoding in force before the last change: the settings
     /// editor shows its figures as before → after.
-    pub settings_before: Option<(Arc<str>, Encoding)>,
-    /// The strategy chosen in the overview.
-    pub overview_sel: usize,
-    /// The overview's notes pane: rows scrolled.
-    pub notes_scroll: usize,
-    /// The notes pane's largest scroll, as last drawn (written by the drawing, as
-    /// `detail_rows`).
-    pub notes_max: Cell<usize>,
-    /// The row chosen in the tool table.
-    pub tool_sel: usize,
-    /// The tool table's first visible row.
-    pub table_offset: usize,
-    /// The focused pane.
-    pub focus: Pane,
-    /// What the detail shows.
-    pub detail: Detail,
-    /// The detail's vertical scroll (rows).
-    pub scroll: usize,
-    /// The detail's horizontal scroll (cells).
-    pub hscroll: usize,
-    /// Wrap long lines in the entries and added-text views.
-    pub wrap: bool,
-    /// The entries view's mode: pretty JSON or the text of its strings (`v`).
-    pub view_mode: ViewMode,
-    /// The detail row of the search match `n`/`N` went to last, in the selected tool.
-    pub found_at: Option<usize>,
-    /// A tool table too narrow for tokens and bytes shows bytes.
-    pub bytes_view: bool,
-    /// The tool filter (name and text, case-insensitive).
-    pub filter: String,
-    /// The filter is being typed.
-    pub searching: bool,
-    /// The tool table's order.
-    pub sort: SortKey,
+    pub(crate) settings_before: Option<(Arc<str>, Encoding)>,
+    /// The matrix's state.
+    pub matrix_tab: MatrixTab,
+    /// The overview's state.
+    pub overview: OverviewTab,
+    /// The strategy tabs' state.
+    pub strategy_tab: StrategyTab,
+    /// The tool search (the matrix and the strategy tabs).
+    pub search: Search,
     /// The open dialog.
     pub overlay: Option<Overlay>,
-    /// The detail takes the whole body of a strategy tab.
-    pub zoom: bool,
     /// The folder a relative export path is written in (shown in the export dialog).
     pub cwd: String,
     /// What `~` stands for in an export path.
@@ -287,9 +174,9 @@ pub struct App {
     /// A message for the status bar, and whether it is an error.
     pub status: Option<(String, bool)>,
     /// The terminal's size.
-    pub size: (u16, u16),
+    pub(crate) size: (u16, u16),
     /// The styles.
-    pub theme: Theme,
+    pub(crate) theme: Theme,
     /// Work for the event loop.
     pub effects: Vec<Effect>,
     /// Leave the program.
@@ -298,18 +185,21 @@ pub struct App {
     pub interrupted: bool,
     /// Opened from a trace's session view (one turn's request): Esc on the home screen goes
     /// back to it instead of staying.
-    pub nested: bool,
+    pub(crate) nested: bool,
     /// Set when Esc on the home screen asks to go back to the session view (with `nested`).
-    pub leave: bool,
+    pub(crate) leave: bool,
     /// Frames of the spinner so far.
-    pub spinner: usize,
+    pub(crate) spinner: usize,
     search_text: Vec<String>,
     names: Vec<String>,
     hidden: Vec<usize>,
     diff_cache: RefCell<Option<(DiffKey, Rc<ToolDiff>)>>,
     /// Rows of the detail as last drawn: the scroll range. Written by the drawing, which is the
     /// only place that lays the text out, so the update never calls into the view.
-    pub detail_rows: Cell<usize>,
+    pub(crate) detail_rows: Cell<usize>,
+    /// The notes pane's largest scroll, as last drawn (written by the drawing, as
+    /// `detail_rows`).
+    pub notes_max: Cell<usize>,
     matrix_cache: RefCell<Option<(MatrixKey, Rc<matrix::MatrixView>)>>,
 }
 
@@ -363,27 +253,12 @@ impl App {
             capture_bytes,
             progress: None,
             tab: Tab::Matrix,
-            cursor: matrix::Cursor::default(),
-            matrix_sort: crate::matrix::Sort::default(),
-            changed_by: None,
-            overview_sel: 0,
-            notes_scroll: 0,
-            notes_max: Cell::new(0),
-            tool_sel: 0,
-            table_offset: 0,
-            focus: Pane::Tools,
-            detail: Detail::Entries,
-            scroll: 0,
-            hscroll: 0,
-            wrap: true,
-            view_mode: ViewMode::Json,
-            found_at: None,
-            bytes_view: false,
-            filter: String::new(),
-            searching: false,
-            sort: SortKey::Original,
+            matrix_tab: MatrixTab::default(),
+            overview: OverviewTab::default(),
+            strategy_tab: StrategyTab::default(),
+            search: Search::default(),
             overlay: None,
-            zoom: false,
+            notes_max: Cell::new(0),
             cwd: std::env::current_dir()
                 .map(|d| d.display().to_string())
                 .unwrap_or_default(),
@@ -412,8 +287,8 @@ impl App {
     pub fn strategy(&self) -> Strategy {
         match self.tab {
             Tab::Strategy(s) => s,
-            Tab::Overview => Strategy::ALL[self.overview_sel.min(Strategy::ALL.len() - 1)],
-            Tab::Matrix => matrix::strategy_at(self.cursor.col),
+            Tab::Overview => Strategy::ALL[self.overview.selected().min(Strategy::ALL.len() - 1)],
+            Tab::Matrix => matrix::strategy_at(self.matrix_tab.cursor.col),
         }
     }
 
@@ -435,9 +310,9 @@ impl App {
             self.encoding,
             mask,
             counted,
-            self.matrix_sort,
-            self.changed_by,
-            self.filter.clone(),
+            self.matrix_tab.sort,
+            self.matrix_tab.changed_by,
+            self.search.text.clone(),
         );
         if let Some((k, view)) = self.matrix_cache.borrow().as_ref()
             && *k == key
@@ -464,7 +339,7 @@ impl App {
             encoding: self.encoding.id(),
             strategies: ready.iter().map(|f| f.as_ref().clone()).collect(),
         };
-        let needle = self.filter.to_lowercase();
+        let needle = self.search.text.to_lowercase();
         let matching: Vec<bool> = if needle.is_empty() {
             Vec::new()
         } else {
@@ -477,8 +352,8 @@ impl App {
             &report,
             &self.names,
             counted,
-            self.matrix_sort,
-            self.changed_by,
+            self.matrix_tab.sort,
+            self.matrix_tab.changed_by,
             matrix::Search {
                 needle: (!needle.is_empty()).then_some(needle.as_str()),
                 matching: &matching,
@@ -554,8 +429,7 @@ impl App {
     /// The context keys are looked up in.
     pub fn context(&self) -> Context {
         match &self.overlay {
-            Some(Overlay::Help { typing: true, .. }) => Context::HelpSearch,
-            Some(Overlay::Help { .. }) => Context::Help,
+            Some(Overlay::Help(help)) => help.context(),
             Some(Overlay::Settings { editing, .. }) => {
                 if editing.is_some() {
                     Context::SettingsEdit
@@ -575,7 +449,7 @@ impl App {
                     Context::Export
                 }
             }
-            None if self.searching => Context::Search,
+            None if self.search.typing => Context::Search,
             None => match self.tab {
                 Tab::Matrix => Context::Matrix,
                 Tab::Overview => Context::Overview,
@@ -594,7 +468,7 @@ impl App {
             return Vec::new();
         };
         let figures = self.figures(strategy);
-        let needle = self.filter.to_lowercase();
+        let needle = self.search.text.to_lowercase();
         let mut rows: Vec<usize> = projection
             .outcomes
             .iter()
@@ -608,7 +482,7 @@ impl App {
                 None => (0, 0),
             }
         };
-        match self.sort {
+        match self.strategy_tab.sort {
             SortKey::Original => {}
             SortKey::Saving => rows.sort_by_key(|&i| {
                 let (before, after) = tokens(i);
@@ -639,7 +513,7 @@ impl App {
         let Tab::Strategy(strategy) = self.tab else {
             return None;
         };
-        if self.filter.is_empty() {
+        if self.search.text.is_empty() {
             return None;
         }
         let projection = self.projection(strategy)?;
@@ -661,7 +535,7 @@ impl App {
     /// The rows of the entries view (at the current size, in its mode and wrapping) that
     /// contain the search text, in either pane: where `n`/`N` go in the selected tool.
     pub fn detail_matches(&self) -> Vec<usize> {
-        if self.filter.is_empty() || self.detail != Detail::Entries {
+        if self.search.text.is_empty() || self.strategy_tab.detail.shows != Detail::Entries {
             return Vec::new();
         }
         let Some(detail) = self.screen_layout().detail else {
@@ -672,8 +546,13 @@ impl App {
         let matches = |entry: Option<&Value>, pane: Rect| {
             entry.map_or_else(Vec::new, |e| {
                 let cells = pane.width.saturating_sub(2) as usize;
-                let rows = textview::entry_rows(e, self.view_mode, cells, self.wrap);
-                textview::match_rows(&rows, &self.filter)
+                let rows = textview::entry_rows(
+                    e,
+                    self.strategy_tab.detail.view_mode,
+                    cells,
+                    self.strategy_tab.detail.wrap,
+                );
+                textview::match_rows(&rows, &self.search.text)
             })
         };
         let mut rows = matches(original, left);
@@ -687,7 +566,7 @@ impl App {
     /// selected tool's entries that holds the search text, then the next matching tool
     /// (wrapping); in the matrix, the next matching tool (wrapping).
     fn next_match(&mut self, forward: bool) {
-        if self.filter.is_empty() {
+        if self.search.text.is_empty() {
             self.set_status("n and N move between matches: search first with /", false);
             return;
         }
@@ -703,12 +582,15 @@ impl App {
                 let len = self.matrix().shown.len();
                 if len == 0 {
                     self.set_status(
-                        format!("no tool matches \"{}\"", crate::text::safe(&self.filter)),
+                        format!(
+                            "no tool matches \"{}\"",
+                            crate::text::safe(&self.search.text)
+                        ),
                         false,
                     );
                     return;
                 }
-                let row = step(self.cursor.row, len);
+                let row = step(self.matrix_tab.cursor.rows.selected, len);
                 self.select_cell(row);
                 self.set_status(format!("tool {} of {len} matching", row + 1), false);
             }
@@ -716,31 +598,38 @@ impl App {
                 let len = self.rows().len();
                 if len == 0 {
                     self.set_status(
-                        format!("no tool matches \"{}\"", crate::text::safe(&self.filter)),
+                        format!(
+                            "no tool matches \"{}\"",
+                            crate::text::safe(&self.search.text)
+                        ),
                         false,
                     );
                     return;
                 }
                 let here = self.detail_matches();
                 let next = if forward {
-                    here.iter().find(|&&r| self.found_at.is_none_or(|f| r > f))
+                    here.iter()
+                        .find(|&&r| self.strategy_tab.detail.found_at.is_none_or(|f| r > f))
                 } else {
                     here.iter()
                         .rev()
-                        .find(|&&r| self.found_at.is_some_and(|f| r < f))
+                        .find(|&&r| self.strategy_tab.detail.found_at.is_some_and(|f| r < f))
                 };
                 let found = match next {
                     Some(&r) => Some(r),
                     None => {
-                        self.select_row(step(self.tool_sel, len));
+                        self.select_row(step(self.strategy_tab.tools.selected, len));
                         let here = self.detail_matches();
                         if forward { here.first() } else { here.last() }.copied()
                     }
                 };
-                self.found_at = found;
-                self.scroll = found.unwrap_or(0);
+                self.strategy_tab.detail.found_at = found;
+                self.strategy_tab.detail.scroll.offset = found.unwrap_or(0);
                 let here = self.detail_matches();
-                let tool = format!("tool {} of {len} matching", self.tool_sel + 1);
+                let tool = format!(
+                    "tool {} of {len} matching",
+                    self.strategy_tab.tools.selected + 1
+                );
                 let text = match found.and_then(|r| here.iter().position(|&x| x == r)) {
                     Some(i) => format!("match {} of {} in this tool · {tool}", i + 1, here.len()),
                     None => tool,
@@ -775,7 +664,7 @@ impl App {
 
     /// The outcome index of the selected row.
     pub fn selected_outcome(&self) -> Option<usize> {
-        self.rows().get(self.tool_sel).copied()
+        self.rows().get(self.strategy_tab.tools.selected).copied()
     }
 
     /// The selected tool's original and sent entries (either may be missing).
@@ -860,18 +749,12 @@ impl App {
     }
 
     fn select_row(&mut self, row: usize) {
-        let len = self.rows().len();
-        self.tool_sel = row.min(len.saturating_sub(1));
-        self.scroll = 0;
-        self.found_at = None;
-        self.hscroll = 0;
-        let height = self.table_height();
-        if self.tool_sel < self.table_offset {
-            self.table_offset = self.tool_sel;
-        } else if self.tool_sel >= self.table_offset + height {
-            self.table_offset = self.tool_sel + 1 - height;
-        }
-        self.table_offset = self.table_offset.min(len.saturating_sub(height));
+        let (len, height) = (self.rows().len(), self.table_height());
+        self.strategy_tab.tools.select(row, len, height);
+        let detail = &mut self.strategy_tab.detail;
+        detail.scroll.offset = 0;
+        detail.found_at = None;
+        detail.hscroll = 0;
     }
 
     /// Keep the selection on the same tool after the rows changed (filter, sort, strategy).
@@ -887,7 +770,7 @@ impl App {
                 }
             })
         });
-        self.select_row(found.unwrap_or(self.tool_sel));
+        self.select_row(found.unwrap_or(self.strategy_tab.tools.selected));
     }
 
     fn selected_key(&self) -> Option<(Option<usize>, String)> {
@@ -899,10 +782,10 @@ impl App {
     fn switch_tab(&mut self, tab: Tab) {
         let keep = self.selected_key();
         if let Tab::Strategy(s) = tab {
-            self.overview_sel = strategy_index(s);
+            self.overview.strategies.selected = strategy_index(s);
         }
         self.tab = tab;
-        self.searching = false;
+        self.search.typing = false;
         if let Tab::Strategy(s) = tab
             && (self.projection(s).is_none() || self.figures(s).is_none())
         {
@@ -910,37 +793,30 @@ impl App {
             // keeps everything already computed.
             self.request_compute();
         }
-        if self.detail == Detail::Added
+        if self.strategy_tab.detail.shows == Detail::Added
             && let Tab::Strategy(s) = tab
             && !self.has_added(s)
         {
-            self.detail = Detail::Entries;
+            self.strategy_tab.detail.shows = Detail::Entries;
         }
         self.resync(keep);
-        self.scroll = 0;
+        self.strategy_tab.detail.scroll.offset = 0;
     }
 
     /// Put the matrix cursor on `row` (clamped) and scroll so it shows.
     fn select_cell(&mut self, row: usize) {
-        let len = self.matrix().shown.len();
-        let height = self.matrix_height();
-        let c = &mut self.cursor;
-        c.row = row.min(len.saturating_sub(1));
-        if c.row < c.offset {
-            c.offset = c.row;
-        } else if c.row >= c.offset + height {
-            c.offset = c.row + 1 - height;
-        }
-        c.offset = c.offset.min(len.saturating_sub(height));
+        let (len, height) = (self.matrix().shown.len(), self.matrix_height());
+        self.matrix_tab.cursor.rows.select(row, len, height);
     }
 
     /// Move the matrix cursor to another column, panning so it shows.
     fn move_col(&mut self, delta: isize) {
         let last = Strategy::ALL.len() as isize - 1;
-        self.cursor.col = (self.cursor.col as isize + delta).clamp(0, last) as usize;
+        self.matrix_tab.cursor.col =
+            (self.matrix_tab.cursor.col as isize + delta).clamp(0, last) as usize;
         let m = self.matrix();
-        let g = matrix::geometry(&m, self.size.0, self.cursor);
-        self.cursor.col_offset = g.visible.start;
+        let g = matrix::geometry(&m, self.size.0, self.matrix_tab.cursor);
+        self.matrix_tab.cursor.col_offset = g.visible.start;
     }
 
     fn matrix_height(&self) -> usize {
@@ -950,20 +826,22 @@ impl App {
     }
 
     fn matrix_key(&self) -> Option<crate::matrix::Origin> {
-        self.matrix().row(self.cursor.row).map(|r| r.origin)
+        self.matrix()
+            .row(self.matrix_tab.cursor.rows.selected)
+            .map(|r| r.origin)
     }
 
     /// Keep the matrix cursor on the same tool after its rows changed.
     fn matrix_resync(&mut self, keep: Option<crate::matrix::Origin>) {
         let found = keep.and_then(|k| self.matrix().position(k));
-        self.select_cell(found.unwrap_or(self.cursor.row));
+        self.select_cell(found.unwrap_or(self.matrix_tab.cursor.rows.selected));
     }
 
     /// On an added tool's row (`tool_search`, the code gateway), when the cursor's column does
     /// not add it: why Enter cannot open it there, and which columns do.
     fn added_elsewhere(&self) -> Option<String> {
         let m = self.matrix();
-        let row = m.row(self.cursor.row)?;
+        let row = m.row(self.matrix_tab.cursor.rows.selected)?;
         if !matches!(row.origin, crate::matrix::Origin::Added(_)) {
             return None;
         }
@@ -971,11 +849,13 @@ impl App {
             m.cell(row, c)
                 .is_some_and(|cell| cell.mark == crate::matrix::Mark::Added)
         };
-        let here = self.cursor.col.checked_sub(1);
+        let here = self.matrix_tab.cursor.col.checked_sub(1);
         if here.is_some_and(adds) {
             return None;
         }
-        let name = m.name(self.cursor.row).unwrap_or("this tool");
+        let name = m
+            .name(self.matrix_tab.cursor.rows.selected)
+            .unwrap_or("this tool");
         let by: Vec<&str> = (0..m.columns.len())
             .filter(|&c| adds(c))
             .map(|c| matrix::strategies()[c].id())
@@ -1005,10 +885,13 @@ impl App {
                     self.set_status(why, false);
                     return true;
                 }
-                let keep = self.matrix().row(self.cursor.row).map(|r| match r.origin {
-                    crate::matrix::Origin::Capture(i) => (Some(i), String::new()),
-                    crate::matrix::Origin::Added(_) => (None, r.name.clone()),
-                });
+                let keep = self
+                    .matrix()
+                    .row(self.matrix_tab.cursor.rows.selected)
+                    .map(|r| match r.origin {
+                        crate::matrix::Origin::Capture(i) => (Some(i), String::new()),
+                        crate::matrix::Origin::Added(_) => (None, r.name.clone()),
+                    });
                 self.switch_tab(Tab::Strategy(strategy));
                 if keep.is_some() {
                     self.resync(keep);
@@ -1016,19 +899,22 @@ impl App {
             }
             Action::Sort => {
                 use crate::matrix::{Sort, SortColumn};
-                let column = if self.cursor.col == 0 {
+                let column = if self.matrix_tab.cursor.col == 0 {
                     SortColumn::Original
                 } else {
                     SortColumn::Strategy(self.strategy())
                 };
-                let descending = if self.matrix_sort.column == column {
-                    !self.matrix_sort.descending
+                let descending = if self.matrix_tab.sort.column == column {
+                    !self.matrix_tab.sort.descending
                 } else {
                     Sort::natural(column).descending
                 };
                 // The selected tool stays selected, wherever the new order puts it.
-                let selected = self.matrix().row(self.cursor.row).map(|r| r.origin);
-                self.matrix_sort = Sort { column, descending };
+                let selected = self
+                    .matrix()
+                    .row(self.matrix_tab.cursor.rows.selected)
+                    .map(|r| r.origin);
+                self.matrix_tab.sort = Sort { column, descending };
                 let at = selected
                     .and_then(|o| self.matrix().position(o))
                     .unwrap_or(0);
@@ -1042,7 +928,7 @@ impl App {
                 self.set_status(format!("sorted by {what}, {order}"), false);
             }
             Action::FilterChanged => {
-                if self.cursor.col == 0 {
+                if self.matrix_tab.cursor.col == 0 {
                     self.set_status(
                         "f keeps the tools a strategy changes: move to a strategy column (l)",
                         false,
@@ -1051,13 +937,13 @@ impl App {
                 }
                 let keep = self.matrix_key();
                 let s = self.strategy();
-                self.changed_by = if self.changed_by == Some(s) {
+                self.matrix_tab.changed_by = if self.matrix_tab.changed_by == Some(s) {
                     None
                 } else {
                     Some(s)
                 };
                 self.matrix_resync(keep);
-                match self.changed_by {
+                match self.matrix_tab.changed_by {
                     Some(_) => {
                         let s = self.strategy();
                         let none = self.matrix().shown.is_empty();
@@ -1081,13 +967,13 @@ impl App {
                 }
             }
             Action::Back => {
-                if !self.filter.is_empty() {
+                if !self.search.text.is_empty() {
                     let keep = self.matrix_key();
-                    self.filter.clear();
+                    self.search.text.clear();
                     self.matrix_resync(keep);
-                } else if self.changed_by.is_some() {
+                } else if self.matrix_tab.changed_by.is_some() {
                     let keep = self.matrix_key();
-                    self.changed_by = None;
+                    self.matrix_tab.changed_by = None;
                     self.matrix_resync(keep);
                 } else if self.nested {
                     self.leave = true;
@@ -1103,20 +989,24 @@ impl App {
     fn move_by(&mut self, delta: isize) {
         match self.tab {
             Tab::Matrix => {
-                let row = (self.cursor.row as isize + delta).max(0) as usize;
-                self.select_cell(row);
+                let (len, height) = (self.matrix().shown.len(), self.matrix_height());
+                self.matrix_tab.cursor.rows.move_by(delta, len, height);
             }
             Tab::Overview => {
-                let last = Strategy::ALL.len() as isize - 1;
-                self.overview_sel = (self.overview_sel as isize + delta).clamp(0, last) as usize;
-                self.notes_scroll = 0;
+                let chosen = self.overview.strategies.step(delta, Strategy::ALL.len());
+                self.overview.strategies.selected = chosen;
+                self.overview.notes.offset = 0;
             }
             Tab::Strategy(_) => {
-                if self.focus == Pane::Detail {
+                if self.strategy_tab.focus == Pane::Detail {
                     let max = self.detail_rows.get().saturating_sub(self.detail_height());
-                    self.scroll = (self.scroll as isize + delta).clamp(0, max as isize) as usize;
+                    self.strategy_tab.detail.scroll.scroll_by(delta, max);
                 } else {
-                    let row = (self.tool_sel as isize + delta).max(0) as usize;
+                    let row = self
+                        .strategy_tab
+                        .tools
+                        .selected
+                        .saturating_add_signed(delta);
                     self.select_row(row);
                 }
             }
@@ -1133,7 +1023,7 @@ impl App {
         if self.tab == Tab::Matrix {
             return self.matrix_height() as isize;
         }
-        match self.focus {
+        match self.strategy_tab.focus {
             Pane::Tools => self.table_height() as isize,
             Pane::Detail => self.detail_height() as isize,
         }
@@ -1161,11 +1051,12 @@ impl App {
                     return;
                 }
                 let page = self.notes_page();
-                self.notes_scroll = if action == Action::PageDown {
-                    (self.notes_scroll + page).min(self.notes_max.get())
+                if action == Action::PageDown {
+                    let max = self.notes_max.get();
+                    self.overview.notes.scroll_by(page as isize, max);
                 } else {
-                    self.notes_scroll.saturating_sub(page)
-                };
+                    self.overview.notes.scroll_up(page);
+                }
             }
             Context::Overview | Context::Strategy | Context::Global => {
                 self.act_screen(action, index)
@@ -1185,9 +1076,9 @@ impl App {
                 }
             }
             Action::Back => {
-                if !self.filter.is_empty() && self.tab != Tab::Overview {
+                if !self.search.text.is_empty() && self.tab != Tab::Overview {
                     let keep = self.selected_key();
-                    self.filter.clear();
+                    self.search.text.clear();
                     self.resync(keep);
                 } else {
                     self.switch_tab(Tab::Matrix);
@@ -1195,22 +1086,21 @@ impl App {
             }
             Action::Matrix => self.switch_tab(Tab::Matrix),
             Action::Suspend => self.effects.push(Effect::Suspend),
-            Action::Help => {
-                self.overlay = Some(Overlay::Help {
-                    scroll: 0,
-                    first: self.context(),
-                    filter: String::new(),
-                    typing: false,
-                })
-            }
+            Action::Help => self.overlay = Some(Overlay::Help(HelpState::open(self.context()))),
             Action::Up => self.move_by(-1),
             Action::Down => self.move_by(1),
             Action::PageUp => self.move_by(-self.page()),
             Action::PageDown => self.move_by(self.page()),
             Action::Top => self.move_by(isize::MIN / 2),
             Action::Bottom => self.move_by(isize::MAX / 2),
-            Action::Left => self.hscroll = self.hscroll.saturating_sub(8),
-            Action::Right => self.hscroll = (self.hscroll + 8).min(100_000),
+            Action::Left => {
+                self.strategy_tab.detail.hscroll =
+                    self.strategy_tab.detail.hscroll.saturating_sub(8)
+            }
+            Action::Right => {
+                self.strategy_tab.detail.hscroll =
+                    (self.strategy_tab.detail.hscroll + 8).min(100_000)
+            }
             Action::NextTab => {
                 let n = Tab::all().count();
                 self.switch_tab(Tab::from_index((self.tab.index() + 1) % n));
@@ -1227,18 +1117,18 @@ impl App {
             }
             Action::Open => self.switch_tab(Tab::Strategy(self.strategy())),
             Action::FocusNext => {
-                self.focus = match self.focus {
+                self.strategy_tab.focus = match self.strategy_tab.focus {
                     Pane::Tools => Pane::Detail,
                     Pane::Detail => Pane::Tools,
                 }
             }
             Action::DiffMode => {
-                self.detail = match self.detail {
+                self.strategy_tab.detail.shows = match self.strategy_tab.detail.shows {
                     Detail::Entries => Detail::Unified,
                     Detail::Unified => Detail::Split,
                     _ => Detail::Entries,
                 };
-                self.scroll = 0;
+                self.strategy_tab.detail.scroll.offset = 0;
             }
             Action::Entries => self.set_detail(Detail::Entries),
             Action::Request => self.set_detail(Detail::Request),
@@ -1253,21 +1143,24 @@ impl App {
                 }
             }
             Action::Wrap => {
-                self.wrap = !self.wrap;
-                self.scroll = 0;
-                self.hscroll = 0;
-                self.found_at = None;
+                self.strategy_tab.detail.wrap = !self.strategy_tab.detail.wrap;
+                self.strategy_tab.detail.scroll.offset = 0;
+                self.strategy_tab.detail.hscroll = 0;
+                self.strategy_tab.detail.found_at = None;
             }
             Action::ViewMode => {
                 // From a diff or the request, `v` goes to the text view; in the entries it
                 // switches between the two views.
-                self.view_mode = match (self.detail, self.view_mode) {
+                self.strategy_tab.detail.view_mode = match (
+                    self.strategy_tab.detail.shows,
+                    self.strategy_tab.detail.view_mode,
+                ) {
                     (Detail::Entries, ViewMode::Text) => ViewMode::Json,
                     _ => ViewMode::Text,
                 };
                 self.set_detail(Detail::Entries);
-                self.found_at = None;
-                let what = match self.view_mode {
+                self.strategy_tab.detail.found_at = None;
+                let what = match self.strategy_tab.detail.view_mode {
                     ViewMode::Json => "JSON view: the entries as pretty JSON",
                     ViewMode::Text => "text view: each string of the entries with its line breaks",
                 };
@@ -1276,25 +1169,32 @@ impl App {
             Action::NextMatch => self.next_match(true),
             Action::PrevMatch => self.next_match(false),
             Action::Units => {
-                self.bytes_view = !self.bytes_view;
-                let units = if self.bytes_view { "bytes" } else { "tokens" };
+                self.strategy_tab.bytes_view = !self.strategy_tab.bytes_view;
+                let units = if self.strategy_tab.bytes_view {
+                    "bytes"
+                } else {
+                    "tokens"
+                };
                 self.set_status(format!("the tool table shows {units}"), false);
             }
             Action::Search => {
-                self.searching = true;
-                self.focus = Pane::Tools;
+                self.search.typing = true;
+                self.strategy_tab.focus = Pane::Tools;
             }
             Action::Sort => {
                 let keep = self.selected_key();
-                self.sort = self.sort.next();
+                self.strategy_tab.sort = self.strategy_tab.sort.next();
                 self.resync(keep);
-                self.set_status(format!("sorted by {}", self.sort.label()), false);
+                self.set_status(
+                    format!("sorted by {}", self.strategy_tab.sort.label()),
+                    false,
+                );
             }
             Action::Settings => {
                 // Open on the first setting of the strategy on screen: the key the banner names.
                 let selected = match self.tab {
                     Tab::Strategy(s) => setting_keys(s).first().copied(),
-                    Tab::Matrix if self.cursor.col > 0 => {
+                    Tab::Matrix if self.matrix_tab.cursor.col > 0 => {
                         setting_keys(self.strategy()).first().copied()
                     }
                     _ => None,
@@ -1321,8 +1221,12 @@ impl App {
             },
             Action::Zoom => {
                 if matches!(self.tab, Tab::Strategy(_)) {
-                    self.zoom = !self.zoom;
-                    self.focus = if self.zoom { Pane::Detail } else { Pane::Tools };
+                    self.strategy_tab.zoom = !self.strategy_tab.zoom;
+                    self.strategy_tab.focus = if self.strategy_tab.zoom {
+                        Pane::Detail
+                    } else {
+                        Pane::Tools
+                    };
                 }
             }
             Action::Encoding => self.toggle_encoding(),
@@ -1335,7 +1239,7 @@ impl App {
     pub fn layout_flags(&self) -> layout::Flags {
         layout::Flags {
             banner: self.banner().is_some(),
-            zoom: self.zoom && matches!(self.tab, Tab::Strategy(_)),
+            zoom: self.strategy_tab.zoom && matches!(self.tab, Tab::Strategy(_)),
         }
     }
 
@@ -1415,9 +1319,9 @@ impl App {
             }
             Tab::Matrix => {
                 let m = self.matrix();
-                let row = m.row(self.cursor.row)?;
+                let row = m.row(self.matrix_tab.cursor.rows.selected)?;
                 let strategy = self.strategy();
-                let sent = (self.cursor.col > 0)
+                let sent = (self.matrix_tab.cursor.col > 0)
                     .then(|| {
                         let c = matrix::strategies().iter().position(|&x| x == strategy)?;
                         let outcome = m.cell(row, c)?.outcome?;
@@ -1446,9 +1350,9 @@ impl App {
     }
 
     fn set_detail(&mut self, detail: Detail) {
-        self.detail = detail;
-        self.scroll = 0;
-        self.hscroll = 0;
+        self.strategy_tab.detail.shows = detail;
+        self.strategy_tab.detail.scroll.offset = 0;
+        self.strategy_tab.detail.hscroll = 0;
     }
 
     fn toggle_encoding(&mut self) {
@@ -1463,65 +1367,28 @@ impl App {
     }
 
     fn act_help(&mut self, action: Action) {
-        let Some(Overlay::Help {
-            scroll,
-            filter,
-            typing,
-            ..
-        }) = &mut self.overlay
-        else {
-            return;
-        };
-        match (*typing, action) {
-            (true, Action::Confirm) => *typing = false,
-            (true, Action::Back) => {
-                *typing = false;
-                filter.clear();
-            }
-            (true, Action::Backspace) => {
-                filter.pop();
-                *scroll = 0;
-            }
-            (false, Action::Back) if !filter.is_empty() => filter.clear(),
-            (false, Action::Back) => self.overlay = None,
-            (false, Action::Search) => {
-                *typing = true;
-                *scroll = 0;
-            }
-            (_, Action::Down) => *scroll += 1,
-            (_, Action::Up) => *scroll = scroll.saturating_sub(1),
-            (_, Action::PageDown) => *scroll += 10,
-            (_, Action::PageUp) => *scroll = scroll.saturating_sub(10),
-            (false, Action::Top) => *scroll = 0,
-            (false, Action::Bottom) => *scroll = usize::MAX / 2,
-            _ => {}
-        }
-        if let Some(Overlay::Help {
-            scroll,
-            first,
-            filter,
-            ..
-        }) = &mut self.overlay
+        if let Some(Overlay::Help(help)) = &mut self.overlay
+            && !help.act(action)
         {
-            *scroll = (*scroll).min(help::help_len(*first, filter).saturating_sub(1));
+            self.overlay = None;
         }
     }
 
     fn act_search(&mut self, action: Action) {
         match action {
-            Action::Confirm => self.searching = false,
+            Action::Confirm => self.search.typing = false,
             Action::Back => {
-                self.searching = false;
+                self.search.typing = false;
                 let keep = self.selected_key();
                 let cell = self.matrix_key();
-                self.filter.clear();
+                self.search.text.clear();
                 self.resync(keep);
                 if self.tab == Tab::Matrix {
                     self.matrix_resync(cell);
                 }
             }
             Action::Backspace => {
-                self.filter.pop();
+                self.search.text.pop();
                 self.resync(None);
                 self.select_row(0);
                 if self.tab == Tab::Matrix {
@@ -1535,8 +1402,8 @@ impl App {
     }
 
     fn type_char(&mut self, c: char) {
-        if self.searching && self.overlay.is_none() {
-            self.filter.push(c);
+        if self.search.typing && self.overlay.is_none() {
+            self.search.text.push(c);
             self.select_row(0);
             if self.tab == Tab::Matrix {
                 self.select_cell(0);
@@ -1544,15 +1411,7 @@ impl App {
             return;
         }
         match &mut self.overlay {
-            Some(Overlay::Help {
-                filter,
-                typing: true,
-                scroll,
-                ..
-            }) => {
-                filter.push(c);
-                *scroll = 0;
-            }
+            Some(Overlay::Help(help)) => help.type_char(c),
             Some(Overlay::Settings {
                 editing: Some(text),
                 ..
@@ -1785,40 +1644,10 @@ impl App {
         Some(crate::export::render(&self.capture, projection, tools_only, pretty).into_bytes())
     }
 
-    fn on_key(&mut self, key: KeyEvent) {
-        if key.kind == KeyEventKind::Release {
-            return;
-        }
-        self.status = None;
-        if keys::is_interrupt(&key) {
-            self.quit = true;
-            self.interrupted = true;
-            return;
-        }
-        if keys::is_suspend(&key) {
-            self.effects.push(Effect::Suspend);
-            return;
-        }
-        let context = self.context();
-        match keys::lookup(context, &key) {
-            Some((action, index)) => self.act(action, index),
-            None if context.is_text_input() => {
-                if let KeyCode::Char(c) = key.code
-                    && !key
-                        .modifiers
-                        .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT)
-                {
-                    self.type_char(c);
-                }
-            }
-            None => {}
-        }
-    }
-
     fn on_mouse(&mut self, mouse: MouseEvent) {
         if self.overlay.is_some() {
             // Dialogs are keyboard-driven; the wheel scrolls the help.
-            if let Some(Overlay::Help { .. }) = self.overlay {
+            if let Some(Overlay::Help(_)) = self.overlay {
                 match mouse.kind {
                     MouseEventKind::ScrollDown => self.act_help(Action::Down),
                     MouseEventKind::ScrollUp => self.act_help(Action::Up),
@@ -1838,9 +1667,9 @@ impl App {
                     -3
                 };
                 if inside(layout.detail) {
-                    self.focus = Pane::Detail;
+                    self.strategy_tab.focus = Pane::Detail;
                 } else if inside(layout.table) {
-                    self.focus = Pane::Tools;
+                    self.strategy_tab.focus = Pane::Tools;
                 }
                 self.move_by(delta);
             }
@@ -1862,27 +1691,30 @@ impl App {
                     let totals = self.matrix().model.total_rows().len();
                     let body = matrix::body_rows(table.height, totals).0 as u16;
                     if mouse.row > table.y && mouse.row <= table.y + body {
-                        let row = self.cursor.offset + (mouse.row - table.y - 1) as usize;
+                        let row =
+                            self.matrix_tab.cursor.rows.offset + (mouse.row - table.y - 1) as usize;
                         self.select_cell(row);
                     }
                 } else if let Some(table) = layout.table.filter(|r| r.contains(at)) {
-                    self.focus = Pane::Tools;
+                    self.strategy_tab.focus = Pane::Tools;
                     // Border and header rows come first.
                     let first = table.y + 2;
                     if mouse.row >= first && mouse.row < table.bottom().saturating_sub(1) {
                         let row = match self.tab {
                             Tab::Matrix => 0,
                             Tab::Overview => (mouse.row - first) as usize,
-                            Tab::Strategy(_) => self.table_offset + (mouse.row - first) as usize,
+                            Tab::Strategy(_) => {
+                                self.strategy_tab.tools.offset + (mouse.row - first) as usize
+                            }
                         };
                         match self.tab {
                             Tab::Matrix => {}
                             Tab::Overview => {
                                 // A click on the chosen strategy opens it.
-                                if row == self.overview_sel {
+                                if row == self.overview.strategies.selected {
                                     self.switch_tab(Tab::Strategy(self.strategy()));
                                 } else if row < Strategy::ALL.len() {
-                                    self.overview_sel = row;
+                                    self.overview.strategies.selected = row;
                                 }
                             }
                             Tab::Strategy(_) => {
@@ -1893,7 +1725,7 @@ impl App {
                         }
                     }
                 } else if inside(layout.detail) {
-                    self.focus = Pane::Detail;
+                    self.strategy_tab.focus = Pane::Detail;
                 }
             }
             _ => {}
@@ -1931,7 +1763,7 @@ impl App {
                 let current = key.0 == self.strategy() && key.1 == self.settings_key;
                 let keep = self.selected_key();
                 self.figures.insert(key, figures);
-                if current && self.sort != SortKey::Original {
+                if current && self.strategy_tab.sort != SortKey::Original {
                     self.resync(keep);
                 }
             }
@@ -1963,6 +1795,33 @@ impl App {
                 self.set_status(format!("export failed: {message}"), true);
             }
         }
+    }
+}
+
+impl KeyTarget for App {
+    fn context(&self) -> Context {
+        App::context(self)
+    }
+
+    fn clear_status(&mut self) {
+        self.status = None;
+    }
+
+    fn interrupt(&mut self) {
+        self.quit = true;
+        self.interrupted = true;
+    }
+
+    fn suspend(&mut self) {
+        self.effects.push(Effect::Suspend);
+    }
+
+    fn act(&mut self, action: Action, index: Option<usize>) {
+        App::act(self, action, index);
+    }
+
+    fn type_char(&mut self, c: char) {
+        App::type_char(self, c);
     }
 }
 
@@ -2062,14 +1921,14 @@ pub fn default_export_path(capture_path: &str, strategy: Strategy, tools_only: b
 /// Apply one message to the state. Pure: effects are queued on `app.effects`, never run here.
 pub fn update(app: &mut App, msg: Msg) {
     match msg {
-        Msg::Key(key) => app.on_key(key),
+        Msg::Key(key) => key_prelude::on_key(app, key),
         Msg::Mouse(mouse) => app.on_mouse(mouse),
         Msg::Resize(w, h) => {
             app.size = (w, h);
-            let row = app.tool_sel;
+            let row = app.strategy_tab.tools.selected;
             app.select_row(row);
             if app.tab == Tab::Matrix {
-                let row = app.cursor.row;
+                let row = app.matrix_tab.cursor.rows.selected;
                 app.select_cell(row);
                 app.move_col(0);
             }

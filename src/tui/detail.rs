@@ -13,10 +13,11 @@ use crate::strategy::Strategy;
 use crate::text::{fit, safe, skip_cells, thousands, width};
 use crate::tool;
 
-use super::app::{App, Detail, Pane};
+use super::app::App;
 use super::diffview::{LineRef, SplitRow, ToolDiff, UniRow};
 use super::layout::{entry_panes, layout};
 use super::request::request_lines;
+use super::state::{Detail, Pane};
 use super::tabs::Tab;
 use super::textview::{RowKind, TextRow, ViewMode, entry_rows, highlight};
 use super::widgets::{block, wrap};
@@ -24,7 +25,7 @@ use super::widgets::{block, wrap};
 /// The detail's content as lines (not for the diff views, which build only visible rows).
 fn text_lines(app: &App, strategy: Strategy, width_cells: usize) -> Vec<Line<'static>> {
     let theme = app.theme;
-    match app.detail {
+    match app.strategy_tab.detail.shows {
         Detail::Request => request_lines(app, strategy, width_cells),
         Detail::Added => added_lines(app, strategy, width_cells),
         _ => {
@@ -44,7 +45,7 @@ pub fn detail_len(app: &App) -> usize {
         return 0;
     };
     let inner_w = detail.width.saturating_sub(2) as usize;
-    match app.detail {
+    match app.strategy_tab.detail.shows {
         Detail::Entries => {
             let (left, right) = entry_panes(detail);
             let (original, sent) = app.selected_entries().unwrap_or((None, None));
@@ -65,21 +66,28 @@ pub fn detail_len(app: &App) -> usize {
 }
 
 fn entry_text(app: &App, entry: Option<&Value>, cells: usize) -> Vec<TextRow> {
-    entry.map_or_else(Vec::new, |e| entry_rows(e, app.view_mode, cells, app.wrap))
+    entry.map_or_else(Vec::new, |e| {
+        entry_rows(
+            e,
+            app.strategy_tab.detail.view_mode,
+            cells,
+            app.strategy_tab.detail.wrap,
+        )
+    })
 }
 
 /// Draw the detail pane of `strategy`'s tab (and record its length, the scroll range).
 pub fn render_detail(app: &App, frame: &mut Frame, area: Rect, strategy: Strategy) {
     app.detail_rows.set(detail_len(app));
     let theme = app.theme;
-    let focused = app.focus == Pane::Detail;
+    let focused = app.strategy_tab.focus == Pane::Detail;
     let projection = app.projection(strategy);
     let outcome = app
         .selected_outcome()
         .and_then(|i| projection.and_then(|p| p.outcomes.get(i)));
     let name = outcome.map_or(String::new(), |o| safe(&o.name));
     let tool_detail = matches!(
-        app.detail,
+        app.strategy_tab.detail.shows,
         Detail::Entries | Detail::Unified | Detail::Split
     );
     // The info line says what happened to the selected tool, in `w` cells: whole fields drop
@@ -137,15 +145,23 @@ pub fn render_detail(app: &App, frame: &mut Frame, area: Rect, strategy: Strateg
         Some(Line::from(spans))
     };
     let title = if tool_detail && !name.is_empty() {
-        format!(" {} · {} ", app.detail.label(), fit(&name, 40))
+        format!(
+            " {} · {} ",
+            app.strategy_tab.detail.shows.label(),
+            fit(&name, 40)
+        )
     } else {
-        format!(" {} · {} ", app.detail.label(), strategy.id())
+        format!(
+            " {} · {} ",
+            app.strategy_tab.detail.shows.label(),
+            strategy.id()
+        )
     };
-    match app.detail {
+    match app.strategy_tab.detail.shows {
         Detail::Entries => {
             let [info_area, _] =
                 Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(area);
-            let what = match app.view_mode {
+            let what = match app.strategy_tab.detail.view_mode {
                 ViewMode::Json => "entries │ ",
                 ViewMode::Text => "text view │ ",
             };
@@ -166,7 +182,7 @@ pub fn render_detail(app: &App, frame: &mut Frame, area: Rect, strategy: Strateg
                 (Some(_), Some(o)) if o.projected.is_none() => "(not sent)",
                 _ => "",
             };
-            let mode = match app.view_mode {
+            let mode = match app.strategy_tab.detail.view_mode {
                 ViewMode::Json => String::new(),
                 ViewMode::Text => " · text".to_owned(),
             };
@@ -208,7 +224,10 @@ pub fn render_detail(app: &App, frame: &mut Frame, area: Rect, strategy: Strateg
             frame.render_widget(outer, area);
             let lines = text_lines(app, strategy, inner.width as usize);
             let scroll = app
+                .strategy_tab
+                .detail
                 .scroll
+                .offset
                 .min(lines.len().saturating_sub(inner.height as usize));
             let visible: Vec<Line> = lines
                 .into_iter()
@@ -244,13 +263,16 @@ fn render_entry(
         return;
     }
     let scroll = app
+        .strategy_tab
+        .detail
         .scroll
+        .offset
         .min(rows.len().saturating_sub(inner.height as usize));
     // The text view always wraps: sideways scrolling is the JSON view's.
-    let hscroll = if app.view_mode == ViewMode::Text {
+    let hscroll = if app.strategy_tab.detail.view_mode == ViewMode::Text {
         0
     } else {
-        app.hscroll
+        app.strategy_tab.detail.hscroll
     };
     let visible: Vec<Line> = rows
         .iter()
@@ -262,7 +284,7 @@ fn render_entry(
                 RowKind::Body => theme.text(),
             };
             let shown = fit(&skip_cells(&r.text, hscroll), inner.width as usize);
-            highlight(&shown, &app.filter, base, theme.found())
+            highlight(&shown, &app.search.text, base, theme.found())
         })
         .collect();
     frame.render_widget(Paragraph::new(visible), inner);
@@ -289,7 +311,12 @@ fn render_diff(app: &App, frame: &mut Frame, area: Rect) {
     }
     let lines = diff_lines(app, &diff, area.width as usize);
     let height = area.height as usize;
-    let scroll = app.scroll.min(lines.len().saturating_sub(height));
+    let scroll = app
+        .strategy_tab
+        .detail
+        .scroll
+        .offset
+        .min(lines.len().saturating_sub(height));
     let visible: Vec<Line> = lines.into_iter().skip(scroll).take(height).collect();
     frame.render_widget(Paragraph::new(visible), area);
 }
@@ -408,10 +435,10 @@ fn segment_rows(app: &DiffLayout, segments: &[(bool, String)], cells: usize) -> 
 fn diff_lines(app: &App, diff: &ToolDiff, w: usize) -> Vec<Line<'static>> {
     let layout = DiffLayout {
         theme: app.theme,
-        wrap: app.wrap,
-        hscroll: app.hscroll,
-        filter: &app.filter,
-        split: app.detail == Detail::Split,
+        wrap: app.strategy_tab.detail.wrap,
+        hscroll: app.strategy_tab.detail.hscroll,
+        filter: &app.search.text,
+        split: app.strategy_tab.detail.shows == Detail::Split,
     };
     tool_diff_lines(&layout, diff, w)
 }

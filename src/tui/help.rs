@@ -1,4 +1,5 @@
-//! The help overlay, generated from the key table.
+//! The help overlay, generated from the key table: its state ([`HelpState`]), its keys and its
+//! drawing, the same in the inspector and the session view.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -7,7 +8,7 @@ use ratatui::widgets::{Clear, Paragraph};
 
 use crate::text::{pad, safe};
 
-use super::keys::{self, Context};
+use super::keys::{self, Action, Context};
 use super::theme::Theme;
 use super::widgets::{block, centered};
 
@@ -118,36 +119,104 @@ pub fn help_len(first: Context, filter: &str) -> usize {
     help_lines(Theme::new(false), first, filter).len()
 }
 
-/// Draw the help overlay, scrolled by `scroll` lines.
-pub fn render_help(
-    frame: &mut Frame,
-    area: Rect,
-    theme: Theme,
-    scroll: usize,
-    first: Context,
-    filter: Option<(&str, bool)>,
-) {
-    let rect = centered(area, 92, area.height.saturating_sub(2));
-    frame.render_widget(Clear, rect);
-    let title = match filter {
-        Some((text, typing)) if typing || !text.is_empty() => {
+/// The help overlay's state.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HelpState {
+    /// Lines scrolled.
+    pub scroll: usize,
+    /// The view it was opened from: its keys come first.
+    pub first: Context,
+    /// Only the lines containing this.
+    pub filter: String,
+    /// The filter is being typed.
+    pub typing: bool,
+}
+
+impl HelpState {
+    /// The help opened from the view whose keys are looked up in `first`.
+    pub fn open(first: Context) -> HelpState {
+        HelpState {
+            scroll: 0,
+            first,
+            filter: String::new(),
+            typing: false,
+        }
+    }
+
+    /// The context its keys are looked up in.
+    pub fn context(&self) -> Context {
+        if self.typing {
+            Context::HelpSearch
+        } else {
+            Context::Help
+        }
+    }
+
+    /// Apply one of its keys' actions. Returns `false` when the help closes.
+    pub fn act(&mut self, action: Action) -> bool {
+        match (self.typing, action) {
+            (true, Action::Confirm) => self.typing = false,
+            (true, Action::Back) => {
+                self.typing = false;
+                self.filter.clear();
+            }
+            (true, Action::Backspace) => {
+                self.filter.pop();
+                self.scroll = 0;
+            }
+            (false, Action::Back) if !self.filter.is_empty() => self.filter.clear(),
+            (false, Action::Back) => return false,
+            (false, Action::Search) => {
+                self.typing = true;
+                self.scroll = 0;
+            }
+            (_, Action::Down) => self.scroll += 1,
+            (_, Action::Up) => self.scroll = self.scroll.saturating_sub(1),
+            (_, Action::PageDown) => self.scroll += 10,
+            (_, Action::PageUp) => self.scroll = self.scroll.saturating_sub(10),
+            (false, Action::Top) => self.scroll = 0,
+            (false, Action::Bottom) => self.scroll = usize::MAX / 2,
+            _ => {}
+        }
+        self.scroll = self
+            .scroll
+            .min(help_len(self.first, &self.filter).saturating_sub(1));
+        true
+    }
+
+    /// A character typed into the filter (ignored unless it is being typed).
+    pub fn type_char(&mut self, c: char) {
+        if self.typing {
+            self.filter.push(c);
+            self.scroll = 0;
+        }
+    }
+
+    /// Draw it over `area`.
+    pub fn render(&self, frame: &mut Frame, area: Rect, theme: Theme) {
+        let rect = centered(area, 92, area.height.saturating_sub(2));
+        frame.render_widget(Clear, rect);
+        let title = if self.typing || !self.filter.is_empty() {
             format!(
                 " Keys matching /{}{} · Esc ",
-                safe(text),
-                if typing { "▏" } else { "" }
+                safe(&self.filter),
+                if self.typing { "▏" } else { "" }
             )
-        }
-        _ => " Keys · / filters · Esc closes ".to_owned(),
-    };
-    let outer = block(theme, title, true);
-    let inner = outer.inner(rect);
-    frame.render_widget(outer, rect);
-    let lines = help_lines(theme, first, filter.map_or("", |f| f.0));
-    let scroll = scroll.min(lines.len().saturating_sub(inner.height as usize));
-    let visible: Vec<Line> = lines
-        .into_iter()
-        .skip(scroll)
-        .take(inner.height as usize)
-        .collect();
-    frame.render_widget(Paragraph::new(visible), inner);
+        } else {
+            " Keys · / filters · Esc closes ".to_owned()
+        };
+        let outer = block(theme, title, true);
+        let inner = outer.inner(rect);
+        frame.render_widget(outer, rect);
+        let lines = help_lines(theme, self.first, &self.filter);
+        let scroll = self
+            .scroll
+            .min(lines.len().saturating_sub(inner.height as usize));
+        let visible: Vec<Line> = lines
+            .into_iter()
+            .skip(scroll)
+            .take(inner.height as usize)
+            .collect();
+        frame.render_widget(Paragraph::new(visible), inner);
+    }
 }

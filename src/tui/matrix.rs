@@ -287,12 +287,10 @@ pub fn folded_line(m: &MatrixView) -> Option<String> {
 /// Where the cursor is and what is scrolled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Cursor {
-    /// The row (into [`MatrixView::shown`]).
-    pub row: usize,
+    /// The row (into [`MatrixView::shown`]) and the first row drawn.
+    pub rows: super::state::ListCursor,
     /// The column: 0 for the capture's own, `1 + i` for strategy column `i`.
     pub col: usize,
-    /// The first row drawn.
-    pub offset: usize,
     /// The first strategy column drawn.
     pub col_offset: usize,
 }
@@ -653,7 +651,7 @@ pub fn draw(m: &MatrixView, cursor: Cursor, theme: Theme, frame: &mut Frame, are
     let (body, n_totals) = body_rows(area.height, m.model.total_rows().len());
     let (columns, drawn) = table_columns(&g);
     let layout = columns.resolve(&[], area.width as usize);
-    let offset = cursor.offset.min(m.shown.len().saturating_sub(body));
+    let offset = cursor.rows.offset.min(m.shown.len().saturating_sub(body));
     let window = DataTable::window(offset, m.shown.len(), body);
     let names: Vec<&str> = window.clone().filter_map(|i| m.name(i)).collect();
     let shorts = display_names(&names, g.name);
@@ -662,11 +660,15 @@ pub fn draw(m: &MatrixView, cursor: Cursor, theme: Theme, frame: &mut Frame, are
         .zip(&shorts)
         .filter_map(|(at, short)| {
             let row = m.row(at)?;
-            let on = (at == cursor.row).then_some(cursor.col);
+            let on = (at == cursor.rows.selected).then_some(cursor.col);
             Some(body_row(m, row, short, &drawn, &g, on, theme))
         })
         .collect();
-    let marked = cursor.row.checked_sub(offset).filter(|&k| k < rows.len());
+    let marked = cursor
+        .rows
+        .selected
+        .checked_sub(offset)
+        .filter(|&k| k < rows.len());
     let table = DataTable::new(&layout)
         .header(header_row(m, &g, &drawn, cursor, theme))
         .rows(rows)

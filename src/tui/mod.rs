@@ -33,6 +33,7 @@ pub mod diffview;
 pub mod export;
 pub mod help;
 pub mod input;
+pub mod key_prelude;
 pub mod keys;
 pub mod layout;
 pub mod matrix;
@@ -43,6 +44,7 @@ pub mod session_app;
 pub mod session_diff;
 pub mod session_draw;
 pub mod settings;
+pub mod state;
 pub mod strategy;
 pub mod table;
 pub mod tabs;
@@ -125,7 +127,12 @@ pub fn run(
     let jobs = worker::spawn(capture, out_tx);
     on_terminal(color, |terminal, (width, height)| {
         update(&mut app, Msg::Resize(width, height));
-        event_loop(terminal, &mut app, &jobs, &out_rx)
+        let mut program = Inspector {
+            app: &mut app,
+            jobs,
+            results: out_rx,
+        };
+        event_loop(terminal, &mut program)
     })
 }
 
@@ -258,102 +265,172 @@ pub fn run_trace(
     on_terminal(color, |terminal, (width, height)| {
         let resize = session_app::SessionInput::Resize(width, height);
         session_app::session_update(&mut app, resize);
-        session_loop(terminal, &mut app, &tx, &rx)
+        let mut program = SessionProgram {
+            app: &mut app,
+            tx,
+            rx,
+            nested: None,
+        };
+        event_loop(terminal, &mut program)
     })
 }
 
-/// The session view's loop: [`event_loop`]'s, plus the nested inspector's worker, started
-/// when a turn is opened and dropped (ending its thread) when the view goes back.
-fn session_loop<B: Backend>(
-    terminal: &mut Terminal<B>,
-    app: &mut session_app::SessionApp,
-    tx: &Sender<worker::SessionMsg>,
-    rx: &Receiver<worker::SessionMsg>,
-) -> Result<Ended, TuiError>
-where
-    TuiError: From<B::Error>,
-{
-    use session_app::{SessionEffect, SessionInput, session_update};
-    let stop = stop_on_signals()?;
-    let input = TtyInput::open()?;
-    let mut dirty = true;
-    let mut last_tick = Instant::now();
-    let mut nested: Option<(u64, Sender<worker::Job>, Receiver<worker::WorkerMsg>)> = None;
-    loop {
-        let mut suspend_now = false;
-        for effect in std::mem::take(&mut app.effects) {
-            match effect {
-                SessionEffect::Pick(turn) => {
-                    worker::spawn_pick(app.path.clone(), turn, app.skip_bad, tx.clone())
-                }
-                SessionEffect::Suspend => suspend_now = true,
-            }
+/// What the one event loop ([`event_loop`]) needs of a view: it feeds the view the terminal's
+/// events and its workers' results, runs the effects the view's update queued, and draws it
+/// when something changed. The inspector ([`Inspector`]) and the session view
+/// ([`SessionProgram`]) implement it.
+trait Program {
+    /// Run the effects the update queued; whether one asked to suspend the program.
+    fn run_effects(&mut self) -> bool;
+    /// Hand the workers' results to the update; whether any came.
+    fn receive(&mut self) -> bool;
+    /// Apply a key, a mouse event or a resize.
+    fn on_event(&mut self, event: Event);
+    /// Time passed while busy (the spinner turns).
+    fn on_tick(&mut self);
+    /// Draw the whole frame.
+    fn draw(&self, frame: &mut ratatui::Frame);
+    /// Whether background work is under way.
+    fn is_busy(&self) -> bool;
+    /// Whether the view asked to end, and whether by Ctrl-C.
+    fn quit(&self) -> (bool, bool);
+}
+
+/// The inspector with its worker's two ends.
+struct Inspector<'a> {
+    app: &'a mut App,
+    jobs: Sender<worker::Job>,
+    results: Receiver<worker::WorkerMsg>,
+}
+
+impl Program for Inspector<'_> {
+    fn run_effects(&mut self) -> bool {
+        run_effects(self.app, &self.jobs)
+    }
+
+    fn receive(&mut self) -> bool {
+        let mut any = false;
+        while let Ok(msg) = self.results.try_recv() {
+            update(self.app, Msg::Worker(msg));
+            any = true;
         }
-        match &app.single {
-            Some(single) if nested.as_ref().is_none_or(|n| n.0 != app.single_id) => {
-                let (out_tx, out_rx) = std::sync::mpsc::channel();
-                let jobs = worker::spawn(single.capture.clone(), out_tx);
-                nested = Some((app.single_id, jobs, out_rx));
-            }
-            None => nested = None,
-            _ => {}
-        }
-        if let (Some(single), Some((_, jobs, _))) = (app.single.as_mut(), &nested)
-            && run_effects(single, jobs)
-        {
-            suspend_now = true;
-        }
-        if suspend_now || stop.take_suspend() {
-            suspend()?;
-            terminal.clear()?;
-            dirty = true;
-        }
-        if let Some(ended) = stop.ending(app.quit, app.interrupted) {
-            return Ok(ended);
-        }
-        if dirty {
-            terminal.draw(|frame| session_draw::render(app, frame))?;
-            dirty = false;
-        }
-        while let Ok(msg) = rx.try_recv() {
-            session_update(app, SessionInput::Worker(msg));
-            dirty = true;
-        }
-        if let (Some(single), Some((_, _, results))) = (app.single.as_mut(), &nested) {
-            while let Ok(msg) = results.try_recv() {
-                update(single, Msg::Worker(msg));
-                dirty = true;
-            }
-        }
-        let busy = app.is_busy() || app.single.as_ref().is_some_and(|s| s.is_busy());
-        if busy && last_tick.elapsed() >= Duration::from_millis(120) {
-            session_update(app, SessionInput::Tick);
-            last_tick = Instant::now();
-            dirty = true;
-        }
-        if input.wait(Duration::from_millis(30))? == Readiness::HungUp {
-            return Ok(Ended::Quit);
-        }
-        while event::poll(Duration::ZERO)? {
-            let msg = match event::read()? {
-                Event::Key(key) => Some(SessionInput::Key(key)),
-                Event::Mouse(mouse) => Some(SessionInput::Mouse(mouse)),
-                Event::Resize(w, h) => Some(SessionInput::Resize(w, h)),
-                _ => None,
-            };
-            if let Some(msg) = msg {
-                session_update(app, msg);
-                dirty = true;
-            }
-        }
+        any
+    }
+
+    fn on_event(&mut self, event: Event) {
+        let msg = match event {
+            Event::Key(key) => Msg::Key(key),
+            Event::Mouse(mouse) => Msg::Mouse(mouse),
+            Event::Resize(w, h) => Msg::Resize(w, h),
+            _ => return,
+        };
+        update(self.app, msg);
+    }
+
+    fn on_tick(&mut self) {
+        update(self.app, Msg::Tick);
+    }
+
+    fn draw(&self, frame: &mut ratatui::Frame) {
+        view::render(self.app, frame);
+    }
+
+    fn is_busy(&self) -> bool {
+        self.app.is_busy()
+    }
+
+    fn quit(&self) -> (bool, bool) {
+        (self.app.quit, self.app.interrupted)
     }
 }
 
+/// The session view with its worker's channel, and the nested inspector's worker, started
+/// when a turn is opened and dropped (ending its thread) when the view goes back.
+struct SessionProgram<'a> {
+    app: &'a mut session_app::SessionApp,
+    tx: Sender<worker::SessionMsg>,
+    rx: Receiver<worker::SessionMsg>,
+    nested: Option<(u64, Sender<worker::Job>, Receiver<worker::WorkerMsg>)>,
+}
+
+impl Program for SessionProgram<'_> {
+    fn run_effects(&mut self) -> bool {
+        use session_app::SessionEffect;
+        let app = &mut *self.app;
+        let mut suspend = false;
+        for effect in std::mem::take(&mut app.effects) {
+            match effect {
+                SessionEffect::Pick(turn) => {
+                    worker::spawn_pick(app.path.clone(), turn, app.skip_bad, self.tx.clone())
+                }
+                SessionEffect::Suspend => suspend = true,
+            }
+        }
+        match &app.single {
+            Some(single) if self.nested.as_ref().is_none_or(|n| n.0 != app.single_id) => {
+                let (out_tx, out_rx) = std::sync::mpsc::channel();
+                let jobs = worker::spawn(single.capture.clone(), out_tx);
+                self.nested = Some((app.single_id, jobs, out_rx));
+            }
+            None => self.nested = None,
+            _ => {}
+        }
+        if let (Some(single), Some((_, jobs, _))) = (app.single.as_mut(), &self.nested)
+            && run_effects(single, jobs)
+        {
+            suspend = true;
+        }
+        suspend
+    }
+
+    fn receive(&mut self) -> bool {
+        let mut any = false;
+        while let Ok(msg) = self.rx.try_recv() {
+            session_app::session_update(self.app, session_app::SessionInput::Worker(msg));
+            any = true;
+        }
+        if let (Some(single), Some((_, _, results))) = (self.app.single.as_mut(), &self.nested) {
+            while let Ok(msg) = results.try_recv() {
+                update(single, Msg::Worker(msg));
+                any = true;
+            }
+        }
+        any
+    }
+
+    fn on_event(&mut self, event: Event) {
+        use session_app::SessionInput;
+        let msg = match event {
+            Event::Key(key) => SessionInput::Key(key),
+            Event::Mouse(mouse) => SessionInput::Mouse(mouse),
+            Event::Resize(w, h) => SessionInput::Resize(w, h),
+            _ => return,
+        };
+        session_app::session_update(self.app, msg);
+    }
+
+    fn on_tick(&mut self) {
+        session_app::session_update(self.app, session_app::SessionInput::Tick);
+    }
+
+    fn draw(&self, frame: &mut ratatui::Frame) {
+        session_draw::render(self.app, frame);
+    }
+
+    fn is_busy(&self) -> bool {
+        self.app.is_busy() || self.app.single.as_ref().is_some_and(|s| s.is_busy())
+    }
+
+    fn quit(&self) -> (bool, bool) {
+        (self.app.quit, self.app.interrupted)
+    }
+}
+
+/// The one event loop: effects, then the end, the drawing, the workers' results, the spinner
+/// and the terminal's events, until the view or a signal ends it.
 fn event_loop<B: Backend>(
     terminal: &mut Terminal<B>,
-    app: &mut App,
-    jobs: &Sender<worker::Job>,
-    results: &Receiver<worker::WorkerMsg>,
+    program: &mut impl Program,
 ) -> Result<Ended, TuiError>
 where
     TuiError: From<B::Error>,
@@ -363,16 +440,17 @@ where
     let mut dirty = true;
     let mut last_tick = Instant::now();
     loop {
-        if run_effects(app, jobs) || stop.take_suspend() {
+        if program.run_effects() || stop.take_suspend() {
             suspend()?;
             terminal.clear()?;
             dirty = true;
         }
-        if let Some(ended) = stop.ending(app.quit, app.interrupted) {
+        let (quit, interrupted) = program.quit();
+        if let Some(ended) = stop.ending(quit, interrupted) {
             return Ok(ended);
         }
         if dirty {
-            terminal.draw(|frame| view::render(app, frame))?;
+            terminal.draw(|frame| program.draw(frame))?;
             dirty = false;
             // Debug builds only: a way for the end-to-end tests to check that a panic leaves
             // the terminal restored.
@@ -382,12 +460,9 @@ where
             }
         }
         // Worker results first, then input; a short poll keeps both responsive.
-        while let Ok(msg) = results.try_recv() {
-            update(app, Msg::Worker(msg));
-            dirty = true;
-        }
-        if app.is_busy() && last_tick.elapsed() >= Duration::from_millis(120) {
-            update(app, Msg::Tick);
+        dirty |= program.receive();
+        if program.is_busy() && last_tick.elapsed() >= Duration::from_millis(120) {
+            program.on_tick();
             last_tick = Instant::now();
             dirty = true;
         }
@@ -398,14 +473,9 @@ where
             return Ok(Ended::Quit);
         }
         while event::poll(Duration::ZERO)? {
-            let msg = match event::read()? {
-                Event::Key(key) => Some(Msg::Key(key)),
-                Event::Mouse(mouse) => Some(Msg::Mouse(mouse)),
-                Event::Resize(w, h) => Some(Msg::Resize(w, h)),
-                _ => None,
-            };
-            if let Some(msg) = msg {
-                update(app, msg);
+            let event = event::read()?;
+            if matches!(event, Event::Key(_) | Event::Mouse(_) | Event::Resize(..)) {
+                program.on_event(event);
                 dirty = true;
             }
         }

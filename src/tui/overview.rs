@@ -10,7 +10,8 @@ use crate::text::{pad_left, pct, thousands};
 
 use super::app::App;
 use super::keys::STRATEGY_KEYS;
-use super::table::{Column, Columns, DataTable, Selection, TableRow, Width};
+use super::state::ListCursor;
+use super::table::{Column, Columns, DataTable, TableRow, Width};
 use super::widgets::{block, note_bullet, sorted_notes, wrap};
 
 /// Draw the strategy table with its bars; when the terminal is too short for the notes pane
@@ -91,12 +92,14 @@ pub fn render_overview(app: &App, frame: &mut Frame, area: Rect, notes_hidden: b
         .with_mark(1)
         .shrink_under_pressure()
         .resolve(&[], inner.width as usize);
-    let selection = Selection {
-        selected: app.overview_sel,
-        offset: 0,
-    };
     let height = inner.height.saturating_sub(1) as usize;
-    let first = selection.first_visible(Strategy::ALL.len(), height);
+    // The window starts at the top each frame and follows the selection down.
+    let selected = app.overview.selected();
+    let first = ListCursor {
+        selected,
+        offset: 0,
+    }
+    .first_visible(Strategy::ALL.len(), height);
     let rows: Vec<TableRow> = Strategy::ALL
         .iter()
         .enumerate()
@@ -104,7 +107,7 @@ pub fn render_overview(app: &App, frame: &mut Frame, area: Rect, notes_hidden: b
         .take(height)
         .map(|(i, &s)| {
             let row = strategy_row(app, i, s, max_total, bar_width, wide);
-            if i == app.overview_sel {
+            if i == selected {
                 row.over(theme.selected(true))
             } else {
                 row
@@ -115,7 +118,7 @@ pub fn render_overview(app: &App, frame: &mut Frame, area: Rect, notes_hidden: b
     let table = DataTable::new(&layout)
         .header(header)
         .rows(rows)
-        .mark(app.overview_sel.checked_sub(first), "▌");
+        .mark(selected.checked_sub(first), "▌");
     frame.render_widget(table, inner);
 }
 
@@ -324,7 +327,7 @@ pub fn render_notes(app: &App, frame: &mut Frame, area: Rect) {
     }
     let starts: Vec<bool> = lines.iter().map(|(_, s)| *s).collect();
     let height = inner.height as usize;
-    let (range, below, _) = notes_window(&starts, height, app.notes_scroll);
+    let (range, below, _) = notes_window(&starts, height, app.overview.notes.offset);
     app.notes_max
         .set(lines.len().saturating_sub(height.saturating_sub(1)));
     let mut shown: Vec<Line> = lines

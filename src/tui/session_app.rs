@@ -9,7 +9,7 @@
 
 use std::sync::Arc;
 
-use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEvent};
+use crossterm::event::{KeyEvent, MouseEvent};
 
 use crate::measure::Encoding;
 use crate::session::SessionReport;
@@ -17,10 +17,12 @@ use crate::session::pick::PickedTurn;
 use crate::settings::Settings;
 
 use super::app::{App, Msg, update};
-use super::help;
-use super::keys::{self, Action, Context};
+use super::help::HelpState;
+use super::key_prelude::{self, KeyTarget};
+use super::keys::{Action, Context};
 use super::session::{SessionView, default_shown};
 use super::session_diff::TurnDiff;
+use super::state::ListCursor;
 use super::theme::Theme;
 use super::worker::SessionMsg;
 
@@ -62,19 +64,6 @@ pub enum Intent {
     Diff,
 }
 
-/// The help overlay's state.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HelpState {
-    /// Lines scrolled.
-    pub scroll: usize,
-    /// The view it was opened from.
-    pub first: Context,
-    /// Only lines containing this.
-    pub filter: String,
-    /// The filter is being typed.
-    pub typing: bool,
-}
-
 /// Work for the event loop.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SessionEffect {
@@ -102,38 +91,36 @@ pub enum SessionInput {
 /// The whole state of the session view.
 pub struct SessionApp {
     /// How the trace is named on screen.
-    pub name: String,
+    pub(crate) name: String,
     /// The file a turn is read again from (a spooled copy for standard input): any bytes,
     /// never made into text to be opened.
     pub path: std::path::PathBuf,
     /// The trace's format id, known before the analysis ends.
-    pub format: &'static str,
+    pub(crate) format: &'static str,
     /// `--skip-bad`.
     pub skip_bad: bool,
     /// The settings the analysis ran with; a nested inspector starts with them.
-    pub settings: Settings,
+    pub(crate) settings: Settings,
     /// The encoding.
-    pub encoding: Encoding,
+    pub(crate) encoding: Encoding,
     /// Colours on.
-    pub color: bool,
+    pub(crate) color: bool,
     /// The analysis, once finished.
     pub report: Option<Arc<SessionReport>>,
     /// Model calls read so far.
-    pub turns_read: usize,
+    pub(crate) turns_read: usize,
     /// Why the analysis stopped early (a bad record), as one line.
     pub error: Option<String>,
-    /// The selected turn (index into the report's turns).
-    pub cursor: usize,
-    /// The turns table's first visible row.
-    pub offset: usize,
+    /// The turns table: the selected turn (index into the report's turns) and its scroll.
+    pub turns: ListCursor,
     /// Where the movement keys go.
     pub focus: Focus,
     /// The selected strategy (index into the report's strategies).
-    pub strategy_sel: usize,
+    pub strategies: ListCursor,
     /// Which strategies the chart shows (by index into the report's strategies).
     pub shown: Vec<bool>,
     /// The top pane on a small terminal.
-    pub top: TopPane,
+    pub(crate) top: TopPane,
     /// The screen up.
     pub screen: Screen,
     /// The nested single-request inspector, while open.
@@ -143,21 +130,21 @@ pub struct SessionApp {
     /// The turn diff, while shown.
     pub diff: Option<TurnDiff>,
     /// Its scroll.
-    pub diff_scroll: usize,
+    pub(crate) diff_scroll: usize,
     /// Rows of the turn diff as last drawn (its scroll range), written by the drawing.
     pub diff_rows: std::cell::Cell<usize>,
     /// The last turn loaded.
-    pub picked: Option<Arc<PickedTurn>>,
+    pub(crate) picked: Option<Arc<PickedTurn>>,
     /// A turn being loaded, and why.
-    pub loading: Option<(usize, Intent)>,
+    pub(crate) loading: Option<(usize, Intent)>,
     /// The help overlay.
     pub help: Option<HelpState>,
     /// A message for the status line, and whether it is an error.
     pub status: Option<(String, bool)>,
     /// The terminal's size.
-    pub size: (u16, u16),
+    pub(crate) size: (u16, u16),
     /// The styles.
-    pub theme: Theme,
+    pub(crate) theme: Theme,
     /// Work for the event loop.
     pub effects: Vec<SessionEffect>,
     /// Leave the program.
@@ -165,7 +152,7 @@ pub struct SessionApp {
     /// The program is left by Ctrl-C (exit status 130, as a shell expects), not by `q`.
     pub interrupted: bool,
     /// Spinner frames so far.
-    pub spinner: usize,
+    pub(crate) spinner: usize,
     view_cache: std::cell::RefCell<Option<(Vec<bool>, Arc<SessionView>)>>,
 }
 
@@ -193,10 +180,9 @@ impl SessionApp {
             report: None,
             turns_read: 0,
             error: None,
-            cursor: 0,
-            offset: 0,
+            turns: ListCursor::default(),
             focus: Focus::Turns,
-            strategy_sel: 0,
+            strategies: ListCursor::default(),
             shown: Vec::new(),
             top: TopPane::Chart,
             screen: Screen::Timeline,
@@ -240,8 +226,7 @@ impl SessionApp {
     /// The context keys are looked up in.
     pub fn context(&self) -> Context {
         match &self.help {
-            Some(HelpState { typing: true, .. }) => Context::HelpSearch,
-            Some(_) => Context::Help,
+            Some(help) => help.context(),
             None => match self.screen {
                 Screen::Diff => Context::TurnDiff,
                 _ => Context::Session,
@@ -249,7 +234,7 @@ impl SessionApp {
         }
     }
 
-    fn turns(&self) -> usize {
+    fn turn_count(&self) -> usize {
         self.report.as_ref().map_or(0, |r| r.turns.len())
     }
 
@@ -266,28 +251,19 @@ impl SessionApp {
     }
 
     fn select(&mut self, row: usize) {
-        let len = self.turns();
-        self.cursor = row.min(len.saturating_sub(1));
-        let height = self.table_rows();
-        if self.cursor < self.offset {
-            self.offset = self.cursor;
-        } else if self.cursor >= self.offset + height {
-            self.offset = self.cursor + 1 - height;
-        }
-        self.offset = self.offset.min(len.saturating_sub(height));
+        let (len, height) = (self.turn_count(), self.table_rows());
+        self.turns.select(row, len, height);
     }
 
     fn move_by(&mut self, delta: isize) {
         match self.focus {
             Focus::Turns => {
-                let row = (self.cursor as isize).saturating_add(delta).max(0) as usize;
-                self.select(row);
+                let (len, height) = (self.turn_count(), self.table_rows());
+                self.turns.move_by(delta, len, height);
             }
             Focus::Strategies => {
-                let last = self.strategy_count().saturating_sub(1) as isize;
-                self.strategy_sel = (self.strategy_sel as isize)
-                    .saturating_add(delta)
-                    .clamp(0, last) as usize;
+                let chosen = self.strategies.step(delta, self.strategy_count());
+                self.strategies.selected = chosen;
             }
         }
     }
@@ -296,9 +272,11 @@ impl SessionApp {
     fn jump_break(&mut self, forward: bool) {
         let Some(view) = self.view() else { return };
         let found = if forward {
-            (self.cursor + 1..view.turns.len()).find(|&i| view.turns[i].marked())
+            (self.turns.selected + 1..view.turns.len()).find(|&i| view.turns[i].marked())
         } else {
-            (0..self.cursor).rev().find(|&i| view.turns[i].marked())
+            (0..self.turns.selected)
+                .rev()
+                .find(|&i| view.turns[i].marked())
         };
         match found {
             Some(i) => {
@@ -310,7 +288,7 @@ impl SessionApp {
                     format!(
                         "no break mark {} turn {}",
                         if forward { "after" } else { "before" },
-                        view.turns.get(self.cursor).map_or(0, |t| t.turn)
+                        view.turns.get(self.turns.selected).map_or(0, |t| t.turn)
                     ),
                     false,
                 ))
@@ -324,7 +302,7 @@ impl SessionApp {
             self.status = Some(("the trace is still being read".to_owned(), false));
             return;
         };
-        let Some(t) = report.turns.get(self.cursor) else {
+        let Some(t) = report.turns.get(self.turns.selected) else {
             return;
         };
         if t.stub {
@@ -414,38 +392,6 @@ impl SessionApp {
         }
     }
 
-    fn on_key(&mut self, key: KeyEvent) {
-        if key.kind == KeyEventKind::Release {
-            return;
-        }
-        self.status = None;
-        if keys::is_interrupt(&key) {
-            self.quit = true;
-            self.interrupted = true;
-            return;
-        }
-        if keys::is_suspend(&key) {
-            self.effects.push(SessionEffect::Suspend);
-            return;
-        }
-        let context = self.context();
-        match keys::lookup(context, &key) {
-            Some((action, _)) => self.act(context, action),
-            None if context == Context::HelpSearch => {
-                if let KeyCode::Char(c) = key.code
-                    && !key
-                        .modifiers
-                        .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT)
-                    && let Some(help) = &mut self.help
-                {
-                    help.filter.push(c);
-                    help.scroll = 0;
-                }
-            }
-            None => {}
-        }
-    }
-
     fn act(&mut self, context: Context, action: Action) {
         match context {
             Context::Help | Context::HelpSearch => self.act_help(action),
@@ -455,12 +401,7 @@ impl SessionApp {
     }
 
     fn open_help(&mut self) {
-        self.help = Some(HelpState {
-            scroll: 0,
-            first: self.context(),
-            filter: String::new(),
-            typing: false,
-        });
+        self.help = Some(HelpState::open(self.context()));
     }
 
     fn act_timeline(&mut self, action: Action) {
@@ -490,7 +431,7 @@ impl SessionApp {
                     self.top = TopPane::Totals;
                 }
                 // The turns table's height may have changed: keep the turn in sight.
-                self.select(self.cursor);
+                self.select(self.turns.selected);
             }
             Action::Toggle => self.toggle_series(),
             Action::Panes => {
@@ -498,7 +439,7 @@ impl SessionApp {
                     TopPane::Chart => TopPane::Totals,
                     TopPane::Totals => TopPane::Chart,
                 };
-                self.select(self.cursor);
+                self.select(self.turns.selected);
             }
             Action::Back => {
                 if self.focus == Focus::Strategies {
@@ -513,11 +454,11 @@ impl SessionApp {
 
     fn toggle_series(&mut self) {
         let Some(report) = &self.report else { return };
-        let Some(strategy) = report.strategies.get(self.strategy_sel) else {
+        let Some(strategy) = report.strategies.get(self.strategies.selected) else {
             return;
         };
         let id = strategy.id;
-        if let Some(flag) = self.shown.get_mut(self.strategy_sel) {
+        if let Some(flag) = self.shown.get_mut(self.strategies.selected) {
             *flag = !*flag;
             let what = if *flag {
                 "charted"
@@ -556,37 +497,40 @@ impl SessionApp {
     }
 
     fn act_help(&mut self, action: Action) {
-        let Some(help) = &mut self.help else { return };
-        match (help.typing, action) {
-            (true, Action::Confirm) => help.typing = false,
-            (true, Action::Back) => {
-                help.typing = false;
-                help.filter.clear();
-            }
-            (true, Action::Backspace) => {
-                help.filter.pop();
-                help.scroll = 0;
-            }
-            (false, Action::Back) if !help.filter.is_empty() => help.filter.clear(),
-            (false, Action::Back) => {
-                self.help = None;
-                return;
-            }
-            (false, Action::Search) => {
-                help.typing = true;
-                help.scroll = 0;
-            }
-            (_, Action::Down) => help.scroll += 1,
-            (_, Action::Up) => help.scroll = help.scroll.saturating_sub(1),
-            (_, Action::PageDown) => help.scroll += 10,
-            (_, Action::PageUp) => help.scroll = help.scroll.saturating_sub(10),
-            (false, Action::Top) => help.scroll = 0,
-            (false, Action::Bottom) => help.scroll = usize::MAX / 2,
-            _ => {}
+        if let Some(help) = &mut self.help
+            && !help.act(action)
+        {
+            self.help = None;
         }
-        help.scroll = help
-            .scroll
-            .min(help::help_len(help.first, &help.filter).saturating_sub(1));
+    }
+}
+
+impl KeyTarget for SessionApp {
+    fn context(&self) -> Context {
+        SessionApp::context(self)
+    }
+
+    fn clear_status(&mut self) {
+        self.status = None;
+    }
+
+    fn interrupt(&mut self) {
+        self.quit = true;
+        self.interrupted = true;
+    }
+
+    fn suspend(&mut self) {
+        self.effects.push(SessionEffect::Suspend);
+    }
+
+    fn act(&mut self, action: Action, _: Option<usize>) {
+        SessionApp::act(self, SessionApp::context(self), action);
+    }
+
+    fn type_char(&mut self, c: char) {
+        if let Some(help) = &mut self.help {
+            help.type_char(c);
+        }
     }
 }
 
@@ -618,7 +562,7 @@ pub fn session_update(app: &mut SessionApp, msg: SessionInput) {
         }
     }
     match msg {
-        SessionInput::Key(key) => app.on_key(key),
+        SessionInput::Key(key) => key_prelude::on_key(app, key),
         SessionInput::Mouse(mouse) => {
             // The wheel moves through the turns (or scrolls the diff, or the help).
             let action = match mouse.kind {
@@ -635,7 +579,7 @@ pub fn session_update(app: &mut SessionApp, msg: SessionInput) {
         }
         SessionInput::Resize(w, h) => {
             app.size = (w, h);
-            let row = app.cursor;
+            let row = app.turns.selected;
             app.select(row);
         }
         SessionInput::Worker(msg) => app.on_worker(msg),

@@ -12,7 +12,6 @@ use ratatui::widgets::{Axis, Chart, Dataset, GraphType, Paragraph};
 use crate::text::{fit, pad, pad_left, safe, thousands, width};
 
 use super::detail::{DiffLayout, tool_diff_lines};
-use super::help::render_help;
 use super::layout::{MIN_HEIGHT, MIN_WIDTH};
 use super::session::{LineKind, SessionView, turn_detail};
 use super::session_app::{Focus, Screen, SessionApp, TopPane};
@@ -186,14 +185,7 @@ pub fn render(app: &SessionApp, frame: &mut Frame) {
     render_status(app, view.as_deref(), frame, l.status);
     super::view::render_hints(theme, app.context(), frame, l.footer);
     if let Some(help) = &app.help {
-        render_help(
-            frame,
-            area,
-            theme,
-            help.scroll,
-            help.first,
-            Some((help.filter.as_str(), help.typing)),
-        );
+        help.render(frame, area, theme);
     }
 }
 
@@ -481,8 +473,8 @@ fn render_totals(app: &SessionApp, view: &SessionView, frame: &mut Frame, area: 
     }
     lines.push(Line::styled(head, theme.heading()));
     let rows = inner.height.saturating_sub(1) as usize;
-    let first = if app.strategy_sel >= rows {
-        app.strategy_sel + 1 - rows
+    let first = if app.strategies.selected >= rows {
+        app.strategies.selected + 1 - rows
     } else {
         0
     };
@@ -494,7 +486,7 @@ fn render_totals(app: &SessionApp, view: &SessionView, frame: &mut Frame, area: 
             text.push_str("  ");
             text.push_str(&pad_left(&values[c], widths[c]));
         }
-        let style = if focused && i == app.strategy_sel {
+        let style = if focused && i == app.strategies.selected {
             theme.selected(true)
         } else if !r.applied {
             theme.dim()
@@ -544,11 +536,11 @@ fn render_turns(app: &SessionApp, view: &SessionView, frame: &mut Frame, area: R
     header.cells[1] = Line::styled(pad_left("turn", layout.width(1)), theme.heading());
     header.cells[4] = Line::styled(pad_left("tools", layout.width(4)), theme.heading());
     header.cells[5] = Line::styled(pad_left("tokens", layout.width(5)), theme.heading());
-    let shown = DataTable::window(app.offset, view.turns.len(), rows);
+    let shown = DataTable::window(app.turns.offset, view.turns.len(), rows);
     let body: Vec<TableRow> = shown
         .map(|i| {
             let t = &view.turns[i];
-            let style = if i == app.cursor {
+            let style = if i == app.turns.selected {
                 theme.selected(focused)
             } else if t.stub {
                 theme.dim()
@@ -667,7 +659,7 @@ fn render_detail(app: &SessionApp, frame: &mut Frame, area: Rect) {
     frame.render_widget(outer, area);
     let Some(report) = &app.report else { return };
     let cells = inner.width.saturating_sub(1) as usize;
-    let mut detail = turn_detail(report, app.cursor, &app.shown);
+    let mut detail = turn_detail(report, app.turns.selected, &app.shown);
     // Continuation lines are indented by two, so they wrap two cells shorter.
     let wrapped = |t: &str| {
         crate::text::wrap_hanging(
@@ -728,7 +720,7 @@ fn render_status(app: &SessionApp, view: Option<&SessionView>, frame: &mut Frame
             theme.error(),
         )
     } else if let (Some(view), Screen::Timeline) = (view, app.screen) {
-        match view.turns.get(app.cursor) {
+        match view.turns.get(app.turns.selected) {
             Some(t) => {
                 let mut text = format!(" turn {} of {}", t.turn, view.turns.len());
                 if !t.strategy_breaks.is_empty() {

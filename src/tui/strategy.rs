@@ -9,8 +9,9 @@ use crate::projection::Status;
 use crate::strategy::Strategy;
 use crate::text::{pad_left, pct, safe, saved_pct, thousands};
 
-use super::app::{App, Pane};
-use super::table::{Column, Columns, DataTable, Selection, TableRow, Width};
+use super::app::App;
+use super::state::Pane;
+use super::table::{Column, Columns, DataTable, TableRow, Width};
 use super::textview::highlight;
 use super::widgets::{block, wrap};
 use crate::matrix::display_names;
@@ -18,11 +19,11 @@ use crate::matrix::display_names;
 /// Draw `strategy`'s tool table (only the visible rows are built).
 pub fn render_tools(app: &App, frame: &mut Frame, area: Rect, strategy: Strategy) {
     let theme = app.theme;
-    let focused = app.focus == Pane::Tools;
+    let focused = app.strategy_tab.focus == Pane::Tools;
     let rows = app.rows();
     let total = app.projection(strategy).map_or(0, |p| p.outcomes.len());
     let mut title = format!(" Tools · {} ", strategy.id());
-    if !app.filter.is_empty() {
+    if !app.search.text.is_empty() {
         title = format!(
             " Tools · {} · {}/{} match ",
             strategy.id(),
@@ -46,7 +47,7 @@ pub fn render_tools(app: &App, frame: &mut Frame, area: Rect, strategy: Strategy
         } else if total == 0 {
             "no tools".to_owned()
         } else {
-            format!("no tool matches \"{}\"", safe(&app.filter))
+            format!("no tool matches \"{}\"", safe(&app.search.text))
         };
         let lines: Vec<Line> = wrap(&text, inner.width as usize)
             .into_iter()
@@ -57,7 +58,7 @@ pub fn render_tools(app: &App, frame: &mut Frame, area: Rect, strategy: Strategy
     }
     let show_bytes = inner.width >= 72;
     // Too narrow for both: `b` switches the figures between tokens and bytes.
-    let bytes_only = !show_bytes && app.bytes_view;
+    let bytes_only = !show_bytes && app.strategy_tab.bytes_view;
     let words = inner.width >= 60;
     let mut columns = vec![
         Column::new(Width::Fixed(if words { 8 } else { 1 })).gap(0),
@@ -98,11 +99,8 @@ pub fn render_tools(app: &App, frame: &mut Frame, area: Rect, strategy: Strategy
         .collect();
     let shown_names = display_names(&all, name_cells.max(1));
     let height = inner.height.saturating_sub(1) as usize;
-    let selection = Selection {
-        selected: app.tool_sel,
-        offset: app.table_offset,
-    };
-    let offset = selection.first_visible(rows.len(), height);
+    let cursor = app.strategy_tab.tools;
+    let offset = cursor.first_visible(rows.len(), height);
     let look = RowLook {
         words,
         bytes_only,
@@ -116,7 +114,7 @@ pub fn render_tools(app: &App, frame: &mut Frame, area: Rect, strategy: Strategy
         .take(height.max(1))
         .map(|(at, &i)| {
             let row = tool_row(app, strategy, i, &shown_names[at], look);
-            if at == app.tool_sel {
+            if at == cursor.selected {
                 row.over(theme.selected(focused))
             } else {
                 row
@@ -127,7 +125,7 @@ pub fn render_tools(app: &App, frame: &mut Frame, area: Rect, strategy: Strategy
     let table = DataTable::new(&layout)
         .header(header)
         .rows(visible)
-        .mark(app.tool_sel.checked_sub(offset), "▌");
+        .mark(cursor.selected.checked_sub(offset), "▌");
     frame.render_widget(table, inner);
 }
 
@@ -168,7 +166,7 @@ fn tool_row(app: &App, strategy: Strategy, i: usize, name: &str, look: RowLook) 
         "-".to_owned()
     };
     let name = {
-        let name = highlight(name, &app.filter, theme.text(), theme.found());
+        let name = highlight(name, &app.search.text, theme.text(), theme.found());
         match o.original.map(|i| app.hidden_in(i)) {
             // Flag tools that carry control or invisible characters.
             Some(n) if n > 0 => {

@@ -7,9 +7,9 @@
 //! ([`Resolved`]); the screen then builds the rows it shows with those widths (names are
 //! shortened by the screen, over every row it has, so that no name is cut into another's) and
 //! [`DataTable`] draws them: the header, the rows from the first visible one, the selection
-//! mark and highlight. [`Selection`] is the cursor and the first visible row; it follows the
-//! cursor when it moves and stays on the same item when the rows are sorted again
-//! ([`Selection::keep`]).
+//! mark and highlight. The selection is the screens' [`ListCursor`]; the table adds the window it
+//! draws ([`ListCursor::first_visible`]) and keeps it on the same row when the rows are
+//! sorted again ([`ListCursor::keep`], [`sort_keeping`]).
 //!
 //! Everything here is pure: widths and windows are functions of their inputs, and drawing
 //! only writes the frame's buffer.
@@ -23,6 +23,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Widget;
 
 use crate::text::{fit, width};
+
+use super::state::ListCursor;
 
 /// How wide a column wants to be.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -364,33 +366,14 @@ impl TableRow {
     }
 }
 
-/// The cursor of a table and its first visible row.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Selection {
-    /// The selected row.
-    pub selected: usize,
-    /// The first row drawn.
-    pub offset: usize,
-}
-
-impl Selection {
+/// What the table needs of a list's cursor: the window it draws and the selection kept
+/// across a new order.
+impl ListCursor {
     /// The first row to draw so that, `height` rows at a time, the selection stays in view:
     /// the offset unless the selection went above it or below the window.
     pub fn first_visible(self, len: usize, height: usize) -> usize {
         let start = self.offset.min(len.saturating_sub(1)).min(self.selected);
         start.max((self.selected + 1).saturating_sub(height.max(1)))
-    }
-
-    /// The selection moved to `row` (clamped to `len` rows), the offset following it so that it
-    /// stays in a window `height` rows high and the window never runs past the last row.
-    pub fn select(&mut self, row: usize, len: usize, height: usize) {
-        self.selected = row.min(len.saturating_sub(1));
-        if self.selected < self.offset {
-            self.offset = self.selected;
-        } else if self.selected >= self.offset + height {
-            self.offset = self.selected + 1 - height;
-        }
-        self.offset = self.offset.min(len.saturating_sub(height));
     }
 
     /// After the rows were sorted or filtered again, the selection on the row `is_selected`
@@ -407,7 +390,7 @@ pub fn sort_keeping<T: PartialEq + Clone, K: Ord>(
     rows: &mut [T],
     key: impl Fn(&T) -> K,
     descending: bool,
-    selection: &mut Selection,
+    selection: &mut ListCursor,
     height: usize,
 ) {
     let chosen = rows.get(selection.selected).cloned();
@@ -657,7 +640,7 @@ mod tests {
 
     #[test]
     fn the_selection_stays_in_view() {
-        let s = |selected, offset| Selection { selected, offset };
+        let s = |selected, offset| ListCursor { selected, offset };
         // Inside the window: the offset stays.
         assert_eq!(s(5, 3).first_visible(20, 4), 3);
         // Below it: the window follows down; above it: up.
@@ -665,19 +648,19 @@ mod tests {
         assert_eq!(s(1, 3).first_visible(20, 4), 1);
         // An offset past the rows is brought back.
         assert_eq!(s(0, 50).first_visible(3, 4), 0);
-        let mut moving = Selection::default();
-        moving.select(7, 10, 4);
-        assert_eq!(moving, s(7, 4));
-        moving.select(99, 10, 4);
-        assert_eq!(moving, s(9, 6));
-        moving.select(2, 10, 4);
-        assert_eq!(moving, s(2, 2));
+        // A new order: the selection finds its row again, the window follows it.
+        let mut cursor = s(1, 0);
+        cursor.keep(&[30, 10, 20, 40, 50], 2, |&r| r == 40);
+        assert_eq!(cursor, s(3, 2));
+        // The row is gone: the selection stays where it was.
+        cursor.keep(&[30, 10, 20, 50], 2, |&r| r == 40);
+        assert_eq!(cursor, s(3, 2));
     }
 
     #[test]
     fn a_sort_keeps_the_selection_on_the_same_row() {
         let mut rows = vec!["delta", "alpha", "charlie", "bravo"];
-        let mut selection = Selection::default();
+        let mut selection = ListCursor::default();
         selection.select(2, rows.len(), 2);
         sort_keeping(&mut rows, |r| r.to_string(), false, &mut selection, 2);
         assert_eq!(rows, ["alpha", "bravo", "charlie", "delta"]);
@@ -689,7 +672,7 @@ mod tests {
         assert_eq!(rows, ["charlie", "alpha", "bravo", "delta"]);
         assert_eq!(
             selection,
-            Selection {
+            ListCursor {
                 selected: 0,
                 offset: 0
             }

@@ -11,7 +11,6 @@ use crate::text::{bytes, fit, pct, safe, thousands, width};
 use super::app::{App, Overlay, Tab, strategy_index};
 use super::detail::render_detail;
 use super::export::render_export;
-use super::help::render_help;
 use super::keys;
 use super::layout::{MIN_HEIGHT, MIN_WIDTH, layout};
 use super::overview::{render_notes, render_overview};
@@ -51,7 +50,7 @@ pub fn render(app: &App, frame: &mut Frame) {
                 );
             }
             if let Some(table) = l.table {
-                super::matrix::draw(&m, app.cursor, theme, frame, table);
+                super::matrix::draw(&m, app.matrix_tab.cursor, theme, frame, table);
             }
         }
         Tab::Overview => {
@@ -84,19 +83,7 @@ pub fn render(app: &App, frame: &mut Frame) {
     render_status(app, frame, l.status);
     render_footer(app, frame, l.footer);
     match &app.overlay {
-        Some(Overlay::Help {
-            scroll,
-            first,
-            filter,
-            typing,
-        }) => render_help(
-            frame,
-            area,
-            theme,
-            *scroll,
-            *first,
-            Some((filter.as_str(), *typing)),
-        ),
+        Some(Overlay::Help(help)) => help.render(frame, area, theme),
         Some(Overlay::QuitConfirm) => render_quit(frame, area, theme),
         Some(Overlay::Settings {
             selected,
@@ -313,7 +300,7 @@ fn render_status(app: &App, frame: &mut Frame, area: Rect) {
             SPINNER[app.spinner % SPINNER.len()]
         );
     }
-    let left: Line = if app.searching {
+    let left: Line = if app.search.typing {
         search_status(app)
     } else if let Some((message, error)) = &app.status {
         Line::styled(
@@ -349,7 +336,7 @@ fn render_status(app: &App, frame: &mut Frame, area: Rect) {
 fn search_status(app: &App) -> Line<'static> {
     let theme = app.theme;
     // The tokens of the tools a search keeps, before and as sent.
-    let matrix_subtotal = (app.tab == Tab::Matrix && !app.filter.is_empty()).then(|| {
+    let matrix_subtotal = (app.tab == Tab::Matrix && !app.search.text.is_empty()).then(|| {
         format!(
             " · original {} tokens",
             thousands(app.matrix().subtotal().0)
@@ -365,7 +352,7 @@ fn search_status(app: &App) -> Line<'static> {
     };
     Line::from(vec![
         Span::styled(" /", theme.key()),
-        Span::styled(format!("{}▏", safe(&app.filter)), theme.input()),
+        Span::styled(format!("{}▏", safe(&app.search.text)), theme.input()),
         Span::styled(
             format!(
                 "  {shown} match{} · Enter keeps · Esc clears",
@@ -380,7 +367,8 @@ fn search_status(app: &App) -> Line<'static> {
 /// search's, or the current strategy's figures; on a strategy tab, the sort and filter.
 fn idle_status(app: &App) -> String {
     let s = app.strategy();
-    let filtered = app.tab == Tab::Matrix && (!app.filter.is_empty() || app.changed_by.is_some());
+    let filtered = app.tab == Tab::Matrix
+        && (!app.search.text.is_empty() || app.matrix_tab.changed_by.is_some());
     let mut text = if filtered {
         matrix_status(app)
     } else if let Some((shown, total, before, after)) = app.search_subtotal() {
@@ -388,7 +376,7 @@ fn idle_status(app: &App) -> String {
             " {} of {} tools match \"{}\": {} → {} tokens under {}",
             thousands(shown),
             thousands(total),
-            safe(&app.filter),
+            safe(&app.search.text),
             thousands(before),
             thousands(after),
             s.id()
@@ -412,9 +400,9 @@ fn idle_status(app: &App) -> String {
         }
     };
     if let Tab::Strategy(_) = app.tab {
-        text.push_str(&format!(" · sort {}", app.sort.label()));
-        if !app.filter.is_empty() && app.search_subtotal().is_none() {
-            text.push_str(&format!(" · filter \"{}\"", safe(&app.filter)));
+        text.push_str(&format!(" · sort {}", app.strategy_tab.sort.label()));
+        if !app.search.text.is_empty() && app.search_subtotal().is_none() {
+            text.push_str(&format!(" · filter \"{}\"", safe(&app.search.text)));
         }
     }
     text
@@ -438,10 +426,10 @@ fn matrix_status(app: &App) -> String {
     {
         t.push_str(&format!(" → {} {} tokens", s.id(), thousands(*sent)));
     }
-    if !app.filter.is_empty() {
-        t.push_str(&format!(" · search \"{}\"", safe(&app.filter)));
+    if !app.search.text.is_empty() {
+        t.push_str(&format!(" · search \"{}\"", safe(&app.search.text)));
     }
-    if let Some(c) = app.changed_by {
+    if let Some(c) = app.matrix_tab.changed_by {
         t.push_str(&format!(" · changed by {}", c.id()));
     }
     t
