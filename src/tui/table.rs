@@ -395,7 +395,7 @@ pub fn sort_keeping<T: PartialEq + Clone, K: Ord>(
 ) {
     let chosen = rows.get(selection.selected).cloned();
     if descending {
-        rows.sort_by(|a, b| key(b).cmp(&key(a)));
+        rows.sort_by_key(|r| std::cmp::Reverse(key(r)));
     } else {
         rows.sort_by_key(|r| key(r));
     }
