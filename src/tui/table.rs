@@ -7,9 +7,9 @@
 //! ([`Resolved`]); the screen then builds the rows it shows with those widths (names are
 //! shortened by the screen, over every row it has, so that no name is cut into another's) and
 //! [`DataTable`] draws them: the header, the rows from the first visible one, the selection
-//! mark and highlight. The selection is the screens' [`ListCursor`]; the table adds the window it
-//! draws ([`ListCursor::first_visible`]) and keeps it on the same row when the rows are
-//! sorted again ([`ListCursor::keep`], [`sort_keeping`]).
+//! mark and highlight. The selection is the screens' [`ListCursor`]; the table adds the window
+//! it draws ([`ListCursor::first_visible`]). The order of the rows is the screen's (the
+//! library's matrix model, the tool list's sort key), which keeps the selection on its row.
 //!
 //! Everything here is pure: widths and windows are functions of their inputs, and drawing
 //! only writes the frame's buffer.
@@ -366,41 +366,13 @@ impl TableRow {
     }
 }
 
-/// What the table needs of a list's cursor: the window it draws and the selection kept
-/// across a new order.
+/// What the table needs of a list's cursor: the window it draws.
 impl ListCursor {
     /// The first row to draw so that, `height` rows at a time, the selection stays in view:
     /// the offset unless the selection went above it or below the window.
     pub fn first_visible(self, len: usize, height: usize) -> usize {
         let start = self.offset.min(len.saturating_sub(1)).min(self.selected);
         start.max((self.selected + 1).saturating_sub(height.max(1)))
-    }
-
-    /// After the rows were sorted or filtered again, the selection on the row `is_selected`
-    /// finds in `rows` (where it was when none does), the window following it.
-    pub fn keep<T>(&mut self, rows: &[T], height: usize, is_selected: impl Fn(&T) -> bool) {
-        let at = rows.iter().position(is_selected).unwrap_or(self.selected);
-        self.select(at, rows.len(), height);
-    }
-}
-
-/// Sort `rows` by `key` (stable: equal keys keep their order), descending if asked, keeping
-/// `selection` on the same row.
-pub fn sort_keeping<T: PartialEq + Clone, K: Ord>(
-    rows: &mut [T],
-    key: impl Fn(&T) -> K,
-    descending: bool,
-    selection: &mut ListCursor,
-    height: usize,
-) {
-    let chosen = rows.get(selection.selected).cloned();
-    if descending {
-        rows.sort_by_key(|r| std::cmp::Reverse(key(r)));
-    } else {
-        rows.sort_by_key(|r| key(r));
-    }
-    if let Some(chosen) = chosen {
-        selection.keep(rows, height, |r| *r == chosen);
     }
 }
 
@@ -648,35 +620,6 @@ mod tests {
         assert_eq!(s(1, 3).first_visible(20, 4), 1);
         // An offset past the rows is brought back.
         assert_eq!(s(0, 50).first_visible(3, 4), 0);
-        // A new order: the selection finds its row again, the window follows it.
-        let mut cursor = s(1, 0);
-        cursor.keep(&[30, 10, 20, 40, 50], 2, |&r| r == 40);
-        assert_eq!(cursor, s(3, 2));
-        // The row is gone: the selection stays where it was.
-        cursor.keep(&[30, 10, 20, 50], 2, |&r| r == 40);
-        assert_eq!(cursor, s(3, 2));
-    }
-
-    #[test]
-    fn a_sort_keeps_the_selection_on_the_same_row() {
-        let mut rows = vec!["delta", "alpha", "charlie", "bravo"];
-        let mut selection = ListCursor::default();
-        selection.select(2, rows.len(), 2);
-        sort_keeping(&mut rows, |r| r.to_string(), false, &mut selection, 2);
-        assert_eq!(rows, ["alpha", "bravo", "charlie", "delta"]);
-        assert_eq!(rows[selection.selected], "charlie");
-        assert_eq!(selection.offset, 1);
-        sort_keeping(&mut rows, |r| r.len(), true, &mut selection, 2);
-        assert_eq!(rows[selection.selected], "charlie");
-        // Equal keys keep their order (stable).
-        assert_eq!(rows, ["charlie", "alpha", "bravo", "delta"]);
-        assert_eq!(
-            selection,
-            ListCursor {
-                selected: 0,
-                offset: 0
-            }
-        );
     }
 
     #[test]
