@@ -16,6 +16,7 @@ use super::layout::{MIN_HEIGHT, MIN_WIDTH};
 use super::session::{LineKind, SessionView, turn_detail};
 use super::session_app::{Focus, Screen, SessionApp, TopPane};
 use super::session_diff::{Change, TurnDiff};
+use super::state::ListCursor;
 use super::table::{Column, Columns, DataTable, Resolved, TableRow, Width};
 use super::theme::Theme;
 use super::widgets::{block, wrap};
@@ -450,52 +451,50 @@ fn render_totals(app: &SessionApp, view: &SessionView, frame: &mut Frame, area: 
                 .unwrap_or(0)
         })
         .collect();
-    // Numbers are never cut: columns give way whole, least telling first.
-    let mut keep = [true; 5];
-    let avail = inner.width as usize;
-    let total = |keep: &[bool; 5]| {
-        2 + name_w
-            + (0..5)
-                .filter(|&c| keep[c])
-                .map(|c| widths[c] + 2)
-                .sum::<usize>()
+    // Numbers are never cut: columns give way whole, least telling first (uncached, breaks,
+    // tokens).
+    let figure = |c: usize| Column::new(Width::Fixed(widths[c])).gap(2);
+    let layout = Columns::new(vec![
+        Column::new(Width::Fixed(2)).gap(0),
+        Column::new(Width::Fixed(name_w)).gap(0),
+        figure(0).gives_way(2),
+        figure(1).gives_way(1),
+        figure(2),
+        figure(3).gives_way(0),
+        figure(4),
+    ])
+    .resolve(&[], inner.width as usize);
+    let row = |mark: &str, name: &str, values: [String; 5]| -> TableRow {
+        let mut line = vec![Line::raw(mark.to_owned()), Line::raw(pad(name, name_w))];
+        line.extend(
+            values
+                .iter()
+                .zip(&widths)
+                .map(|(v, &w)| Line::raw(pad_left(v, w))),
+        );
+        TableRow::new(line).open_end()
     };
-    for drop in [3, 1, 0] {
-        if total(&keep) > avail {
-            keep[drop] = false;
-        }
-    }
-    let mut lines = Vec::new();
-    let mut head = format!("  {}", pad("strategy", name_w));
-    for c in (0..5).filter(|&c| keep[c]) {
-        head.push_str("  ");
-        head.push_str(&pad_left(headers[c], widths[c]));
-    }
-    lines.push(Line::styled(head, theme.heading()));
+    let header = row("  ", "strategy", headers.map(str::to_owned)).under(theme.heading());
     let rows = inner.height.saturating_sub(1) as usize;
-    let first = if app.strategies.selected >= rows {
-        app.strategies.selected + 1 - rows
-    } else {
-        0
-    };
-    for (i, r) in view.totals.iter().enumerate().skip(first).take(rows) {
-        let mark = if r.shown { "● " } else { "○ " };
-        let mut text = format!("{mark}{}", pad(r.id, name_w));
-        let values = cells(r);
-        for c in (0..5).filter(|&c| keep[c]) {
-            text.push_str("  ");
-            text.push_str(&pad_left(&values[c], widths[c]));
-        }
-        let style = if focused && i == app.strategies.selected {
-            theme.selected(true)
-        } else if !r.applied {
-            theme.dim()
-        } else {
-            theme.text()
-        };
-        lines.push(Line::styled(text, style));
+    let first = ListCursor {
+        selected: app.strategies.selected,
+        offset: 0,
     }
-    frame.render_widget(Paragraph::new(lines), inner);
+    .first_visible(view.totals.len(), rows);
+    let body: Vec<TableRow> = DataTable::window(first, view.totals.len(), rows)
+        .map(|i| {
+            let r = &view.totals[i];
+            let style = if focused && i == app.strategies.selected {
+                theme.selected(true)
+            } else if !r.applied {
+                theme.dim()
+            } else {
+                theme.text()
+            };
+            row(if r.shown { "● " } else { "○ " }, r.id, cells(r)).under(style)
+        })
+        .collect();
+    frame.render_widget(DataTable::new(&layout).header(header).rows(body), inner);
 }
 
 fn render_turns(app: &SessionApp, view: &SessionView, frame: &mut Frame, area: Rect) {
