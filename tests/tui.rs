@@ -1718,7 +1718,10 @@ fn overview_notes_scroll_and_say_how_many_are_hidden() {
     for _ in 0..100 {
         h.keys("<pgdn>");
     }
-    assert_eq!(h.app.overview.notes.offset, h.app.notes_max.get());
+    assert_eq!(
+        h.app.overview.notes.offset,
+        toolprism::tui::layout::notes_scroll_max(&h.app)
+    );
     let screen = h.screen(80, 24);
     assert!(screen.contains("end of the notes ↑ PgUp"), "{screen}");
     // Choosing another strategy starts its notes at the top; j still moves the strategy.

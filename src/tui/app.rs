@@ -3,7 +3,7 @@
 //! (start a computation, write a file, quit); nothing here touches the terminal or the disk,
 //! so tests drive it with keys alone.
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
@@ -28,7 +28,7 @@ use super::key_prelude::{self, KeyTarget};
 use super::keys::{Action, Context};
 use super::layout;
 use super::matrix;
-use super::state::{Detail, MatrixTab, OverviewTab, Pane, Search, SortKey, StrategyTab};
+use super::state::{Detail, MatrixTab, OverviewTab, Pane, SortKey, StrategyTab, ToolSearch};
 use super::tabs;
 pub use super::tabs::{Tab, strategy_index};
 use super::textview::{self, ViewMode};
@@ -164,7 +164,7 @@ pub struct App {
     /// The strategy tabs' state.
     pub strategy_tab: StrategyTab,
     /// The tool search (the matrix and the strategy tabs).
-    pub search: Search,
+    pub search: ToolSearch,
     /// The open dialog.
     pub overlay: Option<Overlay>,
     /// The folder a relative export path is written in (shown in the export dialog).
@@ -194,12 +194,6 @@ pub struct App {
     names: Vec<String>,
     hidden: Vec<usize>,
     diff_cache: RefCell<Option<(DiffKey, Rc<ToolDiff>)>>,
-    /// Rows of the detail as last drawn: the scroll range. Written by the drawing, which is the
-    /// only place that lays the text out, so the update never calls into the view.
-    pub(crate) detail_rows: Cell<usize>,
-    /// The notes pane's largest scroll, as last drawn (written by the drawing, as
-    /// `detail_rows`).
-    pub notes_max: Cell<usize>,
     matrix_cache: RefCell<Option<(MatrixKey, Rc<matrix::MatrixView>)>>,
 }
 
@@ -256,9 +250,8 @@ impl App {
             matrix_tab: MatrixTab::default(),
             overview: OverviewTab::default(),
             strategy_tab: StrategyTab::default(),
-            search: Search::default(),
+            search: ToolSearch::default(),
             overlay: None,
-            notes_max: Cell::new(0),
             cwd: std::env::current_dir()
                 .map(|d| d.display().to_string())
                 .unwrap_or_default(),
@@ -276,7 +269,6 @@ impl App {
             names,
             hidden,
             diff_cache: RefCell::new(None),
-            detail_rows: Cell::new(0),
             matrix_cache: RefCell::new(None),
         };
         app.request_compute();
@@ -732,8 +724,7 @@ impl App {
 
     /// The layout of the whole screen as it is now drawn.
     fn screen_layout(&self) -> layout::AppLayout {
-        let area = Rect::new(0, 0, self.size.0, self.size.1);
-        layout::layout(area, self.tab, self.layout_flags())
+        layout::app_layout(self)
     }
 
     fn set_status(&mut self, text: impl Into<String>, error: bool) {
@@ -999,7 +990,7 @@ impl App {
             }
             Tab::Strategy(_) => {
                 if self.strategy_tab.focus == Pane::Detail {
-                    let max = self.detail_rows.get().saturating_sub(self.detail_height());
+                    let max = layout::detail_rows(self).saturating_sub(self.detail_height());
                     self.strategy_tab.detail.scroll.scroll_by(delta, max);
                 } else {
                     let row = self
@@ -1052,7 +1043,7 @@ impl App {
                 }
                 let page = self.notes_page();
                 if action == Action::PageDown {
-                    let max = self.notes_max.get();
+                    let max = layout::notes_scroll_max(self);
                     self.overview.notes.scroll_by(page as isize, max);
                 } else {
                     self.overview.notes.scroll_up(page);
@@ -1066,7 +1057,12 @@ impl App {
         }
     }
 
+    /// The keys of the matrix, the overview and the strategy tabs that are not the matrix's
+    /// own: moving, the detail pane's views, then the rest (dialogs, search, sort, quit).
     fn act_screen(&mut self, action: Action, index: Option<usize>) {
+        if self.act_move(action, index) || self.act_detail(action) {
+            return;
+        }
         match action {
             Action::Quit => {
                 if self.settings_changed_since_start() {
@@ -1084,9 +1080,60 @@ impl App {
                     self.switch_tab(Tab::Matrix);
                 }
             }
-            Action::Matrix => self.switch_tab(Tab::Matrix),
             Action::Suspend => self.effects.push(Effect::Suspend),
             Action::Help => self.overlay = Some(Overlay::Help(HelpState::open(self.context()))),
+            Action::Search => {
+                self.search.typing = true;
+                self.strategy_tab.focus = Pane::Tools;
+            }
+            Action::Sort => {
+                let keep = self.selected_key();
+                self.strategy_tab.sort = self.strategy_tab.sort.next();
+                self.resync(keep);
+                self.set_status(
+                    format!("sorted by {}", self.strategy_tab.sort.label()),
+                    false,
+                );
+            }
+            Action::Settings => {
+                // Open on the first setting of the strategy on screen: the key the banner names.
+                let selected = match self.tab {
+                    Tab::Strategy(s) => setting_keys(s).first().copied(),
+                    Tab::Matrix if self.matrix_tab.cursor.col > 0 => {
+                        setting_keys(self.strategy()).first().copied()
+                    }
+                    _ => None,
+                }
+                .and_then(|key| Settings::KEYS.iter().position(|k| k.key == key))
+                .unwrap_or(0);
+                self.overlay = Some(Overlay::Settings {
+                    selected,
+                    editing: None,
+                    error: None,
+                })
+            }
+            Action::Copy => match self.copy_text() {
+                Some((text, what)) => {
+                    let size = crate::text::bytes(text.len());
+                    self.effects.push(Effect::Copy(text));
+                    // OSC 52 has no answer: the terminal may have ignored it, so say what was done.
+                    self.set_status(
+                        format!("sent {what} ({size}) to the terminal's clipboard (OSC 52)"),
+                        false,
+                    );
+                }
+                None => self.set_status("nothing to copy here: select a tool", false),
+            },
+            Action::Encoding => self.toggle_encoding(),
+            Action::Export => self.open_export(),
+            _ => {}
+        }
+    }
+
+    /// Moving: the cursor, the tabs, the focus. Whether `action` was one of these.
+    fn act_move(&mut self, action: Action, index: Option<usize>) -> bool {
+        match action {
+            Action::Matrix => self.switch_tab(Tab::Matrix),
             Action::Up => self.move_by(-1),
             Action::Down => self.move_by(1),
             Action::PageUp => self.move_by(-self.page()),
@@ -1122,6 +1169,24 @@ impl App {
                     Pane::Detail => Pane::Tools,
                 }
             }
+            Action::Zoom => {
+                if matches!(self.tab, Tab::Strategy(_)) {
+                    self.strategy_tab.zoom = !self.strategy_tab.zoom;
+                    self.strategy_tab.focus = if self.strategy_tab.zoom {
+                        Pane::Detail
+                    } else {
+                        Pane::Tools
+                    };
+                }
+            }
+            _ => return false,
+        }
+        true
+    }
+
+    /// The detail pane's views and the search matches in it. Whether `action` was one of these.
+    fn act_detail(&mut self, action: Action) -> bool {
+        match action {
             Action::DiffMode => {
                 self.strategy_tab.detail.shows = match self.strategy_tab.detail.shows {
                     Detail::Entries => Detail::Unified,
@@ -1177,62 +1242,9 @@ impl App {
                 };
                 self.set_status(format!("the tool table shows {units}"), false);
             }
-            Action::Search => {
-                self.search.typing = true;
-                self.strategy_tab.focus = Pane::Tools;
-            }
-            Action::Sort => {
-                let keep = self.selected_key();
-                self.strategy_tab.sort = self.strategy_tab.sort.next();
-                self.resync(keep);
-                self.set_status(
-                    format!("sorted by {}", self.strategy_tab.sort.label()),
-                    false,
-                );
-            }
-            Action::Settings => {
-                // Open on the first setting of the strategy on screen: the key the banner names.
-                let selected = match self.tab {
-                    Tab::Strategy(s) => setting_keys(s).first().copied(),
-                    Tab::Matrix if self.matrix_tab.cursor.col > 0 => {
-                        setting_keys(self.strategy()).first().copied()
-                    }
-                    _ => None,
-                }
-                .and_then(|key| Settings::KEYS.iter().position(|k| k.key == key))
-                .unwrap_or(0);
-                self.overlay = Some(Overlay::Settings {
-                    selected,
-                    editing: None,
-                    error: None,
-                })
-            }
-            Action::Copy => match self.copy_text() {
-                Some((text, what)) => {
-                    let size = crate::text::bytes(text.len());
-                    self.effects.push(Effect::Copy(text));
-                    // OSC 52 has no answer: the terminal may have ignored it, so say what was done.
-                    self.set_status(
-                        format!("sent {what} ({size}) to the terminal's clipboard (OSC 52)"),
-                        false,
-                    );
-                }
-                None => self.set_status("nothing to copy here: select a tool", false),
-            },
-            Action::Zoom => {
-                if matches!(self.tab, Tab::Strategy(_)) {
-                    self.strategy_tab.zoom = !self.strategy_tab.zoom;
-                    self.strategy_tab.focus = if self.strategy_tab.zoom {
-                        Pane::Detail
-                    } else {
-                        Pane::Tools
-                    };
-                }
-            }
-            Action::Encoding => self.toggle_encoding(),
-            Action::Export => self.open_export(),
-            _ => {}
+            _ => return false,
         }
+        true
     }
 
     /// What besides the tab shapes the frame.

@@ -8,22 +8,21 @@ use ratatui::widgets::Paragraph;
 use serde_json::Value;
 
 use crate::diff::LineTag;
-use crate::projection::Status;
+use crate::projection::{Status, ToolOutcome};
 use crate::strategy::Strategy;
 use crate::text::{fit, safe, skip_cells, thousands, width};
 use crate::tool;
 
 use super::app::App;
 use super::diffview::{LineRef, SplitRow, ToolDiff, UniRow};
-use super::layout::{entry_panes, layout};
+use super::layout::entry_panes;
 use super::request::request_lines;
 use super::state::{Detail, Pane};
-use super::tabs::Tab;
 use super::textview::{RowKind, TextRow, ViewMode, entry_rows, highlight};
 use super::widgets::{block, wrap};
 
 /// The detail's content as lines (not for the diff views, which build only visible rows).
-fn text_lines(app: &App, strategy: Strategy, width_cells: usize) -> Vec<Line<'static>> {
+pub(crate) fn text_lines(app: &App, strategy: Strategy, width_cells: usize) -> Vec<Line<'static>> {
     let theme = app.theme;
     match app.strategy_tab.detail.shows {
         Detail::Request => request_lines(app, strategy, width_cells),
@@ -35,37 +34,8 @@ fn text_lines(app: &App, strategy: Strategy, width_cells: usize) -> Vec<Line<'st
     }
 }
 
-/// How many rows the detail has at the current size (for scrolling).
-pub fn detail_len(app: &App) -> usize {
-    let area = Rect::new(0, 0, app.size.0, app.size.1);
-    let Some(detail) = layout(area, app.tab, app.layout_flags()).detail else {
-        return 0;
-    };
-    let Tab::Strategy(strategy) = app.tab else {
-        return 0;
-    };
-    let inner_w = detail.width.saturating_sub(2) as usize;
-    match app.strategy_tab.detail.shows {
-        Detail::Entries => {
-            let (left, right) = entry_panes(detail);
-            let (original, sent) = app.selected_entries().unwrap_or((None, None));
-            let a = entry_text(app, original, left.width.saturating_sub(2) as usize).len();
-            let b = entry_text(app, sent, right.width.saturating_sub(2) as usize).len();
-            if left.y == right.y {
-                a.max(b)
-            } else {
-                a.max(b) + 2
-            }
-        }
-        Detail::Unified | Detail::Split => app.selected_diff().map_or(0, |d| {
-            // The diff body sits under the info line, inside the border.
-            diff_lines(app, &d, inner_w).len() + 1
-        }),
-        Detail::Request | Detail::Added => text_lines(app, strategy, inner_w).len(),
-    }
-}
-
-fn entry_text(app: &App, entry: Option<&Value>, cells: usize) -> Vec<TextRow> {
+/// An entry's rows at `cells` cells, in the detail's view mode and wrapping.
+pub(crate) fn entry_text(app: &App, entry: Option<&Value>, cells: usize) -> Vec<TextRow> {
     entry.map_or_else(Vec::new, |e| {
         entry_rows(
             e,
@@ -76,9 +46,67 @@ fn entry_text(app: &App, entry: Option<&Value>, cells: usize) -> Vec<TextRow> {
     })
 }
 
-/// Draw the detail pane of `strategy`'s tab (and record its length, the scroll range).
+/// The info line above the selected tool's entries or diff: what happened to it, in `w`
+/// cells. Whole fields drop (the reason, then the bytes, then the escapes warning) and the name
+/// is cut before a number would be; the tokens go last.
+fn info_line(
+    app: &App,
+    strategy: Strategy,
+    o: &ToolOutcome,
+    name: &str,
+    w: usize,
+) -> Line<'static> {
+    let theme = app.theme;
+    let t = app
+        .figures(strategy)
+        .and_then(|f| f.per_tool.get(app.selected_outcome().unwrap_or(0)));
+    let word = format!("{} ", o.status.word());
+    let tokens = t.map(|t| {
+        format!(
+            " · {} → {} tokens",
+            thousands(t.original_tokens),
+            thousands(t.projected_tokens)
+        )
+    });
+    let bytes = t.map(|t| {
+        format!(
+            " · {} → {} bytes",
+            thousands(t.original_bytes),
+            thousands(t.projected_bytes)
+        )
+    });
+    let hidden = o
+        .original
+        .map(|i| app.hidden_in(i))
+        .filter(|&n| n > 0)
+        .map(|n| format!(" · {n} control/invisible chars shown as escapes"));
+    let reason = (!o.reason.is_empty()).then(|| format!(" · {}", safe(&o.reason)));
+    let mut fields = [tokens, bytes, hidden, reason];
+    let used = |fields: &[Option<String>]| -> usize {
+        fields.iter().flatten().map(|f| width(f)).sum::<usize>() + width(&word)
+    };
+    // Keep the name at least this whole before dropping a field for it.
+    let name_floor = width(name).min(12);
+    for drop in [3, 1, 2, 0] {
+        if used(&fields) + name_floor <= w {
+            break;
+        }
+        fields[drop] = None;
+    }
+    let shown_name = fit(name, w.saturating_sub(used(&fields)));
+    let [tokens, bytes, hidden, reason] = fields;
+    let mut spans = vec![
+        Span::styled(word, theme.status(o.status)),
+        Span::styled(shown_name, theme.title(false)),
+    ];
+    spans.extend(tokens.into_iter().chain(bytes).map(Span::raw));
+    spans.extend(hidden.map(|h| Span::styled(h, theme.warn())));
+    spans.extend(reason.map(|r| Span::styled(r, theme.dim())));
+    Line::from(spans)
+}
+
+/// Draw the detail pane of `strategy`'s tab.
 pub fn render_detail(app: &App, frame: &mut Frame, area: Rect, strategy: Strategy) {
-    app.detail_rows.set(detail_len(app));
     let theme = app.theme;
     let focused = app.strategy_tab.focus == Pane::Detail;
     let projection = app.projection(strategy);
@@ -90,59 +118,12 @@ pub fn render_detail(app: &App, frame: &mut Frame, area: Rect, strategy: Strateg
         app.strategy_tab.detail.shows,
         Detail::Entries | Detail::Unified | Detail::Split
     );
-    // The info line says what happened to the selected tool, in `w` cells: whole fields drop
-    // (the reason, then the bytes, then the escapes warning) and the name is cut before a
-    // number would be; the tokens go last.
+    // Only a tool's views have a tool to tell about.
     let info = |w: usize| -> Option<Line<'static>> {
         let (Some(o), true) = (outcome, tool_detail) else {
             return None;
         };
-        let t = app
-            .figures(strategy)
-            .and_then(|f| f.per_tool.get(app.selected_outcome().unwrap_or(0)));
-        let word = format!("{} ", o.status.word());
-        let tokens = t.map(|t| {
-            format!(
-                " · {} → {} tokens",
-                thousands(t.original_tokens),
-                thousands(t.projected_tokens)
-            )
-        });
-        let bytes = t.map(|t| {
-            format!(
-                " · {} → {} bytes",
-                thousands(t.original_bytes),
-                thousands(t.projected_bytes)
-            )
-        });
-        let hidden = o
-            .original
-            .map(|i| app.hidden_in(i))
-            .filter(|&n| n > 0)
-            .map(|n| format!(" · {n} control/invisible chars shown as escapes"));
-        let reason = (!o.reason.is_empty()).then(|| format!(" · {}", safe(&o.reason)));
-        let mut fields = [tokens, bytes, hidden, reason];
-        let used = |fields: &[Option<String>]| -> usize {
-            fields.iter().flatten().map(|f| width(f)).sum::<usize>() + width(&word)
-        };
-        // Keep the name at least this whole before dropping a field for it.
-        let name_floor = width(&name).min(12);
-        for drop in [3, 1, 2, 0] {
-            if used(&fields) + name_floor <= w {
-                break;
-            }
-            fields[drop] = None;
-        }
-        let shown_name = fit(&name, w.saturating_sub(used(&fields)));
-        let [tokens, bytes, hidden, reason] = fields;
-        let mut spans = vec![
-            Span::styled(word, theme.status(o.status)),
-            Span::styled(shown_name, theme.title(false)),
-        ];
-        spans.extend(tokens.into_iter().chain(bytes).map(Span::raw));
-        spans.extend(hidden.map(|h| Span::styled(h, theme.warn())));
-        spans.extend(reason.map(|r| Span::styled(r, theme.dim())));
-        Some(Line::from(spans))
+        Some(info_line(app, strategy, o, &name, w))
     };
     let title = if tool_detail && !name.is_empty() {
         format!(
@@ -432,7 +413,7 @@ fn segment_rows(app: &DiffLayout, segments: &[(bool, String)], cells: usize) -> 
 }
 
 /// Every visual line of the selected tool's diff at this width (the detail's scroll range).
-fn diff_lines(app: &App, diff: &ToolDiff, w: usize) -> Vec<Line<'static>> {
+pub(crate) fn diff_lines(app: &App, diff: &ToolDiff, w: usize) -> Vec<Line<'static>> {
     let layout = DiffLayout {
         theme: app.theme,
         wrap: app.strategy_tab.detail.wrap,

@@ -1,10 +1,17 @@
-//! Where everything goes at a terminal size: a pure function of the size and the tab, shared
-//! by the drawing and by the update's mouse hit-tests and page sizes.
+//! Where everything goes at a terminal size, and how far each pane scrolls: pure functions of
+//! the state and the size, called by the drawing and by the update (mouse hit-tests, pages,
+//! scroll ranges) alike, so the drawing never records anything for the update to read. The
+//! inspector's frame is [`layout`] ([`app_layout`] at the app's size), the session view's
+//! [`session_layout`].
 
 use ratatui::layout::{Constraint, Layout, Rect};
 
 use crate::strategy::Strategy;
 
+use super::app::App;
+use super::detail::{diff_lines, entry_text, text_lines};
+use super::session_app::{SessionApp, TopPane};
+use super::state::Detail;
 use super::tabs::Tab;
 
 /// Smallest terminal the inspector draws in; below it, a message says so.
@@ -128,6 +135,56 @@ pub fn layout(area: Rect, tab: Tab, flags: Flags) -> AppLayout {
     out
 }
 
+/// The inspector's frame at its size.
+pub fn app_layout(app: &App) -> AppLayout {
+    let area = Rect::new(0, 0, app.size.0, app.size.1);
+    layout(area, app.tab, app.layout_flags())
+}
+
+/// Rows of the detail's content at the app's size, in what it shows: its scroll range.
+pub fn detail_rows(app: &App) -> usize {
+    let Some(detail) = app_layout(app).detail else {
+        return 0;
+    };
+    let Tab::Strategy(strategy) = app.tab else {
+        return 0;
+    };
+    let inner_w = detail.width.saturating_sub(2) as usize;
+    match app.strategy_tab.detail.shows {
+        Detail::Entries => {
+            let (left, right) = entry_panes(detail);
+            let (original, sent) = app.selected_entries().unwrap_or((None, None));
+            let a = entry_text(app, original, left.width.saturating_sub(2) as usize).len();
+            let b = entry_text(app, sent, right.width.saturating_sub(2) as usize).len();
+            if left.y == right.y {
+                a.max(b)
+            } else {
+                a.max(b) + 2
+            }
+        }
+        Detail::Unified | Detail::Split => app.selected_diff().map_or(0, |d| {
+            // The diff body sits under the info line, inside the border.
+            diff_lines(app, &d, inner_w).len() + 1
+        }),
+        Detail::Request | Detail::Added => text_lines(app, strategy, inner_w).len(),
+    }
+}
+
+/// The overview notes pane's largest scroll at the app's size (0 without the pane): its rows
+/// less the rows it shows, the last of which says what is below.
+pub fn notes_scroll_max(app: &App) -> usize {
+    let Some(notes) = app_layout(app).notes else {
+        return 0;
+    };
+    // Inside the pane's border.
+    let (width, height) = (
+        notes.width.saturating_sub(2),
+        notes.height.saturating_sub(2),
+    );
+    let rows = super::overview::notes_lines(app, width as usize).len();
+    rows.saturating_sub((height as usize).saturating_sub(1))
+}
+
 /// The entries view's two panes inside the detail `area`, under its info line: original and
 /// projection side by side from 70 cells, else one above the other.
 pub fn entry_panes(detail: Rect) -> (Rect, Rect) {
@@ -145,4 +202,130 @@ pub fn entry_panes(detail: Rect) -> (Rect, Rect) {
             Layout::vertical([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(body);
         (a, b)
     }
+}
+
+/// The rectangles of one session frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SessionLayout {
+    /// Below the minimum size: only a message.
+    pub too_small: bool,
+    /// The title line.
+    pub header: Rect,
+    /// Tokens per turn.
+    pub chart: Option<Rect>,
+    /// The strategies' totals.
+    pub totals: Option<Rect>,
+    /// The turns table.
+    pub turns: Option<Rect>,
+    /// The selected turn's change.
+    pub detail: Option<Rect>,
+    /// The status line.
+    pub status: Rect,
+    /// The key hints.
+    pub footer: Rect,
+}
+
+/// Where everything goes at this size: chart and totals side by side over the turns and the
+/// detail on a wide terminal; stacked when narrow; where only one of chart and totals fits,
+/// `top` says which (`v` swaps).
+pub fn session_layout(area: Rect, top: TopPane, strategies: usize) -> SessionLayout {
+    if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
+        return SessionLayout {
+            too_small: true,
+            ..SessionLayout::default()
+        };
+    }
+    let row = |y: u16, h: u16| Rect::new(area.x, area.y + y, area.width, h);
+    let header = row(0, 1);
+    let status = row(area.height - 2, 1);
+    let footer = row(area.height - 1, 1);
+    let body_h = area.height - 3;
+    let body = row(1, body_h);
+    let totals_h = (strategies as u16 + 3).max(5);
+    let split_h = |r: Rect, left_pct: u16| {
+        let lw = r.width * left_pct / 100;
+        (
+            Rect::new(r.x, r.y, lw, r.height),
+            Rect::new(r.x + lw, r.y, r.width - lw, r.height),
+        )
+    };
+    let take = |r: &mut Rect, h: u16| {
+        let h = h.min(r.height);
+        let out = Rect::new(r.x, r.y, r.width, h);
+        r.y += h;
+        r.height -= h;
+        out
+    };
+    let mut rest = body;
+    let mut l = SessionLayout {
+        header,
+        status,
+        footer,
+        ..SessionLayout::default()
+    };
+    if area.width >= 110 && body_h >= 24 {
+        let top_h = totals_h.min(body_h / 2).max(8);
+        let (chart, totals) = split_h(take(&mut rest, top_h), 55);
+        let (turns, detail) = split_h(rest, 60);
+        l.chart = Some(chart);
+        l.totals = Some(totals);
+        l.turns = Some(turns);
+        l.detail = Some(detail);
+    } else if body_h >= 30 {
+        l.chart = Some(take(&mut rest, 8));
+        l.totals = Some(take(&mut rest, totals_h.min(body_h / 3)));
+        let detail_h = 8.min(rest.height / 2);
+        let turns_h = rest.height - detail_h;
+        l.turns = Some(take(&mut rest, turns_h));
+        l.detail = Some(rest);
+    } else {
+        let top_h = match top {
+            // A tiny terminal keeps the turns: the chart shrinks to its break marks.
+            TopPane::Chart if body_h < 12 => 3,
+            TopPane::Chart => (body_h / 3).max(4),
+            TopPane::Totals => totals_h.min(body_h / 2).max(4),
+        };
+        let pane = take(&mut rest, top_h);
+        match top {
+            TopPane::Chart => l.chart = Some(pane),
+            TopPane::Totals => l.totals = Some(pane),
+        }
+        let detail_h = if rest.height >= 14 { 6 } else { 0 };
+        let turns_h = rest.height - detail_h;
+        l.turns = Some(take(&mut rest, turns_h));
+        if detail_h > 0 {
+            l.detail = Some(rest);
+        }
+    }
+    l
+}
+
+/// The session view's frame at its size.
+pub fn session_app_layout(app: &SessionApp) -> SessionLayout {
+    let area = Rect::new(0, 0, app.size.0, app.size.1);
+    let strategies = app.report.as_ref().map_or(0, |r| r.strategies.len());
+    session_layout(area, app.top, strategies)
+}
+
+/// Rows the turns table shows at the session view's size (at least one).
+pub fn turns_rows(app: &SessionApp) -> usize {
+    session_app_layout(app)
+        .turns
+        .map_or(1, |r| r.height.saturating_sub(3).max(1) as usize)
+}
+
+/// Rows of the turn diff the session view scrolls by a page: the body under the title line,
+/// less its border and the status and key lines.
+pub fn turn_diff_page(app: &SessionApp) -> usize {
+    (app.size.1 as usize).saturating_sub(6).max(1)
+}
+
+/// Rows of the turn diff at the session view's size (0 without one): its scroll range.
+pub fn turn_diff_rows(app: &SessionApp) -> usize {
+    let Some(diff) = &app.diff else {
+        return 0;
+    };
+    // The body between the title line and the status line, inside its border.
+    let width = app.size.0.saturating_sub(2);
+    super::session_draw::diff_lines(app.theme, diff, width as usize).len()
 }

@@ -2,17 +2,24 @@
 //! headless commands use.
 //!
 //! Map of the module. The state goes one way: the app's state feeds each screen's view model,
-//! which its draw function paints; no screen module is imported by [`app`].
-//! - [`app`]: the state ([`App`]), the messages ([`Msg`]) and the pure [`update`];
-//! - [`tabs`], [`layout`]: the tabs and where everything goes at a size (pure, shared by the
-//!   drawing and the update's hit-tests);
+//! which its draw function paints; drawing only reads the state.
+//! - [`app`]: the inspector's state ([`App`]: the context every screen shares, and one state
+//!   per screen from [`state`]), the messages ([`Msg`]) and the pure [`update`];
+//! - [`state`]: one state struct per screen, and the one [`state::ListCursor`] every list and
+//!   scrolled pane keeps its cursor in;
+//! - [`tabs`], [`layout`]: the tabs, and where everything goes at a size and how far each pane
+//!   scrolls (pure, called by the drawing and by the update alike, for both apps);
 //! - [`keys`]: the one key table that drives keys, footer hints and the help overlay;
+//!   [`key_prelude`]: the keys every view answers alike (Ctrl-C, Ctrl-Z), before its own;
 //! - [`view`]: the whole frame (header, tab bar, status line, footer) and the dispatch to the
 //!   screens: [`matrix`] (the home screen, tools × strategies, with its view model),
 //!   [`overview`], [`strategy`] (a strategy's tool table), [`detail`] (entries, diffs, added
-//!   text), [`request`], and the dialogs [`help`], [`settings`], [`export`];
-//! - [`table`]: the one table component (column widths, selection and scrolling, drawing) the
-//!   matrix, the overview, the tool list and the session's turns are drawn with;
+//!   text), [`request`], and the dialogs [`help`] (its state and drawing shared by both apps),
+//!   [`settings`], [`export`];
+//! - [`session_app`], [`session`], [`session_draw`]: the session view of a trace (its state
+//!   and update, its view model, its drawing), which opens the inspector on one turn;
+//! - [`table`]: the one table component (column widths, the window it draws, drawing) the
+//!   matrix, the overview, the tool list and the session's turns and totals are drawn with;
 //! - [`widgets`]: the drawing helpers the screens share;
 //! - [`worker`]: projecting and token counting on a background thread, cached per (strategy,
 //!   settings, encoding);
@@ -22,9 +29,9 @@
 //!   request-level comparison;
 //! - [`theme`]: semantic styles (a colourless theme for `NO_COLOR`).
 //!
-//! [`run`] owns the terminal: it refuses a non-terminal, restores the terminal on every exit
-//! (quit, error, panic, SIGTERM, SIGHUP), suspends on Ctrl-Z, and runs the effects the update
-//! asks for.
+//! [`run`] and [`run_trace`] own the terminal: they refuse a non-terminal, restore the terminal
+//! on every exit (quit, error, panic, SIGTERM, SIGHUP), suspend on Ctrl-Z, and drive one event
+//! loop over either app (the `Program` trait), which runs the effects the update asks for.
 
 pub mod app;
 pub mod clipboard;
@@ -127,7 +134,7 @@ pub fn run(
     let jobs = worker::spawn(capture, out_tx);
     on_terminal(color, |terminal, (width, height)| {
         update(&mut app, Msg::Resize(width, height));
-        let mut program = Inspector {
+        let mut program = InspectorProgram {
             app: &mut app,
             jobs,
             results: out_rx,
@@ -277,7 +284,7 @@ pub fn run_trace(
 
 /// What the one event loop ([`event_loop`]) needs of a view: it feeds the view the terminal's
 /// events and its workers' results, runs the effects the view's update queued, and draws it
-/// when something changed. The inspector ([`Inspector`]) and the session view
+/// when something changed. The inspector ([`InspectorProgram`]) and the session view
 /// ([`SessionProgram`]) implement it.
 trait Program {
     /// Run the effects the update queued; whether one asked to suspend the program.
@@ -297,13 +304,13 @@ trait Program {
 }
 
 /// The inspector with its worker's two ends.
-struct Inspector<'a> {
+struct InspectorProgram<'a> {
     app: &'a mut App,
     jobs: Sender<worker::Job>,
     results: Receiver<worker::WorkerMsg>,
 }
 
-impl Program for Inspector<'_> {
+impl Program for InspectorProgram<'_> {
     fn run_effects(&mut self) -> bool {
         run_effects(self.app, &self.jobs)
     }

@@ -249,25 +249,12 @@ pub fn notes_window(
     (scroll..end, below, scroll)
 }
 
-/// Draw the chosen strategy's summary and notes, then the other strategies' notes; the pane
-/// scrolls (PgDn/PgUp) and its last row says how many notes are below.
-pub fn render_notes(app: &App, frame: &mut Frame, area: Rect) {
+/// The notes pane's rows at `w` cells: the chosen strategy's summary and notes, then the other
+/// strategies' notes; each row with whether a note starts on it (what the "more notes" count
+/// counts). Pure: the update sizes the pane's scroll with it too.
+pub(crate) fn notes_lines(app: &App, w: usize) -> Vec<(Line<'static>, bool)> {
     let theme = app.theme;
     let strategy = app.strategy();
-    let outer = block(
-        theme,
-        format!(
-            " {} · {} · {} ",
-            strategy.id(),
-            strategy.release(&app.settings).unwrap_or("-"),
-            strategy.family()
-        ),
-        false,
-    );
-    let inner = outer.inner(area);
-    frame.render_widget(outer, area);
-    let w = inner.width as usize;
-    // Each row, and whether a note starts on it (what the "more notes" count counts).
     let mut lines: Vec<(Line, bool)> = wrap(strategy.summary(), w)
         .into_iter()
         .map(|l| (Line::styled(l, theme.text()), false))
@@ -325,11 +312,30 @@ pub fn render_notes(app: &App, frame: &mut Frame, area: Rect) {
             );
         }
     }
+    lines
+}
+
+/// Draw the chosen strategy's summary and notes, then the other strategies' notes; the pane
+/// scrolls (PgDn/PgUp) and its last row says how many notes are below.
+pub fn render_notes(app: &App, frame: &mut Frame, area: Rect) {
+    let theme = app.theme;
+    let strategy = app.strategy();
+    let outer = block(
+        theme,
+        format!(
+            " {} · {} · {} ",
+            strategy.id(),
+            strategy.release(&app.settings).unwrap_or("-"),
+            strategy.family()
+        ),
+        false,
+    );
+    let inner = outer.inner(area);
+    frame.render_widget(outer, area);
+    let lines = notes_lines(app, inner.width as usize);
     let starts: Vec<bool> = lines.iter().map(|(_, s)| *s).collect();
     let height = inner.height as usize;
     let (range, below, _) = notes_window(&starts, height, app.overview.notes.offset);
-    app.notes_max
-        .set(lines.len().saturating_sub(height.saturating_sub(1)));
     let mut shown: Vec<Line> = lines
         .into_iter()
         .skip(range.start)

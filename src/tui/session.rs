@@ -395,6 +395,21 @@ pub fn turn_detail(
         };
         lines.push((LineKind::Warn, format!("{what}: outside the cache chain")));
     }
+    compared_lines(t, &mut lines);
+    if !t.loaded.is_empty() {
+        let names: Vec<String> = t.loaded.iter().map(|n| visible(n).into_owned()).collect();
+        lines.push((
+            LineKind::Plain,
+            format!("loaded through tool_search: {}", names.join(", ")),
+        ));
+    }
+    cache_lines(t, &mut lines);
+    strategy_lines(report, index, shown, &mut lines);
+    lines
+}
+
+/// What changed against the previous turn of the thread (or that there is none).
+fn compared_lines(t: &TurnFacts, lines: &mut Vec<(LineKind, String)>) {
     match t.previous_turn {
         None => lines.push((
             LineKind::Dim,
@@ -460,13 +475,10 @@ pub fn turn_detail(
             }
         }
     }
-    if !t.loaded.is_empty() {
-        let names: Vec<String> = t.loaded.iter().map(|n| visible(n).into_owned()).collect();
-        lines.push((
-            LineKind::Plain,
-            format!("loaded through tool_search: {}", names.join(", ")),
-        ));
-    }
+}
+
+/// The observed cache, and the cache as billed against the model's.
+fn cache_lines(t: &TurnFacts, lines: &mut Vec<(LineKind, String)>) {
     let mut cache = format!("observed cache: {}", t.cache);
     if let Some(cause) = t.cache_break {
         cache.push_str(&format!(" (points at {cause})"));
@@ -506,6 +518,15 @@ pub fn turn_detail(
     if let Some(why) = &t.disagreement {
         lines.push((LineKind::Warn, visible(why).into_owned()));
     }
+}
+
+/// What each charted strategy did at turn `index`.
+fn strategy_lines(
+    report: &SessionReport,
+    index: usize,
+    shown: &[bool],
+    lines: &mut Vec<(LineKind, String)>,
+) {
     for (i, s) in report.strategies.iter().enumerate() {
         if !shown.get(i).copied().unwrap_or(false) {
             continue;
@@ -546,5 +567,4 @@ pub fn turn_detail(
         };
         lines.push((kind, format!("{}: {tokens} · {what}{cached}", s.id)));
     }
-    lines
 }

@@ -20,6 +20,7 @@ use super::app::{App, Msg, update};
 use super::help::HelpState;
 use super::key_prelude::{self, KeyTarget};
 use super::keys::{Action, Context};
+use super::layout;
 use super::session::{SessionView, default_shown};
 use super::session_diff::TurnDiff;
 use super::state::ListCursor;
@@ -131,8 +132,6 @@ pub struct SessionApp {
     pub diff: Option<TurnDiff>,
     /// Its scroll.
     pub(crate) diff_scroll: usize,
-    /// Rows of the turn diff as last drawn (its scroll range), written by the drawing.
-    pub diff_rows: std::cell::Cell<usize>,
     /// The last turn loaded.
     pub(crate) picked: Option<Arc<PickedTurn>>,
     /// A turn being loaded, and why.
@@ -190,7 +189,6 @@ impl SessionApp {
             single_id: 0,
             diff: None,
             diff_scroll: 0,
-            diff_rows: std::cell::Cell::new(0),
             picked: None,
             loading: None,
             help: None,
@@ -238,27 +236,19 @@ impl SessionApp {
         self.report.as_ref().map_or(0, |r| r.turns.len())
     }
 
-    /// Rows of the turns table at the current size.
-    pub fn table_rows(&self) -> usize {
-        let area = ratatui::layout::Rect::new(0, 0, self.size.0, self.size.1);
-        super::session_draw::layout(area, self.top, self.strategy_count())
-            .turns
-            .map_or(1, |r| r.height.saturating_sub(3).max(1) as usize)
-    }
-
     fn strategy_count(&self) -> usize {
         self.report.as_ref().map_or(0, |r| r.strategies.len())
     }
 
     fn select(&mut self, row: usize) {
-        let (len, height) = (self.turn_count(), self.table_rows());
+        let (len, height) = (self.turn_count(), layout::turns_rows(self));
         self.turns.select(row, len, height);
     }
 
     fn move_by(&mut self, delta: isize) {
         match self.focus {
             Focus::Turns => {
-                let (len, height) = (self.turn_count(), self.table_rows());
+                let (len, height) = (self.turn_count(), layout::turns_rows(self));
                 self.turns.move_by(delta, len, height);
             }
             Focus::Strategies => {
@@ -405,7 +395,7 @@ impl SessionApp {
     }
 
     fn act_timeline(&mut self, action: Action) {
-        let page = self.table_rows() as isize;
+        let page = layout::turns_rows(self) as isize;
         match action {
             Action::Quit => self.quit = true,
             Action::Help => self.open_help(),
@@ -470,8 +460,8 @@ impl SessionApp {
     }
 
     fn act_diff(&mut self, action: Action) {
-        let height = (self.size.1 as usize).saturating_sub(6).max(1);
-        let max = self.diff_rows.get().saturating_sub(height);
+        let height = layout::turn_diff_page(self);
+        let max = layout::turn_diff_rows(self).saturating_sub(height);
         let scroll =
             |s: usize, d: isize| (s as isize).saturating_add(d).clamp(0, max as isize) as usize;
         match action {

@@ -12,110 +12,14 @@ use ratatui::widgets::{Axis, Chart, Dataset, GraphType, Paragraph};
 use crate::text::{fit, pad, pad_left, safe, thousands, width};
 
 use super::detail::{DiffLayout, tool_diff_lines};
-use super::layout::{MIN_HEIGHT, MIN_WIDTH};
+use super::layout::session_layout;
 use super::session::{LineKind, SessionView, turn_detail};
-use super::session_app::{Focus, Screen, SessionApp, TopPane};
+use super::session_app::{Focus, Screen, SessionApp};
 use super::session_diff::{Change, TurnDiff};
 use super::state::ListCursor;
 use super::table::{Column, Columns, DataTable, Resolved, TableRow, Width};
 use super::theme::Theme;
 use super::widgets::{block, wrap};
-
-/// The rectangles of one session frame.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct SessionLayout {
-    /// Below the minimum size: only a message.
-    pub too_small: bool,
-    /// The title line.
-    pub header: Rect,
-    /// Tokens per turn.
-    pub chart: Option<Rect>,
-    /// The strategies' totals.
-    pub totals: Option<Rect>,
-    /// The turns table.
-    pub turns: Option<Rect>,
-    /// The selected turn's change.
-    pub detail: Option<Rect>,
-    /// The status line.
-    pub status: Rect,
-    /// The key hints.
-    pub footer: Rect,
-}
-
-/// Where everything goes at this size: chart and totals side by side over the turns and the
-/// detail on a wide terminal; stacked when narrow; where only one of chart and totals fits,
-/// `top` says which (`v` swaps).
-pub fn layout(area: Rect, top: TopPane, strategies: usize) -> SessionLayout {
-    if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
-        return SessionLayout {
-            too_small: true,
-            ..SessionLayout::default()
-        };
-    }
-    let row = |y: u16, h: u16| Rect::new(area.x, area.y + y, area.width, h);
-    let header = row(0, 1);
-    let status = row(area.height - 2, 1);
-    let footer = row(area.height - 1, 1);
-    let body_h = area.height - 3;
-    let body = row(1, body_h);
-    let totals_h = (strategies as u16 + 3).max(5);
-    let split_h = |r: Rect, left_pct: u16| {
-        let lw = r.width * left_pct / 100;
-        (
-            Rect::new(r.x, r.y, lw, r.height),
-            Rect::new(r.x + lw, r.y, r.width - lw, r.height),
-        )
-    };
-    let take = |r: &mut Rect, h: u16| {
-        let h = h.min(r.height);
-        let out = Rect::new(r.x, r.y, r.width, h);
-        r.y += h;
-        r.height -= h;
-        out
-    };
-    let mut rest = body;
-    let mut l = SessionLayout {
-        header,
-        status,
-        footer,
-        ..SessionLayout::default()
-    };
-    if area.width >= 110 && body_h >= 24 {
-        let top_h = totals_h.min(body_h / 2).max(8);
-        let (chart, totals) = split_h(take(&mut rest, top_h), 55);
-        let (turns, detail) = split_h(rest, 60);
-        l.chart = Some(chart);
-        l.totals = Some(totals);
-        l.turns = Some(turns);
-        l.detail = Some(detail);
-    } else if body_h >= 30 {
-        l.chart = Some(take(&mut rest, 8));
-        l.totals = Some(take(&mut rest, totals_h.min(body_h / 3)));
-        let detail_h = 8.min(rest.height / 2);
-        let turns_h = rest.height - detail_h;
-        l.turns = Some(take(&mut rest, turns_h));
-        l.detail = Some(rest);
-    } else {
-        let top_h = match top {
-            // A tiny terminal keeps the turns: the chart shrinks to its break marks.
-            TopPane::Chart if body_h < 12 => 3,
-            TopPane::Chart => (body_h / 3).max(4),
-            TopPane::Totals => totals_h.min(body_h / 2).max(4),
-        };
-        let pane = take(&mut rest, top_h);
-        match top {
-            TopPane::Chart => l.chart = Some(pane),
-            TopPane::Totals => l.totals = Some(pane),
-        }
-        let detail_h = if rest.height >= 14 { 6 } else { 0 };
-        let turns_h = rest.height - detail_h;
-        l.turns = Some(take(&mut rest, turns_h));
-        if detail_h > 0 {
-            l.detail = Some(rest);
-        }
-    }
-    l
-}
 
 /// Draw the whole session frame.
 pub fn render(app: &SessionApp, frame: &mut Frame) {
@@ -127,7 +31,7 @@ pub fn render(app: &SessionApp, frame: &mut Frame) {
     }
     let area = frame.area();
     let theme = app.theme;
-    let l = layout(
+    let l = session_layout(
         area,
         app.top,
         app.report.as_ref().map_or(0, |r| r.strategies.len()),
@@ -830,7 +734,6 @@ fn render_diff(app: &SessionApp, diff: &TurnDiff, frame: &mut Frame, area: Rect)
     let inner = outer.inner(area);
     frame.render_widget(outer, area);
     let lines = diff_lines(theme, diff, inner.width as usize);
-    app.diff_rows.set(lines.len());
     let height = inner.height as usize;
     let scroll = app.diff_scroll.min(lines.len().saturating_sub(height));
     let visible: Vec<Line> = lines.into_iter().skip(scroll).take(height).collect();

@@ -1,6 +1,6 @@
 //! The inspector's state, one struct per screen: the matrix ([`MatrixTab`]), the overview
 //! ([`OverviewTab`]), a strategy tab ([`StrategyTab`] with its [`DetailPane`]) and the tool
-//! search ([`Search`]) that the matrix and the strategy tabs share; the dialogs are
+//! search ([`ToolSearch`]) that the matrix and the strategy tabs share; the dialogs are
 //! [`super::app::Overlay`]. [`super::app::App`] holds one of each beside the context every
 //! screen reads (the capture, the settings, the caches). Every list or pane with a cursor or a
 //! scroll keeps it in a [`ListCursor`].
@@ -121,7 +121,7 @@ impl SortKey {
         }
     }
 
-    /// The order `s` moves to.
+    /// The next order, as the `s` key cycles through them.
     pub(crate) fn next(self) -> SortKey {
         match self {
             SortKey::Original => SortKey::Saving,
@@ -222,7 +222,7 @@ impl Default for DetailPane {
 
 /// The tool search, shared by the matrix and the strategy tabs.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Search {
+pub struct ToolSearch {
     /// The text searched for (in names and entries, case-insensitive).
     pub text: String,
     /// It is being typed.
