@@ -186,38 +186,135 @@ const fn ctrl(c: char) -> Key {
     Key(KeyCode::Char(c), KeyModifiers::CONTROL)
 }
 
+const ESC: Key = code(KeyCode::Esc);
+const ENTER: Key = code(KeyCode::Enter);
+const TAB: Key = code(KeyCode::Tab);
+const BACK_TAB: Key = code(KeyCode::BackTab);
+const BACKSPACE: Key = code(KeyCode::Backspace);
+const UP: Key = code(KeyCode::Up);
+const DOWN: Key = code(KeyCode::Down);
+const LEFT: Key = code(KeyCode::Left);
+const RIGHT: Key = code(KeyCode::Right);
+const PAGE_UP: Key = code(KeyCode::PageUp);
+const PAGE_DOWN: Key = code(KeyCode::PageDown);
+const HOME: Key = code(KeyCode::Home);
+const END: Key = code(KeyCode::End);
+const SPACE: Key = k(' ');
+
+impl Key {
+    /// How the help and the footer write the key: `q`, `^d`, `Space`, `PgDn`, `↓`.
+    pub fn name(self) -> String {
+        let Key(code, mods) = self;
+        let base = match code {
+            KeyCode::Char(' ') => "Space".to_owned(),
+            KeyCode::Char(c) => c.to_string(),
+            KeyCode::Esc => "Esc".to_owned(),
+            KeyCode::Enter => "Enter".to_owned(),
+            KeyCode::Tab => "Tab".to_owned(),
+            KeyCode::BackTab => "⇧Tab".to_owned(),
+            KeyCode::Backspace => "Backspace".to_owned(),
+            KeyCode::Up => "↑".to_owned(),
+            KeyCode::Down => "↓".to_owned(),
+            KeyCode::Left => "←".to_owned(),
+            KeyCode::Right => "→".to_owned(),
+            KeyCode::PageUp => "PgUp".to_owned(),
+            KeyCode::PageDown => "PgDn".to_owned(),
+            KeyCode::Home => "Home".to_owned(),
+            KeyCode::End => "End".to_owned(),
+            other => format!("{other:?}"),
+        };
+        if mods.contains(KeyModifiers::CONTROL) {
+            format!("^{base}")
+        } else if mods.contains(KeyModifiers::ALT) {
+            format!("M-{base}")
+        } else {
+            base
+        }
+    }
+}
+
+/// Whether and how a binding shows in the footer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Footer {
+    /// Only in the help.
+    No,
+    /// Its keys, then its help text.
+    Help,
+    /// Its keys, then this word.
+    Word(&'static str),
+    /// Its first key and the next binding's first key (`h l column`, `n N match`: a pair of
+    /// bindings, each with its own line in the help), then this word.
+    Pair(&'static str),
+}
+
 /// One binding: in a context, these keys do this.
 #[derive(Debug, Clone, Copy)]
 pub struct Binding {
     /// Where it applies.
     pub context: Context,
-    /// The keys.
-    pub keys: &'static [Key],
-    /// How the keys are written in hints and the help.
-    pub label: &'static str,
-    /// What they do.
+    /// What the keys do.
     pub action: Action,
+    /// The keys the help and the footer write, in this order (the label is made from them).
+    pub keys: &'static [Key],
+    /// Keys bound too but not written, to keep the label short.
+    pub aliases: &'static [Key],
+    /// Whether and how the footer shows it.
+    pub footer: Footer,
     /// What the help says.
     pub help: &'static str,
-    /// Shown in the footer.
-    pub hint: bool,
+}
+
+impl Binding {
+    /// Every key bound, written or not.
+    pub fn all_keys(&self) -> impl Iterator<Item = &Key> {
+        self.keys.iter().chain(self.aliases)
+    }
+
+    /// The keys as written: their names with spaces between, a run of three or more
+    /// consecutive characters as a range (`1-9`).
+    pub fn label(&self) -> String {
+        let names: Vec<String> = self.keys.iter().map(|k| k.name()).collect();
+        let next = |a: &str, b: &str| -> bool {
+            let (mut a, mut b) = (a.chars(), b.chars());
+            match (a.next(), a.next(), b.next(), b.next()) {
+                (Some(x), None, Some(y), None) => u32::from(x) + 1 == u32::from(y),
+                _ => false,
+            }
+        };
+        let mut words = Vec::new();
+        let mut i = 0;
+        while i < names.len() {
+            let mut j = i;
+            while j + 1 < names.len() && next(&names[j], &names[j + 1]) {
+                j += 1;
+            }
+            if j >= i + 2 {
+                words.push(format!("{}-{}", names[i], names[j]));
+                i = j + 1;
+            } else {
+                words.push(names[i].clone());
+                i += 1;
+            }
+        }
+        words.join(" ")
+    }
 }
 
 const fn b(
     context: Context,
-    keys: &'static [Key],
-    label: &'static str,
     action: Action,
+    keys: &'static [Key],
+    aliases: &'static [Key],
+    footer: Footer,
     help: &'static str,
-    hint: bool,
 ) -> Binding {
     Binding {
         context,
-        keys,
-        label,
         action,
+        keys,
+        aliases,
+        footer,
         help,
-        hint,
     }
 }
 
@@ -226,1026 +323,179 @@ pub const STRATEGY_KEYS: [char; 13] = [
     '1', '2', '3', '4', '5', '6', '7', '8', '9', '0', '-', '=', '\\',
 ];
 
+/// [`STRATEGY_KEYS`] as keys.
+const STRATEGY_BINDING_KEYS: [Key; 13] = {
+    let mut keys = [k('0'); 13];
+    let mut i = 0;
+    while i < keys.len() {
+        keys[i] = k(STRATEGY_KEYS[i]);
+        i += 1;
+    }
+    keys
+};
+
 use Action as A;
 use Context as C;
+use Footer::{Help, No, Pair, Word};
 
-/// Every binding. Order matters twice: the first match wins, and the help lists them in order.
+/// Every binding, one a line: where, what, the keys written, the keys bound but not written,
+/// the footer, the help. Order matters twice: the first match wins, and the help lists them
+/// in order.
+#[rustfmt::skip]
 pub const BINDINGS: &[Binding] = &[
     // Dialogs first: they take keys before the screen does.
-    b(
-        C::Help,
-        &[code(KeyCode::Esc), k('q'), k('?')],
-        "Esc q ?",
-        A::Back,
-        "clear the filter, else close the help",
-        true,
-    ),
-    b(
-        C::Help,
-        &[k('j'), code(KeyCode::Down)],
-        "j ↓",
-        A::Down,
-        "scroll down",
-        true,
-    ),
-    b(
-        C::Help,
-        &[k('k'), code(KeyCode::Up)],
-        "k ↑",
-        A::Up,
-        "scroll up",
-        true,
-    ),
-    b(
-        C::Help,
-        &[code(KeyCode::PageDown), k(' '), ctrl('d')],
-        "PgDn Space",
-        A::PageDown,
-        "page down",
-        false,
-    ),
-    b(
-        C::Help,
-        &[code(KeyCode::PageUp), ctrl('u')],
-        "PgUp",
-        A::PageUp,
-        "page up",
-        false,
-    ),
-    b(
-        C::Help,
-        &[k('g'), code(KeyCode::Home)],
-        "g Home",
-        A::Top,
-        "top",
-        false,
-    ),
-    b(
-        C::Help,
-        &[k('G'), code(KeyCode::End)],
-        "G End",
-        A::Bottom,
-        "end",
-        false,
-    ),
-    b(
-        C::Help,
-        &[k('/')],
-        "/",
-        A::Search,
-        "filter the keys and glyphs",
-        true,
-    ),
-    b(
-        C::HelpSearch,
-        &[code(KeyCode::Enter)],
-        "Enter",
-        A::Confirm,
-        "keep the filter",
-        true,
-    ),
-    b(
-        C::HelpSearch,
-        &[code(KeyCode::Esc)],
-        "Esc",
-        A::Back,
-        "clear the filter",
-        true,
-    ),
-    b(
-        C::HelpSearch,
-        &[code(KeyCode::Backspace)],
-        "Backspace",
-        A::Backspace,
-        "delete a character",
-        false,
-    ),
-    b(
-        C::HelpSearch,
-        &[code(KeyCode::Down)],
-        "↓",
-        A::Down,
-        "scroll down",
-        false,
-    ),
-    b(
-        C::HelpSearch,
-        &[code(KeyCode::Up)],
-        "↑",
-        A::Up,
-        "scroll up",
-        false,
-    ),
-    b(
-        C::Search,
-        &[code(KeyCode::Enter)],
-        "Enter",
-        A::Confirm,
-        "keep the filter",
-        true,
-    ),
-    b(
-        C::Search,
-        &[code(KeyCode::Esc)],
-        "Esc",
-        A::Back,
-        "clear the filter",
-        true,
-    ),
-    b(
-        C::Search,
-        &[code(KeyCode::Backspace)],
-        "Backspace",
-        A::Backspace,
-        "delete a character",
-        false,
-    ),
-    b(
-        C::Search,
-        &[code(KeyCode::Down)],
-        "↓",
-        A::Down,
-        "next match",
-        false,
-    ),
-    b(
-        C::Search,
-        &[code(KeyCode::Up)],
-        "↑",
-        A::Up,
-        "previous match",
-        false,
-    ),
-    b(
-        C::Settings,
-        &[code(KeyCode::Esc), k('q'), k('S')],
-        "Esc q",
-        A::Back,
-        "close the settings",
-        true,
-    ),
-    b(
-        C::Settings,
-        &[k('j'), code(KeyCode::Down)],
-        "j ↓",
-        A::Down,
-        "next setting",
-        true,
-    ),
-    b(
-        C::Settings,
-        &[k('k'), code(KeyCode::Up)],
-        "k ↑",
-        A::Up,
-        "previous setting",
-        true,
-    ),
-    b(
-        C::Settings,
-        &[code(KeyCode::Enter), k(' ')],
-        "Enter",
-        A::Confirm,
-        "edit the value (encoding: switch)",
-        true,
-    ),
-    b(
-        C::Settings,
-        &[k('R')],
-        "R",
-        A::Reset,
-        "every setting back to its default",
-        true,
-    ),
-    b(
-        C::SettingsEdit,
-        &[code(KeyCode::Enter)],
-        "Enter",
-        A::Confirm,
-        "apply: re-project and re-measure everything",
-        true,
-    ),
-    b(
-        C::SettingsEdit,
-        &[code(KeyCode::Esc)],
-        "Esc",
-        A::Back,
-        "cancel",
-        true,
-    ),
-    b(
-        C::SettingsEdit,
-        &[code(KeyCode::Backspace)],
-        "Backspace",
-        A::Backspace,
-        "delete a character",
-        false,
-    ),
-    b(
-        C::Export,
-        &[code(KeyCode::Enter)],
-        "Enter",
-        A::Confirm,
-        "write the file",
-        true,
-    ),
-    b(
-        C::Export,
-        &[code(KeyCode::Tab), code(KeyCode::BackTab)],
-        "Tab",
-        A::Toggle,
-        "request body or tools only",
-        true,
-    ),
-    b(
-        C::Export,
-        &[code(KeyCode::Esc)],
-        "Esc",
-        A::Back,
-        "cancel",
-        true,
-    ),
-    b(
-        C::Export,
-        &[code(KeyCode::Backspace)],
-        "Backspace",
-        A::Backspace,
-        "delete a character",
-        false,
-    ),
-    b(
-        C::Export,
-        &[code(KeyCode::Left)],
-        "←",
-        A::Left,
-        "cursor left",
-        false,
-    ),
-    b(
-        C::Export,
-        &[code(KeyCode::Right)],
-        "→",
-        A::Right,
-        "cursor right",
-        false,
-    ),
-    b(
-        C::Export,
-        &[code(KeyCode::Home), ctrl('a')],
-        "Home ^a",
-        A::Top,
-        "cursor to the start",
-        false,
-    ),
-    b(
-        C::Export,
-        &[code(KeyCode::End), ctrl('e')],
-        "End ^e",
-        A::Bottom,
-        "cursor to the end",
-        false,
-    ),
-    b(
-        C::Export,
-        &[ctrl('p')],
-        "^p",
-        A::Pretty,
-        "pretty JSON (two-space indent) or compact",
-        false,
-    ),
-    b(
-        C::Export,
-        &[ctrl('u')],
-        "^u",
-        A::KillToStart,
-        "delete to the start",
-        false,
-    ),
-    b(
-        C::Export,
-        &[ctrl('w')],
-        "^w",
-        A::KillWord,
-        "delete the word before the cursor",
-        false,
-    ),
-    b(
-        C::Confirm,
-        &[k('y'), k('Y')],
-        "y",
-        A::Yes,
-        "overwrite the file",
-        true,
-    ),
-    b(
-        C::Confirm,
-        &[k('n'), k('N'), code(KeyCode::Esc)],
-        "n Esc",
-        A::No,
-        "keep it, choose another path",
-        true,
-    ),
-    b(
-        C::ConfirmInvalid,
-        &[k('y'), k('Y')],
-        "y",
-        A::Yes,
-        "write the request the provider will reject",
-        true,
-    ),
-    b(
-        C::ConfirmInvalid,
-        &[k('n'), k('N'), code(KeyCode::Esc)],
-        "n Esc",
-        A::No,
-        "do not write it",
-        true,
-    ),
-    b(
-        C::QuitConfirm,
-        &[k('y'), k('Y'), k('q')],
-        "y",
-        A::Yes,
-        "quit and drop the changed settings",
-        true,
-    ),
-    b(
-        C::QuitConfirm,
-        &[k('n'), k('N'), code(KeyCode::Esc)],
-        "n Esc",
-        A::No,
-        "stay",
-        true,
-    ),
+    b(C::Help,           A::Back,          &[ESC, k('q'), k('?')],  &[],               Help,             "clear the filter, else close the help"),
+    b(C::Help,           A::Down,          &[k('j'), DOWN],         &[],               Help,             "scroll down"),
+    b(C::Help,           A::Up,            &[k('k'), UP],           &[],               Help,             "scroll up"),
+    b(C::Help,           A::PageDown,      &[PAGE_DOWN, SPACE],     &[ctrl('d')],      No,               "page down"),
+    b(C::Help,           A::PageUp,        &[PAGE_UP],              &[ctrl('u')],      No,               "page up"),
+    b(C::Help,           A::Top,           &[k('g'), HOME],         &[],               No,               "top"),
+    b(C::Help,           A::Bottom,        &[k('G'), END],          &[],               No,               "end"),
+    b(C::Help,           A::Search,        &[k('/')],               &[],               Word("search"),   "filter the keys and glyphs"),
+    b(C::HelpSearch,     A::Confirm,       &[ENTER],                &[],               Help,             "keep the filter"),
+    b(C::HelpSearch,     A::Back,          &[ESC],                  &[],               Help,             "clear the filter"),
+    b(C::HelpSearch,     A::Backspace,     &[BACKSPACE],            &[],               No,               "delete a character"),
+    b(C::HelpSearch,     A::Down,          &[DOWN],                 &[],               No,               "scroll down"),
+    b(C::HelpSearch,     A::Up,            &[UP],                   &[],               No,               "scroll up"),
+    b(C::Search,         A::Confirm,       &[ENTER],                &[],               Help,             "keep the filter"),
+    b(C::Search,         A::Back,          &[ESC],                  &[],               Help,             "clear the filter"),
+    b(C::Search,         A::Backspace,     &[BACKSPACE],            &[],               No,               "delete a character"),
+    b(C::Search,         A::Down,          &[DOWN],                 &[],               No,               "next match"),
+    b(C::Search,         A::Up,            &[UP],                   &[],               No,               "previous match"),
+    b(C::Settings,       A::Back,          &[ESC, k('q')],          &[k('S')],         Help,             "close the settings"),
+    b(C::Settings,       A::Down,          &[k('j'), DOWN],         &[],               Help,             "next setting"),
+    b(C::Settings,       A::Up,            &[k('k'), UP],           &[],               Help,             "previous setting"),
+    b(C::Settings,       A::Confirm,       &[ENTER],                &[SPACE],          Help,             "edit the value (encoding: switch)"),
+    b(C::Settings,       A::Reset,         &[k('R')],               &[],               Help,             "every setting back to its default"),
+    b(C::SettingsEdit,   A::Confirm,       &[ENTER],                &[],               Help,             "apply: re-project and re-measure everything"),
+    b(C::SettingsEdit,   A::Back,          &[ESC],                  &[],               Help,             "cancel"),
+    b(C::SettingsEdit,   A::Backspace,     &[BACKSPACE],            &[],               No,               "delete a character"),
+    b(C::Export,         A::Confirm,       &[ENTER],                &[],               Help,             "write the file"),
+    b(C::Export,         A::Toggle,        &[TAB],                  &[BACK_TAB],       Help,             "request body or tools only"),
+    b(C::Export,         A::Back,          &[ESC],                  &[],               Help,             "cancel"),
+    b(C::Export,         A::Backspace,     &[BACKSPACE],            &[],               No,               "delete a character"),
+    b(C::Export,         A::Left,          &[LEFT],                 &[],               No,               "cursor left"),
+    b(C::Export,         A::Right,         &[RIGHT],                &[],               No,               "cursor right"),
+    b(C::Export,         A::Top,           &[HOME, ctrl('a')],      &[],               No,               "cursor to the start"),
+    b(C::Export,         A::Bottom,        &[END, ctrl('e')],       &[],               No,               "cursor to the end"),
+    b(C::Export,         A::Pretty,        &[ctrl('p')],            &[],               No,               "pretty JSON (two-space indent) or compact"),
+    b(C::Export,         A::KillToStart,   &[ctrl('u')],            &[],               No,               "delete to the start"),
+    b(C::Export,         A::KillWord,      &[ctrl('w')],            &[],               No,               "delete the word before the cursor"),
+    b(C::Confirm,        A::Yes,           &[k('y')],               &[k('Y')],         Help,             "overwrite the file"),
+    b(C::Confirm,        A::No,            &[k('n'), ESC],          &[k('N')],         Help,             "keep it, choose another path"),
+    b(C::ConfirmInvalid, A::Yes,           &[k('y')],               &[k('Y')],         Help,             "write the request the provider will reject"),
+    b(C::ConfirmInvalid, A::No,            &[k('n'), ESC],          &[k('N')],         Help,             "do not write it"),
+    b(C::QuitConfirm,    A::Yes,           &[k('y')],               &[k('Y'), k('q')], Help,             "quit and drop the changed settings"),
+    b(C::QuitConfirm,    A::No,            &[k('n'), ESC],          &[k('N')],         Help,             "stay"),
     // Screens.
-    b(
-        C::Matrix,
-        &[k('j'), code(KeyCode::Down)],
-        "j ↓",
-        A::Down,
-        "next tool",
-        true,
-    ),
-    b(
-        C::Matrix,
-        &[k('k'), code(KeyCode::Up)],
-        "k ↑",
-        A::Up,
-        "previous tool",
-        false,
-    ),
-    b(
-        C::Matrix,
-        &[k('h'), code(KeyCode::Left)],
-        "h l",
-        A::Left,
-        "previous column (the strategy columns pan)",
-        true,
-    ),
-    b(
-        C::Matrix,
-        &[k('l'), code(KeyCode::Right)],
-        "l →",
-        A::Right,
-        "next column",
-        false,
-    ),
-    b(
-        C::Matrix,
-        &[code(KeyCode::PageDown), ctrl('d'), k(' ')],
-        "PgDn ^d",
-        A::PageDown,
-        "page down",
-        false,
-    ),
-    b(
-        C::Matrix,
-        &[code(KeyCode::PageUp), ctrl('u')],
-        "PgUp ^u",
-        A::PageUp,
-        "page up",
-        false,
-    ),
-    b(
-        C::Matrix,
-        &[k('g'), code(KeyCode::Home)],
-        "g Home",
-        A::Top,
-        "first tool",
-        false,
-    ),
-    b(
-        C::Matrix,
-        &[k('G'), code(KeyCode::End)],
-        "G End",
-        A::Bottom,
-        "last tool",
-        false,
-    ),
-    b(
-        C::Matrix,
-        &[code(KeyCode::Enter)],
-        "Enter",
-        A::Open,
-        "open this tool under this strategy (entries side by side, diff)",
-        true,
-    ),
-    b(
-        C::Matrix,
-        &[k('s')],
-        "s",
-        A::Sort,
-        "sort by the cursor's column (again: the other way)",
-        true,
-    ),
-    b(
-        C::Matrix,
-        &[k('f')],
-        "f",
-        A::FilterChanged,
-        "only the tools the cursor's strategy changes (again: all)",
-        true,
-    ),
-    b(
-        C::Matrix,
-        &[k('/')],
-        "/",
-        A::Search,
-        "filter tools by name and text",
-        true,
-    ),
-    b(
-        C::Matrix,
-        &[k('n')],
-        "n N",
-        A::NextMatch,
-        "next tool matching the search",
-        true,
-    ),
-    b(
-        C::Matrix,
-        &[k('N')],
-        "N",
-        A::PrevMatch,
-        "previous tool matching the search",
-        false,
-    ),
-    b(
-        C::Matrix,
-        &[k('x')],
-        "x",
-        A::Export,
-        "export the cursor's strategy",
-        true,
-    ),
-    b(
-        C::Matrix,
-        &[k('o')],
-        "o",
-        A::Overview,
-        "the overview: strategy table, bars and notes",
-        true,
-    ),
-    b(
-        C::Matrix,
-        &[code(KeyCode::Esc)],
-        "Esc",
-        A::Back,
-        "clear the search, then the f filter (never quits)",
-        false,
-    ),
-    b(
-        C::Overview,
-        &[code(KeyCode::Esc)],
-        "Esc",
-        A::Back,
-        "back to the matrix",
-        false,
-    ),
-    b(
-        C::Overview,
-        &[k('j'), code(KeyCode::Down)],
-        "j ↓",
-        A::Down,
-        "next strategy",
-        true,
-    ),
-    b(
-        C::Overview,
-        &[k('k'), code(KeyCode::Up)],
-        "k ↑",
-        A::Up,
-        "previous strategy",
-        false,
-    ),
-    b(
-        C::Overview,
-        &[code(KeyCode::Enter), k('l'), code(KeyCode::Right)],
-        "Enter",
-        A::Open,
-        "open the strategy side by side",
-        true,
-    ),
-    b(
-        C::Overview,
-        &[code(KeyCode::PageDown), ctrl('d'), k(' ')],
-        "PgDn ^d",
-        A::PageDown,
-        "scroll the notes down",
-        true,
-    ),
-    b(
-        C::Overview,
-        &[code(KeyCode::PageUp), ctrl('u')],
-        "PgUp ^u",
-        A::PageUp,
-        "scroll the notes up",
-        false,
-    ),
-    b(
-        C::Overview,
-        &[k('g'), code(KeyCode::Home)],
-        "g Home",
-        A::Top,
-        "first strategy",
-        false,
-    ),
-    b(
-        C::Overview,
-        &[k('G'), code(KeyCode::End)],
-        "G End",
-        A::Bottom,
-        "last strategy",
-        false,
-    ),
-    b(
-        C::Strategy,
-        &[k('j'), code(KeyCode::Down)],
-        "j ↓",
-        A::Down,
-        "next tool (or scroll the detail)",
-        true,
-    ),
-    b(
-        C::Strategy,
-        &[k('k'), code(KeyCode::Up)],
-        "k ↑",
-        A::Up,
-        "previous tool (or scroll the detail)",
-        false,
-    ),
-    b(
-        C::Strategy,
-        &[code(KeyCode::PageDown), ctrl('d'), k(' ')],
-        "PgDn ^d",
-        A::PageDown,
-        "page down",
-        false,
-    ),
-    b(
-        C::Strategy,
-        &[code(KeyCode::PageUp), ctrl('u')],
-        "PgUp ^u",
-        A::PageUp,
-        "page up",
-        false,
-    ),
-    b(
-        C::Strategy,
-        &[k('g'), code(KeyCode::Home)],
-        "g Home",
-        A::Top,
-        "first tool (or top of the detail)",
-        false,
-    ),
-    b(
-        C::Strategy,
-        &[k('G'), code(KeyCode::End)],
-        "G End",
-        A::Bottom,
-        "last tool (or end of the detail)",
-        false,
-    ),
-    b(
-        C::Strategy,
-        &[k('h'), code(KeyCode::Left)],
-        "h ←",
-        A::Left,
-        "scroll the detail left",
-        false,
-    ),
-    b(
-        C::Strategy,
-        &[k('l'), code(KeyCode::Right)],
-        "l →",
-        A::Right,
-        "scroll the detail right",
-        false,
-    ),
-    b(
-        C::Strategy,
-        &[code(KeyCode::Tab), code(KeyCode::BackTab)],
-        "Tab",
-        A::FocusNext,
-        "focus the tools or the detail",
-        true,
-    ),
-    b(
-        C::Strategy,
-        &[k('d')],
-        "d",
-        A::DiffMode,
-        "detail: entries → unified diff → side-by-side diff",
-        true,
-    ),
-    b(
-        C::Strategy,
-        &[k('e')],
-        "e",
-        A::Entries,
-        "detail: original and projected entries",
-        false,
-    ),
-    b(
-        C::Strategy,
-        &[k('v')],
-        "v",
-        A::ViewMode,
-        "entries as JSON or as text (each string, its \\n as line breaks)",
-        true,
-    ),
-    b(
-        C::Strategy,
-        &[k('r')],
-        "r",
-        A::Request,
-        "detail: request-level bytes and prompt-cache prefix",
-        true,
-    ),
-    b(
-        C::Strategy,
-        &[k('a')],
-        "a",
-        A::Added,
-        "detail: added text (reminder, catalog, added tools)",
-        true,
-    ),
-    b(
-        C::Strategy,
-        &[k('z')],
-        "z",
-        A::Zoom,
-        "enlarge the detail to the whole screen, or give the tools back",
-        false,
-    ),
-    b(
-        C::Strategy,
-        &[k('w')],
-        "w",
-        A::Wrap,
-        "wrap long lines on or off",
-        false,
-    ),
-    b(
-        C::Strategy,
-        &[k('b')],
-        "b",
-        A::Units,
-        "tokens or bytes in the tool table (both when wide)",
-        false,
-    ),
-    b(
-        C::Strategy,
-        &[k('/')],
-        "/",
-        A::Search,
-        "filter tools by name and text",
-        true,
-    ),
-    b(
-        C::Strategy,
-        &[k('n')],
-        "n N",
-        A::NextMatch,
-        "next search match in the entries, then the next matching tool",
-        true,
-    ),
-    b(
-        C::Strategy,
-        &[k('N')],
-        "N",
-        A::PrevMatch,
-        "previous search match",
-        false,
-    ),
-    b(
-        C::Strategy,
-        &[k('s')],
-        "s",
-        A::Sort,
-        "sort: original order → saving → size → name",
-        true,
-    ),
-    b(
-        C::Strategy,
-        &[k('x')],
-        "x",
-        A::Export,
-        "export this projection",
-        true,
-    ),
-    b(
-        C::Strategy,
-        &[code(KeyCode::Esc)],
-        "Esc",
-        A::Back,
-        "clear the filter, else back to the matrix",
-        false,
-    ),
-    b(
-        C::Global,
-        &[
-            k('1'),
-            k('2'),
-            k('3'),
-            k('4'),
-            k('5'),
-            k('6'),
-            k('7'),
-            k('8'),
-            k('9'),
-            k('0'),
-            k('-'),
-            k('='),
-            k('\\'),
-        ],
-        "1-9 0 - = \\",
-        A::StrategyKey,
-        "open a strategy (in the order of the overview)",
-        true,
-    ),
-    b(
-        C::Global,
-        &[k('y')],
-        "y",
-        A::Copy,
-        "send the selected tool's JSON (as sent) to the terminal's clipboard (OSC 52)",
-        false,
-    ),
-    b(
-        C::Global,
-        &[k('m')],
-        "m",
-        A::Matrix,
-        "the matrix (home)",
-        false,
-    ),
-    b(
-        C::Global,
-        &[k('o'), k('`')],
-        "o",
-        A::Overview,
-        "the overview: strategy table, bars and notes",
-        false,
-    ),
-    b(C::Global, &[k(']')], "]", A::NextTab, "next tab", false),
-    b(C::Global, &[k('[')], "[", A::PrevTab, "previous tab", false),
-    b(
-        C::Global,
-        &[k('S')],
-        "S",
-        A::Settings,
-        "edit the settings and the encoding",
-        true,
-    ),
-    b(
-        C::Global,
-        &[k('E')],
-        "E",
-        A::Encoding,
-        "switch the encoding (o200k_base / cl100k_base)",
-        false,
-    ),
-    b(C::Global, &[k('?')], "?", A::Help, "this help", true),
-    b(
-        C::Global,
-        &[k('q')],
-        "q",
-        A::Quit,
-        "quit (asks when the settings were changed)",
-        true,
-    ),
-    b(
-        C::Global,
-        &[ctrl('z')],
-        "^z",
-        A::Suspend,
-        "suspend to the shell (fg resumes)",
-        false,
-    ),
-    b(
-        C::Global,
-        &[ctrl('c')],
-        "^c",
-        A::Quit,
-        "quit at once, from anywhere",
-        false,
-    ),
+    b(C::Matrix,         A::Down,          &[k('j'), DOWN],         &[],               Word("move"),     "next tool"),
+    b(C::Matrix,         A::Up,            &[k('k'), UP],           &[],               No,               "previous tool"),
+    b(C::Matrix,         A::Left,          &[k('h'), LEFT],         &[],               Pair("column"),   "previous column (the strategy columns pan)"),
+    b(C::Matrix,         A::Right,         &[k('l'), RIGHT],        &[],               No,               "next column"),
+    b(C::Matrix,         A::PageDown,      &[PAGE_DOWN, ctrl('d')], &[SPACE],          No,               "page down"),
+    b(C::Matrix,         A::PageUp,        &[PAGE_UP, ctrl('u')],   &[],               No,               "page up"),
+    b(C::Matrix,         A::Top,           &[k('g'), HOME],         &[],               No,               "first tool"),
+    b(C::Matrix,         A::Bottom,        &[k('G'), END],          &[],               No,               "last tool"),
+    b(C::Matrix,         A::Open,          &[ENTER],                &[],               Word("open"),     "open this tool under this strategy (entries side by side, diff)"),
+    b(C::Matrix,         A::Sort,          &[k('s')],               &[],               Word("sort"),     "sort by the cursor's column (again: the other way)"),
+    b(C::Matrix,         A::FilterChanged, &[k('f')],               &[],               Word("changed"),  "only the tools the cursor's strategy changes (again: all)"),
+    b(C::Matrix,         A::Search,        &[k('/')],               &[],               Word("search"),   "filter tools by name and text"),
+    b(C::Matrix,         A::NextMatch,     &[k('n')],               &[],               Pair("match"),    "next tool matching the search"),
+    b(C::Matrix,         A::PrevMatch,     &[k('N')],               &[],               No,               "previous tool matching the search"),
+    b(C::Matrix,         A::Export,        &[k('x')],               &[],               Word("export"),   "export the cursor's strategy"),
+    b(C::Matrix,         A::Overview,      &[k('o')],               &[],               Word("overview"), "the overview: strategy table, bars and notes"),
+    b(C::Matrix,         A::Back,          &[ESC],                  &[],               No,               "clear the search, then the f filter (never quits)"),
+    b(C::Overview,       A::Back,          &[ESC],                  &[],               No,               "back to the matrix"),
+    b(C::Overview,       A::Down,          &[k('j'), DOWN],         &[],               Word("move"),     "next strategy"),
+    b(C::Overview,       A::Up,            &[k('k'), UP],           &[],               No,               "previous strategy"),
+    b(C::Overview,       A::Open,          &[ENTER],                &[k('l'), RIGHT],  Word("open"),     "open the strategy side by side"),
+    b(C::Overview,       A::PageDown,      &[PAGE_DOWN, ctrl('d')], &[SPACE],          Word("notes"),    "scroll the notes down"),
+    b(C::Overview,       A::PageUp,        &[PAGE_UP, ctrl('u')],   &[],               No,               "scroll the notes up"),
+    b(C::Overview,       A::Top,           &[k('g'), HOME],         &[],               No,               "first strategy"),
+    b(C::Overview,       A::Bottom,        &[k('G'), END],          &[],               No,               "last strategy"),
+    b(C::Strategy,       A::Down,          &[k('j'), DOWN],         &[],               Word("move"),     "next tool (or scroll the detail)"),
+    b(C::Strategy,       A::Up,            &[k('k'), UP],           &[],               No,               "previous tool (or scroll the detail)"),
+    b(C::Strategy,       A::PageDown,      &[PAGE_DOWN, ctrl('d')], &[SPACE],          No,               "page down"),
+    b(C::Strategy,       A::PageUp,        &[PAGE_UP, ctrl('u')],   &[],               No,               "page up"),
+    b(C::Strategy,       A::Top,           &[k('g'), HOME],         &[],               No,               "first tool (or top of the detail)"),
+    b(C::Strategy,       A::Bottom,        &[k('G'), END],          &[],               No,               "last tool (or end of the detail)"),
+    b(C::Strategy,       A::Left,          &[k('h'), LEFT],         &[],               No,               "scroll the detail left"),
+    b(C::Strategy,       A::Right,         &[k('l'), RIGHT],        &[],               No,               "scroll the detail right"),
+    b(C::Strategy,       A::FocusNext,     &[TAB],                  &[BACK_TAB],       Word("focus"),    "focus the tools or the detail"),
+    b(C::Strategy,       A::DiffMode,      &[k('d')],               &[],               Word("diff"),     "detail: entries → unified diff → side-by-side diff"),
+    b(C::Strategy,       A::Entries,       &[k('e')],               &[],               No,               "detail: original and projected entries"),
+    b(C::Strategy,       A::ViewMode,      &[k('v')],               &[],               Word("text"),     "entries as JSON or as text (each string, its \\n as line breaks)"),
+    b(C::Strategy,       A::Request,       &[k('r')],               &[],               Word("request"),  "detail: request-level bytes and prompt-cache prefix"),
+    b(C::Strategy,       A::Added,         &[k('a')],               &[],               Word("added"),    "detail: added text (reminder, catalog, added tools)"),
+    b(C::Strategy,       A::Zoom,          &[k('z')],               &[],               No,               "enlarge the detail to the whole screen, or give the tools back"),
+    b(C::Strategy,       A::Wrap,          &[k('w')],               &[],               No,               "wrap long lines on or off"),
+    b(C::Strategy,       A::Units,         &[k('b')],               &[],               No,               "tokens or bytes in the tool table (both when wide)"),
+    b(C::Strategy,       A::Search,        &[k('/')],               &[],               Word("search"),   "filter tools by name and text"),
+    b(C::Strategy,       A::NextMatch,     &[k('n')],               &[],               Pair("match"),    "next search match in the entries, then the next matching tool"),
+    b(C::Strategy,       A::PrevMatch,     &[k('N')],               &[],               No,               "previous search match"),
+    b(C::Strategy,       A::Sort,          &[k('s')],               &[],               Word("sort"),     "sort: original order → saving → size → name"),
+    b(C::Strategy,       A::Export,        &[k('x')],               &[],               Word("export"),   "export this projection"),
+    b(C::Strategy,       A::Back,          &[ESC],                  &[],               No,               "clear the filter, else back to the matrix"),
+    b(C::Global,         A::StrategyKey,   &STRATEGY_BINDING_KEYS,  &[],               Word("strategy"), "open a strategy (in the order of the overview)"),
+    b(C::Global,         A::Copy,          &[k('y')],               &[],               No,               "send the selected tool's JSON (as sent) to the terminal's clipboard (OSC 52)"),
+    b(C::Global,         A::Matrix,        &[k('m')],               &[],               No,               "the matrix (home)"),
+    b(C::Global,         A::Overview,      &[k('o')],               &[k('`')],         No,               "the overview: strategy table, bars and notes"),
+    b(C::Global,         A::NextTab,       &[k(']')],               &[],               No,               "next tab"),
+    b(C::Global,         A::PrevTab,       &[k('[')],               &[],               No,               "previous tab"),
+    b(C::Global,         A::Settings,      &[k('S')],               &[],               Word("settings"), "edit the settings and the encoding"),
+    b(C::Global,         A::Encoding,      &[k('E')],               &[],               No,               "switch the encoding (o200k_base / cl100k_base)"),
+    b(C::Global,         A::Help,          &[k('?')],               &[],               Word("help"),     "this help"),
+    b(C::Global,         A::Quit,          &[k('q')],               &[],               Word("quit"),     "quit (asks when the settings were changed)"),
+    b(C::Global,         A::Suspend,       &[ctrl('z')],            &[],               No,               "suspend to the shell (fg resumes)"),
+    b(C::Global,         A::Quit,          &[ctrl('c')],            &[],               No,               "quit at once, from anywhere"),
     // The session view (a trace) and its turn diff: screens of their own, no global fallback.
-    b(
-        C::Session,
-        &[k('j'), code(KeyCode::Down)],
-        "j ↓",
-        A::Down,
-        "next turn (or strategy, with the strategies focused)",
-        true,
-    ),
-    b(
-        C::Session,
-        &[k('k'), code(KeyCode::Up)],
-        "k ↑",
-        A::Up,
-        "previous turn (or strategy)",
-        false,
-    ),
-    b(
-        C::Session,
-        &[code(KeyCode::PageDown), ctrl('d')],
-        "PgDn",
-        A::PageDown,
-        "a page of turns down",
-        false,
-    ),
-    b(
-        C::Session,
-        &[code(KeyCode::PageUp), ctrl('u')],
-        "PgUp",
-        A::PageUp,
-        "a page of turns up",
-        false,
-    ),
-    b(
-        C::Session,
-        &[k('g'), code(KeyCode::Home)],
-        "g Home",
-        A::Top,
-        "first turn",
-        false,
-    ),
-    b(
-        C::Session,
-        &[k('G'), code(KeyCode::End)],
-        "G End",
-        A::Bottom,
-        "last turn",
-        false,
-    ),
-    b(
-        C::Session,
-        &[code(KeyCode::Enter)],
-        "Enter",
-        A::Open,
-        "open the turn in the single-request views; Esc comes back",
-        true,
-    ),
-    b(
-        C::Session,
-        &[k('d')],
-        "d",
-        A::DiffMode,
-        "the turn's tools against the previous turn of its thread",
-        true,
-    ),
-    b(
-        C::Session,
-        &[k('n')],
-        "n",
-        A::NextBreak,
-        "next turn with a break mark (▲ cache broke, * a list changed)",
-        true,
-    ),
-    b(
-        C::Session,
-        &[k('N')],
-        "N",
-        A::PrevBreak,
-        "previous turn with a break mark",
-        false,
-    ),
-    b(
-        C::Session,
-        &[code(KeyCode::Tab), code(KeyCode::BackTab)],
-        "Tab",
-        A::FocusNext,
-        "focus the turns or the strategies (what the chart shows)",
-        true,
-    ),
-    b(
-        C::Session,
-        &[k(' ')],
-        "Space",
-        A::Toggle,
-        "show or hide the selected strategy on the chart",
-        true,
-    ),
-    b(
-        C::Session,
-        &[k('v')],
-        "v",
-        A::Panes,
-        "chart or totals, where only one fits",
-        false,
-    ),
-    b(
-        C::Session,
-        &[code(KeyCode::Esc)],
-        "Esc",
-        A::Back,
-        "back to the turns (never quits)",
-        false,
-    ),
-    b(C::Session, &[k('?')], "?", A::Help, "keys and glyphs", true),
-    b(C::Session, &[k('q'), ctrl('c')], "q", A::Quit, "quit", true),
-    b(
-        C::TurnDiff,
-        &[code(KeyCode::Esc), k('d')],
-        "Esc d",
-        A::Back,
-        "back to the session view",
-        true,
-    ),
-    b(
-        C::TurnDiff,
-        &[k('j'), code(KeyCode::Down)],
-        "j ↓",
-        A::Down,
-        "scroll down",
-        true,
-    ),
-    b(
-        C::TurnDiff,
-        &[k('k'), code(KeyCode::Up)],
-        "k ↑",
-        A::Up,
-        "scroll up",
-        false,
-    ),
-    b(
-        C::TurnDiff,
-        &[code(KeyCode::PageDown), k(' '), ctrl('d')],
-        "PgDn Space",
-        A::PageDown,
-        "page down",
-        false,
-    ),
-    b(
-        C::TurnDiff,
-        &[code(KeyCode::PageUp), ctrl('u')],
-        "PgUp",
-        A::PageUp,
-        "page up",
-        false,
-    ),
-    b(
-        C::TurnDiff,
-        &[k('g'), code(KeyCode::Home)],
-        "g Home",
-        A::Top,
-        "top",
-        false,
-    ),
-    b(
-        C::TurnDiff,
-        &[k('G'), code(KeyCode::End)],
-        "G End",
-        A::Bottom,
-        "end",
-        false,
-    ),
-    b(
-        C::TurnDiff,
-        &[code(KeyCode::Enter)],
-        "Enter",
-        A::Open,
-        "open the turn's request in the single-request views",
-        true,
-    ),
-    b(
-        C::TurnDiff,
-        &[k('?')],
-        "?",
-        A::Help,
-        "keys and glyphs",
-        true,
-    ),
-    b(
-        C::TurnDiff,
-        &[k('q'), ctrl('c')],
-        "q",
-        A::Quit,
-        "quit",
-        true,
-    ),
+    b(C::Session,        A::Down,          &[k('j'), DOWN],         &[],               Word("move"),     "next turn (or strategy, with the strategies focused)"),
+    b(C::Session,        A::Up,            &[k('k'), UP],           &[],               No,               "previous turn (or strategy)"),
+    b(C::Session,        A::PageDown,      &[PAGE_DOWN],            &[ctrl('d')],      No,               "a page of turns down"),
+    b(C::Session,        A::PageUp,        &[PAGE_UP],              &[ctrl('u')],      No,               "a page of turns up"),
+    b(C::Session,        A::Top,           &[k('g'), HOME],         &[],               No,               "first turn"),
+    b(C::Session,        A::Bottom,        &[k('G'), END],          &[],               No,               "last turn"),
+    b(C::Session,        A::Open,          &[ENTER],                &[],               Word("open"),     "open the turn in the single-request views; Esc comes back"),
+    b(C::Session,        A::DiffMode,      &[k('d')],               &[],               Word("diff"),     "the turn's tools against the previous turn of its thread"),
+    b(C::Session,        A::NextBreak,     &[k('n')],               &[],               Word("break"),    "next turn with a break mark (▲ cache broke, * a list changed)"),
+    b(C::Session,        A::PrevBreak,     &[k('N')],               &[],               No,               "previous turn with a break mark"),
+    b(C::Session,        A::FocusNext,     &[TAB],                  &[BACK_TAB],       Word("focus"),    "focus the turns or the strategies (what the chart shows)"),
+    b(C::Session,        A::Toggle,        &[SPACE],                &[],               Word("chart"),    "show or hide the selected strategy on the chart"),
+    b(C::Session,        A::Panes,         &[k('v')],               &[],               No,               "chart or totals, where only one fits"),
+    b(C::Session,        A::Back,          &[ESC],                  &[],               No,               "back to the turns (never quits)"),
+    b(C::Session,        A::Help,          &[k('?')],               &[],               Word("help"),     "keys and glyphs"),
+    b(C::Session,        A::Quit,          &[k('q')],               &[ctrl('c')],      Help,             "quit"),
+    b(C::TurnDiff,       A::Back,          &[ESC, k('d')],          &[],               Word("back"),     "back to the session view"),
+    b(C::TurnDiff,       A::Down,          &[k('j'), DOWN],         &[],               Word("scroll"),   "scroll down"),
+    b(C::TurnDiff,       A::Up,            &[k('k'), UP],           &[],               No,               "scroll up"),
+    b(C::TurnDiff,       A::PageDown,      &[PAGE_DOWN, SPACE],     &[ctrl('d')],      No,               "page down"),
+    b(C::TurnDiff,       A::PageUp,        &[PAGE_UP],              &[ctrl('u')],      No,               "page up"),
+    b(C::TurnDiff,       A::Top,           &[k('g'), HOME],         &[],               No,               "top"),
+    b(C::TurnDiff,       A::Bottom,        &[k('G'), END],          &[],               No,               "end"),
+    b(C::TurnDiff,       A::Open,          &[ENTER],                &[],               Word("open"),     "open the turn's request in the single-request views"),
+    b(C::TurnDiff,       A::Help,          &[k('?')],               &[],               Word("help"),     "keys and glyphs"),
+    b(C::TurnDiff,       A::Quit,          &[k('q')],               &[ctrl('c')],      Help,             "quit"),
 ];
+
+/// Each binding's label, made once ([`Binding::label`]), in [`BINDINGS`] order.
+static LABELS: std::sync::LazyLock<Vec<String>> =
+    std::sync::LazyLock::new(|| BINDINGS.iter().map(Binding::label).collect());
+
+/// The footer's labels of the [`Footer::Pair`] bindings, in [`BINDINGS`] order.
+static PAIR_LABELS: std::sync::LazyLock<Vec<Option<String>>> = std::sync::LazyLock::new(|| {
+    BINDINGS
+        .iter()
+        .enumerate()
+        .map(|(i, b)| match b.footer {
+            Pair(_) => {
+                let first = |b: &Binding| b.keys.first().map(|k| k.name()).unwrap_or_default();
+                let partner = BINDINGS.get(i + 1).map(first).unwrap_or_default();
+                Some(format!("{} {partner}", first(b)))
+            }
+            _ => None,
+        })
+        .collect()
+});
 
 /// `Ctrl-C` quits from every context, dialogs included.
 pub fn is_interrupt(key: &KeyEvent) -> bool {
@@ -1274,7 +524,7 @@ pub fn lookup(context: Context, key: &KeyEvent) -> Option<(Action, Option<usize>
         BINDINGS
             .iter()
             .filter(|binding| binding.context == ctx)
-            .find(|binding| binding.keys.iter().any(|k| matches(k, key)))
+            .find(|binding| binding.all_keys().any(|k| matches(k, key)))
     };
     let binding = match context {
         C::Matrix | C::Overview | C::Strategy => found(context).or_else(|| found(C::Global)),
@@ -1289,66 +539,25 @@ pub fn lookup(context: Context, key: &KeyEvent) -> Option<(Action, Option<usize>
 
 /// The footer hints for a context: `(keys, what)`, most useful first.
 pub fn hints(context: Context) -> Vec<(&'static str, &'static str)> {
-    let short = |b: &Binding| -> &'static str {
-        match b.action {
-            A::Quit => "quit",
-            A::Help => "help",
-            A::Down
-                if matches!(
-                    b.context,
-                    C::Matrix | C::Overview | C::Strategy | C::Session
-                ) =>
-            {
-                "move"
-            }
-            A::Left if b.context == C::Matrix => "column",
-            A::FilterChanged => "changed",
-            A::Down if b.context == C::TurnDiff => "scroll",
-            A::Back if b.context == C::TurnDiff => "back",
-            A::Toggle if b.context == C::Session => "chart",
-            A::NextBreak => "break",
-            A::Overview => "overview",
-            A::Zoom => "zoom",
-            A::PageDown if b.context == C::Overview => "notes",
-            A::ViewMode => "text",
-            A::NextMatch => "match",
-            A::Open => "open",
-            A::FocusNext => "focus",
-            A::DiffMode => "diff",
-            A::Request => "request",
-            A::Added => "added",
-            A::Search => "search",
-            A::Sort => "sort",
-            A::Export => "export",
-            A::Settings => "settings",
-            A::StrategyKey => "strategy",
-            _ => b.help,
+    let hint = |(i, b): (usize, &'static Binding)| -> Option<(&'static str, &'static str)> {
+        match b.footer {
+            No => None,
+            Help => Some((LABELS[i].as_str(), b.help)),
+            Word(word) => Some((LABELS[i].as_str(), word)),
+            Pair(word) => Some((PAIR_LABELS[i].as_deref().unwrap_or_default(), word)),
         }
     };
-    let own = BINDINGS
-        .iter()
-        .filter(|b| b.context == context && b.hint)
-        .map(|b| (b.label, short(b)));
+    let of = |ctx: Context| {
+        BINDINGS
+            .iter()
+            .enumerate()
+            .filter(move |(_, b)| b.context == ctx)
+            .filter_map(hint)
+    };
     if matches!(context, C::Matrix | C::Overview | C::Strategy) {
-        own.chain(
-            BINDINGS
-                .iter()
-                .filter(|b| b.context == C::Global && b.hint)
-                .map(|b| (b.label, short(b))),
-        )
-        .collect()
+        of(context).chain(of(C::Global)).collect()
     } else {
-        own.collect()
-    }
-}
-
-/// How the help writes a binding's keys. A footer hint may stand for a pair (`h l column`,
-/// `n N match`) whose second key has its own line in the help, so the help names one key.
-fn help_label(b: &Binding) -> &'static str {
-    match (b.action, b.label) {
-        (A::Left, "h l") => "h ←",
-        (A::NextMatch, "n N") => "n",
-        _ => b.label,
+        of(context).collect()
     }
 }
 
@@ -1376,8 +585,9 @@ pub fn help_sections() -> Vec<(Context, Vec<(&'static str, &'static str)>)> {
         .map(|ctx| {
             let lines = BINDINGS
                 .iter()
-                .filter(|b| b.context == ctx)
-                .map(|b| (help_label(b), b.help))
+                .enumerate()
+                .filter(|(_, b)| b.context == ctx)
+                .map(|(i, b)| (LABELS[i].as_str(), b.help))
                 .collect();
             (ctx, lines)
         })
@@ -1439,9 +649,9 @@ mod tests {
                     continue;
                 }
                 if same_scope {
-                    for key in a.keys {
+                    for key in a.all_keys() {
                         assert!(
-                            !b2.keys.contains(key),
+                            !b2.all_keys().any(|k| k == key),
                             "{key:?} bound twice in {:?}",
                             a.context
                         );
@@ -1449,6 +659,35 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn labels_are_made_from_the_keys() {
+        let label = |ctx: Context, action: Action| {
+            let i = BINDINGS
+                .iter()
+                .position(|b| b.context == ctx && b.action == action)
+                .unwrap();
+            LABELS[i].clone()
+        };
+        assert_eq!(label(C::Global, A::StrategyKey), "1-9 0 - = \\");
+        assert_eq!(label(C::Help, A::Back), "Esc q ?");
+        assert_eq!(label(C::Export, A::Top), "Home ^a");
+        assert_eq!(label(C::Matrix, A::Left), "h ←");
+        let footer = hints(C::Matrix);
+        assert!(footer.contains(&("h l", "column")), "{footer:?}");
+        assert!(footer.contains(&("n N", "match")), "{footer:?}");
+        assert!(footer.contains(&("1-9 0 - = \\", "strategy")), "{footer:?}");
+    }
+
+    #[test]
+    fn an_alias_still_does_what_its_binding_does() {
+        let ctrl_d = KeyEvent::new(KeyCode::Char('d'), KeyModifiers::CONTROL);
+        assert_eq!(lookup(C::Help, &ctrl_d).unwrap().0, A::PageDown);
+        assert_eq!(
+            lookup(C::Overview, &key(KeyCode::Right)).unwrap().0,
+            A::Open
+        );
     }
 
     #[test]

@@ -12,7 +12,7 @@ use std::ops::Range;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
-use ratatui::text::{Line, Span};
+use ratatui::text::Line;
 use ratatui::widgets::Paragraph;
 
 use crate::matrix::{Cell, Mark, Matrix, Origin, Row, Sort, SortColumn, TotalRow, display_names};
@@ -20,6 +20,7 @@ use crate::report::Report;
 use crate::strategy::Strategy;
 use crate::text::{pad, pad_left, safe, thousands, width};
 
+use super::table::{Column, Columns, DataTable, TableRow, Width};
 use super::textview::highlight;
 use super::theme::Theme;
 
@@ -475,25 +476,50 @@ fn shown_totals(n: usize, all: Vec<TotalRow>) -> Vec<TotalRow> {
         .collect()
 }
 
-/// Draw the matrix into `area` with the cursor on a cell.
-pub fn draw(m: &MatrixView, cursor: Cursor, theme: Theme, frame: &mut Frame, area: Rect) {
-    let g = geometry(m, area.width, cursor);
-    let (body, n_totals) = body_rows(area.height, m.model.total_rows().len());
-    let left = marker_width(g.hidden.0);
-    let right = g.hidden.1;
-    let sort = m.model.sort();
-    let arrow = |col: usize| -> &'static str {
-        let here = match sort.column {
-            SortColumn::Original => col == 0,
-            SortColumn::Strategy(s) => col > 0 && strategies()[col - 1] == s,
-            SortColumn::Name => false,
-        };
-        match (here, sort.descending) {
-            (false, _) => "",
-            (true, true) => "▼",
-            (true, false) => "▲",
-        }
+/// The table's columns at `g`: the name, the original, the `‹N` marker, each strategy column
+/// drawn, the `N›` marker (the markers have no width when nothing is hidden on their side).
+/// The widths are the geometry's: the matrix pans its strategy columns, which no other table
+/// does, so [`geometry`] decides them and the table draws them as fixed.
+fn table_columns(g: &Geometry) -> (Columns, Vec<usize>) {
+    let drawn: Vec<usize> = g.visible.clone().filter(|&c| g.drawn(c)).collect();
+    let mut columns = vec![
+        Column::new(Width::Fixed(g.name)).gap(0),
+        Column::new(Width::Fixed(g.original)),
+        Column::new(Width::Fixed(marker_width(g.hidden.0))).gap(0),
+    ];
+    columns.extend(
+        drawn
+            .iter()
+            .map(|&c| Column::new(Width::Fixed(g.columns[c]))),
+    );
+    columns.push(Column::new(Width::Fixed(marker_width(g.hidden.1))).gap(0));
+    (Columns::new(columns).with_mark(1), drawn)
+}
+
+/// The sort arrow of cursor column `col` (0 the original, `1 + i` strategy `i`), if sorted by it.
+fn arrow(sort: Sort, col: usize) -> &'static str {
+    let here = match sort.column {
+        SortColumn::Original => col == 0,
+        SortColumn::Strategy(s) => col > 0 && strategies()[col - 1] == s,
+        SortColumn::Name => false,
     };
+    match (here, sort.descending) {
+        (false, _) => "",
+        (true, true) => "▼",
+        (true, false) => "▲",
+    }
+}
+
+/// The header row: the tool count (tools a strategy adds counted apart), then each column's
+/// name with its sort arrow, the cursor's column highlighted.
+fn header_row(
+    m: &MatrixView,
+    g: &Geometry,
+    drawn: &[usize],
+    cursor: Cursor,
+    theme: Theme,
+) -> TableRow {
+    let sort = m.model.sort();
     let head_style = |col: usize| {
         if col == cursor.col {
             theme.selected(true)
@@ -501,8 +527,6 @@ pub fn draw(m: &MatrixView, cursor: Cursor, theme: Theme, frame: &mut Frame, are
             theme.heading()
         }
     };
-    let mut lines: Vec<Line> = Vec::new();
-    let mut head = vec![Span::raw(" ")];
     let name_head = match sort.column {
         SortColumn::Name if sort.descending => "tool ▲",
         SortColumn::Name => "tool ▼",
@@ -528,111 +552,163 @@ pub fn draw(m: &MatrixView, cursor: Cursor, theme: Theme, frame: &mut Frame, are
     } else {
         head_text
     };
-    head.push(Span::styled(pad(&head_text, g.name), theme.heading()));
-    head.push(Span::raw(" "));
-    head.push(Span::styled(
-        pad_left(&format!("{}original", arrow(0)), g.original),
-        head_style(0),
-    ));
-    if left > 0 {
-        head.push(Span::styled(format!(" ‹{}", g.hidden.0), theme.dim()));
-    }
-    for c in g.visible.clone().filter(|&c| g.drawn(c)) {
-        head.push(Span::raw(" "));
-        head.push(Span::styled(
-            pad_left(&format!("{}{}", arrow(c + 1), m.header(c)), g.columns[c]),
+    let mut cells = vec![
+        Line::styled(pad(&head_text, g.name), theme.heading()),
+        Line::styled(
+            pad_left(&format!("{}original", arrow(sort, 0)), g.original),
+            head_style(0),
+        ),
+        marker(g.hidden.0 > 0, format!(" ‹{}", g.hidden.0), theme),
+    ];
+    cells.extend(drawn.iter().map(|&c| {
+        Line::styled(
+            pad_left(
+                &format!("{}{}", arrow(sort, c + 1), m.header(c)),
+                g.columns[c],
+            ),
             head_style(c + 1),
-        ));
-    }
-    if right > 0 {
-        head.push(Span::styled(format!(" {right}›"), theme.dim()));
-    }
-    lines.push(Line::from(head));
+        )
+    }));
+    cells.push(marker(g.hidden.1 > 0, format!(" {}›", g.hidden.1), theme));
+    TableRow::new(cells)
+}
 
-    let offset = cursor.rows.offset.min(m.shown.len().saturating_sub(body));
-    if m.shown.is_empty() {
-        lines.push(Line::styled(
-            if m.unfiltered == 0 {
-                " the capture has no tools"
-            } else {
-                " no tool matches: Esc clears the search, f the filter"
-            },
-            theme.dim(),
-        ));
+/// A `‹N` or `N›` marker, or nothing.
+fn marker(shown: bool, text: String, theme: Theme) -> Line<'static> {
+    if shown {
+        Line::styled(text, theme.dim())
+    } else {
+        Line::default()
     }
-    let names: Vec<&str> = (offset..(offset + body).min(m.shown.len()))
-        .filter_map(|i| m.name(i))
-        .collect();
-    let shorts = display_names(&names, g.name);
-    for (k, at) in (offset..(offset + body).min(m.shown.len())).enumerate() {
-        let Some(row) = m.row(at) else { continue };
-        let selected = at == cursor.rows.selected;
-        let base = if selected {
-            theme.selected(false)
+}
+
+/// The row at screen position `at`, its name already shortened to `short`; the cursor's row
+/// in the selection style, the cursor's cell apart.
+fn body_row(
+    m: &MatrixView,
+    row: &Row,
+    short: &str,
+    drawn: &[usize],
+    g: &Geometry,
+    cursor: Option<usize>,
+    theme: Theme,
+) -> TableRow {
+    let selected = cursor.is_some();
+    let base = if selected {
+        theme.selected(false)
+    } else {
+        theme.text()
+    };
+    let mut cells = vec![
+        highlight(&pad(short, g.name), &m.needle, base, theme.found()),
+        Line::styled(
+            pad_left(&format!("{}  ", m.original_text(row)), g.original),
+            cell_style(theme, base, cursor == Some(0), None, None),
+        ),
+        Line::default(),
+    ];
+    cells.extend(drawn.iter().map(|&c| {
+        Line::styled(
+            pad_left(&m.cell_text(row, c), g.columns[c]),
+            cell_style(
+                theme,
+                base,
+                cursor == Some(c + 1),
+                m.cell(row, c),
+                row.original_tokens,
+            ),
+        )
+    }));
+    TableRow::new(cells).fill(base)
+}
+
+/// A totals row: the figures under the numbers of the cells above, not under their marks.
+fn total_row(m: &MatrixView, t: TotalRow, drawn: &[usize], g: &Geometry, theme: Theme) -> TableRow {
+    let mut cells = vec![
+        Line::styled(pad(t.label(), g.name), theme.heading()),
+        Line::raw(pad_left(
+            &format!("{}  ", m.total_text(None, t)),
+            g.original,
+        )),
+        Line::default(),
+    ];
+    cells.extend(drawn.iter().map(|&c| {
+        let value = m.total_text(Some(c), t);
+        let style = if value == Mark::Refused.glyph() {
+            theme.error()
         } else {
             theme.text()
         };
-        let mut spans = vec![Span::styled(if selected { "▌" } else { " " }, base)];
-        spans.extend(highlight(&pad(&shorts[k], g.name), &m.needle, base, theme.found()).spans);
-        spans.push(Span::styled(" ", base));
-        spans.push(Span::styled(
-            pad_left(&format!("{}  ", m.original_text(row)), g.original),
-            cell_style(theme, base, selected && cursor.col == 0, None, None),
-        ));
-        if left > 0 {
-            spans.push(Span::styled(" ".repeat(left), base));
-        }
-        for c in g.visible.clone().filter(|&c| g.drawn(c)) {
-            let cell = m.cell(row, c);
-            spans.push(Span::styled(" ", base));
-            spans.push(Span::styled(
-                pad_left(&m.cell_text(row, c), g.columns[c]),
-                cell_style(
-                    theme,
-                    base,
-                    selected && cursor.col == c + 1,
-                    cell,
-                    row.original_tokens,
-                ),
-            ));
-        }
-        lines.push(Line::from(spans));
+        Line::styled(pad_left(&format!("{value}  "), g.columns[c]), style)
+    }));
+    TableRow::new(cells)
+}
+
+/// Draw the matrix into `area` with the cursor on a cell: the header, the rows from the
+/// first visible one, a rule, then the totals rows that fit.
+pub fn draw(m: &MatrixView, cursor: Cursor, theme: Theme, frame: &mut Frame, area: Rect) {
+    let g = geometry(m, area.width, cursor);
+    let (body, n_totals) = body_rows(area.height, m.model.total_rows().len());
+    let (columns, drawn) = table_columns(&g);
+    let layout = columns.resolve(&[], area.width as usize);
+    let offset = cursor.rows.offset.min(m.shown.len().saturating_sub(body));
+    let window = DataTable::window(offset, m.shown.len(), body);
+    let names: Vec<&str> = window.clone().filter_map(|i| m.name(i)).collect();
+    let shorts = display_names(&names, g.name);
+    let rows: Vec<TableRow> = window
+        .clone()
+        .zip(&shorts)
+        .filter_map(|(at, short)| {
+            let row = m.row(at)?;
+            let on = (at == cursor.rows.selected).then_some(cursor.col);
+            Some(body_row(m, row, short, &drawn, &g, on, theme))
+        })
+        .collect();
+    let marked = cursor
+        .rows
+        .selected
+        .checked_sub(offset)
+        .filter(|&k| k < rows.len());
+    let table = DataTable::new(&layout)
+        .header(header_row(m, &g, &drawn, cursor, theme))
+        .rows(rows)
+        .mark(marked, "▌");
+    let part = |y: usize, h: usize| -> Rect {
+        let y = (y as u16).min(area.height);
+        Rect::new(
+            area.x,
+            area.y + y,
+            area.width,
+            (h as u16).min(area.height - y),
+        )
+    };
+    frame.render_widget(table, part(0, 1 + body));
+    if m.shown.is_empty() {
+        let message = if m.unfiltered == 0 {
+            " the capture has no tools"
+        } else {
+            " no tool matches: Esc clears the search, f the filter"
+        };
+        frame.render_widget(
+            Paragraph::new(Line::styled(message, theme.dim())),
+            part(1, 1),
+        );
     }
-    while lines.len() < 1 + body {
-        lines.push(Line::raw(""));
-    }
-    lines.push(Line::styled(
-        format!(" {}", "─".repeat((area.width as usize).saturating_sub(1))),
-        theme.dim(),
-    ));
-    for t in shown_totals(n_totals, m.model.total_rows()) {
-        let mut spans = vec![Span::raw(" ")];
-        spans.push(Span::styled(pad(t.label(), g.name), theme.heading()));
-        spans.push(Span::raw(" "));
-        spans.push(Span::raw(pad_left(
-            &format!("{}  ", m.total_text(None, t)),
-            g.original,
-        )));
-        if left > 0 {
-            spans.push(Span::raw(" ".repeat(left)));
-        }
-        for c in g.visible.clone().filter(|&c| g.drawn(c)) {
-            let value = m.total_text(Some(c), t);
-            let style = if value == Mark::Refused.glyph() {
-                theme.error()
-            } else {
-                theme.text()
-            };
-            spans.push(Span::raw(" "));
-            // Totals align with the numbers of the cells above, not with their marks.
-            spans.push(Span::styled(
-                pad_left(&format!("{value}  "), g.columns[c]),
-                style,
-            ));
-        }
-        lines.push(Line::from(spans));
-    }
-    frame.render_widget(Paragraph::new(lines), area);
+    frame.render_widget(
+        Paragraph::new(Line::styled(
+            format!(" {}", "─".repeat((area.width as usize).saturating_sub(1))),
+            theme.dim(),
+        )),
+        part(1 + body, 1),
+    );
+    let totals: Vec<TableRow> = shown_totals(n_totals, m.model.total_rows())
+        .into_iter()
+        .map(|t| total_row(m, t, &drawn, &g, theme))
+        .collect();
+    frame.render_widget(
+        DataTable::new(&layout).rows(totals),
+        part(2 + body, n_totals),
+    );
 }
 
 /// A cell's colour: a change that sends fewer tokens than the original is a saving (green),

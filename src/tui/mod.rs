@@ -18,6 +18,8 @@
 //!   [`settings`], [`export`];
 //! - [`session_app`], [`session`], [`session_draw`]: the session view of a trace (its state
 //!   and update, its view model, its drawing), which opens the inspector on one turn;
+//! - [`table`]: the one table component (column widths, the window it draws, drawing) the
+//!   matrix, the overview, the tool list and the session's turns and totals are drawn with;
 //! - [`widgets`]: the drawing helpers the screens share;
 //! - [`worker`]: projecting and token counting on a background thread, cached per (strategy,
 //!   settings, encoding);
@@ -51,6 +53,7 @@ pub mod session_draw;
 pub mod settings;
 pub mod state;
 pub mod strategy;
+pub mod table;
 pub mod tabs;
 pub mod textview;
 pub mod theme;

@@ -1,15 +1,17 @@
 //! The overview: every strategy's totals as a table with bars, and the chosen strategy's notes.
 
 use ratatui::Frame;
-use ratatui::layout::{Constraint, Rect};
+use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Cell, Paragraph, Row, Table, TableState};
+use ratatui::widgets::Paragraph;
 
 use crate::strategy::Strategy;
 use crate::text::{pad_left, pct, thousands};
 
 use super::app::App;
 use super::keys::STRATEGY_KEYS;
+use super::state::ListCursor;
+use super::table::{Column, Columns, DataTable, TableRow, Width};
 use super::widgets::{block, note_bullet, sorted_notes, wrap};
 
 /// Draw the strategy table with its bars; when the terminal is too short for the notes pane
@@ -63,120 +65,155 @@ pub fn render_overview(app: &App, frame: &mut Frame, area: Rect, notes_hidden: b
         .chain(capture_tokens)
         .max()
         .unwrap_or(0);
-    let mut widths = vec![
-        Constraint::Length(2),
-        Constraint::Length(16),
-        Constraint::Length(6),
-        Constraint::Length(9),
-        Constraint::Length(9),
+    let mut columns = vec![
+        Column::new(Width::Fixed(2)).gap(0),
+        Column::new(Width::Fixed(16)),
+        Column::new(Width::Fixed(6)),
+        Column::new(Width::Fixed(9)),
+        Column::new(Width::Fixed(9)),
     ];
     let mut header = vec!["", "strategy", "tools", "tokens", "saved"];
     if wide {
-        widths.insert(2, Constraint::Length(15));
+        // The origin is text: cut visibly, never silently at the column's edge.
+        columns.insert(2, Column::new(Width::Fixed(15)).ellipsis());
         header.insert(2, "origin");
     }
-    widths.push(Constraint::Min(4));
+    columns.push(Column::new(Width::Fill { reserve: 4 }));
     header.push("size");
     let fixed: u16 = if wide {
         2 + 16 + 15 + 6 + 9 + 9
     } else {
         2 + 16 + 6 + 9 + 9
     };
-    let bar_width = inner.width.saturating_sub(fixed + widths.len() as u16 - 1) as usize;
-    let rows: Vec<Row> = Strategy::ALL
+    // The bar is scaled to one cell more than its column holds (the mark is not counted);
+    // its last cell is clipped, as it always was.
+    let bar_width = inner.width.saturating_sub(fixed + columns.len() as u16 - 1) as usize;
+    let layout = Columns::new(columns)
+        .with_mark(1)
+        .shrink_under_pressure()
+        .resolve(&[], inner.width as usize);
+    let height = inner.height.saturating_sub(1) as usize;
+    // The window starts at the top each frame and follows the selection down.
+    let selected = app.overview.selected();
+    let first = ListCursor {
+        selected,
+        offset: 0,
+    }
+    .first_visible(Strategy::ALL.len(), height);
+    let rows: Vec<TableRow> = Strategy::ALL
         .iter()
         .enumerate()
+        .skip(first)
+        .take(height)
         .map(|(i, &s)| {
-            let figures = app.figures(s);
-            let projection = app.projection(s);
-            let tools = projection.map_or("…".to_owned(), |p| {
-                if p.status.is_refused() {
-                    "—".to_owned()
-                } else {
-                    thousands(p.tool_count())
-                }
-            });
-            // A refused projection has no figures; one that did not apply saves nothing real,
-            // so neither is coloured as a saving.
-            let (tokens, saved, bar, style) = match figures {
-                // The figure the saving is measured on: provider-deferred entries are sent but
-                // out of the model's context, so a sent count beside their saving would read as
-                // a cost rising while it saves.
-                Some(f) => match (f.in_context(), f.saved_tokens, f.saved_pct) {
-                    (Some(total), Some(saved_tokens), Some(saved_pct)) => {
-                        let saving = saved_tokens >= 0;
-                        let rejected = projection.is_some_and(|p| !p.request_valid);
-                        let style = if f.status != "ok" {
-                            theme.dim()
-                        } else if rejected {
-                            // Not a saving anyone gets: the provider rejects the request.
-                            theme.warn()
-                        } else if saving {
-                            theme.good()
-                        } else {
-                            theme.bad()
-                        };
-                        let saved = match f.shown_saving() {
-                            Some(_) => pct(capture_tokens.map(|_| saved_pct)),
-                            None => "n/a".to_owned(),
-                        };
-                        (
-                            thousands(total),
-                            saved,
-                            bar(total, max_total, bar_width),
-                            style,
-                        )
-                    }
-                    _ => ("refused".into(), "—".into(), String::new(), theme.error()),
-                },
-                None => ("…".into(), "…".into(), String::new(), theme.good()),
-            };
-            let bar_style = match figures {
-                Some(f) if f.status != "ok" => theme.dim(),
-                Some(_) if projection.is_some_and(|p| !p.request_valid) => theme.warn(),
-                Some(f) => theme.bar(f.saved_tokens.is_some_and(|t| t >= 0)),
-                None => theme.bar(true),
-            };
-            let noted = projection.is_some_and(|p| !p.notes.is_empty());
-            let rejected = projection.is_some_and(|p| !p.request_valid && !p.status.is_refused());
-            let name = format!(
-                "{}{}{}",
-                s.id(),
-                if rejected { "!" } else { "" },
-                if noted { " *" } else { "" }
-            );
-            let mut cells = vec![
-                Cell::from(Span::styled(STRATEGY_KEYS[i].to_string(), theme.key())),
-                Cell::from(name),
-                Cell::from(pad_left(&tools, 5)),
-                Cell::from(pad_left(&tokens, 8)),
-                Cell::from(Span::styled(pad_left(&saved, 8), style)),
-                Cell::from(Span::styled(bar, bar_style)),
-            ];
-            if wide {
-                // The origin and the release the settings select (`vtcode 0.181.2`).
-                // Codex tags its releases `rust-v0.171.0`: the version is what a user knows.
-                let release = s
-                    .release(&app.settings)
-                    .and_then(|r| r.rsplit(' ').next())
-                    .map(|v| v.strip_prefix("rust-v").unwrap_or(v));
-                let origin = match release {
-                    Some(version) => format!("{} {version}", s.origin()),
-                    None => s.origin().to_owned(),
-                };
-                // Cut visibly, never silently at the column's edge.
-                cells.insert(2, Cell::from(crate::text::fit(&origin, 15)));
+            let row = strategy_row(app, i, s, max_total, bar_width, wide);
+            if i == selected {
+                row.over(theme.selected(true))
+            } else {
+                row
             }
-            Row::new(cells)
         })
         .collect();
-    let table = Table::new(rows, widths)
-        .header(Row::new(header).style(theme.heading()))
-        .row_highlight_style(theme.selected(true))
-        .highlight_symbol("▌")
-        .highlight_spacing(ratatui::widgets::HighlightSpacing::Always);
-    let mut state = TableState::default().with_selected(Some(app.overview.selected()));
-    frame.render_stateful_widget(table, inner, &mut state);
+    let header = TableRow::new(header.into_iter().map(Line::raw).collect()).under(theme.heading());
+    let table = DataTable::new(&layout)
+        .header(header)
+        .rows(rows)
+        .mark(selected.checked_sub(first), "▌");
+    frame.render_widget(table, inner);
+}
+
+/// Strategy `s`'s row (the `i`th): its key, name and marks, origin on a wide pane, tools,
+/// tokens in context, saving and bar, coloured by what the saving is worth.
+fn strategy_row(
+    app: &App,
+    i: usize,
+    s: Strategy,
+    max_total: usize,
+    bar_width: usize,
+    wide: bool,
+) -> TableRow {
+    let theme = app.theme;
+    let capture_tokens = app.capture_tokens();
+    let figures = app.figures(s);
+    let projection = app.projection(s);
+    let tools = projection.map_or("…".to_owned(), |p| {
+        if p.status.is_refused() {
+            "—".to_owned()
+        } else {
+            thousands(p.tool_count())
+        }
+    });
+    // A refused projection has no figures; one that did not apply saves nothing real,
+    // so neither is coloured as a saving.
+    let (tokens, saved, bar, style) = match figures {
+        // The figure the saving is measured on: provider-deferred entries are sent but
+        // out of the model's context, so a sent count beside their saving would read as
+        // a cost rising while it saves.
+        Some(f) => match (f.in_context(), f.saved_tokens, f.saved_pct) {
+            (Some(total), Some(saved_tokens), Some(saved_pct)) => {
+                let saving = saved_tokens >= 0;
+                let rejected = projection.is_some_and(|p| !p.request_valid);
+                let style = if f.status != "ok" {
+                    theme.dim()
+                } else if rejected {
+                    // Not a saving anyone gets: the provider rejects the request.
+                    theme.warn()
+                } else if saving {
+                    theme.good()
+                } else {
+                    theme.bad()
+                };
+                let saved = match f.shown_saving() {
+                    Some(_) => pct(capture_tokens.map(|_| saved_pct)),
+                    None => "n/a".to_owned(),
+                };
+                (
+                    thousands(total),
+                    saved,
+                    bar(total, max_total, bar_width),
+                    style,
+                )
+            }
+            _ => ("refused".into(), "—".into(), String::new(), theme.error()),
+        },
+        None => ("…".into(), "…".into(), String::new(), theme.good()),
+    };
+    let bar_style = match figures {
+        Some(f) if f.status != "ok" => theme.dim(),
+        Some(_) if projection.is_some_and(|p| !p.request_valid) => theme.warn(),
+        Some(f) => theme.bar(f.saved_tokens.is_some_and(|t| t >= 0)),
+        None => theme.bar(true),
+    };
+    let noted = projection.is_some_and(|p| !p.notes.is_empty());
+    let rejected = projection.is_some_and(|p| !p.request_valid && !p.status.is_refused());
+    let name = format!(
+        "{}{}{}",
+        s.id(),
+        if rejected { "!" } else { "" },
+        if noted { " *" } else { "" }
+    );
+    let mut cells = vec![
+        Line::from(Span::styled(STRATEGY_KEYS[i].to_string(), theme.key())),
+        Line::raw(name),
+        Line::raw(pad_left(&tools, 5)),
+        Line::raw(pad_left(&tokens, 8)),
+        Line::from(Span::styled(pad_left(&saved, 8), style)),
+        Line::from(Span::styled(bar, bar_style)),
+    ];
+    if wide {
+        // The origin and the release the settings select (`vtcode 0.181.2`).
+        // Codex tags its releases `rust-v0.171.0`: the version is what a user knows.
+        let release = s
+            .release(&app.settings)
+            .and_then(|r| r.rsplit(' ').next())
+            .map(|v| v.strip_prefix("rust-v").unwrap_or(v));
+        let origin = match release {
+            Some(version) => format!("{} {version}", s.origin()),
+            None => s.origin().to_owned(),
+        };
+        cells.insert(2, Line::raw(origin));
+    }
+    TableRow::new(cells)
 }
 
 /// A bar of `value / max` over `cells` cells, in eighths.

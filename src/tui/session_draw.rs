@@ -16,6 +16,8 @@ use super::layout::session_layout;
 use super::session::{LineKind, SessionView, turn_detail};
 use super::session_app::{Focus, Screen, SessionApp};
 use super::session_diff::{Change, TurnDiff};
+use super::state::ListCursor;
+use super::table::{Column, Columns, DataTable, Resolved, TableRow, Width};
 use super::theme::Theme;
 use super::widgets::{block, wrap};
 
@@ -353,52 +355,50 @@ fn render_totals(app: &SessionApp, view: &SessionView, frame: &mut Frame, area: 
                 .unwrap_or(0)
         })
         .collect();
-    // Numbers are never cut: columns give way whole, least telling first.
-    let mut keep = [true; 5];
-    let avail = inner.width as usize;
-    let total = |keep: &[bool; 5]| {
-        2 + name_w
-            + (0..5)
-                .filter(|&c| keep[c])
-                .map(|c| widths[c] + 2)
-                .sum::<usize>()
+    // Numbers are never cut: columns give way whole, least telling first (uncached, breaks,
+    // tokens).
+    let figure = |c: usize| Column::new(Width::Fixed(widths[c])).gap(2);
+    let layout = Columns::new(vec![
+        Column::new(Width::Fixed(2)).gap(0),
+        Column::new(Width::Fixed(name_w)).gap(0),
+        figure(0).gives_way(2),
+        figure(1).gives_way(1),
+        figure(2),
+        figure(3).gives_way(0),
+        figure(4),
+    ])
+    .resolve(&[], inner.width as usize);
+    let row = |mark: &str, name: &str, values: [String; 5]| -> TableRow {
+        let mut line = vec![Line::raw(mark.to_owned()), Line::raw(pad(name, name_w))];
+        line.extend(
+            values
+                .iter()
+                .zip(&widths)
+                .map(|(v, &w)| Line::raw(pad_left(v, w))),
+        );
+        TableRow::new(line).open_end()
     };
-    for drop in [3, 1, 0] {
-        if total(&keep) > avail {
-            keep[drop] = false;
-        }
-    }
-    let mut lines = Vec::new();
-    let mut head = format!("  {}", pad("strategy", name_w));
-    for c in (0..5).filter(|&c| keep[c]) {
-        head.push_str("  ");
-        head.push_str(&pad_left(headers[c], widths[c]));
-    }
-    lines.push(Line::styled(head, theme.heading()));
+    let header = row("  ", "strategy", headers.map(str::to_owned)).under(theme.heading());
     let rows = inner.height.saturating_sub(1) as usize;
-    let first = if app.strategies.selected >= rows {
-        app.strategies.selected + 1 - rows
-    } else {
-        0
-    };
-    for (i, r) in view.totals.iter().enumerate().skip(first).take(rows) {
-        let mark = if r.shown { "● " } else { "○ " };
-        let mut text = format!("{mark}{}", pad(r.id, name_w));
-        let values = cells(r);
-        for c in (0..5).filter(|&c| keep[c]) {
-            text.push_str("  ");
-            text.push_str(&pad_left(&values[c], widths[c]));
-        }
-        let style = if focused && i == app.strategies.selected {
-            theme.selected(true)
-        } else if !r.applied {
-            theme.dim()
-        } else {
-            theme.text()
-        };
-        lines.push(Line::styled(text, style));
+    let first = ListCursor {
+        selected: app.strategies.selected,
+        offset: 0,
     }
-    frame.render_widget(Paragraph::new(lines), inner);
+    .first_visible(view.totals.len(), rows);
+    let body: Vec<TableRow> = DataTable::window(first, view.totals.len(), rows)
+        .map(|i| {
+            let r = &view.totals[i];
+            let style = if focused && i == app.strategies.selected {
+                theme.selected(true)
+            } else if !r.applied {
+                theme.dim()
+            } else {
+                theme.text()
+            };
+            row(if r.shown { "● " } else { "○ " }, r.id, cells(r)).under(style)
+        })
+        .collect();
+    frame.render_widget(DataTable::new(&layout).header(header).rows(body), inner);
 }
 
 fn render_turns(app: &SessionApp, view: &SessionView, frame: &mut Frame, area: Rect) {
@@ -417,74 +417,10 @@ fn render_turns(app: &SessionApp, view: &SessionView, frame: &mut Frame, area: R
     if inner.height == 0 {
         return;
     }
-    let col = |f: &dyn Fn(&super::session::TurnRow) -> String, head: &str| {
-        view.turns
-            .iter()
-            .map(|t| width(&f(t)))
-            .chain([width(head)])
-            .max()
-            .unwrap_or(0)
-    };
-    let turn_w = col(&|t| t.turn.to_string(), "turn");
-    let time_w = col(&|t| t.time.clone(), "time");
-    let thread_w = col(&|t| t.thread.clone(), "thread");
-    let tools_w = col(&|t| t.tools.clone(), "tools");
-    let tokens_w = col(&|t| t.tokens.clone(), "tokens");
-    let cache_w = col(&|t| t.cache.clone(), "cache");
-    // Room kept for the change column before the optional columns go.
-    let change_w = col(&|t| t.change.clone(), "what changed").clamp(10, 16);
-    let avail = inner.width as usize;
-    // The change column takes what is left; time, then thread, then cache give way first.
-    let fixed = 2 + turn_w + 2 + tools_w + 2 + tokens_w + 2;
-    let mut show_time = true;
-    let mut show_thread = true;
-    let mut show_cache = true;
-    let need = |t: bool, th: bool, c: bool| {
-        fixed
-            + if t { time_w + 2 } else { 0 }
-            + if th { thread_w + 2 } else { 0 }
-            + if c { cache_w + 2 } else { 0 }
-            + change_w
-    };
-    if need(show_time, show_thread, show_cache) > avail {
-        show_time = false;
-    }
-    if need(show_time, show_thread, show_cache) > avail {
-        show_thread = false;
-    }
-    if need(show_time, show_thread, show_cache) > avail {
-        show_cache = false;
-    }
-    let line = |mark: &str,
-                turn: &str,
-                time: &str,
-                thread: &str,
-                tools: &str,
-                tokens: &str,
-                cache: &str,
-                change: &str| {
-        let mut text = format!("{mark} {}", pad_left(turn, turn_w));
-        if show_time {
-            text.push_str(&format!("  {}", pad(time, time_w)));
-        }
-        if show_thread {
-            text.push_str(&format!("  {}", pad(thread, thread_w)));
-        }
-        text.push_str(&format!(
-            "  {}  {}",
-            pad_left(tools, tools_w),
-            pad_left(tokens, tokens_w)
-        ));
-        if show_cache {
-            text.push_str(&format!("  {}", pad(cache, cache_w)));
-        }
-        text.push_str("  ");
-        let room = avail.saturating_sub(width(&text));
-        text.push_str(&fit(change, room));
-        text
-    };
-    let mut lines = vec![Line::styled(
-        line(
+    let rows = inner.height.saturating_sub(1) as usize;
+    let layout = turn_columns(view).resolve(&turn_widths(view), inner.width as usize);
+    let header = TableRow::new(
+        [
             " ",
             "turn",
             "time",
@@ -493,46 +429,108 @@ fn render_turns(app: &SessionApp, view: &SessionView, frame: &mut Frame, area: R
             "tokens",
             "cache",
             "what changed",
-        ),
-        theme.heading(),
-    )];
-    let rows = inner.height.saturating_sub(1) as usize;
-    for (i, t) in view
+        ]
+        .into_iter()
+        .map(Line::raw)
+        .collect(),
+    );
+    // The header line ends with its text; the rows are drawn across the pane.
+    let mut header = header.under(theme.heading()).open_end();
+    header.cells[1] = Line::styled(pad_left("turn", layout.width(1)), theme.heading());
+    header.cells[4] = Line::styled(pad_left("tools", layout.width(4)), theme.heading());
+    header.cells[5] = Line::styled(pad_left("tokens", layout.width(5)), theme.heading());
+    let shown = DataTable::window(app.turns.offset, view.turns.len(), rows);
+    let body: Vec<TableRow> = shown
+        .map(|i| {
+            let t = &view.turns[i];
+            let style = if i == app.turns.selected {
+                theme.selected(focused)
+            } else if t.stub {
+                theme.dim()
+            } else if t.failed || t.observed_break {
+                theme.warn()
+            } else {
+                theme.text()
+            };
+            turn_row(t, &layout).under(style)
+        })
+        .collect();
+    frame.render_widget(DataTable::new(&layout).header(header).rows(body), inner);
+}
+
+/// The turns table's columns: the break mark, then the turn, time, thread, tools, tokens,
+/// cache and what changed; time, then thread, then cache give way when the pane is narrow,
+/// and what changed takes what is left (cut with `…`), room kept for it before they go.
+fn turn_columns(view: &SessionView) -> Columns {
+    let change_w = view
         .turns
         .iter()
-        .enumerate()
-        .skip(app.turns.offset)
-        .take(rows)
-    {
-        let mark = if t.observed_break {
-            "▲"
-        } else if !t.strategy_breaks.is_empty() {
-            "*"
-        } else {
-            " "
-        };
-        let text = line(
-            mark,
-            &t.turn.to_string(),
-            &t.time,
-            &t.thread,
-            &t.tools,
-            &t.tokens,
-            &t.cache,
-            &t.change,
-        );
-        let style = if i == app.turns.selected {
-            theme.selected(focused)
-        } else if t.stub {
-            theme.dim()
-        } else if t.failed || t.observed_break {
-            theme.warn()
-        } else {
-            theme.text()
-        };
-        lines.push(Line::styled(pad(&text, avail), style));
-    }
-    frame.render_widget(Paragraph::new(lines), inner);
+        .map(|t| width(&t.change))
+        .chain([width("what changed")])
+        .max()
+        .unwrap_or(0)
+        .clamp(10, 16);
+    let content = Width::Content {
+        min: 0,
+        max: usize::MAX,
+    };
+    Columns::new(vec![
+        Column::new(Width::Fixed(1)).gap(0),
+        Column::new(content),
+        Column::new(content).gap(2).gives_way(0),
+        Column::new(content).gap(2).gives_way(1),
+        Column::new(content).gap(2),
+        Column::new(content).gap(2),
+        Column::new(content).gap(2).gives_way(2),
+        Column::new(Width::Fill { reserve: change_w })
+            .gap(2)
+            .ellipsis(),
+    ])
+    .ellipsis_under_pressure()
+}
+
+/// The widest cell of each turns column, its header included.
+fn turn_widths(view: &SessionView) -> Vec<usize> {
+    let col = |f: &dyn Fn(&super::session::TurnRow) -> String, head: &str| {
+        view.turns
+            .iter()
+            .map(|t| width(&f(t)))
+            .chain([width(head)])
+            .max()
+            .unwrap_or(0)
+    };
+    vec![
+        1,
+        col(&|t| t.turn.to_string(), "turn"),
+        col(&|t| t.time.clone(), "time"),
+        col(&|t| t.thread.clone(), "thread"),
+        col(&|t| t.tools.clone(), "tools"),
+        col(&|t| t.tokens.clone(), "tokens"),
+        col(&|t| t.cache.clone(), "cache"),
+        0,
+    ]
+}
+
+/// One turn's row: its break mark (`▲` the observed cache broke, `*` a charted list changed),
+/// then its figures, the numbers right-aligned.
+fn turn_row(t: &super::session::TurnRow, layout: &Resolved) -> TableRow {
+    let mark = if t.observed_break {
+        "▲"
+    } else if !t.strategy_breaks.is_empty() {
+        "*"
+    } else {
+        " "
+    };
+    TableRow::new(vec![
+        Line::raw(mark),
+        Line::raw(pad_left(&t.turn.to_string(), layout.width(1))),
+        Line::raw(t.time.clone()),
+        Line::raw(t.thread.clone()),
+        Line::raw(pad_left(&t.tools, layout.width(4))),
+        Line::raw(pad_left(&t.tokens, layout.width(5))),
+        Line::raw(t.cache.clone()),
+        Line::raw(t.change.clone()),
+    ])
 }
 
 fn kind_style(theme: Theme, kind: LineKind) -> Style {

@@ -300,101 +300,16 @@ fn render_status(app: &App, frame: &mut Frame, area: Rect) {
             SPINNER[app.spinner % SPINNER.len()]
         );
     }
-    // The tokens of the tools a search keeps, before and as sent.
-    let matrix_subtotal = (app.tab == Tab::Matrix && !app.search.text.is_empty()).then(|| {
-        format!(
-            " · original {} tokens",
-            thousands(app.matrix().subtotal().0)
-        )
-    });
-    let subtotal = app.search_subtotal().map(|(_, _, before, after)| {
-        format!(" · {} → {} tokens", thousands(before), thousands(after))
-    });
     let left: Line = if app.search.typing {
-        let shown = if app.tab == Tab::Matrix {
-            app.matrix().shown.len()
-        } else {
-            app.rows().len()
-        };
-        Line::from(vec![
-            Span::styled(" /", theme.key()),
-            Span::styled(format!("{}▏", safe(&app.search.text)), theme.input()),
-            Span::styled(
-                format!(
-                    "  {shown} match{} · Enter keeps · Esc clears",
-                    subtotal.clone().or(matrix_subtotal).unwrap_or_default()
-                ),
-                theme.dim(),
-            ),
-        ])
+        search_status(app)
     } else if let Some((message, error)) = &app.status {
         Line::styled(
             format!(" {message}"),
             if *error { theme.error() } else { theme.good() },
         )
     } else {
-        let s = app.strategy();
-        let filtered = app.tab == Tab::Matrix
-            && (!app.search.text.is_empty() || app.matrix_tab.changed_by.is_some());
-        let mut text = if filtered {
-            let m = app.matrix();
-            let (original, per_column) = m.subtotal();
-            let mut t = format!(
-                " {} of {} tools · original {} tokens",
-                thousands(m.shown.len()),
-                thousands(m.unfiltered),
-                thousands(original),
-            );
-            if let Some(sent) = strategy_index(s)
-                .checked_sub(1)
-                .and_then(|c| per_column.get(c))
-            {
-                t.push_str(&format!(" → {} {} tokens", s.id(), thousands(*sent)));
-            }
-            if !app.search.text.is_empty() {
-                t.push_str(&format!(" · search \"{}\"", safe(&app.search.text)));
-            }
-            if let Some(c) = app.matrix_tab.changed_by {
-                t.push_str(&format!(" · changed by {}", c.id()));
-            }
-            t
-        } else if let Some((shown, total, before, after)) = app.search_subtotal() {
-            format!(
-                " {} of {} tools match \"{}\": {} → {} tokens under {}",
-                thousands(shown),
-                thousands(total),
-                safe(&app.search.text),
-                thousands(before),
-                thousands(after),
-                s.id()
-            )
-        } else {
-            match (app.figures(s), app.capture_tokens()) {
-                (Some(f), _) if f.is_refused() => {
-                    format!(" {}: refused by the host, no figures", s.id())
-                }
-                (Some(f), Some(c)) => format!(
-                    " {}: {} → {} tokens (saved {}) · {} → {} tools",
-                    s.id(),
-                    thousands(c),
-                    thousands(f.total_tokens.unwrap_or(0)),
-                    f.shown_saving()
-                        .map_or_else(|| "n/a".to_owned(), |(_, p)| pct(Some(p))),
-                    thousands(app.capture.tools().len()),
-                    thousands(f.tools.unwrap_or(0))
-                ),
-                _ => format!(" {}: measuring…", s.id()),
-            }
-        };
-        if let Tab::Strategy(_) = app.tab {
-            text.push_str(&format!(" · sort {}", app.strategy_tab.sort.label()));
-            if !app.search.text.is_empty() && app.search_subtotal().is_none() {
-                text.push_str(&format!(" · filter \"{}\"", safe(&app.search.text)));
-            }
-        }
-        Line::styled(text, theme.text())
+        Line::styled(idle_status(app), theme.text())
     };
-    let left_w: usize = left.spans.iter().map(|s| width(&s.content)).sum();
     let room = w.saturating_sub(width(&right));
     let mut spans: Vec<Span> = Vec::new();
     let mut used = 0;
@@ -412,10 +327,112 @@ fn render_status(app: &App, frame: &mut Frame, area: Rect) {
         used += width(&piece);
         spans.push(Span::styled(piece, span.style));
     }
-    let _ = left_w;
     spans.push(Span::raw(" ".repeat(room.saturating_sub(used))));
     spans.push(Span::styled(fit(&right, w), theme.warn()));
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+/// The status line while a search is typed: the text, the matches and their tokens.
+fn search_status(app: &App) -> Line<'static> {
+    let theme = app.theme;
+    // The tokens of the tools a search keeps, before and as sent.
+    let matrix_subtotal = (app.tab == Tab::Matrix && !app.search.text.is_empty()).then(|| {
+        format!(
+            " · original {} tokens",
+            thousands(app.matrix().subtotal().0)
+        )
+    });
+    let subtotal = app.search_subtotal().map(|(_, _, before, after)| {
+        format!(" · {} → {} tokens", thousands(before), thousands(after))
+    });
+    let shown = if app.tab == Tab::Matrix {
+        app.matrix().shown.len()
+    } else {
+        app.rows().len()
+    };
+    Line::from(vec![
+        Span::styled(" /", theme.key()),
+        Span::styled(format!("{}▏", safe(&app.search.text)), theme.input()),
+        Span::styled(
+            format!(
+                "  {shown} match{} · Enter keeps · Esc clears",
+                subtotal.or(matrix_subtotal).unwrap_or_default()
+            ),
+            theme.dim(),
+        ),
+    ])
+}
+
+/// The status line with nothing typed or reported: the filtered matrix's subtotals, a
+/// search's, or the current strategy's figures; on a strategy tab, the sort and filter.
+fn idle_status(app: &App) -> String {
+    let s = app.strategy();
+    let filtered = app.tab == Tab::Matrix
+        && (!app.search.text.is_empty() || app.matrix_tab.changed_by.is_some());
+    let mut text = if filtered {
+        matrix_status(app)
+    } else if let Some((shown, total, before, after)) = app.search_subtotal() {
+        format!(
+            " {} of {} tools match \"{}\": {} → {} tokens under {}",
+            thousands(shown),
+            thousands(total),
+            safe(&app.search.text),
+            thousands(before),
+            thousands(after),
+            s.id()
+        )
+    } else {
+        match (app.figures(s), app.capture_tokens()) {
+            (Some(f), _) if f.is_refused() => {
+                format!(" {}: refused by the host, no figures", s.id())
+            }
+            (Some(f), Some(c)) => format!(
+                " {}: {} → {} tokens (saved {}) · {} → {} tools",
+                s.id(),
+                thousands(c),
+                thousands(f.total_tokens.unwrap_or(0)),
+                f.shown_saving()
+                    .map_or_else(|| "n/a".to_owned(), |(_, p)| pct(Some(p))),
+                thousands(app.capture.tools().len()),
+                thousands(f.tools.unwrap_or(0))
+            ),
+            _ => format!(" {}: measuring…", s.id()),
+        }
+    };
+    if let Tab::Strategy(_) = app.tab {
+        text.push_str(&format!(" · sort {}", app.strategy_tab.sort.label()));
+        if !app.search.text.is_empty() && app.search_subtotal().is_none() {
+            text.push_str(&format!(" · filter \"{}\"", safe(&app.search.text)));
+        }
+    }
+    text
+}
+
+/// The filtered matrix's status: the tools shown, their tokens before and under the
+/// cursor's strategy, and what filters them.
+fn matrix_status(app: &App) -> String {
+    let s = app.strategy();
+    let m = app.matrix();
+    let (original, per_column) = m.subtotal();
+    let mut t = format!(
+        " {} of {} tools · original {} tokens",
+        thousands(m.shown.len()),
+        thousands(m.unfiltered),
+        thousands(original),
+    );
+    if let Some(sent) = strategy_index(s)
+        .checked_sub(1)
+        .and_then(|c| per_column.get(c))
+    {
+        t.push_str(&format!(" → {} {} tokens", s.id(), thousands(*sent)));
+    }
+    if !app.search.text.is_empty() {
+        t.push_str(&format!(" · search \"{}\"", safe(&app.search.text)));
+    }
+    if let Some(c) = app.matrix_tab.changed_by {
+        t.push_str(&format!(" · changed by {}", c.id()));
+    }
+    t
 }
 
 fn render_footer(app: &App, frame: &mut Frame, area: Rect) {
