@@ -501,7 +501,7 @@ pub fn projection_summary_with(
         })
         .collect();
     let old: Vec<&str> = json.entries.iter().map(String::as_str).collect();
-    let new: Vec<&str> = new.iter().map(|e| e.as_ref()).collect();
+    let new: Vec<&str> = new.iter().map(std::convert::AsRef::as_ref).collect();
     tools_summary(
         capture.has_tools_key().then_some(old.as_slice()),
         projection.sent.as_ref().map(|_| new.as_slice()),

@@ -141,6 +141,10 @@ pub fn descriptor_of(path: &Path) -> Option<i32> {
 
 /// A new handle on descriptor `fd` of this process (a `dup`: the same open file, its offset
 /// and its append mode), or `None` when it is not open.
+#[allow(
+    unsafe_code,
+    reason = "std borrows a raw descriptor only through an unsafe call"
+)]
 fn duplicate(fd: i32) -> Option<File> {
     // Only a descriptor the kernel lists as open is borrowed.
     if !Path::new(&format!("/proc/self/fd/{fd}")).exists()

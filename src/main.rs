@@ -11,6 +11,7 @@ use std::ffi::{c_int, c_long};
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+#[allow(unsafe_code, reason = "mimalloc's options have only a C API")]
 unsafe extern "C" {
     fn mi_option_get(option: c_int) -> c_long;
     fn mi_option_set(option: c_int, value: c_long);
@@ -26,6 +27,7 @@ const PURGE_DELAY_DEFAULT: c_long = 1000;
 /// 0, 100 and 1000 ms: docs/ROBUSTNESS.md, "The allocator"). Only done when the option reads
 /// as its documented default, so a different mimalloc whose option numbers moved is left
 /// alone, and `MIMALLOC_PURGE_DELAY` still wins.
+#[allow(unsafe_code, reason = "calls into mimalloc's C option table")]
 fn free_memory_sooner() {
     // SAFETY: plain calls into the linked allocator's option table, made before any other
     // thread exists.

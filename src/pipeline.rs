@@ -260,8 +260,7 @@ fn lint(capture: &Capture, draft: &Draft, outcomes: &[ToolOutcome], notes: &mut 
         let how = outcomes
             .iter()
             .find(|o| *o.name == *choice)
-            .map(|o| o.status.word())
-            .unwrap_or("absent");
+            .map_or("absent", |o| o.status.word());
         notes.push(Note::error(format!(
             "tool_choice names `{choice}`, which this projection does not send ({how}): the provider will reject the request"
         )));

@@ -304,7 +304,7 @@ fn measure_strategy(
     }
     // Stored full entries (shorten's) are not part of any figure.
     projection.stored = Vec::new();
-    let strs: Vec<&str> = sent.iter().map(|s| s.as_ref()).collect();
+    let strs: Vec<&str> = sent.iter().map(std::convert::AsRef::as_ref).collect();
     // Unchanged originals reuse the capture's counts; only new entries are counted.
     let reused: Vec<Option<usize>> = projection
         .sent
@@ -384,7 +384,7 @@ pub fn measure_projection(
     counter: &TokenCounter,
 ) -> StrategyFigures {
     let sent = sent_json(capture, projection, json);
-    let strs: Vec<&str> = sent.iter().map(|s| s.as_ref()).collect();
+    let strs: Vec<&str> = sent.iter().map(std::convert::AsRef::as_ref).collect();
     let sent_tokens = counter.count_many(&strs);
     let tools_tokens = if tools_key_sent(capture, projection, &strs) {
         counter.count_arrays_counted(&[(&strs, &sent_tokens)])[0]
@@ -502,7 +502,7 @@ fn figures(
     if projection.status.is_refused() {
         return refused_figures(projection, status, origin);
     }
-    let sent_strs: Vec<&str> = sent.json.iter().map(|s| s.as_ref()).collect();
+    let sent_strs: Vec<&str> = sent.json.iter().map(std::convert::AsRef::as_ref).collect();
     let (sent_tokens, tools_tokens) = (sent.tokens, sent.tools_tokens);
     let tools_key_sent = tools_key_sent(capture, projection, &sent_strs);
     let added_tokens = projection

@@ -688,7 +688,7 @@ fn tool_choice_names_a_tool_or_a_hosted_label() {
             "tools": [{"type": "function", "name": "f", "parameters": {}}]}),
         )
         .unwrap();
-        capture.tool_choice_name().map(|c| c.into_owned())
+        capture.tool_choice_name().map(std::borrow::Cow::into_owned)
     };
     assert_eq!(
         choice(json!({"type": "function", "name": "f"})).as_deref(),

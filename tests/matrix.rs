@@ -314,7 +314,11 @@ fn a_request_the_provider_rejects_is_marked_in_the_header() {
         &[Strategy::Minimal, Strategy::Defer],
         &[],
     ));
-    let headers: Vec<String> = matrix.columns.iter().map(|c| c.header()).collect();
+    let headers: Vec<String> = matrix
+        .columns
+        .iter()
+        .map(toolprism::matrix::Column::header)
+        .collect();
     assert_eq!(headers, ["minimal", "defer!"]);
     assert!(!matrix.columns[1].request_valid);
 }

@@ -458,7 +458,7 @@ fn matrix_search_ranks_the_exact_name_first() {
         .content()
         .iter()
         .filter(|c| c.modifier == found.add_modifier)
-        .map(|c| c.symbol())
+        .map(ratatui::buffer::Cell::symbol)
         .collect();
     assert_eq!(highlighted, "gitgitgit");
     h.keys("<esc>");
@@ -1002,7 +1002,7 @@ fn settings_editor_changes_settings_and_recomputes_everything() {
     h.keys("<enter><bs>x<enter>");
     match &h.app.overlay {
         Some(Overlay::Settings { error: Some(e), .. }) => {
-            assert!(e.contains("defer.threshold"), "{e}")
+            assert!(e.contains("defer.threshold"), "{e}");
         }
         other => panic!("expected an error, got {other:?}"),
     }
@@ -1491,8 +1491,7 @@ fn json_strings_wrap_with_a_hanging_indent() {
         .expect("the description line");
     // The continuation starts under the string's first character, after `"description": "`.
     assert!(
-        rows[at + 1]
-            .contains(r#"│                  with line numbers.\n\nUse this before editing"#),
+        rows[at + 1].contains(r"│                  with line numbers.\n\nUse this before editing"),
         "{screen}"
     );
 }

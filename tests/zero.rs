@@ -1261,7 +1261,7 @@ fn partition_tools_below_threshold_inactive_0_8_0() {
 }
 
 fn loaded(names: &[&str]) -> std::collections::BTreeSet<String> {
-    names.iter().map(|n| n.to_string()).collect()
+    names.iter().map(std::string::ToString::to_string).collect()
 }
 
 #[test]

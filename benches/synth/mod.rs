@@ -430,7 +430,7 @@ fn mcp_names(count: usize, rng: &mut Rng) -> Vec<(String, &'static str, &'static
     let mut taken = vec![false; all.len()];
     let mut left = count;
     for round in 0..2 {
-        for slot in taken.iter_mut() {
+        for slot in &mut taken {
             let sampled = (rng.next_u64() % all.len() as u64) < count as u64;
             if left > 0 && !*slot && (round > 0 || sampled) {
                 *slot = true;

@@ -27,6 +27,10 @@ fn came_flag() -> &'static Arc<AtomicBool> {
 }
 
 /// From now until [`take_over`]: SIGINT ends the process with status 130.
+#[allow(
+    unsafe_code,
+    reason = "a signal action is registered through an unsafe call"
+)]
 pub fn exit_at_once() {
     // SAFETY: the action calls only `_exit`, which is async-signal-safe, and touches no
     // memory.

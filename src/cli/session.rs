@@ -65,7 +65,7 @@ impl Spool {
             .file
             .finish()?
             .into_inner()
-            .map_err(|e| e.into_error())?;
+            .map_err(std::io::IntoInnerError::into_error)?;
         file.seek(std::io::SeekFrom::Start(0))?;
         Ok(std::io::BufReader::with_capacity(
             1 << 16,

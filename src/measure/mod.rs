@@ -256,7 +256,9 @@ impl TokenCounter {
         text.hash(&mut hasher);
         let shard = &self.cache[(hasher.finish() >> 32) as usize % SHARDS];
         // A panic elsewhere cannot leave a wrong count behind (inserts are single calls).
-        shard.lock().unwrap_or_else(|e| e.into_inner())
+        shard
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     fn remembered(&self, text: &str) -> Option<usize> {
@@ -278,7 +280,12 @@ impl TokenCounter {
     pub fn cached_strings(&self) -> usize {
         self.cache
             .iter()
-            .map(|shard| shard.lock().unwrap_or_else(|e| e.into_inner()).len())
+            .map(|shard| {
+                shard
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .len()
+            })
             .sum()
     }
 

@@ -2073,7 +2073,7 @@ pub fn analyse_trace(
             TraceInfo {
                 path: String::new(),
                 format: reader.format().id(),
-                compression: reader.compression().map(|c| c.id()),
+                compression: reader.compression().map(super::trace::Compression::id),
                 ignored: reader.ignored().iter().map(Into::into).collect(),
                 skipped: reader.skipped(),
                 torn_last_line: reader.torn_last_line().is_some(),

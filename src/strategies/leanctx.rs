@@ -173,6 +173,10 @@ fn expand_tool_entry(capture: &Capture, name: &str) -> Value {
 }
 
 /// Project a capture under `shorten`.
+#[allow(
+    clippy::too_many_lines,
+    reason = "lean-ctx's rules, step by step in its order"
+)]
 pub fn project(capture: &Capture, settings: &Settings) -> Draft {
     let mut draft = Draft::unchanged(capture);
     let tools = capture.tools();

@@ -181,7 +181,7 @@ fn is_provider_tool(entry: &Value) -> bool {
         return true;
     }
     match entry.get("type").and_then(Value::as_str) {
-        None | Some("function") | Some("custom") => false,
+        None | Some("function" | "custom") => false,
         Some(_) => true,
     }
 }
@@ -211,6 +211,10 @@ pub fn estimate_tokens(entry: &Value) -> usize {
 }
 
 /// Project a capture under vtcode's tool search.
+#[allow(
+    clippy::too_many_lines,
+    reason = "vtcode's tool search rules, step by step in its order"
+)]
 pub fn project(capture: &Capture, settings: &Settings) -> Draft {
     let kind = Kind::for_capture(capture.shape(), settings);
     // The catalog projects with 0.181.2's progressive budget whatever `vtcode.release` says:

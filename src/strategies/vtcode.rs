@@ -476,7 +476,7 @@ fn project_description(original: &str, mode: Mode, limits: &Limits) -> Descripti
                 match cut {
                     Cut::None => {}
                     Cut::Sentences => {
-                        reasons.push(format!("cut to leading sentences within {max} chars"))
+                        reasons.push(format!("cut to leading sentences within {max} chars"));
                     }
                     Cut::Truncated => reasons.push(format!("truncated to {max} chars")),
                 }

@@ -512,6 +512,10 @@ pub fn is_eligible(name: &str, settings: &Settings) -> bool {
     }
 }
 
+#[allow(
+    clippy::too_many_lines,
+    reason = "zero's deferral rules, step by step in its order"
+)]
 fn draft_for(
     capture: &Capture,
     form: Form,

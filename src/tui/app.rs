@@ -950,7 +950,7 @@ impl App {
                             }
                             _ => format!("only the tools {s} changes · f again shows all"),
                         };
-                        self.set_status(text, false)
+                        self.set_status(text, false);
                     }
                     None => self.set_status("every tool", false),
                 }
@@ -1030,7 +1030,7 @@ impl App {
             },
             Context::Matrix => {
                 if !self.act_matrix(action) {
-                    self.act_screen(action, index)
+                    self.act_screen(action, index);
                 }
             }
             Context::Overview if matches!(action, Action::PageDown | Action::PageUp) => {
@@ -1048,7 +1048,7 @@ impl App {
                 }
             }
             Context::Overview | Context::Strategy | Context::Global => {
-                self.act_screen(action, index)
+                self.act_screen(action, index);
             }
             // The session view's own contexts: never the inspector's.
             Context::Session | Context::TurnDiff => {}
@@ -1108,7 +1108,7 @@ impl App {
                     selected,
                     editing: None,
                     error: None,
-                })
+                });
             }
             Action::Copy => match self.copy_text() {
                 Some((text, what)) => {
@@ -1140,11 +1140,11 @@ impl App {
             Action::Bottom => self.move_by(isize::MAX / 2),
             Action::Left => {
                 self.strategy_tab.detail.hscroll =
-                    self.strategy_tab.detail.hscroll.saturating_sub(8)
+                    self.strategy_tab.detail.hscroll.saturating_sub(8);
             }
             Action::Right => {
                 self.strategy_tab.detail.hscroll =
-                    (self.strategy_tab.detail.hscroll + 8).min(100_000)
+                    (self.strategy_tab.detail.hscroll + 8).min(100_000);
             }
             Action::NextTab => {
                 let n = Tab::all().count();
@@ -1852,10 +1852,10 @@ pub fn default_export_path(capture_path: &str, strategy: Strategy, tools_only: b
     let stem = if capture_path == "-" {
         "stdin".to_owned()
     } else {
-        Path::new(capture_path)
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "capture".to_owned())
+        Path::new(capture_path).file_stem().map_or_else(
+            || "capture".to_owned(),
+            |s| s.to_string_lossy().into_owned(),
+        )
     };
     let suffix = if tools_only { ".tools" } else { "" };
     let file = format!("{stem}.{strategy}{suffix}.json");

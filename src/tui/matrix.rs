@@ -729,7 +729,7 @@ fn cell_style(
     match cell.map(|c| c.mark) {
         None => base.patch(theme.dim()),
         Some(Mark::Refused) => theme.error(),
-        Some(Mark::Kept) | Some(Mark::Removed) | Some(Mark::Deferred) => base.patch(theme.dim()),
+        Some(Mark::Kept | Mark::Removed | Mark::Deferred) => base.patch(theme.dim()),
         Some(Mark::Changed) if costs_more => base.patch(theme.bad()),
         // Changed bytes at the same count: neither a saving nor a cost.
         Some(Mark::Changed) if same => base,

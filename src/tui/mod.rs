@@ -368,7 +368,7 @@ impl Program for SessionProgram<'_> {
         for effect in std::mem::take(&mut app.effects) {
             match effect {
                 SessionEffect::Pick(turn) => {
-                    worker::spawn_pick(app.path.clone(), turn, app.skip_bad, self.tx.clone())
+                    worker::spawn_pick(app.path.clone(), turn, app.skip_bad, self.tx.clone());
                 }
                 SessionEffect::Suspend => suspend = true,
             }

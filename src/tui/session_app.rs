@@ -281,7 +281,7 @@ impl SessionApp {
                         view.turns.get(self.turns.selected).map_or(0, |t| t.turn)
                     ),
                     false,
-                ))
+                ));
             }
         }
     }

@@ -304,8 +304,8 @@ mod tests {
                 r#"  "name": "t","#,
                 // The value starts past half the width: two cells in from the key.
                 r#"  "description": "one"#,
-                r#"    two three four five"#,
-                r#"    six seven eight nine"#,
+                r"    two three four five",
+                r"    six seven eight nine",
                 r#"    ten""#,
                 "}",
             ]

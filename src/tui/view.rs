@@ -270,8 +270,8 @@ fn render_tabs(app: &App, frame: &mut Frame, area: Rect) {
     let theme = app.theme;
     let spans = tab_spans(app.tab, area.width);
     let mut line = Vec::new();
-    let first = spans.first().map(|s| s.0.index()).unwrap_or(0);
-    let last = spans.last().map(|s| s.0.index()).unwrap_or(0);
+    let first = spans.first().map_or(0, |s| s.0.index());
+    let last = spans.last().map_or(0, |s| s.0.index());
     line.push(Span::styled(if first > 0 { "‹" } else { " " }, theme.dim()));
     for (tab, x0, x1) in &spans {
         let label = fit(&format!(" {} ", tab_label(*tab)), (x1 - x0) as usize);

@@ -350,7 +350,7 @@ pub fn spawn_session(job: SessionJob, out: Sender<SessionMsg>) {
     std::thread::spawn(move || {
         analyse(job, &mut |msg| {
             let _ = out.send(msg);
-        })
+        });
     });
 }
 
