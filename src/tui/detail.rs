@@ -19,7 +19,7 @@ use super::layout::entry_panes;
 use super::request::request_lines;
 use super::state::{Detail, Pane};
 use super::textview::{RowKind, TextRow, ViewMode, entry_rows, highlight};
-use super::widgets::{block, wrap};
+use super::widgets::{block, render_scrolled, wrap};
 
 /// The detail's content as lines (not for the diff views, which build only visible rows).
 pub(crate) fn text_lines(app: &App, strategy: Strategy, width_cells: usize) -> Vec<Line<'static>> {
@@ -204,18 +204,7 @@ pub fn render_detail(app: &App, frame: &mut Frame, area: Rect, strategy: Strateg
             let inner = outer.inner(area);
             frame.render_widget(outer, area);
             let lines = text_lines(app, strategy, inner.width as usize);
-            let scroll = app
-                .strategy_tab
-                .detail
-                .scroll
-                .offset
-                .min(lines.len().saturating_sub(inner.height as usize));
-            let visible: Vec<Line> = lines
-                .into_iter()
-                .skip(scroll)
-                .take(inner.height as usize)
-                .collect();
-            frame.render_widget(Paragraph::new(visible), inner);
+            render_scrolled(frame, inner, lines, app.strategy_tab.detail.scroll.offset);
         }
     }
 }
@@ -291,15 +280,7 @@ fn render_diff(app: &App, frame: &mut Frame, area: Rect) {
         return;
     }
     let lines = diff_lines(app, &diff, area.width as usize);
-    let height = area.height as usize;
-    let scroll = app
-        .strategy_tab
-        .detail
-        .scroll
-        .offset
-        .min(lines.len().saturating_sub(height));
-    let visible: Vec<Line> = lines.into_iter().skip(scroll).take(height).collect();
-    frame.render_widget(Paragraph::new(visible), area);
+    render_scrolled(frame, area, lines, app.strategy_tab.detail.scroll.offset);
 }
 
 /// One visual row of a diff line.

@@ -4,13 +4,13 @@
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Clear, Paragraph};
+use ratatui::widgets::Clear;
 
 use crate::text::{pad, safe};
 
 use super::keys::{self, Action, Context};
 use super::theme::Theme;
-use super::widgets::{block, centered};
+use super::widgets::{block, centered, render_scrolled};
 
 /// Every glyph the screens draw instead of a word, and what it means.
 pub const GLYPHS: &[(&str, &str)] = &[
@@ -209,14 +209,6 @@ impl HelpState {
         let inner = outer.inner(rect);
         frame.render_widget(outer, rect);
         let lines = help_lines(theme, self.first, &self.filter);
-        let scroll = self
-            .scroll
-            .min(lines.len().saturating_sub(inner.height as usize));
-        let visible: Vec<Line> = lines
-            .into_iter()
-            .skip(scroll)
-            .take(inner.height as usize)
-            .collect();
-        frame.render_widget(Paragraph::new(visible), inner);
+        render_scrolled(frame, inner, lines, self.scroll);
     }
 }

@@ -19,7 +19,7 @@ use super::session_diff::{Change, TurnDiff};
 use super::state::ListCursor;
 use super::table::{Column, Columns, DataTable, Resolved, TableRow, Width};
 use super::theme::Theme;
-use super::widgets::{block, wrap};
+use super::widgets::{block, render_scrolled, wrap};
 
 /// Draw the whole session frame.
 pub fn render(app: &SessionApp, frame: &mut Frame) {
@@ -734,8 +734,5 @@ fn render_diff(app: &SessionApp, diff: &TurnDiff, frame: &mut Frame, area: Rect)
     let inner = outer.inner(area);
     frame.render_widget(outer, area);
     let lines = diff_lines(theme, diff, inner.width as usize);
-    let height = inner.height as usize;
-    let scroll = app.diff_scroll.min(lines.len().saturating_sub(height));
-    let visible: Vec<Line> = lines.into_iter().skip(scroll).take(height).collect();
-    frame.render_widget(Paragraph::new(visible), inner);
+    render_scrolled(frame, inner, lines, app.diff_scroll);
 }

@@ -1,9 +1,10 @@
 //! Small drawing helpers every screen shares: a titled block, a centred dialog rectangle, word
 //! wrapping and bullets.
 
+use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders};
+use ratatui::widgets::{Block, Borders, Paragraph};
 
 use crate::projection::{Level, Note};
 
@@ -16,6 +17,14 @@ pub fn block(theme: Theme, title: String, focused: bool) -> Block<'static> {
         .border_type(theme.border_type(focused))
         .border_style(theme.border(focused))
         .title(Span::styled(title, theme.title(focused)))
+}
+
+/// Draw `lines` into `area` from row `scroll`, the scroll kept within the last full page.
+pub fn render_scrolled(frame: &mut Frame, area: Rect, lines: Vec<Line<'static>>, scroll: usize) {
+    let height = area.height as usize;
+    let scroll = scroll.min(lines.len().saturating_sub(height));
+    let visible: Vec<Line> = lines.into_iter().skip(scroll).take(height).collect();
+    frame.render_widget(Paragraph::new(visible), area);
 }
 
 /// A `w`×`h` rectangle centred in `area` (clamped to it).
