@@ -61,14 +61,8 @@ pub struct Cli {
     #[arg(long)]
     pub skip_bad: bool,
 
-    /// The tiktoken encoding to count with.
-    #[arg(
-        long,
-        value_enum,
-        default_value = "o200k_base",
-        value_name = "ENCODING"
-    )]
-    pub encoding: EncodingArg,
+    #[command(flatten)]
+    pub encoding: EncodingOption,
 
     /// When to colour (the interactive view, `diff`, the marks of `report`, `report --matrix`
     /// and `session`): auto (on a terminal, unless NO_COLOR), always, never. Accepted by every
@@ -169,14 +163,8 @@ pub struct ReportArgs {
     /// One JSON object on standard output (the keys are a contract: see CLI.md).
     #[arg(long)]
     pub json: bool,
-    /// The tiktoken encoding to count with.
-    #[arg(
-        long,
-        value_enum,
-        default_value = "o200k_base",
-        value_name = "ENCODING"
-    )]
-    pub encoding: EncodingArg,
+    #[command(flatten)]
+    pub encoding: EncodingOption,
     /// Add a per-tool table for each strategy.
     #[arg(long)]
     pub per_tool: bool,
@@ -275,14 +263,8 @@ pub struct SessionArgs {
     /// Change a setting, e.g. `cache.read=0.1`, `cache.ttl=1h` (repeatable).
     #[arg(long = "set", value_name = "K=V", value_parser = SettingKeys, hide_possible_values = true)]
     pub set: Vec<String>,
-    /// The tiktoken encoding to count with.
-    #[arg(
-        long,
-        value_enum,
-        default_value = "o200k_base",
-        value_name = "ENCODING"
-    )]
-    pub encoding: EncodingArg,
+    #[command(flatten)]
+    pub encoding: EncodingOption,
     /// Exit 1 when a chosen strategy's session cost (whole prompts in input tokens, over
     /// the cache chain: the totals' `cost`) exceeds N; the report is printed either way.
     #[arg(long, value_name = "N")]
@@ -385,6 +367,26 @@ pub enum EncodingArg {
     /// GPT-4, GPT-3.5.
     #[value(name = "cl100k_base")]
     Cl100kBase,
+}
+
+// `--encoding`, as every counting command takes it. (A `//` comment: clap would make a doc
+// comment of a flattened struct the about text of each command that takes it.)
+#[derive(Debug, Clone, Copy, Args)]
+pub struct EncodingOption {
+    /// The tiktoken encoding to count with.
+    #[arg(
+        long,
+        value_enum,
+        default_value = "o200k_base",
+        value_name = "ENCODING"
+    )]
+    pub encoding: EncodingArg,
+}
+
+impl From<EncodingOption> for Encoding {
+    fn from(option: EncodingOption) -> Encoding {
+        option.encoding.into()
+    }
 }
 
 impl From<EncodingArg> for Encoding {
