@@ -8,6 +8,7 @@ use predicates::prelude::*;
 use serde_json::Value;
 
 use crate::support::command::{bin, one_line_failure, root, stdout_of, toolprism};
+use crate::support::tools;
 
 const STRATEGY_IDS: [&str; 13] = [
     "original",
@@ -1758,10 +1759,7 @@ fn interrupted_exits_130(mut cmd: std::process::Command, what: &str) {
 fn ctrl_c_exits_130() {
     let dir = tempfile::tempdir().unwrap();
     let fifo = dir.path().join("trace.jsonl");
-    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
-    if !made.is_ok_and(|s| s.success()) {
-        eprintln!("mkfifo not available: skipping the FIFO half");
-    } else {
+    if tools::mkfifo(&fifo, "ctrl_c_exits_130 (its FIFO half)") {
         // A writer that sends one record and never closes: the session reads on forever.
         let writer_path = fifo.clone();
         let first =

@@ -3,8 +3,8 @@
 //! plain error lines, a diff pagers and delta render, and the small manners (comma lists,
 //! `--tool`, `--color` everywhere, "did you mean", plurals, empty and binary files).
 //!
-//! Terminal cases run the binary under `script` (a pseudo-terminal) and skip cleanly where it
-//! is missing.
+//! Terminal cases run the binary under `script` (a pseudo-terminal; `support::tools`: CI fails
+//! without it, elsewhere they say they skipped).
 
 use std::path::Path;
 use std::process::Stdio;
@@ -14,20 +14,7 @@ use serde_json::Value;
 
 use crate::support::command::{bin, one_line_failure, root, stdout_of, toolprism};
 use crate::support::sgr::strip_sgr;
-
-fn has_script() -> bool {
-    std::process::Command::new("script")
-        .args(["-qc", "true", "/dev/null"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
-}
-
-fn shell_quote(arg: &str) -> String {
-    format!("'{}'", arg.replace('\'', "'\\''"))
-}
+use crate::support::tools::{self, shell_quote};
 
 /// Run the binary with a pseudo-terminal as standard input and output (`columns` wide), and
 /// `redirect` appended to the command line (e.g. `> out.txt`); what the terminal showed, with
@@ -37,10 +24,6 @@ fn on_terminal(args: &[&str], columns: usize, redirect: &str) -> Option<String> 
 }
 
 fn on_terminal_in(dir: &Path, args: &[&str], columns: usize, redirect: &str) -> Option<String> {
-    if !has_script() {
-        eprintln!("skipped: `script` (util-linux) is not installed");
-        return None;
-    }
     let mut line = format!("stty cols {columns} rows 40; {}", shell_quote(bin()));
     for arg in args {
         line.push(' ');
@@ -48,14 +31,13 @@ fn on_terminal_in(dir: &Path, args: &[&str], columns: usize, redirect: &str) -> 
     }
     line.push(' ');
     line.push_str(redirect);
-    let out = std::process::Command::new("script")
-        .args(["-qec", &line, "/dev/null"])
-        .current_dir(dir)
-        .env_remove("NO_COLOR")
-        .env_remove("COLUMNS")
-        .stdin(Stdio::null())
-        .output()
-        .expect("script runs");
+    let out = tools::in_pty(
+        &line,
+        dir,
+        &[],
+        &["NO_COLOR", "COLUMNS"],
+        "a terminal case of cli_manners",
+    )?;
     assert!(out.status.success(), "{out:?}");
     Some(String::from_utf8(out.stdout).unwrap().replace("\r\n", "\n"))
 }
@@ -297,9 +279,7 @@ fn devices_are_written_through_and_never_replaced() {
 fn a_named_pipe_is_written_through() {
     let dir = tempfile::tempdir().unwrap();
     let fifo = dir.path().join("pipe");
-    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
-    if !made.is_ok_and(|s| s.success()) {
-        eprintln!("skipped: mkfifo is not available");
+    if !tools::mkfifo(&fifo, "a_named_pipe_is_written_through") {
         return;
     }
     let reader = {

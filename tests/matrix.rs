@@ -9,6 +9,7 @@ use toolprism::{Capture, Settings, Strategy};
 
 use crate::support::command::{bin, fails_with, root, sample, stdout_of};
 use crate::support::sgr::strip_sgr;
+use crate::support::tools;
 
 fn report_of(name: &str, strategies: &[Strategy], set: &[&str]) -> Report {
     let path = sample(name);
@@ -485,21 +486,16 @@ fn the_sorted_column_is_never_dropped() {
 
 #[test]
 fn on_a_terminal_columns_sets_the_width() {
-    // `script` gives the program a terminal; without it the test has nothing to run on.
-    let Ok(probe) = std::process::Command::new("script")
-        .arg("--version")
-        .output()
-    else {
-        eprintln!("script(1) not found: skipping the terminal-width test");
+    let command = format!("COLUMNS=70 '{}' report samples/small.json --matrix", bin());
+    let Some(out) = tools::in_pty(
+        &command,
+        &root(),
+        &[],
+        &[],
+        "on_a_terminal_columns_sets_the_width",
+    ) else {
         return;
     };
-    assert!(probe.status.success());
-    let command = format!("COLUMNS=70 '{}' report samples/small.json --matrix", bin());
-    let out = std::process::Command::new("script")
-        .args(["-qec", &command, "/dev/null"])
-        .current_dir(root())
-        .output()
-        .unwrap();
     assert!(out.status.success());
     let coloured = String::from_utf8(out.stdout).unwrap().replace("\r\n", "\n");
     // On a terminal the marks are coloured; colour takes no cells.

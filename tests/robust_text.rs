@@ -5,11 +5,11 @@
 //! JSON shown on a terminal (`show`, `export -o -`, run under a pty) is escaped too.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
 use toolprism::sanitize::is_unsafe;
 
 use crate::support::command::{bin, output_of};
+use crate::support::tools;
 
 /// Every hostile character class, as a string to plant everywhere.
 const NASTY: &str = "\u{1b}[31mRED\u{1b}]0;title\u{7}\u{1b}[2J\u{0}\u{8}\r\t\u{7f}\u{9b}1m\u{85}\
@@ -217,20 +217,18 @@ fn errors_naming_hostile_files_and_values_are_clean() {
 
 /// Run under a pseudo-terminal (`script`), so `show` and `export -o -` see a terminal.
 fn run_in_pty(args: &[&str]) -> Option<Vec<u8>> {
-    if Command::new("script").arg("--version").output().is_err() {
-        eprintln!("`script` not found: skipping the terminal case");
-        return None;
-    }
     let quoted: Vec<String> = std::iter::once(bin())
         .chain(args.iter().copied())
-        .map(|a| format!("'{}'", a.replace('\'', "'\\''")))
+        .map(tools::shell_quote)
         .collect();
-    let out = Command::new("script")
-        .args(["-qefc", &quoted.join(" "), "/dev/null"])
-        .stdin(Stdio::null())
-        .env("TERM", "xterm")
-        .output()
-        .expect("run script");
+    // `-f`: flush as the program writes (the output is read whole afterwards anyway).
+    let out = tools::in_pty(
+        &quoted.join(" "),
+        &std::env::current_dir().expect("the test's folder"),
+        &[("TERM", "xterm")],
+        &[],
+        "a terminal case of robust_text",
+    )?;
     Some(out.stdout)
 }
 

@@ -48,3 +48,37 @@ mod robust_export;
 mod robust_input;
 mod robust_terminal;
 mod robust_text;
+
+/// With `autotests = false` a file in `tests/` runs only if this binary names it as a module
+/// (or `Cargo.toml` names it as a test binary): a file nobody declared would never run.
+#[test]
+fn every_test_file_is_declared() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = |path: &str| std::fs::read_to_string(root.join(path)).expect(path);
+    let this = text("tests/tests.rs");
+    let manifest = text("Cargo.toml");
+    let declared: Vec<&str> = this
+        .lines()
+        .filter_map(|l| l.strip_prefix("mod ")?.strip_suffix(';'))
+        .collect();
+    let mut missing = Vec::new();
+    for entry in std::fs::read_dir(root.join("tests")).expect("tests/") {
+        let path = entry.expect("an entry of tests/").path();
+        if path.extension().is_none_or(|e| e != "rs") {
+            continue;
+        }
+        let stem = path
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .expect("a UTF-8 name");
+        let binary = format!("path = \"tests/{stem}.rs\"");
+        if !declared.contains(&stem) && !manifest.contains(&binary) {
+            missing.push(stem.to_owned());
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "never compiled, so never run: tests/{missing:?}.rs"
+    );
+    assert!(declared.contains(&"support"));
+}

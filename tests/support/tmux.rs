@@ -1,6 +1,6 @@
 //! The real binary in a real terminal: tmux, one server socket per test (so tests run in
-//! parallel), waiting for screen text instead of sleeping. Without tmux a test says so on
-//! standard error and skips.
+//! parallel), waiting for screen text instead of sleeping. Without tmux a test fails in CI
+//! and says that it skipped elsewhere (`support::tools`).
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
@@ -58,8 +58,7 @@ impl Tmux {
         files: &[(&str, &str)],
         argv: &[&str],
     ) -> Option<Tmux> {
-        if Command::new("tmux").arg("-V").output().is_err() {
-            eprintln!("tmux not found: skipping the end-to-end terminal test {name}");
+        if !super::tools::present("tmux", &["-V"], name) {
             return None;
         }
         let tmux = Tmux {
