@@ -1,4 +1,5 @@
-//! The four origins' rules, one module each (vtcode's tool search has its own, [`search`]).
+//! The five hosts' rules, one module each (vtcode, a3s code, lean-ctx, zero, Codex; vtcode's
+//! tool search has its own, [`search`]), and the registry of their settings.
 //! Every function here is pure: it reads the capture and the settings and returns a [`Draft`].
 
 pub mod a3s;

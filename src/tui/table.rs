@@ -76,8 +76,8 @@ pub enum Pressure {
 pub struct Column {
     /// The width policy.
     pub width: Width,
-    /// Blank cells before the column (none before the first one drawn after the selection
-    /// mark... unless asked: the gap is the column's own).
+    /// Blank cells before the column, the first one included (after the selection mark): a
+    /// table that wants its first column against the mark says `gap(0)`.
     pub gap: usize,
     /// What is done to a cell too wide for the column.
     pub cut: Cut,
