@@ -29,6 +29,7 @@ mod properties;
 mod regressions;
 mod report_json;
 mod session;
+mod settings_identity;
 
 // The command line.
 mod cli;

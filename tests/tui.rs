@@ -970,8 +970,8 @@ fn settings_editor_changes_settings_and_recomputes_everything() {
             ..
         })
     ));
-    // Replace "10" by "2".
-    h.keys("<bs><bs>2");
+    // Replace "auto" (the release's 3) by "2".
+    h.keys("<bs><bs><bs><bs>2");
     update(
         &mut h.app,
         Msg::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE)),
@@ -988,9 +988,9 @@ fn settings_editor_changes_settings_and_recomputes_everything() {
         .collect();
     assert_eq!(jobs.len(), 1);
     assert_eq!(jobs[0].strategies.len(), Strategy::ALL.len());
-    assert_eq!(jobs[0].settings.defer_threshold, 2);
+    assert_eq!(jobs[0].settings.defer_threshold(), 2);
     h.settle();
-    assert_eq!(h.app.settings.defer_threshold, 2);
+    assert_eq!(h.app.settings.defer_threshold(), 2);
     assert!(h.app.generation > before);
     for s in Strategy::ALL {
         assert!(
@@ -1006,7 +1006,7 @@ fn settings_editor_changes_settings_and_recomputes_everything() {
         }
         other => panic!("expected an error, got {other:?}"),
     }
-    assert_eq!(h.app.settings.defer_threshold, 2);
+    assert_eq!(h.app.settings.defer_threshold(), 2);
     // Esc cancels the edit, R resets every setting.
     h.keys("<esc>R");
     assert_eq!(h.app.settings, Settings::default());
@@ -1667,7 +1667,7 @@ fn settings_show_the_figures_they_change_before_and_after() {
         ["defer: 641 tokens", "defer-catalog: 641 tokens"]
     );
     // While a value is typed the figures stay; once applied they read before → after.
-    h.keys("<enter><bs><bs>2");
+    h.keys("<enter><bs><bs><bs><bs>2");
     let view = SettingsView::new(&h.app, selected, Some("2"), None);
     assert!(view.editing);
     assert_eq!(view.rows[view.selected].value, "2▏");

@@ -23,8 +23,11 @@ use crate::capture::{Capture, Shape};
 use crate::projection::{Draft, Note, SentTool, Status};
 use crate::setting_key::{self, SettingKey, ValueKind};
 use crate::settings::{Gateway, Selector, Settings};
-use crate::strategy::Strategy;
+use crate::strategy::{Input, Strategy};
 use crate::tool;
+
+/// What a3s's profiles read beyond the tool list: `adaptive` reads the conversation.
+pub const READS: &[(Strategy, Input)] = &[(Strategy::Adaptive, Input::Context)];
 
 /// The keys a3s's profiles read, in `--set` order.
 pub const SETTINGS: &[SettingKey] = &[

@@ -138,8 +138,8 @@ pub struct App {
     pub path: String,
     /// The current settings.
     pub settings: Settings,
-    /// Their `K=V` text: the cache key.
-    pub(crate) settings_key: Arc<str>,
+    /// The same settings shared: the memo's key.
+    pub(crate) settings_key: Arc<Settings>,
     /// The current encoding.
     pub encoding: Encoding,
     /// Bumped on every settings or encoding change.
@@ -156,7 +156,7 @@ pub struct App {
     pub(crate) initial_settings: Settings,
     /// The settings (as their key) and encoding in force before the last change: the settings
     /// editor shows its figures as before → after.
-    pub(crate) settings_before: Option<(Arc<str>, Encoding)>,
+    pub(crate) settings_before: Option<(Arc<Settings>, Encoding)>,
     /// The matrix's state.
     pub matrix_tab: MatrixTab,
     /// The overview's state.
@@ -200,7 +200,7 @@ pub struct App {
 /// What the matrix view depends on: settings, encoding, which strategies are measured,
 /// whether the capture is counted, sort, filter and search.
 type MatrixKey = (
-    Arc<str>,
+    Arc<Settings>,
     Encoding,
     u32,
     bool,
@@ -209,7 +209,7 @@ type MatrixKey = (
     String,
 );
 
-type DiffKey = (Strategy, Arc<str>, usize);
+type DiffKey = (Strategy, Arc<Settings>, usize);
 
 impl App {
     /// A new inspector on `capture`; the first [`Effect::Compute`] is queued.
@@ -231,7 +231,7 @@ impl App {
         let entries: Vec<&str> = json.entries.iter().map(String::as_str).collect();
         let capture_bytes = crate::report::array_bytes(&entries, capture.has_tools_key());
         let search_text = entries.iter().map(|e| e.to_lowercase()).collect();
-        let settings_key: Arc<str> = settings.to_string().into();
+        let settings_key = Arc::new(settings.clone());
         let mut app = App {
             capture,
             path,
@@ -393,7 +393,7 @@ impl App {
     pub fn figures_under(
         &self,
         strategy: Strategy,
-        settings_key: &Arc<str>,
+        settings_key: &Arc<Settings>,
         encoding: Encoding,
     ) -> Option<&Arc<StrategyFigures>> {
         self.memo
@@ -714,7 +714,7 @@ impl App {
 
     fn settings_changed(&mut self) {
         self.settings_before = Some((self.settings_key.clone(), self.encoding));
-        self.settings_key = self.settings.to_string().into();
+        self.settings_key = Arc::new(self.settings.clone());
         self.generation += 1;
         self.request_compute();
         self.resync(None);
