@@ -168,3 +168,61 @@ fn what_a_strategy_reads_beyond_its_tools_is_what_its_module_declares() {
         );
     }
 }
+
+/// A capture every strategy has something to do with: MCP tools of two servers, long
+/// descriptions and parameter descriptions, a `program` gateway, an expand tool, a conversation.
+fn rich_capture() -> Capture {
+    let long = "Does one thing well. ".repeat(90);
+    let param = "The value to use, described at some length here. ".repeat(20);
+    let tool = |name: &str| {
+        serde_json::json!({"name": name, "description": long, "input_schema": {
+            "type": "object",
+            "properties": {"value": {"type": "string", "description": param}}}})
+    };
+    let names = [
+        "read_file",
+        "bash",
+        "program",
+        "ctx_expand",
+        "mcp__git__log",
+        "mcp__git__diff",
+        "mcp__git__blame",
+        "mcp__db__query",
+        "mcp__db__schema",
+        "mcp__db__tables",
+        "mcp__web__fetch",
+        "mcp__web__search",
+    ];
+    let body = serde_json::json!({
+        "model": "claude-sonnet-4-5",
+        "messages": [{"role": "user", "content": "query the database tables and fetch the page"}],
+        "tools": names.map(tool),
+    });
+    Capture::from_bytes(body.to_string().as_bytes()).unwrap()
+}
+
+#[test]
+fn a_setting_that_changes_a_projection_declares_that_strategy() {
+    let capture = rich_capture();
+    let project = |s: Strategy, settings: &Settings| {
+        let p = toolprism::project(&capture, s, settings);
+        (p.request_json(&capture, false), p.status.word())
+    };
+    let mut undeclared = Vec::new();
+    for key in Settings::KEYS {
+        let mut changed = Settings::default();
+        changed.set(key.key, &other_value(key)).unwrap();
+        // Lower numbers bite harder: a cap of 7 cuts what a cap one higher would not.
+        if matches!(key.kind, toolprism::setting_key::ValueKind::Number) {
+            changed.set(key.key, "7").unwrap();
+        }
+        for strategy in Strategy::ALL {
+            if project(strategy, &Settings::default()) != project(strategy, &changed)
+                && !key.affects(strategy)
+            {
+                undeclared.push(format!("{} changes {strategy}", key.key));
+            }
+        }
+    }
+    assert!(undeclared.is_empty(), "undeclared: {undeclared:?}");
+}

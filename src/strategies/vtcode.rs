@@ -28,7 +28,12 @@ pub const SETTINGS: &[SettingKey] = &[
         key: "vtcode.mcp_cap",
         help: "chars an MCP description keeps (full/progressive/minimal)",
         kind: ValueKind::Number,
-        affects: &[Strategy::Full, Strategy::Progressive, Strategy::Search],
+        affects: &[
+            Strategy::Full,
+            Strategy::Progressive,
+            Strategy::Minimal,
+            Strategy::Search,
+        ],
         first_for: &[Strategy::Full],
         read: |s| Some(s.vtcode_mcp_cap.to_string()),
         write: |s, v| {
@@ -68,7 +73,7 @@ pub const SETTINGS: &[SettingKey] = &[
         key: "vtcode.param",
         help: "chars of a progressive parameter description",
         kind: ValueKind::Number,
-        affects: &[Strategy::Minimal, Strategy::Search],
+        affects: &[Strategy::Progressive, Strategy::Search],
         first_for: &[],
         read: |s| Some(s.vtcode_param.to_string()),
         write: |s, v| {
