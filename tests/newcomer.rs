@@ -273,3 +273,50 @@ fn docs_name_only_subcommands_paths_flags_and_settings_that_exist() {
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
+
+#[test]
+fn export_says_what_a_strategy_needs() {
+    let stderr = |args: &[&str]| {
+        let out = crate::support::command::toolprism()
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{args:?}");
+        String::from_utf8(out.stderr).unwrap()
+    };
+    let defer = stderr(&["export", "samples/small.json", "-s", "defer", "-o", "-"]);
+    assert_eq!(
+        defer,
+        "toolprism: defer needs: `tool_search` is added: the host must implement it and answer its calls\n\
+         toolprism: defer needs: 4 tools are withheld: the model reaches them only through the host's tool search\n"
+    );
+    let code = stderr(&["export", "samples/small.json", "-s", "code", "-o", "-"]);
+    assert!(
+        code.starts_with("toolprism: code needs: `code` does not apply to this capture (")
+            && code.ends_with("what is written is the host's fallback, sending no tools\n"),
+        "{code}"
+    );
+    let search = stderr(&["export", "samples/small.json", "-s", "search", "-o", "-"]);
+    assert!(
+        search.contains("`tool_search_tool_regex` (`tool_search_tool_regex_20251119`) is the provider's own tool")
+            && search.contains("8 tools are sent with `defer_loading: true`"),
+        "{search}"
+    );
+    // Nothing is asked of anyone by a strategy that only rewrites descriptions; -q silences.
+    assert_eq!(
+        stderr(&["export", "samples/small.json", "-s", "minimal", "-o", "-"]),
+        ""
+    );
+    assert_eq!(
+        stderr(&[
+            "export",
+            "samples/small.json",
+            "-s",
+            "defer",
+            "-o",
+            "-",
+            "-q"
+        ]),
+        ""
+    );
+}

@@ -213,6 +213,15 @@ pub(super) fn export(args: &ExportArgs) -> Result<Output, Failure> {
     };
     let mut result = Output::bytes(stdout);
     result.stderr = stderr;
+    // What the user takes on with this strategy, wherever the request went.
+    if !args.quiet {
+        for need in export::needs(&capture, &projection) {
+            result.stderr.push_str(&format!(
+                "toolprism: {strategy} needs: {}\n",
+                visible(&need)
+            ));
+        }
+    }
     Ok(result)
 }
 
