@@ -1377,7 +1377,7 @@ impl App {
 
     fn act_help(&mut self, action: Action) {
         if let Some(Overlay::Help(help)) = &mut self.overlay
-            && !help.act(action)
+            && !help.act(action, self.size.0)
         {
             self.overlay = None;
         }
