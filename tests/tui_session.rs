@@ -637,3 +637,34 @@ fn the_chart_numbers_its_turns_and_never_joins_two_threads() {
         "{screen}"
     );
 }
+
+// ---- nothing cut without a mark ----------------------------------------------------------
+
+#[test]
+fn nothing_is_cut_without_a_mark_in_the_session_view_at_four_sizes() {
+    let screens = [
+        ("session", ""),
+        ("first_turn_diff", "d"),
+        ("turn_diff", "jjjjjd"),
+        ("help", "?"),
+        ("help_end", "?G"),
+        ("second_pane", "<tab>"),
+    ];
+    let mut found = Vec::new();
+    for (name, script) in screens {
+        let mut h = Harness::open(TRACE, false);
+        h.keys(script);
+        for (w, hh) in [(200, 50), (120, 35), (80, 24), (60, 20)] {
+            let narrow = h.screen(w, hh);
+            let wide = h.screen(400, hh);
+            for (row, word) in crate::support::cuts::unmarked_cuts(&narrow, &wide) {
+                found.push(format!("{name} {w}x{hh} row {row}: `{word}`"));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "cut without a mark:\n{}",
+        found.join("\n")
+    );
+}

@@ -657,14 +657,15 @@ fn render_status(app: &SessionApp, view: Option<&SessionView>, frame: &mut Frame
 pub fn diff_lines(theme: Theme, diff: &TurnDiff, w: usize) -> Vec<Line<'static>> {
     let mut lines = Vec::new();
     let Some(previous) = diff.previous else {
-        lines.push(Line::styled(
-            format!(
-                "Turn {} is the first turn of its thread: there is no previous turn to compare with.",
-                diff.turn
-            ),
-            theme.dim(),
-        ));
-        return lines;
+        let text = format!(
+            "Turn {} is the first turn of its thread: there is no previous turn to compare with.",
+            diff.turn
+        );
+        // Wrapped, never cut: a message is read whole at every width.
+        return crate::text::wrap(&text, w.max(1), crate::text::LongWords::Break)
+            .into_iter()
+            .map(|l| Line::styled(l, theme.dim()))
+            .collect();
     };
     if diff.tools.is_empty() {
         let text = if diff.order_changed {
@@ -674,8 +675,10 @@ pub fn diff_lines(theme: Theme, diff: &TurnDiff, w: usize) -> Vec<Line<'static>>
         } else {
             format!("The tools are byte-identical to turn {previous}'s.")
         };
-        lines.push(Line::styled(text, theme.dim()));
-        return lines;
+        return crate::text::wrap(&text, w.max(1), crate::text::LongWords::Break)
+            .into_iter()
+            .map(|l| Line::styled(l, theme.dim()))
+            .collect();
     }
     for tool in &diff.tools {
         let (style, what) = match tool.change {
