@@ -2034,3 +2034,49 @@ fn the_cut_finder_finds_a_cut_and_passes_a_whole_word() {
     let under = "xx ┏━━┓\nhid┃ab┃\nxx ┗━━┛\n";
     assert!(unmarked_cuts(under, "x ab\n").is_empty());
 }
+
+/// The foreground of the first cell of `text` on row `y` of a drawn screen.
+fn fg_of(terminal: &Terminal<TestBackend>, y: u16, text: &str) -> Option<Color> {
+    let buffer = terminal.backend().buffer();
+    let width = buffer.area.width;
+    let row: Vec<&str> = (0..width).map(|x| buffer[(x, y)].symbol()).collect();
+    let joined = row.concat();
+    let at = joined.find(text)?;
+    let x = joined[..at].chars().count() as u16;
+    Some(buffer[(x, y)].fg)
+}
+
+#[test]
+fn colours_mean_one_thing() {
+    let mut h = Harness::with(SAMPLE, Settings::default(), true);
+    // The overview: saving nothing (original, 0.00%) is not painted as a saving.
+    h.keys("o");
+    let terminal = h.draw(120, 35);
+    let screen = h.screen(120, 35);
+    let y = screen
+        .lines()
+        .position(|l| l.contains(" original") && l.contains("0.00%"))
+        .expect("original's row") as u16;
+    let zero = fg_of(&terminal, y, "0.00%").expect("0.00% drawn");
+    assert_ne!(zero, Color::Green, "0.00% is no saving");
+    // The matrix: an added tool's cell is a cost, red, as `report --matrix` paints it.
+    let mut settings = Settings::default();
+    settings.set("defer.threshold", "2").unwrap();
+    let mut h = Harness::with(SAMPLE, settings, true);
+    let terminal = h.draw(200, 50);
+    let screen = h.screen(200, 50);
+    let y = screen
+        .lines()
+        .position(|l| l.contains("tool_search ") && l.contains('+'))
+        .expect("the added tool_search row") as u16;
+    let row: String = screen.lines().nth(y as usize).unwrap().to_owned();
+    let plus = row.find(" +").map(|i| row[..i].chars().count() as u16 + 1);
+    let buffer = terminal.backend().buffer();
+    let x = plus.expect("a + mark");
+    // The figure before the mark carries the cell's colour.
+    let figure = (0..x).rev().find(|&x| {
+        buffer[(x, y)].symbol().chars().all(|c| c.is_ascii_digit())
+            && !buffer[(x, y)].symbol().trim().is_empty()
+    });
+    assert_eq!(buffer[(figure.expect("a figure"), y)].fg, Color::Red);
+}

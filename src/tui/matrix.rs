@@ -734,7 +734,7 @@ fn cell_style(
         // Changed bytes at the same count: neither a saving nor a cost.
         Some(Mark::Changed) if same => base,
         Some(Mark::Changed) => base.patch(theme.good()),
-        Some(Mark::Added) => base.patch(theme.warn()),
+        Some(Mark::Added) => base.patch(theme.bad()),
         Some(Mark::Absent) => base,
     }
 }
