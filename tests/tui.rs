@@ -2080,3 +2080,24 @@ fn colours_mean_one_thing() {
     });
     assert_eq!(buffer[(figure.expect("a figure"), y)].fg, Color::Red);
 }
+
+#[test]
+fn the_matrix_marks_a_rejected_original_as_the_overview_does() {
+    let json = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/duplicate-names.json"
+    ))
+    .unwrap();
+    let mut h = Harness::named(&json, "duplicate-names.json", Settings::default(), false);
+    let matrix = h.screen(120, 35);
+    assert!(matrix.contains("▼original!"), "{matrix}");
+    h.keys("o");
+    let overview = h.screen(120, 35);
+    assert!(overview.contains("original!"), "{overview}");
+    let cli = crate::support::command::stdout_of(&[
+        "report",
+        "tests/fixtures/duplicate-names.json",
+        "--matrix",
+    ]);
+    assert!(cli.contains("original! "), "{cli}");
+}
