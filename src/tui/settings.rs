@@ -105,10 +105,15 @@ fn figure_lines(app: &App, key: &str) -> Vec<String> {
     if strategies.is_empty() {
         return vec![format!("no strategy's tokens depend on {key}")];
     }
-    let before = app
-        .settings_before
-        .as_ref()
-        .filter(|(k, e)| *k != app.settings_key || *e != app.encoding);
+    // Before → after only on the row of what the last change changed: another row's figures
+    // moved for another reason (`encoding: original 8,168 → 8,168 (same)` said nothing).
+    let before = app.settings_before.as_ref().filter(|(k, e)| {
+        if key == "encoding" {
+            *e != app.encoding
+        } else {
+            k.get(key) != app.settings.get(key)
+        }
+    });
     let total =
         |f: Option<&std::sync::Arc<crate::report::StrategyFigures>>| f.map(|f| f.total_tokens);
     let shown = |t: Option<Option<usize>>| match t {
