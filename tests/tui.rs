@@ -2107,3 +2107,28 @@ fn the_matrix_marks_a_rejected_original_as_the_overview_does() {
     ]);
     assert!(cli.contains("original! "), "{cli}");
 }
+
+#[test]
+fn sorted_by_saving_follows_the_saved_column_as_shown() {
+    let json = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/samples/large.json"))
+        .unwrap();
+    let mut h = Harness::named(&json, "samples/large.json", Settings::default(), false);
+    h.keys("4s");
+    assert_eq!(h.app.strategy_tab.sort.label(), "saving");
+    let screen = h.screen(200, 50);
+    let shown: Vec<f64> = screen
+        .lines()
+        .filter(|l| l.starts_with('┃'))
+        .filter_map(|l| {
+            // The tool pane only: up to its right border.
+            let pane = l[3..].split('┃').next()?;
+            let number = pane.split_whitespace().find(|w| w.ends_with('%'))?;
+            number.trim_end_matches('%').parse().ok()
+        })
+        .collect();
+    assert!(shown.len() > 10, "{screen}");
+    assert!(
+        shown.windows(2).all(|w| w[0] >= w[1]),
+        "the saved column descends: {shown:?}"
+    );
+}

@@ -474,9 +474,16 @@ impl App {
         };
         match self.strategy_tab.sort {
             SortKey::Original => {}
+            // By the `saved` column as shown, a percentage (tokens break ties); an added tool has
+            // none and goes last.
             SortKey::Saving => rows.sort_by_key(|&i| {
                 let (before, after) = tokens(i);
-                std::cmp::Reverse(before - after)
+                let pct = if before > 0 {
+                    (before - after) * 1_000_000 / before
+                } else {
+                    i64::MIN
+                };
+                std::cmp::Reverse((pct, before - after))
             }),
             SortKey::Size => rows.sort_by_key(|&i| {
                 let (before, after) = tokens(i);
