@@ -668,3 +668,30 @@ fn nothing_is_cut_without_a_mark_in_the_session_view_at_four_sizes() {
         found.join("\n")
     );
 }
+
+#[test]
+fn the_chart_keeps_its_legend_when_short_and_gives_each_series_its_own_glyph() {
+    let mut h = Harness::open(TRACE, false);
+    let small = h.screen(60, 20);
+    let title = small.lines().nth(1).unwrap();
+    assert!(
+        title.contains("⣀ original") && title.contains("▲ cache"),
+        "{small}"
+    );
+    // Chart every strategy: no two series share a glyph while there are five or fewer.
+    let big = h.screen(200, 50);
+    let legend = big
+        .lines()
+        .find(|l| l.contains("⣀ original"))
+        .expect("a legend row");
+    let glyphs: Vec<&str> = legend
+        .split("  ")
+        .filter_map(|part| part.trim().trim_start_matches('│').trim().split(' ').next())
+        .filter(|g| g.chars().count() == 1)
+        .collect();
+    let mut unique = glyphs.clone();
+    unique.sort_unstable();
+    unique.dedup();
+    assert_eq!(unique.len(), glyphs.len(), "{legend}");
+    assert!(glyphs.len() >= 2, "{legend}");
+}

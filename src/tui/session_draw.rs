@@ -150,20 +150,31 @@ fn series_style(theme: Theme, i: usize) -> (Style, Marker, &'static str) {
     } else {
         Style::new()
     };
-    match i % 3 {
+    // Five shapes, so up to five series never share one (four colours alone repeat).
+    match i % 5 {
         0 => (style, Marker::Braille, "⣀"),
         1 => (style, Marker::Dot, "•"),
-        _ => (style, Marker::HalfBlock, "▀"),
+        2 => (style, Marker::HalfBlock, "▀"),
+        3 => (style, Marker::Bar, "▄"),
+        _ => (style, Marker::Block, "█"),
     }
 }
 
 fn render_chart(app: &SessionApp, view: &SessionView, frame: &mut Frame, area: Rect) {
     let theme = app.theme;
+    // Too short for a legend row (under 4 rows inside): the legend goes into the title.
+    let glyphs: Vec<String> = (view.series.iter().enumerate())
+        .map(|(i, s)| format!("{} {}", series_style(theme, i).2, s.id))
+        .collect();
     let title = if area.height < 4 {
         " Breaks · ▲ cache · * list changed ".to_owned()
+    } else if area.height < 6 && !glyphs.is_empty() {
+        format!(" {} · ▲ cache · * list changed ", glyphs.join("  "))
     } else {
         format!(" Tokens sent per turn · 0–{} ", thousands(view.max_tokens))
     };
+    // A title too long for the box ends in a mark, never in half a word.
+    let title = fit(&title, usize::from(area.width.saturating_sub(2)));
     let outer = block(theme, title, false);
     let inner = outer.inner(area);
     frame.render_widget(outer, area);

@@ -173,7 +173,10 @@ pub fn draw(view: &SettingsView, theme: super::theme::Theme, frame: &mut Frame, 
     frame.render_widget(Clear, rect);
     let outer = block(
         theme,
-        " Settings · changes re-project and re-measure every strategy ".to_owned(),
+        fit(
+            " Settings · changes re-project and re-measure every strategy ",
+            usize::from(rect.width.saturating_sub(2)),
+        ),
         true,
     );
     let inner = outer.inner(rect);

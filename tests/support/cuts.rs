@@ -47,7 +47,9 @@ pub fn unmarked_cuts(narrow: &str, wide: &str) -> Vec<(usize, String)> {
     for (y, row) in rows.iter().enumerate() {
         for x in 0..row.len() {
             let at_edge = x + 1 == row.len();
-            let against_border = row.get(x + 1).is_some_and(|&c| matches!(c, '┃' | '│'));
+            let against_border = row
+                .get(x + 1)
+                .is_some_and(|&c| matches!(c, '┃' | '│' | '┐' | '┓' | '┘' | '┛'));
             if !(at_edge || against_border) || row[x].is_whitespace() || is_border(row[x]) {
                 continue;
             }
