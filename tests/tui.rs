@@ -2132,3 +2132,15 @@ fn sorted_by_saving_follows_the_saved_column_as_shown() {
         "the saved column descends: {shown:?}"
     );
 }
+
+#[test]
+fn codex_on_a_shape_it_never_sends_offers_no_setting() {
+    let mut h = Harness::new();
+    h.keys("\\");
+    let (banner, _) = h
+        .app
+        .banner()
+        .expect("codex does not apply to a Messages capture");
+    assert!(banner.contains("no setting changes this"), "{banner}");
+    assert!(!banner.contains("mcp.prefixes"), "{banner}");
+}

@@ -1279,9 +1279,12 @@ impl App {
                 true,
             ));
         }
+        // A capture of a shape the host never sends: no setting helps, so none is offered.
+        let unsent =
+            strategy == Strategy::Codex && !crate::strategies::codex::sends(self.capture.shape());
         let hint = match settings_of(strategy).first() {
-            Some(setting) => format!("S edits {}", setting.key),
-            None => "no setting changes this".to_owned(),
+            Some(setting) if !unsent => format!("S edits {}", setting.key),
+            _ => "no setting changes this".to_owned(),
         };
         if let crate::projection::ProjectionStatus::NotApplicable(why) = &projection.status {
             return Some((

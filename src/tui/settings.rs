@@ -258,7 +258,12 @@ mod tests {
         );
         assert_eq!(
             strategies_of("vtcode.mcp_cap"),
-            [Strategy::Full, Strategy::Progressive, Strategy::Search]
+            [
+                Strategy::Full,
+                Strategy::Progressive,
+                Strategy::Minimal,
+                Strategy::Search
+            ]
         );
         assert_eq!(
             strategies_of("zero.release"),
