@@ -213,8 +213,9 @@ pub(super) fn export(args: &ExportArgs) -> Result<Output, Failure> {
     };
     let mut result = Output::bytes(stdout);
     result.stderr = stderr;
-    // What the user takes on with this strategy, wherever the request went.
-    if !args.quiet {
+    // What the user takes on with this strategy; not between JSON and the user on one
+    // terminal, where the JSON is to be copied (as the closing line is not).
+    if !args.quiet && (to_file || !std::io::stdout().is_terminal()) {
         for need in export::needs(&capture, &projection) {
             result.stderr.push_str(&format!(
                 "toolprism: {strategy} needs: {}\n",
