@@ -1624,7 +1624,7 @@ fn the_status_line_gives_the_matching_tools_subtotal() {
     // create_issue 177 → 82 and list_pull_requests 85 → 74 under minimal (the tool table).
     assert_eq!(
         status,
-        " /github▏  2 match · 262 → 156 tokens · Enter keeps · Esc clears"
+        " /github▏  2 matches · 262 → 156 tokens in their entries · Enter keeps · Esc clears"
     );
     h.keys("<enter>");
     let screen = h.screen(120, 35);
@@ -1637,7 +1637,7 @@ fn the_status_line_gives_the_matching_tools_subtotal() {
     let screen = h.screen(120, 35);
     assert_eq!(
         rows_of(&screen)[33].trim_end(),
-        " /git▏  3 match · original 314 tokens · Enter keeps · Esc clears"
+        " /git▏  3 matches · original 314 tokens in their entries · Enter keeps · Esc clears"
     );
     h.keys("<bs><bs><bs>github<enter>");
     let screen = h.screen(120, 35);
