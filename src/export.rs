@@ -518,6 +518,95 @@ fn stage_and_place(
     Ok(written)
 }
 
+/// What a user takes on by sending `projection` instead of the capture, one sentence each:
+/// the tools it adds that the host must answer (or the provider runs), the entries only a
+/// provider's tool search loads, the pointers only an expand tool follows, and a strategy that
+/// did not apply (whose request is the host's fallback, possibly with no tools). Empty when the
+/// request asks nothing new of anyone. Names are the capture's text: sanitize before a terminal.
+pub fn needs(capture: &Capture, projection: &Projection) -> Vec<String> {
+    use crate::projection::{ProjectionStatus, Status};
+    let strategy = projection.strategy;
+    let mut needs = Vec::new();
+    if let ProjectionStatus::NotApplicable(reason) = &projection.status {
+        let tools = projection.tool_count();
+        needs.push(format!(
+            "`{strategy}` does not apply to this capture ({reason}): what is written is the \
+             host's fallback, sending {}",
+            match tools {
+                0 => "no tools".to_owned(),
+                1 => "1 tool".to_owned(),
+                n => format!("{n} tools"),
+            }
+        ));
+    }
+    let sent = projection.sent.as_deref().unwrap_or(&[]);
+    for outcome in projection
+        .outcomes
+        .iter()
+        .filter(|o| o.status == Status::Added)
+    {
+        let entry = outcome
+            .projected
+            .and_then(|i| sent.get(i))
+            .map(|t| t.entry(capture));
+        let kind = entry
+            .and_then(|e| e.get("type"))
+            .and_then(serde_json::Value::as_str)
+            .filter(|t| !matches!(*t, "function" | "custom"));
+        needs.push(match kind {
+            Some(kind) => format!(
+                "`{}` (`{kind}`) is the provider's own tool: the model and the API must offer it",
+                outcome.name
+            ),
+            None => format!(
+                "`{}` is added: the host must implement it and answer its calls",
+                outcome.name
+            ),
+        });
+    }
+    let withheld = projection
+        .outcomes
+        .iter()
+        .filter(|o| o.status == Status::Deferred && o.projected.is_none())
+        .count();
+    if withheld > 0 {
+        needs.push(format!(
+            "{withheld} {} withheld: the model reaches {} only through the host's tool search",
+            if withheld == 1 {
+                "tool is"
+            } else {
+                "tools are"
+            },
+            if withheld == 1 { "it" } else { "them" },
+        ));
+    }
+    let deferred = sent
+        .iter()
+        .filter(|t| crate::tool::provider_deferred(t.entry(capture)))
+        .count();
+    if deferred > 0 {
+        needs.push(format!(
+            "{deferred} {} sent with `defer_loading: true`: the model sees {} only once the \
+             provider's tool search returns {}",
+            if deferred == 1 {
+                "tool is"
+            } else {
+                "tools are"
+            },
+            if deferred == 1 { "it" } else { "them" },
+            if deferred == 1 { "it" } else { "them" },
+        ));
+    }
+    if !projection.stored.is_empty() {
+        needs.push(format!(
+            "{} shortened to pointers: the host must keep the full entries (`--store DIR` \
+             writes them) and expand a pointer when the model asks",
+            projection.stored.len()
+        ));
+    }
+    needs
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -381,6 +381,9 @@ pub enum Filter {
 pub struct Matrix {
     /// The capture's tools and tokens.
     pub original: Totals,
+    /// Whether a provider would reject the capture's own request (duplicate tool names, ...):
+    /// its column is marked `!` as every other column is.
+    pub original_rejected: bool,
     /// The strategy columns, in the report's order with refused ones last (`original` left
     /// out: it is [`Matrix::original`]).
     pub columns: Vec<Column>,
@@ -490,8 +493,13 @@ impl Matrix {
             tools_sent: capture.tools,
             cache_prefix: CachePrefix::Whole,
         };
+        let original_rejected = report
+            .strategies
+            .iter()
+            .any(|s| s.id == Strategy::Original.id() && !s.request_valid && !s.is_refused());
         let mut matrix = Matrix {
             original,
+            original_rejected,
             columns,
             order: (0..rows.len()).collect(),
             rows,

@@ -5,8 +5,9 @@
 //! key is the result: nothing is ever invalidated, and going back to earlier settings costs
 //! nothing.
 //!
-//! Settings are keyed by their `K=V` text (`Settings`'s `Display`), which names every key, so
-//! two settings with one text project alike.
+//! Settings are keyed by their value ([`Settings`] is `Hash` and `Eq` over every key, a key that
+//! follows a release told apart from the same number set), so two keys are equal exactly when
+//! every setting a strategy reads is.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -15,13 +16,14 @@ use crate::diff::ByteSummary;
 use crate::measure::Encoding;
 use crate::projection::Projection;
 use crate::report::StrategyFigures;
+use crate::settings::Settings;
 use crate::strategy::Strategy;
 
-/// A projection's key: the strategy and the settings (as their `K=V` text).
-pub type ProjKey = (Strategy, Arc<str>);
+/// A projection's key: the strategy and the settings.
+pub type ProjKey = (Strategy, Arc<Settings>);
 
 /// Figures' key: the projection's and the encoding.
-pub type FigKey = (Strategy, Arc<str>, Encoding);
+pub type FigKey = (Strategy, Arc<Settings>, Encoding);
 
 /// A projected request compared with the capture's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -102,7 +104,6 @@ mod tests {
     use super::*;
     use crate::capture::Capture;
     use crate::measure::TokenCounter;
-    use crate::settings::Settings;
 
     #[test]
     fn results_are_kept_per_strategy_settings_and_encoding() {
@@ -111,7 +112,7 @@ mod tests {
         )
         .unwrap();
         let settings = Settings::default();
-        let key: ProjKey = (Strategy::Minimal, settings.to_string().into());
+        let key: ProjKey = (Strategy::Minimal, Arc::new(settings.clone()));
         let mut memo = Memo::new();
         assert!(memo.projection(&key).is_none());
         let mut made = 0;
@@ -124,7 +125,9 @@ mod tests {
         let again = memo.projection_or_make(&key, &mut make);
         assert_eq!(made, 1, "made once, then read back");
         assert!(Arc::ptr_eq(&first.0, &again.0));
-        let other: ProjKey = (Strategy::Minimal, "vtcode.minimal=8\n".into());
+        let mut minimal = settings.clone();
+        minimal.apply("vtcode.minimal=8").unwrap();
+        let other: ProjKey = (Strategy::Minimal, Arc::new(minimal));
         assert!(
             memo.projection(&other).is_none(),
             "other settings, other key"

@@ -115,6 +115,24 @@ pub fn multiplier(value: &str) -> Result<Option<Multiplier>, &'static str> {
     }
 }
 
+/// `auto` (or nothing) for "follows the release", else what `parse` reads; `expected` names
+/// both.
+pub fn auto_or(
+    value: &str,
+    parse: impl Fn(&str) -> Result<usize, &'static str>,
+    expected: &'static str,
+) -> Result<Option<usize>, &'static str> {
+    match value.trim() {
+        "auto" | "" => Ok(None),
+        number => parse(number).map(Some).map_err(|_| expected),
+    }
+}
+
+/// A value as [`auto_or`] reads it.
+pub fn auto_text(value: Option<usize>) -> String {
+    value.map_or("auto".into(), |n| n.to_string())
+}
+
 /// A multiplier as [`multiplier`] reads it.
 pub fn multiplier_text(value: Option<Multiplier>) -> String {
     value.map_or("auto".into(), |m| m.to_string())

@@ -8,7 +8,7 @@
 use std::fmt;
 
 /// Where the `code` profile's `program` gateway comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Gateway {
     /// Only a `program` tool the capture already has (a3s's behaviour).
     Capture,
@@ -17,7 +17,7 @@ pub enum Gateway {
 }
 
 /// Which release of a3s's adaptive selector `adaptive` reproduces.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Selector {
     /// a3s-code-core 9.1.x (current): every tool unless the context is a standalone greeting.
     Greeting,
@@ -36,7 +36,7 @@ impl Selector {
 }
 
 /// Which tools zero may defer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Eligible {
     /// MCP tools (by `mcp.prefixes`).
     Mcp,
@@ -45,7 +45,7 @@ pub enum Eligible {
 }
 
 /// Which vtcode-core release the documentation modes and `search` reproduce.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum VtcodeRelease {
     /// vtcode-core 0.181.2 (current): progressive cap 1500, tool search.
     V0_181_2,
@@ -72,7 +72,7 @@ impl VtcodeRelease {
 }
 
 /// Which zero release `defer` and `defer-catalog` reproduce.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ZeroRelease {
     /// zero 0.8.0 (commit ad34dc8, current): discovery in `tool_search`'s description, threshold 3.
     V0_8_0,
@@ -99,7 +99,7 @@ impl ZeroRelease {
 }
 
 /// Which tool search `search` reproduces (vtcode's `DeferredToolSearchKind`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum SearchProvider {
     /// By the capture's shape: Messages → Anthropic, Responses → OpenAI hosted, else client-local.
     Auto,
@@ -124,7 +124,7 @@ impl SearchProvider {
 }
 
 /// Anthropic's tool search algorithm (`search.algorithm`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum SearchAlgorithm {
     /// `tool_search_tool_regex_20251119` (vtcode's default).
     Regex,
@@ -143,7 +143,12 @@ impl SearchAlgorithm {
 }
 
 /// All settings. [`Settings::default`] holds the origins' constants.
-#[derive(Debug, Clone, PartialEq, Eq)]
+///
+/// Two settings are equal (and hash alike) exactly when every key is: a key that follows a
+/// release (`vtcode.progressive`, `defer.threshold`) is `None` until set, so "the release's
+/// value" and "the same number, set" stay apart, as `search` (which pins its own release)
+/// reads them apart. [`crate::memo`] keys projections by this value.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Settings {
     /// `mcp.prefixes`: name prefixes that mark an MCP tool.
     pub mcp_prefixes: Vec<String>,
@@ -151,11 +156,10 @@ pub struct Settings {
     pub vtcode_mcp_cap: usize,
     /// `vtcode.minimal`: chars of the minimal description (vtcode 64).
     pub vtcode_minimal: usize,
-    /// `vtcode.progressive`: chars of the progressive description (vtcode-core 0.181.2: 1500,
-    /// 0.169.2: 1024; follows `vtcode.release` until set).
-    pub vtcode_progressive: usize,
-    /// Whether `vtcode.progressive` was set, so `vtcode.release` leaves it alone.
-    pub vtcode_progressive_set: bool,
+    /// `vtcode.progressive`: chars of the progressive description; `None` (`auto`) follows
+    /// the release (vtcode-core 0.181.2: 1500, 0.169.2: 1024). Read it through
+    /// [`Settings::progressive_chars`].
+    pub vtcode_progressive: Option<usize>,
     /// `vtcode.release`: `0.181.2` (default) or `0.169.2`.
     pub vtcode_release: VtcodeRelease,
     /// `vtcode.param`: chars of a progressive parameter description (vtcode 640).
@@ -178,11 +182,10 @@ pub struct Settings {
     pub shorten_expand_tool: Option<String>,
     /// `shorten.protected`: an active lean-ctx policy pack, which shortens nothing.
     pub shorten_protected: bool,
-    /// `defer.threshold`: eligible tools needed before deferring (zero 0.8.0: 3, 2ea36cf: 10;
-    /// follows `zero.release` until set; 0 disables).
-    pub defer_threshold: usize,
-    /// Whether `defer.threshold` was set, so `zero.release` leaves it alone.
-    pub defer_threshold_set: bool,
+    /// `defer.threshold`: eligible tools needed before deferring (0 disables); `None` (`auto`)
+    /// follows the release (zero 0.8.0: 3, 2ea36cf: 10). Read it through
+    /// [`Settings::defer_threshold`].
+    pub defer_threshold: Option<usize>,
     /// `zero.release`: `0.8.0` (default) or `2ea36cf`.
     pub zero_release: ZeroRelease,
     /// `search.provider`: `auto`, `anthropic`, `openai` or `client`.
@@ -210,7 +213,7 @@ pub struct Settings {
 
 /// The cache model's settings beyond `cache.read`, `cache.write` and `cache.ttl` (SESSIONS.md
 /// section 3; the defaults' sources are in docs/SESSIONS.md).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct CacheSettings {
     /// `cache.write_1h`: a token written to a 1-hour prefix (`None`: Anthropic's 2.0).
     pub write_1h: Option<Multiplier>,
@@ -256,8 +259,7 @@ impl Default for Settings {
             mcp_prefixes: vec!["mcp__".into(), "mcp_".into(), "mcp--".into()],
             vtcode_mcp_cap: 512,
             vtcode_minimal: 64,
-            vtcode_progressive: VtcodeRelease::V0_181_2.progressive_max(),
-            vtcode_progressive_set: false,
+            vtcode_progressive: None,
             vtcode_release: VtcodeRelease::V0_181_2,
             vtcode_param: 640,
             a3s_max_tools: 4096,
@@ -269,8 +271,7 @@ impl Default for Settings {
             code_gateway: Gateway::Capture,
             shorten_expand_tool: None,
             shorten_protected: false,
-            defer_threshold: ZeroRelease::V0_8_0.default_threshold(),
-            defer_threshold_set: false,
+            defer_threshold: None,
             zero_release: ZeroRelease::V0_8_0,
             search_provider: SearchProvider::Auto,
             search_algorithm: SearchAlgorithm::Regex,
@@ -296,5 +297,18 @@ impl Settings {
     /// Whether `name` is an MCP tool under `mcp.prefixes`.
     pub fn is_mcp(&self, name: &str) -> bool {
         crate::tool::is_mcp(name, &self.mcp_prefixes)
+    }
+
+    /// The progressive description budget in force: `vtcode.progressive` when set, else
+    /// `vtcode.release`'s.
+    pub fn progressive_chars(&self) -> usize {
+        self.vtcode_progressive
+            .unwrap_or_else(|| self.vtcode_release.progressive_max())
+    }
+
+    /// The deferral threshold in force: `defer.threshold` when set, else `zero.release`'s.
+    pub fn defer_threshold(&self) -> usize {
+        self.defer_threshold
+            .unwrap_or_else(|| self.zero_release.default_threshold())
     }
 }

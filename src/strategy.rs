@@ -210,6 +210,18 @@ impl fmt::Display for Strategy {
     }
 }
 
+/// What of a request, beyond its tool list and the settings, a strategy's projection reads.
+/// Each strategy module declares its own (`a3s::READS`, `zero::READS`); the session's memo keys a
+/// turn's projection by exactly these, so a strategy that reads nothing more is projected once per
+/// distinct tool list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Input {
+    /// The conversation (a3s's adaptive selector reads its newest messages).
+    Context,
+    /// The tools the model loaded through `tool_search` earlier in the run (zero's loaded set).
+    Loaded,
+}
+
 /// An id that names no strategy.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(

@@ -1104,7 +1104,7 @@ fn budget_gate_exit_codes() {
         .clone();
     assert_eq!(
         String::from_utf8(out.stderr).unwrap(),
-        "toolprism: samples/small.json: over the budget of 557 tokens: `minimal` sends 558 tokens, 1 over; `full` sends 1,197 tokens, 640 over\n"
+        "toolprism: samples/small.json: over the budget of 557 tokens: `minimal` sends 558 tokens, 1 over (most: server `github` 290 in 3 tools, `mcp__github__create_issue` 105, `mcp__github__search_pull_requests` 103, `mcp__github__get_file_contents` 82); `full` sends 1,197 tokens, 640 over (most: server `github` 630 in 3 tools, `mcp__github__create_issue` 247, `mcp__github__search_pull_requests` 240, `mcp__github__get_file_contents` 143)\n"
     );
     assert!(
         String::from_utf8(out.stdout)
@@ -1120,6 +1120,20 @@ fn budget_gate_exit_codes() {
         .stderr(format!(
             "toolprism: {DUPLICATES}: over the budget of 100,000 tokens: `direct` is refused by the host and has no figures\n"
         ));
+    // Without -s the gate is the list as sent: a refused strategy does not fail it...
+    toolprism()
+        .args(["report", DUPLICATES, "--json", "--budget", "100000"])
+        .assert()
+        .code(0)
+        .stderr("");
+    // ...and over the budget only `original` is named, with what costs most.
+    toolprism()
+        .args(["report", "samples/small.json", "--budget", "1000"])
+        .assert()
+        .code(1)
+        .stderr(
+            "toolprism: samples/small.json: over the budget of 1,000 tokens: `original` sends 1,296 tokens, 296 over (most: server `github` 725 in 3 tools, `mcp__github__create_issue` 317, `mcp__github__search_pull_requests` 265, `mcp__github__get_file_contents` 143)\n",
+        );
     let line =
         one_line_failure(toolprism().args(["report", "samples/small.json", "--budget", "lots"]));
     assert!(line.contains("--budget"), "{line}");
@@ -1345,23 +1359,50 @@ fn checked_blocks(file: &Path) -> Vec<Block> {
     blocks
 }
 
+/// The exit status a command block shows on its last line (`[exit 1]`), if any.
+fn expected_exit(block: &Block) -> Option<i32> {
+    let text = std::fs::read_to_string(root().join(&block.file)).unwrap();
+    text[block.body.clone()]
+        .lines()
+        .last()?
+        .strip_prefix("[exit ")?
+        .strip_suffix(']')?
+        .parse()
+        .ok()
+}
+
 /// What a checked block must hold, made now.
 fn expected_body(block: &Block) -> String {
     match &block.kind {
         BlockKind::Command(args) => {
-            let out = toolprism().args(args).write_stdin("").output().unwrap();
+            // `> /dev/null` at the end drops standard output (a CI gate shows its error line);
+            // a last line `[exit N]` is the status shown, else the command must succeed.
+            let quiet = args.ends_with(&[">".to_owned(), "/dev/null".to_owned()]);
+            let run = if quiet {
+                &args[..args.len() - 2]
+            } else {
+                &args[..]
+            };
+            let out = toolprism().args(run).write_stdin("").output().unwrap();
+            let shown_exit = expected_exit(block);
             assert!(
-                out.status.success(),
-                "{}: `toolprism {}` failed: {}",
+                out.status.code() == Some(shown_exit.unwrap_or(0)),
+                "{}: `toolprism {}` exited {:?}: {}",
                 block.file.display(),
                 args.join(" "),
+                out.status.code(),
                 String::from_utf8_lossy(&out.stderr)
             );
             let mut body = format!("$ toolprism {}\n", args.join(" "));
-            body.push_str(&String::from_utf8(out.stdout).unwrap());
+            if !quiet {
+                body.push_str(&String::from_utf8(out.stdout).unwrap());
+            }
             body.push_str(&String::from_utf8(out.stderr).unwrap());
             if !body.ends_with('\n') {
                 body.push('\n');
+            }
+            if let Some(code) = shown_exit {
+                body.push_str(&format!("[exit {code}]\n"));
             }
             body
         }
@@ -1718,6 +1759,27 @@ fn session_budget_gates_the_session_cost() {
         printed["strategies"], json["strategies"],
         "printed either way"
     );
+    // Without -s only `original` (the session as sent) is gated.
+    toolprism()
+        .args([
+            "session",
+            trace,
+            "--json",
+            "--budget",
+            &original.to_string(),
+        ])
+        .assert()
+        .code(0);
+    toolprism()
+        .args(["session", trace, "--json", "--budget", &budget.to_string()])
+        .assert()
+        .code(1)
+        .stderr(format!(
+            "toolprism: {trace}: over the budget of {} tokens of session cost: `original` costs {} tokens, {} over\n",
+            sep(budget),
+            sep(original),
+            sep(original - budget)
+        ));
     let line = one_line_failure(toolprism().args(["session", trace, "--budget", "lots"]));
     assert!(line.contains("--budget"), "{line}");
 }

@@ -29,11 +29,13 @@ mod properties;
 mod regressions;
 mod report_json;
 mod session;
+mod settings_identity;
 
 // The command line.
 mod cli;
 mod cli_manners;
 mod cli_turn;
+mod newcomer;
 
 // The interactive view: drawn into a test backend, then the real binary in tmux.
 mod refusals;

@@ -970,8 +970,8 @@ fn settings_editor_changes_settings_and_recomputes_everything() {
             ..
         })
     ));
-    // Replace "10" by "2".
-    h.keys("<bs><bs>2");
+    // Replace "auto" (the release's 3) by "2".
+    h.keys("<bs><bs><bs><bs>2");
     update(
         &mut h.app,
         Msg::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE)),
@@ -988,9 +988,9 @@ fn settings_editor_changes_settings_and_recomputes_everything() {
         .collect();
     assert_eq!(jobs.len(), 1);
     assert_eq!(jobs[0].strategies.len(), Strategy::ALL.len());
-    assert_eq!(jobs[0].settings.defer_threshold, 2);
+    assert_eq!(jobs[0].settings.defer_threshold(), 2);
     h.settle();
-    assert_eq!(h.app.settings.defer_threshold, 2);
+    assert_eq!(h.app.settings.defer_threshold(), 2);
     assert!(h.app.generation > before);
     for s in Strategy::ALL {
         assert!(
@@ -1006,7 +1006,7 @@ fn settings_editor_changes_settings_and_recomputes_everything() {
         }
         other => panic!("expected an error, got {other:?}"),
     }
-    assert_eq!(h.app.settings.defer_threshold, 2);
+    assert_eq!(h.app.settings.defer_threshold(), 2);
     // Esc cancels the edit, R resets every setting.
     h.keys("<esc>R");
     assert_eq!(h.app.settings, Settings::default());
@@ -1624,7 +1624,7 @@ fn the_status_line_gives_the_matching_tools_subtotal() {
     // create_issue 177 → 82 and list_pull_requests 85 → 74 under minimal (the tool table).
     assert_eq!(
         status,
-        " /github▏  2 match · 262 → 156 tokens · Enter keeps · Esc clears"
+        " /github▏  2 matches · 262 → 156 tokens in their entries · Enter keeps · Esc clears"
     );
     h.keys("<enter>");
     let screen = h.screen(120, 35);
@@ -1637,7 +1637,7 @@ fn the_status_line_gives_the_matching_tools_subtotal() {
     let screen = h.screen(120, 35);
     assert_eq!(
         rows_of(&screen)[33].trim_end(),
-        " /git▏  3 match · original 314 tokens · Enter keeps · Esc clears"
+        " /git▏  3 matches · original 314 tokens in their entries · Enter keeps · Esc clears"
     );
     h.keys("<bs><bs><bs>github<enter>");
     let screen = h.screen(120, 35);
@@ -1667,7 +1667,7 @@ fn settings_show_the_figures_they_change_before_and_after() {
         ["defer: 641 tokens", "defer-catalog: 641 tokens"]
     );
     // While a value is typed the figures stay; once applied they read before → after.
-    h.keys("<enter><bs><bs>2");
+    h.keys("<enter><bs><bs><bs><bs>2");
     let view = SettingsView::new(&h.app, selected, Some("2"), None);
     assert!(view.editing);
     assert_eq!(view.rows[view.selected].value, "2▏");
@@ -1696,6 +1696,12 @@ fn settings_show_the_figures_they_change_before_and_after() {
     assert_eq!(view.rows[view.selected].key, "encoding");
     assert_eq!(view.figures.len(), 4);
     assert_eq!(view.figures[3], "and 10 more strategies (the overview, o)");
+    // The last change was defer.threshold, not the encoding: no before → after here.
+    assert!(
+        view.figures.iter().all(|f| !f.contains('→')),
+        "{:?}",
+        view.figures
+    );
 }
 
 // ---- the overview's notes pane scrolls and says what it hides ------------------------------
@@ -1981,4 +1987,160 @@ fn a_column_that_sends_nothing_is_folded_and_named() {
     let screen = h.screen(200, 50);
     let header = screen.lines().find(|l| l.contains("▼original")).unwrap();
     assert!(header.contains("disabled"), "{header}");
+}
+
+// ---- nothing cut without a mark ----------------------------------------------------------
+
+use crate::support::cuts::unmarked_cuts;
+
+#[test]
+fn nothing_is_cut_without_a_mark_on_any_screen_at_four_sizes() {
+    let screens = [
+        ("matrix", ""),
+        ("overview", "o"),
+        ("strategy_entries", "4"),
+        ("strategy_text", "4v"),
+        ("strategy_diff", "4d"),
+        ("strategy_request", "4r"),
+        ("help", "?"),
+        ("help_end", "?G"),
+        ("settings", "S"),
+        ("export", "4x"),
+    ];
+    let mut found = Vec::new();
+    for (name, script) in screens {
+        let mut h = Harness::new();
+        h.keys(script);
+        for (w, hh) in [(200, 50), (120, 35), (80, 24), (60, 20)] {
+            let narrow = h.screen(w, hh);
+            let wide = h.screen(400, hh);
+            for (row, word) in unmarked_cuts(&narrow, &wide) {
+                found.push(format!("{name} {w}x{hh} row {row}: `{word}`"));
+            }
+        }
+        h.resize(120, 35);
+    }
+    assert!(
+        found.is_empty(),
+        "cut without a mark:\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn the_cut_finder_finds_a_cut_and_passes_a_whole_word() {
+    let wide = "┃ saved 56.94% of it   ┃\n";
+    assert_eq!(
+        unmarked_cuts("┃ saved 56.┃\n", wide),
+        [(0, "56.".to_owned())]
+    );
+    assert!(unmarked_cuts("┃ saved 56.94%┃\n", wide).is_empty());
+    assert!(unmarked_cuts("┃ saved 56…┃\n", wide).is_empty());
+    // Text under an overlay's left border is hidden, not cut.
+    let under = "xx ┏━━┓\nhid┃ab┃\nxx ┗━━┛\n";
+    assert!(unmarked_cuts(under, "x ab\n").is_empty());
+}
+
+/// The foreground of the first cell of `text` on row `y` of a drawn screen.
+fn fg_of(terminal: &Terminal<TestBackend>, y: u16, text: &str) -> Option<Color> {
+    let buffer = terminal.backend().buffer();
+    let width = buffer.area.width;
+    let row: Vec<&str> = (0..width).map(|x| buffer[(x, y)].symbol()).collect();
+    let joined = row.concat();
+    let at = joined.find(text)?;
+    let x = joined[..at].chars().count() as u16;
+    Some(buffer[(x, y)].fg)
+}
+
+#[test]
+fn colours_mean_one_thing() {
+    let mut h = Harness::with(SAMPLE, Settings::default(), true);
+    // The overview: saving nothing (original, 0.00%) is not painted as a saving.
+    h.keys("o");
+    let terminal = h.draw(120, 35);
+    let screen = h.screen(120, 35);
+    let y = screen
+        .lines()
+        .position(|l| l.contains(" original") && l.contains("0.00%"))
+        .expect("original's row") as u16;
+    let zero = fg_of(&terminal, y, "0.00%").expect("0.00% drawn");
+    assert_ne!(zero, Color::Green, "0.00% is no saving");
+    // The matrix: an added tool's cell is a cost, red, as `report --matrix` paints it.
+    let mut settings = Settings::default();
+    settings.set("defer.threshold", "2").unwrap();
+    let mut h = Harness::with(SAMPLE, settings, true);
+    let terminal = h.draw(200, 50);
+    let screen = h.screen(200, 50);
+    let y = screen
+        .lines()
+        .position(|l| l.contains("tool_search ") && l.contains('+'))
+        .expect("the added tool_search row") as u16;
+    let row: String = screen.lines().nth(y as usize).unwrap().to_owned();
+    let plus = row.find(" +").map(|i| row[..i].chars().count() as u16 + 1);
+    let buffer = terminal.backend().buffer();
+    let x = plus.expect("a + mark");
+    // The figure before the mark carries the cell's colour.
+    let figure = (0..x).rev().find(|&x| {
+        buffer[(x, y)].symbol().chars().all(|c| c.is_ascii_digit())
+            && !buffer[(x, y)].symbol().trim().is_empty()
+    });
+    assert_eq!(buffer[(figure.expect("a figure"), y)].fg, Color::Red);
+}
+
+#[test]
+fn the_matrix_marks_a_rejected_original_as_the_overview_does() {
+    let json = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/duplicate-names.json"
+    ))
+    .unwrap();
+    let mut h = Harness::named(&json, "duplicate-names.json", Settings::default(), false);
+    let matrix = h.screen(120, 35);
+    assert!(matrix.contains("▼original!"), "{matrix}");
+    h.keys("o");
+    let overview = h.screen(120, 35);
+    assert!(overview.contains("original!"), "{overview}");
+    let cli = crate::support::command::stdout_of(&[
+        "report",
+        "tests/fixtures/duplicate-names.json",
+        "--matrix",
+    ]);
+    assert!(cli.contains("original! "), "{cli}");
+}
+
+#[test]
+fn sorted_by_saving_follows_the_saved_column_as_shown() {
+    let json = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/samples/large.json"))
+        .unwrap();
+    let mut h = Harness::named(&json, "samples/large.json", Settings::default(), false);
+    h.keys("4s");
+    assert_eq!(h.app.strategy_tab.sort.label(), "saving");
+    let screen = h.screen(200, 50);
+    let shown: Vec<f64> = screen
+        .lines()
+        .filter(|l| l.starts_with('┃'))
+        .filter_map(|l| {
+            // The tool pane only: up to its right border.
+            let pane = l[3..].split('┃').next()?;
+            let number = pane.split_whitespace().find(|w| w.ends_with('%'))?;
+            number.trim_end_matches('%').parse().ok()
+        })
+        .collect();
+    assert!(shown.len() > 10, "{screen}");
+    assert!(
+        shown.windows(2).all(|w| w[0] >= w[1]),
+        "the saved column descends: {shown:?}"
+    );
+}
+
+#[test]
+fn codex_on_a_shape_it_never_sends_offers_no_setting() {
+    let mut h = Harness::new();
+    h.keys("\\");
+    let (banner, _) = h
+        .app
+        .banner()
+        .expect("codex does not apply to a Messages capture");
+    assert!(banner.contains("no setting changes this"), "{banner}");
+    assert!(!banner.contains("mcp.prefixes"), "{banner}");
 }

@@ -637,3 +637,61 @@ fn the_chart_numbers_its_turns_and_never_joins_two_threads() {
         "{screen}"
     );
 }
+
+// ---- nothing cut without a mark ----------------------------------------------------------
+
+#[test]
+fn nothing_is_cut_without_a_mark_in_the_session_view_at_four_sizes() {
+    let screens = [
+        ("session", ""),
+        ("first_turn_diff", "d"),
+        ("turn_diff", "jjjjjd"),
+        ("help", "?"),
+        ("help_end", "?G"),
+        ("second_pane", "<tab>"),
+    ];
+    let mut found = Vec::new();
+    for (name, script) in screens {
+        let mut h = Harness::open(TRACE, false);
+        h.keys(script);
+        for (w, hh) in [(200, 50), (120, 35), (80, 24), (60, 20)] {
+            let narrow = h.screen(w, hh);
+            let wide = h.screen(400, hh);
+            for (row, word) in crate::support::cuts::unmarked_cuts(&narrow, &wide) {
+                found.push(format!("{name} {w}x{hh} row {row}: `{word}`"));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "cut without a mark:\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn the_chart_keeps_its_legend_when_short_and_gives_each_series_its_own_glyph() {
+    let mut h = Harness::open(TRACE, false);
+    let small = h.screen(60, 20);
+    let title = small.lines().nth(1).unwrap();
+    assert!(
+        title.contains("⣀ original") && title.contains("▲ cache"),
+        "{small}"
+    );
+    // Chart every strategy: no two series share a glyph while there are five or fewer.
+    let big = h.screen(200, 50);
+    let legend = big
+        .lines()
+        .find(|l| l.contains("⣀ original"))
+        .expect("a legend row");
+    let glyphs: Vec<&str> = legend
+        .split("  ")
+        .filter_map(|part| part.trim().trim_start_matches('│').trim().split(' ').next())
+        .filter(|g| g.chars().count() == 1)
+        .collect();
+    let mut unique = glyphs.clone();
+    unique.sort_unstable();
+    unique.dedup();
+    assert_eq!(unique.len(), glyphs.len(), "{legend}");
+    assert!(glyphs.len() >= 2, "{legend}");
+}

@@ -1105,12 +1105,12 @@ fn progressive_description_keeps_later_sentences_and_trims_only_long_tails_0_181
 fn vtcode_release_moves_the_progressive_default_only_until_it_is_set() {
     let mut settings = Settings::default();
     assert_eq!(settings.get("vtcode.release").as_deref(), Some("0.181.2"));
-    assert_eq!(settings.vtcode_progressive, 1500);
+    assert_eq!(settings.progressive_chars(), 1500);
     settings.set("vtcode.release", "0.169.2").unwrap();
-    assert_eq!(settings.vtcode_progressive, 1024);
+    assert_eq!(settings.progressive_chars(), 1024);
     settings.set("vtcode.progressive", "700").unwrap();
     settings.set("vtcode.release", "0.181.2").unwrap();
-    assert_eq!(settings.vtcode_progressive, 700);
+    assert_eq!(settings.progressive_chars(), 700);
     assert!(settings.set("vtcode.release", "0.170.0").is_err());
 }
 

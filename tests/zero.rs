@@ -1155,7 +1155,7 @@ fn deferred_source_of_non_mcp_tools_is_the_first_name_segment() {
 #[test]
 fn zero_0_8_0_defaults_threshold_three_and_one_form() {
     let settings = current(&[]);
-    assert_eq!(settings.defer_threshold, 3);
+    assert_eq!(settings.defer_threshold(), 3);
     let two = anthropic(&["read_file", "mcp__a__x", "mcp__a__y"]);
     let inactive = project(&two, Strategy::Defer, &settings);
     assert_eq!(
@@ -1193,10 +1193,10 @@ fn settings_seed_threshold(threshold: usize) -> Settings {
 fn zero_release_moves_the_threshold_default_only_until_it_is_set() {
     let mut s = current(&[]);
     s.apply("zero.release=2ea36cf").unwrap();
-    assert_eq!(s.defer_threshold, 10);
+    assert_eq!(s.defer_threshold(), 10);
     s.apply("defer.threshold=5").unwrap();
     s.apply("zero.release=0.8.0").unwrap();
-    assert_eq!(s.defer_threshold, 5);
+    assert_eq!(s.defer_threshold(), 5);
     assert!(s.apply("zero.release=0.7.0").is_err());
 }
 

@@ -135,6 +135,12 @@ pub enum Command {
     Session(SessionArgs),
     /// List the strategy ids, one a line, with what each does.
     Strategies,
+    /// Every setting `--set` takes: its value (after any `--set`), default, choices, and the
+    /// strategies it changes.
+    #[command(
+        after_help = "Examples:\n  toolprism settings\n  toolprism settings --set vtcode.release=0.169.2\n  toolprism settings --json"
+    )]
+    Settings(SettingsArgs),
     /// Print the manual page (roff, every subcommand in one page, generated from these
     /// definitions): `toolprism man | man -l -`.
     Man,
@@ -171,8 +177,9 @@ pub struct ReportArgs {
     /// `--matrix` and its options.
     #[command(flatten)]
     pub matrix: super::matrix::MatrixArgs,
-    /// Exit 1 when a chosen strategy's total tokens exceed N, or when the host refuses
-    /// a chosen strategy (it has no figures to pass with); the report is printed either way.
+    /// Exit 1 when the gated strategy's total tokens exceed N (without `-s`: `original`, the
+    /// list as sent; with it, each one named, and a refused one fails: it has no figures);
+    /// standard error names what costs most. The report is printed either way.
     #[arg(long, value_name = "N")]
     pub budget: Option<usize>,
 }
@@ -251,8 +258,14 @@ pub struct SessionArgs {
     /// One JSON object on standard output (the keys are a contract: see docs/SESSIONS.md).
     #[arg(long)]
     pub json: bool,
-    /// A strategy id (repeatable; default: all of them).
-    #[arg(short = 's', long = "strategy", value_name = "ID", value_parser = StrategyIds)]
+    /// Strategy ids, repeatable or comma-separated (`-s original,defer`; default: all of them).
+    #[arg(
+        short = 's',
+        long = "strategy",
+        value_name = "ID",
+        value_parser = StrategyIds,
+        value_delimiter = ','
+    )]
     pub strategies: Vec<Strategy>,
     /// Only this thread (its id, `t1`, or its key).
     #[arg(long, value_name = "ID")]
@@ -265,10 +278,23 @@ pub struct SessionArgs {
     pub set: Vec<String>,
     #[command(flatten)]
     pub encoding: EncodingOption,
-    /// Exit 1 when a chosen strategy's session cost (whole prompts in input tokens, over
-    /// the cache chain: the totals' `cost`) exceeds N; the report is printed either way.
+    /// Exit 1 when the gated strategy's session cost (whole prompts in input tokens, over
+    /// the cache chain: the totals' `cost`) exceeds N (without `-s`: `original`, the session
+    /// as sent; with it, each one named); the report is printed either way.
     #[arg(long, value_name = "N")]
     pub budget: Option<usize>,
+}
+
+/// `toolprism settings`: its arguments.
+#[derive(Debug, Args)]
+pub struct SettingsArgs {
+    /// One JSON object on standard output: `{"settings": [{"key", "value", "default",
+    /// "choices", "strategies", "help"}]}`.
+    #[arg(long)]
+    pub json: bool,
+    /// Change a setting first, to see what it leaves in force (repeatable).
+    #[arg(long = "set", value_name = "K=V", value_parser = SettingKeys, hide_possible_values = true)]
+    pub set: Vec<String>,
 }
 
 /// `toolprism completions`: its arguments.

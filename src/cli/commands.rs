@@ -45,6 +45,12 @@ pub(super) fn report(args: ReportArgs, color: ColorChoice) -> Result<Output, Fai
         turn,
         settings,
     } = load(&common)?;
+    // Without `-s` the budget gates the list as sent; with it, each strategy named.
+    let gated: Vec<Strategy> = if strategies.is_empty() {
+        vec![Strategy::Original]
+    } else {
+        strategies.clone()
+    };
     let strategies = if strategies.is_empty() {
         Strategy::ALL.to_vec()
     } else if matrix.matrix {
@@ -79,7 +85,7 @@ pub(super) fn report(args: ReportArgs, color: ColorChoice) -> Result<Output, Fai
     };
     let mut output = Output::text(text);
     if let Some(budget) = budget
-        && let Some(line) = over_budget(&report, budget)
+        && let Some(line) = over_budget(&report, budget, &gated)
     {
         output.stderr = format!("toolprism: {}: {line}\n", visible(&name));
         output.status = EXIT_CHECK;
@@ -207,6 +213,16 @@ pub(super) fn export(args: &ExportArgs) -> Result<Output, Failure> {
     };
     let mut result = Output::bytes(stdout);
     result.stderr = stderr;
+    // What the user takes on with this strategy; not between JSON and the user on one
+    // terminal, where the JSON is to be copied (as the closing line is not).
+    if !args.quiet && (to_file || !std::io::stdout().is_terminal()) {
+        for need in export::needs(&capture, &projection) {
+            result.stderr.push_str(&format!(
+                "toolprism: {strategy} needs: {}\n",
+                visible(&need)
+            ));
+        }
+    }
     Ok(result)
 }
 
@@ -427,18 +443,21 @@ fn refused(projection: &toolprism::Projection, name: &str) -> Result<(), Failure
     }
 }
 
-/// The `--budget` gate: which chosen strategies' total tokens exceed `budget`, as one line.
-/// A refused strategy has no figures to pass the gate with, so it fails it.
-fn over_budget(report: &report::Report, budget: usize) -> Option<String> {
+/// The `--budget` gate: which of the `gated` strategies' total tokens exceed `budget`, as one
+/// line naming what costs most in each. A refused strategy has no figures to pass the gate
+/// with, so it fails it (only ever one named with `-s`: without it, `original` alone is gated).
+fn over_budget(report: &report::Report, budget: usize, gated: &[Strategy]) -> Option<String> {
     let failures: Vec<String> = report
         .strategies
         .iter()
+        .filter(|s| gated.iter().any(|g| g.id() == s.id))
         .filter_map(|s| match s.total_tokens {
             Some(total) if total > budget => Some(format!(
-                "`{}` sends {} tokens, {} over",
+                "`{}` sends {} tokens, {} over{}",
                 s.id,
                 toolprism::text::thousands(total),
-                toolprism::text::thousands(total - budget)
+                toolprism::text::thousands(total - budget),
+                costliest(s)
             )),
             Some(_) => None,
             None => Some(format!(
@@ -454,6 +473,46 @@ fn over_budget(report: &report::Report, budget: usize) -> Option<String> {
             failures.join("; ")
         )
     })
+}
+
+/// What costs most in a strategy's list, to say where a budget goes: its costliest MCP server
+/// (when the tools have servers) and its three costliest tools, as ` (most: ...)`.
+fn costliest(figures: &report::StrategyFigures) -> String {
+    let sent = figures.per_tool.iter().filter(|t| t.projected_tokens > 0);
+    let mut servers: std::collections::BTreeMap<&str, (usize, usize)> = Default::default();
+    for tool in sent.clone() {
+        if let Some(server) = toolprism::tool::server_label(&tool.name) {
+            let entry = servers.entry(server).or_default();
+            entry.0 += tool.projected_tokens;
+            entry.1 += 1;
+        }
+    }
+    let mut parts = Vec::new();
+    if let Some((server, (tokens, count))) = servers
+        .iter()
+        .max_by_key(|(name, (tokens, _))| (*tokens, std::cmp::Reverse(*name)))
+    {
+        parts.push(format!(
+            "server `{}` {} in {}",
+            visible(server),
+            toolprism::text::thousands(*tokens),
+            manners::count(*count, "tool", "tools")
+        ));
+    }
+    let mut tools: Vec<_> = sent.collect();
+    tools.sort_by_key(|t| std::cmp::Reverse(t.projected_tokens));
+    parts.extend(tools.iter().take(3).map(|t| {
+        format!(
+            "`{}` {}",
+            visible(&t.name),
+            toolprism::text::thousands(t.projected_tokens)
+        )
+    }));
+    if parts.is_empty() {
+        String::new()
+    } else {
+        format!(" (most: {})", parts.join(", "))
+    }
 }
 
 /// The manual page: one page holding every subcommand (their synopses and options as

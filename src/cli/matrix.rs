@@ -326,7 +326,8 @@ fn original_column(matrix: &Matrix) -> TableColumn {
         .iter()
         .map(|&row| matrix.total_text(None, row))
         .collect();
-    let header = format!("original{}", arrow(sort, SortColumn::Original));
+    let rejected = if matrix.original_rejected { "!" } else { "" };
+    let header = format!("original{rejected}{}", arrow(sort, SortColumn::Original));
     let figure = cells
         .iter()
         .chain(&totals)

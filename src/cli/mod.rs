@@ -13,6 +13,8 @@ mod interrupt;
 mod manners;
 mod matrix;
 mod session;
+mod settings_list;
+mod suggest;
 mod table;
 
 use std::io::{IsTerminal, Write};
@@ -127,7 +129,12 @@ pub fn main() -> i32 {
 }
 
 fn run_and_print() -> i32 {
-    let cli = match Cli::try_parse() {
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if let Some(line) = suggest::unknown_subcommand(&args) {
+        let _ = writeln!(std::io::stderr(), "toolprism: {line}");
+        return EXIT_USAGE;
+    }
+    let cli = match Cli::try_parse_from(&args) {
         Ok(cli) => cli,
         Err(e) => {
             // Help and version are "errors" to clap that go to stdout with status 0.
@@ -135,7 +142,7 @@ fn run_and_print() -> i32 {
                 let _ = e.print();
                 return EXIT_OK;
             }
-            let _ = writeln!(std::io::stderr(), "toolprism: {}", usage_line(&e));
+            let _ = writeln!(std::io::stderr(), "toolprism: {}", usage_line(&e, &args));
             return EXIT_USAGE;
         }
     };
@@ -167,8 +174,16 @@ fn run_and_print() -> i32 {
     }
 }
 
-/// A clap usage error as one line: its message and tips, without the usage block.
-fn usage_line(error: &clap::Error) -> String {
+/// A clap usage error as one line: its message and tips, without the usage block. An option
+/// another subcommand takes gets their names instead of clap's `use '-- --turn'` tip.
+fn usage_line(error: &clap::Error, args: &[std::ffi::OsString]) -> String {
+    if error.kind() == clap::error::ErrorKind::UnknownArgument
+        && let Some(clap::error::ContextValue::String(option)) =
+            error.get(clap::error::ContextKind::InvalidArg)
+        && let Some(line) = suggest::option_elsewhere(args, option)
+    {
+        return format!("unexpected argument `{}`: {line}", visible(option));
+    }
     let rendered = error.render().to_string();
     let mut joined = String::new();
     for line in rendered.lines() {
@@ -294,6 +309,7 @@ fn run(cli: Cli) -> Result<Output, Failure> {
         Command::Export(args) => commands::export(&args),
         Command::Session(args) => commands::session(&args, color),
         Command::Strategies => Ok(commands::strategies()),
+        Command::Settings(args) => settings_list::run(&args),
         Command::Man => commands::man(),
         Command::Completions(args) => Ok(commands::completions(&args)),
     }

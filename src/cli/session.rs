@@ -898,7 +898,10 @@ pub fn run_on(
     }
     .and_then(|()| out.flush().map_err(WriteError::Out));
     let mut output = Output::text(String::new());
-    if let Some(line) = request.budget.and_then(|b| over_budget(&report, b)) {
+    if let Some(line) = request
+        .budget
+        .and_then(|b| over_budget(&report, b, request.strategies))
+    {
         output.stderr = format!("toolprism: {name}: {line}\n");
         output.status = super::EXIT_CHECK;
     }
@@ -911,11 +914,20 @@ pub fn run_on(
 }
 
 /// The `--budget` gate, as `report --budget`'s but on the session's cost (the totals' `cost`
-/// column, as printed there): which strategies cost more than `budget`, in one line.
-fn over_budget(report: &SessionReport, budget: usize) -> Option<String> {
+/// column, as printed there): which strategies cost more than `budget`, in one line. Without
+/// `-s` (`named` empty) it gates `original`, the session as sent; with it, each one named.
+fn over_budget(report: &SessionReport, budget: usize, named: &[Strategy]) -> Option<String> {
+    let gated = |id: &str| {
+        if named.is_empty() {
+            id == Strategy::Original.id()
+        } else {
+            named.iter().any(|s| s.id() == id)
+        }
+    };
     let failures: Vec<String> = report
         .strategies
         .iter()
+        .filter(|s| gated(s.id))
         .filter_map(|s| {
             let cost = s.cost.round().max(0.0) as usize;
             (cost > budget).then(|| {

@@ -32,7 +32,8 @@ use crate::measure::TokenCounter;
 use crate::pipeline::project_loaded;
 use crate::report;
 use crate::settings::{Multiplier, Settings};
-use crate::strategy::Strategy;
+use crate::strategies::registry::reads;
+use crate::strategy::{Input, Strategy};
 use crate::tool;
 use crate::trace::{RecordBody, TraceReader, TraceRecord, Usage};
 
@@ -1213,8 +1214,8 @@ impl<'a> Analyzer<'a> {
                 }
             }
         }
-        let reads_context = strategy == Strategy::Adaptive;
-        let reads_loaded = matches!(strategy, Strategy::Defer | Strategy::DeferCatalog);
+        let reads_context = reads(strategy, Input::Context);
+        let reads_loaded = reads(strategy, Input::Loaded);
         let point = StrategyPoint {
             projected: Arc::clone(&projected),
             tools: Arc::clone(turn.ids),
@@ -1658,12 +1659,22 @@ impl<'a> Analyzer<'a> {
         loaded: u32,
         loaded_set: &BTreeSet<String>,
     ) -> Vec<Arc<Projected>> {
+        // Keyed by what each strategy declares it reads, nothing more.
         let key_of = |strategy: Strategy| -> MemoKey {
-            match strategy {
-                Strategy::Adaptive => (strategy, array, context, 0),
-                Strategy::Defer | Strategy::DeferCatalog => (strategy, array, 0, loaded),
-                other => (other, array, 0, 0),
-            }
+            (
+                strategy,
+                array,
+                if reads(strategy, Input::Context) {
+                    context
+                } else {
+                    0
+                },
+                if reads(strategy, Input::Loaded) {
+                    loaded
+                } else {
+                    0
+                },
+            )
         };
         let missing: Vec<Strategy> = self
             .strategies

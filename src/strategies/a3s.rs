@@ -23,8 +23,11 @@ use crate::capture::{Capture, Shape};
 use crate::projection::{Draft, Note, SentTool, Status};
 use crate::setting_key::{self, SettingKey, ValueKind};
 use crate::settings::{Gateway, Selector, Settings};
-use crate::strategy::Strategy;
+use crate::strategy::{Input, Strategy};
 use crate::tool;
+
+/// What a3s's profiles read beyond the tool list: `adaptive` reads the conversation.
+pub const READS: &[(Strategy, Input)] = &[(Strategy::Adaptive, Input::Context)];
 
 /// The keys a3s's profiles read, in `--set` order.
 pub const SETTINGS: &[SettingKey] = &[
@@ -32,8 +35,14 @@ pub const SETTINGS: &[SettingKey] = &[
         key: "a3s.max_tools",
         help: "most tools the a3s profiles accept",
         kind: ValueKind::Number,
-        affects: &[Strategy::Direct, Strategy::Adaptive],
-        first_for: &[Strategy::Direct],
+        // Every profile refuses a list over it.
+        affects: &[
+            Strategy::Direct,
+            Strategy::Adaptive,
+            Strategy::Code,
+            Strategy::Disabled,
+        ],
+        first_for: &[Strategy::Direct, Strategy::Disabled],
         read: |s| Some(s.a3s_max_tools.to_string()),
         write: |s, v| {
             s.a3s_max_tools = setting_key::count(v, "a number of tools")?;
@@ -56,7 +65,7 @@ pub const SETTINGS: &[SettingKey] = &[
         key: "a3s.desc_bytes",
         help: "bytes of each description in the code catalog",
         kind: ValueKind::Number,
-        affects: &[Strategy::Direct],
+        affects: &[Strategy::Code],
         first_for: &[],
         read: |s| Some(s.a3s_desc_bytes.to_string()),
         write: |s, v| {

@@ -386,13 +386,19 @@ pub fn deferred_namespace(entry: &Value, settings: &Settings) -> Option<(String,
     Some((namespace, None))
 }
 
+/// Whether Codex sends requests of `shape` at all (only OpenAI Responses): for any other, no
+/// setting makes `codex` apply.
+pub fn sends(shape: Shape) -> bool {
+    shape == Shape::OpenAiResponses
+}
+
 /// Project a capture the way Codex sends it under tool search.
 pub fn project(capture: &Capture, settings: &Settings) -> Draft {
     let tools = capture.tools();
     if tools.is_empty() {
         return Draft::unchanged(capture);
     }
-    if capture.shape() != Shape::OpenAiResponses {
+    if !sends(capture.shape()) {
         let mut draft = Draft::unchanged(capture);
         draft.not_applicable(format!(
             "Codex {RELEASE} sends only OpenAI Responses requests (`wire_api = \"chat\"` is no longer supported): this {} capture is sent as it is",

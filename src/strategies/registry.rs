@@ -12,7 +12,7 @@ use std::fmt;
 use super::{a3s, leanctx, search, vtcode, zero};
 use crate::setting_key::{self, SettingKey, ValueKind};
 use crate::settings::Settings;
-use crate::strategy::Strategy;
+use crate::strategy::{Input, Strategy};
 
 /// The keys read across strategies.
 pub const SHARED: &[SettingKey] = &[SettingKey {
@@ -224,6 +224,13 @@ pub enum SettingsError {
 /// The key named `key`.
 pub fn find(key: &str) -> Option<&'static SettingKey> {
     Settings::KEYS.iter().find(|k| k.key == key)
+}
+
+/// Whether `strategy`'s projection reads `input`, as its module declares (`READS`).
+pub fn reads(strategy: Strategy, input: Input) -> bool {
+    [a3s::READS, zero::READS]
+        .iter()
+        .any(|reads| reads.contains(&(strategy, input)))
 }
 
 /// The settings that change `strategy`'s projections: the one that matters most first (the

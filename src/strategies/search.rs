@@ -221,9 +221,6 @@ pub fn project(capture: &Capture, settings: &Settings) -> Draft {
     // tool search first shipped there.
     let mut docs = settings.clone();
     docs.vtcode_release = VtcodeRelease::V0_181_2;
-    if !settings.vtcode_progressive_set {
-        docs.vtcode_progressive = VtcodeRelease::V0_181_2.progressive_max();
-    }
 
     struct Entry {
         projected: Option<(Value, String)>,

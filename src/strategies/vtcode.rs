@@ -28,7 +28,12 @@ pub const SETTINGS: &[SettingKey] = &[
         key: "vtcode.mcp_cap",
         help: "chars an MCP description keeps (full/progressive/minimal)",
         kind: ValueKind::Number,
-        affects: &[Strategy::Full, Strategy::Progressive, Strategy::Search],
+        affects: &[
+            Strategy::Full,
+            Strategy::Progressive,
+            Strategy::Minimal,
+            Strategy::Search,
+        ],
         first_for: &[Strategy::Full],
         read: |s| Some(s.vtcode_mcp_cap.to_string()),
         write: |s, v| {
@@ -50,14 +55,17 @@ pub const SETTINGS: &[SettingKey] = &[
     },
     SettingKey {
         key: "vtcode.progressive",
-        help: "chars of a progressive description",
+        help: "chars of a progressive description (auto: the release's, 1500 or 1024)",
         kind: ValueKind::Number,
         affects: &[Strategy::Progressive, Strategy::Search],
         first_for: &[Strategy::Progressive],
-        read: |s| Some(s.vtcode_progressive.to_string()),
+        read: |s| Some(setting_key::auto_text(s.vtcode_progressive)),
         write: |s, v| {
-            s.vtcode_progressive = setting_key::positive(v, "a positive number of chars")?;
-            s.vtcode_progressive_set = true;
+            s.vtcode_progressive = setting_key::auto_or(
+                v,
+                |v| setting_key::positive(v, ""),
+                "auto (the release's), or a positive number of chars",
+            )?;
             Ok(())
         },
     },
@@ -65,7 +73,7 @@ pub const SETTINGS: &[SettingKey] = &[
         key: "vtcode.param",
         help: "chars of a progressive parameter description",
         kind: ValueKind::Number,
-        affects: &[Strategy::Minimal, Strategy::Search],
+        affects: &[Strategy::Progressive, Strategy::Search],
         first_for: &[],
         read: |s| Some(s.vtcode_param.to_string()),
         write: |s, v| {
@@ -86,10 +94,6 @@ pub const SETTINGS: &[SettingKey] = &[
                 "0.169.2" => VtcodeRelease::V0_169_2,
                 _ => return Err("0.181.2 or 0.169.2"),
             };
-            // An explicit `vtcode.progressive` outlives a change of release.
-            if !s.vtcode_progressive_set {
-                s.vtcode_progressive = s.vtcode_release.progressive_max();
-            }
             Ok(())
         },
     },
@@ -267,8 +271,8 @@ impl Tally {
                 Mode::Progressive => format!(
                     "every description is already whitespace-normalized and within {} chars \
                      ({} for MCP tools), and no parameter description is over {} chars",
-                    settings.vtcode_progressive,
-                    settings.vtcode_progressive.min(settings.vtcode_mcp_cap),
+                    settings.progressive_chars(),
+                    settings.progressive_chars().min(settings.vtcode_mcp_cap),
                     settings.vtcode_param
                 ),
                 Mode::Minimal => format!(
@@ -380,7 +384,7 @@ impl Limits {
     fn new(settings: &Settings, mcp: bool) -> Limits {
         Limits {
             minimal: settings.vtcode_minimal,
-            progressive: settings.vtcode_progressive,
+            progressive: settings.progressive_chars(),
             per_tool: mcp.then_some(settings.vtcode_mcp_cap),
         }
     }

@@ -39,22 +39,32 @@ use crate::capture::{Capture, Shape};
 use crate::projection::{Draft, SentTool, Status};
 use crate::setting_key::{self, SettingKey, ValueKind};
 use crate::settings::{Eligible, Settings, ZeroRelease};
-use crate::strategy::Strategy;
+use crate::strategy::{Input, Strategy};
 use crate::tool;
 pub use crate::tool::server_label;
+
+/// What zero's forms read beyond the tool list: the tools loaded earlier in the run, which they
+/// send in full.
+pub const READS: &[(Strategy, Input)] = &[
+    (Strategy::Defer, Input::Loaded),
+    (Strategy::DeferCatalog, Input::Loaded),
+];
 
 /// The keys zero's rules read, in `--set` order.
 pub const SETTINGS: &[SettingKey] = &[
     SettingKey {
         key: "defer.threshold",
-        help: "eligible tools needed before deferring (0 disables)",
+        help: "eligible tools needed before deferring (0 disables; auto: the release's, 3 or 10)",
         kind: ValueKind::Number,
         affects: &[Strategy::Defer, Strategy::DeferCatalog],
         first_for: &[Strategy::Defer, Strategy::DeferCatalog],
-        read: |s| Some(s.defer_threshold.to_string()),
+        read: |s| Some(setting_key::auto_text(s.defer_threshold)),
         write: |s, v| {
-            s.defer_threshold = setting_key::count(v, "a number of tools (0 disables)")?;
-            s.defer_threshold_set = true;
+            s.defer_threshold = setting_key::auto_or(
+                v,
+                |v| setting_key::count(v, ""),
+                "auto (the release's), or a number of tools (0 disables)",
+            )?;
             Ok(())
         },
     },
@@ -92,10 +102,6 @@ pub const SETTINGS: &[SettingKey] = &[
                 "2ea36cf" => ZeroRelease::C2ea36cf,
                 _ => return Err("0.8.0 or 2ea36cf"),
             };
-            // An explicit `defer.threshold` outlives a change of release.
-            if !s.defer_threshold_set {
-                s.defer_threshold = s.zero_release.default_threshold();
-            }
             Ok(())
         },
     },
@@ -550,7 +556,7 @@ fn draft_for(
         (Eligible::Mcp, ZeroRelease::C2ea36cf) => "MCP tools by mcp.prefixes",
         (Eligible::All, _) => "defer.eligible=all",
     };
-    let threshold = settings.defer_threshold;
+    let threshold = settings.defer_threshold();
     let mut draft = Draft::default();
 
     if threshold == 0 || eligible.len() < threshold {

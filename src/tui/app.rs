@@ -138,8 +138,8 @@ pub struct App {
     pub path: String,
     /// The current settings.
     pub settings: Settings,
-    /// Their `K=V` text: the cache key.
-    pub(crate) settings_key: Arc<str>,
+    /// The same settings shared: the memo's key.
+    pub(crate) settings_key: Arc<Settings>,
     /// The current encoding.
     pub encoding: Encoding,
     /// Bumped on every settings or encoding change.
@@ -156,7 +156,7 @@ pub struct App {
     pub(crate) initial_settings: Settings,
     /// The settings (as their key) and encoding in force before the last change: the settings
     /// editor shows its figures as before → after.
-    pub(crate) settings_before: Option<(Arc<str>, Encoding)>,
+    pub(crate) settings_before: Option<(Arc<Settings>, Encoding)>,
     /// The matrix's state.
     pub matrix_tab: MatrixTab,
     /// The overview's state.
@@ -200,7 +200,7 @@ pub struct App {
 /// What the matrix view depends on: settings, encoding, which strategies are measured,
 /// whether the capture is counted, sort, filter and search.
 type MatrixKey = (
-    Arc<str>,
+    Arc<Settings>,
     Encoding,
     u32,
     bool,
@@ -209,7 +209,7 @@ type MatrixKey = (
     String,
 );
 
-type DiffKey = (Strategy, Arc<str>, usize);
+type DiffKey = (Strategy, Arc<Settings>, usize);
 
 impl App {
     /// A new inspector on `capture`; the first [`Effect::Compute`] is queued.
@@ -231,7 +231,7 @@ impl App {
         let entries: Vec<&str> = json.entries.iter().map(String::as_str).collect();
         let capture_bytes = crate::report::array_bytes(&entries, capture.has_tools_key());
         let search_text = entries.iter().map(|e| e.to_lowercase()).collect();
-        let settings_key: Arc<str> = settings.to_string().into();
+        let settings_key = Arc::new(settings.clone());
         let mut app = App {
             capture,
             path,
@@ -393,7 +393,7 @@ impl App {
     pub fn figures_under(
         &self,
         strategy: Strategy,
-        settings_key: &Arc<str>,
+        settings_key: &Arc<Settings>,
         encoding: Encoding,
     ) -> Option<&Arc<StrategyFigures>> {
         self.memo
@@ -474,9 +474,16 @@ impl App {
         };
         match self.strategy_tab.sort {
             SortKey::Original => {}
+            // By the `saved` column as shown, a percentage (tokens break ties); an added tool has
+            // none and goes last.
             SortKey::Saving => rows.sort_by_key(|&i| {
                 let (before, after) = tokens(i);
-                std::cmp::Reverse(before - after)
+                let pct = if before > 0 {
+                    (before - after) * 1_000_000 / before
+                } else {
+                    i64::MIN
+                };
+                std::cmp::Reverse((pct, before - after))
             }),
             SortKey::Size => rows.sort_by_key(|&i| {
                 let (before, after) = tokens(i);
@@ -714,7 +721,7 @@ impl App {
 
     fn settings_changed(&mut self) {
         self.settings_before = Some((self.settings_key.clone(), self.encoding));
-        self.settings_key = self.settings.to_string().into();
+        self.settings_key = Arc::new(self.settings.clone());
         self.generation += 1;
         self.request_compute();
         self.resync(None);
@@ -1272,9 +1279,12 @@ impl App {
                 true,
             ));
         }
+        // A capture of a shape the host never sends: no setting helps, so none is offered.
+        let unsent =
+            strategy == Strategy::Codex && !crate::strategies::codex::sends(self.capture.shape());
         let hint = match settings_of(strategy).first() {
-            Some(setting) => format!("S edits {}", setting.key),
-            None => "no setting changes this".to_owned(),
+            Some(setting) if !unsent => format!("S edits {}", setting.key),
+            _ => "no setting changes this".to_owned(),
         };
         if let crate::projection::ProjectionStatus::NotApplicable(why) = &projection.status {
             return Some((
@@ -1377,7 +1387,7 @@ impl App {
 
     fn act_help(&mut self, action: Action) {
         if let Some(Overlay::Help(help)) = &mut self.overlay
-            && !help.act(action)
+            && !help.act(action, self.size.0)
         {
             self.overlay = None;
         }

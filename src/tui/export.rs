@@ -12,6 +12,36 @@ use super::app::{App, default_export_path};
 use super::input;
 use super::widgets::{block, centered, wrap};
 
+/// What the chosen form writes, and what it leaves out.
+fn what_is_written(app: &App, strategy: Strategy, tools_only: bool) -> String {
+    match app.projection(strategy) {
+        Some(p) if tools_only && p.added_text.is_some() => format!(
+            "tools only leaves out the text {} adds outside the tools (the request body keeps it)",
+            strategy.id()
+        ),
+        _ if tools_only => "tools only: the `tools` array alone, no request around it".to_owned(),
+        _ => "the whole projected request body".to_owned(),
+    }
+}
+
+/// What the user takes on with `strategy` (the tools the host must implement, ...), wrapped to
+/// `w`, then a blank line; nothing when it asks nothing.
+fn need_lines(app: &App, strategy: Strategy, w: usize) -> Vec<Line<'static>> {
+    let needs = app
+        .projection(strategy)
+        .map(|p| crate::export::needs(&app.capture, p))
+        .unwrap_or_default();
+    let mut lines: Vec<Line<'static>> = needs
+        .iter()
+        .flat_map(|need| wrap(&safe(&format!("needs: {need}")), w))
+        .map(|l| Line::styled(l, app.theme.warn()))
+        .collect();
+    if !lines.is_empty() {
+        lines.push(Line::raw(""));
+    }
+    lines
+}
+
 /// Draw the export dialog: the choice, the path being typed (with its cursor), where a
 /// relative path goes, what will be written (form, bytes, tokens), and the last error or
 /// question. The dialog grows to hold its question, so a question is never cut off.
@@ -48,14 +78,7 @@ pub fn render_export(
     } else {
         shown
     };
-    let dropped = match app.projection(strategy) {
-        Some(p) if tools_only && p.added_text.is_some() => format!(
-            "tools only leaves out the text {} adds outside the tools (the request body keeps it)",
-            strategy.id()
-        ),
-        _ if tools_only => "tools only: the `tools` array alone, no request around it".to_owned(),
-        _ => "the whole projected request body".to_owned(),
-    };
+    let dropped = what_is_written(app, strategy, tools_only);
     // The folder the file lands in, whole: a relative path is read from the current folder.
     let expanded = input::expand_home(path, app.home.as_deref());
     let target = std::path::Path::new(&app.cwd).join(&expanded);
@@ -115,6 +138,7 @@ pub fn render_export(
         ),
         Line::raw(""),
     ];
+    lines.extend(need_lines(app, strategy, w));
     if confirm && let Some(e) = error {
         for l in wrap(&safe(e), w) {
             lines.push(Line::styled(l, theme.error()));

@@ -10,7 +10,7 @@ use crate::text::{pad, safe};
 
 use super::keys::{self, Action, Context};
 use super::theme::Theme;
-use super::widgets::{block, centered, render_scrolled};
+use super::widgets::{block, centered, render_scrolled, wrap};
 
 /// Every glyph the screens draw instead of a word, and what it means.
 pub const GLYPHS: &[(&str, &str)] = &[
@@ -69,7 +69,43 @@ pub const GLYPHS: &[(&str, &str)] = &[
 
 /// The help's lines: the keys of `first` (the view it was opened from) first, then the others,
 /// then the glyphs; only lines containing `filter` (case-insensitive) when it is not empty.
-fn help_lines(theme: Theme, first: Context, filter: &str) -> Vec<Line<'static>> {
+/// The help overlay's widest: its longest line whole, with room to spare.
+const HELP_WIDTH: u16 = 104;
+
+/// Cells of help text inside an overlay on a terminal `columns` wide.
+fn text_width(columns: u16) -> usize {
+    usize::from(columns.min(HELP_WIDTH).saturating_sub(2))
+}
+
+/// One key's row: its keys, then its help wrapped under itself (never cut), each line
+/// indented past the keys; on a screen too narrow for that, the help wraps under the keys.
+fn key_rows(theme: Theme, label: &str, help: &str, width: usize) -> Vec<Line<'static>> {
+    const KEYS: usize = 16;
+    let room = width.saturating_sub(KEYS);
+    if room < 12 {
+        let mut lines = vec![Line::styled(format!("  {label}"), theme.key())];
+        lines.extend(
+            wrap(help, width.saturating_sub(4))
+                .into_iter()
+                .map(|l| Line::raw(format!("    {l}"))),
+        );
+        return lines;
+    }
+    wrap(help, room)
+        .into_iter()
+        .enumerate()
+        .map(|(i, text)| {
+            let keys = if i == 0 {
+                format!("  {}", pad(label, KEYS - 2))
+            } else {
+                " ".repeat(KEYS)
+            };
+            Line::from(vec![Span::styled(keys, theme.key()), Span::raw(text)])
+        })
+        .collect()
+}
+
+fn help_lines(theme: Theme, first: Context, filter: &str, width: usize) -> Vec<Line<'static>> {
     let needle = filter.to_lowercase();
     let keep = |label: &str, help: &str| {
         needle.is_empty()
@@ -89,10 +125,7 @@ fn help_lines(theme: Theme, first: Context, filter: &str) -> Vec<Line<'static>> 
         }
         lines.push(Line::styled(title, theme.heading()));
         for (label, help) in rows {
-            lines.push(Line::from(vec![
-                Span::styled(format!("  {}", pad(label, 14)), theme.key()),
-                Span::raw(help.to_owned()),
-            ]));
+            lines.extend(key_rows(theme, label, help, width));
         }
         lines.push(Line::raw(""));
     };
@@ -115,8 +148,8 @@ fn help_lines(theme: Theme, first: Context, filter: &str) -> Vec<Line<'static>> 
 }
 
 /// Lines in the help overlay opened from `first` with this filter.
-pub fn help_len(first: Context, filter: &str) -> usize {
-    help_lines(Theme::new(false), first, filter).len()
+pub fn help_len(first: Context, filter: &str, columns: u16) -> usize {
+    help_lines(Theme::new(false), first, filter, text_width(columns)).len()
 }
 
 /// The help overlay's state.
@@ -153,7 +186,7 @@ impl HelpState {
     }
 
     /// Apply one of its keys' actions. Returns `false` when the help closes.
-    pub fn act(&mut self, action: Action) -> bool {
+    pub fn act(&mut self, action: Action, columns: u16) -> bool {
         match (self.typing, action) {
             (true, Action::Confirm) => self.typing = false,
             (true, Action::Back) => {
@@ -180,7 +213,7 @@ impl HelpState {
         }
         self.scroll = self
             .scroll
-            .min(help_len(self.first, &self.filter).saturating_sub(1));
+            .min(help_len(self.first, &self.filter, columns).saturating_sub(1));
         true
     }
 
@@ -194,7 +227,7 @@ impl HelpState {
 
     /// Draw it over `area`.
     pub fn render(&self, frame: &mut Frame, area: Rect, theme: Theme) {
-        let rect = centered(area, 92, area.height.saturating_sub(2));
+        let rect = centered(area, HELP_WIDTH, area.height.saturating_sub(2));
         frame.render_widget(Clear, rect);
         let title = if self.typing || !self.filter.is_empty() {
             format!(
@@ -208,7 +241,7 @@ impl HelpState {
         let outer = block(theme, title, true);
         let inner = outer.inner(rect);
         frame.render_widget(outer, rect);
-        let lines = help_lines(theme, self.first, &self.filter);
+        let lines = help_lines(theme, self.first, &self.filter, text_width(area.width));
         render_scrolled(frame, inner, lines, self.scroll);
     }
 }

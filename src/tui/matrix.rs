@@ -369,7 +369,7 @@ pub fn geometry(m: &MatrixView, cells: u16, cursor: Cursor) -> Geometry {
         )
         .max()
         .unwrap_or(1)
-        .max(width("▼original"));
+        .max(width("▼original") + usize::from(m.model.original_rejected));
     let longest = rows
         .iter()
         .enumerate()
@@ -555,7 +555,14 @@ fn header_row(
     let mut cells = vec![
         Line::styled(pad(&head_text, g.name), theme.heading()),
         Line::styled(
-            pad_left(&format!("{}original", arrow(sort, 0)), g.original),
+            pad_left(
+                &format!(
+                    "{}original{}",
+                    arrow(sort, 0),
+                    if m.model.original_rejected { "!" } else { "" }
+                ),
+                g.original,
+            ),
             head_style(0),
         ),
         marker(g.hidden.0 > 0, format!(" ‹{}", g.hidden.0), theme),
@@ -734,7 +741,7 @@ fn cell_style(
         // Changed bytes at the same count: neither a saving nor a cost.
         Some(Mark::Changed) if same => base,
         Some(Mark::Changed) => base.patch(theme.good()),
-        Some(Mark::Added) => base.patch(theme.warn()),
+        Some(Mark::Added) => base.patch(theme.bad()),
         Some(Mark::Absent) => base,
     }
 }

@@ -151,14 +151,14 @@ fn strategy_row(
         // a cost rising while it saves.
         Some(f) => match (f.in_context(), f.saved_tokens, f.saved_pct) {
             (Some(total), Some(saved_tokens), Some(saved_pct)) => {
-                let saving = saved_tokens >= 0;
                 let rejected = projection.is_some_and(|p| !p.request_valid);
-                let style = if f.status != "ok" {
+                // Green is a saving and red a cost; saving nothing is neither.
+                let style = if f.status != "ok" || saved_tokens == 0 {
                     theme.dim()
                 } else if rejected {
                     // Not a saving anyone gets: the provider rejects the request.
                     theme.warn()
-                } else if saving {
+                } else if saved_tokens > 0 {
                     theme.good()
                 } else {
                     theme.bad()
@@ -176,10 +176,10 @@ fn strategy_row(
             }
             _ => ("refused".into(), "—".into(), String::new(), theme.error()),
         },
-        None => ("…".into(), "…".into(), String::new(), theme.good()),
+        None => ("…".into(), "…".into(), String::new(), theme.dim()),
     };
     let bar_style = match figures {
-        Some(f) if f.status != "ok" => theme.dim(),
+        Some(f) if f.status != "ok" || f.saved_tokens == Some(0) => theme.dim(),
         Some(_) if projection.is_some_and(|p| !p.request_valid) => theme.warn(),
         Some(f) => theme.bar(f.saved_tokens.is_some_and(|t| t >= 0)),
         None => theme.bar(true),

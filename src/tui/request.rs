@@ -8,13 +8,25 @@ use crate::text::{pad, pct, thousands};
 
 use super::app::App;
 use super::theme::Theme;
-use super::widgets::{note_bullet, sorted_notes};
+use super::widgets::{note_bullet, sorted_notes, wrap};
 
-fn kv(theme: Theme, key: &str, value: String) -> Line<'static> {
-    Line::from(vec![
-        Span::styled(pad(key, 22), theme.dim()),
-        Span::raw(value),
-    ])
+/// `key` in a column of its own, then `value` wrapped beside it to `w` cells (never cut: the
+/// view is as wide as the screen, and a figure cut at its edge would read as another figure).
+fn kv(theme: Theme, w: usize, key: &str, value: String) -> Vec<Line<'static>> {
+    const KEY: usize = 22;
+    let room = w.saturating_sub(KEY).max(12);
+    wrap(&value, room)
+        .into_iter()
+        .enumerate()
+        .map(|(i, text)| {
+            let key = if i == 0 {
+                pad(key, KEY)
+            } else {
+                " ".repeat(KEY)
+            };
+            Line::from(vec![Span::styled(key, theme.dim()), Span::raw(text)])
+        })
+        .collect()
 }
 
 /// The request-level view of `strategy` as lines `w` cells wide.
@@ -24,57 +36,11 @@ pub fn request_lines(app: &App, strategy: Strategy, w: usize) -> Vec<Line<'stati
     let Some(projection) = app.projection(strategy) else {
         return vec![Line::styled("projecting…", theme.dim())];
     };
-    if let Some(r) = app.request(strategy) {
-        let t = &r.tools;
-        lines.push(Line::styled(
-            "Tools array (compact JSON, what a prompt cache sees first)",
-            theme.heading(),
-        ));
-        lines.push(kv(
-            theme,
-            "bytes",
-            format!(
-                "{} → {}",
-                thousands(t.before_bytes),
-                thousands(t.after_bytes)
-            ),
-        ));
-        lines.push(kv(
-            theme,
-            "removed",
-            format!("{} bytes", thousands(t.bytes_removed)),
-        ));
-        lines.push(kv(
-            theme,
-            "added",
-            format!("{} bytes", thousands(t.bytes_added)),
-        ));
-        lines.push(kv(
-            theme,
-            "first changed byte",
-            match t.first_changed_byte {
-                Some(b) => format!(
-                    "{} (a provider's prompt cache keeps the {} bytes before it)",
-                    thousands(b),
-                    thousands(b)
-                ),
-                None => "none: the tools are sent byte for byte".to_owned(),
-            },
-        ));
-        lines.push(kv(
-            theme,
-            "request body",
-            format!(
-                "{} → {} bytes",
-                thousands(r.body_before),
-                thousands(r.body_after)
-            ),
-        ));
-        lines.push(Line::raw(""));
-    }
+    lines.extend(tools_array_lines(app, strategy, w));
     lines.push(Line::styled("Figures", theme.heading()));
-    lines.push(kv(
+    lines.extend(kv(
         theme,
+        w,
         "tools",
         format!(
             "{} → {}",
@@ -85,13 +51,14 @@ pub fn request_lines(app: &App, strategy: Strategy, w: usize) -> Vec<Line<'stati
     if let Some(f) = app.figures(strategy)
         && f.is_refused()
     {
-        lines.push(kv(theme, "tokens", "refused: no figures".to_owned()));
+        lines.extend(kv(theme, w, "tokens", "refused: no figures".to_owned()));
     } else if let Some(f) = app.figures(strategy)
         && let Some(e) = &f.estimates
     {
         if let Some(c) = app.capture_tokens() {
-            lines.push(kv(
+            lines.extend(kv(
                 theme,
+                w,
                 "tokens",
                 format!(
                     "{} → {} + {} added = {} (saved {})",
@@ -104,8 +71,9 @@ pub fn request_lines(app: &App, strategy: Strategy, w: usize) -> Vec<Line<'stati
                 ),
             ));
         }
-        lines.push(kv(
+        lines.extend(kv(
             theme,
+            w,
             "origins' estimates",
             format!(
                 "vtcode {} · a3s {} · zero {} · lean-ctx {}",
@@ -116,8 +84,9 @@ pub fn request_lines(app: &App, strategy: Strategy, w: usize) -> Vec<Line<'stati
             ),
         ));
         if let Some(o) = f.provider_overhead_tokens {
-            lines.push(kv(
+            lines.extend(kv(
                 theme,
+                w,
                 "provider overhead",
                 format!("~{o} tokens (Anthropic's tool-use prompt; not in the figures)"),
             ));
@@ -126,7 +95,7 @@ pub fn request_lines(app: &App, strategy: Strategy, w: usize) -> Vec<Line<'stati
         lines.push(Line::styled("measuring…", theme.dim()));
     }
     if projection.drop_tool_choice {
-        lines.push(kv(theme, "tool_choice", "removed".to_owned()));
+        lines.extend(kv(theme, w, "tool_choice", "removed".to_owned()));
     }
     if !projection.notes.is_empty() {
         lines.push(Line::raw(""));
@@ -134,6 +103,66 @@ pub fn request_lines(app: &App, strategy: Strategy, w: usize) -> Vec<Line<'stati
         for note in sorted_notes(&projection.notes) {
             lines.extend(note_bullet(theme, note, "", w));
         }
+    }
+    lines
+}
+
+/// The tools array and the request body compared with the capture's (nothing until measured).
+fn tools_array_lines(app: &App, strategy: Strategy, w: usize) -> Vec<Line<'static>> {
+    let theme = app.theme;
+    let mut lines = Vec::new();
+    if let Some(r) = app.request(strategy) {
+        let t = &r.tools;
+        lines.push(Line::styled(
+            "Tools array (compact JSON, what a prompt cache sees first)",
+            theme.heading(),
+        ));
+        lines.extend(kv(
+            theme,
+            w,
+            "bytes",
+            format!(
+                "{} → {}",
+                thousands(t.before_bytes),
+                thousands(t.after_bytes)
+            ),
+        ));
+        lines.extend(kv(
+            theme,
+            w,
+            "removed",
+            format!("{} bytes", thousands(t.bytes_removed)),
+        ));
+        lines.extend(kv(
+            theme,
+            w,
+            "added",
+            format!("{} bytes", thousands(t.bytes_added)),
+        ));
+        lines.extend(kv(
+            theme,
+            w,
+            "first changed byte",
+            match t.first_changed_byte {
+                Some(b) => format!(
+                    "{} (a provider's prompt cache keeps the {} bytes before it)",
+                    thousands(b),
+                    thousands(b)
+                ),
+                None => "none: the tools are sent byte for byte".to_owned(),
+            },
+        ));
+        lines.extend(kv(
+            theme,
+            w,
+            "request body",
+            format!(
+                "{} → {} bytes",
+                thousands(r.body_before),
+                thousands(r.body_after)
+            ),
+        ));
+        lines.push(Line::raw(""));
     }
     lines
 }

@@ -488,7 +488,7 @@ impl SessionApp {
 
     fn act_help(&mut self, action: Action) {
         if let Some(help) = &mut self.help
-            && !help.act(action)
+            && !help.act(action, self.size.0)
         {
             self.help = None;
         }

@@ -150,20 +150,31 @@ fn series_style(theme: Theme, i: usize) -> (Style, Marker, &'static str) {
     } else {
         Style::new()
     };
-    match i % 3 {
+    // Five shapes, so up to five series never share one (four colours alone repeat).
+    match i % 5 {
         0 => (style, Marker::Braille, "⣀"),
         1 => (style, Marker::Dot, "•"),
-        _ => (style, Marker::HalfBlock, "▀"),
+        2 => (style, Marker::HalfBlock, "▀"),
+        3 => (style, Marker::Bar, "▄"),
+        _ => (style, Marker::Block, "█"),
     }
 }
 
 fn render_chart(app: &SessionApp, view: &SessionView, frame: &mut Frame, area: Rect) {
     let theme = app.theme;
+    // Too short for a legend row (under 4 rows inside): the legend goes into the title.
+    let glyphs: Vec<String> = (view.series.iter().enumerate())
+        .map(|(i, s)| format!("{} {}", series_style(theme, i).2, s.id))
+        .collect();
     let title = if area.height < 4 {
         " Breaks · ▲ cache · * list changed ".to_owned()
+    } else if area.height < 6 && !glyphs.is_empty() {
+        format!(" {} · ▲ cache · * list changed ", glyphs.join("  "))
     } else {
         format!(" Tokens sent per turn · 0–{} ", thousands(view.max_tokens))
     };
+    // A title too long for the box ends in a mark, never in half a word.
+    let title = fit(&title, usize::from(area.width.saturating_sub(2)));
     let outer = block(theme, title, false);
     let inner = outer.inner(area);
     frame.render_widget(outer, area);
@@ -657,14 +668,15 @@ fn render_status(app: &SessionApp, view: Option<&SessionView>, frame: &mut Frame
 pub fn diff_lines(theme: Theme, diff: &TurnDiff, w: usize) -> Vec<Line<'static>> {
     let mut lines = Vec::new();
     let Some(previous) = diff.previous else {
-        lines.push(Line::styled(
-            format!(
-                "Turn {} is the first turn of its thread: there is no previous turn to compare with.",
-                diff.turn
-            ),
-            theme.dim(),
-        ));
-        return lines;
+        let text = format!(
+            "Turn {} is the first turn of its thread: there is no previous turn to compare with.",
+            diff.turn
+        );
+        // Wrapped, never cut: a message is read whole at every width.
+        return crate::text::wrap(&text, w.max(1), crate::text::LongWords::Break)
+            .into_iter()
+            .map(|l| Line::styled(l, theme.dim()))
+            .collect();
     };
     if diff.tools.is_empty() {
         let text = if diff.order_changed {
@@ -674,8 +686,10 @@ pub fn diff_lines(theme: Theme, diff: &TurnDiff, w: usize) -> Vec<Line<'static>>
         } else {
             format!("The tools are byte-identical to turn {previous}'s.")
         };
-        lines.push(Line::styled(text, theme.dim()));
-        return lines;
+        return crate::text::wrap(&text, w.max(1), crate::text::LongWords::Break)
+            .into_iter()
+            .map(|l| Line::styled(l, theme.dim()))
+            .collect();
     }
     for tool in &diff.tools {
         let (style, what) = match tool.change {

@@ -105,10 +105,15 @@ fn figure_lines(app: &App, key: &str) -> Vec<String> {
     if strategies.is_empty() {
         return vec![format!("no strategy's tokens depend on {key}")];
     }
-    let before = app
-        .settings_before
-        .as_ref()
-        .filter(|(k, e)| *k != app.settings_key || *e != app.encoding);
+    // Before → after only on the row of what the last change changed: another row's figures
+    // moved for another reason (`encoding: original 8,168 → 8,168 (same)` said nothing).
+    let before = app.settings_before.as_ref().filter(|(k, e)| {
+        if key == "encoding" {
+            *e != app.encoding
+        } else {
+            k.get(key) != app.settings.get(key)
+        }
+    });
     let total =
         |f: Option<&std::sync::Arc<crate::report::StrategyFigures>>| f.map(|f| f.total_tokens);
     let shown = |t: Option<Option<usize>>| match t {
@@ -168,7 +173,10 @@ pub fn draw(view: &SettingsView, theme: super::theme::Theme, frame: &mut Frame, 
     frame.render_widget(Clear, rect);
     let outer = block(
         theme,
-        " Settings · changes re-project and re-measure every strategy ".to_owned(),
+        fit(
+            " Settings · changes re-project and re-measure every strategy ",
+            usize::from(rect.width.saturating_sub(2)),
+        ),
         true,
     );
     let inner = outer.inner(rect);
@@ -250,7 +258,12 @@ mod tests {
         );
         assert_eq!(
             strategies_of("vtcode.mcp_cap"),
-            [Strategy::Full, Strategy::Progressive, Strategy::Search]
+            [
+                Strategy::Full,
+                Strategy::Progressive,
+                Strategy::Minimal,
+                Strategy::Search
+            ]
         );
         assert_eq!(
             strategies_of("zero.release"),

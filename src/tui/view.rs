@@ -336,14 +336,20 @@ fn render_status(app: &App, frame: &mut Frame, area: Rect) {
 fn search_status(app: &App) -> Line<'static> {
     let theme = app.theme;
     // The tokens of the tools a search keeps, before and as sent.
+    // Entries counted one by one: the whole array (the header's figure) adds its brackets and
+    // commas, so the words say which figure this is.
     let matrix_subtotal = (app.tab == Tab::Matrix && !app.search.text.is_empty()).then(|| {
         format!(
-            " · original {} tokens",
+            " · original {} tokens in their entries",
             thousands(app.matrix().subtotal().0)
         )
     });
     let subtotal = app.search_subtotal().map(|(_, _, before, after)| {
-        format!(" · {} → {} tokens", thousands(before), thousands(after))
+        format!(
+            " · {} → {} tokens in their entries",
+            thousands(before),
+            thousands(after)
+        )
     });
     let shown = if app.tab == Tab::Matrix {
         app.matrix().shown.len()
@@ -355,7 +361,8 @@ fn search_status(app: &App) -> Line<'static> {
         Span::styled(format!("{}▏", safe(&app.search.text)), theme.input()),
         Span::styled(
             format!(
-                "  {shown} match{} · Enter keeps · Esc clears",
+                "  {shown} {}{} · Enter keeps · Esc clears",
+                if shown == 1 { "match" } else { "matches" },
                 subtotal.or(matrix_subtotal).unwrap_or_default()
             ),
             theme.dim(),

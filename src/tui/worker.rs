@@ -35,8 +35,8 @@ pub struct Job {
     pub generation: u64,
     /// The settings.
     pub settings: Settings,
-    /// Their text, the cache key.
-    pub settings_key: Arc<str>,
+    /// The same settings shared, the cache key.
+    pub settings_key: Arc<Settings>,
     /// The encoding.
     pub encoding: Encoding,
     /// The strategies, most wanted first.

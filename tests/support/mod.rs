@@ -2,6 +2,7 @@
 //! as a trace reader hands them over, colour stripping, and the tmux harness.
 
 pub mod command;
+pub mod cuts;
 pub mod records;
 pub mod sgr;
 pub mod tmux;
