@@ -144,6 +144,9 @@ pub fn io_reason(error: &std::io::Error) -> String {
         ErrorKind::BrokenPipe => "the reader closed the pipe",
         ErrorKind::IsADirectory => "is a directory",
         ErrorKind::NotADirectory => "a part of the path is not a folder",
+        ErrorKind::InvalidFilename => "the name is too long for the file system",
+        _ if error.raw_os_error() == Some(6) => "no reader on the pipe (or no such device)",
+        ErrorKind::FileTooLarge => "past the limit on a file's size (`ulimit -f`)",
         _ => "",
     };
     if !plain.is_empty() {

@@ -46,5 +46,6 @@ mod tui_tmux;
 // Robustness: hostile input, text, exports and terminals.
 mod robust_export;
 mod robust_input;
+mod robust_one_writer;
 mod robust_terminal;
 mod robust_text;

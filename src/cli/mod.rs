@@ -118,7 +118,9 @@ fn page(bytes: &[u8]) -> Option<i32> {
 /// Parse the arguments, run, print; returns the exit status.
 pub fn main() -> i32 {
     interrupt::exit_at_once();
+    interrupt::ignore_file_size_signal();
     let status = run_and_print();
+    interrupt::end_as_signalled();
     if interrupt::came() {
         EXIT_INTERRUPTED
     } else {

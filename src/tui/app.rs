@@ -171,6 +171,8 @@ pub struct App {
     pub cwd: String,
     /// What `~` stands for in an export path.
     pub home: Option<String>,
+    /// What the view reads (the capture, the trace, standard input): never an export target.
+    pub inputs: crate::export::Inputs,
     /// A message for the status bar, and whether it is an error.
     pub status: Option<(String, bool)>,
     /// The terminal's size.
@@ -261,6 +263,7 @@ impl App {
             quit: false,
             interrupted: false,
             nested: false,
+            inputs: crate::export::Inputs::new(),
             leave: false,
             spinner: 0,
             search_text,

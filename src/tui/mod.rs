@@ -130,6 +130,8 @@ pub fn run(
     }
     let capture = Arc::new(capture);
     let mut app = App::new(capture.clone(), path, settings, encoding, color);
+    // `-` is standard input; a bundled sample names no file.
+    app.inputs.add(Path::new(&app.path));
     let (out_tx, out_rx) = std::sync::mpsc::channel();
     let jobs = worker::spawn(capture, out_tx);
     on_terminal(color, |terminal, (width, height)| {
@@ -168,26 +170,26 @@ fn on_terminal(
     result
 }
 
-/// Signals whose default action ends the process: each ends a view like `q`, so its loop
-/// returns and the guard restores the terminal (the default action would leave it in raw mode
-/// on the alternate screen, mouse reporting on). SIGINT too: raw mode turns Ctrl-C into a key,
-/// but `kill -INT` from outside still comes. (SIGKILL cannot be caught; SIGPIPE is ignored.)
-const ENDING_SIGNALS: &[i32] = &[
-    signal_hook::consts::SIGTERM,
-    signal_hook::consts::SIGHUP,
-    signal_hook::consts::SIGINT,
-    signal_hook::consts::SIGQUIT,
-    signal_hook::consts::SIGUSR1,
-    signal_hook::consts::SIGUSR2,
-    signal_hook::consts::SIGALRM,
-    signal_hook::consts::SIGVTALRM,
-    signal_hook::consts::SIGPROF,
-    signal_hook::consts::SIGXCPU,
-    signal_hook::consts::SIGXFSZ,
-    signal_hook::consts::SIGIO,
-    signal_hook::consts::SIGSYS,
-    signal_hook::consts::SIGTRAP,
-];
+/// Every signal whose default action ends the process and that can be caught: each ends a
+/// view like `q`, so its loop returns and the guard restores the terminal (the default action
+/// would leave it in raw mode on the alternate screen, mouse reporting on), and ends an export
+/// with its temporary file removed. SIGINT too: raw mode turns Ctrl-C into a key, but `kill
+/// -INT` from outside still comes. Left out: SIGKILL (cannot be caught); SIGPIPE (ignored, so
+/// a write to a closed pipe fails); SIGXFSZ (ignored by the command line so a write past
+/// `ulimit -f` fails with EFBIG); the faults SIGSEGV, SIGBUS, SIGILL and SIGFPE (a handler that
+/// returns would fault again); and the real-time signals the C library keeps for its threads.
+pub fn ending_signals() -> Vec<i32> {
+    use signal_hook::consts::*;
+    let mut signals = vec![
+        SIGTERM, SIGHUP, SIGINT, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU,
+        SIGIO, SIGSYS, SIGTRAP, SIGABRT,
+    ];
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    signals.extend([libc::SIGPWR, libc::SIGSTKFLT]);
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    signals.extend(libc::SIGRTMIN()..=libc::SIGRTMAX());
+    signals
+}
 
 /// The flags the signals set: `stop` for [`ENDING_SIGNALS`] (the number of the last one to
 /// come, 0 for none), `suspend` for SIGTSTP from outside (`kill -TSTP`), which suspends as
@@ -225,12 +227,20 @@ impl SignalFlags {
 
 fn stop_on_signals() -> Result<SignalFlags, TuiError> {
     let stop = Arc::new(AtomicUsize::new(0));
-    for &signal in ENDING_SIGNALS {
+    for signal in ending_signals() {
         // Signal numbers are small and positive.
         signal_hook::flag::register_usize(signal, stop.clone(), signal as usize)?;
     }
     let suspend = Arc::new(AtomicBool::new(false));
-    signal_hook::flag::register(signal_hook::consts::SIGTSTP, suspend.clone())?;
+    // SIGTTIN and SIGTTOU stop the process by default: suspend as Ctrl-Z does, terminal
+    // restored first.
+    for signal in [
+        signal_hook::consts::SIGTSTP,
+        signal_hook::consts::SIGTTIN,
+        signal_hook::consts::SIGTTOU,
+    ] {
+        signal_hook::flag::register(signal, suspend.clone())?;
+    }
     Ok(SignalFlags { stop, suspend })
 }
 
@@ -248,6 +258,13 @@ pub fn run_trace(
 ) -> Result<Ended, TuiError> {
     if !std::io::stdout().is_terminal() {
         return Err(TuiError::NotATerminal);
+    }
+    // The trace (or its private copy) and, when it came that way, standard input: a turn opened
+    // from it must not be exported over them.
+    let mut inputs = crate::export::Inputs::new();
+    inputs.add(&path);
+    if name == crate::capture::display_name("-") {
+        inputs.add_stdin();
     }
     let mut app = session_app::SessionApp::new(
         name.clone(),
@@ -277,6 +294,7 @@ pub fn run_trace(
             tx,
             rx,
             nested: None,
+            inputs,
         };
         event_loop(terminal, &mut program)
     })
@@ -358,6 +376,8 @@ struct SessionProgram<'a> {
     tx: Sender<worker::SessionMsg>,
     rx: Receiver<worker::SessionMsg>,
     nested: Option<(u64, Sender<worker::Job>, Receiver<worker::WorkerMsg>)>,
+    /// What the session reads; handed to each turn's inspector.
+    inputs: crate::export::Inputs,
 }
 
 impl Program for SessionProgram<'_> {
@@ -373,8 +393,9 @@ impl Program for SessionProgram<'_> {
                 SessionEffect::Suspend => suspend = true,
             }
         }
-        match &app.single {
+        match &mut app.single {
             Some(single) if self.nested.as_ref().is_none_or(|n| n.0 != app.single_id) => {
+                single.inputs = self.inputs.clone();
                 let (out_tx, out_rx) = std::sync::mpsc::channel();
                 let jobs = worker::spawn(single.capture.clone(), out_tx);
                 self.nested = Some((app.single_id, jobs, out_rx));
@@ -584,7 +605,7 @@ fn run_effects(app: &mut App, jobs: &Sender<worker::Job>) -> bool {
                 overwrite,
                 what,
             } => {
-                let result = write_export(&path, &bytes, overwrite);
+                let result = write_export(&path, &bytes, overwrite, &app.inputs);
                 update(app, Msg::Written { what, result });
             }
         }
@@ -592,12 +613,19 @@ fn run_effects(app: &mut App, jobs: &Sender<worker::Job>) -> bool {
     suspend
 }
 
-/// Write `bytes` to `path` atomically (a temporary file in the same folder, then a rename);
-/// refuse to replace an existing file unless `overwrite`. Returns the absolute path.
-/// The library's export ([`crate::export::write_atomic`], the same the CLI uses). Returns the
-/// absolute path for the status bar.
-pub fn write_export(path: &Path, bytes: &[u8], overwrite: bool) -> Result<PathBuf, WriteError> {
-    match crate::export::write_atomic(path, bytes, overwrite) {
+/// Write an export through the library's one writer ([`crate::export::export`], the command
+/// line's too): a regular file atomically, a device or a pipe through (never replaced), never
+/// over one of `inputs` even when overwriting was confirmed. Returns the absolute path for the
+/// status bar.
+pub fn write_export(
+    path: &Path,
+    bytes: &[u8],
+    overwrite: bool,
+    inputs: &crate::export::Inputs,
+) -> Result<PathBuf, WriteError> {
+    let text = String::from_utf8_lossy(bytes);
+    let stop = AtomicBool::new(false);
+    match crate::export::export(path, &text, overwrite, inputs, (&stop, false)) {
         Ok(()) => Ok(std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())),
         Err(crate::export::ExportError::Exists(_)) => Err(WriteError::Exists),
         Err(e) => Err(WriteError::Failed(crate::text::safe(&e.to_string()))),
