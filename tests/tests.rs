@@ -45,6 +45,7 @@ mod tui_tmux;
 
 // Robustness: hostile input, text, exports and terminals.
 mod robust_export;
+mod robust_hangup;
 mod robust_input;
 mod robust_one_writer;
 mod robust_terminal;

@@ -57,6 +57,7 @@ pub mod table;
 pub mod tabs;
 pub mod textview;
 pub mod theme;
+mod tty;
 pub mod view;
 pub mod widgets;
 pub mod worker;
@@ -68,7 +69,10 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, Sender};
 use std::time::{Duration, Instant};
 
-use crossterm::event::{self, DisableMouseCapture, EnableMouseCapture, Event};
+use crossterm::event::{
+    self, DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture,
+    Event,
+};
 use crossterm::terminal::{
     EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
 };
@@ -161,12 +165,15 @@ fn on_terminal(
         crossterm::style::Colored::set_ansi_color_disabled(false);
     }
     install_panic_hook();
+    // Before the terminal is taken: crossterm then reads the same descriptor the loop watches.
+    let input = tty::TtyInput::take()?;
     let guard = TerminalGuard::enter()?;
     let mut terminal = Terminal::new(CrosstermBackend::new(std::io::stdout()))?;
     let size = terminal.size()?;
     let result = view(&mut terminal, (size.width, size.height));
     drop(terminal);
     drop(guard);
+    drop(input);
     result
 }
 
@@ -347,6 +354,7 @@ impl Program for InspectorProgram<'_> {
             Event::Key(key) => Msg::Key(key),
             Event::Mouse(mouse) => Msg::Mouse(mouse),
             Event::Resize(w, h) => Msg::Resize(w, h),
+            Event::Paste(text) => Msg::Paste(text),
             _ => return,
         };
         update(self.app, msg);
@@ -428,6 +436,15 @@ impl Program for SessionProgram<'_> {
 
     fn on_event(&mut self, event: Event) {
         use session_app::SessionInput;
+        if let Event::Paste(text) = event {
+            match self.app.single.as_mut() {
+                Some(single) if self.app.screen == session_app::Screen::Single => {
+                    update(single, Msg::Paste(text));
+                }
+                _ => key_prelude::on_paste(&mut *self.app, &text),
+            }
+            return;
+        }
         let msg = match event {
             Event::Key(key) => SessionInput::Key(key),
             Event::Mouse(mouse) => SessionInput::Mouse(mouse),
@@ -464,7 +481,27 @@ where
     TuiError: From<B::Error>,
 {
     let stop = stop_on_signals()?;
-    let input = TtyInput::open()?;
+    let input = tty::TtyInput;
+    let done = Arc::new(AtomicBool::new(false));
+    tty::watch(stop.stop.clone(), done.clone(), restore_terminal);
+    let ended = run_loop(terminal, program, &stop, &input);
+    done.store(true, Ordering::SeqCst);
+    ended
+}
+
+/// Events handled between two drawings (and two looks at the workers).
+const BURST: usize = 256;
+
+/// [`event_loop`]'s body, until the view, a signal or a hang-up ends it.
+fn run_loop<B: Backend>(
+    terminal: &mut Terminal<B>,
+    program: &mut impl Program,
+    stop: &SignalFlags,
+    input: &tty::TtyInput,
+) -> Result<Ended, TuiError>
+where
+    TuiError: From<B::Error>,
+{
     let mut dirty = true;
     let mut last_tick = Instant::now();
     loop {
@@ -494,74 +531,32 @@ where
             last_tick = Instant::now();
             dirty = true;
         }
-        // Wait on the terminal ourselves: crossterm's reader spins forever on a terminal that
-        // hung up (the window closed, the tmux pane killed), so it is only asked for events
-        // that are there. A signal (SIGWINCH, SIGTERM) cuts the wait short.
-        if input.wait(Duration::from_millis(30))? == Readiness::HungUp {
+        // Wait on the terminal ourselves: crossterm is only asked for events that are there
+        // (see `tty`). A signal (SIGWINCH, SIGTERM) cuts the wait short.
+        if input.wait(Duration::from_millis(30))? == tty::Readiness::HungUp {
             return Ok(Ended::Quit);
         }
-        while event::poll(Duration::ZERO)? {
+        // A burst (a paste, a held key) is handled a bounded number of events at a time, and
+        // the hang-up, the signals and the view's own end are looked at between any two.
+        for _ in 0..BURST {
+            if !event::poll(Duration::ZERO)? {
+                break;
+            }
             let event = event::read()?;
-            if matches!(event, Event::Key(_) | Event::Mouse(_) | Event::Resize(..)) {
+            if matches!(
+                event,
+                Event::Key(_) | Event::Mouse(_) | Event::Resize(..) | Event::Paste(_)
+            ) {
                 program.on_event(event);
                 dirty = true;
             }
-        }
-    }
-}
-
-/// What the terminal's input has for the event loop.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Readiness {
-    /// Bytes to read (keys, mouse, replies).
-    Input,
-    /// Nothing within the wait, or a signal arrived.
-    Idle,
-    /// The terminal is gone: nothing will ever be read from it again.
-    HungUp,
-}
-
-/// The descriptor crossterm reads events from: standard input when it is a terminal, else
-/// `/dev/tty` (when a capture was piped in).
-struct TtyInput {
-    dev_tty: Option<std::fs::File>,
-}
-
-impl TtyInput {
-    fn open() -> std::io::Result<TtyInput> {
-        let dev_tty = if std::io::stdin().is_terminal() {
-            None
-        } else {
-            Some(std::fs::File::open("/dev/tty")?)
-        };
-        Ok(TtyInput { dev_tty })
-    }
-
-    fn wait(&self, timeout: Duration) -> std::io::Result<Readiness> {
-        use rustix::event::{PollFd, PollFlags, Timespec};
-        use std::os::fd::AsFd;
-        let stdin = std::io::stdin();
-        let fd = match &self.dev_tty {
-            Some(file) => file.as_fd(),
-            None => stdin.as_fd(),
-        };
-        let mut fds = [PollFd::new(&fd, PollFlags::IN)];
-        let timeout = Timespec {
-            tv_sec: timeout.as_secs() as _,
-            tv_nsec: timeout.subsec_nanos() as _,
-        };
-        match rustix::event::poll(&mut fds, Some(&timeout)) {
-            Ok(0) => Ok(Readiness::Idle),
-            Ok(_)
-                if fds[0]
-                    .revents()
-                    .intersects(PollFlags::HUP | PollFlags::ERR | PollFlags::NVAL) =>
-            {
-                Ok(Readiness::HungUp)
+            let (quit, interrupted) = program.quit();
+            if stop.ending(quit, interrupted).is_some() {
+                break;
             }
-            Ok(_) => Ok(Readiness::Input),
-            Err(rustix::io::Errno::INTR) => Ok(Readiness::Idle),
-            Err(e) => Err(e.into()),
+            if input.wait(Duration::ZERO)? == tty::Readiness::HungUp {
+                return Ok(Ended::Quit);
+            }
         }
     }
 }
@@ -570,15 +565,18 @@ impl TtyInput {
 /// terminal back when the shell resumes it.
 fn suspend() -> std::io::Result<()> {
     restore_terminal();
+    tty::restore_flags();
     // SIGSTOP, not SIGTSTP: SIGTSTP is caught (to restore the terminal before stopping), and
     // the shell sees the same stopped job either way.
     signal_hook::low_level::raise(signal_hook::consts::SIGSTOP)?;
     // Resumed (`fg`).
+    tty::set_nonblocking()?;
     enable_raw_mode()?;
     execute!(
         std::io::stdout(),
         EnterAlternateScreen,
         EnableMouseCapture,
+        EnableBracketedPaste,
         cursor::Hide
     )
 }
@@ -643,6 +641,7 @@ impl TerminalGuard {
             std::io::stdout(),
             EnterAlternateScreen,
             EnableMouseCapture,
+            EnableBracketedPaste,
             cursor::Hide
         )?;
         Ok(guard)
@@ -660,6 +659,7 @@ fn restore_terminal() {
     let _ = execute!(
         std::io::stdout(),
         DisableMouseCapture,
+        DisableBracketedPaste,
         LeaveAlternateScreen,
         cursor::Show
     );
@@ -671,6 +671,7 @@ fn install_panic_hook() {
     let previous = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
         restore_terminal();
+        tty::restore_flags();
         previous(info);
         eprintln!(
             "toolprism {} crashed; the terminal was restored. Please report this.",
