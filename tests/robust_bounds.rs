@@ -1,0 +1,45 @@
+//! Memory within the documented bound whatever the input: what a trace does not use is
+//! counted, not kept.
+
+use crate::support::command::output_of;
+
+#[test]
+fn ignored_records_are_counted_not_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("gets.jsonl");
+    let first = std::fs::read_to_string(
+        crate::support::command::root().join("samples/traces/anthropic-no-cache-control.jsonl"),
+    )
+    .unwrap();
+    let mut text = first.lines().next().unwrap().to_owned();
+    text.push('\n');
+    let total = 5_000;
+    for i in 0..total {
+        text.push_str(&format!(
+            "{{\"request\":{{\"method\":\"GET\",\"url\":\"https://api.anthropic.com/v1/models?page={i}\",\"headers\":{{}}}},\"response\":{{\"status_code\":200,\"body\":{{}}}}}}\n"
+        ));
+    }
+    std::fs::write(&trace, text).unwrap();
+    let path = trace.to_str().unwrap();
+    // The reader keeps the first 1,000 and counts every one.
+    let mut reader =
+        toolprism::trace::open(path, &toolprism::trace::TraceOptions::default()).unwrap();
+    assert_eq!(reader.by_ref().filter(Result::is_ok).count(), 1);
+    assert_eq!(reader.ignored().len(), toolprism::trace::IGNORED_KEPT);
+    assert_eq!(reader.ignored_total(), total);
+    // The report says how many, lists the first ones, and the JSON counts them all.
+    let out = output_of(&["session", path]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("1 turn · 1 thread · 5,000 ignored"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("… and 4,000 more ignored records, not listed"),
+        "{stdout}"
+    );
+    let out = output_of(&["session", "--json", path]);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["trace"]["ignored_total"], total);
+    assert_eq!(json["trace"]["ignored"].as_array().unwrap().len(), 1000);
+}
