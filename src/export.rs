@@ -59,6 +59,15 @@ pub enum ExportError {
         /// Bytes that would be lost or left stale.
         bytes: u64,
     },
+    /// The target names a standard descriptor that was closed when the program started
+    /// (`-o /dev/stdout >&-`): the bytes would go nowhere.
+    #[error("{}: {} is closed; nothing written", .path.display(), .which)]
+    Closed {
+        /// The target as given.
+        path: PathBuf,
+        /// `standard output`, `standard error` or `standard input`.
+        which: &'static str,
+    },
     /// The target is one of the command's inputs.
     #[error("{} is an input of this command; refusing to write over it", .0.display())]
     IsInput(PathBuf),
@@ -139,6 +148,39 @@ pub fn descriptor_of(path: &Path) -> Option<i32> {
     number.parse::<i32>().ok().filter(|&fd| fd >= 0)
 }
 
+/// [`ExportError::Closed`] when `path` names a standard descriptor that was closed when the
+/// program started ([`standard_closed`]).
+fn refuse_closed(path: &Path) -> Result<(), ExportError> {
+    let which = match descriptor_of(path) {
+        Some(0) => "standard input",
+        Some(1) => "standard output",
+        Some(2) => "standard error",
+        _ => return Ok(()),
+    };
+    match descriptor_of(path) {
+        Some(fd) if standard_closed(fd) => Err(ExportError::Closed {
+            path: path.to_owned(),
+            which,
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// Whether standard descriptor `fd` (0, 1 or 2) was closed when the program started: Rust's
+/// runtime then opens `/dev/null` on it read-write, where a shell's `>/dev/null` is write-only
+/// and `</dev/null` read-only, so every write would succeed with nothing written.
+pub fn standard_closed(fd: i32) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let Some(file) = duplicate(fd) else {
+        return true;
+    };
+    let read_write = rustix::fs::fcntl_getfl(&file)
+        .is_ok_and(|flags| flags & rustix::fs::OFlags::RWMODE == rustix::fs::OFlags::RDWR);
+    let null = std::fs::metadata("/dev/null").map(|m| m.rdev());
+    let ours = file.metadata().map(|m| m.rdev());
+    (0..=2).contains(&fd) && read_write && matches!((null, ours), (Ok(a), Ok(b)) if a == b)
+}
+
 /// A new handle on descriptor `fd` of this process (a `dup`: the same open file, its offset
 /// and its append mode), or `None` when it is not open.
 #[allow(
@@ -163,6 +205,7 @@ fn duplicate(fd: i32) -> Option<File> {
 /// descriptor, not a new opening of its file: `>> log` stays an append, `3<>file` keeps its
 /// position.
 pub fn open_through(path: &Path) -> Result<File, ExportError> {
+    refuse_closed(path)?;
     if let Some(file) = descriptor_of(path).and_then(duplicate) {
         return Ok(file);
     }
@@ -180,6 +223,7 @@ pub fn open_through(path: &Path) -> Result<File, ExportError> {
 /// blocks as usual.
 pub fn open_through_now(path: &Path) -> Result<File, ExportError> {
     use std::os::unix::fs::OpenOptionsExt;
+    refuse_closed(path)?;
     if let Some(file) = descriptor_of(path).and_then(duplicate) {
         return Ok(file);
     }

@@ -201,3 +201,43 @@ fn nothing_is_written_inside_a_folder_trace() {
     // Beside the folder is fine.
     assert!(write_export(&dir.path().join("3.json"), BODY, false, &inputs).is_ok());
 }
+
+#[test]
+fn a_closed_standard_output_named_by_path_is_an_error() {
+    let capture = sample("small.json");
+    for (target, redirect, which) in [
+        ("/dev/stdout", ">&-", "standard output"),
+        ("/dev/fd/1", ">&-", "standard output"),
+        ("/proc/self/fd/1", ">&-", "standard output"),
+        ("/dev/stderr", "2>&-", "standard error"),
+    ] {
+        let out = Command::new("sh")
+            .arg("-c")
+            .arg(format!(
+                "'{}' export -s minimal -o {target} '{}' {redirect}",
+                bin(),
+                capture.display()
+            ))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{target} {redirect}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        if redirect == ">&-" {
+            assert_eq!(
+                stderr,
+                format!("toolprism: {target}: {which} is closed; nothing written\n")
+            );
+        }
+    }
+    // Open, the same targets are written.
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "'{}' export -s minimal -o /dev/stdout '{}' > /dev/null",
+            bin(),
+            capture.display()
+        ))
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+}
