@@ -164,6 +164,23 @@ pub fn io_reason(error: &std::io::Error) -> String {
     }
 }
 
+/// An error from a file in the temporary folder, said in words that name the folder, where it
+/// comes from and what to do: `the temporary folder /x (from $TMPDIR): no such file or folder;
+/// set TMPDIR to a folder you can write to, with room`.
+pub fn temp_reason(error: &std::io::Error) -> String {
+    let dir = std::env::temp_dir();
+    let from = if std::env::var_os("TMPDIR").is_some() {
+        " (from $TMPDIR)"
+    } else {
+        ""
+    };
+    format!(
+        "the temporary folder {}{from}: {}; set TMPDIR to a folder you can write to, with room",
+        dir.display(),
+        io_reason(error)
+    )
+}
+
 /// A JSON value's kind, for error messages.
 pub fn json_kind(value: &serde_json::Value) -> &'static str {
     match value {

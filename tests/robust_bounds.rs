@@ -43,3 +43,46 @@ fn ignored_records_are_counted_not_kept() {
     assert_eq!(json["trace"]["ignored_total"], total);
     assert_eq!(json["trace"]["ignored"].as_array().unwrap().len(), 1000);
 }
+
+#[test]
+fn a_file_size_limit_is_one_line_and_leaves_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let capture = crate::support::command::sample("large.json");
+    let out = std::process::Command::new("sh")
+        .current_dir(dir.path())
+        .arg("-c")
+        .arg(format!(
+            "ulimit -f 8; '{}' export -s full -o out.json '{}'",
+            crate::support::command::bin(),
+            capture.display()
+        ))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    // Not killed by SIGXFSZ (status 153): the write fails, one line, exit 2.
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("out.json") && stderr.contains("ulimit -f"),
+        "{stderr}"
+    );
+    let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+}
+
+#[test]
+fn a_missing_temporary_folder_is_named() {
+    let trace = crate::support::command::sample("traces/anthropic-no-cache-control.jsonl");
+    let out = crate::support::command::toolprism()
+        .env("TMPDIR", "/nonexistent-toolprism-tmp")
+        .args(["session", trace.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("the temporary folder /nonexistent-toolprism-tmp (from $TMPDIR): no such file or folder; set TMPDIR"),
+        "{stderr}"
+    );
+}

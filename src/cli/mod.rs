@@ -437,7 +437,7 @@ fn spool_stdin() -> Result<std::fs::File, Failure> {
     let fail = |e: std::io::Error| {
         Failure::new(format!(
             "<stdin>: cannot keep a copy to read: {}",
-            toolprism::error::io_reason(&e)
+            visible(&toolprism::error::temp_reason(&e))
         ))
     };
     let limit = std::env::var("TOOLPRISM_SPOOL_LIMIT")

@@ -853,7 +853,7 @@ pub fn run_on(
     let spool_failed = |e: std::io::Error| {
         Failure::new(format!(
             "{name}: cannot keep the turns in a temporary file: {}",
-            visible(&e.to_string())
+            visible(&toolprism::error::temp_reason(&e))
         ))
     };
     // Refused before the analysis, not after it: a long trace is not read for nothing.
