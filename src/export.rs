@@ -511,6 +511,19 @@ pub fn write_atomic_until(
     force: bool,
     stop: &AtomicBool,
 ) -> Result<(), ExportError> {
+    // A symbolic link to a file is kept: the file it points to is replaced (in its own
+    // folder), as an editor saving through a link does. A dangling link is replaced itself.
+    let resolved;
+    let path = if path
+        .symlink_metadata()
+        .is_ok_and(|m| m.file_type().is_symlink())
+        && let Ok(target) = std::fs::canonicalize(path)
+    {
+        resolved = target;
+        resolved.as_path()
+    } else {
+        path
+    };
     if path.is_dir() {
         return Err(ExportError::IsDirectory(path.to_owned()));
     }
@@ -548,6 +561,13 @@ pub fn write_atomic_until(
             dir: dir.to_owned(),
             source,
         })?;
+    // A replaced file keeps its mode exactly (the umask narrowed the one asked for above).
+    #[cfg(unix)]
+    if let Ok(meta) = std::fs::metadata(path) {
+        temp.as_file()
+            .set_permissions(meta.permissions())
+            .map_err(failed)?;
+    }
     let interrupted = || ExportError::Interrupted(path.to_owned());
     for chunk in bytes.chunks(STOP_CHECK_BYTES) {
         if stop.load(Ordering::Relaxed) {
@@ -687,9 +707,16 @@ fn stage_and_place(
             path: path.clone(),
             source,
         };
+        // An entry is an ordinary file (0666 less the umask), not tempfile's 0600.
+        #[cfg(unix)]
+        let mode = {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::Permissions::from_mode(0o666)
+        };
         let mut temp = tempfile::Builder::new()
             .prefix(".store.")
             .suffix(".tmp")
+            .permissions(mode)
             .tempfile_in(dir)
             .map_err(|source| ExportError::Folder {
                 dir: dir.to_owned(),

@@ -241,3 +241,93 @@ fn a_closed_standard_output_named_by_path_is_an_error() {
         .unwrap();
     assert!(out.status.success());
 }
+
+#[test]
+fn force_through_a_link_replaces_the_file_it_points_to_and_keeps_modes() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let real = dir.path().join("real.json");
+    std::fs::write(&real, "old").unwrap();
+    std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o664)).unwrap();
+    let link = dir.path().join("link.json");
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "umask 022; '{}' export -s minimal -o '{}' --force '{}'",
+            bin(),
+            link.display(),
+            sample("small.json").display()
+        ))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    // The link is still a link, to a file that now holds the export, with its mode.
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert_ne!(std::fs::read(&real).unwrap(), b"old");
+    let mode = std::fs::metadata(&real).unwrap().permissions().mode() & 0o777;
+    assert_eq!(
+        mode, 0o664,
+        "the replaced file keeps its mode whatever the umask"
+    );
+    // The view does the same through the one writer.
+    std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o660)).unwrap();
+    write_export(&link, BODY, true, &Inputs::new()).unwrap();
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert_eq!(std::fs::read(&real).unwrap(), BODY);
+    assert_eq!(
+        std::fs::metadata(&real).unwrap().permissions().mode() & 0o777,
+        0o660
+    );
+}
+
+#[test]
+fn stored_entries_are_ordinary_files() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    // The lean-ctx sample (its expand tool makes `shorten` store) with a tool whose long
+    // description it stores.
+    let mut body: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(sample("leanctx-chat.json")).unwrap()).unwrap();
+    body["tools"]
+        .as_array_mut()
+        .unwrap()
+        .push(serde_json::json!({"type": "function",
+        "function": {"name": "long", "parameters": {"type": "object"},
+        "description": "Does a long thing. ".repeat(120)}}));
+    let capture = dir.path().join("long.json");
+    std::fs::write(&capture, serde_json::to_vec(&body).unwrap()).unwrap();
+    let store = dir.path().join("store");
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "umask 022; '{}' export -s shorten -o '{}' --store '{}' '{}'",
+            bin(),
+            dir.path().join("out.json").display(),
+            store.display(),
+            capture.display()
+        ))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let entries: Vec<_> = std::fs::read_dir(&store)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert!(!entries.is_empty());
+    for entry in entries {
+        let mode = std::fs::metadata(&entry).unwrap().permissions().mode() & 0o777;
+        // 0666 less the umask, as any file the user makes: not tempfile's private 0600.
+        assert_eq!(mode, 0o644, "{}", entry.display());
+    }
+}
