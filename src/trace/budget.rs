@@ -29,8 +29,9 @@ const NUMBER_TOKEN: &str = "$serde_json::private::Number";
 const VALUE_COST: u64 = std::mem::size_of::<Value>() as u64;
 
 /// What one map entry costs besides its key's bytes and value: the key's `String`, the hash
-/// and the index table's slot.
-const ENTRY_COST: u64 = std::mem::size_of::<String>() as u64 + 16;
+/// and the index table's slot, and the entries' slack (they double as they grow: up to one
+/// more entry and value slot each).
+const ENTRY_COST: u64 = 2 * (std::mem::size_of::<String>() as u64 + 16) + VALUE_COST;
 
 /// Parse `bytes` as one JSON value (trailing white space allowed, as `serde_json::from_slice`),
 /// refusing when the parsed form would take more than the budget for `bytes.len()`.
@@ -193,6 +194,8 @@ impl<'de> Visitor<'de> for Seed<'_> {
         self.charge::<A::Error>(VALUE_COST)?;
         let mut items = Vec::new();
         while let Some(item) = seq.next_element_seed(self)? {
+            // The list's slack: it doubles as it grows, so up to one more slot an item.
+            self.charge::<A::Error>(VALUE_COST)?;
             items.push(item);
         }
         Ok(Value::Array(items))
@@ -208,7 +211,8 @@ impl<'de> Visitor<'de> for Seed<'_> {
         // key, its text as the value: the number keeps the text it was written with.
         if first == NUMBER_TOKEN {
             let digits: String = access.next_value()?;
-            self.charge::<A::Error>(digits.len() as u64)?;
+            // Its text on the heap: an allocation of at least 16 bytes.
+            self.charge::<A::Error>(digits.len().max(16) as u64)?;
             let number: serde_json::Number = digits.parse().map_err(serde::de::Error::custom)?;
             return Ok(Value::Number(number));
         }
@@ -300,6 +304,7 @@ impl<'de> Visitor<'de> for YamlSeed<'_> {
         self.0.charge::<A::Error>(VALUE_COST)?;
         let mut items = Vec::new();
         while let Some(item) = seq.next_element_seed(self)? {
+            self.0.charge::<A::Error>(VALUE_COST)?;
             items.push(item);
         }
         Ok(Value::Array(items))
