@@ -569,7 +569,12 @@ fn suspend() -> std::io::Result<()> {
     // SIGSTOP, not SIGTSTP: SIGTSTP is caught (to restore the terminal before stopping), and
     // the shell sees the same stopped job either way.
     signal_hook::low_level::raise(signal_hook::consts::SIGSTOP)?;
-    // Resumed (`fg`).
+    // Resumed. By `bg`, in the background, taking the terminal back would make it send
+    // SIGTTOU, which is caught (to suspend cleanly) and so would come again at every retry:
+    // stop again until the shell brings the view to the foreground.
+    while !tty::in_foreground() {
+        signal_hook::low_level::raise(signal_hook::consts::SIGSTOP)?;
+    }
     tty::set_nonblocking()?;
     enable_raw_mode()?;
     execute!(

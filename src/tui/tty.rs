@@ -101,6 +101,16 @@ fn poll_stdin(flags: PollFlags, timeout: Duration) -> std::io::Result<Readiness>
     }
 }
 
+/// Whether the view's process group owns the terminal (is in the foreground); `true` when
+/// that cannot be told.
+pub(crate) fn in_foreground() -> bool {
+    let stdin = std::io::stdin();
+    match rustix::termios::tcgetpgrp(stdin.as_fd()) {
+        Ok(owner) => owner == rustix::process::getpgrp(),
+        Err(_) => true,
+    }
+}
+
 /// Make standard input non-blocking (again, after a suspend).
 pub(crate) fn set_nonblocking() -> std::io::Result<()> {
     let stdin = std::io::stdin();
