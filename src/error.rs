@@ -144,6 +144,9 @@ pub fn io_reason(error: &std::io::Error) -> String {
         ErrorKind::BrokenPipe => "the reader closed the pipe",
         ErrorKind::IsADirectory => "is a directory",
         ErrorKind::NotADirectory => "a part of the path is not a folder",
+        ErrorKind::InvalidFilename => "the name is too long for the file system",
+        _ if error.raw_os_error() == Some(6) => "no reader on the pipe (or no such device)",
+        ErrorKind::FileTooLarge => "past the limit on a file's size (`ulimit -f`)",
         _ => "",
     };
     if !plain.is_empty() {
@@ -159,6 +162,23 @@ pub fn io_reason(error: &std::io::Error) -> String {
         Some(first) => first.to_lowercase().chain(chars).collect(),
         None => "unknown error".to_owned(),
     }
+}
+
+/// An error from a file in the temporary folder, said in words that name the folder, where it
+/// comes from and what to do: `the temporary folder /x (from $TMPDIR): no such file or folder;
+/// set TMPDIR to a folder you can write to, with room`.
+pub fn temp_reason(error: &std::io::Error) -> String {
+    let dir = std::env::temp_dir();
+    let from = if std::env::var_os("TMPDIR").is_some() {
+        " (from $TMPDIR)"
+    } else {
+        ""
+    };
+    format!(
+        "the temporary folder {}{from}: {}; set TMPDIR to a folder you can write to, with room",
+        dir.display(),
+        io_reason(error)
+    )
 }
 
 /// A JSON value's kind, for error messages.

@@ -59,6 +59,15 @@ pub enum ExportError {
         /// Bytes that would be lost or left stale.
         bytes: u64,
     },
+    /// The target names a standard descriptor that was closed when the program started
+    /// (`-o /dev/stdout >&-`): the bytes would go nowhere.
+    #[error("{}: {} is closed; nothing written", .path.display(), .which)]
+    Closed {
+        /// The target as given.
+        path: PathBuf,
+        /// `standard output`, `standard error` or `standard input`.
+        which: &'static str,
+    },
     /// The target is one of the command's inputs.
     #[error("{} is an input of this command; refusing to write over it", .0.display())]
     IsInput(PathBuf),
@@ -139,6 +148,39 @@ pub fn descriptor_of(path: &Path) -> Option<i32> {
     number.parse::<i32>().ok().filter(|&fd| fd >= 0)
 }
 
+/// [`ExportError::Closed`] when `path` names a standard descriptor that was closed when the
+/// program started ([`standard_closed`]).
+fn refuse_closed(path: &Path) -> Result<(), ExportError> {
+    let which = match descriptor_of(path) {
+        Some(0) => "standard input",
+        Some(1) => "standard output",
+        Some(2) => "standard error",
+        _ => return Ok(()),
+    };
+    match descriptor_of(path) {
+        Some(fd) if standard_closed(fd) => Err(ExportError::Closed {
+            path: path.to_owned(),
+            which,
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// Whether standard descriptor `fd` (0, 1 or 2) was closed when the program started: Rust's
+/// runtime then opens `/dev/null` on it read-write, where a shell's `>/dev/null` is write-only
+/// and `</dev/null` read-only, so every write would succeed with nothing written.
+pub fn standard_closed(fd: i32) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let Some(file) = duplicate(fd) else {
+        return true;
+    };
+    let read_write = rustix::fs::fcntl_getfl(&file)
+        .is_ok_and(|flags| flags & rustix::fs::OFlags::RWMODE == rustix::fs::OFlags::RDWR);
+    let null = std::fs::metadata("/dev/null").map(|m| m.rdev());
+    let ours = file.metadata().map(|m| m.rdev());
+    (0..=2).contains(&fd) && read_write && matches!((null, ours), (Ok(a), Ok(b)) if a == b)
+}
+
 /// A new handle on descriptor `fd` of this process (a `dup`: the same open file, its offset
 /// and its append mode), or `None` when it is not open.
 #[allow(
@@ -163,6 +205,7 @@ fn duplicate(fd: i32) -> Option<File> {
 /// descriptor, not a new opening of its file: `>> log` stays an append, `3<>file` keeps its
 /// position.
 pub fn open_through(path: &Path) -> Result<File, ExportError> {
+    refuse_closed(path)?;
     if let Some(file) = descriptor_of(path).and_then(duplicate) {
         return Ok(file);
     }
@@ -173,6 +216,30 @@ pub fn open_through(path: &Path) -> Result<File, ExportError> {
             path: path.to_owned(),
             source,
         })
+}
+
+/// [`open_through`] that does not wait: a named pipe without a reader fails at once (ENXIO,
+/// "no reader on the pipe") instead of blocking until one comes. The handle it returns
+/// blocks as usual.
+pub fn open_through_now(path: &Path) -> Result<File, ExportError> {
+    use std::os::unix::fs::OpenOptionsExt;
+    refuse_closed(path)?;
+    if let Some(file) = descriptor_of(path).and_then(duplicate) {
+        return Ok(file);
+    }
+    let failed = |source| ExportError::Write {
+        path: path.to_owned(),
+        source,
+    };
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32)
+        .open(path)
+        .map_err(failed)?;
+    let flags = rustix::fs::fcntl_getfl(&file).map_err(|e| failed(e.into()))?;
+    rustix::fs::fcntl_setfl(&file, flags - rustix::fs::OFlags::NONBLOCK)
+        .map_err(|e| failed(e.into()))?;
+    Ok(file)
 }
 
 /// Write all of `bytes` to an opened target and flush it. A regular file reached this way (a
@@ -258,6 +325,142 @@ pub fn write_until(
     }
 }
 
+/// What a command reads, so that an export never lands on it: the files (their identity, taken
+/// when they are added, so a later rename does not hide them), the folders a folder trace is
+/// read from (nothing may be written inside them), and standard input when it is read (`-`).
+/// The command line and the interactive view check every target against them, even with
+/// `--force` or a confirmed overwrite.
+#[derive(Debug, Clone, Default)]
+pub struct Inputs {
+    /// (device, inode) of each input file.
+    files: Vec<(u64, u64)>,
+    /// Each input folder, made absolute and canonical.
+    folders: Vec<PathBuf>,
+}
+
+impl Inputs {
+    /// No inputs.
+    pub fn new() -> Inputs {
+        Inputs::default()
+    }
+
+    /// Add an input as given on the command line: `-` is standard input; a folder protects
+    /// everything inside it. A path that cannot be read is not an input.
+    pub fn add(&mut self, path: &Path) {
+        use std::os::unix::fs::MetadataExt;
+        if path.as_os_str() == "-" {
+            self.add_stdin();
+            return;
+        }
+        match std::fs::metadata(path) {
+            Ok(meta) if meta.is_dir() => {
+                if let Ok(dir) = std::fs::canonicalize(path) {
+                    self.folders.push(dir);
+                }
+            }
+            Ok(meta) => self.files.push((meta.dev(), meta.ino())),
+            Err(_) => {}
+        }
+    }
+
+    /// Add what standard input is, when it is a file (`< cap.json`): a pipe or a terminal is
+    /// never a target's file.
+    pub fn add_stdin(&mut self) {
+        use std::os::fd::AsFd;
+        use std::os::unix::fs::MetadataExt;
+        let stdin = std::io::stdin();
+        let Ok(fd) = stdin.as_fd().try_clone_to_owned() else {
+            return;
+        };
+        if let Ok(meta) = File::from(fd).metadata()
+            && meta.is_file()
+        {
+            self.files.push((meta.dev(), meta.ino()));
+        }
+    }
+
+    /// Whether `target` is one of the inputs or lies inside an input folder.
+    pub fn contains(&self, target: &Path) -> bool {
+        use std::os::unix::fs::MetadataExt;
+        if let Ok(meta) = std::fs::metadata(target)
+            && self.files.contains(&(meta.dev(), meta.ino()))
+        {
+            return true;
+        }
+        if self.folders.is_empty() {
+            return false;
+        }
+        // A new file inside a folder input (its parent is inside it), or the folder itself.
+        let absolute = std::path::absolute(target).unwrap_or_else(|_| target.to_owned());
+        let resolved = std::fs::canonicalize(&absolute).ok().or_else(|| {
+            let parent = absolute.parent()?;
+            Some(
+                std::fs::canonicalize(parent)
+                    .ok()?
+                    .join(absolute.file_name()?),
+            )
+        });
+        resolved.is_some_and(|at| self.folders.iter().any(|dir| at.starts_with(dir)))
+    }
+
+    /// [`ExportError::IsInput`] when `target` is an input.
+    pub fn check(&self, target: &Path) -> Result<(), ExportError> {
+        if self.contains(target) {
+            Err(ExportError::IsInput(target.to_owned()))
+        } else {
+            Ok(())
+        }
+    }
+}
+
+/// Refuse what an export must not do before anything is written (a store, a temporary file):
+/// a target that is an input (whatever `force` says), a directory, or an existing regular file
+/// without `force`. Devices and pipes are written through and need no `force`.
+pub fn check_target(path: &Path, force: bool, inputs: &Inputs) -> Result<(), ExportError> {
+    inputs.check(path)?;
+    match target_kind(path) {
+        TargetKind::Directory => Err(ExportError::IsDirectory(path.to_owned())),
+        TargetKind::Regular if !force && path.symlink_metadata().is_ok() => {
+            Err(ExportError::Exists(path.to_owned()))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The one export writer, for the command line and the interactive view alike: refuse an
+/// input ([`check_target`]), then write a regular file atomically (never over an existing one
+/// without `force`) and anything else through ([`write_until`]'s rules: a device or a pipe is
+/// never replaced). Text bound for a terminal device (`/dev/tty`) is made terminal-safe first.
+///
+/// `wait` says whether opening a named pipe waits for its reader (the command line, as `cat >
+/// fifo` does) or fails at once when there is none (the interactive view, which must not hang).
+pub fn export(
+    path: &Path,
+    text: &str,
+    force: bool,
+    inputs: &Inputs,
+    (stop, wait): (&AtomicBool, bool),
+) -> Result<(), ExportError> {
+    use std::io::IsTerminal;
+    check_target(path, force, inputs)?;
+    match target_kind(path) {
+        TargetKind::Through => {
+            let mut file = if wait {
+                open_through(path)?
+            } else {
+                open_through_now(path)?
+            };
+            let bytes = if file.is_terminal() {
+                crate::sanitize::json_for_terminal(text)
+            } else {
+                std::borrow::Cow::Borrowed(text)
+            };
+            write_through_checked(&mut file, path, bytes.as_bytes(), force)
+        }
+        _ => write_until(path, text.as_bytes(), force, stop),
+    }
+}
+
 /// What `show` prints and `export` writes: the projected request body (or, with `tools_only`,
 /// just its `tools` array: `[]` when the projection sends no `tools` key), compact or pretty
 /// (two-space indent), always ending in a line feed.
@@ -308,6 +511,19 @@ pub fn write_atomic_until(
     force: bool,
     stop: &AtomicBool,
 ) -> Result<(), ExportError> {
+    // A symbolic link to a file is kept: the file it points to is replaced (in its own
+    // folder), as an editor saving through a link does. A dangling link is replaced itself.
+    let resolved;
+    let path = if path
+        .symlink_metadata()
+        .is_ok_and(|m| m.file_type().is_symlink())
+        && let Ok(target) = std::fs::canonicalize(path)
+    {
+        resolved = target;
+        resolved.as_path()
+    } else {
+        path
+    };
     if path.is_dir() {
         return Err(ExportError::IsDirectory(path.to_owned()));
     }
@@ -345,6 +561,13 @@ pub fn write_atomic_until(
             dir: dir.to_owned(),
             source,
         })?;
+    // A replaced file keeps its mode exactly (the umask narrowed the one asked for above).
+    #[cfg(unix)]
+    if let Ok(meta) = std::fs::metadata(path) {
+        temp.as_file()
+            .set_permissions(meta.permissions())
+            .map_err(failed)?;
+    }
     let interrupted = || ExportError::Interrupted(path.to_owned());
     for chunk in bytes.chunks(STOP_CHECK_BYTES) {
         if stop.load(Ordering::Relaxed) {
@@ -397,14 +620,16 @@ pub fn write_store(
     entries: &[StoredEntry],
     force: bool,
 ) -> Result<Vec<PathBuf>, ExportError> {
-    write_store_created(dir, entries, force).map(|(written, _)| written)
+    write_store_created(dir, entries, force, &AtomicBool::new(false)).map(|(written, _)| written)
 }
 
-/// [`write_store`], also returning what it created (new files, and `dir` when it was made).
+/// [`write_store`], also returning what it created (new files, and `dir` when it was made),
+/// and giving up cleanly (everything it created removed) once `stop` is set.
 pub fn write_store_created(
     dir: &Path,
     entries: &[StoredEntry],
     force: bool,
+    stop: &AtomicBool,
 ) -> Result<(Vec<PathBuf>, Vec<PathBuf>), ExportError> {
     for entry in entries {
         if !is_plain_file_name(&entry.handle) {
@@ -423,7 +648,7 @@ pub fn write_store_created(
     if made_dir {
         created.push(dir.to_owned());
     }
-    match stage_and_place(dir, entries, force, &mut created) {
+    match stage_and_place(dir, entries, force, &mut created, stop) {
         Ok(written) => Ok((written, created)),
         Err(e) => {
             remove_created(&created);
@@ -448,11 +673,15 @@ fn stage_and_place(
     entries: &[StoredEntry],
     force: bool,
     created: &mut Vec<PathBuf>,
+    stop: &AtomicBool,
 ) -> Result<Vec<PathBuf>, ExportError> {
     let mut written = Vec::with_capacity(entries.len());
     // Every new file staged before any is put in place.
     let mut staged = Vec::new();
     for entry in entries {
+        if stop.load(Ordering::Relaxed) {
+            return Err(ExportError::Interrupted(dir.to_owned()));
+        }
         let path = dir.join(&entry.handle);
         written.push(path.clone());
         if path.is_dir() {
@@ -478,9 +707,16 @@ fn stage_and_place(
             path: path.clone(),
             source,
         };
+        // An entry is an ordinary file (0666 less the umask), not tempfile's 0600.
+        #[cfg(unix)]
+        let mode = {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::Permissions::from_mode(0o666)
+        };
         let mut temp = tempfile::Builder::new()
             .prefix(".store.")
             .suffix(".tmp")
+            .permissions(mode)
             .tempfile_in(dir)
             .map_err(|source| ExportError::Folder {
                 dir: dir.to_owned(),
@@ -489,6 +725,9 @@ fn stage_and_place(
         temp.write_all(entry.json.as_bytes()).map_err(failed)?;
         temp.as_file().sync_all().map_err(failed)?;
         staged.push((path, Some((temp, exists)), entry.json.as_bytes()));
+    }
+    if stop.load(Ordering::Relaxed) {
+        return Err(ExportError::Interrupted(dir.to_owned()));
     }
     for (path, temp, bytes) in staged {
         match temp {

@@ -110,7 +110,7 @@ impl View {
             } = effect
             {
                 writes += 1;
-                let result = write_export(&path, &bytes, overwrite);
+                let result = write_export(&path, &bytes, overwrite, &self.app.inputs);
                 update(&mut self.app, Msg::Written { what, result });
             }
         }

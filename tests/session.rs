@@ -740,6 +740,7 @@ const CONTRACT_KEYS: &[(&str, &[&str])] = &[
             "compression",
             "turns",
             "ignored",
+            "ignored_total",
             "skipped",
             "torn_last_line",
             "untimed_turns",

@@ -46,8 +46,11 @@ mod tui_session_tmux;
 mod tui_tmux;
 
 // Robustness: hostile input, text, exports and terminals.
+mod robust_bounds;
 mod robust_export;
+mod robust_hangup;
 mod robust_input;
+mod robust_one_writer;
 mod robust_terminal;
 mod robust_text;
 

@@ -8,6 +8,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent,
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::style::Color;
+use toolprism::export::Inputs;
 use toolprism::matrix::{Mark, Sort, SortColumn, TotalRow};
 use toolprism::measure::Encoding;
 use toolprism::tui::app::{Overlay, Tab};
@@ -1054,7 +1055,7 @@ fn export_writes_atomically_and_asks_before_overwriting() {
                 what,
             } = effect
             {
-                let result = write_export(&path, &bytes, overwrite);
+                let result = write_export(&path, &bytes, overwrite, &h.app.inputs);
                 update(&mut h.app, Msg::Written { what, result });
             }
         }
@@ -1105,15 +1106,15 @@ fn write_export_refuses_to_clobber() {
     let target = dir.path().join("x.json");
     std::fs::write(&target, "old").unwrap();
     assert_eq!(
-        write_export(&target, b"new", false),
+        write_export(&target, b"new", false, &Inputs::new()),
         Err(WriteError::Exists)
     );
     assert_eq!(std::fs::read_to_string(&target).unwrap(), "old");
-    write_export(&target, b"new", true).unwrap();
+    write_export(&target, b"new", true, &Inputs::new()).unwrap();
     assert_eq!(std::fs::read_to_string(&target).unwrap(), "new");
     let missing = dir.path().join("no/such/dir/x.json");
     assert!(matches!(
-        write_export(&missing, b"x", false),
+        write_export(&missing, b"x", false, &Inputs::new()),
         Err(WriteError::Failed(_))
     ));
     // No temporary file is left behind.

@@ -2,7 +2,6 @@
 //! what to print, or the one line that says why not.
 
 use std::io::IsTerminal;
-use std::path::Path;
 
 use clap::CommandFactory;
 use toolprism::measure::{Encoding, TokenCounter};
@@ -175,28 +174,31 @@ pub(super) fn export(args: &ExportArgs) -> Result<Output, Failure> {
     let text = export::render(&capture, &projection, args.tools_only, args.pretty);
     let counter = (!args.quiet).then(|| TokenCounter::new(Encoding::O200kBase));
     let output = &args.output;
-    // Refuse before writing the store: a refused export writes nothing at all.
+    // Refuse before writing the store: a refused export writes nothing at all. Not even with
+    // --force over an input: the capture, the trace folder it came from, standard input.
     let to_file = output.as_os_str() != "-";
-    if to_file
-        && !args.force
-        && export::target_kind(output) == export::TargetKind::Regular
-        && output.symlink_metadata().is_ok()
-    {
-        return Err(export_failure(export::ExportError::Exists(output.clone())));
+    let mut inputs = export::Inputs::new();
+    inputs.add(&args.common.capture);
+    if to_file {
+        export::check_target(output, args.force, &inputs).map_err(export_failure)?;
     }
-    // Not even with --force: the capture (or the trace it came from) is an input.
-    if to_file
-        && args.common.capture.as_os_str() != "-"
-        && export::same_file(output, &args.common.capture)
+    // From here on a signal whose default would end the process stops the work cleanly: the
+    // store's new files and the temporary file removed, the target as it was.
+    let stop = if args.store.is_some()
+        || (to_file && export::target_kind(output) == export::TargetKind::Regular)
     {
-        return Err(export_failure(export::ExportError::IsInput(output.clone())));
-    }
-    let (store_created, notes) = write_store(args, &projection)?;
+        interrupt::stop_on_ending_signals()
+    } else {
+        std::sync::Arc::default()
+    };
+    let (store_created, notes) = write_store(args, &projection, &stop)?;
     let mut stdout = Vec::new();
     let target = if to_file {
-        write_export(output, &text, args.force).inspect_err(|_| {
-            export::remove_created(&store_created);
-        })?;
+        export::export(output, &text, args.force, &inputs, (&stop, true))
+            .map_err(export_failure)
+            .inspect_err(|_| {
+                export::remove_created(&store_created);
+            })?;
         visible(&output.to_string_lossy()).into_owned()
     } else {
         stdout = for_terminal(text.clone()).into_bytes();
@@ -231,6 +233,7 @@ pub(super) fn export(args: &ExportArgs) -> Result<Output, Failure> {
 fn write_store(
     args: &ExportArgs,
     projection: &toolprism::Projection,
+    stop: &std::sync::atomic::AtomicBool,
 ) -> Result<(Vec<std::path::PathBuf>, Vec<String>), Failure> {
     let mut notes = Vec::new();
     let mut created = Vec::new();
@@ -242,8 +245,9 @@ fn write_store(
                 visible(&dir.to_string_lossy())
             ));
         } else {
-            let (written, made) = export::write_store_created(dir, &projection.stored, args.force)
-                .map_err(export_failure)?;
+            let (written, made) =
+                export::write_store_created(dir, &projection.stored, args.force, stop)
+                    .map_err(export_failure)?;
             created = made;
             notes.push(format!(
                 "{} in {}",
@@ -340,36 +344,6 @@ pub(super) fn completions(args: &CompletionsArgs) -> Output {
         &mut buffer,
     );
     Output::bytes(buffer)
-}
-
-/// Write an export to a file, a device or a pipe (`export::write`'s rules); on a terminal
-/// device (`-o /dev/tty`) the JSON is made terminal-safe as for `-o -`.
-fn write_export(path: &Path, text: &str, force: bool) -> Result<(), Failure> {
-    match export::target_kind(path) {
-        export::TargetKind::Through => {
-            let mut file = export::open_through(path).map_err(export_failure)?;
-            let bytes = if file.is_terminal() {
-                toolprism::sanitize::json_for_terminal(text)
-            } else {
-                std::borrow::Cow::Borrowed(text)
-            };
-            export::write_through_checked(&mut file, path, bytes.as_bytes(), force)
-                .map_err(export_failure)
-        }
-        _ => {
-            // A signal whose default ends the process, while the temporary file is written:
-            // stop, remove it, and leave the target as it was (the default action would leave
-            // the temporary file behind).
-            let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-            use signal_hook::consts::*;
-            for signal in [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM] {
-                let _ = signal_hook::flag::register(signal, stop.clone());
-            }
-            // After the stop flag: Ctrl-C now stops the write, then exits 130.
-            interrupt::take_over();
-            export::write_until(path, text.as_bytes(), force, &stop).map_err(export_failure)
-        }
-    }
 }
 
 fn export_failure(error: export::ExportError) -> Failure {

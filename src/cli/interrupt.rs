@@ -7,7 +7,7 @@
 //! SIGINT for the rest of the run: from then on it only sets a flag, and the program exits 130
 //! once that code is done ([`came`]).
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use signal_hook::SigId;
@@ -61,4 +61,49 @@ pub fn take_over() -> Arc<AtomicBool> {
 /// Whether a SIGINT came after [`take_over`].
 pub fn came() -> bool {
     CAME.get().is_some_and(|flag| flag.load(Ordering::Relaxed))
+}
+
+/// The signal that asked [`stop_on_ending_signals`]' work to stop (0: none).
+static ENDED_BY: OnceLock<Arc<AtomicUsize>> = OnceLock::new();
+
+/// A flag every signal whose default action ends the process sets
+/// ([`toolprism::tui::ending_signals`]), for code that stops cleanly on its own (an export's
+/// write loop): the temporary file removed, the target as it was. Once that code is done the
+/// program ends as the signal would have ended it ([`end_as_signalled`]); Ctrl-C exits 130
+/// ([`take_over`]). Only around work that cannot block for ever (a write to a file, not the
+/// opening of a named pipe): until the process ends, these signals no longer end it.
+pub fn stop_on_ending_signals() -> Arc<AtomicBool> {
+    let stop = Arc::new(AtomicBool::new(false));
+    let by = ENDED_BY.get_or_init(|| Arc::new(AtomicUsize::new(0)));
+    for signal in toolprism::tui::ending_signals() {
+        let _ = signal_hook::flag::register(signal, stop.clone());
+        // Signal numbers are small and positive.
+        let _ = signal_hook::flag::register_usize(signal, by.clone(), signal as usize);
+    }
+    // After the stop flag: Ctrl-C now stops the write, then exits 130.
+    take_over();
+    stop
+}
+
+/// When a signal caught by [`stop_on_ending_signals`] came (other than SIGINT, which exits
+/// 130), end the process by its default action, so the parent sees what ended it.
+pub fn end_as_signalled() {
+    let Some(signal) = ENDED_BY
+        .get()
+        .map(|by| by.load(Ordering::Relaxed))
+        .and_then(|n| i32::try_from(n).ok())
+        .filter(|&n| n != 0 && n != SIGINT)
+    else {
+        return;
+    };
+    let _ = signal_hook::low_level::emulate_default_handler(signal);
+}
+
+/// A write past the limit on a file's size (`ulimit -f`) fails with EFBIG, reported as one line
+/// with the temporary file removed, instead of SIGXFSZ ending the process on the spot.
+pub fn ignore_file_size_signal() {
+    static KEPT: OnceLock<Arc<AtomicBool>> = OnceLock::new();
+    // A caught signal does what an ignored one does here: the write fails with EFBIG.
+    let flag = KEPT.get_or_init(|| Arc::new(AtomicBool::new(false)));
+    let _ = signal_hook::flag::register(signal_hook::consts::SIGXFSZ, flag.clone());
 }

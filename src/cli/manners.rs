@@ -2,6 +2,9 @@
 
 use toolprism::text::thousands;
 
+/// Names longer than this (in characters) get no "did you mean" by edit distance.
+const NEAR_CHARS: usize = 128;
+
 /// The candidate closest to `wanted`, if one is close enough to be the likely intent: an edit
 /// distance of at most a third of the name (at least 1, at most 3), or else the shortest
 /// candidate that contains `wanted` (at least 3 characters: `create_issue` finds
@@ -10,16 +13,26 @@ pub fn did_you_mean<'a>(
     wanted: &str,
     candidates: impl Iterator<Item = &'a str>,
 ) -> Option<&'a str> {
-    let limit = (wanted.chars().count() / 3).clamp(1, 3);
+    let wanted_chars = wanted.chars().count();
+    let limit = (wanted_chars / 3).clamp(1, 3);
     let mut closest: Option<(usize, &str)> = None;
     let mut containing: Option<&str> = None;
     for candidate in candidates {
         if candidate == wanted {
             continue;
         }
-        let distance = strsim::levenshtein(wanted, candidate);
-        if distance <= limit && closest.is_none_or(|(best, _)| distance < best) {
-            closest = Some((distance, candidate));
+        // Bounded: names whose lengths differ by more than the limit cannot be within it (and
+        // their byte lengths tell that before their characters are counted), and past
+        // `NEAR_CHARS` a name is too long for a typo to be worth the quadratic distance.
+        // Hostile names (a 1,000-character `--tool` against long tool names) took minutes.
+        let near = wanted_chars <= NEAR_CHARS
+            && candidate.len() <= 4 * (NEAR_CHARS + limit)
+            && candidate.chars().count().abs_diff(wanted_chars) <= limit;
+        if near {
+            let distance = strsim::levenshtein(wanted, candidate);
+            if distance <= limit && closest.is_none_or(|(best, _)| distance < best) {
+                closest = Some((distance, candidate));
+            }
         }
         if wanted.chars().count() >= 3
             && candidate.contains(wanted)
@@ -43,6 +56,34 @@ pub fn count(n: usize, singular: &str, plural: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hostile_long_names_are_answered_at_once() {
+        // 2,000 tools of 10,000 characters each against a 1,000-character name and a
+        // 60-character one: the distance was computed for every pair (minutes).
+        let names: Vec<String> = (0..2000)
+            .map(|i| format!("{i}{}", "a".repeat(10_000)))
+            .collect();
+        let started = std::time::Instant::now();
+        let long = "a".repeat(1000);
+        assert_eq!(
+            did_you_mean(&long, names.iter().map(String::as_str)),
+            Some(names[0].as_str()),
+            "the shortest containing it"
+        );
+        assert_eq!(
+            did_you_mean(&"b".repeat(60), names.iter().map(String::as_str)),
+            None
+        );
+        assert!(started.elapsed() < std::time::Duration::from_secs(2));
+        // A typo in a name of ordinary length is still found among them.
+        let mut names = names;
+        names.push("create_pull_request".into());
+        assert_eq!(
+            did_you_mean("create_pul_request", names.iter().map(String::as_str)),
+            Some("create_pull_request")
+        );
+    }
 
     #[test]
     fn near_names() {

@@ -120,7 +120,9 @@ fn page(bytes: &[u8]) -> Option<i32> {
 /// Parse the arguments, run, print; returns the exit status.
 pub fn main() -> i32 {
     interrupt::exit_at_once();
+    interrupt::ignore_file_size_signal();
     let status = run_and_print();
+    interrupt::end_as_signalled();
     if interrupt::came() {
         EXIT_INTERRUPTED
     } else {
@@ -244,19 +246,7 @@ const STDOUT_CLOSED: &str = "<stdout>: standard output is closed; nothing writte
 /// opens `/dev/null` for it, read-write (a shell's `>/dev/null` is write-only), and every
 /// write would succeed with nothing written.
 fn stdout_closed() -> bool {
-    use std::os::fd::AsFd;
-    use std::os::unix::fs::MetadataExt;
-    let stdout = std::io::stdout();
-    let fd = stdout.as_fd();
-    let read_write = rustix::fs::fcntl_getfl(fd)
-        .is_ok_and(|flags| flags & rustix::fs::OFlags::RWMODE == rustix::fs::OFlags::RDWR);
-    let null = std::fs::metadata("/dev/null").map(|m| m.rdev());
-    let ours = fd
-        .try_clone_to_owned()
-        .map(std::fs::File::from)
-        .and_then(|f| f.metadata())
-        .map(|m| m.rdev());
-    read_write && matches!((null, ours), (Ok(a), Ok(b)) if a == b)
+    toolprism::export::standard_closed(1)
 }
 
 /// Write to standard output; a closed pipe is not an error worth a message, a standard output
@@ -463,7 +453,7 @@ fn spool_stdin() -> Result<std::fs::File, Failure> {
     let fail = |e: std::io::Error| {
         Failure::new(format!(
             "<stdin>: cannot keep a copy to read: {}",
-            toolprism::error::io_reason(&e)
+            visible(&toolprism::error::temp_reason(&e))
         ))
     };
     let limit = std::env::var("TOOLPRISM_SPOOL_LIMIT")

@@ -293,7 +293,7 @@ fn trace_head(report: &SessionReport) -> String {
         " · {} · {} · {} ignored · {} skipped",
         count(trace.turns, "turn", "turns"),
         count(trace.threads.len(), "thread", "threads"),
-        thousands(trace.ignored.len()),
+        thousands(trace.ignored_total),
         thousands(trace.skipped)
     );
     if trace.torn_last_line {
@@ -324,6 +324,13 @@ fn trace_head(report: &SessionReport) -> String {
                 .as_deref()
                 .map(|u| format!(" ({})", visible(u)))
                 .unwrap_or_default()
+        );
+    }
+    if trace.ignored_total > trace.ignored.len() {
+        let _ = writeln!(
+            text,
+            "  … and {} more ignored records, not listed",
+            thousands(trace.ignored_total - trace.ignored.len())
         );
     }
     text.push_str("\nTurns (each compared with the previous turn of its thread)\n");
@@ -846,7 +853,7 @@ pub fn run_on(
     let spool_failed = |e: std::io::Error| {
         Failure::new(format!(
             "{name}: cannot keep the turns in a temporary file: {}",
-            visible(&e.to_string())
+            visible(&toolprism::error::temp_reason(&e))
         ))
     };
     // Refused before the analysis, not after it: a long trace is not read for nothing.
@@ -880,7 +887,7 @@ pub fn run_on(
     let report = analyzer.finish(info);
     // Nothing to show is a failure, as `report` fails on the same trace.
     if kept == 0 {
-        let ignored = report.trace.ignored.len();
+        let ignored = report.trace.ignored_total;
         let why = match ignored {
             0 => String::new(),
             1 => " (1 record ignored)".to_owned(),

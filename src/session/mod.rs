@@ -235,8 +235,11 @@ pub struct TraceSummary {
     pub compression: Option<&'static str>,
     /// Model calls read (turns of every thread).
     pub turns: usize,
-    /// Records that are not model calls, each with why.
+    /// Records that are not model calls, each with why: the first
+    /// [`crate::trace::IGNORED_KEPT`].
     pub ignored: Vec<IgnoredRecord>,
+    /// Records that are not model calls, all of them.
+    pub ignored_total: usize,
     /// Bad records skipped under `--skip-bad`.
     pub skipped: usize,
     /// The last line was cut short (a writer killed mid-record).
@@ -1899,6 +1902,7 @@ impl<'a> Analyzer<'a> {
                 compression: trace.compression,
                 turns: self.turn_count,
                 ignored: trace.ignored,
+                ignored_total: trace.ignored_total,
                 skipped: trace.skipped,
                 torn_last_line: trace.torn_last_line,
                 untimed_turns: self.timed.1,
@@ -2086,6 +2090,7 @@ pub fn analyse_trace(
                 format: reader.format().id(),
                 compression: reader.compression().map(super::trace::Compression::id),
                 ignored: reader.ignored().iter().map(Into::into).collect(),
+                ignored_total: reader.ignored_total(),
                 skipped: reader.skipped(),
                 torn_last_line: reader.torn_last_line().is_some(),
             }
@@ -2130,8 +2135,10 @@ pub struct TraceInfo {
     pub format: &'static str,
     /// The compression id, if any.
     pub compression: Option<&'static str>,
-    /// Records that are not model calls.
+    /// Records that are not model calls (the first [`crate::trace::IGNORED_KEPT`]).
     pub ignored: Vec<IgnoredRecord>,
+    /// Records that are not model calls, all of them.
+    pub ignored_total: usize,
     /// Bad records skipped.
     pub skipped: usize,
     /// The last line was torn.

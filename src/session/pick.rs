@@ -187,7 +187,7 @@ fn pick(
                 if turn == 1 { "turn" } else { "turns" }
             ),
             _ => {
-                let ignored = reader.ignored().len();
+                let ignored = reader.ignored_total();
                 if ignored > 0 {
                     format!(
                         "no model call in it ({ignored} {} ignored)",

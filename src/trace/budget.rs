@@ -29,8 +29,9 @@ const NUMBER_TOKEN: &str = "$serde_json::private::Number";
 const VALUE_COST: u64 = std::mem::size_of::<Value>() as u64;
 
 /// What one map entry costs besides its key's bytes and value: the key's `String`, the hash
-/// and the index table's slot.
-const ENTRY_COST: u64 = std::mem::size_of::<String>() as u64 + 16;
+/// and the index table's slot, and the entries' slack (they double as they grow: up to one
+/// more entry and value slot each).
+const ENTRY_COST: u64 = 2 * (std::mem::size_of::<String>() as u64 + 16) + VALUE_COST;
 
 /// Parse `bytes` as one JSON value (trailing white space allowed, as `serde_json::from_slice`),
 /// refusing when the parsed form would take more than the budget for `bytes.len()`.
@@ -62,6 +63,29 @@ pub(crate) fn parse_reader<R: std::io::Read>(
     let value = Seed(&budget).deserialize(&mut deserializer)?;
     deserializer.end()?;
     Ok(value)
+}
+
+/// Parse a YAML document into a JSON value within the budget of its size, as JSON is: aliases
+/// are charged for what they expand to (the parser replays the anchored node at each alias,
+/// so a 1 MB anchor used a thousand times is a gigabyte unless refused on the way), tags are
+/// dropped with their values kept, and a mapping key that is not a string is written as its
+/// JSON text.
+///
+/// `spent`: memory already charged (the parser's own events, estimated by the caller).
+pub(crate) fn parse_yaml(text: &[u8], spent: u64) -> Result<Value, serde_norway::Error> {
+    let bytes = text.len() as u64;
+    let limit = move || budget_for(bytes);
+    let budget = Budget::new(&limit);
+    budget.spent.set(spent);
+    if spent > limit() {
+        return Err(serde::de::Error::custom(format_args!(
+            "{BUDGET_ERROR}: parsed, it would take more than {BUDGET_PER_BYTE} times its size \
+             in memory (plus {} MiB)",
+            BUDGET_FLOOR >> 20
+        )));
+    }
+    let deserializer = serde_norway::Deserializer::from_slice(text);
+    YamlSeed(Seed(&budget)).deserialize(deserializer)
 }
 
 /// Memory spent so far, and the limit it may reach.
@@ -170,6 +194,8 @@ impl<'de> Visitor<'de> for Seed<'_> {
         self.charge::<A::Error>(VALUE_COST)?;
         let mut items = Vec::new();
         while let Some(item) = seq.next_element_seed(self)? {
+            // The list's slack: it doubles as it grows, so up to one more slot an item.
+            self.charge::<A::Error>(VALUE_COST)?;
             items.push(item);
         }
         Ok(Value::Array(items))
@@ -185,7 +211,8 @@ impl<'de> Visitor<'de> for Seed<'_> {
         // key, its text as the value: the number keeps the text it was written with.
         if first == NUMBER_TOKEN {
             let digits: String = access.next_value()?;
-            self.charge::<A::Error>(digits.len() as u64)?;
+            // Its text on the heap: an allocation of at least 16 bytes.
+            self.charge::<A::Error>(digits.len().max(16) as u64)?;
             let number: serde_json::Number = digits.parse().map_err(serde::de::Error::custom)?;
             return Ok(Value::Number(number));
         }
@@ -198,6 +225,111 @@ impl<'de> Visitor<'de> for Seed<'_> {
             map.insert(key, value);
         }
         Ok(Value::Object(map))
+    }
+}
+
+/// [`Seed`] for YAML: any key, any tag.
+#[derive(Clone, Copy)]
+struct YamlSeed<'a>(Seed<'a>);
+
+impl<'de> DeserializeSeed<'de> for YamlSeed<'_> {
+    type Value = Value;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for YamlSeed<'_> {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("any YAML value")
+    }
+
+    fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<Value, E> {
+        self.0.visit_bool(v)
+    }
+
+    fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Value, E> {
+        self.0.visit_i64(v)
+    }
+
+    fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Value, E> {
+        self.0.visit_u64(v)
+    }
+
+    // Past 64 bits YAML's integers are kept as the nearest float, as before.
+    #[allow(
+        clippy::cast_precision_loss,
+        reason = "the nearest float is the intent"
+    )]
+    fn visit_i128<E: serde::de::Error>(self, v: i128) -> Result<Value, E> {
+        self.0.visit_f64(v as f64)
+    }
+
+    #[allow(
+        clippy::cast_precision_loss,
+        reason = "the nearest float is the intent"
+    )]
+    fn visit_u128<E: serde::de::Error>(self, v: u128) -> Result<Value, E> {
+        self.0.visit_f64(v as f64)
+    }
+
+    fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Value, E> {
+        self.0.visit_f64(v)
+    }
+
+    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Value, E> {
+        self.0.visit_str(v)
+    }
+
+    fn visit_string<E: serde::de::Error>(self, v: String) -> Result<Value, E> {
+        self.0.visit_string(v)
+    }
+
+    fn visit_unit<E: serde::de::Error>(self) -> Result<Value, E> {
+        self.0.visit_unit()
+    }
+
+    fn visit_none<E: serde::de::Error>(self) -> Result<Value, E> {
+        self.0.visit_unit()
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+        self.deserialize(deserializer)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        self.0.charge::<A::Error>(VALUE_COST)?;
+        let mut items = Vec::new();
+        while let Some(item) = seq.next_element_seed(self)? {
+            self.0.charge::<A::Error>(VALUE_COST)?;
+            items.push(item);
+        }
+        Ok(Value::Array(items))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<Value, A::Error> {
+        self.0.charge::<A::Error>(VALUE_COST)?;
+        let mut map = Map::new();
+        while let Some(key) = access.next_key_seed(self)? {
+            let key = match key {
+                Value::String(key) => key,
+                other => other.to_string(),
+            };
+            self.0.charge::<A::Error>(ENTRY_COST + key.len() as u64)?;
+            let value = access.next_value_seed(self)?;
+            map.insert(key, value);
+        }
+        Ok(Value::Object(map))
+    }
+
+    fn visit_enum<A: serde::de::EnumAccess<'de>>(self, data: A) -> Result<Value, A::Error> {
+        use serde::de::VariantAccess;
+        // A tag (`!Custom value`): the value, the tag dropped.
+        let (_tag, variant) = data.variant::<String>()?;
+        variant.newtype_variant_seed(self)
     }
 }
 

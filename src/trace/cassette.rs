@@ -45,7 +45,14 @@ pub(crate) fn looks_like_yaml_cassette(first_line: &[u8]) -> bool {
 /// Parse a YAML text into a JSON value (tags dropped, values kept). Errors say where, in YAML's
 /// terms.
 pub(crate) fn from_yaml(text: &[u8]) -> Result<Value, LoadError> {
-    let value: serde_norway::Value = serde_norway::from_slice(text).map_err(|e| {
+    let events = scan(text)?;
+    // The parser holds every event of the document at once before a value is built: they are
+    // charged to the same budget as the values, up front.
+    super::budget::parse_yaml(text, events.saturating_mul(EVENT_COST)).map_err(|e| {
+        let text = e.to_string();
+        if let Some(at) = text.find(crate::error::BUDGET_ERROR) {
+            return LoadError::Refused(budget_reason(&text[at..]).to_owned());
+        }
         let location = e.location();
         let at = location
             .as_ref()
@@ -64,45 +71,77 @@ pub(crate) fn from_yaml(text: &[u8]) -> Result<Value, LoadError> {
             Some(at) => format!("invalid YAML at {at}: {message}"),
             None => format!("invalid YAML: {message}"),
         })
-    })?;
-    Ok(to_json(value))
+    })
 }
 
-fn to_json(value: serde_norway::Value) -> Value {
-    use serde_norway::Value as Yaml;
-    match value {
-        Yaml::Null => Value::Null,
-        Yaml::Bool(b) => Value::Bool(b),
-        Yaml::Number(n) => {
-            if let Some(i) = n.as_u64() {
-                Value::from(i)
-            } else if let Some(i) = n.as_i64() {
-                Value::from(i)
-            } else {
-                n.as_f64()
-                    .and_then(serde_json::Number::from_f64)
-                    .map_or(Value::Null, Value::Number)
+/// The budget's reason without serde_norway's position (the budget is about the whole file).
+fn budget_reason(message: &str) -> &str {
+    message.split(" at line ").next().unwrap_or(message)
+}
+
+/// Flow collections (`[`, `{`) nested deeper than this are refused before parsing.
+pub(crate) const MAX_FLOW_DEPTH: usize = 128;
+
+/// Memory the YAML parser keeps per event of the document (its event and position, and the
+/// slack of the list it grows), measured: 6 million events of `[{},{},…]` peaked at 1.04 GB.
+pub(crate) const EVENT_COST: u64 = 176;
+
+/// One pass over a YAML text before it is parsed, quoted scalars and comments skipped:
+/// - flow collections (`[`, `{`) nested past [`MAX_FLOW_DEPTH`] are refused as soon as the
+///   depth is reached: the parser's scanner works in the square of the depth (50,000 `[`
+///   took 11 s) and its own limit is only met after all of that. A bracket inside a plain
+///   scalar counts too, which can only refuse text with more than 128 unclosed brackets;
+/// - returns how many events the parser may make of it, at most: each begins at a bracket, a
+///   comma, a colon, a dash, an alias or anchor mark or a line break outside quotes.
+fn scan(text: &[u8]) -> Result<u64, LoadError> {
+    let mut events = 4u64;
+    let (mut depth, mut line, mut column) = (0usize, 1usize, 0usize);
+    let mut quote: Option<u8> = None;
+    let mut comment = false;
+    let mut previous = b'\n';
+    let mut escaped = false;
+    for &byte in text {
+        column += 1;
+        if byte == b'\n' {
+            (line, column, comment) = (line + 1, 0, false);
+            events += 1;
+            previous = byte;
+            continue;
+        }
+        match quote {
+            Some(b'"') if escaped => escaped = false,
+            Some(b'"') if byte == b'\\' => escaped = true,
+            Some(q) if byte == q => quote = None,
+            Some(_) => {}
+            None if comment => {}
+            None => {
+                let at_token = matches!(previous, b' ' | b'\t' | b'\n' | b'[' | b'{' | b',' | b':');
+                if matches!(
+                    byte,
+                    b'[' | b'{' | b',' | b':' | b'-' | b'*' | b'&' | b']' | b'}'
+                ) {
+                    events += 1;
+                }
+                match byte {
+                    b'#' if at_token => comment = true,
+                    b'\'' | b'"' if at_token => quote = Some(byte),
+                    b'[' | b'{' => {
+                        depth += 1;
+                        if depth > MAX_FLOW_DEPTH {
+                            return Err(LoadError::Refused(format!(
+                                "YAML nested too deeply at line {line}, column {column} (the \
+                                 limit is {MAX_FLOW_DEPTH} levels)"
+                            )));
+                        }
+                    }
+                    b']' | b'}' => depth = depth.saturating_sub(1),
+                    _ => {}
+                }
             }
         }
-        Yaml::String(s) => Value::String(s),
-        Yaml::Sequence(items) => Value::Array(items.into_iter().map(to_json).collect()),
-        Yaml::Mapping(mapping) => {
-            let mut object = Map::with_capacity(mapping.len());
-            for (key, value) in mapping {
-                let key = match key {
-                    Yaml::String(s) => s,
-                    other => match to_json(other) {
-                        Value::String(s) => s,
-                        other => other.to_string(),
-                    },
-                };
-                object.insert(key, to_json(value));
-            }
-            Value::Object(object)
-        }
-        // Tags other than YAML's own are dropped, their values kept.
-        Yaml::Tagged(tagged) => to_json(tagged.value),
+        previous = byte;
     }
+    Ok(events)
 }
 
 /// A body as the cassette holds it. The YAML parser resolves `!!binary` to its base64 text, so
@@ -357,5 +396,78 @@ mod tests {
         let error = from_yaml(b"interactions:\n  - request: [1, 2\n").unwrap_err();
         let text = error.to_string();
         assert_eq!(text.matches("line 3").count(), 1, "{text}");
+    }
+}
+
+#[cfg(test)]
+mod bounds {
+    use super::*;
+
+    #[test]
+    fn an_anchor_expanded_at_every_alias_is_charged_and_refused() {
+        // 256 KB anchored once, used 1,000 times: a 300 KB file that parses to 256 MB.
+        let body = "x".repeat(256 * 1024);
+        let mut text = format!("interactions:\n- request: &r\n    body: '{body}'\n");
+        for _ in 0..1000 {
+            text.push_str("- request: *r\n");
+        }
+        let started = std::time::Instant::now();
+        let error = from_yaml(text.as_bytes()).unwrap_err().to_string();
+        assert!(error.starts_with("too many values for its size"), "{error}");
+        assert!(started.elapsed() < std::time::Duration::from_secs(3));
+        // The same anchor used a few times is an ordinary cassette.
+        let mut text = format!("interactions:\n- request: &r\n    body: '{body}'\n");
+        for _ in 0..3 {
+            text.push_str("- request: *r\n");
+        }
+        let value = from_yaml(text.as_bytes()).unwrap();
+        assert_eq!(value["interactions"].as_array().unwrap().len(), 4);
+        assert_eq!(value["interactions"][3]["request"]["body"], body.as_str());
+    }
+
+    #[test]
+    fn flow_nesting_is_refused_as_soon_as_the_depth_is_reached() {
+        let deep = 200_000;
+        let text = format!("interactions: {}{}\n", "[".repeat(deep), "]".repeat(deep));
+        let started = std::time::Instant::now();
+        let error = from_yaml(text.as_bytes()).unwrap_err().to_string();
+        assert_eq!(
+            error,
+            format!(
+                "YAML nested too deeply at line 1, column {} (the limit is 128 levels)",
+                "interactions: ".len() + MAX_FLOW_DEPTH + 1
+            )
+        );
+        assert!(started.elapsed() < std::time::Duration::from_millis(500));
+        // Brackets in quotes and comments are text; 128 levels are fine.
+        let quoted = format!(
+            "a: '{}'\nb: \"{}\" # {}\n",
+            "[".repeat(500),
+            "{".repeat(500),
+            "[".repeat(500)
+        );
+        assert!(from_yaml(quoted.as_bytes()).is_ok());
+        let fine = format!("a: {}{}\n", "[".repeat(100), "]".repeat(100));
+        assert!(from_yaml(fine.as_bytes()).is_ok());
+    }
+
+    #[test]
+    fn many_small_values_are_refused_before_the_parser_holds_them() {
+        // 400,000 empty mappings in 1.2 MB: the parser's events alone would take ~140 MB,
+        // past the budget of 64 MiB + 16 × 1.2 MB; refused from the scan, before parsing.
+        let text = format!("a: [{}{{}}]\n", "{},".repeat(400_000));
+        assert!(scan(text.as_bytes()).unwrap() >= 800_000);
+        let started = std::time::Instant::now();
+        let error = from_yaml(text.as_bytes()).unwrap_err().to_string();
+        assert!(error.starts_with("too many values for its size"), "{error}");
+        assert!(started.elapsed() < std::time::Duration::from_millis(500));
+    }
+
+    #[test]
+    fn tags_and_keys_that_are_not_strings_are_kept() {
+        let value = from_yaml(b"a: !Custom {b: 1}\n200: ok\nc: !!binary aGk=\n").unwrap();
+        assert_eq!(value["a"]["b"], 1);
+        assert_eq!(value["200"], "ok");
+        assert_eq!(value["c"], "aGk=");
     }
 }

@@ -117,7 +117,23 @@ pub(crate) const MAX_DOCUMENT_BYTES: u64 = MAX_RECORD_BYTES;
 fn document_limit(head: &[u8]) -> u64 {
     let rest = head.trim_ascii_start();
     let rest = rest.strip_prefix(b"{").unwrap_or(rest).trim_ascii_start();
-    if rest.starts_with(b"\"log\"") {
+    // `"log"` first and an object holding HAR's own keys (`version`, `creator`, `entries`,
+    // which writers put first): a capture whose first key is `log` keeps a capture's limit.
+    let Some(after) = rest.strip_prefix(b"\"log\"") else {
+        return MAX_CAPTURE_BYTES;
+    };
+    let after = after.trim_ascii_start();
+    let object = after
+        .strip_prefix(b":")
+        .is_some_and(|v| v.trim_ascii_start().starts_with(b"{"));
+    let har_keys = [b"\"version\"".as_slice(), b"\"creator\"", b"\"entries\""]
+        .iter()
+        .any(|key| {
+            after[..after.len().min(4096)]
+                .windows(key.len())
+                .any(|w| w == *key)
+        });
+    if object && har_keys {
         MAX_DOCUMENT_BYTES
     } else {
         MAX_CAPTURE_BYTES
@@ -577,5 +593,38 @@ impl<R: Read> Read for Tee<R> {
         self.copy.extend_from_slice(&buf[..n]);
         self.read.fetch_add(n as u64, Ordering::Relaxed);
         Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod limits {
+    use super::*;
+
+    #[test]
+    fn only_a_har_log_gets_the_record_limit() {
+        // HAR writers put the log's own keys first.
+        assert_eq!(
+            document_limit(b"{\n  \"log\": {\n    \"version\": \"1.2\",\n"),
+            MAX_DOCUMENT_BYTES
+        );
+        assert_eq!(
+            document_limit(br#"{"log":{"creator":{"name":"x"},"entries":["#),
+            MAX_DOCUMENT_BYTES
+        );
+        // A capture whose first key is `log` keeps a capture's 64 MiB.
+        assert_eq!(
+            document_limit(br#"{"log":"debug","model":"m","tools":["#),
+            MAX_CAPTURE_BYTES
+        );
+        assert_eq!(
+            document_limit(br#"{"log":{"level":1},"model":"m","tools":["#),
+            MAX_CAPTURE_BYTES
+        );
+        assert!(!crate::trace::jsonl::names_a_record(
+            br#"{"log":"debug","tools":["#
+        ));
+        assert!(crate::trace::jsonl::names_a_record(
+            br#"{"log":{"version":"1.2""#
+        ));
     }
 }

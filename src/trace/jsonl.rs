@@ -331,6 +331,15 @@ const RECORD_KEYS: [&[u8]; 8] = [
     b"model_parameters",
 ];
 
+/// Whether what follows a key is `: {` (a HAR's `log` holds an object; a capture's `log`
+/// string or flag does not make it a record).
+fn opens_object(after_key: &[u8]) -> bool {
+    after_key
+        .trim_ascii_start()
+        .strip_prefix(b":")
+        .is_some_and(|v| v.trim_ascii_start().starts_with(b"{"))
+}
+
 /// Whether the start of a JSON object (`head`, cut anywhere) has a top-level key of a trace
 /// record among the keys it has so far. Keys are compared as written (these need no escapes).
 pub(crate) fn names_a_record(head: &[u8]) -> bool {
@@ -349,6 +358,7 @@ pub(crate) fn names_a_record(head: &[u8]) -> bool {
                 in_string = false;
                 if let Some(start) = key_start.take()
                     && RECORD_KEYS.contains(&&head[start..i])
+                    && (&head[start..i] != b"log" || opens_object(&head[i + 1..]))
                 {
                     return true;
                 }

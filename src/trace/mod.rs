@@ -167,6 +167,9 @@ pub struct Ignored {
     pub reason: String,
 }
 
+/// Ignored records a reader keeps to list (the rest are counted only).
+pub const IGNORED_KEPT: usize = 1000;
+
 /// How a trace is read.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct TraceOptions {
@@ -199,7 +202,8 @@ pub fn open_path(path: &Path, options: &TraceOptions) -> Result<TraceReader, Fil
         format: detected.format,
         compression: detected.compression,
         source: detected.source,
-        ignored: detected.ignored,
+        ignored_total: detected.ignored.len(),
+        ignored: detected.ignored.into_iter().take(IGNORED_KEPT).collect(),
         document_error: detected.document_error,
         notes: detected.notes,
         skipped: 0,
@@ -242,6 +246,7 @@ pub struct TraceReader {
     compression: Option<Compression>,
     source: Source,
     ignored: Vec<Ignored>,
+    ignored_total: usize,
     document_error: Option<LoadError>,
     notes: Vec<String>,
     skipped: usize,
@@ -263,8 +268,17 @@ impl TraceReader {
 
     /// Records that are not model calls, in the order met (a folder's other files first).
     /// Complete once the iterator is exhausted.
+    ///
+    /// At most the first [`IGNORED_KEPT`]: a trace may hold millions (health checks, `GET`s),
+    /// and each kept would cost its URL; [`TraceReader::ignored_total`] counts them all.
     pub fn ignored(&self) -> &[Ignored] {
         &self.ignored
+    }
+
+    /// How many records were not model calls, all of them (complete once the iterator is
+    /// exhausted).
+    pub fn ignored_total(&self) -> usize {
+        self.ignored_total
     }
 
     /// Whether bad records are skipped ([`TraceOptions::skip_bad`]).
@@ -328,7 +342,12 @@ impl Iterator for TraceReader {
             };
             match raw {
                 Raw::Read(_, Ok(record::Outcome::Turn(record))) => return Some(Ok(*record)),
-                Raw::Read(_, Ok(record::Outcome::Ignored(ignored))) => self.ignored.push(ignored),
+                Raw::Read(_, Ok(record::Outcome::Ignored(ignored))) => {
+                    self.ignored_total += 1;
+                    if self.ignored.len() < IGNORED_KEPT {
+                        self.ignored.push(ignored);
+                    }
+                }
                 Raw::Read(_, Err(_)) if self.skip_bad => self.skipped += 1,
                 Raw::Read(at, Err(problem)) => {
                     let error = LoadError::BadRecord { at, problem };

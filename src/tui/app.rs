@@ -126,6 +126,8 @@ pub enum Msg {
         /// The path, or why not.
         result: Result<PathBuf, WriteError>,
     },
+    /// Text pasted into the terminal (bracketed paste): one edit.
+    Paste(String),
     /// Time passed (animates the progress spinner).
     Tick,
 }
@@ -171,6 +173,8 @@ pub struct App {
     pub cwd: String,
     /// What `~` stands for in an export path.
     pub home: Option<String>,
+    /// What the view reads (the capture, the trace, standard input): never an export target.
+    pub inputs: crate::export::Inputs,
     /// A message for the status bar, and whether it is an error.
     pub status: Option<(String, bool)>,
     /// The terminal's size.
@@ -261,6 +265,7 @@ impl App {
             quit: false,
             interrupted: false,
             nested: false,
+            inputs: crate::export::Inputs::new(),
             leave: false,
             spinner: 0,
             search_text,
@@ -1840,6 +1845,21 @@ impl KeyTarget for App {
     fn type_char(&mut self, c: char) {
         App::type_char(self, c);
     }
+
+    fn type_text(&mut self, text: &str) {
+        // The search refilters once for the whole paste, not once per character.
+        if self.search.typing && self.overlay.is_none() {
+            self.search.text.push_str(text);
+            self.select_row(0);
+            if self.tab == Tab::Matrix {
+                self.select_cell(0);
+            }
+            return;
+        }
+        for c in text.chars() {
+            App::type_char(self, c);
+        }
+    }
 }
 
 /// Characters of an entry's keys and strings that must not reach a terminal raw, line breaks
@@ -1883,6 +1903,7 @@ pub fn default_export_path(capture_path: &str, strategy: Strategy, tools_only: b
 pub fn update(app: &mut App, msg: Msg) {
     match msg {
         Msg::Key(key) => key_prelude::on_key(app, key),
+        Msg::Paste(text) => key_prelude::on_paste(app, &text),
         Msg::Mouse(mouse) => app.on_mouse(mouse),
         Msg::Resize(w, h) => {
             app.size = (w, h);

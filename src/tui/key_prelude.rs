@@ -22,6 +22,32 @@ pub(crate) trait KeyTarget {
     fn act(&mut self, action: Action, index: Option<usize>);
     /// Type a character into the text field being edited.
     fn type_char(&mut self, c: char);
+    /// Type a whole pasted text into the text field being edited, as one edit (a view whose
+    /// field does work on each change, as the tool search, does it once).
+    fn type_text(&mut self, text: &str) {
+        for c in text.chars() {
+            self.type_char(c);
+        }
+    }
+}
+
+/// Characters of a paste kept: more is no search and no path (a path is at most 4,096 bytes).
+pub(crate) const MAX_PASTE: usize = 4096;
+
+/// Apply a bracketed paste to `view`: one edit of the text field being edited (its line breaks
+/// and other control characters as spaces, at most [`MAX_PASTE`] characters), nothing
+/// elsewhere; never a key at a time, so a pasted `q` quits nothing.
+pub(crate) fn on_paste(view: &mut impl KeyTarget, text: &str) {
+    view.clear_status();
+    if !view.context().is_text_input() {
+        return;
+    }
+    let clean: String = text
+        .chars()
+        .take(MAX_PASTE)
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    view.type_text(&clean);
 }
 
 /// Apply one key to `view`: the shared keys first, then its own table.

@@ -57,6 +57,7 @@ pub mod table;
 pub mod tabs;
 pub mod textview;
 pub mod theme;
+mod tty;
 pub mod view;
 pub mod widgets;
 pub mod worker;
@@ -68,7 +69,10 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, Sender};
 use std::time::{Duration, Instant};
 
-use crossterm::event::{self, DisableMouseCapture, EnableMouseCapture, Event};
+use crossterm::event::{
+    self, DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture,
+    Event,
+};
 use crossterm::terminal::{
     EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
 };
@@ -130,6 +134,8 @@ pub fn run(
     }
     let capture = Arc::new(capture);
     let mut app = App::new(capture.clone(), path, settings, encoding, color);
+    // `-` is standard input; a bundled sample names no file.
+    app.inputs.add(Path::new(&app.path));
     let (out_tx, out_rx) = std::sync::mpsc::channel();
     let jobs = worker::spawn(capture, out_tx);
     on_terminal(color, |terminal, (width, height)| {
@@ -159,35 +165,38 @@ fn on_terminal(
         crossterm::style::Colored::set_ansi_color_disabled(false);
     }
     install_panic_hook();
+    // Before the terminal is taken: crossterm then reads the same descriptor the loop watches.
+    let input = tty::TtyInput::take()?;
     let guard = TerminalGuard::enter()?;
     let mut terminal = Terminal::new(CrosstermBackend::new(std::io::stdout()))?;
     let size = terminal.size()?;
     let result = view(&mut terminal, (size.width, size.height));
     drop(terminal);
     drop(guard);
+    drop(input);
     result
 }
 
-/// Signals whose default action ends the process: each ends a view like `q`, so its loop
-/// returns and the guard restores the terminal (the default action would leave it in raw mode
-/// on the alternate screen, mouse reporting on). SIGINT too: raw mode turns Ctrl-C into a key,
-/// but `kill -INT` from outside still comes. (SIGKILL cannot be caught; SIGPIPE is ignored.)
-const ENDING_SIGNALS: &[i32] = &[
-    signal_hook::consts::SIGTERM,
-    signal_hook::consts::SIGHUP,
-    signal_hook::consts::SIGINT,
-    signal_hook::consts::SIGQUIT,
-    signal_hook::consts::SIGUSR1,
-    signal_hook::consts::SIGUSR2,
-    signal_hook::consts::SIGALRM,
-    signal_hook::consts::SIGVTALRM,
-    signal_hook::consts::SIGPROF,
-    signal_hook::consts::SIGXCPU,
-    signal_hook::consts::SIGXFSZ,
-    signal_hook::consts::SIGIO,
-    signal_hook::consts::SIGSYS,
-    signal_hook::consts::SIGTRAP,
-];
+/// Every signal whose default action ends the process and that can be caught: each ends a
+/// view like `q`, so its loop returns and the guard restores the terminal (the default action
+/// would leave it in raw mode on the alternate screen, mouse reporting on), and ends an export
+/// with its temporary file removed. SIGINT too: raw mode turns Ctrl-C into a key, but `kill
+/// -INT` from outside still comes. Left out: SIGKILL (cannot be caught); SIGPIPE (ignored, so
+/// a write to a closed pipe fails); SIGXFSZ (ignored by the command line so a write past
+/// `ulimit -f` fails with EFBIG); the faults SIGSEGV, SIGBUS, SIGILL and SIGFPE (a handler that
+/// returns would fault again); and the real-time signals the C library keeps for its threads.
+pub fn ending_signals() -> Vec<i32> {
+    use signal_hook::consts::*;
+    let mut signals = vec![
+        SIGTERM, SIGHUP, SIGINT, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU,
+        SIGIO, SIGSYS, SIGTRAP, SIGABRT,
+    ];
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    signals.extend([libc::SIGPWR, libc::SIGSTKFLT]);
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    signals.extend(libc::SIGRTMIN()..=libc::SIGRTMAX());
+    signals
+}
 
 /// The flags the signals set: `stop` for [`ENDING_SIGNALS`] (the number of the last one to
 /// come, 0 for none), `suspend` for SIGTSTP from outside (`kill -TSTP`), which suspends as
@@ -225,12 +234,20 @@ impl SignalFlags {
 
 fn stop_on_signals() -> Result<SignalFlags, TuiError> {
     let stop = Arc::new(AtomicUsize::new(0));
-    for &signal in ENDING_SIGNALS {
+    for signal in ending_signals() {
         // Signal numbers are small and positive.
         signal_hook::flag::register_usize(signal, stop.clone(), signal as usize)?;
     }
     let suspend = Arc::new(AtomicBool::new(false));
-    signal_hook::flag::register(signal_hook::consts::SIGTSTP, suspend.clone())?;
+    // SIGTTIN and SIGTTOU stop the process by default: suspend as Ctrl-Z does, terminal
+    // restored first.
+    for signal in [
+        signal_hook::consts::SIGTSTP,
+        signal_hook::consts::SIGTTIN,
+        signal_hook::consts::SIGTTOU,
+    ] {
+        signal_hook::flag::register(signal, suspend.clone())?;
+    }
     Ok(SignalFlags { stop, suspend })
 }
 
@@ -248,6 +265,13 @@ pub fn run_trace(
 ) -> Result<Ended, TuiError> {
     if !std::io::stdout().is_terminal() {
         return Err(TuiError::NotATerminal);
+    }
+    // The trace (or its private copy) and, when it came that way, standard input: a turn opened
+    // from it must not be exported over them.
+    let mut inputs = crate::export::Inputs::new();
+    inputs.add(&path);
+    if name == crate::capture::display_name("-") {
+        inputs.add_stdin();
     }
     let mut app = session_app::SessionApp::new(
         name.clone(),
@@ -277,6 +301,7 @@ pub fn run_trace(
             tx,
             rx,
             nested: None,
+            inputs,
         };
         event_loop(terminal, &mut program)
     })
@@ -329,6 +354,7 @@ impl Program for InspectorProgram<'_> {
             Event::Key(key) => Msg::Key(key),
             Event::Mouse(mouse) => Msg::Mouse(mouse),
             Event::Resize(w, h) => Msg::Resize(w, h),
+            Event::Paste(text) => Msg::Paste(text),
             _ => return,
         };
         update(self.app, msg);
@@ -358,6 +384,8 @@ struct SessionProgram<'a> {
     tx: Sender<worker::SessionMsg>,
     rx: Receiver<worker::SessionMsg>,
     nested: Option<(u64, Sender<worker::Job>, Receiver<worker::WorkerMsg>)>,
+    /// What the session reads; handed to each turn's inspector.
+    inputs: crate::export::Inputs,
 }
 
 impl Program for SessionProgram<'_> {
@@ -373,8 +401,9 @@ impl Program for SessionProgram<'_> {
                 SessionEffect::Suspend => suspend = true,
             }
         }
-        match &app.single {
+        match &mut app.single {
             Some(single) if self.nested.as_ref().is_none_or(|n| n.0 != app.single_id) => {
+                single.inputs = self.inputs.clone();
                 let (out_tx, out_rx) = std::sync::mpsc::channel();
                 let jobs = worker::spawn(single.capture.clone(), out_tx);
                 self.nested = Some((app.single_id, jobs, out_rx));
@@ -407,6 +436,15 @@ impl Program for SessionProgram<'_> {
 
     fn on_event(&mut self, event: Event) {
         use session_app::SessionInput;
+        if let Event::Paste(text) = event {
+            match self.app.single.as_mut() {
+                Some(single) if self.app.screen == session_app::Screen::Single => {
+                    update(single, Msg::Paste(text));
+                }
+                _ => key_prelude::on_paste(&mut *self.app, &text),
+            }
+            return;
+        }
         let msg = match event {
             Event::Key(key) => SessionInput::Key(key),
             Event::Mouse(mouse) => SessionInput::Mouse(mouse),
@@ -443,7 +481,27 @@ where
     TuiError: From<B::Error>,
 {
     let stop = stop_on_signals()?;
-    let input = TtyInput::open()?;
+    let input = tty::TtyInput;
+    let done = Arc::new(AtomicBool::new(false));
+    tty::watch(stop.stop.clone(), done.clone(), restore_terminal);
+    let ended = run_loop(terminal, program, &stop, &input);
+    done.store(true, Ordering::SeqCst);
+    ended
+}
+
+/// Events handled between two drawings (and two looks at the workers).
+const BURST: usize = 256;
+
+/// [`event_loop`]'s body, until the view, a signal or a hang-up ends it.
+fn run_loop<B: Backend>(
+    terminal: &mut Terminal<B>,
+    program: &mut impl Program,
+    stop: &SignalFlags,
+    input: &tty::TtyInput,
+) -> Result<Ended, TuiError>
+where
+    TuiError: From<B::Error>,
+{
     let mut dirty = true;
     let mut last_tick = Instant::now();
     loop {
@@ -473,74 +531,32 @@ where
             last_tick = Instant::now();
             dirty = true;
         }
-        // Wait on the terminal ourselves: crossterm's reader spins forever on a terminal that
-        // hung up (the window closed, the tmux pane killed), so it is only asked for events
-        // that are there. A signal (SIGWINCH, SIGTERM) cuts the wait short.
-        if input.wait(Duration::from_millis(30))? == Readiness::HungUp {
+        // Wait on the terminal ourselves: crossterm is only asked for events that are there
+        // (see `tty`). A signal (SIGWINCH, SIGTERM) cuts the wait short.
+        if input.wait(Duration::from_millis(30))? == tty::Readiness::HungUp {
             return Ok(Ended::Quit);
         }
-        while event::poll(Duration::ZERO)? {
+        // A burst (a paste, a held key) is handled a bounded number of events at a time, and
+        // the hang-up, the signals and the view's own end are looked at between any two.
+        for _ in 0..BURST {
+            if !event::poll(Duration::ZERO)? {
+                break;
+            }
             let event = event::read()?;
-            if matches!(event, Event::Key(_) | Event::Mouse(_) | Event::Resize(..)) {
+            if matches!(
+                event,
+                Event::Key(_) | Event::Mouse(_) | Event::Resize(..) | Event::Paste(_)
+            ) {
                 program.on_event(event);
                 dirty = true;
             }
-        }
-    }
-}
-
-/// What the terminal's input has for the event loop.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Readiness {
-    /// Bytes to read (keys, mouse, replies).
-    Input,
-    /// Nothing within the wait, or a signal arrived.
-    Idle,
-    /// The terminal is gone: nothing will ever be read from it again.
-    HungUp,
-}
-
-/// The descriptor crossterm reads events from: standard input when it is a terminal, else
-/// `/dev/tty` (when a capture was piped in).
-struct TtyInput {
-    dev_tty: Option<std::fs::File>,
-}
-
-impl TtyInput {
-    fn open() -> std::io::Result<TtyInput> {
-        let dev_tty = if std::io::stdin().is_terminal() {
-            None
-        } else {
-            Some(std::fs::File::open("/dev/tty")?)
-        };
-        Ok(TtyInput { dev_tty })
-    }
-
-    fn wait(&self, timeout: Duration) -> std::io::Result<Readiness> {
-        use rustix::event::{PollFd, PollFlags, Timespec};
-        use std::os::fd::AsFd;
-        let stdin = std::io::stdin();
-        let fd = match &self.dev_tty {
-            Some(file) => file.as_fd(),
-            None => stdin.as_fd(),
-        };
-        let mut fds = [PollFd::new(&fd, PollFlags::IN)];
-        let timeout = Timespec {
-            tv_sec: timeout.as_secs() as _,
-            tv_nsec: timeout.subsec_nanos() as _,
-        };
-        match rustix::event::poll(&mut fds, Some(&timeout)) {
-            Ok(0) => Ok(Readiness::Idle),
-            Ok(_)
-                if fds[0]
-                    .revents()
-                    .intersects(PollFlags::HUP | PollFlags::ERR | PollFlags::NVAL) =>
-            {
-                Ok(Readiness::HungUp)
+            let (quit, interrupted) = program.quit();
+            if stop.ending(quit, interrupted).is_some() {
+                break;
             }
-            Ok(_) => Ok(Readiness::Input),
-            Err(rustix::io::Errno::INTR) => Ok(Readiness::Idle),
-            Err(e) => Err(e.into()),
+            if input.wait(Duration::ZERO)? == tty::Readiness::HungUp {
+                return Ok(Ended::Quit);
+            }
         }
     }
 }
@@ -549,15 +565,23 @@ impl TtyInput {
 /// terminal back when the shell resumes it.
 fn suspend() -> std::io::Result<()> {
     restore_terminal();
+    tty::restore_flags();
     // SIGSTOP, not SIGTSTP: SIGTSTP is caught (to restore the terminal before stopping), and
     // the shell sees the same stopped job either way.
     signal_hook::low_level::raise(signal_hook::consts::SIGSTOP)?;
-    // Resumed (`fg`).
+    // Resumed. By `bg`, in the background, taking the terminal back would make it send
+    // SIGTTOU, which is caught (to suspend cleanly) and so would come again at every retry:
+    // stop again until the shell brings the view to the foreground.
+    while !tty::in_foreground() {
+        signal_hook::low_level::raise(signal_hook::consts::SIGSTOP)?;
+    }
+    tty::set_nonblocking()?;
     enable_raw_mode()?;
     execute!(
         std::io::stdout(),
         EnterAlternateScreen,
         EnableMouseCapture,
+        EnableBracketedPaste,
         cursor::Hide
     )
 }
@@ -584,7 +608,7 @@ fn run_effects(app: &mut App, jobs: &Sender<worker::Job>) -> bool {
                 overwrite,
                 what,
             } => {
-                let result = write_export(&path, &bytes, overwrite);
+                let result = write_export(&path, &bytes, overwrite, &app.inputs);
                 update(app, Msg::Written { what, result });
             }
         }
@@ -592,12 +616,19 @@ fn run_effects(app: &mut App, jobs: &Sender<worker::Job>) -> bool {
     suspend
 }
 
-/// Write `bytes` to `path` atomically (a temporary file in the same folder, then a rename);
-/// refuse to replace an existing file unless `overwrite`. Returns the absolute path.
-/// The library's export ([`crate::export::write_atomic`], the same the CLI uses). Returns the
-/// absolute path for the status bar.
-pub fn write_export(path: &Path, bytes: &[u8], overwrite: bool) -> Result<PathBuf, WriteError> {
-    match crate::export::write_atomic(path, bytes, overwrite) {
+/// Write an export through the library's one writer ([`crate::export::export`], the command
+/// line's too): a regular file atomically, a device or a pipe through (never replaced), never
+/// over one of `inputs` even when overwriting was confirmed. Returns the absolute path for the
+/// status bar.
+pub fn write_export(
+    path: &Path,
+    bytes: &[u8],
+    overwrite: bool,
+    inputs: &crate::export::Inputs,
+) -> Result<PathBuf, WriteError> {
+    let text = String::from_utf8_lossy(bytes);
+    let stop = AtomicBool::new(false);
+    match crate::export::export(path, &text, overwrite, inputs, (&stop, false)) {
         Ok(()) => Ok(std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())),
         Err(crate::export::ExportError::Exists(_)) => Err(WriteError::Exists),
         Err(e) => Err(WriteError::Failed(crate::text::safe(&e.to_string()))),
@@ -615,6 +646,7 @@ impl TerminalGuard {
             std::io::stdout(),
             EnterAlternateScreen,
             EnableMouseCapture,
+            EnableBracketedPaste,
             cursor::Hide
         )?;
         Ok(guard)
@@ -632,6 +664,7 @@ fn restore_terminal() {
     let _ = execute!(
         std::io::stdout(),
         DisableMouseCapture,
+        DisableBracketedPaste,
         LeaveAlternateScreen,
         cursor::Show
     );
@@ -643,6 +676,7 @@ fn install_panic_hook() {
     let previous = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
         restore_terminal();
+        tty::restore_flags();
         previous(info);
         eprintln!(
             "toolprism {} crashed; the terminal was restored. Please report this.",

@@ -245,7 +245,7 @@ fn header(report: &SessionReport) -> Vec<String> {
     if trace.torn_last_line {
         parts.push("last line torn".to_owned());
     }
-    parts.push(format!("{} ignored", thousands(trace.ignored.len())));
+    parts.push(format!("{} ignored", thousands(trace.ignored_total)));
     parts.push(format!("{} skipped", thousands(trace.skipped)));
     parts
 }
