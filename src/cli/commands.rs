@@ -27,6 +27,7 @@ pub(super) fn report(args: ReportArgs, color: ColorChoice) -> Result<Output, Fai
         per_tool,
         mut matrix,
         budget,
+        by_server,
     } = args;
     // `--format markdown|csv` is a matrix format: asking for it is asking for the matrix.
     if matches!(
@@ -61,21 +62,34 @@ pub(super) fn report(args: ReportArgs, color: ColorChoice) -> Result<Output, Fai
     };
     let mut report = report::report(&capture, &path, &strategies, &settings, &counter);
     report.turn = turn;
+    let rows = by_server.then(|| super::mcp::rows_of(&capture, &report, &settings, &counter));
     // Not freed: the process exits after printing, and freeing the trees of 100,000 tools
     // takes a third of a second.
     std::mem::forget(capture);
-    let streamed = json && !std::io::stdout().is_terminal();
+    let streamed = json && rows.is_none() && !std::io::stdout().is_terminal();
     let text = if streamed {
         String::new()
     } else if json {
-        let mut text = serde_json::to_string_pretty(&report)
+        let mut value = serde_json::to_value(&report)
+            .map_err(|e| Failure::new(format!("{}: {e}", visible(&name))))?;
+        if let (Some(rows), serde_json::Value::Object(map)) = (&rows, &mut value) {
+            let rows = serde_json::to_value(rows)
+                .map_err(|e| Failure::new(format!("{}: {e}", visible(&name))))?;
+            map.insert("servers".into(), rows);
+        }
+        let mut text = serde_json::to_string_pretty(&value)
             .map_err(|e| Failure::new(format!("{}: {e}", visible(&name))))?;
         text.push('\n');
         for_terminal(text)
     } else if matrix.matrix {
         matrix::render(&report, &matrix, use_color(color))
     } else {
-        table::report_table(&report, per_tool, terminal_width(), use_color(color))
+        let mut text = table::report_table(&report, per_tool, terminal_width(), use_color(color));
+        if let Some(rows) = &rows {
+            text.push('\n');
+            text.push_str(&super::mcp::by_server_table(rows));
+        }
+        text
     };
     let mut output = Output::text(text);
     if let Some(budget) = budget
@@ -328,7 +342,7 @@ pub(super) fn completions(args: &CompletionsArgs) -> Output {
 
 /// Write an export to a file, a device or a pipe (`export::write`'s rules); on a terminal
 /// device (`-o /dev/tty`) the JSON is made terminal-safe as for `-o -`.
-fn write_export(path: &Path, text: &str, force: bool) -> Result<(), Failure> {
+pub(super) fn write_export(path: &Path, text: &str, force: bool) -> Result<(), Failure> {
     match export::target_kind(path) {
         export::TargetKind::Through => {
             let mut file = export::open_through(path).map_err(export_failure)?;
@@ -429,7 +443,7 @@ fn refused(projection: &toolprism::Projection, name: &str) -> Result<(), Failure
 
 /// The `--budget` gate: which chosen strategies' total tokens exceed `budget`, as one line.
 /// A refused strategy has no figures to pass the gate with, so it fails it.
-fn over_budget(report: &report::Report, budget: usize) -> Option<String> {
+pub(super) fn over_budget(report: &report::Report, budget: usize) -> Option<String> {
     let failures: Vec<String> = report
         .strategies
         .iter()
