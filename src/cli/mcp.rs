@@ -157,9 +157,21 @@ pub(super) fn mcp(args: McpArgs, color: ColorChoice) -> Result<Output, Failure> 
         .filter(|(s, l)| !s.disabled && l.status == ListStatus::Ok)
         .collect();
     if listed.is_empty() {
+        let why: Vec<String> = servers
+            .iter()
+            .zip(&listings)
+            .map(|(s, l)| {
+                format!(
+                    "{} {} ({})",
+                    visible(&s.name),
+                    l.status.id(),
+                    visible(l.error.as_deref().unwrap_or_default())
+                )
+            })
+            .collect();
         return Err(Failure::new(format!(
-            "no server could be listed:\n{}",
-            lines.trim_end()
+            "no server could be listed: {}",
+            why.join("; ")
         )));
     }
     let tools: Vec<ServerTools> = listed
@@ -224,7 +236,7 @@ pub(super) fn mcp(args: McpArgs, color: ColorChoice) -> Result<Output, Failure> 
             table::report_table(&report, args.per_tool, terminal_width(), use_color(color))
         };
         Output::text(format!(
-            "{}\n{body}\n{}{}",
+            "{}\n{body}\n{}\n{}",
             servers_section(host, &lines),
             by_server_table(&rows),
             TIKTOKEN_NOTE
