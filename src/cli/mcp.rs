@@ -157,22 +157,7 @@ pub(super) fn mcp(args: McpArgs, color: ColorChoice) -> Result<Output, Failure> 
         .filter(|(s, l)| !s.disabled && l.status == ListStatus::Ok)
         .collect();
     if listed.is_empty() {
-        let why: Vec<String> = servers
-            .iter()
-            .zip(&listings)
-            .map(|(s, l)| {
-                format!(
-                    "{} {} ({})",
-                    visible(&s.name),
-                    l.status.id(),
-                    visible(l.error.as_deref().unwrap_or_default())
-                )
-            })
-            .collect();
-        return Err(Failure::new(format!(
-            "no server could be listed: {}",
-            why.join("; ")
-        )));
+        return Err(none_listed(&servers, &listings));
     }
     let tools: Vec<ServerTools> = listed
         .iter()
@@ -250,6 +235,23 @@ pub(super) fn mcp(args: McpArgs, color: ColorChoice) -> Result<Output, Failure> 
         output.status = EXIT_CHECK;
     }
     Ok(output)
+}
+
+/// The one line when no server could be listed: each server, its status and why.
+fn none_listed(servers: &[ServerConfig], listings: &[Listing]) -> Failure {
+    let why: Vec<String> = servers
+        .iter()
+        .zip(listings)
+        .map(|(s, l)| {
+            format!(
+                "{} {} ({})",
+                visible(&s.name),
+                l.status.id(),
+                visible(l.error.as_deref().unwrap_or_default())
+            )
+        })
+        .collect();
+    Failure::new(format!("no server could be listed: {}", why.join("; ")))
 }
 
 /// Said wherever toolprism's token figures are printed for an MCP list.
