@@ -582,3 +582,97 @@ fn the_sample_config_runs_offline() {
     assert_eq!(child.wait().unwrap().code(), Some(0));
     assert!(out.contains("notes") && out.contains(" ok "), "{out}");
 }
+
+#[test]
+fn claude_counts_come_from_the_endpoint_and_a_second_run_makes_no_call() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut served = serve(dir.path(), &["count"]);
+    let base = format!("http://127.0.0.1:{}", served.port);
+    let config = mcp_json(
+        dir.path(),
+        &serde_json::json!({"alpha": stdio(&["paged", "2", "5"]), "beta": stdio(&["paged", "3", "5"])}),
+    );
+    let cache = dir.path().join("cache");
+    let run_counted = || {
+        let out = toolprism()
+            .args([
+                "mcp",
+                &config.to_string_lossy(),
+                "-s",
+                "original",
+                "--json",
+                "--count-with",
+                "anthropic",
+                "--api-base",
+                &base,
+            ])
+            .env("ANTHROPIC_API_KEY", "test-key")
+            .env("TOOLPRISM_CACHE_DIR", &cache)
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let all = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(!all.contains("test-key"), "the key is never printed");
+        let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+        report["claude_count"].clone()
+    };
+    let first = run_counted();
+    // Whole, none, 2 servers, 5 tools.
+    assert_eq!(first["calls"], 9, "{first}");
+    assert_eq!(first["cached"], 0);
+    let with = first["with_tools"].as_i64().unwrap();
+    let without = first["without_tools"].as_i64().unwrap();
+    assert_eq!(first["tools"].as_i64().unwrap(), with - without);
+    assert!(with > without);
+    let servers: Vec<&str> = first["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(servers, ["alpha", "beta"]);
+    assert_eq!(first["per_tool"].as_array().unwrap().len(), 5);
+    let second = run_counted();
+    assert_eq!(
+        (second["calls"].as_u64(), second["cached"].as_u64()),
+        (Some(0), Some(9))
+    );
+    assert_eq!(second["servers"], first["servers"]);
+    assert_eq!(second["tools"], first["tools"]);
+    // The endpoint saw 9 calls in all.
+    let _ = served.child.kill();
+    let _ = served.child.wait();
+    let mut log = String::new();
+    served
+        .child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut log)
+        .unwrap();
+    assert_eq!(log.lines().filter(|l| *l == "call").count(), 9);
+    // Without a key: one line, nothing reached.
+    let out = toolprism()
+        .args([
+            "mcp",
+            &config.to_string_lossy(),
+            "--count-with",
+            "anthropic",
+            "--api-base",
+            &base,
+        ])
+        .env_remove("ANTHROPIC_API_KEY")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("needs ANTHROPIC_API_KEY"));
+}

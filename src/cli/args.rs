@@ -241,6 +241,19 @@ pub struct McpArgs {
     /// Replace FILE if it exists.
     #[arg(long, requires = "save")]
     pub force: bool,
+    /// Also ask the provider for its own count (`anthropic`: `/v1/messages/count_tokens` with
+    /// `ANTHROPIC_API_KEY`), per server and per tool by difference, cached on disk. Needs
+    /// `--host claude-code`. Off by default: no call is made without it.
+    #[arg(long, value_name = "PROVIDER", value_parser = ["anthropic"])]
+    pub count_with: Option<String>,
+    /// The API base for `--count-with` (a gateway's).
+    #[arg(
+        long,
+        value_name = "URL",
+        default_value = "https://api.anthropic.com",
+        requires = "count_with"
+    )]
+    pub api_base: String,
     /// Change a setting, e.g. `defer.threshold=5` (repeatable).
     #[arg(long = "set", value_name = "K=V", value_parser = SettingKeys, hide_possible_values = true)]
     pub set: Vec<String>,

@@ -12,6 +12,7 @@ use serde_json::{Value, json};
 use toolprism::mcp::by_server::{self, ServerRow};
 use toolprism::mcp::client::{self, Limits, ListStatus, Listing};
 use toolprism::mcp::config::{self, ServerConfig, Transport};
+use toolprism::mcp::count::{ClaudeCount, Counter};
 use toolprism::mcp::host::{self, Host, ServerTools};
 use toolprism::mcp::limits;
 use toolprism::measure::TokenCounter;
@@ -193,6 +194,10 @@ pub(super) fn mcp(args: McpArgs, color: ColorChoice) -> Result<Output, Failure> 
         .collect();
     let rows = by_server::rows(&capture, &report, &settings, Some(&owners), &counter);
     add_limit_notes(&mut report, &capture, host, &tools);
+    let claude = match &args.count_with {
+        Some(_) => Some(claude_count(&args, &capture, &owners, &stop)?),
+        None => None,
+    };
     if let Some(path) = &args.save {
         let mut text = serde_json::to_string_pretty(&synthesized.body)
             .map_err(|e| Failure::new(e.to_string()))?;
@@ -200,7 +205,7 @@ pub(super) fn mcp(args: McpArgs, color: ColorChoice) -> Result<Output, Failure> 
         super::commands::write_export(path, &text, args.force)?;
     }
     let mut output = if args.json {
-        json_output(&report, host, &servers, &listings, &rows)?
+        json_output(&report, host, &servers, &listings, &rows, claude.as_ref())?
     } else if std::io::stdout().is_terminal() && !args.matrix.matrix && args.save.is_none() {
         interrupt::take_over();
         let mut output = toolprism::tui::run(
@@ -221,10 +226,11 @@ pub(super) fn mcp(args: McpArgs, color: ColorChoice) -> Result<Output, Failure> 
             table::report_table(&report, args.per_tool, terminal_width(), use_color(color))
         };
         Output::text(format!(
-            "{}\n{body}\n{}\n{}",
+            "{}\n{body}\n{}\n{}{}",
             servers_section(host, &lines),
             by_server_table(&rows),
-            TIKTOKEN_NOTE
+            TIKTOKEN_NOTE,
+            claude.as_ref().map(claude_section).unwrap_or_default()
         ))
     };
     output.stderr = format!("{warnings}{}", output.stderr);
@@ -586,6 +592,7 @@ fn json_output(
     servers: &[ServerConfig],
     listings: &[Listing],
     rows: &[ServerRow],
+    claude: Option<&ClaudeCount>,
 ) -> Result<Output, Failure> {
     let mut value = serde_json::to_value(report).map_err(|e| Failure::new(e.to_string()))?;
     let entries: Vec<Value> = servers
@@ -615,6 +622,12 @@ fn json_output(
         .collect();
     if let Value::Object(map) = &mut value {
         map.insert("host".into(), host.id().into());
+        if let Some(claude) = claude {
+            map.insert(
+                "claude_count".into(),
+                serde_json::to_value(claude).map_err(|e| Failure::new(e.to_string()))?,
+            );
+        }
         map.insert("servers".into(), Value::Array(entries));
         map.insert(
             "by_server".into(),
@@ -634,4 +647,89 @@ pub(super) fn rows_of(
     counter: &TokenCounter,
 ) -> Vec<ServerRow> {
     by_server::rows(capture, report, settings, None, counter)
+}
+
+/// Where counts are cached: `TOOLPRISM_CACHE_DIR`, else `$XDG_CACHE_HOME/toolprism`, else
+/// `~/.cache/toolprism`; then `count-tokens/`.
+fn cache_dir() -> Option<PathBuf> {
+    let base = std::env::var_os("TOOLPRISM_CACHE_DIR")
+        .map(PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("XDG_CACHE_HOME")
+                .map(PathBuf::from)
+                .filter(|p| p.is_absolute())
+                .map(|p| p.join("toolprism"))
+        })
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/toolprism")))?;
+    Some(base.join("count-tokens"))
+}
+
+/// `--count-with anthropic`: Claude's counts of the synthesized Messages request.
+fn claude_count(
+    args: &McpArgs,
+    capture: &Capture,
+    owners: &[String],
+    term: &AtomicBool,
+) -> Result<ClaudeCount, Failure> {
+    if capture.shape() != toolprism::Shape::AnthropicMessages {
+        return Err(Failure::new(
+            "--count-with anthropic counts an Anthropic Messages request: use --host claude-code",
+        ));
+    }
+    let key = std::env::var("ANTHROPIC_API_KEY")
+        .ok()
+        .filter(|k| !k.is_empty())
+        .ok_or_else(|| Failure::new("--count-with anthropic needs ANTHROPIC_API_KEY"))?;
+    let model = args
+        .model
+        .clone()
+        .or_else(|| {
+            capture
+                .body()
+                .get("model")
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+        })
+        .unwrap_or_else(|| Host::ClaudeCode.default_model().to_owned());
+    let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
+    for (index, owner) in owners.iter().enumerate() {
+        match groups.iter_mut().find(|(name, _)| name == owner) {
+            Some((_, entries)) => entries.push(index),
+            None => groups.push((owner.clone(), vec![index])),
+        }
+    }
+    let cancelled = || interrupt::came() || term.load(Ordering::Relaxed);
+    let counter = Counter {
+        api_base: &args.api_base,
+        key: &key,
+        model: &model,
+        cache: cache_dir(),
+        timeout: Duration::from_secs_f64(args.timeout),
+        cancelled: &cancelled,
+    };
+    counter
+        .count(capture.tools(), &groups)
+        .map_err(|e| Failure::new(format!("--count-with anthropic: {}", visible(&e))))
+}
+
+/// Claude's counts beside the tiktoken figures.
+fn claude_section(claude: &ClaudeCount) -> String {
+    let mut rows = vec![vec!["server".to_owned(), "Claude tokens".to_owned()]];
+    for part in &claude.servers {
+        rows.push(vec![
+            visible(&part.name).into_owned(),
+            part.tokens.to_string(),
+        ]);
+    }
+    format!(
+        "\nClaude's own count ({ENDPOINT}, model {}): the tools cost {} tokens ({} with them, {} without); {} calls, {} from the cache.\n{}",
+        visible(&claude.model),
+        claude.tools,
+        claude.with_tools,
+        claude.without_tools,
+        claude.calls,
+        claude.cached,
+        table::grid(&rows, &[false, true], "  ", None),
+        ENDPOINT = toolprism::mcp::count::ENDPOINT,
+    )
 }

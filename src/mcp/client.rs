@@ -413,36 +413,22 @@ impl HttpSession {
         id: Option<u64>,
         limits: &Limits,
     ) -> Result<Vec<Value>, Stop> {
-        let left = limits.deadline.saturating_duration_since(Instant::now());
-        if left.is_zero() {
-            return Err(Stop::Timeout);
-        }
-        let addr = std::net::ToSocketAddrs::to_socket_addrs(&(self.host.as_str(), self.port))
-            .map_err(|e| Stop::Failed(format!("{}: {e}", self.host)))?
-            .next()
-            .ok_or_else(|| Stop::Failed(format!("{}: no address", self.host)))?;
-        let mut stream = std::net::TcpStream::connect_timeout(&addr, left)
-            .map_err(|e| Stop::Failed(format!("could not connect: {e}")))?;
-        let body = message.to_string();
-        let mut request = format!(
-            "POST {} HTTP/1.1\r\nHost: {}:{}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: {PROTOCOL_VERSION}\r\nContent-Length: {}\r\nConnection: close\r\n",
-            self.path,
-            self.host,
-            self.port,
-            body.len()
-        );
+        let mut headers = vec![
+            (
+                "Accept".to_owned(),
+                "application/json, text/event-stream".to_owned(),
+            ),
+            (
+                "MCP-Protocol-Version".to_owned(),
+                PROTOCOL_VERSION.to_owned(),
+            ),
+        ];
         if let Some(session) = &self.session_id {
-            request.push_str(&format!("Mcp-Session-Id: {session}\r\n"));
+            headers.push(("Mcp-Session-Id".to_owned(), session.clone()));
         }
-        for (name, value) in &self.headers {
-            request.push_str(&format!("{name}: {value}\r\n"));
-        }
-        request.push_str("\r\n");
-        request.push_str(&body);
-        stream
-            .write_all(request.as_bytes())
-            .map_err(|e| Stop::Failed(format!("could not send: {e}")))?;
-        let response = read_response(&mut stream, limits)?;
+        headers.extend(self.headers.iter().cloned());
+        let target = (self.host.as_str(), self.port, self.path.as_str());
+        let response = post(target, &headers, &message.to_string(), limits)?;
         if matches!(response.status, 401 | 403) {
             return Err(Stop::Auth(format!(
                 "HTTP {}: the server needs authorization (OAuth is not run)",
@@ -498,6 +484,58 @@ impl Session for HttpSession {
         self.post(&json!({"jsonrpc": "2.0", "method": method}), None, limits)
             .map(|_| ())
     }
+}
+
+/// One `POST` of a JSON body to `(host, port, path)` with these headers, over plain HTTP/1.1,
+/// within the deadline.
+fn post(
+    (host, port, path): (&str, u16, &str),
+    headers: &[(String, String)],
+    body: &str,
+    limits: &Limits,
+) -> Result<Response, Stop> {
+    let left = limits.deadline.saturating_duration_since(Instant::now());
+    if left.is_zero() {
+        return Err(Stop::Timeout);
+    }
+    let addr = std::net::ToSocketAddrs::to_socket_addrs(&(host, port))
+        .map_err(|e| Stop::Failed(format!("{host}: {e}")))?
+        .next()
+        .ok_or_else(|| Stop::Failed(format!("{host}: no address")))?;
+    let mut stream = std::net::TcpStream::connect_timeout(&addr, left)
+        .map_err(|e| Stop::Failed(format!("could not connect: {e}")))?;
+    let mut request = format!(
+        "POST {path} HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n",
+        body.len()
+    );
+    for (name, value) in headers {
+        request.push_str(&format!("{name}: {value}\r\n"));
+    }
+    request.push_str("\r\n");
+    request.push_str(body);
+    stream
+        .write_all(request.as_bytes())
+        .map_err(|e| Stop::Failed(format!("could not send: {e}")))?;
+    read_response(&mut stream, limits)
+}
+
+/// POST a JSON body to a plain `http://` URL and read its JSON answer: the status and the
+/// value (`Err`: the reason, one line). For the token-counting endpoint.
+pub fn post_json(
+    url: &str,
+    headers: &[(String, String)],
+    body: &str,
+    limits: &Limits,
+) -> Result<(u16, Value), String> {
+    let (host, port, path) = split_url(url)?;
+    let response =
+        post((&host, port, &path), headers, body, limits).map_err(|stop| match stop {
+            Stop::Timeout => "no answer within the timeout".to_owned(),
+            Stop::Cancelled => "interrupted".to_owned(),
+            Stop::Failed(e) | Stop::Auth(e) => e,
+        })?;
+    let value = serde_json::from_slice(&response.body).unwrap_or(Value::Null);
+    Ok((response.status, value))
 }
 
 struct Response {
