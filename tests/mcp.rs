@@ -328,36 +328,41 @@ fn failed_and_hung_servers_are_listed_within_the_timeout_and_nothing_is_left() {
 }
 
 #[test]
-fn sigterm_ends_every_server_toolprism_started() {
-    let dir = tempfile::tempdir().unwrap();
-    let pids = dir.path().join("pids");
-    let config = mcp_json(
-        dir.path(),
-        &serde_json::json!({"hangs": stdio(&["hang", &pids.to_string_lossy()])}),
-    );
-    let mut child = Command::new(crate::support::command::bin())
-        .args([
-            "mcp",
-            &config.to_string_lossy(),
-            "--timeout",
-            "60",
-            "--json",
-        ])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while !pids.exists() && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(50));
+fn sigterm_and_ctrl_c_end_every_server_toolprism_started() {
+    use rustix::process::Signal;
+    for (signal, status) in [(Signal::TERM, 143), (Signal::INT, 130)] {
+        let dir = tempfile::tempdir().unwrap();
+        let pids = dir.path().join("pids");
+        let config = mcp_json(
+            dir.path(),
+            &serde_json::json!({"hangs": stdio(&["hang", &pids.to_string_lossy()])}),
+        );
+        let mut child = Command::new(crate::support::command::bin())
+            .args([
+                "mcp",
+                &config.to_string_lossy(),
+                "--timeout",
+                "60",
+                "--json",
+            ])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !pids.exists() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        std::thread::sleep(Duration::from_millis(200));
+        let pid = rustix::process::Pid::from_child(&child);
+        rustix::process::kill_process(pid, signal).unwrap();
+        assert_eq!(
+            wait_within(&mut child, Duration::from_secs(5)),
+            Some(status)
+        );
+        let pids = std::fs::read_to_string(&pids).unwrap();
+        assert!(all_gone(&pids), "{signal:?}: {pids}");
     }
-    std::thread::sleep(Duration::from_millis(200));
-    let pid = rustix::process::Pid::from_child(&child);
-    rustix::process::kill_process(pid, rustix::process::Signal::TERM).unwrap();
-    let status = wait_within(&mut child, Duration::from_secs(5));
-    assert_eq!(status, Some(143));
-    let pids = std::fs::read_to_string(&pids).unwrap();
-    assert!(all_gone(&pids), "{pids}");
 }
 
 fn wait_within(child: &mut Child, limit: Duration) -> Option<i32> {
@@ -648,6 +653,23 @@ fn claude_counts_come_from_the_endpoint_and_a_second_run_makes_no_call() {
     );
     assert_eq!(second["servers"], first["servers"]);
     assert_eq!(second["tools"], first["tools"]);
+    // `report --count-with` of the saved request asks the same questions: all cached.
+    let saved = dir.path().join("saved.json");
+    toolprism()
+        .args([
+            "mcp",
+            &config.to_string_lossy(),
+            "-s",
+            "original",
+            "--json",
+            "--save",
+        ])
+        .arg(&saved)
+        .assert()
+        .success();
+    let report = report_counted(&saved, &base, &cache);
+    assert_eq!(report["claude_count"]["calls"], 0);
+    assert_eq!(report["claude_count"]["servers"], first["servers"]);
     // The endpoint saw 9 calls in all.
     let _ = served.child.kill();
     let _ = served.child.wait();
@@ -675,4 +697,23 @@ fn claude_counts_come_from_the_endpoint_and_a_second_run_makes_no_call() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("needs ANTHROPIC_API_KEY"));
+}
+
+fn report_counted(saved: &Path, base: &str, cache: &Path) -> Value {
+    let out = toolprism()
+        .args([
+            "report",
+            &saved.to_string_lossy(),
+            "-s",
+            "original",
+            "--json",
+        ])
+        .args(["--count-with", "anthropic", "--api-base", base])
+        .env("ANTHROPIC_API_KEY", "test-key")
+        .env("TOOLPRISM_CACHE_DIR", cache)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    serde_json::from_slice(&out.stdout).unwrap()
 }

@@ -185,6 +185,19 @@ pub struct ReportArgs {
     /// own tools, with each strategy's tokens; `--json` adds `servers`.
     #[arg(long)]
     pub by_server: bool,
+    /// Also ask the provider for its own count (`anthropic`: `/v1/messages/count_tokens` with
+    /// `ANTHROPIC_API_KEY`; an Anthropic Messages capture), per server and per tool by
+    /// difference, cached on disk. Off by default: no call is made without it.
+    #[arg(long, value_name = "PROVIDER", value_parser = ["anthropic"])]
+    pub count_with: Option<String>,
+    /// The API base for `--count-with` (a gateway's).
+    #[arg(
+        long,
+        value_name = "URL",
+        default_value = "https://api.anthropic.com",
+        requires = "count_with"
+    )]
+    pub api_base: String,
 }
 
 /// `toolprism mcp`: its arguments.

@@ -28,6 +28,8 @@ pub(super) fn report(args: ReportArgs, color: ColorChoice) -> Result<Output, Fai
         mut matrix,
         budget,
         by_server,
+        count_with,
+        api_base,
     } = args;
     // `--format markdown|csv` is a matrix format: asking for it is asking for the matrix.
     if matches!(
@@ -63,10 +65,16 @@ pub(super) fn report(args: ReportArgs, color: ColorChoice) -> Result<Output, Fai
     let mut report = report::report(&capture, &path, &strategies, &settings, &counter);
     report.turn = turn;
     let rows = by_server.then(|| super::mcp::rows_of(&capture, &report, &settings, &counter));
+    let claude = match count_with {
+        Some(_) => Some(super::mcp::report_claude_count(
+            &capture, &settings, &api_base,
+        )?),
+        None => None,
+    };
     // Not freed: the process exits after printing, and freeing the trees of 100,000 tools
     // takes a third of a second.
     std::mem::forget(capture);
-    let streamed = json && rows.is_none() && !std::io::stdout().is_terminal();
+    let streamed = json && rows.is_none() && claude.is_none() && !std::io::stdout().is_terminal();
     let text = if streamed {
         String::new()
     } else if json {
@@ -76,6 +84,11 @@ pub(super) fn report(args: ReportArgs, color: ColorChoice) -> Result<Output, Fai
             let rows = serde_json::to_value(rows)
                 .map_err(|e| Failure::new(format!("{}: {e}", visible(&name))))?;
             map.insert("servers".into(), rows);
+        }
+        if let (Some(claude), serde_json::Value::Object(map)) = (&claude, &mut value) {
+            let claude = serde_json::to_value(claude)
+                .map_err(|e| Failure::new(format!("{}: {e}", visible(&name))))?;
+            map.insert("claude_count".into(), claude);
         }
         let mut text = serde_json::to_string_pretty(&value)
             .map_err(|e| Failure::new(format!("{}: {e}", visible(&name))))?;
@@ -88,6 +101,9 @@ pub(super) fn report(args: ReportArgs, color: ColorChoice) -> Result<Output, Fai
         if let Some(rows) = &rows {
             text.push('\n');
             text.push_str(&super::mcp::by_server_table(rows));
+        }
+        if let Some(claude) = &claude {
+            text.push_str(&super::mcp::claude_section(claude));
         }
         text
     };

@@ -180,22 +180,20 @@ pub(super) fn mcp(args: McpArgs, color: ColorChoice) -> Result<Output, Failure> 
         args.strategies.clone()
     };
     let mut report = report::report(&capture, &name, &strategies, &settings, &counter);
-    // The rows `report --by-server` reads from the names, where the names carry the server;
-    // the config's name where they do not (Gemini CLI, raw).
-    let owners: Vec<String> = capture
-        .tools()
-        .iter()
-        .zip(&synthesized.servers)
-        .map(|(entry, owner)| {
-            by_server::server_of(entry, &settings)
-                .filter(|label| *label == host::normalize(owner))
-                .unwrap_or_else(|| owner.clone())
-        })
-        .collect();
+    let owners = owners_of(&capture, &synthesized.servers, &settings);
     let rows = by_server::rows(&capture, &report, &settings, Some(&owners), &counter);
     add_limit_notes(&mut report, &capture, host, &tools);
     let claude = match &args.count_with {
-        Some(_) => Some(claude_count(&args, &capture, &owners, &stop)?),
+        Some(_) => Some(claude_count(
+            &CountArgs {
+                api_base: &args.api_base,
+                model: args.model.as_deref(),
+                timeout: args.timeout,
+            },
+            &capture,
+            &owners,
+            &stop,
+        )?),
         None => None,
     };
     if let Some(path) = &args.save {
@@ -241,6 +239,21 @@ pub(super) fn mcp(args: McpArgs, color: ColorChoice) -> Result<Output, Failure> 
         output.status = EXIT_CHECK;
     }
     Ok(output)
+}
+
+/// Each entry's server: the one `report --by-server` reads from its name, where the name
+/// carries the config's server; the config's name where it does not (Gemini CLI, raw).
+fn owners_of(capture: &Capture, servers: &[String], settings: &Settings) -> Vec<String> {
+    capture
+        .tools()
+        .iter()
+        .zip(servers)
+        .map(|(entry, owner)| {
+            by_server::server_of(entry, settings)
+                .filter(|label| *label == host::normalize(owner))
+                .unwrap_or_else(|| owner.clone())
+        })
+        .collect()
 }
 
 /// The one line when no server could be listed: each server, its status and why.
@@ -639,6 +652,34 @@ fn json_output(
     Ok(Output::text(for_terminal(text)))
 }
 
+/// `report --count-with anthropic`: Claude's counts of a loaded capture, its servers read
+/// from the tool names (the host's own tools are the `(host)` group).
+pub(super) fn report_claude_count(
+    capture: &Capture,
+    settings: &Settings,
+    api_base: &str,
+) -> Result<ClaudeCount, Failure> {
+    let owners: Vec<String> = capture
+        .tools()
+        .iter()
+        .map(|entry| {
+            by_server::server_of(entry, settings).unwrap_or_else(|| by_server::HOST_ROW.to_owned())
+        })
+        .collect();
+    let never = AtomicBool::new(false);
+    interrupt::take_over();
+    claude_count(
+        &CountArgs {
+            api_base,
+            model: None,
+            timeout: 20.0,
+        },
+        capture,
+        &owners,
+        &never,
+    )
+}
+
 /// `report --by-server`: the rows of a loaded capture.
 pub(super) fn rows_of(
     capture: &Capture,
@@ -664,9 +705,20 @@ fn cache_dir() -> Option<PathBuf> {
     Some(base.join("count-tokens"))
 }
 
-/// `--count-with anthropic`: Claude's counts of the synthesized Messages request.
-fn claude_count(
-    args: &McpArgs,
+/// What `--count-with` needs from the command line.
+pub(super) struct CountArgs<'a> {
+    /// `--api-base`.
+    pub api_base: &'a str,
+    /// `--model`, if given.
+    pub model: Option<&'a str>,
+    /// Seconds each call may take.
+    pub timeout: f64,
+}
+
+/// `--count-with anthropic`: Claude's counts of a Messages request, per server of `owners`
+/// (each entry's server; `report` reads them from the names).
+pub(super) fn claude_count(
+    args: &CountArgs,
     capture: &Capture,
     owners: &[String],
     term: &AtomicBool,
@@ -682,7 +734,7 @@ fn claude_count(
         .ok_or_else(|| Failure::new("--count-with anthropic needs ANTHROPIC_API_KEY"))?;
     let model = args
         .model
-        .clone()
+        .map(str::to_owned)
         .or_else(|| {
             capture
                 .body()
@@ -700,7 +752,7 @@ fn claude_count(
     }
     let cancelled = || interrupt::came() || term.load(Ordering::Relaxed);
     let counter = Counter {
-        api_base: &args.api_base,
+        api_base: args.api_base,
         key: &key,
         model: &model,
         cache: cache_dir(),
@@ -713,7 +765,7 @@ fn claude_count(
 }
 
 /// Claude's counts beside the tiktoken figures.
-fn claude_section(claude: &ClaudeCount) -> String {
+pub(super) fn claude_section(claude: &ClaudeCount) -> String {
     let mut rows = vec![vec!["server".to_owned(), "Claude tokens".to_owned()]];
     for part in &claude.servers {
         rows.push(vec![
