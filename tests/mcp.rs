@@ -425,6 +425,7 @@ fn streamable_http_servers_are_listed_with_their_headers() {
         &serde_json::json!({"servers": {
             "remote": {"type": "http", "url": url, "headers": {"Authorization": "Bearer ${env:TOOLPRISM_FIXTURE_TOKEN}"}},
             "noauth": {"type": "http", "url": url},
+            "tls": {"type": "http", "url": "https://127.0.0.1:1/mcp"},
         }})
         .to_string(),
     );
@@ -447,6 +448,16 @@ fn streamable_http_servers_are_listed_with_their_headers() {
     );
     assert_eq!(servers[0]["transport"], "http");
     assert_eq!(servers[1]["status"], "auth");
+    // `https://` goes through the TLS client; nothing listens on port 1 of the loopback.
+    assert_eq!(servers[2]["status"], "failed");
+    assert!(
+        servers[2]["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("could not reach the server"),
+        "{}",
+        servers[2]
+    );
     let all = format!(
         "{}{}",
         String::from_utf8_lossy(&out.stdout),

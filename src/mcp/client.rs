@@ -1,8 +1,8 @@
 //! Reaching a configured server and listing its tools: `initialize`,
 //! `notifications/initialized`, every page of `tools/list`, then the end of the server (its
-//! whole process group, for a stdio server). Feature `mcp`. Standard library only: a stdio
-//! server is a child process in a process group of its own, read by a thread; a Streamable
-//! HTTP server is spoken to over HTTP/1.1 on a TCP stream (plain `http://`). Every read is
+//! whole process group, for a stdio server). Feature `mcp`. A stdio server is a child process
+//! in a process group of its own, read by a thread; a Streamable HTTP server is spoken to over
+//! HTTP/1.1 on a TCP stream (`http://`), or through ureq and rustls (`https://`). Every read is
 //! bounded in bytes and by the server's deadline, and a cancel flag (Ctrl-C, SIGTERM) ends the
 //! wait at once; the process group is ended on every path out (a guard's `Drop`).
 
@@ -376,11 +376,6 @@ fn last_line(mut stream: impl Read) -> Option<String> {
 
 /// A plain `http://host:port/path` URL's parts.
 fn split_url(url: &str) -> Result<(String, u16, String), String> {
-    if url.starts_with("https://") {
-        return Err(
-            "https: this build's MCP client speaks plain HTTP only (see docs/MCP.md)".into(),
-        );
-    }
     let rest = url
         .strip_prefix("http://")
         .ok_or_else(|| format!("not an http URL: {url}"))?;
@@ -397,9 +392,7 @@ fn split_url(url: &str) -> Result<(String, u16, String), String> {
 }
 
 struct HttpSession {
-    host: String,
-    port: u16,
-    path: String,
+    url: String,
     headers: Vec<(String, String)>,
     session_id: Option<String>,
 }
@@ -427,8 +420,7 @@ impl HttpSession {
             headers.push(("Mcp-Session-Id".to_owned(), session.clone()));
         }
         headers.extend(self.headers.iter().cloned());
-        let target = (self.host.as_str(), self.port, self.path.as_str());
-        let response = post(target, &headers, &message.to_string(), limits)?;
+        let response = post(&self.url, &headers, &message.to_string(), limits)?;
         if matches!(response.status, 401 | 403) {
             return Err(Stop::Auth(format!(
                 "HTTP {}: the server needs authorization (OAuth is not run)",
@@ -486,10 +478,10 @@ impl Session for HttpSession {
     }
 }
 
-/// One `POST` of a JSON body to `(host, port, path)` with these headers, over plain HTTP/1.1,
-/// within the deadline.
+/// One `POST` of a JSON body to `url` with these headers, within the deadline: plain HTTP/1.1
+/// on a TCP stream (interruptible), or [`post_tls`] for `https://`.
 fn post(
-    (host, port, path): (&str, u16, &str),
+    url: &str,
     headers: &[(String, String)],
     body: &str,
     limits: &Limits,
@@ -498,6 +490,11 @@ fn post(
     if left.is_zero() {
         return Err(Stop::Timeout);
     }
+    if url.starts_with("https://") {
+        return post_tls(url, headers, body, left);
+    }
+    let (host, port, path) = split_url(url).map_err(Stop::Failed)?;
+    let (host, path) = (host.as_str(), path.as_str());
     let addr = std::net::ToSocketAddrs::to_socket_addrs(&(host, port))
         .map_err(|e| Stop::Failed(format!("{host}: {e}")))?
         .next()
@@ -519,7 +516,55 @@ fn post(
     read_response(&mut stream, limits)
 }
 
-/// POST a JSON body to a plain `http://` URL and read its JSON answer: the status and the
+/// [`post`] over TLS (`https://`), through ureq with rustls and the webpki roots. It cannot be
+/// interrupted mid-call: it ends by the deadline at the latest.
+fn post_tls(
+    url: &str,
+    headers: &[(String, String)],
+    body: &str,
+    left: Duration,
+) -> Result<Response, Stop> {
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .timeout_global(Some(left))
+        .http_status_as_error(false)
+        .build()
+        .into();
+    let mut request = agent.post(url).header("Content-Type", "application/json");
+    for (name, value) in headers {
+        request = request.header(name.as_str(), value.as_str());
+    }
+    let mut response = request.send(body).map_err(|e| match e {
+        ureq::Error::Timeout(_) => Stop::Timeout,
+        other => Stop::Failed(format!("could not reach the server: {other}")),
+    })?;
+    let status = response.status().as_u16();
+    let headers = response
+        .headers()
+        .iter()
+        .map(|(k, v)| {
+            (
+                k.as_str().to_owned(),
+                v.to_str().unwrap_or_default().to_owned(),
+            )
+        })
+        .collect();
+    let body = response
+        .body_mut()
+        .with_config()
+        .limit(MAX_MESSAGE_BYTES as u64)
+        .read_to_vec()
+        .map_err(|e| match e {
+            ureq::Error::Timeout(_) => Stop::Timeout,
+            other => Stop::Failed(format!("could not read the answer: {other}")),
+        })?;
+    Ok(Response {
+        status,
+        headers,
+        body,
+    })
+}
+
+/// POST a JSON body to an `http://` or `https://` URL and read its JSON answer: the status and the
 /// value (`Err`: the reason, one line). For the token-counting endpoint.
 pub fn post_json(
     url: &str,
@@ -527,13 +572,11 @@ pub fn post_json(
     body: &str,
     limits: &Limits,
 ) -> Result<(u16, Value), String> {
-    let (host, port, path) = split_url(url)?;
-    let response =
-        post((&host, port, &path), headers, body, limits).map_err(|stop| match stop {
-            Stop::Timeout => "no answer within the timeout".to_owned(),
-            Stop::Cancelled => "interrupted".to_owned(),
-            Stop::Failed(e) | Stop::Auth(e) => e,
-        })?;
+    let response = post(url, headers, body, limits).map_err(|stop| match stop {
+        Stop::Timeout => "no answer within the timeout".to_owned(),
+        Stop::Cancelled => "interrupted".to_owned(),
+        Stop::Failed(e) | Stop::Auth(e) => e,
+    })?;
     let value = serde_json::from_slice(&response.body).unwrap_or(Value::Null);
     Ok((response.status, value))
 }
@@ -645,14 +688,13 @@ fn dechunk(mut body: &[u8]) -> Vec<u8> {
 /// List a Streamable HTTP server's tools (URL and headers already expanded), then end its
 /// session (`DELETE` is not sent: the session ends with toolprism's last request).
 pub fn list_http(server: &RemoteServer, limits: &Limits) -> Listing {
-    let (host, port, path) = match split_url(&server.url) {
-        Ok(parts) => parts,
-        Err(e) => return Listing::failed(ListStatus::Failed, e),
-    };
+    if !server.url.starts_with("https://")
+        && let Err(e) = split_url(&server.url)
+    {
+        return Listing::failed(ListStatus::Failed, e);
+    }
     let mut session = HttpSession {
-        host,
-        port,
-        path,
+        url: server.url.clone(),
         headers: server.headers.clone(),
         session_id: None,
     };
@@ -670,9 +712,9 @@ mod tests {
             ("127.0.0.1".into(), 8080, "/mcp".into())
         );
         assert!(
-            split_url("https://x/mcp")
+            split_url("ftp://x/mcp")
                 .unwrap_err()
-                .contains("plain HTTP")
+                .contains("not an http URL")
         );
         assert_eq!(dechunk(b"3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n"), b"abcde");
     }
