@@ -98,7 +98,7 @@ fn every_client_format_is_read_and_dry_run_starts_nothing() {
         write(d, "Claude/claude_desktop_config.json", r#"{"mcpServers": {"desk": {"command": "npx", "args": ["-y", "pkg"], "env": {"API_KEY": "hunter2"}}}}"#),
         write(d, ".cursor/mcp.json", r#"{"mcpServers": {"cur": {"url": "http://127.0.0.1:9/sse", "type": "sse"}}}"#),
         write(d, ".vscode/mcp.json", "{\n  // comments and trailing commas, as VS Code writes\n  \"inputs\": [{\"type\": \"promptString\", \"id\": \"k\"}],\n  \"servers\": {\"vs\": {\"type\": \"stdio\", \"command\": \"node\", \"args\": [\"s.js\"], \"cwd\": \"/srv\"},},\n}"),
-        write(d, ".codeium/windsurf/mcp_config.json", r#"{"mcpServers": {"wind": {"serverUrl": "http://127.0.0.1:9/mcp"}}}"#),
+        write(d, ".codeium/windsurf/mcp_config.json", r#"{"mcpServers": {"wind": {"serverUrl": "http://127.0.0.1:9/mcp?key=hunter3"}}}"#),
         write(d, ".codex/config.toml", "model = \"gpt-5\"\n[mcp_servers.codexfs]\ncommand = \"uvx\"\nargs = [\"fs\"]\nenv = { ROOT = \"/\" }\n[mcp_servers.off]\ncommand = \"y\"\nenabled = false\n"),
         write(d, ".gemini/settings.json", r#"{"mcpServers": {"gem": {"httpUrl": "http://127.0.0.1:9/mcp"}, "gemsse": {"url": "http://127.0.0.1:9/sse"}}}"#),
         write(d, "zed/settings.json", "{ \"context_servers\": { \"zedfs\": { \"command\": { \"path\": \"zfs\", \"args\": [] } } } // JSONC\n}"),
@@ -138,6 +138,7 @@ fn every_client_format_is_read_and_dry_run_starts_nothing() {
     assert!(out.contains("http:    http://127.0.0.1:9/mcp"));
     assert!(out.contains("off (codex, ") && out.contains("disabled: not started"));
     assert!(!out.contains("hunter2") && !err.contains("hunter2"));
+    assert!(out.contains("http://127.0.0.1:9/mcp?… (query not shown)") && !out.contains("hunter3"));
     // Nothing was started.
     std::thread::sleep(Duration::from_millis(300));
     assert!(!pids.exists(), "--dry-run started a server");

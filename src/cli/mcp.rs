@@ -27,8 +27,8 @@ use super::{
     use_color,
 };
 
-/// Largest config file read.
-const MAX_CONFIG_BYTES: u64 = 16 << 20;
+/// Largest config file read (`~/.claude.json` keeps per-project history and grows).
+const MAX_CONFIG_BYTES: u64 = 64 << 20;
 
 /// Exit status after SIGTERM: 128 plus its number.
 const EXIT_TERMINATED: i32 = 143;
@@ -484,10 +484,15 @@ fn dry_run(paths: &[PathBuf], servers: &[ServerConfig]) -> String {
                 }
             }
             Transport::Http(remote) | Transport::Sse(remote) => {
+                // A query string may hold a key: its names and values are not shown.
+                let url = match remote.url.split_once('?') {
+                    Some((base, _)) => format!("{base}?… (query not shown)"),
+                    None => remote.url.clone(),
+                };
                 out.push_str(&format!(
                     "    {}:    {}\n",
                     server.transport.id(),
-                    visible(&remote.url)
+                    visible(&url)
                 ));
                 if !remote.headers.is_empty() {
                     let names: Vec<String> = remote
