@@ -334,9 +334,14 @@ fn sigterm_and_ctrl_c_end_every_server_toolprism_started() {
     for (signal, status) in [(Signal::TERM, 143), (Signal::INT, 130)] {
         let dir = tempfile::tempdir().unwrap();
         let pids = dir.path().join("pids");
+        // And a legacy SSE server that never names its endpoint: the wait on its stream ends too.
+        let silent = serve(dir.path(), &["sse", "1", "silent"]);
         let config = mcp_json(
             dir.path(),
-            &serde_json::json!({"hangs": stdio(&["hang", &pids.to_string_lossy()])}),
+            &serde_json::json!({
+                "hangs": stdio(&["hang", &pids.to_string_lossy()]),
+                "silent": {"type": "sse", "url": format!("http://127.0.0.1:{}/sse", silent.port), "headers": {"Authorization": "Bearer fixture-token"}},
+            }),
         );
         let mut child = Command::new(crate::support::command::bin())
             .args([
@@ -728,4 +733,128 @@ fn report_counted(saved: &Path, base: &str, cache: &Path) -> Value {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn legacy_sse_servers_are_listed_and_clients_fall_back_to_them_by_their_rules() {
+    let dirs: Vec<_> = (0..3).map(|_| tempfile::tempdir().unwrap()).collect();
+    let served = serve(dirs[0].path(), &["sse", "5"]);
+    let silent = serve(dirs[1].path(), &["sse", "5", "silent"]);
+    let foreign = serve(dirs[2].path(), &["sse", "5", "foreign"]);
+    let url = |s: &Served| format!("http://127.0.0.1:{}/sse", s.port);
+    let auth = "Bearer ${env:TOOLPRISM_FIXTURE_TOKEN}";
+    let vscode = write(
+        dirs[0].path(),
+        ".vscode/mcp.json",
+        &serde_json::json!({"servers": {
+            "legacy": {"type": "sse", "url": url(&served), "headers": {"Authorization": auth}},
+            "fallback": {"type": "http", "url": url(&served), "headers": {"Authorization": auth}},
+            "noauth": {"type": "sse", "url": url(&served)},
+            "silent": {"type": "sse", "url": url(&silent), "headers": {"Authorization": auth}},
+            "foreign": {"type": "sse", "url": url(&foreign), "headers": {"Authorization": auth}},
+            "neither": {"type": "http", "url": url(&served).replace("/sse", "/nothing")},
+            "tls": {"type": "sse", "url": "https://127.0.0.1:1/sse"},
+        }})
+        .to_string(),
+    );
+    // Claude Code takes `type: "http"` at its word (no fallback); Gemini CLI's `url` is SSE.
+    let claude = mcp_json(
+        dirs[1].path(),
+        &serde_json::json!({"strict": {"type": "http", "url": url(&served), "headers": {"Authorization": "Bearer ${TOOLPRISM_FIXTURE_TOKEN}"}}}),
+    );
+    let gemini = write(
+        dirs[2].path(),
+        ".gemini/settings.json",
+        &serde_json::json!({"mcpServers": {"gem": {"url": url(&served), "headers": {"Authorization": "Bearer fixture-token"}}}}).to_string(),
+    );
+    let saved = dirs[0].path().join("saved.json");
+    let started = Instant::now();
+    let out = toolprism()
+        .args([
+            "mcp",
+            "--timeout",
+            "3",
+            "-s",
+            "original",
+            "--json",
+            "--save",
+        ])
+        .args([&saved, &vscode, &claude, &gemini])
+        .env("TOOLPRISM_FIXTURE_TOKEN", "fixture-token")
+        .output()
+        .unwrap();
+    let took = started.elapsed();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        took < Duration::from_secs(8),
+        "within the timeout: {took:?}"
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let servers = report["servers"].as_array().unwrap();
+    let got: Vec<(&str, &str, &str, u64, u64)> = servers
+        .iter()
+        .map(|s| {
+            (
+                s["name"].as_str().unwrap(),
+                s["status"].as_str().unwrap(),
+                s["transport"].as_str().unwrap(),
+                s["tools"].as_u64().unwrap(),
+                s["pages"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            ("legacy", "ok", "sse", 5, 3),
+            ("fallback", "ok", "sse", 5, 3),
+            ("noauth", "auth", "sse", 0, 0),
+            ("silent", "timeout", "sse", 0, 0),
+            ("foreign", "failed", "sse", 0, 0),
+            ("neither", "failed", "http", 0, 0),
+            ("tls", "failed", "sse", 0, 0),
+            ("strict", "failed", "http", 0, 0),
+            ("gem", "ok", "sse", 5, 3),
+        ]
+    );
+    let error = |i: usize| servers[i]["error"].as_str().unwrap().to_owned();
+    assert!(error(4).contains("another origin"), "{}", error(4));
+    assert_eq!(
+        error(5),
+        "HTTP 405; over SSE: HTTP 404 to the event stream's GET"
+    );
+    assert!(
+        error(6).starts_with("could not reach the server"),
+        "{}",
+        error(6)
+    );
+    assert_eq!(error(7), "HTTP 405");
+    // The tools as VS Code sends them, read whole from JSON spread over several `data:` lines.
+    let body: Value = serde_json::from_str(&std::fs::read_to_string(&saved).unwrap()).unwrap();
+    let tools = body["tools"].as_array().unwrap();
+    assert_eq!(tools.len(), 15);
+    assert_eq!(
+        tools[4]["function"]["parameters"]["required"],
+        serde_json::json!(["path"])
+    );
+    assert!(
+        tools[4]["function"]["description"]
+            .as_str()
+            .unwrap()
+            .contains("thing number 4")
+    );
+    let all = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        !all.contains("fixture-token"),
+        "a header's value is never printed"
+    );
 }

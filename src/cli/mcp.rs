@@ -324,6 +324,7 @@ fn reach_all(servers: &[ServerConfig], timeout: Duration, term: &AtomicBool) -> 
                     pages: 0,
                     error: Some("the listing thread failed".into()),
                     stderr: None,
+                    fell_back_to_sse: false,
                 })
             })
             .collect()
@@ -338,6 +339,7 @@ fn reach(server: &ServerConfig, limits: &Limits) -> Listing {
         pages: 0,
         error: Some(error),
         stderr: None,
+        fell_back_to_sse: false,
     };
     if server.disabled {
         return failed("disabled in its config: not started".into());
@@ -368,7 +370,7 @@ fn reach(server: &ServerConfig, limits: &Limits) -> Listing {
                 Err(e) => failed(e),
             }
         }
-        Transport::Http(remote) => {
+        Transport::Http(remote) | Transport::Sse(remote) => {
             let expanded = (|| {
                 Ok::<_, String>(config::RemoteServer {
                     url: expand(&remote.url)?,
@@ -379,14 +381,24 @@ fn reach(server: &ServerConfig, limits: &Limits) -> Listing {
                         .collect::<Result<_, String>>()?,
                 })
             })();
-            match expanded {
-                Ok(remote) => client::list_http(&remote, limits),
-                Err(e) => failed(e),
+            match (expanded, &server.transport) {
+                (Err(e), _) => failed(e),
+                (Ok(remote), Transport::Sse(_)) => client::list_sse(&remote, limits),
+                (Ok(remote), _) if server.client.falls_back_to_sse() => {
+                    client::list_http_then_sse(&remote, limits)
+                }
+                (Ok(remote), _) => client::list_http(&remote, limits),
             }
         }
-        Transport::Sse(_) => {
-            failed("the legacy HTTP+SSE transport is not supported yet (docs/MCP.md)".into())
-        }
+    }
+}
+
+/// The transport a server was listed over (`sse` when its client fell back to it).
+fn transport_id(server: &ServerConfig, listing: &Listing) -> &'static str {
+    if listing.fell_back_to_sse {
+        "sse"
+    } else {
+        server.transport.id()
     }
 }
 
@@ -410,7 +422,7 @@ fn status_lines(servers: &[ServerConfig], listings: &[Listing]) -> String {
                 visible(&server.name).into_owned(),
                 listing.status.id().to_owned(),
                 format!("{} tools", listing.tools.len()),
-                server.transport.id().to_owned(),
+                transport_id(server, listing).to_owned(),
                 visible(&config_name(&server.config)).into_owned(),
                 why,
             ]
@@ -489,10 +501,17 @@ fn dry_run(paths: &[PathBuf], servers: &[ServerConfig]) -> String {
                     Some((base, _)) => format!("{base}?… (query not shown)"),
                     None => remote.url.clone(),
                 };
+                let fallback = matches!(server.transport, Transport::Http(_))
+                    && server.client.falls_back_to_sse();
                 out.push_str(&format!(
-                    "    {}:    {}\n",
+                    "    {}:    {}{}\n",
                     server.transport.id(),
-                    visible(&url)
+                    visible(&url),
+                    if fallback {
+                        " (then sse, if refused)"
+                    } else {
+                        ""
+                    }
                 ));
                 if !remote.headers.is_empty() {
                     let names: Vec<String> = remote
@@ -627,7 +646,7 @@ fn json_output(
                 "label": label.map(|r| r.name.clone()),
                 "client": server.client.id(),
                 "config": server.config.to_string_lossy(),
-                "transport": server.transport.id(),
+                "transport": transport_id(server, listing),
                 "status": listing.status.id(),
                 "tools": listing.tools.len(),
                 "pages": listing.pages,

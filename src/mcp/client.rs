@@ -15,6 +15,9 @@ use serde_json::{Value, json};
 
 use super::config::{RemoteServer, StdioServer};
 
+mod sse;
+pub use sse::list_sse;
+
 /// The protocol version toolprism asks for.
 pub const PROTOCOL_VERSION: &str = "2025-06-18";
 
@@ -65,6 +68,9 @@ pub struct Listing {
     pub error: Option<String>,
     /// The last line the server wrote to its standard error.
     pub stderr: Option<String>,
+    /// A server configured as Streamable HTTP was listed over the legacy HTTP+SSE transport
+    /// ([`list_http_then_sse`]).
+    pub fell_back_to_sse: bool,
 }
 
 impl Listing {
@@ -75,6 +81,7 @@ impl Listing {
             pages: 0,
             error: Some(error.into()),
             stderr: None,
+            fell_back_to_sse: false,
         }
     }
 }
@@ -112,6 +119,7 @@ impl Stop {
             pages,
             error: Some(error),
             stderr: None,
+            fell_back_to_sse: false,
         }
     }
 }
@@ -129,9 +137,9 @@ trait Session {
 }
 
 /// The conversation every transport has: initialize, initialized, every page of tools/list.
-fn converse(session: &mut dyn Session, limits: &Limits) -> Listing {
+fn converse(session: &mut dyn Session, version: &str, limits: &Limits) -> Listing {
     let init = json!({
-        "protocolVersion": PROTOCOL_VERSION,
+        "protocolVersion": version,
         "capabilities": {},
         "clientInfo": {"name": "toolprism", "version": env!("CARGO_PKG_VERSION")},
     });
@@ -168,6 +176,7 @@ fn converse(session: &mut dyn Session, limits: &Limits) -> Listing {
                 pages: page + 1,
                 error: None,
                 stderr: None,
+                fell_back_to_sse: false,
             };
         }
     }
@@ -312,7 +321,7 @@ pub fn list_stdio(server: &StdioServer, limits: &Limits) -> Listing {
         let _ = tail_sender.send(last_line(stderr));
     });
     let mut session = StdioSession { stdin, lines };
-    let mut listing = converse(&mut session, limits);
+    let mut listing = converse(&mut session, PROTOCOL_VERSION, limits);
     drop(session);
     group.end();
     // The group is gone, so standard error is closed and its reader done.
@@ -395,6 +404,8 @@ struct HttpSession {
     url: String,
     headers: Vec<(String, String)>,
     session_id: Option<String>,
+    /// The HTTP status of the first POST (the `initialize`).
+    first_status: Option<u16>,
 }
 
 impl HttpSession {
@@ -421,6 +432,7 @@ impl HttpSession {
         }
         headers.extend(self.headers.iter().cloned());
         let response = post(&self.url, &headers, &message.to_string(), limits)?;
+        self.first_status.get_or_insert(response.status);
         if matches!(response.status, 401 | 403) {
             return Err(Stop::Auth(format!(
                 "HTTP {}: the server needs authorization (OAuth is not run)",
@@ -629,17 +641,7 @@ fn read_response(stream: &mut std::net::TcpStream, limits: &Limits) -> Result<Re
     let Some(end) = raw.windows(4).position(|w| w == b"\r\n\r\n") else {
         return Err(Stop::Failed("not HTTP: no header end".into()));
     };
-    let head = String::from_utf8_lossy(&raw[..end]).into_owned();
-    let mut lines = head.lines();
-    let status = lines
-        .next()
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|s| s.parse().ok())
-        .ok_or_else(|| Stop::Failed("not HTTP: no status line".into()))?;
-    let headers: Vec<(String, String)> = lines
-        .filter_map(|l| l.split_once(':'))
-        .map(|(k, v)| (k.trim().to_owned(), v.trim().to_owned()))
-        .collect();
+    let (status, headers) = head_of(&raw[..end])?;
     let mut response = Response {
         status,
         headers,
@@ -652,6 +654,22 @@ fn read_response(stream: &mut std::net::TcpStream, limits: &Limits) -> Result<Re
         response.body = dechunk(&response.body);
     }
     Ok(response)
+}
+
+/// An HTTP/1.1 response head's status and headers.
+fn head_of(head: &[u8]) -> Result<(u16, Vec<(String, String)>), Stop> {
+    let head = String::from_utf8_lossy(head);
+    let mut lines = head.lines();
+    let status = lines
+        .next()
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|s| s.parse().ok())
+        .ok_or_else(|| Stop::Failed("not HTTP: no status line".into()))?;
+    let headers = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.trim().to_owned(), v.trim().to_owned()))
+        .collect();
+    Ok((status, headers))
 }
 
 /// The `data` of each event of an SSE body (multi-line data joined with `\n`).
@@ -697,8 +715,47 @@ pub fn list_http(server: &RemoteServer, limits: &Limits) -> Listing {
         url: server.url.clone(),
         headers: server.headers.clone(),
         session_id: None,
+        first_status: None,
     };
-    converse(&mut session, limits)
+    converse(&mut session, PROTOCOL_VERSION, limits)
+}
+
+/// List a remote server as the clients that fall back do (docs/MCP.md): Streamable HTTP
+/// first; when its `initialize` POST is refused with HTTP 400, 404 or 405 (the answer of a
+/// server that speaks only the older transport), the legacy HTTP+SSE transport at the same
+/// URL, within the same deadline. The listing says so when the second answered
+/// ([`Listing::fell_back_to_sse`]); when neither did, it gives both reasons.
+pub fn list_http_then_sse(server: &RemoteServer, limits: &Limits) -> Listing {
+    if !server.url.starts_with("https://")
+        && let Err(e) = split_url(&server.url)
+    {
+        return Listing::failed(ListStatus::Failed, e);
+    }
+    let mut session = HttpSession {
+        url: server.url.clone(),
+        headers: server.headers.clone(),
+        session_id: None,
+        first_status: None,
+    };
+    let listing = converse(&mut session, PROTOCOL_VERSION, limits);
+    if listing.status == ListStatus::Failed
+        && listing.pages == 0
+        && matches!(session.first_status, Some(400 | 404 | 405))
+    {
+        let mut legacy = list_sse(server, limits);
+        if legacy.status == ListStatus::Ok {
+            legacy.fell_back_to_sse = true;
+        } else {
+            // Neither answered: both reasons, the second one's status.
+            legacy.error = Some(format!(
+                "{}; over SSE: {}",
+                listing.error.unwrap_or_default(),
+                legacy.error.unwrap_or_default()
+            ));
+        }
+        return legacy;
+    }
+    listing
 }
 
 #[cfg(test)]

@@ -41,6 +41,14 @@ impl Client {
         Client::Zed,
     ];
 
+    /// Whether it reaches a Streamable HTTP server through the legacy HTTP+SSE transport when
+    /// the server refuses the `initialize` POST (HTTP 400, 404, 405), as the protocol's
+    /// backwards-compatibility section describes: Cursor, VS Code and Windsurf do; Claude
+    /// Code, Codex, Gemini CLI and Zed take the transport the config names.
+    pub fn falls_back_to_sse(self) -> bool {
+        matches!(self, Client::Cursor | Client::VsCode | Client::Windsurf)
+    }
+
     /// Its id in output.
     pub fn id(self) -> &'static str {
         match self {
