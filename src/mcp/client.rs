@@ -2,7 +2,8 @@
 //! `notifications/initialized`, every page of `tools/list`, then the end of the server (its
 //! whole process group, for a stdio server). Feature `mcp`. A stdio server is a child process
 //! in a process group of its own, read by a thread; a Streamable HTTP server is spoken to over
-//! HTTP/1.1 on a TCP stream (`http://`), or through ureq and rustls (`https://`). Every read is
+//! HTTP/1.1 on a TCP stream (`http://`), or through ureq and rustls (`https://`); a legacy
+//! HTTP+SSE server through [`sse`] (an event stream, and POSTs to its endpoint). Every read is
 //! bounded in bytes and by the server's deadline, and a cancel flag (Ctrl-C, SIGTERM) ends the
 //! wait at once; the process group is ended on every path out (a guard's `Drop`).
 
