@@ -6,7 +6,7 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{Shutdown, TcpStream};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender};
 use std::time::Instant;
 
 use serde_json::{Value, json};
@@ -22,6 +22,10 @@ const SSE_PROTOCOL_VERSION: &str = "2024-11-05";
 
 /// Most bytes of a response's head.
 const MAX_HEAD_BYTES: usize = 64 << 10;
+
+/// Events the stream's reader may hold before toolprism takes them (a server that floods its
+/// stream waits, rather than filling memory).
+const EVENTS_AHEAD: usize = 4;
 
 /// One server-sent event.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -238,7 +242,7 @@ fn open_plain(url: &str, headers: &[(String, String)], limits: &Limits) -> Resul
     );
     let chunked =
         header(&headers, "transfer-encoding").is_some_and(|t| t.eq_ignore_ascii_case("chunked"));
-    let (sender, events) = mpsc::channel();
+    let (sender, events) = mpsc::sync_channel(EVENTS_AHEAD);
     if chunked {
         std::thread::spawn(move || read_events(Chunked::new(reader), &sender));
     } else {
@@ -346,7 +350,7 @@ fn open_tls(url: &str, headers: &[(String, String)], limits: &Limits) -> Result<
         .collect();
     check_stream(status, &got)?;
     let reader = response.into_body().into_reader();
-    let (sender, events) = mpsc::channel();
+    let (sender, events) = mpsc::sync_channel(EVENTS_AHEAD);
     std::thread::spawn(move || read_events(reader, &sender));
     Ok(Stream {
         events,
@@ -356,7 +360,7 @@ fn open_tls(url: &str, headers: &[(String, String)], limits: &Limits) -> Result<
 
 /// Each event of an SSE body, until it ends, the receiver is gone, or an event is over
 /// [`MAX_MESSAGE_BYTES`].
-fn read_events(body: impl Read, sender: &Sender<Received>) {
+fn read_events(body: impl Read, sender: &SyncSender<Received>) {
     let mut reader = BufReader::new(body);
     let mut line = Vec::new();
     let mut name = String::new();
@@ -508,7 +512,7 @@ mod tests {
             body.push_str(&format!("{:x};ext=1\r\n{piece}\r\n", piece.len()));
         }
         body.push_str("0\r\n\r\n");
-        let (sender, events) = mpsc::channel();
+        let (sender, events) = mpsc::sync_channel(16);
         read_events(Chunked::new(body.as_bytes()), &sender);
         drop(sender);
         let got: Vec<Event> = events.iter().map(Result::unwrap).collect();
