@@ -23,6 +23,9 @@ const LAYERS: &[&[&str]] = &[
     &["pipeline"],
     // What users read: reports, the matrix, diffs, exports, sessions.
     &["report", "matrix", "diff", "export", "session", "memo"],
+    // The user's MCP servers: their configs, their tools as each host sends them, figures
+    // per server (over reports).
+    &["mcp"],
     // The terminal.
     &["tui"],
 ];

@@ -12,6 +12,7 @@ pub mod export;
 #[cfg(test)]
 mod layers;
 pub mod matrix;
+pub mod mcp;
 pub mod measure;
 pub mod memo;
 pub mod note;

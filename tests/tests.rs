@@ -35,6 +35,7 @@ mod settings_identity;
 mod cli;
 mod cli_manners;
 mod cli_turn;
+mod mcp;
 mod newcomer;
 
 // The interactive view: drawn into a test backend, then the real binary in tmux.

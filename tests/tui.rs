@@ -2145,3 +2145,47 @@ fn codex_on_a_shape_it_never_sends_offers_no_setting() {
     assert!(banner.contains("no setting changes this"), "{banner}");
     assert!(!banner.contains("mcp.prefixes"), "{banner}");
 }
+
+/// The overview names the costliest MCP server with the tokens `report --by-server` gives it
+/// (the same grouping), and a capture without MCP tools names none.
+#[test]
+fn the_overview_names_the_costliest_server_as_report_by_server_does() {
+    let mut h = Harness::new();
+    h.keys("o");
+    let costliest = toolprism::tui::overview::costliest_server(&h.app).expect("MCP tools");
+    let out = crate::support::command::toolprism()
+        .args([
+            "report",
+            "tests/fixtures/tui-sample.json",
+            "--by-server",
+            "-s",
+            "original",
+            "--json",
+        ])
+        .current_dir(crate::support::command::root())
+        .output()
+        .unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let servers = report["servers"].as_array().unwrap();
+    let top = servers
+        .iter()
+        .filter(|s| s["mcp"] == true)
+        .max_by_key(|s| s["tokens"].as_u64())
+        .unwrap();
+    assert_eq!(costliest.name, top["name"].as_str().unwrap());
+    assert_eq!(Some(costliest.tokens as u64), top["tokens"].as_u64());
+    let all: u64 = servers.iter().filter_map(|s| s["tokens"].as_u64()).sum();
+    assert!((costliest.pct - costliest.tokens as f64 * 100.0 / all as f64).abs() < 1e-9);
+    let text = format!("{:?}", h.draw(120, 35).backend());
+    assert!(text.contains(&format!(
+        "costliest server: {}, {} tokens",
+        costliest.name, costliest.tokens
+    )));
+    // Fitted: the shortest form, or none when even that does not fit.
+    assert_eq!(costliest.line(22).as_deref(), Some(" costliest: github "));
+    assert_eq!(costliest.line(5), None);
+    let plain = r#"{"model": "m", "messages": [], "tools": [{"name": "read_file", "description": "Read.", "input_schema": {"type": "object"}}]}"#;
+    let mut h = Harness::with(plain, Settings::default(), false);
+    h.keys("o");
+    assert_eq!(toolprism::tui::overview::costliest_server(&h.app), None);
+}

@@ -133,6 +133,12 @@ pub enum Command {
         after_help = "Examples:\n  toolprism session trace.jsonl\n  toolprism session trace.jsonl -s original -s defer --json\n  toolprism session trace.jsonl -s defer --budget 50000   exit 1 if it costs more\n  toolprism session session.har --thread t2 --set cache.ttl=1h"
     )]
     Session(SessionArgs),
+    /// Your own MCP servers, from your clients' configs: list each server's tools, as the
+    /// host sends them, and measure them under every strategy.
+    #[command(
+        after_help = "Examples:\n  toolprism mcp                          every config found for this folder and user\n  toolprism mcp .mcp.json --dry-run      what would be started; starts nothing\n  toolprism mcp ~/.codex/config.toml --server github --json\n  toolprism mcp .mcp.json --host codex --save codex-request.json\n  toolprism report --by-server capture.json"
+    )]
+    Mcp(McpArgs),
     /// List the strategy ids, one a line, with what each does.
     Strategies,
     /// Every setting `--set` takes: its value (after any `--set`), default, choices, and the
@@ -182,6 +188,104 @@ pub struct ReportArgs {
     /// standard error names what costs most. The report is printed either way.
     #[arg(long, value_name = "N")]
     pub budget: Option<usize>,
+    /// Add a row per MCP server (by `mcp.prefixes` or Codex namespace) and one for the host's
+    /// own tools, with each strategy's tokens; `--json` adds `servers`.
+    #[arg(long)]
+    pub by_server: bool,
+    /// Also ask the provider for its own count (`anthropic`: `/v1/messages/count_tokens` with
+    /// `ANTHROPIC_API_KEY`; an Anthropic Messages capture), per server and per tool by
+    /// difference, cached on disk. Off by default: no call is made without it.
+    #[arg(long, value_name = "PROVIDER", value_parser = ["anthropic"])]
+    pub count_with: Option<String>,
+    /// The API base for `--count-with` (a gateway's).
+    #[arg(
+        long,
+        value_name = "URL",
+        default_value = "https://api.anthropic.com",
+        requires = "count_with"
+    )]
+    pub api_base: String,
+}
+
+/// `toolprism mcp`: its arguments.
+#[derive(Debug, Args)]
+pub struct McpArgs {
+    /// MCP client configs (`.mcp.json`, `~/.claude.json`, `.cursor/mcp.json`,
+    /// `.vscode/mcp.json`, `~/.codex/config.toml`, `.gemini/settings.json`, Zed's
+    /// `settings.json`, ...). Default: every one found for this folder and user.
+    #[arg(value_name = "CONFIG")]
+    pub configs: Vec<PathBuf>,
+    /// Only this server (its name in the config; repeatable).
+    #[arg(long = "server", value_name = "NAME")]
+    pub servers: Vec<String>,
+    /// Print what would be started (command, arguments, working folder, the names of the
+    /// environment variables, never their values) and start nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Send the tools as this host does (default: the host whose config the first server
+    /// came from).
+    #[arg(long, value_name = "HOST", value_parser = ["claude-code", "codex", "cursor", "vscode", "gemini-cli", "raw"])]
+    pub host: Option<String>,
+    /// Seconds each server has to start and list its tools.
+    #[arg(long, value_name = "SECONDS", default_value_t = 20.0, value_parser = parse_seconds)]
+    pub timeout: f64,
+    /// The model the synthesized request names (default: the host's).
+    #[arg(long, value_name = "ID")]
+    pub model: Option<String>,
+    /// Strategy ids, repeatable or comma-separated (default: all of them).
+    #[arg(
+        short = 's',
+        long = "strategy",
+        value_name = "ID",
+        value_parser = StrategyIds,
+        value_delimiter = ','
+    )]
+    pub strategies: Vec<Strategy>,
+    /// One JSON object on standard output: `report --json`'s keys, `host`, and `servers`.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub encoding: EncodingOption,
+    /// Add a per-tool table for each strategy.
+    #[arg(long)]
+    pub per_tool: bool,
+    /// `--matrix` and its options.
+    #[command(flatten)]
+    pub matrix: super::matrix::MatrixArgs,
+    /// Exit 1 when a chosen strategy's total tokens exceed N.
+    #[arg(long, value_name = "N")]
+    pub budget: Option<usize>,
+    /// Write the synthesized request to FILE: a capture every other command reads.
+    #[arg(long, value_name = "FILE")]
+    pub save: Option<PathBuf>,
+    /// Replace FILE if it exists.
+    #[arg(long, requires = "save")]
+    pub force: bool,
+    /// Also ask the provider for its own count (`anthropic`: `/v1/messages/count_tokens` with
+    /// `ANTHROPIC_API_KEY`), per server and per tool by difference, cached on disk. Needs
+    /// `--host claude-code`. Off by default: no call is made without it.
+    #[arg(long, value_name = "PROVIDER", value_parser = ["anthropic"])]
+    pub count_with: Option<String>,
+    /// The API base for `--count-with` (a gateway's).
+    #[arg(
+        long,
+        value_name = "URL",
+        default_value = "https://api.anthropic.com",
+        requires = "count_with"
+    )]
+    pub api_base: String,
+    /// Change a setting, e.g. `defer.threshold=5` (repeatable).
+    #[arg(long = "set", value_name = "K=V", value_parser = SettingKeys, hide_possible_values = true)]
+    pub set: Vec<String>,
+}
+
+fn parse_seconds(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(n) if n > 0.0 && n <= 3600.0 => Ok(n),
+        _ => Err(format!(
+            "`{text}` is not a number of seconds from 0 to 3600"
+        )),
+    }
 }
 
 /// `toolprism show`: its arguments.

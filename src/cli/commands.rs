@@ -26,6 +26,9 @@ pub(super) fn report(args: ReportArgs, color: ColorChoice) -> Result<Output, Fai
         per_tool,
         mut matrix,
         budget,
+        by_server,
+        count_with,
+        api_base,
     } = args;
     // `--format markdown|csv` is a matrix format: asking for it is asking for the matrix.
     if matches!(
@@ -66,21 +69,48 @@ pub(super) fn report(args: ReportArgs, color: ColorChoice) -> Result<Output, Fai
     };
     let mut report = report::report(&capture, &path, &strategies, &settings, &counter);
     report.turn = turn;
+    let rows = by_server.then(|| super::mcp::rows_of(&capture, &report, &settings, &counter));
+    let claude = match count_with {
+        Some(_) => Some(super::mcp::report_claude_count(
+            &capture, &settings, &api_base,
+        )?),
+        None => None,
+    };
     // Not freed: the process exits after printing, and freeing the trees of 100,000 tools
     // takes a third of a second.
     std::mem::forget(capture);
-    let streamed = json && !std::io::stdout().is_terminal();
+    let streamed = json && rows.is_none() && claude.is_none() && !std::io::stdout().is_terminal();
     let text = if streamed {
         String::new()
     } else if json {
-        let mut text = serde_json::to_string_pretty(&report)
+        let mut value = serde_json::to_value(&report)
+            .map_err(|e| Failure::new(format!("{}: {e}", visible(&name))))?;
+        if let (Some(rows), serde_json::Value::Object(map)) = (&rows, &mut value) {
+            let rows = serde_json::to_value(rows)
+                .map_err(|e| Failure::new(format!("{}: {e}", visible(&name))))?;
+            map.insert("servers".into(), rows);
+        }
+        if let (Some(claude), serde_json::Value::Object(map)) = (&claude, &mut value) {
+            let claude = serde_json::to_value(claude)
+                .map_err(|e| Failure::new(format!("{}: {e}", visible(&name))))?;
+            map.insert("claude_count".into(), claude);
+        }
+        let mut text = serde_json::to_string_pretty(&value)
             .map_err(|e| Failure::new(format!("{}: {e}", visible(&name))))?;
         text.push('\n');
         for_terminal(text)
     } else if matrix.matrix {
         matrix::render(&report, &matrix, use_color(color))
     } else {
-        table::report_table(&report, per_tool, terminal_width(), use_color(color))
+        let mut text = table::report_table(&report, per_tool, terminal_width(), use_color(color));
+        if let Some(rows) = &rows {
+            text.push('\n');
+            text.push_str(&super::mcp::by_server_table(rows));
+        }
+        if let Some(claude) = &claude {
+            text.push_str(&super::mcp::claude_section(claude));
+        }
+        text
     };
     let mut output = Output::text(text);
     if let Some(budget) = budget
@@ -346,6 +376,23 @@ pub(super) fn completions(args: &CompletionsArgs) -> Output {
     Output::bytes(buffer)
 }
 
+/// Write `text` to `path` as `export` writes (atomic, devices and pipes through, never over
+/// one of `inputs`), stopping cleanly on a signal that would end the process.
+pub(super) fn save(
+    path: &std::path::Path,
+    text: &str,
+    force: bool,
+    inputs: &export::Inputs,
+) -> Result<(), Failure> {
+    export::check_target(path, force, inputs).map_err(export_failure)?;
+    let stop = if export::target_kind(path) == export::TargetKind::Regular {
+        interrupt::stop_on_ending_signals()
+    } else {
+        std::sync::Arc::default()
+    };
+    export::export(path, text, force, inputs, (&stop, true)).map_err(export_failure)
+}
+
 fn export_failure(error: export::ExportError) -> Failure {
     Failure::new(visible(&error.to_string()).into_owned())
 }
@@ -420,7 +467,11 @@ fn refused(projection: &toolprism::Projection, name: &str) -> Result<(), Failure
 /// The `--budget` gate: which of the `gated` strategies' total tokens exceed `budget`, as one
 /// line naming what costs most in each. A refused strategy has no figures to pass the gate
 /// with, so it fails it (only ever one named with `-s`: without it, `original` alone is gated).
-fn over_budget(report: &report::Report, budget: usize, gated: &[Strategy]) -> Option<String> {
+pub(super) fn over_budget(
+    report: &report::Report,
+    budget: usize,
+    gated: &[Strategy],
+) -> Option<String> {
     let failures: Vec<String> = report
         .strategies
         .iter()

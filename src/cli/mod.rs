@@ -12,6 +12,7 @@ mod diffprint;
 mod interrupt;
 mod manners;
 mod matrix;
+mod mcp;
 mod session;
 mod settings_list;
 mod suggest;
@@ -298,6 +299,7 @@ fn run(cli: Cli) -> Result<Output, Failure> {
         Command::Diff(args) => commands::diff(&args, color),
         Command::Export(args) => commands::export(&args),
         Command::Session(args) => commands::session(&args, color),
+        Command::Mcp(args) => mcp::mcp(args, color),
         Command::Strategies => Ok(commands::strategies()),
         Command::Settings(args) => settings_list::run(&args),
         Command::Man => commands::man(),

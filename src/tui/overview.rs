@@ -49,12 +49,15 @@ pub fn render_overview(app: &App, frame: &mut Frame, area: Rect, notes_hidden: b
         .filter_map(|&s| app.projection(s))
         .map(|p| p.notes.len())
         .sum();
+    let mut bottom_room = room;
     if notes_hidden && notes > 0 {
         let noun = if notes == 1 { "note" } else { "notes" };
-        outer = outer.title_bottom(Span::styled(
-            format!(" {notes} {noun} hidden: too few rows "),
-            theme.warn(),
-        ));
+        let hidden = format!(" {notes} {noun} hidden: too few rows ");
+        bottom_room = bottom_room.saturating_sub(crate::text::width(&hidden) + 1);
+        outer = outer.title_bottom(Span::styled(hidden, theme.warn()));
+    }
+    if let Some(line) = costliest_server(app).and_then(|c| c.line(bottom_room)) {
+        outer = outer.title_bottom(Line::raw(line).right_aligned());
     }
     let inner = outer.inner(area);
     frame.render_widget(outer, area);
@@ -120,6 +123,66 @@ pub fn render_overview(app: &App, frame: &mut Frame, area: Rect, notes_hidden: b
         .rows(rows)
         .mark(selected.checked_sub(first), "▌");
     frame.render_widget(table, inner);
+}
+
+/// The MCP server whose tools cost the most as the capture sends them, grouped as `report
+/// --by-server` groups them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Costliest {
+    /// The server (sanitized).
+    pub name: String,
+    /// Its tools' tokens.
+    pub tokens: usize,
+    /// Its share of every tool's tokens, in percent.
+    pub pct: f64,
+}
+
+impl Costliest {
+    /// ` costliest server: github, 412 tokens (64.3% of tools) `, or a shorter form, whichever
+    /// fits in `room` cells (`None`: none does).
+    pub fn line(&self, room: usize) -> Option<String> {
+        [
+            format!(
+                " costliest server: {}, {} tokens ({:.1}% of tools) ",
+                self.name,
+                thousands(self.tokens),
+                self.pct
+            ),
+            format!(" costliest server: {} ", self.name),
+            format!(" costliest: {} ", self.name),
+        ]
+        .into_iter()
+        .find(|l| crate::text::width(l) <= room)
+    }
+}
+
+/// The costliest MCP server of the capture (the first one on a tie), from `original`'s
+/// per-tool tokens (`None` until they are measured, or when no tool is an MCP server's).
+pub fn costliest_server(app: &App) -> Option<Costliest> {
+    let figures = app.figures(Strategy::Original)?;
+    let mut servers: Vec<(String, usize)> = Vec::new();
+    let mut all = 0;
+    for (entry, tool) in app.capture.tools().iter().zip(&figures.per_tool) {
+        all += tool.original_tokens;
+        let Some(server) = crate::mcp::by_server::server_of(entry, &app.settings) else {
+            continue;
+        };
+        match servers.iter_mut().find(|(s, _)| *s == server) {
+            Some((_, tokens)) => *tokens += tool.original_tokens,
+            None => servers.push((server, tool.original_tokens)),
+        }
+    }
+    // `max_by_key` keeps the last of equals: reversed, the first server on a tie.
+    let (name, tokens) = servers.into_iter().rev().max_by_key(|(_, t)| *t)?;
+    Some(Costliest {
+        name: crate::text::safe(&name),
+        tokens,
+        pct: if all == 0 {
+            0.0
+        } else {
+            tokens as f64 * 100.0 / all as f64
+        },
+    })
 }
 
 /// Strategy `s`'s row (the `i`th): its key, name and marks, origin on a wide pane, tools,

@@ -1,0 +1,779 @@
+//! Reaching a configured server and listing its tools: `initialize`,
+//! `notifications/initialized`, every page of `tools/list`, then the end of the server (its
+//! whole process group, for a stdio server). Feature `mcp`. A stdio server is a child process
+//! in a process group of its own, read by a thread; a Streamable HTTP server is spoken to over
+//! HTTP/1.1 on a TCP stream (`http://`), or through ureq and rustls (`https://`); a legacy
+//! HTTP+SSE server through [`sse`] (an event stream, and POSTs to its endpoint). Every read is
+//! bounded in bytes and by the server's deadline, and a cancel flag (Ctrl-C, SIGTERM) ends the
+//! wait at once; the process group is ended on every path out (a guard's `Drop`).
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use super::config::{RemoteServer, StdioServer};
+
+mod sse;
+pub use sse::list_sse;
+
+/// The protocol version toolprism asks for.
+pub const PROTOCOL_VERSION: &str = "2025-06-18";
+
+/// Most bytes one message (a line on stdio, a response over HTTP) may hold.
+pub const MAX_MESSAGE_BYTES: usize = 32 << 20;
+
+/// Most `tools/list` pages followed before the server is taken to loop.
+pub const MAX_PAGES: usize = 1000;
+
+/// Bytes of a server's standard error kept for its last line.
+const STDERR_KEPT: usize = 4096;
+
+/// How a listing ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ListStatus {
+    /// Every page listed.
+    Ok,
+    /// It did not start, exited, answered with an error, or spoke something else.
+    Failed,
+    /// Start-up and listing took longer than the timeout.
+    Timeout,
+    /// It needs authorization (HTTP 401/403): toolprism does not run OAuth.
+    Auth,
+}
+
+impl ListStatus {
+    /// `ok`, `failed`, `timeout` or `auth`.
+    pub fn id(self) -> &'static str {
+        match self {
+            ListStatus::Ok => "ok",
+            ListStatus::Failed => "failed",
+            ListStatus::Timeout => "timeout",
+            ListStatus::Auth => "auth",
+        }
+    }
+}
+
+/// What listing one server gave.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Listing {
+    /// How it ended.
+    pub status: ListStatus,
+    /// Every tool of every page (those listed before a failure too).
+    pub tools: Vec<Value>,
+    /// Pages read.
+    pub pages: usize,
+    /// Why it failed (unsanitized: server text; the caller sanitizes before printing).
+    pub error: Option<String>,
+    /// The last line the server wrote to its standard error.
+    pub stderr: Option<String>,
+    /// A server configured as Streamable HTTP was listed over the legacy HTTP+SSE transport
+    /// ([`list_http_then_sse`]).
+    pub fell_back_to_sse: bool,
+}
+
+impl Listing {
+    fn failed(status: ListStatus, error: impl Into<String>) -> Listing {
+        Listing {
+            status,
+            tools: Vec::new(),
+            pages: 0,
+            error: Some(error.into()),
+            stderr: None,
+            fell_back_to_sse: false,
+        }
+    }
+}
+
+/// What ends a wait early: the deadline, or the user (Ctrl-C, SIGTERM).
+pub struct Limits<'a> {
+    /// When the server's start-up and listing must be done.
+    pub deadline: Instant,
+    /// Whether to stop now.
+    pub cancelled: &'a (dyn Fn() -> bool + Sync),
+}
+
+/// Why a step stopped.
+enum Stop {
+    Timeout,
+    Cancelled,
+    Failed(String),
+    Auth(String),
+}
+
+impl Stop {
+    fn into_listing(self, tools: Vec<Value>, pages: usize) -> Listing {
+        let (status, error) = match self {
+            Stop::Timeout => (
+                ListStatus::Timeout,
+                "no answer within the timeout".to_owned(),
+            ),
+            Stop::Cancelled => (ListStatus::Failed, "interrupted".to_owned()),
+            Stop::Failed(e) => (ListStatus::Failed, e),
+            Stop::Auth(e) => (ListStatus::Auth, e),
+        };
+        Listing {
+            status,
+            tools,
+            pages,
+            error: Some(error),
+            stderr: None,
+            fell_back_to_sse: false,
+        }
+    }
+}
+
+/// One JSON-RPC exchange: send a request, get its result.
+trait Session {
+    fn request(
+        &mut self,
+        id: u64,
+        method: &str,
+        params: Value,
+        limits: &Limits,
+    ) -> Result<Value, Stop>;
+    fn notify(&mut self, method: &str, limits: &Limits) -> Result<(), Stop>;
+}
+
+/// The conversation every transport has: initialize, initialized, every page of tools/list.
+fn converse(session: &mut dyn Session, version: &str, limits: &Limits) -> Listing {
+    let init = json!({
+        "protocolVersion": version,
+        "capabilities": {},
+        "clientInfo": {"name": "toolprism", "version": env!("CARGO_PKG_VERSION")},
+    });
+    if let Err(stop) = session.request(1, "initialize", init, limits) {
+        return stop.into_listing(Vec::new(), 0);
+    }
+    if let Err(stop) = session.notify("notifications/initialized", limits) {
+        return stop.into_listing(Vec::new(), 0);
+    }
+    let mut tools = Vec::new();
+    let mut cursor: Option<String> = None;
+    for page in 0..MAX_PAGES {
+        let params = cursor
+            .as_ref()
+            .map_or_else(|| json!({}), |c| json!({"cursor": c}));
+        let result = match session.request(2 + page as u64, "tools/list", params, limits) {
+            Ok(result) => result,
+            Err(stop) => return stop.into_listing(tools, page),
+        };
+        let Some(listed) = result.get("tools").and_then(Value::as_array) else {
+            return Stop::Failed("`tools/list` answered without a `tools` array".into())
+                .into_listing(tools, page);
+        };
+        tools.extend(listed.iter().cloned());
+        cursor = result
+            .get("nextCursor")
+            .and_then(Value::as_str)
+            .filter(|c| !c.is_empty())
+            .map(str::to_owned);
+        if cursor.is_none() {
+            return Listing {
+                status: ListStatus::Ok,
+                tools,
+                pages: page + 1,
+                error: None,
+                stderr: None,
+                fell_back_to_sse: false,
+            };
+        }
+    }
+    Stop::Failed(format!("more than {MAX_PAGES} pages of tools")).into_listing(tools, MAX_PAGES)
+}
+
+/// The answer to request `id` in a JSON-RPC message, if it is one.
+fn answer(message: &Value, id: u64) -> Option<Result<Value, Stop>> {
+    if message.get("id").and_then(Value::as_u64) != Some(id) || message.get("method").is_some() {
+        return None;
+    }
+    if let Some(error) = message.get("error") {
+        let text = error
+            .get("message")
+            .and_then(Value::as_str)
+            .unwrap_or("an error without a message");
+        return Some(Err(Stop::Failed(format!("the server answered: {text}"))));
+    }
+    Some(Ok(message.get("result").cloned().unwrap_or(Value::Null)))
+}
+
+/// A stdio server's process group, ended when dropped (every path out, panics included).
+struct Group {
+    child: Child,
+}
+
+impl Group {
+    fn end(&mut self) {
+        if let Some(pid) = rustix::process::Pid::from_raw(self.child.id().cast_signed()) {
+            // The whole group: a server started through `npx` or a shell has children.
+            let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Group {
+    fn drop(&mut self) {
+        self.end();
+    }
+}
+
+struct StdioSession {
+    stdin: std::process::ChildStdin,
+    lines: Receiver<Result<Value, String>>,
+}
+
+/// How often a wait looks at the cancel flag.
+const TICK: Duration = Duration::from_millis(50);
+
+impl Session for StdioSession {
+    fn request(
+        &mut self,
+        id: u64,
+        method: &str,
+        params: Value,
+        limits: &Limits,
+    ) -> Result<Value, Stop> {
+        let line = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        self.send(&line)?;
+        loop {
+            if (limits.cancelled)() {
+                return Err(Stop::Cancelled);
+            }
+            let left = limits.deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Err(Stop::Timeout);
+            }
+            match self.lines.recv_timeout(left.min(TICK)) {
+                Ok(Ok(message)) => {
+                    if let Some(result) = answer(&message, id) {
+                        return result;
+                    }
+                    // A request from the server (roots, sampling): refused, so it goes on.
+                    if let (Some(their), Some(_)) = (message.get("id"), message.get("method")) {
+                        let reply = json!({"jsonrpc": "2.0", "id": their, "error": {"code": -32601, "message": "not supported"}});
+                        self.send(&reply)?;
+                    }
+                }
+                Ok(Err(problem)) => return Err(Stop::Failed(problem)),
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => {
+                    return Err(Stop::Failed("the server exited".into()));
+                }
+            }
+        }
+    }
+
+    fn notify(&mut self, method: &str, _limits: &Limits) -> Result<(), Stop> {
+        self.send(&json!({"jsonrpc": "2.0", "method": method}))
+    }
+}
+
+impl StdioSession {
+    fn send(&mut self, message: &Value) -> Result<(), Stop> {
+        let mut line = message.to_string();
+        line.push('\n');
+        self.stdin
+            .write_all(line.as_bytes())
+            .and_then(|()| self.stdin.flush())
+            .map_err(|_| Stop::Failed("the server exited".into()))
+    }
+}
+
+/// Start a stdio server (values already expanded) in a process group of its own, list its
+/// tools, end the group.
+pub fn list_stdio(server: &StdioServer, limits: &Limits) -> Listing {
+    let mut command = Command::new(&server.command);
+    command
+        .args(&server.args)
+        .envs(server.env.iter().map(|(k, v)| (k, v)))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    if let Some(cwd) = &server.cwd {
+        command.current_dir(cwd);
+    }
+    // Its own group: Ctrl-C at the terminal reaches toolprism alone, which ends the group.
+    std::os::unix::process::CommandExt::process_group(&mut command, 0);
+    let child = match command.spawn() {
+        Ok(child) => child,
+        Err(e) => {
+            return Listing::failed(
+                ListStatus::Failed,
+                format!("could not start `{}`: {e}", server.command),
+            );
+        }
+    };
+    let mut group = Group { child };
+    let (Some(stdin), Some(stdout), Some(stderr)) = (
+        group.child.stdin.take(),
+        group.child.stdout.take(),
+        group.child.stderr.take(),
+    ) else {
+        return Listing::failed(ListStatus::Failed, "no pipes to the server");
+    };
+    let (sender, lines) = mpsc::channel();
+    std::thread::spawn(move || read_lines(stdout, &sender));
+    let (tail_sender, tail) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tail_sender.send(last_line(stderr));
+    });
+    let mut session = StdioSession { stdin, lines };
+    let mut listing = converse(&mut session, PROTOCOL_VERSION, limits);
+    drop(session);
+    group.end();
+    // The group is gone, so standard error is closed and its reader done.
+    listing.stderr = tail.recv_timeout(Duration::from_millis(500)).ok().flatten();
+    listing
+}
+
+/// Each line of standard output as JSON, until it closes or a line is too long.
+fn read_lines(stdout: std::process::ChildStdout, sender: &mpsc::Sender<Result<Value, String>>) {
+    let mut reader = BufReader::new(stdout);
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        let read = (&mut reader)
+            .take(MAX_MESSAGE_BYTES as u64 + 1)
+            .read_until(b'\n', &mut line);
+        match read {
+            Ok(0) | Err(_) => return,
+            Ok(_) if line.len() > MAX_MESSAGE_BYTES => {
+                let _ = sender.send(Err(format!("a message over {MAX_MESSAGE_BYTES} bytes")));
+                return;
+            }
+            Ok(_) => {}
+        }
+        let text = String::from_utf8_lossy(&line);
+        let text = text.trim();
+        if text.is_empty() {
+            continue;
+        }
+        let message = serde_json::from_str::<Value>(text).map_err(|_| {
+            let shown: String = text.chars().take(80).collect();
+            format!("not MCP: wrote `{shown}` on standard output")
+        });
+        let stop = message.is_err();
+        if sender.send(message).is_err() || stop {
+            return;
+        }
+    }
+}
+
+/// The last non-empty line of a stream, keeping only its last few KiB.
+fn last_line(mut stream: impl Read) -> Option<String> {
+    let mut kept: Vec<u8> = Vec::new();
+    let mut buffer = [0u8; 4096];
+    while let Ok(n) = stream.read(&mut buffer) {
+        if n == 0 {
+            break;
+        }
+        kept.extend_from_slice(&buffer[..n]);
+        if kept.len() > 2 * STDERR_KEPT {
+            kept.drain(..kept.len() - STDERR_KEPT);
+        }
+    }
+    String::from_utf8_lossy(&kept)
+        .lines()
+        .rev()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .map(str::to_owned)
+}
+
+/// A plain `http://host:port/path` URL's parts.
+fn split_url(url: &str) -> Result<(String, u16, String), String> {
+    let rest = url
+        .strip_prefix("http://")
+        .ok_or_else(|| format!("not an http URL: {url}"))?;
+    let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+    let (host, port) = match authority.rsplit_once(':') {
+        Some((host, port)) => (
+            host,
+            port.parse().map_err(|_| format!("bad port in {url}"))?,
+        ),
+        None => (authority, 80),
+    };
+    let path = if path.is_empty() { "/" } else { path };
+    Ok((host.to_owned(), port, path.to_owned()))
+}
+
+struct HttpSession {
+    url: String,
+    headers: Vec<(String, String)>,
+    session_id: Option<String>,
+    /// The HTTP status of the first POST (the `initialize`).
+    first_status: Option<u16>,
+}
+
+impl HttpSession {
+    /// POST one message; the JSON-RPC messages of the answer (a JSON body, or the events of
+    /// an SSE body), reading until the one with `id` when there is one.
+    fn post(
+        &mut self,
+        message: &Value,
+        id: Option<u64>,
+        limits: &Limits,
+    ) -> Result<Vec<Value>, Stop> {
+        let mut headers = vec![
+            (
+                "Accept".to_owned(),
+                "application/json, text/event-stream".to_owned(),
+            ),
+            (
+                "MCP-Protocol-Version".to_owned(),
+                PROTOCOL_VERSION.to_owned(),
+            ),
+        ];
+        if let Some(session) = &self.session_id {
+            headers.push(("Mcp-Session-Id".to_owned(), session.clone()));
+        }
+        headers.extend(self.headers.iter().cloned());
+        let response = post(&self.url, &headers, &message.to_string(), limits)?;
+        self.first_status.get_or_insert(response.status);
+        if matches!(response.status, 401 | 403) {
+            return Err(Stop::Auth(format!(
+                "HTTP {}: the server needs authorization (OAuth is not run)",
+                response.status
+            )));
+        }
+        if !(200..300).contains(&response.status) {
+            return Err(Stop::Failed(format!("HTTP {}", response.status)));
+        }
+        if let Some(session) = response.header("mcp-session-id") {
+            self.session_id = Some(session.to_owned());
+        }
+        if id.is_none() || response.body.is_empty() {
+            return Ok(Vec::new());
+        }
+        let text = String::from_utf8_lossy(&response.body);
+        if response
+            .header("content-type")
+            .is_some_and(|t| t.starts_with("text/event-stream"))
+        {
+            let text = text.replace("\r\n", "\n");
+            Ok(sse_data(&text)
+                .filter_map(|data| serde_json::from_str(&data).ok())
+                .collect())
+        } else {
+            serde_json::from_str::<Value>(&text)
+                .map(|v| match v {
+                    Value::Array(batch) => batch,
+                    one => vec![one],
+                })
+                .map_err(|_| Stop::Failed("not MCP: the answer is not JSON".into()))
+        }
+    }
+}
+
+impl Session for HttpSession {
+    fn request(
+        &mut self,
+        id: u64,
+        method: &str,
+        params: Value,
+        limits: &Limits,
+    ) -> Result<Value, Stop> {
+        let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        let messages = self.post(&message, Some(id), limits)?;
+        messages
+            .iter()
+            .find_map(|m| answer(m, id))
+            .unwrap_or_else(|| Err(Stop::Failed(format!("no answer to `{method}`"))))
+    }
+
+    fn notify(&mut self, method: &str, limits: &Limits) -> Result<(), Stop> {
+        self.post(&json!({"jsonrpc": "2.0", "method": method}), None, limits)
+            .map(|_| ())
+    }
+}
+
+/// One `POST` of a JSON body to `url` with these headers, within the deadline: plain HTTP/1.1
+/// on a TCP stream (interruptible), or [`post_tls`] for `https://`.
+fn post(
+    url: &str,
+    headers: &[(String, String)],
+    body: &str,
+    limits: &Limits,
+) -> Result<Response, Stop> {
+    let left = limits.deadline.saturating_duration_since(Instant::now());
+    if left.is_zero() {
+        return Err(Stop::Timeout);
+    }
+    if url.starts_with("https://") {
+        return post_tls(url, headers, body, left);
+    }
+    let (host, port, path) = split_url(url).map_err(Stop::Failed)?;
+    let (host, path) = (host.as_str(), path.as_str());
+    let addr = std::net::ToSocketAddrs::to_socket_addrs(&(host, port))
+        .map_err(|e| Stop::Failed(format!("{host}: {e}")))?
+        .next()
+        .ok_or_else(|| Stop::Failed(format!("{host}: no address")))?;
+    let mut stream = std::net::TcpStream::connect_timeout(&addr, left)
+        .map_err(|e| Stop::Failed(format!("could not connect: {e}")))?;
+    let mut request = format!(
+        "POST {path} HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n",
+        body.len()
+    );
+    for (name, value) in headers {
+        request.push_str(&format!("{name}: {value}\r\n"));
+    }
+    request.push_str("\r\n");
+    request.push_str(body);
+    stream
+        .write_all(request.as_bytes())
+        .map_err(|e| Stop::Failed(format!("could not send: {e}")))?;
+    read_response(&mut stream, limits)
+}
+
+/// [`post`] over TLS (`https://`), through ureq with rustls and the webpki roots. It cannot be
+/// interrupted mid-call: it ends by the deadline at the latest.
+fn post_tls(
+    url: &str,
+    headers: &[(String, String)],
+    body: &str,
+    left: Duration,
+) -> Result<Response, Stop> {
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .timeout_global(Some(left))
+        .http_status_as_error(false)
+        .build()
+        .into();
+    let mut request = agent.post(url).header("Content-Type", "application/json");
+    for (name, value) in headers {
+        request = request.header(name.as_str(), value.as_str());
+    }
+    let mut response = request.send(body).map_err(|e| match e {
+        ureq::Error::Timeout(_) => Stop::Timeout,
+        other => Stop::Failed(format!("could not reach the server: {other}")),
+    })?;
+    let status = response.status().as_u16();
+    let headers = response
+        .headers()
+        .iter()
+        .map(|(k, v)| {
+            (
+                k.as_str().to_owned(),
+                v.to_str().unwrap_or_default().to_owned(),
+            )
+        })
+        .collect();
+    let body = response
+        .body_mut()
+        .with_config()
+        .limit(MAX_MESSAGE_BYTES as u64)
+        .read_to_vec()
+        .map_err(|e| match e {
+            ureq::Error::Timeout(_) => Stop::Timeout,
+            other => Stop::Failed(format!("could not read the answer: {other}")),
+        })?;
+    Ok(Response {
+        status,
+        headers,
+        body,
+    })
+}
+
+/// POST a JSON body to an `http://` or `https://` URL and read its JSON answer: the status and the
+/// value (`Err`: the reason, one line). For the token-counting endpoint.
+pub fn post_json(
+    url: &str,
+    headers: &[(String, String)],
+    body: &str,
+    limits: &Limits,
+) -> Result<(u16, Value), String> {
+    let response = post(url, headers, body, limits).map_err(|stop| match stop {
+        Stop::Timeout => "no answer within the timeout".to_owned(),
+        Stop::Cancelled => "interrupted".to_owned(),
+        Stop::Failed(e) | Stop::Auth(e) => e,
+    })?;
+    let value = serde_json::from_slice(&response.body).unwrap_or(Value::Null);
+    Ok((response.status, value))
+}
+
+struct Response {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: Vec<u8>,
+}
+
+impl Response {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// An HTTP/1.1 response, read to its end (the request said `Connection: close`), within the
+/// deadline and [`MAX_MESSAGE_BYTES`]; a chunked body is put back together.
+fn read_response(stream: &mut std::net::TcpStream, limits: &Limits) -> Result<Response, Stop> {
+    let mut raw = Vec::new();
+    let mut buffer = [0u8; 16384];
+    loop {
+        if (limits.cancelled)() {
+            return Err(Stop::Cancelled);
+        }
+        let left = limits.deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(Stop::Timeout);
+        }
+        let _ = stream.set_read_timeout(Some(left.min(TICK)));
+        match stream.read(&mut buffer) {
+            Ok(0) => break,
+            Ok(n) => raw.extend_from_slice(&buffer[..n]),
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) => {}
+            Err(e) => return Err(Stop::Failed(format!("could not read: {e}"))),
+        }
+        if raw.len() > MAX_MESSAGE_BYTES {
+            return Err(Stop::Failed(format!(
+                "an answer over {MAX_MESSAGE_BYTES} bytes"
+            )));
+        }
+    }
+    let Some(end) = raw.windows(4).position(|w| w == b"\r\n\r\n") else {
+        return Err(Stop::Failed("not HTTP: no header end".into()));
+    };
+    let (status, headers) = head_of(&raw[..end])?;
+    let mut response = Response {
+        status,
+        headers,
+        body: raw[end + 4..].to_vec(),
+    };
+    if response
+        .header("transfer-encoding")
+        .is_some_and(|t| t.eq_ignore_ascii_case("chunked"))
+    {
+        response.body = dechunk(&response.body);
+    }
+    Ok(response)
+}
+
+/// An HTTP/1.1 response head's status and headers.
+fn head_of(head: &[u8]) -> Result<(u16, Vec<(String, String)>), Stop> {
+    let head = String::from_utf8_lossy(head);
+    let mut lines = head.lines();
+    let status = lines
+        .next()
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|s| s.parse().ok())
+        .ok_or_else(|| Stop::Failed("not HTTP: no status line".into()))?;
+    let headers = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.trim().to_owned(), v.trim().to_owned()))
+        .collect();
+    Ok((status, headers))
+}
+
+/// The `data` of each event of an SSE body (multi-line data joined with `\n`).
+fn sse_data(text: &str) -> impl Iterator<Item = String> + '_ {
+    text.split("\n\n").filter_map(|event| {
+        let lines: Vec<&str> = event
+            .lines()
+            .filter_map(|l| l.trim_end_matches('\r').strip_prefix("data:"))
+            .map(|d| d.strip_prefix(' ').unwrap_or(d))
+            .collect();
+        (!lines.is_empty()).then(|| lines.join("\n"))
+    })
+}
+
+fn dechunk(mut body: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    while let Some(line_end) = body.windows(2).position(|w| w == b"\r\n") {
+        let size_text = String::from_utf8_lossy(&body[..line_end]);
+        let Ok(size) = usize::from_str_radix(size_text.split(';').next().unwrap_or("").trim(), 16)
+        else {
+            break;
+        };
+        body = &body[line_end + 2..];
+        if size == 0 || size > body.len() {
+            out.extend_from_slice(&body[..size.min(body.len())]);
+            break;
+        }
+        out.extend_from_slice(&body[..size]);
+        body = body.get(size + 2..).unwrap_or_default();
+    }
+    out
+}
+
+/// List a Streamable HTTP server's tools (URL and headers already expanded), then end its
+/// session (`DELETE` is not sent: the session ends with toolprism's last request).
+pub fn list_http(server: &RemoteServer, limits: &Limits) -> Listing {
+    if !server.url.starts_with("https://")
+        && let Err(e) = split_url(&server.url)
+    {
+        return Listing::failed(ListStatus::Failed, e);
+    }
+    let mut session = HttpSession {
+        url: server.url.clone(),
+        headers: server.headers.clone(),
+        session_id: None,
+        first_status: None,
+    };
+    converse(&mut session, PROTOCOL_VERSION, limits)
+}
+
+/// List a remote server as the clients that fall back do (docs/MCP.md): Streamable HTTP
+/// first; when its `initialize` POST is refused with HTTP 400, 404 or 405 (the answer of a
+/// server that speaks only the older transport), the legacy HTTP+SSE transport at the same
+/// URL, within the same deadline. The listing says so when the second answered
+/// ([`Listing::fell_back_to_sse`]); when neither did, it gives both reasons.
+pub fn list_http_then_sse(server: &RemoteServer, limits: &Limits) -> Listing {
+    if !server.url.starts_with("https://")
+        && let Err(e) = split_url(&server.url)
+    {
+        return Listing::failed(ListStatus::Failed, e);
+    }
+    let mut session = HttpSession {
+        url: server.url.clone(),
+        headers: server.headers.clone(),
+        session_id: None,
+        first_status: None,
+    };
+    let listing = converse(&mut session, PROTOCOL_VERSION, limits);
+    if listing.status == ListStatus::Failed
+        && listing.pages == 0
+        && matches!(session.first_status, Some(400 | 404 | 405))
+    {
+        let mut legacy = list_sse(server, limits);
+        if legacy.status == ListStatus::Ok {
+            legacy.fell_back_to_sse = true;
+        } else {
+            // Neither answered: both reasons, the second one's status.
+            legacy.error = Some(format!(
+                "{}; over SSE: {}",
+                listing.error.unwrap_or_default(),
+                legacy.error.unwrap_or_default()
+            ));
+        }
+        return legacy;
+    }
+    listing
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_and_chunks() {
+        assert_eq!(
+            split_url("http://127.0.0.1:8080/mcp").unwrap(),
+            ("127.0.0.1".into(), 8080, "/mcp".into())
+        );
+        assert!(
+            split_url("ftp://x/mcp")
+                .unwrap_err()
+                .contains("not an http URL")
+        );
+        assert_eq!(dechunk(b"3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n"), b"abcde");
+    }
+}

@@ -1,0 +1,860 @@
+//! `toolprism mcp` against the project's own fixture servers (`tests/fixtures/mcp/server.py`,
+//! run by python3; no network but 127.0.0.1), and `report --by-server`.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::support::command::{root, toolprism};
+
+fn fixture() -> String {
+    root()
+        .join("tests/fixtures/mcp/server.py")
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// A stdio server entry of `.mcp.json`'s form running the fixture in `mode`.
+fn stdio(args: &[&str]) -> Value {
+    let mut all = vec![fixture()];
+    all.extend(args.iter().map(|a| (*a).to_owned()));
+    serde_json::json!({"command": "python3", "args": all})
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn mcp_json(dir: &Path, servers: &Value) -> PathBuf {
+    write(
+        dir,
+        ".mcp.json",
+        &serde_json::json!({"mcpServers": servers}).to_string(),
+    )
+}
+
+fn run(args: &[&str]) -> (i32, String, String) {
+    let out = toolprism().args(args).output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+fn json_of(args: &[&str]) -> Value {
+    let (code, stdout, stderr) = run(args);
+    assert_eq!(code, 0, "{stderr}");
+    serde_json::from_str(&stdout).unwrap()
+}
+
+/// Whether a process is gone (or a zombie waiting for its parent to be reaped by init).
+fn gone(pid: &str) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        Ok(stat) => stat
+            .rsplit(')')
+            .next()
+            .is_some_and(|rest| rest.trim_start().starts_with('Z')),
+    }
+}
+
+fn all_gone(pids: &str) -> bool {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        if pids.split_whitespace().all(gone) {
+            return true;
+        }
+        if Instant::now() > deadline {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn every_client_format_is_read_and_dry_run_starts_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let pids = d.join("pids");
+    let hang = stdio(&["hang", &pids.to_string_lossy()]);
+    let configs = [
+        write(
+            d,
+            "p/.mcp.json",
+            &serde_json::json!({"mcpServers": {"cc": hang}}).to_string(),
+        ),
+        write(
+            d,
+            ".claude.json",
+            &serde_json::json!({"mcpServers": {"user": {"type": "http", "url": "http://127.0.0.1:9/mcp", "headers": {"Authorization": "Bearer ${TOKEN}"}}}, "projects": {"/elsewhere": {"mcpServers": {"other": {"command": "x"}}}}}).to_string(),
+        ),
+        write(d, "Claude/claude_desktop_config.json", r#"{"mcpServers": {"desk": {"command": "npx", "args": ["-y", "pkg"], "env": {"API_KEY": "hunter2"}}}}"#),
+        write(d, ".cursor/mcp.json", r#"{"mcpServers": {"cur": {"url": "http://127.0.0.1:9/sse", "type": "sse"}}}"#),
+        write(d, ".vscode/mcp.json", "{\n  // comments and trailing commas, as VS Code writes\n  \"inputs\": [{\"type\": \"promptString\", \"id\": \"k\"}],\n  \"servers\": {\"vs\": {\"type\": \"stdio\", \"command\": \"node\", \"args\": [\"s.js\"], \"cwd\": \"/srv\"},},\n}"),
+        write(d, ".codeium/windsurf/mcp_config.json", r#"{"mcpServers": {"wind": {"serverUrl": "http://127.0.0.1:9/mcp?key=hunter3"}}}"#),
+        write(d, ".codex/config.toml", "model = \"gpt-5\"\n[mcp_servers.codexfs]\ncommand = \"uvx\"\nargs = [\"fs\"]\nenv = { ROOT = \"/\" }\n[mcp_servers.off]\ncommand = \"y\"\nenabled = false\n"),
+        write(d, ".gemini/settings.json", r#"{"mcpServers": {"gem": {"httpUrl": "http://127.0.0.1:9/mcp"}, "gemsse": {"url": "http://127.0.0.1:9/sse"}}}"#),
+        write(d, "zed/settings.json", "{ \"context_servers\": { \"zedfs\": { \"command\": { \"path\": \"zfs\", \"args\": [] } } } // JSONC\n}"),
+    ];
+    let mut args: Vec<String> = vec!["mcp".into(), "--dry-run".into()];
+    args.extend(configs.iter().map(|p| p.to_string_lossy().into_owned()));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (code, out, err) = run(&args);
+    assert_eq!(code, 0, "{err}");
+    for (name, client) in [
+        ("cc", "claude-code"),
+        ("user", "claude-code"),
+        ("desk", "claude-desktop"),
+        ("cur", "cursor"),
+        ("vs", "vscode"),
+        ("wind", "windsurf"),
+        ("codexfs", "codex"),
+        ("off", "codex"),
+        ("gem", "gemini-cli"),
+        ("gemsse", "gemini-cli"),
+        ("zedfs", "zed"),
+    ] {
+        assert!(
+            out.contains(&format!("  {name} ({client}, ")),
+            "{name}: {out}"
+        );
+    }
+    assert!(
+        !out.contains("other"),
+        "another project's servers are not read: {out}"
+    );
+    assert!(out.contains("command: npx -y pkg"));
+    assert!(out.contains("env:     API_KEY (values not shown)"));
+    assert!(out.contains("folder:  /srv"));
+    assert!(out.contains("headers: Authorization (values not shown)"));
+    assert!(out.contains("sse:    http://127.0.0.1:9/sse"));
+    assert!(out.contains("http:    http://127.0.0.1:9/mcp"));
+    assert!(out.contains("off (codex, ") && out.contains("disabled: not started"));
+    assert!(!out.contains("hunter2") && !err.contains("hunter2"));
+    assert!(out.contains("http://127.0.0.1:9/mcp?… (query not shown)") && !out.contains("hunter3"));
+    // Nothing was started.
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(!pids.exists(), "--dry-run started a server");
+}
+
+#[test]
+fn a_broken_config_is_one_line_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = write(
+        dir.path(),
+        ".mcp.json",
+        "{\"mcpServers\": {\"a\": {\"args\": []}}}",
+    );
+    let (code, out, err) = run(&["mcp", &bad.to_string_lossy(), "--dry-run"]);
+    assert_eq!(code, 2);
+    assert!(out.is_empty());
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains(".mcp.json: mcpServers.a: neither `command` nor `url`"),
+        "{err}"
+    );
+    let toml = write(dir.path(), "config.toml", "[mcp_servers.x\n");
+    let (code, _, err) = run(&["mcp", &toml.to_string_lossy()]);
+    assert_eq!(code, 2);
+    assert!(
+        err.starts_with("toolprism: ") && err.contains("config.toml: not TOML"),
+        "{err}"
+    );
+    let (code, _, err) = run(&["mcp", &bad.to_string_lossy(), "--server", "nope"]);
+    assert_eq!((code, err.lines().count()), (2, 1), "{err}");
+}
+
+#[test]
+fn pages_are_followed_and_each_host_sends_its_names_and_fields() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = mcp_json(
+        dir.path(),
+        &serde_json::json!({"my.files": stdio(&["paged", "7", "3"])}),
+    );
+    let config = config.to_string_lossy();
+    for host in [
+        "claude-code",
+        "codex",
+        "cursor",
+        "vscode",
+        "gemini-cli",
+        "raw",
+    ] {
+        let saved = dir.path().join(format!("{host}.json"));
+        let saved_text = saved.to_string_lossy();
+        let report = json_of(&[
+            "mcp",
+            &config,
+            "--host",
+            host,
+            "-s",
+            "original",
+            "--json",
+            "--save",
+            &saved_text,
+        ]);
+        assert_eq!(report["host"], host);
+        let server = &report["servers"][0];
+        assert_eq!(
+            (
+                server["status"].as_str(),
+                server["tools"].as_u64(),
+                server["pages"].as_u64()
+            ),
+            (Some("ok"), Some(7), Some(3)),
+            "{host}"
+        );
+        let body: Value = serde_json::from_str(&std::fs::read_to_string(&saved).unwrap()).unwrap();
+        let text = body.to_string();
+        let dropped = [
+            "annotations",
+            "outputSchema",
+            "\"title\"",
+            "_meta",
+            "readOnlyHint",
+        ];
+        if host == "raw" {
+            assert!(
+                dropped.iter().all(|f| text.contains(f)),
+                "raw keeps every field"
+            );
+        } else {
+            for field in dropped {
+                assert!(!text.contains(field), "{host} sends no {field}: {text}");
+            }
+        }
+        let first = match host {
+            "claude-code" => body["tools"][0]["name"].clone(),
+            "codex" => body["tools"][0]["tools"][0]["name"].clone(),
+            "cursor" | "vscode" => body["tools"][0]["function"]["name"].clone(),
+            "gemini-cli" => body["tools"][0]["functionDeclarations"][0]["name"].clone(),
+            _ => body["tools"][0]["name"].clone(),
+        };
+        let want = match host {
+            "claude-code" => "mcp__my_files__tool_00",
+            "cursor" | "vscode" => "mcp_my_files_tool_00",
+            _ => "tool_00",
+        };
+        assert_eq!(first, want, "{host}");
+        if host == "codex" {
+            assert_eq!(body["tools"][0]["type"], "namespace");
+            assert_eq!(body["tools"][0]["name"], "mcp__my_files");
+            assert_eq!(body["tools"][0]["tools"].as_array().unwrap().len(), 7);
+        }
+        // The saved request is a capture every command reads.
+        let (code, _, err) = run(&["report", &saved_text, "-s", "original"]);
+        assert_eq!(code, 0, "{host}: {err}");
+    }
+}
+
+#[test]
+fn failed_and_hung_servers_are_listed_within_the_timeout_and_nothing_is_left() {
+    let dir = tempfile::tempdir().unwrap();
+    let pids = dir.path().join("pids");
+    let config = mcp_json(
+        dir.path(),
+        &serde_json::json!({
+            "good": stdio(&["paged", "2", "5"]),
+            "crashes": stdio(&["crash"]),
+            "hangs": stdio(&["hang", &pids.to_string_lossy()]),
+            "chatty": stdio(&["noise"]),
+            "absent": {"command": "/nonexistent/toolprism-fixture"},
+            "needs": {"command": "python3", "env": {"K": "${TOOLPRISM_FIXTURE_UNSET}"}},
+        }),
+    );
+    let started = Instant::now();
+    let report = json_of(&[
+        "mcp",
+        &config.to_string_lossy(),
+        "--timeout",
+        "2",
+        "-s",
+        "original",
+        "--json",
+    ]);
+    let took = started.elapsed();
+    assert!(took < Duration::from_secs(10), "took {took:?}");
+    let by_name = |name: &str| {
+        report["servers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"] == name)
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(by_name("good")["status"], "ok");
+    assert_eq!(by_name("crashes")["status"], "failed");
+    assert_eq!(by_name("crashes")["stderr"], "fatal: database locked");
+    assert_eq!(by_name("hangs")["status"], "timeout");
+    assert!(
+        by_name("chatty")["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("not MCP")
+    );
+    assert!(
+        by_name("absent")["error"]
+            .as_str()
+            .unwrap()
+            .contains("could not start")
+    );
+    assert!(
+        by_name("needs")["error"]
+            .as_str()
+            .unwrap()
+            .contains("TOOLPRISM_FIXTURE_UNSET")
+    );
+    let pids = std::fs::read_to_string(&pids).unwrap();
+    assert!(all_gone(&pids), "the hung server's group is ended: {pids}");
+    // None listed: exit 2, one line naming each.
+    let only_bad = mcp_json(
+        dir.path(),
+        &serde_json::json!({"crashes": stdio(&["crash"])}),
+    );
+    let (code, out, err) = run(&["mcp", &only_bad.to_string_lossy()]);
+    assert_eq!(
+        (code, out.as_str(), err.lines().count()),
+        (2, "", 1),
+        "{err}"
+    );
+    assert!(err.contains("crashes failed"), "{err}");
+}
+
+#[test]
+fn sigterm_and_ctrl_c_end_every_server_toolprism_started() {
+    use rustix::process::Signal;
+    for (signal, status) in [(Signal::TERM, 143), (Signal::INT, 130)] {
+        let dir = tempfile::tempdir().unwrap();
+        let pids = dir.path().join("pids");
+        // And a legacy SSE server that never names its endpoint: the wait on its stream ends too.
+        let silent = serve(dir.path(), &["sse", "1", "silent"]);
+        let config = mcp_json(
+            dir.path(),
+            &serde_json::json!({
+                "hangs": stdio(&["hang", &pids.to_string_lossy()]),
+                "silent": {"type": "sse", "url": format!("http://127.0.0.1:{}/sse", silent.port), "headers": {"Authorization": "Bearer fixture-token"}},
+            }),
+        );
+        let mut child = Command::new(crate::support::command::bin())
+            .args([
+                "mcp",
+                &config.to_string_lossy(),
+                "--timeout",
+                "60",
+                "--json",
+            ])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !pids.exists() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        std::thread::sleep(Duration::from_millis(200));
+        let pid = rustix::process::Pid::from_child(&child);
+        rustix::process::kill_process(pid, signal).unwrap();
+        assert_eq!(
+            wait_within(&mut child, Duration::from_secs(5)),
+            Some(status)
+        );
+        let pids = std::fs::read_to_string(&pids).unwrap();
+        assert!(all_gone(&pids), "{signal:?}: {pids}");
+    }
+}
+
+fn wait_within(child: &mut Child, limit: Duration) -> Option<i32> {
+    let deadline = Instant::now() + limit;
+    while Instant::now() < deadline {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status.code();
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = child.kill();
+    None
+}
+
+/// A fixture HTTP server on 127.0.0.1, ended when dropped.
+struct Served {
+    child: Child,
+    port: String,
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn serve(dir: &Path, args: &[&str]) -> Served {
+    let portfile = dir.join(format!("port-{}", args[0]));
+    let mut all = vec![
+        fixture(),
+        args[0].to_owned(),
+        portfile.to_string_lossy().into_owned(),
+    ];
+    all.extend(args[1..].iter().map(|a| (*a).to_owned()));
+    let child = Command::new("python3")
+        .args(&all)
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !portfile.exists() {
+        assert!(Instant::now() < deadline, "the fixture server started");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    Served {
+        child,
+        port: std::fs::read_to_string(&portfile).unwrap(),
+    }
+}
+
+#[test]
+fn streamable_http_servers_are_listed_with_their_headers() {
+    let dir = tempfile::tempdir().unwrap();
+    let served = serve(dir.path(), &["http", "5"]);
+    let url = format!("http://127.0.0.1:{}/mcp", served.port);
+    let config = write(
+        dir.path(),
+        ".vscode/mcp.json",
+        &serde_json::json!({"servers": {
+            "remote": {"type": "http", "url": url, "headers": {"Authorization": "Bearer ${env:TOOLPRISM_FIXTURE_TOKEN}"}},
+            "noauth": {"type": "http", "url": url},
+            "tls": {"type": "http", "url": "https://127.0.0.1:1/mcp"},
+        }})
+        .to_string(),
+    );
+    let out = toolprism()
+        .args(["mcp", &config.to_string_lossy(), "-s", "original", "--json"])
+        .env("TOOLPRISM_FIXTURE_TOKEN", "fixture-token")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["host"], "vscode");
+    let servers = report["servers"].as_array().unwrap();
+    assert_eq!(
+        (
+            servers[0]["status"].as_str(),
+            servers[0]["tools"].as_u64(),
+            servers[0]["pages"].as_u64()
+        ),
+        (Some("ok"), Some(5), Some(2))
+    );
+    assert_eq!(servers[0]["transport"], "http");
+    assert_eq!(servers[1]["status"], "auth");
+    // `https://` goes through the TLS client; nothing listens on port 1 of the loopback.
+    assert_eq!(servers[2]["status"], "failed");
+    assert!(
+        servers[2]["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("could not reach the server"),
+        "{}",
+        servers[2]
+    );
+    let all = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        !all.contains("fixture-token"),
+        "a header's value is never printed"
+    );
+}
+
+#[test]
+fn per_server_figures_equal_what_report_says_of_the_saved_request() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = mcp_json(
+        dir.path(),
+        &serde_json::json!({
+            "alpha": stdio(&["paged", "4", "2"]),
+            "beta": stdio(&["paged", "9", "4"]),
+        }),
+    );
+    for host in ["claude-code", "codex", "cursor"] {
+        let saved = dir.path().join(format!("{host}.json"));
+        let saved = saved.to_string_lossy();
+        let mcp = json_of(&[
+            "mcp",
+            &config.to_string_lossy(),
+            "--host",
+            host,
+            "-s",
+            "original,minimal,defer",
+            "--json",
+            "--save",
+            &saved,
+        ]);
+        let report = json_of(&[
+            "report",
+            &saved,
+            "--by-server",
+            "-s",
+            "original,minimal,defer",
+            "--json",
+        ]);
+        let rows = report["servers"].as_array().unwrap();
+        assert_eq!(rows.len(), 2, "{host}: {rows:?}");
+        for server in mcp["servers"].as_array().unwrap() {
+            let row = rows
+                .iter()
+                .find(|r| r["name"] == server["label"])
+                .unwrap_or_else(|| panic!("{host}: a row for {server}"));
+            assert_eq!(row["tokens"], server["tokens"], "{host}");
+            assert_eq!(row["strategies"], server["strategies"], "{host}");
+            assert!(row["tokens"].as_u64().unwrap() > 0);
+        }
+        assert_eq!(mcp["by_server"], report["servers"], "{host}");
+        // The strategies' totals are the report's of the saved request.
+        assert_eq!(mcp["strategies"], report["strategies"], "{host}");
+    }
+}
+
+#[test]
+fn report_by_server_gives_the_host_its_own_row() {
+    let (code, out, err) = run(&[
+        "report",
+        "samples/codex-mcp-responses.json",
+        "--by-server",
+        "-s",
+        "original",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("Per server"));
+    for row in ["github", "notes", "(host)"] {
+        assert!(
+            out.lines().any(|l| l.trim_start().starts_with(row)),
+            "{row}: {out}"
+        );
+    }
+}
+
+#[test]
+fn host_limits_are_notes_at_their_level() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = mcp_json(
+        dir.path(),
+        &serde_json::json!({"many": stdio(&["paged", "130", "50"])}),
+    );
+    let config = config.to_string_lossy();
+    let notes = |host: &str| -> Vec<(String, String)> {
+        let report = json_of(&["mcp", &config, "--host", host, "-s", "original", "--json"]);
+        report["strategies"][0]["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| {
+                (
+                    n["level"].as_str().unwrap().to_owned(),
+                    n["text"].as_str().unwrap().to_owned(),
+                )
+            })
+            .collect()
+    };
+    let codex = notes("codex");
+    assert!(
+        codex
+            .iter()
+            .any(|(level, text)| level == "error" && text.contains("130 tools")),
+        "{codex:?}"
+    );
+    let cursor = notes("cursor");
+    assert!(
+        cursor
+            .iter()
+            .any(|(level, text)| level == "warning" && text.contains("drops 90")),
+        "{cursor:?}"
+    );
+    let claude = notes("claude-code");
+    assert!(
+        !claude.iter().any(|(_, text)| text.contains("130 tools")),
+        "{claude:?}"
+    );
+}
+
+#[test]
+fn the_sample_config_runs_offline() {
+    let mut out = String::new();
+    let mut child = Command::new(crate::support::command::bin())
+        .current_dir(root())
+        .args(["mcp", "samples/mcp/.mcp.json", "-s", "original"])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut out)
+        .unwrap();
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+    assert!(out.contains("notes") && out.contains(" ok "), "{out}");
+}
+
+#[test]
+fn claude_counts_come_from_the_endpoint_and_a_second_run_makes_no_call() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut served = serve(dir.path(), &["count"]);
+    let base = format!("http://127.0.0.1:{}", served.port);
+    let config = mcp_json(
+        dir.path(),
+        &serde_json::json!({"alpha": stdio(&["paged", "2", "5"]), "beta": stdio(&["paged", "3", "5"])}),
+    );
+    let cache = dir.path().join("cache");
+    let run_counted = || {
+        let out = toolprism()
+            .args([
+                "mcp",
+                &config.to_string_lossy(),
+                "-s",
+                "original",
+                "--json",
+                "--count-with",
+                "anthropic",
+                "--api-base",
+                &base,
+            ])
+            .env("ANTHROPIC_API_KEY", "test-key")
+            .env("TOOLPRISM_CACHE_DIR", &cache)
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let all = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(!all.contains("test-key"), "the key is never printed");
+        let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+        report["claude_count"].clone()
+    };
+    let first = run_counted();
+    // Whole, none, 2 servers, 5 tools.
+    assert_eq!(first["calls"], 9, "{first}");
+    assert_eq!(first["cached"], 0);
+    let with = first["with_tools"].as_i64().unwrap();
+    let without = first["without_tools"].as_i64().unwrap();
+    assert_eq!(first["tools"].as_i64().unwrap(), with - without);
+    assert!(with > without);
+    let servers: Vec<&str> = first["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(servers, ["alpha", "beta"]);
+    assert_eq!(first["per_tool"].as_array().unwrap().len(), 5);
+    let second = run_counted();
+    assert_eq!(
+        (second["calls"].as_u64(), second["cached"].as_u64()),
+        (Some(0), Some(9))
+    );
+    assert_eq!(second["servers"], first["servers"]);
+    assert_eq!(second["tools"], first["tools"]);
+    // `report --count-with` of the saved request asks the same questions: all cached.
+    let saved = dir.path().join("saved.json");
+    toolprism()
+        .args([
+            "mcp",
+            &config.to_string_lossy(),
+            "-s",
+            "original",
+            "--json",
+            "--save",
+        ])
+        .arg(&saved)
+        .assert()
+        .success();
+    let report = report_counted(&saved, &base, &cache);
+    assert_eq!(report["claude_count"]["calls"], 0);
+    assert_eq!(report["claude_count"]["servers"], first["servers"]);
+    // The endpoint saw 9 calls in all.
+    let _ = served.child.kill();
+    let _ = served.child.wait();
+    let mut log = String::new();
+    served
+        .child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut log)
+        .unwrap();
+    assert_eq!(log.lines().filter(|l| *l == "call").count(), 9);
+    // Without a key: one line, nothing reached.
+    let out = toolprism()
+        .args([
+            "mcp",
+            &config.to_string_lossy(),
+            "--count-with",
+            "anthropic",
+            "--api-base",
+            &base,
+        ])
+        .env_remove("ANTHROPIC_API_KEY")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("needs ANTHROPIC_API_KEY"));
+}
+
+fn report_counted(saved: &Path, base: &str, cache: &Path) -> Value {
+    let out = toolprism()
+        .args([
+            "report",
+            &saved.to_string_lossy(),
+            "-s",
+            "original",
+            "--json",
+        ])
+        .args(["--count-with", "anthropic", "--api-base", base])
+        .env("ANTHROPIC_API_KEY", "test-key")
+        .env("TOOLPRISM_CACHE_DIR", cache)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn legacy_sse_servers_are_listed_and_clients_fall_back_to_them_by_their_rules() {
+    let dirs: Vec<_> = (0..3).map(|_| tempfile::tempdir().unwrap()).collect();
+    let served = serve(dirs[0].path(), &["sse", "5"]);
+    let silent = serve(dirs[1].path(), &["sse", "5", "silent"]);
+    let foreign = serve(dirs[2].path(), &["sse", "5", "foreign"]);
+    let url = |s: &Served| format!("http://127.0.0.1:{}/sse", s.port);
+    let auth = "Bearer ${env:TOOLPRISM_FIXTURE_TOKEN}";
+    let vscode = write(
+        dirs[0].path(),
+        ".vscode/mcp.json",
+        &serde_json::json!({"servers": {
+            "legacy": {"type": "sse", "url": url(&served), "headers": {"Authorization": auth}},
+            "fallback": {"type": "http", "url": url(&served), "headers": {"Authorization": auth}},
+            "noauth": {"type": "sse", "url": url(&served)},
+            "silent": {"type": "sse", "url": url(&silent), "headers": {"Authorization": auth}},
+            "foreign": {"type": "sse", "url": url(&foreign), "headers": {"Authorization": auth}},
+            "neither": {"type": "http", "url": url(&served).replace("/sse", "/nothing")},
+            "tls": {"type": "sse", "url": "https://127.0.0.1:1/sse"},
+        }})
+        .to_string(),
+    );
+    // Claude Code takes `type: "http"` at its word (no fallback); Gemini CLI's `url` is SSE.
+    let claude = mcp_json(
+        dirs[1].path(),
+        &serde_json::json!({"strict": {"type": "http", "url": url(&served), "headers": {"Authorization": "Bearer ${TOOLPRISM_FIXTURE_TOKEN}"}}}),
+    );
+    let gemini = write(
+        dirs[2].path(),
+        ".gemini/settings.json",
+        &serde_json::json!({"mcpServers": {"gem": {"url": url(&served), "headers": {"Authorization": "Bearer fixture-token"}}}}).to_string(),
+    );
+    let saved = dirs[0].path().join("saved.json");
+    let started = Instant::now();
+    let out = toolprism()
+        .args([
+            "mcp",
+            "--timeout",
+            "3",
+            "-s",
+            "original",
+            "--json",
+            "--save",
+        ])
+        .args([&saved, &vscode, &claude, &gemini])
+        .env("TOOLPRISM_FIXTURE_TOKEN", "fixture-token")
+        .output()
+        .unwrap();
+    let took = started.elapsed();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        took < Duration::from_secs(8),
+        "within the timeout: {took:?}"
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let servers = report["servers"].as_array().unwrap();
+    let got: Vec<(&str, &str, &str, u64, u64)> = servers
+        .iter()
+        .map(|s| {
+            (
+                s["name"].as_str().unwrap(),
+                s["status"].as_str().unwrap(),
+                s["transport"].as_str().unwrap(),
+                s["tools"].as_u64().unwrap(),
+                s["pages"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            ("legacy", "ok", "sse", 5, 3),
+            ("fallback", "ok", "sse", 5, 3),
+            ("noauth", "auth", "sse", 0, 0),
+            ("silent", "timeout", "sse", 0, 0),
+            ("foreign", "failed", "sse", 0, 0),
+            ("neither", "failed", "http", 0, 0),
+            ("tls", "failed", "sse", 0, 0),
+            ("strict", "failed", "http", 0, 0),
+            ("gem", "ok", "sse", 5, 3),
+        ]
+    );
+    let error = |i: usize| servers[i]["error"].as_str().unwrap().to_owned();
+    assert!(error(4).contains("another origin"), "{}", error(4));
+    assert_eq!(
+        error(5),
+        "HTTP 405; over SSE: HTTP 404 to the event stream's GET"
+    );
+    assert!(
+        error(6).starts_with("could not reach the server"),
+        "{}",
+        error(6)
+    );
+    assert_eq!(error(7), "HTTP 405");
+    // The tools as VS Code sends them, read whole from JSON spread over several `data:` lines.
+    let body: Value = serde_json::from_str(&std::fs::read_to_string(&saved).unwrap()).unwrap();
+    let tools = body["tools"].as_array().unwrap();
+    assert_eq!(tools.len(), 15);
+    assert_eq!(
+        tools[4]["function"]["parameters"]["required"],
+        serde_json::json!(["path"])
+    );
+    assert!(
+        tools[4]["function"]["description"]
+            .as_str()
+            .unwrap()
+            .contains("thing number 4")
+    );
+    let all = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        !all.contains("fixture-token"),
+        "a header's value is never printed"
+    );
+}
