@@ -23,6 +23,8 @@ const LAYERS: &[&[&str]] = &[
     &["pipeline"],
     // What users read: reports, the matrix, diffs, exports, sessions.
     &["report", "matrix", "diff", "export", "session", "memo"],
+    // Recording a session (feature `record`): the proxy that writes traces.
+    &["record"],
     // The terminal.
     &["tui"],
 ];

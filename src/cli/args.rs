@@ -133,6 +133,12 @@ pub enum Command {
         after_help = "Examples:\n  toolprism session trace.jsonl\n  toolprism session trace.jsonl -s original -s defer --json\n  toolprism session trace.jsonl -s defer --budget 50000   exit 1 if it costs more\n  toolprism session session.har --thread t2 --set cache.ttl=1h"
     )]
     Session(SessionArgs),
+    /// Record what an agent sends: a proxy on loopback that forwards each call to its provider
+    /// and writes it to a trace `session` reads, keys redacted.
+    #[command(
+        after_help = "Examples:\n  toolprism record -- claude                  run claude through the proxy, then its session report\n  toolprism record -o trace.jsonl --no-view    print the export lines, record until Ctrl-C\n  toolprism record --upstream https://gateway.example/anthropic -- python agent.py\n\nThe trace is created with mode 0600; authorization, x-api-key, x-goog-api-key, api-key, cookies\nand every header or query parameter whose name says key, token or secret are written as\n[redacted]. docs/RECORD.md lists the variables a command is given."
+    )]
+    Record(RecordArgs),
     /// List the strategy ids, one a line, with what each does.
     Strategies,
     /// Print the manual page (roff, every subcommand in one page, generated from these
@@ -269,6 +275,28 @@ pub struct SessionArgs {
     /// the cache chain: the totals' `cost`) exceeds N; the report is printed either way.
     #[arg(long, value_name = "N")]
     pub budget: Option<usize>,
+}
+
+/// `toolprism record`: its arguments.
+#[derive(Debug, Args)]
+pub struct RecordArgs {
+    /// The trace to write (it must not exist; default: `toolprism-YYYYMMDD-HHMMSS.jsonl`, UTC,
+    /// in the current folder).
+    #[arg(short = 'o', long = "output", value_name = "TRACE")]
+    pub output: Option<PathBuf>,
+    /// Listen on this address and port, or this port on 127.0.0.1 (default: 127.0.0.1 on a
+    /// free port). Another address than loopback lets whoever reaches it spend your keys.
+    #[arg(long, value_name = "ADDR")]
+    pub listen: Option<String>,
+    /// Send every call to this base URL (a gateway) instead of the provider its path names.
+    #[arg(long, value_name = "URL")]
+    pub upstream: Option<String>,
+    /// Record without the live view: one line per call on standard output.
+    #[arg(long)]
+    pub no_view: bool,
+    /// The command to run through the proxy (after `--`); its exit status is toolprism's.
+    #[arg(last = true, value_name = "COMMAND")]
+    pub command: Vec<std::ffi::OsString>,
 }
 
 /// `toolprism completions`: its arguments.

@@ -12,6 +12,7 @@ mod diffprint;
 mod interrupt;
 mod manners;
 mod matrix;
+mod record;
 mod session;
 mod table;
 
@@ -293,6 +294,7 @@ fn run(cli: Cli) -> Result<Output, Failure> {
         Command::Diff(args) => commands::diff(&args, color),
         Command::Export(args) => commands::export(&args),
         Command::Session(args) => commands::session(&args, color),
+        Command::Record(args) => record::run(&args),
         Command::Strategies => Ok(commands::strategies()),
         Command::Man => commands::man(),
         Command::Completions(args) => Ok(commands::completions(&args)),

@@ -23,6 +23,7 @@ mod record;
 mod sse;
 pub mod time;
 mod usage;
+pub mod write;
 
 pub use folder::natural_cmp;
 
