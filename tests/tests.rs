@@ -34,6 +34,7 @@ mod session;
 mod cli;
 mod cli_manners;
 mod cli_turn;
+mod record;
 
 // The interactive view: drawn into a test backend, then the real binary in tmux.
 mod refusals;

@@ -5,3 +5,4 @@ pub mod command;
 pub mod records;
 pub mod sgr;
 pub mod tmux;
+pub mod upstream;

@@ -1,0 +1,408 @@
+//! `toolprism record` against an upstream of the tests' own on loopback: streams passed on
+//! event by event, every call recorded, no key in the trace, mode 0600, failures and signals
+//! leaving a whole trace that `session` reads with every call's usage.
+
+use std::io::Write;
+use std::path::Path;
+use std::sync::mpsc;
+use std::time::Duration;
+
+use rustix::process::Signal;
+use serde_json::Value;
+
+use crate::support::command::toolprism;
+use crate::support::upstream::{
+    MESSAGE_STOP, Recording, Upstream, body_of, call, chunk, message_start, messages_body,
+    stream_head, whole,
+};
+
+fn lines(trace: &Path) -> Vec<Value> {
+    std::fs::read_to_string(trace)
+        .expect("the trace")
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("every line is whole JSON"))
+        .collect()
+}
+
+/// `session --json` on the trace: its turns' observed usage, in order.
+fn session_usage(trace: &Path) -> Vec<Value> {
+    let out = toolprism()
+        .args(["session", "--json", "-s", "original"])
+        .arg(trace)
+        .output()
+        .expect("run session");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).expect("session --json");
+    report["turns"]
+        .as_array()
+        .expect("turns")
+        .iter()
+        .map(|t| t["usage"].clone())
+        .collect()
+}
+
+/// An Anthropic stream whose second half is sent only once the client has the first event.
+#[test]
+fn a_stream_reaches_the_client_event_by_event_and_is_recorded() {
+    let (seen_tx, seen_rx) = mpsc::channel::<()>();
+    let seen_rx = std::sync::Mutex::new(seen_rx);
+    let (waited_tx, waited_rx) = mpsc::channel::<bool>();
+    let upstream = Upstream::start(move |_request, stream| {
+        stream_head(stream);
+        chunk(stream, message_start(11, 200, 7).as_bytes());
+        // The rest waits for the client to have seen the first event through the proxy.
+        let seen = seen_rx
+            .lock()
+            .unwrap()
+            .recv_timeout(Duration::from_secs(10))
+            .is_ok();
+        let _ = waited_tx.send(seen);
+        std::thread::sleep(Duration::from_millis(50));
+        chunk(stream, MESSAGE_STOP.as_bytes());
+        chunk(stream, b"");
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("t.jsonl");
+    let recording = Recording::start(&trace, &["--upstream", &upstream.url()]);
+    let mut told = false;
+    let raw = call(
+        &recording.addr,
+        "/v1/messages",
+        &[
+            ("x-api-key", "sk-ant-test-SECRET1"),
+            ("anthropic-version", "2023-06-01"),
+        ],
+        &messages_body(1),
+        |got| {
+            if !told && String::from_utf8_lossy(got).contains("message_start") {
+                told = true;
+                let _ = seen_tx.send(());
+            }
+        },
+    );
+    assert!(
+        waited_rx.recv_timeout(Duration::from_secs(15)).unwrap(),
+        "the first event did not reach the client before the last was sent"
+    );
+    let body = body_of(&raw);
+    let mut expected = message_start(11, 200, 7).into_bytes();
+    expected.extend_from_slice(MESSAGE_STOP.as_bytes());
+    assert_eq!(body, expected, "the stream is passed on byte for byte");
+    let (status, out) = recording.stop(Signal::INT);
+    assert_eq!(status, Some(130));
+    assert!(out.contains("POST /v1/messages 200"), "{out}");
+    let records = lines(&trace);
+    assert_eq!(records.len(), 1);
+    assert_eq!(records[0]["toolprism"]["outcome"], "complete");
+    assert_eq!(records[0]["response"]["status_code"], 200);
+    let usage = session_usage(&trace);
+    assert_eq!(usage[0]["input"], 11);
+    assert_eq!(usage[0]["cache_read"], 200);
+    assert_eq!(usage[0]["cache_write"], 7);
+}
+
+#[test]
+fn concurrent_calls_are_all_recorded_and_no_key_reaches_the_file() {
+    let upstream = Upstream::start(|request, stream| {
+        let n = String::from_utf8_lossy(&request.body)
+            .split("call ")
+            .nth(1)
+            .and_then(|rest| rest.split('"').next())
+            .and_then(|n| n.parse::<u64>().ok())
+            .unwrap_or(0);
+        stream_head(stream);
+        chunk(stream, message_start(100 + n, n, 0).as_bytes());
+        std::thread::sleep(Duration::from_millis(100));
+        chunk(stream, MESSAGE_STOP.as_bytes());
+        chunk(stream, b"");
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("t.jsonl");
+    let recording = Recording::start(&trace, &["--upstream", &upstream.url()]);
+    const N: usize = 24;
+    let threads: Vec<_> = (0..N)
+        .map(|n| {
+            let addr = recording.addr.clone();
+            std::thread::spawn(move || {
+                let raw = call(
+                    &addr,
+                    &format!("/v1/messages?key=QUERYSECRET{n}&beta=true"),
+                    &[
+                        ("x-api-key", &format!("sk-ant-SECRET-{n}")),
+                        ("authorization", "Bearer BEARERSECRET"),
+                        ("cookie", "session=COOKIESECRET"),
+                        ("x-goog-api-key", "GOOGSECRET"),
+                        ("api-key", "AZURESECRET"),
+                        ("x-custom-token", "TOKENSECRET"),
+                        ("anthropic-version", "2023-06-01"),
+                    ],
+                    &messages_body(n),
+                    |_| {},
+                );
+                String::from_utf8_lossy(&body_of(&raw)).contains("message_stop")
+            })
+        })
+        .collect();
+    for thread in threads {
+        assert!(thread.join().unwrap(), "a call was not answered whole");
+    }
+    let (status, _) = recording.stop(Signal::TERM);
+    assert_eq!(status, Some(143));
+    let text = std::fs::read_to_string(&trace).unwrap();
+    for secret in [
+        "SECRET-",
+        "QUERYSECRET",
+        "BEARERSECRET",
+        "COOKIESECRET",
+        "GOOGSECRET",
+        "AZURESECRET",
+        "TOKENSECRET",
+    ] {
+        assert!(!text.contains(secret), "{secret} reached the trace");
+    }
+    assert!(text.contains("[redacted]"));
+    assert!(
+        text.contains("beta=true"),
+        "other query parameters are kept"
+    );
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&trace).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+    }
+    let records = lines(&trace);
+    assert_eq!(records.len(), N);
+    let mut inputs: Vec<u64> = session_usage(&trace)
+        .iter()
+        .map(|u| u["input"].as_u64().expect("every call has its usage"))
+        .collect();
+    inputs.sort_unstable();
+    assert_eq!(inputs, (0..N as u64).map(|n| 100 + n).collect::<Vec<_>>());
+}
+
+#[test]
+fn an_unreachable_upstream_gives_a_502_json_line_and_a_failed_call() {
+    // A port that was free a moment ago: nothing listens there.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("t.jsonl");
+    let recording = Recording::start(&trace, &["--upstream", &format!("http://127.0.0.1:{port}")]);
+    let raw = call(
+        &recording.addr,
+        "/v1/messages",
+        &[],
+        &messages_body(0),
+        |_| {},
+    );
+    let head = String::from_utf8_lossy(&raw);
+    assert!(head.starts_with("HTTP/1.1 502"), "{head}");
+    let body = String::from_utf8(body_of(&raw)).unwrap();
+    assert_eq!(body.lines().count(), 1);
+    let error: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(error["type"], "error");
+    let (status, out) = recording.stop(Signal::INT);
+    assert_eq!(status, Some(130));
+    assert!(out.contains("502"), "{out}");
+    let records = lines(&trace);
+    assert_eq!(records[0]["toolprism"]["outcome"], "upstream-unreachable");
+    assert_eq!(records[0]["response"]["status_code"], 502);
+    let out = toolprism().arg("session").arg(&trace).output().unwrap();
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("failed call (502)"));
+}
+
+/// Ctrl-C while a stream is under way: the call is written whole as interrupted, with the
+/// usage its first event carried.
+#[test]
+fn a_signal_mid_stream_leaves_a_whole_trace() {
+    let upstream = Upstream::start(|_request, stream| {
+        stream_head(stream);
+        chunk(stream, message_start(42, 1000, 0).as_bytes());
+        // The rest never comes.
+        std::thread::sleep(Duration::from_secs(60));
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("t.jsonl");
+    let recording = Recording::start(&trace, &["--upstream", &upstream.url()]);
+    let addr = recording.addr.clone();
+    let (got_tx, got_rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut sent = false;
+        call(&addr, "/v1/messages", &[], &messages_body(0), |got| {
+            if !sent && String::from_utf8_lossy(got).contains("message_start") {
+                sent = true;
+                let _ = got_tx.send(());
+            }
+        });
+    });
+    got_rx
+        .recv_timeout(Duration::from_secs(10))
+        .expect("the first event came through");
+    let (status, _) = recording.stop(Signal::INT);
+    assert_eq!(status, Some(130));
+    let records = lines(&trace);
+    assert_eq!(records.len(), 1);
+    assert_eq!(records[0]["toolprism"]["outcome"], "interrupted");
+    assert_eq!(session_usage(&trace)[0]["input"], 42);
+}
+
+#[test]
+fn gzip_bodies_pass_unchanged_and_are_recorded_readable() {
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(br#"{"id":"chatcmpl-1","object":"chat.completion","choices":[],"usage":{"prompt_tokens":321,"completion_tokens":4,"prompt_tokens_details":{"cached_tokens":256}}}"#)
+        .unwrap();
+    let compressed = gz.finish().unwrap();
+    let sent = compressed.clone();
+    let (request_tx, request_rx) = mpsc::channel();
+    let request_tx = std::sync::Mutex::new(request_tx);
+    let upstream = Upstream::start(move |request, stream| {
+        let _ = request_tx.lock().unwrap().send(request);
+        whole(
+            stream,
+            200,
+            &[
+                ("content-type", "application/json"),
+                ("content-encoding", "gzip"),
+            ],
+            &sent,
+        );
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("t.jsonl");
+    let recording = Recording::start(&trace, &["--upstream", &upstream.url()]);
+    let body = r#"{"model":"gpt-4.1","messages":[{"role":"user","content":"hi"}],"tools":[{"type":"function","function":{"name":"f","parameters":{"type":"object"}}}]}"#;
+    let raw = call(
+        &recording.addr,
+        "/v1/chat/completions",
+        &[
+            ("authorization", "Bearer sk-proj-SECRET"),
+            ("accept-encoding", "gzip"),
+        ],
+        body,
+        |_| {},
+    );
+    assert_eq!(
+        body_of(&raw),
+        compressed,
+        "the gzip body is passed on byte for byte"
+    );
+    // The provider gets the request as sent: its key, its body, its path; its own host.
+    let received = request_rx.recv_timeout(Duration::from_secs(5)).unwrap();
+    assert_eq!(received.line, "POST /v1/chat/completions HTTP/1.1");
+    assert_eq!(received.body, body.as_bytes());
+    let header = |name: &str| {
+        received
+            .headers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.clone())
+    };
+    assert_eq!(
+        header("authorization").as_deref(),
+        Some("Bearer sk-proj-SECRET")
+    );
+    assert_eq!(header("host"), Some(format!("127.0.0.1:{}", upstream.port)));
+    let _ = recording.stop(Signal::INT);
+    assert!(
+        !std::fs::read_to_string(&trace)
+            .unwrap()
+            .contains("sk-proj-SECRET")
+    );
+    let usage = session_usage(&trace);
+    assert_eq!(usage[0]["input"], 321);
+    assert_eq!(usage[0]["cache_read"], 256);
+}
+
+#[test]
+fn a_command_gets_the_base_urls_and_its_exit_status_is_toolprisms() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("t.jsonl");
+    let env = dir.path().join("env.txt");
+    let out = toolprism()
+        .args(["record", "--no-view", "-o"])
+        .arg(&trace)
+        .arg("--")
+        .args(["sh", "-c"])
+        .arg(format!(
+            "env | grep -E '_BASE_URL|_API_BASE' | sort > '{}'; exit 7",
+            env.display()
+        ))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(7));
+    let env = std::fs::read_to_string(env).unwrap();
+    let port = env
+        .lines()
+        .find_map(|l| l.strip_prefix("ANTHROPIC_BASE_URL=http://127.0.0.1:"))
+        .expect("ANTHROPIC_BASE_URL points at the proxy on loopback");
+    assert!(env.contains(&format!("OPENAI_BASE_URL=http://127.0.0.1:{port}/v1")));
+    assert!(env.contains(&format!("GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:{port}")));
+    assert!(trace.exists());
+}
+
+#[test]
+fn sigterm_ends_the_command_with_toolprism() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("t.jsonl");
+    let pidfile = dir.path().join("pid");
+    let child = std::process::Command::new(crate::support::command::bin())
+        .args(["record", "--no-view", "-o"])
+        .arg(&trace)
+        .arg("--")
+        .args(["sh", "-c"])
+        .arg(format!("echo $$ > '{}'; exec sleep 60", pidfile.display()))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let pid = loop {
+        if let Some(pid) = std::fs::read_to_string(&pidfile)
+            .ok()
+            .and_then(|p| p.trim().parse::<i32>().ok())
+        {
+            break pid;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the command never started"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let recording = Recording {
+        child,
+        addr: String::new(),
+    };
+    let (status, _) = recording.stop(Signal::TERM);
+    // The command was ended by SIGTERM: its status (128 + 15) is toolprism's.
+    assert_eq!(status, Some(143));
+    let alive = rustix::process::test_kill_process(rustix::process::Pid::from_raw(pid).unwrap());
+    assert!(alive.is_err(), "the command outlived toolprism");
+}
+
+#[test]
+fn an_existing_file_is_never_written_over() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("t.jsonl");
+    std::fs::write(&trace, "keep me\n").unwrap();
+    let out = toolprism()
+        .args(["record", "--no-view", "-o"])
+        .arg(&trace)
+        .args(["--", "true"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("exists already"), "{err}");
+    assert_eq!(std::fs::read_to_string(&trace).unwrap(), "keep me\n");
+}
