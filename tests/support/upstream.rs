@@ -241,10 +241,7 @@ pub fn body_of(raw: &[u8]) -> Vec<u8> {
         return rest.to_vec();
     }
     let mut body = Vec::new();
-    loop {
-        let Some(end) = rest.windows(2).position(|w| w == b"\r\n") else {
-            break;
-        };
+    while let Some(end) = rest.windows(2).position(|w| w == b"\r\n") {
         let size = usize::from_str_radix(String::from_utf8_lossy(&rest[..end]).trim(), 16)
             .expect("a chunk size");
         if size == 0 {
