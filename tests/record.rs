@@ -406,3 +406,62 @@ fn an_existing_file_is_never_written_over() {
     assert!(err.contains("exists already"), "{err}");
     assert_eq!(std::fs::read_to_string(&trace).unwrap(), "keep me\n");
 }
+
+/// `session --follow` on a trace claude-trace is writing: each turn is printed once its line
+/// is whole, half a line is waited for.
+#[test]
+fn session_follow_reads_a_growing_trace() {
+    use std::io::BufRead;
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("claude-trace.jsonl");
+    let mut file = std::fs::File::create(&trace).unwrap();
+    let mut child = std::process::Command::new(crate::support::command::bin())
+        .args(["session", "--follow"])
+        .arg(&trace)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (line_tx, line_rx) = mpsc::channel();
+    let stdout = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+        {
+            let _ = line_tx.send(line);
+        }
+    });
+    let record = |n: u64| {
+        format!(
+            "{{\"request\":{{\"timestamp\":1767225600.5,\"method\":\"POST\",\"url\":\"https://api.anthropic.com/v1/messages\",\"headers\":{{}},\"body\":{}}},\"response\":{{\"timestamp\":1767225601.5,\"status_code\":200,\"headers\":{{}},\"body_raw\":{}}},\"logged_at\":\"2026-01-01T00:00:01.000Z\"}}\n",
+            messages_body(n as usize),
+            serde_json::to_string(&(message_start(50 + n, n * 10, 0) + MESSAGE_STOP)).unwrap()
+        )
+    };
+    let turn_line = |n: &str| {
+        let deadline = std::time::Instant::now() + Duration::from_secs(20);
+        loop {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            let line = line_rx.recv_timeout(left).expect("a timeline line");
+            if line.trim_start().starts_with(&format!("{n} ")) {
+                return line;
+            }
+        }
+    };
+    file.write_all(record(1).as_bytes()).unwrap();
+    assert!(turn_line("1").contains("first turn of its thread"));
+    let second = record(2);
+    let (head, tail) = second.split_at(second.len() / 2);
+    file.write_all(head.as_bytes()).unwrap();
+    file.flush().unwrap();
+    std::thread::sleep(Duration::from_millis(400));
+    assert!(line_rx.try_recv().is_err(), "half a line is not a turn");
+    file.write_all(tail.as_bytes()).unwrap();
+    let line = turn_line("2");
+    assert!(line.contains("r20"), "{line}");
+    let pid = rustix::process::Pid::from_child(&child);
+    rustix::process::kill_process(pid, Signal::INT).unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+}

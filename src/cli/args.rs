@@ -275,6 +275,10 @@ pub struct SessionArgs {
     /// the cache chain: the totals' `cost`) exceeds N; the report is printed either way.
     #[arg(long, value_name = "N")]
     pub budget: Option<usize>,
+    /// Follow a growing JSON-lines trace as `tail -f` does (`toolprism record`'s, claude-trace's):
+    /// one timeline line per turn as its record is written, until Ctrl-C.
+    #[arg(long, conflicts_with_all = ["json", "budget"])]
+    pub follow: bool,
 }
 
 /// `toolprism record`: its arguments.

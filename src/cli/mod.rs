@@ -9,6 +9,7 @@
 mod args;
 mod commands;
 mod diffprint;
+mod follow;
 mod interrupt;
 mod manners;
 mod matrix;

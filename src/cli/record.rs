@@ -173,6 +173,25 @@ pub fn run(args: &RecordArgs) -> Result<Output, Failure> {
     recorder
         .stop(GRACE)
         .map_err(|e| Failure::new(format!("{shown}: {}", visible(&e.to_string()))))?;
+    // After a command: its session, as `toolprism session TRACE` prints it.
+    if !args.command.is_empty() && written > 0 {
+        let settings = toolprism::Settings::default();
+        let report = super::session::run(&super::session::Request {
+            path: &path,
+            label: None,
+            json: false,
+            strategies: &[],
+            thread: None,
+            skip_bad: true,
+            settings: &settings,
+            encoding: toolprism::measure::Encoding::default(),
+            budget: None,
+            color: false,
+        });
+        if let Err(Failure(message)) = report {
+            eprintln!("toolprism: {message}");
+        }
+    }
     let mut output = Output::text(String::new());
     output.stderr = format!(
         "toolprism: recorded {} into {shown}\n",

@@ -16,6 +16,7 @@ pub(crate) mod budget;
 mod cassette;
 mod detect;
 mod folder;
+pub mod follow;
 mod har;
 mod jsonl;
 mod kind;
