@@ -465,3 +465,90 @@ fn session_follow_reads_a_growing_trace() {
     let status = child.wait().unwrap();
     assert_eq!(status.code(), Some(130));
 }
+
+/// Ports and durations, which change from run to run, as placeholders.
+fn steady(text: &str) -> String {
+    let mut out = String::new();
+    for line in text.lines() {
+        let mut line = line.to_owned();
+        if let Some(at) = line.find("127.0.0.1:") {
+            let from = at + "127.0.0.1:".len();
+            let digits = line[from..].chars().take_while(char::is_ascii_digit).count();
+            line.replace_range(from..from + digits, "PORT");
+        }
+        let words: Vec<String> = line
+            .split(' ')
+            .map(|w| {
+                let number = w.strip_suffix('s').is_some_and(|n| n.parse::<f64>().is_ok());
+                if number { "Ts".to_owned() } else { w.to_owned() }
+            })
+            .collect();
+        out.push_str(&words.join(" "));
+        out.push('\n');
+    }
+    out
+}
+
+/// README's "Recording a session" block is what `toolprism record` prints (to its terminal:
+/// standard error's lines, then the calls', then the last line), the upstream aside.
+#[test]
+fn readme_record_block_is_what_record_prints() {
+    let readme = std::fs::read_to_string(crate::support::command::root().join("README.md")).unwrap();
+    let block = readme
+        .split("<!-- record: alone -->\n```text\n")
+        .nth(1)
+        .and_then(|rest| rest.split("```").next())
+        .expect("README shows the record block");
+    let command = block.lines().next().unwrap();
+    let args: Vec<&str> = command
+        .strip_prefix("$ toolprism ")
+        .expect("a toolprism command")
+        .split(' ')
+        .collect();
+    let upstream = Upstream::start(|_request, stream| {
+        stream_head(stream);
+        chunk(stream, message_start(12, 4096, 0).as_bytes());
+        chunk(stream, MESSAGE_STOP.as_bytes());
+        chunk(stream, b"");
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = std::process::Command::new(crate::support::command::bin())
+        .args(&args)
+        .args(["--upstream", &upstream.url()])
+        .current_dir(dir.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut head = String::new();
+    let addr = loop {
+        let mut line = String::new();
+        std::io::BufRead::read_line(&mut stderr, &mut line).unwrap();
+        head.push_str(&line);
+        if let Some(url) = line.trim().strip_prefix("export ANTHROPIC_BASE_URL=http://") {
+            break url.to_owned();
+        }
+    };
+    loop {
+        let mut line = String::new();
+        std::io::BufRead::read_line(&mut stderr, &mut line).unwrap();
+        head.push_str(&line);
+        if line.contains("Ctrl-C") {
+            break;
+        }
+    }
+    call(&addr, "/v1/messages", &[("anthropic-version", "2023-06-01")], &messages_body(0), |_| {});
+    // The call's line is printed once it is written.
+    std::thread::sleep(Duration::from_millis(300));
+    let pid = rustix::process::Pid::from_child(&child);
+    rustix::process::kill_process(pid, Signal::INT).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let mut tail = String::new();
+    std::io::Read::read_to_string(&mut stderr, &mut tail).unwrap();
+    let shown = format!(
+        "{command}\n{head}{}^C\n{tail}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert_eq!(steady(&shown), steady(block));
+}
