@@ -473,14 +473,23 @@ fn steady(text: &str) -> String {
         let mut line = line.to_owned();
         if let Some(at) = line.find("127.0.0.1:") {
             let from = at + "127.0.0.1:".len();
-            let digits = line[from..].chars().take_while(char::is_ascii_digit).count();
+            let digits = line[from..]
+                .chars()
+                .take_while(char::is_ascii_digit)
+                .count();
             line.replace_range(from..from + digits, "PORT");
         }
         let words: Vec<String> = line
             .split(' ')
             .map(|w| {
-                let number = w.strip_suffix('s').is_some_and(|n| n.parse::<f64>().is_ok());
-                if number { "Ts".to_owned() } else { w.to_owned() }
+                let number = w
+                    .strip_suffix('s')
+                    .is_some_and(|n| n.parse::<f64>().is_ok());
+                if number {
+                    "Ts".to_owned()
+                } else {
+                    w.to_owned()
+                }
             })
             .collect();
         out.push_str(&words.join(" "));
@@ -493,7 +502,8 @@ fn steady(text: &str) -> String {
 /// standard error's lines, then the calls', then the last line), the upstream aside.
 #[test]
 fn readme_record_block_is_what_record_prints() {
-    let readme = std::fs::read_to_string(crate::support::command::root().join("README.md")).unwrap();
+    let readme =
+        std::fs::read_to_string(crate::support::command::root().join("README.md")).unwrap();
     let block = readme
         .split("<!-- record: alone -->\n```text\n")
         .nth(1)
@@ -526,7 +536,10 @@ fn readme_record_block_is_what_record_prints() {
         let mut line = String::new();
         std::io::BufRead::read_line(&mut stderr, &mut line).unwrap();
         head.push_str(&line);
-        if let Some(url) = line.trim().strip_prefix("export ANTHROPIC_BASE_URL=http://") {
+        if let Some(url) = line
+            .trim()
+            .strip_prefix("export ANTHROPIC_BASE_URL=http://")
+        {
             break url.to_owned();
         }
     };
@@ -538,7 +551,13 @@ fn readme_record_block_is_what_record_prints() {
             break;
         }
     }
-    call(&addr, "/v1/messages", &[("anthropic-version", "2023-06-01")], &messages_body(0), |_| {});
+    call(
+        &addr,
+        "/v1/messages",
+        &[("anthropic-version", "2023-06-01")],
+        &messages_body(0),
+        |_| {},
+    );
     // The call's line is printed once it is written.
     std::thread::sleep(Duration::from_millis(300));
     let pid = rustix::process::Pid::from_child(&child);
@@ -551,4 +570,55 @@ fn readme_record_block_is_what_record_prints() {
         String::from_utf8_lossy(&out.stdout)
     );
     assert_eq!(steady(&shown), steady(block));
+}
+
+/// A client that goes away mid-stream: the call is recorded as such, with what came.
+#[test]
+fn a_client_gone_mid_stream_is_recorded_as_such() {
+    let upstream = Upstream::start(|_request, stream| {
+        stream_head(stream);
+        chunk(stream, message_start(5, 0, 64).as_bytes());
+        for _ in 0..50 {
+            std::thread::sleep(Duration::from_millis(100));
+            chunk(stream, b": ping\n\n");
+        }
+        chunk(stream, b"");
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("t.jsonl");
+    let recording = Recording::start(&trace, &["--upstream", &upstream.url()]);
+    {
+        use std::io::Read;
+        let mut stream = std::net::TcpStream::connect(&recording.addr).unwrap();
+        let body = messages_body(0);
+        write!(
+            stream,
+            "POST /v1/messages HTTP/1.1\r\nhost: x\r\ncontent-length: {}\r\n\r\n{body}",
+            body.len()
+        )
+        .unwrap();
+        let mut got = Vec::new();
+        let mut buf = [0u8; 4096];
+        while !String::from_utf8_lossy(&got).contains("message_start") {
+            let n = stream.read(&mut buf).unwrap();
+            assert!(n > 0, "the stream ended early");
+            got.extend_from_slice(&buf[..n]);
+        }
+        // Dropped here: the client goes away.
+    }
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while std::fs::read_to_string(&trace)
+        .unwrap_or_default()
+        .is_empty()
+    {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the call was never written"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let _ = recording.stop(Signal::INT);
+    let records = lines(&trace);
+    assert_eq!(records[0]["toolprism"]["outcome"], "client-disconnected");
+    assert_eq!(session_usage(&trace)[0]["cache_write"], 64);
 }
