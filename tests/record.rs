@@ -622,3 +622,110 @@ fn a_client_gone_mid_stream_is_recorded_as_such() {
     assert_eq!(records[0]["toolprism"]["outcome"], "client-disconnected");
     assert_eq!(session_usage(&trace)[0]["cache_write"], 64);
 }
+
+/// The HTTPS path: a provider on loopback with a certificate made here, trusted through
+/// `SSL_CERT_FILE` (read with the system's roots); the body comes back byte for byte.
+#[test]
+fn https_upstreams_are_reached_with_the_trust_store() {
+    use std::io::{BufRead, BufReader, Read};
+    let certified = rcgen::generate_simple_self_signed(vec!["127.0.0.1".to_owned()]).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let ca = dir.path().join("ca.pem");
+    std::fs::write(&ca, certified.cert.pem()).unwrap();
+    let provider = std::sync::Arc::new(rustls::crypto::ring::default_provider());
+    let config = rustls::ServerConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_no_client_auth()
+        .with_single_cert(
+            vec![certified.cert.der().clone()],
+            rustls::pki_types::PrivateKeyDer::Pkcs8(certified.signing_key.serialize_der().into()),
+        )
+        .unwrap();
+    let config = std::sync::Arc::new(config);
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let answer = br#"{"id":"msg_1","type":"message","usage":{"input_tokens":77,"cache_read_input_tokens":0,"cache_creation_input_tokens":0}}"#;
+    std::thread::spawn(move || {
+        for tcp in listener.incoming().flatten() {
+            let Ok(connection) = rustls::ServerConnection::new(config.clone()) else {
+                continue;
+            };
+            let mut tls = rustls::StreamOwned::new(connection, tcp);
+            let mut reader = BufReader::new(&mut tls);
+            let mut length = 0;
+            loop {
+                let mut line = String::new();
+                if reader.read_line(&mut line).unwrap_or(0) == 0 {
+                    break;
+                }
+                if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                    length = v.trim().parse().unwrap_or(0);
+                }
+                if line == "\r\n" {
+                    let mut body = vec![0; length];
+                    let _ = reader.read_exact(&mut body);
+                    break;
+                }
+            }
+            let head = format!(
+                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n",
+                answer.len()
+            );
+            let _ = tls.write_all(head.as_bytes());
+            let _ = tls.write_all(answer);
+            let _ = tls.flush();
+            tls.conn.send_close_notify();
+            let _ = tls.flush();
+        }
+    });
+    let trace = dir.path().join("t.jsonl");
+    let recording = Recording::start_with(
+        &trace,
+        &["--upstream", &format!("https://127.0.0.1:{port}")],
+        &[("SSL_CERT_FILE", &ca)],
+    );
+    let raw = call(
+        &recording.addr,
+        "/v1/messages",
+        &[
+            ("x-api-key", "sk-ant-TLSSECRET"),
+            ("anthropic-version", "2023-06-01"),
+        ],
+        &messages_body(0),
+        |_| {},
+    );
+    assert!(
+        String::from_utf8_lossy(&raw).starts_with("HTTP/1.1 200"),
+        "{}",
+        String::from_utf8_lossy(&raw)
+    );
+    assert_eq!(body_of(&raw), answer);
+    let _ = recording.stop(Signal::INT);
+    assert!(
+        !std::fs::read_to_string(&trace)
+            .unwrap()
+            .contains("TLSSECRET")
+    );
+    assert_eq!(session_usage(&trace)[0]["input"], 77);
+    // Without the certificate in the trust store the provider is not trusted: a 502.
+    let untrusted = dir.path().join("u.jsonl");
+    let recording = Recording::start_with(
+        &untrusted,
+        &["--upstream", &format!("https://127.0.0.1:{port}")],
+        &[("SSL_CERT_FILE", &dir.path().join("none.pem"))],
+    );
+    let raw = call(
+        &recording.addr,
+        "/v1/messages",
+        &[],
+        &messages_body(0),
+        |_| {},
+    );
+    assert!(String::from_utf8_lossy(&raw).starts_with("HTTP/1.1 502"));
+    let _ = recording.stop(Signal::INT);
+    assert_eq!(
+        lines(&untrusted)[0]["toolprism"]["outcome"],
+        "upstream-unreachable"
+    );
+}

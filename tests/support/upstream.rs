@@ -155,10 +155,16 @@ pub struct Recording {
 impl Recording {
     /// Start `toolprism record --no-view -o TRACE` with `extra` arguments.
     pub fn start(trace: &Path, extra: &[&str]) -> Recording {
+        Recording::start_with(trace, extra, &[])
+    }
+
+    /// [`Recording::start`] with variables set in its environment.
+    pub fn start_with(trace: &Path, extra: &[&str], env: &[(&str, &Path)]) -> Recording {
         let mut child = Command::new(super::command::bin())
             .args(["record", "--no-view", "-o"])
             .arg(trace)
             .args(extra)
+            .envs(env.iter().copied())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
