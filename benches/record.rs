@@ -31,6 +31,7 @@ fn serve(mut stream: TcpStream) {
     let mut reader = BufReader::new(stream.try_clone().expect("clone"));
     loop {
         let mut length = 0;
+        let mut close = false;
         let mut line = String::new();
         if reader.read_line(&mut line).unwrap_or(0) == 0 {
             return;
@@ -43,9 +44,11 @@ fn serve(mut stream: TcpStream) {
             if line.trim().is_empty() {
                 break;
             }
-            if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+            let lower = line.to_ascii_lowercase();
+            if let Some(v) = lower.strip_prefix("content-length:") {
                 length = v.trim().parse().unwrap_or(0);
             }
+            close |= lower.starts_with("connection:") && lower.contains("close");
         }
         let mut body = vec![0; length];
         if reader.read_exact(&mut body).is_err() {
@@ -70,6 +73,10 @@ fn serve(mut stream: TcpStream) {
             std::thread::sleep(PAUSE);
         }
         let _ = stream.write_all(b"0\r\n\r\n");
+        // A direct call asks to close (the proxy keeps its connections for the next call).
+        if close {
+            return;
+        }
     }
 }
 
@@ -149,7 +156,7 @@ fn main() {
     measure(&direct, 8, 2);
     measure(&proxied, 8, 2);
     println!("toolprism record on loopback: time to the first event of a stream");
-    println!("{:<34} {:>10} {:>10} {:>10}", "", "median", "p99", "max");
+    println!("{:<44} {:>10} {:>10} {:>10}", "", "median", "p99", "max");
     for (label, concurrent, runs) in [
         ("one call at a time (300)", 1, 300),
         ("50 streams at once (x6)", 50, 6),
@@ -159,7 +166,7 @@ fn main() {
         assert_eq!(d_open + p_open, 0, "a stream stalled");
         for (name, v) in [("direct", &d), ("through the proxy", &p)] {
             println!(
-                "{:<34} {:>10} {:>10} {:>10}",
+                "{:<44} {:>10} {:>10} {:>10}",
                 format!("{label}, {name}"),
                 ms(quantile(v, 0.5)),
                 ms(quantile(v, 0.99)),
@@ -168,7 +175,7 @@ fn main() {
         }
         let added = |q| quantile(&p, q).saturating_sub(quantile(&d, q));
         println!(
-            "{:<34} {:>10} {:>10}",
+            "{:<44} {:>10} {:>10}",
             format!("{label}, added"),
             ms(added(0.5)),
             ms(added(0.99))
