@@ -729,3 +729,53 @@ fn https_upstreams_are_reached_with_the_trust_store() {
         "upstream-unreachable"
     );
 }
+
+/// Ctrl-C is the command's: a command that carries on after it sets toolprism's status.
+#[test]
+fn ctrl_c_is_the_commands_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("t.jsonl");
+    let ready = dir.path().join("ready");
+    let child = std::process::Command::new(crate::support::command::bin())
+        .args(["record", "--no-view", "-o"])
+        .arg(&trace)
+        .arg("--")
+        .args(["sh", "-c"])
+        .arg(format!(
+            "trap 'exit 5' INT; touch '{}'; while true; do sleep 0.05; done",
+            ready.display()
+        ))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while !ready.exists() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the command never started"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // The terminal sends Ctrl-C to its whole foreground group: toolprism and the command.
+    let pid = rustix::process::Pid::from_child(&child);
+    rustix::process::kill_process(pid, Signal::INT).unwrap();
+    let shell = std::process::Command::new("pgrep")
+        .args(["-P", &pid.as_raw_nonzero().to_string()])
+        .output();
+    if let Ok(out) = shell {
+        for line in String::from_utf8_lossy(&out.stdout).lines() {
+            if let Some(p) = line
+                .trim()
+                .parse()
+                .ok()
+                .and_then(rustix::process::Pid::from_raw)
+            {
+                let _ = rustix::process::kill_process(p, Signal::INT);
+            }
+        }
+    }
+    let mut child = child;
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(5), "the command's status, not 130");
+}

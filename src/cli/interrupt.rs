@@ -62,3 +62,11 @@ pub fn take_over() -> Arc<AtomicBool> {
 pub fn came() -> bool {
     CAME.get().is_some_and(|flag| flag.load(Ordering::Relaxed))
 }
+
+/// Forget a SIGINT that came after [`take_over`]: it was meant for another program on the
+/// terminal (`record`'s command, which got it too and chose what to do with it).
+pub fn forget() {
+    if let Some(flag) = CAME.get() {
+        flag.store(false, Ordering::Relaxed);
+    }
+}

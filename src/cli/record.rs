@@ -252,7 +252,11 @@ fn with_command(recorder: &Recorder, command: &[OsString], stops: &Stops) -> Res
     let mut term_at: Option<std::time::Instant> = None;
     loop {
         match child.0.try_wait() {
-            Ok(Some(status)) => return Ok(exit_status(status)),
+            Ok(Some(status)) => {
+                // Ctrl-C was the command's: its status says what came of it.
+                super::interrupt::forget();
+                return Ok(exit_status(status));
+            }
             Ok(None) => {}
             Err(e) => {
                 return Err(Failure::new(format!(
