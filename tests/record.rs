@@ -779,3 +779,26 @@ fn ctrl_c_is_the_commands_own() {
     let status = child.wait().unwrap();
     assert_eq!(status.code(), Some(5), "the command's status, not 130");
 }
+
+/// Loopback unless another address is spelled out, and then a warning.
+#[test]
+fn another_address_than_loopback_is_warned_about() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = toolprism()
+        .args(["record", "--no-view", "--listen", "0.0.0.0:0", "-o"])
+        .arg(dir.path().join("t.jsonl"))
+        .args(["--", "true"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("warning: listening on 0.0.0.0:"), "{err}");
+    assert!(err.contains("can spend the keys"), "{err}");
+    let out = toolprism()
+        .args(["record", "--no-view", "-o"])
+        .arg(dir.path().join("u.jsonl"))
+        .args(["--", "true"])
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("warning"));
+}
