@@ -802,3 +802,50 @@ fn another_address_than_loopback_is_warned_about() {
         .unwrap();
     assert!(!String::from_utf8_lossy(&out.stderr).contains("warning"));
 }
+
+/// A command that calls through the proxy (bash's /dev/tcp as its client): no line is drawn
+/// over its terminal without `--no-view`, and the session report follows it.
+#[test]
+fn a_command_calls_through_the_proxy_and_the_report_follows() {
+    if std::process::Command::new("bash")
+        .arg("-c")
+        .arg("true")
+        .status()
+        .is_err()
+    {
+        eprintln!("skipped: no bash");
+        return;
+    }
+    let upstream = Upstream::start(|_request, stream| {
+        stream_head(stream);
+        chunk(stream, message_start(31, 0, 900).as_bytes());
+        chunk(stream, MESSAGE_STOP.as_bytes());
+        chunk(stream, b"");
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("t.jsonl");
+    let body = messages_body(0);
+    let script = format!(
+        "hostport=${{ANTHROPIC_BASE_URL#http://}}; exec 3<>/dev/tcp/${{hostport%:*}}/${{hostport#*:}}; printf 'POST /v1/messages HTTP/1.1\\r\\nhost: x\\r\\nconnection: close\\r\\ncontent-length: {}\\r\\n\\r\\n%s' '{body}' >&3; cat <&3 > '{}'",
+        body.len(),
+        dir.path().join("answer").display()
+    );
+    let out = toolprism()
+        .args(["record", "-o"])
+        .arg(&trace)
+        .args(["--upstream", &upstream.url(), "--", "bash", "-c", &script])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let answer = std::fs::read_to_string(dir.path().join("answer")).unwrap();
+    assert!(answer.contains("message_stop"), "{answer}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(!stdout.contains("POST /v1/messages"), "{stdout}");
+    assert!(stdout.contains("Session totals"), "{stdout}");
+    assert_eq!(session_usage(&trace)[0]["cache_write"], 900);
+}

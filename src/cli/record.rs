@@ -140,9 +140,14 @@ pub fn run(args: &RecordArgs) -> Result<Output, Failure> {
         Failure::new(format!("{shown}: cannot create the trace: {why}"))
     })?;
     let stops = Stops::install();
+    // A command run without `--no-view` owns the terminal (an agent's own screen): its calls'
+    // lines would be drawn over it, so they wait for the report at the end.
+    let lines = args.no_view || args.command.is_empty();
     let on_call: toolprism::record::OnCall = Box::new(move |call, written| {
-        let mut out = std::io::stdout().lock();
-        let _ = writeln!(out, "{}", call_line(call));
+        if lines {
+            let mut out = std::io::stdout().lock();
+            let _ = writeln!(out, "{}", call_line(call));
+        }
         if let Err(e) = written {
             let _ = writeln!(
                 std::io::stderr(),
