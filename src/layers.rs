@@ -26,6 +26,8 @@ const LAYERS: &[&[&str]] = &[
     // The user's MCP servers: their configs, their tools as each host sends them, figures
     // per server (over reports).
     &["mcp"],
+    // Recording a session (feature `record`): the proxy that writes traces.
+    &["record"],
     // The terminal.
     &["tui"],
 ];

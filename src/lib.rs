@@ -18,6 +18,8 @@ pub mod memo;
 pub mod note;
 pub mod pipeline;
 pub mod projection;
+#[cfg(feature = "record")]
+pub mod record;
 pub mod report;
 pub mod sanitize;
 pub mod session;

@@ -37,6 +37,7 @@ mod cli_manners;
 mod cli_turn;
 mod mcp;
 mod newcomer;
+mod record;
 
 // The interactive view: drawn into a test backend, then the real binary in tmux.
 mod refusals;

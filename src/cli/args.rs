@@ -139,6 +139,12 @@ pub enum Command {
         after_help = "Examples:\n  toolprism mcp                          every config found for this folder and user\n  toolprism mcp .mcp.json --dry-run      what would be started; starts nothing\n  toolprism mcp ~/.codex/config.toml --server github --json\n  toolprism mcp .mcp.json --host codex --save codex-request.json\n  toolprism report --by-server capture.json"
     )]
     Mcp(McpArgs),
+    /// Record what an agent sends: a proxy on loopback that forwards each call to its provider
+    /// and writes it to a trace `session` reads, keys redacted.
+    #[command(
+        after_help = "Examples:\n  toolprism record -- claude                  run claude through the proxy, then its session report\n  toolprism record -o trace.jsonl --no-view    print the export lines, record until Ctrl-C\n  toolprism record --upstream https://gateway.example/anthropic -- python agent.py\n\nThe trace is created with mode 0600; authorization, x-api-key, x-goog-api-key, api-key, cookies\nand every header or query parameter whose name says key, token or secret are written as\n[redacted]. docs/RECORD.md lists the variables a command is given."
+    )]
+    Record(RecordArgs),
     /// List the strategy ids, one a line, with what each does.
     Strategies,
     /// Every setting `--set` takes: its value (after any `--set`), default, choices, and the
@@ -387,6 +393,32 @@ pub struct SessionArgs {
     /// as sent; with it, each one named); the report is printed either way.
     #[arg(long, value_name = "N")]
     pub budget: Option<usize>,
+    /// Follow a growing JSON-lines trace as `tail -f` does (`toolprism record`'s, claude-trace's):
+    /// one timeline line per turn as its record is written, until Ctrl-C.
+    #[arg(long, conflicts_with_all = ["json", "budget"])]
+    pub follow: bool,
+}
+
+/// `toolprism record`: its arguments.
+#[derive(Debug, Args)]
+pub struct RecordArgs {
+    /// The trace to write (it must not exist; default: `toolprism-YYYYMMDD-HHMMSS.jsonl`, UTC,
+    /// in the current folder).
+    #[arg(short = 'o', long = "output", value_name = "TRACE")]
+    pub output: Option<PathBuf>,
+    /// Listen on this address and port, or this port on 127.0.0.1 (default: 127.0.0.1 on a
+    /// free port). Another address than loopback lets whoever reaches it spend your keys.
+    #[arg(long, value_name = "ADDR")]
+    pub listen: Option<String>,
+    /// Send every call to this base URL (a gateway) instead of the provider its path names.
+    #[arg(long, value_name = "URL")]
+    pub upstream: Option<String>,
+    /// Record without the live view: one line per call on standard output.
+    #[arg(long)]
+    pub no_view: bool,
+    /// The command to run through the proxy (after `--`); its exit status is toolprism's.
+    #[arg(last = true, value_name = "COMMAND")]
+    pub command: Vec<std::ffi::OsString>,
 }
 
 /// `toolprism settings`: its arguments.

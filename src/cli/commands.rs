@@ -314,7 +314,7 @@ fn export_line(target: &str, text: &str, counter: &TokenCounter, notes: &[String
 /// `toolprism session`: a trace's turns and each strategy over the session.
 pub(super) fn session(args: &SessionArgs, color: ColorChoice) -> Result<Output, Failure> {
     let settings = settings(&args.set)?;
-    session::run(&session::Request {
+    let request = session::Request {
         path: &args.trace,
         label: None,
         json: args.json,
@@ -325,7 +325,11 @@ pub(super) fn session(args: &SessionArgs, color: ColorChoice) -> Result<Output, 
         encoding: args.encoding.into(),
         budget: args.budget,
         color: use_color(color),
-    })
+    };
+    if args.follow {
+        return super::follow::run(&request);
+    }
+    session::run(&request)
 }
 
 /// `toolprism strategies`: each id, what it does, and the release it reproduces.

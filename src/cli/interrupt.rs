@@ -107,3 +107,11 @@ pub fn ignore_file_size_signal() {
     let flag = KEPT.get_or_init(|| Arc::new(AtomicBool::new(false)));
     let _ = signal_hook::flag::register(signal_hook::consts::SIGXFSZ, flag.clone());
 }
+
+/// Forget a SIGINT that came after [`take_over`]: it was meant for another program on the
+/// terminal (`record`'s command, which got it too and chose what to do with it).
+pub fn forget() {
+    if let Some(flag) = CAME.get() {
+        flag.store(false, Ordering::Relaxed);
+    }
+}

@@ -9,10 +9,12 @@
 mod args;
 mod commands;
 mod diffprint;
+mod follow;
 mod interrupt;
 mod manners;
 mod matrix;
 mod mcp;
+mod record;
 mod session;
 mod settings_list;
 mod suggest;
@@ -300,6 +302,7 @@ fn run(cli: Cli) -> Result<Output, Failure> {
         Command::Export(args) => commands::export(&args),
         Command::Session(args) => commands::session(&args, color),
         Command::Mcp(args) => mcp::mcp(args, color),
+        Command::Record(args) => record::run(&args),
         Command::Strategies => Ok(commands::strategies()),
         Command::Settings(args) => settings_list::run(&args),
         Command::Man => commands::man(),

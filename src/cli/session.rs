@@ -205,7 +205,7 @@ fn write_grid(
 }
 
 /// A turn's cells in the timeline.
-fn turn_row(turn: &TurnFacts) -> [String; 11] {
+pub(super) fn turn_row(turn: &TurnFacts) -> [String; 11] {
     [
         turn.turn.to_string(),
         // Read as UTC where it could be read, else as written.

@@ -16,6 +16,7 @@ pub(crate) mod budget;
 mod cassette;
 mod detect;
 mod folder;
+pub mod follow;
 mod har;
 mod jsonl;
 mod kind;
@@ -23,6 +24,7 @@ mod record;
 mod sse;
 pub mod time;
 mod usage;
+pub mod write;
 
 pub use folder::natural_cmp;
 

@@ -7,3 +7,4 @@ pub mod records;
 pub mod sgr;
 pub mod tmux;
 pub mod tools;
+pub mod upstream;

@@ -1,0 +1,125 @@
+//! `toolprism session --follow TRACE`: a growing trace read as `tail -f` reads a log, one line
+//! per turn printed as its record is completed, until Ctrl-C or SIGTERM.
+
+use std::io::Write;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use toolprism::Strategy;
+use toolprism::measure::TokenCounter;
+use toolprism::sanitize::visible;
+use toolprism::session::{Analyzer, StrategyTurn, TurnFacts, TurnSink};
+use toolprism::trace::follow::{Followed, Follower};
+
+use super::session::{Request, turn_row};
+use super::{Failure, Output};
+
+/// How often a trace with nothing new is looked at again.
+const POLL: Duration = Duration::from_millis(100);
+
+/// The timeline's columns, as `session` prints them.
+const HEADER: [&str; 11] = [
+    "turn",
+    "time",
+    "thread",
+    "tools",
+    "tokens",
+    "prompt",
+    "cache",
+    "observed",
+    "modelled",
+    "agrees",
+    "what changed",
+];
+const WIDTHS: [usize; 10] = [5, 19, 6, 5, 7, 7, 12, 16, 16, 6];
+
+fn row<S: AsRef<str>>(cells: &[S]) -> String {
+    let mut line = String::new();
+    for (i, cell) in cells.iter().enumerate() {
+        let cell = cell.as_ref();
+        match WIDTHS.get(i) {
+            // Numbers to the right, as `session` aligns them.
+            Some(&w) if matches!(i, 0 | 3 | 4 | 5) => line.push_str(&format!("{cell:>w$}  ")),
+            Some(&w) => line.push_str(&format!("{cell:<w$}  ")),
+            None => line.push_str(cell),
+        }
+    }
+    line.trim_end().to_owned()
+}
+
+/// Prints each turn as the analysis finishes it.
+struct Printer;
+
+impl TurnSink for Printer {
+    fn turn(&mut self, facts: &TurnFacts, _rows: &[StrategyTurn]) {
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "{}", row(&turn_row(facts)));
+        let _ = out.flush();
+    }
+}
+
+/// Follow `request.path` until a signal.
+pub fn run(request: &Request<'_>) -> Result<Output, Failure> {
+    let mut follower = Follower::open(request.path)
+        .map_err(|e| Failure::new(visible(&e.to_string()).into_owned()))?;
+    let name = visible(follower.name()).into_owned();
+    let int = super::interrupt::take_over();
+    let term = Arc::new(AtomicBool::new(false));
+    let _ = signal_hook::flag::register(signal_hook::consts::SIGTERM, term.clone());
+    let counter = TokenCounter::new(request.encoding);
+    // The timeline needs only the requests as sent: no strategy is projected.
+    let strategies = if request.strategies.is_empty() {
+        vec![Strategy::Original]
+    } else {
+        request.strategies.to_vec()
+    };
+    let mut analyzer = Analyzer::new(
+        &strategies,
+        request.settings,
+        &counter,
+        request.thread.clone(),
+    )
+    .with_sink(Box::new(Printer));
+    {
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "following {name} (Ctrl-C stops)");
+        let _ = writeln!(out, "{}", row(&HEADER));
+        let _ = out.flush();
+    }
+    let problem = |at: &str, why: &str| {
+        eprintln!("toolprism: {name}: {at}: {} (skipped)", visible(why));
+    };
+    while !int.load(Ordering::Relaxed) && !term.load(Ordering::Relaxed) {
+        let items = follower
+            .poll()
+            .map_err(|e| Failure::new(visible(&e.to_string()).into_owned()))?;
+        if items.is_empty() {
+            std::thread::sleep(POLL);
+            continue;
+        }
+        for item in items {
+            match item {
+                Followed::Turn(turn) => {
+                    let at = turn.source.clone();
+                    if let Err(e) = analyzer.push(*turn) {
+                        problem(&at, &e.to_string());
+                    }
+                }
+                Followed::Ignored(_) => {}
+                Followed::Bad(at, why) => problem(&at, &why),
+            }
+        }
+    }
+    let turns = analyzer.kept_turns();
+    let mut output = Output::text(String::new());
+    let turns = match turns {
+        1 => "1 turn".to_owned(),
+        n => format!("{n} turns"),
+    };
+    output.stderr = format!("toolprism: {name}: followed {turns}\n");
+    if term.load(Ordering::Relaxed) {
+        output.status = 143;
+    }
+    Ok(output)
+}

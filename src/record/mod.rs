@@ -1,0 +1,532 @@
+//! `toolprism record`'s proxy (feature `record`): an HTTP server on loopback that forwards each
+//! call to the provider it is meant for, passes the response on as it arrives (an event stream
+//! event by event, bodies byte for byte, compressed or not), and hands every finished call to
+//! the trace writer ([`crate::trace::write`]).
+//!
+//! hyper 1 serves and sends (HTTP/1.1 towards the client, HTTP/1.1 over rustls towards the
+//! provider, the system's trust store through rustls-native-certs). Each call holds its own
+//! copy of the bodies until it is written, so memory is bounded by the calls in flight.
+
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use http_body_util::{BodyExt, Either, Full};
+use hyper::body::{Body, Bytes, Frame, Incoming, SizeHint};
+use hyper::header::{HeaderMap, HeaderName, HeaderValue};
+use hyper::{Request, Response, StatusCode};
+use hyper_util::client::legacy::Client;
+use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::rt::{TokioExecutor, TokioIo};
+
+use crate::trace::MAX_RECORD_BYTES;
+use crate::trace::write::{Answer, Call, Outcome, TraceWriter};
+
+/// Where calls go: by their path to each provider, or all to one base.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Route {
+    /// Anthropic, OpenAI or Gemini, told from the path and headers ([`provider_base`]).
+    ByPath,
+    /// Everything to this base URL (`--upstream`), its path put before the client's.
+    To(String),
+}
+
+/// The providers' API bases, as [`Route::ByPath`] picks them.
+pub const ANTHROPIC: &str = "https://api.anthropic.com";
+/// OpenAI's API base.
+pub const OPENAI: &str = "https://api.openai.com";
+/// Gemini's API base.
+pub const GEMINI: &str = "https://generativelanguage.googleapis.com";
+
+/// The provider a call is meant for: Gemini's paths (`/v1beta/…`, `…:generateContent`) and its
+/// key header; Anthropic's `/v1/messages` (and count_tokens), `/v1/complete` and its
+/// `anthropic-version` header; OpenAI's other `/v1/…` paths (Chat Completions, Responses).
+pub fn provider_base(path: &str, headers: &HeaderMap) -> Option<&'static str> {
+    let gemini = path.starts_with("/v1beta/")
+        || path.starts_with("/v1alpha/")
+        || path.contains(":generateContent")
+        || path.contains(":streamGenerateContent")
+        || headers.contains_key("x-goog-api-key");
+    if gemini {
+        return Some(GEMINI);
+    }
+    if headers.contains_key("anthropic-version")
+        || path.starts_with("/v1/messages")
+        || path.starts_with("/v1/complete")
+    {
+        return Some(ANTHROPIC);
+    }
+    path.starts_with("/v1/").then_some(OPENAI)
+}
+
+/// The URL a call is sent to.
+fn target(route: &Route, path_and_query: &str, headers: &HeaderMap) -> Result<String, String> {
+    let path = path_and_query.split('?').next().unwrap_or(path_and_query);
+    let base = match route {
+        Route::To(base) => base.as_str(),
+        Route::ByPath => provider_base(path, headers).ok_or_else(|| {
+            format!("no provider is known for the path {path} (give --upstream URL)")
+        })?,
+    };
+    Ok(format!("{}{path_and_query}", base.trim_end_matches('/')))
+}
+
+/// Headers that belong to one connection, never forwarded (RFC 9110 section 7.6.1), and `host`,
+/// which the client sets from the URL.
+fn hop_by_hop(name: &HeaderName) -> bool {
+    matches!(
+        name.as_str(),
+        "connection"
+            | "keep-alive"
+            | "proxy-connection"
+            | "proxy-authenticate"
+            | "proxy-authorization"
+            | "te"
+            | "trailer"
+            | "transfer-encoding"
+            | "upgrade"
+            | "host"
+    )
+}
+
+fn text_headers(headers: &HeaderMap) -> Vec<(String, String)> {
+    headers
+        .iter()
+        .map(|(n, v)| {
+            let value = String::from_utf8_lossy(v.as_bytes()).into_owned();
+            (n.as_str().to_owned(), value)
+        })
+        .collect()
+}
+
+fn forwarded(from: &HeaderMap, to: &mut HeaderMap) {
+    for (name, value) in from {
+        if !hop_by_hop(name) {
+            to.append(name.clone(), value.clone());
+        }
+    }
+}
+
+fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}
+
+/// Told of each call once it is written (or failed to be): the CLI prints a line, the live
+/// view adds a turn.
+pub type OnCall = Box<dyn Fn(&Call, &std::io::Result<()>) + Send + Sync>;
+
+type HttpsClient = Client<hyper_rustls::HttpsConnector<HttpConnector>, Full<Bytes>>;
+
+struct Shared {
+    writer: TraceWriter,
+    client: HttpsClient,
+    route: Route,
+    /// Set when toolprism is stopping: a call cut off now was interrupted, not abandoned.
+    stopping: AtomicBool,
+    in_flight: AtomicUsize,
+    written: AtomicUsize,
+    on_call: OnCall,
+}
+
+/// A call being made: written once, when it finishes or when it is dropped unfinished.
+struct Recording {
+    call: Option<Call>,
+    started: Instant,
+    shared: Arc<Shared>,
+}
+
+impl Recording {
+    fn new(shared: Arc<Shared>, call: Call, started: Instant) -> Recording {
+        shared.in_flight.fetch_add(1, Ordering::SeqCst);
+        Recording {
+            call: Some(call),
+            started,
+            shared,
+        }
+    }
+
+    fn elapsed_ms(&self) -> u64 {
+        u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX)
+    }
+
+    fn finish(&mut self, outcome: Outcome) {
+        let end = self.elapsed_ms();
+        let Some(mut call) = self.call.take() else {
+            return;
+        };
+        call.end_ms = end;
+        call.outcome = Some(outcome);
+        let written = self.shared.writer.write(&call);
+        if written.is_ok() {
+            self.shared.written.fetch_add(1, Ordering::SeqCst);
+        }
+        (self.shared.on_call)(&call, &written);
+        self.shared.in_flight.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+impl Drop for Recording {
+    fn drop(&mut self) {
+        let outcome = if self.shared.stopping.load(Ordering::SeqCst) {
+            Outcome::Interrupted
+        } else {
+            Outcome::ClientGone
+        };
+        self.finish(outcome);
+    }
+}
+
+/// The provider's response body on its way to the client, a copy kept for the trace.
+struct Tee {
+    inner: Incoming,
+    recording: Recording,
+}
+
+impl Tee {
+    fn keep(&mut self, data: &Bytes) {
+        let at = self.recording.elapsed_ms();
+        let Some(answer) = self.recording.call.as_mut().and_then(|c| {
+            c.first_byte_ms.get_or_insert(at);
+            c.answer.as_mut()
+        }) else {
+            return;
+        };
+        let room = usize::try_from(MAX_RECORD_BYTES)
+            .unwrap_or(usize::MAX)
+            .saturating_sub(answer.body.len());
+        if data.len() > room {
+            answer.truncated = true;
+        }
+        answer.body.extend_from_slice(&data[..data.len().min(room)]);
+    }
+}
+
+impl Body for Tee {
+    type Data = Bytes;
+    type Error = hyper::Error;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, hyper::Error>>> {
+        let this = self.get_mut();
+        match Pin::new(&mut this.inner).poll_frame(cx) {
+            Poll::Pending => Poll::Pending,
+            Poll::Ready(Some(Ok(frame))) => {
+                if let Some(data) = frame.data_ref() {
+                    this.keep(data);
+                }
+                // A body of known length may not be polled past its last byte.
+                if this.inner.is_end_stream() {
+                    this.recording.finish(Outcome::Complete);
+                }
+                Poll::Ready(Some(Ok(frame)))
+            }
+            Poll::Ready(Some(Err(e))) => {
+                this.recording.finish(Outcome::UpstreamBroke(e.to_string()));
+                Poll::Ready(Some(Err(e)))
+            }
+            Poll::Ready(None) => {
+                this.recording.finish(Outcome::Complete);
+                Poll::Ready(None)
+            }
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.inner.size_hint()
+    }
+}
+
+type Answered = Response<Either<Tee, Full<Bytes>>>;
+
+/// The 502 a client gets when the provider cannot be reached: one JSON line, in the shape the
+/// providers' own errors take.
+fn bad_gateway(message: &str) -> (Vec<u8>, Response<Full<Bytes>>) {
+    let body = serde_json::json!({
+        "type": "error",
+        "error": {"type": "toolprism_upstream_unreachable", "message": message},
+    })
+    .to_string()
+        + "\n";
+    let mut response = Response::new(Full::new(Bytes::from(body.clone())));
+    *response.status_mut() = StatusCode::BAD_GATEWAY;
+    response.headers_mut().insert(
+        hyper::header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    (body.into_bytes(), response)
+}
+
+async fn handle(shared: Arc<Shared>, request: Request<Incoming>) -> Result<Answered, Infallible> {
+    let started = Instant::now();
+    let started_ms = now_ms();
+    let (parts, body) = request.into_parts();
+    // The request is read whole (it is small beside the stream it asks for, and the trace
+    // needs it), then sent on unchanged.
+    let body = match body.collect().await {
+        Ok(collected) => collected.to_bytes(),
+        Err(_) => {
+            let (_, response) = bad_gateway("the request body could not be read");
+            return Ok(response.map(Either::Right));
+        }
+    };
+    let path_and_query = parts.uri.path_and_query().map_or("/", |p| p.as_str());
+    let url = target(&shared.route, path_and_query, &parts.headers);
+    let call = Call {
+        started_ms,
+        method: parts.method.as_str().to_owned(),
+        url: url.clone().unwrap_or_else(|_| path_and_query.to_owned()),
+        request_headers: text_headers(&parts.headers),
+        request_body: body.to_vec(),
+        ..Call::default()
+    };
+    let mut recording = Recording::new(shared.clone(), call, started);
+    let sent = match url {
+        Ok(url) => {
+            let mut upstream = Request::builder().method(parts.method).uri(url.as_str());
+            if let Some(headers) = upstream.headers_mut() {
+                forwarded(&parts.headers, headers);
+            }
+            match upstream.body(Full::new(body)) {
+                Ok(upstream) => shared
+                    .client
+                    .request(upstream)
+                    .await
+                    .map_err(|e| unreachable_message(&url, &e)),
+                Err(e) => Err(format!("cannot send to {url}: {e}")),
+            }
+        }
+        Err(why) => Err(why),
+    };
+    let response = match sent {
+        Ok(response) => response,
+        Err(message) => {
+            let (body, response) = bad_gateway(&message);
+            if let Some(call) = recording.call.as_mut() {
+                call.answer = Some(Answer {
+                    status: 502,
+                    headers: text_headers(response.headers()),
+                    body,
+                    truncated: false,
+                });
+            }
+            recording.finish(Outcome::Unreachable(message));
+            return Ok(response.map(Either::Right));
+        }
+    };
+    let headers_ms = recording.elapsed_ms();
+    let (parts, incoming) = response.into_parts();
+    if let Some(call) = recording.call.as_mut() {
+        call.headers_ms = Some(headers_ms);
+        call.answer = Some(Answer {
+            status: parts.status.as_u16(),
+            headers: text_headers(&parts.headers),
+            body: Vec::new(),
+            truncated: false,
+        });
+    }
+    let mut answer = Response::new(Either::Left(Tee {
+        inner: incoming,
+        recording,
+    }));
+    *answer.status_mut() = parts.status;
+    forwarded(&parts.headers, answer.headers_mut());
+    Ok(answer)
+}
+
+/// Why the provider could not be reached, with the causes hyper keeps beneath its error.
+fn unreachable_message(url: &str, error: &dyn std::error::Error) -> String {
+    let mut message = format!("cannot reach {}", crate::trace::write::redact_url(url));
+    let mut cause = error.source();
+    let mut said = error.to_string();
+    while let Some(inner) = cause {
+        said = inner.to_string();
+        cause = inner.source();
+    }
+    message.push_str(": ");
+    message.push_str(&said);
+    message
+}
+
+/// The TLS client: rustls with the system's roots (`SSL_CERT_FILE` / `SSL_CERT_DIR` when set,
+/// as rustls-native-certs reads them). A system without roots still records plain-HTTP
+/// upstreams; an HTTPS call then fails as unreachable, saying why.
+fn client() -> HttpsClient {
+    let mut roots = rustls::RootCertStore::empty();
+    let found = rustls_native_certs::load_native_certs();
+    roots.add_parsable_certificates(found.certs);
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let config = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map_or_else(
+            |_| {
+                rustls::ClientConfig::builder_with_protocol_versions(rustls::DEFAULT_VERSIONS)
+                    .with_root_certificates(roots.clone())
+                    .with_no_client_auth()
+            },
+            |b| {
+                b.with_root_certificates(roots.clone())
+                    .with_no_client_auth()
+            },
+        );
+    let mut http = HttpConnector::new();
+    http.set_nodelay(true);
+    http.enforce_http(false);
+    let connector = hyper_rustls::HttpsConnectorBuilder::new()
+        .with_tls_config(config)
+        .https_or_http()
+        .enable_http1()
+        .wrap_connector(http);
+    Client::builder(TokioExecutor::new())
+        .pool_idle_timeout(Duration::from_secs(60))
+        .build(connector)
+}
+
+/// A running recorder: the proxy's runtime, its address and the trace it writes.
+pub struct Recorder {
+    runtime: tokio::runtime::Runtime,
+    addr: SocketAddr,
+    stop: Arc<tokio::sync::Notify>,
+    shared: Arc<Shared>,
+}
+
+impl Recorder {
+    /// Listen on `listen` (port 0: any free port) and record into `writer`; `on_call` is told
+    /// of each call as it is written.
+    pub fn start(
+        listen: SocketAddr,
+        route: Route,
+        writer: TraceWriter,
+        on_call: OnCall,
+    ) -> std::io::Result<Recorder> {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .thread_name("toolprism-record")
+            .enable_io()
+            .enable_time()
+            .build()?;
+        let listener = runtime.block_on(tokio::net::TcpListener::bind(listen))?;
+        let addr = listener.local_addr()?;
+        let shared = Arc::new(Shared {
+            writer,
+            client: runtime.block_on(async { client() }),
+            route,
+            stopping: AtomicBool::new(false),
+            in_flight: AtomicUsize::new(0),
+            written: AtomicUsize::new(0),
+            on_call,
+        });
+        let stop = Arc::new(tokio::sync::Notify::new());
+        runtime.spawn(accept(listener, shared.clone(), stop.clone()));
+        Ok(Recorder {
+            runtime,
+            addr,
+            stop,
+            shared,
+        })
+    }
+
+    /// The address the proxy listens on.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// Calls written to the trace so far.
+    pub fn written(&self) -> usize {
+        self.shared.written.load(Ordering::SeqCst)
+    }
+
+    /// Calls under way.
+    pub fn in_flight(&self) -> usize {
+        self.shared.in_flight.load(Ordering::SeqCst)
+    }
+
+    /// Stop: no new connection is taken; calls under way get `grace` to finish, then each
+    /// still open is written as interrupted, and the trace is synced. Every line is whole.
+    pub fn stop(self, grace: Duration) -> std::io::Result<()> {
+        self.stop.notify_one();
+        let deadline = Instant::now() + grace;
+        while self.in_flight() > 0 && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        self.shared.stopping.store(true, Ordering::SeqCst);
+        // Dropping the tasks drops each call's `Recording`, which writes it.
+        self.runtime.shutdown_timeout(Duration::from_secs(1));
+        self.shared.writer.sync()
+    }
+}
+
+async fn accept(
+    listener: tokio::net::TcpListener,
+    shared: Arc<Shared>,
+    stop: Arc<tokio::sync::Notify>,
+) {
+    loop {
+        let (stream, _) = tokio::select! {
+            () = stop.notified() => return,
+            accepted = listener.accept() => match accepted {
+                Ok(accepted) => accepted,
+                // Out of descriptors and the like: wait, then take connections again.
+                Err(_) => {
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+        };
+        let _ = stream.set_nodelay(true);
+        let shared = shared.clone();
+        tokio::spawn(async move {
+            let service =
+                hyper::service::service_fn(move |request| handle(shared.clone(), request));
+            let _ = hyper::server::conn::http1::Builder::new()
+                .serve_connection(TokioIo::new(stream), service)
+                .await;
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn calls_go_to_their_provider() {
+        let none = HeaderMap::new();
+        assert_eq!(provider_base("/v1/messages", &none), Some(ANTHROPIC));
+        assert_eq!(
+            provider_base("/v1/messages/count_tokens", &none),
+            Some(ANTHROPIC)
+        );
+        assert_eq!(provider_base("/v1/chat/completions", &none), Some(OPENAI));
+        assert_eq!(provider_base("/v1/responses", &none), Some(OPENAI));
+        assert_eq!(
+            provider_base("/v1beta/models/gemini-2.5-pro:streamGenerateContent", &none),
+            Some(GEMINI)
+        );
+        let mut anthropic = HeaderMap::new();
+        anthropic.insert("anthropic-version", HeaderValue::from_static("2023-06-01"));
+        assert_eq!(provider_base("/v1/models", &anthropic), Some(ANTHROPIC));
+        assert_eq!(provider_base("/health", &none), None);
+        assert_eq!(
+            target(
+                &Route::To("http://127.0.0.1:9/gw/".into()),
+                "/v1/messages?beta=true",
+                &none
+            )
+            .unwrap(),
+            "http://127.0.0.1:9/gw/v1/messages?beta=true"
+        );
+        assert!(target(&Route::ByPath, "/x", &none).is_err());
+    }
+}
