@@ -63,6 +63,7 @@ fn record(line: usize, thread: usize) -> TraceRecord {
             input: 10,
             cache_write: 0,
             cache_read: 0,
+            ..Usage::default()
         }),
     )
 }
