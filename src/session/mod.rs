@@ -778,6 +778,8 @@ struct Judge<'j> {
     overhead: usize,
     /// The trace's text is hashed.
     hashed: bool,
+    /// The request holds media the exact count cannot measure.
+    media: bool,
 }
 
 impl<'j> Judge<'j> {
@@ -791,6 +793,7 @@ impl<'j> Judge<'j> {
                 .unwrap_or(""),
             overhead: verdict::tool_use_overhead(capture, who.provider),
             hashed: verdict::hashed(capture),
+            media: verdict::has_media(capture),
         }
     }
 }
@@ -875,7 +878,29 @@ pub struct Analyzer<'a> {
     /// Per deferring strategy: tokens of each tool it kept out, over the session.
     withheld: Vec<FxHashMap<Box<str>, usize>>,
     boundaries: Vec<cache::Boundary>,
+    /// Automatic caching: the text of this request's long blocks (system and messages, in
+    /// order), and per seed the previous request's boundaries, texts and time, to find a
+    /// common token prefix inside the first block two prompts do not share.
+    block_texts: Vec<(u64, Option<Arc<str>>)>,
+    previous_prompt: FxHashMap<u64, PreviousPrompt>,
 }
+
+/// One block of a prompt, counted: its hash, tokens and breakpoint.
+type Counted = (u64, usize, Option<Ttl>);
+
+/// The last request of one seed under automatic caching.
+#[derive(Debug, Default)]
+struct PreviousPrompt {
+    hashes: Vec<u64>,
+    texts: Vec<(u64, Option<Arc<str>>)>,
+    head: usize,
+    tools: usize,
+    time_ms: Option<i64>,
+}
+
+/// Blocks shorter than this are not searched for a common prefix inside them: they add at
+/// most one step of an automatic cache.
+const INNER_PREFIX_TOKENS: usize = 128;
 
 impl<'a> Analyzer<'a> {
     /// An analysis of `strategies` under `settings`, counting with `counter`. With
@@ -927,6 +952,8 @@ impl<'a> Analyzer<'a> {
             known_turns: 0,
             withheld: vec![FxHashMap::default(); strategies.len()],
             boundaries: Vec::new(),
+            block_texts: Vec::new(),
+            previous_prompt: FxHashMap::default(),
         }
     }
 
@@ -1043,9 +1070,9 @@ impl<'a> Analyzer<'a> {
         // per session.
         let (pieces, head) = prompt::pieces(capture);
         let rest = self.count_pieces(&pieces);
+        let (who, rules, seed) = self.provider_of(capture, &record, (&pieces, &rest));
         let (head, rest) = rest.split_at(head);
         let rest_tokens: usize = head.iter().chain(rest).map(|r| r.1).sum();
-        let (who, rules, seed) = self.provider_of(capture, record.url.as_deref());
 
         let (previous_turn, change) = self.list_change(thread, &ids, present);
         let state = &self.threads[thread];
@@ -1169,11 +1196,15 @@ impl<'a> Analyzer<'a> {
 
     /// Whose cache a request meets (by its URL's host, else its shape), the rules it is
     /// modelled with, and the seed of its prefixes (one cache per provider family and model).
+    /// Automatic caching also keeps the text of the request's long blocks
+    /// ([`Self::note_texts`]).
     fn provider_of(
-        &self,
+        &mut self,
         capture: &Capture,
-        url: Option<&str>,
+        record: &RequestRecord,
+        (pieces, counted): (&[prompt::Piece<'_>], &[Counted]),
     ) -> (provider::Identified, cache::Rules, u64) {
+        let url = record.url.as_deref();
         let model = capture
             .body()
             .get("model")
@@ -1187,6 +1218,7 @@ impl<'a> Analyzer<'a> {
             who.provider,
         );
         let seed = prompt::seed(capture.shape(), model);
+        self.note_texts(pieces, counted.iter(), rules.openai && !record.failed);
         (who, rules, seed)
     }
 
@@ -1232,7 +1264,7 @@ impl<'a> Analyzer<'a> {
         }
         self.fill_boundaries(seed, head, ids, context_tokens, None, rest);
         let group = (judge.who.provider.id(), judge.model.to_owned());
-        let usable = usage.filter(|u| !u.cache_unknown && u.server_tool.is_none());
+        let usable = usage.filter(|u| !u.cache_unknown && u.server_tool.is_none() && !judge.media);
         let billed = |u: &Usage| {
             if openai {
                 u.input
@@ -1257,9 +1289,12 @@ impl<'a> Analyzer<'a> {
         exact.min_tokens = (rules.min_tokens as f64 / ratio).ceil() as usize;
         exact.step = ((rules.step as f64 / ratio).round() as usize).max(1);
         let total = prompt_tokens + offset;
-        let m = self
+        let mut m = self
             .sent_store
             .request(&self.boundaries, total, time_ms, &exact);
+        if exact.openai {
+            self.inner_prefix(&mut m, seed, head.len(), total, time_ms, &exact);
+        }
         let mut sent = SentCache {
             modelled: Some(CacheFigures::modelled(&m)),
             ..SentCache::default()
@@ -1292,6 +1327,7 @@ impl<'a> Analyzer<'a> {
         self.agreement.1 += 1;
         let same_state = seen.state == m.state();
         let amounts = usage.server_tool.is_some()
+            || judge.media
             || (verdict::within(provider_tokens(m.read), seen.read, rules.step.max(1))
                 && (!judge.who.provider.rules().is_some_and(|r| r.reports_writes)
                     || verdict::within(provider_tokens(m.written()), seen.write, 1)));
@@ -1314,6 +1350,118 @@ impl<'a> Analyzer<'a> {
             ));
         }
         sent
+    }
+
+    /// Keep the text of this request's long blocks (reusing the previous request's where a
+    /// block is the same), for [`Self::inner_prefix`].
+    fn note_texts<'c>(
+        &mut self,
+        pieces: &[prompt::Piece<'_>],
+        counts: impl Iterator<Item = &'c Counted>,
+        automatic: bool,
+    ) {
+        self.block_texts.clear();
+        if !automatic {
+            return;
+        }
+        let known: FxHashMap<u64, &Arc<str>> = self
+            .previous_prompt
+            .values()
+            .flat_map(|p| &p.texts)
+            .filter_map(|(hash, text)| Some((*hash, text.as_ref()?)))
+            .collect();
+        let texts = pieces.iter().zip(counts).map(|(piece, &(_, tokens, _))| {
+            let text = (tokens >= INNER_PREFIX_TOKENS).then(|| {
+                known.get(&piece.hash).map_or_else(
+                    || Arc::from(prompt::text(piece.value).as_str()),
+                    |t| Arc::clone(t),
+                )
+            });
+            (piece.hash, text)
+        });
+        self.block_texts = texts.collect();
+    }
+
+    /// OpenAI caches token prefixes, not block prefixes: where the first block this prompt
+    /// does not share with the previous one of its seed begins with the same text, the read
+    /// reaches into it (at `min_tokens` plus whole steps). Remembers this prompt for the next.
+    fn inner_prefix(
+        &mut self,
+        m: &mut cache::Modelled,
+        seed: u64,
+        head: usize,
+        total: usize,
+        time_ms: Option<i64>,
+        rules: &cache::Rules,
+    ) {
+        let hashes: Vec<u64> = self.boundaries.iter().map(|b| b.hash).collect();
+        let tools = self.boundaries.len().saturating_sub(self.block_texts.len());
+        let texts = std::mem::take(&mut self.block_texts);
+        let previous = self.previous_prompt.insert(
+            seed,
+            PreviousPrompt {
+                hashes: hashes.clone(),
+                texts: texts.clone(),
+                head,
+                tools,
+                time_ms,
+            },
+        );
+        let Some(previous) = previous else {
+            return;
+        };
+        let alive = match (time_ms, previous.time_ms) {
+            (Some(now), Some(then)) => now.saturating_sub(then) <= rules.ttl_ms as i64,
+            _ => true,
+        };
+        // The blocks both prompts share, and the first they do not.
+        let k = hashes
+            .iter()
+            .zip(&previous.hashes)
+            .take_while(|(a, b)| a == b)
+            .count();
+        // The block's place among the texts: tools hold none.
+        let place = |k: usize, head: usize, tools: usize| match k {
+            _ if k < head => Some(k),
+            _ if k < head + tools => None,
+            _ => Some(k - tools),
+        };
+        let (Some(now_at), Some(then_at)) = (
+            place(k, head, tools),
+            place(k, previous.head, previous.tools),
+        ) else {
+            return;
+        };
+        if !alive || k < head && then_at != now_at {
+            return;
+        }
+        let (Some((_, Some(now))), Some((_, Some(then)))) =
+            (texts.get(now_at), previous.texts.get(then_at))
+        else {
+            return;
+        };
+        let mut same = now
+            .bytes()
+            .zip(then.bytes())
+            .take_while(|(a, b)| a == b)
+            .count();
+        while !now.is_char_boundary(same) {
+            same -= 1;
+        }
+        if same == 0 {
+            return;
+        }
+        let before = k.checked_sub(1).map_or(0, |i| self.boundaries[i].tokens);
+        let common = (before + self.counter.count(&now[..same])).min(total);
+        if common < rules.min_tokens {
+            return;
+        }
+        let step = rules.step.max(1);
+        let read = rules.min_tokens + (common - rules.min_tokens) / step * step;
+        if read > m.read {
+            m.read = read;
+            m.input = total - read;
+        }
     }
 
     /// Why a turn with usage cannot be judged, if it cannot: its cache figures are unknown,

@@ -61,18 +61,60 @@ fn is_hash_token(text: &str) -> bool {
     digits.len() >= 6 && digits.chars().all(|c| c.is_ascii_hexdigit())
 }
 
+/// Whether the request holds media (images, documents, audio, video): the provider counts
+/// them by their pixels or pages, not their base64 text, so the exact count says nothing of
+/// them. Such a turn's state is judged, its amounts and calibration are not.
+pub fn has_media(capture: &Capture) -> bool {
+    let body = capture.body();
+    let list = body
+        .get("messages")
+        .or_else(|| body.get("input"))
+        .or_else(|| body.get("contents"));
+    let Some(Value::Array(items)) = list else {
+        return false;
+    };
+    items.iter().any(|item| media_in(item, 0))
+}
+
+fn media_in(value: &Value, depth: usize) -> bool {
+    if depth > 6 {
+        return false;
+    }
+    match value {
+        Value::Object(map) => {
+            let kind = map.get("type").and_then(Value::as_str).unwrap_or("");
+            matches!(
+                kind,
+                "image"
+                    | "document"
+                    | "input_image"
+                    | "input_file"
+                    | "image_url"
+                    | "input_audio"
+                    | "file"
+            ) || ["image", "document", "video", "inlineData", "fileData"]
+                .iter()
+                .any(|k| map.contains_key(*k))
+                || map.values().any(|v| media_in(v, depth + 1))
+        }
+        Value::Array(items) => items.iter().any(|v| media_in(v, depth + 1)),
+        _ => false,
+    }
+}
+
 /// The tokens a provider adds to the prompt before the tools, in its own count: Anthropic's
 /// tool-use system prompt when the request sends tools (on Anthropic, Bedrock and Vertex).
 pub fn tool_use_overhead(capture: &Capture, provider: Provider) -> usize {
+    let body = capture.body();
+    let model = body.get("model").and_then(Value::as_str).unwrap_or("");
     let claude = matches!(
         provider,
         Provider::Anthropic | Provider::Bedrock | Provider::Vertex
-    ) && capture.shape() == Shape::AnthropicMessages;
+    ) && (capture.shape() == Shape::AnthropicMessages
+        || model.to_ascii_lowercase().contains("claude"));
     if !claude || capture.tools().is_empty() {
         return 0;
     }
-    let body = capture.body();
-    let model = body.get("model").and_then(Value::as_str).unwrap_or("");
     let forced = matches!(
         body.pointer("/tool_choice/type").and_then(Value::as_str),
         Some("any" | "tool")
