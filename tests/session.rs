@@ -723,6 +723,7 @@ const CONTRACT_KEYS: &[(&str, &[&str])] = &[
             "deferral",
             "strategies",
             "cheapest",
+            "cheapest_any",
             "settings",
         ],
     ),
@@ -1003,15 +1004,31 @@ fn a_trace_without_cache_control_is_billed_without_caching() {
             strategy["id"]
         );
     }
-    // The cheapest is named, and is the lowest cost of those that applied.
+    // The cheapest is named, and is the lowest cost of those that applied and keep every tool
+    // reachable (`disabled` sends none); the lowest of all is under its own key.
     let cheapest = report["cheapest"].as_str().unwrap();
-    let lowest = report["strategies"]
+    let cost_of = |keep: bool| {
+        report["strategies"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|s| s["applied"] == true || s["id"] == "original")
+            .filter(|s| !keep || s["id"] != "disabled")
+            .map(|s| s["cost"].as_f64().unwrap())
+            .fold(f64::INFINITY, f64::min)
+    };
+    let lowest = cost_of(true);
+    assert_ne!(cheapest, "disabled");
+    let any = report["cheapest_any"].as_str().unwrap();
+    let any_cost = report["strategies"]
         .as_array()
         .unwrap()
         .iter()
-        .filter(|s| s["applied"] == true || s["id"] == "original")
-        .map(|s| s["cost"].as_f64().unwrap())
-        .fold(f64::INFINITY, f64::min);
+        .find(|s| s["id"] == any)
+        .unwrap()["cost"]
+        .as_f64()
+        .unwrap();
+    assert_eq!(any_cost, cost_of(false));
     let named = report["strategies"]
         .as_array()
         .unwrap()

@@ -397,7 +397,16 @@ fn totals_text(
         &paint_row,
     ));
     if let Some(cheapest) = report.cheapest {
-        let _ = writeln!(text, "cheapest over the session: {cheapest}");
+        let _ = writeln!(
+            text,
+            "cheapest over the session that keeps every tool reachable: {cheapest}"
+        );
+    }
+    if let Some(any) = report.cheapest_any.filter(|&a| Some(a) != report.cheapest) {
+        let _ = writeln!(
+            text,
+            "cheapest of all: {any}, which leaves tools out of the model's reach"
+        );
     }
     let _ = writeln!(
         text,

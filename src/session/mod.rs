@@ -60,8 +60,12 @@ pub struct SessionReport {
     pub deferral: Deferral,
     /// Each requested strategy over those turns.
     pub strategies: Vec<StrategySession>,
-    /// The strategy whose session cost is lowest (ties: the first in the report's order).
+    /// The strategy whose session cost is lowest among those that keep every tool reachable
+    /// (ties: the first in the report's order).
     pub cheapest: Option<&'static str>,
+    /// The lowest session cost of all, whether or not it keeps the tools (`disabled` sends
+    /// none).
+    pub cheapest_any: Option<&'static str>,
     /// Every setting's value (`Settings::KEYS` order), the cost model's among them.
     pub settings: serde_json::Map<String, Value>,
 }
@@ -882,6 +886,8 @@ pub struct Analyzer<'a> {
     /// order), and per seed the previous request's boundaries, texts and time, to find a
     /// common token prefix inside the first block two prompts do not share.
     block_texts: Vec<(u64, Option<Arc<str>>)>,
+    /// Per strategy: on some turn it left a tool out of the model's reach.
+    unreachable: Vec<bool>,
     previous_prompt: FxHashMap<u64, PreviousPrompt>,
 }
 
@@ -953,6 +959,7 @@ impl<'a> Analyzer<'a> {
             withheld: vec![FxHashMap::default(); strategies.len()],
             boundaries: Vec::new(),
             block_texts: Vec::new(),
+            unreachable: vec![false; strategies.len()],
             previous_prompt: FxHashMap::default(),
         }
     }
@@ -1601,6 +1608,14 @@ impl<'a> Analyzer<'a> {
         projected: Arc<Projected>,
     ) -> StrategyTurn {
         let strategy = self.strategies[index];
+        // Tools the model can no longer reach: none sent (`disabled`, `code`'s fallback), or
+        // some not selected (`adaptive`). Deferring strategies keep them behind a search.
+        let fewer = projected.ids.len() < turn.ids.len();
+        self.unreachable[index] |= match strategy {
+            Strategy::Disabled | Strategy::Adaptive => fewer,
+            Strategy::Code => fewer && projected.status != "ok",
+            _ => false,
+        };
         if matches!(strategy, Strategy::Defer | Strategy::DeferCatalog) {
             let sent: FxHashSet<u32> = projected.ids.iter().copied().collect();
             for &id in turn.ids.iter() {
@@ -2253,13 +2268,18 @@ impl<'a> Analyzer<'a> {
         }
         // A strategy that never applied sends the host's fallback (a3s `code` without its
         // gateway sends no tools at all): it is shown, never named the cheapest.
-        let cheapest = strategies
-            .iter()
-            .zip(&costed)
-            .filter(|(s, _)| s.applied || s.id == "original")
-            .filter(|(_, costed)| **costed)
-            .min_by(|a, b| a.0.cost.total_cmp(&b.0.cost))
-            .map(|(s, _)| s.id);
+        let lowest = |reachable_only: bool| {
+            strategies
+                .iter()
+                .zip(&costed)
+                .zip(&self.unreachable)
+                .filter(|((s, _), _)| s.applied || s.id == "original")
+                .filter(|((_, costed), _)| **costed)
+                .filter(|(_, unreachable)| !(reachable_only && **unreachable))
+                .min_by(|a, b| a.0.0.cost.total_cmp(&b.0.0.cost))
+                .map(|((s, _), _)| s.id)
+        };
+        let (cheapest, cheapest_any) = (lowest(true), lowest(false));
 
         let tools: Vec<ToolUse> = self
             .tool_order
@@ -2339,6 +2359,7 @@ impl<'a> Analyzer<'a> {
             deferral,
             strategies,
             cheapest,
+            cheapest_any,
             settings,
         }
     }
