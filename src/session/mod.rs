@@ -2316,13 +2316,7 @@ impl<'a> Analyzer<'a> {
                 .collect(),
         };
 
-        let mut settings = serde_json::Map::new();
-        for info in Settings::KEYS {
-            settings.insert(
-                info.key.to_owned(),
-                Value::String(self.settings.get(info.key).unwrap_or_default()),
-            );
-        }
+        let settings = settings_map(&self.settings);
         let (turns_with_usage, judged, agree) = self.agreement;
         SessionReport {
             version: JSON_VERSION,
@@ -2589,6 +2583,17 @@ fn same_value(a: &Value, b: &Value) -> bool {
         (Value::Number(a), Value::Number(b)) => a.to_string() == b.to_string(),
         (a, b) => a == b,
     }
+}
+
+/// Every setting's value, in `settings` order.
+fn settings_map(values: &Settings) -> serde_json::Map<String, Value> {
+    Settings::KEYS
+        .iter()
+        .map(|info| {
+            let value = values.get(info.key).unwrap_or_default();
+            (info.key.to_owned(), Value::String(value))
+        })
+        .collect()
 }
 
 fn round2(x: f64) -> f64 {
