@@ -41,6 +41,7 @@ fn usage(input: u64, cache_write: u64, cache_read: u64) -> Option<Usage> {
         input,
         cache_write,
         cache_read,
+        ..Usage::default()
     })
 }
 
@@ -722,11 +723,19 @@ const CONTRACT_KEYS: &[(&str, &[&str])] = &[
             "deferral",
             "strategies",
             "cheapest",
+            "cheapest_any",
             "settings",
         ],
     ),
-    ("/agreement", &["turns", "agree", "rate"]),
-    ("/calibration", &["ratio", "turns"]),
+    ("/agreement", &["turns", "judged", "agree", "rate"]),
+    (
+        "/calibration",
+        &["ratio", "turns", "excluded", "groups", "billed"],
+    ),
+    (
+        "/calibration/groups/0",
+        &["provider", "model", "ratio", "turns"],
+    ),
     (
         "/tools/0",
         &["name", "sent_turns", "calls", "tokens", "never_called"],
@@ -780,6 +789,10 @@ const CONTRACT_KEYS: &[(&str, &[&str])] = &[
             "agrees",
             "disagreement",
             "calibration",
+            "provider",
+            "host",
+            "server_tool",
+            "not_judged",
             "calls",
         ],
     ),
@@ -827,8 +840,8 @@ const CONTRACT_KEYS: &[(&str, &[&str])] = &[
 fn json_keys_are_exactly_the_contract() {
     let tools = vec![tool("alpha", "Reads.")];
     let records = vec![
-        record(1, body("u", &tools, vec![]), usage(1, 10, 0)),
-        record(2, body("u", &tools, vec![]), usage(1, 0, 10)),
+        record(1, body("u", &tools, vec![]), usage(1, 400, 0)),
+        record(2, body("u", &tools, vec![]), usage(1, 0, 400)),
     ];
     let report = analyze(records, &[Strategy::Original], &Settings::default());
     let value = serde_json::to_value(&report).unwrap();
@@ -992,15 +1005,31 @@ fn a_trace_without_cache_control_is_billed_without_caching() {
             strategy["id"]
         );
     }
-    // The cheapest is named, and is the lowest cost of those that applied.
+    // The cheapest is named, and is the lowest cost of those that applied and keep every tool
+    // reachable (`disabled` sends none); the lowest of all is under its own key.
     let cheapest = report["cheapest"].as_str().unwrap();
-    let lowest = report["strategies"]
+    let cost_of = |keep: bool| {
+        report["strategies"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|s| s["applied"] == true || s["id"] == "original")
+            .filter(|s| !keep || s["id"] != "disabled")
+            .map(|s| s["cost"].as_f64().unwrap())
+            .fold(f64::INFINITY, f64::min)
+    };
+    let lowest = cost_of(true);
+    assert_ne!(cheapest, "disabled");
+    let any = report["cheapest_any"].as_str().unwrap();
+    let any_cost = report["strategies"]
         .as_array()
         .unwrap()
         .iter()
-        .filter(|s| s["applied"] == true || s["id"] == "original")
-        .map(|s| s["cost"].as_f64().unwrap())
-        .fold(f64::INFINITY, f64::min);
+        .find(|s| s["id"] == any)
+        .unwrap()["cost"]
+        .as_f64()
+        .unwrap();
+    assert_eq!(any_cost, cost_of(false));
     let named = report["strategies"]
         .as_array()
         .unwrap()
@@ -1008,7 +1037,8 @@ fn a_trace_without_cache_control_is_billed_without_caching() {
         .find(|s| s["id"] == cheapest)
         .unwrap();
     assert_eq!(named["cost"].as_f64().unwrap(), lowest);
-    // Calibration: observed input over the exact count of each body.
+    // Calibration: observed input (less the tool-use prompt, 346 tokens) over the exact count
+    // of each body.
     let ratio = report["calibration"]["ratio"].as_f64().unwrap();
     assert_eq!(report["calibration"]["turns"], 4);
     assert!((0.8..1.3).contains(&ratio), "{ratio}");

@@ -29,6 +29,7 @@ mod properties;
 mod regressions;
 mod report_json;
 mod session;
+mod session_verdicts;
 mod settings_identity;
 
 // The command line.

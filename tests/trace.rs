@@ -57,6 +57,7 @@ fn usage(input: u64, cache_write: u64, cache_read: u64) -> Option<Usage> {
         input,
         cache_write,
         cache_read,
+        ..Usage::default()
     })
 }
 

@@ -227,12 +227,9 @@ fn turn_rows_say_what_changed_in_counts_and_mark_the_break() {
             .collect();
         assert_eq!(row.strategy_breaks, expected, "turn {}", row.turn);
     }
-    // search keeps the capture's order, so the reconnect's reorder breaks it too; defer
-    // (zero 0.8.0) sorts and is not charted.
-    assert_eq!(
-        view.turns[5].strategy_breaks,
-        vec!["original", "minimal", "search"]
-    );
+    // search is refused on Claude Sonnet 4 (Anthropic's tool search needs 4.5 or later) and
+    // not charted; defer (zero 0.8.0) sorts, so the reconnect's reorder does not break it.
+    assert_eq!(view.turns[5].strategy_breaks, vec!["original", "minimal"]);
 }
 
 #[test]
@@ -245,7 +242,7 @@ fn totals_and_series_are_the_reports_figures() {
     let row = &view.totals[0];
     assert_eq!(
         (row.tokens.as_str(), row.breaks.as_str(), row.cost.as_str()),
-        ("14,876", "1", "8,719")
+        ("14,876", "1", "8,449")
     );
     assert_eq!(original.total_tokens, 14_876);
     for (row, s) in view.totals.iter().zip(&report.strategies) {
@@ -299,8 +296,9 @@ fn the_chart_starts_on_original_and_the_two_cheapest_that_send_something() {
         .filter(|(_, on)| **on)
         .map(|(s, _)| s.id)
         .collect();
-    // minimal and search (its deferred entries out of the context) are the two cheapest.
-    assert_eq!(ids, vec!["original", "minimal", "search"]);
+    // minimal and defer (its MCP tools behind tool_search) are the two cheapest: search is
+    // refused on this trace's Claude Sonnet 4.
+    assert_eq!(ids, vec!["original", "minimal", "defer"]);
 }
 
 #[test]

@@ -163,6 +163,12 @@ impl TextSpill {
         if let Some(why) = &turn.disagreement {
             self.disagreements
                 .cells(&[format!("  turn {}: {}", turn.turn, visible(why))])?;
+        } else if let Some(why) = &turn.not_judged {
+            self.disagreements.cells(&[format!(
+                "  turn {}: not judged: {}",
+                turn.turn,
+                visible(why)
+            )])?;
         }
         if !rows.is_empty() {
             let mut cells = vec![turn.turn.to_string()];
@@ -398,7 +404,16 @@ fn totals_text(
         &paint_row,
     ));
     if let Some(cheapest) = report.cheapest {
-        let _ = writeln!(text, "cheapest over the session: {cheapest}");
+        let _ = writeln!(
+            text,
+            "cheapest over the session that keeps every tool reachable: {cheapest}"
+        );
+    }
+    if let Some(any) = report.cheapest_any.filter(|&a| Some(a) != report.cheapest) {
+        let _ = writeln!(
+            text,
+            "cheapest of all: {any}, which leaves tools out of the model's reach"
+        );
     }
     let _ = writeln!(
         text,
@@ -575,10 +590,15 @@ fn agreement_line(report: &SessionReport) -> String {
     let a = &report.agreement;
     let mut line = match a.rate {
         Some(rate) => format!(
-            "agreement: {} of {} turns with usage ({:.1}%) modelled as the provider billed them",
-            a.agree,
+            "agreement: {} of {} turns with usage judged, {} agree ({:.1}%) on state and amounts",
+            a.judged,
             a.turns,
+            a.agree,
             rate * 100.0
+        ),
+        None if a.turns > 0 => format!(
+            "agreement: 0 of {} turns with usage judged (each says why)",
+            a.turns
         ),
         None => "agreement: no turn with usage to check the model against".to_owned(),
     };
@@ -590,6 +610,19 @@ fn agreement_line(report: &SessionReport) -> String {
                 c.ratio,
                 count(c.turns, "turn", "turns"),
             );
+            if let (Some(billed), Some(original)) = (
+                c.billed,
+                report
+                    .strategies
+                    .iter()
+                    .find(|s| s.id == "original")
+                    .and_then(|s| s.cost_provider),
+            ) {
+                let _ = write!(
+                    line,
+                    " · billed input {billed:.0} against {original:.0} calibrated for `original`"
+                );
+            }
         }
         None => line.push_str(" · calibration: none (no usage)"),
     }

@@ -253,6 +253,24 @@ impl Store {
         out
     }
 
+    /// Adopt as cached, from `now`, every prefix of `boundaries` up to `tokens`: what the
+    /// provider read though no request of the trace wrote it (a cache warmed before the trace
+    /// began). Returns the tokens adopted.
+    pub fn adopt(
+        &mut self,
+        boundaries: &[Boundary],
+        tokens: usize,
+        now: Option<i64>,
+        life_ms: u64,
+    ) -> usize {
+        let mut adopted = 0;
+        for boundary in boundaries.iter().take_while(|b| b.tokens <= tokens) {
+            self.keep(boundary, now, life_ms);
+            adopted = boundary.tokens;
+        }
+        adopted
+    }
+
     /// Store the prefix ending at `boundary` (or refresh it: a use renews its lifetime, and the
     /// longer of two lifetimes wins).
     fn keep(&mut self, boundary: &Boundary, now: Option<i64>, life_ms: u64) {

@@ -17,6 +17,8 @@ pub mod compare;
 pub mod context;
 pub mod pick;
 pub mod prompt;
+pub mod provider;
+pub mod verdict;
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -59,8 +61,12 @@ pub struct SessionReport {
     pub deferral: Deferral,
     /// Each requested strategy over those turns.
     pub strategies: Vec<StrategySession>,
-    /// The strategy whose session cost is lowest (ties: the first in the report's order).
+    /// The strategy whose session cost is lowest among those that keep every tool reachable
+    /// (ties: the first in the report's order).
     pub cheapest: Option<&'static str>,
+    /// The lowest session cost of all, whether or not it keeps the tools (`disabled` sends
+    /// none).
+    pub cheapest_any: Option<&'static str>,
     /// Every setting's value (`Settings::KEYS` order), the cost model's among them.
     pub settings: serde_json::Map<String, Value>,
 }
@@ -169,24 +175,48 @@ impl Ratios {
     }
 }
 
-/// Turns whose modelled cache state matches the observed one.
+/// Turns whose modelled cache agrees with the observed one (SESSIONS.md section 3, "Checked
+/// against the bill").
 #[derive(Debug, Clone, Copy, Serialize, PartialEq)]
 pub struct Agreement {
     /// Turns with observed usage (failed calls and stubs left out).
     pub turns: usize,
-    /// Those whose modelled state equals the observed one.
+    /// Of those, the turns judged: the others say why not (`agrees: null`).
+    pub judged: usize,
+    /// Judged turns whose modelled state equals the observed one and whose amounts are within
+    /// the tolerance.
     pub agree: usize,
-    /// `agree / turns` (`None` without such turns).
+    /// `agree / judged` (`None` without judged turns).
     pub rate: Option<f64>,
 }
 
+/// The calibration of one provider and model.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct CalibrationGroup {
+    /// The provider's id.
+    pub provider: &'static str,
+    /// The model as the request names it.
+    pub model: String,
+    /// The median ratio over its qualifying turns.
+    pub ratio: f64,
+    /// Those turns.
+    pub turns: usize,
+}
+
 /// Provider tokens per exact token (SESSIONS.md section 3).
-#[derive(Debug, Clone, Copy, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct Calibration {
     /// The median over the turns of observed prompt tokens / the exact count of the body.
     pub ratio: f64,
     /// Turns the median is over.
     pub turns: usize,
+    /// Turns with usage left out: a server-side tool ran, or the cache figures are unknown.
+    pub excluded: usize,
+    /// Per provider and model.
+    pub groups: Vec<CalibrationGroup>,
+    /// What the provider billed for input over the session, in input tokens (reads and writes
+    /// at the provider's prices), when every turn of the chain has usage.
+    pub billed: Option<f64>,
 }
 
 /// One tool over the session.
@@ -375,6 +405,15 @@ pub struct TurnFacts {
     pub disagreement: Option<String>,
     /// Observed prompt tokens / `prompt_tokens` (`None`: no usage).
     pub calibration: Option<f64>,
+    /// Whose cache the request met (`anthropic`, `openai`, `deepseek`, …, `unmodelled`).
+    pub provider: &'static str,
+    /// The request's host (`None`: the trace has no URL, the body's shape told the provider).
+    pub host: Option<String>,
+    /// A server-side tool the response shows ran (its figures hold prompts the request does
+    /// not: left out of calibration and of agreement on amounts).
+    pub server_tool: Option<&'static str>,
+    /// Why the turn is not judged (`agrees: null` though it has usage).
+    pub not_judged: Option<String>,
     /// Tools the model called, first seen in this turn's messages.
     pub calls: Vec<String>,
     /// The record's instant, for the cache lifetime.
@@ -575,24 +614,58 @@ pub fn openai_read_for(model: &str) -> f64 {
 }
 
 /// The cache rules one request is modelled with: the settings', else the provider's defaults
-/// for its model.
+/// for its model (the provider told by the body's shape).
 pub fn rules_for(shape: Shape, body: &Value, settings: &Settings) -> cache::Rules {
-    let openai = provider_is_openai(shape);
     let model = body.get("model").and_then(Value::as_str).unwrap_or("");
+    let who = provider::identify(None, shape, model);
+    rules_with(shape, body, settings, who.provider)
+}
+
+/// The cache rules of a request that met `provider`'s cache (SESSIONS.md section 3,
+/// "Providers"): its caching, minimum and step, the settings' values where they are set. An
+/// unmodelled provider is modelled by the body's shape for the strategies' what-ifs; its turns
+/// are never judged.
+pub fn rules_with(
+    shape: Shape,
+    body: &Value,
+    settings: &Settings,
+    provider: provider::Provider,
+) -> cache::Rules {
+    let model = body.get("model").and_then(Value::as_str).unwrap_or("");
+    let fallback = provider::identify(None, shape, model).provider;
+    let (provider, known) = provider
+        .rules()
+        .map(|r| (provider, r))
+        .or_else(|| fallback.rules().map(|r| (fallback, r)))
+        .unwrap_or((provider::Provider::Anthropic, provider::BREAKPOINTS));
+    let openai = known.caching == provider::Caching::Automatic;
     let (read, write, write_long) = if openai {
-        (openai_read_for(model), 1.0, 1.0)
+        (
+            known.read_price.unwrap_or_else(|| openai_read_for(model)),
+            1.0,
+            1.0,
+        )
     } else {
         (0.1, 1.25, 2.0)
     };
+    let openai_proper = matches!(
+        provider,
+        provider::Provider::OpenAi | provider::Provider::Azure
+    );
     cache::Rules {
         openai,
-        min_tokens: settings
-            .cache
-            .min_tokens
-            .unwrap_or_else(|| min_tokens_for(model, openai)),
+        min_tokens: settings.cache.min_tokens.unwrap_or_else(|| {
+            known
+                .min_tokens
+                .unwrap_or_else(|| provider::min_tokens(provider, model))
+        }),
         lookback: settings.cache.lookback,
         max_marks: settings.cache.breakpoints,
-        step: settings.cache.step,
+        step: if openai_proper || !openai {
+            settings.cache.step
+        } else {
+            known.step
+        },
         ttl_ms: settings.cache_ttl_ms,
         ttl_long_ms: if openai {
             settings.cache.ttl_24h_ms
@@ -675,6 +748,7 @@ struct Sent {
 
 /// What a trace record says of its request besides the body.
 struct RequestRecord {
+    url: Option<String>,
     failed: bool,
     source: String,
     timestamp: Option<String>,
@@ -696,11 +770,40 @@ type SentPrompt<'p> = (
 /// The request as sent through the cache model, and against what the provider billed.
 #[derive(Default)]
 struct SentCache {
+    not_judged: Option<String>,
     observed: Option<CacheFigures>,
     modelled: Option<CacheFigures>,
     agrees: Option<bool>,
     disagreement: Option<String>,
     calibration: Option<f64>,
+}
+
+/// What the verdict on a turn needs besides its figures.
+struct Judge<'j> {
+    who: &'j provider::Identified,
+    model: &'j str,
+    /// Provider tokens before the tools the body does not hold (Anthropic's tool-use prompt).
+    overhead: usize,
+    /// The trace's text is hashed.
+    hashed: bool,
+    /// The request holds media the exact count cannot measure.
+    media: bool,
+}
+
+impl<'j> Judge<'j> {
+    fn of(capture: &'j Capture, who: &'j provider::Identified) -> Judge<'j> {
+        Judge {
+            who,
+            model: capture
+                .body()
+                .get("model")
+                .and_then(Value::as_str)
+                .unwrap_or(""),
+            overhead: verdict::tool_use_overhead(capture, who.provider),
+            hashed: verdict::hashed(capture),
+            media: verdict::has_media(capture),
+        }
+    }
 }
 
 /// What every strategy's row of one turn reads.
@@ -764,8 +867,15 @@ pub struct Analyzer<'a> {
     timed: (usize, usize),
     /// Observed / exact prompt tokens, per turn with usage.
     ratios: Ratios,
-    /// Turns with usage, and those that agree.
-    agreement: (usize, usize),
+    /// Turns with usage, those judged, and those that agree.
+    agreement: (usize, usize, usize),
+    /// Observed / exact prompt tokens per provider and model.
+    groups: FxHashMap<(&'static str, String), Ratios>,
+    /// Turns with usage left out of calibration.
+    calibration_excluded: usize,
+    /// What the provider billed for input (in input tokens), and whether every chain turn
+    /// had usage.
+    billed: (f64, bool),
     /// Per tool name: turns sent, calls, tokens.
     tool_stats: FxHashMap<Box<str>, (usize, usize, usize)>,
     tool_order: Vec<Box<str>>,
@@ -776,7 +886,31 @@ pub struct Analyzer<'a> {
     /// Per deferring strategy: tokens of each tool it kept out, over the session.
     withheld: Vec<FxHashMap<Box<str>, usize>>,
     boundaries: Vec<cache::Boundary>,
+    /// Automatic caching: the text of this request's long blocks (system and messages, in
+    /// order), and per seed the previous request's boundaries, texts and time, to find a
+    /// common token prefix inside the first block two prompts do not share.
+    block_texts: Vec<(u64, Option<Arc<str>>)>,
+    /// Per strategy: on some turn it left a tool out of the model's reach.
+    unreachable: Vec<bool>,
+    previous_prompt: FxHashMap<u64, PreviousPrompt>,
 }
+
+/// One block of a prompt, counted: its hash, tokens and breakpoint.
+type Counted = (u64, usize, Option<Ttl>);
+
+/// The last request of one seed under automatic caching.
+#[derive(Debug, Default)]
+struct PreviousPrompt {
+    hashes: Vec<u64>,
+    texts: Vec<(u64, Option<Arc<str>>)>,
+    head: usize,
+    tools: usize,
+    time_ms: Option<i64>,
+}
+
+/// Blocks shorter than this are not searched for a common prefix inside them: they add at
+/// most one step of an automatic cache.
+const INNER_PREFIX_TOKENS: usize = 128;
 
 impl<'a> Analyzer<'a> {
     /// An analysis of `strategies` under `settings`, counting with `counter`. With
@@ -818,13 +952,19 @@ impl<'a> Analyzer<'a> {
             sent_store: cache::Store::default(),
             timed: (0, 0),
             ratios: Ratios::default(),
-            agreement: (0, 0),
+            agreement: (0, 0, 0),
+            groups: FxHashMap::default(),
+            calibration_excluded: 0,
+            billed: (0.0, true),
             tool_stats: FxHashMap::default(),
             tool_order: Vec::new(),
             seen_calls: FxHashSet::default(),
             known_turns: 0,
             withheld: vec![FxHashMap::default(); strategies.len()],
             boundaries: Vec::new(),
+            block_texts: Vec::new(),
+            unreachable: vec![false; strategies.len()],
+            previous_prompt: FxHashMap::default(),
         }
     }
 
@@ -886,6 +1026,7 @@ impl<'a> Analyzer<'a> {
             body,
             usage,
             agent_id,
+            url,
             ..
         } = record;
         let body = match body {
@@ -907,6 +1048,7 @@ impl<'a> Analyzer<'a> {
         self.last_thread = Some(thread);
         if self.wanted(thread) {
             let record = RequestRecord {
+                url,
                 failed,
                 source,
                 timestamp,
@@ -927,14 +1069,7 @@ impl<'a> Analyzer<'a> {
         thread: usize,
         record: RequestRecord,
     ) {
-        let RequestRecord {
-            failed,
-            source,
-            timestamp,
-            time_ms,
-            status,
-            usage,
-        } = record;
+        let (failed, time_ms, usage) = (record.failed, record.time_ms, record.usage);
         // The capture's own tools, stored once per distinct entry.
         let ids: Arc<[u32]> = self.capture_entries(capture.tools()).into();
         let present = capture.has_tools_key();
@@ -946,11 +1081,9 @@ impl<'a> Analyzer<'a> {
         // per session.
         let (pieces, head) = prompt::pieces(capture);
         let rest = self.count_pieces(&pieces);
+        let (who, rules, seed) = self.provider_of(capture, &record, (&pieces, &rest));
         let (head, rest) = rest.split_at(head);
         let rest_tokens: usize = head.iter().chain(rest).map(|r| r.1).sum();
-        let rules = rules_for(capture.shape(), capture.body(), &self.settings);
-        let model = capture.body().get("model").and_then(Value::as_str);
-        let seed = prompt::seed(capture.shape(), model.unwrap_or(""));
 
         let (previous_turn, change) = self.list_change(thread, &ids, present);
         let state = &self.threads[thread];
@@ -977,12 +1110,17 @@ impl<'a> Analyzer<'a> {
 
         // The request as sent, through the cache model, against what the provider billed.
         let prompt_tokens = context_tokens + rest_tokens;
-        let sent = if failed {
-            SentCache::default()
-        } else {
-            let prompt = (seed, head, rest, context_tokens, prompt_tokens);
-            self.model_sent(prompt, &ids, time_ms, usage, openai, &rules)
-        };
+        let prompt = (seed, head, rest, context_tokens, prompt_tokens);
+        let judge = Judge::of(capture, &who);
+        let sent = self.model_sent(
+            prompt,
+            &ids,
+            (time_ms, failed),
+            usage,
+            openai,
+            &rules,
+            &judge,
+        );
 
         // Tool calls, and what each tool cost.
         let calls = self.new_calls(capture);
@@ -1013,25 +1151,24 @@ impl<'a> Analyzer<'a> {
             .map(|(index, projected)| self.strategy_row(&inputs, index, projected))
             .collect();
 
-        let chain = (!failed).then(|| ChainPoint {
-            usage,
-            openai,
-            time_ms,
-            tools: Arc::clone(&ids),
-            present,
-            system,
-            messages,
-        });
         let state = &mut self.threads[thread];
         state.last_tools = Some((Arc::clone(&ids), present, turn));
-        if chain.is_some() {
-            state.chain = chain;
+        if !failed {
+            state.chain = Some(ChainPoint {
+                usage,
+                openai,
+                time_ms,
+                tools: Arc::clone(&ids),
+                present,
+                system,
+                messages,
+            });
         }
         let facts = TurnFacts {
             turn,
             thread: state.id.clone(),
-            timestamp,
-            source,
+            timestamp: record.timestamp,
+            source: record.source,
             shape: Some(capture.shape().id()),
             tools: Some(ids.len()),
             tools_bytes: Some(tools_bytes),
@@ -1049,7 +1186,7 @@ impl<'a> Analyzer<'a> {
             usage: usage.map(UsageFigures::from),
             cache,
             cache_break,
-            status,
+            status: record.status,
             failed,
             stub: false,
             loaded: newly_loaded,
@@ -1058,10 +1195,42 @@ impl<'a> Analyzer<'a> {
             agrees: sent.agrees,
             disagreement: sent.disagreement,
             calibration: sent.calibration,
+            provider: who.provider.id(),
+            host: who.host.clone(),
+            server_tool: usage.and_then(|u| u.server_tool),
+            not_judged: sent.not_judged,
             calls,
             time_ms,
         };
         self.keep(facts, rows);
+    }
+
+    /// Whose cache a request meets (by its URL's host, else its shape), the rules it is
+    /// modelled with, and the seed of its prefixes (one cache per provider family and model).
+    /// Automatic caching also keeps the text of the request's long blocks
+    /// ([`Self::note_texts`]).
+    fn provider_of(
+        &mut self,
+        capture: &Capture,
+        record: &RequestRecord,
+        (pieces, counted): (&[prompt::Piece<'_>], &[Counted]),
+    ) -> (provider::Identified, cache::Rules, u64) {
+        let url = record.url.as_deref();
+        let model = capture
+            .body()
+            .get("model")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        let who = provider::identify(url, capture.shape(), model);
+        let rules = rules_with(
+            capture.shape(),
+            capture.body(),
+            &self.settings,
+            who.provider,
+        );
+        let seed = prompt::seed(capture.shape(), model);
+        self.note_texts(pieces, counted.iter(), rules.openai && !record.failed);
+        (who, rules, seed)
     }
 
     /// The turn its thread sent tools last, and how this turn's list differs from that one.
@@ -1081,52 +1250,287 @@ impl<'a> Analyzer<'a> {
     }
 
     /// The request as sent through the cache model (its store shared by every turn), checked
-    /// against what the provider billed when the record has usage.
+    /// against what the provider billed when the record has usage (SESSIONS.md section 3,
+    /// "Checked against the bill"). The model runs in provider tokens: the turn's own ratio of
+    /// billed to exact tokens (else its provider and model's median so far) scales the
+    /// provider's minimum and step, and Anthropic's tool-use prompt sits before the tools.
+    #[allow(clippy::too_many_arguments)]
     fn model_sent(
         &mut self,
         (seed, head, rest, context_tokens, prompt_tokens): SentPrompt<'_>,
         ids: &[u32],
-        time_ms: Option<i64>,
+        (time_ms, failed): (Option<i64>, bool),
         usage: Option<Usage>,
         openai: bool,
         rules: &cache::Rules,
+        judge: &Judge<'_>,
     ) -> SentCache {
+        if failed {
+            return SentCache::default();
+        }
         if time_ms.is_some() {
             self.timed.0 += 1;
         } else {
             self.timed.1 += 1;
         }
         self.fill_boundaries(seed, head, ids, context_tokens, None, rest);
-        let m = self
+        let group = (judge.who.provider.id(), judge.model.to_owned());
+        let usable = usage.filter(|u| !u.cache_unknown && u.server_tool.is_none() && !judge.media);
+        let billed = |u: &Usage| {
+            if openai {
+                u.input
+            } else {
+                u.input + u.cache_read + u.cache_write
+            }
+        };
+        let own_ratio = usable
+            .map(|u| billed(&u).saturating_sub(judge.overhead as u64))
+            .filter(|&b| b > 0 && prompt_tokens > 0)
+            .map(|b| b as f64 / prompt_tokens as f64);
+        let ratio = own_ratio
+            .or_else(|| self.groups.get(&group).and_then(Ratios::median))
+            .or_else(|| self.ratios.median())
+            .unwrap_or(1.0)
+            .max(0.05);
+        let offset = (judge.overhead as f64 / ratio).round() as usize;
+        for boundary in &mut self.boundaries {
+            boundary.tokens += offset;
+        }
+        let mut exact = *rules;
+        exact.min_tokens = (rules.min_tokens as f64 / ratio).ceil() as usize;
+        exact.step = ((rules.step as f64 / ratio).round() as usize).max(1);
+        let total = prompt_tokens + offset;
+        let mut m = self
             .sent_store
-            .request(&self.boundaries, prompt_tokens, time_ms, rules);
+            .request(&self.boundaries, total, time_ms, &exact);
+        if exact.openai {
+            self.inner_prefix(&mut m, seed, head.len(), total, time_ms, &exact);
+        }
         let mut sent = SentCache {
             modelled: Some(CacheFigures::modelled(&m)),
             ..SentCache::default()
         };
         let Some(usage) = usage else {
+            self.billed.1 = false;
             return sent;
         };
-        let seen = CacheFigures::observed(usage, openai);
-        let same = seen.state == m.state();
         self.agreement.0 += 1;
-        self.agreement.1 += usize::from(same);
-        sent.agrees = Some(same);
-        if !same {
-            sent.disagreement = Some(explain(&seen, &m, rules, &self.settings));
+        let mut seen = CacheFigures::observed(usage, openai);
+        if usage.cache_unknown {
+            seen.state = "unknown";
         }
-        let billed = if openai {
-            usage.input
+        self.billed.0 +=
+            seen.input as f64 + seen.read as f64 * rules.read + seen.write as f64 * rules.write;
+        if let Some(r) = own_ratio {
+            self.ratios.push(r);
+            self.groups.entry(group).or_default().push(r);
+            sent.calibration = Some((r * 10_000.0).round() / 10_000.0);
         } else {
-            usage.input + usage.cache_read + usage.cache_write
-        };
-        if prompt_tokens > 0 && billed > 0 {
-            let ratio = billed as f64 / prompt_tokens as f64;
-            self.ratios.push(ratio);
-            sent.calibration = Some((ratio * 10_000.0).round() / 10_000.0);
+            self.calibration_excluded += 1;
         }
         sent.observed = Some(seen);
+        let provider_tokens = |n: usize| n as f64 * ratio;
+        let reason = self.not_judged(usage, &seen, &m, judge, (ratio, total), &exact, time_ms);
+        if let Some(reason) = reason {
+            sent.not_judged = Some(reason);
+            return sent;
+        }
+        self.agreement.1 += 1;
+        let same_state = seen.state == m.state();
+        let amounts = usage.server_tool.is_some()
+            || judge.media
+            || (verdict::within(provider_tokens(m.read), seen.read, rules.step.max(1))
+                && (!judge.who.provider.rules().is_some_and(|r| r.reports_writes)
+                    || verdict::within(provider_tokens(m.written()), seen.write, 1)));
+        let agrees = same_state && amounts;
+        self.agreement.2 += usize::from(agrees);
+        sent.agrees = Some(agrees);
+        if !same_state {
+            sent.disagreement = Some(explain(&seen, &m, rules, &self.settings));
+        } else if !amounts {
+            sent.disagreement = Some(format!(
+                "the states agree ({}) but the amounts do not: read {} and wrote {}, modelled {:.0} and {:.0} provider tokens (calibrated by {:.3}; tolerance {:.0}% or {} tokens)",
+                seen.state,
+                seen.read,
+                seen.write,
+                provider_tokens(m.read),
+                provider_tokens(m.written()),
+                ratio,
+                verdict::TOLERANCE * 100.0,
+                verdict::TOLERANCE_TOKENS
+            ));
+        }
         sent
+    }
+
+    /// Keep the text of this request's long blocks (reusing the previous request's where a
+    /// block is the same), for [`Self::inner_prefix`].
+    fn note_texts<'c>(
+        &mut self,
+        pieces: &[prompt::Piece<'_>],
+        counts: impl Iterator<Item = &'c Counted>,
+        automatic: bool,
+    ) {
+        self.block_texts.clear();
+        if !automatic {
+            return;
+        }
+        let known: FxHashMap<u64, &Arc<str>> = self
+            .previous_prompt
+            .values()
+            .flat_map(|p| &p.texts)
+            .filter_map(|(hash, text)| Some((*hash, text.as_ref()?)))
+            .collect();
+        let texts = pieces.iter().zip(counts).map(|(piece, &(_, tokens, _))| {
+            let text = (tokens >= INNER_PREFIX_TOKENS).then(|| {
+                known.get(&piece.hash).map_or_else(
+                    || Arc::from(prompt::text(piece.value).as_str()),
+                    |t| Arc::clone(t),
+                )
+            });
+            (piece.hash, text)
+        });
+        self.block_texts = texts.collect();
+    }
+
+    /// OpenAI caches token prefixes, not block prefixes: where the first block this prompt
+    /// does not share with the previous one of its seed begins with the same text, the read
+    /// reaches into it (at `min_tokens` plus whole steps). Remembers this prompt for the next.
+    fn inner_prefix(
+        &mut self,
+        m: &mut cache::Modelled,
+        seed: u64,
+        head: usize,
+        total: usize,
+        time_ms: Option<i64>,
+        rules: &cache::Rules,
+    ) {
+        let hashes: Vec<u64> = self.boundaries.iter().map(|b| b.hash).collect();
+        let tools = self.boundaries.len().saturating_sub(self.block_texts.len());
+        let texts = std::mem::take(&mut self.block_texts);
+        let previous = self.previous_prompt.insert(
+            seed,
+            PreviousPrompt {
+                hashes: hashes.clone(),
+                texts: texts.clone(),
+                head,
+                tools,
+                time_ms,
+            },
+        );
+        let Some(previous) = previous else {
+            return;
+        };
+        let alive = match (time_ms, previous.time_ms) {
+            (Some(now), Some(then)) => now.saturating_sub(then) <= rules.ttl_ms as i64,
+            _ => true,
+        };
+        // The blocks both prompts share, and the first they do not.
+        let k = hashes
+            .iter()
+            .zip(&previous.hashes)
+            .take_while(|(a, b)| a == b)
+            .count();
+        // The block's place among the texts: tools hold none.
+        let place = |k: usize, head: usize, tools: usize| match k {
+            _ if k < head => Some(k),
+            _ if k < head + tools => None,
+            _ => Some(k - tools),
+        };
+        let (Some(now_at), Some(then_at)) = (
+            place(k, head, tools),
+            place(k, previous.head, previous.tools),
+        ) else {
+            return;
+        };
+        if !alive || k < head && then_at != now_at {
+            return;
+        }
+        let (Some((_, Some(now))), Some((_, Some(then)))) =
+            (texts.get(now_at), previous.texts.get(then_at))
+        else {
+            return;
+        };
+        let mut same = now
+            .bytes()
+            .zip(then.bytes())
+            .take_while(|(a, b)| a == b)
+            .count();
+        while !now.is_char_boundary(same) {
+            same -= 1;
+        }
+        if same == 0 {
+            return;
+        }
+        let before = k.checked_sub(1).map_or(0, |i| self.boundaries[i].tokens);
+        let common = (before + self.counter.count(&now[..same])).min(total);
+        if common < rules.min_tokens {
+            return;
+        }
+        let step = rules.step.max(1);
+        let read = rules.min_tokens + (common - rules.min_tokens) / step * step;
+        if read > m.read {
+            m.read = read;
+            m.input = total - read;
+        }
+    }
+
+    /// Why a turn with usage cannot be judged, if it cannot: its cache figures are unknown,
+    /// its provider is not modelled, its text is hashed, a server-side tool's figures are not
+    /// the request's, or the provider read a prefix no request of the trace wrote (adopted
+    /// then as cached: the cache was warmed before the trace began).
+    #[allow(clippy::too_many_arguments)]
+    fn not_judged(
+        &mut self,
+        usage: Usage,
+        seen: &CacheFigures,
+        m: &cache::Modelled,
+        judge: &Judge<'_>,
+        (ratio, total): (f64, usize),
+        exact: &cache::Rules,
+        time_ms: Option<i64>,
+    ) -> Option<String> {
+        let provider_tokens = |n: usize| n as f64 * ratio;
+        let prompt_provider = provider_tokens(total);
+        if usage.cache_unknown {
+            Some("the response gives no cache figures (null or missing): unknown, not 0".to_owned())
+        } else if judge.who.provider.rules().is_none() {
+            Some(format!(
+                "provider not modelled: {}",
+                judge.who.host.as_deref().unwrap_or("unknown host")
+            ))
+        } else if judge.hashed {
+            Some("the trace's text is hashed: not the prompt the provider read".to_owned())
+        } else if let Some(tool) = usage.server_tool
+            && (seen.input + seen.read + seen.write) as f64 > 1.5 * prompt_provider
+        {
+            Some(format!(
+                "a server-side tool ran ({tool}): the provider's figures hold prompts the request does not"
+            ))
+        } else if seen.read as f64
+            > provider_tokens(m.read)
+                + (seen.read as f64 * verdict::TOLERANCE).max(verdict::TOLERANCE_TOKENS as f64)
+            && provider_tokens(m.read) < 0.5 * seen.read as f64
+            && m.expired.is_none()
+            && (exact.openai || m.marks > 0)
+            && m.short.is_none_or(|_| m.read > 0)
+        {
+            // Read though no request of the trace wrote it: warmed before the trace began.
+            let upto = (seen.read as f64 / ratio * (1.0 + verdict::TOLERANCE)) as usize;
+            let life = if exact.openai && exact.long_retention {
+                exact.ttl_long_ms
+            } else {
+                exact.ttl_ms
+            };
+            let adopted = self.sent_store.adopt(&self.boundaries, upto, time_ms, life);
+            Some(format!(
+                "cache warmed before the trace: the provider read {} tokens no earlier request of the trace wrote; {} adopted as cached from here",
+                seen.read,
+                provider_tokens(adopted).round()
+            ))
+        } else {
+            None
+        }
     }
 
     /// Count a turn into each tool's figures: sent (once per distinct entry), called, tokens.
@@ -1208,6 +1612,14 @@ impl<'a> Analyzer<'a> {
         projected: Arc<Projected>,
     ) -> StrategyTurn {
         let strategy = self.strategies[index];
+        // Tools the model can no longer reach: none sent (`disabled`, `code`'s fallback), or
+        // some not selected (`adaptive`). Deferring strategies keep them behind a search.
+        let fewer = projected.ids.len() < turn.ids.len();
+        self.unreachable[index] |= match strategy {
+            Strategy::Disabled | Strategy::Adaptive => fewer,
+            Strategy::Code => fewer && projected.status != "ok",
+            _ => false,
+        };
         if matches!(strategy, Strategy::Defer | Strategy::DeferCatalog) {
             let sent: FxHashSet<u32> = projected.ids.iter().copied().collect();
             for &id in turn.ids.iter() {
@@ -1463,6 +1875,10 @@ impl<'a> Analyzer<'a> {
             agrees: None,
             disagreement: None,
             calibration: None,
+            provider: "unknown",
+            host: None,
+            server_tool: None,
+            not_judged: None,
             calls: Vec::new(),
             time_ms,
         };
@@ -1806,12 +2222,35 @@ impl<'a> Analyzer<'a> {
         "the request changed outside the tools".to_owned()
     }
 
-    /// The report, with the reader's figures (format, ignored and skipped records).
-    pub fn finish(self, trace: TraceInfo) -> SessionReport {
-        let calibration = self.ratios.median().map(|ratio| Calibration {
+    /// The session's calibration: the median over the qualifying turns, the same per provider
+    /// and model, and what the provider billed for input.
+    fn calibration(&self) -> Option<Calibration> {
+        let mut groups: Vec<CalibrationGroup> = self
+            .groups
+            .iter()
+            .filter_map(|((provider, model), ratios)| {
+                Some(CalibrationGroup {
+                    provider,
+                    model: model.clone(),
+                    ratio: (ratios.median()? * 10_000.0).round() / 10_000.0,
+                    turns: ratios.len,
+                })
+            })
+            .collect();
+        groups.sort_by(|a, b| (a.provider, &a.model).cmp(&(b.provider, &b.model)));
+        let billed = (self.billed.1 && self.agreement.0 > 0).then_some(round2(self.billed.0));
+        self.ratios.median().map(|ratio| Calibration {
             ratio: (ratio * 10_000.0).round() / 10_000.0,
             turns: self.ratios.len,
-        });
+            excluded: self.calibration_excluded,
+            groups,
+            billed,
+        })
+    }
+
+    /// The report, with the reader's figures (format, ignored and skipped records).
+    pub fn finish(self, trace: TraceInfo) -> SessionReport {
+        let calibration = self.calibration();
         let costed: Vec<bool> = self.totals.iter().map(|t| t.costed).collect();
         let mut strategies: Vec<StrategySession> = self
             .strategies
@@ -1826,7 +2265,7 @@ impl<'a> Analyzer<'a> {
                 prompt_tokens: totals.prompt_tokens,
                 cost: round2(totals.cost),
                 cost_uncached: totals.cost_uncached as f64,
-                cost_provider: calibration.map(|c| round2(totals.cost * c.ratio)),
+                cost_provider: calibration.as_ref().map(|c| round2(totals.cost * c.ratio)),
                 applied: totals.applied,
                 versus_original_pct: None,
             })
@@ -1843,13 +2282,18 @@ impl<'a> Analyzer<'a> {
         }
         // A strategy that never applied sends the host's fallback (a3s `code` without its
         // gateway sends no tools at all): it is shown, never named the cheapest.
-        let cheapest = strategies
-            .iter()
-            .zip(&costed)
-            .filter(|(s, _)| s.applied || s.id == "original")
-            .filter(|(_, costed)| **costed)
-            .min_by(|a, b| a.0.cost.total_cmp(&b.0.cost))
-            .map(|(s, _)| s.id);
+        let lowest = |reachable_only: bool| {
+            strategies
+                .iter()
+                .zip(&costed)
+                .zip(&self.unreachable)
+                .filter(|((s, _), _)| s.applied || s.id == "original")
+                .filter(|((_, costed), _)| **costed)
+                .filter(|(_, unreachable)| !(reachable_only && **unreachable))
+                .min_by(|a, b| a.0.0.cost.total_cmp(&b.0.0.cost))
+                .map(|((s, _), _)| s.id)
+        };
+        let (cheapest, cheapest_any) = (lowest(true), lowest(false));
 
         let tools: Vec<ToolUse> = self
             .tool_order
@@ -1886,14 +2330,8 @@ impl<'a> Analyzer<'a> {
                 .collect(),
         };
 
-        let mut settings = serde_json::Map::new();
-        for info in Settings::KEYS {
-            settings.insert(
-                info.key.to_owned(),
-                Value::String(self.settings.get(info.key).unwrap_or_default()),
-            );
-        }
-        let (turns_with_usage, agree) = self.agreement;
+        let settings = settings_map(&self.settings);
+        let (turns_with_usage, judged, agree) = self.agreement;
         SessionReport {
             version: JSON_VERSION,
             trace: TraceSummary {
@@ -1920,16 +2358,17 @@ impl<'a> Analyzer<'a> {
             turns: self.turns,
             agreement: Agreement {
                 turns: turns_with_usage,
+                judged,
                 agree,
-                rate: (turns_with_usage > 0).then(|| {
-                    (agree as f64 / turns_with_usage as f64 * 10_000.0).round() / 10_000.0
-                }),
+                rate: (judged > 0)
+                    .then(|| (agree as f64 / judged as f64 * 10_000.0).round() / 10_000.0),
             },
             calibration,
             tools,
             deferral,
             strategies,
             cheapest,
+            cheapest_any,
             settings,
         }
     }
@@ -2162,6 +2601,17 @@ fn same_value(a: &Value, b: &Value) -> bool {
         (Value::Number(a), Value::Number(b)) => a.to_string() == b.to_string(),
         (a, b) => a == b,
     }
+}
+
+/// Every setting's value, in `settings` order.
+fn settings_map(values: &Settings) -> serde_json::Map<String, Value> {
+    Settings::KEYS
+        .iter()
+        .map(|info| {
+            let value = values.get(info.key).unwrap_or_default();
+            (info.key.to_owned(), Value::String(value))
+        })
+        .collect()
 }
 
 fn round2(x: f64) -> f64 {

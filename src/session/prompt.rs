@@ -26,8 +26,87 @@ pub struct Piece<'a> {
     pub hash: u64,
     /// The `cache_control` breakpoint it carries (Messages only).
     pub mark: Option<Ttl>,
-    /// The value whose compact JSON is counted (a string is counted as its text).
-    pub value: &'a Value,
+    /// What is counted: the text, for text the provider reads as text whatever its spelling
+    /// (a string `content`, a single `text` block); else the compact JSON.
+    pub value: Canon<'a>,
+}
+
+/// A block's content as the provider tokenizes it, not as the JSON spells it (SESSIONS.md
+/// section 3, "Equivalent spellings"): Anthropic renders a string `content` and a `text` block
+/// of the same text alike, and a `system` string like one `text` block; OpenAI a message whose
+/// `content` is a string like one whose parts are all text.
+#[derive(Debug, Clone, Copy)]
+pub enum Canon<'a> {
+    /// Plain text.
+    Text(&'a str),
+    /// Text split over several parts (counted as their concatenation).
+    Parts(&'a [Value]),
+    /// Anything else: its JSON (object keys in any order, `null` fields and `cache_control`
+    /// left out of its identity).
+    Json(&'a Value),
+}
+
+/// The text of a `text` block (Anthropic `text`, OpenAI `text` / `input_text` /
+/// `output_text`) whose other fields change nothing the model reads.
+fn block_text(value: &Value) -> Option<&str> {
+    let Value::Object(map) = value else {
+        return None;
+    };
+    let kind = map.get("type").and_then(Value::as_str)?;
+    if !matches!(kind, "text" | "input_text" | "output_text") {
+        return None;
+    }
+    let inert = |key: &str, item: &Value| {
+        matches!(key, "type" | "text" | "cache_control")
+            || item.is_null()
+            || (key == "annotations" && item.as_array().is_some_and(Vec::is_empty))
+    };
+    if !map.iter().all(|(k, v)| inert(k, v)) {
+        return None;
+    }
+    map.get("text").and_then(Value::as_str)
+}
+
+/// A value's canonical content: a string or a lone text block is its text.
+pub fn canon(value: &Value) -> Canon<'_> {
+    if let Value::String(text) = value {
+        return Canon::Text(text);
+    }
+    if let Some(text) = block_text(value) {
+        return Canon::Text(text);
+    }
+    if let Value::Array(parts) = value {
+        if let [only] = parts.as_slice()
+            && let Some(text) = block_text(only)
+        {
+            return Canon::Text(text);
+        }
+        if !parts.is_empty() && parts.iter().all(|p| block_text(p).is_some()) {
+            return Canon::Parts(parts);
+        }
+    }
+    Canon::Json(value)
+}
+
+/// An OpenAI message or input item as the provider renders it: a plain message (role and
+/// content only) is its role and its content's canonical text.
+fn openai_item(item: &Value) -> Option<(&str, Canon<'_>)> {
+    let Value::Object(map) = item else {
+        return None;
+    };
+    let inert = |key: &str, value: &Value| {
+        matches!(key, "role" | "content")
+            || value.is_null()
+            || (key == "type" && value == "message")
+    };
+    if !map.iter().all(|(k, v)| inert(k, v)) {
+        return None;
+    }
+    let role = map.get("role").and_then(Value::as_str)?;
+    match canon(map.get("content")?) {
+        Canon::Json(_) => None,
+        content => Some((role, content)),
+    }
 }
 
 /// The breakpoint a block's `cache_control` sets, if any.
@@ -48,7 +127,7 @@ pub fn mark_of(value: &Value) -> Option<Ttl> {
 /// renders the instructions before the tools (Responses `instructions` and the leading
 /// `system`/`developer` messages), then the conversation: each Chat message or Responses
 /// `input` item is a block.
-pub fn pieces(capture: &Capture) -> (Vec<Piece<'_>>, usize) {
+pub fn pieces<'a>(capture: &'a Capture) -> (Vec<Piece<'a>>, usize) {
     let body = capture.body();
     let mut out = Vec::new();
     let mut head = 0;
@@ -100,7 +179,7 @@ pub fn pieces(capture: &Capture) -> (Vec<Piece<'_>>, usize) {
                     for item in items {
                         let role = item.get("role").and_then(Value::as_str);
                         leading &= matches!(role, Some("system" | "developer"));
-                        out.push(piece(4, item, None));
+                        out.push(item_piece(item));
                         if leading {
                             head = out.len();
                         }
@@ -111,19 +190,49 @@ pub fn pieces(capture: &Capture) -> (Vec<Piece<'_>>, usize) {
                 }
                 Some(input) => {
                     head = out.len();
-                    out.push(piece(4, input, None));
+                    // A string `input` is one user message.
+                    out.push(match input {
+                        Value::String(text) => text_piece(4, "user", text),
+                        other => piece(4, other, None),
+                    });
                 }
                 None => head = out.len(),
             }
         }
-        // Gemini: the system instruction, then each content; Bedrock Converse: the system
-        // blocks, then each message. Neither carries Anthropic-style breakpoints here, so they
-        // are read as unmarked blocks.
-        Shape::GeminiGenerateContent | Shape::BedrockConverse => {
-            let (system, list) = match capture.shape() {
-                Shape::GeminiGenerateContent => ("systemInstruction", "contents"),
-                _ => ("system", "messages"),
+        // Bedrock Converse: each system block, then each message's content blocks; a
+        // `cachePoint` block is a breakpoint after the block before it.
+        Shape::BedrockConverse => {
+            let push = |out: &mut Vec<Piece<'a>>, place: u8, block: &'a Value| {
+                if block.get("cachePoint").is_some() {
+                    if let Some(last) = out.last_mut() {
+                        last.mark = Some(Ttl::Short);
+                    }
+                } else {
+                    out.push(piece(place, block, None));
+                }
             };
+            if let Some(Value::Array(blocks)) = body.get("system") {
+                for block in blocks {
+                    push(&mut out, 1, block);
+                }
+            }
+            if let Some(Value::Array(messages)) = body.get("messages") {
+                for message in messages {
+                    let role = match message.get("role").and_then(Value::as_str) {
+                        Some("assistant") => 3,
+                        _ => 2,
+                    };
+                    if let Some(Value::Array(blocks)) = message.get("content") {
+                        for block in blocks {
+                            push(&mut out, role, block);
+                        }
+                    }
+                }
+            }
+        }
+        // Gemini: the system instruction, then each content, unmarked (implicit caching).
+        Shape::GeminiGenerateContent => {
+            let (system, list) = ("systemInstruction", "contents");
             if let Some(system) = body.get(system) {
                 out.push(piece(1, system, None));
                 head = out.len();
@@ -142,7 +251,8 @@ pub fn pieces(capture: &Capture) -> (Vec<Piece<'_>>, usize) {
 fn piece(place: u8, value: &Value, mark: Option<Ttl>) -> Piece<'_> {
     let mut hasher = FxHasher::default();
     hasher.write_u8(place);
-    super::context::hash_value(value, &mut hasher);
+    let value = canon(value);
+    hash_canon(value, &mut hasher);
     Piece {
         hash: hasher.finish(),
         mark,
@@ -150,11 +260,91 @@ fn piece(place: u8, value: &Value, mark: Option<Ttl>) -> Piece<'_> {
     }
 }
 
-/// The text a piece is counted as: a string's text, else the compact JSON.
-pub fn text(value: &Value) -> String {
+/// An OpenAI message or input item: a plain one by its role and canonical text (a string
+/// `content` and the same text as one part are one block), anything else by its JSON.
+fn item_piece(item: &Value) -> Piece<'_> {
+    let Some((role, content)) = openai_item(item) else {
+        return piece(4, item, None);
+    };
+    let mut hasher = FxHasher::default();
+    hasher.write_u8(4);
+    hasher.write(role.as_bytes());
+    hasher.write_u8(0xff);
+    hash_canon(content, &mut hasher);
+    Piece {
+        hash: hasher.finish(),
+        mark: None,
+        value: content,
+    }
+}
+
+/// A piece of plain text in a role.
+fn text_piece<'a>(place: u8, role: &str, text: &'a str) -> Piece<'a> {
+    let mut hasher = FxHasher::default();
+    hasher.write_u8(place);
+    hasher.write(role.as_bytes());
+    hasher.write_u8(0xff);
+    hash_canon(Canon::Text(text), &mut hasher);
+    Piece {
+        hash: hasher.finish(),
+        mark: None,
+        value: Canon::Text(text),
+    }
+}
+
+/// Hash canonical content: text by its characters (however many parts hold it), JSON with
+/// object keys in sorted order and `null` fields and `cache_control` left out.
+fn hash_canon(value: Canon<'_>, hasher: &mut FxHasher) {
     match value {
-        Value::String(text) => text.clone(),
-        other => serde_json::to_string(other).unwrap_or_default(),
+        Canon::Text(text) => {
+            hasher.write_u8(b't');
+            hasher.write(text.as_bytes());
+        }
+        Canon::Parts(parts) => {
+            hasher.write_u8(b't');
+            for part in parts {
+                hasher.write(block_text(part).unwrap_or("").as_bytes());
+            }
+        }
+        Canon::Json(value) => {
+            hasher.write_u8(b'j');
+            hash_json(value, hasher);
+        }
+    }
+}
+
+fn hash_json(value: &Value, hasher: &mut FxHasher) {
+    match value {
+        Value::Object(map) => {
+            hasher.write_u8(6);
+            let mut keys: Vec<(&String, &Value)> = map
+                .iter()
+                .filter(|(k, v)| *k != "cache_control" && !v.is_null())
+                .collect();
+            keys.sort_unstable_by(|a, b| a.0.cmp(b.0));
+            for (key, item) in keys {
+                hasher.write_usize(key.len());
+                hasher.write(key.as_bytes());
+                hash_json(item, hasher);
+            }
+        }
+        Value::Array(items) => {
+            hasher.write_u8(5);
+            hasher.write_usize(items.len());
+            for item in items {
+                hash_json(item, hasher);
+            }
+        }
+        other => super::context::hash_value(other, hasher),
+    }
+}
+
+/// The text a piece is counted as: its text, else the compact JSON.
+pub fn text(value: Canon<'_>) -> String {
+    match value {
+        Canon::Text(text) => text.to_owned(),
+        Canon::Parts(parts) => parts.iter().filter_map(block_text).collect(),
+        Canon::Json(other) => serde_json::to_string(other).unwrap_or_default(),
     }
 }
 
@@ -246,6 +436,31 @@ mod tests {
         let p = pieces(&a).0;
         assert_ne!(p[0].hash, p[1].hash);
         assert_ne!(extend(extend(1, 2), 3), extend(extend(1, 3), 2));
+    }
+
+    #[test]
+    fn equivalent_spellings_are_one_block() {
+        let strings = capture(json!({"model": "m", "system": "be brief",
+            "messages": [{"role": "user", "content": "hi"},
+            {"role": "assistant", "content": "hello"}], "tools": []}));
+        let blocks = capture(json!({"model": "m",
+            "system": [{"type": "text", "text": "be brief"}],
+            "messages": [{"role": "user", "content": [{"text": "hi", "type": "text",
+            "cache_control": {"type": "ephemeral"}}]},
+            {"role": "assistant", "content": [{"type": "text", "text": "hello",
+            "citations": null}]}], "tools": []}));
+        let hashes = |c: &Capture| pieces(c).0.iter().map(|p| p.hash).collect::<Vec<_>>();
+        assert_eq!(hashes(&strings), hashes(&blocks));
+        assert_eq!(text(pieces(&blocks).0[1].value), "hi");
+        // Other text is another block.
+        let other = capture(json!({"model": "m", "system": "be brief",
+            "messages": [{"role": "user", "content": "hi!"}], "tools": []}));
+        assert_ne!(hashes(&other)[1], hashes(&strings)[1]);
+        let chat = capture(json!({"model": "gpt-4o", "messages": [{"role": "user",
+            "content": "hi"}], "tools": []}));
+        let parts = capture(json!({"model": "gpt-4o", "messages": [{"content":
+            [{"type": "text", "text": "hi"}], "role": "user"}], "tools": []}));
+        assert_eq!(hashes(&chat), hashes(&parts));
     }
 
     #[test]

@@ -166,6 +166,40 @@ impl Kind {
     }
 }
 
+/// Why Anthropic's tool search cannot run on `model`, if it cannot: its documentation lists
+/// Claude Haiku 4.5, Sonnet 4.5 and later, Opus 4.5 and later and the 5 family, not Opus 4.1 or
+/// earlier, Sonnet 4 or the 3.x models. A model id toolprism cannot read is let through.
+pub fn anthropic_model_refuses(model: &str) -> Option<String> {
+    let m = model.to_ascii_lowercase();
+    let at = m.find("claude-")?;
+    let parts: Vec<&str> = m[at + 7..].split(['-', '.', '@', ':']).collect();
+    let number = |s: &str| s.len() <= 2 && s.chars().all(|c| c.is_ascii_digit());
+    let family = parts
+        .iter()
+        .position(|p| matches!(*p, "opus" | "sonnet" | "haiku"))?;
+    // `claude-sonnet-4-5-…` (version after the family) or `claude-3-7-sonnet-…` (before it).
+    let version: Vec<u32> = if parts.first().is_some_and(|p| number(p)) {
+        parts[..family]
+            .iter()
+            .filter(|p| number(p))
+            .filter_map(|p| p.parse().ok())
+            .collect()
+    } else {
+        parts[family + 1..]
+            .iter()
+            .take_while(|p| number(p))
+            .filter_map(|p| p.parse().ok())
+            .collect()
+    };
+    let (major, minor) = (*version.first()?, version.get(1).copied().unwrap_or(0));
+    if major >= 5 || (major == 4 && minor >= 5) {
+        return None;
+    }
+    Some(format!(
+        "Anthropic's tool search does not run on {model}: it needs Claude Haiku 4.5, Sonnet 4.5, Opus 4.5 or later"
+    ))
+}
+
 /// Whether an entry is a provider's tool search tool (`tool_search_tool_*`, `tool_search`).
 pub fn is_search_entry(entry: &Value) -> bool {
     entry
@@ -217,6 +251,16 @@ pub fn estimate_tokens(entry: &Value) -> usize {
 )]
 pub fn project(capture: &Capture, settings: &Settings) -> Draft {
     let kind = Kind::for_capture(capture.shape(), settings);
+    let model = capture
+        .body()
+        .get("model")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    if let Kind::Anthropic(_) = kind
+        && let Some(why) = anthropic_model_refuses(model)
+    {
+        return Draft::refused(capture, why);
+    }
     // The catalog projects with 0.181.2's progressive budget whatever `vtcode.release` says:
     // tool search first shipped there.
     let mut docs = settings.clone();
@@ -457,6 +501,28 @@ mod tests {
             r#"{"type":"tool_search"}"#
         );
         assert_eq!(Kind::ClientLocal.search_entry(), None);
+    }
+
+    #[test]
+    fn anthropic_search_by_model() {
+        for ok in [
+            "claude-sonnet-4-5-20250929",
+            "claude-haiku-4-5",
+            "claude-opus-4-6",
+            "claude-opus-5",
+            "us.anthropic.claude-sonnet-4-5-20250929-v1:0",
+            "gpt-5",
+        ] {
+            assert_eq!(anthropic_model_refuses(ok), None, "{ok}");
+        }
+        for refused in [
+            "claude-sonnet-4-20250514",
+            "claude-opus-4-1-20250805",
+            "claude-3-7-sonnet-20250219",
+            "claude-3-5-haiku-20241022",
+        ] {
+            assert!(anthropic_model_refuses(refused).is_some(), "{refused}");
+        }
     }
 
     #[test]

@@ -96,6 +96,12 @@ pub struct Usage {
     pub cache_write: u64,
     /// Tokens read from the cache (Anthropic `cache_read_input_tokens`; OpenAI `cached_tokens`).
     pub cache_read: u64,
+    /// The response gave no cache figures (`null`, or missing where its API reports them):
+    /// `cache_read` and `cache_write` are unknown, not 0.
+    pub cache_unknown: bool,
+    /// A server-side tool ran in the call (`web_search`, `code_execution`, …): the provider's
+    /// figures include prompts the request does not hold.
+    pub server_tool: Option<&'static str>,
 }
 
 /// What a record carries in place of a request.

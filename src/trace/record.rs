@@ -271,7 +271,9 @@ pub(crate) fn not_a_model_call(method: Option<&str>, url: &str) -> Option<String
     {
         return Some(method.to_ascii_uppercase());
     }
-    if path.ends_with("/v1/messages")
+    // Any path that ends in `messages` is a Messages call: `/v1/messages`, a gateway's
+    // `/anthropic/v1/messages` or `/anthropic/messages`.
+    if path.ends_with("/messages")
         || path.ends_with("/chat/completions")
         || path.ends_with("/responses")
     {
@@ -346,9 +348,35 @@ pub(crate) fn classify(
         };
     }
     match url.and_then(|url| not_a_model_call(method, url)) {
+        // A path toolprism does not know, with a body shaped like a model request (a model and
+        // its messages, input or contents): the body decides.
+        Some(reason) if reason == "not a model call" && request.is_some_and(model_shaped) => {
+            Call::Model
+        }
         Some(reason) => Call::Ignored(reason),
         None => Call::Model,
     }
+}
+
+/// A body shaped like a model request: a `model` and its `messages`, `input` or `contents`.
+fn model_shaped(body: &Value) -> bool {
+    let parsed;
+    let body = match body {
+        Value::String(text) if text.len() < 64 << 20 && text.trim_start().starts_with('{') => {
+            match serde_json::from_str::<Value>(text) {
+                Ok(value) => {
+                    parsed = value;
+                    &parsed
+                }
+                Err(_) => return false,
+            }
+        }
+        other => other,
+    };
+    body.get("model").is_some_and(Value::is_string)
+        && ["messages", "input", "contents"]
+            .iter()
+            .any(|k| body.get(*k).is_some_and(|v| v.is_array() || v.is_string()))
 }
 
 /// The method of a JSON-RPC request (`{"jsonrpc": "2.0", "method": ...}`), the body as an
@@ -388,6 +416,35 @@ pub(crate) fn mcp_answer(response: &Value) -> Option<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn gateways_and_unknown_paths_by_body() {
+        let post = Some("POST");
+        assert_eq!(
+            not_a_model_call(post, "https://gw.example.com/anthropic/messages"),
+            None
+        );
+        assert_eq!(
+            not_a_model_call(post, "https://api.deepseek.com/anthropic/v1/messages"),
+            None
+        );
+        let body = serde_json::json!({"model": "m", "messages": []});
+        let url = Some("https://gw.example.com/api/generate");
+        assert!(matches!(
+            classify(post, url, Some(&body), None),
+            Call::Model
+        ));
+        let other = serde_json::json!({"query": "x"});
+        assert!(matches!(
+            classify(post, url, Some(&other), None),
+            Call::Ignored(_)
+        ));
+        let count = Some("https://api.anthropic.com/v1/messages/count_tokens");
+        assert!(matches!(
+            classify(post, count, Some(&body), None),
+            Call::Ignored(_)
+        ));
+    }
 
     #[test]
     fn model_calls_by_url() {

@@ -22,6 +22,12 @@ pub(crate) fn from_text(text: &str) -> Option<Usage> {
 /// Usage from a parsed response body: an Anthropic message, a Chat completion, a Responses
 /// response, or a `response.completed` event.
 pub(crate) fn from_json(body: &Value) -> Option<Usage> {
+    let mut usage = usage_of(body)?;
+    usage.server_tool = usage.server_tool.or_else(|| server_tool(body));
+    Some(usage)
+}
+
+fn usage_of(body: &Value) -> Option<Usage> {
     if let Some(response) = body.get("response").filter(|_| is_response_event(body)) {
         return from_json(response);
     }
@@ -42,9 +48,64 @@ fn gemini(metadata: &Map<String, Value>) -> Option<Usage> {
     let prompt = count(metadata.get("promptTokenCount"))?;
     Some(Usage {
         input: prompt,
-        cache_write: 0,
         cache_read: count(metadata.get("cachedContentTokenCount")).unwrap_or(0),
+        ..Usage::default()
     })
+}
+
+/// The server-side tool a response shows ran (SESSIONS.md section 3, "Server-side tools"):
+/// Anthropic `server_tool_use` blocks or `usage.server_tool_use` counts; OpenAI Responses
+/// hosted-tool output items (`web_search_call`, `code_interpreter_call`, …).
+pub(crate) fn server_tool(body: &Value) -> Option<&'static str> {
+    if let Some(Value::Object(counts)) = body.pointer("/usage/server_tool_use") {
+        for (key, value) in counts {
+            if value.as_u64().is_some_and(|n| n > 0) {
+                return Some(tool_kind(key));
+            }
+        }
+    }
+    let items = body
+        .get("content")
+        .or_else(|| body.get("output"))
+        .and_then(Value::as_array)?;
+    items.iter().find_map(item_tool)
+}
+
+/// One content block or output item that is a server-side tool's.
+fn item_tool(item: &Value) -> Option<&'static str> {
+    let kind = item.get("type").and_then(Value::as_str)?;
+    match kind {
+        "server_tool_use" => Some(tool_kind(
+            item.get("name")
+                .and_then(Value::as_str)
+                .unwrap_or("server tool"),
+        )),
+        "function_call" | "custom_tool_call" | "message" | "reasoning" => None,
+        k if k.ends_with("_tool_result") => Some(tool_kind(k)),
+        k if k.ends_with("_call") => Some(tool_kind(k)),
+        _ => None,
+    }
+}
+
+/// A server tool's kind in a few words.
+fn tool_kind(name: &str) -> &'static str {
+    if name.contains("web_search") {
+        "web_search"
+    } else if name.contains("web_fetch") {
+        "web_fetch"
+    } else if name.contains("code_execution") || name.contains("code_interpreter") {
+        "code_execution"
+    } else if name.contains("tool_search") {
+        "tool_search"
+    } else if name.contains("file_search") {
+        "file_search"
+    } else if name.contains("image_generation") {
+        "image_generation"
+    } else if name.contains("mcp") {
+        "mcp"
+    } else {
+        "server tool"
+    }
 }
 
 fn is_response_event(event: &Value) -> bool {
@@ -59,10 +120,17 @@ fn is_response_event(event: &Value) -> bool {
 /// the final `response.completed` (or `response.incomplete` / `response.failed`) event.
 pub(crate) fn from_stream(stream: &str) -> Option<Usage> {
     let mut usage: Option<Usage> = None;
+    let mut tool = None;
     for payload in sse::data(stream) {
         let Ok(event) = serde_json::from_str::<Value>(&payload) else {
             continue;
         };
+        tool = tool.or_else(|| {
+            event
+                .get("content_block")
+                .or_else(|| event.get("item"))
+                .and_then(item_tool)
+        });
         match event.get("type").and_then(Value::as_str) {
             Some("message_start") => {
                 if let Some(found) = event.pointer("/message/usage").and_then(Value::as_object) {
@@ -72,6 +140,13 @@ pub(crate) fn from_stream(stream: &str) -> Option<Usage> {
             Some("message_delta") => {
                 if let Some(delta) = event.get("usage").and_then(Value::as_object) {
                     let current = usage.get_or_insert_with(Usage::default);
+                    if let Some(Value::Object(counts)) = delta.get("server_tool_use")
+                        && let Some((key, _)) = counts
+                            .iter()
+                            .find(|(_, v)| v.as_u64().is_some_and(|n| n > 0))
+                    {
+                        tool = tool.or(Some(tool_kind(key)));
+                    }
                     if let Some(n) = count(delta.get("input_tokens")) {
                         current.input = n;
                     }
@@ -87,6 +162,9 @@ pub(crate) fn from_stream(stream: &str) -> Option<Usage> {
                 if let Some(found) = event.pointer("/response/usage").and_then(Value::as_object) {
                     usage = read(found).or(usage);
                 }
+                if let Some(response) = event.get("response") {
+                    tool = tool.or_else(|| server_tool(response));
+                }
             }
             _ => {
                 if let Some(found) = event.get("usage").and_then(Value::as_object) {
@@ -97,7 +175,10 @@ pub(crate) fn from_stream(stream: &str) -> Option<Usage> {
             }
         }
     }
-    usage
+    usage.map(|u| Usage {
+        server_tool: u.server_tool.or(tool),
+        ..u
+    })
 }
 
 fn count(value: Option<&Value>) -> Option<u64> {
@@ -121,43 +202,65 @@ fn read(usage: &Map<String, Value>) -> Option<Usage> {
                 input: sum.input + u.input,
                 cache_write: sum.cache_write + u.cache_write,
                 cache_read: sum.cache_read + u.cache_read,
+                cache_unknown: sum.cache_unknown || u.cache_unknown,
+                server_tool: sum.server_tool.or(u.server_tool),
             }));
         }
     }
     read_one(usage)
 }
 
+/// A cache figure: `Some(None)` when the field is there but `null`.
+fn figure(usage: &Map<String, Value>, keys: &[&str]) -> Option<Option<u64>> {
+    keys.iter().find_map(|k| usage.get(*k)).map(Value::as_u64)
+}
+
 fn read_one(usage: &Map<String, Value>) -> Option<Usage> {
     if let Some(prompt) = count(usage.get("prompt_tokens")) {
+        // OpenAI `prompt_tokens_details.cached_tokens`; DeepSeek `prompt_cache_hit_tokens`.
         let cached = usage
             .get("prompt_tokens_details")
-            .and_then(|d| d.get("cached_tokens"));
+            .and_then(|d| d.get("cached_tokens"))
+            .or_else(|| usage.get("prompt_cache_hit_tokens"))
+            .and_then(Value::as_u64);
         return Some(Usage {
             input: prompt,
-            cache_write: 0,
-            cache_read: count(cached).unwrap_or(0),
+            cache_read: cached.unwrap_or(0),
+            cache_unknown: cached.is_none(),
+            ..Usage::default()
         });
     }
     if let Some(details) = usage.get("input_tokens_details") {
+        let cached = details.get("cached_tokens").and_then(Value::as_u64);
         return Some(Usage {
             input: count(usage.get("input_tokens")).unwrap_or(0),
-            cache_write: 0,
-            cache_read: count(details.get("cached_tokens")).unwrap_or(0),
+            cache_read: cached.unwrap_or(0),
+            cache_unknown: cached.is_none(),
+            ..Usage::default()
         });
     }
     // Bedrock Converse spells Anthropic's fields in camel case (uncached input, like Anthropic).
     let input = count(usage.get("input_tokens")).or_else(|| count(usage.get("inputTokens")));
-    let write = count(usage.get("cache_creation_input_tokens"))
-        .or_else(|| count(usage.get("cacheWriteInputTokens")));
-    let read = count(usage.get("cache_read_input_tokens"))
-        .or_else(|| count(usage.get("cacheReadInputTokens")));
-    if input.is_none() && write.is_none() && read.is_none() {
+    let write = figure(
+        usage,
+        &["cache_creation_input_tokens", "cacheWriteInputTokens"],
+    );
+    let read = figure(usage, &["cache_read_input_tokens", "cacheReadInputTokens"]);
+    if input.is_none() && write.flatten().is_none() && read.flatten().is_none() {
         return None;
     }
+    // Bedrock Converse leaves out the cache fields of a call that cached nothing; Anthropic
+    // always writes them, as numbers or `null`.
+    let camel = usage.contains_key("inputTokens");
+    let unknown = matches!(write, Some(None))
+        || matches!(read, Some(None))
+        || (!camel && write.is_none() && read.is_none());
     Some(Usage {
         input: input.unwrap_or(0),
-        cache_write: write.unwrap_or(0),
-        cache_read: read.unwrap_or(0),
+        cache_write: write.flatten().unwrap_or(0),
+        cache_read: read.flatten().unwrap_or(0),
+        cache_unknown: unknown,
+        server_tool: None,
     })
 }
 
@@ -171,7 +274,32 @@ mod tests {
             input,
             cache_write,
             cache_read,
+            ..Usage::default()
         })
+    }
+
+    #[test]
+    fn null_figures_are_unknown_and_server_tools_are_seen() {
+        let null = json!({"usage": {"input_tokens": 12, "cache_creation_input_tokens": null,
+            "cache_read_input_tokens": null}});
+        assert!(from_json(&null).unwrap().cache_unknown);
+        let missing = json!({"usage": {"prompt_tokens": 12, "completion_tokens": 3}});
+        assert!(from_json(&missing).unwrap().cache_unknown);
+        let deepseek = json!({"usage": {"prompt_tokens": 700, "prompt_cache_hit_tokens": 640,
+            "prompt_cache_miss_tokens": 60}});
+        assert_eq!(from_json(&deepseek).unwrap().cache_read, 640);
+        assert!(!from_json(&deepseek).unwrap().cache_unknown);
+        let search = json!({"content": [{"type": "server_tool_use", "name": "web_search"}],
+            "usage": {"input_tokens": 9000, "cache_creation_input_tokens": 0,
+            "cache_read_input_tokens": 0, "server_tool_use": {"web_search_requests": 1}}});
+        assert_eq!(from_json(&search).unwrap().server_tool, Some("web_search"));
+        let hosted = json!({"object": "response", "output": [{"type": "web_search_call"},
+            {"type": "message"}], "usage": {"input_tokens": 8000,
+            "input_tokens_details": {"cached_tokens": 7936}}});
+        assert_eq!(from_json(&hosted).unwrap().server_tool, Some("web_search"));
+        let plain = json!({"output": [{"type": "function_call"}], "usage": {"input_tokens": 8,
+            "input_tokens_details": {"cached_tokens": 0}}});
+        assert_eq!(from_json(&plain).unwrap().server_tool, None);
     }
 
     #[test]

@@ -232,8 +232,9 @@ fn header(report: &SessionReport) -> Vec<String> {
     let a = &report.agreement;
     if let Some(rate) = a.rate {
         parts.push(format!(
-            "agreement {}/{} ({:.0}%)",
+            "agreement {}/{} judged of {} ({:.0}%)",
             a.agree,
+            a.judged,
             a.turns,
             rate * 100.0
         ));

@@ -1,0 +1,323 @@
+//! Whose prompt cache a request meets, told by the request's host (SESSIONS.md section 3,
+//! "Providers"): each provider's caching rules, and which providers toolprism does not model.
+//! Without a URL (a bare body) the body's shape decides, and the report says so.
+
+use crate::capture::Shape;
+
+/// A provider whose prompt cache toolprism models, or one it does not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Provider {
+    /// Anthropic's own API (`api.anthropic.com`).
+    Anthropic,
+    /// Amazon Bedrock (`bedrock-runtime.*.amazonaws.com`): Claude and Nova, `cachePoint` or
+    /// `cache_control` breakpoints.
+    Bedrock,
+    /// Claude on Google Vertex AI (`publishers/anthropic`).
+    Vertex,
+    /// OpenAI (`api.openai.com`).
+    OpenAi,
+    /// Azure OpenAI (`*.openai.azure.com`, `*.cognitiveservices.azure.com`).
+    Azure,
+    /// DeepSeek (`api.deepseek.com`, its own and its Anthropic-compatible endpoint).
+    DeepSeek,
+    /// Moonshot / Kimi (`api.moonshot.ai`, `api.moonshot.cn`).
+    Moonshot,
+    /// Z.ai / GLM (`api.z.ai`, `open.bigmodel.cn`).
+    Zai,
+    /// Gemini (`generativelanguage.googleapis.com`, Vertex `publishers/google`).
+    Gemini,
+    /// A host whose caching rules toolprism does not know.
+    Unmodelled,
+}
+
+/// How a provider caches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Caching {
+    /// Only what the request marks (`cache_control`, `cachePoint`).
+    Breakpoints,
+    /// Automatically, every long enough prefix.
+    Automatic,
+}
+
+/// What the analysis needs to know of a provider's cache.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ProviderRules {
+    /// How it caches.
+    pub caching: Caching,
+    /// Shortest cached prefix in provider tokens (`None`: the model's, from [`min_tokens`]).
+    pub min_tokens: Option<usize>,
+    /// Reads are counted in steps of this many tokens past the minimum.
+    pub step: usize,
+    /// It reports tokens written (Anthropic's `cache_creation_input_tokens`).
+    pub reports_writes: bool,
+    /// It bills reads of an automatic cache at this fraction of input (`None`: by model).
+    pub read_price: Option<f64>,
+}
+
+/// Anthropic's explicit breakpoints (Claude on Anthropic, Bedrock and Vertex).
+pub const BREAKPOINTS: ProviderRules = ProviderRules {
+    caching: Caching::Breakpoints,
+    min_tokens: None,
+    step: 1,
+    reports_writes: true,
+    read_price: None,
+};
+
+/// OpenAI's automatic caching: 1,024 tokens, then steps of 128.
+pub const AUTOMATIC: ProviderRules = ProviderRules {
+    caching: Caching::Automatic,
+    min_tokens: Some(1024),
+    step: 128,
+    reports_writes: false,
+    read_price: None,
+};
+
+impl Provider {
+    /// The provider's id in `session --json` and the tables.
+    pub fn id(self) -> &'static str {
+        match self {
+            Provider::Anthropic => "anthropic",
+            Provider::Bedrock => "bedrock",
+            Provider::Vertex => "vertex-anthropic",
+            Provider::OpenAi => "openai",
+            Provider::Azure => "azure-openai",
+            Provider::DeepSeek => "deepseek",
+            Provider::Moonshot => "moonshot",
+            Provider::Zai => "zai",
+            Provider::Gemini => "gemini",
+            Provider::Unmodelled => "unmodelled",
+        }
+    }
+
+    /// Its cache rules (`None`: not modelled). Sources in SESSIONS.md section 3.
+    pub fn rules(self) -> Option<ProviderRules> {
+        let (breakpoints, automatic) = (BREAKPOINTS, AUTOMATIC);
+        Some(match self {
+            Provider::Anthropic | Provider::Bedrock | Provider::Vertex => breakpoints,
+            Provider::OpenAi | Provider::Azure => automatic,
+            // A 64-token storage unit: shorter prefixes are not cached, reads are whole units.
+            Provider::DeepSeek => ProviderRules {
+                min_tokens: Some(64),
+                step: 64,
+                read_price: Some(0.1),
+                ..automatic
+            },
+            // Automatic context caching; no minimum or unit is published: any common prefix.
+            Provider::Moonshot | Provider::Zai => ProviderRules {
+                min_tokens: Some(1),
+                step: 1,
+                read_price: Some(0.25),
+                ..automatic
+            },
+            // Implicit caching from the model's minimum; reads in any amount.
+            Provider::Gemini => ProviderRules {
+                min_tokens: None,
+                step: 1,
+                read_price: Some(0.25),
+                ..automatic
+            },
+            Provider::Unmodelled => return None,
+        })
+    }
+}
+
+/// How the provider of a request was told.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Identified {
+    /// The provider.
+    pub provider: Provider,
+    /// The request's host (`None`: no URL in the trace).
+    pub host: Option<String>,
+    /// Told by the body's shape, the trace having no URL.
+    pub by_shape: bool,
+    /// OpenRouter: the upstream named by the model's prefix (`anthropic/…`).
+    pub routed: bool,
+}
+
+/// The provider of a request sent to `url` (when the trace has it) in `shape` for `model`.
+pub fn identify(url: Option<&str>, shape: Shape, model: &str) -> Identified {
+    let Some(url) = url else {
+        let provider = match shape {
+            Shape::AnthropicMessages => Provider::Anthropic,
+            Shape::OpenAiChat | Shape::OpenAiResponses => Provider::OpenAi,
+            Shape::GeminiGenerateContent => Provider::Gemini,
+            Shape::BedrockConverse => Provider::Bedrock,
+            Shape::McpToolsList => Provider::Unmodelled,
+        };
+        return Identified {
+            provider,
+            host: None,
+            by_shape: true,
+            routed: false,
+        };
+    };
+    let host = host_of(url);
+    let path = url.to_ascii_lowercase();
+    let h = host.as_str();
+    let ends = |suffix: &str| h == suffix || h.ends_with(&format!(".{suffix}"));
+    let mut routed = false;
+    let provider = if ends("anthropic.com") {
+        Provider::Anthropic
+    } else if ends("amazonaws.com") && h.contains("bedrock") {
+        Provider::Bedrock
+    } else if ends("googleapis.com") && path.contains("/publishers/anthropic/") {
+        Provider::Vertex
+    } else if ends("generativelanguage.googleapis.com") || ends("aiplatform.googleapis.com") {
+        Provider::Gemini
+    } else if ends("openai.com") {
+        Provider::OpenAi
+    } else if ends("openai.azure.com") || ends("cognitiveservices.azure.com") {
+        Provider::Azure
+    } else if ends("deepseek.com") {
+        Provider::DeepSeek
+    } else if ends("moonshot.ai") || ends("moonshot.cn") {
+        Provider::Moonshot
+    } else if ends("z.ai") || ends("bigmodel.cn") {
+        Provider::Zai
+    } else if ends("openrouter.ai") {
+        routed = true;
+        upstream(model)
+    } else {
+        Provider::Unmodelled
+    };
+    Identified {
+        provider,
+        host: Some(host),
+        by_shape: false,
+        routed,
+    }
+}
+
+/// OpenRouter's upstream, by the model's vendor prefix: it passes `cache_control` to Anthropic
+/// and Gemini, and the others cache on their own.
+fn upstream(model: &str) -> Provider {
+    let vendor = model.split('/').next().unwrap_or("").to_ascii_lowercase();
+    match vendor.as_str() {
+        "anthropic" => Provider::Anthropic,
+        "openai" => Provider::OpenAi,
+        "deepseek" => Provider::DeepSeek,
+        "moonshotai" => Provider::Moonshot,
+        "z-ai" | "zhipuai" => Provider::Zai,
+        "google" => Provider::Gemini,
+        _ => Provider::Unmodelled,
+    }
+}
+
+/// The host of a URL, lower case, without port or credentials.
+fn host_of(url: &str) -> String {
+    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or(rest);
+    let host = authority.rsplit('@').next().unwrap_or(authority);
+    let host = host.split(':').next().unwrap_or(host);
+    host.to_ascii_lowercase()
+}
+
+/// The shortest cached prefix for a model, from the providers' published tables.
+pub fn min_tokens(provider: Provider, model: &str) -> usize {
+    let m = model.to_ascii_lowercase();
+    let any = |names: &[&str]| names.iter().any(|n| m.contains(n));
+    match provider {
+        Provider::Gemini if any(&["pro"]) => 4096,
+        Provider::Gemini => 1024,
+        Provider::Anthropic | Provider::Bedrock | Provider::Vertex => {
+            if any(&[
+                "opus-4-5",
+                "opus-4-6",
+                "haiku-4-5",
+                "opus-4.5",
+                "opus-4.6",
+                "haiku-4.5",
+            ]) {
+                4096
+            } else if any(&["3-5-haiku", "3-haiku", "haiku-3"]) {
+                2048
+            } else {
+                1024
+            }
+        }
+        _ => 1024,
+    }
+}
+
+/// The tokens Anthropic adds for tool use (its tool-use system prompt), as its pricing page
+/// lists them per model and `tool_choice` (`any`/`tool` the second figure): counted in the
+/// input and in every cached prefix of a request that sends tools.
+pub fn tool_use_tokens(model: &str, forced: bool) -> usize {
+    let m = model.to_ascii_lowercase();
+    let (auto, forced_n) = if m.contains("3-opus") || m.contains("opus-3") {
+        (530, 281)
+    } else if m.contains("3-sonnet-2024") || m.contains("sonnet-3-") {
+        (159, 235)
+    } else if m.contains("3-haiku") || m.contains("3-5-haiku") || m.contains("haiku-3") {
+        (264, 340)
+    } else {
+        (346, 313)
+    };
+    if forced { forced_n } else { auto }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn providers_by_host() {
+        let id = |url: &str, model: &str| identify(Some(url), Shape::OpenAiChat, model).provider;
+        assert_eq!(
+            id(
+                "https://api.deepseek.com/anthropic/v1/messages",
+                "deepseek-chat"
+            ),
+            Provider::DeepSeek
+        );
+        assert_eq!(
+            id("https://api.moonshot.ai/v1/chat/completions", "kimi-k2"),
+            Provider::Moonshot
+        );
+        assert_eq!(
+            id("https://api.z.ai/api/paas/v4/chat/completions", "glm-4.6"),
+            Provider::Zai
+        );
+        assert_eq!(
+            id(
+                "https://openrouter.ai/api/v1/chat/completions",
+                "anthropic/claude-sonnet-4"
+            ),
+            Provider::Anthropic
+        );
+        assert_eq!(
+            id(
+                "https://openrouter.ai/api/v1/chat/completions",
+                "meta-llama/llama-4"
+            ),
+            Provider::Unmodelled
+        );
+        assert_eq!(
+            id(
+                "https://x.openai.azure.com/openai/deployments/d/chat/completions",
+                "gpt-4o"
+            ),
+            Provider::Azure
+        );
+        assert_eq!(
+            id("https://api.groq.com/openai/v1/chat/completions", "llama"),
+            Provider::Unmodelled
+        );
+        assert_eq!(
+            id("http://user:pw@API.OPENAI.COM:443/v1/responses", "gpt-5"),
+            Provider::OpenAi
+        );
+        let none = identify(None, Shape::AnthropicMessages, "claude");
+        assert!(none.by_shape && none.provider == Provider::Anthropic);
+        assert!(Provider::Unmodelled.rules().is_none());
+    }
+
+    #[test]
+    fn minimums_and_tool_use_tokens() {
+        assert_eq!(min_tokens(Provider::Anthropic, "claude-opus-4-5"), 4096);
+        assert_eq!(min_tokens(Provider::Bedrock, "claude-3-5-haiku"), 2048);
+        assert_eq!(min_tokens(Provider::Gemini, "gemini-2.5-pro"), 4096);
+        assert_eq!(tool_use_tokens("claude-sonnet-4-5", false), 346);
+        assert_eq!(tool_use_tokens("claude-sonnet-4-5", true), 313);
+    }
+}

@@ -1,0 +1,207 @@
+//! Verdicts on recordings: content compared as the provider tokenizes it, providers told by
+//! host, what cannot be judged and why, amounts within the tolerance (SESSIONS.md section 3).
+
+use serde_json::{Value, json};
+use toolprism::Settings;
+use toolprism::measure::{Encoding, TokenCounter};
+use toolprism::session::{Analyzer, SessionReport, TraceInfo};
+use toolprism::strategy::Strategy;
+use toolprism::trace::{TraceRecord, Usage};
+
+use crate::support::command::stdout_of;
+use crate::support::records::record;
+
+fn session_json(path: &str) -> Value {
+    serde_json::from_str(&stdout_of(&["session", path, "--json"])).unwrap()
+}
+
+fn analyze(records: Vec<TraceRecord>) -> SessionReport {
+    let counter = TokenCounter::new(Encoding::O200kBase);
+    let mut analyzer = Analyzer::new(&[Strategy::Original], &Settings::default(), &counter, None);
+    for record in records {
+        analyzer.push(record).unwrap();
+    }
+    analyzer.finish(TraceInfo::default())
+}
+
+fn usage(input: u64, cache_write: u64, cache_read: u64) -> Usage {
+    Usage {
+        input,
+        cache_write,
+        cache_read,
+        ..Usage::default()
+    }
+}
+
+/// A prompt long enough to be cached, with a breakpoint on its last block.
+fn marked(model: &str, words: usize) -> Value {
+    let text: String = (0..words).map(|i| format!("word{} ", i % 97)).collect();
+    json!({"model": model, "system": [{"type": "text", "text": text,
+        "cache_control": {"type": "ephemeral"}}],
+        "messages": [{"role": "user", "content": "hello"}]})
+}
+
+/// An SDK that sends earlier messages as strings and the last one as a marked block list: the
+/// provider reads what the turn before wrote, and so does the model (the old model, comparing
+/// JSON spellings, saw a full rewrite on every turn).
+#[test]
+fn strings_and_text_blocks_are_one_content() {
+    let report = session_json("samples/traces/anthropic-string-content.jsonl");
+    assert_eq!(report["agreement"]["turns"], 3);
+    assert_eq!(report["agreement"]["judged"], 3);
+    assert_eq!(report["agreement"]["agree"], 3);
+    let turns = report["turns"].as_array().unwrap();
+    for turn in &turns[1..] {
+        assert_eq!(turn["modelled"]["state"], "partial", "{turn}");
+        assert_eq!(turn["agrees"], true);
+    }
+    assert_eq!(turns[0]["provider"], "anthropic");
+    assert_eq!(turns[0]["host"], "api.anthropic.com");
+}
+
+/// OpenAI caches token prefixes: two prompts sharing most of one long user message hit at
+/// 1,024 + k×128 tokens inside it.
+#[test]
+fn openai_reads_a_token_prefix_inside_a_message() {
+    let report = session_json("samples/traces/openai-token-prefix.jsonl");
+    let turn = &report["turns"][1];
+    assert_eq!(turn["observed"]["read"], 1280);
+    let read = turn["modelled"]["read"].as_u64().unwrap();
+    assert!((1152..=1408).contains(&read), "{read}");
+    assert_eq!(turn["agrees"], true);
+    assert_eq!(report["agreement"]["agree"], 2);
+}
+
+/// A provider toolprism does not model is said to be unmodelled, never judged.
+#[test]
+fn an_unmodelled_provider_is_not_judged() {
+    let mut r = record(1, marked("llama-3.3-70b", 1500), Some(usage(1700, 0, 1536)));
+    r.url = Some("https://api.groq.com/openai/v1/chat/completions".into());
+    let report = analyze(vec![r]);
+    let turn = &report.turns[0];
+    assert_eq!(turn.agrees, None);
+    assert_eq!(turn.provider, "unmodelled");
+    assert_eq!(
+        turn.not_judged.as_deref(),
+        Some("provider not modelled: api.groq.com")
+    );
+    assert_eq!(turn.disagreement, None);
+    assert_eq!((report.agreement.turns, report.agreement.judged), (1, 0));
+    assert_eq!(report.agreement.rate, None);
+}
+
+/// A prefix first seen as a read was cached before the trace: adopted, that turn not judged,
+/// the next one reads it.
+#[test]
+fn a_cache_warmed_before_the_trace_is_adopted() {
+    let body = marked("claude-sonnet-4-5", 2000);
+    let first = record(1, body.clone(), Some(usage(4, 0, 2100)));
+    let second = record(2, body, Some(usage(4, 0, 2100)));
+    let report = analyze(vec![first, second]);
+    let (a, b) = (&report.turns[0], &report.turns[1]);
+    assert_eq!(a.agrees, None);
+    assert!(
+        a.not_judged
+            .as_deref()
+            .unwrap()
+            .starts_with("cache warmed before the trace: the provider read 2100 tokens"),
+        "{:?}",
+        a.not_judged
+    );
+    assert_eq!(b.agrees, Some(true), "{:?}", b.disagreement);
+    assert_eq!(b.modelled.unwrap().state, "hit");
+    assert_eq!(
+        (
+            report.agreement.turns,
+            report.agreement.judged,
+            report.agreement.agree
+        ),
+        (2, 1, 1)
+    );
+}
+
+/// `null` cache figures are unknown, never 0; a server-side tool's turn is left out of the
+/// calibration.
+#[test]
+fn unknown_figures_and_server_tools() {
+    let body = marked("claude-sonnet-4-5", 2000);
+    let unknown = Usage {
+        cache_unknown: true,
+        ..usage(2100, 0, 0)
+    };
+    let searched = Usage {
+        server_tool: Some("web_search"),
+        ..usage(30_000, 0, 0)
+    };
+    let report = analyze(vec![
+        record(1, body.clone(), Some(unknown)),
+        record(2, body, Some(searched)),
+    ]);
+    let (a, b) = (&report.turns[0], &report.turns[1]);
+    assert_eq!(a.observed.unwrap().state, "unknown");
+    assert!(a.not_judged.as_deref().unwrap().contains("unknown, not 0"));
+    assert_eq!(b.server_tool, Some("web_search"));
+    assert!(
+        b.not_judged
+            .as_deref()
+            .unwrap()
+            .starts_with("a server-side tool ran (web_search)")
+    );
+    assert_eq!(b.calibration, None);
+    assert_eq!(report.calibration, None);
+}
+
+/// Amounts count: the same state with a read far from the modelled one disagrees, and says
+/// so.
+#[test]
+fn amounts_beyond_the_tolerance_disagree() {
+    let body = marked("claude-sonnet-4-5", 2000);
+    let mut longer = body.clone();
+    longer["messages"] = json!([{"role": "user", "content": "hello"},
+        {"role": "assistant", "content": "hi"},
+        {"role": "user", "content": [{"type": "text", "text": "more", "cache_control":
+            {"type": "ephemeral"}}]}]);
+    let first = record(1, body, Some(usage(4, 2100, 0)));
+    let right = record(2, longer.clone(), Some(usage(4, 12, 2100)));
+    let wrong = record(2, longer, Some(usage(4, 1062, 1050)));
+    let report = analyze(vec![first.clone(), right]);
+    assert_eq!(report.turns[1].agrees, Some(true), "{:?}", report.turns[1]);
+    let report = analyze(vec![first, wrong]);
+    let turn = &report.turns[1];
+    assert_eq!(turn.observed.unwrap().state, "partial");
+    assert_eq!(turn.modelled.unwrap().state, "partial");
+    assert_eq!(turn.agrees, Some(false));
+    assert!(
+        turn.disagreement
+            .as_deref()
+            .unwrap()
+            .starts_with("the states agree (partial) but the amounts do not"),
+        "{:?}",
+        turn.disagreement
+    );
+}
+
+/// DeepSeek caches in 64-token units, with no writes reported: told by the host, at any path.
+#[test]
+fn deepseek_by_its_host() {
+    let chat = |n: usize, words: usize| {
+        let text: String = (0..words).map(|i| format!("w{} ", i % 89)).collect();
+        let mut r = record(
+            n,
+            json!({"model": "deepseek-chat", "messages": [{"role": "system", "content": text},
+                {"role": "user", "content": format!("question {n}")}]}),
+            None,
+        );
+        r.url = Some("https://api.deepseek.com/chat/completions".into());
+        r
+    };
+    let mut first = chat(1, 300);
+    first.usage = Some(usage(320, 0, 0));
+    let mut second = chat(2, 300);
+    second.usage = Some(usage(320, 0, 256));
+    let report = analyze(vec![first, second]);
+    let turn = &report.turns[1];
+    assert_eq!(turn.provider, "deepseek");
+    assert_eq!(turn.modelled.unwrap().state, "hit");
+    assert_eq!(turn.agrees, Some(true), "{:?}", turn.disagreement);
+}
