@@ -440,7 +440,9 @@ mod tests {
             Some(Usage {
                 input: 7,
                 cache_write: 0,
-                cache_read: 3
+                cache_read: 3,
+                cache_unknown: false,
+                server_tool: None,
             })
         );
         assert_eq!(call.usage(), turn.usage);
