@@ -129,6 +129,30 @@ fn long_pieces_use_tiktokens_own_merge() {
     }
 }
 
+/// Pieces past `long_piece::LONG` are counted in bounded memory (tiktoken's merge would hold
+/// several words per byte): the same count as tiktoken-rs, through both tokenizers and the
+/// counter, a piece alone and among others.
+#[test]
+fn pieces_too_long_for_tiktokens_merge_count_the_same() {
+    use toolprism::measure::{Tiktoken, long_piece::LONG};
+    let run = "a".repeat(LONG + 7);
+    let words = "xyzzy".repeat(LONG / 5 + 3);
+    let among_others = format!("Say {words}, then {words}!");
+    for encoding in ENCODINGS {
+        for text in [&run, &among_others] {
+            let expected = reference(encoding).encode_ordinary(text).len();
+            assert_eq!(fast(encoding).count(text), expected, "{encoding:?}");
+            assert_eq!(
+                Tiktoken::new(encoding).count(text),
+                expected,
+                "{encoding:?}"
+            );
+            let counter = TokenCounter::new(encoding);
+            assert_eq!(counter.count(text), expected, "{encoding:?}");
+        }
+    }
+}
+
 #[test]
 fn the_pattern_is_tiktoken_rss_own_without_its_look_ahead() {
     let ours = Pieces::alternatives(Encoding::O200kBase).join("|");

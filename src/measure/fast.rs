@@ -19,6 +19,7 @@ const LONG_PIECE: usize = 100;
 /// The fast counter of one encoding.
 pub struct FastTiktoken {
     bpe: &'static CoreBPE,
+    encoding: Encoding,
     /// Each ordinary token's bytes and rank: tiktoken-rs's encoder, rebuilt.
     ranks: HashMap<Vec<u8>, Rank>,
     pieces: Pieces,
@@ -33,6 +34,7 @@ impl FastTiktoken {
         };
         Ok(FastTiktoken {
             bpe,
+            encoding,
             ranks: ranks_of(bpe),
             pieces: Pieces::new(encoding)?,
         })
@@ -70,6 +72,10 @@ impl FastTiktoken {
             1
         } else if bytes.len() < LONG_PIECE {
             tiktoken_rs::byte_pair_split(bytes, &self.ranks).len()
+        } else if bytes.len() >= super::long_piece::LONG
+            && let Some(n) = super::long_piece::LongPieces::of(self.encoding).count(bytes)
+        {
+            n
         } else {
             self.bpe.encode_ordinary(piece).len()
         }
@@ -78,7 +84,7 @@ impl FastTiktoken {
 
 /// The ordinary tokens of `bpe` by their bytes; special tokens are left out (ordinary encoding
 /// never merges into one).
-fn ranks_of(bpe: &CoreBPE) -> HashMap<Vec<u8>, Rank> {
+pub(super) fn ranks_of(bpe: &CoreBPE) -> HashMap<Vec<u8>, Rank> {
     let special: std::collections::HashSet<Rank> = bpe
         .special_tokens()
         .into_iter()

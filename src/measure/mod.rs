@@ -23,6 +23,7 @@
 //!   built in the background and takes over.
 
 pub mod fast;
+pub mod long_piece;
 pub mod pieces;
 pub mod split;
 
@@ -81,21 +82,29 @@ pub trait Tokenizer: Send + Sync {
 }
 
 /// tiktoken-rs's encoder.
-pub struct Tiktoken(&'static tiktoken_rs::CoreBPE);
+pub struct Tiktoken(&'static tiktoken_rs::CoreBPE, Encoding);
 
 impl Tiktoken {
     /// Build (or reuse) the encoder. The first call for an encoding builds it (docs/SPEED.md has
     /// what that costs); a call made while another thread builds it waits for that build.
     pub fn new(encoding: Encoding) -> Tiktoken {
-        Tiktoken(match encoding {
+        let bpe = match encoding {
             Encoding::O200kBase => tiktoken_rs::o200k_base_singleton(),
             Encoding::Cl100kBase => tiktoken_rs::cl100k_base_singleton(),
-        })
+        };
+        Tiktoken(bpe, encoding)
     }
 }
 
 impl Tokenizer for Tiktoken {
     fn count(&self, text: &str) -> usize {
+        // A text that may hold a piece too long for tiktoken's merge to hold in memory.
+        if text.len() >= long_piece::LONG
+            && let Some(n) =
+                long_piece::count_text(self.1, text, |piece| self.0.encode_ordinary(piece).len())
+        {
+            return n;
+        }
         self.0.encode_ordinary(text).len()
     }
 
@@ -103,6 +112,9 @@ impl Tokenizer for Tiktoken {
     /// boundary is a piece boundary, so no token straddles a cut. Should one ever seem to, the
     /// parts are counted alone instead (exact either way).
     fn count_parts(&self, text: &str, cuts: &[usize]) -> Vec<usize> {
+        if text.len() >= long_piece::LONG {
+            return per_part(self, text, cuts);
+        }
         let mut counts = vec![0; cuts.len() + 1];
         let mut part = 0;
         let mut at = 0;
