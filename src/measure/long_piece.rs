@@ -138,6 +138,9 @@ struct ReversedTrie {
     edges: Vec<(u8, u32)>,
 }
 
+/// A token's bytes reversed, and its rank.
+type Reversed = (Vec<u8>, Rank);
+
 #[derive(Clone, Copy)]
 struct Node {
     first_edge: u32,
@@ -148,7 +151,7 @@ struct Node {
 
 impl ReversedTrie {
     /// From reversed tokens sorted by their bytes.
-    fn build(sorted: &[(Vec<u8>, Rank)]) -> ReversedTrie {
+    fn build(sorted: &[Reversed]) -> ReversedTrie {
         let mut trie = ReversedTrie {
             nodes: Vec::with_capacity(sorted.len() * 4),
             edges: Vec::with_capacity(sorted.len() * 4),
@@ -158,14 +161,14 @@ impl ReversedTrie {
     }
 
     /// The node of the prefix of length `depth` all of `group` share; returns its index.
-    fn add(&mut self, group: &[(Vec<u8>, Rank)], depth: usize) -> u32 {
+    fn add(&mut self, group: &[Reversed], depth: usize) -> u32 {
         let index = self.nodes.len() as u32;
         let (token, rest) = match group.first() {
             // Sorted: the token that is exactly this prefix comes first.
             Some((bytes, rank)) if bytes.len() == depth => (*rank, &group[1..]),
             _ => (NONE, group),
         };
-        let mut children: Vec<(u8, &[(Vec<u8>, Rank)])> = Vec::new();
+        let mut children: Vec<(u8, &[Reversed])> = Vec::new();
         let mut from = 0;
         while from < rest.len() {
             let byte = rest[from].0[depth];
