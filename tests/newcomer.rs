@@ -162,6 +162,8 @@ fn flags() -> BTreeSet<String> {
         "diff",
         "export",
         "session",
+        "mcp",
+        "record",
         "strategies",
         "settings",
         "man",
