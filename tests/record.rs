@@ -946,3 +946,43 @@ fn session_follow_on_a_terminal_is_the_live_view() {
     tmux.keys(&["q"]);
     assert_eq!(tmux.wait_exit(), 0);
 }
+
+/// With a command on a terminal, the session view opens on what it recorded once the command
+/// ends (bash's /dev/tcp as the client); `q` leaves with the command's status.
+#[test]
+fn a_command_on_a_terminal_is_followed_by_the_session_view() {
+    let upstream = Upstream::start(|_request, stream| {
+        stream_head(stream);
+        chunk(stream, message_start(31, 0, 900).as_bytes());
+        chunk(stream, MESSAGE_STOP.as_bytes());
+        chunk(stream, b"");
+    });
+    let body = messages_body(0);
+    let script = format!(
+        "hostport=${{ANTHROPIC_BASE_URL#http://}}; exec 3<>/dev/tcp/${{hostport%:*}}/${{hostport#*:}}; printf 'POST /v1/messages HTTP/1.1\\r\\nhost: x\\r\\nconnection: close\\r\\ncontent-length: {}\\r\\n\\r\\n%s' '{body}' >&3; cat <&3 > answer; exit 3",
+        body.len(),
+    );
+    let line = format!(
+        "$BIN record -o t.jsonl --upstream {} -- bash script.sh",
+        upstream.url()
+    );
+    let Some(tmux) = crate::support::tmux::Tmux::program(
+        "live-command",
+        (120, 35),
+        &[("script.sh", &script)],
+        &line,
+    ) else {
+        return;
+    };
+    let screen = tmux.wait("the session view", |s| {
+        s.contains("Session totals") && s.contains("Turns · 1 turn")
+    });
+    assert!(!screen.contains("● live"), "{screen}");
+    tmux.keys(&["q"]);
+    assert_eq!(tmux.wait_exit(), 3, "the command's status");
+    assert!(
+        std::fs::read_to_string(tmux.path("answer"))
+            .unwrap()
+            .contains("message_stop")
+    );
+}

@@ -647,6 +647,7 @@ fn nothing_is_cut_without_a_mark_in_the_session_view_at_four_sizes() {
         ("help", "?"),
         ("help_end", "?G"),
         ("second_pane", "<tab>"),
+        ("detail_scrolled", "jjjjj<tab><tab>jjj"),
     ];
     let mut found = Vec::new();
     for (name, script) in screens {
