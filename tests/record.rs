@@ -849,3 +849,140 @@ fn a_command_calls_through_the_proxy_and_the_report_follows() {
     assert!(stdout.contains("Session totals"), "{stdout}");
     assert_eq!(session_usage(&trace)[0]["cache_write"], 900);
 }
+
+/// The proxy's address as the live view shows it in its `export` line.
+fn shown_addr(screen: &str) -> String {
+    let at = screen
+        .find("ANTHROPIC_BASE_URL=http://")
+        .expect("the export line on screen")
+        + "ANTHROPIC_BASE_URL=http://".len();
+    screen[at..]
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || *c == '.' || *c == ':')
+        .collect()
+}
+
+/// `record` on a terminal, end to end in tmux: the live view opens with the lines to paste,
+/// two calls sent through the proxy appear as turns with their cache verdicts as they complete,
+/// and `q` stops the proxy with the trace whole.
+#[test]
+fn record_on_a_terminal_shows_the_calls_live_and_q_leaves_a_whole_trace() {
+    let upstream = Upstream::start(|request, stream| {
+        // The first call writes the cache, the next ones read it.
+        let first = String::from_utf8_lossy(&request.body).contains("call 0");
+        let (read, write) = if first { (0, 2048) } else { (2048, 0) };
+        stream_head(stream);
+        chunk(stream, message_start(12, read, write).as_bytes());
+        chunk(stream, MESSAGE_STOP.as_bytes());
+        chunk(stream, b"");
+    });
+    let line = format!("$BIN record -o t.jsonl --upstream {}", upstream.url());
+    let Some(tmux) = crate::support::tmux::Tmux::program("live-record", (120, 35), &[], &line)
+    else {
+        return;
+    };
+    let screen = tmux.wait("the live view, waiting", |s| {
+        s.contains("● live · recording · 0 calls") && s.contains("Waiting for the first call")
+    });
+    let addr = shown_addr(&screen);
+    for n in 0..2 {
+        let raw = call(
+            &addr,
+            "/v1/messages",
+            &[("x-api-key", "sk-live-view-secret")],
+            &messages_body(n),
+            |_| {},
+        );
+        assert!(String::from_utf8_lossy(&raw).contains("message_stop"));
+    }
+    let screen = tmux.wait("two turns", |s| {
+        s.contains("Turns · 2 turns") && s.contains("2 calls")
+    });
+    assert!(screen.contains("turn 2 of 2"), "{screen}");
+    assert!(
+        screen.contains("cold") && screen.contains("hit"),
+        "{screen}"
+    );
+    tmux.keys(&["q"]);
+    assert_eq!(tmux.wait_exit(), 0);
+    let trace = tmux.path("t.jsonl");
+    assert_eq!(lines(&trace).len(), 2);
+    assert!(
+        !std::fs::read_to_string(&trace)
+            .unwrap()
+            .contains("sk-live-view-secret")
+    );
+    let usage = session_usage(&trace);
+    assert_eq!(usage[0]["cache_write"], 2048);
+    assert_eq!(usage[1]["cache_read"], 2048);
+}
+
+/// `session --follow` on a terminal opens the same live view: lines appended to the trace
+/// become rows.
+#[test]
+fn session_follow_on_a_terminal_is_the_live_view() {
+    let sample = std::fs::read_to_string(
+        crate::support::command::root().join("samples/traces/claude-code-mcp-reconnect.jsonl"),
+    )
+    .unwrap();
+    let Some(tmux) = crate::support::tmux::Tmux::program(
+        "live-follow",
+        (100, 30),
+        &[("t.jsonl", "")],
+        "$BIN session --follow t.jsonl",
+    ) else {
+        return;
+    };
+    tmux.wait("the live view", |s| s.contains("● live · following"));
+    let mut file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(tmux.path("t.jsonl"))
+        .unwrap();
+    for line in sample.lines().take(3) {
+        writeln!(file, "{line}").unwrap();
+    }
+    file.flush().unwrap();
+    tmux.wait("two turns", |s| s.contains("Turns · 2 turns"));
+    tmux.keys(&["q"]);
+    assert_eq!(tmux.wait_exit(), 0);
+}
+
+/// With a command on a terminal, the session view opens on what it recorded once the command
+/// ends (bash's /dev/tcp as the client); `q` leaves with the command's status.
+#[test]
+fn a_command_on_a_terminal_is_followed_by_the_session_view() {
+    let upstream = Upstream::start(|_request, stream| {
+        stream_head(stream);
+        chunk(stream, message_start(31, 0, 900).as_bytes());
+        chunk(stream, MESSAGE_STOP.as_bytes());
+        chunk(stream, b"");
+    });
+    let body = messages_body(0);
+    let script = format!(
+        "hostport=${{ANTHROPIC_BASE_URL#http://}}; exec 3<>/dev/tcp/${{hostport%:*}}/${{hostport#*:}}; printf 'POST /v1/messages HTTP/1.1\\r\\nhost: x\\r\\nconnection: close\\r\\ncontent-length: {}\\r\\n\\r\\n%s' '{body}' >&3; cat <&3 > answer; exit 3",
+        body.len(),
+    );
+    let line = format!(
+        "$BIN record -o t.jsonl --upstream {} -- bash script.sh",
+        upstream.url()
+    );
+    let Some(tmux) = crate::support::tmux::Tmux::program(
+        "live-command",
+        (120, 35),
+        &[("script.sh", &script)],
+        &line,
+    ) else {
+        return;
+    };
+    let screen = tmux.wait("the session view", |s| {
+        s.contains("Session totals") && s.contains("Turns · 1 turn")
+    });
+    assert!(!screen.contains("● live"), "{screen}");
+    tmux.keys(&["q"]);
+    assert_eq!(tmux.wait_exit(), 3, "the command's status");
+    assert!(
+        std::fs::read_to_string(tmux.path("answer"))
+            .unwrap()
+            .contains("message_stop")
+    );
+}

@@ -647,6 +647,7 @@ fn nothing_is_cut_without_a_mark_in_the_session_view_at_four_sizes() {
         ("help", "?"),
         ("help_end", "?G"),
         ("second_pane", "<tab>"),
+        ("detail_scrolled", "jjjjj<tab><tab>jjj"),
     ];
     let mut found = Vec::new();
     for (name, script) in screens {
@@ -692,4 +693,275 @@ fn the_chart_keeps_its_legend_when_short_and_gives_each_series_its_own_glyph() {
     unique.dedup();
     assert_eq!(unique.len(), glyphs.len(), "{legend}");
     assert!(glyphs.len() >= 2, "{legend}");
+}
+
+// ---- the live view -------------------------------------------------------------------------
+
+/// The live view on a growing trace, its pictures made by the real following thread.
+struct LiveHarness {
+    app: SessionApp,
+    file: std::fs::File,
+    pictures: std::sync::mpsc::Receiver<worker::SessionMsg>,
+    _stop: std::sync::mpsc::Sender<()>,
+    _dir: tempfile::TempDir,
+}
+
+impl LiveHarness {
+    fn open(calls: Option<(usize, usize)>) -> LiveHarness {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("session.jsonl");
+        let file = std::fs::File::create(&path).unwrap();
+        let follower = toolprism::trace::follow::Follower::open(&path).unwrap();
+        let app = SessionApp::new(
+            "session.jsonl".to_owned(),
+            path,
+            "claude-trace",
+            true,
+            Settings::default(),
+            Encoding::O200kBase,
+            false,
+        )
+        .live(toolprism::tui::session_app::Live::new(
+            calls,
+            vec!["export ANTHROPIC_BASE_URL=http://127.0.0.1:8080".to_owned()],
+        ));
+        let (tx, pictures) = std::sync::mpsc::channel();
+        let (stop, stop_rx) = std::sync::mpsc::channel();
+        worker::spawn_follow(
+            worker::LiveJob {
+                follower,
+                format: "claude-trace",
+                strategies: toolprism::Strategy::ALL.to_vec(),
+                settings: Settings::default(),
+                encoding: Encoding::O200kBase,
+            },
+            stop_rx,
+            tx,
+        );
+        let mut h = LiveHarness {
+            app,
+            file,
+            pictures,
+            _stop: stop,
+            _dir: dir,
+        };
+        h.wait_turns(0);
+        h
+    }
+
+    /// Append lines of the sample trace, as a recorder writes them.
+    fn append(&mut self, lines: &[&str]) {
+        use std::io::Write;
+        for line in lines {
+            writeln!(self.file, "{line}").unwrap();
+        }
+        self.file.flush().unwrap();
+    }
+
+    /// Feed the pictures until one holds `turns` turns.
+    fn wait_turns(&mut self, turns: usize) {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        loop {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            let msg = self.pictures.recv_timeout(left).expect("a picture");
+            let got = match &msg {
+                worker::SessionMsg::Live { report, .. } => Some(report.turns.len()),
+                _ => None,
+            };
+            session_update(&mut self.app, SessionInput::Worker(msg));
+            if got == Some(turns) {
+                return;
+            }
+        }
+    }
+
+    fn keys(&mut self, keys: &str) {
+        for c in keys.chars() {
+            session_update(
+                &mut self.app,
+                SessionInput::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)),
+            );
+        }
+    }
+
+    fn draw(&mut self, w: u16, h: u16) -> Terminal<TestBackend> {
+        session_update(&mut self.app, SessionInput::Resize(w, h));
+        let mut terminal = Terminal::new(TestBackend::new(w, h)).expect("test terminal");
+        terminal
+            .draw(|f| toolprism::tui::session_draw::render(&self.app, f))
+            .expect("draws");
+        terminal
+    }
+
+    fn screen(&mut self, w: u16, h: u16) -> String {
+        let terminal = self.draw(w, h);
+        let buffer = terminal.backend().buffer();
+        let mut out = String::new();
+        for y in 0..h {
+            for x in 0..w {
+                out.push_str(buffer[(x, y)].symbol());
+            }
+            out.push('\n');
+        }
+        out
+    }
+}
+
+fn sample_lines() -> Vec<String> {
+    std::fs::read_to_string(TRACE)
+        .unwrap()
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Turns appear as their lines are completed, each with its cache verdict; the selection
+/// follows the newest turn unless the user moved off it; the header says it is live and
+/// counts the recorder's calls; before the first call it shows the lines to paste.
+#[test]
+fn the_live_view_shows_turns_as_calls_complete() {
+    let lines = sample_lines();
+    let line = |i: usize| lines[i].as_str();
+    let mut h = LiveHarness::open(Some((0, 0)));
+    let empty = h.screen(120, 35);
+    assert!(
+        empty.contains("● live · recording · 0 calls · 0 in flight"),
+        "{empty}"
+    );
+    assert!(empty.contains("Waiting for the first call"), "{empty}");
+    assert!(
+        empty.contains("export ANTHROPIC_BASE_URL=http://127.0.0.1:8080"),
+        "{empty}"
+    );
+    session_update(
+        &mut h.app,
+        SessionInput::Worker(worker::SessionMsg::Calls {
+            recorded: 0,
+            in_flight: 1,
+        }),
+    );
+    assert!(h.screen(120, 35).contains("0 calls · 1 in flight"));
+    // Lines 1 to 3 of the sample: turn 1, a profile call (ignored), turn 2.
+    h.append(&[line(0), line(1), line(2)]);
+    h.wait_turns(2);
+    let two = h.screen(120, 35);
+    assert!(two.contains("Turns · 2 turns"), "{two}");
+    assert!(two.contains("turn 2 of 2"), "the newest is selected: {two}");
+    h.keys("k");
+    assert!(h.screen(120, 35).contains("turn 1 of 2"));
+    // Up to turn 6, where the MCP server reconnected: the selection stays where the user put
+    // it, and the break is on its row.
+    h.append(&lines[3..8].iter().map(String::as_str).collect::<Vec<_>>());
+    h.wait_turns(6);
+    let six = h.screen(120, 35);
+    assert!(six.contains("turn 1 of 6"), "{six}");
+    assert!(six.contains("break (tools)"), "{six}");
+    assert!(six.contains("~2 order"), "{six}");
+    // The picture equals the report of the same lines read at once.
+    let report = h.app.report.clone().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let whole = dir.path().join("whole.jsonl");
+    std::fs::write(&whole, lines[..8].join("\n") + "\n").unwrap();
+    let reader = trace::open(whole.to_str().unwrap(), &TraceOptions { skip_bad: true }).unwrap();
+    let mut msgs = Vec::new();
+    worker::analyse(
+        SessionJob {
+            reader,
+            name: "whole".to_owned(),
+            strategies: toolprism::Strategy::ALL.to_vec(),
+            settings: Settings::default(),
+            encoding: Encoding::O200kBase,
+        },
+        &mut |m| msgs.push(m),
+    );
+    let Some(worker::SessionMsg::Analysed { report: whole, .. }) = msgs.pop() else {
+        panic!("no report");
+    };
+    assert_eq!(report.turns, whole.turns);
+    assert_eq!(report.strategies, whole.strategies);
+    // Back on the newest turn, it follows again.
+    h.keys("G");
+    h.append(&[line(8)]);
+    h.wait_turns(7);
+    assert!(h.screen(120, 35).contains("turn 7 of 7"));
+}
+
+/// The README's picture of the live view: `record` after six calls, one under way, on the
+/// turn where the cache broke.
+#[test]
+fn the_live_view_picture() {
+    let lines = sample_lines();
+    let mut h = LiveHarness::open(Some((0, 0)));
+    h.append(&lines[..8].iter().map(String::as_str).collect::<Vec<_>>());
+    h.wait_turns(6);
+    session_update(
+        &mut h.app,
+        SessionInput::Worker(worker::SessionMsg::Calls {
+            recorded: 8,
+            in_flight: 1,
+        }),
+    );
+    let terminal = h.draw(120, 30);
+    insta::assert_snapshot!("live_120x30", terminal.backend());
+    // Nothing cut without a mark at any size, waiting or not.
+    let mut found = Vec::new();
+    let mut empty = LiveHarness::open(None);
+    for (w, hh) in [(200, 50), (120, 35), (80, 24), (60, 20)] {
+        for (name, h) in [("live", &mut h), ("waiting", &mut empty)] {
+            let narrow = h.screen(w, hh);
+            let wide = h.screen(400, hh);
+            for (row, word) in crate::support::cuts::unmarked_cuts(&narrow, &wide) {
+                found.push(format!("{name} {w}x{hh} row {row}: `{word}`"));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "cut without a mark:\n{}",
+        found.join("\n")
+    );
+}
+
+/// `d` on the turn where the tools were reordered names the tools that moved, with their
+/// places before and now.
+#[test]
+fn the_turn_diff_shows_which_tools_moved() {
+    let mut h = Harness::open(TRACE, false);
+    h.keys("jjjjjd");
+    let diff = h.app.diff.clone().expect("a diff");
+    assert!(diff.order_changed);
+    assert!(!diff.moved.is_empty());
+    let mut all = String::new();
+    for _ in 0..10 {
+        all.push_str(&h.screen(120, 35));
+        h.keys("jjjjjjjjjjjjjjjjjjjj");
+    }
+    assert!(all.contains("↕ moved"), "{all}");
+    for m in &diff.moved {
+        let row = format!("↕ {} · place {} → {}", m.name, m.before, m.now);
+        assert!(all.contains(&row), "{row} not shown:\n{all}");
+    }
+}
+
+/// The selected turn's pane keeps its heading whatever its height, and what does not fit
+/// scrolls (Tab to it, then the movement keys) down to its last line.
+#[test]
+fn the_turn_pane_keeps_its_heading_and_scrolls() {
+    let mut h = Harness::open(TRACE, false);
+    h.keys("jjjjj");
+    let screen = h.screen(120, 35);
+    assert!(screen.contains("Turn 6 · line 8"), "{screen}");
+    assert!(screen.contains("more lines · Tab focuses"), "{screen}");
+    h.keys("<tab><tab>");
+    assert_eq!(h.app.focus, Focus::Detail);
+    let mut last = String::new();
+    for _ in 0..40 {
+        h.keys("j");
+        last = h.screen(120, 35);
+        assert!(last.contains("Turn 6 · line 8"), "{last}");
+    }
+    assert!(!last.contains("more lines"), "scrolled to the end: {last}");
+    // Another turn starts at its top.
+    h.keys("<esc>k");
+    assert_eq!(h.app.detail_scroll, 0);
 }

@@ -327,7 +327,7 @@ pub(super) fn session(args: &SessionArgs, color: ColorChoice) -> Result<Output, 
         color: use_color(color),
     };
     if args.follow {
-        return super::follow::run(&request);
+        return super::follow::run(&request, super::tui_color(color));
     }
     session::run(&request)
 }

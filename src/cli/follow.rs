@@ -1,7 +1,8 @@
 //! `toolprism session --follow TRACE`: a growing trace read as `tail -f` reads a log, one line
-//! per turn printed as its record is completed, until Ctrl-C or SIGTERM.
+//! per turn printed as its record is completed, until Ctrl-C or SIGTERM; on a terminal, the
+//! session view's live mode instead.
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -11,6 +12,7 @@ use toolprism::measure::TokenCounter;
 use toolprism::sanitize::visible;
 use toolprism::session::{Analyzer, StrategyTurn, TurnFacts, TurnSink};
 use toolprism::trace::follow::{Followed, Follower};
+use toolprism::trace::{TraceFormat, TraceOptions};
 
 use super::session::{Request, turn_row};
 use super::{Failure, Output};
@@ -48,6 +50,32 @@ fn row<S: AsRef<str>>(cells: &[S]) -> String {
     line.trim_end().to_owned()
 }
 
+/// The live session view on the followed trace.
+fn live(follower: Follower, request: &Request<'_>, color: bool) -> Result<Output, Failure> {
+    // The format as a whole read would tell it (a trace still empty: JSON lines).
+    let format = toolprism::trace::open_path(request.path, &TraceOptions { skip_bad: true })
+        .map_or(TraceFormat::BareJsonl.id(), |r| r.format().id());
+    // The view ends on Ctrl-C itself, with the terminal restored.
+    super::interrupt::take_over();
+    let source = toolprism::tui::LiveSource {
+        follower,
+        format,
+        calls: None,
+        hint: vec!["Turns appear here as the trace grows.".to_owned()],
+    };
+    let ended = toolprism::tui::run_live(
+        source,
+        request.path.to_path_buf(),
+        request.settings.clone(),
+        request.encoding,
+        color,
+    )
+    .map_err(|e| Failure::new(visible(&e.to_string()).into_owned()))?;
+    let mut output = Output::text(String::new());
+    output.status = ended.status();
+    Ok(output)
+}
+
 /// Prints each turn as the analysis finishes it.
 struct Printer;
 
@@ -59,10 +87,13 @@ impl TurnSink for Printer {
     }
 }
 
-/// Follow `request.path` until a signal.
-pub fn run(request: &Request<'_>) -> Result<Output, Failure> {
+/// Follow `request.path` until a signal (or, on a terminal, until the live view is quit).
+pub fn run(request: &Request<'_>, color: bool) -> Result<Output, Failure> {
     let mut follower = Follower::open(request.path)
         .map_err(|e| Failure::new(visible(&e.to_string()).into_owned()))?;
+    if std::io::stdout().is_terminal() && !request.json {
+        return live(follower, request, color);
+    }
     let name = visible(follower.name()).into_owned();
     let int = super::interrupt::take_over();
     let term = Arc::new(AtomicBool::new(false));

@@ -302,7 +302,7 @@ fn run(cli: Cli) -> Result<Output, Failure> {
         Command::Export(args) => commands::export(&args),
         Command::Session(args) => commands::session(&args, color),
         Command::Mcp(args) => mcp::mcp(args, color),
-        Command::Record(args) => record::run(&args),
+        Command::Record(args) => record::run(&args, tui_color(color)),
         Command::Strategies => Ok(commands::strategies()),
         Command::Settings(args) => settings_list::run(&args),
         Command::Man => commands::man(),
@@ -441,7 +441,7 @@ fn ended(ended: toolprism::tui::Ended) -> Output {
 }
 
 /// Colour in the interactive views: `--color`, else unless `NO_COLOR` is set.
-fn tui_color(choice: ColorChoice) -> bool {
+pub(super) fn tui_color(choice: ColorChoice) -> bool {
     !matches!(choice, ColorChoice::Never)
         && (matches!(choice, ColorChoice::Always)
             || std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()))

@@ -3,7 +3,7 @@
 //! ours), one line per call on standard output.
 
 use std::ffi::OsString;
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -125,8 +125,8 @@ impl Stops {
     }
 }
 
-/// `toolprism record`.
-pub fn run(args: &RecordArgs) -> Result<Output, Failure> {
+/// `toolprism record`; `color` is the live view's.
+pub fn run(args: &RecordArgs, color: bool) -> Result<Output, Failure> {
     let route = route(args.upstream.as_deref())?;
     let listen = listen_addr(args.listen.as_deref())?;
     let path = args.output.clone().unwrap_or_else(default_path);
@@ -140,20 +140,33 @@ pub fn run(args: &RecordArgs) -> Result<Output, Failure> {
         Failure::new(format!("{shown}: cannot create the trace: {why}"))
     })?;
     let stops = Stops::install();
+    // On a terminal without `--no-view`, the session view: live while recording alone, once
+    // the command ended with one.
+    let view = !args.no_view && std::io::stdout().is_terminal();
     // A command run without `--no-view` owns the terminal (an agent's own screen): its calls'
-    // lines would be drawn over it, so they wait for the report at the end.
-    let lines = args.no_view || args.command.is_empty();
+    // lines would be drawn over it, so they wait for the report at the end; the live view
+    // shows the calls itself.
+    let lines = args.no_view || (args.command.is_empty() && !view);
+    // Under a view, an error writing the trace is told once the view is gone.
+    let unwritten: Arc<std::sync::Mutex<Option<String>>> = Arc::default();
+    let kept = unwritten.clone();
     let on_call: toolprism::record::OnCall = Box::new(move |call, written| {
         if lines {
             let mut out = std::io::stdout().lock();
             let _ = writeln!(out, "{}", call_line(call));
         }
         if let Err(e) = written {
-            let _ = writeln!(
-                std::io::stderr(),
+            let line = format!(
                 "toolprism: the trace could not be written: {}",
                 visible(&e.to_string())
             );
+            if view {
+                if let Ok(mut slot) = kept.lock() {
+                    *slot = Some(line);
+                }
+            } else {
+                let _ = writeln!(std::io::stderr(), "{line}");
+            }
         }
     });
     let recorder = Recorder::start(listen, route, writer, on_call).map_err(|e| {
@@ -169,17 +182,23 @@ pub fn run(args: &RecordArgs) -> Result<Output, Failure> {
             "toolprism: warning: listening on {addr}: anyone who can reach it can spend the keys sent through it"
         );
     }
-    let status = if args.command.is_empty() {
-        alone(&recorder, &shown, &stops)
-    } else {
-        with_command(&recorder, &args.command, &stops)?
+    let status = match (args.command.is_empty(), view) {
+        (true, true) => live(&recorder, &path, &shown, color)?,
+        (true, false) => alone(&recorder, &shown, &stops),
+        (false, _) => with_command(&recorder, &args.command, &stops)?,
     };
     let written = recorder.written();
     recorder
         .stop(GRACE)
         .map_err(|e| Failure::new(format!("{shown}: {}", visible(&e.to_string()))))?;
-    // After a command: its session, as `toolprism session TRACE` prints it.
-    if !args.command.is_empty() && written > 0 {
+    if let Some(line) = unwritten.lock().ok().and_then(|mut slot| slot.take()) {
+        eprintln!("{line}");
+    }
+    // After a command: its session, in the session view on a terminal, else as `toolprism
+    // session TRACE` prints it.
+    if !args.command.is_empty() && written > 0 && view {
+        session_view(&path, &shown, color);
+    } else if !args.command.is_empty() && written > 0 {
         let settings = toolprism::Settings::default();
         let report = super::session::run(&super::session::Request {
             path: &path,
@@ -213,17 +232,78 @@ fn base_url(addr: SocketAddr, suffix: &str) -> String {
     format!("http://{addr}{suffix}")
 }
 
-/// No command: print the lines to paste, then record until Ctrl-C or SIGTERM.
+/// The `export` lines to paste into the agent's terminal.
+fn exports(addr: SocketAddr) -> Vec<String> {
+    BASE_URL_VARIABLES
+        .iter()
+        .map(|(name, suffix)| format!("export {name}={}", base_url(addr, suffix)))
+        .collect()
+}
+
+/// No command, on a terminal: print the lines to paste (they stay on the terminal once the
+/// view is gone), then the live session view of the trace as calls complete, until it is
+/// quit. The caller stops the proxy, so the trace is closed whole.
+fn live(
+    recorder: &Recorder,
+    path: &std::path::Path,
+    shown: &str,
+    color: bool,
+) -> Result<i32, Failure> {
+    let hint = exports(recorder.addr());
+    let mut text = format!("toolprism: recording into {shown}; in another terminal:\n");
+    for line in &hint {
+        text.push_str(&format!("  {line}\n"));
+    }
+    let _ = std::io::stderr().write_all(text.as_bytes());
+    let follower = toolprism::trace::follow::Follower::open(path)
+        .map_err(|e| Failure::new(visible(&e.to_string()).into_owned()))?;
+    let source = toolprism::tui::LiveSource {
+        follower,
+        // The recorder writes claude-trace lines.
+        format: toolprism::trace::TraceFormat::ClaudeTrace.id(),
+        calls: Some(Box::new(|| (recorder.written(), recorder.in_flight()))),
+        hint,
+    };
+    let settings = toolprism::Settings::default();
+    toolprism::tui::run_live(
+        source,
+        path.to_path_buf(),
+        settings,
+        toolprism::measure::Encoding::default(),
+        color,
+    )
+    .map(toolprism::tui::Ended::status)
+    .map_err(|e| Failure::new(visible(&e.to_string()).into_owned()))
+}
+
+/// After a command, on a terminal: the session view of what it recorded. A trace that
+/// cannot be shown is one line on standard error; the command's status stays toolprism's.
+fn session_view(path: &std::path::Path, shown: &str, color: bool) {
+    let options = toolprism::trace::TraceOptions { skip_bad: true };
+    let result = toolprism::trace::open_path(path, &options)
+        .map_err(|e| e.to_string())
+        .and_then(|reader| {
+            toolprism::tui::run_trace(
+                reader,
+                shown.to_owned(),
+                path.to_path_buf(),
+                true,
+                toolprism::Settings::default(),
+                toolprism::measure::Encoding::default(),
+                color,
+            )
+            .map_err(|e| e.to_string())
+        });
+    if let Err(e) = result {
+        eprintln!("toolprism: {}", visible(&e));
+    }
+}
+
+/// No command, no view: print the lines to paste, then record until Ctrl-C or SIGTERM.
 fn alone(recorder: &Recorder, shown: &str, stops: &Stops) -> i32 {
-    let mut text = format!(
-        "toolprism: recording into {shown}; in another terminal:\n",
-        shown = shown
-    );
-    for (name, suffix) in BASE_URL_VARIABLES {
-        text.push_str(&format!(
-            "  export {name}={}\n",
-            base_url(recorder.addr(), suffix)
-        ));
+    let mut text = format!("toolprism: recording into {shown}; in another terminal:\n");
+    for line in exports(recorder.addr()) {
+        text.push_str(&format!("  {line}\n"));
     }
     text.push_str("toolprism: Ctrl-C stops recording\n");
     let _ = std::io::stderr().write_all(text.as_bytes());

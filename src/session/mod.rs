@@ -15,6 +15,7 @@
 pub mod cache;
 pub mod compare;
 pub mod context;
+pub mod live;
 pub mod pick;
 pub mod prompt;
 pub mod provider;
@@ -2249,13 +2250,31 @@ impl<'a> Analyzer<'a> {
     }
 
     /// The report, with the reader's figures (format, ignored and skipped records).
-    pub fn finish(self, trace: TraceInfo) -> SessionReport {
+    pub fn finish(mut self, trace: TraceInfo) -> SessionReport {
+        let turns = std::mem::take(&mut self.turns);
+        let per_turn = std::mem::take(&mut self.per_turn);
+        self.report(trace, turns, per_turn)
+    }
+
+    /// The report of the turns pushed so far, the analysis going on: what [`Analyzer::finish`]
+    /// would give now (the live view's picture of a growing trace). Without a sink its turns
+    /// are copied, so it is for a trace a person watches, not one of millions of turns.
+    pub fn snapshot(&self, trace: TraceInfo) -> SessionReport {
+        self.report(trace, self.turns.clone(), self.per_turn.clone())
+    }
+
+    fn report(
+        &self,
+        trace: TraceInfo,
+        turns: Vec<TurnFacts>,
+        per_turn: Vec<Vec<StrategyTurn>>,
+    ) -> SessionReport {
         let calibration = self.calibration();
         let costed: Vec<bool> = self.totals.iter().map(|t| t.costed).collect();
         let mut strategies: Vec<StrategySession> = self
             .strategies
             .iter()
-            .zip(self.per_turn)
+            .zip(per_turn)
             .zip(&self.totals)
             .map(|((strategy, per_turn), totals)| StrategySession {
                 id: strategy.id(),
@@ -2355,7 +2374,7 @@ impl<'a> Analyzer<'a> {
                     })
                     .collect(),
             },
-            turns: self.turns,
+            turns,
             agreement: Agreement {
                 turns: turns_with_usage,
                 judged,

@@ -459,7 +459,7 @@ pub const BINDINGS: &[Binding] = &[
     b(C::Session,        A::DiffMode,      &[k('d')],                      &[],               Word("diff"),     "the turn's tools against the previous turn of its thread"),
     b(C::Session,        A::NextBreak,     &[k('n')],                      &[],               Word("break"),    "next turn with a break mark (▲ cache broke, * a list changed)"),
     b(C::Session,        A::PrevBreak,     &[k('N')],                      &[],               No,               "previous turn with a break mark"),
-    b(C::Session,        A::FocusNext,     &[TAB],                         &[BACK_TAB],       Word("focus"),    "focus the turns or the strategies (what the chart shows)"),
+    b(C::Session,        A::FocusNext,     &[TAB],                         &[BACK_TAB],       Word("focus"),    "focus the turns, the strategies (what the chart shows) or the turn's pane (↓ scrolls it)"),
     b(C::Session,        A::Toggle,        &[SPACE],                       &[],               Word("chart"),    "show or hide the selected strategy on the chart"),
     b(C::Session,        A::Panes,         &[k('v')],                      &[],               No,               "chart or totals, where only one fits"),
     b(C::Session,        A::Back,          &[ESC],                         &[],               No,               "back to the turns (never quits)"),

@@ -307,6 +307,22 @@ pub fn session_app_layout(app: &SessionApp) -> SessionLayout {
     session_layout(area, app.top, strategies)
 }
 
+/// How far the selected turn's detail scrolls at the session view's size (0 without the pane).
+pub fn detail_scroll_max(app: &SessionApp) -> usize {
+    let Some(area) = session_app_layout(app).detail else {
+        return 0;
+    };
+    let (w, h) = (area.width.saturating_sub(2), area.height.saturating_sub(2));
+    let (head, body) =
+        super::session_draw::detail_lines(app, w.saturating_sub(1) as usize, h as usize);
+    super::session_draw::detail_scroll_max(body.len(), head.len(), h as usize)
+}
+
+/// Whether the session view has the selected turn's pane at its size.
+pub fn has_detail(app: &SessionApp) -> bool {
+    session_app_layout(app).detail.is_some()
+}
+
 /// Rows the turns table shows at the session view's size (at least one).
 pub fn turns_rows(app: &SessionApp) -> usize {
     session_app_layout(app)

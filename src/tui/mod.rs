@@ -293,18 +293,104 @@ pub fn run_trace(
         },
         tx.clone(),
     );
+    let program = SessionProgram {
+        app: &mut app,
+        tx,
+        rx,
+        nested: None,
+        inputs,
+        live: None,
+    };
+    session_on_terminal(color, program)
+}
+
+/// The session view's program on the terminal, sized first.
+fn session_on_terminal(color: bool, mut program: SessionProgram<'_>) -> Result<Ended, TuiError> {
     on_terminal(color, |terminal, (width, height)| {
         let resize = session_app::SessionInput::Resize(width, height);
-        session_app::session_update(&mut app, resize);
-        let mut program = SessionProgram {
-            app: &mut app,
-            tx,
-            rx,
-            nested: None,
-            inputs,
-        };
+        session_app::session_update(program.app, resize);
         event_loop(terminal, &mut program)
     })
+}
+
+/// What `record` tells the live view: the proxy's counts (calls written, calls under way).
+pub type CallCounts<'a> = Box<dyn Fn() -> (usize, usize) + 'a>;
+
+/// A growing trace for the live session view, and what `record` adds to it.
+pub struct LiveSource<'a> {
+    /// The trace, opened.
+    pub follower: crate::trace::follow::Follower,
+    /// The format id the header names.
+    pub format: &'static str,
+    /// The recorder's counts, when recording.
+    pub calls: Option<CallCounts<'a>>,
+    /// What to tell the user while no call came (the `export` lines).
+    pub hint: Vec<String>,
+}
+
+/// Open the session view in its live mode on a growing trace (`path`): turns appear as their
+/// lines are completed, analysed on a background thread, until the user quits.
+pub fn run_live(
+    source: LiveSource<'_>,
+    path: PathBuf,
+    settings: Settings,
+    encoding: Encoding,
+    color: bool,
+) -> Result<Ended, TuiError> {
+    if !std::io::stdout().is_terminal() {
+        return Err(TuiError::NotATerminal);
+    }
+    let name = source.follower.name().to_owned();
+    let mut inputs = crate::export::Inputs::new();
+    inputs.add(&path);
+    let mut app = session_app::SessionApp::new(
+        name,
+        path,
+        source.format,
+        true,
+        settings.clone(),
+        encoding,
+        color,
+    )
+    .live(session_app::Live::new(
+        source.calls.as_ref().map(|count| count()),
+        source.hint,
+    ));
+    let (tx, rx) = std::sync::mpsc::channel();
+    // Dropping the sender (when the view ends) ends the following thread.
+    let (stop_tx, stop_rx) = std::sync::mpsc::channel();
+    worker::spawn_follow(
+        worker::LiveJob {
+            follower: source.follower,
+            format: source.format,
+            strategies: crate::strategy::Strategy::ALL.to_vec(),
+            settings,
+            encoding,
+        },
+        stop_rx,
+        tx.clone(),
+    );
+    let program = SessionProgram {
+        app: &mut app,
+        tx,
+        rx,
+        nested: None,
+        inputs,
+        live: Some(LiveEnds {
+            _stop: stop_tx,
+            calls: source.calls,
+            last: None,
+        }),
+    };
+    session_on_terminal(color, program)
+}
+
+/// The live view's ends in the event loop: the following thread's stop, and the recorder's
+/// counts with the last ones given to the view.
+struct LiveEnds<'a> {
+    _stop: Sender<()>,
+    calls: Option<CallCounts<'a>>,
+    last: Option<(usize, usize)>,
 }
 
 /// What the one event loop ([`event_loop`]) needs of a view: it feeds the view the terminal's
@@ -386,6 +472,8 @@ struct SessionProgram<'a> {
     nested: Option<(u64, Sender<worker::Job>, Receiver<worker::WorkerMsg>)>,
     /// What the session reads; handed to each turn's inspector.
     inputs: crate::export::Inputs,
+    /// In the live mode: the following thread's stop and the recorder's counts.
+    live: Option<LiveEnds<'a>>,
 }
 
 impl Program for SessionProgram<'_> {
@@ -424,6 +512,21 @@ impl Program for SessionProgram<'_> {
         while let Ok(msg) = self.rx.try_recv() {
             session_app::session_update(self.app, session_app::SessionInput::Worker(msg));
             any = true;
+        }
+        if let Some(live) = &mut self.live
+            && let Some(count) = &live.calls
+        {
+            let now = count();
+            if live.last != Some(now) {
+                live.last = Some(now);
+                let (recorded, in_flight) = now;
+                let msg = worker::SessionMsg::Calls {
+                    recorded,
+                    in_flight,
+                };
+                session_app::session_update(self.app, session_app::SessionInput::Worker(msg));
+                any = true;
+            }
         }
         if let (Some(single), Some((_, _, results))) = (self.app.single.as_mut(), &self.nested) {
             while let Ok(msg) = results.try_recv() {

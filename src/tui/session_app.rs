@@ -45,6 +45,8 @@ pub enum Focus {
     Turns,
     /// The strategies' totals (Space charts or hides the selected one).
     Strategies,
+    /// The selected turn's detail (the movement keys scroll it).
+    Detail,
 }
 
 /// What the top pane shows where only one of the chart and the totals fits.
@@ -87,6 +89,30 @@ pub enum SessionInput {
     Worker(SessionMsg),
     /// Time passed (the spinner).
     Tick,
+}
+
+/// What the live view knows beyond the report: it follows a growing trace
+/// ([`SessionMsg::Live`]), and with `record` the proxy's counts.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Live {
+    /// Calls the recorder wrote, and calls under way (`None` when following a file).
+    pub calls: Option<(usize, usize)>,
+    /// What to tell the user while no call came (the `export` lines to paste).
+    pub hint: Vec<String>,
+    /// The user chose the charted strategies: new pictures keep the choice.
+    pub(crate) chosen: bool,
+}
+
+impl Live {
+    /// The live mode with the recorder's counts (`None` when following a file) and the lines
+    /// shown until the first call.
+    pub fn new(calls: Option<(usize, usize)>, hint: Vec<String>) -> Live {
+        Live {
+            calls,
+            hint,
+            chosen: false,
+        }
+    }
 }
 
 /// The whole state of the session view.
@@ -132,6 +158,8 @@ pub struct SessionApp {
     pub diff: Option<TurnDiff>,
     /// Its scroll.
     pub(crate) diff_scroll: usize,
+    /// The selected turn's detail: how far it is scrolled (back to the top on another turn).
+    pub detail_scroll: usize,
     /// The last turn loaded.
     pub(crate) picked: Option<Arc<PickedTurn>>,
     /// A turn being loaded, and why.
@@ -152,6 +180,8 @@ pub struct SessionApp {
     pub interrupted: bool,
     /// Spinner frames so far.
     pub(crate) spinner: usize,
+    /// The live mode: turns come as the trace grows.
+    pub live: Option<Live>,
     view_cache: std::cell::RefCell<Option<(Vec<bool>, Arc<SessionView>)>>,
 }
 
@@ -189,6 +219,7 @@ impl SessionApp {
             single_id: 0,
             diff: None,
             diff_scroll: 0,
+            detail_scroll: 0,
             picked: None,
             loading: None,
             help: None,
@@ -199,8 +230,16 @@ impl SessionApp {
             quit: false,
             interrupted: false,
             spinner: 0,
+            live: None,
             view_cache: std::cell::RefCell::new(None),
         }
+    }
+
+    /// The same view in its live mode: it follows a growing trace, with `live`'s hint and
+    /// counts.
+    pub fn live(mut self, live: Live) -> SessionApp {
+        self.live = Some(live);
+        self
     }
 
     /// The view model under the current chart choice (cached until it changes).
@@ -242,14 +281,28 @@ impl SessionApp {
 
     fn select(&mut self, row: usize) {
         let (len, height) = (self.turn_count(), layout::turns_rows(self));
+        let before = self.turns.selected;
         self.turns.select(row, len, height);
+        if self.turns.selected != before {
+            self.detail_scroll = 0;
+        }
     }
 
     fn move_by(&mut self, delta: isize) {
         match self.focus {
             Focus::Turns => {
                 let (len, height) = (self.turn_count(), layout::turns_rows(self));
+                let before = self.turns.selected;
                 self.turns.move_by(delta, len, height);
+                if self.turns.selected != before {
+                    self.detail_scroll = 0;
+                }
+            }
+            Focus::Detail => {
+                let max = layout::detail_scroll_max(self) as isize;
+                self.detail_scroll = (self.detail_scroll as isize)
+                    .saturating_add(delta)
+                    .clamp(0, max) as usize;
             }
             Focus::Strategies => {
                 let chosen = self.strategies.step(delta, self.strategy_count());
@@ -361,6 +414,15 @@ impl SessionApp {
                 *self.view_cache.borrow_mut() = None;
                 self.select(0);
             }
+            SessionMsg::Live { report, problem } => self.on_picture(report, problem),
+            SessionMsg::Calls {
+                recorded,
+                in_flight,
+            } => {
+                if let Some(live) = &mut self.live {
+                    live.calls = Some((recorded, in_flight));
+                }
+            }
             SessionMsg::Picked { turn, result } => {
                 let Some((wanted, intent)) = self.loading else {
                     return;
@@ -379,6 +441,29 @@ impl SessionApp {
                     }
                 }
             }
+        }
+    }
+
+    /// A new picture of the growing trace: the selection stays on its turn, or follows the
+    /// newest one when it was on the last (as `tail -f` does); the chart keeps the user's choice.
+    fn on_picture(&mut self, report: Arc<SessionReport>, problem: Option<String>) {
+        let before = self.turn_count();
+        let at_end = before == 0 || self.turns.selected + 1 >= before;
+        self.turns_read = report.turns.len();
+        let chosen = self.live.as_ref().is_some_and(|l| l.chosen);
+        if !chosen || self.shown.len() != report.strategies.len() {
+            self.shown = default_shown(&report);
+        }
+        self.report = Some(report);
+        *self.view_cache.borrow_mut() = None;
+        let row = if at_end {
+            self.turn_count().saturating_sub(1)
+        } else {
+            self.turns.selected
+        };
+        self.select(row);
+        if let Some(problem) = problem {
+            self.status = Some((format!("skipped {problem}"), true));
         }
     }
 
@@ -406,7 +491,7 @@ impl SessionApp {
             Action::Top => self.move_by(isize::MIN / 2),
             Action::Bottom => self.move_by(isize::MAX / 2),
             Action::Open => match self.focus {
-                Focus::Turns => self.request_turn(Intent::Open),
+                Focus::Turns | Focus::Detail => self.request_turn(Intent::Open),
                 Focus::Strategies => self.toggle_series(),
             },
             Action::DiffMode => self.request_turn(Intent::Diff),
@@ -415,7 +500,8 @@ impl SessionApp {
             Action::FocusNext => {
                 self.focus = match self.focus {
                     Focus::Turns => Focus::Strategies,
-                    Focus::Strategies => Focus::Turns,
+                    Focus::Strategies if layout::has_detail(self) => Focus::Detail,
+                    Focus::Strategies | Focus::Detail => Focus::Turns,
                 };
                 if self.focus == Focus::Strategies {
                     self.top = TopPane::Totals;
@@ -432,7 +518,7 @@ impl SessionApp {
                 self.select(self.turns.selected);
             }
             Action::Back => {
-                if self.focus == Focus::Strategies {
+                if self.focus != Focus::Turns {
                     self.focus = Focus::Turns;
                 } else {
                     self.status = Some(("this is the session view · q quits".to_owned(), false));
@@ -450,6 +536,9 @@ impl SessionApp {
         let id = strategy.id;
         if let Some(flag) = self.shown.get_mut(self.strategies.selected) {
             *flag = !*flag;
+            if let Some(live) = &mut self.live {
+                live.chosen = true;
+            }
             let what = if *flag {
                 "charted"
             } else {

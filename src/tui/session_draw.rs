@@ -102,7 +102,7 @@ fn render_header(app: &SessionApp, frame: &mut Frame, area: Rect) {
     let theme = app.theme;
     let w = area.width as usize;
     let full_width = |parts: &[String]| 13 + parts.iter().map(|p| width(p) + 3).sum::<usize>();
-    let parts: Vec<String> = match &app.report {
+    let mut parts: Vec<String> = match &app.report {
         Some(_) => app.view().map(|v| v.header.clone()).unwrap_or_default(),
         None => vec![
             safe(&app.name),
@@ -110,6 +110,20 @@ fn render_header(app: &SessionApp, frame: &mut Frame, area: Rect) {
             format!("reading… {}", count(app.turns_read, "turn", "turns")),
         ],
     };
+    // Live: said right after the name, in the longest form that fits beside it.
+    if let Some(live) = &app.live {
+        // The trace as the user named it (the report names it by the follower's path).
+        if let Some(first) = parts.first_mut() {
+            *first = safe(&app.name);
+        }
+        let name = parts.first().map_or(0, |p| width(p));
+        let room = w.saturating_sub(13 + name + 3 + 1);
+        let tag = live_tags(live)
+            .into_iter()
+            .find(|t| width(t) <= room)
+            .unwrap_or_else(|| "● live".to_owned());
+        parts.insert(parts.len().min(1), tag);
+    }
     // The footer lists these keys too: the trace's figures get the room first.
     let right = if w >= 100 && full_width(&parts) + 15 <= w {
         "? help  q quit "
@@ -140,6 +154,28 @@ fn render_header(app: &SessionApp, frame: &mut Frame, area: Rect) {
         ])),
         area,
     );
+}
+
+/// The live mark of the header, longest first: with `record`, the calls recorded and those
+/// under way.
+fn live_tags(live: &super::session_app::Live) -> Vec<String> {
+    match live.calls {
+        Some((recorded, in_flight)) => vec![
+            format!(
+                "● live · recording · {} · {} in flight",
+                count(recorded, "call", "calls"),
+                thousands(in_flight)
+            ),
+            format!(
+                "● live · {} · {} in flight",
+                count(recorded, "call", "calls"),
+                thousands(in_flight)
+            ),
+            format!("● live · {}", count(recorded, "call", "calls")),
+            "● live".to_owned(),
+        ],
+        None => vec!["● live · following".to_owned(), "● live".to_owned()],
+    }
 }
 
 /// The series' styles and markers: the marker tells them apart without colour.
@@ -467,6 +503,39 @@ fn render_turns(app: &SessionApp, view: &SessionView, frame: &mut Frame, area: R
         })
         .collect();
     frame.render_widget(DataTable::new(&layout).header(header).rows(body), inner);
+    if view.turns.is_empty()
+        && let Some(live) = &app.live
+    {
+        let below = Rect::new(
+            inner.x,
+            inner.y + 1,
+            inner.width,
+            inner.height.saturating_sub(1),
+        );
+        frame.render_widget(
+            Paragraph::new(waiting_lines(live, theme, below.width)),
+            below,
+        );
+    }
+}
+
+/// The live view before its first call: what it waits for, and the lines to paste.
+fn waiting_lines(live: &super::session_app::Live, theme: Theme, w: u16) -> Vec<Line<'static>> {
+    let w = usize::from(w.saturating_sub(1)).max(1);
+    let mut lines: Vec<Line> = wrap("Waiting for the first call…", w)
+        .into_iter()
+        .map(|t| Line::styled(format!(" {t}"), theme.dim()))
+        .collect();
+    for hint in &live.hint {
+        for (k, t) in wrap(&safe(hint), w.saturating_sub(2).max(1))
+            .into_iter()
+            .enumerate()
+        {
+            let indent = if k == 0 { " " } else { "   " };
+            lines.push(Line::styled(format!("{indent}{t}"), theme.text()));
+        }
+    }
+    lines
 }
 
 /// The turns table's columns: the break mark, then the turn, time, thread, tools, tokens,
@@ -562,17 +631,18 @@ fn kind_style(theme: Theme, kind: LineKind) -> Style {
     }
 }
 
-fn render_detail(app: &SessionApp, frame: &mut Frame, area: Rect) {
+/// The selected turn's detail in a pane `cells` wide and `height` rows high: its heading
+/// (always shown) and the rest (scrolled), as visual lines. Short of room, the context lines
+/// give way first.
+pub fn detail_lines(
+    app: &SessionApp,
+    cells: usize,
+    height: usize,
+) -> (Vec<Line<'static>>, Vec<Line<'static>>) {
     let theme = app.theme;
-    let outer = block(
-        theme,
-        " The selected turn · Enter opens it · d diffs it ".to_owned(),
-        false,
-    );
-    let inner = outer.inner(area);
-    frame.render_widget(outer, area);
-    let Some(report) = &app.report else { return };
-    let cells = inner.width.saturating_sub(1) as usize;
+    let Some(report) = &app.report else {
+        return (Vec::new(), Vec::new());
+    };
     let mut detail = turn_detail(report, app.turns.selected, &app.shown);
     // Continuation lines are indented by two, so they wrap two cells shorter.
     let wrapped = |t: &str| {
@@ -585,30 +655,84 @@ fn render_detail(app: &SessionApp, frame: &mut Frame, area: Rect) {
     };
     let rows =
         |d: &[(LineKind, String)]| -> usize { d.iter().map(|(_, t)| wrapped(t).len()).sum() };
-    // Short of room, the context lines go first: the title's turn is on the status line too.
-    if rows(&detail) > inner.height as usize {
+    if rows(&detail) > height {
         detail.retain(|(kind, _)| *kind != LineKind::Dim);
     }
-    if rows(&detail) > inner.height as usize && detail.len() > 1 {
-        detail.remove(0);
-    }
-    let mut lines: Vec<Line> = Vec::new();
-    for (kind, text) in detail {
+    let visual = |kind: LineKind, text: &str| -> Vec<Line<'static>> {
         let style = kind_style(theme, kind);
-        for (k, piece) in wrapped(&text).into_iter().enumerate() {
-            // Continuation lines are indented, so a wrapped list reads as one item.
-            let piece = if k == 0 { piece } else { format!("  {piece}") };
-            lines.push(Line::styled(piece, style));
+        wrapped(text)
+            .into_iter()
+            .enumerate()
+            .map(|(k, piece)| {
+                // Continuation lines are indented, so a wrapped list reads as one item.
+                let piece = if k == 0 { piece } else { format!("  {piece}") };
+                Line::styled(piece, style)
+            })
+            .collect()
+    };
+    let mut head = Vec::new();
+    let mut body = Vec::new();
+    for (i, (kind, text)) in detail.iter().enumerate() {
+        if i == 0 && *kind == LineKind::Heading {
+            head = visual(*kind, text);
+        } else {
+            body.extend(visual(*kind, text));
         }
     }
+    (head, body)
+}
+
+/// How far the detail's body scrolls in a pane of `height` rows under `head` heading rows.
+pub fn detail_scroll_max(body: usize, head: usize, height: usize) -> usize {
+    body.saturating_sub(height.saturating_sub(head))
+}
+
+fn render_detail(app: &SessionApp, frame: &mut Frame, area: Rect) {
+    let theme = app.theme;
+    let focused = app.focus == Focus::Detail;
+    // The keys' clause gives way whole before the title is cut.
+    let room = area.width.saturating_sub(2) as usize;
+    let title = [
+        " The selected turn · Enter opens it · d diffs it ",
+        " The selected turn · Enter opens · d diffs ",
+        " The selected turn ",
+    ]
+    .into_iter()
+    .find(|t| width(t) <= room)
+    .unwrap_or(" The selected turn ");
+    let outer = block(theme, fit(title, room), focused);
+    let inner = outer.inner(area);
+    frame.render_widget(outer, area);
     let height = inner.height as usize;
-    if lines.len() > height && height > 0 {
-        let hidden = lines.len() - height + 1;
-        lines.truncate(height - 1);
-        lines.push(Line::styled(
-            format!("⋯ {hidden} more lines · d shows the tools' diff"),
-            theme.dim(),
-        ));
+    let (head, body) = detail_lines(app, inner.width.saturating_sub(1) as usize, height);
+    // The heading stays; the rest scrolls under it, a mark saying what is below.
+    let mut lines: Vec<Line> = head.into_iter().take(height).collect();
+    let room = height - lines.len();
+    let max = body.len().saturating_sub(room);
+    let scroll = app.detail_scroll.min(max);
+    if room > 0 {
+        if scroll < max {
+            let hidden = body.len() - scroll - (room - 1);
+            lines.extend(body.into_iter().skip(scroll).take(room - 1));
+            let how = if focused {
+                "↓ scrolls"
+            } else {
+                "Tab focuses, ↓ scrolls"
+            };
+            lines.push(Line::styled(
+                fit(
+                    &format!(
+                        "⋯ {} more {} · {how}",
+                        thousands(hidden),
+                        if hidden == 1 { "line" } else { "lines" }
+                    ),
+                    inner.width as usize,
+                ),
+                theme.dim(),
+            ));
+        } else {
+            lines.extend(body.into_iter().skip(scroll));
+        }
     }
     frame.render_widget(Paragraph::new(lines), inner);
 }
@@ -645,6 +769,7 @@ fn render_status(app: &SessionApp, view: Option<&SessionView>, frame: &mut Frame
                 }
                 (text, theme.dim())
             }
+            None if app.live.is_some() => (" waiting for the first call".to_owned(), theme.dim()),
             None => (" the trace has no model call".to_owned(), theme.dim()),
         }
     } else {
@@ -686,11 +811,15 @@ pub fn diff_lines(theme: Theme, diff: &TurnDiff, w: usize) -> Vec<Line<'static>>
         } else {
             format!("The tools are byte-identical to turn {previous}'s.")
         };
-        return crate::text::wrap(&text, w.max(1), crate::text::LongWords::Break)
-            .into_iter()
-            .map(|l| Line::styled(l, theme.dim()))
-            .collect();
+        lines.extend(
+            crate::text::wrap(&text, w.max(1), crate::text::LongWords::Break)
+                .into_iter()
+                .map(|l| Line::styled(l, theme.dim())),
+        );
+        moved_lines(theme, diff, w, &mut lines);
+        return lines;
     }
+    moved_lines(theme, diff, w, &mut lines);
     for tool in &diff.tools {
         let (style, what) = match tool.change {
             Change::Added => (theme.ins(), "added"),
@@ -718,6 +847,52 @@ pub fn diff_lines(theme: Theme, diff: &TurnDiff, w: usize) -> Vec<Line<'static>>
         lines.push(Line::raw(""));
     }
     lines
+}
+
+/// The reorder: which tools moved, from which place to which (a move breaks a cached prefix
+/// from the first place it touches).
+fn moved_lines(theme: Theme, diff: &TurnDiff, w: usize, lines: &mut Vec<Line<'static>>) {
+    if diff.moved.is_empty() {
+        return;
+    }
+    if !lines.is_empty() {
+        lines.push(Line::raw(""));
+    }
+    let heading = format!(
+        "↕ moved ({}: the others kept their order)",
+        count(diff.moved.len(), "tool", "tools")
+    );
+    for l in crate::text::wrap(&heading, w.max(1), crate::text::LongWords::Break) {
+        lines.push(Line::styled(
+            l,
+            theme.heading().add_modifier(Modifier::BOLD),
+        ));
+    }
+    for m in &diff.moved {
+        let text = format!(
+            "↕ {} · place {} → {}",
+            safe(&m.name),
+            thousands(m.before),
+            thousands(m.now)
+        );
+        for (k, l) in crate::text::wrap_hanging(
+            &text,
+            w.saturating_sub(2).max(1),
+            w.saturating_sub(4).max(1),
+            crate::text::LongWords::Break,
+        )
+        .into_iter()
+        .enumerate()
+        {
+            let l = if k == 0 {
+                format!("  {l}")
+            } else {
+                format!("    {l}")
+            };
+            lines.push(Line::styled(l, theme.text()));
+        }
+    }
+    lines.push(Line::raw(""));
 }
 
 fn render_diff(app: &SessionApp, diff: &TurnDiff, frame: &mut Frame, area: Rect) {

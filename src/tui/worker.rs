@@ -18,8 +18,10 @@ use crate::tool;
 
 use crate::diff::{ByteSummary, projection_summary_with};
 use crate::sanitize::visible;
+use crate::session::live::Live;
 use crate::session::pick::{PickedTurn, TurnChoice, pick_turn_path};
 use crate::session::{Analyzer, SessionReport, analyse_trace};
+use crate::trace::follow::Follower;
 use crate::trace::{TraceOptions, TraceReader};
 
 /// Tools counted between two progress reports.
@@ -301,6 +303,21 @@ pub enum SessionMsg {
         /// Why it stopped early, as one line naming the file and the record.
         error: Option<String>,
     },
+    /// The live view's picture of a growing trace: every turn so far (it replaces the last).
+    Live {
+        /// The report of the turns read so far.
+        report: Arc<SessionReport>,
+        /// The last line that could not be used since the previous picture (`line 7: why`),
+        /// or why following stopped.
+        problem: Option<String>,
+    },
+    /// The recorder's counts (record's live view): calls written, and calls under way.
+    Calls {
+        /// Calls written to the trace.
+        recorded: usize,
+        /// Calls forwarded and not finished yet.
+        in_flight: usize,
+    },
     /// A turn's request, loaded for the single-request views and the diff, or why not.
     Picked {
         /// The turn asked for.
@@ -351,6 +368,75 @@ pub fn spawn_session(job: SessionJob, out: Sender<SessionMsg>) {
         analyse(job, &mut |msg| {
             let _ = out.send(msg);
         });
+    });
+}
+
+/// A growing trace for the live session view.
+pub struct LiveJob {
+    /// The trace, opened (its errors told before the view opens).
+    pub follower: Follower,
+    /// The format id the view names.
+    pub format: &'static str,
+    /// The strategies to project every turn under.
+    pub strategies: Vec<Strategy>,
+    /// The settings (the cost model's among them).
+    pub settings: Settings,
+    /// The encoding tokens are counted in.
+    pub encoding: Encoding,
+}
+
+/// How often a live trace with nothing new is looked at again.
+pub const LIVE_POLL: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// Follow a growing trace: a [`SessionMsg::Live`] picture at once, then one each time lines
+/// were completed, until `stop` is dropped (or sent to) or `send` says the view is gone. All
+/// the analysis happens here, never on the keys' path.
+pub fn follow(job: LiveJob, stop: &Receiver<()>, send: &mut dyn FnMut(SessionMsg) -> bool) {
+    let LiveJob {
+        follower,
+        format,
+        strategies,
+        settings,
+        encoding,
+    } = job;
+    let counter = TokenCounter::new(encoding);
+    let analyzer = Analyzer::new(&strategies, &settings, &counter, None);
+    let mut live = Live::new(follower, format, analyzer);
+    let mut first = true;
+    loop {
+        let (news, problem, ended) = match live.poll() {
+            Ok(polled) => (
+                first || !polled.is_empty(),
+                polled.bad.last().map(|b| visible(b).into_owned()),
+                false,
+            ),
+            Err(e) => (
+                true,
+                Some(format!("{}; following stopped", visible(&e.to_string()))),
+                true,
+            ),
+        };
+        first = false;
+        if news {
+            let report = Arc::new(live.snapshot());
+            if !send(SessionMsg::Live { report, problem }) {
+                return;
+            }
+        }
+        if ended {
+            return;
+        }
+        match stop.recv_timeout(LIVE_POLL) {
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+            _ => return,
+        }
+    }
+}
+
+/// [`follow`] on a background thread; it ends when `stop`'s sender is dropped.
+pub fn spawn_follow(job: LiveJob, stop: Receiver<()>, out: Sender<SessionMsg>) {
+    std::thread::spawn(move || {
+        follow(job, &stop, &mut |msg| out.send(msg).is_ok());
     });
 }
 
