@@ -12,6 +12,7 @@
 use std::collections::HashMap;
 use std::str::FromStr;
 
+use crate::projection::{Applies, Status};
 use crate::report::{Report, StrategyFigures};
 use crate::strategy::Strategy;
 use crate::text::{safe, thousands, width};
@@ -81,13 +82,13 @@ impl Mark {
         )
     }
 
-    fn from_state(state: &str) -> Mark {
+    fn from_state(state: Status) -> Mark {
         match state {
-            "kept" => Mark::Kept,
-            "changed" => Mark::Changed,
-            "deferred" => Mark::Deferred,
-            "added" => Mark::Added,
-            _ => Mark::Removed,
+            Status::Kept => Mark::Kept,
+            Status::Changed => Mark::Changed,
+            Status::Removed => Mark::Removed,
+            Status::Deferred => Mark::Deferred,
+            Status::Added => Mark::Added,
         }
     }
 }
@@ -129,6 +130,7 @@ impl Cell {
             (None, mark) => mark.glyph().to_owned(),
         }
     }
+
 }
 
 /// Where a row's tool comes from.
@@ -657,9 +659,9 @@ fn column(s: &StrategyFigures, strategy: Strategy) -> Column {
 fn status(s: &StrategyFigures) -> ColumnStatus {
     let reason = || s.status_reason.clone().unwrap_or_default();
     match s.status {
-        "refused" => ColumnStatus::Refused(reason()),
-        "not_applicable" => ColumnStatus::NotApplicable(reason()),
-        _ => ColumnStatus::Ok,
+        Applies::Refused => ColumnStatus::Refused(reason()),
+        Applies::NotApplicable => ColumnStatus::NotApplicable(reason()),
+        Applies::Ok => ColumnStatus::Ok,
     }
 }
 
