@@ -131,6 +131,16 @@ impl Cell {
         }
     }
 
+    /// The cell as row `at` of a drawn table shows it (0: the first row drawn): a refused
+    /// column says `refused` in its first row and leaves the others empty, so a thousand rows
+    /// do not repeat one word (its header and totals say it too).
+    pub fn text_in_row(&self, at: usize) -> String {
+        if self.mark == Mark::Refused && at > 0 {
+            String::new()
+        } else {
+            self.text()
+        }
+    }
 }
 
 /// Where a row's tool comes from.

@@ -257,10 +257,11 @@ fn strategy_column(matrix: &Matrix, index: usize, column: &Column) -> TableColum
     let sort = matrix.sort();
     let figures: Vec<(String, &'static str)> = matrix
         .rows()
-        .map(|row| {
+        .enumerate()
+        .map(|(at, row)| {
             let cell = row.cells[index];
             match (cell.mark, cell.tokens) {
-                (Mark::Refused, _) => ("refused".to_owned(), " "),
+                (Mark::Refused, _) => (cell.text_in_row(at), " "),
                 (mark, Some(tokens)) => (thousands(tokens), mark.glyph()),
                 (mark, None) => (String::new(), mark.glyph()),
             }
@@ -613,12 +614,12 @@ fn markdown(report: &Report, matrix: &Matrix) -> String {
     let mut align = vec![":---".to_owned()];
     align.extend((1..header.len()).map(|_| "---:".to_owned()));
     let _ = writeln!(out, "|{}|", align.join("|"));
-    for row in matrix.rows() {
+    for (at, row) in matrix.rows().enumerate() {
         let mut cells = vec![
             markdown_code(&row.name),
             row.original_tokens.map(thousands).unwrap_or_default(),
         ];
-        cells.extend(row.cells.iter().map(|c| markdown_cell(&c.text())));
+        cells.extend(row.cells.iter().map(|c| markdown_cell(&c.text_in_row(at))));
         let _ = writeln!(out, "| {} |", cells.join(" | ").trim_end());
     }
     for total in matrix.total_rows() {

@@ -819,6 +819,17 @@ impl App {
         self.matrix_tab.cursor.col_offset = g.visible.start;
     }
 
+    /// Put the matrix cursor on the column drawn at screen column `x` of `table`, if any.
+    fn click_col(&mut self, table: Rect, x: u16) {
+        let cursor = self.matrix_tab.cursor;
+        let m = self.matrix();
+        let Some(col) = matrix::column_at(&m, table.width, cursor, (x - table.x) as usize) else {
+            return;
+        };
+        drop(m);
+        self.move_col(col as isize - cursor.col as isize);
+    }
+
     fn matrix_height(&self) -> usize {
         self.screen_layout().table.map_or(1, |r| {
             matrix::body_rows(r.height, self.matrix().model.total_rows().len()).0
@@ -1715,6 +1726,10 @@ impl App {
                         let row =
                             self.matrix_tab.cursor.rows.offset + (mouse.row - table.y - 1) as usize;
                         self.select_cell(row);
+                    }
+                    // The cell's column too (a click on the header picks the column only).
+                    if mouse.row <= table.y + body {
+                        self.click_col(table, mouse.column);
                     }
                 } else if let Some(table) = layout.table.filter(|r| r.contains(at)) {
                     self.strategy_tab.focus = Pane::Tools;
