@@ -637,7 +637,10 @@ fn a_matrix_whose_only_strategy_is_refused_still_names_its_tools() {
     let rows: Vec<&str> = markdown.lines().filter(|l| l.starts_with("| `")).collect();
     assert_eq!(rows.len(), 8, "{markdown}");
     assert!(rows[0].ends_with("| refused |"), "{markdown}");
-    assert!(rows[1..].iter().all(|r| !r.contains("refused")), "{markdown}");
+    assert!(
+        rows[1..].iter().all(|r| !r.contains("refused")),
+        "{markdown}"
+    );
     assert!(
         text.ends_with(
             "direct: refused: a3s code refuses this tool list: 8 tools exceed its limit of 2 (a3s.max_tools)\n"
