@@ -12,6 +12,7 @@
 use std::collections::HashMap;
 use std::str::FromStr;
 
+use crate::projection::{Applies, Status};
 use crate::report::{Report, StrategyFigures};
 use crate::strategy::Strategy;
 use crate::text::{safe, thousands, width};
@@ -81,13 +82,13 @@ impl Mark {
         )
     }
 
-    fn from_state(state: &str) -> Mark {
+    fn from_state(state: Status) -> Mark {
         match state {
-            "kept" => Mark::Kept,
-            "changed" => Mark::Changed,
-            "deferred" => Mark::Deferred,
-            "added" => Mark::Added,
-            _ => Mark::Removed,
+            Status::Kept => Mark::Kept,
+            Status::Changed => Mark::Changed,
+            Status::Removed => Mark::Removed,
+            Status::Deferred => Mark::Deferred,
+            Status::Added => Mark::Added,
         }
     }
 }
@@ -127,6 +128,17 @@ impl Cell {
             (_, Mark::Refused) => Mark::Refused.glyph().to_owned(),
             (Some(tokens), mark) => format!("{} {}", thousands(tokens), mark.glyph()),
             (None, mark) => mark.glyph().to_owned(),
+        }
+    }
+
+    /// The cell as row `at` of a drawn table shows it (0: the first row drawn): a refused
+    /// column says `refused` in its first row and leaves the others empty, so a thousand rows
+    /// do not repeat one word (its header and totals say it too).
+    pub fn text_in_row(&self, at: usize) -> String {
+        if self.mark == Mark::Refused && at > 0 {
+            String::new()
+        } else {
+            self.text()
         }
     }
 }
@@ -657,9 +669,9 @@ fn column(s: &StrategyFigures, strategy: Strategy) -> Column {
 fn status(s: &StrategyFigures) -> ColumnStatus {
     let reason = || s.status_reason.clone().unwrap_or_default();
     match s.status {
-        "refused" => ColumnStatus::Refused(reason()),
-        "not_applicable" => ColumnStatus::NotApplicable(reason()),
-        _ => ColumnStatus::Ok,
+        Applies::Refused => ColumnStatus::Refused(reason()),
+        Applies::NotApplicable => ColumnStatus::NotApplicable(reason()),
+        Applies::Ok => ColumnStatus::Ok,
     }
 }
 

@@ -6,6 +6,7 @@
 //! ([`crate::pipeline::project`]) turns it into a [`Projection`]. This module depends on neither,
 //! so the strategies can build drafts without importing the pipeline that runs them.
 
+use serde::Serialize;
 use serde_json::Value;
 
 use crate::capture::Capture;
@@ -13,8 +14,9 @@ pub use crate::note::{Level, Note};
 use crate::strategy::Strategy;
 pub use crate::text::SharedText;
 
-/// What happened to one tool.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// What happened to one tool. Serialized as its [`Status::word`] (`report --json`'s `state`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Status {
     /// Sent with exactly its original bytes.
     Kept,
@@ -30,7 +32,7 @@ pub enum Status {
 
 impl Status {
     /// The word used in reports (`deferred` is reported as `removed` where the CLI contract
-    /// allows only the four words; see [`Status::contract_word`]).
+    /// allows only the four words; see [`Status::contract`]).
     pub fn word(self) -> &'static str {
         match self {
             Status::Kept => "kept",
@@ -41,11 +43,40 @@ impl Status {
         }
     }
 
-    /// The word in `report --json`, which knows `changed|kept|removed|added`.
-    pub fn contract_word(self) -> &'static str {
+    /// The status as `report --json`'s `status` knows it: a deferred tool is `removed`.
+    pub fn contract(self) -> ContractStatus {
         match self {
-            Status::Deferred => "removed",
-            other => other.word(),
+            Status::Kept => ContractStatus::Kept,
+            Status::Changed => ContractStatus::Changed,
+            Status::Removed | Status::Deferred => ContractStatus::Removed,
+            Status::Added => ContractStatus::Added,
+        }
+    }
+}
+
+/// A tool's status in the four words the CLI contract allows (`report --json`'s `status`):
+/// [`Status`] without `deferred`, which is reported as `removed`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ContractStatus {
+    /// Sent with exactly its original bytes.
+    Kept,
+    /// Sent, with something changed.
+    Changed,
+    /// Not sent (deferred included).
+    Removed,
+    /// Sent, but not in the capture.
+    Added,
+}
+
+impl ContractStatus {
+    /// The word in reports.
+    pub fn word(self) -> &'static str {
+        match self {
+            ContractStatus::Kept => "kept",
+            ContractStatus::Changed => "changed",
+            ContractStatus::Removed => "removed",
+            ContractStatus::Added => "added",
         }
     }
 }
@@ -74,14 +105,51 @@ pub enum ProjectionStatus {
     Refused(String),
 }
 
+/// A [`ProjectionStatus`] without its reason: what reports carry (`report --json`'s `status`,
+/// serialized as its [`Applies::word`]) and tables and the TUI branch on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Applies {
+    /// The strategy applied.
+    Ok,
+    /// Nothing to act on: the figures are the host's fallback, no saving.
+    NotApplicable,
+    /// The host refuses the capture: no figures.
+    Refused,
+}
+
+impl Applies {
+    /// The word in reports: `ok`, `not_applicable`, `refused`.
+    pub fn word(self) -> &'static str {
+        match self {
+            Applies::Ok => "ok",
+            Applies::NotApplicable => "not_applicable",
+            Applies::Refused => "refused",
+        }
+    }
+
+    /// The word in tables: `ok`, `n/a`, `refused`.
+    pub fn short_word(self) -> &'static str {
+        match self {
+            Applies::NotApplicable => "n/a",
+            other => other.word(),
+        }
+    }
+}
+
 impl ProjectionStatus {
+    /// The status without its reason.
+    pub fn applies(&self) -> Applies {
+        match self {
+            ProjectionStatus::Ok => Applies::Ok,
+            ProjectionStatus::NotApplicable(_) => Applies::NotApplicable,
+            ProjectionStatus::Refused(_) => Applies::Refused,
+        }
+    }
+
     /// The word in reports: `ok`, `not_applicable`, `refused`.
     pub fn word(&self) -> &'static str {
-        match self {
-            ProjectionStatus::Ok => "ok",
-            ProjectionStatus::NotApplicable(_) => "not_applicable",
-            ProjectionStatus::Refused(_) => "refused",
-        }
+        self.applies().word()
     }
 
     /// The reason, unless `Ok`.

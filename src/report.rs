@@ -10,7 +10,7 @@ use crate::capture::{Capture, Shape};
 pub use crate::compact::{CaptureJson, array_bytes, first_changed_byte};
 use crate::measure::TokenCounter;
 use crate::pipeline::{project, provider_deferred};
-use crate::projection::{Note, Projection, SharedText, Status};
+use crate::projection::{Applies, ContractStatus, Note, Projection, SharedText, Status};
 use crate::settings::Settings;
 use crate::strategy::Strategy;
 use crate::tool;
@@ -69,9 +69,9 @@ pub struct ToolFigures {
     /// The tool's name.
     pub name: SharedText,
     /// `changed|kept|removed|added` (deferred tools are `removed`, see `reason`).
-    pub status: &'static str,
+    pub status: ContractStatus,
     /// The full status word, `deferred` included (`kept|changed|removed|deferred|added`).
-    pub state: &'static str,
+    pub state: Status,
     /// Why, in a few words.
     pub reason: SharedText,
     /// Tokens of the original entry (0 for added tools).
@@ -129,7 +129,7 @@ pub struct StrategyFigures {
     /// (and when refused).
     pub first_changed_byte: Option<usize>,
     /// `ok`, `not_applicable` or `refused` (see [`crate::projection::ProjectionStatus`]).
-    pub status: &'static str,
+    pub status: Applies,
     /// Why the status is not `ok` (the host's refusal, or what there was nothing of); `None` when ok.
     pub status_reason: Option<String>,
     /// Whether a provider would accept the projected request.
@@ -150,7 +150,7 @@ pub struct StrategyFigures {
 impl StrategyFigures {
     /// Whether the host refuses the capture (no figures).
     pub fn is_refused(&self) -> bool {
-        self.status == "refused"
+        self.status == Applies::Refused
     }
 
     /// The saving to show people, tokens and percent: only a strategy that applied saves
@@ -158,7 +158,7 @@ impl StrategyFigures {
     /// `code` sending no tools without a `program` gateway), but they are no saving; a refused
     /// one has no figures at all.
     pub fn shown_saving(&self) -> Option<(i64, f64)> {
-        if self.status != "ok" {
+        if self.status != Applies::Ok {
             return None;
         }
         self.saved_tokens.zip(self.saved_pct)
@@ -497,7 +497,7 @@ fn figures(
     sent: Sent<'_>,
     counter: &TokenCounter,
 ) -> StrategyFigures {
-    let status = projection.status.word();
+    let status = projection.status.applies();
     let origin = projection.strategy.release(measured.settings);
     if projection.status.is_refused() {
         return refused_figures(projection, status, origin);
@@ -561,7 +561,7 @@ fn figures(
 /// no list to measure).
 fn refused_figures(
     projection: &Projection,
-    status: &'static str,
+    status: Applies,
     origin: Option<&'static str>,
 ) -> StrategyFigures {
     StrategyFigures {
@@ -611,8 +611,8 @@ fn per_tool_figures(
         .iter()
         .map(|o| ToolFigures {
             name: o.name.clone(),
-            status: o.status.contract_word(),
-            state: o.status.word(),
+            status: o.status.contract(),
+            state: o.status,
             reason: o.reason.clone(),
             original_tokens: original_tokens(o),
             projected_tokens: projected_tokens(o),

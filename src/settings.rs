@@ -199,7 +199,7 @@ pub struct Settings {
 
     // The session cost model (SESSIONS.md section 3); only `crate::session` reads these.
     /// `cache.read`: what a cached input token costs, in input tokens (`None`: the provider's
-    /// default, 0.1 Anthropic, 0.5 OpenAI).
+    /// default: 0.1 Anthropic; OpenAI by model, as the key's help in the registry lists).
     pub cache_read: Option<Multiplier>,
     /// `cache.write`: what a token written to the cache costs, in input tokens (`None`: the
     /// provider's default, 1.25 Anthropic, 1.0 OpenAI).

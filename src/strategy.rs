@@ -54,6 +54,16 @@ impl Strategy {
         Strategy::Codex,
     ];
 
+    /// Its position in [`Strategy::ALL`] (the declaration order, which `ALL` follows).
+    pub const fn index(self) -> usize {
+        self as usize
+    }
+
+    /// Its bit in a set of strategies held as a mask over [`Strategy::ALL`].
+    pub const fn bit(self) -> u32 {
+        1 << self.index()
+    }
+
     /// The id used on the command line and in JSON.
     pub fn id(self) -> &'static str {
         match self {
@@ -243,6 +253,14 @@ impl FromStr for Strategy {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_strategy_knows_its_place_in_all() {
+        for (i, s) in Strategy::ALL.into_iter().enumerate() {
+            assert_eq!(s.index(), i, "{s}");
+            assert_eq!(s.bit(), 1 << i, "{s}");
+        }
+    }
 
     #[test]
     fn every_strategy_names_the_release_it_reproduces() {

@@ -150,10 +150,14 @@ pub fn pad_left(text: &str, cells: usize) -> String {
     format!("{}{cut}", " ".repeat(cells.saturating_sub(w)))
 }
 
+/// Ends a line where [`LongWords::Break`] breaks a word: it goes on on the next line.
+pub const WRAP_MARK: char = '↪';
+
 /// What [`wrap`] does with a word longer than a line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LongWords {
-    /// Cut it between clusters across as many lines as it needs (a screen has no more room).
+    /// Cut it across as many lines as it needs (a screen has no more room), each piece but the
+    /// last ending in [`WRAP_MARK`].
     Break,
     /// Keep it whole on its own line (a table into a pager: a name stays searchable).
     Keep,
@@ -178,14 +182,21 @@ pub fn wrap_hanging(text: &str, first: usize, rest: usize, long: LongWords) -> V
             fresh = true;
         }
         if long == LongWords::Break {
-            // The line is fresh here: a word that does not fit starts a line of its own.
+            // The line is fresh here: a word that does not fit starts a line of its own, and
+            // each piece but the last ends in `↪` (a name is never split without a mark),
+            // after its last `_ - / . , :` when it has one (between the parts of a name).
             while w > room(&lines) {
-                let mut head = take_cells(word, room(&lines));
-                if head.is_empty() {
-                    // A cluster wider than the line: it gets a line of its own.
-                    head = word.graphemes(true).next().unwrap_or("");
+                let mut head = take_cells(word, room(&lines) - 1);
+                if let Some(at) = head.rfind(['_', '-', '/', '.', ',', ':']) {
+                    head = &head[..at + 1];
                 }
-                lines.push(head.to_owned());
+                if head.is_empty() {
+                    // No room for a cluster and the mark: the cluster gets a line of its own.
+                    head = word.graphemes(true).next().unwrap_or("");
+                    lines.push(head.to_owned());
+                } else {
+                    lines.push(format!("{head}{WRAP_MARK}"));
+                }
                 word = &word[head.len()..];
                 w = width(word);
             }
@@ -361,8 +372,15 @@ mod tests {
         );
         assert_eq!(
             wrap("a mcp__github__create b", 8, LongWords::Break),
-            ["a", "mcp__git", "hub__cre", "ate b"]
+            ["a", "mcp__↪", "github_↪", "_create", "b"]
         );
+        // Without a joint, a piece is cut where the mark still fits.
+        assert_eq!(
+            wrap("abcdefghij", 4, LongWords::Break),
+            ["abc↪", "def↪", "ghij"]
+        );
+        // No room for a cluster and the mark: the cluster alone.
+        assert_eq!(wrap("abc", 1, LongWords::Break), ["a", "b", "c"]);
         assert_eq!(
             wrap_hanging("one two three four", 7, 5, LongWords::Keep),
             ["one two", "three", "four"]
@@ -371,7 +389,7 @@ mod tests {
         assert_eq!(wrap("  x y", 4, LongWords::Keep), ["  x", "y"]);
         // Clusters stay whole when a long word is broken; no line is wider than asked.
         let lines = wrap("👍🏽👍🏽👍🏽 warn⚠️⚠️⚠️", 5, LongWords::Break);
-        assert_eq!(lines, ["👍🏽👍🏽", "👍🏽", "warn", "⚠️⚠️", "⚠️"]);
+        assert_eq!(lines, ["👍🏽👍🏽↪", "👍🏽", "warn↪", "⚠️⚠️↪", "⚠️"]);
         for l in &lines {
             assert!(width(l) <= 5, "{l}");
         }

@@ -9,6 +9,9 @@ use std::path::Path;
 use base64::Engine as _;
 use serde_json::Value;
 
+use toolprism::session::pick::{TurnChoice, pick_turn_alone};
+use toolprism::trace::TraceOptions;
+
 use crate::support::command::{fails_with, root, run_ok, stdout_of, toolprism};
 
 /// One turn as the test reads it: where it is, and its body (`None` for a compaction stub).
@@ -194,8 +197,29 @@ fn every_turn_of_every_sample_reports_as_its_body_alone() {
     let mut checked = 0;
     for (trace, format, turns) in samples() {
         assert!(turns.len() >= 3, "{trace}: {} turns", turns.len());
+        let mut through_binary = false;
         for (i, turn) in turns.iter().enumerate() {
             let Some(body) = &turn.body else { continue };
+            // Every turn through the library: the body, and where the report says it is from.
+            let picked = pick_turn_alone(
+                &root().join(trace),
+                TurnChoice::Number(i + 1),
+                &TraceOptions::default(),
+            )
+            .unwrap();
+            assert_eq!(picked.capture.body(), body, "{trace} turn {}", i + 1);
+            assert_eq!(
+                serde_json::to_value(picked.figures()).unwrap(),
+                serde_json::json!({"turn": i + 1, "source": turn.source, "format": format}),
+                "{trace} turn {}",
+                i + 1
+            );
+            checked += 1;
+            if through_binary {
+                continue;
+            }
+            // One turn of each trace through the binary: its report is the body's.
+            through_binary = true;
             let n = (i + 1).to_string();
             let from_trace = stdout_of(&["report", "--json", "--turn", &n, trace]);
             let alone = body_file(dir.path(), body);
@@ -215,7 +239,6 @@ fn every_turn_of_every_sample_reports_as_its_body_alone() {
             let single: Value = serde_json::from_str(&from_body).unwrap();
             assert_eq!(single["turn"], Value::Null);
             assert_eq!(single["capture"]["path"], alone.as_str());
-            checked += 1;
         }
     }
     // 9 + 2 + 4 + 3 + 3 + 3 requests (the stub is not one).
@@ -319,31 +342,67 @@ fn the_table_names_the_turn_and_is_otherwise_the_bodys() {
     }
 }
 
+/// Turn `n` of `trace` as the library picks it, for the checks that need no binary: the same
+/// body as the test's own reading, so every output of it is the body's.
+fn picked(trace: &str, n: usize) -> toolprism::Capture {
+    let picked = pick_turn_alone(
+        &root().join(trace),
+        TurnChoice::Number(n),
+        &TraceOptions::default(),
+    )
+    .unwrap_or_else(|e| panic!("{trace} turn {n}: {e}"));
+    assert_eq!(picked.turn, n);
+    picked.capture
+}
+
 #[test]
 fn show_and_export_print_the_bodys_projection() {
     let dir = tempfile::tempdir().unwrap();
-    let mut exported = 0;
+    let settings = toolprism::Settings::default();
+    let mut checked = 0;
     for (trace, _, turns) in samples() {
+        let mut through_binary = false;
         for (i, turn) in turns.iter().enumerate() {
             let Some(body) = &turn.body else { continue };
-            let n = (i + 1).to_string();
-            let alone = body_file(dir.path(), body);
-            for strategy in ["minimal", "shorten"] {
-                for extra in [&[][..], &["--pretty", "--tools-only"][..]] {
-                    let mut args = vec!["show", "-s", strategy, "--turn", &n, trace];
-                    args.extend_from_slice(extra);
-                    let mut single = vec!["show", "-s", strategy, &alone];
-                    single.extend_from_slice(extra);
+            // Every turn through the library: what `show` and `export` print of it.
+            let from_trace = picked(trace, i + 1);
+            let alone = toolprism::Capture::from_bytes(&serde_json::to_vec(body).unwrap()).unwrap();
+            assert_eq!(from_trace.body(), alone.body(), "{trace} turn {}", i + 1);
+            for strategy in [toolprism::Strategy::Minimal, toolprism::Strategy::Shorten] {
+                for (tools_only, pretty) in [(false, false), (true, true)] {
+                    let render = |c: &toolprism::Capture| {
+                        let projection = toolprism::project(c, strategy, &settings);
+                        toolprism::export::render(c, &projection, tools_only, pretty)
+                    };
                     assert_eq!(
-                        stdout_of(&args),
-                        stdout_of(&single),
-                        "{trace} turn {n} {strategy} {extra:?}"
+                        render(&from_trace),
+                        render(&alone),
+                        "{trace} turn {}",
+                        i + 1
                     );
                 }
             }
-            exported += 1;
-            let out_trace = dir.path().join(format!("t{exported}.json"));
-            let out_body = dir.path().join(format!("b{exported}.json"));
+            checked += 1;
+            if through_binary {
+                continue;
+            }
+            // One turn of each trace through the binary, end to end: `show` and `export`.
+            through_binary = true;
+            let n = (i + 1).to_string();
+            let alone = body_file(dir.path(), body);
+            for extra in [&[][..], &["--pretty", "--tools-only"][..]] {
+                let mut args = vec!["show", "-s", "shorten", "--turn", &n, trace];
+                args.extend_from_slice(extra);
+                let mut single = vec!["show", "-s", "shorten", &alone];
+                single.extend_from_slice(extra);
+                assert_eq!(
+                    stdout_of(&args),
+                    stdout_of(&single),
+                    "{trace} turn {n} {extra:?}"
+                );
+            }
+            let out_trace = dir.path().join(format!("t{checked}.json"));
+            let out_body = dir.path().join(format!("b{checked}.json"));
             let (out_t, out_b) = (
                 out_trace.to_string_lossy().into_owned(),
                 out_body.to_string_lossy().into_owned(),
@@ -359,7 +418,7 @@ fn show_and_export_print_the_bodys_projection() {
             assert_eq!(said_t.replace(&out_t, "OUT"), said_b.replace(&out_b, "OUT"));
         }
     }
-    assert_eq!(exported, 24);
+    assert_eq!(checked, 24);
 }
 
 #[test]
@@ -368,19 +427,27 @@ fn diff_names_the_turn_then_prints_the_bodys_diff() {
     for (trace, _, turns) in samples() {
         for (i, turn) in turns.iter().enumerate() {
             let Some(body) = &turn.body else { continue };
-            let n = (i + 1).to_string();
-            let alone = body_file(dir.path(), body);
-            for strategy in ["minimal", "defer"] {
-                let from_trace = stdout_of(&[
-                    "diff", "-s", strategy, "--color", "never", "--turn", &n, trace,
-                ]);
-                let from_body = stdout_of(&["diff", "-s", strategy, "--color", "never", &alone]);
-                assert_eq!(
-                    from_trace,
-                    format!("{trace} turn {n} ({})\n{from_body}", turn.source),
-                    "{trace} turn {n} {strategy}"
-                );
-            }
+            // Every turn: the library picks the body the diff is of.
+            assert_eq!(picked(trace, i + 1).body(), body, "{trace} turn {}", i + 1);
+        }
+        // The first request of each trace through the binary: the label, then the body's diff.
+        let (i, turn) = turns
+            .iter()
+            .enumerate()
+            .find(|(_, t)| t.body.is_some())
+            .unwrap();
+        let n = (i + 1).to_string();
+        let alone = body_file(dir.path(), turn.body.as_ref().unwrap());
+        for strategy in ["minimal", "defer"] {
+            let from_trace = stdout_of(&[
+                "diff", "-s", strategy, "--color", "never", "--turn", &n, trace,
+            ]);
+            let from_body = stdout_of(&["diff", "-s", strategy, "--color", "never", &alone]);
+            assert_eq!(
+                from_trace,
+                format!("{trace} turn {n} ({})\n{from_body}", turn.source),
+                "{trace} turn {n} {strategy}"
+            );
         }
     }
 }

@@ -609,13 +609,38 @@ fn a_matrix_whose_only_strategy_is_refused_still_names_its_tools() {
         "a3s.max_tools=2",
     ]);
     assert_eq!(header_of(&text), ["tool", "original", "▼", "direct"]);
-    let row: Vec<&str> = text
-        .lines()
-        .find(|l| l.starts_with("read_file "))
-        .unwrap()
-        .split_whitespace()
-        .collect();
-    assert_eq!(row, ["read_file", "130", "refused"]);
+    let words = |name: &str| -> Vec<&str> {
+        text.lines()
+            .find(|l| l.starts_with(name))
+            .unwrap()
+            .split_whitespace()
+            .collect()
+    };
+    // The refused column says so once, in its first row; the other rows are left empty.
+    assert_eq!(
+        words("mcp__github__create_issue "),
+        ["mcp__github__create_issue", "317", "refused"]
+    );
+    assert_eq!(words("read_file "), ["read_file", "130"]);
+    assert_eq!(text.matches("refused").count(), 1 + 7 + 1, "{text}");
+    let markdown = stdout_of(&[
+        "report",
+        "samples/small.json",
+        "--matrix",
+        "-s",
+        "direct",
+        "--set",
+        "a3s.max_tools=2",
+        "--format",
+        "markdown",
+    ]);
+    let rows: Vec<&str> = markdown.lines().filter(|l| l.starts_with("| `")).collect();
+    assert_eq!(rows.len(), 8, "{markdown}");
+    assert!(rows[0].ends_with("| refused |"), "{markdown}");
+    assert!(
+        rows[1..].iter().all(|r| !r.contains("refused")),
+        "{markdown}"
+    );
     assert!(
         text.ends_with(
             "direct: refused: a3s code refuses this tool list: 8 tools exceed its limit of 2 (a3s.max_tools)\n"

@@ -2189,3 +2189,111 @@ fn the_overview_names_the_costliest_server_as_report_by_server_does() {
     h.keys("o");
     assert_eq!(toolprism::tui::overview::costliest_server(&h.app), None);
 }
+
+// ---- the matrix with a thousand rows: said once, clicked to the cell ----------------------
+
+/// The cell column where `word` starts on `line` (cells, not bytes).
+fn cell_of(line: &str, word: &str) -> u16 {
+    line[..line
+        .find(word)
+        .unwrap_or_else(|| panic!("{word} in {line}"))]
+        .chars()
+        .count() as u16
+}
+
+#[test]
+fn a_click_on_a_matrix_cell_selects_its_row_and_its_column() {
+    let mut h = Harness::new();
+    let screen = h.screen(120, 35);
+    let lines: Vec<&str> = screen.lines().collect();
+    let header = lines.iter().position(|l| l.contains("▼original")).unwrap();
+    let minimal = cell_of(lines[header], "minimal");
+    h.click(minimal + 2, (header + 3) as u16);
+    assert_eq!(h.app.matrix_tab.cursor.rows.selected, 2);
+    assert_eq!(h.app.strategy(), Strategy::Minimal);
+    // The original's column, on another row.
+    let original = cell_of(lines[header], "original");
+    h.click(original + 1, (header + 1) as u16);
+    assert_eq!(h.app.matrix_tab.cursor.rows.selected, 0);
+    assert_eq!(h.app.matrix_tab.cursor.col, 0);
+    assert_eq!(h.app.strategy(), Strategy::Original);
+    // A header picks the column and keeps the row; a name keeps both.
+    h.click(cell_of(lines[header], "full") + 1, header as u16);
+    assert_eq!(h.app.strategy(), Strategy::Full);
+    assert_eq!(h.app.matrix_tab.cursor.rows.selected, 0);
+    h.click(3, (header + 4) as u16);
+    assert_eq!(h.app.matrix_tab.cursor.rows.selected, 3);
+    assert_eq!(h.app.strategy(), Strategy::Full);
+    // What was clicked is drawn as the cursor's cell: its column's header is highlighted.
+    let screen = h.screen(120, 35);
+    assert!(screen.lines().nth(header).unwrap().contains("full"));
+}
+
+#[test]
+fn a_refused_column_says_so_once_not_on_every_row() {
+    let mut settings = Settings::default();
+    settings.set("a3s.max_tools", "2").unwrap();
+    let mut h = Harness::with(SAMPLE, settings, false);
+    // `direct` is the fourth strategy column: bring it into view.
+    h.keys("llll");
+    assert_eq!(h.app.strategy(), Strategy::Direct);
+    for (w, hh) in [(200, 50), (80, 24)] {
+        let screen = h.screen(w, hh);
+        let lines: Vec<&str> = screen.lines().collect();
+        let header = lines.iter().position(|l| l.contains("▼original")).unwrap();
+        let rule = lines.iter().position(|l| l.contains("────")).unwrap();
+        let body = &lines[header + 1..rule];
+        let said: Vec<&&str> = body.iter().filter(|l| l.contains("refused")).collect();
+        assert_eq!(said.len(), 1, "{w}x{hh}:\n{screen}");
+        assert!(
+            body[0].contains("refused"),
+            "the first row drawn says it:\n{screen}"
+        );
+        // Scrolled, the first row drawn says it still.
+        h.keys("G");
+        let screen = h.screen(w, hh);
+        let lines: Vec<&str> = screen.lines().collect();
+        let first = lines[header + 1];
+        assert!(first.contains("refused"), "{w}x{hh}:\n{screen}");
+        h.keys("g");
+    }
+}
+
+#[test]
+fn a_long_tool_name_is_never_split_without_a_mark() {
+    let name = "mcp__confluence_enterprise__search_label_definitions_in_space";
+    let json = format!(
+        r#"{{"model":"m","messages":[{{"role":"user","content":"hi"}}],"tools":[{{"name":"{name}","description":"Search the labels of a space.","input_schema":{{"type":"object","properties":{{"q":{{"type":"string"}}}}}}}},{{"name":"bash","description":"Run a command.","input_schema":{{"type":"object"}}}}]}}"#
+    );
+    let mut found = Vec::new();
+    for (screen, script) in [("entries", "1"), ("text", "1v"), ("matrix", "")] {
+        let mut h = Harness::named(&json, "long.json", Settings::default(), false);
+        h.keys(script);
+        for (w, hh) in [(120, 35), (80, 24), (60, 20)] {
+            let narrow = h.screen(w, hh);
+            let wide = h.screen(400, hh);
+            for (row, word) in unmarked_cuts(&narrow, &wide) {
+                found.push(format!("{screen} {w}x{hh} row {row}: `{word}`"));
+            }
+            if screen == "entries" && w == 80 {
+                // The JSON's name string does not fit its pane: it is broken, with the mark.
+                assert!(narrow.contains("mcp__confluence_↪"), "{narrow}");
+            }
+            // Every piece of the name on screen is the whole name or carries a mark.
+            for piece in narrow
+                .split(|c: char| c.is_whitespace() || "\"│┃".contains(c))
+                .filter(|p| p.starts_with("mcp__conf") || p.starts_with("confluence"))
+            {
+                let whole = piece.trim_end_matches([',', ':']);
+                if whole != name && !piece.contains(['…', '↪', '›']) {
+                    found.push(format!("{screen} {w}x{hh}: `{piece}`"));
+                }
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "cut without a mark:\n{}",
+        found.join("\n")
+    );
+}

@@ -2,7 +2,7 @@
 //! a GitHub Markdown table or CSV.
 //!
 //! On a terminal the table fits the width: names shrink first (visibly, with `…` or a collapsed
-//! MCP prefix), then strategy columns are dropped in [`DROP_ORDER`] and named on a line under
+//! MCP prefix), then strategy columns are dropped in [`drop_order`] and named on a line under
 //! the table. Into a pipe it prints whole names and every column. Numbers are never cut.
 //!
 //! CSV follows RFC 4180 (CRLF line ends, fields with `,` `"` or line breaks quoted, quotes
@@ -62,26 +62,35 @@ fn parse_sort(text: &str) -> Result<SortColumn, String> {
     text.parse()
 }
 
-/// Strategy columns in the order a narrow terminal drops them: first those that tell least
-/// apart from the others (`disabled` sends nothing; `direct` only reorders; `full`,
-/// `defer-catalog` and `adaptive` usually track `progressive`, `defer` and `direct`; `codex`
-/// applies to Responses captures only), last the
-/// ones that change the most.
-pub const DROP_ORDER: [Strategy; 13] = [
-    Strategy::Disabled,
-    Strategy::Direct,
-    Strategy::Full,
-    Strategy::DeferCatalog,
-    Strategy::Codex,
-    Strategy::Adaptive,
-    Strategy::Shorten,
-    Strategy::Code,
-    Strategy::Search,
-    Strategy::Progressive,
-    Strategy::Defer,
-    Strategy::Minimal,
-    Strategy::Original,
-];
+/// A strategy column's place in the order a narrow terminal drops them ([`drop_order`]): first
+/// those that tell least apart from the others (`disabled` sends nothing; `direct` only
+/// reorders; `full`, `defer-catalog` and `adaptive` usually track `progressive`, `defer` and
+/// `direct`; `codex` applies to Responses captures only), last the ones that change the most.
+/// Every strategy declares one: a new one does not compile until it says where it goes.
+const fn drop_rank(strategy: Strategy) -> u8 {
+    match strategy {
+        Strategy::Disabled => 0,
+        Strategy::Direct => 1,
+        Strategy::Full => 2,
+        Strategy::DeferCatalog => 3,
+        Strategy::Codex => 4,
+        Strategy::Adaptive => 5,
+        Strategy::Shorten => 6,
+        Strategy::Code => 7,
+        Strategy::Search => 8,
+        Strategy::Progressive => 9,
+        Strategy::Defer => 10,
+        Strategy::Minimal => 11,
+        Strategy::Original => 12,
+    }
+}
+
+/// Every strategy, in the order a narrow terminal drops their columns ([`drop_rank`]).
+pub fn drop_order() -> [Strategy; Strategy::ALL.len()] {
+    let mut order = Strategy::ALL;
+    order.sort_by_key(|&s| drop_rank(s));
+    order
+}
 
 /// Names never shrink below this many cells while a strategy column can go instead.
 const NAME_MIN: usize = 24;
@@ -248,10 +257,11 @@ fn strategy_column(matrix: &Matrix, index: usize, column: &Column) -> TableColum
     let sort = matrix.sort();
     let figures: Vec<(String, &'static str)> = matrix
         .rows()
-        .map(|row| {
+        .enumerate()
+        .map(|(at, row)| {
             let cell = row.cells[index];
             match (cell.mark, cell.tokens) {
-                (Mark::Refused, _) => ("refused".to_owned(), " "),
+                (Mark::Refused, _) => (cell.text_in_row(at), " "),
                 (mark, Some(tokens)) => (thousands(tokens), mark.glyph()),
                 (mark, None) => (String::new(), mark.glyph()),
             }
@@ -460,7 +470,7 @@ fn table(report: &Report, matrix: &Matrix, limit: Option<usize>, color: bool) ->
     out
 }
 
-/// Drop columns, in [`DROP_ORDER`] (refused ones first), until the table fits `limit`
+/// Drop columns, in [`drop_order`] (refused ones first), until the table fits `limit`
 /// with names at least [`NAME_MIN`] wide; the column the rows are sorted or filtered by
 /// stays. Returns the names' width and the columns dropped.
 fn fit(
@@ -487,12 +497,14 @@ fn fit(
         .iter()
         .filter(|c| matches!(c.status, ColumnStatus::Refused(_)))
         .map(|c| c.strategy);
-    let order: Vec<Strategy> = refused.chain(DROP_ORDER).fold(Vec::new(), |mut order, s| {
-        if !order.contains(&s) {
-            order.push(s);
-        }
-        order
-    });
+    let order: Vec<Strategy> = refused
+        .chain(drop_order())
+        .fold(Vec::new(), |mut order, s| {
+            if !order.contains(&s) {
+                order.push(s);
+            }
+            order
+        });
     let mut dropped = Vec::new();
     for &victim in &order {
         if natural_name.min(NAME_MIN) + used(columns) <= limit {
@@ -602,12 +614,12 @@ fn markdown(report: &Report, matrix: &Matrix) -> String {
     let mut align = vec![":---".to_owned()];
     align.extend((1..header.len()).map(|_| "---:".to_owned()));
     let _ = writeln!(out, "|{}|", align.join("|"));
-    for row in matrix.rows() {
+    for (at, row) in matrix.rows().enumerate() {
         let mut cells = vec![
             markdown_code(&row.name),
             row.original_tokens.map(thousands).unwrap_or_default(),
         ];
-        cells.extend(row.cells.iter().map(|c| markdown_cell(&c.text())));
+        cells.extend(row.cells.iter().map(|c| markdown_cell(&c.text_in_row(at))));
         let _ = writeln!(out, "| {} |", cells.join(" | ").trim_end());
     }
     for total in matrix.total_rows() {
@@ -710,6 +722,15 @@ fn csv(matrix: &Matrix) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_drop_order_ranks_each_strategy_apart() {
+        let order = drop_order();
+        let ranks: Vec<u8> = order.iter().map(|&s| drop_rank(s)).collect();
+        assert!(ranks.windows(2).all(|w| w[0] < w[1]), "{order:?}");
+        assert_eq!(order[0], Strategy::Disabled);
+        assert_eq!(order[order.len() - 1], Strategy::Original);
+    }
 
     #[test]
     fn csv_quotes_and_neutralises_formulas() {

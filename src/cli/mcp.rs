@@ -16,6 +16,7 @@ use toolprism::mcp::count::{ClaudeCount, Counter};
 use toolprism::mcp::host::{self, Host, ServerTools};
 use toolprism::mcp::limits;
 use toolprism::measure::TokenCounter;
+use toolprism::projection::ContractStatus;
 use toolprism::report::Report;
 use toolprism::sanitize::visible;
 use toolprism::text::thousands;
@@ -608,7 +609,7 @@ fn add_limit_notes(report: &mut Report, capture: &Capture, host: Host, servers: 
             let kept = figures
                 .per_tool
                 .get(index)
-                .is_some_and(|t| t.status != "removed");
+                .is_some_and(|t| t.status != ContractStatus::Removed);
             if !kept {
                 continue;
             }

@@ -5,10 +5,11 @@
 
 use std::fmt::Write as _;
 
+use toolprism::projection::Applies;
 use toolprism::report::{Report, StrategyFigures, ToolFigures};
 use toolprism::sanitize::visible;
 use toolprism::text::{pad, pad_left as rpad, signed, thousands, width};
-use toolprism::{Level, Note};
+use toolprism::{Level, Note, Status};
 
 use super::manners::count;
 
@@ -117,18 +118,6 @@ pub(crate) mod paint {
     }
 }
 
-/// The colour of a status mark: `!` (a provider would reject the request) bold yellow,
-/// `refused` bold red, `n/a` dim; `ok` is left plain (green is a saving's colour, and an `ok`
-/// strategy may cost more). `None` for anything else.
-pub(crate) fn status_paint(text: &str) -> Option<&'static str> {
-    match text.trim() {
-        "refused" => Some(paint::REFUSED),
-        "n/a" => Some(paint::QUIET),
-        t if t.ends_with(" !") => Some(paint::REJECTED),
-        _ => None,
-    }
-}
-
 /// [`grid`], with `paint(row, column, text)` giving a cell an SGR colour. It is applied around
 /// the padded cell, so colour never changes the layout.
 pub(crate) fn grid_painted(
@@ -221,13 +210,18 @@ fn short_note(figures: &StrategyFigures) -> String {
     if figures.is_refused() {
         return "refused by the host (see notes)".to_owned();
     }
-    let count = |state: &str| figures.per_tool.iter().filter(|t| t.state == state).count();
+    let count = |state: Status| figures.per_tool.iter().filter(|t| t.state == state).count();
 
     let mut parts = Vec::new();
-    for state in ["changed", "removed", "deferred", "added"] {
+    for state in [
+        Status::Changed,
+        Status::Removed,
+        Status::Deferred,
+        Status::Added,
+    ] {
         let n = count(state);
         if n > 0 {
-            parts.push(format!("{} {state}", thousands(n)));
+            parts.push(format!("{} {}", thousands(n), state.word()));
         }
     }
     if figures.first_changed_byte.is_some() && parts.is_empty() {
@@ -309,78 +303,121 @@ pub fn report_table(report: &Report, per_tool: bool, cells: Option<usize>, color
     out
 }
 
+/// A column of the strategies' table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum StrategyColumn {
+    Strategy,
+    Status,
+    Tools,
+    Tokens,
+    /// Tokens in the model's context: shown only when some entries are provider-deferred.
+    Context,
+    Saved,
+    SavedPct,
+    CachePrefix,
+    Note,
+}
+
+impl StrategyColumn {
+    const ALL: [StrategyColumn; 9] = [
+        StrategyColumn::Strategy,
+        StrategyColumn::Status,
+        StrategyColumn::Tools,
+        StrategyColumn::Tokens,
+        StrategyColumn::Context,
+        StrategyColumn::Saved,
+        StrategyColumn::SavedPct,
+        StrategyColumn::CachePrefix,
+        StrategyColumn::Note,
+    ];
+
+    fn header(self) -> &'static str {
+        match self {
+            StrategyColumn::Strategy => "strategy",
+            StrategyColumn::Status => "status",
+            StrategyColumn::Tools => "tools",
+            StrategyColumn::Tokens => "tokens",
+            StrategyColumn::Context => "context",
+            StrategyColumn::Saved => "saved",
+            StrategyColumn::SavedPct => "saved%",
+            StrategyColumn::CachePrefix => "cache prefix",
+            StrategyColumn::Note => "note",
+        }
+    }
+
+    /// Figures are right-aligned; words are not.
+    fn right(self) -> bool {
+        !matches!(
+            self,
+            StrategyColumn::Strategy | StrategyColumn::Status | StrategyColumn::Note
+        )
+    }
+
+    fn cell(self, s: &StrategyFigures) -> String {
+        let dash = || "-".to_owned();
+        match self {
+            StrategyColumn::Strategy => s.id.to_owned(),
+            StrategyColumn::Status => status_cell(s),
+            StrategyColumn::Tools => s.tools.map_or_else(dash, thousands),
+            StrategyColumn::Tokens => s.total_tokens.map_or_else(dash, thousands),
+            StrategyColumn::Context => s.in_context().map_or_else(dash, thousands),
+            StrategyColumn::Saved => s.shown_saving().map_or_else(dash, |(t, _)| signed(t)),
+            StrategyColumn::SavedPct => s
+                .shown_saving()
+                .map_or_else(dash, |(_, p)| format!("{p:.2}%")),
+            StrategyColumn::CachePrefix => match (s.is_refused(), s.first_changed_byte) {
+                (true, _) => dash(),
+                (false, None) => "all kept".to_owned(),
+                (false, Some(at)) => format!("{} B", thousands(at)),
+            },
+            StrategyColumn::Note => short_note(s),
+        }
+    }
+
+    /// The cell's colour: the status by what it says, a saving by its sign (dim when there
+    /// was nothing to act on, bold yellow when a provider would reject the request).
+    fn paint(self, s: &StrategyFigures) -> Option<&'static str> {
+        match self {
+            StrategyColumn::Status if s.is_refused() => Some(paint::REFUSED),
+            StrategyColumn::Status if !s.request_valid => Some(paint::REJECTED),
+            StrategyColumn::Status if s.status == Applies::NotApplicable => Some(paint::QUIET),
+            StrategyColumn::Saved | StrategyColumn::SavedPct => match s.shown_saving() {
+                _ if s.status == Applies::NotApplicable => Some(paint::QUIET),
+                Some(_) if !s.request_valid => Some(paint::REJECTED),
+                Some((tokens, _)) => paint::by_saving(tokens as f64),
+                None => None,
+            },
+            _ => None,
+        }
+    }
+}
+
 /// The strategies' table: status, tools, tokens, savings and the cache prefix of each, with
 /// a `context` column when some entries are provider-deferred.
 fn strategies_grid(report: &Report, cells: Option<usize>, color: bool) -> String {
-    let mut rows = vec![
-        [
-            "strategy",
-            "status",
-            "tools",
-            "tokens",
-            "saved",
-            "saved%",
-            "cache prefix",
-            "note",
-        ]
-        .map(str::to_owned)
-        .to_vec(),
-    ];
     // With provider-deferred entries, savings are on context tokens: show those too.
     let deferral = report.capture.context_tokens != report.capture.tools_tokens
         || report
             .strategies
             .iter()
             .any(|s| s.context_tokens != s.tools_tokens);
-    if deferral {
-        rows[0].insert(4, "context".to_owned());
-    }
-    let dash = || "-".to_owned();
+    let columns: Vec<StrategyColumn> = StrategyColumn::ALL
+        .into_iter()
+        .filter(|&c| deferral || c != StrategyColumn::Context)
+        .collect();
     let ordered: Vec<&StrategyFigures> = in_table_order(report).collect();
-    for &s in &ordered {
-        let mut row = vec![
-            s.id.to_owned(),
-            status_cell(s),
-            s.tools.map_or_else(dash, thousands),
-            s.total_tokens.map_or_else(dash, thousands),
-            s.shown_saving().map_or_else(dash, |(t, _)| signed(t)),
-            s.shown_saving()
-                .map_or_else(dash, |(_, p)| format!("{p:.2}%")),
-            match (s.is_refused(), s.first_changed_byte) {
-                (true, _) => dash(),
-                (false, None) => "all kept".to_owned(),
-                (false, Some(at)) => format!("{} B", thousands(at)),
-            },
-            short_note(s),
-        ];
-        if deferral {
-            let context = s.context_tokens.zip(s.added_tokens).map(|(c, a)| c + a);
-            row.insert(4, context.map_or_else(dash, thousands));
-        }
-        rows.push(row);
-    }
-    let mut right = vec![false, false, true, true, true, true, true, false];
-    if deferral {
-        right.insert(4, true);
-    }
-    let saved_columns = if deferral { [5, 6] } else { [4, 5] };
-    let paint = |r: usize, c: usize, text: &str| {
+    let mut rows = vec![columns.iter().map(|c| c.header().to_owned()).collect()];
+    rows.extend(
+        ordered
+            .iter()
+            .map(|s| columns.iter().map(|c| c.cell(s)).collect::<Vec<_>>()),
+    );
+    let right: Vec<bool> = columns.iter().map(|c| c.right()).collect();
+    let paint = |r: usize, c: usize, _: &str| {
         if !color || r == 0 {
             return None;
         }
-        let s = ordered.get(r - 1)?;
-        if c == 1 {
-            return status_paint(text);
-        }
-        if !saved_columns.contains(&c) {
-            return None;
-        }
-        match s.shown_saving() {
-            _ if s.status == "not_applicable" => Some(paint::QUIET),
-            Some(_) if !s.request_valid => Some(paint::REJECTED),
-            Some((tokens, _)) => paint::by_saving(tokens as f64),
-            None => None,
-        }
+        columns[c].paint(ordered.get(r - 1)?)
     };
     grid_painted(&rows, &right, "", cells, &paint)
 }
@@ -457,11 +494,10 @@ fn in_table_order(report: &Report) -> impl Iterator<Item = &StrategyFigures> {
 }
 
 /// `ok`, `n/a` or `refused`, with `!` when a provider would reject the projected request.
+/// Its colour ([`StrategyColumn::paint`]): `!` bold yellow, `refused` bold red, `n/a` dim;
+/// `ok` is left plain (green is a saving's colour, and an `ok` strategy may cost more).
 fn status_cell(figures: &StrategyFigures) -> String {
-    let word = match figures.status {
-        "not_applicable" => "n/a",
-        other => other,
-    };
+    let word = figures.status.short_word();
     if figures.request_valid || figures.is_refused() {
         word.to_owned()
     } else {
@@ -499,7 +535,7 @@ fn per_tool_table(tools: &[ToolFigures], cells: Option<usize>) -> String {
     for t in tools {
         rows.push(vec![
             visible(&t.name).into_owned(),
-            t.state.to_owned(),
+            t.state.word().to_owned(),
             thousands(t.original_tokens),
             thousands(t.projected_tokens),
             thousands(t.original_bytes),

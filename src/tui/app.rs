@@ -15,7 +15,7 @@ use serde_json::Value;
 use crate::capture::Capture;
 use crate::measure::Encoding;
 use crate::memo::Memo;
-use crate::projection::{Projection, Status};
+use crate::projection::{Applies, Projection, Status};
 use crate::report::{CaptureFigures, CaptureJson, Report, StrategyFigures};
 use crate::settings::Settings;
 use crate::strategies::registry::settings_of;
@@ -31,7 +31,7 @@ use super::layout;
 use super::matrix;
 use super::state::{Detail, MatrixTab, OverviewTab, Pane, SortKey, StrategyTab, ToolSearch};
 use super::tabs;
-pub use super::tabs::{Tab, strategy_index};
+pub use super::tabs::Tab;
 use super::textview::{self, ViewMode};
 use super::theme::Theme;
 use super::worker::{Job, RequestSummary, WorkerMsg};
@@ -295,10 +295,9 @@ impl App {
             .filter_map(|&s| self.figures(s))
             .collect();
         let mask = Strategy::ALL
-            .iter()
-            .enumerate()
-            .filter(|(_, s)| self.figures(**s).is_some())
-            .fold(0u32, |m, (i, _)| m | (1 << i));
+            .into_iter()
+            .filter(|&s| self.figures(s).is_some())
+            .fold(0u32, |m, s| m | s.bit());
         let counted = self.capture_tokens().is_some();
         let key: MatrixKey = (
             self.settings_key.clone(),
@@ -783,7 +782,7 @@ impl App {
     fn switch_tab(&mut self, tab: Tab) {
         let keep = self.selected_key();
         if let Tab::Strategy(s) = tab {
-            self.overview.strategies.selected = strategy_index(s);
+            self.overview.strategies.selected = s.index();
         }
         self.tab = tab;
         self.search.typing = false;
@@ -818,6 +817,17 @@ impl App {
         let m = self.matrix();
         let g = matrix::geometry(&m, self.size.0, self.matrix_tab.cursor);
         self.matrix_tab.cursor.col_offset = g.visible.start;
+    }
+
+    /// Put the matrix cursor on the column drawn at screen column `x` of `table`, if any.
+    fn click_col(&mut self, table: Rect, x: u16) {
+        let cursor = self.matrix_tab.cursor;
+        let m = self.matrix();
+        let Some(col) = matrix::column_at(&m, table.width, cursor, (x - table.x) as usize) else {
+            return;
+        };
+        drop(m);
+        self.move_col(col as isize - cursor.col as isize);
     }
 
     fn matrix_height(&self) -> usize {
@@ -1304,7 +1314,7 @@ impl App {
         // Byte for byte: every tool kept, in order, and nothing added.
         let noop = self
             .figures(strategy)
-            .is_some_and(|f| f.first_changed_byte.is_none() && f.status == "ok")
+            .is_some_and(|f| f.first_changed_byte.is_none() && f.status == Applies::Ok)
             && projection.added_text.is_none()
             && projection.outcomes.iter().all(|o| o.status == Status::Kept);
         noop.then(|| {
@@ -1716,6 +1726,10 @@ impl App {
                         let row =
                             self.matrix_tab.cursor.rows.offset + (mouse.row - table.y - 1) as usize;
                         self.select_cell(row);
+                    }
+                    // The cell's column too (a click on the header picks the column only).
+                    if mouse.row <= table.y + body {
+                        self.click_col(table, mouse.column);
                     }
                 } else if let Some(table) = layout.table.filter(|r| r.contains(at)) {
                     self.strategy_tab.focus = Pane::Tools;

@@ -3,6 +3,8 @@
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
+use crate::strategy::Strategy;
+
 /// Where a key is pressed: the top overlay, or the screen under it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Context {
@@ -318,14 +320,25 @@ const fn b(
     }
 }
 
-/// The strategy keys, in `Strategy::ALL` order.
-pub const STRATEGY_KEYS: [char; 13] = [
+/// The strategy keys, in `Strategy::ALL` order (the top row, left to right): one per strategy,
+/// or this does not compile.
+pub const STRATEGY_KEYS: [char; Strategy::ALL.len()] = [
     '1', '2', '3', '4', '5', '6', '7', '8', '9', '0', '-', '=', '\\',
 ];
 
+/// A strategy's key.
+pub const fn strategy_key(strategy: Strategy) -> char {
+    STRATEGY_KEYS[strategy.index()]
+}
+
+/// The strategy a key opens.
+pub fn strategy_of_key(c: char) -> Option<Strategy> {
+    Strategy::ALL.into_iter().find(|&s| strategy_key(s) == c)
+}
+
 /// [`STRATEGY_KEYS`] as keys.
-const STRATEGY_BINDING_KEYS: [Key; 13] = {
-    let mut keys = [k('0'); 13];
+const STRATEGY_BINDING_KEYS: [Key; Strategy::ALL.len()] = {
+    let mut keys = [k('0'); Strategy::ALL.len()];
     let mut i = 0;
     while i < keys.len() {
         keys[i] = k(STRATEGY_KEYS[i]);
@@ -531,7 +544,7 @@ pub fn lookup(context: Context, key: &KeyEvent) -> Option<(Action, Option<usize>
         other => found(other),
     }?;
     let strategy = match (binding.action, key.code) {
-        (A::StrategyKey, KeyCode::Char(c)) => STRATEGY_KEYS.iter().position(|&s| s == c),
+        (A::StrategyKey, KeyCode::Char(c)) => strategy_of_key(c).map(Strategy::index),
         _ => None,
     };
     Some((binding.action, strategy))

@@ -224,6 +224,15 @@ impl MatrixView {
         }
     }
 
+    /// [`MatrixView::cell_text`] as drawn `at` rows under the first row on screen: a refused
+    /// column says so in that row only.
+    fn drawn_cell_text(&self, row: &Row, col: usize, at: usize) -> String {
+        match self.cell(row, col) {
+            None => "…".to_owned(),
+            Some(cell) => cell.text_in_row(at),
+        }
+    }
+
     fn original_text(&self, row: &Row) -> String {
         match (row.origin, row.original_tokens) {
             (Origin::Added(_), _) => "-".to_owned(),
@@ -480,6 +489,11 @@ fn shown_totals(n: usize, all: Vec<TotalRow>) -> Vec<TotalRow> {
 /// drawn, the `N›` marker (the markers have no width when nothing is hidden on their side).
 /// The widths are the geometry's: the matrix pans its strategy columns, which no other table
 /// does, so [`geometry`] decides them and the table draws them as fixed.
+/// The original's column among [`table_columns`] (after the names).
+const ORIGINAL_COLUMN: usize = 1;
+/// The first strategy column among [`table_columns`] (after the names, the original and `‹N`).
+const FIRST_STRATEGY_COLUMN: usize = 3;
+
 fn table_columns(g: &Geometry) -> (Columns, Vec<usize>) {
     let drawn: Vec<usize> = g.visible.clone().filter(|&c| g.drawn(c)).collect();
     let mut columns = vec![
@@ -494,6 +508,25 @@ fn table_columns(g: &Geometry) -> (Columns, Vec<usize>) {
     );
     columns.push(Column::new(Width::Fixed(marker_width(g.hidden.1))).gap(0));
     (Columns::new(columns).with_mark(1), drawn)
+}
+
+/// The cursor column (0 the original, `1 + i` strategy `i`) drawn `x` cells from the left edge
+/// of a matrix `cells` wide, if one is there (not over the names or a `‹N` marker).
+pub fn column_at(m: &MatrixView, cells: u16, cursor: Cursor, x: usize) -> Option<usize> {
+    let g = geometry(m, cells, cursor);
+    let (columns, drawn) = table_columns(&g);
+    let layout = columns.resolve(&[], cells as usize);
+    let under = |c: usize| {
+        layout.shown(c) && (layout.starts[c]..layout.starts[c] + layout.width(c)).contains(&x)
+    };
+    if under(ORIGINAL_COLUMN) {
+        return Some(0);
+    }
+    drawn
+        .iter()
+        .enumerate()
+        .find(|&(k, _)| under(FIRST_STRATEGY_COLUMN + k))
+        .map(|(_, &c)| c + 1)
 }
 
 /// The sort arrow of cursor column `col` (0 the original, `1 + i` strategy `i`), if sorted by it.
@@ -591,9 +624,11 @@ fn marker(shown: bool, text: String, theme: Theme) -> Line<'static> {
 
 /// The row at screen position `at`, its name already shortened to `short`; the cursor's row
 /// in the selection style, the cursor's cell apart.
+#[allow(clippy::too_many_arguments)]
 fn body_row(
     m: &MatrixView,
     row: &Row,
+    at: usize,
     short: &str,
     drawn: &[usize],
     g: &Geometry,
@@ -615,13 +650,16 @@ fn body_row(
         Line::default(),
     ];
     cells.extend(drawn.iter().map(|&c| {
+        let text = m.drawn_cell_text(row, c, at);
+        // A refused column's empty rows stay quiet: only its first row is the word.
+        let cell = m.cell(row, c).filter(|_| !text.is_empty());
         Line::styled(
-            pad_left(&m.cell_text(row, c), g.columns[c]),
+            pad_left(&text, g.columns[c]),
             cell_style(
                 theme,
                 base,
                 cursor == Some(c + 1),
-                m.cell(row, c),
+                cell,
                 row.original_tokens,
             ),
         )
@@ -668,7 +706,16 @@ pub fn draw(m: &MatrixView, cursor: Cursor, theme: Theme, frame: &mut Frame, are
         .filter_map(|(at, short)| {
             let row = m.row(at)?;
             let on = (at == cursor.rows.selected).then_some(cursor.col);
-            Some(body_row(m, row, short, &drawn, &g, on, theme))
+            Some(body_row(
+                m,
+                row,
+                at - window.start,
+                short,
+                &drawn,
+                &g,
+                on,
+                theme,
+            ))
         })
         .collect();
     let marked = cursor

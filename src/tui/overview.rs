@@ -5,11 +5,12 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
+use crate::projection::Applies;
 use crate::strategy::Strategy;
 use crate::text::{pad_left, pct, thousands};
 
 use super::app::App;
-use super::keys::STRATEGY_KEYS;
+use super::keys::strategy_key;
 use super::state::ListCursor;
 use super::table::{Column, Columns, DataTable, TableRow, Width};
 use super::widgets::{block, note_bullet, sorted_notes, wrap};
@@ -109,7 +110,7 @@ pub fn render_overview(app: &App, frame: &mut Frame, area: Rect, notes_hidden: b
         .skip(first)
         .take(height)
         .map(|(i, &s)| {
-            let row = strategy_row(app, i, s, max_total, bar_width, wide);
+            let row = strategy_row(app, s, max_total, bar_width, wide);
             if i == selected {
                 row.over(theme.selected(true))
             } else {
@@ -185,11 +186,10 @@ pub fn costliest_server(app: &App) -> Option<Costliest> {
     })
 }
 
-/// Strategy `s`'s row (the `i`th): its key, name and marks, origin on a wide pane, tools,
+/// Strategy `s`'s row: its key, name and marks, origin on a wide pane, tools,
 /// tokens in context, saving and bar, coloured by what the saving is worth.
 fn strategy_row(
     app: &App,
-    i: usize,
     s: Strategy,
     max_total: usize,
     bar_width: usize,
@@ -216,7 +216,7 @@ fn strategy_row(
             (Some(total), Some(saved_tokens), Some(saved_pct)) => {
                 let rejected = projection.is_some_and(|p| !p.request_valid);
                 // Green is a saving and red a cost; saving nothing is neither.
-                let style = if f.status != "ok" || saved_tokens == 0 {
+                let style = if f.status != Applies::Ok || saved_tokens == 0 {
                     theme.dim()
                 } else if rejected {
                     // Not a saving anyone gets: the provider rejects the request.
@@ -242,7 +242,7 @@ fn strategy_row(
         None => ("…".into(), "…".into(), String::new(), theme.dim()),
     };
     let bar_style = match figures {
-        Some(f) if f.status != "ok" || f.saved_tokens == Some(0) => theme.dim(),
+        Some(f) if f.status != Applies::Ok || f.saved_tokens == Some(0) => theme.dim(),
         Some(_) if projection.is_some_and(|p| !p.request_valid) => theme.warn(),
         Some(f) => theme.bar(f.saved_tokens.is_some_and(|t| t >= 0)),
         None => theme.bar(true),
@@ -256,7 +256,7 @@ fn strategy_row(
         if noted { " *" } else { "" }
     );
     let mut cells = vec![
-        Line::from(Span::styled(STRATEGY_KEYS[i].to_string(), theme.key())),
+        Line::from(Span::styled(strategy_key(s).to_string(), theme.key())),
         Line::raw(name),
         Line::raw(pad_left(&tools, 5)),
         Line::raw(pad_left(&tokens, 8)),

@@ -4,7 +4,7 @@
 use crate::strategy::Strategy;
 use crate::text::width;
 
-use super::keys::STRATEGY_KEYS;
+use super::keys::strategy_key;
 
 /// A tab: the matrix, the overview, or one strategy side by side with the capture.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,7 +30,7 @@ impl Tab {
         match self {
             Tab::Matrix => 0,
             Tab::Overview => 1,
-            Tab::Strategy(s) => 2 + strategy_index(s),
+            Tab::Strategy(s) => 2 + s.index(),
         }
     }
 
@@ -44,20 +44,12 @@ impl Tab {
     }
 }
 
-/// A strategy's position in [`Strategy::ALL`] (its key in [`STRATEGY_KEYS`]).
-pub fn strategy_index(strategy: Strategy) -> usize {
-    Strategy::ALL
-        .iter()
-        .position(|&x| x == strategy)
-        .unwrap_or(0)
-}
-
 /// A tab's label in the tab bar: its key and its name.
 pub fn tab_label(tab: Tab) -> String {
     match tab {
         Tab::Matrix => "m Matrix".to_owned(),
         Tab::Overview => "o Overview".to_owned(),
-        Tab::Strategy(s) => format!("{} {}", STRATEGY_KEYS[strategy_index(s)], s.id()),
+        Tab::Strategy(s) => format!("{} {}", strategy_key(s), s.id()),
     }
 }
 

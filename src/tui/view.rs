@@ -8,7 +8,7 @@ use ratatui::widgets::{Clear, Paragraph};
 
 use crate::text::{bytes, fit, pct, safe, thousands, width};
 
-use super::app::{App, Overlay, Tab, strategy_index};
+use super::app::{App, Overlay, Tab};
 use super::detail::render_detail;
 use super::export::render_export;
 use super::keys;
@@ -427,10 +427,7 @@ fn matrix_status(app: &App) -> String {
         thousands(m.unfiltered),
         thousands(original),
     );
-    if let Some(sent) = strategy_index(s)
-        .checked_sub(1)
-        .and_then(|c| per_column.get(c))
-    {
+    if let Some(sent) = s.index().checked_sub(1).and_then(|c| per_column.get(c)) {
         t.push_str(&format!(" → {} {} tokens", s.id(), thousands(*sent)));
     }
     if !app.search.text.is_empty() {
