@@ -422,19 +422,7 @@ fn totals_text(
             "cheapest of all: {any}, which leaves tools out of the model's reach"
         );
     }
-    let breaks = &report.break_cost;
-    if breaks.breaks > 0 {
-        let _ = writeln!(
-            text,
-            "breaks of the requests as sent: {} lost a prefix their thread had cached, +{} input tokens{} against the prefix held",
-            count(breaks.breaks, "turn", "turns"),
-            money(breaks.extra),
-            breaks
-                .usd
-                .map(|usd| format!(" ({})", dollars(usd)))
-                .unwrap_or_default()
-        );
-    }
+    text.push_str(&breaks_line(&report.break_cost));
     let _ = writeln!(
         text,
         "n/a: the strategy had nothing to act on (or was refused) on every turn; its figures are what it sends"
@@ -824,6 +812,23 @@ fn change(turn: &TurnFacts) -> String {
         };
     }
     parts.join("; ")
+}
+
+/// What the breaks of the requests as sent cost over the session, as a line (empty without a
+/// break).
+fn breaks_line(breaks: &toolprism::session::BreakCost) -> String {
+    if breaks.breaks == 0 {
+        return String::new();
+    }
+    format!(
+        "breaks of the requests as sent: {} lost a prefix their thread had cached, +{} input tokens{} against the prefix held\n",
+        count(breaks.breaks, "turn", "turns"),
+        money(breaks.extra),
+        breaks
+            .usd
+            .map(|usd| format!(" ({})", dollars(usd)))
+            .unwrap_or_default()
+    )
 }
 
 /// The price of a break: the turn's cost against its cost with the prefix held, in input

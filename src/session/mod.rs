@@ -124,6 +124,11 @@ impl Default for Totals {
 }
 
 impl Totals {
+    /// The calibrated cost: the cost in provider tokens, with Claude's tool-use prompt.
+    fn provider_cost(&self, calibration: Option<&Calibration>) -> Option<f64> {
+        calibration.map(|c| round2(self.cost * c.ratio + self.overhead_cost))
+    }
+
     fn add(&mut self, row: &StrategyTurn) {
         self.total_tokens += row.total_tokens.unwrap_or(0);
         self.prompt_tokens += row.prompt_tokens.unwrap_or(0);
@@ -444,6 +449,16 @@ pub struct BreakCost {
     pub usd: Option<f64>,
 }
 
+impl BreakCost {
+    /// The dollars to a ten-thousandth, as the report gives them.
+    fn rounded(self) -> BreakCost {
+        BreakCost {
+            usd: self.usd.map(|u| (u * 1e4).round() / 1e4),
+            ..self
+        }
+    }
+}
+
 /// The price of a break: one turn's cost as sent against its cost had the prefix its thread's
 /// previous turn left cached held (SESSIONS.md section 3, "The price of a break").
 #[derive(Debug, Clone, Copy, Serialize, PartialEq)]
@@ -625,7 +640,8 @@ fn break_price(
         cost: round2(cost),
         held: round2(held_cost),
         extra: round2(extra),
-        usd: usd_per_million.map(|p| (extra * p / 1e6 * 1e6).round() / 1e6),
+        // Dollars, to a millionth.
+        usd: usd_per_million.map(|p| (extra * p).round() / 1e6),
     })
 }
 
@@ -1177,12 +1193,8 @@ impl<'a> Analyzer<'a> {
         record: RequestRecord,
     ) {
         let (failed, time_ms, usage) = (record.failed, record.time_ms, record.usage);
-        // The capture's own tools, stored once per distinct entry.
-        let ids: Arc<[u32]> = self.capture_entries(capture.tools()).into();
-        let present = capture.has_tools_key();
-        let (array, tools_tokens) = self.array(capture.shape(), present, &ids);
-        let tools_bytes = self.bytes(&ids, present);
-        let context_tokens = self.context_tokens(&ids, tools_tokens);
+        let (ids, present, array, [tools_tokens, tools_bytes, context_tokens]) =
+            self.own_tools(capture);
 
         // The rest of the prompt: counted once per turn for every strategy, each block once
         // per session.
@@ -1219,26 +1231,15 @@ impl<'a> Analyzer<'a> {
         let prompt_tokens = context_tokens + rest_tokens;
         let prompt = (seed, head, rest, context_tokens, prompt_tokens);
         let judge = Judge::of(capture, &who);
-        self.hashed_turns += usize::from(judge.hashed);
-        let cached_before = self.threads[thread].sent_cached;
         let sent = self.model_sent(
             prompt,
             &ids,
-            (time_ms, failed, cached_before),
+            (time_ms, failed, self.threads[thread].sent_cached),
             usage,
             openai,
             &rules,
             &judge,
         );
-
-        if let Some(price) = sent.break_price {
-            let total = &mut self.break_cost;
-            total.breaks += 1;
-            total.extra = round2(total.extra + price.extra);
-            if let Some(usd) = price.usd {
-                total.usd = Some(total.usd.unwrap_or(0.0) + usd);
-            }
-        }
 
         // Tool calls, and what each tool cost.
         let calls = self.new_calls(capture);
@@ -1326,6 +1327,35 @@ impl<'a> Analyzer<'a> {
         self.keep(facts, rows);
     }
 
+    /// The capture's own tools, stored once per distinct entry: their ids, whether the body
+    /// has a `tools` key, the array's id, and its tokens, bytes and tokens in context.
+    fn own_tools(&mut self, capture: &Capture) -> (Arc<[u32]>, bool, u32, [usize; 3]) {
+        let ids: Arc<[u32]> = self.capture_entries(capture.tools()).into();
+        let present = capture.has_tools_key();
+        let (array, tools_tokens) = self.array(capture.shape(), present, &ids);
+        let tools_bytes = self.bytes(&ids, present);
+        let context_tokens = self.context_tokens(&ids, tools_tokens);
+        (
+            ids,
+            present,
+            array,
+            [tools_tokens, tools_bytes, context_tokens],
+        )
+    }
+
+    /// Count a break's price into the session's.
+    fn add_break(&mut self, price: Option<BreakPrice>) {
+        let Some(price) = price else {
+            return;
+        };
+        let total = &mut self.break_cost;
+        total.breaks += 1;
+        total.extra = round2(total.extra + price.extra);
+        if let Some(usd) = price.usd {
+            total.usd = Some(total.usd.unwrap_or(0.0) + usd);
+        }
+    }
+
     /// Whose cache a request meets (by its URL's host, else its shape), the rules it is
     /// modelled with, and the seed of its prefixes (one cache per provider family and model).
     /// Automatic caching also keeps the text of the request's long blocks
@@ -1386,6 +1416,7 @@ impl<'a> Analyzer<'a> {
         rules: &cache::Rules,
         judge: &Judge<'_>,
     ) -> SentCache {
+        self.hashed_turns += usize::from(judge.hashed);
         if failed {
             return SentCache::default();
         }
@@ -1429,13 +1460,13 @@ impl<'a> Analyzer<'a> {
         if exact.openai {
             self.inner_prefix(&mut m, seed, head.len(), total, time_ms, &exact);
         }
+        let price = price_per_million(&self.settings, judge.model).map(|p| p * ratio);
+        let lost = cached_before.and_then(|c| break_price(&m, c, rules, price));
+        self.add_break(lost);
         let mut sent = SentCache {
             modelled: Some(CacheFigures::modelled(&m)),
             cached: Some(m.read + m.written()),
-            break_price: cached_before.and_then(|c| {
-                let price = price_per_million(&self.settings, judge.model);
-                break_price(&m, c, rules, price.map(|p| p * ratio))
-            }),
+            break_price: lost,
             ..SentCache::default()
         };
         let Some(usage) = usage else {
@@ -2399,9 +2430,7 @@ impl<'a> Analyzer<'a> {
                 prompt_tokens: totals.prompt_tokens,
                 cost: round2(totals.cost),
                 cost_uncached: totals.cost_uncached as f64,
-                cost_provider: calibration
-                    .as_ref()
-                    .map(|c| round2(totals.cost * c.ratio + totals.overhead_cost)),
+                cost_provider: totals.provider_cost(calibration.as_ref()),
                 applied: totals.applied,
                 versus_original_pct: None,
             })
@@ -2501,10 +2530,7 @@ impl<'a> Analyzer<'a> {
                     .then(|| (agree as f64 / judged as f64 * 10_000.0).round() / 10_000.0),
             },
             calibration,
-            break_cost: BreakCost {
-                usd: self.break_cost.usd.map(|u| (u * 1e4).round() / 1e4),
-                ..self.break_cost
-            },
+            break_cost: self.break_cost.rounded(),
             tools,
             deferral,
             strategies,

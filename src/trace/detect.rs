@@ -375,9 +375,8 @@ fn mcp_replay(
     let mut tools = Vec::new();
     let mut answer_at = None;
     for (number, line) in text.lines().enumerate() {
-        let (side, json) = match line.split_once(": ") {
-            Some((side @ ("STDIN" | "STDOUT"), json)) => (side, json),
-            _ => continue,
+        let Some((side @ ("STDIN" | "STDOUT"), json)) = line.split_once(": ") else {
+            continue;
         };
         let Ok(message) = serde_json::from_str::<Value>(json) else {
             continue;
