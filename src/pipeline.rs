@@ -488,8 +488,12 @@ impl Projection {
     }
 
     /// The projected `tools` array as JSON text (`[]` when no `tools` key is sent), without
-    /// copying its entries.
+    /// copying its entries. Gemini's is the request's `tools` value (declarations inside their
+    /// tool objects), so it can be pasted back.
     pub fn tools_json(&self, capture: &Capture, pretty: bool) -> String {
+        if capture.shape() == Shape::GeminiGenerateContent {
+            return json_text(&self.sent_list(capture), pretty);
+        }
         let tools: Vec<&Value> = self.tools(capture).collect();
         json_text(&tools, pretty)
     }

@@ -229,6 +229,9 @@ pub struct CacheSettings {
     pub breakpoints: usize,
     /// `cache.lookback`: block boundaries an Anthropic breakpoint looks back over (20).
     pub lookback: usize,
+    /// `cache.price`: US dollars per million input tokens, for the price of a break (`None`:
+    /// the model's list price where known).
+    pub price: Option<Multiplier>,
 }
 
 /// A cost multiplier (`cache.read`, `cache.write`), kept in millionths so settings stay `Eq`.
@@ -288,6 +291,7 @@ impl Default for Settings {
                 step: 128,
                 breakpoints: 4,
                 lookback: 20,
+                price: None,
             }),
         }
     }

@@ -205,3 +205,65 @@ fn deepseek_by_its_host() {
     assert_eq!(turn.modelled.unwrap().state, "hit");
     assert_eq!(turn.agrees, Some(true), "{:?}", turn.disagreement);
 }
+
+/// A turn that loses the prefix its thread cached pays for it: its cost against the same
+/// request with that prefix held, in input tokens and at the model's price; a turn that keeps
+/// it pays nothing.
+#[test]
+fn each_break_has_its_price() {
+    let tool = |name: &str| {
+        json!({"name": name, "description": "a tool", "input_schema":
+        {"type": "object", "properties": {}}})
+    };
+    let with_tools = |tools: Vec<Value>| {
+        let mut body = marked("claude-sonnet-4-5", 1500);
+        body["tools"] = Value::Array(tools);
+        body
+    };
+    let report = analyze(vec![
+        record(1, with_tools(vec![tool("a")]), None),
+        record(2, with_tools(vec![tool("b"), tool("a")]), None),
+        record(3, with_tools(vec![tool("b"), tool("a")]), None),
+    ]);
+    let turns = &report.turns;
+    assert_eq!(
+        turns[0].break_price, None,
+        "nothing cached before the first turn"
+    );
+    let price = turns[1]
+        .break_price
+        .expect("the added tool breaks the prefix");
+    let written = turns[1].modelled.unwrap().write as usize;
+    // Everything the first turn wrote was lost: the second rewrites it and more.
+    assert_eq!(price.lost, turns[0].modelled.unwrap().write as usize);
+    assert!(written > price.lost);
+    // Written at 1.25 instead of read at 0.1.
+    let expected = price.lost as f64 * (1.25 - 0.1);
+    assert!(
+        (price.extra - expected).abs() < 0.02,
+        "{price:?} {expected}"
+    );
+    assert!((price.cost - price.held - price.extra).abs() < 0.02);
+    // Sonnet 4.5's input is $3 per million tokens (uncalibrated: no usage).
+    let usd = price.usd.unwrap();
+    assert!((usd - price.extra * 3.0 / 1e6).abs() < 1e-6, "{usd}");
+    assert_eq!(turns[2].break_price, None, "the same request reads it all");
+    assert_eq!(report.break_cost.breaks, 1);
+    assert!((report.break_cost.extra - price.extra).abs() < 0.02);
+    // `cache.price` sets the price; an unknown model has none.
+    let mut settings = Settings::default();
+    settings.apply("cache.price=10").unwrap();
+    assert_eq!(
+        toolprism::session::price_per_million(&settings, "anything"),
+        Some(10.0)
+    );
+    let auto = Settings::default();
+    assert_eq!(
+        toolprism::session::price_per_million(&auto, "my-model"),
+        None
+    );
+    assert_eq!(
+        toolprism::session::price_per_million(&auto, "gpt-4o-mini-2024-07-18"),
+        Some(0.15)
+    );
+}

@@ -12,6 +12,7 @@ mod support;
 // Reading input: captures, traces, the measure and its tokenizer.
 mod capture;
 mod measure;
+mod record_kinds;
 mod tokenizer;
 mod trace;
 

@@ -307,6 +307,13 @@ fn trace_head(report: &SessionReport) -> String {
     }
     text.push_str(&head);
     text.push('\n');
+    if trace.hashed_turns > 0 {
+        let _ = writeln!(
+            text,
+            "hashed: the text of {} is hashed or redacted ([h:…] / s-… tokens), not what was sent: no agreement is judged on them, and they calibrate nothing",
+            count(trace.hashed_turns, "turn", "turns")
+        );
+    }
     let _ = writeln!(text, "{}", agreement_line(report));
     for thread in &trace.threads {
         let _ = writeln!(
@@ -415,6 +422,7 @@ fn totals_text(
             "cheapest of all: {any}, which leaves tools out of the model's reach"
         );
     }
+    text.push_str(&breaks_line(&report.break_cost));
     let _ = writeln!(
         text,
         "n/a: the strategy had nothing to act on (or was refused) on every turn; its figures are what it sends"
@@ -624,6 +632,9 @@ fn agreement_line(report: &SessionReport) -> String {
                 );
             }
         }
+        None if a.turns > 0 => {
+            line.push_str(" · calibration: none (no turn with usage qualifies: each says why)");
+        }
         None => line.push_str(" · calibration: none (no usage)"),
     }
     line
@@ -791,6 +802,9 @@ fn change(turn: &TurnFacts) -> String {
         }
         parts.push(text);
     }
+    if let Some(price) = &turn.break_price {
+        parts.push(break_text(price));
+    }
     if parts.is_empty() {
         return match turn.previous_turn {
             Some(_) => "-".to_owned(),
@@ -798,6 +812,49 @@ fn change(turn: &TurnFacts) -> String {
         };
     }
     parts.join("; ")
+}
+
+/// What the breaks of the requests as sent cost over the session, as a line (empty without a
+/// break).
+fn breaks_line(breaks: &toolprism::session::BreakCost) -> String {
+    if breaks.breaks == 0 {
+        return String::new();
+    }
+    format!(
+        "breaks of the requests as sent: {} lost a prefix their thread had cached, +{} input tokens{} against the prefix held\n",
+        count(breaks.breaks, "turn", "turns"),
+        money(breaks.extra),
+        breaks
+            .usd
+            .map(|usd| format!(" ({})", dollars(usd)))
+            .unwrap_or_default()
+    )
+}
+
+/// The price of a break: the turn's cost against its cost with the prefix held, in input
+/// tokens, and in dollars where the model's price is known.
+pub(super) fn break_text(price: &toolprism::session::BreakPrice) -> String {
+    let mut text = format!(
+        "break: {} lost, cost {} against {} held (+{}",
+        thousands(price.lost),
+        money(price.cost),
+        money(price.held),
+        money(price.extra)
+    );
+    if let Some(usd) = price.usd {
+        let _ = write!(text, ", {}", dollars(usd));
+    }
+    text.push(')');
+    text
+}
+
+/// US dollars, to the cent, or to four places under a cent.
+fn dollars(usd: f64) -> String {
+    if usd.abs() >= 0.01 {
+        format!("${usd:.2}")
+    } else {
+        format!("${usd:.4}")
+    }
 }
 
 /// One strategy's cell at one turn.

@@ -98,6 +98,23 @@ impl Modelled {
     }
 }
 
+/// The same request had the prefix its thread's previous turn left cached (`cached` tokens)
+/// still held: what it lost is read instead, taken from what it wrote, then from its plain
+/// input (the order they come in the prompt). `None` when nothing was lost.
+pub fn held(m: &Modelled, cached: usize) -> Option<Modelled> {
+    let total = m.read + m.written() + m.input;
+    let lost = cached.min(total).checked_sub(m.read).filter(|&n| n > 0)?;
+    let mut held = *m;
+    let from_write = lost.min(held.write);
+    held.write -= from_write;
+    let from_long = (lost - from_write).min(held.write_long);
+    held.write_long -= from_long;
+    let from_input = (lost - from_write - from_long).min(held.input);
+    held.input -= from_input;
+    held.read += from_write + from_long + from_input;
+    Some(held)
+}
+
 /// The cache state of figures read and written.
 pub fn state(read: u64, written: u64) -> &'static str {
     match (read > 0, written > 0) {

@@ -56,6 +56,8 @@ pub struct SessionReport {
     pub agreement: Agreement,
     /// Observed prompt tokens against the exact count of the whole body (`None`: no usage).
     pub calibration: Option<Calibration>,
+    /// What the breaks of the request as sent cost over the session ([`BreakPrice`] summed).
+    pub break_cost: BreakCost,
     /// Every tool the capture sent, with its calls and cost.
     pub tools: Vec<ToolUse>,
     /// Tools sent on every turn and never called, and what deferring them would have saved.
@@ -99,6 +101,9 @@ struct Totals {
     breaks: usize,
     cost: f64,
     cost_uncached: usize,
+    /// Anthropic's tool-use prompt on the turns this strategy sends tools, in provider tokens
+    /// at each turn's own price per token: what `cost_provider` adds to the calibrated cost.
+    overhead_cost: f64,
     applied: bool,
     costed: bool,
 }
@@ -112,6 +117,7 @@ impl Default for Totals {
             // An empty `f64` sum is -0.0, which JSON writes as `-0.0`: start where `sum` does.
             cost: std::iter::empty::<f64>().sum(),
             cost_uncached: 0,
+            overhead_cost: 0.0,
             applied: false,
             costed: false,
         }
@@ -119,6 +125,11 @@ impl Default for Totals {
 }
 
 impl Totals {
+    /// The calibrated cost: the cost in provider tokens, with Claude's tool-use prompt.
+    fn provider_cost(&self, calibration: Option<&Calibration>) -> Option<f64> {
+        calibration.map(|c| round2(self.cost * c.ratio + self.overhead_cost))
+    }
+
     fn add(&mut self, row: &StrategyTurn) {
         self.total_tokens += row.total_tokens.unwrap_or(0);
         self.prompt_tokens += row.prompt_tokens.unwrap_or(0);
@@ -278,6 +289,9 @@ pub struct TraceSummary {
     /// Turns in the cache chain without a timestamp: there every prefix counts as within its
     /// lifetime.
     pub untimed_turns: usize,
+    /// Turns whose text is hashed or redacted (cctrace's `[h:…]` and `s-…` tokens): not the
+    /// prompt the provider read, so no agreement is judged on them and they calibrate nothing.
+    pub hashed_turns: usize,
     /// The conversations the turns belong to, in order of first appearance.
     pub threads: Vec<ThreadSummary>,
 }
@@ -415,11 +429,52 @@ pub struct TurnFacts {
     pub server_tool: Option<&'static str>,
     /// Why the turn is not judged (`agrees: null` though it has usage).
     pub not_judged: Option<String>,
+    /// What the prefix the thread's previous turn left cached, lost at this turn, cost: the
+    /// request as sent against the same request had that prefix held (`null` when it held).
+    pub break_price: Option<BreakPrice>,
     /// Tools the model called, first seen in this turn's messages.
     pub calls: Vec<String>,
     /// The record's instant, for the cache lifetime.
     #[serde(skip)]
     pub time_ms: Option<i64>,
+}
+
+/// The breaks' price over the session.
+#[derive(Debug, Clone, Copy, Default, Serialize, PartialEq)]
+pub struct BreakCost {
+    /// Turns that lost a prefix their thread's previous turn left cached.
+    pub breaks: usize,
+    /// What they cost beyond the prefix held, in input tokens.
+    pub extra: f64,
+    /// The same in US dollars, over the breaks whose model has a price (`null` when none has).
+    pub usd: Option<f64>,
+}
+
+impl BreakCost {
+    /// The dollars to a ten-thousandth, as the report gives them.
+    fn rounded(self) -> BreakCost {
+        BreakCost {
+            usd: self.usd.map(|u| (u * 1e4).round() / 1e4),
+            ..self
+        }
+    }
+}
+
+/// The price of a break: one turn's cost as sent against its cost had the prefix its thread's
+/// previous turn left cached held (SESSIONS.md section 3, "The price of a break").
+#[derive(Debug, Clone, Copy, Serialize, PartialEq)]
+pub struct BreakPrice {
+    /// Tokens of that prefix this turn did not read (exact, in the chosen encoding).
+    pub lost: usize,
+    /// What the turn cost, in input tokens (reads and writes at their prices).
+    pub cost: f64,
+    /// What it would have cost with the prefix held.
+    pub held: f64,
+    /// `cost - held`, in input tokens.
+    pub extra: f64,
+    /// `extra` in US dollars: provider tokens (the turn's calibration) at the model's input
+    /// price (`cache.price`); `null` without a price.
+    pub usd: Option<f64>,
 }
 
 /// A request's cache, observed or modelled: `state` is `none` (nothing read or written),
@@ -570,6 +625,62 @@ pub struct StrategyTurn {
 }
 
 /// Whose price list a request follows.
+/// The price of a break ([`BreakPrice`]): `usd_per_million` is per exact token (the input
+/// price scaled by the calibration).
+fn break_price(
+    m: &cache::Modelled,
+    cached: usize,
+    rules: &cache::Rules,
+    usd_per_million: Option<f64>,
+) -> Option<BreakPrice> {
+    let held = cache::held(m, cached)?;
+    let (cost, held_cost) = (m.cost(rules), held.cost(rules));
+    let extra = cost - held_cost;
+    Some(BreakPrice {
+        lost: held.read - m.read,
+        cost: round2(cost),
+        held: round2(held_cost),
+        extra: round2(extra),
+        // Dollars, to a millionth.
+        usd: usd_per_million.map(|p| (extra * p).round() / 1e6),
+    })
+}
+
+/// A model's input price in US dollars per million tokens: `cache.price` when set, else its
+/// list price where toolprism knows it (SESSIONS.md, "The price of a break").
+pub fn price_per_million(settings: &Settings, model: &str) -> Option<f64> {
+    if let Some(price) = settings.cache.price {
+        return Some(price.get());
+    }
+    let m = model.to_ascii_lowercase();
+    let has = |parts: &[&str]| parts.iter().any(|p| m.contains(p));
+    // More specific names first: `gpt-4o-mini` before `gpt-4o`, Opus 4.5 before Opus 4.
+    let table: [(&[&str], f64); 18] = [
+        (&["opus-4-5", "opus-4.5", "opus-4-6", "opus-4.6"], 5.0),
+        (&["opus"], 15.0),
+        (&["haiku-4-5", "haiku-4.5"], 1.0),
+        (&["3-5-haiku", "3.5-haiku", "haiku-3-5", "haiku-3.5"], 0.8),
+        (&["3-haiku", "haiku-3"], 0.25),
+        (&["sonnet"], 3.0),
+        (&["gpt-5-nano"], 0.05),
+        (&["gpt-5-mini"], 0.25),
+        (&["gpt-5"], 1.25),
+        (&["gpt-4.1-nano"], 0.1),
+        (&["gpt-4.1-mini"], 0.4),
+        (&["gpt-4.1"], 2.0),
+        (&["gpt-4o-mini"], 0.15),
+        (&["gpt-4o"], 2.5),
+        (&["o4-mini", "o3-mini"], 1.1),
+        (&["o3"], 2.0),
+        (&["o1-mini"], 1.1),
+        (&["o1"], 15.0),
+    ];
+    table
+        .iter()
+        .find(|(parts, _)| has(parts))
+        .map(|&(_, price)| price)
+}
+
 fn provider_is_openai(shape: Shape) -> bool {
     matches!(shape, Shape::OpenAiChat | Shape::OpenAiResponses)
 }
@@ -729,6 +840,8 @@ struct ThreadState {
     /// The last turn with known tools (for the facts, failed calls included).
     last_tools: Option<(Arc<[u32]>, bool, usize)>,
     chain: Option<ChainPoint>,
+    /// Tokens the thread's last request as sent left cached (the model's).
+    sent_cached: Option<usize>,
     loaded: BTreeSet<String>,
     strategies: Vec<Option<StrategyPoint>>,
 }
@@ -777,6 +890,9 @@ struct SentCache {
     agrees: Option<bool>,
     disagreement: Option<String>,
     calibration: Option<f64>,
+    break_price: Option<BreakPrice>,
+    /// Tokens this request left cached (read and written), for the thread's next turn.
+    cached: Option<usize>,
 }
 
 /// What the verdict on a turn needs besides its figures.
@@ -819,6 +935,8 @@ struct TurnInputs<'t> {
     rest: &'t [(u64, usize, Option<Ttl>)],
     rest_tokens: usize,
     rules: &'t cache::Rules,
+    /// Provider tokens a request with tools carries before them (Claude's tool-use prompt).
+    overhead: usize,
     loaded: u32,
     context: u128,
     newly_loaded: &'t [String],
@@ -874,6 +992,9 @@ pub struct Analyzer<'a> {
     groups: FxHashMap<(&'static str, String), Ratios>,
     /// Turns with usage left out of calibration.
     calibration_excluded: usize,
+    /// Turns whose text is hashed ([`TraceSummary::hashed_turns`]).
+    hashed_turns: usize,
+    break_cost: BreakCost,
     /// What the provider billed for input (in input tokens), and whether every chain turn
     /// had usage.
     billed: (f64, bool),
@@ -956,6 +1077,8 @@ impl<'a> Analyzer<'a> {
             agreement: (0, 0, 0),
             groups: FxHashMap::default(),
             calibration_excluded: 0,
+            hashed_turns: 0,
+            break_cost: BreakCost::default(),
             billed: (0.0, true),
             tool_stats: FxHashMap::default(),
             tool_order: Vec::new(),
@@ -1071,12 +1194,8 @@ impl<'a> Analyzer<'a> {
         record: RequestRecord,
     ) {
         let (failed, time_ms, usage) = (record.failed, record.time_ms, record.usage);
-        // The capture's own tools, stored once per distinct entry.
-        let ids: Arc<[u32]> = self.capture_entries(capture.tools()).into();
-        let present = capture.has_tools_key();
-        let (array, tools_tokens) = self.array(capture.shape(), present, &ids);
-        let tools_bytes = self.bytes(&ids, present);
-        let context_tokens = self.context_tokens(&ids, tools_tokens);
+        let (ids, present, array, [tools_tokens, tools_bytes, context_tokens]) =
+            self.own_tools(capture);
 
         // The rest of the prompt: counted once per turn for every strategy, each block once
         // per session.
@@ -1116,7 +1235,7 @@ impl<'a> Analyzer<'a> {
         let sent = self.model_sent(
             prompt,
             &ids,
-            (time_ms, failed),
+            (time_ms, failed, self.threads[thread].sent_cached),
             usage,
             openai,
             &rules,
@@ -1142,6 +1261,7 @@ impl<'a> Analyzer<'a> {
             rest,
             rest_tokens,
             rules: &rules,
+            overhead: judge.overhead,
             loaded,
             context,
             newly_loaded: &newly_loaded,
@@ -1155,6 +1275,7 @@ impl<'a> Analyzer<'a> {
         let state = &mut self.threads[thread];
         state.last_tools = Some((Arc::clone(&ids), present, turn));
         if !failed {
+            state.sent_cached = sent.cached;
             state.chain = Some(ChainPoint {
                 usage,
                 openai,
@@ -1200,10 +1321,40 @@ impl<'a> Analyzer<'a> {
             host: who.host.clone(),
             server_tool: usage.and_then(|u| u.server_tool),
             not_judged: sent.not_judged,
+            break_price: sent.break_price,
             calls,
             time_ms,
         };
         self.keep(facts, rows);
+    }
+
+    /// The capture's own tools, stored once per distinct entry: their ids, whether the body
+    /// has a `tools` key, the array's id, and its tokens, bytes and tokens in context.
+    fn own_tools(&mut self, capture: &Capture) -> (Arc<[u32]>, bool, u32, [usize; 3]) {
+        let ids: Arc<[u32]> = self.capture_entries(capture.tools()).into();
+        let present = capture.has_tools_key();
+        let (array, tools_tokens) = self.array(capture.shape(), present, &ids);
+        let tools_bytes = self.bytes(&ids, present);
+        let context_tokens = self.context_tokens(&ids, tools_tokens);
+        (
+            ids,
+            present,
+            array,
+            [tools_tokens, tools_bytes, context_tokens],
+        )
+    }
+
+    /// Count a break's price into the session's.
+    fn add_break(&mut self, price: Option<BreakPrice>) {
+        let Some(price) = price else {
+            return;
+        };
+        let total = &mut self.break_cost;
+        total.breaks += 1;
+        total.extra = round2(total.extra + price.extra);
+        if let Some(usd) = price.usd {
+            total.usd = Some(total.usd.unwrap_or(0.0) + usd);
+        }
     }
 
     /// Whose cache a request meets (by its URL's host, else its shape), the rules it is
@@ -1260,12 +1411,13 @@ impl<'a> Analyzer<'a> {
         &mut self,
         (seed, head, rest, context_tokens, prompt_tokens): SentPrompt<'_>,
         ids: &[u32],
-        (time_ms, failed): (Option<i64>, bool),
+        (time_ms, failed, cached_before): (Option<i64>, bool, Option<usize>),
         usage: Option<Usage>,
         openai: bool,
         rules: &cache::Rules,
         judge: &Judge<'_>,
     ) -> SentCache {
+        self.hashed_turns += usize::from(judge.hashed);
         if failed {
             return SentCache::default();
         }
@@ -1276,7 +1428,9 @@ impl<'a> Analyzer<'a> {
         }
         self.fill_boundaries(seed, head, ids, context_tokens, None, rest);
         let group = (judge.who.provider.id(), judge.model.to_owned());
-        let usable = usage.filter(|u| !u.cache_unknown && u.server_tool.is_none() && !judge.media);
+        let usable = usage.filter(|u| {
+            !u.cache_unknown && u.server_tool.is_none() && !judge.media && !judge.hashed
+        });
         let billed = |u: &Usage| {
             if openai {
                 u.input
@@ -1307,8 +1461,13 @@ impl<'a> Analyzer<'a> {
         if exact.openai {
             self.inner_prefix(&mut m, seed, head.len(), total, time_ms, &exact);
         }
+        let price = price_per_million(&self.settings, judge.model).map(|p| p * ratio);
+        let lost = cached_before.and_then(|c| break_price(&m, c, rules, price));
+        self.add_break(lost);
         let mut sent = SentCache {
             modelled: Some(CacheFigures::modelled(&m)),
+            cached: Some(m.read + m.written()),
+            break_price: lost,
             ..SentCache::default()
         };
         let Some(usage) = usage else {
@@ -1700,6 +1859,10 @@ impl<'a> Analyzer<'a> {
         entry.write = Some(m.written());
         entry.input = Some(m.input);
         entry.cost = Some(m.cost(turn.rules));
+        if turn.overhead > 0 && !projected.ids.is_empty() && whole > 0 {
+            let per_token = m.cost(turn.rules) / whole as f64;
+            self.totals[index].overhead_cost += turn.overhead as f64 * per_token;
+        }
         self.threads[turn.thread].strategies[index] = Some(point);
         entry
     }
@@ -1880,6 +2043,7 @@ impl<'a> Analyzer<'a> {
             host: None,
             server_tool: None,
             not_judged: None,
+            break_price: None,
             calls: Vec::new(),
             time_ms,
         };
@@ -1899,6 +2063,7 @@ impl<'a> Analyzer<'a> {
                     first_turn: turn,
                     last_tools: None,
                     chain: None,
+                    sent_cached: None,
                     loaded: BTreeSet::new(),
                     strategies: (0..self.strategies.len()).map(|_| None).collect(),
                 });
@@ -2284,7 +2449,7 @@ impl<'a> Analyzer<'a> {
                 prompt_tokens: totals.prompt_tokens,
                 cost: round2(totals.cost),
                 cost_uncached: totals.cost_uncached as f64,
-                cost_provider: calibration.as_ref().map(|c| round2(totals.cost * c.ratio)),
+                cost_provider: totals.provider_cost(calibration.as_ref()),
                 applied: totals.applied,
                 versus_original_pct: None,
             })
@@ -2363,6 +2528,7 @@ impl<'a> Analyzer<'a> {
                 skipped: trace.skipped,
                 torn_last_line: trace.torn_last_line,
                 untimed_turns: self.timed.1,
+                hashed_turns: self.hashed_turns,
                 threads: self
                     .threads
                     .iter()
@@ -2383,6 +2549,7 @@ impl<'a> Analyzer<'a> {
                     .then(|| (agree as f64 / judged as f64 * 10_000.0).round() / 10_000.0),
             },
             calibration,
+            break_cost: self.break_cost.rounded(),
             tools,
             deferral,
             strategies,

@@ -20,7 +20,7 @@ pub enum Provider {
     Azure,
     /// DeepSeek (`api.deepseek.com`, its own and its Anthropic-compatible endpoint).
     DeepSeek,
-    /// Moonshot / Kimi (`api.moonshot.ai`, `api.moonshot.cn`).
+    /// Moonshot / Kimi (`api.moonshot.ai`, `api.moonshot.cn`, Kimi's `api.kimi.com`).
     Moonshot,
     /// Z.ai / GLM (`api.z.ai`, `open.bigmodel.cn`).
     Zai,
@@ -170,7 +170,7 @@ pub fn identify(url: Option<&str>, shape: Shape, model: &str) -> Identified {
         Provider::Azure
     } else if ends("deepseek.com") {
         Provider::DeepSeek
-    } else if ends("moonshot.ai") || ends("moonshot.cn") {
+    } else if ends("moonshot.ai") || ends("moonshot.cn") || ends("kimi.com") {
         Provider::Moonshot
     } else if ends("z.ai") || ends("bigmodel.cn") {
         Provider::Zai

@@ -21,11 +21,14 @@ pub fn within(modelled: f64, observed: u64, step: usize) -> bool {
     (modelled - observed as f64).abs() <= slack
 }
 
-/// A hashed or redacted trace: cctrace's `[h:…]` text in place of what was sent. Its prompt
-/// is not the one the provider read, so no agreement is judged on it.
+/// A hashed or redacted trace: cctrace's sanitized fixtures put `[h:…]` (or `s-…`) tokens in
+/// place of every text, tool descriptions included. Its prompt is not the one the provider
+/// read, so no agreement is judged on it and it calibrates nothing. Judged on the texts a
+/// request is known by (system blocks, the first messages' texts, tool descriptions): more
+/// than half of them hash tokens, and two at least unless one is the unmistakable `[h:…]`.
 pub fn hashed(capture: &Capture) -> bool {
     let body = capture.body();
-    let mut texts = Vec::new();
+    let mut texts: Vec<&str> = Vec::new();
     match body.get("system") {
         Some(Value::String(text)) => texts.push(text.as_str()),
         Some(Value::Array(blocks)) => texts.extend(
@@ -35,7 +38,8 @@ pub fn hashed(capture: &Capture) -> bool {
         ),
         _ => {}
     }
-    if let Some(Value::Array(messages)) = body.get("messages") {
+    let list = body.get("messages").or_else(|| body.get("input"));
+    if let Some(Value::Array(messages)) = list {
         for message in messages.iter().take(4) {
             match message.get("content") {
                 Some(Value::String(text)) => texts.push(text),
@@ -48,17 +52,52 @@ pub fn hashed(capture: &Capture) -> bool {
             }
         }
     }
-    texts.iter().any(|t| is_hash_token(t))
+    texts.extend(
+        capture
+            .tools()
+            .iter()
+            .take(16)
+            .filter_map(crate::tool::description),
+    );
+    let tokens: Vec<HashToken> = texts.iter().filter_map(|t| hash_token(t)).collect();
+    tokens.len() * 2 > texts.len() && (tokens.len() >= 2 || tokens.contains(&HashToken::Bracketed))
 }
 
-/// `[h:` followed by hex digits (and perhaps a length) and `]`, alone.
-fn is_hash_token(text: &str) -> bool {
+/// The two spellings of a sanitizer's hash token.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum HashToken {
+    /// `[h:3szq15su8]`.
+    Bracketed,
+    /// `s-r7cb62rzzi04`, `sr-1f717oz16b4r75`.
+    Dashed,
+}
+
+/// A text that is a hash token, perhaps after a marker the sanitizer keeps
+/// (`<system-reminder> [h:…]`, `x-anthropic-billing-header [h:…]`): base-36 or hex digits.
+fn hash_token(text: &str) -> Option<HashToken> {
     let text = text.trim();
-    let Some(inner) = text.strip_prefix("[h:").and_then(|t| t.strip_suffix(']')) else {
-        return false;
+    let last = text.rsplit(' ').next().unwrap_or(text);
+    // What precedes the token is one marker word at most.
+    if text.len() > last.len() && text[..text.len() - last.len()].trim().contains(' ') {
+        return None;
+    }
+    let digits = |d: &str| {
+        d.len() >= 6
+            && d.len() <= 40
+            && d.chars()
+                .all(|c| c.is_ascii_digit() || c.is_ascii_lowercase())
     };
-    let digits = inner.split([':', ' ', ',']).next().unwrap_or("");
-    digits.len() >= 6 && digits.chars().all(|c| c.is_ascii_hexdigit())
+    if let Some(inner) = last.strip_prefix("[h:").and_then(|t| t.strip_suffix(']')) {
+        // cctrace writes base 36; a length may follow (`[h:0a1b2c:812]`).
+        let hash = inner.split([':', ',']).next().unwrap_or("");
+        return digits(hash).then_some(HashToken::Bracketed);
+    }
+    let (prefix, hash) = last.split_once('-')?;
+    let prefixed =
+        (1..=2).contains(&prefix.len()) && prefix.chars().all(|c| c.is_ascii_lowercase());
+    // A hash holds digits: a word such as `s-expression` is no token.
+    (prefixed && digits(hash) && hash.len() >= 8 && hash.chars().any(|c| c.is_ascii_digit()))
+        .then_some(HashToken::Dashed)
 }
 
 /// Whether the request holds media (images, documents, audio, video): the provider counts
@@ -133,8 +172,20 @@ mod tests {
         assert!(!within(1000.0, 1200, 1));
         assert!(within(0.0, 60, 1));
         assert!(within(1024.0, 1152, 128));
-        assert!(is_hash_token("[h:9f2c11ab]"));
-        assert!(!is_hash_token("[h:hello]"));
+        assert_eq!(hash_token("[h:9f2c11ab]"), Some(HashToken::Bracketed));
+        assert_eq!(hash_token("[h:33y857eqsip]"), Some(HashToken::Bracketed));
+        assert_eq!(
+            hash_token("x-anthropic-billing-header [h:1zndmzysa625]"),
+            Some(HashToken::Bracketed)
+        );
+        assert_eq!(hash_token("s-r7cb62rzzi04"), Some(HashToken::Dashed));
+        assert_eq!(
+            hash_token("<system-reminder> sr-1f717oz16b4r75"),
+            Some(HashToken::Dashed)
+        );
+        assert_eq!(hash_token("[h:hi]"), None);
+        assert_eq!(hash_token("s-expression"), None);
+        assert_eq!(hash_token("see the [h:9f2c11ab] token"), None);
         let c = Capture::from_value(json!({"model": "claude-sonnet-4-5", "messages":
             [{"role": "user", "content": [{"type": "text", "text": "[h:0a1b2c3d4e:812]"}]}],
             "tools": [{"name": "a", "input_schema": {}}]}))

@@ -160,6 +160,18 @@ pub const CACHE: &[SettingKey] = &[
             Ok(())
         },
     },
+    SettingKey {
+        key: "cache.price",
+        help: "US dollars per million input tokens, for the price of each break (auto: the model's list price where known: Claude and OpenAI models)",
+        kind: ValueKind::Multiplier,
+        affects: &[],
+        first_for: &[],
+        read: |s| Some(setting_key::multiplier_text(s.cache.price)),
+        write: |s, v| {
+            s.cache.price = setting_key::multiplier(v)?;
+            Ok(())
+        },
+    },
 ];
 
 /// The groups of keys, in `--set` order (the order of `known:` in errors, of `Display`, of

@@ -10,6 +10,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde_json::Value;
 
+use super::array::{self, ArraySource};
 use super::cassette::{self, CassetteSource};
 use super::folder::FolderSource;
 use super::har::{self, HarSource};
@@ -295,6 +296,12 @@ fn bad_first_line(
     if cassette::looks_like_yaml_cassette(trimmed) {
         return yaml_cassette(reader, first);
     }
+    if [b"STDIN: ".as_slice(), b"STDOUT: ", b"STDERR: "]
+        .iter()
+        .any(|p| trimmed.starts_with(p))
+    {
+        return mcp_replay(reader, first);
+    }
     if trimmed.starts_with(b"event:")
         || trimmed.starts_with(b"data:")
         || trimmed.starts_with(b"id:")
@@ -354,6 +361,47 @@ fn event_stream(
                 .into(),
         )),
     }
+}
+
+/// A goose MCP replay: the `STDIN:` / `STDOUT:` lines of an MCP session over stdio. Its
+/// `tools/list` answers (every page, in order) are the capture; the rest is the session.
+fn mcp_replay(
+    reader: Box<dyn BufRead + Send>,
+    first: Vec<u8>,
+) -> Result<(TraceFormat, Source), LoadError> {
+    let text = read_rest(reader, first, MAX_CAPTURE_BYTES)?;
+    let text = String::from_utf8_lossy(without_bom(&text)).into_owned();
+    let mut asked = Vec::new();
+    let mut tools = Vec::new();
+    let mut answer_at = None;
+    for (number, line) in text.lines().enumerate() {
+        let Some((side @ ("STDIN" | "STDOUT"), json)) = line.split_once(": ") else {
+            continue;
+        };
+        let Ok(message) = serde_json::from_str::<Value>(json) else {
+            continue;
+        };
+        let id = message.get("id").cloned();
+        if side == "STDIN" && message.get("method").and_then(Value::as_str) == Some("tools/list") {
+            asked.extend(id);
+        } else if side == "STDOUT"
+            && id.is_some_and(|id| asked.contains(&id))
+            && let Some(Value::Array(page)) = message.pointer("/result/tools")
+        {
+            tools.extend(page.iter().cloned());
+            answer_at.get_or_insert(number + 1);
+        }
+    }
+    let Some(line) = answer_at else {
+        return Err(LoadError::Refused(
+            "a goose MCP replay (an MCP session's STDIN/STDOUT lines) with no tools/list \
+             answer in it"
+                .into(),
+        ));
+    };
+    let answer = serde_json::json!({"jsonrpc": "2.0", "result": {"tools": tools}});
+    let at = format!("line {line}");
+    Ok((TraceFormat::McpReplay, Source::One(Some((at, answer)))))
 }
 
 /// A pretty-printed document whose first line is a bracket: read whole, up to its limit (told
@@ -523,6 +571,23 @@ fn document(
         let source = Source::Cassette(CassetteSource::new(value));
         return Ok((TraceFormat::Cassette, source));
     }
+    let value = match value {
+        Value::Array(items) => match array::format_of(&items) {
+            Some(format) => return Ok((format, Source::Array(ArraySource::new(items, format)))),
+            None => {
+                // An array of records of a known kind that holds no request: named by its
+                // first.
+                let first = items.iter().find(|v| v.is_object());
+                if let Some(what) = first.and_then(kind::refusal) {
+                    return Err(LoadError::Refused(format!(
+                        "a JSON array of records: {what}"
+                    )));
+                }
+                Value::Array(items)
+            }
+        },
+        other => other,
+    };
     if let Some(what) = kind::refusal(&value) {
         return Err(LoadError::Refused(what));
     }

@@ -19,6 +19,21 @@ pub(crate) fn refusal(record: &Value) -> Option<String> {
              conversation, not the tool definitions sent to the model; {HOW_TO_RECORD}"
         ));
     }
+    if is_agent_sdk_stream(object) {
+        return Some(format!(
+            "a Claude Agent SDK / `claude -p --output-format stream-json` message log: it holds \
+             the conversation's messages and the session's tool names, not the requests sent to \
+             the model; {HOW_TO_RECORD}"
+        ));
+    }
+    if is_atif(object) {
+        let version = text("schema_version").unwrap_or("ATIF");
+        return Some(format!(
+            "an ATIF agent trajectory ({version}, Harbor's Agent Trajectory Interchange \
+             Format): it holds the agent's steps and metrics, not the requests sent to the \
+             model; {HOW_TO_RECORD}"
+        ));
+    }
     if is_codex_rollout(object) {
         return Some(format!(
             "a Codex session rollout (~/.codex/sessions/**/rollout-*.jsonl): it holds the \
@@ -74,6 +89,32 @@ fn is_claude_code_transcript(object: &Map<String, Value>) -> bool {
     let summary = kind == Some("summary") && object.contains_key("leafUuid");
     let snapshot = kind == Some("file-history-snapshot") && object.contains_key("messageId");
     message_line || summary || snapshot
+}
+
+/// The Claude Agent SDK's messages, as `--output-format stream-json` writes them one a line:
+/// `type` (`system` with its `subtype`, `assistant` / `user` with their `message`, `result`,
+/// `stream_event`) and `session_id`.
+fn is_agent_sdk_stream(object: &Map<String, Value>) -> bool {
+    if !object.get("session_id").is_some_and(Value::is_string) {
+        return false;
+    }
+    let has = |key: &str| object.contains_key(key);
+    match object.get("type").and_then(Value::as_str) {
+        Some("system" | "result") => has("subtype"),
+        Some("assistant" | "user") => object.get("message").is_some_and(Value::is_object),
+        Some("stream_event") => has("event"),
+        _ => false,
+    }
+}
+
+/// An ATIF trajectory: `schema_version` `ATIF-v…`, or its `agent` and `steps` beside a
+/// `session_id`.
+fn is_atif(object: &Map<String, Value>) -> bool {
+    let version = object.get("schema_version").and_then(Value::as_str);
+    version.is_some_and(|v| v.starts_with("ATIF"))
+        || (object.get("steps").is_some_and(Value::is_array)
+            && object.get("agent").is_some_and(Value::is_object)
+            && object.contains_key("session_id"))
 }
 
 /// Codex's rollout lines: `{timestamp, type, payload}`, `type` one of its item kinds.
@@ -146,6 +187,19 @@ mod tests {
             refusal(&response)
                 .unwrap()
                 .starts_with("an Anthropic Messages response")
+        );
+        let init = json!({"type": "system", "subtype": "init", "session_id": "s",
+            "tools": ["Bash", "Read"], "model": "claude-sonnet-4-5"});
+        assert!(refusal(&init).unwrap().starts_with("a Claude Agent SDK"));
+        let result = json!({"type": "result", "subtype": "success", "session_id": "s",
+            "usage": {"input_tokens": 3}});
+        assert!(refusal(&result).unwrap().starts_with("a Claude Agent SDK"));
+        let atif = json!({"schema_version": "ATIF-v1.4", "session_id": "s",
+            "agent": {"name": "a", "version": "1"}, "steps": []});
+        assert!(
+            refusal(&atif)
+                .unwrap()
+                .starts_with("an ATIF agent trajectory (ATIF-v1.4")
         );
         // A request is none of these.
         let request = json!({"model": "m", "messages": [], "tools": []});

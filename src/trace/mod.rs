@@ -11,6 +11,7 @@ use std::path::Path;
 use crate::capture::display_path;
 use crate::error::{FileError, LoadError};
 
+mod array;
 mod bounded;
 pub(crate) mod budget;
 mod cassette;
@@ -50,6 +51,14 @@ pub enum TraceFormat {
     BareJsonl,
     /// A VCR cassette (vcrpy or go-vcr; YAML, or vcrpy's JSON): `interactions[]`.
     Cassette,
+    /// claude-trace or wrapped records saved as one JSON array.
+    JsonArray,
+    /// nock's recorded calls (`scope`, `method`, `path`, `body`, `status`, `response`), one
+    /// JSON array.
+    Nock,
+    /// A goose MCP replay: an MCP session's `STDIN:` / `STDOUT:` lines; its `tools/list`
+    /// answer is the one turn.
+    McpReplay,
 }
 
 impl TraceFormat {
@@ -63,6 +72,9 @@ impl TraceFormat {
             TraceFormat::WrappedJsonl => "jsonl-wrapped",
             TraceFormat::BareJsonl => "jsonl",
             TraceFormat::Cassette => "vcr-cassette",
+            TraceFormat::JsonArray => "json-array",
+            TraceFormat::Nock => "nock",
+            TraceFormat::McpReplay => "mcp-replay",
         }
     }
 }
@@ -226,6 +238,8 @@ pub(crate) enum Source {
     Lines(jsonl::LineSource),
     Har(har::HarSource),
     Cassette(cassette::CassetteSource),
+    /// Records in one JSON array.
+    Array(array::ArraySource),
     Folder(folder::FolderSource),
     /// One record document (claude-trace or wrapped), named by the file.
     One(Option<(String, Value)>),
@@ -328,6 +342,7 @@ impl TraceReader {
             Source::Lines(lines) => lines.next_raw(),
             Source::Har(har) => har.next_raw(),
             Source::Cassette(cassette) => cassette.next_raw(),
+            Source::Array(array) => array.next_raw(),
             Source::Folder(folder) => folder.next_raw(),
             Source::One(one) => one.take().map(|(source, value)| {
                 Raw::Read(source.clone(), record::from_value(value, source))
