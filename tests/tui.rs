@@ -2195,7 +2195,12 @@ fn the_overview_names_the_costliest_server_as_report_by_server_does() {
 /// `report --by-server --json` of the sample, every strategy.
 fn by_server_json() -> Vec<serde_json::Value> {
     let out = crate::support::command::toolprism()
-        .args(["report", "tests/fixtures/tui-sample.json", "--by-server", "--json"])
+        .args([
+            "report",
+            "tests/fixtures/tui-sample.json",
+            "--by-server",
+            "--json",
+        ])
         .current_dir(crate::support::command::root())
         .output()
         .unwrap();
@@ -2216,7 +2221,11 @@ fn grouped_subtotals_are_report_by_servers_figures() {
     assert!(m.grouped());
     let servers = by_server_json();
     // Tools a strategy adds are no server's: `report --by-server` counts them in no row.
-    let groups: Vec<_> = m.subtotals.iter().filter(|s| s.group != Group::Added).collect();
+    let groups: Vec<_> = m
+        .subtotals
+        .iter()
+        .filter(|s| s.group != Group::Added)
+        .collect();
     assert_eq!(groups.len(), servers.len());
     assert_eq!(m.subtotals.last().map(|s| &s.group), Some(&Group::Added));
     for s in groups {
@@ -2229,7 +2238,11 @@ fn grouped_subtotals_are_report_by_servers_figures() {
             .find(|r| r["name"] == name.as_str())
             .unwrap_or_else(|| panic!("{name} in {servers:?}"));
         assert_eq!(Some(s.tools as u64), row["tools"].as_u64(), "{name}");
-        assert_eq!(s.original.map(|t| t as u64), row["tokens"].as_u64(), "{name}");
+        assert_eq!(
+            s.original.map(|t| t as u64),
+            row["tokens"].as_u64(),
+            "{name}"
+        );
         for (c, figure) in s.columns.iter().enumerate() {
             let id = toolprism::tui::matrix::strategies()[c].id();
             let want = row["strategies"]
@@ -2376,7 +2389,11 @@ fn search_and_filter_apply_to_the_grouped_rows() {
         "no host tool is named mcp__"
     );
     for (k, s) in m.subtotals.iter().enumerate() {
-        let start = m.lines.iter().position(|l| *l == ViewRow::Subtotal(k)).unwrap();
+        let start = m
+            .lines
+            .iter()
+            .position(|l| *l == ViewRow::Subtotal(k))
+            .unwrap();
         let tools = m.lines[start + 1..]
             .iter()
             .take_while(|l| matches!(l, ViewRow::Tool(_)))
@@ -2412,7 +2429,14 @@ fn grouping_without_mcp_tools_says_so_and_changes_nothing() {
     h.app.status = None;
     assert_eq!(h.screen(120, 35), before);
     h.keys("z");
-    assert!(h.app.status.clone().unwrap().0.contains("group the tools by server first"));
+    assert!(
+        h.app
+            .status
+            .clone()
+            .unwrap()
+            .0
+            .contains("group the tools by server first")
+    );
 }
 
 #[test]
@@ -2429,7 +2453,11 @@ fn nothing_is_cut_without_a_mark_in_the_grouped_matrix() {
             }
         }
     }
-    assert!(found.is_empty(), "cut without a mark:\n{}", found.join("\n"));
+    assert!(
+        found.is_empty(),
+        "cut without a mark:\n{}",
+        found.join("\n")
+    );
 }
 
 #[test]

@@ -1038,7 +1038,9 @@ impl App {
                         .filter(|s| matches!(s.group, Group::Server(_)))
                         .count();
                     let noun = if servers == 1 { "server" } else { "servers" };
-                    format!("grouped by MCP server: {servers} {noun} · z folds one · b again: one list")
+                    format!(
+                        "grouped by MCP server: {servers} {noun} · z folds one · b again: one list"
+                    )
                 } else {
                     "one list of tools".to_owned()
                 };
@@ -1068,11 +1070,18 @@ impl App {
                 let keep = m.group_at(at).cloned().map(RowKey::Group);
                 self.matrix_tab.folded = if unfold { Vec::new() } else { groups };
                 self.matrix_resync(keep);
-                let what = if unfold { "every server unfolded" } else { "every server folded" };
+                let what = if unfold {
+                    "every server unfolded"
+                } else {
+                    "every server folded"
+                };
                 self.set_status(format!("{what} · Z again"), false);
             }
             Action::Fold | Action::FoldAll => {
-                self.set_status("z folds a server: group the tools by server first (b)", false);
+                self.set_status(
+                    "z folds a server: group the tools by server first (b)",
+                    false,
+                );
             }
             _ => return false,
         }

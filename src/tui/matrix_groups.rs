@@ -107,7 +107,11 @@ impl Subtotal {
         let count = if self.shown == self.tools {
             format!("{} {noun}", thousands(self.tools))
         } else {
-            format!("{} of {} {noun}", thousands(self.shown), thousands(self.tools))
+            format!(
+                "{} of {} {noun}",
+                thousands(self.shown),
+                thousands(self.tools)
+            )
         };
         let long = format!("{arrow} {name} ({count})");
         if width(&long) <= cells {
