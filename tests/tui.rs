@@ -2298,7 +2298,7 @@ fn grouped_subtotals_are_report_by_servers_figures() {
 #[test]
 fn a_server_folds_and_unfolds() {
     let mut h = Harness::new();
-    h.keys("b");
+    h.keys("bg");
     let all = h.app.matrix().len();
     let first = h.app.matrix().subtotals[0].clone();
     assert_eq!(h.app.matrix_tab.cursor.rows.selected, 0);
@@ -2350,7 +2350,7 @@ fn a_server_folds_and_unfolds() {
 #[test]
 fn the_cursor_on_a_subtotal_row_opens_no_tool() {
     let mut h = Harness::new();
-    h.keys("b");
+    h.keys("bg");
     let m = h.app.matrix();
     // Every row visited in turn, subtotal rows included.
     for at in 0..m.len() {
