@@ -2364,8 +2364,8 @@ fn the_cursor_on_a_subtotal_row_opens_no_tool() {
     let status = h.app.status.clone().unwrap().0;
     assert!(status.contains("nothing to copy"), "{status}");
     assert!(h.app.effects.is_empty());
-    // The last row is a tool: Enter opens it under the cursor's strategy.
-    h.keys("G");
+    // Under the first subtotal row, a tool of the capture: Enter opens it.
+    h.keys("gj");
     let at = h.app.matrix_tab.cursor.rows.selected;
     let name = h.app.matrix().name(at).expect("a tool last").to_owned();
     h.keys("l<enter>");
