@@ -2297,3 +2297,280 @@ fn a_long_tool_name_is_never_split_without_a_mark() {
         found.join("\n")
     );
 }
+
+// ---- the matrix grouped by MCP server (b, z, Z) ------------------------------------------
+
+/// `report --by-server --json` of the sample, every strategy.
+fn by_server_json() -> Vec<serde_json::Value> {
+    let out = crate::support::command::toolprism()
+        .args([
+            "report",
+            "tests/fixtures/tui-sample.json",
+            "--by-server",
+            "--json",
+        ])
+        .current_dir(crate::support::command::root())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    report["servers"].as_array().unwrap().clone()
+}
+
+/// A subtotal row's figures are the ones `report --by-server` prints for its server (tools,
+/// original tokens, each strategy's tokens), and each group's tools are drawn under it.
+#[test]
+fn grouped_subtotals_are_report_by_servers_figures() {
+    use toolprism::tui::matrix_groups::{Figure, Group, ViewRow};
+    let mut h = Harness::new();
+    let plain = h.app.matrix();
+    h.keys("b");
+    let m = h.app.matrix();
+    assert!(m.grouped());
+    let servers = by_server_json();
+    // Tools a strategy adds are no server's: `report --by-server` counts them in no row.
+    let groups: Vec<_> = m
+        .subtotals
+        .iter()
+        .filter(|s| s.group != Group::Added)
+        .collect();
+    assert_eq!(groups.len(), servers.len());
+    assert_eq!(m.subtotals.last().map(|s| &s.group), Some(&Group::Added));
+    for s in groups {
+        let name = match &s.group {
+            Group::Server(name) => name.clone(),
+            _ => "(host)".to_owned(),
+        };
+        let row = servers
+            .iter()
+            .find(|r| r["name"] == name.as_str())
+            .unwrap_or_else(|| panic!("{name} in {servers:?}"));
+        assert_eq!(Some(s.tools as u64), row["tools"].as_u64(), "{name}");
+        assert_eq!(
+            s.original.map(|t| t as u64),
+            row["tokens"].as_u64(),
+            "{name}"
+        );
+        for (c, figure) in s.columns.iter().enumerate() {
+            let id = toolprism::tui::matrix::strategies()[c].id();
+            let want = row["strategies"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|x| x["id"] == id)
+                .unwrap_or_else(|| panic!("{id}"));
+            match figure {
+                Figure::Tokens(t) => assert_eq!(Some(*t as u64), want["tokens"].as_u64()),
+                Figure::Refused => assert!(want["tokens"].is_null(), "{id}"),
+                Figure::Measuring => panic!("{id} measured"),
+            }
+        }
+    }
+    // Every tool once, under its own server's subtotal; the host's tools in their own group.
+    let mut under = None;
+    let mut tools = 0;
+    for line in &m.lines {
+        match line {
+            ViewRow::Subtotal(k) => under = Some(&m.subtotals[*k].group),
+            ViewRow::Tool(r) => {
+                tools += 1;
+                let row = &m.model.all_rows()[*r];
+                let name = &row.name;
+                let expected = match (row.origin, name.strip_prefix("mcp__")) {
+                    (toolprism::matrix::Origin::Added(_), _) => Group::Added,
+                    (_, Some(rest)) => Group::Server(rest.split("__").next().unwrap().to_owned()),
+                    (_, None) => Group::Host,
+                };
+                assert_eq!(under, Some(&expected), "{name}");
+            }
+        }
+    }
+    assert_eq!(tools, plain.shown.len());
+    assert_eq!(m.len(), plain.len() + m.subtotals.len());
+    // Groups in the sort's order: original tokens, costliest first.
+    let originals: Vec<usize> = m.subtotals.iter().filter_map(|s| s.original).collect();
+    assert!(originals.windows(2).all(|w| w[0] >= w[1]), "{originals:?}");
+    // Sorting smallest first turns the groups round, and the tools within each.
+    h.keys("s");
+    let m = h.app.matrix();
+    let originals: Vec<usize> = m.subtotals.iter().filter_map(|s| s.original).collect();
+    assert!(originals.windows(2).all(|w| w[0] <= w[1]), "{originals:?}");
+    // And `b` again gives the one list back.
+    h.keys("b");
+    assert!(!h.app.matrix().grouped());
+    assert_eq!(h.app.matrix().len(), plain.len());
+}
+
+/// `z` folds the cursor's server to its subtotal row (from a tool of it too), Enter on a
+/// subtotal row folds rather than opening a tool, `Z` folds or unfolds them all.
+#[test]
+fn a_server_folds_and_unfolds() {
+    let mut h = Harness::new();
+    h.keys("bg");
+    let all = h.app.matrix().len();
+    let first = h.app.matrix().subtotals[0].clone();
+    assert_eq!(h.app.matrix_tab.cursor.rows.selected, 0);
+    assert!(h.app.matrix().subtotal_at(0).is_some());
+    h.keys("z");
+    let m = h.app.matrix();
+    assert!(m.subtotals[0].folded);
+    assert_eq!(m.len(), all - first.shown);
+    assert!(m.subtotal_at(1).is_some(), "the next server's row follows");
+    h.keys("z");
+    assert_eq!(h.app.matrix().len(), all);
+    // From a tool of the server: the cursor goes to the server's row, folded.
+    h.keys("jj");
+    assert!(h.app.matrix().row(2).is_some());
+    h.keys("z");
+    assert_eq!(h.app.matrix_tab.cursor.rows.selected, 0);
+    assert!(h.app.matrix().subtotals[0].folded);
+    // Enter on a subtotal row unfolds it and opens nothing.
+    h.keys("<enter>");
+    assert_eq!(h.app.tab, Tab::Matrix);
+    assert!(!h.app.matrix().subtotals[0].folded);
+    assert_eq!(h.app.matrix().len(), all);
+    h.keys("Z");
+    let m = h.app.matrix();
+    assert_eq!(m.len(), m.subtotals.len());
+    assert!(m.subtotals.iter().all(|s| s.folded));
+    let text = h.screen(120, 35);
+    assert!(text.contains("▸ (host) (5 tools)"), "{text}");
+    assert!(!text.contains("read_file"), "{text}");
+    h.keys("Z");
+    assert_eq!(h.app.matrix().len(), all);
+    // The figures are drawn on the subtotal rows.
+    let text = h.screen(200, 50);
+    let s = &h.app.matrix().subtotals[0];
+    let line = text
+        .lines()
+        .find(|l| l.contains(&format!("▾ {} (", s.group.label())))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        line.contains(&s.original_text(true)),
+        "{line} has {}",
+        s.original_text(true)
+    );
+    assert!(line.contains(&s.cell_text(2)), "{line}");
+}
+
+/// The cursor moves over subtotal rows; on one, nothing that needs a tool acts on a wrong one
+/// (Enter folds, y copies nothing); on a tool, Enter opens that tool.
+#[test]
+fn the_cursor_on_a_subtotal_row_opens_no_tool() {
+    let mut h = Harness::new();
+    h.keys("bg");
+    let m = h.app.matrix();
+    // Every row visited in turn, subtotal rows included.
+    for at in 0..m.len() {
+        assert_eq!(h.app.matrix_tab.cursor.rows.selected, at);
+        let text = h.screen(80, 24);
+        assert!(!text.is_empty());
+        h.keys("j");
+    }
+    h.keys("g");
+    h.keys("y");
+    let status = h.app.status.clone().unwrap().0;
+    assert!(status.contains("nothing to copy"), "{status}");
+    assert!(h.app.effects.is_empty());
+    // Under the first subtotal row, a tool of the capture: Enter opens it.
+    h.keys("gj");
+    let at = h.app.matrix_tab.cursor.rows.selected;
+    let name = h.app.matrix().name(at).expect("a tool last").to_owned();
+    h.keys("l<enter>");
+    assert!(matches!(h.app.tab, Tab::Strategy(_)));
+    assert_eq!(h.selected_name(), name);
+}
+
+/// The search and the `f` filter still apply: only the groups with a tool shown stay, each
+/// subtotal says how many of its tools are shown, and `n` steps from tool to tool.
+#[test]
+fn search_and_filter_apply_to_the_grouped_rows() {
+    use toolprism::tui::matrix_groups::ViewRow;
+    let mut h = Harness::new();
+    h.keys("b/mcp__<enter>");
+    let m = h.app.matrix();
+    assert!(m.subtotals.iter().all(|s| s.shown > 0));
+    assert!(
+        m.subtotals
+            .iter()
+            .all(|s| s.group != toolprism::tui::matrix_groups::Group::Host),
+        "no host tool is named mcp__"
+    );
+    for (k, s) in m.subtotals.iter().enumerate() {
+        let start = m
+            .lines
+            .iter()
+            .position(|l| *l == ViewRow::Subtotal(k))
+            .unwrap();
+        let tools = m.lines[start + 1..]
+            .iter()
+            .take_while(|l| matches!(l, ViewRow::Tool(_)))
+            .count();
+        assert_eq!(tools, s.shown);
+    }
+    let positions = m.tool_positions();
+    h.keys("n");
+    assert_eq!(h.app.matrix_tab.cursor.rows.selected, positions[0]);
+    h.keys("n");
+    assert_eq!(h.app.matrix_tab.cursor.rows.selected, positions[1]);
+    h.keys("N");
+    assert_eq!(h.app.matrix_tab.cursor.rows.selected, positions[0]);
+    // The f filter on a strategy that changes some tools: the counts say how many are left.
+    h.keys("<esc>lllf");
+    let m = h.app.matrix();
+    let shown: usize = m.subtotals.iter().map(|s| s.shown).sum();
+    assert_eq!(shown, m.shown.len());
+    assert!(m.subtotals.iter().all(|s| s.shown > 0));
+}
+
+/// A capture without MCP tools: `b` says so and changes nothing.
+#[test]
+fn grouping_without_mcp_tools_says_so_and_changes_nothing() {
+    let plain = r#"{"model": "m", "messages": [], "tools": [{"name": "read_file", "description": "Read.", "input_schema": {"type": "object"}}, {"name": "bash", "description": "Run.", "input_schema": {"type": "object"}}]}"#;
+    let mut h = Harness::with(plain, Settings::default(), false);
+    let before = h.screen(120, 35);
+    h.keys("b");
+    let status = h.app.status.clone().unwrap().0;
+    assert!(status.contains("nothing to group"), "{status}");
+    assert!(!h.app.matrix_tab.grouped);
+    assert!(!h.app.matrix().grouped());
+    h.app.status = None;
+    assert_eq!(h.screen(120, 35), before);
+    h.keys("z");
+    assert!(
+        h.app
+            .status
+            .clone()
+            .unwrap()
+            .0
+            .contains("group the tools by server first")
+    );
+}
+
+#[test]
+fn nothing_is_cut_without_a_mark_in_the_grouped_matrix() {
+    let mut found = Vec::new();
+    for (name, script) in [("grouped", "b"), ("folded", "bjz"), ("panned", "blllll")] {
+        let mut h = Harness::new();
+        h.keys(script);
+        for (w, hh) in [(200, 50), (120, 35), (80, 24), (60, 20)] {
+            let narrow = h.screen(w, hh);
+            let wide = h.screen(400, hh);
+            for (row, word) in unmarked_cuts(&narrow, &wide) {
+                found.push(format!("{name} {w}x{hh} row {row}: `{word}`"));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "cut without a mark:\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn the_grouped_matrix_120x35() {
+    let mut h = Harness::new();
+    h.keys("bjjjz");
+    snapshot("matrix_grouped_120x35", &mut h, 120, 35);
+}

@@ -65,7 +65,7 @@ pub fn server_of(entry: &Value, settings: &Settings) -> Option<String> {
 }
 
 /// Tools an entry stands for: a namespace's nested tools, else one.
-fn tool_count(entry: &Value) -> usize {
+pub fn tool_count(entry: &Value) -> usize {
     if entry.get("type").and_then(Value::as_str) == Some("namespace") {
         entry
             .get("tools")

@@ -211,6 +211,8 @@ type MatrixKey = (
     crate::matrix::Sort,
     Option<Strategy>,
     String,
+    // The groups folded when grouped by server, `None` when not grouped.
+    Option<Vec<super::matrix_groups::Group>>,
 );
 
 type DiffKey = (Strategy, Arc<Settings>, usize);
@@ -307,6 +309,9 @@ impl App {
             self.matrix_tab.sort,
             self.matrix_tab.changed_by,
             self.search.text.clone(),
+            self.matrix_tab
+                .grouped
+                .then(|| self.matrix_tab.folded.clone()),
         );
         if let Some((k, view)) = self.matrix_cache.borrow().as_ref()
             && *k == key
@@ -342,7 +347,7 @@ impl App {
                 .map(|t| t.contains(&needle))
                 .collect()
         };
-        let view = Rc::new(matrix::MatrixView::build(
+        let mut view = matrix::MatrixView::build(
             &report,
             &self.names,
             counted,
@@ -352,7 +357,17 @@ impl App {
                 needle: (!needle.is_empty()).then_some(needle.as_str()),
                 matching: &matching,
             },
-        ));
+        );
+        if self.matrix_tab.grouped {
+            let (servers, tools) =
+                super::matrix_groups::owners_of(self.capture.tools(), &self.settings);
+            let owners = super::matrix_groups::Owners {
+                servers: &servers,
+                tools: &tools,
+            };
+            view.group(&report, owners, &self.matrix_tab.folded);
+        }
+        let view = Rc::new(view);
         *self.matrix_cache.borrow_mut() = Some((key, view.clone()));
         view
     }
@@ -580,7 +595,9 @@ impl App {
         };
         match self.tab {
             Tab::Matrix => {
-                let len = self.matrix().shown.len();
+                // Subtotal rows are not matches: the steps go from tool to tool.
+                let tools = self.matrix().tool_positions();
+                let len = tools.len();
                 if len == 0 {
                     self.set_status(
                         format!(
@@ -591,8 +608,14 @@ impl App {
                     );
                     return;
                 }
-                let row = step(self.matrix_tab.cursor.rows.selected, len);
-                self.select_cell(row);
+                let here = self.matrix_tab.cursor.rows.selected;
+                let row = match tools.iter().position(|&t| t == here) {
+                    Some(k) => step(k, len),
+                    // From a subtotal row: the next tool below it, or the last one above.
+                    None if forward => tools.iter().position(|&t| t > here).unwrap_or(0),
+                    None => tools.iter().rposition(|&t| t < here).unwrap_or(len - 1),
+                };
+                self.select_cell(tools[row]);
                 self.set_status(format!("tool {} of {len} matching", row + 1), false);
             }
             Tab::Strategy(_) => {
@@ -805,7 +828,7 @@ impl App {
 
     /// Put the matrix cursor on `row` (clamped) and scroll so it shows.
     fn select_cell(&mut self, row: usize) {
-        let (len, height) = (self.matrix().shown.len(), self.matrix_height());
+        let (len, height) = (self.matrix().len(), self.matrix_height());
         self.matrix_tab.cursor.rows.select(row, len, height);
     }
 
@@ -836,15 +859,13 @@ impl App {
         })
     }
 
-    fn matrix_key(&self) -> Option<crate::matrix::Origin> {
-        self.matrix()
-            .row(self.matrix_tab.cursor.rows.selected)
-            .map(|r| r.origin)
+    fn matrix_key(&self) -> Option<super::matrix_groups::RowKey> {
+        self.matrix().key_at(self.matrix_tab.cursor.rows.selected)
     }
 
-    /// Keep the matrix cursor on the same tool after its rows changed.
-    fn matrix_resync(&mut self, keep: Option<crate::matrix::Origin>) {
-        let found = keep.and_then(|k| self.matrix().position(k));
+    /// Keep the matrix cursor on the same tool (or subtotal row) after its rows changed.
+    fn matrix_resync(&mut self, keep: Option<super::matrix_groups::RowKey>) {
+        let found = keep.and_then(|k| self.matrix().find(&k));
         self.select_cell(found.unwrap_or(self.matrix_tab.cursor.rows.selected));
     }
 
@@ -887,6 +908,9 @@ impl App {
     }
 
     fn act_matrix(&mut self, action: Action) -> bool {
+        if self.act_groups(action) {
+            return true;
+        }
         match action {
             Action::Left => self.move_col(-1),
             Action::Right => self.move_col(1),
@@ -921,14 +945,9 @@ impl App {
                     Sort::natural(column).descending
                 };
                 // The selected tool stays selected, wherever the new order puts it.
-                let selected = self
-                    .matrix()
-                    .row(self.matrix_tab.cursor.rows.selected)
-                    .map(|r| r.origin);
+                let selected = self.matrix_key();
                 self.matrix_tab.sort = Sort { column, descending };
-                let at = selected
-                    .and_then(|o| self.matrix().position(o))
-                    .unwrap_or(0);
+                let at = selected.and_then(|k| self.matrix().find(&k)).unwrap_or(0);
                 self.select_cell(at);
                 let what = self.strategy().id();
                 let order = if descending {
@@ -997,10 +1016,92 @@ impl App {
         true
     }
 
+    /// The grouping by server: `b`, `z`, `Z`, and Enter on a subtotal row (it folds, as there
+    /// is no tool to open). Whether `action` was one of these.
+    fn act_groups(&mut self, action: Action) -> bool {
+        use super::matrix_groups::{Group, RowKey};
+        let m = self.matrix();
+        let at = self.matrix_tab.cursor.rows.selected;
+        match action {
+            Action::GroupServers => {
+                let (servers, _) =
+                    super::matrix_groups::owners_of(self.capture.tools(), &self.settings);
+                if !self.matrix_tab.grouped && servers.iter().all(Option::is_none) {
+                    self.set_status(
+                        "no tool here is an MCP server's (mcp.prefixes names them): nothing to group",
+                        false,
+                    );
+                    return true;
+                }
+                let keep = match m.key_at(at) {
+                    // Ungrouped, a subtotal row's tools stay: the cursor goes to its first.
+                    Some(RowKey::Group(_)) => m.row(at + 1).map(|r| RowKey::Tool(r.origin)),
+                    other => other,
+                };
+                self.matrix_tab.grouped = !self.matrix_tab.grouped;
+                self.matrix_resync(keep);
+                let text = if self.matrix_tab.grouped {
+                    let m = self.matrix();
+                    let servers = m
+                        .subtotals
+                        .iter()
+                        .filter(|s| matches!(s.group, Group::Server(_)))
+                        .count();
+                    let noun = if servers == 1 { "server" } else { "servers" };
+                    format!(
+                        "grouped by MCP server: {servers} {noun} · z folds one · b again: one list"
+                    )
+                } else {
+                    "one list of tools".to_owned()
+                };
+                self.set_status(text, false);
+            }
+            Action::Fold | Action::Open if m.grouped() => {
+                if action == Action::Open && m.subtotal_at(at).is_none() {
+                    return false;
+                }
+                let Some(group) = m.group_at(at).cloned() else {
+                    return true;
+                };
+                let folding = !self.matrix_tab.folded.contains(&group);
+                if folding {
+                    self.matrix_tab.folded.push(group.clone());
+                } else {
+                    self.matrix_tab.folded.retain(|g| *g != group);
+                }
+                // Folding hides the tool the cursor was on: it goes to the subtotal row.
+                self.matrix_resync(Some(RowKey::Group(group.clone())));
+                let what = if folding { "folded" } else { "unfolded" };
+                self.set_status(format!("{} {what} · z again", group.label()), false);
+            }
+            Action::FoldAll if m.grouped() => {
+                let groups: Vec<Group> = m.subtotals.iter().map(|s| s.group.clone()).collect();
+                let unfold = m.subtotals.iter().all(|s| s.folded);
+                let keep = m.group_at(at).cloned().map(RowKey::Group);
+                self.matrix_tab.folded = if unfold { Vec::new() } else { groups };
+                self.matrix_resync(keep);
+                let what = if unfold {
+                    "every server unfolded"
+                } else {
+                    "every server folded"
+                };
+                self.set_status(format!("{what} · Z again"), false);
+            }
+            Action::Fold | Action::FoldAll => {
+                self.set_status(
+                    "z folds a server: group the tools by server first (b)",
+                    false,
+                );
+            }
+            _ => return false,
+        }
+        true
+    }
+
     fn move_by(&mut self, delta: isize) {
         match self.tab {
             Tab::Matrix => {
-                let (len, height) = (self.matrix().shown.len(), self.matrix_height());
+                let (len, height) = (self.matrix().len(), self.matrix_height());
                 self.matrix_tab.cursor.rows.move_by(delta, len, height);
             }
             Tab::Overview => {

@@ -20,6 +20,7 @@ use crate::report::Report;
 use crate::strategy::Strategy;
 use crate::text::{pad, pad_left, safe, thousands, width};
 
+use super::matrix_groups::{Subtotal, ViewRow};
 use super::table::{Column, Columns, DataTable, TableRow, Width};
 use super::textview::highlight;
 use super::theme::Theme;
@@ -116,6 +117,11 @@ pub struct MatrixView {
     /// Per strategy column, whether it sends none of the tools (every cell `×`, as `disabled`):
     /// folded to no width unless the cursor is on it, and named in the legend instead.
     pub folded: Vec<bool>,
+    /// The rows drawn, in order: [`MatrixView::shown`]'s tools, or grouped by server with a
+    /// subtotal row each ([`super::matrix_groups`]).
+    pub lines: Vec<ViewRow>,
+    /// The groups' subtotal rows (none when not grouped).
+    pub subtotals: Vec<Subtotal>,
 }
 
 impl MatrixView {
@@ -171,6 +177,8 @@ impl MatrixView {
         let folded = columns_sends_nothing(&model, &columns);
         MatrixView {
             folded,
+            lines: shown.iter().map(|&i| ViewRow::Tool(i)).collect(),
+            subtotals: Vec::new(),
             unfiltered: all.len(),
             model,
             columns,
@@ -181,21 +189,31 @@ impl MatrixView {
         }
     }
 
-    /// The row at a screen position.
+    /// The tool at a screen position (`None` on a subtotal row).
     pub fn row(&self, at: usize) -> Option<&Row> {
-        self.shown.get(at).map(|&i| &self.model.all_rows()[i])
+        self.tool_index(at).map(|i| &self.model.all_rows()[i])
     }
 
-    /// The drawn name of the row at a screen position.
+    /// The drawn name of the tool at a screen position.
     pub fn name(&self, at: usize) -> Option<&str> {
-        self.shown.get(at).map(|&i| self.names[i].as_str())
+        self.tool_index(at).map(|i| self.names[i].as_str())
     }
 
-    /// The position of a tool among the rows shown.
+    fn tool_index(&self, at: usize) -> Option<usize> {
+        match self.lines.get(at)? {
+            ViewRow::Tool(i) => Some(*i),
+            ViewRow::Subtotal(_) => None,
+        }
+    }
+
+    /// The tools shown (after the search and the filter), folded or not.
+    pub fn tools(&self) -> impl Iterator<Item = &Row> + '_ {
+        self.shown.iter().map(|&i| &self.model.all_rows()[i])
+    }
+
+    /// The position of a tool among the rows drawn.
     pub fn position(&self, origin: Origin) -> Option<usize> {
-        self.shown
-            .iter()
-            .position(|&i| self.model.all_rows()[i].origin == origin)
+        (0..self.lines.len()).find(|&at| self.row(at).is_some_and(|r| r.origin == origin))
     }
 
     /// A strategy column's cell in a row (`None` while the column is being measured).
@@ -205,7 +223,7 @@ impl MatrixView {
 
     /// Subtotals of the rows shown: original tokens, and per strategy column the tokens sent.
     pub fn subtotal(&self) -> (usize, Vec<usize>) {
-        let rows: Vec<&Row> = (0..self.shown.len()).filter_map(|i| self.row(i)).collect();
+        let rows: Vec<&Row> = self.tools().collect();
         let original = rows.iter().filter_map(|r| r.original_tokens).sum();
         let per_column = (0..self.columns.len())
             .map(|c| {
@@ -338,7 +356,8 @@ fn marker_width(n: usize) -> usize {
 /// column in view and starting at `cursor.col_offset` when it can. Numbers are never cut: a
 /// column is as wide as its widest figure; the name column gives way first.
 pub fn geometry(m: &MatrixView, cells: u16, cursor: Cursor) -> Geometry {
-    let rows: Vec<&Row> = (0..m.shown.len()).filter_map(|i| m.row(i)).collect();
+    let rows: Vec<&Row> = m.tools().collect();
+    let subtotals = m.subtotal_widths();
     let figure = |c: usize| -> usize {
         let body = rows
             .iter()
@@ -353,7 +372,7 @@ pub fn geometry(m: &MatrixView, cells: u16, cursor: Cursor) -> Geometry {
             .unwrap_or(0);
         // Room for the sort arrow, so a header is never cut.
         let head = width(&m.header(c)) + 1;
-        body.max(totals).max(head)
+        body.max(totals).max(head).max(subtotals.2[c])
     };
     // A folded column takes no width, unless the cursor is on it.
     let columns: Vec<usize> = (0..m.columns.len())
@@ -378,14 +397,16 @@ pub fn geometry(m: &MatrixView, cells: u16, cursor: Cursor) -> Geometry {
         )
         .max()
         .unwrap_or(1)
-        .max(width("▼original") + usize::from(m.model.original_rejected));
-    let longest = rows
+        .max(width("▼original") + usize::from(m.model.original_rejected))
+        .max(subtotals.1);
+    let longest = m
+        .shown
         .iter()
-        .enumerate()
-        .map(|(i, _)| m.name(i).map_or(0, width))
+        .map(|&i| width(&m.names[i]))
         .max()
         .unwrap_or(0)
-        .max(width("tool (0000)"));
+        .max(width("tool (0000)"))
+        .max(subtotals.0);
     let total = cells as usize;
     // The row starts with the cursor bar; each column is preceded by one space.
     let fixed = |name: usize| 1 + name + 1 + original;
@@ -566,8 +587,8 @@ fn header_row(
         _ => "tool",
     };
     // Tools a strategy adds are rows too: counted apart, so `46+1` reads beside `46 tools`.
-    let added = (0..m.shown.len())
-        .filter_map(|i| m.row(i))
+    let added = m
+        .tools()
         .filter(|r| matches!(r.origin, Origin::Added(_)))
         .count();
     let count = if added > 0 {
@@ -696,21 +717,32 @@ pub fn draw(m: &MatrixView, cursor: Cursor, theme: Theme, frame: &mut Frame, are
     let (body, n_totals) = body_rows(area.height, m.model.total_rows().len());
     let (columns, drawn) = table_columns(&g);
     let layout = columns.resolve(&[], area.width as usize);
-    let offset = cursor.rows.offset.min(m.shown.len().saturating_sub(body));
-    let window = DataTable::window(offset, m.shown.len(), body);
+    let offset = cursor.rows.offset.min(m.len().saturating_sub(body));
+    let window = DataTable::window(offset, m.len(), body);
     let names: Vec<&str> = window.clone().filter_map(|i| m.name(i)).collect();
-    let shorts = display_names(&names, g.name);
+    let mut shorts = display_names(&names, g.name).into_iter();
+    let first_tool = window.clone().find(|&at| m.subtotal_at(at).is_none());
     let rows: Vec<TableRow> = window
         .clone()
-        .zip(&shorts)
-        .filter_map(|(at, short)| {
-            let row = m.row(at)?;
+        .filter_map(|at| {
             let on = (at == cursor.rows.selected).then_some(cursor.col);
+            if let Some(s) = m.subtotal_at(at) {
+                return Some(super::matrix_groups::subtotal_row(
+                    m, s, &drawn, &g, on, theme,
+                ));
+            }
+            let row = m.row(at)?;
+            // The first tool row drawn says what a whole column says once (`refused`).
+            let drawn_at = if Some(at) == first_tool {
+                0
+            } else {
+                at - window.start + 1
+            };
             Some(body_row(
                 m,
                 row,
-                at - window.start,
-                short,
+                drawn_at,
+                &shorts.next()?,
                 &drawn,
                 &g,
                 on,

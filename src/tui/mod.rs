@@ -44,6 +44,7 @@ pub mod key_prelude;
 pub mod keys;
 pub mod layout;
 pub mod matrix;
+pub mod matrix_groups;
 pub mod overview;
 pub mod request;
 pub mod session;

@@ -133,7 +133,7 @@ impl SortKey {
 }
 
 /// The matrix's state (the home screen): its cursor, order and filter.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct MatrixTab {
     /// The cursor's cell and what is scrolled.
     pub cursor: super::matrix::Cursor,
@@ -141,6 +141,10 @@ pub struct MatrixTab {
     pub sort: crate::matrix::Sort,
     /// Only the tools this strategy changes are kept.
     pub changed_by: Option<Strategy>,
+    /// The rows grouped by MCP server (`b`).
+    pub grouped: bool,
+    /// The groups folded to their subtotal row (`z`).
+    pub folded: Vec<super::matrix_groups::Group>,
 }
 
 /// The overview's state.
