@@ -151,7 +151,14 @@ pub fn tiktoken_exact(data: &[u8]) {
         if matches!(projection.status, ProjectionStatus::Refused(_)) || projection.sent.is_none() {
             continue;
         }
-        let list = export::render(&capture, &projection, true, false);
+        // The measured array: the entries as the shape's figures count them (for Gemini the
+        // declarations, while `--tools-only` prints the request's `tools` value around them).
+        let list = if capture.shape() == toolprism::Shape::GeminiGenerateContent {
+            let tools: Vec<&serde_json::Value> = projection.tools(&capture).collect();
+            serde_json::to_string(&tools).unwrap()
+        } else {
+            export::render(&capture, &projection, true, false)
+        };
         let list = list.trim_end_matches('\n');
         let (Some(bytes), Some(tokens)) = (measured.tools_bytes, measured.tools_tokens) else {
             panic!(
