@@ -232,7 +232,7 @@ fn the_chain_check_and_what_a_break_points_at() {
         record(8, terse(&other_tools, changed_history), usage(5, 0, 100)),
     ];
     let report = analyze(records, &[], &Settings::default());
-    let cache: Vec<&str> = report.turns.iter().map(|t| t.cache).collect();
+    let cache: Vec<&str> = report.turns.iter().map(|t| t.cache.word()).collect();
     // 1 cold; 2 reads 1000 = 0 + 1000; 3 tools changed; 4 another system prompt: another
     // thread (the first system block is in the key), cold; 5 history; 6 reads 1200 = 0 + 1200;
     // 7 ten minutes later; 8 reads 100 < 1000 + 100 with nothing to tell.
@@ -242,7 +242,11 @@ fn the_chain_check_and_what_a_break_points_at() {
             "cold", "hit", "break", "cold", "break", "hit", "break", "break"
         ]
     );
-    let causes: Vec<Option<&str>> = report.turns.iter().map(|t| t.cache_break).collect();
+    let causes: Vec<Option<&str>> = report
+        .turns
+        .iter()
+        .map(|t| t.cache_break.map(toolprism::session::BreakCause::word))
+        .collect();
     assert_eq!(
         causes,
         vec![
@@ -314,9 +318,9 @@ fn threads_are_compared_with_themselves() {
     );
     // Each thread's second turn is compared with its own first: nothing changed, cache hits.
     assert_eq!(report.turns[3].first_changed_byte, None);
-    assert_eq!(report.turns[3].cache, "hit");
+    assert_eq!(report.turns[3].cache.word(), "hit");
     assert_eq!(report.turns[4].first_changed_byte, None);
-    assert_eq!(report.turns[4].cache, "hit");
+    assert_eq!(report.turns[4].cache.word(), "hit");
     let summary: Vec<(String, usize, usize)> = report
         .trace
         .threads
@@ -549,11 +553,11 @@ fn failed_calls_and_stubs_are_turns_outside_the_chain() {
     ];
     let report = analyze(records, &[Strategy::Original], &Settings::default());
     assert!(report.turns[1].failed);
-    assert_eq!(report.turns[1].cache, "unknown");
+    assert_eq!(report.turns[1].cache.word(), "unknown");
     assert!(report.turns[2].stub);
     assert_eq!(report.turns[2].tools, None);
     assert_eq!(report.turns[2].thread, "t1");
-    assert_eq!(report.turns[3].cache, "hit");
+    assert_eq!(report.turns[3].cache.word(), "hit");
     let per_turn = &report.strategies[0].per_turn;
     assert_eq!(per_turn[1].cost, None);
     assert_eq!(per_turn[2].tools_tokens, None);

@@ -719,7 +719,7 @@ fn tokens_cell(turn: &TurnFacts) -> String {
 
 /// The observed cache: the chain check, and what a break points at.
 fn observed_cache(turn: &TurnFacts) -> String {
-    let mut text = turn.cache.to_owned();
+    let mut text = turn.cache.word().to_owned();
     if let Some(cause) = turn.cache_break {
         let _ = write!(text, " ({cause})");
     }

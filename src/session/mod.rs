@@ -397,11 +397,10 @@ pub struct TurnFacts {
     pub first_changed_entry: Option<String>,
     /// Observed usage, when the trace has the response.
     pub usage: Option<UsageFigures>,
-    /// The chain check: `cold`, `hit`, `break` or `unknown`.
-    pub cache: &'static str,
-    /// For a `break`: what the trace shows broke it (`tools`, `system`, `messages`,
-    /// `lifetime`, or `unknown`).
-    pub cache_break: Option<&'static str>,
+    /// The chain check against the previous turn of its chain.
+    pub cache: ChainState,
+    /// For a `break`: what the trace shows broke it.
+    pub cache_break: Option<BreakCause>,
     /// The HTTP status, when there is a response.
     pub status: Option<u16>,
     /// A failed call (status 400 or more, or no response): outside the cache chain.
@@ -1214,7 +1213,7 @@ impl<'a> Analyzer<'a> {
         // Only a turn with usage is checked against the next one's messages.
         let messages = usage.map_or_else(Vec::new, |_| context::message_hashes(capture));
         let (cache, cache_break) = if failed {
-            ("unknown", None)
+            (ChainState::Unknown, None)
         } else {
             chain_check(
                 state.chain.as_ref(),
@@ -2028,7 +2027,7 @@ impl<'a> Analyzer<'a> {
             first_changed_char: None,
             first_changed_entry: None,
             usage: usage.map(UsageFigures::from),
-            cache: "unknown",
+            cache: ChainState::Unknown,
             cache_break: None,
             status,
             failed: false,
@@ -2804,6 +2803,74 @@ fn round2(x: f64) -> f64 {
     (x * 100.0).round() / 100.0
 }
 
+/// What a turn's observed usage says against the previous turn of its chain (serialized under
+/// these words, lowercase).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ChainState {
+    /// The chain's first turn that read nothing.
+    Cold,
+    /// It read at least what the chain had cached.
+    Hit,
+    /// It read less than the chain had cached.
+    Break,
+    /// No usage, or none on the turn before.
+    Unknown,
+}
+
+impl ChainState {
+    /// The state as the report writes it.
+    pub fn word(self) -> &'static str {
+        match self {
+            ChainState::Cold => "cold",
+            ChainState::Hit => "hit",
+            ChainState::Break => "break",
+            ChainState::Unknown => "unknown",
+        }
+    }
+}
+
+impl std::fmt::Display for ChainState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.word())
+    }
+}
+
+/// What the trace shows broke a chain (serialized under these words, lowercase).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BreakCause {
+    /// The tools sent changed.
+    Tools,
+    /// Longer than the cache's lifetime passed.
+    Lifetime,
+    /// The system prompt changed.
+    System,
+    /// An earlier message changed.
+    Messages,
+    /// Nothing the trace shows.
+    Unknown,
+}
+
+impl BreakCause {
+    /// The cause as the report writes it.
+    pub fn word(self) -> &'static str {
+        match self {
+            BreakCause::Tools => "tools",
+            BreakCause::Lifetime => "lifetime",
+            BreakCause::System => "system",
+            BreakCause::Messages => "messages",
+            BreakCause::Unknown => "unknown",
+        }
+    }
+}
+
+impl std::fmt::Display for BreakCause {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.word())
+    }
+}
+
 /// The chain check of one turn against the previous turn of its chain (anthropics/claude-code
 /// #81967): without a break, this turn reads what the previous one read and wrote. OpenAI
 /// reports no writes: there the cached prefix must not shrink.
@@ -2817,15 +2884,22 @@ fn chain_check(
     system: u64,
     messages: &[u64],
     ttl_ms: u64,
-) -> (&'static str, Option<&'static str>) {
+) -> (ChainState, Option<BreakCause>) {
     let Some(usage) = usage else {
-        return ("unknown", None);
+        return (ChainState::Unknown, None);
     };
     let Some(previous) = previous else {
-        return (if usage.cache_read > 0 { "hit" } else { "cold" }, None);
+        return (
+            if usage.cache_read > 0 {
+                ChainState::Hit
+            } else {
+                ChainState::Cold
+            },
+            None,
+        );
     };
     let Some(before) = previous.usage else {
-        return ("unknown", None);
+        return (ChainState::Unknown, None);
     };
     let expected = if openai || previous.openai {
         before.cache_read
@@ -2833,26 +2907,33 @@ fn chain_check(
         before.cache_read + before.cache_write
     };
     if expected == 0 {
-        return (if usage.cache_read > 0 { "hit" } else { "cold" }, None);
+        return (
+            if usage.cache_read > 0 {
+                ChainState::Hit
+            } else {
+                ChainState::Cold
+            },
+            None,
+        );
     }
     if usage.cache_read >= expected {
-        return ("hit", None);
+        return (ChainState::Hit, None);
     }
     let cause = if previous.present != tools.1 || *previous.tools != *tools.0 {
-        "tools"
+        BreakCause::Tools
     } else if matches!((previous.time_ms, time_ms), (Some(a), Some(b)) if b.saturating_sub(a) > ttl_ms as i64)
     {
-        "lifetime"
+        BreakCause::Lifetime
     } else if previous.system != system {
-        "system"
+        BreakCause::System
     } else if previous.messages.len() > messages.len()
         || previous.messages[..] != messages[..previous.messages.len()]
     {
-        "messages"
+        BreakCause::Messages
     } else {
-        "unknown"
+        BreakCause::Unknown
     };
-    ("break", Some(cause))
+    (ChainState::Break, Some(cause))
 }
 
 #[cfg(test)]

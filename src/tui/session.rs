@@ -280,9 +280,9 @@ fn turn_row(t: &TurnFacts, index: usize, charted: &[&StrategySession]) -> TurnRo
         change: change_counts(t),
         cache: match t.cache_break {
             Some(cause) => format!("{} ({cause})", t.cache),
-            None => t.cache.to_owned(),
+            None => t.cache.word().to_owned(),
         },
-        observed_break: t.cache == "break",
+        observed_break: t.cache == crate::session::ChainState::Break,
         strategy_breaks,
         stub: t.stub,
         failed: t.failed,
@@ -493,7 +493,7 @@ fn cache_lines(t: &TurnFacts, lines: &mut Vec<(LineKind, String)>) {
         )),
         None => cache.push_str(" · no usage in the trace"),
     }
-    let kind = if t.cache == "break" {
+    let kind = if t.cache == crate::session::ChainState::Break {
         LineKind::Warn
     } else {
         LineKind::Plain
