@@ -95,6 +95,38 @@ pub struct Limits<'a> {
     pub cancelled: &'a (dyn Fn() -> bool + Sync),
 }
 
+impl Limits<'_> {
+    /// The time left before the deadline, or [`Stop::Timeout`] when none is.
+    fn left(&self) -> Result<Duration, Stop> {
+        let left = self.deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            Err(Stop::Timeout)
+        } else {
+            Ok(left)
+        }
+    }
+
+    /// The time to wait before looking again: at most a [`TICK`], so a cancel is seen soon;
+    /// [`Stop::Cancelled`] or [`Stop::Timeout`] when it is time to stop.
+    fn tick(&self) -> Result<Duration, Stop> {
+        if (self.cancelled)() {
+            return Err(Stop::Cancelled);
+        }
+        Ok(self.left()?.min(TICK))
+    }
+
+    /// The next message on `channel` within the limits; `None` when its sender is gone.
+    fn receive<T>(&self, channel: &Receiver<T>) -> Result<Option<T>, Stop> {
+        loop {
+            match channel.recv_timeout(self.tick()?) {
+                Ok(message) => return Ok(Some(message)),
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => return Ok(None),
+            }
+        }
+    }
+}
+
 /// Why a step stopped.
 enum Stop {
     Timeout,
@@ -240,15 +272,8 @@ impl Session for StdioSession {
         let line = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
         self.send(&line)?;
         loop {
-            if (limits.cancelled)() {
-                return Err(Stop::Cancelled);
-            }
-            let left = limits.deadline.saturating_duration_since(Instant::now());
-            if left.is_zero() {
-                return Err(Stop::Timeout);
-            }
-            match self.lines.recv_timeout(left.min(TICK)) {
-                Ok(Ok(message)) => {
+            match limits.receive(&self.lines)? {
+                Some(Ok(message)) => {
                     if let Some(result) = answer(&message, id) {
                         return result;
                     }
@@ -258,11 +283,8 @@ impl Session for StdioSession {
                         self.send(&reply)?;
                     }
                 }
-                Ok(Err(problem)) => return Err(Stop::Failed(problem)),
-                Err(RecvTimeoutError::Timeout) => {}
-                Err(RecvTimeoutError::Disconnected) => {
-                    return Err(Stop::Failed("the server exited".into()));
-                }
+                Some(Err(problem)) => return Err(Stop::Failed(problem)),
+                None => return Err(Stop::Failed("the server exited".into())),
             }
         }
     }
@@ -499,10 +521,7 @@ fn post(
     body: &str,
     limits: &Limits,
 ) -> Result<Response, Stop> {
-    let left = limits.deadline.saturating_duration_since(Instant::now());
-    if left.is_zero() {
-        return Err(Stop::Timeout);
-    }
+    let left = limits.left()?;
     if url.starts_with("https://") {
         return post_tls(url, headers, body, left);
     }
@@ -615,14 +634,7 @@ fn read_response(stream: &mut std::net::TcpStream, limits: &Limits) -> Result<Re
     let mut raw = Vec::new();
     let mut buffer = [0u8; 16384];
     loop {
-        if (limits.cancelled)() {
-            return Err(Stop::Cancelled);
-        }
-        let left = limits.deadline.saturating_duration_since(Instant::now());
-        if left.is_zero() {
-            return Err(Stop::Timeout);
-        }
-        let _ = stream.set_read_timeout(Some(left.min(TICK)));
+        let _ = stream.set_read_timeout(Some(limits.tick()?));
         match stream.read(&mut buffer) {
             Ok(0) => break,
             Ok(n) => raw.extend_from_slice(&buffer[..n]),

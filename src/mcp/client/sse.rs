@@ -6,14 +6,11 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{Shutdown, TcpStream};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender};
-use std::time::Instant;
+use std::sync::mpsc::{self, Receiver, SyncSender};
 
 use serde_json::{Value, json};
 
-use super::{
-    Limits, Listing, MAX_MESSAGE_BYTES, Stop, TICK, answer, converse, head_of, post, split_url,
-};
+use super::{Limits, Listing, MAX_MESSAGE_BYTES, Stop, answer, converse, head_of, post, split_url};
 use crate::mcp::config::RemoteServer;
 
 /// The protocol version of the HTTP+SSE transport: a server that speaks only it may know no
@@ -57,22 +54,10 @@ impl Drop for Stream {
 impl Stream {
     /// The next event, within the deadline, unless the user cancels.
     fn next(&self, limits: &Limits) -> Result<Event, Stop> {
-        loop {
-            if (limits.cancelled)() {
-                return Err(Stop::Cancelled);
-            }
-            let left = limits.deadline.saturating_duration_since(Instant::now());
-            if left.is_zero() {
-                return Err(Stop::Timeout);
-            }
-            match self.events.recv_timeout(left.min(TICK)) {
-                Ok(Ok(event)) => return Ok(event),
-                Ok(Err(problem)) => return Err(Stop::Failed(problem)),
-                Err(RecvTimeoutError::Timeout) => {}
-                Err(RecvTimeoutError::Disconnected) => {
-                    return Err(Stop::Failed("the server closed its event stream".into()));
-                }
-            }
+        match limits.receive(&self.events)? {
+            Some(Ok(event)) => Ok(event),
+            Some(Err(problem)) => Err(Stop::Failed(problem)),
+            None => Err(Stop::Failed("the server closed its event stream".into())),
         }
     }
 }
@@ -213,10 +198,7 @@ fn resolve(base: &str, endpoint: &str) -> Result<String, String> {
 /// The `GET` that opens the stream over a TCP stream of toolprism's own (`http://`).
 fn open_plain(url: &str, headers: &[(String, String)], limits: &Limits) -> Result<Stream, Stop> {
     let (host, port, path) = split_url(url).map_err(Stop::Failed)?;
-    let left = limits.deadline.saturating_duration_since(Instant::now());
-    if left.is_zero() {
-        return Err(Stop::Timeout);
-    }
+    let left = limits.left()?;
     let addr = std::net::ToSocketAddrs::to_socket_addrs(&(host.as_str(), port))
         .map_err(|e| Stop::Failed(format!("{host}: {e}")))?
         .next()
@@ -267,14 +249,7 @@ fn read_head(socket: &mut TcpStream, limits: &Limits) -> Result<(Vec<u8>, Vec<u8
         if raw.len() > MAX_HEAD_BYTES {
             return Err(Stop::Failed("not HTTP: no header end".into()));
         }
-        if (limits.cancelled)() {
-            return Err(Stop::Cancelled);
-        }
-        let left = limits.deadline.saturating_duration_since(Instant::now());
-        if left.is_zero() {
-            return Err(Stop::Timeout);
-        }
-        let _ = socket.set_read_timeout(Some(left.min(TICK)));
+        let _ = socket.set_read_timeout(Some(limits.tick()?));
         match socket.read(&mut buffer) {
             Ok(0) => return Err(Stop::Failed("not HTTP: no header end".into())),
             Ok(n) => raw.extend_from_slice(&buffer[..n]),
@@ -320,10 +295,7 @@ fn check_stream(status: u16, headers: &[(String, String)]) -> Result<(), Stop> {
 /// The `GET` that opens the stream through ureq with rustls (`https://`): the whole call,
 /// the stream's reading included, ends by the deadline at the latest.
 fn open_tls(url: &str, headers: &[(String, String)], limits: &Limits) -> Result<Stream, Stop> {
-    let left = limits.deadline.saturating_duration_since(Instant::now());
-    if left.is_zero() {
-        return Err(Stop::Timeout);
-    }
+    let left = limits.left()?;
     let agent: ureq::Agent = ureq::Agent::config_builder()
         .timeout_global(Some(left))
         .http_status_as_error(false)
