@@ -258,7 +258,8 @@ pub struct McpArgs {
     /// `--matrix` and its options.
     #[command(flatten)]
     pub matrix: super::matrix::MatrixArgs,
-    /// Exit 1 when a chosen strategy's total tokens exceed N.
+    /// Exit 1 when the gated strategy's total tokens exceed N, as `report --budget` (without
+    /// `-s`: `original`, the request as the host sends it; with it, each one named).
     #[arg(long, value_name = "N")]
     pub budget: Option<usize>,
     /// Write the synthesized request to FILE: a capture every other command reads.
