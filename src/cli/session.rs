@@ -628,7 +628,9 @@ fn agreement_line(report: &SessionReport) -> String {
             ) {
                 let _ = write!(
                     line,
-                    " · billed input {billed:.0} against {original:.0} calibrated for `original`"
+                    " · billed input {} against {} calibrated for `original`",
+                    thousands(billed.round() as usize),
+                    thousands(original.round() as usize)
                 );
             }
         }
