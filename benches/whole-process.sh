@@ -5,6 +5,7 @@
 #
 #   benches/whole-process.sh            # RUNS=15 alternating runs by default
 #   RUNS=30 ENCODING=cl100k_base benches/whole-process.sh
+#   BASELINE=path/to/older/toolprism benches/whole-process.sh   # a third command: another build
 #
 # Steps: build release; generate the capture (deterministic); set up Python tiktoken offline
 # (its BPE files copied from tiktoken-rs's assets); time both alternately (benches/alternate.py,
@@ -37,8 +38,13 @@ PY_CMD="python3 benches/peer.py $CAPTURE $ENCODING"
 echo "python peer: $($PY_CMD) tokens (sum of per-tool counts)"
 
 echo
-echo "== alternating runs (A = Python peer, B = toolprism), $RUNS each"
-python3 benches/alternate.py "$RUNS" "$PY_CMD" "$RUST_CMD"
+echo "== alternating runs (A = Python peer, B = toolprism${BASELINE:+, C = $BASELINE}), $RUNS each"
+if [ -n "${BASELINE:-}" ]; then
+    python3 benches/alternate.py "$RUNS" "$PY_CMD" "$RUST_CMD" \
+        "$BASELINE report $CAPTURE --json --encoding $ENCODING"
+else
+    python3 benches/alternate.py "$RUNS" "$PY_CMD" "$RUST_CMD"
+fi
 
 if command -v hyperfine >/dev/null; then
     echo

@@ -49,14 +49,18 @@ pub struct LongPieces {
 impl LongPieces {
     /// The counter of `encoding`, built on first use (about a second: every token's own
     /// encoding is checked), then shared.
-    pub fn of(encoding: Encoding) -> &'static LongPieces {
-        static O200K: OnceLock<LongPieces> = OnceLock::new();
-        static CL100K: OnceLock<LongPieces> = OnceLock::new();
-        let (cell, bpe) = match encoding {
-            Encoding::O200kBase => (&O200K, tiktoken_rs::o200k_base_singleton()),
-            Encoding::Cl100kBase => (&CL100K, tiktoken_rs::cl100k_base_singleton()),
+    pub fn of(encoding: Encoding) -> Option<&'static LongPieces> {
+        static O200K: OnceLock<Option<LongPieces>> = OnceLock::new();
+        static CL100K: OnceLock<Option<LongPieces>> = OnceLock::new();
+        let cell = match encoding {
+            Encoding::O200kBase => &O200K,
+            Encoding::Cl100kBase => &CL100K,
         };
-        cell.get_or_init(|| LongPieces::new(super::fast::ranks_of(bpe)))
+        cell.get_or_init(|| {
+            let fast = super::fast::FastTiktoken::shared(encoding).ok()?;
+            Some(LongPieces::new(fast.owned_ranks()))
+        })
+        .as_ref()
     }
 
     /// Arrange `ranks` (tiktoken's ordinary tokens).
@@ -229,7 +233,7 @@ pub fn count_text(encoding: Encoding, text: &str, short: impl Fn(&str) -> usize)
         let piece = &text[from..end];
         from = end;
         if piece.len() >= LONG {
-            match LongPieces::of(encoding).count(piece.as_bytes()) {
+            match LongPieces::of(encoding).and_then(|p| p.count(piece.as_bytes())) {
                 Some(n) => total += n,
                 None => failed = true,
             }
@@ -262,7 +266,7 @@ mod tests {
 
     #[test]
     fn counts_equal_tiktokens_merge_on_pieces_of_every_kind() {
-        let pieces = LongPieces::of(Encoding::O200kBase);
+        let pieces = LongPieces::of(Encoding::O200kBase).expect("the rank table");
         let alphabets: [&[&str]; 7] = [
             &["a"],
             &["a", "b"],
@@ -295,7 +299,7 @@ mod tests {
         let letters: Vec<String> = ('a'..='z').map(String::from).collect();
         let mut state = 0x2545_f491_4f6c_dd1d;
         for encoding in [Encoding::O200kBase, Encoding::Cl100kBase] {
-            let pieces = LongPieces::of(encoding);
+            let pieces = LongPieces::of(encoding).expect("the rank table");
             for _ in 0..400 {
                 let length = 2 + next(&mut state) as usize % 300;
                 let piece: String = (0..length)
@@ -313,7 +317,7 @@ mod tests {
 
     #[test]
     fn cl100k_counts_equal_tiktokens_merge_too() {
-        let pieces = LongPieces::of(Encoding::Cl100kBase);
+        let pieces = LongPieces::of(Encoding::Cl100kBase).expect("the rank table");
         for piece in [
             "a".repeat(3000),
             "xyzzy".repeat(300),

@@ -17,10 +17,11 @@
 //! - A list `[e0,e1,...]` is counted from its entries' counts plus the few bytes around each
 //!   join, cut at the entries' first and last forced boundaries ([`TokenCounter::count_array`]);
 //!   an entry without one is counted together with its neighbours, still exactly.
-//! - The encoder (its build time: docs/SPEED.md) is built on a background thread from
-//!   [`TokenCounter::new`], so reading and parsing a capture overlap with it. Once a session has
-//!   tokenized 512 KB, a faster one ([`fast`]: the same tokens, without a backtracking regex) is
-//!   built in the background and takes over.
+//! - The tokenizer is [`fast::FastTiktoken`]: tiktoken-rs's tokens, without its backtracking
+//!   regex or the build of its encoder (the rank table is written at build time). It is built
+//!   on a background thread from [`TokenCounter::new`] (a few milliseconds), so reading and
+//!   parsing a capture overlap with it. tiktoken-rs's own encoder ([`Tiktoken`]) is the
+//!   reference the tests hold it to.
 
 pub mod fast;
 pub mod long_piece;
@@ -78,6 +79,16 @@ pub trait Tokenizer: Send + Sync {
     /// counts each part alone; a tokenizer may count the whole text once and split its count.
     fn count_parts(&self, text: &str, cuts: &[usize]) -> Vec<usize> {
         per_part(self, text, cuts)
+    }
+}
+
+/// A shared tokenizer counts as itself.
+impl<T: Tokenizer + ?Sized> Tokenizer for &T {
+    fn count(&self, text: &str) -> usize {
+        (**self).count(text)
+    }
+    fn count_parts(&self, text: &str, cuts: &[usize]) -> Vec<usize> {
+        (**self).count_parts(text, cuts)
     }
 }
 
@@ -163,18 +174,9 @@ pub struct TokenCounter {
     cache: Vec<Mutex<HashMap<Box<str>, u32>>>,
     /// Bytes handed to the tokenizer so far (each new chunk once).
     tokenized: AtomicU64,
-    /// The fast tokenizer ([`fast::FastTiktoken`]), once built; used instead of `tokenizer`.
-    fast: TokenizerCell,
-    /// Whether this counter builds the fast tokenizer once enough text was tokenized (not
-    /// for a given tokenizer), and whether it has started to.
-    builds_fast: bool,
-    fast_started: AtomicBool,
+    /// Whether the tokenizer is the fast one (set once it is built).
+    fast: Arc<AtomicBool>,
 }
-
-/// Once this many bytes were tokenized, the fast tokenizer is built in the background (what it
-/// costs and when that is repaid: docs/SPEED.md); until it is ready, counting goes on with
-/// tiktoken-rs's. A small capture never pays for it.
-const FAST_AFTER: u64 = 512 * 1024;
 
 /// Texts at most this long are counted whole, not cut into chunks.
 const WHOLE: usize = 96;
@@ -187,15 +189,17 @@ const RUN: usize = 16 * 1024;
 const SEGMENT: usize = 256 * 1024;
 
 impl TokenCounter {
-    /// A counter for `encoding` using tiktoken-rs. Returns at once: the encoder is built on a
-    /// background thread, and the first count waits for it.
+    /// A counter for `encoding` using [`fast::FastTiktoken`] (tiktoken-rs's should it ever
+    /// fail to build). Returns at once: the tokenizer is built on a background thread, and the
+    /// first count waits for it.
     pub fn new(encoding: Encoding) -> TokenCounter {
         let cell: TokenizerCell = Arc::new(OnceLock::new());
-        let background = Arc::clone(&cell);
+        let fast = Arc::new(AtomicBool::new(false));
+        let (background, is_fast) = (Arc::clone(&cell), Arc::clone(&fast));
         let spawned = std::thread::Builder::new()
             .name("toolprism-encoder".into())
             .spawn(move || {
-                background.get_or_init(|| Box::new(Tiktoken::new(encoding)) as Box<dyn Tokenizer>);
+                background.get_or_init(|| build_tokenizer(encoding, &is_fast));
             });
         // Without a thread, the first count builds it instead.
         drop(spawned);
@@ -204,9 +208,7 @@ impl TokenCounter {
             tokenizer: cell,
             cache: new_cache(),
             tokenized: AtomicU64::new(0),
-            fast: Arc::new(OnceLock::new()),
-            builds_fast: true,
-            fast_started: AtomicBool::new(false),
+            fast,
         }
     }
 
@@ -220,9 +222,7 @@ impl TokenCounter {
             tokenizer: Arc::new(cell),
             cache: new_cache(),
             tokenized: AtomicU64::new(0),
-            fast: Arc::new(OnceLock::new()),
-            builds_fast: false,
-            fast_started: AtomicBool::new(false),
+            fast: Arc::new(AtomicBool::new(false)),
         }
     }
 
@@ -237,29 +237,10 @@ impl TokenCounter {
     }
 
     fn tokenizer(&self) -> &dyn Tokenizer {
-        if let Some(fast) = self.fast.get() {
-            return fast.as_ref();
-        }
-        if self.builds_fast
-            && self.tokenized.load(Ordering::Relaxed) >= FAST_AFTER
-            && !self.fast_started.swap(true, Ordering::Relaxed)
-        {
-            let cell = Arc::clone(&self.fast);
-            let encoding = self.encoding;
-            // Without a thread (or should the pattern not build), tiktoken-rs's goes on alone.
-            let _ = std::thread::Builder::new()
-                .name("toolprism-fast-encoder".into())
-                .spawn(move || {
-                    if let Ok(fast) = fast::FastTiktoken::new(encoding) {
-                        let _ = cell.set(Box::new(fast) as Box<dyn Tokenizer>);
-                    }
-                });
-        }
-        let encoding = self.encoding;
         // Blocks while the background thread builds it; builds it here if that thread failed
         // to start.
         self.tokenizer
-            .get_or_init(|| Box::new(Tiktoken::new(encoding)) as Box<dyn Tokenizer>)
+            .get_or_init(|| build_tokenizer(self.encoding, &self.fast))
             .as_ref()
     }
 
@@ -282,10 +263,10 @@ impl TokenCounter {
             .insert(text.into(), n.min(u32::MAX as usize) as u32);
     }
 
-    /// Whether counting now goes through the fast tokenizer ([`fast::FastTiktoken`]), which a
-    /// counter builds once it has tokenized more than a small capture's worth of text.
+    /// Whether counting goes through the fast tokenizer ([`fast::FastTiktoken`]): once it is
+    /// built, unless this counter was given another tokenizer.
     pub fn counts_fast(&self) -> bool {
-        self.fast.get().is_some()
+        self.fast.load(Ordering::Relaxed)
     }
 
     /// Strings whose count is remembered (whole texts and chunks).
@@ -482,6 +463,18 @@ impl TokenCounter {
                 plan.total(entry_counts, &counts[at - plan.parts.len()..at])
             })
             .collect()
+    }
+}
+
+/// The fast tokenizer of `encoding` (noting that in `fast`), or tiktoken-rs's should it not
+/// build.
+fn build_tokenizer(encoding: Encoding, fast: &AtomicBool) -> Box<dyn Tokenizer> {
+    match fast::FastTiktoken::shared(encoding) {
+        Ok(tokenizer) => {
+            fast.store(true, Ordering::Relaxed);
+            Box::new(tokenizer)
+        }
+        Err(_) => Box::new(Tiktoken::new(encoding)),
     }
 }
 
