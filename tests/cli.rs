@@ -1134,6 +1134,28 @@ fn budget_gate_exit_codes() {
         .stderr(
             "toolprism: samples/small.json: over the budget of 1,000 tokens: `original` sends 1,296 tokens, 296 over (most: server `github` 725 in 3 tools, `mcp__github__create_issue` 317, `mcp__github__search_pull_requests` 265, `mcp__github__get_file_contents` 143)\n",
         );
+    // `search` defers its entries: the gate is what the model holds in context, the measure its
+    // saving uses, with the tokens sent beside; what costs most is what stays in context.
+    toolprism()
+        .args(["report", "samples/small.json", "-s", "search", "--budget", "20"])
+        .assert()
+        .code(1)
+        .stderr(
+            "toolprism: samples/small.json: over the budget of 20 tokens: `search` puts 21 tokens in context (sends 1,257), 1 over (most: `tool_search_tool_regex` 19)\n",
+        );
+    toolprism()
+        .args([
+            "report",
+            "samples/small.json",
+            "-s",
+            "search",
+            "--budget",
+            "21",
+            "--json",
+        ])
+        .assert()
+        .code(0)
+        .stderr("");
     let line =
         one_line_failure(toolprism().args(["report", "samples/small.json", "--budget", "lots"]));
     assert!(line.contains("--budget"), "{line}");

@@ -468,9 +468,11 @@ fn refused(projection: &toolprism::Projection, name: &str) -> Result<(), Failure
     }
 }
 
-/// The `--budget` gate: which of the `gated` strategies' total tokens exceed `budget`, as one
-/// line naming what costs most in each. A refused strategy has no figures to pass the gate
-/// with, so it fails it (only ever one named with `-s`: without it, `original` alone is gated).
+/// The `--budget` gate: which of the `gated` strategies' tokens in context exceed `budget`, as
+/// one line naming what costs most in each. In context is the measure every saving uses: the
+/// same as the tokens sent unless entries are deferred (`search`), whose sent total is said
+/// beside. A refused strategy has no figures to pass the gate with, so it fails it (only ever
+/// one named with `-s`: without it, `original` alone is gated).
 pub(super) fn over_budget(
     report: &report::Report,
     budget: usize,
@@ -480,16 +482,26 @@ pub(super) fn over_budget(
         .strategies
         .iter()
         .filter(|s| gated.iter().any(|g| g.id() == s.id))
-        .filter_map(|s| match s.total_tokens {
-            Some(total) if total > budget => Some(format!(
-                "`{}` sends {} tokens, {} over{}",
-                s.id,
-                toolprism::text::thousands(total),
-                toolprism::text::thousands(total - budget),
-                costliest(s)
-            )),
-            Some(_) => None,
-            None => Some(format!(
+        .filter_map(|s| match (s.in_context(), s.total_tokens) {
+            (Some(context), Some(sent)) if context > budget => {
+                let measure = if context == sent {
+                    format!("sends {} tokens", toolprism::text::thousands(sent))
+                } else {
+                    format!(
+                        "puts {} tokens in context (sends {})",
+                        toolprism::text::thousands(context),
+                        toolprism::text::thousands(sent)
+                    )
+                };
+                Some(format!(
+                    "`{}` {measure}, {} over{}",
+                    s.id,
+                    toolprism::text::thousands(context - budget),
+                    costliest(s)
+                ))
+            }
+            (Some(_), Some(_)) => None,
+            _ => Some(format!(
                 "`{}` is refused by the host and has no figures",
                 s.id
             )),
@@ -505,14 +517,14 @@ pub(super) fn over_budget(
 }
 
 /// What costs most in a strategy's list, to say where a budget goes: its costliest MCP server
-/// (when the tools have servers) and its three costliest tools, as ` (most: ...)`.
+/// (when the tools have servers) and its three costliest tools in context, as ` (most: ...)`.
 fn costliest(figures: &report::StrategyFigures) -> String {
-    let sent = figures.per_tool.iter().filter(|t| t.projected_tokens > 0);
+    let sent = figures.per_tool.iter().filter(|t| t.context_tokens > 0);
     let mut servers: std::collections::BTreeMap<&str, (usize, usize)> = Default::default();
     for tool in sent.clone() {
         if let Some(server) = toolprism::tool::server_label(&tool.name) {
             let entry = servers.entry(server).or_default();
-            entry.0 += tool.projected_tokens;
+            entry.0 += tool.context_tokens;
             entry.1 += 1;
         }
     }
@@ -529,12 +541,12 @@ fn costliest(figures: &report::StrategyFigures) -> String {
         ));
     }
     let mut tools: Vec<_> = sent.collect();
-    tools.sort_by_key(|t| std::cmp::Reverse(t.projected_tokens));
+    tools.sort_by_key(|t| std::cmp::Reverse(t.context_tokens));
     parts.extend(tools.iter().take(3).map(|t| {
         format!(
             "`{}` {}",
             visible(&t.name),
-            toolprism::text::thousands(t.projected_tokens)
+            toolprism::text::thousands(t.context_tokens)
         )
     }));
     if parts.is_empty() {
