@@ -44,7 +44,7 @@ pub enum SettingsOutcome {
     /// Switch the encoding.
     ToggleEncoding,
     /// Put these settings in force (`None`: they are the ones in force) and say so.
-    Apply(Option<Settings>, String),
+    Apply(Option<Box<Settings>>, String),
 }
 
 impl SettingsDialog {
@@ -78,7 +78,7 @@ impl SettingsDialog {
                         Ok(()) => {
                             self.editing = None;
                             self.error = None;
-                            let changed = (next != ctx.settings).then_some(next);
+                            let changed = (next != ctx.settings).then(|| Box::new(next));
                             return SettingsOutcome::Apply(changed, format!("{key}={value}"));
                         }
                         Err(e) => self.error = Some(e.to_string()),
@@ -103,7 +103,10 @@ impl SettingsDialog {
                     let next = values[(at + 1) % values.len()];
                     let mut settings = ctx.settings.clone();
                     if settings.set(key, next).is_ok() {
-                        return SettingsOutcome::Apply(Some(settings), format!("{key}={next}"));
+                        return SettingsOutcome::Apply(
+                            Some(Box::new(settings)),
+                            format!("{key}={next}"),
+                        );
                     }
                 } else {
                     self.editing = Some(Input::new(ctx.settings.get(key).unwrap_or_default()));
@@ -112,7 +115,7 @@ impl SettingsDialog {
             }
             Action::Reset => {
                 let defaults = Settings::default();
-                let changed = (ctx.settings != defaults).then_some(defaults);
+                let changed = (ctx.settings != defaults).then(|| Box::new(defaults));
                 return SettingsOutcome::Apply(
                     changed,
                     "settings back to their defaults".to_owned(),

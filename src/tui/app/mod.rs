@@ -355,7 +355,7 @@ impl App {
             keys::Context::Search => self.act_search(action),
             keys::Context::Settings | keys::Context::SettingsEdit => self.act_settings(action),
             keys::Context::Export | keys::Context::Confirm | keys::Context::ConfirmInvalid => {
-                self.act_export(action)
+                self.act_export(action);
             }
             keys::Context::QuitConfirm => match action {
                 Action::Yes => self.quit = true,
@@ -549,7 +549,7 @@ impl App {
             SettingsOutcome::ToggleEncoding => self.toggle_encoding(),
             SettingsOutcome::Apply(settings, status) => {
                 if let Some(settings) = settings {
-                    self.ctx.settings = settings;
+                    self.ctx.settings = *settings;
                     self.settings_changed();
                 }
                 self.set_status(status, false);
