@@ -175,7 +175,8 @@ pub struct SessionApp {
     pub(crate) spinner: usize,
     /// The live mode: turns come as the trace grows.
     pub live: Option<Live>,
-    view_cache: std::cell::RefCell<Option<(Vec<bool>, Arc<SessionView>)>>,
+    /// The view model the last update built, under the strategies it charts.
+    view_cache: Option<(Vec<bool>, Arc<SessionView>)>,
 }
 
 impl SessionApp {
@@ -275,7 +276,7 @@ impl SessionApp {
             interrupted: false,
             spinner: 0,
             live: None,
-            view_cache: std::cell::RefCell::new(None),
+            view_cache: None,
         }
     }
 
@@ -289,14 +290,22 @@ impl SessionApp {
     /// The view model under the current chart choice (cached until it changes).
     pub fn view(&self) -> Option<Arc<SessionView>> {
         let report = self.report.as_ref()?;
-        if let Some((shown, view)) = self.view_cache.borrow().as_ref()
-            && *shown == self.shown
-        {
-            return Some(view.clone());
+        match &self.view_cache {
+            Some((shown, view)) if *shown == self.shown => Some(view.clone()),
+            _ => Some(Arc::new(SessionView::build(report, &self.shown))),
         }
-        let view = Arc::new(SessionView::build(report, &self.shown));
-        *self.view_cache.borrow_mut() = Some((self.shown.clone(), view.clone()));
-        Some(view)
+    }
+
+    /// Build what drawing reads (the view model) once the state changed, so that drawing
+    /// only reads.
+    fn refresh(&mut self) {
+        let stale = self
+            .view_cache
+            .as_ref()
+            .is_none_or(|(shown, _)| *shown != self.shown);
+        if stale && let Some(view) = self.view() {
+            self.view_cache = Some((self.shown.clone(), view));
+        }
     }
 
     /// Whether background work is under way (the spinner turns).
@@ -455,7 +464,7 @@ impl SessionApp {
                 self.shown = default_shown(&report);
                 self.report = Some(report);
                 self.error = error;
-                *self.view_cache.borrow_mut() = None;
+                self.view_cache = None;
                 self.select(0);
             }
             SessionMsg::Live { report, problem } => self.on_picture(report, problem),
@@ -499,7 +508,7 @@ impl SessionApp {
             self.shown = default_shown(&report);
         }
         self.report = Some(report);
-        *self.view_cache.borrow_mut() = None;
+        self.view_cache = None;
         let row = if at_end {
             self.turn_count().saturating_sub(1)
         } else {
@@ -660,6 +669,11 @@ impl KeyTarget for SessionApp {
 /// Apply one input. While the nested inspector is up, keys, mouse and resizes go to it (its
 /// worker's results are fed to it by the event loop directly); Esc on its home screen closes it.
 pub fn session_update(app: &mut SessionApp, msg: SessionInput) {
+    apply(app, msg);
+    app.refresh();
+}
+
+fn apply(app: &mut SessionApp, msg: SessionInput) {
     if app.screen == Screen::Single
         && let Some(single) = app.single.as_mut()
     {
