@@ -967,6 +967,50 @@ fn sort_cycles_through_every_order() {
 }
 
 #[test]
+fn the_search_and_a_setting_value_edit_at_a_cursor_like_the_export_path() {
+    let mut h = Harness::new();
+    h.resize(120, 35).keys("1");
+    // The search: a character typed after Home goes first, ^W and ^U delete before the cursor.
+    h.keys("/ithub<home>g");
+    assert_eq!(h.app.search.input.text, "github");
+    assert_eq!(
+        h.app.rows().len(),
+        2,
+        "the text typed at the cursor filters"
+    );
+    let status = h.screen(120, 35).lines().nth(33).unwrap().to_owned();
+    assert!(
+        status.contains("/g▏ithub"),
+        "the cursor is drawn where it is: {status}"
+    );
+    h.keys("<end> list<c-w>");
+    assert_eq!(h.app.search.input.text, "github ");
+    h.keys("<left><c-u>");
+    assert_eq!(h.app.search.input.text, " ");
+    h.keys("<esc>");
+    // A setting's value: the same keys.
+    let index = Settings::KEYS
+        .iter()
+        .position(|k| k.key == "defer.threshold")
+        .unwrap();
+    h.keys("S");
+    for _ in 0..index {
+        h.keys("j");
+    }
+    h.keys("<enter><c-u>12<left>3<end><bs>");
+    let Some(Overlay::Settings(SettingsDialog {
+        editing: Some(value),
+        ..
+    })) = &h.app.overlay
+    else {
+        panic!("a value is being typed");
+    };
+    assert_eq!((value.text.as_str(), value.cursor), ("13", 2));
+    h.keys("<enter>");
+    assert_eq!(h.app.ctx.settings.defer_threshold(), 13);
+}
+
+#[test]
 fn settings_editor_changes_settings_and_recomputes_everything() {
     let mut h = Harness::new();
     let before = h.app.ctx.generation;
