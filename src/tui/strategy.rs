@@ -8,10 +8,12 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use crate::projection::Status;
 use serde_json::Value;
 
+use crate::matrix::display_names;
+use crate::projection::{Applies, Status};
 use crate::settings::Settings;
+use crate::strategies::registry::settings_of;
 use crate::strategy::Strategy;
 use crate::text::{pad_left, pct, safe, saved_pct, thousands};
 
@@ -19,10 +21,8 @@ use super::context::Context;
 use super::diffview::ToolDiff;
 use super::state::{Detail, ListCursor, Pane, SortKey};
 use super::table::{Column, Columns, DataTable, TableRow, Width};
-use super::textview::ViewMode;
-use super::textview::highlight;
-use super::widgets::{block, wrap};
-use crate::matrix::display_names;
+use super::textview::{ViewMode, highlight};
+use super::widgets::{block, keys_not_flags, wrap};
 
 /// What a strategy tab is drawn and answered from: the shared context, the tab's state, its
 /// strategy and the search, read-only. The app makes one for the tab on screen.
@@ -138,6 +138,55 @@ impl<'a> StrategyScreen<'a> {
             .and_then(|p| projection.sent.as_ref()?.get(p))
             .map(|t| t.entry(&ctx.capture));
         Some((original, sent))
+    }
+
+    /// The one line above a strategy tab that answers "why did this do nothing?": its text and
+    /// whether it is an error. `None` when the strategy acts on the capture.
+    pub fn banner(&self) -> Option<(String, bool)> {
+        let strategy = self.strategy;
+        if strategy == Strategy::Original {
+            return None;
+        }
+        let projection = self.ctx.projection(strategy)?;
+        if let Some(error) = projection.refusal() {
+            return Some((
+                format!(
+                    "{strategy} refuses this capture: {} (no setting changes this)",
+                    crate::text::safe(error)
+                ),
+                true,
+            ));
+        }
+        // A capture of a shape the host never sends: no setting helps, so none is offered.
+        let unsent = strategy == Strategy::Codex
+            && !crate::strategies::codex::sends(self.ctx.capture.shape());
+        let hint = match settings_of(strategy).first() {
+            Some(setting) if !unsent => format!("S edits {}", setting.key),
+            _ => "no setting changes this".to_owned(),
+        };
+        if let crate::projection::ProjectionStatus::NotApplicable(why) = &projection.status {
+            return Some((
+                // The key first: a long reason is cut at the edge, the key never is.
+                format!(
+                    "{strategy} does not apply here · {hint} · {}",
+                    keys_not_flags(&crate::text::safe(why))
+                ),
+                false,
+            ));
+        }
+        // Byte for byte: every tool kept, in order, and nothing added.
+        let noop = self
+            .ctx
+            .figures(strategy)
+            .is_some_and(|f| f.first_changed_byte.is_none() && f.status == Applies::Ok)
+            && projection.added_text.is_none()
+            && projection.outcomes.iter().all(|o| o.status == Status::Kept);
+        noop.then(|| {
+            (
+                format!("{strategy} sends the capture unchanged · {hint}"),
+                false,
+            )
+        })
     }
 
     /// The key of the selected tool's diff.

@@ -17,7 +17,7 @@ use serde_json::Value;
 
 use crate::capture::Capture;
 use crate::measure::Encoding;
-use crate::projection::{Applies, Status};
+use crate::projection::Status;
 use crate::settings::Settings;
 use crate::strategies::registry::settings_of;
 use crate::strategy::Strategy;

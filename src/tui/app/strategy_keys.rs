@@ -320,55 +320,10 @@ impl App {
         true
     }
 
-    /// The one line above a strategy tab that answers "why did this do nothing?": its text and
-    /// whether it is an error. `None` when the strategy acts on the capture.
+    /// The one line above a strategy tab that answers "why did this do nothing?"
+    /// ([`StrategyScreen::banner`]); `None` on another tab.
     pub fn banner(&self) -> Option<(String, bool)> {
-        let Tab::Strategy(strategy) = self.tab else {
-            return None;
-        };
-        if strategy == Strategy::Original {
-            return None;
-        }
-        let projection = self.ctx.projection(strategy)?;
-        if let Some(error) = projection.refusal() {
-            return Some((
-                format!(
-                    "{strategy} refuses this capture: {} (no setting changes this)",
-                    crate::text::safe(error)
-                ),
-                true,
-            ));
-        }
-        // A capture of a shape the host never sends: no setting helps, so none is offered.
-        let unsent = strategy == Strategy::Codex
-            && !crate::strategies::codex::sends(self.ctx.capture.shape());
-        let hint = match settings_of(strategy).first() {
-            Some(setting) if !unsent => format!("S edits {}", setting.key),
-            _ => "no setting changes this".to_owned(),
-        };
-        if let crate::projection::ProjectionStatus::NotApplicable(why) = &projection.status {
-            return Some((
-                // The key first: a long reason is cut at the edge, the key never is.
-                format!(
-                    "{strategy} does not apply here · {hint} · {}",
-                    crate::tui::widgets::keys_not_flags(&crate::text::safe(why))
-                ),
-                false,
-            ));
-        }
-        // Byte for byte: every tool kept, in order, and nothing added.
-        let noop = self
-            .ctx
-            .figures(strategy)
-            .is_some_and(|f| f.first_changed_byte.is_none() && f.status == Applies::Ok)
-            && projection.added_text.is_none()
-            && projection.outcomes.iter().all(|o| o.status == Status::Kept);
-        noop.then(|| {
-            (
-                format!("{strategy} sends the capture unchanged · {hint}"),
-                false,
-            )
-        })
+        self.strategy_screen()?.banner()
     }
 
     /// What `y` copies: the selected tool's entry as compact JSON (as the strategy sends it,
