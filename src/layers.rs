@@ -149,6 +149,34 @@ mod tests {
         names
     }
 
+    /// The first segment of each path that leaves the file's top-level module through
+    /// `super::`: in a top-level file (`src/x.rs`, `src/x/mod.rs`) `super::name` is
+    /// `crate::name`; `depth` levels down it takes one `super::` more (a single `super::` in
+    /// `src/x/y.rs` is `x` itself).
+    fn super_paths(code: &str, relative: &Path) -> Vec<String> {
+        // An inline module's `super::` (the tests' `use super::*`) is the file itself: the
+        // tests come last, and are left out.
+        let code = code.split("#[cfg(test)]").next().unwrap_or_default();
+        let levels = relative.components().count() - usize::from(relative.ends_with("mod.rs"));
+        let prefix = "super::".repeat(levels);
+        let is_name = |c: char| c.is_alphanumeric() || c == '_';
+        let mut paths = String::new();
+        for (at, _) in code.match_indices(&prefix) {
+            // Only where a path starts, and only as many `super::` as lead to the root.
+            let before = code[..at].chars().next_back();
+            if before.is_some_and(|c| is_name(c) || c == ':')
+                || code[at + prefix.len()..].starts_with("super::")
+            {
+                continue;
+            }
+            paths.push_str(" crate::");
+            paths.push_str(&code[at + prefix.len()..]);
+        }
+        let mut names = crate_paths(&paths);
+        names.retain(|name| !name.is_empty());
+        names
+    }
+
     /// Every use of a module of a higher layer, as `file: module -> module`.
     fn upward_uses(extra: Option<(&str, &str)>) -> Vec<String> {
         let lib = std::fs::read_to_string(src().join("lib.rs")).expect("lib.rs is readable");
@@ -162,7 +190,10 @@ mod tests {
                 code.push_str(line);
             }
             let from = layer_of(&top).unwrap_or_else(|| panic!("module `{top}` has no layer"));
-            for name in crate_paths(&code) {
+            let relative = path.strip_prefix(src()).expect("under src/");
+            let mut names = crate_paths(&code);
+            names.extend(super_paths(&code, relative));
+            for name in names {
                 let module = reexports.get(&name).cloned().unwrap_or(name);
                 match layer_of(&module) {
                     Some(to) if to > from => {
@@ -210,10 +241,20 @@ mod tests {
             "\nuse crate::{tool, pipeline::project};\n",
             "\nfn f() -> crate::Strategy { todo!() }\n",
             "\nfn g() { crate::report::report(); }\n",
+            "\nuse super::{tool, pipeline::project};\n",
+            "\nfn h() { super::report::report(); }\n",
         ];
         for line in cases {
             let found = upward_uses(Some(("src/capture.rs", line)));
             assert_eq!(found.len(), 1, "{line}: {found:?}");
         }
+        // Two levels down, one `super::` is the file's own module; two leave it.
+        let deeper = (
+            "src/mcp/by_server.rs",
+            "\nfn k() { super::super::record::x(); }\n",
+        );
+        assert_eq!(upward_uses(Some(deeper)).len(), 1);
+        let own = ("src/mcp/by_server.rs", "\nuse super::config::Server;\n");
+        assert_eq!(upward_uses(Some(own)), Vec::<String>::new());
     }
 }

@@ -110,7 +110,7 @@ impl View {
             } = effect
             {
                 writes += 1;
-                let result = write_export(&path, &bytes, overwrite, &self.app.inputs);
+                let result = write_export(&path, &bytes, overwrite, &self.app.ctx.inputs);
                 update(&mut self.app, Msg::Written { what, result });
             }
         }
@@ -119,7 +119,7 @@ impl View {
 
     fn export_error(&self) -> (bool, Option<String>) {
         match &self.app.overlay {
-            Some(Overlay::Export { confirm, error, .. }) => (*confirm, error.clone()),
+            Some(Overlay::Export(dialog)) => (dialog.confirm, dialog.error.clone()),
             other => panic!("export dialog open, not {other:?}"),
         }
     }

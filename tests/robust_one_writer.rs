@@ -29,8 +29,8 @@ fn view_export(input: &Path, target: &Path) -> Result<std::path::PathBuf, WriteE
         toolprism::measure::Encoding::O200kBase,
         false,
     );
-    app.inputs.add(input);
-    write_export(target, BODY, true, &app.inputs)
+    app.ctx.inputs.add(input);
+    write_export(target, BODY, true, &app.ctx.inputs)
 }
 
 fn is_char_device(path: &Path) -> bool {

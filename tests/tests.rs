@@ -44,6 +44,7 @@ mod record;
 // The interactive view: drawn into a test backend, then the real binary in tmux.
 mod refusals;
 mod tui;
+mod tui_modules;
 mod tui_nocolor;
 mod tui_session;
 mod tui_session_tmux;

@@ -12,6 +12,8 @@ use toolprism::export::Inputs;
 use toolprism::matrix::{Mark, Sort, SortColumn, TotalRow};
 use toolprism::measure::Encoding;
 use toolprism::tui::app::{Overlay, Tab};
+use toolprism::tui::export::ExportDialog;
+use toolprism::tui::settings::SettingsDialog;
 use toolprism::tui::state::{Detail, Pane, SortKey};
 use toolprism::tui::worker::Worker;
 use toolprism::tui::{App, Effect, Msg, WriteError, update, write_export};
@@ -39,8 +41,8 @@ impl Harness {
             color,
         );
         // Frames must not depend on where the tests run.
-        app.cwd = "/work/project".into();
-        app.home = Some("/home/user".into());
+        app.ctx.cwd = "/work/project".into();
+        app.ctx.home = Some("/home/user".into());
         let mut h = Harness {
             app,
             worker: Worker::new(capture),
@@ -169,7 +171,7 @@ impl Harness {
 
     fn selected_name(&self) -> String {
         let strategy = self.app.strategy();
-        let projection = self.app.projection(strategy).expect("projected");
+        let projection = self.app.ctx.projection(strategy).expect("projected");
         projection.outcomes[self.app.selected_outcome().expect("a selection")]
             .name
             .to_string()
@@ -306,7 +308,10 @@ fn matrix_rows_are_the_costliest_first_and_cells_carry_marks() {
     assert!(tokens.windows(2).all(|w| w[0] >= w[1]), "{tokens:?}");
     // `original` is the capture's own column, not a strategy column.
     assert_eq!(m.columns.len(), Strategy::ALL.len() - 1);
-    assert_eq!(Some(m.model.original.total_tokens), h.app.capture_tokens());
+    assert_eq!(
+        Some(m.model.original.total_tokens),
+        h.app.ctx.capture_tokens()
+    );
     let col = |s: Strategy| {
         let c = toolprism::tui::matrix::strategies()
             .iter()
@@ -429,10 +434,10 @@ fn matrix_cursor_sorts_filters_opens_and_exports_its_column() {
     h.keys("x");
     assert!(matches!(
         h.app.overlay,
-        Some(Overlay::Export {
+        Some(Overlay::Export(ExportDialog {
             strategy: Strategy::Minimal,
             ..
-        })
+        }))
     ));
 }
 
@@ -531,7 +536,7 @@ fn a_strategy_that_does_nothing_says_why_and_names_the_key() {
         .unwrap();
     assert!(matches!(
         h.app.overlay,
-        Some(Overlay::Settings { selected, .. }) if selected == at
+        Some(Overlay::Settings(SettingsDialog { selected, .. })) if selected == at
     ));
     // A strategy that acts has no banner; nor has the baseline.
     h.keys("<esc>4");
@@ -569,16 +574,22 @@ fn choices_toggle_and_the_header_says_settings_changed() {
     }
     // Enter moves a choice to its next value at once: no text to type.
     h.keys("<enter>");
-    assert_eq!(h.app.settings.get("defer.eligible").as_deref(), Some("all"));
+    assert_eq!(
+        h.app.ctx.settings.get("defer.eligible").as_deref(),
+        Some("all")
+    );
     assert!(matches!(
         h.app.overlay,
-        Some(Overlay::Settings { editing: None, .. })
+        Some(Overlay::Settings(SettingsDialog { editing: None, .. }))
     ));
     // 50 rows: with the session's cache.* settings the overlay fills a 35-row screen.
     let header = h.screen(120, 50).lines().next().unwrap().to_owned();
     assert!(header.contains("[1 setting changed]"), "{header}");
     h.keys("<enter>");
-    assert_eq!(h.app.settings.get("defer.eligible").as_deref(), Some("mcp"));
+    assert_eq!(
+        h.app.ctx.settings.get("defer.eligible").as_deref(),
+        Some("mcp")
+    );
     assert!(!h.screen(120, 50).contains("setting changed"));
 }
 
@@ -628,7 +639,7 @@ fn export_dialog_edits_like_a_shell_line_and_expands_the_home_folder() {
     let mut h = Harness::new();
     h.keys("0x");
     let path = |h: &Harness| match &h.app.overlay {
-        Some(Overlay::Export { path, cursor, .. }) => (path.clone(), *cursor),
+        Some(Overlay::Export(ExportDialog { path, .. })) => (path.text.clone(), path.cursor),
         _ => panic!("export dialog open"),
     };
     // The default is next to the capture, in the folder it was read from.
@@ -737,7 +748,7 @@ fn quitting_asks_when_the_settings_were_changed() {
     h.keys("SR<esc>q");
     assert!(h.app.quit);
     let mut h = Harness::new();
-    h.app.settings = settings;
+    h.app.ctx.settings = settings;
     h.keys("q");
     assert!(!h.app.quit);
     assert_eq!(h.app.overlay, Some(Overlay::QuitConfirm));
@@ -898,14 +909,14 @@ fn search_filters_by_name_and_text_and_esc_clears() {
     assert_eq!(h.app.rows().len(), 2, "two github tools by name");
     h.keys("<enter>");
     assert!(!h.app.search.typing);
-    assert_eq!(h.app.search.text, "github");
+    assert_eq!(h.app.search.input.text, "github");
     // Text search: a word only in a description.
     h.keys("<esc>/knowledge graph");
     assert_eq!(h.app.rows().len(), 1);
     assert_eq!(h.selected_name(), "mcp__memory__store");
     h.keys("<esc>");
     assert_eq!(h.app.rows().len(), all);
-    assert!(h.app.search.text.is_empty());
+    assert!(h.app.search.input.text.is_empty());
     // Backspace widens the match again.
     h.keys("/gitx");
     assert_eq!(h.app.rows().len(), 0);
@@ -914,7 +925,7 @@ fn search_filters_by_name_and_text_and_esc_clears() {
     // `q` is text while searching, not quit.
     h.keys("q");
     assert!(!h.app.quit);
-    assert_eq!(h.app.search.text, "gitq");
+    assert_eq!(h.app.search.input.text, "gitq");
 }
 
 #[test]
@@ -926,7 +937,12 @@ fn sort_cycles_through_every_order() {
     assert_eq!(h.app.strategy_tab.sort, SortKey::Saving);
     h.keys("s");
     assert_eq!(h.app.strategy_tab.sort, SortKey::Size);
-    let figures = h.app.figures(Strategy::Original).expect("measured").clone();
+    let figures = h
+        .app
+        .ctx
+        .figures(Strategy::Original)
+        .expect("measured")
+        .clone();
     let sizes: Vec<usize> = h
         .app
         .rows()
@@ -936,7 +952,7 @@ fn sort_cycles_through_every_order() {
     assert!(sizes.windows(2).all(|w| w[0] >= w[1]), "{sizes:?}");
     h.keys("s");
     assert_eq!(h.app.strategy_tab.sort, SortKey::Name);
-    let projection = h.app.projection(Strategy::Original).unwrap().clone();
+    let projection = h.app.ctx.projection(Strategy::Original).unwrap().clone();
     let names: Vec<&str> = h
         .app
         .rows()
@@ -951,9 +967,53 @@ fn sort_cycles_through_every_order() {
 }
 
 #[test]
+fn the_search_and_a_setting_value_edit_at_a_cursor_like_the_export_path() {
+    let mut h = Harness::new();
+    h.resize(120, 35).keys("1");
+    // The search: a character typed after Home goes first, ^W and ^U delete before the cursor.
+    h.keys("/ithub<home>g");
+    assert_eq!(h.app.search.input.text, "github");
+    assert_eq!(
+        h.app.rows().len(),
+        2,
+        "the text typed at the cursor filters"
+    );
+    let status = h.screen(120, 35).lines().nth(33).unwrap().to_owned();
+    assert!(
+        status.contains("/g▏ithub"),
+        "the cursor is drawn where it is: {status}"
+    );
+    h.keys("<end> list<c-w>");
+    assert_eq!(h.app.search.input.text, "github ");
+    h.keys("<left><c-u>");
+    assert_eq!(h.app.search.input.text, " ");
+    h.keys("<esc>");
+    // A setting's value: the same keys.
+    let index = Settings::KEYS
+        .iter()
+        .position(|k| k.key == "defer.threshold")
+        .unwrap();
+    h.keys("S");
+    for _ in 0..index {
+        h.keys("j");
+    }
+    h.keys("<enter><c-u>12<left>3<end><bs>");
+    let Some(Overlay::Settings(SettingsDialog {
+        editing: Some(value),
+        ..
+    })) = &h.app.overlay
+    else {
+        panic!("a value is being typed");
+    };
+    assert_eq!((value.text.as_str(), value.cursor), ("13", 2));
+    h.keys("<enter>");
+    assert_eq!(h.app.ctx.settings.defer_threshold(), 13);
+}
+
+#[test]
 fn settings_editor_changes_settings_and_recomputes_everything() {
     let mut h = Harness::new();
-    let before = h.app.generation;
+    let before = h.app.ctx.generation;
     // defer.threshold is the 14th key.
     let index = Settings::KEYS
         .iter()
@@ -966,10 +1026,10 @@ fn settings_editor_changes_settings_and_recomputes_everything() {
     h.keys("<enter>");
     assert!(matches!(
         h.app.overlay,
-        Some(Overlay::Settings {
+        Some(Overlay::Settings(SettingsDialog {
             editing: Some(_),
             ..
-        })
+        }))
     ));
     // Replace "auto" (the release's 3) by "2".
     h.keys("<bs><bs><bs><bs>2");
@@ -991,26 +1051,26 @@ fn settings_editor_changes_settings_and_recomputes_everything() {
     assert_eq!(jobs[0].strategies.len(), Strategy::ALL.len());
     assert_eq!(jobs[0].settings.defer_threshold(), 2);
     h.settle();
-    assert_eq!(h.app.settings.defer_threshold(), 2);
-    assert!(h.app.generation > before);
+    assert_eq!(h.app.ctx.settings.defer_threshold(), 2);
+    assert!(h.app.ctx.generation > before);
     for s in Strategy::ALL {
         assert!(
-            h.app.figures(s).is_some(),
+            h.app.ctx.figures(s).is_some(),
             "{s} measured under the new settings"
         );
     }
     // A bad value is refused with the reason and changes nothing.
     h.keys("<enter><bs>x<enter>");
     match &h.app.overlay {
-        Some(Overlay::Settings { error: Some(e), .. }) => {
+        Some(Overlay::Settings(SettingsDialog { error: Some(e), .. })) => {
             assert!(e.contains("defer.threshold"), "{e}");
         }
         other => panic!("expected an error, got {other:?}"),
     }
-    assert_eq!(h.app.settings.defer_threshold(), 2);
+    assert_eq!(h.app.ctx.settings.defer_threshold(), 2);
     // Esc cancels the edit, R resets every setting.
     h.keys("<esc>R");
-    assert_eq!(h.app.settings, Settings::default());
+    assert_eq!(h.app.ctx.settings, Settings::default());
     h.keys("<esc>");
     assert!(h.app.overlay.is_none());
 }
@@ -1018,16 +1078,16 @@ fn settings_editor_changes_settings_and_recomputes_everything() {
 #[test]
 fn encoding_switch_is_cached_per_encoding() {
     let mut h = Harness::new();
-    let o200k = h.app.capture_tokens().expect("counted");
+    let o200k = h.app.ctx.capture_tokens().expect("counted");
     h.keys("E");
-    assert_eq!(h.app.encoding, Encoding::Cl100kBase);
-    let cl100k = h.app.capture_tokens().expect("counted");
+    assert_eq!(h.app.ctx.encoding, Encoding::Cl100kBase);
+    let cl100k = h.app.ctx.capture_tokens().expect("counted");
     assert_ne!(o200k, cl100k, "the encodings count differently");
     h.keys("E");
     // Back to o200k: everything is cached, no new job is needed.
     assert!(h.app.effects.is_empty());
-    assert_eq!(h.app.capture_tokens(), Some(o200k));
-    assert!(!h.app.is_busy());
+    assert_eq!(h.app.ctx.capture_tokens(), Some(o200k));
+    assert!(!h.app.ctx.is_busy());
 }
 
 #[test]
@@ -1036,12 +1096,12 @@ fn export_writes_atomically_and_asks_before_overwriting() {
     let target = dir.path().join("out.json");
     let mut h = Harness::new();
     h.keys("2x");
-    let Some(Overlay::Export { path, .. }) = &h.app.overlay else {
+    let Some(Overlay::Export(ExportDialog { path, .. })) = &h.app.overlay else {
         panic!("export dialog open");
     };
-    assert_eq!(path, "tests/fixtures/tui-sample.full.json");
+    assert_eq!(path.text, "tests/fixtures/tui-sample.full.json");
     // Replace the default path.
-    let clear = "<bs>".repeat(path.chars().count());
+    let clear = "<bs>".repeat(path.text.chars().count());
     h.keys(&clear);
     h.keys(&target.display().to_string().replace('<', "<lt>"));
     h.keys("<enter>");
@@ -1055,7 +1115,7 @@ fn export_writes_atomically_and_asks_before_overwriting() {
                 what,
             } = effect
             {
-                let result = write_export(&path, &bytes, overwrite, &h.app.inputs);
+                let result = write_export(&path, &bytes, overwrite, &h.app.ctx.inputs);
                 update(&mut h.app, Msg::Written { what, result });
             }
         }
@@ -1077,7 +1137,7 @@ fn export_writes_atomically_and_asks_before_overwriting() {
     run(&mut h);
     assert!(matches!(
         h.app.overlay,
-        Some(Overlay::Export { confirm: true, .. })
+        Some(Overlay::Export(ExportDialog { confirm: true, .. }))
     ));
     assert_eq!(
         std::fs::read_to_string(&target).unwrap(),
@@ -1088,7 +1148,7 @@ fn export_writes_atomically_and_asks_before_overwriting() {
     h.keys("n");
     assert!(matches!(
         h.app.overlay,
-        Some(Overlay::Export { confirm: false, .. })
+        Some(Overlay::Export(ExportDialog { confirm: false, .. }))
     ));
     h.keys("<enter>");
     run(&mut h);
@@ -1231,8 +1291,8 @@ fn colour_theme_uses_colour() {
 fn hostile_text_never_reaches_the_buffer_raw() {
     let mut h = Harness::new();
     // ESC, RLO and ZWSP in mcp__memory__store; line breaks elsewhere are not flagged.
-    assert_eq!(h.app.hidden_in(7), 3);
-    assert_eq!(h.app.hidden_in(0), 0);
+    assert_eq!(h.app.ctx.hidden_in(7), 3);
+    assert_eq!(h.app.ctx.hidden_in(0), 0);
     h.keys("1/memory");
     for script in ["<enter>", "d", "d", "r"] {
         h.keys(script);
@@ -1284,8 +1344,8 @@ fn a_thousand_tools_first_frame_before_any_counting() {
         .draw(|f| toolprism::tui::view::render(&app, f))
         .unwrap();
     // Nothing was counted on this thread: the work waits for the worker.
-    assert!(app.capture_tokens().is_none());
-    assert!(app.is_busy());
+    assert!(app.ctx.capture_tokens().is_none());
+    assert!(app.ctx.is_busy());
     assert!(matches!(app.effects.as_slice(), [Effect::Compute(_)]));
     let screen = format!("{}", terminal.backend());
     assert!(screen.contains("1,000 tools"), "{screen}");
@@ -1312,7 +1372,7 @@ fn worker_thread_reports_progress_and_finishes() {
         }
     }
     let mut progress = 0;
-    while app.is_busy() {
+    while app.ctx.is_busy() {
         let msg = rx
             .recv_timeout(std::time::Duration::from_secs(60))
             .expect("the worker answers");
@@ -1323,7 +1383,7 @@ fn worker_thread_reports_progress_and_finishes() {
     }
     assert!(progress > 0);
     for s in Strategy::ALL {
-        assert!(app.figures(s).is_some());
+        assert!(app.ctx.figures(s).is_some());
     }
 }
 
@@ -1537,7 +1597,7 @@ fn search_ranks_the_exact_name_first_in_the_tool_table() {
         .rows()
         .iter()
         .map(|&i| {
-            h.app.projection(Strategy::Original).unwrap().outcomes[i]
+            h.app.ctx.projection(Strategy::Original).unwrap().outcomes[i]
                 .name
                 .to_string()
         })
@@ -1652,16 +1712,17 @@ fn the_status_line_gives_the_matching_tools_subtotal() {
 
 #[test]
 fn settings_show_the_figures_they_change_before_and_after() {
+    use toolprism::tui::input::Input;
     use toolprism::tui::settings::SettingsView;
     // zero's seed release (2ea36cf): the reminder form and threshold 10 these figures show.
     let mut seed = Settings::default();
     seed.set("zero.release", "2ea36cf").unwrap();
     let mut h = Harness::with(SAMPLE, seed, false);
     h.resize(120, 35).keys("0S");
-    let Some(Overlay::Settings { selected, .. }) = h.app.overlay.clone() else {
+    let Some(Overlay::Settings(SettingsDialog { selected, .. })) = h.app.overlay.clone() else {
         panic!("the settings are open");
     };
-    let view = SettingsView::new(&h.app, selected, None, None);
+    let view = SettingsView::new(&h.app.ctx, selected, None, None);
     assert_eq!(view.rows[view.selected].key, "defer.threshold");
     assert_eq!(
         view.figures,
@@ -1669,13 +1730,13 @@ fn settings_show_the_figures_they_change_before_and_after() {
     );
     // While a value is typed the figures stay; once applied they read before → after.
     h.keys("<enter><bs><bs><bs><bs>2");
-    let view = SettingsView::new(&h.app, selected, Some("2"), None);
+    let view = SettingsView::new(&h.app.ctx, selected, Some(&Input::new("2")), None);
     assert!(view.editing);
     assert_eq!(view.rows[view.selected].value, "2▏");
     assert_eq!(view.figures.len(), 2);
     snapshot("settings_editing_120x35", &mut h, 120, 35);
     h.keys("<enter>");
-    let view = SettingsView::new(&h.app, selected, None, None);
+    let view = SettingsView::new(&h.app.ctx, selected, None, None);
     assert_eq!(
         view.figures,
         // defer sends more at threshold 2: tool_search and the reminder cost more than the
@@ -1693,7 +1754,7 @@ fn settings_show_the_figures_they_change_before_and_after() {
     // The encoding changes every strategy: three are listed, the rest counted.
     h.keys("G<enter>");
     let last = Settings::KEYS.len();
-    let view = SettingsView::new(&h.app, last, None, None);
+    let view = SettingsView::new(&h.app.ctx, last, None, None);
     assert_eq!(view.rows[view.selected].key, "encoding");
     assert_eq!(view.figures.len(), 4);
     assert_eq!(view.figures[3], "and 10 more strategies (the overview, o)");
@@ -1724,10 +1785,7 @@ fn overview_notes_scroll_and_say_how_many_are_hidden() {
     for _ in 0..100 {
         h.keys("<pgdn>");
     }
-    assert_eq!(
-        h.app.overview.notes.offset,
-        toolprism::tui::layout::notes_scroll_max(&h.app)
-    );
+    assert_eq!(h.app.overview.notes.offset, h.app.notes_scroll_max());
     let screen = h.screen(80, 24);
     assert!(screen.contains("end of the notes ↑ PgUp"), "{screen}");
     // Choosing another strategy starts its notes at the top; j still moves the strategy.
@@ -2152,7 +2210,7 @@ fn codex_on_a_shape_it_never_sends_offers_no_setting() {
 fn the_overview_names_the_costliest_server_as_report_by_server_does() {
     let mut h = Harness::new();
     h.keys("o");
-    let costliest = toolprism::tui::overview::costliest_server(&h.app).expect("MCP tools");
+    let costliest = toolprism::tui::overview::costliest_server(&h.app.ctx).expect("MCP tools");
     let out = crate::support::command::toolprism()
         .args([
             "report",
@@ -2187,7 +2245,7 @@ fn the_overview_names_the_costliest_server_as_report_by_server_does() {
     let plain = r#"{"model": "m", "messages": [], "tools": [{"name": "read_file", "description": "Read.", "input_schema": {"type": "object"}}]}"#;
     let mut h = Harness::with(plain, Settings::default(), false);
     h.keys("o");
-    assert_eq!(toolprism::tui::overview::costliest_server(&h.app), None);
+    assert_eq!(toolprism::tui::overview::costliest_server(&h.app.ctx), None);
 }
 
 // ---- the matrix with a thousand rows: said once, clicked to the cell ----------------------

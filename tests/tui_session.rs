@@ -78,7 +78,7 @@ impl Harness {
             return;
         };
         if self.nested.as_ref().is_none_or(|n| n.0 != id) {
-            self.nested = Some((id, Worker::new(single.capture.clone())));
+            self.nested = Some((id, Worker::new(single.ctx.capture.clone())));
         }
         let worker = &mut self.nested.as_mut().expect("a worker").1;
         loop {
@@ -334,9 +334,9 @@ fn enter_opens_the_turn_in_the_inspector_and_esc_comes_back() {
     assert_eq!(h.app.screen, Screen::Single);
     let single = h.app.single.as_ref().expect("the inspector is open");
     assert_eq!(single.tab, Tab::Matrix);
-    assert_eq!(single.capture.tools().len(), 11);
+    assert_eq!(single.ctx.capture.tools().len(), 11);
     assert_eq!(
-        single.path,
+        single.ctx.path,
         "samples/traces/claude-code-mcp-reconnect.jsonl turn 6 (line 8)"
     );
     let screen = h.screen(120, 35);

@@ -1,5 +1,66 @@
 //! One line of text being typed, with a cursor: the editing keys a shell user expects
-//! (←/→, Home/End, Ctrl-A/E, Ctrl-U, Ctrl-W, Backspace). The cursor counts characters.
+//! (←/→, Home/End, Ctrl-A/E, Ctrl-U, Ctrl-W, Backspace). The cursor counts characters. Every
+//! place that edits text (the tool search, a setting's value, the export path) keeps an
+//! [`Input`] and edits it with [`Input::edit`], so the keys work alike everywhere.
+
+use super::keys::Action;
+
+/// A line being typed and its cursor.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Input {
+    /// The text.
+    pub text: String,
+    /// Where the cursor is (characters; at most the text's length).
+    pub cursor: usize,
+}
+
+impl Input {
+    /// `text` with the cursor at its end.
+    pub fn new(text: impl Into<String>) -> Input {
+        let text = text.into();
+        Input {
+            cursor: text.chars().count(),
+            text,
+        }
+    }
+
+    /// Apply `edit`.
+    pub fn edit(&mut self, edit: Edit) {
+        apply(&mut self.text, &mut self.cursor, edit);
+    }
+
+    /// Type `text` at the cursor (a paste).
+    pub fn insert_str(&mut self, text: &str) {
+        for c in text.chars() {
+            self.edit(Edit::Insert(c));
+        }
+    }
+
+    /// Empty it.
+    pub fn clear(&mut self) {
+        self.text.clear();
+        self.cursor = 0;
+    }
+
+    /// The text with the cursor drawn in it ([`with_cursor`]).
+    pub fn shown(&self) -> String {
+        with_cursor(&self.text, self.cursor)
+    }
+}
+
+/// The edit a key's action makes to a line being typed, if it is an editing key.
+pub fn edit_of(action: Action) -> Option<Edit> {
+    Some(match action {
+        Action::Backspace => Edit::Backspace,
+        Action::Left => Edit::Left,
+        Action::Right => Edit::Right,
+        Action::Top => Edit::Home,
+        Action::Bottom => Edit::End,
+        Action::KillToStart => Edit::KillToStart,
+        Action::KillWord => Edit::KillWord,
+        _ => return None,
+    })
+}
 
 /// An edit to a line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

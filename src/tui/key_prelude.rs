@@ -1,8 +1,8 @@
 //! The keys every view answers alike, before its own key table is asked: a key release is
 //! ignored, any key clears the status line, Ctrl-C ends the program as an interrupt and Ctrl-Z
 //! suspends it (in every context, dialogs included); a key the table does not bind types its
-//! character into a text field. The inspector ([`super::app::App`]) and the session view
-//! ([`super::session_app::SessionApp`]) both go through [`on_key`].
+//! character into a text field. The inspector (`App`) and the session view
+//! (`SessionApp`) both go through [`on_key`].
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 

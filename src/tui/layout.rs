@@ -1,17 +1,13 @@
-//! Where everything goes at a terminal size, and how far each pane scrolls: pure functions of
-//! the state and the size, called by the drawing and by the update (mouse hit-tests, pages,
-//! scroll ranges) alike, so the drawing never records anything for the update to read. The
-//! inspector's frame is [`layout`] ([`app_layout`] at the app's size), the session view's
-//! [`session_layout`].
+//! Where everything goes at a terminal size: pure functions of the size and a few flags, called
+//! by the drawing and by the update (mouse hit-tests, pages) alike, so the drawing never records
+//! anything for the update to read. The inspector's frame is [`layout`], the session view's
+//! [`session_layout`]. How far a pane scrolls is its screen's business (its text), not this
+//! module's.
 
 use ratatui::layout::{Constraint, Layout, Rect};
 
 use crate::strategy::Strategy;
 
-use super::app::App;
-use super::detail::{diff_lines, entry_text, text_lines};
-use super::session_app::{SessionApp, TopPane};
-use super::state::Detail;
 use super::tabs::Tab;
 
 /// Smallest terminal the inspector draws in; below it, a message says so.
@@ -135,56 +131,6 @@ pub fn layout(area: Rect, tab: Tab, flags: Flags) -> AppLayout {
     out
 }
 
-/// The inspector's frame at its size.
-pub fn app_layout(app: &App) -> AppLayout {
-    let area = Rect::new(0, 0, app.size.0, app.size.1);
-    layout(area, app.tab, app.layout_flags())
-}
-
-/// Rows of the detail's content at the app's size, in what it shows: its scroll range.
-pub fn detail_rows(app: &App) -> usize {
-    let Some(detail) = app_layout(app).detail else {
-        return 0;
-    };
-    let Tab::Strategy(strategy) = app.tab else {
-        return 0;
-    };
-    let inner_w = detail.width.saturating_sub(2) as usize;
-    match app.strategy_tab.detail.shows {
-        Detail::Entries => {
-            let (left, right) = entry_panes(detail);
-            let (original, sent) = app.selected_entries().unwrap_or((None, None));
-            let a = entry_text(app, original, left.width.saturating_sub(2) as usize).len();
-            let b = entry_text(app, sent, right.width.saturating_sub(2) as usize).len();
-            if left.y == right.y {
-                a.max(b)
-            } else {
-                a.max(b) + 2
-            }
-        }
-        Detail::Unified | Detail::Split => app.selected_diff().map_or(0, |d| {
-            // The diff body sits under the info line, inside the border.
-            diff_lines(app, &d, inner_w).len() + 1
-        }),
-        Detail::Request | Detail::Added => text_lines(app, strategy, inner_w).len(),
-    }
-}
-
-/// The overview notes pane's largest scroll at the app's size (0 without the pane): its rows
-/// less the rows it shows, the last of which says what is below.
-pub fn notes_scroll_max(app: &App) -> usize {
-    let Some(notes) = app_layout(app).notes else {
-        return 0;
-    };
-    // Inside the pane's border.
-    let (width, height) = (
-        notes.width.saturating_sub(2),
-        notes.height.saturating_sub(2),
-    );
-    let rows = super::overview::notes_lines(app, width as usize).len();
-    rows.saturating_sub((height as usize).saturating_sub(1))
-}
-
 /// The entries view's two panes inside the detail `area`, under its info line: original and
 /// projection side by side from 70 cells, else one above the other.
 pub fn entry_panes(detail: Rect) -> (Rect, Rect) {
@@ -202,6 +148,16 @@ pub fn entry_panes(detail: Rect) -> (Rect, Rect) {
             Layout::vertical([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(body);
         (a, b)
     }
+}
+
+/// What the top pane of the session view shows where only one of the chart and the totals
+/// fits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TopPane {
+    /// Tokens per turn.
+    Chart,
+    /// The strategies' totals.
+    Totals,
 }
 
 /// The rectangles of one session frame.
@@ -298,50 +254,4 @@ pub fn session_layout(area: Rect, top: TopPane, strategies: usize) -> SessionLay
         }
     }
     l
-}
-
-/// The session view's frame at its size.
-pub fn session_app_layout(app: &SessionApp) -> SessionLayout {
-    let area = Rect::new(0, 0, app.size.0, app.size.1);
-    let strategies = app.report.as_ref().map_or(0, |r| r.strategies.len());
-    session_layout(area, app.top, strategies)
-}
-
-/// How far the selected turn's detail scrolls at the session view's size (0 without the pane).
-pub fn detail_scroll_max(app: &SessionApp) -> usize {
-    let Some(area) = session_app_layout(app).detail else {
-        return 0;
-    };
-    let (w, h) = (area.width.saturating_sub(2), area.height.saturating_sub(2));
-    let (head, body) =
-        super::session_draw::detail_lines(app, w.saturating_sub(1) as usize, h as usize);
-    super::session_draw::detail_scroll_max(body.len(), head.len(), h as usize)
-}
-
-/// Whether the session view has the selected turn's pane at its size.
-pub fn has_detail(app: &SessionApp) -> bool {
-    session_app_layout(app).detail.is_some()
-}
-
-/// Rows the turns table shows at the session view's size (at least one).
-pub fn turns_rows(app: &SessionApp) -> usize {
-    session_app_layout(app)
-        .turns
-        .map_or(1, |r| r.height.saturating_sub(3).max(1) as usize)
-}
-
-/// Rows of the turn diff the session view scrolls by a page: the body under the title line,
-/// less its border and the status and key lines.
-pub fn turn_diff_page(app: &SessionApp) -> usize {
-    (app.size.1 as usize).saturating_sub(6).max(1)
-}
-
-/// Rows of the turn diff at the session view's size (0 without one): its scroll range.
-pub fn turn_diff_rows(app: &SessionApp) -> usize {
-    let Some(diff) = &app.diff else {
-        return 0;
-    };
-    // The body between the title line and the status line, inside its border.
-    let width = app.size.0.saturating_sub(2);
-    super::session_draw::diff_lines(app.theme, diff, width as usize).len()
 }

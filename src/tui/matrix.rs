@@ -8,6 +8,7 @@
 //! and the drawing. [`MatrixView::build`] and [`draw`] know nothing of the app.
 
 use std::ops::Range;
+use std::sync::Arc;
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -15,25 +16,20 @@ use ratatui::style::Style;
 use ratatui::text::Line;
 use ratatui::widgets::Paragraph;
 
-use crate::matrix::{Cell, Mark, Matrix, Origin, Row, Sort, SortColumn, TotalRow, display_names};
-use crate::report::Report;
+use crate::matrix::{Cell, Mark, Origin, Row, Sort, SortColumn, TotalRow, display_names};
+use crate::measure::Encoding;
+use crate::report::{CaptureFigures, Report, StrategyFigures};
+use crate::settings::Settings;
 use crate::strategy::Strategy;
-use crate::text::{pad, pad_left, safe, thousands, width};
+use crate::text::{pad, pad_left, thousands, width};
 
-use super::matrix_groups::{Subtotal, ViewRow};
+use super::context::Context;
+use super::matrix_groups;
+use super::matrix_view::{Group, Subtotal};
+pub use super::matrix_view::{MatrixView, Search, best, folded_line, strategies, strategy_at};
 use super::table::{Column, Columns, DataTable, TableRow, Width};
 use super::textview::highlight;
 use super::theme::Theme;
-
-/// The strategies with a column, in order (`original` is the capture's own column, first).
-pub fn strategies() -> &'static [Strategy] {
-    &Strategy::ALL[1..]
-}
-
-/// The strategy under a cursor column: 0 is the capture (`original`), `1 + i` strategy `i`.
-pub fn strategy_at(col: usize) -> Strategy {
-    Strategy::ALL[col.min(Strategy::ALL.len() - 1)]
-}
 
 /// The line over the table, fitted to `cells`: the best saving (so the cheapest strategy is
 /// named even when its column is panned off screen), the columns folded for sending nothing,
@@ -67,248 +63,114 @@ pub fn legend(cells: usize, best: Option<&str>, folded: Option<&str>, measuring:
     crate::text::fit(best.unwrap_or(&marks), cells.saturating_sub(1))
 }
 
-/// `best: minimal saves 4,597 tokens (56.28%)`: the strategy that saves the most among those
-/// that send tools and whose request a provider accepts (`None` when none saves anything).
-pub fn best(m: &MatrixView) -> Option<String> {
-    m.model
-        .columns
-        .iter()
-        .filter(|c| c.request_valid && matches!(c.status, crate::matrix::ColumnStatus::Ok))
-        .filter_map(|c| c.totals.as_ref().map(|t| (c.strategy, t)))
-        .filter(|(_, t)| t.tools_sent > 0 && t.saved_tokens > 0)
-        .max_by_key(|(_, t)| t.saved_tokens)
-        .map(|(s, t)| {
-            format!(
-                "best: {} saves {} tokens ({:.2}%)",
-                s.id(),
-                thousands(t.saved_tokens as usize),
-                t.saved_pct
-            )
-        })
+/// The matrix's state (the home screen): its cursor, order and filter.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct MatrixTab {
+    /// The cursor's cell and what is scrolled.
+    pub cursor: Cursor,
+    /// The rows' order.
+    pub sort: crate::matrix::Sort,
+    /// Only the tools this strategy changes are kept.
+    pub changed_by: Option<Strategy>,
+    /// The rows grouped by MCP server (`b`).
+    pub grouped: bool,
+    /// The groups folded to their subtotal row (`z`).
+    pub folded: Vec<Group>,
 }
 
-/// The search applied on top of the library's filter.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Search<'a> {
-    /// The text searched, lowercase (`None`: no search).
-    pub needle: Option<&'a str>,
-    /// Per capture tool, whether its entry contains the needle.
-    pub matching: &'a [bool],
-}
+/// What the matrix view depends on: settings, encoding, which strategies are measured,
+/// whether the capture is counted, sort, filter and search.
+pub type ViewKey = (
+    Arc<Settings>,
+    Encoding,
+    u32,
+    bool,
+    crate::matrix::Sort,
+    Option<Strategy>,
+    String,
+    // The groups folded when grouped by server, `None` when not grouped.
+    Option<Vec<Group>>,
+);
 
-/// The matrix as the screen shows it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct MatrixView {
-    /// The library's model over the strategies measured so far, sorted and `f`-filtered.
-    pub model: Matrix,
-    /// Per strategy column ([`strategies`] order): its index in the model, `None` while it is
-    /// still being measured.
-    pub columns: Vec<Option<usize>>,
-    /// The rows shown, as indices into [`Matrix::all_rows`], after the search.
-    pub shown: Vec<usize>,
-    /// Rows before any filter.
-    pub unfiltered: usize,
-    /// Names as drawn: sanitized, capture names where the figures have none yet.
-    pub names: Vec<String>,
-    /// Whether the capture's tokens are counted (else the original column reads `…`).
-    pub counted: bool,
-    /// The search text, highlighted in the names (empty: no search).
-    pub needle: String,
-    /// Per strategy column, whether it sends none of the tools (every cell `×`, as `disabled`):
-    /// folded to no width unless the cursor is on it, and named in the legend instead.
-    pub folded: Vec<bool>,
-    /// The rows drawn, in order: [`MatrixView::shown`]'s tools, or grouped by server with a
-    /// subtotal row each ([`super::matrix_groups`]).
-    pub lines: Vec<ViewRow>,
-    /// The groups' subtotal rows (none when not grouped).
-    pub subtotals: Vec<Subtotal>,
-}
-
-impl MatrixView {
-    /// The view of `report` (the strategies measured so far) for a capture with these tool
-    /// names, sorted by `sort`, keeping what `changed_by` changes and what `search` matches.
-    pub fn build(
-        report: &Report,
-        capture_names: &[String],
-        counted: bool,
-        sort: Sort,
-        changed_by: Option<Strategy>,
-        search: Search<'_>,
-    ) -> MatrixView {
-        let mut model = Matrix::new(report);
-        model.set_sort(sort);
-        model.set_filter(changed_by.map(crate::matrix::Filter::ChangedBy));
-        let columns: Vec<Option<usize>> = strategies()
-            .iter()
-            .map(|&s| model.column_index(s))
-            .collect();
-        let all = model.all_rows();
-        let names: Vec<String> = all
-            .iter()
-            .map(|r| match r.origin {
-                Origin::Capture(i) if r.name.is_empty() => {
-                    safe(capture_names.get(i).map_or("", String::as_str))
-                }
-                _ => safe(&r.name),
-            })
-            .collect();
-        let index_of = |r: &Row| -> usize {
-            // Rows are the capture's in order, then the added ones in order.
-            match r.origin {
-                Origin::Capture(i) => i,
-                Origin::Added(n) => report.capture.tools + n,
-            }
-        };
-        let mut shown: Vec<usize> = model
-            .rows()
-            .map(index_of)
-            .filter(|&i| match search.needle {
-                None => true,
-                Some(needle) => match all[i].origin {
-                    Origin::Capture(c) => search.matching.get(c).copied().unwrap_or(false),
-                    Origin::Added(_) => names[i].to_lowercase().contains(needle),
-                },
-            })
-            .collect();
-        if let Some(needle) = search.needle {
-            // A search for a name puts that tool first (a stable sort keeps the rest in order).
-            shown.sort_by_key(|&i| names[i].to_lowercase() != needle);
-        }
-        let folded = columns_sends_nothing(&model, &columns);
-        MatrixView {
-            folded,
-            lines: shown.iter().map(|&i| ViewRow::Tool(i)).collect(),
-            subtotals: Vec::new(),
-            unfiltered: all.len(),
-            model,
-            columns,
-            shown,
-            names,
+impl MatrixTab {
+    /// What [`Self::view`] depends on: the settings and encoding, which strategies are measured,
+    /// whether the capture is counted, the sort, the filter, the search and the folded groups.
+    pub fn view_key(&self, ctx: &Context, search: &str) -> ViewKey {
+        let mask = Strategy::ALL
+            .into_iter()
+            .filter(|&s| ctx.figures(s).is_some())
+            .fold(0u32, |m, s| m | s.bit());
+        let counted = ctx.capture_tokens().is_some();
+        (
+            ctx.settings_key.clone(),
+            ctx.encoding,
+            mask,
             counted,
-            needle: search.needle.unwrap_or("").to_owned(),
-        }
+            self.sort,
+            self.changed_by,
+            search.to_owned(),
+            self.grouped.then(|| self.folded.clone()),
+        )
     }
 
-    /// The tool at a screen position (`None` on a subtotal row).
-    pub fn row(&self, at: usize) -> Option<&Row> {
-        self.tool_index(at).map(|i| &self.model.all_rows()[i])
-    }
-
-    /// The drawn name of the tool at a screen position.
-    pub fn name(&self, at: usize) -> Option<&str> {
-        self.tool_index(at).map(|i| self.names[i].as_str())
-    }
-
-    fn tool_index(&self, at: usize) -> Option<usize> {
-        match self.lines.get(at)? {
-            ViewRow::Tool(i) => Some(*i),
-            ViewRow::Subtotal(_) => None,
-        }
-    }
-
-    /// The tools shown (after the search and the filter), folded or not.
-    pub fn tools(&self) -> impl Iterator<Item = &Row> + '_ {
-        self.shown.iter().map(|&i| &self.model.all_rows()[i])
-    }
-
-    /// The position of a tool among the rows drawn.
-    pub fn position(&self, origin: Origin) -> Option<usize> {
-        (0..self.lines.len()).find(|&at| self.row(at).is_some_and(|r| r.origin == origin))
-    }
-
-    /// A strategy column's cell in a row (`None` while the column is being measured).
-    pub fn cell(&self, row: &Row, col: usize) -> Option<Cell> {
-        self.columns[col].map(|c| row.cells[c])
-    }
-
-    /// Subtotals of the rows shown: original tokens, and per strategy column the tokens sent.
-    pub fn subtotal(&self) -> (usize, Vec<usize>) {
-        let rows: Vec<&Row> = self.tools().collect();
-        let original = rows.iter().filter_map(|r| r.original_tokens).sum();
-        let per_column = (0..self.columns.len())
-            .map(|c| {
-                rows.iter()
-                    .filter_map(|r| self.cell(r, c).and_then(|cell| cell.tokens))
-                    .sum()
-            })
+    /// The view of the matrix in this state over the context, with `search` on top of the
+    /// filter: the library's model over the strategies measured so far.
+    pub fn view(&self, ctx: &Context, search: &str) -> MatrixView {
+        let ready: Vec<&Arc<StrategyFigures>> = Strategy::ALL
+            .iter()
+            .filter_map(|&s| ctx.figures(s))
             .collect();
-        (original, per_column)
-    }
-
-    fn cell_text(&self, row: &Row, col: usize) -> String {
-        match self.cell(row, col) {
-            None => "…".to_owned(),
-            Some(cell) => cell.text(),
-        }
-    }
-
-    /// [`MatrixView::cell_text`] as drawn `at` rows under the first row on screen: a refused
-    /// column says so in that row only.
-    fn drawn_cell_text(&self, row: &Row, col: usize, at: usize) -> String {
-        match self.cell(row, col) {
-            None => "…".to_owned(),
-            Some(cell) => cell.text_in_row(at),
-        }
-    }
-
-    fn original_text(&self, row: &Row) -> String {
-        match (row.origin, row.original_tokens) {
-            (Origin::Added(_), _) => "-".to_owned(),
-            (_, Some(t)) if self.counted => thousands(t),
-            _ => "…".to_owned(),
-        }
-    }
-
-    fn total_text(&self, col: Option<usize>, total: TotalRow) -> String {
-        match col {
-            None if !self.counted => "…".to_owned(),
-            None => self.model.total_text(None, total),
-            Some(c) => match self.columns[c] {
-                None => "…".to_owned(),
-                Some(m) => self.model.total_text(Some(m), total),
+        let counted = ctx.capture_tokens().is_some();
+        let tools_tokens = ctx.capture_tokens().unwrap_or(0);
+        let report = Report {
+            version: env!("CARGO_PKG_VERSION"),
+            settings: serde_json::Map::new(),
+            capture: CaptureFigures {
+                // What the model sees of the capture: `original` sends it as it is.
+                context_tokens: ctx
+                    .figures(Strategy::Original)
+                    .and_then(|f| f.context_tokens)
+                    .unwrap_or(tools_tokens),
+                path: ctx.path.clone(),
+                shape: ctx.capture.shape().id(),
+                tools: ctx.capture.tools().len(),
+                tools_bytes: ctx.capture_bytes,
+                tools_tokens,
             },
+            turn: None,
+            encoding: ctx.encoding.id(),
+            strategies: ready.iter().map(|f| f.as_ref().clone()).collect(),
+        };
+        let needle = search.to_lowercase();
+        let matching: Vec<bool> = if needle.is_empty() {
+            Vec::new()
+        } else {
+            ctx.search_text
+                .iter()
+                .map(|t| t.contains(&needle))
+                .collect()
+        };
+        let mut view = MatrixView::build(
+            &report,
+            &ctx.names,
+            counted,
+            self.sort,
+            self.changed_by,
+            Search {
+                needle: (!needle.is_empty()).then_some(needle.as_str()),
+                matching: &matching,
+            },
+        );
+        if self.grouped {
+            let (servers, tools) = matrix_groups::owners_of(ctx.capture.tools(), &ctx.settings);
+            let owners = matrix_groups::Owners {
+                servers: &servers,
+                tools: &tools,
+            };
+            view.group(&report, owners, &self.folded);
         }
+        view
     }
-
-    fn header(&self, col: usize) -> String {
-        match self.columns[col] {
-            Some(m) => self.model.columns[m].header(),
-            None => strategies()[col].id().to_owned(),
-        }
-    }
-}
-
-/// Per strategy column: measured, with at least one tool, and every tool removed (`×`) or
-/// absent: a column that would only repeat `×` down the screen.
-fn columns_sends_nothing(model: &Matrix, columns: &[Option<usize>]) -> Vec<bool> {
-    columns
-        .iter()
-        .map(|c| {
-            c.is_some_and(|c| {
-                let rows = model.all_rows();
-                rows.iter().any(|r| r.cells[c].mark == Mark::Removed)
-                    && rows
-                        .iter()
-                        .all(|r| matches!(r.cells[c].mark, Mark::Removed | Mark::Absent))
-            })
-        })
-        .collect()
-}
-
-/// `folded: disabled (sends no tool)`: the folded columns, for the legend (`None`: none).
-pub fn folded_line(m: &MatrixView) -> Option<String> {
-    let ids: Vec<&str> = strategies()
-        .iter()
-        .zip(&m.folded)
-        .filter(|(_, f)| **f)
-        .map(|(s, _)| s.id())
-        .collect();
-    let why = if ids.len() == 1 {
-        "sends no tool"
-    } else {
-        "each sends no tool"
-    };
-    (!ids.is_empty()).then(|| format!("folded: {} ({why})", ids.join(", ")))
 }
 
 /// Where the cursor is and what is scrolled.
@@ -727,9 +589,7 @@ pub fn draw(m: &MatrixView, cursor: Cursor, theme: Theme, frame: &mut Frame, are
         .filter_map(|at| {
             let on = (at == cursor.rows.selected).then_some(cursor.col);
             if let Some(s) = m.subtotal_at(at) {
-                return Some(super::matrix_groups::subtotal_row(
-                    m, s, &drawn, &g, on, theme,
-                ));
+                return Some(subtotal_row(m, s, &drawn, &g, on, theme));
             }
             let row = m.row(at)?;
             // The first tool row drawn says what a whole column says once (`refused`).
@@ -823,6 +683,45 @@ fn cell_style(
         Some(Mark::Added) => base.patch(theme.bad()),
         Some(Mark::Absent) => base,
     }
+}
+
+/// A subtotal row at `g`: the label, then the figures under the numbers of the cells above,
+/// in the heading style (the selection's when the cursor is on it, the cursor's cell apart).
+fn subtotal_row(
+    m: &MatrixView,
+    s: &Subtotal,
+    drawn: &[usize],
+    g: &Geometry,
+    cursor: Option<usize>,
+    theme: Theme,
+) -> TableRow {
+    let base = if cursor.is_some() {
+        theme.selected(false)
+    } else {
+        theme.heading()
+    };
+    let style = |col: usize| {
+        if cursor == Some(col) {
+            theme.selected(true)
+        } else {
+            base
+        }
+    };
+    let mut cells = vec![
+        Line::styled(pad(&s.label(g.name), g.name), base),
+        Line::styled(
+            pad_left(&format!("{}  ", s.original_text(m.counted)), g.original),
+            style(0),
+        ),
+        Line::default(),
+    ];
+    cells.extend(drawn.iter().map(|&c| {
+        Line::styled(
+            pad_left(&format!("{}  ", s.cell_text(c)), g.columns[c]),
+            style(c + 1),
+        )
+    }));
+    TableRow::new(cells).fill(base)
 }
 
 #[cfg(test)]

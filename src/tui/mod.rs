@@ -35,7 +35,9 @@
 
 pub mod app;
 pub mod clipboard;
+pub mod context;
 pub mod detail;
+pub mod difflines;
 pub mod diffview;
 pub mod export;
 pub mod help;
@@ -45,12 +47,14 @@ pub mod keys;
 pub mod layout;
 pub mod matrix;
 pub mod matrix_groups;
+pub mod matrix_view;
 pub mod overview;
 pub mod request;
 pub mod session;
 pub mod session_app;
 pub mod session_diff;
 pub mod session_draw;
+pub mod session_text;
 pub mod settings;
 pub mod state;
 pub mod strategy;
@@ -136,7 +140,7 @@ pub fn run(
     let capture = Arc::new(capture);
     let mut app = App::new(capture.clone(), path, settings, encoding, color);
     // `-` is standard input; a bundled sample names no file.
-    app.inputs.add(Path::new(&app.path));
+    app.ctx.inputs.add(Path::new(&app.ctx.path));
     let (out_tx, out_rx) = std::sync::mpsc::channel();
     let jobs = worker::spawn(capture, out_tx);
     on_terminal(color, |terminal, (width, height)| {
@@ -456,7 +460,7 @@ impl Program for InspectorProgram<'_> {
     }
 
     fn is_busy(&self) -> bool {
-        self.app.is_busy()
+        self.app.ctx.is_busy()
     }
 
     fn quit(&self) -> (bool, bool) {
@@ -492,9 +496,9 @@ impl Program for SessionProgram<'_> {
         }
         match &mut app.single {
             Some(single) if self.nested.as_ref().is_none_or(|n| n.0 != app.single_id) => {
-                single.inputs = self.inputs.clone();
+                single.ctx.inputs = self.inputs.clone();
                 let (out_tx, out_rx) = std::sync::mpsc::channel();
-                let jobs = worker::spawn(single.capture.clone(), out_tx);
+                let jobs = worker::spawn(single.ctx.capture.clone(), out_tx);
                 self.nested = Some((app.single_id, jobs, out_rx));
             }
             None => self.nested = None,
@@ -567,7 +571,7 @@ impl Program for SessionProgram<'_> {
     }
 
     fn is_busy(&self) -> bool {
-        self.app.is_busy() || self.app.single.as_ref().is_some_and(|s| s.is_busy())
+        self.app.is_busy() || self.app.single.as_ref().is_some_and(|s| s.ctx.is_busy())
     }
 
     fn quit(&self) -> (bool, bool) {
@@ -712,7 +716,7 @@ fn run_effects(app: &mut App, jobs: &Sender<worker::Job>) -> bool {
                 overwrite,
                 what,
             } => {
-                let result = write_export(&path, &bytes, overwrite, &app.inputs);
+                let result = write_export(&path, &bytes, overwrite, &app.ctx.inputs);
                 update(app, Msg::Written { what, result });
             }
         }

@@ -9,7 +9,7 @@ use crate::projection::Applies;
 use crate::strategy::Strategy;
 use crate::text::{pad_left, pct, thousands};
 
-use super::app::App;
+use super::context::Context;
 use super::keys::strategy_key;
 use super::state::ListCursor;
 use super::table::{Column, Columns, DataTable, TableRow, Width};
@@ -17,12 +17,18 @@ use super::widgets::{block, note_bullet, sorted_notes, wrap};
 
 /// Draw the strategy table with its bars; when the terminal is too short for the notes pane
 /// (`notes_hidden`), its bottom border says how many notes that hides.
-pub fn render_overview(app: &App, frame: &mut Frame, area: Rect, notes_hidden: bool) {
-    let theme = app.theme;
-    let capture_tokens = app.capture_tokens();
+pub fn render_overview(
+    ctx: &Context,
+    tab: &OverviewTab,
+    frame: &mut Frame,
+    area: Rect,
+    notes_hidden: bool,
+) {
+    let theme = ctx.theme;
+    let capture_tokens = ctx.capture_tokens();
     let rejected = Strategy::ALL
         .iter()
-        .filter_map(|&s| app.projection(s))
+        .filter_map(|&s| ctx.projection(s))
         .any(|p| !p.request_valid && !p.status.is_refused());
     // The title explains the marks the rows carry, shorter when the pane is narrow.
     let bang = if rejected {
@@ -47,7 +53,7 @@ pub fn render_overview(app: &App, frame: &mut Frame, area: Rect, notes_hidden: b
     let mut outer = block(theme, title, true);
     let notes: usize = Strategy::ALL
         .iter()
-        .filter_map(|&s| app.projection(s))
+        .filter_map(|&s| ctx.projection(s))
         .map(|p| p.notes.len())
         .sum();
     let mut bottom_room = room;
@@ -57,7 +63,7 @@ pub fn render_overview(app: &App, frame: &mut Frame, area: Rect, notes_hidden: b
         bottom_room = bottom_room.saturating_sub(crate::text::width(&hidden) + 1);
         outer = outer.title_bottom(Span::styled(hidden, theme.warn()));
     }
-    if let Some(line) = costliest_server(app).and_then(|c| c.line(bottom_room)) {
+    if let Some(line) = costliest_server(ctx).and_then(|c| c.line(bottom_room)) {
         outer = outer.title_bottom(Line::raw(line).right_aligned());
     }
     let inner = outer.inner(area);
@@ -65,7 +71,7 @@ pub fn render_overview(app: &App, frame: &mut Frame, area: Rect, notes_hidden: b
     let wide = inner.width >= 90;
     let max_total = Strategy::ALL
         .iter()
-        .filter_map(|&s| app.figures(s).and_then(|f| f.in_context()))
+        .filter_map(|&s| ctx.figures(s).and_then(|f| f.in_context()))
         .chain(capture_tokens)
         .max()
         .unwrap_or(0);
@@ -98,7 +104,7 @@ pub fn render_overview(app: &App, frame: &mut Frame, area: Rect, notes_hidden: b
         .resolve(&[], inner.width as usize);
     let height = inner.height.saturating_sub(1) as usize;
     // The window starts at the top each frame and follows the selection down.
-    let selected = app.overview.selected();
+    let selected = tab.selected();
     let first = ListCursor {
         selected,
         offset: 0,
@@ -110,7 +116,7 @@ pub fn render_overview(app: &App, frame: &mut Frame, area: Rect, notes_hidden: b
         .skip(first)
         .take(height)
         .map(|(i, &s)| {
-            let row = strategy_row(app, s, max_total, bar_width, wide);
+            let row = strategy_row(ctx, s, max_total, bar_width, wide);
             if i == selected {
                 row.over(theme.selected(true))
             } else {
@@ -159,13 +165,13 @@ impl Costliest {
 
 /// The costliest MCP server of the capture (the first one on a tie), from `original`'s
 /// per-tool tokens (`None` until they are measured, or when no tool is an MCP server's).
-pub fn costliest_server(app: &App) -> Option<Costliest> {
-    let figures = app.figures(Strategy::Original)?;
+pub fn costliest_server(ctx: &Context) -> Option<Costliest> {
+    let figures = ctx.figures(Strategy::Original)?;
     let mut servers: Vec<(String, usize)> = Vec::new();
     let mut all = 0;
-    for (entry, tool) in app.capture.tools().iter().zip(&figures.per_tool) {
+    for (entry, tool) in ctx.capture.tools().iter().zip(&figures.per_tool) {
         all += tool.original_tokens;
-        let Some(server) = crate::mcp::by_server::server_of(entry, &app.settings) else {
+        let Some(server) = crate::mcp::by_server::server_of(entry, &ctx.settings) else {
             continue;
         };
         match servers.iter_mut().find(|(s, _)| *s == server) {
@@ -189,16 +195,16 @@ pub fn costliest_server(app: &App) -> Option<Costliest> {
 /// Strategy `s`'s row: its key, name and marks, origin on a wide pane, tools,
 /// tokens in context, saving and bar, coloured by what the saving is worth.
 fn strategy_row(
-    app: &App,
+    ctx: &Context,
     s: Strategy,
     max_total: usize,
     bar_width: usize,
     wide: bool,
 ) -> TableRow {
-    let theme = app.theme;
-    let capture_tokens = app.capture_tokens();
-    let figures = app.figures(s);
-    let projection = app.projection(s);
+    let theme = ctx.theme;
+    let capture_tokens = ctx.capture_tokens();
+    let figures = ctx.figures(s);
+    let projection = ctx.projection(s);
     let tools = projection.map_or("…".to_owned(), |p| {
         if p.status.is_refused() {
             "—".to_owned()
@@ -267,7 +273,7 @@ fn strategy_row(
         // The origin and the release the settings select (`vtcode 0.181.2`).
         // Codex tags its releases `rust-v0.171.0`: the version is what a user knows.
         let release = s
-            .release(&app.settings)
+            .release(&ctx.settings)
             .and_then(|r| r.rsplit(' ').next())
             .map(|v| v.strip_prefix("rust-v").unwrap_or(v));
         let origin = match release {
@@ -315,9 +321,12 @@ pub fn notes_window(
 /// The notes pane's rows at `w` cells: the chosen strategy's summary and notes, then the other
 /// strategies' notes; each row with whether a note starts on it (what the "more notes" count
 /// counts). Pure: the update sizes the pane's scroll with it too.
-pub(crate) fn notes_lines(app: &App, w: usize) -> Vec<(Line<'static>, bool)> {
-    let theme = app.theme;
-    let strategy = app.strategy();
+pub(crate) fn notes_lines(
+    ctx: &Context,
+    strategy: Strategy,
+    w: usize,
+) -> Vec<(Line<'static>, bool)> {
+    let theme = ctx.theme;
     let mut lines: Vec<(Line, bool)> = wrap(strategy.summary(), w)
         .into_iter()
         .map(|l| (Line::styled(l, theme.text()), false))
@@ -327,7 +336,7 @@ pub(crate) fn notes_lines(app: &App, w: usize) -> Vec<(Line<'static>, bool)> {
             lines.push((row, i == 0));
         }
     };
-    if let Some(projection) = app.projection(strategy) {
+    if let Some(projection) = ctx.projection(strategy) {
         if projection.notes.is_empty() {
             lines.push((Line::styled("no notes", theme.dim()), false));
         }
@@ -335,7 +344,7 @@ pub(crate) fn notes_lines(app: &App, w: usize) -> Vec<(Line<'static>, bool)> {
             note(&mut lines, note_bullet(theme, n, "", w));
         }
     }
-    if let Some(f) = app.figures(strategy)
+    if let Some(f) = ctx.figures(strategy)
         && let Some(overhead) = f.provider_overhead_tokens
     {
         let text = format!(
@@ -357,7 +366,7 @@ pub(crate) fn notes_lines(app: &App, w: usize) -> Vec<(Line<'static>, bool)> {
     let mut others: Vec<(Strategy, &crate::projection::Note)> = Strategy::ALL
         .iter()
         .filter(|&&s| s != strategy)
-        .filter_map(|&s| app.projection(s).map(|p| (s, p)))
+        .filter_map(|&s| ctx.projection(s).map(|p| (s, p)))
         .flat_map(|(s, p)| sorted_notes(&p.notes).into_iter().map(move |n| (s, n)))
         .collect();
     // Errors first across strategies too (the sort is stable: strategy order within a level).
@@ -380,25 +389,25 @@ pub(crate) fn notes_lines(app: &App, w: usize) -> Vec<(Line<'static>, bool)> {
 
 /// Draw the chosen strategy's summary and notes, then the other strategies' notes; the pane
 /// scrolls (PgDn/PgUp) and its last row says how many notes are below.
-pub fn render_notes(app: &App, frame: &mut Frame, area: Rect) {
-    let theme = app.theme;
-    let strategy = app.strategy();
+pub fn render_notes(ctx: &Context, tab: &OverviewTab, frame: &mut Frame, area: Rect) {
+    let theme = ctx.theme;
+    let strategy = tab.strategy();
     let outer = block(
         theme,
         format!(
             " {} · {} · {} ",
             strategy.id(),
-            strategy.release(&app.settings).unwrap_or("-"),
+            strategy.release(&ctx.settings).unwrap_or("-"),
             strategy.family()
         ),
         false,
     );
     let inner = outer.inner(area);
     frame.render_widget(outer, area);
-    let lines = notes_lines(app, inner.width as usize);
+    let lines = notes_lines(ctx, strategy, inner.width as usize);
     let starts: Vec<bool> = lines.iter().map(|(_, s)| *s).collect();
     let height = inner.height as usize;
-    let (range, below, _) = notes_window(&starts, height, app.overview.notes.offset);
+    let (range, below, _) = notes_window(&starts, height, tab.notes.offset);
     let mut shown: Vec<Line> = lines
         .into_iter()
         .skip(range.start)
@@ -418,6 +427,42 @@ pub fn render_notes(app: &App, frame: &mut Frame, area: Rect) {
         ]));
     }
     frame.render_widget(Paragraph::new(shown), inner);
+}
+
+/// The notes pane's largest scroll when it is at `notes` (0 without the pane): its rows less
+/// the rows it shows, the last of which says what is below.
+pub fn notes_scroll_max(ctx: &Context, tab: &OverviewTab, notes: Option<Rect>) -> usize {
+    let Some(notes) = notes else {
+        return 0;
+    };
+    // Inside the pane's border.
+    let (width, height) = (
+        notes.width.saturating_sub(2),
+        notes.height.saturating_sub(2),
+    );
+    let rows = notes_lines(ctx, tab.strategy(), width as usize).len();
+    rows.saturating_sub((height as usize).saturating_sub(1))
+}
+
+/// The overview's state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct OverviewTab {
+    /// The strategy chosen (its index in [`Strategy::ALL`]).
+    pub strategies: ListCursor,
+    /// The notes pane's scroll.
+    pub notes: ListCursor,
+}
+
+impl OverviewTab {
+    /// The index of the strategy chosen.
+    pub fn selected(&self) -> usize {
+        self.strategies.selected
+    }
+
+    /// The strategy chosen.
+    pub fn strategy(&self) -> Strategy {
+        Strategy::ALL[self.selected().min(Strategy::ALL.len() - 1)]
+    }
 }
 
 #[cfg(test)]

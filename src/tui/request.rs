@@ -6,7 +6,7 @@ use ratatui::text::{Line, Span};
 use crate::strategy::Strategy;
 use crate::text::{pad, pct, thousands};
 
-use super::app::App;
+use super::context::Context;
 use super::theme::Theme;
 use super::widgets::{note_bullet, sorted_notes, wrap};
 
@@ -30,13 +30,13 @@ fn kv(theme: Theme, w: usize, key: &str, value: String) -> Vec<Line<'static>> {
 }
 
 /// The request-level view of `strategy` as lines `w` cells wide.
-pub fn request_lines(app: &App, strategy: Strategy, w: usize) -> Vec<Line<'static>> {
-    let theme = app.theme;
+pub fn request_lines(ctx: &Context, strategy: Strategy, w: usize) -> Vec<Line<'static>> {
+    let theme = ctx.theme;
     let mut lines = Vec::new();
-    let Some(projection) = app.projection(strategy) else {
+    let Some(projection) = ctx.projection(strategy) else {
         return vec![Line::styled("projecting…", theme.dim())];
     };
-    lines.extend(tools_array_lines(app, strategy, w));
+    lines.extend(tools_array_lines(ctx, strategy, w));
     lines.push(Line::styled("Figures", theme.heading()));
     lines.extend(kv(
         theme,
@@ -44,18 +44,18 @@ pub fn request_lines(app: &App, strategy: Strategy, w: usize) -> Vec<Line<'stati
         "tools",
         format!(
             "{} → {}",
-            thousands(app.capture.tools().len()),
+            thousands(ctx.capture.tools().len()),
             thousands(projection.tool_count())
         ),
     ));
-    if let Some(f) = app.figures(strategy)
+    if let Some(f) = ctx.figures(strategy)
         && f.is_refused()
     {
         lines.extend(kv(theme, w, "tokens", "refused: no figures".to_owned()));
-    } else if let Some(f) = app.figures(strategy)
+    } else if let Some(f) = ctx.figures(strategy)
         && let Some(e) = &f.estimates
     {
-        if let Some(c) = app.capture_tokens() {
+        if let Some(c) = ctx.capture_tokens() {
             lines.extend(kv(
                 theme,
                 w,
@@ -108,10 +108,10 @@ pub fn request_lines(app: &App, strategy: Strategy, w: usize) -> Vec<Line<'stati
 }
 
 /// The tools array and the request body compared with the capture's (nothing until measured).
-fn tools_array_lines(app: &App, strategy: Strategy, w: usize) -> Vec<Line<'static>> {
-    let theme = app.theme;
+fn tools_array_lines(ctx: &Context, strategy: Strategy, w: usize) -> Vec<Line<'static>> {
+    let theme = ctx.theme;
     let mut lines = Vec::new();
-    if let Some(r) = app.request(strategy) {
+    if let Some(r) = ctx.request(strategy) {
         let t = &r.tools;
         lines.push(Line::styled(
             "Tools array (compact JSON, what a prompt cache sees first)",

@@ -1,7 +1,7 @@
 //! The session view's model (`toolprism TRACE`): the turns, the chart series, the break marks
 //! and the strategies' totals, computed from a [`SessionReport`] alone. Pure and deterministic;
 //! every string that comes from the trace is sanitized here, so the drawing
-//! ([`super::session_draw`]) only lays text out.
+//! (`session_draw`) only lays text out.
 
 use crate::sanitize::visible;
 use crate::session::{SessionReport, StrategySession, TurnFacts};

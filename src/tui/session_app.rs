@@ -20,9 +20,11 @@ use super::app::{App, Msg, update};
 use super::help::HelpState;
 use super::key_prelude::{self, KeyTarget};
 use super::keys::{Action, Context};
-use super::layout;
+pub use super::layout::TopPane;
+use super::layout::{self, SessionLayout};
 use super::session::{SessionView, default_shown};
 use super::session_diff::TurnDiff;
+use super::session_text;
 use super::state::ListCursor;
 use super::theme::Theme;
 use super::worker::SessionMsg;
@@ -47,15 +49,6 @@ pub enum Focus {
     Strategies,
     /// The selected turn's detail (the movement keys scroll it).
     Detail,
-}
-
-/// What the top pane shows where only one of the chart and the totals fits.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TopPane {
-    /// Tokens per turn.
-    Chart,
-    /// The strategies' totals.
-    Totals,
 }
 
 /// Why a turn is being loaded.
@@ -182,10 +175,62 @@ pub struct SessionApp {
     pub(crate) spinner: usize,
     /// The live mode: turns come as the trace grows.
     pub live: Option<Live>,
-    view_cache: std::cell::RefCell<Option<(Vec<bool>, Arc<SessionView>)>>,
+    /// The view model the last update built, under the strategies it charts.
+    view_cache: Option<(Vec<bool>, Arc<SessionView>)>,
 }
 
 impl SessionApp {
+    /// The session view's frame at its size.
+    pub fn frame_layout(&self) -> SessionLayout {
+        let area = ratatui::layout::Rect::new(0, 0, self.size.0, self.size.1);
+        let strategies = self.report.as_ref().map_or(0, |r| r.strategies.len());
+        layout::session_layout(area, self.top, strategies)
+    }
+
+    /// How far the selected turn's detail scrolls at the session view's size (0 without the
+    /// pane).
+    fn detail_scroll_max(&self) -> usize {
+        let Some(area) = self.frame_layout().detail else {
+            return 0;
+        };
+        let (w, h) = (area.width.saturating_sub(2), area.height.saturating_sub(2));
+        let (head, body) = session_text::detail_lines(
+            self.theme,
+            (self.report.as_deref(), self.turns.selected, &self.shown),
+            w.saturating_sub(1) as usize,
+            h as usize,
+        );
+        session_text::detail_scroll_max(body.len(), head.len(), h as usize)
+    }
+
+    /// Whether the session view has the selected turn's pane at its size.
+    fn has_detail(&self) -> bool {
+        self.frame_layout().detail.is_some()
+    }
+
+    /// Rows the turns table shows at the session view's size (at least one).
+    fn turns_rows(&self) -> usize {
+        self.frame_layout()
+            .turns
+            .map_or(1, |r| r.height.saturating_sub(3).max(1) as usize)
+    }
+
+    /// Rows of the turn diff the session view scrolls by a page: the body under the title
+    /// line, less its border and the status and key lines.
+    fn turn_diff_page(&self) -> usize {
+        (self.size.1 as usize).saturating_sub(6).max(1)
+    }
+
+    /// Rows of the turn diff at the session view's size (0 without one): its scroll range.
+    fn turn_diff_rows(&self) -> usize {
+        let Some(diff) = &self.diff else {
+            return 0;
+        };
+        // The body between the title line and the status line, inside its border.
+        let width = self.size.0.saturating_sub(2);
+        session_text::diff_lines(self.theme, diff, width as usize).len()
+    }
+
     /// A session view on the trace at `path` (named `name` on screen), waiting for the
     /// analysis (the caller starts it).
     #[allow(clippy::too_many_arguments)]
@@ -231,7 +276,7 @@ impl SessionApp {
             interrupted: false,
             spinner: 0,
             live: None,
-            view_cache: std::cell::RefCell::new(None),
+            view_cache: None,
         }
     }
 
@@ -245,14 +290,22 @@ impl SessionApp {
     /// The view model under the current chart choice (cached until it changes).
     pub fn view(&self) -> Option<Arc<SessionView>> {
         let report = self.report.as_ref()?;
-        if let Some((shown, view)) = self.view_cache.borrow().as_ref()
-            && *shown == self.shown
-        {
-            return Some(view.clone());
+        match &self.view_cache {
+            Some((shown, view)) if *shown == self.shown => Some(view.clone()),
+            _ => Some(Arc::new(SessionView::build(report, &self.shown))),
         }
-        let view = Arc::new(SessionView::build(report, &self.shown));
-        *self.view_cache.borrow_mut() = Some((self.shown.clone(), view.clone()));
-        Some(view)
+    }
+
+    /// Build what drawing reads (the view model) once the state changed, so that drawing
+    /// only reads.
+    fn refresh(&mut self) {
+        let stale = self
+            .view_cache
+            .as_ref()
+            .is_none_or(|(shown, _)| *shown != self.shown);
+        if stale && let Some(view) = self.view() {
+            self.view_cache = Some((self.shown.clone(), view));
+        }
     }
 
     /// Whether background work is under way (the spinner turns).
@@ -280,7 +333,7 @@ impl SessionApp {
     }
 
     fn select(&mut self, row: usize) {
-        let (len, height) = (self.turn_count(), layout::turns_rows(self));
+        let (len, height) = (self.turn_count(), self.turns_rows());
         let before = self.turns.selected;
         self.turns.select(row, len, height);
         if self.turns.selected != before {
@@ -291,7 +344,7 @@ impl SessionApp {
     fn move_by(&mut self, delta: isize) {
         match self.focus {
             Focus::Turns => {
-                let (len, height) = (self.turn_count(), layout::turns_rows(self));
+                let (len, height) = (self.turn_count(), self.turns_rows());
                 let before = self.turns.selected;
                 self.turns.move_by(delta, len, height);
                 if self.turns.selected != before {
@@ -299,7 +352,7 @@ impl SessionApp {
                 }
             }
             Focus::Detail => {
-                let max = layout::detail_scroll_max(self) as isize;
+                let max = self.detail_scroll_max() as isize;
                 self.detail_scroll = (self.detail_scroll as isize)
                     .saturating_add(delta)
                     .clamp(0, max) as usize;
@@ -386,7 +439,7 @@ impl SessionApp {
                     self.encoding,
                     self.color,
                 );
-                app.nested = true;
+                app.ctx.nested = true;
                 app.status = Some((
                     format!(
                         "turn {} · Esc on this screen goes back to the session view",
@@ -411,7 +464,7 @@ impl SessionApp {
                 self.shown = default_shown(&report);
                 self.report = Some(report);
                 self.error = error;
-                *self.view_cache.borrow_mut() = None;
+                self.view_cache = None;
                 self.select(0);
             }
             SessionMsg::Live { report, problem } => self.on_picture(report, problem),
@@ -455,7 +508,7 @@ impl SessionApp {
             self.shown = default_shown(&report);
         }
         self.report = Some(report);
-        *self.view_cache.borrow_mut() = None;
+        self.view_cache = None;
         let row = if at_end {
             self.turn_count().saturating_sub(1)
         } else {
@@ -480,7 +533,7 @@ impl SessionApp {
     }
 
     fn act_timeline(&mut self, action: Action) {
-        let page = layout::turns_rows(self) as isize;
+        let page = self.turns_rows() as isize;
         match action {
             Action::Quit => self.quit = true,
             Action::Help => self.open_help(),
@@ -500,7 +553,7 @@ impl SessionApp {
             Action::FocusNext => {
                 self.focus = match self.focus {
                     Focus::Turns => Focus::Strategies,
-                    Focus::Strategies if layout::has_detail(self) => Focus::Detail,
+                    Focus::Strategies if self.has_detail() => Focus::Detail,
                     Focus::Strategies | Focus::Detail => Focus::Turns,
                 };
                 if self.focus == Focus::Strategies {
@@ -549,8 +602,8 @@ impl SessionApp {
     }
 
     fn act_diff(&mut self, action: Action) {
-        let height = layout::turn_diff_page(self);
-        let max = layout::turn_diff_rows(self).saturating_sub(height);
+        let height = self.turn_diff_page();
+        let max = self.turn_diff_rows().saturating_sub(height);
         let scroll =
             |s: usize, d: isize| (s as isize).saturating_add(d).clamp(0, max as isize) as usize;
         match action {
@@ -616,6 +669,11 @@ impl KeyTarget for SessionApp {
 /// Apply one input. While the nested inspector is up, keys, mouse and resizes go to it (its
 /// worker's results are fed to it by the event loop directly); Esc on its home screen closes it.
 pub fn session_update(app: &mut SessionApp, msg: SessionInput) {
+    apply(app, msg);
+    app.refresh();
+}
+
+fn apply(app: &mut SessionApp, msg: SessionInput) {
     if app.screen == Screen::Single
         && let Some(single) = app.single.as_mut()
     {

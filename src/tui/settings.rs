@@ -1,5 +1,6 @@
-//! The settings editor overlay: a view model ([`SettingsView`], computed from the app's settings
-//! and the engine's figures) drawn by a pure function. The figures of the strategies the chosen
+//! The settings dialog: its state ([`SettingsDialog`]: the row chosen, the value being typed,
+//! the last refusal), its keys, and its view model ([`SettingsView`], computed from the
+//! context's settings and the engine's figures) drawn by a pure function. The figures of the strategies the chosen
 //! setting changes stay in the dialog while it is open, as before → after once a value was
 //! applied (the worker measures the new settings in the background; `…` until it has).
 
@@ -12,12 +13,137 @@ use crate::settings::Settings;
 use crate::strategy::Strategy;
 use crate::text::{fit, pad, safe, signed, thousands};
 
-use super::app::App;
+use super::context::Context;
+use super::input::{self, Input};
+use super::keys::{self, Action};
+use super::theme::Theme;
 use super::widgets::{block, centered, wrap};
 use crate::strategies::registry;
 
 /// Most strategies listed under the figures (the encoding changes them all).
 const MAX_FIGURES: usize = 3;
+
+/// The settings dialog's state.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct SettingsDialog {
+    /// The row chosen (`Settings::KEYS`, then the encoding).
+    pub selected: usize,
+    /// The value being typed, when editing.
+    pub editing: Option<Input>,
+    /// Why the last value was refused.
+    pub error: Option<String>,
+}
+
+/// What a key in the settings dialog asks of the app.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SettingsOutcome {
+    /// Nothing beyond the dialog's own state.
+    Stay,
+    /// Close the dialog.
+    Close,
+    /// Switch the encoding.
+    ToggleEncoding,
+    /// Put these settings in force (`None`: they are the ones in force) and say so.
+    Apply(Option<Box<Settings>>, String),
+}
+
+impl SettingsDialog {
+    /// The key table in force: the list's, or the value's while one is typed.
+    pub fn context(&self) -> keys::Context {
+        if self.editing.is_some() {
+            keys::Context::SettingsEdit
+        } else {
+            keys::Context::Settings
+        }
+    }
+
+    /// Answer a key over the settings in force.
+    pub fn act(&mut self, action: Action, ctx: &Context) -> SettingsOutcome {
+        let rows = Settings::KEYS.len() + 1;
+        if let Some(text) = &mut self.editing {
+            if let Some(edit) = input::edit_of(action) {
+                text.edit(edit);
+                return SettingsOutcome::Stay;
+            }
+            match action {
+                Action::Back => {
+                    self.editing = None;
+                    self.error = None;
+                }
+                Action::Confirm => {
+                    let key = Settings::KEYS[self.selected].key;
+                    let value = text.text.clone();
+                    let mut next = ctx.settings.clone();
+                    match next.set(key, &value) {
+                        Ok(()) => {
+                            self.editing = None;
+                            self.error = None;
+                            let changed = (next != ctx.settings).then(|| Box::new(next));
+                            return SettingsOutcome::Apply(changed, format!("{key}={value}"));
+                        }
+                        Err(e) => self.error = Some(e.to_string()),
+                    }
+                }
+                _ => {}
+            }
+            return SettingsOutcome::Stay;
+        }
+        match action {
+            Action::Back => return SettingsOutcome::Close,
+            Action::Down => self.selected = (self.selected + 1).min(rows - 1),
+            Action::Up => self.selected = self.selected.saturating_sub(1),
+            Action::Confirm => {
+                if self.selected == Settings::KEYS.len() {
+                    return SettingsOutcome::ToggleEncoding;
+                }
+                let key = Settings::KEYS[self.selected].key;
+                if let Some(values) = Settings::KEYS[self.selected].choices() {
+                    let now = ctx.settings.get(key).unwrap_or_default();
+                    let at = values.iter().position(|v| *v == now).unwrap_or(0);
+                    let next = values[(at + 1) % values.len()];
+                    let mut settings = ctx.settings.clone();
+                    if settings.set(key, next).is_ok() {
+                        return SettingsOutcome::Apply(
+                            Some(Box::new(settings)),
+                            format!("{key}={next}"),
+                        );
+                    }
+                } else {
+                    self.editing = Some(Input::new(ctx.settings.get(key).unwrap_or_default()));
+                    self.error = None;
+                }
+            }
+            Action::Reset => {
+                let defaults = Settings::default();
+                let changed = (ctx.settings != defaults).then(|| Box::new(defaults));
+                return SettingsOutcome::Apply(
+                    changed,
+                    "settings back to their defaults".to_owned(),
+                );
+            }
+            _ => {}
+        }
+        SettingsOutcome::Stay
+    }
+
+    /// A character typed: into the value, while one is typed.
+    pub fn type_char(&mut self, c: char) {
+        if let Some(text) = &mut self.editing {
+            text.edit(input::Edit::Insert(c));
+        }
+    }
+
+    /// Draw the dialog over `area`.
+    pub fn render(&self, ctx: &Context, frame: &mut Frame, area: Rect) {
+        let view = SettingsView::new(
+            ctx,
+            self.selected,
+            self.editing.as_ref(),
+            self.error.as_deref(),
+        );
+        draw(&view, ctx.theme, frame, area);
+    }
+}
 
 /// One row of the list.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -49,12 +175,17 @@ pub struct SettingsView {
 
 impl SettingsView {
     /// The dialog for the app's settings with `selected` chosen.
-    pub fn new(app: &App, selected: usize, editing: Option<&str>, error: Option<&str>) -> Self {
+    pub fn new(
+        ctx: &Context,
+        selected: usize,
+        editing: Option<&Input>,
+        error: Option<&str>,
+    ) -> Self {
         let defaults = Settings::default();
         let mut rows: Vec<SettingRow> = Settings::KEYS
             .iter()
             .map(|k| {
-                let value = app.settings.get(k.key).unwrap_or_default();
+                let value = ctx.settings.get(k.key).unwrap_or_default();
                 SettingRow {
                     key: k.key,
                     changed: defaults.get(k.key).unwrap_or_default() != value,
@@ -64,19 +195,19 @@ impl SettingsView {
             .collect();
         rows.push(SettingRow {
             key: "encoding",
-            value: app.encoding.id().to_owned(),
-            changed: app.encoding != crate::measure::Encoding::default(),
+            value: ctx.encoding.id().to_owned(),
+            changed: ctx.encoding != crate::measure::Encoding::default(),
         });
         let selected = selected.min(rows.len() - 1);
         if let Some(text) = editing {
-            rows[selected].value = format!("{}▏", safe(text));
+            rows[selected].value = safe(&text.shown());
         }
         let help = Settings::KEYS.get(selected).map_or(
             "o200k_base (GPT-4o and later) or cl100k_base (GPT-4); Enter switches",
             |k| k.help,
         );
         SettingsView {
-            figures: figure_lines(app, rows[selected].key),
+            figures: figure_lines(ctx, rows[selected].key),
             rows,
             selected,
             editing: editing.is_some(),
@@ -100,18 +231,18 @@ pub fn strategies_of(key: &str) -> Vec<Strategy> {
 /// `defer: 2,450 tokens`, or after a change `defer: 2,450 → 1,980 tokens (-470)` (`+80` when
 /// it grew): each
 /// strategy `key` changes, measured under the settings before the last change and now.
-fn figure_lines(app: &App, key: &str) -> Vec<String> {
+fn figure_lines(ctx: &Context, key: &str) -> Vec<String> {
     let strategies = strategies_of(key);
     if strategies.is_empty() {
         return vec![format!("no strategy's tokens depend on {key}")];
     }
     // Before → after only on the row of what the last change changed: another row's figures
     // moved for another reason (`encoding: original 8,168 → 8,168 (same)` said nothing).
-    let before = app.settings_before.as_ref().filter(|(k, e)| {
+    let before = ctx.settings_before.as_ref().filter(|(k, e)| {
         if key == "encoding" {
-            *e != app.encoding
+            *e != ctx.encoding
         } else {
-            k.get(key) != app.settings.get(key)
+            k.get(key) != ctx.settings.get(key)
         }
     });
     let total =
@@ -125,10 +256,10 @@ fn figure_lines(app: &App, key: &str) -> Vec<String> {
         .iter()
         .take(MAX_FIGURES)
         .map(|&s| {
-            let now = total(app.figures(s));
+            let now = total(ctx.figures(s));
             match before {
                 Some((k, e)) => {
-                    let was = total(app.figures_under(s, k, *e));
+                    let was = total(ctx.figures_under(s, k, *e));
                     let delta = match (was, now) {
                         (Some(Some(a)), Some(Some(b))) if a != b => {
                             let d = b as i64 - a as i64;
@@ -151,22 +282,9 @@ fn figure_lines(app: &App, key: &str) -> Vec<String> {
     lines
 }
 
-/// Draw the settings editor.
-pub fn render_settings(
-    app: &App,
-    frame: &mut Frame,
-    area: Rect,
-    selected: usize,
-    editing: Option<&str>,
-    error: Option<&str>,
-) {
-    let view = SettingsView::new(app, selected, editing, error);
-    draw(&view, app.theme, frame, area);
-}
-
 /// Draw a settings view: the list scrolls to keep the chosen row in sight, and the help, the
 /// figures and the keys stay under it.
-pub fn draw(view: &SettingsView, theme: super::theme::Theme, frame: &mut Frame, area: Rect) {
+pub fn draw(view: &SettingsView, theme: Theme, frame: &mut Frame, area: Rect) {
     // Under the list: a blank line, the help, the heading, the figures, the keys; and borders.
     let wanted = view.rows.len() + 4 + view.figures.len() + 2;
     let rect = centered(area, 84, wanted.min(u16::MAX as usize) as u16);

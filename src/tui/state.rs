@@ -1,13 +1,9 @@
-//! The inspector's state, one struct per screen: the matrix ([`MatrixTab`]), the overview
-//! ([`OverviewTab`]), a strategy tab ([`StrategyTab`] with its [`DetailPane`]) and the tool
-//! search ([`ToolSearch`]) that the matrix and the strategy tabs share; the dialogs are
-//! [`super::app::Overlay`]. [`super::app::App`] holds one of each beside the context every
-//! screen reads (the capture, the settings, the caches). Every list or pane with a cursor or a
-//! scroll keeps it in a [`ListCursor`].
+//! The pieces of state more than one screen uses: the one [`ListCursor`] every list and
+//! scrolled pane keeps its cursor in, the tool search ([`ToolSearch`]) the matrix and the
+//! strategy tabs share, and the small enums a strategy tab's state is made of ([`Pane`],
+//! [`Detail`], [`SortKey`]). Each screen's own state lives in its module.
 
-use crate::strategy::Strategy;
-
-use super::textview::ViewMode;
+use super::input::Input;
 
 /// A list's cursor: the selected row and the first row in view. A pane that only scrolls (the
 /// notes, the detail, the turn diff) uses the first row alone.
@@ -132,103 +128,11 @@ impl SortKey {
     }
 }
 
-/// The matrix's state (the home screen): its cursor, order and filter.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct MatrixTab {
-    /// The cursor's cell and what is scrolled.
-    pub cursor: super::matrix::Cursor,
-    /// The rows' order.
-    pub sort: crate::matrix::Sort,
-    /// Only the tools this strategy changes are kept.
-    pub changed_by: Option<Strategy>,
-    /// The rows grouped by MCP server (`b`).
-    pub grouped: bool,
-    /// The groups folded to their subtotal row (`z`).
-    pub folded: Vec<super::matrix_groups::Group>,
-}
-
-/// The overview's state.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct OverviewTab {
-    /// The strategy chosen (its index in [`Strategy::ALL`]).
-    pub strategies: ListCursor,
-    /// The notes pane's scroll.
-    pub notes: ListCursor,
-}
-
-impl OverviewTab {
-    /// The index of the strategy chosen.
-    pub fn selected(&self) -> usize {
-        self.strategies.selected
-    }
-}
-
-/// The state of the strategy tabs (one for all of them: the selection follows the tool from
-/// tab to tab).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct StrategyTab {
-    /// The tool table's selected row and scroll.
-    pub tools: ListCursor,
-    /// The focused pane.
-    pub focus: Pane,
-    /// The tool table's order.
-    pub sort: SortKey,
-    /// A tool table too narrow for tokens and bytes shows bytes.
-    pub bytes_view: bool,
-    /// The detail takes the whole body.
-    pub zoom: bool,
-    /// The detail pane.
-    pub detail: DetailPane,
-}
-
-impl Default for StrategyTab {
-    fn default() -> StrategyTab {
-        StrategyTab {
-            tools: ListCursor::default(),
-            focus: Pane::Tools,
-            sort: SortKey::Original,
-            bytes_view: false,
-            zoom: false,
-            detail: DetailPane::default(),
-        }
-    }
-}
-
-/// The detail pane of a strategy tab.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct DetailPane {
-    /// What it shows.
-    pub shows: Detail,
-    /// Its vertical scroll (rows, in the offset).
-    pub scroll: ListCursor,
-    /// Its horizontal scroll (cells).
-    pub hscroll: usize,
-    /// Wrap long lines in the entries and added-text views.
-    pub wrap: bool,
-    /// The entries view's mode: pretty JSON or the text of its strings (`v`).
-    pub view_mode: ViewMode,
-    /// The row of the search match `n`/`N` went to last, in the selected tool.
-    pub found_at: Option<usize>,
-}
-
-impl Default for DetailPane {
-    fn default() -> DetailPane {
-        DetailPane {
-            shows: Detail::Entries,
-            scroll: ListCursor::default(),
-            hscroll: 0,
-            wrap: true,
-            view_mode: ViewMode::Json,
-            found_at: None,
-        }
-    }
-}
-
 /// The tool search, shared by the matrix and the strategy tabs.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ToolSearch {
-    /// The text searched for (in names and entries, case-insensitive).
-    pub text: String,
+    /// The text searched for (in names and entries, case-insensitive), as typed.
+    pub input: Input,
     /// It is being typed.
     pub typing: bool,
 }

@@ -1,29 +1,285 @@
 //! One strategy's tool table: every tool's status and figures before and after.
 
+use std::rc::Rc;
+use std::sync::Arc;
+
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use crate::projection::Status;
+use serde_json::Value;
+
+use crate::matrix::display_names;
+use crate::projection::{Applies, Status};
+use crate::settings::Settings;
+use crate::strategies::registry::settings_of;
 use crate::strategy::Strategy;
 use crate::text::{pad_left, pct, safe, saved_pct, thousands};
 
-use super::app::App;
-use super::state::Pane;
+use super::context::Context;
+use super::diffview::ToolDiff;
+use super::state::{Detail, ListCursor, Pane, SortKey};
 use super::table::{Column, Columns, DataTable, TableRow, Width};
-use super::textview::highlight;
-use super::widgets::{block, wrap};
-use crate::matrix::display_names;
+use super::textview::{ViewMode, highlight};
+use super::widgets::{block, keys_not_flags, wrap};
+
+/// What a strategy tab is drawn and answered from: the shared context, the tab's state, its
+/// strategy and the search, read-only. The app makes one for the tab on screen.
+#[derive(Clone, Copy)]
+pub struct StrategyScreen<'a> {
+    /// What every screen reads.
+    pub ctx: &'a Context,
+    /// The tab's state.
+    pub tab: &'a StrategyTab,
+    /// The tab's strategy.
+    pub strategy: Strategy,
+    /// The search text (empty: none).
+    pub search: &'a str,
+    /// The last diff the update computed, under its key (used when the key is the selected
+    /// tool's).
+    pub diff: Option<&'a (DiffKey, Rc<ToolDiff>)>,
+}
+
+/// What a tool's diff depends on: the strategy, the settings and the tool (its outcome).
+pub type DiffKey = (Strategy, Arc<Settings>, usize);
+
+impl<'a> StrategyScreen<'a> {
+    /// The rows of the current strategy's tool table: indices into its outcomes, filtered and
+    /// sorted.
+    pub fn rows(&self) -> Vec<usize> {
+        let strategy = self.strategy;
+        let Some(projection) = self.ctx.projection(strategy) else {
+            return Vec::new();
+        };
+        let figures = self.ctx.figures(strategy);
+        let needle = self.search.to_lowercase();
+        let mut rows: Vec<usize> = projection
+            .outcomes
+            .iter()
+            .enumerate()
+            .filter(|(_, o)| needle.is_empty() || self.ctx.outcome_matches(projection, o, &needle))
+            .map(|(i, _)| i)
+            .collect();
+        let tokens = |i: usize| -> (i64, i64) {
+            match figures.and_then(|f| f.per_tool.get(i)) {
+                Some(t) => (t.original_tokens as i64, t.projected_tokens as i64),
+                None => (0, 0),
+            }
+        };
+        match self.tab.sort {
+            SortKey::Original => {}
+            // By the `saved` column as shown, a percentage (tokens break ties); an added tool has
+            // none and goes last.
+            SortKey::Saving => rows.sort_by_key(|&i| {
+                let (before, after) = tokens(i);
+                let pct = if before > 0 {
+                    (before - after) * 1_000_000 / before
+                } else {
+                    i64::MIN
+                };
+                std::cmp::Reverse((pct, before - after))
+            }),
+            SortKey::Size => rows.sort_by_key(|&i| {
+                let (before, after) = tokens(i);
+                std::cmp::Reverse(before.max(after))
+            }),
+            SortKey::Name => rows.sort_by(|&a, &b| {
+                projection.outcomes[a]
+                    .name
+                    .cmp(&projection.outcomes[b].name)
+                    .then(a.cmp(&b))
+            }),
+        }
+        if !needle.is_empty() {
+            // A search for a name puts that tool first (a stable sort keeps the rest in order).
+            rows.sort_by_key(|&i| projection.outcomes[i].name.to_lowercase() != needle);
+        }
+        rows
+    }
+
+    /// A strategy tab's search subtotal: the tools that match, of how many, and the tokens of
+    /// the matching tools in the capture and as the strategy sends them (`None` without a
+    /// search or before the figures are measured).
+    pub fn search_subtotal(&self) -> Option<(usize, usize, usize, usize)> {
+        let strategy = self.strategy;
+        if self.search.is_empty() {
+            return None;
+        }
+        let projection = self.ctx.projection(strategy)?;
+        let figures = self.ctx.figures(strategy)?;
+        let rows = self.rows();
+        let (mut before, mut after) = (0, 0);
+        for &i in &rows {
+            let (o, t) = (&projection.outcomes[i], figures.per_tool.get(i)?);
+            if o.original.is_some() {
+                before += t.original_tokens;
+            }
+            if o.projected.is_some() {
+                after += t.projected_tokens;
+            }
+        }
+        Some((rows.len(), projection.outcomes.len(), before, after))
+    }
+
+    /// The outcome index of the selected row.
+    pub fn selected_outcome(&self) -> Option<usize> {
+        self.rows().get(self.tab.tools.selected).copied()
+    }
+
+    /// The selected tool's original and sent entries (either may be missing).
+    pub fn selected_entries(&self) -> Option<(Option<&'a Value>, Option<&'a Value>)> {
+        let ctx: &'a Context = self.ctx;
+        let projection = ctx.projection(self.strategy)?;
+        let outcome = projection.outcomes.get(self.selected_outcome()?)?;
+        let original = outcome.original.and_then(|i| ctx.capture.tools().get(i));
+        let sent = outcome
+            .projected
+            .and_then(|p| projection.sent.as_ref()?.get(p))
+            .map(|t| t.entry(&ctx.capture));
+        Some((original, sent))
+    }
+
+    /// The one line above a strategy tab that answers "why did this do nothing?": its text and
+    /// whether it is an error. `None` when the strategy acts on the capture.
+    pub fn banner(&self) -> Option<(String, bool)> {
+        let strategy = self.strategy;
+        if strategy == Strategy::Original {
+            return None;
+        }
+        let projection = self.ctx.projection(strategy)?;
+        if let Some(error) = projection.refusal() {
+            return Some((
+                format!(
+                    "{strategy} refuses this capture: {} (no setting changes this)",
+                    crate::text::safe(error)
+                ),
+                true,
+            ));
+        }
+        // A capture of a shape the host never sends: no setting helps, so none is offered.
+        let unsent = strategy == Strategy::Codex
+            && !crate::strategies::codex::sends(self.ctx.capture.shape());
+        let hint = match settings_of(strategy).first() {
+            Some(setting) if !unsent => format!("S edits {}", setting.key),
+            _ => "no setting changes this".to_owned(),
+        };
+        if let crate::projection::ProjectionStatus::NotApplicable(why) = &projection.status {
+            return Some((
+                // The key first: a long reason is cut at the edge, the key never is.
+                format!(
+                    "{strategy} does not apply here · {hint} · {}",
+                    keys_not_flags(&crate::text::safe(why))
+                ),
+                false,
+            ));
+        }
+        // Byte for byte: every tool kept, in order, and nothing added.
+        let noop = self
+            .ctx
+            .figures(strategy)
+            .is_some_and(|f| f.first_changed_byte.is_none() && f.status == Applies::Ok)
+            && projection.added_text.is_none()
+            && projection.outcomes.iter().all(|o| o.status == Status::Kept);
+        noop.then(|| {
+            (
+                format!("{strategy} sends the capture unchanged · {hint}"),
+                false,
+            )
+        })
+    }
+
+    /// The key of the selected tool's diff.
+    pub fn diff_key(&self) -> Option<DiffKey> {
+        let outcome = self.selected_outcome()?;
+        Some((self.strategy, self.ctx.settings_key.clone(), outcome))
+    }
+
+    /// The selected tool's diff: the one the update computed, else a new one.
+    pub fn selected_diff(&self) -> Option<Rc<ToolDiff>> {
+        if let Some((key, diff)) = self.diff
+            && self.diff_key().as_ref() == Some(key)
+        {
+            return Some(diff.clone());
+        }
+        let (original, sent) = self.selected_entries()?;
+        Some(Rc::new(ToolDiff::new(original, sent)))
+    }
+}
+
+/// The state of the strategy tabs (one for all of them: the selection follows the tool from
+/// tab to tab).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StrategyTab {
+    /// The tool table's selected row and scroll.
+    pub tools: ListCursor,
+    /// The focused pane.
+    pub focus: Pane,
+    /// The tool table's order.
+    pub sort: SortKey,
+    /// A tool table too narrow for tokens and bytes shows bytes.
+    pub bytes_view: bool,
+    /// The detail takes the whole body.
+    pub zoom: bool,
+    /// The detail pane.
+    pub detail: DetailPane,
+}
+
+impl Default for StrategyTab {
+    fn default() -> StrategyTab {
+        StrategyTab {
+            tools: ListCursor::default(),
+            focus: Pane::Tools,
+            sort: SortKey::Original,
+            bytes_view: false,
+            zoom: false,
+            detail: DetailPane::default(),
+        }
+    }
+}
+
+/// The detail pane of a strategy tab.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DetailPane {
+    /// What it shows.
+    pub shows: Detail,
+    /// Its vertical scroll (rows, in the offset).
+    pub scroll: ListCursor,
+    /// Its horizontal scroll (cells).
+    pub hscroll: usize,
+    /// Wrap long lines in the entries and added-text views.
+    pub wrap: bool,
+    /// The entries view's mode: pretty JSON or the text of its strings (`v`).
+    pub view_mode: ViewMode,
+    /// The row of the search match `n`/`N` went to last, in the selected tool.
+    pub found_at: Option<usize>,
+}
+
+impl Default for DetailPane {
+    fn default() -> DetailPane {
+        DetailPane {
+            shows: Detail::Entries,
+            scroll: ListCursor::default(),
+            hscroll: 0,
+            wrap: true,
+            view_mode: ViewMode::Json,
+            found_at: None,
+        }
+    }
+}
 
 /// Draw `strategy`'s tool table (only the visible rows are built).
-pub fn render_tools(app: &App, frame: &mut Frame, area: Rect, strategy: Strategy) {
-    let theme = app.theme;
-    let focused = app.strategy_tab.focus == Pane::Tools;
-    let rows = app.rows();
-    let total = app.projection(strategy).map_or(0, |p| p.outcomes.len());
+pub fn render_tools(screen: &StrategyScreen, frame: &mut Frame, area: Rect) {
+    let strategy = screen.strategy;
+    let theme = screen.ctx.theme;
+    let focused = screen.tab.focus == Pane::Tools;
+    let rows = screen.rows();
+    let total = screen
+        .ctx
+        .projection(strategy)
+        .map_or(0, |p| p.outcomes.len());
     let mut title = format!(" Tools · {} ", strategy.id());
-    if !app.search.text.is_empty() {
+    if !screen.search.is_empty() {
         title = format!(
             " Tools · {} · {}/{} match ",
             strategy.id(),
@@ -34,7 +290,7 @@ pub fn render_tools(app: &App, frame: &mut Frame, area: Rect, strategy: Strategy
     let outer = block(theme, title, focused);
     let inner = outer.inner(area);
     frame.render_widget(outer, area);
-    let Some(projection) = app.projection(strategy) else {
+    let Some(projection) = screen.ctx.projection(strategy) else {
         frame.render_widget(
             Paragraph::new(Line::styled("projecting…", theme.dim())),
             inner,
@@ -47,7 +303,7 @@ pub fn render_tools(app: &App, frame: &mut Frame, area: Rect, strategy: Strategy
         } else if total == 0 {
             "no tools".to_owned()
         } else {
-            format!("no tool matches \"{}\"", safe(&app.search.text))
+            format!("no tool matches \"{}\"", safe(screen.search))
         };
         let lines: Vec<Line> = wrap(&text, inner.width as usize)
             .into_iter()
@@ -58,7 +314,7 @@ pub fn render_tools(app: &App, frame: &mut Frame, area: Rect, strategy: Strategy
     }
     let show_bytes = inner.width >= 72;
     // Too narrow for both: `b` switches the figures between tokens and bytes.
-    let bytes_only = !show_bytes && app.strategy_tab.bytes_view;
+    let bytes_only = !show_bytes && screen.tab.bytes_view;
     let words = inner.width >= 60;
     let mut columns = vec![
         Column::new(Width::Fixed(if words { 8 } else { 1 })).gap(0),
@@ -90,7 +346,7 @@ pub fn render_tools(app: &App, frame: &mut Frame, area: Rect, strategy: Strategy
     let flagged = rows.iter().any(|&i| {
         projection.outcomes[i]
             .original
-            .is_some_and(|o| app.hidden_in(o) > 0)
+            .is_some_and(|o| screen.ctx.hidden_in(o) > 0)
     });
     let name_cells = layout.width(1).saturating_sub(usize::from(flagged));
     let all: Vec<&str> = rows
@@ -99,7 +355,7 @@ pub fn render_tools(app: &App, frame: &mut Frame, area: Rect, strategy: Strategy
         .collect();
     let shown_names = display_names(&all, name_cells.max(1));
     let height = inner.height.saturating_sub(1) as usize;
-    let cursor = app.strategy_tab.tools;
+    let cursor = screen.tab.tools;
     let offset = cursor.first_visible(rows.len(), height);
     let look = RowLook {
         words,
@@ -113,7 +369,7 @@ pub fn render_tools(app: &App, frame: &mut Frame, area: Rect, strategy: Strategy
         .skip(offset)
         .take(height.max(1))
         .map(|(at, &i)| {
-            let row = tool_row(app, strategy, i, &shown_names[at], look);
+            let row = tool_row(screen, strategy, i, &shown_names[at], look);
             if at == cursor.selected {
                 row.over(theme.selected(focused))
             } else {
@@ -142,13 +398,19 @@ struct RowLook {
 
 /// Outcome `i`'s row: status, name (shortened to `name`, flagged when it hides characters),
 /// figures before and as sent, the saving, and the bytes when there is room.
-fn tool_row(app: &App, strategy: Strategy, i: usize, name: &str, look: RowLook) -> TableRow {
-    let theme = app.theme;
-    let Some(projection) = app.projection(strategy) else {
+fn tool_row(
+    screen: &StrategyScreen,
+    strategy: Strategy,
+    i: usize,
+    name: &str,
+    look: RowLook,
+) -> TableRow {
+    let theme = screen.ctx.theme;
+    let Some(projection) = screen.ctx.projection(strategy) else {
         return TableRow::default();
     };
     let o = &projection.outcomes[i];
-    let t = app.figures(strategy).and_then(|f| f.per_tool.get(i));
+    let t = screen.ctx.figures(strategy).and_then(|f| f.per_tool.get(i));
     let num = |v: Option<usize>| v.map_or("…".to_owned(), thousands);
     let (before, after) = if look.bytes_only {
         (t.map(|t| t.original_bytes), t.map(|t| t.projected_bytes))
@@ -166,8 +428,8 @@ fn tool_row(app: &App, strategy: Strategy, i: usize, name: &str, look: RowLook) 
         "-".to_owned()
     };
     let name = {
-        let name = highlight(name, &app.search.text, theme.text(), theme.found());
-        match o.original.map(|i| app.hidden_in(i)) {
+        let name = highlight(name, screen.search, theme.text(), theme.found());
+        match o.original.map(|i| screen.ctx.hidden_in(i)) {
             // Flag tools that carry control or invisible characters.
             Some(n) if n > 0 => {
                 let mut spans = vec![Span::styled("!", theme.warn())];

@@ -10,11 +10,9 @@ use crate::text::{bytes, fit, pct, safe, thousands, width};
 
 use super::app::{App, Overlay, Tab};
 use super::detail::render_detail;
-use super::export::render_export;
 use super::keys;
 use super::layout::{MIN_HEIGHT, MIN_WIDTH, layout};
 use super::overview::{render_notes, render_overview};
-use super::settings::render_settings;
 use super::strategy::render_tools;
 use super::tabs::{tab_label, tab_spans};
 use super::theme::Theme;
@@ -23,7 +21,7 @@ use super::widgets::{block, centered, wrap};
 /// Draw the whole frame.
 pub fn render(app: &App, frame: &mut Frame) {
     let area = frame.area();
-    let theme = app.theme;
+    let theme = app.ctx.theme;
     let l = layout(area, app.tab, app.layout_flags());
     if l.too_small {
         render_too_small(frame, area, theme);
@@ -55,13 +53,13 @@ pub fn render(app: &App, frame: &mut Frame) {
         }
         Tab::Overview => {
             if let Some(table) = l.table {
-                render_overview(app, frame, table, l.notes.is_none());
+                render_overview(&app.ctx, &app.overview, frame, table, l.notes.is_none());
             }
             if let Some(notes) = l.notes {
-                render_notes(app, frame, notes);
+                render_notes(&app.ctx, &app.overview, frame, notes);
             }
         }
-        Tab::Strategy(strategy) => {
+        Tab::Strategy(_) => {
             if let (Some(rect), Some((text, error))) = (l.banner, app.banner()) {
                 let style = if error { theme.error() } else { theme.warn() };
                 frame.render_widget(
@@ -72,11 +70,13 @@ pub fn render(app: &App, frame: &mut Frame) {
                     rect,
                 );
             }
-            if let Some(table) = l.table {
-                render_tools(app, frame, table, strategy);
-            }
-            if let Some(detail) = l.detail {
-                render_detail(app, frame, detail, strategy);
+            if let Some(screen) = app.strategy_screen() {
+                if let Some(table) = l.table {
+                    render_tools(&screen, frame, table);
+                }
+                if let Some(detail) = l.detail {
+                    render_detail(&screen, frame, detail);
+                }
             }
         }
     }
@@ -85,37 +85,8 @@ pub fn render(app: &App, frame: &mut Frame) {
     match &app.overlay {
         Some(Overlay::Help(help)) => help.render(frame, area, theme),
         Some(Overlay::QuitConfirm) => render_quit(frame, area, theme),
-        Some(Overlay::Settings {
-            selected,
-            editing,
-            error,
-        }) => render_settings(
-            app,
-            frame,
-            area,
-            *selected,
-            editing.as_deref(),
-            error.as_deref(),
-        ),
-        Some(Overlay::Export {
-            strategy,
-            tools_only,
-            pretty,
-            path,
-            cursor,
-            confirm,
-            error,
-            ..
-        }) => render_export(
-            app,
-            frame,
-            area,
-            *strategy,
-            (*tools_only, *pretty),
-            (path, *cursor),
-            *confirm,
-            error.as_deref(),
-        ),
+        Some(Overlay::Settings(dialog)) => dialog.render(&app.ctx, frame, area),
+        Some(Overlay::Export(dialog)) => dialog.render(&app.ctx, frame, area),
         None => {}
     }
 }
@@ -141,14 +112,14 @@ pub(crate) fn render_too_small(frame: &mut Frame, area: Rect, theme: Theme) {
 }
 
 fn render_header(app: &App, frame: &mut Frame, area: Rect) {
-    let theme = app.theme;
-    let tokens = app.capture_tokens().map_or("… tokens".to_owned(), |t| {
+    let theme = app.ctx.theme;
+    let tokens = app.ctx.capture_tokens().map_or("… tokens".to_owned(), |t| {
         format!("{} tokens", thousands(t))
     });
     // The footer lists these keys too: on a narrow terminal the title gets the room. The
     // badge stays whatever the width: figures under changed settings must not pass for the
     // defaults.
-    let changed = app.settings_changed_from_default();
+    let changed = app.ctx.settings_changed_from_default();
     let badge = match changed {
         0 => String::new(),
         1 => "[1 setting changed] ".to_owned(),
@@ -160,19 +131,19 @@ fn render_header(app: &App, frame: &mut Frame, area: Rect) {
         ""
     };
     let right = format!("{badge}{keys}");
-    let shown_path = safe(crate::capture::display_name(&app.path));
+    let shown_path = safe(crate::capture::display_name(&app.ctx.path));
     let parts = [
         shown_path,
-        app.capture.shape().id().to_owned(),
-        format!("{} tools", thousands(app.capture.tools().len())),
-        bytes(app.capture_bytes),
+        app.ctx.capture.shape().id().to_owned(),
+        format!("{} tools", thousands(app.ctx.capture.tools().len())),
+        bytes(app.ctx.capture_bytes),
         tokens,
-        app.encoding.id().to_owned(),
+        app.ctx.encoding.id().to_owned(),
     ];
     let room = (area.width as usize).saturating_sub(width(&right) + 12);
-    let name = std::path::Path::new(&app.path)
+    let name = std::path::Path::new(&app.ctx.path)
         .file_name()
-        .map_or(app.path.clone(), |n| safe(&n.to_string_lossy()));
+        .map_or(app.ctx.path.clone(), |n| safe(&n.to_string_lossy()));
     let left = title_fields(parts.to_vec(), &name, room);
     let gap = (area.width as usize).saturating_sub(11 + width(&left) + width(&right));
     let line = Line::from(vec![
@@ -267,7 +238,7 @@ fn render_quit(frame: &mut Frame, area: Rect, theme: Theme) {
 }
 
 fn render_tabs(app: &App, frame: &mut Frame, area: Rect) {
-    let theme = app.theme;
+    let theme = app.ctx.theme;
     let spans = tab_spans(app.tab, area.width);
     let mut line = Vec::new();
     let first = spans.first().map_or(0, |s| s.0.index());
@@ -291,13 +262,13 @@ fn render_tabs(app: &App, frame: &mut Frame, area: Rect) {
 const SPINNER: [&str; 4] = ["|", "/", "-", "\\"];
 
 fn render_status(app: &App, frame: &mut Frame, area: Rect) {
-    let theme = app.theme;
+    let theme = app.ctx.theme;
     let w = area.width as usize;
     let mut right = String::new();
-    if let Some((done, total, what)) = app.progress {
+    if let Some((done, total, what)) = app.ctx.progress {
         right = format!(
             "{} {what} {done}/{total} ",
-            SPINNER[app.spinner % SPINNER.len()]
+            SPINNER[app.ctx.spinner % SPINNER.len()]
         );
     }
     let left: Line = if app.search.typing {
@@ -334,16 +305,17 @@ fn render_status(app: &App, frame: &mut Frame, area: Rect) {
 
 /// The status line while a search is typed: the text, the matches and their tokens.
 fn search_status(app: &App) -> Line<'static> {
-    let theme = app.theme;
+    let theme = app.ctx.theme;
     // The tokens of the tools a search keeps, before and as sent.
     // Entries counted one by one: the whole array (the header's figure) adds its brackets and
     // commas, so the words say which figure this is.
-    let matrix_subtotal = (app.tab == Tab::Matrix && !app.search.text.is_empty()).then(|| {
-        format!(
-            " · original {} tokens in their entries",
-            thousands(app.matrix().subtotal().0)
-        )
-    });
+    let matrix_subtotal =
+        (app.tab == Tab::Matrix && !app.search.input.text.is_empty()).then(|| {
+            format!(
+                " · original {} tokens in their entries",
+                thousands(app.matrix().subtotal().0)
+            )
+        });
     let subtotal = app.search_subtotal().map(|(_, _, before, after)| {
         format!(
             " · {} → {} tokens in their entries",
@@ -358,7 +330,7 @@ fn search_status(app: &App) -> Line<'static> {
     };
     Line::from(vec![
         Span::styled(" /", theme.key()),
-        Span::styled(format!("{}▏", safe(&app.search.text)), theme.input()),
+        Span::styled(safe(&app.search.input.shown()), theme.input()),
         Span::styled(
             format!(
                 "  {shown} {}{} · Enter keeps · Esc clears",
@@ -375,7 +347,7 @@ fn search_status(app: &App) -> Line<'static> {
 fn idle_status(app: &App) -> String {
     let s = app.strategy();
     let filtered = app.tab == Tab::Matrix
-        && (!app.search.text.is_empty() || app.matrix_tab.changed_by.is_some());
+        && (!app.search.input.text.is_empty() || app.matrix_tab.changed_by.is_some());
     let mut text = if filtered {
         matrix_status(app)
     } else if let Some((shown, total, before, after)) = app.search_subtotal() {
@@ -383,13 +355,13 @@ fn idle_status(app: &App) -> String {
             " {} of {} tools match \"{}\": {} → {} tokens under {}",
             thousands(shown),
             thousands(total),
-            safe(&app.search.text),
+            safe(&app.search.input.text),
             thousands(before),
             thousands(after),
             s.id()
         )
     } else {
-        match (app.figures(s), app.capture_tokens()) {
+        match (app.ctx.figures(s), app.ctx.capture_tokens()) {
             (Some(f), _) if f.is_refused() => {
                 format!(" {}: refused by the host, no figures", s.id())
             }
@@ -400,7 +372,7 @@ fn idle_status(app: &App) -> String {
                 thousands(f.total_tokens.unwrap_or(0)),
                 f.shown_saving()
                     .map_or_else(|| "n/a".to_owned(), |(_, p)| pct(Some(p))),
-                thousands(app.capture.tools().len()),
+                thousands(app.ctx.capture.tools().len()),
                 thousands(f.tools.unwrap_or(0))
             ),
             _ => format!(" {}: measuring…", s.id()),
@@ -408,8 +380,8 @@ fn idle_status(app: &App) -> String {
     };
     if let Tab::Strategy(_) = app.tab {
         text.push_str(&format!(" · sort {}", app.strategy_tab.sort.label()));
-        if !app.search.text.is_empty() && app.search_subtotal().is_none() {
-            text.push_str(&format!(" · filter \"{}\"", safe(&app.search.text)));
+        if !app.search.input.text.is_empty() && app.search_subtotal().is_none() {
+            text.push_str(&format!(" · filter \"{}\"", safe(&app.search.input.text)));
         }
     }
     text
@@ -430,8 +402,8 @@ fn matrix_status(app: &App) -> String {
     if let Some(sent) = s.index().checked_sub(1).and_then(|c| per_column.get(c)) {
         t.push_str(&format!(" → {} {} tokens", s.id(), thousands(*sent)));
     }
-    if !app.search.text.is_empty() {
-        t.push_str(&format!(" · search \"{}\"", safe(&app.search.text)));
+    if !app.search.input.text.is_empty() {
+        t.push_str(&format!(" · search \"{}\"", safe(&app.search.input.text)));
     }
     if let Some(c) = app.matrix_tab.changed_by {
         t.push_str(&format!(" · changed by {}", c.id()));
@@ -440,7 +412,7 @@ fn matrix_status(app: &App) -> String {
 }
 
 fn render_footer(app: &App, frame: &mut Frame, area: Rect) {
-    render_hints(app.theme, app.context(), frame, area);
+    render_hints(app.ctx.theme, app.context(), frame, area);
 }
 
 /// The key hints of `context` on one line (the session view draws its footer with it too).
