@@ -377,6 +377,10 @@ impl Capture {
             self.tools().len(),
         )
         .map(Arc::new);
+        if self.written.is_some() && self.shape == Shape::GeminiGenerateContent {
+            // Its note says how the list is measured, which the text changes.
+            self.notes = capture_notes(self);
+        }
     }
 
     /// The body's text as read, where its tools sit in it and how it is written; `None` for a
@@ -926,9 +930,11 @@ fn capture_notes(capture: &Capture) -> Vec<Note> {
     if capture.shape == Shape::GeminiGenerateContent
         && capture.tools().iter().any(|e| !tool::passes_through(e))
     {
-        notes.push(Note::info(
-            "Gemini: tools are measured as the list of function declarations (and built-in tool objects); the `{\"functionDeclarations\":[…]}` wrapper around them (25 bytes) is not counted",
-        ));
+        notes.push(Note::info(if capture.written.is_some() {
+            "Gemini: tokens are counted on the list of function declarations (and built-in tool objects), without the `{\"functionDeclarations\":[…]}` wrapper around them; bytes are the `tools` value as sent, wrappers included"
+        } else {
+            "Gemini: tools are measured as the list of function declarations (and built-in tool objects); the `{\"functionDeclarations\":[…]}` wrapper around them (25 bytes) is not counted"
+        }));
     }
     for entry in capture.tools() {
         if entry.get("type").and_then(Value::as_str) != Some("namespace") {

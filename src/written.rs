@@ -360,7 +360,16 @@ impl Written {
         if spans.len() != entries {
             return None;
         }
-        let style = detect_style(&text[body.clone()]);
+        // Escapes from the whole body; spacing from the entries, which a rewritten entry
+        // stands among (a list may hold one-line entries in a pretty-printed body).
+        let mut style = detect_style(&text[body.clone()], 0);
+        if let Some(first) = spans.first() {
+            let containers = containers_at(bytes, first.start);
+            let spacing = detect_style(&text[first.clone()], containers);
+            style.indent = spacing.indent;
+            style.key_sep = spacing.key_sep;
+            style.item_sep = spacing.item_sep;
+        }
         if layout.sep.is_empty() {
             let derived = Layout::of_style(&style, depth);
             layout.sep = if layout.open.contains('\n') {
@@ -589,11 +598,31 @@ struct Evidence {
     indent: Option<Option<String>>,
 }
 
-/// The style a document is written in (valid JSON text).
-pub fn detect_style(text: &str) -> Style {
+/// Containers open at byte `at` of valid JSON text (strings skipped).
+fn containers_at(bytes: &[u8], at: usize) -> usize {
+    let mut depth = 0usize;
+    let mut i = 0;
+    while i < at.min(bytes.len()) {
+        match bytes[i] {
+            b'"' => {
+                i = skip_string(bytes, i).unwrap_or(bytes.len());
+                continue;
+            }
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        i += 1;
+    }
+    depth
+}
+
+/// The style a JSON value is written in (valid JSON text), written `containers` deep (the
+/// indentation of its lines counts them).
+pub fn detect_style(text: &str, containers: usize) -> Style {
     let bytes = text.as_bytes();
     let mut seen = Evidence::default();
-    let mut depth = 0usize;
+    let mut depth = containers;
     let mut i = 0;
     while i < bytes.len() {
         match bytes[i] {
@@ -726,12 +755,12 @@ mod tests {
     fn python_default_and_indent_styles_are_written_back() {
         let value = json!({"a": [1, "é/ü"], "b": {"c": "<x>"}});
         let python = r#"{"a": [1, "\u00e9/\u00fc"], "b": {"c": "<x>"}}"#;
-        let style = detect_style(python);
+        let style = detect_style(python, 0);
         assert_eq!((style.key_sep, style.item_sep), (": ", ", "));
         assert!(style.ascii_only);
         assert_eq!(style.write(&value, 0), python);
         let four = "{\n    \"a\": [\n        1,\n        \"\\u00e9\\/\\u00fc\"\n    ],\n    \"b\": {\n        \"c\": \"<x>\"\n    }\n}";
-        let style = detect_style(four);
+        let style = detect_style(four, 0);
         assert_eq!(style.indent.as_deref(), Some("    "));
         assert!(style.escape_slash && style.ascii_only);
         assert_eq!(style.write(&value, 0), four);
@@ -749,6 +778,23 @@ mod tests {
         assert_eq!(written.layout().sep, " ,\n ");
         assert_eq!(written.body(), text.trim_end());
         assert!(Written::scan(text, Some("result"), "tools", false, 3).is_none());
+    }
+
+    #[test]
+    fn one_line_entries_in_a_pretty_body_are_written_on_one_line() {
+        let text = "{\n  \"tools\": [\n    {\"name\": \"a\", \"x\": [1, 2]},\n    {\"name\": \"b\"}\n  ]\n}";
+        let written = Written::scan(text, None, "tools", false, 2).unwrap();
+        let style = written.style();
+        assert_eq!(
+            (style.indent.as_deref(), style.key_sep, style.item_sep),
+            (None, ": ", ", ")
+        );
+        let entry: serde_json::Value = serde_json::from_str(written.entry(0).unwrap()).unwrap();
+        assert_eq!(style.write(&entry, 2), written.entry(0).unwrap());
+        // A pretty entry's indent counts the containers around it.
+        let pretty = "{\n  \"tools\": [\n    {\n      \"name\": \"a\"\n    }\n  ]\n}";
+        let written = Written::scan(pretty, None, "tools", false, 1).unwrap();
+        assert_eq!(written.style().indent.as_deref(), Some("  "));
     }
 
     #[test]
