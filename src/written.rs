@@ -326,11 +326,13 @@ impl Written {
         let end = skip_value(bytes, start)?;
         let body = start..end;
         let mut depth = 1;
+        // A body without the object that holds the list (a Converse request without
+        // `toolConfig`) has no list, and is kept all the same.
         let object = match holder {
             Some(holder) => {
                 depth = 2;
-                let range = member(bytes, body.clone(), holder)?;
-                (bytes.get(range.start) == Some(&b'{')).then_some(range)
+                member(bytes, body.clone(), holder)
+                    .filter(|range| bytes.get(range.start) == Some(&b'{'))
             }
             None => Some(body.clone()),
         };
@@ -778,6 +780,9 @@ mod tests {
         assert_eq!(written.layout().sep, " ,\n ");
         assert_eq!(written.body(), text.trim_end());
         assert!(Written::scan(text, Some("result"), "tools", false, 3).is_none());
+        let bare = "{\"messages\": []}";
+        let written = Written::scan(bare, Some("toolConfig"), "tools", false, 0).unwrap();
+        assert_eq!((written.body(), written.tools()), (bare, None));
     }
 
     #[test]

@@ -139,18 +139,7 @@ pub(crate) fn from_value(
     ) {
         (Some(answer), _) => (request_body(answer)?, None),
         (None, Some(body)) => {
-            // A body string is the bytes sent; an object body, its bytes in the record.
-            let sent = body_text(&body).or_else(|| {
-                let text = text?;
-                let bytes = text.as_bytes();
-                let object = if in_request {
-                    crate::written::member(bytes, 0..bytes.len(), "request")?
-                } else {
-                    0..bytes.len()
-                };
-                let span = crate::written::member(bytes, object, "body")?;
-                Some(text[span].into())
-            });
+            let sent = body_text(&body).or_else(|| body_in_record(text?, in_request));
             (request_body(body)?, sent)
         }
         (None, None) => return Err("no request body".to_owned()),
@@ -197,6 +186,18 @@ fn litellm_record(payload: &Value, source: String) -> Result<TraceRecord, String
     record.orphan = payload.get("status").and_then(Value::as_str) == Some("failure");
     record.usage = payload.get("response").and_then(usage::from_json);
     Ok(record)
+}
+
+/// An object body's bytes as the record writes it (`request.body`, or `body` at the top).
+fn body_in_record(text: &str, in_request: bool) -> Option<Box<str>> {
+    let bytes = text.as_bytes();
+    let object = if in_request {
+        crate::written::member(bytes, 0..bytes.len(), "request")?
+    } else {
+        0..bytes.len()
+    };
+    let span = crate::written::member(bytes, object, "body")?;
+    Some(text[span].into())
 }
 
 /// A body's text as sent, when the record holds the body as a string (JSON in a string).
