@@ -13,6 +13,8 @@ use crate::error::{FileError, LoadError, json_error, json_kind};
 use crate::note::Note;
 use crate::text::SharedText;
 use crate::tool;
+use crate::written::{Style, Written};
+use std::sync::Arc;
 
 /// Largest capture toolprism reads: 64 MiB. The largest real captures carry a few MB of tools;
 /// this leaves an order of magnitude of headroom while keeping memory bounded.
@@ -303,6 +305,9 @@ pub struct Capture {
     /// What every projection of this capture should say about it (a connector's tools the
     /// capture cannot show, a legacy list, a namespace's nested tools).
     notes: Vec<Note>,
+    /// The text the body was read from, where its tools sit in it and its writer's style;
+    /// `None` for a body given already parsed.
+    written: Option<Arc<Written>>,
 }
 
 impl Capture {
@@ -339,7 +344,70 @@ impl Capture {
             offset: e.valid_up_to(),
         })?;
         let body = parse_exact(text).map_err(|e| json_error(&e))?;
-        Capture::from_value(body)
+        let mut capture = Capture::from_value(body)?;
+        capture.keep_text(text);
+        Ok(capture)
+    }
+
+    /// [`Capture::from_value`] for a body parsed from `text` (its bytes as sent: a trace's
+    /// decoded body string), which is kept: `original` is then written and measured as those
+    /// bytes. Text that does not line up with the body is not kept.
+    pub fn from_value_text(body: Value, text: &str) -> Result<Capture, LoadError> {
+        let mut capture = Capture::from_value(body)?;
+        capture.keep_text(text.strip_prefix('\u{feff}').unwrap_or(text));
+        Ok(capture)
+    }
+
+    /// A trace record's body ([`crate::trace::TraceRecord`]): [`Capture::from_value_text`] when
+    /// the record holds the body's text, else [`Capture::from_value`].
+    pub fn from_sent(body: Value, text: Option<&str>) -> Result<Capture, LoadError> {
+        match text {
+            Some(text) => Capture::from_value_text(body, text),
+            None => Capture::from_value(body),
+        }
+    }
+
+    /// Keep the text the body was parsed from, if its tools can be found in it.
+    fn keep_text(&mut self, text: &str) {
+        self.written = Written::scan(
+            text,
+            self.place.holder,
+            self.place.key,
+            self.shape == Shape::GeminiGenerateContent,
+            self.tools().len(),
+        )
+        .map(Arc::new);
+        if self.written.is_some() && self.shape == Shape::GeminiGenerateContent {
+            // Its note says how the list is measured, which the text changes.
+            self.notes = capture_notes(self);
+        }
+    }
+
+    /// The body's text as read, where its tools sit in it and how it is written; `None` for a
+    /// body given already parsed.
+    pub fn written(&self) -> Option<&Written> {
+        self.written.as_deref()
+    }
+
+    /// How the capture is written: its writer's escapes and spacing (serde_json's compact form
+    /// for a body given already parsed).
+    pub fn style(&self) -> Style {
+        self.written
+            .as_ref()
+            .map_or_else(Style::canonical, |w| w.style().clone())
+    }
+
+    /// Bytes of the tool list as sent: the tool list's value as written (`tools`, `result.tools`,
+    /// `toolConfig.tools`, legacy `functions`; Gemini's tool objects included), 0 without a tool
+    /// list; `None` for a body given already parsed (measured as compact JSON instead).
+    pub fn tools_bytes(&self) -> Option<usize> {
+        let written = self.written.as_ref()?;
+        Some(written.tools().map_or(0, str::len))
+    }
+
+    /// Entry `index` as sent, when the body's text is kept.
+    pub fn entry_text(&self, index: usize) -> Option<&str> {
+        self.written.as_ref()?.entry(index)
     }
 
     /// Load a request body that is already parsed.
@@ -354,6 +422,7 @@ impl Capture {
             hosted: Vec::new(),
             problems: Vec::new(),
             notes: Vec::new(),
+            written: None,
         };
         capture.check_tools()?;
         if shape == Shape::GeminiGenerateContent {
@@ -861,9 +930,11 @@ fn capture_notes(capture: &Capture) -> Vec<Note> {
     if capture.shape == Shape::GeminiGenerateContent
         && capture.tools().iter().any(|e| !tool::passes_through(e))
     {
-        notes.push(Note::info(
-            "Gemini: tools are measured as the list of function declarations (and built-in tool objects); the `{\"functionDeclarations\":[…]}` wrapper around them (25 bytes) is not counted",
-        ));
+        notes.push(Note::info(if capture.written.is_some() {
+            "Gemini: tokens are counted on the list of function declarations (and built-in tool objects), without the `{\"functionDeclarations\":[…]}` wrapper around them; bytes are the `tools` value as sent, wrappers included"
+        } else {
+            "Gemini: tools are measured as the list of function declarations (and built-in tool objects); the `{\"functionDeclarations\":[…]}` wrapper around them (25 bytes) is not counted"
+        }));
     }
     for entry in capture.tools() {
         if entry.get("type").and_then(Value::as_str) != Some("namespace") {

@@ -462,18 +462,30 @@ pub fn export(
 }
 
 /// What `show` prints and `export` writes: the projected request body (or, with `tools_only`,
-/// just its `tools` array: `[]` when the projection sends no `tools` key), compact or pretty
-/// (two-space indent), always ending in a line feed.
+/// just its `tools` array: `[]` when the projection sends no `tools` key), always ending in a
+/// line feed. Without `pretty`, in the capture's own form: the bytes as sent for what the
+/// projection leaves unchanged, the capture's style for what it rewrites
+/// ([`Projection::written_request`]; compact JSON for a capture given already parsed). With
+/// `pretty`, indented by two spaces.
 pub fn render(
     capture: &Capture,
     projection: &Projection,
     tools_only: bool,
     pretty: bool,
 ) -> String {
-    let mut text = if tools_only {
-        projection.tools_json(capture, pretty)
+    let written = if pretty {
+        None
+    } else if tools_only {
+        projection
+            .written_tools(capture)
+            .map(|tools| tools.unwrap_or_else(|| "[]".to_owned()))
     } else {
-        projection.request_json(capture, pretty)
+        projection.written_request(capture)
+    };
+    let mut text = match written {
+        Some(text) => text,
+        None if tools_only => projection.tools_json(capture, pretty),
+        None => projection.request_json(capture, pretty),
     };
     text.push('\n');
     text

@@ -4,8 +4,8 @@
 
 /// Every top-level module of the library, by layer, lowest first.
 const LAYERS: &[&[&str]] = &[
-    // Leaves: text for people, the sanitizer, load errors, notes.
-    &["text", "sanitize", "error", "note"],
+    // Leaves: text for people, the sanitizer, load errors, notes, JSON as a writer wrote it.
+    &["text", "sanitize", "error", "note", "written"],
     // What a request holds: the capture, one tool entry, traces of many requests.
     &["capture", "tool", "trace"],
     // The models over a capture: projections, measuring, settings, the strategy ids.

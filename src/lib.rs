@@ -32,6 +32,7 @@ pub mod tool;
 pub mod trace;
 #[cfg(feature = "tui")]
 pub mod tui;
+pub mod written;
 
 pub use capture::{Capture, Shape};
 pub use error::LoadError;

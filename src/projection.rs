@@ -363,3 +363,177 @@ impl Projection {
             .filter(|o| o.original == Some(index))
     }
 }
+
+/// The projected tools and request as written in the capture's own form: an original entry sent
+/// unchanged is its bytes as sent, a rewritten or added one is written in the capture's style
+/// ([`crate::written::Style`]) at its depth. A capture given already parsed is written as
+/// compact JSON, as before.
+impl Projection {
+    /// Whether every original entry is sent unchanged and in order, and nothing else.
+    fn sends_the_capture(&self, capture: &Capture) -> bool {
+        let count = capture.tools().len();
+        capture.has_tools_key()
+            && self.sent.as_ref().is_some_and(|sent| {
+                sent.len() == count
+                    && sent
+                        .iter()
+                        .enumerate()
+                        .all(|(i, tool)| tool.replaced.is_none() && tool.origin == Some(i))
+            })
+    }
+
+    /// Sent entry `tool` as written: its bytes as sent when unchanged, else written in the
+    /// capture's style. `None` when the capture's text is not kept.
+    pub fn written_entry<'a>(
+        &self,
+        capture: &'a Capture,
+        tool: &'a SentTool,
+    ) -> Option<std::borrow::Cow<'a, str>> {
+        let written = capture.written()?;
+        if tool.replaced.is_none()
+            && let Some(text) = tool.origin.and_then(|i| written.entry(i))
+        {
+            return Some(std::borrow::Cow::Borrowed(text));
+        }
+        Some(std::borrow::Cow::Owned(
+            written
+                .style()
+                .write(tool.entry(capture), written.depth() + 1),
+        ))
+    }
+
+    /// The projected tool list as written (`None`: the request carries no tool list key), when
+    /// the capture's text is kept: the capture's own list when every entry is sent unchanged,
+    /// else the sent entries ([`Projection::written_entry`]) in the list's own whitespace.
+    /// Gemini's list holds its declarations inside tool objects, written in the style.
+    pub fn written_tools(&self, capture: &Capture) -> Option<Option<String>> {
+        let written = capture.written()?;
+        let sent = self.sent.as_ref();
+        if sent.is_none_or(|sent| sent.is_empty() && !capture.has_tools_key()) {
+            return Some(None);
+        }
+        if self.sends_the_capture(capture)
+            && let Some(tools) = written.tools()
+        {
+            return Some(Some(tools.to_owned()));
+        }
+        if capture.shape() == crate::capture::Shape::GeminiGenerateContent {
+            let list = capture.nest(
+                self.sent
+                    .iter()
+                    .flatten()
+                    .map(|tool| (tool.origin, tool.entry(capture))),
+            );
+            return Some(Some(written.style().write(&list, written.depth())));
+        }
+        let entries: Vec<std::borrow::Cow<'_, str>> = self
+            .sent
+            .iter()
+            .flatten()
+            .filter_map(|tool| self.written_entry(capture, tool))
+            .collect();
+        Some(Some(
+            written.layout().array(entries.iter().map(AsRef::as_ref)),
+        ))
+    }
+
+    /// Bytes of the projected tool list as written ([`Projection::written_tools`], 0 without a
+    /// tool list key) and of each sent entry, from the entries' compact JSON (`compact`, one per
+    /// sent entry), reused where the capture's style is serde_json's compact form. `None` when
+    /// the capture's text is not kept.
+    pub fn written_sizes(
+        &self,
+        capture: &Capture,
+        compact: &[&str],
+    ) -> Option<(usize, Vec<usize>)> {
+        let written = capture.written()?;
+        let canonical = written.style().is_canonical();
+        let sizes: Vec<usize> = self
+            .sent
+            .iter()
+            .flatten()
+            .zip(compact)
+            .map(
+                |(tool, text)| match (tool.replaced.is_none(), tool.origin) {
+                    (true, Some(i)) => written.entry(i).map_or(text.len(), str::len),
+                    _ if canonical => text.len(),
+                    _ => written
+                        .style()
+                        .write(tool.entry(capture), written.depth() + 1)
+                        .len(),
+                },
+            )
+            .collect();
+        let sent = self.sent.as_ref();
+        let total = if sent.is_none_or(|sent| sent.is_empty() && !capture.has_tools_key()) {
+            0
+        } else if self.sends_the_capture(capture) {
+            written.tools().map_or(0, str::len)
+        } else if capture.shape() == crate::capture::Shape::GeminiGenerateContent {
+            self.written_tools(capture).flatten().map_or(0, |t| t.len())
+        } else {
+            written.layout().array_len(sizes.iter().copied())
+        };
+        Some((total, sizes))
+    }
+
+    /// The projected request as written, when the capture's text is kept: the capture's own
+    /// text with its tool list replaced ([`Projection::written_tools`]) when nothing else in the
+    /// request changes, else the request written in the capture's style with that list in it.
+    pub fn written_request(&self, capture: &Capture) -> Option<String> {
+        let written = capture.written()?;
+        let tools = self.written_tools(capture).flatten();
+        let place = capture.place();
+        let mut body = self.request_body(capture);
+        if let Some(tools) = &tools
+            && written.tools().is_some()
+            && same_frame(capture.body(), &body, place.holder, place.key)
+        {
+            return written.with_tools(tools);
+        }
+        let style = written.style();
+        let Some(tools) = tools else {
+            return Some(style.write(&body, 0));
+        };
+        // Written with a placeholder where the list goes, which is then put in.
+        if let Some(holder) = capture.tools_holder_mut(&mut body, false) {
+            holder.insert(place.key.to_owned(), Value::Null);
+        }
+        let text = style.write(&body, 0);
+        let bytes = text.as_bytes();
+        let holder = match place.holder {
+            Some(key) => crate::written::member(bytes, 0..bytes.len(), key),
+            None => Some(0..bytes.len()),
+        };
+        let Some(range) = holder.and_then(|h| crate::written::member(bytes, h, place.key)) else {
+            return Some(text);
+        };
+        Some(format!(
+            "{}{tools}{}",
+            &text[..range.start],
+            &text[range.end..]
+        ))
+    }
+}
+
+/// Whether two bodies are equal but for the value of their tool list key (which both have).
+fn same_frame(a: &Value, b: &Value, holder: Option<&str>, key: &str) -> bool {
+    fn same_but(a: &Value, b: &Value, key: &str, inner: Option<&str>) -> bool {
+        let (Value::Object(a), Value::Object(b)) = (a, b) else {
+            return false;
+        };
+        a.len() == b.len()
+            && a.iter().zip(b).all(|((ka, va), (kb, vb))| {
+                ka == kb
+                    && match inner {
+                        Some(holder) if ka == holder => same_but(va, vb, key, None),
+                        None if ka == key => true,
+                        _ => va == vb,
+                    }
+            })
+    }
+    match holder {
+        Some(holder) => same_but(a, b, key, Some(holder)),
+        None => same_but(a, b, key, None),
+    }
+}

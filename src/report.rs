@@ -24,7 +24,8 @@ pub struct CaptureFigures {
     pub shape: &'static str,
     /// Tools in the capture.
     pub tools: usize,
-    /// Bytes of the compact `tools` array.
+    /// Bytes of the tool list as sent ([`Capture::tools_bytes`]; the compact `tools` array for a
+    /// capture given already parsed).
     pub tools_bytes: usize,
     /// Tokens of the compact `tools` array.
     pub tools_tokens: usize,
@@ -78,9 +79,9 @@ pub struct ToolFigures {
     pub original_tokens: usize,
     /// Tokens of the sent entry (0 when not sent).
     pub projected_tokens: usize,
-    /// Bytes of the original entry.
+    /// Bytes of the original entry as sent.
     pub original_bytes: usize,
-    /// Bytes of the sent entry.
+    /// Bytes of the sent entry as the projection writes it (as sent when unchanged).
     pub projected_bytes: usize,
     /// Tokens the original entry puts in the model's context (0 when `defer_loading: true`).
     pub original_context_tokens: usize,
@@ -110,7 +111,8 @@ pub struct StrategyFigures {
     pub id: &'static str,
     /// Tools in the projected list.
     pub tools: Option<usize>,
-    /// Bytes of the projected compact `tools` array (0 when no `tools` key is sent).
+    /// Bytes of the projected tool list as `export --tools-only` writes it, in the capture's
+    /// own form (0 when no `tools` key is sent).
     pub tools_bytes: Option<usize>,
     /// Tokens of it.
     pub tools_tokens: Option<usize>,
@@ -250,7 +252,9 @@ pub fn report(
         path: path.to_owned(),
         shape: capture.shape().id(),
         tools: originals.len(),
-        tools_bytes: array_bytes(&originals, capture.has_tools_key()),
+        tools_bytes: capture
+            .tools_bytes()
+            .unwrap_or_else(|| array_bytes(&originals, capture.has_tools_key())),
         tools_tokens: capture_tokens,
         context_tokens: capture_context,
     };
@@ -296,6 +300,10 @@ fn measure_strategy(
     let sent = sent_json(capture, &projection, measured.json);
     let sizes = sent_sizes(capture, &projection, Some(original_sizes));
     let deferred: Vec<bool> = projection.tools(capture).map(provider_deferred).collect();
+    let written = {
+        let strs: Vec<&str> = sent.iter().map(std::convert::AsRef::as_ref).collect();
+        projection.written_sizes(capture, &strs)
+    };
     // The projected trees live on as compact JSON only.
     for tool in projection.sent.iter_mut().flatten() {
         if tool.replaced.is_some() {
@@ -343,6 +351,7 @@ fn measure_strategy(
             tokens: &tokens,
             tools_tokens,
             deferred: &deferred,
+            written: written.as_ref(),
         },
         counter,
     )
@@ -402,6 +411,7 @@ pub fn measure_projection(
     );
     let sizes = sent_sizes(capture, projection, None);
     let deferred: Vec<bool> = projection.tools(capture).map(provider_deferred).collect();
+    let written = projection.written_sizes(capture, &strs);
     figures(
         capture,
         projection,
@@ -419,6 +429,7 @@ pub fn measure_projection(
             tokens: &sent_tokens,
             tools_tokens,
             deferred: &deferred,
+            written: written.as_ref(),
         },
         counter,
     )
@@ -444,6 +455,10 @@ struct Sent<'a> {
     tools_tokens: usize,
     /// Per sent entry: marked `defer_loading: true`.
     deferred: &'a [bool],
+    /// The list's bytes and each sent entry's as written in the capture's form
+    /// ([`Projection::written_sizes`]); `None` for a capture given already parsed (compact
+    /// JSON's bytes then).
+    written: Option<&'a (usize, Vec<usize>)>,
 }
 
 /// The sizes the origins' estimates need, per sent entry; unchanged originals reuse theirs.
@@ -531,14 +546,17 @@ fn figures(
         &sent_strs,
         tools_key_sent,
     );
-    let per_tool = per_tool_figures(projection, measured, &sent_strs, &sent);
+    let per_tool = per_tool_figures(capture, projection, measured, &sent_strs, &sent);
     let provider_overhead_tokens = (capture.shape() == Shape::AnthropicMessages
         && !sent_strs.is_empty())
     .then(|| anthropic_tool_overhead(capture.body().get("tool_choice")));
     StrategyFigures {
         id: projection.strategy.id(),
         tools: Some(sent_strs.len()),
-        tools_bytes: Some(array_bytes(&sent_strs, tools_key_sent)),
+        tools_bytes: Some(
+            sent.written
+                .map_or_else(|| array_bytes(&sent_strs, tools_key_sent), |w| w.0),
+        ),
         tools_tokens: Some(tools_tokens),
         context_tokens: Some(context),
         added_tokens: Some(added_tokens),
@@ -589,6 +607,7 @@ fn refused_figures(
 /// Each outcome's figures: tokens and bytes before and after, and what stays in the model's
 /// context (a provider-deferred entry takes none).
 fn per_tool_figures(
+    capture: &Capture,
     projection: &Projection,
     measured: &Measured<'_>,
     sent_strs: &[&str],
@@ -616,14 +635,15 @@ fn per_tool_figures(
             reason: o.reason.clone(),
             original_tokens: original_tokens(o),
             projected_tokens: projected_tokens(o),
-            original_bytes: o
-                .original
-                .and_then(|i| json.entries.get(i))
-                .map_or(0, String::len),
-            projected_bytes: o
-                .projected
-                .and_then(|i| sent_strs.get(i))
-                .map_or(0, |s| s.len()),
+            original_bytes: o.original.map_or(0, |i| {
+                capture
+                    .entry_text(i)
+                    .map_or_else(|| json.entries.get(i).map_or(0, String::len), str::len)
+            }),
+            projected_bytes: o.projected.map_or(0, |i| match sent.written {
+                Some((_, sizes)) => sizes.get(i).copied().unwrap_or(0),
+                None => sent_strs.get(i).map_or(0, |s| s.len()),
+            }),
             original_context_tokens: if o
                 .original
                 .is_some_and(|i| measured.original_deferred.get(i) == Some(&true))

@@ -143,10 +143,27 @@ fn a_terminal_on_standard_input_means_the_bundled_sample_from_any_folder() {
 
 // ------------------------------------------------------------ export targets
 
+/// small.json as serde_json writes it compact: its `tools` value as sent is then the compact
+/// array whose tokens `report` counts, so the file `export --tools-only` writes holds exactly
+/// the report's tools tokens (small.json itself is pretty-printed, and written as sent).
+fn small_compact() -> String {
+    // Written once: tests run side by side and read it.
+    static PATH: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    PATH.get_or_init(|| {
+        let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"));
+        let path = dir.join(format!("small-compact-{}.json", std::process::id()));
+        let text = std::fs::read_to_string(root().join("samples/small.json")).unwrap();
+        let body: Value = serde_json::from_str(&text).unwrap();
+        std::fs::write(&path, serde_json::to_string(&body).unwrap()).unwrap();
+        path.to_string_lossy().into_owned()
+    })
+    .clone()
+}
+
 /// `wrote OUT: B bytes, T tokens in the file (o200k_base)`, checked against `report --json`.
 fn assert_wrote_line(stderr: &str, target: &str) {
     let report: Value =
-        serde_json::from_str(&stdout_of(&["report", "samples/small.json", "--json"])).unwrap();
+        serde_json::from_str(&stdout_of(&["report", &small_compact(), "--json"])).unwrap();
     let bytes = report["capture"]["tools_bytes"].as_u64().unwrap() + 1;
     let tokens = report["capture"]["tools_tokens"].as_u64().unwrap();
     let thousands = |n: u64| toolprism::text::thousands(n as usize);
@@ -164,7 +181,7 @@ fn export_original_tools(out: &str) -> Command {
     let mut cmd = toolprism();
     cmd.args([
         "export",
-        "samples/small.json",
+        &small_compact(),
         "-s",
         "original",
         "--tools-only",
@@ -187,13 +204,7 @@ fn a_successful_export_says_where_bytes_and_tokens_and_quiet_silences_it() {
     assert!(result.stdout.is_empty());
     assert_wrote_line(&String::from_utf8(result.stderr).unwrap(), &out_name);
     let written = std::fs::read(&out).unwrap();
-    let shown = stdout_of(&[
-        "show",
-        "samples/small.json",
-        "-s",
-        "original",
-        "--tools-only",
-    ]);
+    let shown = stdout_of(&["show", &small_compact(), "-s", "original", "--tools-only"]);
     assert_eq!(written, shown.as_bytes());
 
     let line = one_line_failure(&mut export_original_tools(&out_name));
@@ -237,13 +248,7 @@ fn devices_are_written_through_and_never_replaced() {
         .success()
         .get_output()
         .clone();
-    let shown = stdout_of(&[
-        "show",
-        "samples/small.json",
-        "-s",
-        "original",
-        "--tools-only",
-    ]);
+    let shown = stdout_of(&["show", &small_compact(), "-s", "original", "--tools-only"]);
     assert_eq!(String::from_utf8(out.stdout).unwrap(), shown);
     // /dev/stdout into a file: written into that file, the link itself untouched.
     let dir = tempfile::tempdir().unwrap();
@@ -252,7 +257,7 @@ fn devices_are_written_through_and_never_replaced() {
         .current_dir(root())
         .args([
             "export",
-            "samples/small.json",
+            &small_compact(),
             "-s",
             "original",
             "--tools-only",
@@ -291,13 +296,7 @@ fn a_named_pipe_is_written_through() {
         .assert()
         .success();
     let read = reader.join().unwrap();
-    let shown = stdout_of(&[
-        "show",
-        "samples/small.json",
-        "-s",
-        "original",
-        "--tools-only",
-    ]);
+    let shown = stdout_of(&["show", &small_compact(), "-s", "original", "--tools-only"]);
     assert_eq!(read, shown);
     let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
     assert_eq!(

@@ -182,6 +182,27 @@ fn body_file(dir: &Path, body: &Value) -> String {
     path.to_string_lossy().into_owned()
 }
 
+/// Turn `n` of `trace`'s body as sent: the trace's text of it (which reads back as `body`), or
+/// serde_json's when the trace holds none (docs/FORMATS.md, "The capture as sent").
+fn sent_text(trace: &str, n: usize, body: &Value) -> String {
+    let text = match picked(trace, n).written() {
+        Some(written) => written.body().to_owned(),
+        None => serde_json::to_string(body).unwrap(),
+    };
+    assert_eq!(&serde_json::from_str::<Value>(&text).unwrap(), body);
+    text
+}
+
+/// [`sent_text`] in a file of its own.
+fn sent_file(dir: &Path, trace: &str, n: usize, body: &Value) -> String {
+    let path = dir.join(format!(
+        "body-{}.json",
+        std::fs::read_dir(dir).unwrap().count()
+    ));
+    std::fs::write(&path, sent_text(trace, n, body)).unwrap();
+    path.to_string_lossy().into_owned()
+}
+
 /// `report --json` without the keys that name the input.
 fn figures(json: &str) -> Value {
     let mut value: Value = serde_json::from_str(json).unwrap();
@@ -222,7 +243,7 @@ fn every_turn_of_every_sample_reports_as_its_body_alone() {
             through_binary = true;
             let n = (i + 1).to_string();
             let from_trace = stdout_of(&["report", "--json", "--turn", &n, trace]);
-            let alone = body_file(dir.path(), body);
+            let alone = sent_file(dir.path(), trace, i + 1, body);
             let from_body = stdout_of(&["report", "--json", &alone]);
             assert_eq!(
                 figures(&from_trace),
@@ -325,7 +346,7 @@ fn the_table_names_the_turn_and_is_otherwise_the_bodys() {
             .find(|(_, t)| t.body.is_some())
             .unwrap();
         let n = (i + 1).to_string();
-        let alone = body_file(dir.path(), turn.body.as_ref().unwrap());
+        let alone = sent_file(dir.path(), trace, i + 1, turn.body.as_ref().unwrap());
         let from_trace = stdout_of(&["report", "--per-tool", "--turn", &n, trace]);
         let from_body = stdout_of(&["report", "--per-tool", &alone]);
         let label = format!("{trace} turn {n} ({})", turn.source);
@@ -366,7 +387,8 @@ fn show_and_export_print_the_bodys_projection() {
             let Some(body) = &turn.body else { continue };
             // Every turn through the library: what `show` and `export` print of it.
             let from_trace = picked(trace, i + 1);
-            let alone = toolprism::Capture::from_bytes(&serde_json::to_vec(body).unwrap()).unwrap();
+            let sent = sent_text(trace, i + 1, body);
+            let alone = toolprism::Capture::from_bytes(sent.as_bytes()).unwrap();
             assert_eq!(from_trace.body(), alone.body(), "{trace} turn {}", i + 1);
             for strategy in [toolprism::Strategy::Minimal, toolprism::Strategy::Shorten] {
                 for (tools_only, pretty) in [(false, false), (true, true)] {
@@ -389,7 +411,7 @@ fn show_and_export_print_the_bodys_projection() {
             // One turn of each trace through the binary, end to end: `show` and `export`.
             through_binary = true;
             let n = (i + 1).to_string();
-            let alone = body_file(dir.path(), body);
+            let alone = sent_file(dir.path(), trace, i + 1, body);
             for extra in [&[][..], &["--pretty", "--tools-only"][..]] {
                 let mut args = vec!["show", "-s", "shorten", "--turn", &n, trace];
                 args.extend_from_slice(extra);
@@ -437,7 +459,7 @@ fn diff_names_the_turn_then_prints_the_bodys_diff() {
             .find(|(_, t)| t.body.is_some())
             .unwrap();
         let n = (i + 1).to_string();
-        let alone = body_file(dir.path(), turn.body.as_ref().unwrap());
+        let alone = sent_file(dir.path(), trace, i + 1, turn.body.as_ref().unwrap());
         for strategy in ["minimal", "defer"] {
             let from_trace = stdout_of(&[
                 "diff", "-s", strategy, "--color", "never", "--turn", &n, trace,

@@ -75,10 +75,37 @@ pub fn projections(data: &[u8]) {
     for settings in settings_variants() {
         let counter = TokenCounter::with_tokenizer(Encoding::O200kBase, Box::new(Bytes));
         let figures = report::report(&capture, "fuzz", &Strategy::ALL, &settings, &counter);
+        // Tokens are counted on the compact form whatever the capture's bytes: the same body
+        // given already parsed (measured as compact JSON) has the same token figures, and
+        // byte-count tokens equal its bytes.
+        let parsed = Capture::from_value(capture.body().clone()).expect("it loaded");
+        let compact = report::report(&parsed, "fuzz", &Strategy::ALL, &settings, &counter);
         assert_eq!(
-            figures.capture.tools_tokens, figures.capture.tools_bytes,
-            "byte-count tokens of the capture's list must equal its bytes"
+            compact.capture.tools_tokens, compact.capture.tools_bytes,
+            "byte-count tokens of the capture's compact list must equal its bytes"
         );
+        assert_eq!(figures.capture.tools_tokens, compact.capture.tools_tokens);
+        for (written, compact) in figures.strategies.iter().zip(&compact.strategies) {
+            assert_eq!(
+                (
+                    written.tools_tokens,
+                    written.total_tokens,
+                    written.saved_tokens
+                ),
+                (
+                    compact.tools_tokens,
+                    compact.total_tokens,
+                    compact.saved_tokens
+                ),
+                "{}: tokens do not depend on how the capture is written",
+                written.id
+            );
+            assert_eq!(
+                compact.tools_tokens, compact.tools_bytes,
+                "{}: byte-count tokens must equal compact bytes",
+                compact.id
+            );
+        }
         for (strategy, measured) in Strategy::ALL.iter().zip(&figures.strategies) {
             let projection = project(&capture, *strategy, &settings);
             let again = project(&capture, *strategy, &settings);
@@ -102,12 +129,6 @@ pub fn projections(data: &[u8]) {
             let _: serde_json::Value = serde_json::from_str(&tools_only)
                 .unwrap_or_else(|e| panic!("{}: tools export is not JSON: {e}", strategy.id()));
             drop(body);
-            assert_eq!(
-                measured.tools_tokens,
-                measured.tools_bytes,
-                "{}: byte-count tokens must equal bytes",
-                strategy.id()
-            );
             assert_eq!(
                 measured.total_tokens,
                 measured
@@ -151,15 +172,12 @@ pub fn tiktoken_exact(data: &[u8]) {
         if matches!(projection.status, ProjectionStatus::Refused(_)) || projection.sent.is_none() {
             continue;
         }
-        // The measured array: the entries as the shape's figures count them (for Gemini the
-        // declarations, while `--tools-only` prints the request's `tools` value around them).
-        let list = if capture.shape() == toolprism::Shape::GeminiGenerateContent {
-            let tools: Vec<&serde_json::Value> = projection.tools(&capture).collect();
-            serde_json::to_string(&tools).unwrap()
-        } else {
-            export::render(&capture, &projection, true, false)
-        };
-        let list = list.trim_end_matches('\n');
+        // Tokens count the compact array of the entries (for Gemini the declarations); bytes
+        // are the list as `--tools-only` writes it, in the capture's own form.
+        let tools: Vec<&serde_json::Value> = projection.tools(&capture).collect();
+        let list = serde_json::to_string(&tools).unwrap();
+        let written = export::render(&capture, &projection, true, false);
+        let written = written.trim_end_matches('\n');
         let (Some(bytes), Some(tokens)) = (measured.tools_bytes, measured.tools_tokens) else {
             panic!(
                 "{}: a projection that is not refused has figures",
@@ -169,9 +187,17 @@ pub fn tiktoken_exact(data: &[u8]) {
         if bytes == 0 {
             continue;
         }
-        assert_eq!(list.len(), bytes, "{}", strategy.id());
+        let shown = if capture.written().is_none()
+            && capture.shape() == toolprism::Shape::GeminiGenerateContent
+        {
+            // A Gemini body given already parsed is measured as its declarations.
+            list.as_str()
+        } else {
+            written
+        };
+        assert_eq!(shown.len(), bytes, "{}", strategy.id());
         assert_eq!(
-            plain.count(list),
+            plain.count(&list),
             tokens,
             "{}: list tokens differ from a plain count",
             strategy.id()

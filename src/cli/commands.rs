@@ -138,11 +138,17 @@ pub(super) fn show(args: &ShowArgs) -> Result<Output, Failure> {
     let text = match &args.tool {
         Some(tool) => {
             known_tool(&capture, &projection, tool, &name)?;
-            let entry = sent_entry(&capture, &projection, tool, &name)?;
-            let mut text = if args.pretty {
-                toolprism::tool::pretty(entry)
-            } else {
-                toolprism::tool::compact(entry)
+            let sent = sent_entry(&projection, tool, &name)?;
+            // Without --pretty, the entry as the request writes it (its bytes as sent when
+            // unchanged).
+            let written = (!args.pretty)
+                .then(|| projection.written_entry(&capture, sent))
+                .flatten();
+            let entry = sent.entry(&capture);
+            let mut text = match written {
+                Some(text) => text.into_owned(),
+                None if args.pretty => toolprism::tool::pretty(entry),
+                None => toolprism::tool::compact(entry),
             };
             text.push('\n');
             text
@@ -430,15 +436,14 @@ fn known_tool(
 
 /// The entry the projection sends for `tool`, or one line saying what became of it.
 fn sent_entry<'a>(
-    capture: &'a Capture,
     projection: &'a toolprism::Projection,
     tool: &str,
     name: &str,
-) -> Result<&'a serde_json::Value, Failure> {
+) -> Result<&'a toolprism::projection::SentTool, Failure> {
     let sent = projection.sent.as_deref().unwrap_or(&[]);
     let outcome = projection.outcomes.iter().find(|o| &*o.name == tool);
     if let Some(entry) = outcome.and_then(|o| o.projected).and_then(|i| sent.get(i)) {
-        return Ok(entry.entry(capture));
+        return Ok(entry);
     }
     let what = outcome.map_or("not sent".to_owned(), |o| {
         let mut what = o.status.word().to_owned();

@@ -252,7 +252,9 @@ fn save_request(
     force: bool,
     configs: &[PathBuf],
 ) -> Result<(), Failure> {
-    let mut text = serde_json::to_string_pretty(body).map_err(|e| Failure::new(e.to_string()))?;
+    // Compact, as a host sends it: a capture's bytes as written are what `report` counts
+    // (docs/FORMATS.md), so the saved file measures as this command's figures.
+    let mut text = serde_json::to_string(body).map_err(|e| Failure::new(e.to_string()))?;
     text.push('\n');
     let mut inputs = toolprism::export::Inputs::new();
     for config in configs {

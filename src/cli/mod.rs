@@ -361,9 +361,10 @@ fn open(cli: &Cli) -> Result<Output, Failure> {
         // Already read and checked by the detection: take its body rather than parse it again.
         let capture = match reader.next() {
             Some(Ok(record)) => match record.body {
-                RecordBody::Request(body) => Capture::from_value(body).map_err(|e| {
-                    named(format!("{}: {}", visible(display), visible(&e.to_string())))
-                })?,
+                RecordBody::Request(body) => Capture::from_sent(body, record.body_text.as_deref())
+                    .map_err(|e| {
+                        named(format!("{}: {}", visible(display), visible(&e.to_string())))
+                    })?,
                 RecordBody::CompactionStub => Capture::from_file(&path)
                     .map_err(|e| named(visible(&e.to_string()).into_owned()))?,
             },

@@ -117,15 +117,17 @@ fn pick(
         let record = record?;
         let capture = match record.body {
             RecordBody::CompactionStub => None,
-            RecordBody::Request(body) => match Capture::from_value(body) {
-                Ok(capture) => Some(capture),
-                Err(_) if options.skip_bad => continue,
-                Err(e) => {
-                    let at = record.source;
-                    let problem = e.to_string();
-                    return Err(LoadError::BadRecord { at, problem }.in_file(name));
+            RecordBody::Request(body) => {
+                match Capture::from_sent(body, record.body_text.as_deref()) {
+                    Ok(capture) => Some(capture),
+                    Err(_) if options.skip_bad => continue,
+                    Err(e) => {
+                        let at = record.source;
+                        let problem = e.to_string();
+                        return Err(LoadError::BadRecord { at, problem }.in_file(name));
+                    }
                 }
-            },
+            }
         };
         turn += 1;
         let thread = match &capture {

@@ -49,9 +49,9 @@ impl ArraySource {
         self.next += 1;
         let source = format!("entry {}", self.next);
         let outcome = if self.nock {
-            nock_record(item).and_then(|r| record::from_value(r, source.clone()))
+            nock_record(item).and_then(|r| record::from_value(r, source.clone(), None))
         } else {
-            record::from_value(item, source.clone())
+            record::from_value(item, source.clone(), None)
         };
         Some(Raw::Read(source, outcome))
     }

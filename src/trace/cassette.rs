@@ -290,6 +290,7 @@ fn interaction_outcome(interaction: Value, source: String) -> Result<Outcome, St
             Some(body) => body,
         },
     };
+    let body_text = record::body_text(&body);
     let body = record::request_body(body)?;
     let (status, orphan, usage) = match &response {
         Some(response) => {
@@ -319,6 +320,7 @@ fn interaction_outcome(interaction: Value, source: String) -> Result<Outcome, St
         status,
         orphan,
         body,
+        body_text,
         usage,
         agent_id,
     })))

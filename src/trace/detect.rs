@@ -176,7 +176,7 @@ pub(crate) fn detect(path: &Path, name: &str) -> Result<Detected, LoadError> {
     let mut litellm = false;
     let (format, source) = detect_content(reader, name, &mut document_error, &mut litellm)?;
     let notes = match (&source, litellm) {
-        (Source::One(Some((_, value))), _) if kind::is_litellm_payload(value) => {
+        (Source::One(Some((_, value, _))), _) if kind::is_litellm_payload(value) => {
             vec![kind::LITELLM_NOTE.to_owned()]
         }
         (Source::Lines(_), true) => vec![kind::LITELLM_NOTE.to_owned()],
@@ -238,7 +238,9 @@ fn detect_content(
         // A single capture on one line, past its limit: refused there, as a pretty one is.
         Line::Fatal(_, problem) if lines.refused_as_capture() => Err(LoadError::Limit(problem)),
         Line::Fatal(number, problem) => Err(fatal(number, problem)),
-        Line::Json(number, value) => first_line_json(lines, number, value, name, litellm_out),
+        Line::Json(number, value, text) => {
+            first_line_json(lines, number, (value, text), name, litellm_out)
+        }
         // Too long to be a line of a document worth reading whole: a bad line of a trace.
         overlong @ Line::Bad(..) if lines.last_was_overlong() => {
             lines.push_back(overlong);
@@ -255,13 +257,13 @@ fn detect_content(
 fn first_line_json(
     mut lines: LineSource,
     number: usize,
-    value: Value,
+    (value, text): (Value, Box<str>),
     name: &str,
     litellm_out: &mut bool,
 ) -> Result<(TraceFormat, Source), LoadError> {
     let size = lines.bytes_read();
     match lines.read_line() {
-        None => document(value, size, name, &format!("line {number}")),
+        None => document(value, Some(&text), size, name, &format!("line {number}")),
         Some(Line::Fatal(number, problem)) => Err(fatal(number, problem)),
         Some(second) if har::is_har(&value) => Err(LoadError::BadRecord {
             at: format!("line {}", second.number()),
@@ -273,7 +275,7 @@ fn first_line_json(
             }
             *litellm_out = kind::is_litellm_payload(&value);
             let format = record::format_of(&value);
-            lines.push_back(Line::Json(number, value));
+            lines.push_back(Line::Json(number, value, text));
             lines.push_back(second);
             Ok((format, Source::Lines(lines)))
         }
@@ -354,7 +356,7 @@ fn event_stream(
     let text = String::from_utf8_lossy(without_bom(&text)).into_owned();
     let size = text.len() as u64;
     match record::mcp_answer(&Value::String(text)) {
-        Some(answer) => document(answer, size, name, name),
+        Some(answer) => document(answer, None, size, name, name),
         None => Err(LoadError::Refused(
             "an event stream (server-sent events) with no MCP tools/list answer in \
              it: a response, not a request"
@@ -401,7 +403,10 @@ fn mcp_replay(
     };
     let answer = serde_json::json!({"jsonrpc": "2.0", "result": {"tools": tools}});
     let at = format!("line {line}");
-    Ok((TraceFormat::McpReplay, Source::One(Some((at, answer)))))
+    Ok((
+        TraceFormat::McpReplay,
+        Source::One(Some((at, answer, None))),
+    ))
 }
 
 /// A pretty-printed document whose first line is a bracket: read whole, up to its limit (told
@@ -423,7 +428,9 @@ fn pretty_document(
         .map_err(|e| read_error(&e))?;
     let value = budget::parse_slice(&head)
         .map_err(|e| shifted(document_failure(&head, skipped, &e), number))?;
-    document(value, head.len() as u64, name, name)
+    // Parsed: valid UTF-8.
+    let text = String::from_utf8_lossy(&head);
+    document(value, Some(&text), head.len() as u64, name, name)
 }
 
 /// Either a document whose first line holds more than a bracket, or JSON lines whose first
@@ -455,7 +462,8 @@ fn document_or_lines(
             let size = first.len() as u64 + tee.copy.len() as u64;
             let text = [&first[..], &tee.copy[..]].concat();
             crate::capture::keep_number_text(&text, &mut value);
-            return document(value, size, name, name);
+            let text = String::from_utf8_lossy(&text);
+            return document(value, Some(&text), size, name, name);
         }
         Err(e) => e,
     };
@@ -560,6 +568,7 @@ fn document_failure(head: &[u8], skipped: usize, e: &serde_json::Error) -> LoadE
 /// body is named by the file.
 fn document(
     value: Value,
+    text: Option<&str>,
     size: u64,
     name: &str,
     at: &str,
@@ -594,12 +603,15 @@ fn document(
     if kind::is_litellm_payload(&value) {
         return Ok((
             TraceFormat::BareJsonl,
-            Source::One(Some((at.to_owned(), value))),
+            Source::One(Some((at.to_owned(), value, text.map(Into::into)))),
         ));
     }
     match record::format_of(&value) {
         TraceFormat::BareJsonl => {}
-        format => return Ok((format, Source::One(Some((at.to_owned(), value))))),
+        format => {
+            let one = (at.to_owned(), value, text.map(Into::into));
+            return Ok((format, Source::One(Some(one))));
+        }
     }
     // A plain capture: the single-capture rules apply, size limit included.
     if size > MAX_CAPTURE_BYTES {
@@ -611,7 +623,8 @@ fn document(
     // Checked here, so that a broken single capture is named as one; the check takes the value
     // and gives it back (a clone would double a large capture's peak).
     let body = super::RecordBody::Request(Capture::from_value(value)?.into_body());
-    let record = TraceRecord::bare(name.to_owned(), body);
+    let mut record = TraceRecord::bare(name.to_owned(), body);
+    record.body_text = text.map(Into::into);
     Ok((
         TraceFormat::Single,
         Source::Ready(Some(Outcome::Turn(Box::new(record)))),

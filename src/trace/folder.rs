@@ -65,12 +65,12 @@ impl FolderSource {
         let (file_name, name) = self.files.get(self.next)?.clone();
         self.next += 1;
         let outcome = read_file(&self.dir.join(&file_name))
-            .and_then(|value| record::from_value(value, name.clone()));
+            .and_then(|(value, text)| record::from_value(value, name.clone(), Some(&text)));
         Some(Raw::Read(name, outcome))
     }
 }
 
-fn read_file(path: &Path) -> Result<Value, String> {
+fn read_file(path: &Path) -> Result<(Value, Box<str>), String> {
     let file = std::fs::File::open(path).map_err(|e| format!("cannot read: {e}"))?;
     let mut bytes = Vec::new();
     file.take(MAX_RECORD_BYTES + 1)
@@ -80,10 +80,13 @@ fn read_file(path: &Path) -> Result<Value, String> {
         return Err(format!("larger than {} MiB", MAX_RECORD_BYTES >> 20));
     }
     let text = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
-    super::budget::parse_slice(text).map_err(|e| match crate::error::json_error(&e) {
-        limit @ crate::error::LoadError::Limit(_) => limit.to_string(),
-        other => format!("not JSON ({other})"),
-    })
+    let value =
+        super::budget::parse_slice(text).map_err(|e| match crate::error::json_error(&e) {
+            limit @ crate::error::LoadError::Limit(_) => limit.to_string(),
+            other => format!("not JSON ({other})"),
+        })?;
+    // Parsed: valid UTF-8.
+    Ok((value, String::from_utf8_lossy(text).into()))
 }
 
 /// Natural order: runs of digits compare by value (`2` before `10`, `002` equal to `2` by value

@@ -109,7 +109,7 @@ impl Follower {
             Ok(value) => value,
             Err(e) => return Some(Followed::Bad(at, crate::error::json_error(&e).to_string())),
         };
-        Some(match record::from_value(value, at.clone()) {
+        Some(match record::from_value(value, at.clone(), Some(text)) {
             Ok(record::Outcome::Turn(turn)) => Followed::Turn(turn),
             Ok(record::Outcome::Ignored(ignored)) => Followed::Ignored(ignored),
             Err(problem) => Followed::Bad(at, problem),

@@ -78,7 +78,10 @@ fn entry_outcome(entry: Value, source: String) -> Result<Outcome, String> {
     let agent_id = record::header(&headers, "x-claude-code-agent-id");
     let content_encoding = record::header(&headers, "content-encoding");
     let post = request.get_mut("postData").map(Value::take);
-    let body = request_json(post.as_ref(), content_encoding);
+    let (body, sent_text) = match request_json(post.as_ref(), content_encoding) {
+        Ok((body, text)) => (Ok(body), Some(text)),
+        Err(e) => (Err(e), None),
+    };
     // Only an MCP call's answer is read here (a model call's is read for its usage below).
     let is_rpc = body.as_ref().is_ok_and(|b| b.get("jsonrpc").is_some());
     let response_text = entry
@@ -101,10 +104,10 @@ fn entry_outcome(entry: Value, source: String) -> Result<Outcome, String> {
                 reason,
             }));
         }
-        record::Call::McpList(answer) => answer,
-        record::Call::Model => body?,
+        record::Call::McpList(answer) => (answer, None),
+        record::Call::Model => (body?, sent_text),
     };
-    let body = record::request_body(body)?;
+    let (body, body_text) = (record::request_body(body.0)?, body.1);
     let (timestamp, time_ms) = match entry.get("startedDateTime").and_then(time::from_value) {
         Some((text, ms)) => (Some(text), ms),
         None => (None, None),
@@ -128,14 +131,18 @@ fn entry_outcome(entry: Value, source: String) -> Result<Outcome, String> {
         status,
         orphan,
         body,
+        body_text,
         usage,
         agent_id,
     })))
 }
 
 /// The request body (`request.postData.text`, base64 when `encoding` says so, gzip or zstd by
-/// its magic) parsed as JSON, or what is wrong with it.
-fn request_json(post: Option<&Value>, content_encoding: Option<String>) -> Result<Value, String> {
+/// its magic) parsed as JSON, with its text (the bytes sent), or what is wrong with it.
+fn request_json(
+    post: Option<&Value>,
+    content_encoding: Option<String>,
+) -> Result<(Value, Box<str>), String> {
     let Some(Value::String(body_text)) = post.and_then(|p| p.get("text")) else {
         return Err("no request body (`request.postData.text`)".to_owned());
     };
@@ -144,7 +151,7 @@ fn request_json(post: Option<&Value>, content_encoding: Option<String>) -> Resul
         .and_then(Value::as_str)
         .is_some_and(|e| e.eq_ignore_ascii_case("base64"));
     let bytes = decode(body_text, base64).map_err(|problem| format!("request body: {problem}"))?;
-    super::budget::parse_slice(&bytes).map_err(|e| {
+    let value = super::budget::parse_slice(&bytes).map_err(|e| {
         let unsupported = content_encoding
             .map(|e| e.trim().to_ascii_lowercase())
             .filter(|e| !matches!(e.as_str(), "" | "identity" | "gzip" | "x-gzip" | "zstd"));
@@ -157,7 +164,9 @@ fn request_json(post: Option<&Value>, content_encoding: Option<String>) -> Resul
                 crate::error::json_error(&e)
             ),
         }
-    })
+    })?;
+    // Parsed: valid UTF-8.
+    Ok((value, String::from_utf8_lossy(&bytes).into()))
 }
 
 /// The text of `response.content.text` (base64 when `content.encoding` says so).

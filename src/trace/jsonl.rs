@@ -13,8 +13,8 @@ use crate::error::LoadError;
 /// One physical line, read.
 #[derive(Debug)]
 pub(crate) enum Line {
-    /// A JSON value, with its line number.
-    Json(usize, Value),
+    /// A JSON value, with its line number and its text.
+    Json(usize, Value, Box<str>),
     /// A line that is not JSON (or too long), with its line number and the problem.
     Bad(usize, String),
     /// The last line has no newline and stops mid-value, or a compressed stream ends mid-line:
@@ -28,7 +28,7 @@ impl Line {
     /// The line's number.
     pub(crate) fn number(&self) -> usize {
         match self {
-            Line::Json(number, _)
+            Line::Json(number, ..)
             | Line::Bad(number, _)
             | Line::Torn(number)
             | Line::Fatal(number, _) => *number,
@@ -136,7 +136,7 @@ impl LineSource {
             self.ahead.push_back(line);
             if is_json {
                 return match self.ahead.back() {
-                    Some(Line::Json(_, value)) => Some(value),
+                    Some(Line::Json(_, value, _)) => Some(value),
                     _ => None,
                 };
             }
@@ -159,9 +159,12 @@ impl LineSource {
             None => self.read_line()?,
         };
         Some(match line {
-            Line::Json(number, value) => {
+            Line::Json(number, value, text) => {
                 let source = format!("line {number}");
-                Raw::Read(source.clone(), record::from_value(value, source))
+                Raw::Read(
+                    source.clone(),
+                    record::from_value(value, source, Some(&text)),
+                )
             }
             Line::Bad(number, problem) => Raw::Read(format!("line {number}"), Err(problem)),
             Line::Torn(number) => Raw::Torn(format!("line {number}")),
@@ -258,7 +261,8 @@ impl LineSource {
         }
         let text = self.buf.trim_ascii();
         Some(match super::budget::parse_slice(text) {
-            Ok(value) => Line::Json(number, value),
+            // Parsed: valid UTF-8.
+            Ok(value) => Line::Json(number, value, String::from_utf8_lossy(text).into()),
             Err(e) if !complete && e.is_eof() => {
                 self.done = true;
                 Line::Torn(number)

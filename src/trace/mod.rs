@@ -144,6 +144,10 @@ pub struct TraceRecord {
     pub orphan: bool,
     /// The request.
     pub body: RecordBody,
+    /// The request body's text as sent, when the record holds it (a body string, a HAR
+    /// `postData.text`, a single capture's file, a JSON line): `original` is written and
+    /// measured as these bytes ([`crate::Capture::from_value_text`]).
+    pub body_text: Option<Box<str>>,
     /// Observed usage from the response (JSON body or SSE stream), when there is one.
     pub usage: Option<Usage>,
     /// The `x-claude-code-agent-id` request header, when present (a sub-agent's own thread).
@@ -163,6 +167,7 @@ impl TraceRecord {
             status: None,
             orphan: false,
             body,
+            body_text: None,
             usage: None,
             agent_id: None,
         }
@@ -242,7 +247,7 @@ pub(crate) enum Source {
     Array(array::ArraySource),
     Folder(folder::FolderSource),
     /// One record document (claude-trace or wrapped), named by the file.
-    One(Option<(String, Value)>),
+    One(Option<(String, Value, Option<Box<str>>)>),
     /// A record already read (a single capture).
     Ready(Option<record::Outcome>),
 }
@@ -344,8 +349,11 @@ impl TraceReader {
             Source::Cassette(cassette) => cassette.next_raw(),
             Source::Array(array) => array.next_raw(),
             Source::Folder(folder) => folder.next_raw(),
-            Source::One(one) => one.take().map(|(source, value)| {
-                Raw::Read(source.clone(), record::from_value(value, source))
+            Source::One(one) => one.take().map(|(source, value, text)| {
+                Raw::Read(
+                    source.clone(),
+                    record::from_value(value, source, text.as_deref()),
+                )
             }),
             Source::Ready(ready) => ready
                 .take()

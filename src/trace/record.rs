@@ -48,8 +48,13 @@ fn is_wrapped(record: &Value) -> bool {
     record.get("request").is_some_and(Value::is_object) || record.get("body").is_some()
 }
 
-/// Read one record. `Err` is the problem, for the caller to place (`line 5: …`).
-pub(crate) fn from_value(record: Value, source: String) -> Result<Outcome, String> {
+/// Read one record, written as `text` when the reader has it (a JSON line, a file). `Err` is the
+/// problem, for the caller to place (`line 5: …`).
+pub(crate) fn from_value(
+    record: Value,
+    source: String,
+    text: Option<&str>,
+) -> Result<Outcome, String> {
     let Value::Object(mut record) = record else {
         return Err(format!(
             "the record is {}, not an object",
@@ -67,7 +72,9 @@ pub(crate) fn from_value(record: Value, source: String) -> Result<Outcome, Strin
             return Err(what);
         }
         let body = request_body(record)?;
-        return Ok(Outcome::Turn(Box::new(TraceRecord::bare(source, body))));
+        let mut record = TraceRecord::bare(source, body);
+        record.body_text = text.map(Into::into);
+        return Ok(Outcome::Turn(Box::new(record)));
     }
     // The request's fields live in `request` (claude-trace, cctrace, most proxies) or at the top.
     let mut holder = match record.remove("request") {
@@ -125,12 +132,16 @@ pub(crate) fn from_value(record: Value, source: String) -> Result<Outcome, Strin
         .get("headers")
         .or_else(|| record.get("headers"))
         .and_then(|h| header(h, "x-claude-code-agent-id"));
-    let body = match (
+    let in_request = holder.contains_key("body");
+    let (body, body_text) = match (
         mcp_list,
         holder.remove("body").or_else(|| record.remove("body")),
     ) {
-        (Some(answer), _) => request_body(answer)?,
-        (None, Some(body)) => request_body(body)?,
+        (Some(answer), _) => (request_body(answer)?, None),
+        (None, Some(body)) => {
+            let sent = body_text(&body).or_else(|| body_in_record(text?, in_request));
+            (request_body(body)?, sent)
+        }
         (None, None) => return Err("no request body".to_owned()),
     };
     let (status, orphan, usage) = match record.get("response") {
@@ -156,6 +167,7 @@ pub(crate) fn from_value(record: Value, source: String) -> Result<Outcome, Strin
         status,
         orphan,
         body,
+        body_text,
         usage,
         agent_id,
     })))
@@ -174,6 +186,23 @@ fn litellm_record(payload: &Value, source: String) -> Result<TraceRecord, String
     record.orphan = payload.get("status").and_then(Value::as_str) == Some("failure");
     record.usage = payload.get("response").and_then(usage::from_json);
     Ok(record)
+}
+
+/// An object body's bytes as the record writes it (`request.body`, or `body` at the top).
+fn body_in_record(text: &str, in_request: bool) -> Option<Box<str>> {
+    let bytes = text.as_bytes();
+    let object = if in_request {
+        crate::written::member(bytes, 0..bytes.len(), "request")?
+    } else {
+        0..bytes.len()
+    };
+    let span = crate::written::member(bytes, object, "body")?;
+    Some(text[span].into())
+}
+
+/// A body's text as sent, when the record holds the body as a string (JSON in a string).
+pub(crate) fn body_text(body: &Value) -> Option<Box<str>> {
+    body.as_str().map(Into::into)
 }
 
 /// A request body: an object, or a string holding one. A cctrace compaction stub is marked.

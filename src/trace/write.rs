@@ -430,7 +430,7 @@ mod tests {
             super::super::TraceFormat::ClaudeTrace
         );
         let super::super::record::Outcome::Turn(turn) =
-            super::super::record::from_value(value, "line 1".into()).unwrap()
+            super::super::record::from_value(value, "line 1".into(), None).unwrap()
         else {
             panic!("not a turn")
         };

@@ -15,6 +15,7 @@ pub fn record(line: usize, body: Value, usage: Option<Usage>) -> TraceRecord {
         status: Some(200),
         orphan: false,
         body: RecordBody::Request(body),
+        body_text: None,
         usage,
         agent_id: None,
     }
