@@ -21,6 +21,7 @@ pub mod prompt;
 pub mod provider;
 pub mod verdict;
 
+mod calibration;
 mod prices;
 mod schema;
 
@@ -51,6 +52,7 @@ use crate::tool;
 use crate::trace::{RecordBody, TraceReader, TraceRecord, Usage};
 
 use compare::Entry;
+use calibration::{AgreementCount, Calibrator, GroupKey};
 use prices::provider_is_openai;
 use prompt::Ttl;
 
@@ -117,50 +119,6 @@ impl Totals {
             self.costed = true;
         }
         self.applied |= row.status == Some("ok");
-    }
-}
-
-/// The median of many ratios kept as distinct values with their counts: a trace of millions
-/// of turns that repeat a request holds a handful.
-#[derive(Debug, Default)]
-struct Ratios {
-    counts: FxHashMap<u64, usize>,
-    len: usize,
-}
-
-impl Ratios {
-    fn push(&mut self, ratio: f64) {
-        *self.counts.entry(ratio.to_bits()).or_default() += 1;
-        self.len += 1;
-    }
-
-    /// The median, as [`median`] gives it over every value.
-    fn median(&self) -> Option<f64> {
-        if self.len == 0 {
-            return None;
-        }
-        let mut values: Vec<(f64, usize)> = self
-            .counts
-            .iter()
-            .map(|(&bits, &n)| (f64::from_bits(bits), n))
-            .collect();
-        values.sort_by(|a, b| a.0.total_cmp(&b.0));
-        let at = |index: usize| -> f64 {
-            let mut seen = 0;
-            for &(value, n) in &values {
-                seen += n;
-                if index < seen {
-                    return value;
-                }
-            }
-            values.last().map_or(0.0, |v| v.0)
-        };
-        let mid = self.len / 2;
-        Some(if self.len % 2 == 1 {
-            at(mid)
-        } else {
-            (at(mid - 1) + at(mid)) / 2.0
-        })
     }
 }
 
@@ -377,20 +335,14 @@ pub struct Analyzer<'a> {
     sent_store: cache::Store,
     /// Turns in the chain with a timestamp, and without one.
     timed: (usize, usize),
-    /// Observed / exact prompt tokens, per turn with usage.
-    ratios: Ratios,
+    /// Observed / exact prompt tokens, per turn with usage and per provider and model, and
+    /// what the provider billed.
+    calibration: Calibrator,
     /// Turns with usage, those judged, and those that agree.
-    agreement: (usize, usize, usize),
-    /// Observed / exact prompt tokens per provider and model.
-    groups: FxHashMap<(&'static str, String), Ratios>,
-    /// Turns with usage left out of calibration.
-    calibration_excluded: usize,
+    agreement: AgreementCount,
     /// Turns whose text is hashed ([`TraceSummary::hashed_turns`]).
     hashed_turns: usize,
     break_cost: BreakCost,
-    /// What the provider billed for input (in input tokens), and whether every chain turn
-    /// had usage.
-    billed: (f64, bool),
     /// Per tool name: turns sent, calls, tokens.
     tool_stats: FxHashMap<Box<str>, (usize, usize, usize)>,
     tool_order: Vec<Box<str>>,
@@ -466,13 +418,10 @@ impl<'a> Analyzer<'a> {
                 .collect(),
             sent_store: cache::Store::default(),
             timed: (0, 0),
-            ratios: Ratios::default(),
-            agreement: (0, 0, 0),
-            groups: FxHashMap::default(),
-            calibration_excluded: 0,
+            calibration: Calibrator::default(),
+            agreement: AgreementCount::default(),
             hashed_turns: 0,
             break_cost: BreakCost::default(),
-            billed: (0.0, true),
             tool_stats: FxHashMap::default(),
             tool_order: Vec::new(),
             seen_calls: FxHashSet::default(),
@@ -820,7 +769,10 @@ impl<'a> Analyzer<'a> {
             self.timed.1 += 1;
         }
         self.fill_boundaries(seed, head, ids, context_tokens, None, rest);
-        let group = (judge.who.provider.id(), judge.model.to_owned());
+        let group = GroupKey {
+            provider: judge.who.provider.id(),
+            model: judge.model.to_owned(),
+        };
         let usable = usage.filter(|u| {
             !u.cache_unknown && u.server_tool.is_none() && !judge.media && !judge.hashed
         });
@@ -836,8 +788,7 @@ impl<'a> Analyzer<'a> {
             .filter(|&b| b > 0 && prompt_tokens > 0)
             .map(|b| b as f64 / prompt_tokens as f64);
         let ratio = own_ratio
-            .or_else(|| self.groups.get(&group).and_then(Ratios::median))
-            .or_else(|| self.ratios.median())
+            .or_else(|| self.calibration.ratio_for(&group))
             .unwrap_or(1.0)
             .max(0.05);
         let offset = (judge.overhead as f64 / ratio).round() as usize;
@@ -864,22 +815,22 @@ impl<'a> Analyzer<'a> {
             ..SentCache::default()
         };
         let Some(usage) = usage else {
-            self.billed.1 = false;
+            self.calibration.unbilled();
             return sent;
         };
-        self.agreement.0 += 1;
+        self.agreement.turns += 1;
         let mut seen = CacheFigures::observed(usage, openai);
         if usage.cache_unknown {
             seen.state = "unknown";
         }
-        self.billed.0 +=
-            seen.input as f64 + seen.read as f64 * rules.read + seen.write as f64 * rules.write;
+        self.calibration.bill(
+            seen.input as f64 + seen.read as f64 * rules.read + seen.write as f64 * rules.write,
+        );
         if let Some(r) = own_ratio {
-            self.ratios.push(r);
-            self.groups.entry(group).or_default().push(r);
+            self.calibration.push(group, r);
             sent.calibration = Some((r * 10_000.0).round() / 10_000.0);
         } else {
-            self.calibration_excluded += 1;
+            self.calibration.exclude();
         }
         sent.observed = Some(seen);
         let provider_tokens = |n: usize| n as f64 * ratio;
@@ -888,7 +839,7 @@ impl<'a> Analyzer<'a> {
             sent.not_judged = Some(reason);
             return sent;
         }
-        self.agreement.1 += 1;
+        self.agreement.judged += 1;
         let same_state = seen.state == m.state();
         let amounts = usage.server_tool.is_some()
             || judge.media
@@ -896,7 +847,7 @@ impl<'a> Analyzer<'a> {
                 && (!judge.who.provider.rules().is_some_and(|r| r.reports_writes)
                     || verdict::within(provider_tokens(m.written()), seen.write, 1)));
         let agrees = same_state && amounts;
-        self.agreement.2 += usize::from(agrees);
+        self.agreement.agree += usize::from(agrees);
         sent.agrees = Some(agrees);
         if !same_state {
             sent.disagreement = Some(explain(&seen, &m, rules, &self.settings));
@@ -1781,32 +1732,6 @@ impl<'a> Analyzer<'a> {
         "the request changed outside the tools".to_owned()
     }
 
-    /// The session's calibration: the median over the qualifying turns, the same per provider
-    /// and model, and what the provider billed for input.
-    fn calibration(&self) -> Option<Calibration> {
-        let mut groups: Vec<CalibrationGroup> = self
-            .groups
-            .iter()
-            .filter_map(|((provider, model), ratios)| {
-                Some(CalibrationGroup {
-                    provider,
-                    model: model.clone(),
-                    ratio: (ratios.median()? * 10_000.0).round() / 10_000.0,
-                    turns: ratios.len,
-                })
-            })
-            .collect();
-        groups.sort_by(|a, b| (a.provider, &a.model).cmp(&(b.provider, &b.model)));
-        let billed = (self.billed.1 && self.agreement.0 > 0).then_some(round2(self.billed.0));
-        self.ratios.median().map(|ratio| Calibration {
-            ratio: (ratio * 10_000.0).round() / 10_000.0,
-            turns: self.ratios.len,
-            excluded: self.calibration_excluded,
-            groups,
-            billed,
-        })
-    }
-
     /// The report, with the reader's figures (format, ignored and skipped records).
     pub fn finish(mut self, trace: TraceInfo) -> SessionReport {
         let turns = std::mem::take(&mut self.turns);
@@ -1827,7 +1752,7 @@ impl<'a> Analyzer<'a> {
         turns: Vec<TurnFacts>,
         per_turn: Vec<Vec<StrategyTurn>>,
     ) -> SessionReport {
-        let calibration = self.calibration();
+        let calibration = self.calibration.report(self.agreement.turns > 0);
         let costed: Vec<bool> = self.totals.iter().map(|t| t.costed).collect();
         let mut strategies: Vec<StrategySession> = self
             .strategies
@@ -1908,7 +1833,6 @@ impl<'a> Analyzer<'a> {
         };
 
         let settings = settings_map(&self.settings);
-        let (turns_with_usage, judged, agree) = self.agreement;
         SessionReport {
             version: JSON_VERSION,
             trace: TraceSummary {
@@ -1934,13 +1858,7 @@ impl<'a> Analyzer<'a> {
                     .collect(),
             },
             turns,
-            agreement: Agreement {
-                turns: turns_with_usage,
-                judged,
-                agree,
-                rate: (judged > 0)
-                    .then(|| (agree as f64 / judged as f64 * 10_000.0).round() / 10_000.0),
-            },
+            agreement: self.agreement.report(),
             calibration,
             break_cost: self.break_cost.rounded(),
             tools,
@@ -1964,21 +1882,6 @@ fn map_entries<T: Sync, R: Send>(
     } else {
         items.iter().map(f).collect()
     }
-}
-
-/// The median of some numbers (`None` for none).
-#[cfg(test)]
-fn median(mut values: Vec<f64>) -> Option<f64> {
-    if values.is_empty() {
-        return None;
-    }
-    values.sort_by(f64::total_cmp);
-    let mid = values.len() / 2;
-    Some(if values.len() % 2 == 1 {
-        values[mid]
-    } else {
-        (values[mid - 1] + values[mid]) / 2.0
-    })
 }
 
 /// Why the modelled cache of a request disagrees with the one the provider reported, where
@@ -2246,33 +2149,6 @@ fn chain_check(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_median_of_counted_ratios_is_the_median_of_all() {
-        let cases: [&[f64]; 6] = [
-            &[],
-            &[1.5],
-            &[2.0, 1.0],
-            &[1.0, 1.0, 1.0, 3.0],
-            &[0.9, 1.1, 0.9, 1.2, 1.1, 0.9, 1.3],
-            &[1.25, 0.75, 1.25, 0.75, 1.0, 1.0, 2.0, 0.5],
-        ];
-        for values in cases {
-            let mut ratios = Ratios::default();
-            for &v in values {
-                ratios.push(v);
-            }
-            assert_eq!(ratios.median(), median(values.to_vec()), "{values:?}");
-            assert_eq!(ratios.len, values.len());
-        }
-        // A million equal ratios are one value, not a million.
-        let mut ratios = Ratios::default();
-        for _ in 0..1_000_000 {
-            ratios.push(1.0625);
-        }
-        assert_eq!(ratios.counts.len(), 1);
-        assert_eq!(ratios.median(), Some(1.0625));
-    }
 
     #[test]
     fn summed_totals_are_the_sums_over_the_rows() {
