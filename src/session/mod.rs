@@ -22,6 +22,7 @@ pub mod provider;
 pub mod verdict;
 
 mod calibration;
+mod entries;
 mod prices;
 mod schema;
 
@@ -40,7 +41,7 @@ use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde_json::Value;
 
-use crate::capture::{Capture, Shape};
+use crate::capture::Capture;
 use crate::error::{FileError, LoadError};
 use crate::measure::TokenCounter;
 use crate::pipeline::project_loaded;
@@ -51,8 +52,8 @@ use crate::strategy::{Input, Strategy};
 use crate::tool;
 use crate::trace::{RecordBody, TraceReader, TraceRecord, Usage};
 
-use compare::Entry;
 use calibration::{AgreementCount, Calibrator, GroupKey};
+use entries::EntryStore;
 use prices::provider_is_openai;
 use prompt::Ttl;
 
@@ -197,9 +198,6 @@ struct ThreadState {
     strategies: Vec<Option<StrategyPoint>>,
 }
 
-/// A distinct tools array: shape, `tools` key present, entries.
-type ArrayKey = (Shape, bool, Arc<[u32]>);
-
 /// One projection before its new entries are stored: each sent entry's id, or its JSON when
 /// new; the `tools` key; added text; a refusal.
 struct Sent {
@@ -293,9 +291,6 @@ struct TurnInputs<'t> {
     newly_loaded: &'t [String],
 }
 
-/// Tool lists at least this long are compared and serialized on the thread pool.
-const PARALLEL_ENTRIES: usize = 64;
-
 /// Memo key: strategy, distinct tools array, context hash, loaded set.
 type MemoKey = (Strategy, u32, u128, u32);
 
@@ -305,13 +300,8 @@ pub struct Analyzer<'a> {
     settings: Settings,
     strategies: Vec<Strategy>,
     thread_filter: Option<String>,
-    entries: Vec<Entry>,
-    entry_ids: FxHashMap<Box<str>, u32>,
-    /// The last entry seen under each name, and its id.
-    last_by_name: FxHashMap<String, (Value, u32)>,
-    /// Distinct tools arrays (shape, `tools` key present, entries) and their token counts.
-    arrays: FxHashMap<ArrayKey, (u32, usize)>,
-    list_tokens: FxHashMap<Arc<[u32]>, usize>,
+    /// Every distinct tool entry (the captures' and the projections'), stored once.
+    entries: EntryStore,
     loaded_sets: FxHashMap<BTreeSet<String>, u32>,
     memo: FxHashMap<MemoKey, Arc<Projected>>,
     threads: Vec<ThreadState>,
@@ -395,11 +385,7 @@ impl<'a> Analyzer<'a> {
             settings: settings.clone(),
             strategies: strategies.to_vec(),
             thread_filter,
-            entries: Vec::new(),
-            entry_ids: FxHashMap::default(),
-            last_by_name: FxHashMap::default(),
-            arrays: FxHashMap::default(),
-            list_tokens: FxHashMap::default(),
+            entries: EntryStore::default(),
             loaded_sets,
             memo: FxHashMap::default(),
             threads: Vec::new(),
@@ -472,7 +458,7 @@ impl<'a> Analyzer<'a> {
 
     /// Distinct tool entries stored so far (originals and projected ones).
     pub fn distinct_entries(&self) -> usize {
-        self.entries.len()
+        self.entries.all().len()
     }
 
     /// Projections run so far (the rest came from the memo).
@@ -673,11 +659,12 @@ impl<'a> Analyzer<'a> {
     /// The capture's own tools, stored once per distinct entry: their ids, whether the body
     /// has a `tools` key, the array's id, and its tokens, bytes and tokens in context.
     fn own_tools(&mut self, capture: &Capture) -> (Arc<[u32]>, bool, u32, [usize; 3]) {
-        let ids: Arc<[u32]> = self.capture_entries(capture.tools()).into();
+        let counter = self.counter;
+        let ids: Arc<[u32]> = self.entries.capture_entries(counter, capture.tools()).into();
         let present = capture.has_tools_key();
-        let (array, tools_tokens) = self.array(capture.shape(), present, &ids);
-        let tools_bytes = self.bytes(&ids, present);
-        let context_tokens = self.context_tokens(&ids, tools_tokens);
+        let (array, tools_tokens) = self.entries.array(counter, capture.shape(), present, &ids);
+        let tools_bytes = self.entries.bytes(&ids, present);
+        let context_tokens = self.entries.context_tokens(counter, &ids, tools_tokens);
         (
             ids,
             present,
@@ -737,7 +724,7 @@ impl<'a> Analyzer<'a> {
         match &self.threads[thread].last_tools {
             Some((before, before_present, turn)) => (
                 Some(*turn),
-                compare::compare(&self.entries, (before, *before_present), (ids, present)),
+                compare::compare(self.entries.all(), (before, *before_present), (ids, present)),
             ),
             None => (None, compare::ListChange::default()),
         }
@@ -1042,7 +1029,7 @@ impl<'a> Analyzer<'a> {
         self.known_turns += 1;
         let mut sent_names = FxHashSet::default();
         for &id in ids {
-            let entry = &self.entries[id as usize];
+            let entry = self.entries.get(id);
             if entry.name.is_empty() || !sent_names.insert(id) {
                 continue;
             }
@@ -1127,7 +1114,7 @@ impl<'a> Analyzer<'a> {
         if matches!(strategy, Strategy::Defer | Strategy::DeferCatalog) {
             let sent: FxHashSet<u32> = projected.ids.iter().copied().collect();
             for &id in turn.ids.iter() {
-                let entry = &self.entries[id as usize];
+                let entry = self.entries.get(id);
                 if !sent.contains(&id) && !entry.deferred {
                     *self.withheld[index].entry(entry.name.clone()).or_default() += entry.tokens;
                 }
@@ -1174,7 +1161,7 @@ impl<'a> Analyzer<'a> {
                 if !same {
                     let json = |ids: &[u32]| -> Vec<&str> {
                         ids.iter()
-                            .map(|&i| &*self.entries[i as usize].json)
+                            .map(|&i| &*self.entries.get(i).json)
                             .collect()
                     };
                     entry.first_changed_byte = report::first_changed_byte(
@@ -1261,7 +1248,7 @@ impl<'a> Analyzer<'a> {
         let before_tools = tokens;
         let first_tool = boundaries.len();
         for &id in ids {
-            let entry = &self.entries[id as usize];
+            let entry = self.entries.get(id);
             if entry.deferred {
                 continue;
             }
@@ -1425,149 +1412,6 @@ impl<'a> Analyzer<'a> {
             .is_none_or(|f| f == self.threads[thread].id || f == self.threads[thread].key)
     }
 
-    /// The ids of a request's tool entries. An entry equal, key order included, to the last
-    /// entry seen under its name is that entry: most turns re-send the same list, and comparing
-    /// values costs far less than serializing them.
-    fn capture_entries(&mut self, tools: &[Value]) -> Vec<u32> {
-        let known_of = |entry: &Value| {
-            let (value, id) = self.last_by_name.get(tool::name(entry)?)?;
-            same_value(value, entry).then_some(*id)
-        };
-        // A short list is not worth waking the thread pool for, on every turn of a trace of
-        // millions of small requests.
-        let parallel = tools.len() >= PARALLEL_ENTRIES;
-        let known: Vec<Option<u32>> = map_entries(tools, parallel, known_of);
-        let unknown: Vec<&Value> = tools
-            .iter()
-            .zip(&known)
-            .filter(|(_, known)| known.is_none())
-            .map(|(entry, _)| entry)
-            .collect();
-        let fresh: Vec<String> = map_entries(&unknown, parallel, |entry| tool::compact(entry));
-        let mut fresh_ids = self.intern_all(fresh).into_iter();
-        let mut ids = Vec::with_capacity(tools.len());
-        for (entry, known) in tools.iter().zip(known) {
-            let id = match known {
-                Some(id) => id,
-                None => {
-                    let id = fresh_ids.next().unwrap_or_default();
-                    if let Some(name) = tool::name(entry) {
-                        self.last_by_name
-                            .insert(name.to_owned(), (entry.clone(), id));
-                    }
-                    id
-                }
-            };
-            ids.push(id);
-        }
-        ids
-    }
-
-    /// Store entries (compact JSON) once each; count the new ones in one batch.
-    fn intern_all(&mut self, jsons: Vec<String>) -> Vec<u32> {
-        let mut ids = Vec::with_capacity(jsons.len());
-        let first_new = self.entries.len();
-        for json in jsons {
-            if let Some(&id) = self.entry_ids.get(json.as_str()) {
-                ids.push(id);
-                continue;
-            }
-            let id = self.entries.len() as u32;
-            let json: Box<str> = json.into();
-            let value = serde_json::from_str::<Value>(&json).ok();
-            let name = value
-                .as_ref()
-                .and_then(|v| tool::name(v).map(Box::<str>::from))
-                .unwrap_or_default();
-            let (content, mark, deferred) = match &value {
-                Some(v) => (
-                    prompt::entry_hash(v),
-                    prompt::mark_of(v),
-                    crate::pipeline::provider_deferred(v),
-                ),
-                None => (prompt::text_hash(&json), None, false),
-            };
-            self.entries.push(Entry {
-                chars: json.chars().count(),
-                json: json.clone(),
-                name,
-                tokens: 0,
-                content,
-                mark,
-                deferred,
-            });
-            self.entry_ids.insert(json, id);
-            ids.push(id);
-        }
-        if self.entries.len() > first_new {
-            let texts: Vec<&str> = self.entries[first_new..].iter().map(|e| &*e.json).collect();
-            let counts = self.counter.count_many(&texts);
-            for (entry, n) in self.entries[first_new..].iter_mut().zip(counts) {
-                entry.tokens = n;
-            }
-        }
-        ids
-    }
-
-    /// The id and tokens of a distinct tools array.
-    fn array(&mut self, shape: Shape, present: bool, ids: &Arc<[u32]>) -> (u32, usize) {
-        if let Some(&found) = self.arrays.get(&(shape, present, Arc::clone(ids))) {
-            return found;
-        }
-        let tokens = if present || !ids.is_empty() {
-            self.list_tokens(ids)
-        } else {
-            0
-        };
-        let id = self.arrays.len() as u32;
-        self.arrays
-            .insert((shape, present, Arc::clone(ids)), (id, tokens));
-        (id, tokens)
-    }
-
-    /// Tokens of the compact array of these entries, counted once per distinct list.
-    fn list_tokens(&mut self, ids: &[u32]) -> usize {
-        if let Some(&n) = self.list_tokens.get(ids) {
-            return n;
-        }
-        let texts: Vec<&str> = ids
-            .iter()
-            .map(|&i| &*self.entries[i as usize].json)
-            .collect();
-        let counts: Vec<usize> = ids
-            .iter()
-            .map(|&i| self.entries[i as usize].tokens)
-            .collect();
-        let n = self.counter.count_arrays_counted(&[(&texts, &counts)])[0];
-        self.list_tokens.insert(ids.into(), n);
-        n
-    }
-
-    /// Tokens of a list in the model's context: `defer_loading` entries left out.
-    fn context_tokens(&mut self, ids: &[u32], tools_tokens: usize) -> usize {
-        if !ids.iter().any(|&i| self.entries[i as usize].deferred) {
-            return tools_tokens;
-        }
-        let kept: Vec<u32> = ids
-            .iter()
-            .copied()
-            .filter(|&i| !self.entries[i as usize].deferred)
-            .collect();
-        if kept.is_empty() {
-            0
-        } else {
-            self.list_tokens(&kept)
-        }
-    }
-
-    fn bytes(&self, ids: &[u32], present: bool) -> usize {
-        let texts: Vec<&str> = ids
-            .iter()
-            .map(|&i| &*self.entries[i as usize].json)
-            .collect();
-        report::array_bytes(&texts, present || !ids.is_empty())
-    }
-
     fn loaded_id(&mut self, set: &BTreeSet<String>) -> u32 {
         if let Some(&id) = self.loaded_sets.get(set) {
             return id;
@@ -1665,15 +1509,19 @@ impl<'a> Analyzer<'a> {
                         fresh.push(json.clone());
                     }
                 }
-                let mut fresh_ids = self.intern_all(fresh).into_iter();
+                let mut fresh_ids = self.entries.intern_all(self.counter, fresh).into_iter();
                 for item in sent {
                     ids.push(match item {
                         Ok(id) => id,
                         Err(_) => fresh_ids.next().unwrap_or_default(),
                     });
                 }
-                let tools_tokens = if present { self.list_tokens(&ids) } else { 0 };
-                let context_tokens = self.context_tokens(&ids, tools_tokens);
+                let tools_tokens = if present {
+                    self.entries.list_tokens(self.counter, &ids)
+                } else {
+                    0
+                };
+                let context_tokens = self.entries.context_tokens(self.counter, &ids, tools_tokens);
                 let added_tokens = if added_text.is_some() {
                     added_counts.next().unwrap_or_default()
                 } else {
@@ -1871,19 +1719,6 @@ impl<'a> Analyzer<'a> {
     }
 }
 
-/// `f` over `items`, in order: on the thread pool when `parallel`, else on this thread.
-fn map_entries<T: Sync, R: Send>(
-    items: &[T],
-    parallel: bool,
-    f: impl Fn(&T) -> R + Sync + Send,
-) -> Vec<R> {
-    if parallel {
-        items.par_iter().map(f).collect()
-    } else {
-        items.iter().map(f).collect()
-    }
-}
-
 /// Why the modelled cache of a request disagrees with the one the provider reported, where
 /// the trace can tell.
 fn explain(
@@ -2045,25 +1880,6 @@ pub fn analyse_trace(
         info.skipped += skipped;
         (info, result)
     })
-}
-
-/// Equal values with their object keys in the same order: equal compact JSON. (`Value`'s own
-/// `==` ignores key order.)
-fn same_value(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Object(a), Value::Object(b)) => {
-            a.len() == b.len()
-                && a.iter()
-                    .zip(b)
-                    .all(|((ka, va), (kb, vb))| ka == kb && same_value(va, vb))
-        }
-        (Value::Array(a), Value::Array(b)) => {
-            a.len() == b.len() && a.iter().zip(b).all(|(x, y)| same_value(x, y))
-        }
-        // Numbers compare by their text: 1.0 and 1 serialize differently.
-        (Value::Number(a), Value::Number(b)) => a.to_string() == b.to_string(),
-        (a, b) => a == b,
-    }
 }
 
 /// Every setting's value, in `settings` order.
