@@ -22,6 +22,7 @@ pub mod provider;
 pub mod verdict;
 
 mod calibration;
+mod chain;
 mod entries;
 mod prices;
 mod schema;
@@ -53,6 +54,7 @@ use crate::tool;
 use crate::trace::{RecordBody, TraceReader, TraceRecord, Usage};
 
 use calibration::{AgreementCount, Calibrator, GroupKey};
+use chain::{ChainPoint, Judge, PreviousPrompt, SentTurn, Timed, chain_check};
 use entries::EntryStore;
 use prices::provider_is_openai;
 use prompt::Ttl;
@@ -123,27 +125,6 @@ impl Totals {
     }
 }
 
-/// The price of a break ([`BreakPrice`]): `usd_per_million` is per exact token (the input
-/// price scaled by the calibration).
-fn break_price(
-    m: &cache::Modelled,
-    cached: usize,
-    rules: &cache::Rules,
-    usd_per_million: Option<f64>,
-) -> Option<BreakPrice> {
-    let held = cache::held(m, cached)?;
-    let (cost, held_cost) = (m.cost(rules), held.cost(rules));
-    let extra = cost - held_cost;
-    Some(BreakPrice {
-        lost: held.read - m.read,
-        cost: round2(cost),
-        held: round2(held_cost),
-        extra: round2(extra),
-        // Dollars, to a millionth.
-        usd: usd_per_million.map(|p| (extra * p).round() / 1e6),
-    })
-}
-
 /// One strategy's projection of one distinct input, measured.
 #[derive(Debug)]
 struct Projected {
@@ -160,18 +141,6 @@ struct Projected {
     /// `ok`, `not_applicable` or `refused`.
     status: &'static str,
     error: Option<String>,
-}
-
-/// The last turn of a thread in the cache chain (not failed, tools known).
-#[derive(Debug)]
-struct ChainPoint {
-    usage: Option<Usage>,
-    openai: bool,
-    time_ms: Option<i64>,
-    tools: Arc<[u32]>,
-    present: bool,
-    system: u64,
-    messages: Vec<u64>,
 }
 
 /// A strategy's last projection in a thread's chain.
@@ -218,58 +187,6 @@ struct RequestRecord {
     time_ms: Option<i64>,
     status: Option<u16>,
     usage: Option<Usage>,
-}
-
-/// The request as sent, as the cache model reads it: the seed, the blocks before and after
-/// the tools, the tools' tokens with what goes with them, and the whole prompt's tokens.
-type SentPrompt<'p> = (
-    u64,
-    &'p [(u64, usize, Option<Ttl>)],
-    &'p [(u64, usize, Option<Ttl>)],
-    usize,
-    usize,
-);
-
-/// The request as sent through the cache model, and against what the provider billed.
-#[derive(Default)]
-struct SentCache {
-    not_judged: Option<String>,
-    observed: Option<CacheFigures>,
-    modelled: Option<CacheFigures>,
-    agrees: Option<bool>,
-    disagreement: Option<String>,
-    calibration: Option<f64>,
-    break_price: Option<BreakPrice>,
-    /// Tokens this request left cached (read and written), for the thread's next turn.
-    cached: Option<usize>,
-}
-
-/// What the verdict on a turn needs besides its figures.
-struct Judge<'j> {
-    who: &'j provider::Identified,
-    model: &'j str,
-    /// Provider tokens before the tools the body does not hold (Anthropic's tool-use prompt).
-    overhead: usize,
-    /// The trace's text is hashed.
-    hashed: bool,
-    /// The request holds media the exact count cannot measure.
-    media: bool,
-}
-
-impl<'j> Judge<'j> {
-    fn of(capture: &'j Capture, who: &'j provider::Identified) -> Judge<'j> {
-        Judge {
-            who,
-            model: capture
-                .body()
-                .get("model")
-                .and_then(Value::as_str)
-                .unwrap_or(""),
-            overhead: verdict::tool_use_overhead(capture, who.provider),
-            hashed: verdict::hashed(capture),
-            media: verdict::has_media(capture),
-        }
-    }
 }
 
 /// What every strategy's row of one turn reads.
@@ -324,7 +241,7 @@ pub struct Analyzer<'a> {
     /// The prompt cache of the requests as sent (what `modelled` and `agrees` check).
     sent_store: cache::Store,
     /// Turns in the chain with a timestamp, and without one.
-    timed: (usize, usize),
+    timed: Timed,
     /// Observed / exact prompt tokens, per turn with usage and per provider and model, and
     /// what the provider billed.
     calibration: Calibrator,
@@ -354,20 +271,6 @@ pub struct Analyzer<'a> {
 
 /// One block of a prompt, counted: its hash, tokens and breakpoint.
 type Counted = (u64, usize, Option<Ttl>);
-
-/// The last request of one seed under automatic caching.
-#[derive(Debug, Default)]
-struct PreviousPrompt {
-    hashes: Vec<u64>,
-    texts: Vec<(u64, Option<Arc<str>>)>,
-    head: usize,
-    tools: usize,
-    time_ms: Option<i64>,
-}
-
-/// Blocks shorter than this are not searched for a common prefix inside them: they add at
-/// most one step of an automatic cache.
-const INNER_PREFIX_TOKENS: usize = 128;
 
 impl<'a> Analyzer<'a> {
     /// An analysis of `strategies` under `settings`, counting with `counter`. With
@@ -403,7 +306,7 @@ impl<'a> Analyzer<'a> {
                 .map(|_| cache::Store::default())
                 .collect(),
             sent_store: cache::Store::default(),
-            timed: (0, 0),
+            timed: Timed::default(),
             calibration: Calibrator::default(),
             agreement: AgreementCount::default(),
             hashed_turns: 0,
@@ -541,34 +444,39 @@ impl<'a> Analyzer<'a> {
         let system = context::system_hash(capture);
         // Only a turn with usage is checked against the next one's messages.
         let messages = usage.map_or_else(Vec::new, |_| context::message_hashes(capture));
+        let point = ChainPoint {
+            usage,
+            openai,
+            time_ms,
+            tools: Arc::clone(&ids),
+            present,
+            system,
+            messages,
+        };
         let (cache, cache_break) = if failed {
             (ChainState::Unknown, None)
         } else {
-            chain_check(
-                state.chain.as_ref(),
-                usage,
-                openai,
-                time_ms,
-                (&ids, present),
-                system,
-                &messages,
-                self.settings.cache_ttl_ms,
-            )
+            chain_check(state.chain.as_ref(), &point, self.settings.cache_ttl_ms)
         };
 
         // The request as sent, through the cache model, against what the provider billed.
         let prompt_tokens = context_tokens + rest_tokens;
-        let prompt = (seed, head, rest, context_tokens, prompt_tokens);
         let judge = Judge::of(capture, &who);
-        let sent = self.model_sent(
-            prompt,
-            &ids,
-            (time_ms, failed, self.threads[thread].sent_cached),
+        let sent = self.model_sent(&SentTurn {
+            seed,
+            head,
+            rest,
+            ids: &ids,
+            context_tokens,
+            prompt_tokens,
+            time_ms,
+            failed,
+            cached_before: self.threads[thread].sent_cached,
             usage,
             openai,
-            &rules,
-            &judge,
-        );
+            rules: &rules,
+            judge: &judge,
+        });
 
         // Tool calls, and what each tool cost.
         let calls = self.new_calls(capture);
@@ -604,15 +512,7 @@ impl<'a> Analyzer<'a> {
         state.last_tools = Some((Arc::clone(&ids), present, turn));
         if !failed {
             state.sent_cached = sent.cached;
-            state.chain = Some(ChainPoint {
-                usage,
-                openai,
-                time_ms,
-                tools: Arc::clone(&ids),
-                present,
-                system,
-                messages,
-            });
+            state.chain = Some(point);
         }
         let facts = TurnFacts {
             turn,
@@ -673,19 +573,6 @@ impl<'a> Analyzer<'a> {
         )
     }
 
-    /// Count a break's price into the session's.
-    fn add_break(&mut self, price: Option<BreakPrice>) {
-        let Some(price) = price else {
-            return;
-        };
-        let total = &mut self.break_cost;
-        total.breaks += 1;
-        total.extra = round2(total.extra + price.extra);
-        if let Some(usd) = price.usd {
-            total.usd = Some(total.usd.unwrap_or(0.0) + usd);
-        }
-    }
-
     /// Whose cache a request meets (by its URL's host, else its shape), the rules it is
     /// modelled with, and the seed of its prefixes (one cache per provider family and model).
     /// Automatic caching also keeps the text of the request's long blocks
@@ -727,300 +614,6 @@ impl<'a> Analyzer<'a> {
                 compare::compare(self.entries.all(), (before, *before_present), (ids, present)),
             ),
             None => (None, compare::ListChange::default()),
-        }
-    }
-
-    /// The request as sent through the cache model (its store shared by every turn), checked
-    /// against what the provider billed when the record has usage (SESSIONS.md section 3,
-    /// "Checked against the bill"). The model runs in provider tokens: the turn's own ratio of
-    /// billed to exact tokens (else its provider and model's median so far) scales the
-    /// provider's minimum and step, and Anthropic's tool-use prompt sits before the tools.
-    #[allow(clippy::too_many_arguments)]
-    fn model_sent(
-        &mut self,
-        (seed, head, rest, context_tokens, prompt_tokens): SentPrompt<'_>,
-        ids: &[u32],
-        (time_ms, failed, cached_before): (Option<i64>, bool, Option<usize>),
-        usage: Option<Usage>,
-        openai: bool,
-        rules: &cache::Rules,
-        judge: &Judge<'_>,
-    ) -> SentCache {
-        self.hashed_turns += usize::from(judge.hashed);
-        if failed {
-            return SentCache::default();
-        }
-        if time_ms.is_some() {
-            self.timed.0 += 1;
-        } else {
-            self.timed.1 += 1;
-        }
-        self.fill_boundaries(seed, head, ids, context_tokens, None, rest);
-        let group = GroupKey {
-            provider: judge.who.provider.id(),
-            model: judge.model.to_owned(),
-        };
-        let usable = usage.filter(|u| {
-            !u.cache_unknown && u.server_tool.is_none() && !judge.media && !judge.hashed
-        });
-        let billed = |u: &Usage| {
-            if openai {
-                u.input
-            } else {
-                u.input + u.cache_read + u.cache_write
-            }
-        };
-        let own_ratio = usable
-            .map(|u| billed(&u).saturating_sub(judge.overhead as u64))
-            .filter(|&b| b > 0 && prompt_tokens > 0)
-            .map(|b| b as f64 / prompt_tokens as f64);
-        let ratio = own_ratio
-            .or_else(|| self.calibration.ratio_for(&group))
-            .unwrap_or(1.0)
-            .max(0.05);
-        let offset = (judge.overhead as f64 / ratio).round() as usize;
-        for boundary in &mut self.boundaries {
-            boundary.tokens += offset;
-        }
-        let mut exact = *rules;
-        exact.min_tokens = (rules.min_tokens as f64 / ratio).ceil() as usize;
-        exact.step = ((rules.step as f64 / ratio).round() as usize).max(1);
-        let total = prompt_tokens + offset;
-        let mut m = self
-            .sent_store
-            .request(&self.boundaries, total, time_ms, &exact);
-        if exact.openai {
-            self.inner_prefix(&mut m, seed, head.len(), total, time_ms, &exact);
-        }
-        let price = price_per_million(&self.settings, judge.model).map(|p| p * ratio);
-        let lost = cached_before.and_then(|c| break_price(&m, c, rules, price));
-        self.add_break(lost);
-        let mut sent = SentCache {
-            modelled: Some(CacheFigures::modelled(&m)),
-            cached: Some(m.read + m.written()),
-            break_price: lost,
-            ..SentCache::default()
-        };
-        let Some(usage) = usage else {
-            self.calibration.unbilled();
-            return sent;
-        };
-        self.agreement.turns += 1;
-        let mut seen = CacheFigures::observed(usage, openai);
-        if usage.cache_unknown {
-            seen.state = "unknown";
-        }
-        self.calibration.bill(
-            seen.input as f64 + seen.read as f64 * rules.read + seen.write as f64 * rules.write,
-        );
-        if let Some(r) = own_ratio {
-            self.calibration.push(group, r);
-            sent.calibration = Some((r * 10_000.0).round() / 10_000.0);
-        } else {
-            self.calibration.exclude();
-        }
-        sent.observed = Some(seen);
-        let provider_tokens = |n: usize| n as f64 * ratio;
-        let reason = self.not_judged(usage, &seen, &m, judge, (ratio, total), &exact, time_ms);
-        if let Some(reason) = reason {
-            sent.not_judged = Some(reason);
-            return sent;
-        }
-        self.agreement.judged += 1;
-        let same_state = seen.state == m.state();
-        let amounts = usage.server_tool.is_some()
-            || judge.media
-            || (verdict::within(provider_tokens(m.read), seen.read, rules.step.max(1))
-                && (!judge.who.provider.rules().is_some_and(|r| r.reports_writes)
-                    || verdict::within(provider_tokens(m.written()), seen.write, 1)));
-        let agrees = same_state && amounts;
-        self.agreement.agree += usize::from(agrees);
-        sent.agrees = Some(agrees);
-        if !same_state {
-            sent.disagreement = Some(explain(&seen, &m, rules, &self.settings));
-        } else if !amounts {
-            sent.disagreement = Some(format!(
-                "the states agree ({}) but the amounts do not: read {} and wrote {}, modelled {:.0} and {:.0} provider tokens (calibrated by {:.3}; tolerance {:.0}% or {} tokens)",
-                seen.state,
-                seen.read,
-                seen.write,
-                provider_tokens(m.read),
-                provider_tokens(m.written()),
-                ratio,
-                verdict::TOLERANCE * 100.0,
-                verdict::TOLERANCE_TOKENS
-            ));
-        }
-        sent
-    }
-
-    /// Keep the text of this request's long blocks (reusing the previous request's where a
-    /// block is the same), for [`Self::inner_prefix`].
-    fn note_texts<'c>(
-        &mut self,
-        pieces: &[prompt::Piece<'_>],
-        counts: impl Iterator<Item = &'c Counted>,
-        automatic: bool,
-    ) {
-        self.block_texts.clear();
-        if !automatic {
-            return;
-        }
-        let known: FxHashMap<u64, &Arc<str>> = self
-            .previous_prompt
-            .values()
-            .flat_map(|p| &p.texts)
-            .filter_map(|(hash, text)| Some((*hash, text.as_ref()?)))
-            .collect();
-        let texts = pieces.iter().zip(counts).map(|(piece, &(_, tokens, _))| {
-            let text = (tokens >= INNER_PREFIX_TOKENS).then(|| {
-                known.get(&piece.hash).map_or_else(
-                    || Arc::from(prompt::text(piece.value).as_str()),
-                    |t| Arc::clone(t),
-                )
-            });
-            (piece.hash, text)
-        });
-        self.block_texts = texts.collect();
-    }
-
-    /// OpenAI caches token prefixes, not block prefixes: where the first block this prompt
-    /// does not share with the previous one of its seed begins with the same text, the read
-    /// reaches into it (at `min_tokens` plus whole steps). Remembers this prompt for the next.
-    fn inner_prefix(
-        &mut self,
-        m: &mut cache::Modelled,
-        seed: u64,
-        head: usize,
-        total: usize,
-        time_ms: Option<i64>,
-        rules: &cache::Rules,
-    ) {
-        let hashes: Vec<u64> = self.boundaries.iter().map(|b| b.hash).collect();
-        let tools = self.boundaries.len().saturating_sub(self.block_texts.len());
-        let texts = std::mem::take(&mut self.block_texts);
-        let previous = self.previous_prompt.insert(
-            seed,
-            PreviousPrompt {
-                hashes: hashes.clone(),
-                texts: texts.clone(),
-                head,
-                tools,
-                time_ms,
-            },
-        );
-        let Some(previous) = previous else {
-            return;
-        };
-        let alive = match (time_ms, previous.time_ms) {
-            (Some(now), Some(then)) => now.saturating_sub(then) <= rules.ttl_ms as i64,
-            _ => true,
-        };
-        // The blocks both prompts share, and the first they do not.
-        let k = hashes
-            .iter()
-            .zip(&previous.hashes)
-            .take_while(|(a, b)| a == b)
-            .count();
-        // The block's place among the texts: tools hold none.
-        let place = |k: usize, head: usize, tools: usize| match k {
-            _ if k < head => Some(k),
-            _ if k < head + tools => None,
-            _ => Some(k - tools),
-        };
-        let (Some(now_at), Some(then_at)) = (
-            place(k, head, tools),
-            place(k, previous.head, previous.tools),
-        ) else {
-            return;
-        };
-        if !alive || k < head && then_at != now_at {
-            return;
-        }
-        let (Some((_, Some(now))), Some((_, Some(then)))) =
-            (texts.get(now_at), previous.texts.get(then_at))
-        else {
-            return;
-        };
-        let mut same = now
-            .bytes()
-            .zip(then.bytes())
-            .take_while(|(a, b)| a == b)
-            .count();
-        while !now.is_char_boundary(same) {
-            same -= 1;
-        }
-        if same == 0 {
-            return;
-        }
-        let before = k.checked_sub(1).map_or(0, |i| self.boundaries[i].tokens);
-        let common = (before + self.counter.count(&now[..same])).min(total);
-        if common < rules.min_tokens {
-            return;
-        }
-        let step = rules.step.max(1);
-        let read = rules.min_tokens + (common - rules.min_tokens) / step * step;
-        if read > m.read {
-            m.read = read;
-            m.input = total - read;
-        }
-    }
-
-    /// Why a turn with usage cannot be judged, if it cannot: its cache figures are unknown,
-    /// its provider is not modelled, its text is hashed, a server-side tool's figures are not
-    /// the request's, or the provider read a prefix no request of the trace wrote (adopted
-    /// then as cached: the cache was warmed before the trace began).
-    #[allow(clippy::too_many_arguments)]
-    fn not_judged(
-        &mut self,
-        usage: Usage,
-        seen: &CacheFigures,
-        m: &cache::Modelled,
-        judge: &Judge<'_>,
-        (ratio, total): (f64, usize),
-        exact: &cache::Rules,
-        time_ms: Option<i64>,
-    ) -> Option<String> {
-        let provider_tokens = |n: usize| n as f64 * ratio;
-        let prompt_provider = provider_tokens(total);
-        if usage.cache_unknown {
-            Some("the response gives no cache figures (null or missing): unknown, not 0".to_owned())
-        } else if judge.who.provider.rules().is_none() {
-            Some(format!(
-                "provider not modelled: {}",
-                judge.who.host.as_deref().unwrap_or("unknown host")
-            ))
-        } else if judge.hashed {
-            Some("the trace's text is hashed: not the prompt the provider read".to_owned())
-        } else if let Some(tool) = usage.server_tool
-            && (seen.input + seen.read + seen.write) as f64 > 1.5 * prompt_provider
-        {
-            Some(format!(
-                "a server-side tool ran ({tool}): the provider's figures hold prompts the request does not"
-            ))
-        } else if seen.read as f64
-            > provider_tokens(m.read)
-                + (seen.read as f64 * verdict::TOLERANCE).max(verdict::TOLERANCE_TOKENS as f64)
-            && provider_tokens(m.read) < 0.5 * seen.read as f64
-            && m.expired.is_none()
-            && (exact.openai || m.marks > 0)
-            && m.short.is_none_or(|_| m.read > 0)
-        {
-            // Read though no request of the trace wrote it: warmed before the trace began.
-            let upto = (seen.read as f64 / ratio * (1.0 + verdict::TOLERANCE)) as usize;
-            let life = if exact.openai && exact.long_retention {
-                exact.ttl_long_ms
-            } else {
-                exact.ttl_ms
-            };
-            let adopted = self.sent_store.adopt(&self.boundaries, upto, time_ms, life);
-            Some(format!(
-                "cache warmed before the trace: the provider read {} tokens no earlier request of the trace wrote; {} adopted as cached from here",
-                seen.read,
-                provider_tokens(adopted).round()
-            ))
-        } else {
-            None
         }
     }
 
@@ -1222,71 +815,6 @@ impl<'a> Analyzer<'a> {
                 (p.hash, n as usize, p.mark)
             })
             .collect()
-    }
-
-    /// The block boundaries of one request in provider order: the blocks before the tools
-    /// (OpenAI's instructions), the tools in the model's context (their tokens summing to
-    /// `context_tokens`), the added text, then the rest.
-    fn fill_boundaries(
-        &mut self,
-        seed: u64,
-        head: &[(u64, usize, Option<Ttl>)],
-        ids: &[u32],
-        context_tokens: usize,
-        added: Option<(u64, usize)>,
-        rest: &[(u64, usize, Option<Ttl>)],
-    ) {
-        let boundaries = &mut self.boundaries;
-        boundaries.clear();
-        let mut hash = seed;
-        let mut tokens = 0usize;
-        for &(block, n, mark) in head {
-            hash = prompt::extend(hash, block);
-            tokens += n;
-            boundaries.push(cache::Boundary { hash, tokens, mark });
-        }
-        let before_tools = tokens;
-        let first_tool = boundaries.len();
-        for &id in ids {
-            let entry = self.entries.get(id);
-            if entry.deferred {
-                continue;
-            }
-            hash = prompt::extend(hash, entry.content);
-            tokens += entry.tokens;
-            boundaries.push(cache::Boundary {
-                hash,
-                tokens,
-                mark: entry.mark,
-            });
-        }
-        // The array's exact count differs from the sum of its entries by the brackets and
-        // commas: the last tool's boundary takes the difference.
-        let n = boundaries.len();
-        if n > first_tool {
-            let floor = if n > first_tool + 1 {
-                boundaries[n - 2].tokens
-            } else {
-                before_tools
-            };
-            let target = (before_tools + context_tokens).max(floor + 1);
-            boundaries[n - 1].tokens = target;
-            tokens = target;
-        }
-        if let Some((added_hash, added_tokens)) = added {
-            hash = prompt::extend(hash, added_hash);
-            tokens += added_tokens;
-            boundaries.push(cache::Boundary {
-                hash,
-                tokens,
-                mark: None,
-            });
-        }
-        for &(block, n, mark) in rest {
-            hash = prompt::extend(hash, block);
-            tokens += n;
-            boundaries.push(cache::Boundary { hash, tokens, mark });
-        }
     }
 
     /// Tool calls in this request's messages not seen before (Messages `tool_use` blocks, Chat
@@ -1692,7 +1220,7 @@ impl<'a> Analyzer<'a> {
                 ignored_total: trace.ignored_total,
                 skipped: trace.skipped,
                 torn_last_line: trace.torn_last_line,
-                untimed_turns: self.timed.1,
+                untimed_turns: self.timed.untimed,
                 hashed_turns: self.hashed_turns,
                 threads: self
                     .threads
@@ -1717,104 +1245,6 @@ impl<'a> Analyzer<'a> {
             settings,
         }
     }
-}
-
-/// Why the modelled cache of a request disagrees with the one the provider reported, where
-/// the trace can tell.
-fn explain(
-    seen: &CacheFigures,
-    m: &cache::Modelled,
-    rules: &cache::Rules,
-    settings: &Settings,
-) -> String {
-    let minutes = |ms: i64| format!("{:.1} min", ms as f64 / 60_000.0);
-    let life = |long: bool| {
-        let key = match (long, rules.openai) {
-            (false, _) => "cache.ttl",
-            (true, false) => "cache.ttl_1h",
-            (true, true) => "cache.ttl_24h",
-        };
-        format!("{key}={}", settings.get(key).unwrap_or_default())
-    };
-    let observed = format!("observed a {}", seen.state);
-    let modelled = format!("modelled a {}", m.state());
-    if seen.read > 0 && m.read == 0 {
-        if !rules.openai && m.marks == 0 {
-            return format!(
-                "{observed}; {modelled} because the request sets no cache_control breakpoint: the provider cached without one"
-            );
-        }
-        if let Some((tokens, gap)) = m.expired {
-            return format!(
-                "{observed}; {modelled} because of a lifetime gap: the prefix ({tokens} tokens) was last used {} before, past {}; the provider still held it",
-                minutes(gap),
-                life(false)
-            );
-        }
-        if let Some(short) = m.short {
-            return format!(
-                "{observed}; {modelled} because of the minimum length: the prefix is {short} tokens by the exact count, under cache.min_tokens={} (the provider counts with its own tokenizer)",
-                rules.min_tokens
-            );
-        }
-        return format!(
-            "{observed}; {modelled} because the prefix was never seen: the provider read {} tokens written by a request the trace does not show",
-            seen.read
-        );
-    }
-    if seen.read == 0 && m.read > 0 {
-        let when = m.read_gap.map_or(
-            "(the trace has no timestamps: every turn counts as within the lifetime)".to_owned(),
-            |g| format!("last used {} before, within {}", minutes(g), life(false)),
-        );
-        return format!(
-            "{observed}; {modelled} because of early eviction: the provider no longer held the prefix ({} tokens) {when}",
-            m.read
-        );
-    }
-    if seen.write > 0 && m.written() == 0 {
-        if !rules.openai && m.marks == 0 {
-            return format!(
-                "{observed}; {modelled} because the request sets no cache_control breakpoint: the provider cached without one"
-            );
-        }
-        if let Some(short) = m.short {
-            return format!(
-                "{observed}; {modelled} because of the minimum length: the prefix is {short} tokens by the exact count, under cache.min_tokens={}; the provider cached it",
-                rules.min_tokens
-            );
-        }
-        if m.read > 0 && seen.read > m.read as u64 {
-            return format!(
-                "{observed}; {modelled}: the provider read {} tokens and wrote {} more, the model reads {} and has nothing left to write before the last breakpoint: the prompt the trace holds is not the one billed (calibration ratio far from 1)",
-                seen.read, seen.write, m.read
-            );
-        }
-        return format!(
-            "{observed}; {modelled} because of early eviction: the provider wrote {} tokens the model has as still cached",
-            seen.write
-        );
-    }
-    if seen.write == 0 && m.written() > 0 {
-        if seen.read == 0 && m.written() < 2 * rules.min_tokens {
-            return format!(
-                "{observed}; {modelled} because of the minimum length: the provider cached nothing of a {}-token prefix (its own count may be under its minimum, cache.min_tokens={})",
-                m.written(),
-                rules.min_tokens
-            );
-        }
-        if seen.read == 0 {
-            return format!(
-                "{observed}; {modelled}: the provider reported no caching of a {}-token prefix the request marks; the trace does not tell why",
-                m.written()
-            );
-        }
-        return format!(
-            "{observed}; {modelled} because the prefix was never seen: the provider had already cached what the model writes ({} tokens), written by a request the trace does not show",
-            m.written()
-        );
-    }
-    format!("{observed}; {modelled}")
 }
 
 /// Feed every record of `reader` to `analyzer`, reading (and parsing) the next record on
@@ -1895,71 +1325,6 @@ fn settings_map(values: &Settings) -> serde_json::Map<String, Value> {
 
 fn round2(x: f64) -> f64 {
     (x * 100.0).round() / 100.0
-}
-
-/// The chain check of one turn against the previous turn of its chain (anthropics/claude-code
-/// #81967): without a break, this turn reads what the previous one read and wrote. OpenAI
-/// reports no writes: there the cached prefix must not shrink.
-#[allow(clippy::too_many_arguments)]
-fn chain_check(
-    previous: Option<&ChainPoint>,
-    usage: Option<Usage>,
-    openai: bool,
-    time_ms: Option<i64>,
-    tools: (&[u32], bool),
-    system: u64,
-    messages: &[u64],
-    ttl_ms: u64,
-) -> (ChainState, Option<BreakCause>) {
-    let Some(usage) = usage else {
-        return (ChainState::Unknown, None);
-    };
-    let Some(previous) = previous else {
-        return (
-            if usage.cache_read > 0 {
-                ChainState::Hit
-            } else {
-                ChainState::Cold
-            },
-            None,
-        );
-    };
-    let Some(before) = previous.usage else {
-        return (ChainState::Unknown, None);
-    };
-    let expected = if openai || previous.openai {
-        before.cache_read
-    } else {
-        before.cache_read + before.cache_write
-    };
-    if expected == 0 {
-        return (
-            if usage.cache_read > 0 {
-                ChainState::Hit
-            } else {
-                ChainState::Cold
-            },
-            None,
-        );
-    }
-    if usage.cache_read >= expected {
-        return (ChainState::Hit, None);
-    }
-    let cause = if previous.present != tools.1 || *previous.tools != *tools.0 {
-        BreakCause::Tools
-    } else if matches!((previous.time_ms, time_ms), (Some(a), Some(b)) if b.saturating_sub(a) > ttl_ms as i64)
-    {
-        BreakCause::Lifetime
-    } else if previous.system != system {
-        BreakCause::System
-    } else if previous.messages.len() > messages.len()
-        || previous.messages[..] != messages[..previous.messages.len()]
-    {
-        BreakCause::Messages
-    } else {
-        BreakCause::Unknown
-    };
-    (ChainState::Break, Some(cause))
 }
 
 #[cfg(test)]
