@@ -26,6 +26,7 @@ mod chain;
 mod entries;
 mod prices;
 mod replay;
+mod tools;
 mod schema;
 
 pub use schema::{
@@ -54,6 +55,7 @@ use calibration::{AgreementCount, Calibrator, GroupKey};
 use chain::{ChainPoint, Judge, PreviousPrompt, SentTurn, Timed, chain_check};
 use entries::EntryStore;
 use prices::provider_is_openai;
+use tools::ToolTally;
 use replay::{MemoKey, Projected, Replay, StrategyPoint, TurnInputs};
 use prompt::Ttl;
 
@@ -137,13 +139,8 @@ pub struct Analyzer<'a> {
     /// Turns whose text is hashed ([`TraceSummary::hashed_turns`]).
     hashed_turns: usize,
     break_cost: BreakCost,
-    /// Per tool name: turns sent, calls, tokens.
-    tool_stats: FxHashMap<Box<str>, (usize, usize, usize)>,
-    tool_order: Vec<Box<str>>,
-    /// Calls already counted (by call id, else name and arguments).
-    seen_calls: FxHashSet<u64>,
-    /// Turns with known tools (wanted, not stubs).
-    known_turns: usize,
+    /// Each tool's sends, calls and tokens.
+    tool_tally: ToolTally,
     boundaries: Vec<cache::Boundary>,
     /// Automatic caching: the text of this request's long blocks (system and messages, in
     /// order), and per seed the previous request's boundaries, texts and time, to find a
@@ -191,10 +188,7 @@ impl<'a> Analyzer<'a> {
             agreement: AgreementCount::default(),
             hashed_turns: 0,
             break_cost: BreakCost::default(),
-            tool_stats: FxHashMap::default(),
-            tool_order: Vec::new(),
-            seen_calls: FxHashSet::default(),
-            known_turns: 0,
+            tool_tally: ToolTally::default(),
             boundaries: Vec::new(),
             block_texts: Vec::new(),
             previous_prompt: FxHashMap::default(),
@@ -357,8 +351,8 @@ impl<'a> Analyzer<'a> {
         });
 
         // Tool calls, and what each tool cost.
-        let calls = self.new_calls(capture);
-        self.count_tools(&ids, &calls);
+        let calls = self.tool_tally.new_calls(context::tool_calls(capture));
+        self.tool_tally.count(&self.entries, &ids, &calls);
 
         let (newly_loaded, loaded_set, loaded) = self.grow_loaded(capture, thread);
         let context = self.adaptive_context_hash(capture);
@@ -495,37 +489,6 @@ impl<'a> Analyzer<'a> {
         }
     }
 
-    /// Count a turn into each tool's figures: sent (once per distinct entry), called, tokens.
-    fn count_tools(&mut self, ids: &[u32], calls: &[String]) {
-        self.known_turns += 1;
-        let mut sent_names = FxHashSet::default();
-        for &id in ids {
-            let entry = self.entries.get(id);
-            if entry.name.is_empty() || !sent_names.insert(id) {
-                continue;
-            }
-            let tokens = if entry.deferred { 0 } else { entry.tokens };
-            match self.tool_stats.get_mut(&entry.name) {
-                Some(stat) => {
-                    stat.0 += 1;
-                    stat.2 += tokens;
-                }
-                None => {
-                    self.tool_order.push(entry.name.clone());
-                    self.tool_stats.insert(entry.name.clone(), (1, 0, tokens));
-                }
-            }
-        }
-        for name in calls {
-            if let Some(stat) = self.tool_stats.get_mut(name.as_str()) {
-                stat.1 += 1;
-            } else {
-                self.tool_order.push(name.as_str().into());
-                self.tool_stats.insert(name.as_str().into(), (0, 1, 0));
-            }
-        }
-    }
-
     /// zero's loaded set grows with every `tool_search` call the conversation shows: the names
     /// this turn adds to its thread's set, the set, and the set's id.
     fn grow_loaded(
@@ -589,18 +552,6 @@ impl<'a> Analyzer<'a> {
                 (p.hash, n as usize, p.mark)
             })
             .collect()
-    }
-
-    /// Tool calls in this request's messages not seen before (Messages `tool_use` blocks, Chat
-    /// `tool_calls`, Responses `function_call` items), by name.
-    fn new_calls(&mut self, capture: &Capture) -> Vec<String> {
-        let mut calls = Vec::new();
-        for (id, name) in context::tool_calls(capture) {
-            if self.seen_calls.insert(id) {
-                calls.push(name);
-            }
-        }
-        calls
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -788,22 +739,7 @@ impl<'a> Analyzer<'a> {
         };
         let (cheapest, cheapest_any) = (lowest(true), lowest(false));
 
-        let tools: Vec<ToolUse> = self
-            .tool_order
-            .iter()
-            .map(|name| {
-                let (sent_turns, calls, tokens) = self.tool_stats[name];
-                ToolUse {
-                    name: name.to_string(),
-                    sent_turns,
-                    calls,
-                    tokens,
-                    never_called: self.known_turns > 0
-                        && sent_turns == self.known_turns
-                        && calls == 0,
-                }
-            })
-            .collect();
+        let tools = self.tool_tally.report();
         let candidates: Vec<&ToolUse> = tools.iter().filter(|t| t.never_called).collect();
         let deferral = Deferral {
             candidates: candidates.iter().map(|t| t.name.clone()).collect(),
