@@ -6,15 +6,14 @@
 use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
-use serde_json::Value;
 
 use super::prices::price_per_million;
+use super::read::TurnRead;
 use super::prompt;
 use super::{
     Analyzer, BreakCause, BreakPrice, CacheFigures, ChainState, Counted, GroupKey, cache,
-    provider, round2, verdict,
+    round2, verdict,
 };
-use crate::capture::Capture;
 use crate::settings::Settings;
 use crate::trace::Usage;
 
@@ -55,8 +54,8 @@ pub(super) struct ChainPoint {
 
 /// One turn's request as sent, as the cache model reads it.
 pub(super) struct SentTurn<'p> {
-    /// The seed of its prefixes (one cache per provider family and model).
-    pub(super) seed: u64,
+    /// What the turn's request says (its provider, rules, seed and what the verdict needs).
+    pub(super) read: &'p TurnRead<'p>,
     /// The blocks before the tools (OpenAI's instructions), counted.
     pub(super) head: &'p [Counted],
     /// The blocks after them (system, messages).
@@ -73,10 +72,6 @@ pub(super) struct SentTurn<'p> {
     /// Tokens the thread's previous request as sent left cached.
     pub(super) cached_before: Option<usize>,
     pub(super) usage: Option<Usage>,
-    /// OpenAI's usage: prompt tokens include the cached ones.
-    pub(super) openai: bool,
-    pub(super) rules: &'p cache::Rules,
-    pub(super) judge: &'p Judge<'p>,
 }
 
 /// The request as sent through the cache model, and against what the provider billed.
@@ -91,34 +86,6 @@ pub(super) struct SentCache {
     pub(super) break_price: Option<BreakPrice>,
     /// Tokens this request left cached (read and written), for the thread's next turn.
     pub(super) cached: Option<usize>,
-}
-
-/// What the verdict on a turn needs besides its figures.
-pub(super) struct Judge<'j> {
-    who: &'j provider::Identified,
-    model: &'j str,
-    /// Provider tokens before the tools the body does not hold (Anthropic's tool-use prompt).
-    pub(super) overhead: usize,
-    /// The trace's text is hashed.
-    hashed: bool,
-    /// The request holds media the exact count cannot measure.
-    media: bool,
-}
-
-impl<'j> Judge<'j> {
-    pub(super) fn of(capture: &'j Capture, who: &'j provider::Identified) -> Judge<'j> {
-        Judge {
-            who,
-            model: capture
-                .body()
-                .get("model")
-                .and_then(Value::as_str)
-                .unwrap_or(""),
-            overhead: verdict::tool_use_overhead(capture, who.provider),
-            hashed: verdict::hashed(capture),
-            media: verdict::has_media(capture),
-        }
-    }
 }
 
 /// The last request of one seed under automatic caching.
@@ -330,7 +297,7 @@ impl Analyzer<'_> {
     /// provider's minimum and step, and Anthropic's tool-use prompt sits before the tools.
     pub(super) fn model_sent(&mut self, turn: &SentTurn<'_>) -> SentCache {
         let &SentTurn {
-            seed,
+            read,
             head,
             rest,
             ids,
@@ -340,11 +307,9 @@ impl Analyzer<'_> {
             failed,
             cached_before,
             usage,
-            openai,
-            rules,
-            judge,
         } = turn;
-        self.hashed_turns += usize::from(judge.hashed);
+        let (seed, openai, rules) = (read.seed, read.openai, &read.rules);
+        self.hashed_turns += usize::from(read.hashed);
         if failed {
             return SentCache::default();
         }
@@ -355,11 +320,11 @@ impl Analyzer<'_> {
         }
         self.fill_boundaries(seed, head, ids, context_tokens, None, rest);
         let group = GroupKey {
-            provider: judge.who.provider.id(),
-            model: judge.model.to_owned(),
+            provider: read.who.provider.id(),
+            model: read.model.to_owned(),
         };
         let usable = usage.filter(|u| {
-            !u.cache_unknown && u.server_tool.is_none() && !judge.media && !judge.hashed
+            !u.cache_unknown && u.server_tool.is_none() && !read.media && !read.hashed
         });
         let billed = |u: &Usage| {
             if openai {
@@ -369,14 +334,14 @@ impl Analyzer<'_> {
             }
         };
         let own_ratio = usable
-            .map(|u| billed(&u).saturating_sub(judge.overhead as u64))
+            .map(|u| billed(&u).saturating_sub(read.overhead as u64))
             .filter(|&b| b > 0 && prompt_tokens > 0)
             .map(|b| b as f64 / prompt_tokens as f64);
         let ratio = own_ratio
             .or_else(|| self.calibration.ratio_for(&group))
             .unwrap_or(1.0)
             .max(0.05);
-        let offset = (judge.overhead as f64 / ratio).round() as usize;
+        let offset = (read.overhead as f64 / ratio).round() as usize;
         for boundary in &mut self.boundaries {
             boundary.tokens += offset;
         }
@@ -390,7 +355,7 @@ impl Analyzer<'_> {
         if exact.openai {
             self.inner_prefix(&mut m, seed, head.len(), total, time_ms, &exact);
         }
-        let price = price_per_million(&self.settings, judge.model).map(|p| p * ratio);
+        let price = price_per_million(&self.settings, read.model).map(|p| p * ratio);
         let lost = cached_before.and_then(|c| break_price(&m, c, rules, price));
         self.add_break(lost);
         let mut sent = SentCache {
@@ -419,7 +384,7 @@ impl Analyzer<'_> {
         }
         sent.observed = Some(seen);
         let provider_tokens = |n: usize| n as f64 * ratio;
-        let reason = self.not_judged(usage, &seen, &m, judge, (ratio, total), &exact, time_ms);
+        let reason = self.not_judged(usage, &seen, &m, read, (ratio, total), &exact, time_ms);
         if let Some(reason) = reason {
             sent.not_judged = Some(reason);
             return sent;
@@ -427,9 +392,9 @@ impl Analyzer<'_> {
         self.agreement.judged += 1;
         let same_state = seen.state == m.state();
         let amounts = usage.server_tool.is_some()
-            || judge.media
+            || read.media
             || (verdict::within(provider_tokens(m.read), seen.read, rules.step.max(1))
-                && (!judge.who.provider.rules().is_some_and(|r| r.reports_writes)
+                && (!read.who.provider.rules().is_some_and(|r| r.reports_writes)
                     || verdict::within(provider_tokens(m.written()), seen.write, 1)));
         let agrees = same_state && amounts;
         self.agreement.agree += usize::from(agrees);
@@ -574,7 +539,7 @@ impl Analyzer<'_> {
         usage: Usage,
         seen: &CacheFigures,
         m: &cache::Modelled,
-        judge: &Judge<'_>,
+        read: &TurnRead<'_>,
         (ratio, total): (f64, usize),
         exact: &cache::Rules,
         time_ms: Option<i64>,
@@ -583,12 +548,12 @@ impl Analyzer<'_> {
         let prompt_provider = provider_tokens(total);
         if usage.cache_unknown {
             Some("the response gives no cache figures (null or missing): unknown, not 0".to_owned())
-        } else if judge.who.provider.rules().is_none() {
+        } else if read.who.provider.rules().is_none() {
             Some(format!(
                 "provider not modelled: {}",
-                judge.who.host.as_deref().unwrap_or("unknown host")
+                read.who.host.as_deref().unwrap_or("unknown host")
             ))
-        } else if judge.hashed {
+        } else if read.hashed {
             Some("the trace's text is hashed: not the prompt the provider read".to_owned())
         } else if let Some(tool) = usage.server_tool
             && (seen.input + seen.read + seen.write) as f64 > 1.5 * prompt_provider

@@ -25,6 +25,7 @@ mod calibration;
 mod chain;
 mod entries;
 mod prices;
+mod read;
 mod replay;
 mod tools;
 mod schema;
@@ -48,14 +49,15 @@ use crate::capture::Capture;
 use crate::error::{FileError, LoadError};
 use crate::measure::TokenCounter;
 use crate::settings::Settings;
-use crate::strategy::Strategy;
+use crate::strategies::registry::reads;
+use crate::strategy::{Input, Strategy};
 use crate::trace::{RecordBody, TraceReader, TraceRecord, Usage};
 
 use calibration::{AgreementCount, Calibrator, GroupKey};
-use chain::{ChainPoint, Judge, PreviousPrompt, SentTurn, Timed, chain_check};
+use chain::{ChainPoint, PreviousPrompt, SentTurn, Timed, chain_check};
 use entries::EntryStore;
-use prices::provider_is_openai;
 use tools::ToolTally;
+use read::{TurnRead, Wants};
 use replay::{MemoKey, Projected, Replay, StrategyPoint, TurnInputs};
 use prompt::Ttl;
 
@@ -105,6 +107,8 @@ pub struct Analyzer<'a> {
     counter: &'a TokenCounter,
     settings: Settings,
     strategies: Vec<Strategy>,
+    /// What those strategies read beyond the tool list.
+    wants: Wants,
     thread_filter: Option<String>,
     /// Every distinct tool entry (the captures' and the projections'), stored once.
     entries: EntryStore,
@@ -167,6 +171,10 @@ impl<'a> Analyzer<'a> {
             counter,
             settings: settings.clone(),
             strategies: strategies.to_vec(),
+            wants: Wants {
+                context: strategies.iter().any(|&s| reads(s, Input::Context)),
+                loaded: strategies.iter().any(|&s| reads(s, Input::Loaded)),
+            },
             thread_filter,
             entries: EntryStore::default(),
             loaded_sets,
@@ -297,33 +305,38 @@ impl<'a> Analyzer<'a> {
         record: RequestRecord,
     ) {
         let (failed, time_ms, usage) = (record.failed, record.time_ms, record.usage);
-        let (ids, present, array, [tools_tokens, tools_bytes, context_tokens]) =
-            self.own_tools(capture);
+        // Everything the analysis takes from the capture besides its tools, read once.
+        let mut read = TurnRead::of(
+            capture,
+            record.url.as_deref(),
+            usage.is_some(),
+            &self.settings,
+            self.wants,
+        );
+        let (ids, array, [tools_tokens, tools_bytes, context_tokens]) =
+            self.own_tools(capture, &read);
+        let present = read.present;
 
         // The rest of the prompt: counted once per turn for every strategy, each block once
-        // per session.
-        let (pieces, head) = prompt::pieces(capture);
-        let rest = self.count_pieces(&pieces);
-        let (who, rules, seed) = self.provider_of(capture, &record, (&pieces, &rest));
-        let (head, rest) = rest.split_at(head);
+        // per session. Automatic caching keeps the text of the long blocks.
+        let rest = self.count_pieces(&read.pieces);
+        self.note_texts(&read.pieces, rest.iter(), read.rules.openai && !failed);
+        let (head, rest) = rest.split_at(read.head);
         let rest_tokens: usize = head.iter().chain(rest).map(|r| r.1).sum();
 
         let (previous_turn, change) = self.list_change(thread, &ids, present);
         let state = &self.threads[thread];
 
-        // The observed cache, checked against the chain.
-        let openai = provider_is_openai(capture.shape());
-        let system = context::system_hash(capture);
-        // Only a turn with usage is checked against the next one's messages.
-        let messages = usage.map_or_else(Vec::new, |_| context::message_hashes(capture));
+        // The observed cache, checked against the chain. Only a turn with usage is checked
+        // against the next one's messages.
         let point = ChainPoint {
             usage,
-            openai,
+            openai: read.openai,
             time_ms,
             tools: Arc::clone(&ids),
             present,
-            system,
-            messages,
+            system: read.conversation.system,
+            messages: std::mem::take(&mut read.conversation.messages),
         };
         let (cache, cache_break) = if failed {
             (ChainState::Unknown, None)
@@ -333,9 +346,8 @@ impl<'a> Analyzer<'a> {
 
         // The request as sent, through the cache model, against what the provider billed.
         let prompt_tokens = context_tokens + rest_tokens;
-        let judge = Judge::of(capture, &who);
         let sent = self.model_sent(&SentTurn {
-            seed,
+            read: &read,
             head,
             rest,
             ids: &ids,
@@ -345,17 +357,16 @@ impl<'a> Analyzer<'a> {
             failed,
             cached_before: self.threads[thread].sent_cached,
             usage,
-            openai,
-            rules: &rules,
-            judge: &judge,
         });
 
         // Tool calls, and what each tool cost.
-        let calls = self.tool_tally.new_calls(context::tool_calls(capture));
+        let calls = std::mem::take(&mut read.conversation.calls);
+        let calls = self.tool_tally.new_calls(calls);
         self.tool_tally.count(&self.entries, &ids, &calls);
 
-        let (newly_loaded, loaded_set, loaded) = self.grow_loaded(capture, thread);
-        let context = self.adaptive_context_hash(capture);
+        let (newly_loaded, loaded_set, loaded) =
+            self.grow_loaded(std::mem::take(&mut read.loads), thread);
+        let context = read.context;
 
         let projected = self.project_all(capture, &ids, array, context, loaded, &loaded_set);
         let inputs = TurnInputs {
@@ -364,12 +375,12 @@ impl<'a> Analyzer<'a> {
             failed,
             time_ms,
             ids: &ids,
-            seed,
+            seed: read.seed,
             head,
             rest,
             rest_tokens,
-            rules: &rules,
-            overhead: judge.overhead,
+            rules: &read.rules,
+            overhead: read.overhead,
             loaded,
             context,
             newly_loaded: &newly_loaded,
@@ -391,7 +402,7 @@ impl<'a> Analyzer<'a> {
             thread: state.id.clone(),
             timestamp: record.timestamp,
             source: record.source,
-            shape: Some(capture.shape().id()),
+            shape: Some(read.shape.id()),
             tools: Some(ids.len()),
             tools_bytes: Some(tools_bytes),
             tools_tokens: Some(tools_tokens),
@@ -417,8 +428,8 @@ impl<'a> Analyzer<'a> {
             agrees: sent.agrees,
             disagreement: sent.disagreement,
             calibration: sent.calibration,
-            provider: who.provider.id(),
-            host: who.host.clone(),
+            provider: read.who.provider.id(),
+            host: read.who.host.clone(),
             server_tool: usage.and_then(|u| u.server_tool),
             not_judged: sent.not_judged,
             break_price: sent.break_price,
@@ -430,47 +441,14 @@ impl<'a> Analyzer<'a> {
 
     /// The capture's own tools, stored once per distinct entry: their ids, whether the body
     /// has a `tools` key, the array's id, and its tokens, bytes and tokens in context.
-    fn own_tools(&mut self, capture: &Capture) -> (Arc<[u32]>, bool, u32, [usize; 3]) {
+    fn own_tools(&mut self, capture: &Capture, read: &TurnRead<'_>) -> (Arc<[u32]>, u32, [usize; 3]) {
         let counter = self.counter;
         let ids: Arc<[u32]> = self.entries.capture_entries(counter, capture.tools()).into();
-        let present = capture.has_tools_key();
-        let (array, tools_tokens) = self.entries.array(counter, capture.shape(), present, &ids);
+        let present = read.present;
+        let (array, tools_tokens) = self.entries.array(counter, read.shape, present, &ids);
         let tools_bytes = self.entries.bytes(&ids, present);
         let context_tokens = self.entries.context_tokens(counter, &ids, tools_tokens);
-        (
-            ids,
-            present,
-            array,
-            [tools_tokens, tools_bytes, context_tokens],
-        )
-    }
-
-    /// Whose cache a request meets (by its URL's host, else its shape), the rules it is
-    /// modelled with, and the seed of its prefixes (one cache per provider family and model).
-    /// Automatic caching also keeps the text of the request's long blocks
-    /// ([`Self::note_texts`]).
-    fn provider_of(
-        &mut self,
-        capture: &Capture,
-        record: &RequestRecord,
-        (pieces, counted): (&[prompt::Piece<'_>], &[Counted]),
-    ) -> (provider::Identified, cache::Rules, u64) {
-        let url = record.url.as_deref();
-        let model = capture
-            .body()
-            .get("model")
-            .and_then(Value::as_str)
-            .unwrap_or("");
-        let who = provider::identify(url, capture.shape(), model);
-        let rules = rules_with(
-            capture.shape(),
-            capture.body(),
-            &self.settings,
-            who.provider,
-        );
-        let seed = prompt::seed(capture.shape(), model);
-        self.note_texts(pieces, counted.iter(), rules.openai && !record.failed);
-        (who, rules, seed)
+        (ids, array, [tools_tokens, tools_bytes, context_tokens])
     }
 
     /// The turn its thread sent tools last, and how this turn's list differs from that one.
@@ -493,39 +471,19 @@ impl<'a> Analyzer<'a> {
     /// this turn adds to its thread's set, the set, and the set's id.
     fn grow_loaded(
         &mut self,
-        capture: &Capture,
+        found: BTreeSet<String>,
         thread: usize,
     ) -> (Vec<String>, BTreeSet<String>, u32) {
-        let wants_loads = self
-            .strategies
-            .iter()
-            .any(|s| matches!(s, Strategy::Defer | Strategy::DeferCatalog));
         let mut newly_loaded = Vec::new();
-        if wants_loads {
-            let found = context::tool_search_loads(capture, &self.settings);
-            let state = &mut self.threads[thread];
-            for name in found {
-                if state.loaded.insert(name.clone()) {
-                    newly_loaded.push(name);
-                }
+        let state = &mut self.threads[thread];
+        for name in found {
+            if state.loaded.insert(name.clone()) {
+                newly_loaded.push(name);
             }
         }
         let loaded_set = self.threads[thread].loaded.clone();
         let loaded = self.loaded_id(&loaded_set);
         (newly_loaded, loaded_set, loaded)
-    }
-
-    /// A hash of the context the adaptive selector reads (0 when `adaptive` is not run).
-    fn adaptive_context_hash(&self, capture: &Capture) -> u128 {
-        if !self.strategies.contains(&Strategy::Adaptive) {
-            return 0;
-        }
-        let text = context::adaptive_context(capture, &self.settings);
-        u128::from_le_bytes(
-            blake3::hash(text.as_bytes()).as_bytes()[..16]
-                .try_into()
-                .unwrap_or_default(),
-        )
     }
 
     /// Each block's tokens (counted once per distinct block, new ones in one batch) and its
