@@ -11,6 +11,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use super::{Analyzer, Calibration, Counted, StrategyTurn, cache, prompt, round2};
 use crate::capture::Capture;
 use crate::pipeline::project_loaded;
+use crate::projection::Applies;
 use crate::report;
 use crate::strategies::registry::reads;
 use crate::strategy::{Input, Strategy};
@@ -63,7 +64,7 @@ impl Totals {
             self.cost_uncached += row.prompt_tokens.unwrap_or(0);
             self.costed = true;
         }
-        self.applied |= row.status == Some("ok");
+        self.applied |= row.status == Some(Applies::Ok);
     }
 }
 
@@ -80,8 +81,7 @@ pub(super) struct Projected {
     added_tokens: usize,
     /// The added text's hash, for the prompt's prefix.
     added_hash: u64,
-    /// `ok`, `not_applicable` or `refused`.
-    status: &'static str,
+    status: Applies,
     error: Option<String>,
 }
 
@@ -101,7 +101,7 @@ struct Sent {
     sent: Vec<Result<u32, String>>,
     present: bool,
     added_text: Option<String>,
-    status: &'static str,
+    status: Applies,
     error: Option<String>,
 }
 
@@ -163,7 +163,7 @@ impl Analyzer<'_> {
         let fewer = projected.ids.len() < turn.ids.len();
         self.replays[index].unreachable |= match strategy {
             Strategy::Disabled | Strategy::Adaptive => fewer,
-            Strategy::Code => fewer && projected.status != "ok",
+            Strategy::Code => fewer && projected.status != Applies::Ok,
             _ => false,
         };
         if matches!(strategy, Strategy::Defer | Strategy::DeferCatalog) {
@@ -313,7 +313,7 @@ impl Analyzer<'_> {
                         sent,
                         present,
                         added_text: projection.added_text,
-                        status: projection.status.word(),
+                        status: projection.status.applies(),
                         error: match projection.status {
                             crate::projection::ProjectionStatus::Refused(reason) => Some(reason),
                             _ => None,
@@ -431,7 +431,11 @@ mod tests {
             stable,
             first_changed_byte: None,
             reason: None,
-            status: Some(if stable.is_some() { "ok" } else { "refused" }),
+            status: Some(if stable.is_some() {
+                Applies::Ok
+            } else {
+                Applies::Refused
+            }),
             state: None,
             read: None,
             write: None,

@@ -6,6 +6,7 @@ use serde_json::Value;
 
 use super::cache;
 use super::compare::Changed;
+use crate::projection::Applies;
 use crate::trace::Usage;
 
 /// The whole analysis of a trace: what `session --json` prints and the TUI's session view shows.
@@ -405,7 +406,7 @@ impl StrategySession {
     /// Whether it applied on at least one turn whose tools are known: a strategy that had
     /// nothing to act on (or was refused) on every turn saves nothing, whatever it sent.
     pub fn applied(&self) -> bool {
-        self.per_turn.iter().any(|t| t.status == Some("ok"))
+        self.per_turn.iter().any(|t| t.status == Some(Applies::Ok))
     }
 }
 
@@ -463,7 +464,7 @@ pub struct StrategyTurn {
     pub reason: Option<String>,
     /// The projection's status this turn: `ok`, `not_applicable`, `refused` (`None` for a
     /// compaction stub).
-    pub status: Option<&'static str>,
+    pub status: Option<Applies>,
     /// The modelled cache state: `none`, `write`, `hit`, `partial` (`None`: outside the chain).
     pub state: Option<&'static str>,
     /// Tokens of the prompt read from the cache.
