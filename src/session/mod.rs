@@ -814,11 +814,33 @@ pub fn analyse_trace(
             progress(turns);
         }
         // The receiver is dropped with the loop: a reader blocked on a full channel ends.
-        let mut info = reading.join().unwrap_or_default();
+        let (mut info, stopped) = reader_end(reading.join(), name);
         info.path = name.to_owned();
         info.skipped += skipped;
+        // A reader that died ended the records early: the analysis is not the trace's.
+        if let (Some(stopped), Ok(())) = (stopped, &result) {
+            result = Err(stopped);
+        }
         (info, result)
     })
+}
+
+/// What the reader thread left: its figures, or, when it panicked, none and the error that
+/// says so (the records it sent before are analysed; the rest never came).
+fn reader_end(joined: std::thread::Result<TraceInfo>, name: &str) -> (TraceInfo, Option<FileError>) {
+    match joined {
+        Ok(info) => (info, None),
+        Err(panic) => {
+            let why = panic
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_owned())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "no message".to_owned());
+            let problem = format!("the trace reader failed (a bug in toolprism): {why}");
+            let error = LoadError::Unreadable(crate::sanitize::visible(&problem).into_owned());
+            (TraceInfo::default(), Some(error.in_file(name)))
+        }
+    }
 }
 
 /// Every setting's value, in `settings` order.
@@ -834,4 +856,27 @@ fn settings_map(values: &Settings) -> serde_json::Map<String, Value> {
 
 fn round2(x: f64) -> f64 {
     (x * 100.0).round() / 100.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_reader_that_panicked_is_an_error_not_a_short_trace() {
+        let joined = std::thread::spawn(|| -> TraceInfo { panic!("index out of bounds") }).join();
+        let (info, error) = reader_end(joined, "trace.jsonl");
+        assert_eq!(info.format, "");
+        let error = error.expect("an error");
+        assert_eq!(
+            error.to_string(),
+            "trace.jsonl: cannot read: the trace reader failed (a bug in toolprism): index out of bounds"
+        );
+        let fine = TraceInfo {
+            format: "jsonl",
+            ..TraceInfo::default()
+        };
+        let (info, error) = reader_end(Ok(fine), "trace.jsonl");
+        assert_eq!((info.format, error), ("jsonl", None));
+    }
 }
