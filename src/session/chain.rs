@@ -8,11 +8,11 @@ use std::sync::Arc;
 use rustc_hash::FxHashMap;
 
 use super::prices::price_per_million;
-use super::read::TurnRead;
 use super::prompt;
+use super::read::TurnRead;
 use super::{
-    Analyzer, BreakCause, BreakPrice, CacheFigures, ChainState, Counted, GroupKey, cache,
-    round2, verdict,
+    Analyzer, BreakCause, BreakPrice, CacheFigures, ChainState, Counted, GroupKey, cache, round2,
+    verdict,
 };
 use crate::settings::Settings;
 use crate::trace::Usage;
@@ -323,9 +323,8 @@ impl Analyzer<'_> {
             provider: read.who.provider.id(),
             model: read.model.to_owned(),
         };
-        let usable = usage.filter(|u| {
-            !u.cache_unknown && u.server_tool.is_none() && !read.media && !read.hashed
-        });
+        let usable = usage
+            .filter(|u| !u.cache_unknown && u.server_tool.is_none() && !read.media && !read.hashed);
         let billed = |u: &Usage| {
             if openai {
                 u.input

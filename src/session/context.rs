@@ -409,7 +409,10 @@ fn calls_in(item: &Value, calls: &mut Vec<(u64, String)>) {
             };
             if let Some(name) = function.get("name").and_then(Value::as_str) {
                 let id = call.get("id");
-                calls.push((call_key(id, name, function.get("arguments")), name.to_owned()));
+                calls.push((
+                    call_key(id, name, function.get("arguments")),
+                    name.to_owned(),
+                ));
             }
         }
     }

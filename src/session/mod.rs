@@ -27,16 +27,16 @@ mod entries;
 mod prices;
 mod read;
 mod replay;
-mod tools;
 mod schema;
+mod tools;
 
+pub use prices::{min_tokens_for, openai_read_for, price_per_million, rules_for, rules_with};
 pub use schema::{
     Agreement, BreakCause, BreakCost, BreakPrice, CacheFigures, Calibration, CalibrationGroup,
     ChainState, Deferral, DeferralSaving, IgnoredRecord, JSON_VERSION, SessionReport,
     StrategySession, StrategyTurn, ThreadSummary, ToolUse, TraceInfo, TraceSummary, TurnFacts,
     UsageFigures, VersusOriginal,
 };
-pub use prices::{min_tokens_for, openai_read_for, price_per_million, rules_for, rules_with};
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -56,10 +56,10 @@ use crate::trace::{RecordBody, TraceReader, TraceRecord, Usage};
 use calibration::{AgreementCount, Calibrator, GroupKey};
 use chain::{ChainPoint, PreviousPrompt, SentTurn, Timed, chain_check};
 use entries::EntryStore;
-use tools::ToolTally;
+use prompt::Ttl;
 use read::{TurnRead, Wants};
 use replay::{MemoKey, Projected, Replay, StrategyPoint, TurnInputs};
-use prompt::Ttl;
+use tools::ToolTally;
 
 /// Where an [`Analyzer`] puts each turn once it is finished, instead of keeping it: the rows
 /// of a trace of millions of turns are written out (`session` spools them to a temporary file)
@@ -441,9 +441,16 @@ impl<'a> Analyzer<'a> {
 
     /// The capture's own tools, stored once per distinct entry: their ids, whether the body
     /// has a `tools` key, the array's id, and its tokens, bytes and tokens in context.
-    fn own_tools(&mut self, capture: &Capture, read: &TurnRead<'_>) -> (Arc<[u32]>, u32, [usize; 3]) {
+    fn own_tools(
+        &mut self,
+        capture: &Capture,
+        read: &TurnRead<'_>,
+    ) -> (Arc<[u32]>, u32, [usize; 3]) {
         let counter = self.counter;
-        let ids: Arc<[u32]> = self.entries.capture_entries(counter, capture.tools()).into();
+        let ids: Arc<[u32]> = self
+            .entries
+            .capture_entries(counter, capture.tools())
+            .into();
         let present = read.present;
         let (array, tools_tokens) = self.entries.array(counter, read.shape, present, &ids);
         let tools_bytes = self.entries.bytes(&ids, present);
@@ -461,7 +468,11 @@ impl<'a> Analyzer<'a> {
         match &self.threads[thread].last_tools {
             Some((before, before_present, turn)) => (
                 Some(*turn),
-                compare::compare(self.entries.all(), (before, *before_present), (ids, present)),
+                compare::compare(
+                    self.entries.all(),
+                    (before, *before_present),
+                    (ids, present),
+                ),
             ),
             None => (None, compare::ListChange::default()),
         }
@@ -659,18 +670,20 @@ impl<'a> Analyzer<'a> {
             .iter()
             .zip(per_turn)
             .zip(&self.replays)
-            .map(|((strategy, per_turn), Replay { totals, .. })| StrategySession {
-                id: strategy.id(),
-                per_turn,
-                total_tokens: totals.total_tokens,
-                breaks: totals.breaks,
-                prompt_tokens: totals.prompt_tokens,
-                cost: round2(totals.cost),
-                cost_uncached: totals.cost_uncached as f64,
-                cost_provider: totals.provider_cost(calibration.as_ref()),
-                applied: totals.applied,
-                versus_original_pct: None,
-            })
+            .map(
+                |((strategy, per_turn), Replay { totals, .. })| StrategySession {
+                    id: strategy.id(),
+                    per_turn,
+                    total_tokens: totals.total_tokens,
+                    breaks: totals.breaks,
+                    prompt_tokens: totals.prompt_tokens,
+                    cost: round2(totals.cost),
+                    cost_uncached: totals.cost_uncached as f64,
+                    cost_provider: totals.provider_cost(calibration.as_ref()),
+                    applied: totals.applied,
+                    versus_original_pct: None,
+                },
+            )
             .collect();
         let base = strategies
             .iter()
@@ -827,7 +840,10 @@ pub fn analyse_trace(
 
 /// What the reader thread left: its figures, or, when it panicked, none and the error that
 /// says so (the records it sent before are analysed; the rest never came).
-fn reader_end(joined: std::thread::Result<TraceInfo>, name: &str) -> (TraceInfo, Option<FileError>) {
+fn reader_end(
+    joined: std::thread::Result<TraceInfo>,
+    name: &str,
+) -> (TraceInfo, Option<FileError>) {
     match joined {
         Ok(info) => (info, None),
         Err(panic) => {

@@ -218,9 +218,7 @@ impl Analyzer<'_> {
                 entry.stable = Some(same);
                 if !same {
                     let json = |ids: &[u32]| -> Vec<&str> {
-                        ids.iter()
-                            .map(|&i| &*self.entries.get(i).json)
-                            .collect()
+                        ids.iter().map(|&i| &*self.entries.get(i).json).collect()
                     };
                     entry.first_changed_byte = report::first_changed_byte(
                         &json(&before.projected.ids),
@@ -242,7 +240,10 @@ impl Analyzer<'_> {
             added,
             turn.rest,
         );
-        let m = self.replays[index].store.request(&self.boundaries, whole, turn.time_ms, turn.rules);
+        let m =
+            self.replays[index]
+                .store
+                .request(&self.boundaries, whole, turn.time_ms, turn.rules);
         entry.state = Some(m.state());
         entry.read = Some(m.read);
         entry.write = Some(m.written());
@@ -356,7 +357,9 @@ impl Analyzer<'_> {
                 } else {
                     0
                 };
-                let context_tokens = self.entries.context_tokens(self.counter, &ids, tools_tokens);
+                let context_tokens = self
+                    .entries
+                    .context_tokens(self.counter, &ids, tools_tokens);
                 let added_tokens = if added_text.is_some() {
                     added_counts.next().unwrap_or_default()
                 } else {
