@@ -22,32 +22,64 @@ impl Ratios {
 
     /// The median, as [`median`] gives it over every value.
     pub(super) fn median(&self) -> Option<f64> {
-        if self.len == 0 {
-            return None;
-        }
         let mut values: Vec<(f64, usize)> = self
             .counts
             .iter()
             .map(|(&bits, &n)| (f64::from_bits(bits), n))
             .collect();
         values.sort_by(|a, b| a.0.total_cmp(&b.0));
-        let at = |index: usize| -> f64 {
-            let mut seen = 0;
-            for &(value, n) in &values {
-                seen += n;
-                if index < seen {
-                    return value;
-                }
-            }
-            values.last().map_or(0.0, |v| v.0)
-        };
-        let mid = self.len / 2;
-        Some(if self.len % 2 == 1 {
-            at(mid)
-        } else {
-            (at(mid - 1) + at(mid)) / 2.0
-        })
+        counted_median(&values)
     }
+
+    /// The robust median: with [`ROBUST_TURNS`] ratios or more, those more than twice or less
+    /// than half the median are left out and the median is taken again, so one turn whose
+    /// bill holds prompts the capture does not cannot move it.
+    pub(super) fn robust_median(&self) -> Option<f64> {
+        let median = self.median()?;
+        if self.len < ROBUST_TURNS {
+            return Some(median);
+        }
+        let mut kept: Vec<(f64, usize)> = self
+            .counts
+            .iter()
+            .map(|(&bits, &n)| (f64::from_bits(bits), n))
+            .filter(|&(r, _)| r <= 2.0 * median && r >= 0.5 * median)
+            .collect();
+        kept.sort_by(|a, b| a.0.total_cmp(&b.0));
+        counted_median(&kept).or(Some(median))
+    }
+}
+
+/// Ratios from this many turns on are filtered before their median ([`Ratios::robust_median`]).
+pub(super) const ROBUST_TURNS: usize = 3;
+
+/// The median of sorted distinct values with their counts.
+fn counted_median(values: &[(f64, usize)]) -> Option<f64> {
+    let len: usize = values.iter().map(|v| v.1).sum();
+    if len == 0 {
+        return None;
+    }
+    let at = |index: usize| -> f64 {
+        let mut seen = 0;
+        for &(value, n) in values {
+            seen += n;
+            if index < seen {
+                return value;
+            }
+        }
+        values.last().map_or(0.0, |v| v.0)
+    };
+    let mid = len / 2;
+    Some(if len % 2 == 1 {
+        at(mid)
+    } else {
+        (at(mid - 1) + at(mid)) / 2.0
+    })
+}
+
+/// A ratio as the report gives it, to four decimals.
+fn rounded(ratio: f64) -> f64 {
+    (ratio * 10_000.0).round() / 10_000.0
 }
 
 /// A calibration group: the provider a turn met and the model its request names.
@@ -80,27 +112,54 @@ impl Default for Billed {
 pub(super) struct Calibrator {
     /// Observed / exact prompt tokens, per qualifying turn.
     ratios: Ratios,
-    /// The same per provider and model.
-    groups: FxHashMap<GroupKey, Ratios>,
+    /// The same per provider and model, for every group a turn of the chain met (by id, in
+    /// order of first sight), with or without a qualifying turn.
+    groups: Vec<(GroupKey, Ratios)>,
+    ids: FxHashMap<GroupKey, usize>,
     /// Turns with usage left out of calibration.
     excluded: usize,
     billed: Billed,
 }
 
 impl Calibrator {
-    /// The ratio for a turn of `group` without its own: the group's median so far, else the
-    /// session's.
-    pub(super) fn ratio_for(&self, group: &GroupKey) -> Option<f64> {
+    /// The id of a group, made on first sight.
+    pub(super) fn group(&mut self, key: GroupKey) -> usize {
+        if let Some(&id) = self.ids.get(&key) {
+            return id;
+        }
+        let id = self.groups.len();
+        self.groups.push((key.clone(), Ratios::default()));
+        self.ids.insert(key, id);
+        id
+    }
+
+    /// The ratio for a turn of `group` without its own: the group's robust median so far,
+    /// else the session's.
+    pub(super) fn ratio_for(&self, group: usize) -> Option<f64> {
         self.groups
             .get(group)
-            .and_then(Ratios::median)
-            .or_else(|| self.ratios.median())
+            .and_then(|g| g.1.robust_median())
+            .or_else(|| self.ratios.robust_median())
     }
 
     /// A qualifying turn's ratio.
-    pub(super) fn push(&mut self, group: GroupKey, ratio: f64) {
+    pub(super) fn push(&mut self, group: usize, ratio: f64) {
         self.ratios.push(ratio);
-        self.groups.entry(group).or_default().push(ratio);
+        if let Some(g) = self.groups.get_mut(group) {
+            g.1.push(ratio);
+        }
+    }
+
+    /// The ratio each group's cost is calibrated by, by group id, as the report gives it: the
+    /// group's own, else (no qualifying turn of its own) the session's; `None` without any.
+    pub(super) fn group_ratios(&self) -> Option<Vec<f64>> {
+        let session = rounded(self.ratios.robust_median()?);
+        Some(
+            self.groups
+                .iter()
+                .map(|(_, r)| r.robust_median().map_or(session, rounded))
+                .collect(),
+        )
     }
 
     /// A turn with usage left out.
@@ -121,22 +180,25 @@ impl Calibrator {
     /// The session's calibration: the median over the qualifying turns, the same per provider
     /// and model, and what the provider billed for input (`with_usage`: some turn had usage).
     pub(super) fn report(&self, with_usage: bool) -> Option<Calibration> {
+        let session = self.ratios.robust_median().map(rounded)?;
         let mut groups: Vec<CalibrationGroup> = self
             .groups
             .iter()
-            .filter_map(|(key, ratios)| {
-                Some(CalibrationGroup {
+            .map(|(key, ratios)| {
+                let own = ratios.robust_median().map(rounded);
+                CalibrationGroup {
                     provider: key.provider,
                     model: key.model.clone(),
-                    ratio: (ratios.median()? * 10_000.0).round() / 10_000.0,
+                    ratio: own.unwrap_or(session),
                     turns: ratios.len,
-                })
+                    fallback: own.is_none(),
+                }
             })
             .collect();
         groups.sort_by(|a, b| (a.provider, &a.model).cmp(&(b.provider, &b.model)));
         let billed = (self.billed.complete && with_usage).then_some(round2(self.billed.tokens));
-        self.ratios.median().map(|ratio| Calibration {
-            ratio: (ratio * 10_000.0).round() / 10_000.0,
+        Some(Calibration {
+            ratio: session,
             turns: self.ratios.len,
             excluded: self.excluded,
             groups,

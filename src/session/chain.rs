@@ -11,8 +11,7 @@ use super::prices::price_per_million;
 use super::prompt;
 use super::read::TurnRead;
 use super::{
-    Analyzer, BreakCause, BreakPrice, CacheFigures, ChainState, Counted, GroupKey, cache, round2,
-    verdict,
+    Analyzer, BreakCause, BreakPrice, CacheFigures, ChainState, Counted, cache, round2, verdict,
 };
 use crate::settings::Settings;
 use crate::trace::Usage;
@@ -72,6 +71,10 @@ pub(super) struct SentTurn<'p> {
     /// Tokens the thread's previous request as sent left cached.
     pub(super) cached_before: Option<usize>,
     pub(super) usage: Option<Usage>,
+    /// Its calibration group (`None` for a failed call).
+    pub(super) group: Option<usize>,
+    /// Why its media keep it out of calibration (media not counted by a provider's rule).
+    pub(super) media: Option<&'static str>,
 }
 
 /// The request as sent through the cache model, and against what the provider billed.
@@ -83,6 +86,8 @@ pub(super) struct SentCache {
     pub(super) agrees: Option<bool>,
     pub(super) disagreement: Option<String>,
     pub(super) calibration: Option<f64>,
+    /// Why a turn with usage has no ratio.
+    pub(super) uncalibrated: Option<String>,
     pub(super) break_price: Option<BreakPrice>,
     /// Tokens this request left cached (read and written), for the thread's next turn.
     pub(super) cached: Option<usize>,
@@ -307,6 +312,8 @@ impl Analyzer<'_> {
             failed,
             cached_before,
             usage,
+            group,
+            media,
         } = turn;
         let (seed, openai, rules) = (read.seed, read.openai, &read.rules);
         self.hashed_turns += usize::from(read.hashed);
@@ -319,12 +326,22 @@ impl Analyzer<'_> {
             self.timed.untimed += 1;
         }
         self.fill_boundaries(seed, head, ids, context_tokens, None, rest);
-        let group = GroupKey {
-            provider: read.who.provider.id(),
-            model: read.model.to_owned(),
-        };
-        let usable = usage
-            .filter(|u| !u.cache_unknown && u.server_tool.is_none() && !read.media && !read.hashed);
+        let group = group.unwrap_or_default();
+        // Why this turn's bill cannot calibrate the exact count, if it cannot.
+        let left_out = usage.and_then(|u| {
+            if u.cache_unknown {
+                Some("its cache figures are unknown".to_owned())
+            } else if let Some(tool) = u.server_tool {
+                Some(format!(
+                    "a server-side tool ran ({tool}): its bill holds prompts the request does not"
+                ))
+            } else if read.hashed {
+                Some("the trace's text is hashed".to_owned())
+            } else {
+                media.map(|why| format!("media not counted: {why}"))
+            }
+        });
+        let usable = usage.filter(|_| left_out.is_none());
         let billed = |u: &Usage| {
             if openai {
                 u.input
@@ -337,7 +354,7 @@ impl Analyzer<'_> {
             .filter(|&b| b > 0 && prompt_tokens > 0)
             .map(|b| b as f64 / prompt_tokens as f64);
         let ratio = own_ratio
-            .or_else(|| self.calibration.ratio_for(&group))
+            .or_else(|| self.calibration.ratio_for(group))
             .unwrap_or(1.0)
             .max(0.05);
         let offset = (read.overhead as f64 / ratio).round() as usize;
@@ -380,6 +397,8 @@ impl Analyzer<'_> {
             sent.calibration = Some((r * 10_000.0).round() / 10_000.0);
         } else {
             self.calibration.exclude();
+            sent.uncalibrated =
+                Some(left_out.unwrap_or_else(|| "no input billed, or an empty prompt".to_owned()));
         }
         sent.observed = Some(seen);
         let provider_tokens = |n: usize| n as f64 * ratio;

@@ -24,6 +24,7 @@ pub mod verdict;
 mod calibration;
 mod chain;
 mod entries;
+mod media;
 mod prices;
 mod read;
 mod replay;
@@ -56,6 +57,7 @@ use crate::trace::{RecordBody, TraceReader, TraceRecord, Usage};
 use calibration::{AgreementCount, Calibrator, GroupKey};
 use chain::{ChainPoint, PreviousPrompt, SentTurn, Timed, chain_check};
 use entries::EntryStore;
+use media::{Family, MediaTokens, Uncounted};
 use prompt::Ttl;
 use read::{TurnRead, Wants};
 use replay::{MemoKey, Projected, Replay, StrategyPoint, TurnInputs};
@@ -102,6 +104,14 @@ struct RequestRecord {
     usage: Option<Usage>,
 }
 
+/// One distinct block's count under one image rule.
+#[derive(Debug, Clone, Copy)]
+struct PieceCount {
+    tokens: u32,
+    /// Why media in it are not counted.
+    uncounted: Option<Uncounted>,
+}
+
 /// Reads a trace's records one at a time and builds the [`SessionReport`].
 pub struct Analyzer<'a> {
     counter: &'a TokenCounter,
@@ -130,7 +140,7 @@ pub struct Analyzer<'a> {
     projections_run: usize,
     /// Tokens of each distinct block after the tools (system, messages), by content hash:
     /// a conversation re-sends its prefix, and each block is counted once.
-    piece_tokens: FxHashMap<u64, u32>,
+    piece_tokens: FxHashMap<(u64, Family), PieceCount>,
     /// The prompt cache of the requests as sent (what `modelled` and `agrees` check).
     sent_store: cache::Store,
     /// Turns in the chain with a timestamp, and without one.
@@ -319,7 +329,16 @@ impl<'a> Analyzer<'a> {
 
         // The rest of the prompt: counted once per turn for every strategy, each block once
         // per session. Automatic caching keeps the text of the long blocks.
-        let rest = self.count_pieces(&read.pieces);
+        let (rest, uncounted) = self.count_pieces(&read.pieces, read.family);
+        // Media the provider's rule counts calibrate; others keep the turn out, with why.
+        let media = read
+            .media
+            .then(|| match uncounted {
+                Some(why) => Some(why.reason()),
+                None if read.family == Family::Unknown => Some(Uncounted::Provider.reason()),
+                None => None,
+            })
+            .flatten();
         self.note_texts(&read.pieces, rest.iter(), read.rules.openai && !failed);
         let (head, rest) = rest.split_at(read.head);
         let rest_tokens: usize = head.iter().chain(rest).map(|r| r.1).sum();
@@ -346,6 +365,12 @@ impl<'a> Analyzer<'a> {
 
         // The request as sent, through the cache model, against what the provider billed.
         let prompt_tokens = context_tokens + rest_tokens;
+        let group = (!failed).then(|| {
+            self.calibration.group(GroupKey {
+                provider: read.who.provider.id(),
+                model: read.model.to_owned(),
+            })
+        });
         let sent = self.model_sent(&SentTurn {
             read: &read,
             head,
@@ -357,6 +382,8 @@ impl<'a> Analyzer<'a> {
             failed,
             cached_before: self.threads[thread].sent_cached,
             usage,
+            group,
+            media,
         });
 
         // Tool calls, and what each tool cost.
@@ -384,6 +411,7 @@ impl<'a> Analyzer<'a> {
             loaded,
             context,
             newly_loaded: &newly_loaded,
+            group,
         };
         let rows = projected
             .into_iter()
@@ -428,6 +456,7 @@ impl<'a> Analyzer<'a> {
             agrees: sent.agrees,
             disagreement: sent.disagreement,
             calibration: sent.calibration,
+            uncalibrated: sent.uncalibrated,
             provider: read.who.provider.id(),
             host: read.who.host.clone(),
             server_tool: usage.and_then(|u| u.server_tool),
@@ -497,30 +526,56 @@ impl<'a> Analyzer<'a> {
         (newly_loaded, loaded_set, loaded)
     }
 
-    /// Each block's tokens (counted once per distinct block, new ones in one batch) and its
-    /// breakpoint.
-    fn count_pieces(&mut self, pieces: &[prompt::Piece<'_>]) -> Vec<(u64, usize, Option<Ttl>)> {
+    /// Each block's tokens (counted once per distinct block and image rule, new ones in one
+    /// batch) and its breakpoint, and why the turn's media are not counted, if they are not.
+    /// A medium's payload is not counted as text: an image the provider's rule covers counts
+    /// as that rule says ([`media`]).
+    fn count_pieces(
+        &mut self,
+        pieces: &[prompt::Piece<'_>],
+        family: Family,
+    ) -> (Vec<Counted>, Option<Uncounted>) {
         let mut seen = FxHashSet::default();
         let new: Vec<&prompt::Piece<'_>> = pieces
             .iter()
-            .filter(|p| !self.piece_tokens.contains_key(&p.hash) && seen.insert(p.hash))
+            .filter(|p| !self.piece_tokens.contains_key(&(p.hash, family)) && seen.insert(p.hash))
             .collect();
         if !new.is_empty() {
-            let texts: Vec<String> = new.par_iter().map(|p| prompt::text(p.value)).collect();
-            let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+            let texts: Vec<(String, Option<MediaTokens>)> = new
+                .par_iter()
+                .map(|p| match p.value {
+                    prompt::Canon::Json(value) => match media::strip(value, family) {
+                        Some((stripped, found)) => {
+                            (prompt::text(prompt::Canon::Json(&stripped)), Some(found))
+                        }
+                        None => (prompt::text(p.value), None),
+                    },
+                    other => (prompt::text(other), None),
+                })
+                .collect();
+            let refs: Vec<&str> = texts.iter().map(|t| t.0.as_str()).collect();
             let counts = self.counter.count_many(&refs);
-            for (piece, n) in new.iter().zip(counts) {
-                self.piece_tokens
-                    .insert(piece.hash, u32::try_from(n).unwrap_or(u32::MAX));
+            for ((piece, n), (_, found)) in new.iter().zip(counts).zip(&texts) {
+                let n = n + found.map_or(0, |f| f.tokens);
+                let count = PieceCount {
+                    tokens: u32::try_from(n).unwrap_or(u32::MAX),
+                    uncounted: found.and_then(|f| f.uncounted),
+                };
+                self.piece_tokens.insert((piece.hash, family), count);
             }
         }
-        pieces
+        let mut uncounted = None;
+        let counted = pieces
             .iter()
             .map(|p| {
-                let n = self.piece_tokens.get(&p.hash).copied().unwrap_or(0);
-                (p.hash, n as usize, p.mark)
+                let count = self.piece_tokens.get(&(p.hash, family)).copied();
+                if let Some(why) = count.and_then(|c| c.uncounted) {
+                    uncounted.get_or_insert(why);
+                }
+                (p.hash, count.map_or(0, |c| c.tokens as usize), p.mark)
             })
-            .collect()
+            .collect();
+        (counted, uncounted)
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -592,6 +647,7 @@ impl<'a> Analyzer<'a> {
             agrees: None,
             disagreement: None,
             calibration: None,
+            uncalibrated: None,
             provider: "unknown",
             host: None,
             server_tool: None,
@@ -664,6 +720,7 @@ impl<'a> Analyzer<'a> {
         per_turn: Vec<Vec<StrategyTurn>>,
     ) -> SessionReport {
         let calibration = self.calibration.report(self.agreement.turns > 0);
+        let group_ratios = self.calibration.group_ratios();
         let costed: Vec<bool> = self.replays.iter().map(|r| r.totals.costed).collect();
         let mut strategies: Vec<StrategySession> = self
             .strategies
@@ -679,7 +736,7 @@ impl<'a> Analyzer<'a> {
                     prompt_tokens: totals.prompt_tokens,
                     cost: round2(totals.cost),
                     cost_uncached: totals.cost_uncached as f64,
-                    cost_provider: totals.provider_cost(calibration.as_ref()),
+                    cost_provider: totals.provider_cost(group_ratios.as_deref()),
                     applied: totals.applied,
                     versus_original_pct: None,
                 },

@@ -8,6 +8,7 @@ use std::collections::BTreeSet;
 use serde_json::Value;
 
 use super::context::{self, Conversation};
+use super::media::Family;
 use super::prices::{provider_is_openai, rules_with};
 use super::{cache, prompt, provider, verdict};
 use crate::capture::{Capture, Shape};
@@ -53,8 +54,10 @@ pub(super) struct TurnRead<'c> {
     pub(super) overhead: usize,
     /// The trace's text is hashed.
     pub(super) hashed: bool,
-    /// The request holds media the exact count cannot measure.
+    /// The request holds media (images, documents, audio, video).
     pub(super) media: bool,
+    /// Whose image rule counts its images.
+    pub(super) family: Family,
 }
 
 impl<'c> TurnRead<'c> {
@@ -75,6 +78,7 @@ impl<'c> TurnRead<'c> {
             .unwrap_or("");
         let (pieces, head) = prompt::pieces(capture);
         let who = provider::identify(url, shape, model);
+        let who_provider = who.provider;
         let rules = rules_with(shape, capture.body(), settings, who.provider);
         let mut conversation = Conversation::read(capture, with_usage, wants.loaded);
         let loads = if wants.loaded {
@@ -109,6 +113,7 @@ impl<'c> TurnRead<'c> {
             context,
             hashed: verdict::hashed(capture),
             media: verdict::has_media(capture),
+            family: Family::of(who_provider, model),
         }
     }
 }

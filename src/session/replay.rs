@@ -8,7 +8,7 @@ use std::sync::Arc;
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::{Analyzer, Calibration, Counted, StrategyTurn, cache, prompt, round2};
+use super::{Analyzer, Counted, StrategyTurn, cache, prompt, round2};
 use crate::capture::Capture;
 use crate::pipeline::project_loaded;
 use crate::projection::Applies;
@@ -29,6 +29,8 @@ pub(super) struct Totals {
     /// Anthropic's tool-use prompt on the turns this strategy sends tools, in provider tokens
     /// at each turn's own price per token: what `cost_provider` adds to the calibrated cost.
     pub(super) overhead_cost: f64,
+    /// The cost per calibration group (by id): each is calibrated by its group's ratio.
+    pub(super) group_costs: Vec<f64>,
     pub(super) applied: bool,
     pub(super) costed: bool,
 }
@@ -43,6 +45,7 @@ impl Default for Totals {
             cost: std::iter::empty::<f64>().sum(),
             cost_uncached: 0,
             overhead_cost: 0.0,
+            group_costs: Vec::new(),
             applied: false,
             costed: false,
         }
@@ -50,9 +53,17 @@ impl Default for Totals {
 }
 
 impl Totals {
-    /// The calibrated cost: the cost in provider tokens, with Claude's tool-use prompt.
-    pub(super) fn provider_cost(&self, calibration: Option<&Calibration>) -> Option<f64> {
-        calibration.map(|c| round2(self.cost * c.ratio + self.overhead_cost))
+    /// The calibrated cost: each calibration group's cost times its ratio (`ratios`, by group
+    /// id), in provider tokens, with Claude's tool-use prompt.
+    pub(super) fn provider_cost(&self, ratios: Option<&[f64]>) -> Option<f64> {
+        let ratios = ratios?;
+        let calibrated: f64 = self
+            .group_costs
+            .iter()
+            .zip(ratios)
+            .map(|(cost, ratio)| cost * ratio)
+            .sum();
+        Some(round2(calibrated + self.overhead_cost))
     }
 
     pub(super) fn add(&mut self, row: &StrategyTurn) {
@@ -122,6 +133,8 @@ pub(super) struct TurnInputs<'t> {
     pub(super) loaded: u32,
     pub(super) context: u128,
     pub(super) newly_loaded: &'t [String],
+    /// Its calibration group (`None`: a failed call, outside the chain).
+    pub(super) group: Option<usize>,
 }
 
 /// Memo key: strategy, distinct tools array, context hash, loaded set.
@@ -249,6 +262,13 @@ impl Analyzer<'_> {
         entry.write = Some(m.written());
         entry.input = Some(m.input);
         entry.cost = Some(m.cost(turn.rules));
+        if let Some(group) = turn.group {
+            let costs = &mut self.replays[index].totals.group_costs;
+            if costs.len() <= group {
+                costs.resize(group + 1, 0.0);
+            }
+            costs[group] += m.cost(turn.rules);
+        }
         if turn.overhead > 0 && !projected.ids.is_empty() && whole > 0 {
             let per_token = m.cost(turn.rules) / whole as f64;
             self.replays[index].totals.overhead_cost += turn.overhead as f64 * per_token;

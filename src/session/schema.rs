@@ -65,16 +65,19 @@ pub struct CalibrationGroup {
     pub provider: &'static str,
     /// The model as the request names it.
     pub model: String,
-    /// The median ratio over its qualifying turns.
+    /// The robust median ratio over its qualifying turns; the session's when it has none.
     pub ratio: f64,
     /// Those turns.
     pub turns: usize,
+    /// It has no qualifying turn: the session's ratio stands in for it.
+    pub fallback: bool,
 }
 
 /// Provider tokens per exact token (SESSIONS.md section 3).
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct Calibration {
-    /// The median over the turns of observed prompt tokens / the exact count of the body.
+    /// The robust median over the qualifying turns of observed prompt tokens / the exact count
+    /// of the body (docs/SESSIONS.md, "Calibration").
     pub ratio: f64,
     /// Turns the median is over.
     pub turns: usize,
@@ -273,8 +276,10 @@ pub struct TurnFacts {
     pub agrees: Option<bool>,
     /// Why they do not, where the trace can tell.
     pub disagreement: Option<String>,
-    /// Observed prompt tokens / `prompt_tokens` (`None`: no usage).
+    /// Observed prompt tokens / `prompt_tokens` (`None`: no usage, or the turn is left out).
     pub calibration: Option<f64>,
+    /// Why a turn with usage has no ratio (a server-side tool, media not counted, ...).
+    pub uncalibrated: Option<String>,
     /// Whose cache the request met (`anthropic`, `openai`, `deepseek`, …, `unmodelled`).
     pub provider: &'static str,
     /// The request's host (`None`: the trace has no URL, the body's shape told the provider).
