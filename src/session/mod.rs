@@ -27,11 +27,14 @@ mod entries;
 mod media;
 mod prices;
 mod read;
+mod reading;
 mod replay;
 mod schema;
+mod summary;
 mod tools;
 
 pub use prices::{min_tokens_for, openai_read_for, price_per_million, rules_for, rules_with};
+pub use reading::analyse_trace;
 pub use schema::{
     Agreement, BreakCause, BreakCost, BreakPrice, CacheFigures, Calibration, CalibrationGroup,
     ChainState, Deferral, DeferralSaving, IgnoredRecord, JSON_VERSION, SessionReport,
@@ -44,15 +47,14 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
-use serde_json::Value;
 
 use crate::capture::Capture;
-use crate::error::{FileError, LoadError};
+use crate::error::LoadError;
 use crate::measure::TokenCounter;
 use crate::settings::Settings;
 use crate::strategies::registry::reads;
 use crate::strategy::{Input, Strategy};
-use crate::trace::{RecordBody, TraceReader, TraceRecord, Usage};
+use crate::trace::{RecordBody, TraceRecord, Usage};
 
 use calibration::{AgreementCount, Calibrator, GroupKey};
 use chain::{ChainPoint, PreviousPrompt, SentTurn, Timed, chain_check};
@@ -712,244 +714,8 @@ impl<'a> Analyzer<'a> {
     pub fn snapshot(&self, trace: TraceInfo) -> SessionReport {
         self.report(trace, self.turns.clone(), self.per_turn.clone())
     }
-
-    fn report(
-        &self,
-        trace: TraceInfo,
-        turns: Vec<TurnFacts>,
-        per_turn: Vec<Vec<StrategyTurn>>,
-    ) -> SessionReport {
-        let calibration = self.calibration.report(self.agreement.turns > 0);
-        let group_ratios = self.calibration.group_ratios();
-        let costed: Vec<bool> = self.replays.iter().map(|r| r.totals.costed).collect();
-        let mut strategies: Vec<StrategySession> = self
-            .strategies
-            .iter()
-            .zip(per_turn)
-            .zip(&self.replays)
-            .map(
-                |((strategy, per_turn), Replay { totals, .. })| StrategySession {
-                    id: strategy.id(),
-                    per_turn,
-                    total_tokens: totals.total_tokens,
-                    breaks: totals.breaks,
-                    prompt_tokens: totals.prompt_tokens,
-                    cost: round2(totals.cost),
-                    cost_uncached: totals.cost_uncached as f64,
-                    cost_provider: totals.provider_cost(group_ratios.as_deref()),
-                    applied: totals.applied,
-                    versus_original_pct: None,
-                },
-            )
-            .collect();
-        let base = strategies
-            .iter()
-            .find(|s| s.id == "original")
-            .map(|s| s.cost)
-            .filter(|&c| c > 0.0);
-        if let Some(base) = base {
-            for strategy in &mut strategies {
-                strategy.versus_original_pct = Some(round2((strategy.cost - base) * 100.0 / base));
-            }
-        }
-        // A strategy that never applied sends the host's fallback (a3s `code` without its
-        // gateway sends no tools at all): it is shown, never named the cheapest.
-        let lowest = |reachable_only: bool| {
-            strategies
-                .iter()
-                .zip(&costed)
-                .zip(&self.replays)
-                .filter(|((s, _), _)| s.applied || s.id == "original")
-                .filter(|((_, costed), _)| **costed)
-                .filter(|(_, replay)| !(reachable_only && replay.unreachable))
-                .min_by(|a, b| a.0.0.cost.total_cmp(&b.0.0.cost))
-                .map(|((s, _), _)| s.id)
-        };
-        let (cheapest, cheapest_any) = (lowest(true), lowest(false));
-
-        let tools = self.tool_tally.report();
-        let candidates: Vec<&ToolUse> = tools.iter().filter(|t| t.never_called).collect();
-        let deferral = Deferral {
-            candidates: candidates.iter().map(|t| t.name.clone()).collect(),
-            tokens: candidates.iter().map(|t| t.tokens).sum(),
-            savings: self
-                .strategies
-                .iter()
-                .zip(&self.replays)
-                .filter(|(s, _)| matches!(s, Strategy::Defer | Strategy::DeferCatalog))
-                .map(|(s, Replay { withheld, .. })| DeferralSaving {
-                    strategy: s.id(),
-                    tokens: candidates
-                        .iter()
-                        .map(|t| withheld.get(t.name.as_str()).copied().unwrap_or(0))
-                        .sum(),
-                })
-                .collect(),
-        };
-
-        let settings = settings_map(&self.settings);
-        SessionReport {
-            version: JSON_VERSION,
-            trace: TraceSummary {
-                path: trace.path,
-                format: trace.format,
-                compression: trace.compression,
-                turns: self.turn_count,
-                ignored: trace.ignored,
-                ignored_total: trace.ignored_total,
-                skipped: trace.skipped,
-                torn_last_line: trace.torn_last_line,
-                untimed_turns: self.timed.untimed,
-                hashed_turns: self.hashed_turns,
-                threads: self
-                    .threads
-                    .iter()
-                    .map(|t| ThreadSummary {
-                        id: t.id.clone(),
-                        key: t.key.clone(),
-                        turns: t.turns,
-                        first_turn: t.first_turn,
-                    })
-                    .collect(),
-            },
-            turns,
-            agreement: self.agreement.report(),
-            calibration,
-            break_cost: self.break_cost.rounded(),
-            tools,
-            deferral,
-            strategies,
-            cheapest,
-            cheapest_any,
-            settings,
-        }
-    }
-}
-
-/// Feed every record of `reader` to `analyzer`, reading (and parsing) the next record on
-/// another thread while this one is measured. `progress` is told the number of turns analysed
-/// after each. A record whose body is not a request stops the reading, or is skipped and
-/// counted when the reader skips bad records; the turns before a stop stay analysed.
-///
-/// Returns what the reader learnt (`path` is `name`: how the trace is shown) and the error
-/// that stopped the reading, if any; both are needed, since a stopped analysis is still shown.
-pub fn analyse_trace(
-    reader: TraceReader,
-    name: &str,
-    analyzer: &mut Analyzer<'_>,
-    progress: &mut dyn FnMut(usize),
-) -> (TraceInfo, Result<(), FileError>) {
-    let skip_bad = reader.skips_bad();
-    let (sender, receiver) = std::sync::mpsc::sync_channel::<Result<TraceRecord, FileError>>(4);
-    std::thread::scope(|scope| {
-        let reading = scope.spawn(move || {
-            let mut reader = reader;
-            for record in reader.by_ref() {
-                let stop = record.is_err();
-                if sender.send(record).is_err() || stop {
-                    break;
-                }
-            }
-            TraceInfo {
-                path: String::new(),
-                format: reader.format().id(),
-                compression: reader.compression().map(super::trace::Compression::id),
-                ignored: reader.ignored().iter().map(Into::into).collect(),
-                ignored_total: reader.ignored_total(),
-                skipped: reader.skipped(),
-                torn_last_line: reader.torn_last_line().is_some(),
-            }
-        });
-        let mut skipped = 0;
-        let mut turns = 0;
-        let mut result = Ok(());
-        for record in receiver {
-            let record = match record {
-                Ok(record) => record,
-                Err(e) => {
-                    result = Err(e);
-                    break;
-                }
-            };
-            let at = record.source.clone();
-            match analyzer.push(record) {
-                Ok(()) => turns += 1,
-                Err(_) if skip_bad => skipped += 1,
-                Err(e) => {
-                    let problem = e.to_string();
-                    result = Err(LoadError::BadRecord { at, problem }.in_file(name));
-                    break;
-                }
-            }
-            progress(turns);
-        }
-        // The receiver is dropped with the loop: a reader blocked on a full channel ends.
-        let (mut info, stopped) = reader_end(reading.join(), name);
-        info.path = name.to_owned();
-        info.skipped += skipped;
-        // A reader that died ended the records early: the analysis is not the trace's.
-        if let (Some(stopped), Ok(())) = (stopped, &result) {
-            result = Err(stopped);
-        }
-        (info, result)
-    })
-}
-
-/// What the reader thread left: its figures, or, when it panicked, none and the error that
-/// says so (the records it sent before are analysed; the rest never came).
-fn reader_end(
-    joined: std::thread::Result<TraceInfo>,
-    name: &str,
-) -> (TraceInfo, Option<FileError>) {
-    match joined {
-        Ok(info) => (info, None),
-        Err(panic) => {
-            let why = panic
-                .downcast_ref::<&str>()
-                .map(|s| (*s).to_owned())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "no message".to_owned());
-            let problem = format!("the trace reader failed (a bug in toolprism): {why}");
-            let error = LoadError::Unreadable(crate::sanitize::visible(&problem).into_owned());
-            (TraceInfo::default(), Some(error.in_file(name)))
-        }
-    }
-}
-
-/// Every setting's value, in `settings` order.
-fn settings_map(values: &Settings) -> serde_json::Map<String, Value> {
-    Settings::KEYS
-        .iter()
-        .map(|info| {
-            let value = values.get(info.key).unwrap_or_default();
-            (info.key.to_owned(), Value::String(value))
-        })
-        .collect()
 }
 
 fn round2(x: f64) -> f64 {
     (x * 100.0).round() / 100.0
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_reader_that_panicked_is_an_error_not_a_short_trace() {
-        let joined = std::thread::spawn(|| -> TraceInfo { panic!("index out of bounds") }).join();
-        let (info, error) = reader_end(joined, "trace.jsonl");
-        assert_eq!(info.format, "");
-        let error = error.expect("an error");
-        assert_eq!(
-            error.to_string(),
-            "trace.jsonl: cannot read: the trace reader failed (a bug in toolprism): index out of bounds"
-        );
-        let fine = TraceInfo {
-            format: "jsonl",
-            ..TraceInfo::default()
-        };
-        let (info, error) = reader_end(Ok(fine), "trace.jsonl");
-        assert_eq!((info.format, error), ("jsonl", None));
-    }
 }
