@@ -327,20 +327,7 @@ impl Analyzer<'_> {
         }
         self.fill_boundaries(seed, head, ids, context_tokens, None, rest);
         let group = group.unwrap_or_default();
-        // Why this turn's bill cannot calibrate the exact count, if it cannot.
-        let left_out = usage.and_then(|u| {
-            if u.cache_unknown {
-                Some("its cache figures are unknown".to_owned())
-            } else if let Some(tool) = u.server_tool {
-                Some(format!(
-                    "a server-side tool ran ({tool}): its bill holds prompts the request does not"
-                ))
-            } else if read.hashed {
-                Some("the trace's text is hashed".to_owned())
-            } else {
-                media.map(|why| format!("media not counted: {why}"))
-            }
-        });
+        let left_out = usage.and_then(|u| left_out_of_calibration(u, read, media));
         let usable = usage.filter(|_| left_out.is_none());
         let billed = |u: &Usage| {
             if openai {
@@ -668,5 +655,24 @@ impl Analyzer<'_> {
             tokens += n;
             boundaries.push(cache::Boundary { hash, tokens, mark });
         }
+    }
+}
+
+/// Why a turn's bill cannot calibrate the exact count, if it cannot.
+fn left_out_of_calibration(
+    usage: Usage,
+    read: &TurnRead<'_>,
+    media: Option<&'static str>,
+) -> Option<String> {
+    if usage.cache_unknown {
+        Some("its cache figures are unknown".to_owned())
+    } else if let Some(tool) = usage.server_tool {
+        Some(format!(
+            "a server-side tool ran ({tool}): its bill holds prompts the request does not"
+        ))
+    } else if read.hashed {
+        Some("the trace's text is hashed".to_owned())
+    } else {
+        media.map(|why| format!("media not counted: {why}"))
     }
 }

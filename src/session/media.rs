@@ -248,39 +248,47 @@ fn one_medium(
                 Err(Uncounted::Other)
             }
         }
-        _ => {
-            let key = ["inlineData", "inline_data"]
-                .into_iter()
-                .find(|k| map.contains_key(*k));
-            if let Some(key) = key {
-                let inline = &map[key];
-                let mime = inline
-                    .get("mimeType")
-                    .or_else(|| inline.get("mime_type"))
-                    .and_then(Value::as_str)
-                    .unwrap_or("");
-                let data = inline.get("data").and_then(Value::as_str).unwrap_or("");
-                if let Some(Value::Object(i)) = emptied.get_mut(key) {
-                    i.insert("data".into(), Value::String(String::new()));
-                }
-                return Some((by_mime(mime, data, family), emptied));
-            }
-            let key = ["fileData", "file_data"]
-                .into_iter()
-                .find(|k| map.get(*k).is_some_and(Value::is_object))?;
-            let mime = map[key]
-                .get("mimeType")
-                .or_else(|| map[key].get("mime_type"))
-                .and_then(Value::as_str)
-                .unwrap_or("");
-            if mime == "application/pdf" {
-                Err(Uncounted::Pdf)
-            } else if mime.starts_with("image/") {
-                Err(Uncounted::ImageByReference)
-            } else {
-                Err(Uncounted::Other)
-            }
+        _ => return inline_or_file(map, family),
+    };
+    Some((result, emptied))
+}
+
+/// Gemini's `inlineData`/`fileData` parts: their tokens or why not, and the part emptied.
+fn inline_or_file(
+    map: &Map<String, Value>,
+    family: Family,
+) -> Option<(Result<usize, Uncounted>, Map<String, Value>)> {
+    let mut emptied = map.clone();
+    let key = ["inlineData", "inline_data"]
+        .into_iter()
+        .find(|k| map.contains_key(*k));
+    if let Some(key) = key {
+        let inline = &map[key];
+        let mime = inline
+            .get("mimeType")
+            .or_else(|| inline.get("mime_type"))
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        let data = inline.get("data").and_then(Value::as_str).unwrap_or("");
+        if let Some(Value::Object(i)) = emptied.get_mut(key) {
+            i.insert("data".into(), Value::String(String::new()));
         }
+        return Some((by_mime(mime, data, family), emptied));
+    }
+    let key = ["fileData", "file_data"]
+        .into_iter()
+        .find(|k| map.get(*k).is_some_and(Value::is_object))?;
+    let mime = map[key]
+        .get("mimeType")
+        .or_else(|| map[key].get("mime_type"))
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    let result = if mime == "application/pdf" {
+        Err(Uncounted::Pdf)
+    } else if mime.starts_with("image/") {
+        Err(Uncounted::ImageByReference)
+    } else {
+        Err(Uncounted::Other)
     };
     Some((result, emptied))
 }

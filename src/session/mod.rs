@@ -56,7 +56,7 @@ use crate::strategies::registry::reads;
 use crate::strategy::{Input, Strategy};
 use crate::trace::{RecordBody, TraceRecord, Usage};
 
-use calibration::{AgreementCount, Calibrator, GroupKey};
+use calibration::{AgreementCount, Calibrator};
 use chain::{ChainPoint, PreviousPrompt, SentTurn, Timed, chain_check};
 use entries::EntryStore;
 use media::{Family, MediaTokens, Uncounted};
@@ -333,14 +333,7 @@ impl<'a> Analyzer<'a> {
         // per session. Automatic caching keeps the text of the long blocks.
         let (rest, uncounted) = self.count_pieces(&read.pieces, read.family);
         // Media the provider's rule counts calibrate; others keep the turn out, with why.
-        let media = read
-            .media
-            .then(|| match uncounted {
-                Some(why) => Some(why.reason()),
-                None if read.family == Family::Unknown => Some(Uncounted::Provider.reason()),
-                None => None,
-            })
-            .flatten();
+        let media = read.media_left_out(uncounted);
         self.note_texts(&read.pieces, rest.iter(), read.rules.openai && !failed);
         let (head, rest) = rest.split_at(read.head);
         let rest_tokens: usize = head.iter().chain(rest).map(|r| r.1).sum();
@@ -350,15 +343,7 @@ impl<'a> Analyzer<'a> {
 
         // The observed cache, checked against the chain. Only a turn with usage is checked
         // against the next one's messages.
-        let point = ChainPoint {
-            usage,
-            openai: read.openai,
-            time_ms,
-            tools: Arc::clone(&ids),
-            present,
-            system: read.conversation.system,
-            messages: std::mem::take(&mut read.conversation.messages),
-        };
+        let point = read.chain_point(usage, time_ms, Arc::clone(&ids));
         let (cache, cache_break) = if failed {
             (ChainState::Unknown, None)
         } else {
@@ -367,12 +352,7 @@ impl<'a> Analyzer<'a> {
 
         // The request as sent, through the cache model, against what the provider billed.
         let prompt_tokens = context_tokens + rest_tokens;
-        let group = (!failed).then(|| {
-            self.calibration.group(GroupKey {
-                provider: read.who.provider.id(),
-                model: read.model.to_owned(),
-            })
-        });
+        let group = (!failed).then(|| self.calibration.group(read.group_key()));
         let sent = self.model_sent(&SentTurn {
             read: &read,
             head,

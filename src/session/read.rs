@@ -7,12 +7,16 @@ use std::collections::BTreeSet;
 
 use serde_json::Value;
 
+use super::calibration::GroupKey;
+use super::chain::ChainPoint;
 use super::context::{self, Conversation};
-use super::media::Family;
+use super::media::{Family, Uncounted};
 use super::prices::{provider_is_openai, rules_with};
 use super::{cache, prompt, provider, verdict};
 use crate::capture::{Capture, Shape};
 use crate::settings::Settings;
+use crate::trace::Usage;
+use std::sync::Arc;
 
 /// Which inputs beyond the tool list the session's strategies declare they read
 /// ([`crate::strategies::registry::reads`]): the rest is not read at all.
@@ -61,6 +65,45 @@ pub(super) struct TurnRead<'c> {
 }
 
 impl<'c> TurnRead<'c> {
+    /// Why its media keep the turn out of calibration (`uncounted`: why some block's media
+    /// were not counted), if they do: media a provider's rule counts calibrate.
+    pub(super) fn media_left_out(&self, uncounted: Option<Uncounted>) -> Option<&'static str> {
+        if !self.media {
+            return None;
+        }
+        match uncounted {
+            Some(why) => Some(why.reason()),
+            None if self.family == Family::Unknown => Some(Uncounted::Provider.reason()),
+            None => None,
+        }
+    }
+
+    /// Its calibration group: its provider and model.
+    pub(super) fn group_key(&self) -> GroupKey {
+        GroupKey {
+            provider: self.who.provider.id(),
+            model: self.model.to_owned(),
+        }
+    }
+
+    /// This turn's point in its thread's cache chain (its message fingerprints taken).
+    pub(super) fn chain_point(
+        &mut self,
+        usage: Option<Usage>,
+        time_ms: Option<i64>,
+        tools: Arc<[u32]>,
+    ) -> ChainPoint {
+        ChainPoint {
+            usage,
+            openai: self.openai,
+            time_ms,
+            tools,
+            present: self.present,
+            system: self.conversation.system,
+            messages: std::mem::take(&mut self.conversation.messages),
+        }
+    }
+
     /// Read `capture`, sent to `url`; `with_usage`: the record has the provider's usage (only
     /// such a turn's messages are checked against the next turn's).
     pub(super) fn of(
