@@ -20,6 +20,8 @@ struct Counting;
 
 static LIVE: AtomicUsize = AtomicUsize::new(0);
 static PEAK: AtomicUsize = AtomicUsize::new(0);
+/// The two tests measure the one global heap: run in parallel, each sees the other's peaks.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 #[allow(
     unsafe_code,
@@ -108,6 +110,9 @@ fn peak_over(turns: usize, threads: usize, counter: &TokenCounter, spooled: bool
 
 #[test]
 fn session_memory_does_not_grow_with_its_turns() {
+    let _alone = ONE_AT_A_TIME
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let counter = TokenCounter::new(Encoding::O200kBase);
     // Warm the encoder and the count cache: they are built once, whatever the trace.
     let _ = peak_over(50, 1, &counter, true);
@@ -128,6 +133,9 @@ fn session_memory_does_not_grow_with_its_turns() {
 
 #[test]
 fn session_memory_grows_with_threads_not_with_their_turns() {
+    let _alone = ONE_AT_A_TIME
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let counter = TokenCounter::new(Encoding::O200kBase);
     let _ = peak_over(50, 1, &counter, true);
     let small = peak_over(1_200, 600, &counter, true);

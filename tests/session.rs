@@ -740,7 +740,7 @@ const CONTRACT_KEYS: &[(&str, &[&str])] = &[
     ),
     (
         "/calibration/groups/0",
-        &["provider", "model", "ratio", "turns"],
+        &["provider", "model", "ratio", "turns", "fallback"],
     ),
     (
         "/tools/0",
@@ -796,6 +796,7 @@ const CONTRACT_KEYS: &[(&str, &[&str])] = &[
             "agrees",
             "disagreement",
             "calibration",
+            "uncalibrated",
             "provider",
             "host",
             "server_tool",

@@ -31,6 +31,7 @@ mod properties;
 mod regressions;
 mod report_json;
 mod session;
+mod session_calibration;
 mod session_verdicts;
 mod settings_identity;
 

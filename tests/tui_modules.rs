@@ -248,7 +248,6 @@ fn no_tui_file_is_over_800_lines() {
 }
 
 #[test]
-#[ignore = "src/session/mod.rs is over 800 lines until the session split (issue 30) lands; the integrator un-ignores this after merging it"]
 fn no_tui_or_session_file_is_over_800_lines() {
     assert_eq!(
         too_long(&["tui", "session"], MAX_LINES),

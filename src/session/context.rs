@@ -139,42 +139,6 @@ fn system_value(capture: &Capture) -> Value {
     Value::Array(parts)
 }
 
-/// A fingerprint of the system prompt (`cache_control` markers ignored).
-pub fn system_hash(capture: &Capture) -> u64 {
-    let body = capture.body();
-    let mut hasher = FxHasher::default();
-    for key in ["system", "instructions"] {
-        if let Some(value) = body.get(key) {
-            hasher.write_u8(1);
-            hash_value(value, &mut hasher);
-        }
-    }
-    for message in messages(capture) {
-        if matches!(
-            message.get("role").and_then(Value::as_str),
-            Some("system" | "developer")
-        ) {
-            hasher.write_u8(2);
-            hash_value(message, &mut hasher);
-        }
-    }
-    hasher.finish()
-}
-
-/// A fingerprint per conversation message (Messages and Chat `messages`, Responses `input`
-/// items), `cache_control` markers ignored: hosts move the marker to the newest message every
-/// turn, which changes no cached text.
-pub fn message_hashes(capture: &Capture) -> Vec<u64> {
-    messages(capture)
-        .iter()
-        .map(|message| {
-            let mut hasher = FxHasher::default();
-            hash_value(message, &mut hasher);
-            hasher.finish()
-        })
-        .collect()
-}
-
 /// The conversation's items.
 fn messages(capture: &Capture) -> &[Value] {
     capture.conversation()
@@ -239,14 +203,15 @@ pub fn adaptive_context(capture: &Capture, settings: &Settings) -> String {
 /// Most tools one keyword query loads (zero's `tool_search`).
 const KEYWORD_MATCHES: usize = 10;
 
-/// The tools the conversation loaded through `tool_search` calls: `select:A,B` names exact
+/// The tools the conversation's `tool_search` calls ([`Conversation::queries`]) loaded:
+/// `select:A,B` names exact
 /// tools, keywords rank the eligible tools as zero does (name match 2, description match 1, the
 /// best 10, ties in name order). Only tools eligible for deferring can be loaded.
-pub fn tool_search_loads(capture: &Capture, settings: &Settings) -> BTreeSet<String> {
-    let mut queries = Vec::new();
-    for message in messages(capture) {
-        collect_queries(message, &mut queries);
-    }
+pub fn tool_search_loads(
+    capture: &Capture,
+    queries: Vec<String>,
+    settings: &Settings,
+) -> BTreeSet<String> {
     let mut loaded = BTreeSet::new();
     if queries.is_empty() {
         return loaded;
@@ -344,59 +309,111 @@ fn collect_queries(item: &Value, queries: &mut Vec<String>) {
     }
 }
 
-/// The tool calls a request's conversation holds, each with a key that names the call (its id,
-/// else its name and arguments) and the tool's name: Messages `tool_use` blocks, Chat
-/// `tool_calls`, Responses `function_call` items.
-pub fn tool_calls(capture: &Capture) -> Vec<(u64, String)> {
-    let mut calls = Vec::new();
-    let key = |id: Option<&Value>, name: &str, args: Option<&Value>| -> u64 {
-        let mut hasher = FxHasher::default();
-        match id.and_then(Value::as_str) {
-            Some(id) => {
-                hasher.write_u8(1);
-                hasher.write(id.as_bytes());
-            }
-            None => {
-                hasher.write_u8(2);
-                hasher.write(name.as_bytes());
-                if let Some(args) = args {
-                    hash_value(args, &mut hasher);
-                }
-            }
-        }
-        hasher.finish()
-    };
-    for item in messages(capture) {
-        if item.get("type").and_then(Value::as_str) == Some("function_call")
-            && let Some(name) = item.get("name").and_then(Value::as_str)
-        {
-            let id = item.get("call_id").or_else(|| item.get("id"));
-            calls.push((key(id, name, item.get("arguments")), name.to_owned()));
-            continue;
-        }
-        if let Some(Value::Array(blocks)) = item.get("content") {
-            for block in blocks {
-                if matches!(
-                    block.get("type").and_then(Value::as_str),
-                    Some("tool_use" | "server_tool_use")
-                ) && let Some(name) = block.get("name").and_then(Value::as_str)
-                {
-                    let id = block.get("id");
-                    calls.push((key(id, name, block.get("input")), name.to_owned()));
-                }
+/// What the session reads of a request's conversation, in one walk over its items.
+#[derive(Debug, Default)]
+pub struct Conversation {
+    /// A fingerprint of the system prompt (`cache_control` markers ignored).
+    pub system: u64,
+    /// A fingerprint per conversation message (Messages and Chat `messages`, Responses `input`
+    /// items), `cache_control` markers ignored: hosts move the marker to the newest message
+    /// every turn, which changes no cached text. Empty unless asked for.
+    pub messages: Vec<u64>,
+    /// The tool calls it holds, each with a key that names the call (its id, else its name and
+    /// arguments) and the tool's name: Messages `tool_use` blocks, Chat `tool_calls`,
+    /// Responses `function_call` items.
+    pub calls: Vec<(u64, String)>,
+    /// Its `tool_search` queries ([`tool_search_loads`]). Empty unless asked for.
+    pub queries: Vec<String>,
+}
+
+impl Conversation {
+    /// Read a request's conversation: the message fingerprints only when `hashes`, the
+    /// `tool_search` queries only when `queries`.
+    pub fn read(capture: &Capture, hashes: bool, queries: bool) -> Conversation {
+        let body = capture.body();
+        let mut system = FxHasher::default();
+        for key in ["system", "instructions"] {
+            if let Some(value) = body.get(key) {
+                system.write_u8(1);
+                hash_value(value, &mut system);
             }
         }
-        if let Some(Value::Array(list)) = item.get("tool_calls") {
-            for call in list {
-                let Some(function) = call.get("function") else {
-                    continue;
-                };
-                if let Some(name) = function.get("name").and_then(Value::as_str) {
-                    let id = call.get("id");
-                    calls.push((key(id, name, function.get("arguments")), name.to_owned()));
-                }
+        let mut read = Conversation::default();
+        for message in messages(capture) {
+            if matches!(
+                message.get("role").and_then(Value::as_str),
+                Some("system" | "developer")
+            ) {
+                system.write_u8(2);
+                hash_value(message, &mut system);
+            }
+            if hashes {
+                let mut hasher = FxHasher::default();
+                hash_value(message, &mut hasher);
+                read.messages.push(hasher.finish());
+            }
+            calls_in(message, &mut read.calls);
+            if queries {
+                collect_queries(message, &mut read.queries);
+            }
+        }
+        read.system = system.finish();
+        read
+    }
+}
+
+/// The key that names a call: its id, else its name and arguments.
+fn call_key(id: Option<&Value>, name: &str, args: Option<&Value>) -> u64 {
+    let mut hasher = FxHasher::default();
+    match id.and_then(Value::as_str) {
+        Some(id) => {
+            hasher.write_u8(1);
+            hasher.write(id.as_bytes());
+        }
+        None => {
+            hasher.write_u8(2);
+            hasher.write(name.as_bytes());
+            if let Some(args) = args {
+                hash_value(args, &mut hasher);
             }
         }
     }
-    calls
+    hasher.finish()
+}
+
+/// The tool calls of one conversation item.
+fn calls_in(item: &Value, calls: &mut Vec<(u64, String)>) {
+    if item.get("type").and_then(Value::as_str) == Some("function_call")
+        && let Some(name) = item.get("name").and_then(Value::as_str)
+    {
+        let id = item.get("call_id").or_else(|| item.get("id"));
+        calls.push((call_key(id, name, item.get("arguments")), name.to_owned()));
+        return;
+    }
+    if let Some(Value::Array(blocks)) = item.get("content") {
+        for block in blocks {
+            if matches!(
+                block.get("type").and_then(Value::as_str),
+                Some("tool_use" | "server_tool_use")
+            ) && let Some(name) = block.get("name").and_then(Value::as_str)
+            {
+                let id = block.get("id");
+                calls.push((call_key(id, name, block.get("input")), name.to_owned()));
+            }
+        }
+    }
+    if let Some(Value::Array(list)) = item.get("tool_calls") {
+        for call in list {
+            let Some(function) = call.get("function") else {
+                continue;
+            };
+            if let Some(name) = function.get("name").and_then(Value::as_str) {
+                let id = call.get("id");
+                calls.push((
+                    call_key(id, name, function.get("arguments")),
+                    name.to_owned(),
+                ));
+            }
+        }
+    }
 }

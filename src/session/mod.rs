@@ -21,61 +21,49 @@ pub mod prompt;
 pub mod provider;
 pub mod verdict;
 
+mod calibration;
+mod chain;
+mod entries;
+mod media;
+mod prices;
+mod read;
+mod reading;
+mod replay;
+mod schema;
+mod summary;
+mod tools;
+
+pub use prices::{min_tokens_for, openai_read_for, price_per_million, rules_for, rules_with};
+pub use reading::analyse_trace;
+pub use schema::{
+    Agreement, BreakCause, BreakCost, BreakPrice, CacheFigures, Calibration, CalibrationGroup,
+    ChainState, Deferral, DeferralSaving, IgnoredRecord, JSON_VERSION, SessionReport,
+    StrategySession, StrategyTurn, ThreadSummary, ToolUse, TraceInfo, TraceSummary, TurnFacts,
+    UsageFigures, VersusOriginal,
+};
+
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
-use serde::Serialize;
-use serde_json::Value;
 
-use crate::capture::{Capture, Shape};
-use crate::error::{FileError, LoadError};
+use crate::capture::Capture;
+use crate::error::LoadError;
 use crate::measure::TokenCounter;
-use crate::pipeline::project_loaded;
-use crate::report;
-use crate::settings::{Multiplier, Settings};
+use crate::settings::Settings;
 use crate::strategies::registry::reads;
 use crate::strategy::{Input, Strategy};
-use crate::tool;
-use crate::trace::{RecordBody, TraceReader, TraceRecord, Usage};
+use crate::trace::{RecordBody, TraceRecord, Usage};
 
-use compare::{Changed, Entry};
+use calibration::{AgreementCount, Calibrator};
+use chain::{ChainPoint, PreviousPrompt, SentTurn, Timed, chain_check};
+use entries::EntryStore;
+use media::{Family, MediaTokens, Uncounted};
 use prompt::Ttl;
-
-/// The whole analysis of a trace: what `session --json` prints and the TUI's session view shows.
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct SessionReport {
-    /// The version of this JSON contract (docs/SESSIONS.md): 2 since the prefix-store model.
-    pub version: u32,
-    /// The trace itself.
-    pub trace: TraceSummary,
-    /// Every turn (of the chosen thread, with `--thread`), in trace order.
-    pub turns: Vec<TurnFacts>,
-    /// How often the model for `original` agrees with the cache the provider reported.
-    pub agreement: Agreement,
-    /// Observed prompt tokens against the exact count of the whole body (`None`: no usage).
-    pub calibration: Option<Calibration>,
-    /// What the breaks of the request as sent cost over the session ([`BreakPrice`] summed).
-    pub break_cost: BreakCost,
-    /// Every tool the capture sent, with its calls and cost.
-    pub tools: Vec<ToolUse>,
-    /// Tools sent on every turn and never called, and what deferring them would have saved.
-    pub deferral: Deferral,
-    /// Each requested strategy over those turns.
-    pub strategies: Vec<StrategySession>,
-    /// The strategy whose session cost is lowest among those that keep every tool reachable
-    /// (ties: the first in the report's order).
-    pub cheapest: Option<&'static str>,
-    /// The lowest session cost of all, whether or not it keeps the tools (`disabled` sends
-    /// none).
-    pub cheapest_any: Option<&'static str>,
-    /// Every setting's value (`Settings::KEYS` order), the cost model's among them.
-    pub settings: serde_json::Map<String, Value>,
-}
-
-/// The JSON contract's version (`version`).
-pub const JSON_VERSION: u32 = 2;
+use read::{TurnRead, Wants};
+use replay::{MemoKey, Projected, Replay, StrategyPoint, TurnInputs};
+use tools::ToolTally;
 
 /// Where an [`Analyzer`] puts each turn once it is finished, instead of keeping it: the rows
 /// of a trace of millions of turns are written out (`session` spools them to a temporary file)
@@ -90,744 +78,6 @@ impl<T: TurnSink + ?Sized> TurnSink for &mut T {
     fn turn(&mut self, facts: &TurnFacts, rows: &[StrategyTurn]) {
         (**self).turn(facts, rows);
     }
-}
-
-/// A strategy's session figures, summed turn by turn (the same sums, in the same order, as
-/// over a whole `per_turn`).
-#[derive(Debug, Clone)]
-struct Totals {
-    total_tokens: usize,
-    prompt_tokens: usize,
-    breaks: usize,
-    cost: f64,
-    cost_uncached: usize,
-    /// Anthropic's tool-use prompt on the turns this strategy sends tools, in provider tokens
-    /// at each turn's own price per token: what `cost_provider` adds to the calibrated cost.
-    overhead_cost: f64,
-    applied: bool,
-    costed: bool,
-}
-
-impl Default for Totals {
-    fn default() -> Totals {
-        Totals {
-            total_tokens: 0,
-            prompt_tokens: 0,
-            breaks: 0,
-            // An empty `f64` sum is -0.0, which JSON writes as `-0.0`: start where `sum` does.
-            cost: std::iter::empty::<f64>().sum(),
-            cost_uncached: 0,
-            overhead_cost: 0.0,
-            applied: false,
-            costed: false,
-        }
-    }
-}
-
-impl Totals {
-    /// The calibrated cost: the cost in provider tokens, with Claude's tool-use prompt.
-    fn provider_cost(&self, calibration: Option<&Calibration>) -> Option<f64> {
-        calibration.map(|c| round2(self.cost * c.ratio + self.overhead_cost))
-    }
-
-    fn add(&mut self, row: &StrategyTurn) {
-        self.total_tokens += row.total_tokens.unwrap_or(0);
-        self.prompt_tokens += row.prompt_tokens.unwrap_or(0);
-        self.breaks += usize::from(row.stable == Some(false));
-        if let Some(cost) = row.cost {
-            self.cost += cost;
-            self.cost_uncached += row.prompt_tokens.unwrap_or(0);
-            self.costed = true;
-        }
-        self.applied |= row.status == Some("ok");
-    }
-}
-
-/// The median of many ratios kept as distinct values with their counts: a trace of millions
-/// of turns that repeat a request holds a handful.
-#[derive(Debug, Default)]
-struct Ratios {
-    counts: FxHashMap<u64, usize>,
-    len: usize,
-}
-
-impl Ratios {
-    fn push(&mut self, ratio: f64) {
-        *self.counts.entry(ratio.to_bits()).or_default() += 1;
-        self.len += 1;
-    }
-
-    /// The median, as [`median`] gives it over every value.
-    fn median(&self) -> Option<f64> {
-        if self.len == 0 {
-            return None;
-        }
-        let mut values: Vec<(f64, usize)> = self
-            .counts
-            .iter()
-            .map(|(&bits, &n)| (f64::from_bits(bits), n))
-            .collect();
-        values.sort_by(|a, b| a.0.total_cmp(&b.0));
-        let at = |index: usize| -> f64 {
-            let mut seen = 0;
-            for &(value, n) in &values {
-                seen += n;
-                if index < seen {
-                    return value;
-                }
-            }
-            values.last().map_or(0.0, |v| v.0)
-        };
-        let mid = self.len / 2;
-        Some(if self.len % 2 == 1 {
-            at(mid)
-        } else {
-            (at(mid - 1) + at(mid)) / 2.0
-        })
-    }
-}
-
-/// Turns whose modelled cache agrees with the observed one (SESSIONS.md section 3, "Checked
-/// against the bill").
-#[derive(Debug, Clone, Copy, Serialize, PartialEq)]
-pub struct Agreement {
-    /// Turns with observed usage (failed calls and stubs left out).
-    pub turns: usize,
-    /// Of those, the turns judged: the others say why not (`agrees: null`).
-    pub judged: usize,
-    /// Judged turns whose modelled state equals the observed one and whose amounts are within
-    /// the tolerance.
-    pub agree: usize,
-    /// `agree / judged` (`None` without judged turns).
-    pub rate: Option<f64>,
-}
-
-/// The calibration of one provider and model.
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct CalibrationGroup {
-    /// The provider's id.
-    pub provider: &'static str,
-    /// The model as the request names it.
-    pub model: String,
-    /// The median ratio over its qualifying turns.
-    pub ratio: f64,
-    /// Those turns.
-    pub turns: usize,
-}
-
-/// Provider tokens per exact token (SESSIONS.md section 3).
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct Calibration {
-    /// The median over the turns of observed prompt tokens / the exact count of the body.
-    pub ratio: f64,
-    /// Turns the median is over.
-    pub turns: usize,
-    /// Turns with usage left out: a server-side tool ran, or the cache figures are unknown.
-    pub excluded: usize,
-    /// Per provider and model.
-    pub groups: Vec<CalibrationGroup>,
-    /// What the provider billed for input over the session, in input tokens (reads and writes
-    /// at the provider's prices), when every turn of the chain has usage.
-    pub billed: Option<f64>,
-}
-
-/// One tool over the session.
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct ToolUse {
-    /// Its name.
-    pub name: String,
-    /// Turns that sent it.
-    pub sent_turns: usize,
-    /// Calls the model made to it (each call counted once, however often it is re-sent).
-    pub calls: usize,
-    /// Tokens it cost over the session, at its context price.
-    pub tokens: usize,
-    /// Sent on every turn with known tools and never called.
-    pub never_called: bool,
-}
-
-/// The deferral candidates (SESSIONS.md section 3, "Tool calls").
-#[derive(Debug, Clone, Serialize, PartialEq, Default)]
-pub struct Deferral {
-    /// Tools sent on every turn and never called.
-    pub candidates: Vec<String>,
-    /// What they cost over the session, in tokens at their context price.
-    pub tokens: usize,
-    /// Per deferring strategy in the report: the tokens of those tools it did not send.
-    pub savings: Vec<DeferralSaving>,
-}
-
-/// What one deferring strategy saved on the candidates.
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct DeferralSaving {
-    /// The strategy id.
-    pub strategy: &'static str,
-    /// Tokens of candidate entries it kept out of the request, over the session.
-    pub tokens: usize,
-}
-
-/// What was read, and what was not.
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct TraceSummary {
-    /// The trace's path as given.
-    pub path: String,
-    /// The container's id (`claude-trace`, `har`, `jsonl`, ...).
-    pub format: &'static str,
-    /// `gzip` or `zstd` when the trace was compressed.
-    pub compression: Option<&'static str>,
-    /// Model calls read (turns of every thread).
-    pub turns: usize,
-    /// Records that are not model calls, each with why: the first
-    /// [`crate::trace::IGNORED_KEPT`].
-    pub ignored: Vec<IgnoredRecord>,
-    /// Records that are not model calls, all of them.
-    pub ignored_total: usize,
-    /// Bad records skipped under `--skip-bad`.
-    pub skipped: usize,
-    /// The last line was cut short (a writer killed mid-record).
-    pub torn_last_line: bool,
-    /// Turns in the cache chain without a timestamp: there every prefix counts as within its
-    /// lifetime.
-    pub untimed_turns: usize,
-    /// Turns whose text is hashed or redacted (cctrace's `[h:…]` and `s-…` tokens): not the
-    /// prompt the provider read, so no agreement is judged on them and they calibrate nothing.
-    pub hashed_turns: usize,
-    /// The conversations the turns belong to, in order of first appearance.
-    pub threads: Vec<ThreadSummary>,
-}
-
-/// A record that is not a model call.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
-pub struct IgnoredRecord {
-    /// Where it is in the trace.
-    pub source: String,
-    /// Its HTTP method, when known.
-    pub method: Option<String>,
-    /// Its URL, when known.
-    pub url: Option<String>,
-    /// Why it is not a turn.
-    pub reason: String,
-}
-
-impl From<&crate::trace::Ignored> for IgnoredRecord {
-    fn from(ignored: &crate::trace::Ignored) -> IgnoredRecord {
-        IgnoredRecord {
-            source: ignored.source.clone(),
-            method: ignored.method.clone(),
-            url: ignored.url.clone(),
-            reason: ignored.reason.clone(),
-        }
-    }
-}
-
-/// One conversation of the trace.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
-pub struct ThreadSummary {
-    /// Its short id (`t1`, `t2`, ... in order of first appearance), as `--thread` takes it.
-    pub id: String,
-    /// What grouped its turns: `user_id ...`, `prompt_cache_key ...` or `hash ...`.
-    pub key: String,
-    /// Its turns.
-    pub turns: usize,
-    /// Its first turn's number.
-    pub first_turn: usize,
-}
-
-/// Observed usage of one call, in the spec's words.
-#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
-pub struct UsageFigures {
-    /// Input tokens as the provider reported them.
-    pub input: u64,
-    /// Tokens written to the cache.
-    pub cache_write: u64,
-    /// Tokens read from the cache.
-    pub cache_read: u64,
-}
-
-impl From<Usage> for UsageFigures {
-    fn from(usage: Usage) -> UsageFigures {
-        UsageFigures {
-            input: usage.input,
-            cache_write: usage.cache_write,
-            cache_read: usage.cache_read,
-        }
-    }
-}
-
-/// The facts of one turn (SESSIONS.md section 2).
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct TurnFacts {
-    /// 1-based, over the whole trace.
-    pub turn: usize,
-    /// Its thread's id.
-    pub thread: String,
-    /// The record's timestamp as written.
-    pub timestamp: Option<String>,
-    /// Where it is in the trace (`line 5`, `entry 3`, `002.json`).
-    pub source: String,
-    /// The request's API shape (`None` for a compaction stub).
-    pub shape: Option<&'static str>,
-    /// Tools sent (`None`: unknown, a compaction stub).
-    pub tools: Option<usize>,
-    /// Bytes of the compact `tools` array.
-    pub tools_bytes: Option<usize>,
-    /// Tokens of it.
-    pub tools_tokens: Option<usize>,
-    /// Tokens of it in the model's context (`defer_loading: true` entries count 0).
-    pub context_tokens: Option<usize>,
-    /// Tokens of the whole body in the model's context: tools, system and messages, exact in
-    /// the chosen encoding (each block counted on its own).
-    pub prompt_tokens: Option<usize>,
-    /// The previous turn of its thread with known tools, which the facts below compare with
-    /// (`None`: the thread's first turn).
-    pub previous_turn: Option<usize>,
-    /// Against that turn: tools now sent that were not.
-    pub added: Vec<String>,
-    /// Tools no longer sent.
-    pub removed: Vec<String>,
-    /// Tools sent both times with another entry, and what changed.
-    pub changed: Vec<Changed>,
-    /// The tools sent both times come in another order.
-    pub order_changed: bool,
-    /// First differing byte of the compact tools array (`None`: identical, or no previous turn).
-    pub first_changed_byte: Option<usize>,
-    /// The same offset in characters.
-    pub first_changed_char: Option<usize>,
-    /// The tool entry holding that byte.
-    pub first_changed_entry: Option<String>,
-    /// Observed usage, when the trace has the response.
-    pub usage: Option<UsageFigures>,
-    /// The chain check against the previous turn of its chain.
-    pub cache: ChainState,
-    /// For a `break`: what the trace shows broke it.
-    pub cache_break: Option<BreakCause>,
-    /// The HTTP status, when there is a response.
-    pub status: Option<u16>,
-    /// A failed call (status 400 or more, or no response): outside the cache chain.
-    pub failed: bool,
-    /// A compaction stub: its tools are unknown.
-    pub stub: bool,
-    /// Tools first loaded through `tool_search` in this turn's conversation.
-    pub loaded: Vec<String>,
-    /// The cache the provider reported (`None`: no usage, a failed call or a stub).
-    pub observed: Option<CacheFigures>,
-    /// The cache as the model has it for the request as sent (`original`).
-    pub modelled: Option<CacheFigures>,
-    /// Whether the two states agree (`None` without both).
-    pub agrees: Option<bool>,
-    /// Why they do not, where the trace can tell.
-    pub disagreement: Option<String>,
-    /// Observed prompt tokens / `prompt_tokens` (`None`: no usage).
-    pub calibration: Option<f64>,
-    /// Whose cache the request met (`anthropic`, `openai`, `deepseek`, …, `unmodelled`).
-    pub provider: &'static str,
-    /// The request's host (`None`: the trace has no URL, the body's shape told the provider).
-    pub host: Option<String>,
-    /// A server-side tool the response shows ran (its figures hold prompts the request does
-    /// not: left out of calibration and of agreement on amounts).
-    pub server_tool: Option<&'static str>,
-    /// Why the turn is not judged (`agrees: null` though it has usage).
-    pub not_judged: Option<String>,
-    /// What the prefix the thread's previous turn left cached, lost at this turn, cost: the
-    /// request as sent against the same request had that prefix held (`null` when it held).
-    pub break_price: Option<BreakPrice>,
-    /// Tools the model called, first seen in this turn's messages.
-    pub calls: Vec<String>,
-    /// The record's instant, for the cache lifetime.
-    #[serde(skip)]
-    pub time_ms: Option<i64>,
-}
-
-/// The breaks' price over the session.
-#[derive(Debug, Clone, Copy, Default, Serialize, PartialEq)]
-pub struct BreakCost {
-    /// Turns that lost a prefix their thread's previous turn left cached.
-    pub breaks: usize,
-    /// What they cost beyond the prefix held, in input tokens.
-    pub extra: f64,
-    /// The same in US dollars, over the breaks whose model has a price (`null` when none has).
-    pub usd: Option<f64>,
-}
-
-impl BreakCost {
-    /// The dollars to a ten-thousandth, as the report gives them.
-    fn rounded(self) -> BreakCost {
-        BreakCost {
-            usd: self.usd.map(|u| (u * 1e4).round() / 1e4),
-            ..self
-        }
-    }
-}
-
-/// The price of a break: one turn's cost as sent against its cost had the prefix its thread's
-/// previous turn left cached held (SESSIONS.md section 3, "The price of a break").
-#[derive(Debug, Clone, Copy, Serialize, PartialEq)]
-pub struct BreakPrice {
-    /// Tokens of that prefix this turn did not read (exact, in the chosen encoding).
-    pub lost: usize,
-    /// What the turn cost, in input tokens (reads and writes at their prices).
-    pub cost: f64,
-    /// What it would have cost with the prefix held.
-    pub held: f64,
-    /// `cost - held`, in input tokens.
-    pub extra: f64,
-    /// `extra` in US dollars: provider tokens (the turn's calibration) at the model's input
-    /// price (`cache.price`); `null` without a price.
-    pub usd: Option<f64>,
-}
-
-/// A request's cache, observed or modelled: `state` is `none` (nothing read or written),
-/// `write`, `hit` (read, nothing written) or `partial` (read and written); `input` is the
-/// input neither read nor written.
-#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
-pub struct CacheFigures {
-    /// The state.
-    pub state: &'static str,
-    /// Tokens neither read nor written.
-    pub input: u64,
-    /// Tokens read from the cache.
-    pub read: u64,
-    /// Tokens written to it.
-    pub write: u64,
-}
-
-impl CacheFigures {
-    /// What a provider reported: Anthropic `input_tokens` is uncached input already; OpenAI's
-    /// prompt tokens include the cached ones.
-    pub fn observed(usage: Usage, openai: bool) -> CacheFigures {
-        let input = if openai {
-            usage.input.saturating_sub(usage.cache_read)
-        } else {
-            usage.input
-        };
-        CacheFigures {
-            state: cache::state(usage.cache_read, usage.cache_write),
-            input,
-            read: usage.cache_read,
-            write: usage.cache_write,
-        }
-    }
-
-    fn modelled(m: &cache::Modelled) -> CacheFigures {
-        CacheFigures {
-            state: m.state(),
-            input: m.input as u64,
-            read: m.read as u64,
-            write: m.written() as u64,
-        }
-    }
-}
-
-/// One strategy over the session (SESSIONS.md section 3).
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct StrategySession {
-    /// The strategy id.
-    pub id: &'static str,
-    /// One entry per turn.
-    pub per_turn: Vec<StrategyTurn>,
-    /// Tokens sent (tools plus added text) summed over the turns whose tools are known.
-    pub total_tokens: usize,
-    /// Turns whose projected tool bytes differ from the previous turn of their thread.
-    pub breaks: usize,
-    /// The whole prompts it sends (tools, added text, system, messages), summed.
-    pub prompt_tokens: usize,
-    /// The cost model's figure over the cache chain, in input tokens: whole prompts, each
-    /// token read, written or sent plain.
-    pub cost: f64,
-    /// The same turns without any caching (every token at 1.0).
-    pub cost_uncached: f64,
-    /// `cost` in provider tokens (times the calibration ratio; `None` without usage).
-    pub cost_provider: Option<f64>,
-    /// It applied (status `ok`) on at least one turn; else every turn is `not_applicable` or
-    /// `refused` and what it sends is the host's fallback.
-    pub applied: bool,
-    /// Its cost against `original`'s in percent (negative: cheaper), whenever both exist,
-    /// whether it applied or not.
-    pub versus_original_pct: Option<f64>,
-}
-
-impl StrategySession {
-    /// Whether it applied on at least one turn whose tools are known: a strategy that had
-    /// nothing to act on (or was refused) on every turn saves nothing, whatever it sent.
-    pub fn applied(&self) -> bool {
-        self.per_turn.iter().any(|t| t.status == Some("ok"))
-    }
-}
-
-/// A strategy's session cost against `original`'s, as the tables show it: the one
-/// `not_applicable` rule (SESSIONS.md section 3). The difference is shown whenever the figures
-/// differ; `n/a` marks a strategy that never applied, and never hides a number.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct VersusOriginal {
-    /// The change in percent (`None`: no `original`, or it costs nothing).
-    pub percent: Option<f64>,
-    /// The strategy applied on some turn.
-    pub applied: bool,
-}
-
-impl std::fmt::Display for VersusOriginal {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match (self.percent, self.applied) {
-            (Some(p), true) => write!(f, "{p:+.1}%"),
-            (Some(p), false) if p.abs() >= 0.05 => write!(f, "{p:+.1}% n/a"),
-            (_, false) => f.write_str("n/a"),
-            (None, true) => f.write_str("-"),
-        }
-    }
-}
-
-impl SessionReport {
-    /// `strategy`'s cost against `original`'s over the session.
-    pub fn versus_original(&self, strategy: &StrategySession) -> VersusOriginal {
-        VersusOriginal {
-            percent: strategy.versus_original_pct,
-            applied: strategy.applied,
-        }
-    }
-}
-
-/// One strategy at one turn.
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct StrategyTurn {
-    /// The turn's number.
-    pub turn: usize,
-    /// Tokens of the projected `tools` array (`None` for a compaction stub).
-    pub tools_tokens: Option<usize>,
-    /// Of those, in the model's context (`defer_loading: true` entries count 0).
-    pub context_tokens: Option<usize>,
-    /// The context tokens plus the text the strategy adds outside the tools.
-    pub total_tokens: Option<usize>,
-    /// The whole projected prompt: `total_tokens` plus the turn's own system and messages.
-    pub prompt_tokens: Option<usize>,
-    /// The projected tool bytes equal the previous turn's of the thread (`None`: no previous
-    /// turn, a failed call or a stub).
-    pub stable: Option<bool>,
-    /// Where not: the first changed byte of the projected array.
-    pub first_changed_byte: Option<usize>,
-    /// Why it changed, or why stability does not apply.
-    pub reason: Option<String>,
-    /// The projection's status this turn: `ok`, `not_applicable`, `refused` (`None` for a
-    /// compaction stub).
-    pub status: Option<&'static str>,
-    /// The modelled cache state: `none`, `write`, `hit`, `partial` (`None`: outside the chain).
-    pub state: Option<&'static str>,
-    /// Tokens of the prompt read from the cache.
-    pub read: Option<usize>,
-    /// Tokens written to it.
-    pub write: Option<usize>,
-    /// Tokens sent plain.
-    pub input: Option<usize>,
-    /// The turn's cost in input tokens (`None`: outside the chain).
-    pub cost: Option<f64>,
-    /// The host refuses this turn's request under this strategy.
-    pub error: Option<String>,
-}
-
-/// Whose price list a request follows.
-/// The price of a break ([`BreakPrice`]): `usd_per_million` is per exact token (the input
-/// price scaled by the calibration).
-fn break_price(
-    m: &cache::Modelled,
-    cached: usize,
-    rules: &cache::Rules,
-    usd_per_million: Option<f64>,
-) -> Option<BreakPrice> {
-    let held = cache::held(m, cached)?;
-    let (cost, held_cost) = (m.cost(rules), held.cost(rules));
-    let extra = cost - held_cost;
-    Some(BreakPrice {
-        lost: held.read - m.read,
-        cost: round2(cost),
-        held: round2(held_cost),
-        extra: round2(extra),
-        // Dollars, to a millionth.
-        usd: usd_per_million.map(|p| (extra * p).round() / 1e6),
-    })
-}
-
-/// A model's input price in US dollars per million tokens: `cache.price` when set, else its
-/// list price where toolprism knows it (SESSIONS.md, "The price of a break").
-pub fn price_per_million(settings: &Settings, model: &str) -> Option<f64> {
-    if let Some(price) = settings.cache.price {
-        return Some(price.get());
-    }
-    let m = model.to_ascii_lowercase();
-    let has = |parts: &[&str]| parts.iter().any(|p| m.contains(p));
-    // More specific names first: `gpt-4o-mini` before `gpt-4o`, Opus 4.5 before Opus 4.
-    let table: [(&[&str], f64); 18] = [
-        (&["opus-4-5", "opus-4.5", "opus-4-6", "opus-4.6"], 5.0),
-        (&["opus"], 15.0),
-        (&["haiku-4-5", "haiku-4.5"], 1.0),
-        (&["3-5-haiku", "3.5-haiku", "haiku-3-5", "haiku-3.5"], 0.8),
-        (&["3-haiku", "haiku-3"], 0.25),
-        (&["sonnet"], 3.0),
-        (&["gpt-5-nano"], 0.05),
-        (&["gpt-5-mini"], 0.25),
-        (&["gpt-5"], 1.25),
-        (&["gpt-4.1-nano"], 0.1),
-        (&["gpt-4.1-mini"], 0.4),
-        (&["gpt-4.1"], 2.0),
-        (&["gpt-4o-mini"], 0.15),
-        (&["gpt-4o"], 2.5),
-        (&["o4-mini", "o3-mini"], 1.1),
-        (&["o3"], 2.0),
-        (&["o1-mini"], 1.1),
-        (&["o1"], 15.0),
-    ];
-    table
-        .iter()
-        .find(|(parts, _)| has(parts))
-        .map(|&(_, price)| price)
-}
-
-fn provider_is_openai(shape: Shape) -> bool {
-    matches!(shape, Shape::OpenAiChat | Shape::OpenAiResponses)
-}
-
-/// The shortest cached prefix for a model, from the providers' published tables (docs/SESSIONS.md).
-pub fn min_tokens_for(model: &str, openai: bool) -> usize {
-    if openai {
-        return 1024;
-    }
-    let m = model.to_ascii_lowercase();
-    let any = |names: &[&str]| names.iter().any(|n| m.contains(n));
-    if any(&[
-        "opus-4-5",
-        "opus-4-6",
-        "haiku-4-5",
-        "opus-4.5",
-        "opus-4.6",
-        "haiku-4.5",
-    ]) {
-        4096
-    } else if any(&["3-5-haiku", "3-haiku", "haiku-3"]) {
-        2048
-    } else {
-        1024
-    }
-}
-
-/// What OpenAI bills a cached input token at, in input tokens, by model family (published
-/// prices, docs/SESSIONS.md).
-pub fn openai_read_for(model: &str) -> f64 {
-    let m = model.to_ascii_lowercase();
-    if m.starts_with("gpt-5") || m.contains("/gpt-5") {
-        0.1
-    } else if m.starts_with("gpt-4.1")
-        || m.starts_with("o3")
-        || m.starts_with("o4")
-        || m.starts_with("codex-mini")
-    {
-        0.25
-    } else {
-        0.5
-    }
-}
-
-/// The cache rules one request is modelled with: the settings', else the provider's defaults
-/// for its model (the provider told by the body's shape).
-pub fn rules_for(shape: Shape, body: &Value, settings: &Settings) -> cache::Rules {
-    let model = body.get("model").and_then(Value::as_str).unwrap_or("");
-    let who = provider::identify(None, shape, model);
-    rules_with(shape, body, settings, who.provider)
-}
-
-/// The cache rules of a request that met `provider`'s cache (SESSIONS.md section 3,
-/// "Providers"): its caching, minimum and step, the settings' values where they are set. An
-/// unmodelled provider is modelled by the body's shape for the strategies' what-ifs; its turns
-/// are never judged.
-pub fn rules_with(
-    shape: Shape,
-    body: &Value,
-    settings: &Settings,
-    provider: provider::Provider,
-) -> cache::Rules {
-    let model = body.get("model").and_then(Value::as_str).unwrap_or("");
-    let fallback = provider::identify(None, shape, model).provider;
-    let (provider, known) = provider
-        .rules()
-        .map(|r| (provider, r))
-        .or_else(|| fallback.rules().map(|r| (fallback, r)))
-        .unwrap_or((provider::Provider::Anthropic, provider::BREAKPOINTS));
-    let openai = known.caching == provider::Caching::Automatic;
-    let (read, write, write_long) = if openai {
-        (
-            known.read_price.unwrap_or_else(|| openai_read_for(model)),
-            1.0,
-            1.0,
-        )
-    } else {
-        (0.1, 1.25, 2.0)
-    };
-    let openai_proper = matches!(
-        provider,
-        provider::Provider::OpenAi | provider::Provider::Azure
-    );
-    cache::Rules {
-        openai,
-        min_tokens: settings.cache.min_tokens.unwrap_or_else(|| {
-            known
-                .min_tokens
-                .unwrap_or_else(|| provider::min_tokens(provider, model))
-        }),
-        lookback: settings.cache.lookback,
-        max_marks: settings.cache.breakpoints,
-        step: if openai_proper || !openai {
-            settings.cache.step
-        } else {
-            known.step
-        },
-        ttl_ms: settings.cache_ttl_ms,
-        ttl_long_ms: if openai {
-            settings.cache.ttl_24h_ms
-        } else {
-            settings.cache.ttl_1h_ms
-        },
-        long_retention: openai
-            && body.get("prompt_cache_retention").and_then(Value::as_str) == Some("24h"),
-        read: settings.cache_read.map_or(read, Multiplier::get),
-        write: settings.cache_write.map_or(write, Multiplier::get),
-        write_long: settings.cache.write_1h.map_or(write_long, Multiplier::get),
-    }
-}
-
-/// One strategy's projection of one distinct input, measured.
-#[derive(Debug)]
-struct Projected {
-    /// The sent entries (ids in the session's entry store).
-    ids: Vec<u32>,
-    /// The projected request carries a `tools` key.
-    present: bool,
-    tools_tokens: usize,
-    /// Of those, in the model's context.
-    context_tokens: usize,
-    added_tokens: usize,
-    /// The added text's hash, for the prompt's prefix.
-    added_hash: u64,
-    /// `ok`, `not_applicable` or `refused`.
-    status: &'static str,
-    error: Option<String>,
-}
-
-/// The last turn of a thread in the cache chain (not failed, tools known).
-#[derive(Debug)]
-struct ChainPoint {
-    usage: Option<Usage>,
-    openai: bool,
-    time_ms: Option<i64>,
-    tools: Arc<[u32]>,
-    present: bool,
-    system: u64,
-    messages: Vec<u64>,
-}
-
-/// A strategy's last projection in a thread's chain.
-#[derive(Debug)]
-struct StrategyPoint {
-    projected: Arc<Projected>,
-    tools: Arc<[u32]>,
-    loaded: u32,
-    context: u128,
 }
 
 #[derive(Debug)]
@@ -845,20 +95,6 @@ struct ThreadState {
     strategies: Vec<Option<StrategyPoint>>,
 }
 
-/// A distinct tools array: shape, `tools` key present, entries.
-type ArrayKey = (Shape, bool, Arc<[u32]>);
-
-/// One projection before its new entries are stored: each sent entry's id, or its JSON when
-/// new; the `tools` key; added text; a refusal.
-struct Sent {
-    strategy: Strategy,
-    sent: Vec<Result<u32, String>>,
-    present: bool,
-    added_text: Option<String>,
-    status: &'static str,
-    error: Option<String>,
-}
-
 /// What a trace record says of its request besides the body.
 struct RequestRecord {
     url: Option<String>,
@@ -870,97 +106,26 @@ struct RequestRecord {
     usage: Option<Usage>,
 }
 
-/// The request as sent, as the cache model reads it: the seed, the blocks before and after
-/// the tools, the tools' tokens with what goes with them, and the whole prompt's tokens.
-type SentPrompt<'p> = (
-    u64,
-    &'p [(u64, usize, Option<Ttl>)],
-    &'p [(u64, usize, Option<Ttl>)],
-    usize,
-    usize,
-);
-
-/// The request as sent through the cache model, and against what the provider billed.
-#[derive(Default)]
-struct SentCache {
-    not_judged: Option<String>,
-    observed: Option<CacheFigures>,
-    modelled: Option<CacheFigures>,
-    agrees: Option<bool>,
-    disagreement: Option<String>,
-    calibration: Option<f64>,
-    break_price: Option<BreakPrice>,
-    /// Tokens this request left cached (read and written), for the thread's next turn.
-    cached: Option<usize>,
+/// One distinct block's count under one image rule.
+#[derive(Debug, Clone, Copy)]
+struct PieceCount {
+    tokens: u32,
+    /// Why media in it are not counted.
+    uncounted: Option<Uncounted>,
 }
-
-/// What the verdict on a turn needs besides its figures.
-struct Judge<'j> {
-    who: &'j provider::Identified,
-    model: &'j str,
-    /// Provider tokens before the tools the body does not hold (Anthropic's tool-use prompt).
-    overhead: usize,
-    /// The trace's text is hashed.
-    hashed: bool,
-    /// The request holds media the exact count cannot measure.
-    media: bool,
-}
-
-impl<'j> Judge<'j> {
-    fn of(capture: &'j Capture, who: &'j provider::Identified) -> Judge<'j> {
-        Judge {
-            who,
-            model: capture
-                .body()
-                .get("model")
-                .and_then(Value::as_str)
-                .unwrap_or(""),
-            overhead: verdict::tool_use_overhead(capture, who.provider),
-            hashed: verdict::hashed(capture),
-            media: verdict::has_media(capture),
-        }
-    }
-}
-
-/// What every strategy's row of one turn reads.
-struct TurnInputs<'t> {
-    turn: usize,
-    thread: usize,
-    failed: bool,
-    time_ms: Option<i64>,
-    ids: &'t Arc<[u32]>,
-    seed: u64,
-    head: &'t [(u64, usize, Option<Ttl>)],
-    rest: &'t [(u64, usize, Option<Ttl>)],
-    rest_tokens: usize,
-    rules: &'t cache::Rules,
-    /// Provider tokens a request with tools carries before them (Claude's tool-use prompt).
-    overhead: usize,
-    loaded: u32,
-    context: u128,
-    newly_loaded: &'t [String],
-}
-
-/// Tool lists at least this long are compared and serialized on the thread pool.
-const PARALLEL_ENTRIES: usize = 64;
-
-/// Memo key: strategy, distinct tools array, context hash, loaded set.
-type MemoKey = (Strategy, u32, u128, u32);
 
 /// Reads a trace's records one at a time and builds the [`SessionReport`].
 pub struct Analyzer<'a> {
     counter: &'a TokenCounter,
     settings: Settings,
     strategies: Vec<Strategy>,
+    /// What those strategies read beyond the tool list.
+    wants: Wants,
     thread_filter: Option<String>,
-    entries: Vec<Entry>,
-    entry_ids: FxHashMap<Box<str>, u32>,
-    /// The last entry seen under each name, and its id.
-    last_by_name: FxHashMap<String, (Value, u32)>,
-    /// Distinct tools arrays (shape, `tools` key present, entries) and their token counts.
-    arrays: FxHashMap<ArrayKey, (u32, usize)>,
-    list_tokens: FxHashMap<Arc<[u32]>, usize>,
+    /// Every distinct tool entry (the captures' and the projections'), stored once.
+    entries: EntryStore,
     loaded_sets: FxHashMap<BTreeSet<String>, u32>,
+    /// Each distinct projection, by what its strategy reads.
     memo: FxHashMap<MemoKey, Arc<Projected>>,
     threads: Vec<ThreadState>,
     thread_index: FxHashMap<String, usize>,
@@ -971,67 +136,37 @@ pub struct Analyzer<'a> {
     sink: Option<Box<dyn TurnSink + Send + 'a>>,
     /// Turns finished (kept or given to the sink).
     kept: usize,
-    totals: Vec<Totals>,
+    /// Per strategy (in `strategies` order): its cache, sums and what it left out.
+    replays: Vec<Replay>,
     turn_count: usize,
     projections_run: usize,
     /// Tokens of each distinct block after the tools (system, messages), by content hash:
     /// a conversation re-sends its prefix, and each block is counted once.
-    piece_tokens: FxHashMap<u64, u32>,
-    /// The prompt cache of each strategy's what-if (shared by all threads).
-    stores: Vec<cache::Store>,
+    piece_tokens: FxHashMap<(u64, Family), PieceCount>,
     /// The prompt cache of the requests as sent (what `modelled` and `agrees` check).
     sent_store: cache::Store,
     /// Turns in the chain with a timestamp, and without one.
-    timed: (usize, usize),
-    /// Observed / exact prompt tokens, per turn with usage.
-    ratios: Ratios,
+    timed: Timed,
+    /// Observed / exact prompt tokens, per turn with usage and per provider and model, and
+    /// what the provider billed.
+    calibration: Calibrator,
     /// Turns with usage, those judged, and those that agree.
-    agreement: (usize, usize, usize),
-    /// Observed / exact prompt tokens per provider and model.
-    groups: FxHashMap<(&'static str, String), Ratios>,
-    /// Turns with usage left out of calibration.
-    calibration_excluded: usize,
+    agreement: AgreementCount,
     /// Turns whose text is hashed ([`TraceSummary::hashed_turns`]).
     hashed_turns: usize,
     break_cost: BreakCost,
-    /// What the provider billed for input (in input tokens), and whether every chain turn
-    /// had usage.
-    billed: (f64, bool),
-    /// Per tool name: turns sent, calls, tokens.
-    tool_stats: FxHashMap<Box<str>, (usize, usize, usize)>,
-    tool_order: Vec<Box<str>>,
-    /// Calls already counted (by call id, else name and arguments).
-    seen_calls: FxHashSet<u64>,
-    /// Turns with known tools (wanted, not stubs).
-    known_turns: usize,
-    /// Per deferring strategy: tokens of each tool it kept out, over the session.
-    withheld: Vec<FxHashMap<Box<str>, usize>>,
+    /// Each tool's sends, calls and tokens.
+    tool_tally: ToolTally,
     boundaries: Vec<cache::Boundary>,
     /// Automatic caching: the text of this request's long blocks (system and messages, in
     /// order), and per seed the previous request's boundaries, texts and time, to find a
     /// common token prefix inside the first block two prompts do not share.
     block_texts: Vec<(u64, Option<Arc<str>>)>,
-    /// Per strategy: on some turn it left a tool out of the model's reach.
-    unreachable: Vec<bool>,
     previous_prompt: FxHashMap<u64, PreviousPrompt>,
 }
 
 /// One block of a prompt, counted: its hash, tokens and breakpoint.
 type Counted = (u64, usize, Option<Ttl>);
-
-/// The last request of one seed under automatic caching.
-#[derive(Debug, Default)]
-struct PreviousPrompt {
-    hashes: Vec<u64>,
-    texts: Vec<(u64, Option<Arc<str>>)>,
-    head: usize,
-    tools: usize,
-    time_ms: Option<i64>,
-}
-
-/// Blocks shorter than this are not searched for a common prefix inside them: they add at
-/// most one step of an automatic cache.
-const INNER_PREFIX_TOKENS: usize = 128;
 
 impl<'a> Analyzer<'a> {
     /// An analysis of `strategies` under `settings`, counting with `counter`. With
@@ -1048,12 +183,12 @@ impl<'a> Analyzer<'a> {
             counter,
             settings: settings.clone(),
             strategies: strategies.to_vec(),
+            wants: Wants {
+                context: strategies.iter().any(|&s| reads(s, Input::Context)),
+                loaded: strategies.iter().any(|&s| reads(s, Input::Loaded)),
+            },
             thread_filter,
-            entries: Vec::new(),
-            entry_ids: FxHashMap::default(),
-            last_by_name: FxHashMap::default(),
-            arrays: FxHashMap::default(),
-            list_tokens: FxHashMap::default(),
+            entries: EntryStore::default(),
             loaded_sets,
             memo: FxHashMap::default(),
             threads: Vec::new(),
@@ -1063,30 +198,19 @@ impl<'a> Analyzer<'a> {
             per_turn: vec![Vec::new(); strategies.len()],
             sink: None,
             kept: 0,
-            totals: vec![Totals::default(); strategies.len()],
+            replays: (0..strategies.len()).map(|_| Replay::default()).collect(),
             turn_count: 0,
             projections_run: 0,
             piece_tokens: FxHashMap::default(),
-            stores: (0..strategies.len())
-                .map(|_| cache::Store::default())
-                .collect(),
             sent_store: cache::Store::default(),
-            timed: (0, 0),
-            ratios: Ratios::default(),
-            agreement: (0, 0, 0),
-            groups: FxHashMap::default(),
-            calibration_excluded: 0,
+            timed: Timed::default(),
+            calibration: Calibrator::default(),
+            agreement: AgreementCount::default(),
             hashed_turns: 0,
             break_cost: BreakCost::default(),
-            billed: (0.0, true),
-            tool_stats: FxHashMap::default(),
-            tool_order: Vec::new(),
-            seen_calls: FxHashSet::default(),
-            known_turns: 0,
-            withheld: vec![FxHashMap::default(); strategies.len()],
+            tool_tally: ToolTally::default(),
             boundaries: Vec::new(),
             block_texts: Vec::new(),
-            unreachable: vec![false; strategies.len()],
             previous_prompt: FxHashMap::default(),
         }
     }
@@ -1106,8 +230,8 @@ impl<'a> Analyzer<'a> {
     /// A finished turn: summed into the totals, then kept or given to the sink.
     fn keep(&mut self, facts: TurnFacts, rows: Vec<StrategyTurn>) {
         self.kept += 1;
-        for (totals, row) in self.totals.iter_mut().zip(&rows) {
-            totals.add(row);
+        for (replay, row) in self.replays.iter_mut().zip(&rows) {
+            replay.totals.add(row);
         }
         match self.sink.as_mut() {
             Some(sink) => sink.turn(&facts, &rows),
@@ -1129,7 +253,7 @@ impl<'a> Analyzer<'a> {
 
     /// Distinct tool entries stored so far (originals and projected ones).
     pub fn distinct_entries(&self) -> usize {
-        self.entries.len()
+        self.entries.all().len()
     }
 
     /// Projections run so far (the rest came from the memo).
@@ -1193,60 +317,65 @@ impl<'a> Analyzer<'a> {
         record: RequestRecord,
     ) {
         let (failed, time_ms, usage) = (record.failed, record.time_ms, record.usage);
-        let (ids, present, array, [tools_tokens, tools_bytes, context_tokens]) =
-            self.own_tools(capture);
+        // Everything the analysis takes from the capture besides its tools, read once.
+        let mut read = TurnRead::of(
+            capture,
+            record.url.as_deref(),
+            usage.is_some(),
+            &self.settings,
+            self.wants,
+        );
+        let (ids, array, [tools_tokens, tools_bytes, context_tokens]) =
+            self.own_tools(capture, &read);
+        let present = read.present;
 
         // The rest of the prompt: counted once per turn for every strategy, each block once
-        // per session.
-        let (pieces, head) = prompt::pieces(capture);
-        let rest = self.count_pieces(&pieces);
-        let (who, rules, seed) = self.provider_of(capture, &record, (&pieces, &rest));
-        let (head, rest) = rest.split_at(head);
+        // per session. Automatic caching keeps the text of the long blocks.
+        let (rest, uncounted) = self.count_pieces(&read.pieces, read.family);
+        // Media the provider's rule counts calibrate; others keep the turn out, with why.
+        let media = read.media_left_out(uncounted);
+        self.note_texts(&read.pieces, rest.iter(), read.rules.openai && !failed);
+        let (head, rest) = rest.split_at(read.head);
         let rest_tokens: usize = head.iter().chain(rest).map(|r| r.1).sum();
 
         let (previous_turn, change) = self.list_change(thread, &ids, present);
         let state = &self.threads[thread];
 
-        // The observed cache, checked against the chain.
-        let openai = provider_is_openai(capture.shape());
-        let system = context::system_hash(capture);
-        // Only a turn with usage is checked against the next one's messages.
-        let messages = usage.map_or_else(Vec::new, |_| context::message_hashes(capture));
+        // The observed cache, checked against the chain. Only a turn with usage is checked
+        // against the next one's messages.
+        let point = read.chain_point(usage, time_ms, Arc::clone(&ids));
         let (cache, cache_break) = if failed {
             (ChainState::Unknown, None)
         } else {
-            chain_check(
-                state.chain.as_ref(),
-                usage,
-                openai,
-                time_ms,
-                (&ids, present),
-                system,
-                &messages,
-                self.settings.cache_ttl_ms,
-            )
+            chain_check(state.chain.as_ref(), &point, self.settings.cache_ttl_ms)
         };
 
         // The request as sent, through the cache model, against what the provider billed.
         let prompt_tokens = context_tokens + rest_tokens;
-        let prompt = (seed, head, rest, context_tokens, prompt_tokens);
-        let judge = Judge::of(capture, &who);
-        let sent = self.model_sent(
-            prompt,
-            &ids,
-            (time_ms, failed, self.threads[thread].sent_cached),
+        let group = (!failed).then(|| self.calibration.group(read.group_key()));
+        let sent = self.model_sent(&SentTurn {
+            read: &read,
+            head,
+            rest,
+            ids: &ids,
+            context_tokens,
+            prompt_tokens,
+            time_ms,
+            failed,
+            cached_before: self.threads[thread].sent_cached,
             usage,
-            openai,
-            &rules,
-            &judge,
-        );
+            group,
+            media,
+        });
 
         // Tool calls, and what each tool cost.
-        let calls = self.new_calls(capture);
-        self.count_tools(&ids, &calls);
+        let calls = std::mem::take(&mut read.conversation.calls);
+        let calls = self.tool_tally.new_calls(calls);
+        self.tool_tally.count(&self.entries, &ids, &calls);
 
-        let (newly_loaded, loaded_set, loaded) = self.grow_loaded(capture, thread);
-        let context = self.adaptive_context_hash(capture);
+        let (newly_loaded, loaded_set, loaded) =
+            self.grow_loaded(std::mem::take(&mut read.loads), thread);
+        let context = read.context;
 
         let projected = self.project_all(capture, &ids, array, context, loaded, &loaded_set);
         let inputs = TurnInputs {
@@ -1255,15 +384,16 @@ impl<'a> Analyzer<'a> {
             failed,
             time_ms,
             ids: &ids,
-            seed,
+            seed: read.seed,
             head,
             rest,
             rest_tokens,
-            rules: &rules,
-            overhead: judge.overhead,
+            rules: &read.rules,
+            overhead: read.overhead,
             loaded,
             context,
             newly_loaded: &newly_loaded,
+            group,
         };
         let rows = projected
             .into_iter()
@@ -1275,22 +405,14 @@ impl<'a> Analyzer<'a> {
         state.last_tools = Some((Arc::clone(&ids), present, turn));
         if !failed {
             state.sent_cached = sent.cached;
-            state.chain = Some(ChainPoint {
-                usage,
-                openai,
-                time_ms,
-                tools: Arc::clone(&ids),
-                present,
-                system,
-                messages,
-            });
+            state.chain = Some(point);
         }
         let facts = TurnFacts {
             turn,
             thread: state.id.clone(),
             timestamp: record.timestamp,
             source: record.source,
-            shape: Some(capture.shape().id()),
+            shape: Some(read.shape.id()),
             tools: Some(ids.len()),
             tools_bytes: Some(tools_bytes),
             tools_tokens: Some(tools_tokens),
@@ -1316,8 +438,9 @@ impl<'a> Analyzer<'a> {
             agrees: sent.agrees,
             disagreement: sent.disagreement,
             calibration: sent.calibration,
-            provider: who.provider.id(),
-            host: who.host.clone(),
+            uncalibrated: sent.uncalibrated,
+            provider: read.who.provider.id(),
+            host: read.who.host.clone(),
             server_tool: usage.and_then(|u| u.server_tool),
             not_judged: sent.not_judged,
             break_price: sent.break_price,
@@ -1329,59 +452,21 @@ impl<'a> Analyzer<'a> {
 
     /// The capture's own tools, stored once per distinct entry: their ids, whether the body
     /// has a `tools` key, the array's id, and its tokens, bytes and tokens in context.
-    fn own_tools(&mut self, capture: &Capture) -> (Arc<[u32]>, bool, u32, [usize; 3]) {
-        let ids: Arc<[u32]> = self.capture_entries(capture.tools()).into();
-        let present = capture.has_tools_key();
-        let (array, tools_tokens) = self.array(capture.shape(), present, &ids);
-        let tools_bytes = self.bytes(&ids, present);
-        let context_tokens = self.context_tokens(&ids, tools_tokens);
-        (
-            ids,
-            present,
-            array,
-            [tools_tokens, tools_bytes, context_tokens],
-        )
-    }
-
-    /// Count a break's price into the session's.
-    fn add_break(&mut self, price: Option<BreakPrice>) {
-        let Some(price) = price else {
-            return;
-        };
-        let total = &mut self.break_cost;
-        total.breaks += 1;
-        total.extra = round2(total.extra + price.extra);
-        if let Some(usd) = price.usd {
-            total.usd = Some(total.usd.unwrap_or(0.0) + usd);
-        }
-    }
-
-    /// Whose cache a request meets (by its URL's host, else its shape), the rules it is
-    /// modelled with, and the seed of its prefixes (one cache per provider family and model).
-    /// Automatic caching also keeps the text of the request's long blocks
-    /// ([`Self::note_texts`]).
-    fn provider_of(
+    fn own_tools(
         &mut self,
         capture: &Capture,
-        record: &RequestRecord,
-        (pieces, counted): (&[prompt::Piece<'_>], &[Counted]),
-    ) -> (provider::Identified, cache::Rules, u64) {
-        let url = record.url.as_deref();
-        let model = capture
-            .body()
-            .get("model")
-            .and_then(Value::as_str)
-            .unwrap_or("");
-        let who = provider::identify(url, capture.shape(), model);
-        let rules = rules_with(
-            capture.shape(),
-            capture.body(),
-            &self.settings,
-            who.provider,
-        );
-        let seed = prompt::seed(capture.shape(), model);
-        self.note_texts(pieces, counted.iter(), rules.openai && !record.failed);
-        (who, rules, seed)
+        read: &TurnRead<'_>,
+    ) -> (Arc<[u32]>, u32, [usize; 3]) {
+        let counter = self.counter;
+        let ids: Arc<[u32]> = self
+            .entries
+            .capture_entries(counter, capture.tools())
+            .into();
+        let present = read.present;
+        let (array, tools_tokens) = self.entries.array(counter, read.shape, present, &ids);
+        let tools_bytes = self.entries.bytes(&ids, present);
+        let context_tokens = self.entries.context_tokens(counter, &ids, tools_tokens);
+        (ids, array, [tools_tokens, tools_bytes, context_tokens])
     }
 
     /// The turn its thread sent tools last, and how this turn's list differs from that one.
@@ -1394,332 +479,13 @@ impl<'a> Analyzer<'a> {
         match &self.threads[thread].last_tools {
             Some((before, before_present, turn)) => (
                 Some(*turn),
-                compare::compare(&self.entries, (before, *before_present), (ids, present)),
+                compare::compare(
+                    self.entries.all(),
+                    (before, *before_present),
+                    (ids, present),
+                ),
             ),
             None => (None, compare::ListChange::default()),
-        }
-    }
-
-    /// The request as sent through the cache model (its store shared by every turn), checked
-    /// against what the provider billed when the record has usage (SESSIONS.md section 3,
-    /// "Checked against the bill"). The model runs in provider tokens: the turn's own ratio of
-    /// billed to exact tokens (else its provider and model's median so far) scales the
-    /// provider's minimum and step, and Anthropic's tool-use prompt sits before the tools.
-    #[allow(clippy::too_many_arguments)]
-    fn model_sent(
-        &mut self,
-        (seed, head, rest, context_tokens, prompt_tokens): SentPrompt<'_>,
-        ids: &[u32],
-        (time_ms, failed, cached_before): (Option<i64>, bool, Option<usize>),
-        usage: Option<Usage>,
-        openai: bool,
-        rules: &cache::Rules,
-        judge: &Judge<'_>,
-    ) -> SentCache {
-        self.hashed_turns += usize::from(judge.hashed);
-        if failed {
-            return SentCache::default();
-        }
-        if time_ms.is_some() {
-            self.timed.0 += 1;
-        } else {
-            self.timed.1 += 1;
-        }
-        self.fill_boundaries(seed, head, ids, context_tokens, None, rest);
-        let group = (judge.who.provider.id(), judge.model.to_owned());
-        let usable = usage.filter(|u| {
-            !u.cache_unknown && u.server_tool.is_none() && !judge.media && !judge.hashed
-        });
-        let billed = |u: &Usage| {
-            if openai {
-                u.input
-            } else {
-                u.input + u.cache_read + u.cache_write
-            }
-        };
-        let own_ratio = usable
-            .map(|u| billed(&u).saturating_sub(judge.overhead as u64))
-            .filter(|&b| b > 0 && prompt_tokens > 0)
-            .map(|b| b as f64 / prompt_tokens as f64);
-        let ratio = own_ratio
-            .or_else(|| self.groups.get(&group).and_then(Ratios::median))
-            .or_else(|| self.ratios.median())
-            .unwrap_or(1.0)
-            .max(0.05);
-        let offset = (judge.overhead as f64 / ratio).round() as usize;
-        for boundary in &mut self.boundaries {
-            boundary.tokens += offset;
-        }
-        let mut exact = *rules;
-        exact.min_tokens = (rules.min_tokens as f64 / ratio).ceil() as usize;
-        exact.step = ((rules.step as f64 / ratio).round() as usize).max(1);
-        let total = prompt_tokens + offset;
-        let mut m = self
-            .sent_store
-            .request(&self.boundaries, total, time_ms, &exact);
-        if exact.openai {
-            self.inner_prefix(&mut m, seed, head.len(), total, time_ms, &exact);
-        }
-        let price = price_per_million(&self.settings, judge.model).map(|p| p * ratio);
-        let lost = cached_before.and_then(|c| break_price(&m, c, rules, price));
-        self.add_break(lost);
-        let mut sent = SentCache {
-            modelled: Some(CacheFigures::modelled(&m)),
-            cached: Some(m.read + m.written()),
-            break_price: lost,
-            ..SentCache::default()
-        };
-        let Some(usage) = usage else {
-            self.billed.1 = false;
-            return sent;
-        };
-        self.agreement.0 += 1;
-        let mut seen = CacheFigures::observed(usage, openai);
-        if usage.cache_unknown {
-            seen.state = "unknown";
-        }
-        self.billed.0 +=
-            seen.input as f64 + seen.read as f64 * rules.read + seen.write as f64 * rules.write;
-        if let Some(r) = own_ratio {
-            self.ratios.push(r);
-            self.groups.entry(group).or_default().push(r);
-            sent.calibration = Some((r * 10_000.0).round() / 10_000.0);
-        } else {
-            self.calibration_excluded += 1;
-        }
-        sent.observed = Some(seen);
-        let provider_tokens = |n: usize| n as f64 * ratio;
-        let reason = self.not_judged(usage, &seen, &m, judge, (ratio, total), &exact, time_ms);
-        if let Some(reason) = reason {
-            sent.not_judged = Some(reason);
-            return sent;
-        }
-        self.agreement.1 += 1;
-        let same_state = seen.state == m.state();
-        let amounts = usage.server_tool.is_some()
-            || judge.media
-            || (verdict::within(provider_tokens(m.read), seen.read, rules.step.max(1))
-                && (!judge.who.provider.rules().is_some_and(|r| r.reports_writes)
-                    || verdict::within(provider_tokens(m.written()), seen.write, 1)));
-        let agrees = same_state && amounts;
-        self.agreement.2 += usize::from(agrees);
-        sent.agrees = Some(agrees);
-        if !same_state {
-            sent.disagreement = Some(explain(&seen, &m, rules, &self.settings));
-        } else if !amounts {
-            sent.disagreement = Some(format!(
-                "the states agree ({}) but the amounts do not: read {} and wrote {}, modelled {:.0} and {:.0} provider tokens (calibrated by {:.3}; tolerance {:.0}% or {} tokens)",
-                seen.state,
-                seen.read,
-                seen.write,
-                provider_tokens(m.read),
-                provider_tokens(m.written()),
-                ratio,
-                verdict::TOLERANCE * 100.0,
-                verdict::TOLERANCE_TOKENS
-            ));
-        }
-        sent
-    }
-
-    /// Keep the text of this request's long blocks (reusing the previous request's where a
-    /// block is the same), for [`Self::inner_prefix`].
-    fn note_texts<'c>(
-        &mut self,
-        pieces: &[prompt::Piece<'_>],
-        counts: impl Iterator<Item = &'c Counted>,
-        automatic: bool,
-    ) {
-        self.block_texts.clear();
-        if !automatic {
-            return;
-        }
-        let known: FxHashMap<u64, &Arc<str>> = self
-            .previous_prompt
-            .values()
-            .flat_map(|p| &p.texts)
-            .filter_map(|(hash, text)| Some((*hash, text.as_ref()?)))
-            .collect();
-        let texts = pieces.iter().zip(counts).map(|(piece, &(_, tokens, _))| {
-            let text = (tokens >= INNER_PREFIX_TOKENS).then(|| {
-                known.get(&piece.hash).map_or_else(
-                    || Arc::from(prompt::text(piece.value).as_str()),
-                    |t| Arc::clone(t),
-                )
-            });
-            (piece.hash, text)
-        });
-        self.block_texts = texts.collect();
-    }
-
-    /// OpenAI caches token prefixes, not block prefixes: where the first block this prompt
-    /// does not share with the previous one of its seed begins with the same text, the read
-    /// reaches into it (at `min_tokens` plus whole steps). Remembers this prompt for the next.
-    fn inner_prefix(
-        &mut self,
-        m: &mut cache::Modelled,
-        seed: u64,
-        head: usize,
-        total: usize,
-        time_ms: Option<i64>,
-        rules: &cache::Rules,
-    ) {
-        let hashes: Vec<u64> = self.boundaries.iter().map(|b| b.hash).collect();
-        let tools = self.boundaries.len().saturating_sub(self.block_texts.len());
-        let texts = std::mem::take(&mut self.block_texts);
-        let previous = self.previous_prompt.insert(
-            seed,
-            PreviousPrompt {
-                hashes: hashes.clone(),
-                texts: texts.clone(),
-                head,
-                tools,
-                time_ms,
-            },
-        );
-        let Some(previous) = previous else {
-            return;
-        };
-        let alive = match (time_ms, previous.time_ms) {
-            (Some(now), Some(then)) => now.saturating_sub(then) <= rules.ttl_ms as i64,
-            _ => true,
-        };
-        // The blocks both prompts share, and the first they do not.
-        let k = hashes
-            .iter()
-            .zip(&previous.hashes)
-            .take_while(|(a, b)| a == b)
-            .count();
-        // The block's place among the texts: tools hold none.
-        let place = |k: usize, head: usize, tools: usize| match k {
-            _ if k < head => Some(k),
-            _ if k < head + tools => None,
-            _ => Some(k - tools),
-        };
-        let (Some(now_at), Some(then_at)) = (
-            place(k, head, tools),
-            place(k, previous.head, previous.tools),
-        ) else {
-            return;
-        };
-        if !alive || k < head && then_at != now_at {
-            return;
-        }
-        let (Some((_, Some(now))), Some((_, Some(then)))) =
-            (texts.get(now_at), previous.texts.get(then_at))
-        else {
-            return;
-        };
-        let mut same = now
-            .bytes()
-            .zip(then.bytes())
-            .take_while(|(a, b)| a == b)
-            .count();
-        while !now.is_char_boundary(same) {
-            same -= 1;
-        }
-        if same == 0 {
-            return;
-        }
-        let before = k.checked_sub(1).map_or(0, |i| self.boundaries[i].tokens);
-        let common = (before + self.counter.count(&now[..same])).min(total);
-        if common < rules.min_tokens {
-            return;
-        }
-        let step = rules.step.max(1);
-        let read = rules.min_tokens + (common - rules.min_tokens) / step * step;
-        if read > m.read {
-            m.read = read;
-            m.input = total - read;
-        }
-    }
-
-    /// Why a turn with usage cannot be judged, if it cannot: its cache figures are unknown,
-    /// its provider is not modelled, its text is hashed, a server-side tool's figures are not
-    /// the request's, or the provider read a prefix no request of the trace wrote (adopted
-    /// then as cached: the cache was warmed before the trace began).
-    #[allow(clippy::too_many_arguments)]
-    fn not_judged(
-        &mut self,
-        usage: Usage,
-        seen: &CacheFigures,
-        m: &cache::Modelled,
-        judge: &Judge<'_>,
-        (ratio, total): (f64, usize),
-        exact: &cache::Rules,
-        time_ms: Option<i64>,
-    ) -> Option<String> {
-        let provider_tokens = |n: usize| n as f64 * ratio;
-        let prompt_provider = provider_tokens(total);
-        if usage.cache_unknown {
-            Some("the response gives no cache figures (null or missing): unknown, not 0".to_owned())
-        } else if judge.who.provider.rules().is_none() {
-            Some(format!(
-                "provider not modelled: {}",
-                judge.who.host.as_deref().unwrap_or("unknown host")
-            ))
-        } else if judge.hashed {
-            Some("the trace's text is hashed: not the prompt the provider read".to_owned())
-        } else if let Some(tool) = usage.server_tool
-            && (seen.input + seen.read + seen.write) as f64 > 1.5 * prompt_provider
-        {
-            Some(format!(
-                "a server-side tool ran ({tool}): the provider's figures hold prompts the request does not"
-            ))
-        } else if seen.read as f64
-            > provider_tokens(m.read)
-                + (seen.read as f64 * verdict::TOLERANCE).max(verdict::TOLERANCE_TOKENS as f64)
-            && provider_tokens(m.read) < 0.5 * seen.read as f64
-            && m.expired.is_none()
-            && (exact.openai || m.marks > 0)
-            && m.short.is_none_or(|_| m.read > 0)
-        {
-            // Read though no request of the trace wrote it: warmed before the trace began.
-            let upto = (seen.read as f64 / ratio * (1.0 + verdict::TOLERANCE)) as usize;
-            let life = if exact.openai && exact.long_retention {
-                exact.ttl_long_ms
-            } else {
-                exact.ttl_ms
-            };
-            let adopted = self.sent_store.adopt(&self.boundaries, upto, time_ms, life);
-            Some(format!(
-                "cache warmed before the trace: the provider read {} tokens no earlier request of the trace wrote; {} adopted as cached from here",
-                seen.read,
-                provider_tokens(adopted).round()
-            ))
-        } else {
-            None
-        }
-    }
-
-    /// Count a turn into each tool's figures: sent (once per distinct entry), called, tokens.
-    fn count_tools(&mut self, ids: &[u32], calls: &[String]) {
-        self.known_turns += 1;
-        let mut sent_names = FxHashSet::default();
-        for &id in ids {
-            let entry = &self.entries[id as usize];
-            if entry.name.is_empty() || !sent_names.insert(id) {
-                continue;
-            }
-            let tokens = if entry.deferred { 0 } else { entry.tokens };
-            match self.tool_stats.get_mut(&entry.name) {
-                Some(stat) => {
-                    stat.0 += 1;
-                    stat.2 += tokens;
-                }
-                None => {
-                    self.tool_order.push(entry.name.clone());
-                    self.tool_stats.insert(entry.name.clone(), (1, 0, tokens));
-                }
-            }
-        }
-        for name in calls {
-            if let Some(stat) = self.tool_stats.get_mut(name.as_str()) {
-                stat.1 += 1;
-            } else {
-                self.tool_order.push(name.as_str().into());
-                self.tool_stats.insert(name.as_str().into(), (0, 1, 0));
-            }
         }
     }
 
@@ -1727,21 +493,14 @@ impl<'a> Analyzer<'a> {
     /// this turn adds to its thread's set, the set, and the set's id.
     fn grow_loaded(
         &mut self,
-        capture: &Capture,
+        found: BTreeSet<String>,
         thread: usize,
     ) -> (Vec<String>, BTreeSet<String>, u32) {
-        let wants_loads = self
-            .strategies
-            .iter()
-            .any(|s| matches!(s, Strategy::Defer | Strategy::DeferCatalog));
         let mut newly_loaded = Vec::new();
-        if wants_loads {
-            let found = context::tool_search_loads(capture, &self.settings);
-            let state = &mut self.threads[thread];
-            for name in found {
-                if state.loaded.insert(name.clone()) {
-                    newly_loaded.push(name);
-                }
+        let state = &mut self.threads[thread];
+        for name in found {
+            if state.loaded.insert(name.clone()) {
+                newly_loaded.push(name);
             }
         }
         let loaded_set = self.threads[thread].loaded.clone();
@@ -1749,224 +508,56 @@ impl<'a> Analyzer<'a> {
         (newly_loaded, loaded_set, loaded)
     }
 
-    /// A hash of the context the adaptive selector reads (0 when `adaptive` is not run).
-    fn adaptive_context_hash(&self, capture: &Capture) -> u128 {
-        if !self.strategies.contains(&Strategy::Adaptive) {
-            return 0;
-        }
-        let text = context::adaptive_context(capture, &self.settings);
-        u128::from_le_bytes(
-            blake3::hash(text.as_bytes()).as_bytes()[..16]
-                .try_into()
-                .unwrap_or_default(),
-        )
-    }
-
-    /// One strategy's row of a turn: its figures, whether its tools stayed as the thread's
-    /// last turn sent them and why not, and its request through its own cache model.
-    fn strategy_row(
+    /// Each block's tokens (counted once per distinct block and image rule, new ones in one
+    /// batch) and its breakpoint, and why the turn's media are not counted, if they are not.
+    /// A medium's payload is not counted as text: an image the provider's rule covers counts
+    /// as that rule says ([`media`]).
+    fn count_pieces(
         &mut self,
-        turn: &TurnInputs<'_>,
-        index: usize,
-        projected: Arc<Projected>,
-    ) -> StrategyTurn {
-        let strategy = self.strategies[index];
-        // Tools the model can no longer reach: none sent (`disabled`, `code`'s fallback), or
-        // some not selected (`adaptive`). Deferring strategies keep them behind a search.
-        let fewer = projected.ids.len() < turn.ids.len();
-        self.unreachable[index] |= match strategy {
-            Strategy::Disabled | Strategy::Adaptive => fewer,
-            Strategy::Code => fewer && projected.status != "ok",
-            _ => false,
-        };
-        if matches!(strategy, Strategy::Defer | Strategy::DeferCatalog) {
-            let sent: FxHashSet<u32> = projected.ids.iter().copied().collect();
-            for &id in turn.ids.iter() {
-                let entry = &self.entries[id as usize];
-                if !sent.contains(&id) && !entry.deferred {
-                    *self.withheld[index].entry(entry.name.clone()).or_default() += entry.tokens;
-                }
-            }
-        }
-        let reads_context = reads(strategy, Input::Context);
-        let reads_loaded = reads(strategy, Input::Loaded);
-        let point = StrategyPoint {
-            projected: Arc::clone(&projected),
-            tools: Arc::clone(turn.ids),
-            loaded: if reads_loaded { turn.loaded } else { 0 },
-            context: if reads_context { turn.context } else { 0 },
-        };
-        let total = projected.context_tokens + projected.added_tokens;
-        let whole = total + turn.rest_tokens;
-        let mut entry = StrategyTurn {
-            turn: turn.turn,
-            tools_tokens: Some(projected.tools_tokens),
-            context_tokens: Some(projected.context_tokens),
-            total_tokens: Some(total),
-            prompt_tokens: Some(whole),
-            stable: None,
-            first_changed_byte: None,
-            reason: None,
-            status: Some(projected.status),
-            state: None,
-            read: None,
-            write: None,
-            input: None,
-            cost: None,
-            error: projected.error.clone(),
-        };
-        if turn.failed {
-            entry.reason = Some("failed call: outside the cache chain".to_owned());
-            return entry;
-        }
-        let previous = self.threads[turn.thread].strategies[index].take();
-        match &previous {
-            None => entry.reason = Some("first turn of its thread".to_owned()),
-            Some(before) => {
-                let same = before.projected.present == projected.present
-                    && before.projected.ids == projected.ids;
-                entry.stable = Some(same);
-                if !same {
-                    let json = |ids: &[u32]| -> Vec<&str> {
-                        ids.iter()
-                            .map(|&i| &*self.entries[i as usize].json)
-                            .collect()
-                    };
-                    entry.first_changed_byte = report::first_changed_byte(
-                        &json(&before.projected.ids),
-                        before.projected.present,
-                        &json(&projected.ids),
-                        projected.present,
-                    );
-                    entry.reason = Some(self.why_changed(before, &point, turn.newly_loaded));
-                }
-            }
-        }
-        let added =
-            (projected.added_tokens > 0).then_some((projected.added_hash, projected.added_tokens));
-        self.fill_boundaries(
-            turn.seed,
-            turn.head,
-            &projected.ids,
-            projected.context_tokens,
-            added,
-            turn.rest,
-        );
-        let m = self.stores[index].request(&self.boundaries, whole, turn.time_ms, turn.rules);
-        entry.state = Some(m.state());
-        entry.read = Some(m.read);
-        entry.write = Some(m.written());
-        entry.input = Some(m.input);
-        entry.cost = Some(m.cost(turn.rules));
-        if turn.overhead > 0 && !projected.ids.is_empty() && whole > 0 {
-            let per_token = m.cost(turn.rules) / whole as f64;
-            self.totals[index].overhead_cost += turn.overhead as f64 * per_token;
-        }
-        self.threads[turn.thread].strategies[index] = Some(point);
-        entry
-    }
-
-    /// Each block's tokens (counted once per distinct block, new ones in one batch) and its
-    /// breakpoint.
-    fn count_pieces(&mut self, pieces: &[prompt::Piece<'_>]) -> Vec<(u64, usize, Option<Ttl>)> {
+        pieces: &[prompt::Piece<'_>],
+        family: Family,
+    ) -> (Vec<Counted>, Option<Uncounted>) {
         let mut seen = FxHashSet::default();
         let new: Vec<&prompt::Piece<'_>> = pieces
             .iter()
-            .filter(|p| !self.piece_tokens.contains_key(&p.hash) && seen.insert(p.hash))
+            .filter(|p| !self.piece_tokens.contains_key(&(p.hash, family)) && seen.insert(p.hash))
             .collect();
         if !new.is_empty() {
-            let texts: Vec<String> = new.par_iter().map(|p| prompt::text(p.value)).collect();
-            let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+            let texts: Vec<(String, Option<MediaTokens>)> = new
+                .par_iter()
+                .map(|p| match p.value {
+                    prompt::Canon::Json(value) => match media::strip(value, family) {
+                        Some((stripped, found)) => {
+                            (prompt::text(prompt::Canon::Json(&stripped)), Some(found))
+                        }
+                        None => (prompt::text(p.value), None),
+                    },
+                    other => (prompt::text(other), None),
+                })
+                .collect();
+            let refs: Vec<&str> = texts.iter().map(|t| t.0.as_str()).collect();
             let counts = self.counter.count_many(&refs);
-            for (piece, n) in new.iter().zip(counts) {
-                self.piece_tokens
-                    .insert(piece.hash, u32::try_from(n).unwrap_or(u32::MAX));
+            for ((piece, n), (_, found)) in new.iter().zip(counts).zip(&texts) {
+                let n = n + found.map_or(0, |f| f.tokens);
+                let count = PieceCount {
+                    tokens: u32::try_from(n).unwrap_or(u32::MAX),
+                    uncounted: found.and_then(|f| f.uncounted),
+                };
+                self.piece_tokens.insert((piece.hash, family), count);
             }
         }
-        pieces
+        let mut uncounted = None;
+        let counted = pieces
             .iter()
             .map(|p| {
-                let n = self.piece_tokens.get(&p.hash).copied().unwrap_or(0);
-                (p.hash, n as usize, p.mark)
+                let count = self.piece_tokens.get(&(p.hash, family)).copied();
+                if let Some(why) = count.and_then(|c| c.uncounted) {
+                    uncounted.get_or_insert(why);
+                }
+                (p.hash, count.map_or(0, |c| c.tokens as usize), p.mark)
             })
-            .collect()
-    }
-
-    /// The block boundaries of one request in provider order: the blocks before the tools
-    /// (OpenAI's instructions), the tools in the model's context (their tokens summing to
-    /// `context_tokens`), the added text, then the rest.
-    fn fill_boundaries(
-        &mut self,
-        seed: u64,
-        head: &[(u64, usize, Option<Ttl>)],
-        ids: &[u32],
-        context_tokens: usize,
-        added: Option<(u64, usize)>,
-        rest: &[(u64, usize, Option<Ttl>)],
-    ) {
-        let boundaries = &mut self.boundaries;
-        boundaries.clear();
-        let mut hash = seed;
-        let mut tokens = 0usize;
-        for &(block, n, mark) in head {
-            hash = prompt::extend(hash, block);
-            tokens += n;
-            boundaries.push(cache::Boundary { hash, tokens, mark });
-        }
-        let before_tools = tokens;
-        let first_tool = boundaries.len();
-        for &id in ids {
-            let entry = &self.entries[id as usize];
-            if entry.deferred {
-                continue;
-            }
-            hash = prompt::extend(hash, entry.content);
-            tokens += entry.tokens;
-            boundaries.push(cache::Boundary {
-                hash,
-                tokens,
-                mark: entry.mark,
-            });
-        }
-        // The array's exact count differs from the sum of its entries by the brackets and
-        // commas: the last tool's boundary takes the difference.
-        let n = boundaries.len();
-        if n > first_tool {
-            let floor = if n > first_tool + 1 {
-                boundaries[n - 2].tokens
-            } else {
-                before_tools
-            };
-            let target = (before_tools + context_tokens).max(floor + 1);
-            boundaries[n - 1].tokens = target;
-            tokens = target;
-        }
-        if let Some((added_hash, added_tokens)) = added {
-            hash = prompt::extend(hash, added_hash);
-            tokens += added_tokens;
-            boundaries.push(cache::Boundary {
-                hash,
-                tokens,
-                mark: None,
-            });
-        }
-        for &(block, n, mark) in rest {
-            hash = prompt::extend(hash, block);
-            tokens += n;
-            boundaries.push(cache::Boundary { hash, tokens, mark });
-        }
-    }
-
-    /// Tool calls in this request's messages not seen before (Messages `tool_use` blocks, Chat
-    /// `tool_calls`, Responses `function_call` items), by name.
-    fn new_calls(&mut self, capture: &Capture) -> Vec<String> {
-        let mut calls = Vec::new();
-        for (id, name) in context::tool_calls(capture) {
-            if self.seen_calls.insert(id) {
-                calls.push(name);
-            }
-        }
-        calls
+            .collect();
+        (counted, uncounted)
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -2038,6 +629,7 @@ impl<'a> Analyzer<'a> {
             agrees: None,
             disagreement: None,
             calibration: None,
+            uncalibrated: None,
             provider: "unknown",
             host: None,
             server_tool: None,
@@ -2080,149 +672,6 @@ impl<'a> Analyzer<'a> {
             .is_none_or(|f| f == self.threads[thread].id || f == self.threads[thread].key)
     }
 
-    /// The ids of a request's tool entries. An entry equal, key order included, to the last
-    /// entry seen under its name is that entry: most turns re-send the same list, and comparing
-    /// values costs far less than serializing them.
-    fn capture_entries(&mut self, tools: &[Value]) -> Vec<u32> {
-        let known_of = |entry: &Value| {
-            let (value, id) = self.last_by_name.get(tool::name(entry)?)?;
-            same_value(value, entry).then_some(*id)
-        };
-        // A short list is not worth waking the thread pool for, on every turn of a trace of
-        // millions of small requests.
-        let parallel = tools.len() >= PARALLEL_ENTRIES;
-        let known: Vec<Option<u32>> = map_entries(tools, parallel, known_of);
-        let unknown: Vec<&Value> = tools
-            .iter()
-            .zip(&known)
-            .filter(|(_, known)| known.is_none())
-            .map(|(entry, _)| entry)
-            .collect();
-        let fresh: Vec<String> = map_entries(&unknown, parallel, |entry| tool::compact(entry));
-        let mut fresh_ids = self.intern_all(fresh).into_iter();
-        let mut ids = Vec::with_capacity(tools.len());
-        for (entry, known) in tools.iter().zip(known) {
-            let id = match known {
-                Some(id) => id,
-                None => {
-                    let id = fresh_ids.next().unwrap_or_default();
-                    if let Some(name) = tool::name(entry) {
-                        self.last_by_name
-                            .insert(name.to_owned(), (entry.clone(), id));
-                    }
-                    id
-                }
-            };
-            ids.push(id);
-        }
-        ids
-    }
-
-    /// Store entries (compact JSON) once each; count the new ones in one batch.
-    fn intern_all(&mut self, jsons: Vec<String>) -> Vec<u32> {
-        let mut ids = Vec::with_capacity(jsons.len());
-        let first_new = self.entries.len();
-        for json in jsons {
-            if let Some(&id) = self.entry_ids.get(json.as_str()) {
-                ids.push(id);
-                continue;
-            }
-            let id = self.entries.len() as u32;
-            let json: Box<str> = json.into();
-            let value = serde_json::from_str::<Value>(&json).ok();
-            let name = value
-                .as_ref()
-                .and_then(|v| tool::name(v).map(Box::<str>::from))
-                .unwrap_or_default();
-            let (content, mark, deferred) = match &value {
-                Some(v) => (
-                    prompt::entry_hash(v),
-                    prompt::mark_of(v),
-                    crate::pipeline::provider_deferred(v),
-                ),
-                None => (prompt::text_hash(&json), None, false),
-            };
-            self.entries.push(Entry {
-                chars: json.chars().count(),
-                json: json.clone(),
-                name,
-                tokens: 0,
-                content,
-                mark,
-                deferred,
-            });
-            self.entry_ids.insert(json, id);
-            ids.push(id);
-        }
-        if self.entries.len() > first_new {
-            let texts: Vec<&str> = self.entries[first_new..].iter().map(|e| &*e.json).collect();
-            let counts = self.counter.count_many(&texts);
-            for (entry, n) in self.entries[first_new..].iter_mut().zip(counts) {
-                entry.tokens = n;
-            }
-        }
-        ids
-    }
-
-    /// The id and tokens of a distinct tools array.
-    fn array(&mut self, shape: Shape, present: bool, ids: &Arc<[u32]>) -> (u32, usize) {
-        if let Some(&found) = self.arrays.get(&(shape, present, Arc::clone(ids))) {
-            return found;
-        }
-        let tokens = if present || !ids.is_empty() {
-            self.list_tokens(ids)
-        } else {
-            0
-        };
-        let id = self.arrays.len() as u32;
-        self.arrays
-            .insert((shape, present, Arc::clone(ids)), (id, tokens));
-        (id, tokens)
-    }
-
-    /// Tokens of the compact array of these entries, counted once per distinct list.
-    fn list_tokens(&mut self, ids: &[u32]) -> usize {
-        if let Some(&n) = self.list_tokens.get(ids) {
-            return n;
-        }
-        let texts: Vec<&str> = ids
-            .iter()
-            .map(|&i| &*self.entries[i as usize].json)
-            .collect();
-        let counts: Vec<usize> = ids
-            .iter()
-            .map(|&i| self.entries[i as usize].tokens)
-            .collect();
-        let n = self.counter.count_arrays_counted(&[(&texts, &counts)])[0];
-        self.list_tokens.insert(ids.into(), n);
-        n
-    }
-
-    /// Tokens of a list in the model's context: `defer_loading` entries left out.
-    fn context_tokens(&mut self, ids: &[u32], tools_tokens: usize) -> usize {
-        if !ids.iter().any(|&i| self.entries[i as usize].deferred) {
-            return tools_tokens;
-        }
-        let kept: Vec<u32> = ids
-            .iter()
-            .copied()
-            .filter(|&i| !self.entries[i as usize].deferred)
-            .collect();
-        if kept.is_empty() {
-            0
-        } else {
-            self.list_tokens(&kept)
-        }
-    }
-
-    fn bytes(&self, ids: &[u32], present: bool) -> usize {
-        let texts: Vec<&str> = ids
-            .iter()
-            .map(|&i| &*self.entries[i as usize].json)
-            .collect();
-        report::array_bytes(&texts, present || !ids.is_empty())
-    }
-
     fn loaded_id(&mut self, set: &BTreeSet<String>) -> u32 {
         if let Some(&id) = self.loaded_sets.get(set) {
             return id;
@@ -2230,187 +679,6 @@ impl<'a> Analyzer<'a> {
         let id = self.loaded_sets.len() as u32;
         self.loaded_sets.insert(set.clone(), id);
         id
-    }
-
-    /// Every strategy's projection of this request, from the memo or projected now (the new
-    /// ones in parallel).
-    fn project_all(
-        &mut self,
-        capture: &Capture,
-        capture_ids: &[u32],
-        array: u32,
-        context: u128,
-        loaded: u32,
-        loaded_set: &BTreeSet<String>,
-    ) -> Vec<Arc<Projected>> {
-        // Keyed by what each strategy declares it reads, nothing more.
-        let key_of = |strategy: Strategy| -> MemoKey {
-            (
-                strategy,
-                array,
-                if reads(strategy, Input::Context) {
-                    context
-                } else {
-                    0
-                },
-                if reads(strategy, Input::Loaded) {
-                    loaded
-                } else {
-                    0
-                },
-            )
-        };
-        let missing: Vec<Strategy> = self
-            .strategies
-            .iter()
-            .copied()
-            .filter(|&s| !self.memo.contains_key(&key_of(s)))
-            .collect();
-        if !missing.is_empty() {
-            let settings = &self.settings;
-            // Project and serialize in parallel; keep each projection's new entries as JSON.
-            let drafts: Vec<Sent> = missing
-                .par_iter()
-                .map(|&strategy| {
-                    let projection = project_loaded(capture, strategy, settings, loaded_set);
-                    let sent: Vec<Result<u32, String>> = projection
-                        .sent
-                        .iter()
-                        .flatten()
-                        .map(|t| match (&t.replaced, t.origin) {
-                            (None, Some(i)) if i < capture_ids.len() => Ok(capture_ids[i]),
-                            _ => Err(tool::compact(t.entry(capture))),
-                        })
-                        .collect();
-                    let present =
-                        projection.sent.is_some() && (capture.has_tools_key() || !sent.is_empty());
-                    Sent {
-                        strategy,
-                        sent,
-                        present,
-                        added_text: projection.added_text,
-                        status: projection.status.word(),
-                        error: match projection.status {
-                            crate::projection::ProjectionStatus::Refused(reason) => Some(reason),
-                            _ => None,
-                        },
-                    }
-                })
-                .collect();
-            self.projections_run += drafts.len();
-            let added: Vec<&str> = drafts
-                .iter()
-                .filter_map(|d| d.added_text.as_deref())
-                .collect();
-            let added_counts = self.counter.count_many(&added);
-            let mut added_counts = added_counts.into_iter();
-            for Sent {
-                strategy,
-                sent,
-                present,
-                added_text,
-                status,
-                error,
-            } in drafts
-            {
-                let mut ids = Vec::with_capacity(sent.len());
-                let mut fresh = Vec::new();
-                for item in &sent {
-                    if let Err(json) = item {
-                        fresh.push(json.clone());
-                    }
-                }
-                let mut fresh_ids = self.intern_all(fresh).into_iter();
-                for item in sent {
-                    ids.push(match item {
-                        Ok(id) => id,
-                        Err(_) => fresh_ids.next().unwrap_or_default(),
-                    });
-                }
-                let tools_tokens = if present { self.list_tokens(&ids) } else { 0 };
-                let context_tokens = self.context_tokens(&ids, tools_tokens);
-                let added_tokens = if added_text.is_some() {
-                    added_counts.next().unwrap_or_default()
-                } else {
-                    0
-                };
-                let added_hash = added_text.as_deref().map_or(0, prompt::text_hash);
-                self.memo.insert(
-                    key_of(strategy),
-                    Arc::new(Projected {
-                        ids,
-                        present,
-                        tools_tokens,
-                        context_tokens,
-                        added_tokens,
-                        added_hash,
-                        status,
-                        error,
-                    }),
-                );
-            }
-        }
-        self.strategies
-            .iter()
-            .map(|&s| Arc::clone(&self.memo[&key_of(s)]))
-            .collect()
-    }
-
-    /// Why a strategy's projected list changed since the previous turn of the thread.
-    fn why_changed(
-        &self,
-        before: &StrategyPoint,
-        now: &StrategyPoint,
-        loaded: &[String],
-    ) -> String {
-        if before.tools != now.tools {
-            let mut a: Vec<u32> = before.tools.to_vec();
-            let mut b: Vec<u32> = now.tools.to_vec();
-            a.sort_unstable();
-            b.sort_unstable();
-            return if a == b {
-                "a reorder in the capture".to_owned()
-            } else {
-                "the capture's tool list changed".to_owned()
-            };
-        }
-        if before.loaded != now.loaded {
-            return if loaded.is_empty() {
-                "a tool loaded through tool_search".to_owned()
-            } else {
-                format!("a tool loaded through tool_search ({})", loaded.join(", "))
-            };
-        }
-        if before.context != now.context {
-            return "the selector following the prompt".to_owned();
-        }
-        "the request changed outside the tools".to_owned()
-    }
-
-    /// The session's calibration: the median over the qualifying turns, the same per provider
-    /// and model, and what the provider billed for input.
-    fn calibration(&self) -> Option<Calibration> {
-        let mut groups: Vec<CalibrationGroup> = self
-            .groups
-            .iter()
-            .filter_map(|((provider, model), ratios)| {
-                Some(CalibrationGroup {
-                    provider,
-                    model: model.clone(),
-                    ratio: (ratios.median()? * 10_000.0).round() / 10_000.0,
-                    turns: ratios.len,
-                })
-            })
-            .collect();
-        groups.sort_by(|a, b| (a.provider, &a.model).cmp(&(b.provider, &b.model)));
-        let billed = (self.billed.1 && self.agreement.0 > 0).then_some(round2(self.billed.0));
-        self.ratios.median().map(|ratio| Calibration {
-            ratio: (ratio * 10_000.0).round() / 10_000.0,
-            turns: self.ratios.len,
-            excluded: self.calibration_excluded,
-            groups,
-            billed,
-        })
     }
 
     /// The report, with the reader's figures (format, ignored and skipped records).
@@ -2426,585 +694,8 @@ impl<'a> Analyzer<'a> {
     pub fn snapshot(&self, trace: TraceInfo) -> SessionReport {
         self.report(trace, self.turns.clone(), self.per_turn.clone())
     }
-
-    fn report(
-        &self,
-        trace: TraceInfo,
-        turns: Vec<TurnFacts>,
-        per_turn: Vec<Vec<StrategyTurn>>,
-    ) -> SessionReport {
-        let calibration = self.calibration();
-        let costed: Vec<bool> = self.totals.iter().map(|t| t.costed).collect();
-        let mut strategies: Vec<StrategySession> = self
-            .strategies
-            .iter()
-            .zip(per_turn)
-            .zip(&self.totals)
-            .map(|((strategy, per_turn), totals)| StrategySession {
-                id: strategy.id(),
-                per_turn,
-                total_tokens: totals.total_tokens,
-                breaks: totals.breaks,
-                prompt_tokens: totals.prompt_tokens,
-                cost: round2(totals.cost),
-                cost_uncached: totals.cost_uncached as f64,
-                cost_provider: totals.provider_cost(calibration.as_ref()),
-                applied: totals.applied,
-                versus_original_pct: None,
-            })
-            .collect();
-        let base = strategies
-            .iter()
-            .find(|s| s.id == "original")
-            .map(|s| s.cost)
-            .filter(|&c| c > 0.0);
-        if let Some(base) = base {
-            for strategy in &mut strategies {
-                strategy.versus_original_pct = Some(round2((strategy.cost - base) * 100.0 / base));
-            }
-        }
-        // A strategy that never applied sends the host's fallback (a3s `code` without its
-        // gateway sends no tools at all): it is shown, never named the cheapest.
-        let lowest = |reachable_only: bool| {
-            strategies
-                .iter()
-                .zip(&costed)
-                .zip(&self.unreachable)
-                .filter(|((s, _), _)| s.applied || s.id == "original")
-                .filter(|((_, costed), _)| **costed)
-                .filter(|(_, unreachable)| !(reachable_only && **unreachable))
-                .min_by(|a, b| a.0.0.cost.total_cmp(&b.0.0.cost))
-                .map(|((s, _), _)| s.id)
-        };
-        let (cheapest, cheapest_any) = (lowest(true), lowest(false));
-
-        let tools: Vec<ToolUse> = self
-            .tool_order
-            .iter()
-            .map(|name| {
-                let (sent_turns, calls, tokens) = self.tool_stats[name];
-                ToolUse {
-                    name: name.to_string(),
-                    sent_turns,
-                    calls,
-                    tokens,
-                    never_called: self.known_turns > 0
-                        && sent_turns == self.known_turns
-                        && calls == 0,
-                }
-            })
-            .collect();
-        let candidates: Vec<&ToolUse> = tools.iter().filter(|t| t.never_called).collect();
-        let deferral = Deferral {
-            candidates: candidates.iter().map(|t| t.name.clone()).collect(),
-            tokens: candidates.iter().map(|t| t.tokens).sum(),
-            savings: self
-                .strategies
-                .iter()
-                .zip(&self.withheld)
-                .filter(|(s, _)| matches!(s, Strategy::Defer | Strategy::DeferCatalog))
-                .map(|(s, withheld)| DeferralSaving {
-                    strategy: s.id(),
-                    tokens: candidates
-                        .iter()
-                        .map(|t| withheld.get(t.name.as_str()).copied().unwrap_or(0))
-                        .sum(),
-                })
-                .collect(),
-        };
-
-        let settings = settings_map(&self.settings);
-        let (turns_with_usage, judged, agree) = self.agreement;
-        SessionReport {
-            version: JSON_VERSION,
-            trace: TraceSummary {
-                path: trace.path,
-                format: trace.format,
-                compression: trace.compression,
-                turns: self.turn_count,
-                ignored: trace.ignored,
-                ignored_total: trace.ignored_total,
-                skipped: trace.skipped,
-                torn_last_line: trace.torn_last_line,
-                untimed_turns: self.timed.1,
-                hashed_turns: self.hashed_turns,
-                threads: self
-                    .threads
-                    .iter()
-                    .map(|t| ThreadSummary {
-                        id: t.id.clone(),
-                        key: t.key.clone(),
-                        turns: t.turns,
-                        first_turn: t.first_turn,
-                    })
-                    .collect(),
-            },
-            turns,
-            agreement: Agreement {
-                turns: turns_with_usage,
-                judged,
-                agree,
-                rate: (judged > 0)
-                    .then(|| (agree as f64 / judged as f64 * 10_000.0).round() / 10_000.0),
-            },
-            calibration,
-            break_cost: self.break_cost.rounded(),
-            tools,
-            deferral,
-            strategies,
-            cheapest,
-            cheapest_any,
-            settings,
-        }
-    }
-}
-
-/// `f` over `items`, in order: on the thread pool when `parallel`, else on this thread.
-fn map_entries<T: Sync, R: Send>(
-    items: &[T],
-    parallel: bool,
-    f: impl Fn(&T) -> R + Sync + Send,
-) -> Vec<R> {
-    if parallel {
-        items.par_iter().map(f).collect()
-    } else {
-        items.iter().map(f).collect()
-    }
-}
-
-/// The median of some numbers (`None` for none).
-#[cfg(test)]
-fn median(mut values: Vec<f64>) -> Option<f64> {
-    if values.is_empty() {
-        return None;
-    }
-    values.sort_by(f64::total_cmp);
-    let mid = values.len() / 2;
-    Some(if values.len() % 2 == 1 {
-        values[mid]
-    } else {
-        (values[mid - 1] + values[mid]) / 2.0
-    })
-}
-
-/// Why the modelled cache of a request disagrees with the one the provider reported, where
-/// the trace can tell.
-fn explain(
-    seen: &CacheFigures,
-    m: &cache::Modelled,
-    rules: &cache::Rules,
-    settings: &Settings,
-) -> String {
-    let minutes = |ms: i64| format!("{:.1} min", ms as f64 / 60_000.0);
-    let life = |long: bool| {
-        let key = match (long, rules.openai) {
-            (false, _) => "cache.ttl",
-            (true, false) => "cache.ttl_1h",
-            (true, true) => "cache.ttl_24h",
-        };
-        format!("{key}={}", settings.get(key).unwrap_or_default())
-    };
-    let observed = format!("observed a {}", seen.state);
-    let modelled = format!("modelled a {}", m.state());
-    if seen.read > 0 && m.read == 0 {
-        if !rules.openai && m.marks == 0 {
-            return format!(
-                "{observed}; {modelled} because the request sets no cache_control breakpoint: the provider cached without one"
-            );
-        }
-        if let Some((tokens, gap)) = m.expired {
-            return format!(
-                "{observed}; {modelled} because of a lifetime gap: the prefix ({tokens} tokens) was last used {} before, past {}; the provider still held it",
-                minutes(gap),
-                life(false)
-            );
-        }
-        if let Some(short) = m.short {
-            return format!(
-                "{observed}; {modelled} because of the minimum length: the prefix is {short} tokens by the exact count, under cache.min_tokens={} (the provider counts with its own tokenizer)",
-                rules.min_tokens
-            );
-        }
-        return format!(
-            "{observed}; {modelled} because the prefix was never seen: the provider read {} tokens written by a request the trace does not show",
-            seen.read
-        );
-    }
-    if seen.read == 0 && m.read > 0 {
-        let when = m.read_gap.map_or(
-            "(the trace has no timestamps: every turn counts as within the lifetime)".to_owned(),
-            |g| format!("last used {} before, within {}", minutes(g), life(false)),
-        );
-        return format!(
-            "{observed}; {modelled} because of early eviction: the provider no longer held the prefix ({} tokens) {when}",
-            m.read
-        );
-    }
-    if seen.write > 0 && m.written() == 0 {
-        if !rules.openai && m.marks == 0 {
-            return format!(
-                "{observed}; {modelled} because the request sets no cache_control breakpoint: the provider cached without one"
-            );
-        }
-        if let Some(short) = m.short {
-            return format!(
-                "{observed}; {modelled} because of the minimum length: the prefix is {short} tokens by the exact count, under cache.min_tokens={}; the provider cached it",
-                rules.min_tokens
-            );
-        }
-        if m.read > 0 && seen.read > m.read as u64 {
-            return format!(
-                "{observed}; {modelled}: the provider read {} tokens and wrote {} more, the model reads {} and has nothing left to write before the last breakpoint: the prompt the trace holds is not the one billed (calibration ratio far from 1)",
-                seen.read, seen.write, m.read
-            );
-        }
-        return format!(
-            "{observed}; {modelled} because of early eviction: the provider wrote {} tokens the model has as still cached",
-            seen.write
-        );
-    }
-    if seen.write == 0 && m.written() > 0 {
-        if seen.read == 0 && m.written() < 2 * rules.min_tokens {
-            return format!(
-                "{observed}; {modelled} because of the minimum length: the provider cached nothing of a {}-token prefix (its own count may be under its minimum, cache.min_tokens={})",
-                m.written(),
-                rules.min_tokens
-            );
-        }
-        if seen.read == 0 {
-            return format!(
-                "{observed}; {modelled}: the provider reported no caching of a {}-token prefix the request marks; the trace does not tell why",
-                m.written()
-            );
-        }
-        return format!(
-            "{observed}; {modelled} because the prefix was never seen: the provider had already cached what the model writes ({} tokens), written by a request the trace does not show",
-            m.written()
-        );
-    }
-    format!("{observed}; {modelled}")
-}
-
-/// Feed every record of `reader` to `analyzer`, reading (and parsing) the next record on
-/// another thread while this one is measured. `progress` is told the number of turns analysed
-/// after each. A record whose body is not a request stops the reading, or is skipped and
-/// counted when the reader skips bad records; the turns before a stop stay analysed.
-///
-/// Returns what the reader learnt (`path` is `name`: how the trace is shown) and the error
-/// that stopped the reading, if any; both are needed, since a stopped analysis is still shown.
-pub fn analyse_trace(
-    reader: TraceReader,
-    name: &str,
-    analyzer: &mut Analyzer<'_>,
-    progress: &mut dyn FnMut(usize),
-) -> (TraceInfo, Result<(), FileError>) {
-    let skip_bad = reader.skips_bad();
-    let (sender, receiver) = std::sync::mpsc::sync_channel::<Result<TraceRecord, FileError>>(4);
-    std::thread::scope(|scope| {
-        let reading = scope.spawn(move || {
-            let mut reader = reader;
-            for record in reader.by_ref() {
-                let stop = record.is_err();
-                if sender.send(record).is_err() || stop {
-                    break;
-                }
-            }
-            TraceInfo {
-                path: String::new(),
-                format: reader.format().id(),
-                compression: reader.compression().map(super::trace::Compression::id),
-                ignored: reader.ignored().iter().map(Into::into).collect(),
-                ignored_total: reader.ignored_total(),
-                skipped: reader.skipped(),
-                torn_last_line: reader.torn_last_line().is_some(),
-            }
-        });
-        let mut skipped = 0;
-        let mut turns = 0;
-        let mut result = Ok(());
-        for record in receiver {
-            let record = match record {
-                Ok(record) => record,
-                Err(e) => {
-                    result = Err(e);
-                    break;
-                }
-            };
-            let at = record.source.clone();
-            match analyzer.push(record) {
-                Ok(()) => turns += 1,
-                Err(_) if skip_bad => skipped += 1,
-                Err(e) => {
-                    let problem = e.to_string();
-                    result = Err(LoadError::BadRecord { at, problem }.in_file(name));
-                    break;
-                }
-            }
-            progress(turns);
-        }
-        // The receiver is dropped with the loop: a reader blocked on a full channel ends.
-        let mut info = reading.join().unwrap_or_default();
-        info.path = name.to_owned();
-        info.skipped += skipped;
-        (info, result)
-    })
-}
-
-/// What the trace reader knows that the analysis does not.
-#[derive(Debug, Clone, Default)]
-pub struct TraceInfo {
-    /// The trace's path as given.
-    pub path: String,
-    /// The format id.
-    pub format: &'static str,
-    /// The compression id, if any.
-    pub compression: Option<&'static str>,
-    /// Records that are not model calls (the first [`crate::trace::IGNORED_KEPT`]).
-    pub ignored: Vec<IgnoredRecord>,
-    /// Records that are not model calls, all of them.
-    pub ignored_total: usize,
-    /// Bad records skipped.
-    pub skipped: usize,
-    /// The last line was torn.
-    pub torn_last_line: bool,
-}
-
-/// Equal values with their object keys in the same order: equal compact JSON. (`Value`'s own
-/// `==` ignores key order.)
-fn same_value(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Object(a), Value::Object(b)) => {
-            a.len() == b.len()
-                && a.iter()
-                    .zip(b)
-                    .all(|((ka, va), (kb, vb))| ka == kb && same_value(va, vb))
-        }
-        (Value::Array(a), Value::Array(b)) => {
-            a.len() == b.len() && a.iter().zip(b).all(|(x, y)| same_value(x, y))
-        }
-        // Numbers compare by their text: 1.0 and 1 serialize differently.
-        (Value::Number(a), Value::Number(b)) => a.to_string() == b.to_string(),
-        (a, b) => a == b,
-    }
-}
-
-/// Every setting's value, in `settings` order.
-fn settings_map(values: &Settings) -> serde_json::Map<String, Value> {
-    Settings::KEYS
-        .iter()
-        .map(|info| {
-            let value = values.get(info.key).unwrap_or_default();
-            (info.key.to_owned(), Value::String(value))
-        })
-        .collect()
 }
 
 fn round2(x: f64) -> f64 {
     (x * 100.0).round() / 100.0
-}
-
-/// What a turn's observed usage says against the previous turn of its chain (serialized under
-/// these words, lowercase).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ChainState {
-    /// The chain's first turn that read nothing.
-    Cold,
-    /// It read at least what the chain had cached.
-    Hit,
-    /// It read less than the chain had cached.
-    Break,
-    /// No usage, or none on the turn before.
-    Unknown,
-}
-
-impl ChainState {
-    /// The state as the report writes it.
-    pub fn word(self) -> &'static str {
-        match self {
-            ChainState::Cold => "cold",
-            ChainState::Hit => "hit",
-            ChainState::Break => "break",
-            ChainState::Unknown => "unknown",
-        }
-    }
-}
-
-impl std::fmt::Display for ChainState {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.word())
-    }
-}
-
-/// What the trace shows broke a chain (serialized under these words, lowercase).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum BreakCause {
-    /// The tools sent changed.
-    Tools,
-    /// Longer than the cache's lifetime passed.
-    Lifetime,
-    /// The system prompt changed.
-    System,
-    /// An earlier message changed.
-    Messages,
-    /// Nothing the trace shows.
-    Unknown,
-}
-
-impl BreakCause {
-    /// The cause as the report writes it.
-    pub fn word(self) -> &'static str {
-        match self {
-            BreakCause::Tools => "tools",
-            BreakCause::Lifetime => "lifetime",
-            BreakCause::System => "system",
-            BreakCause::Messages => "messages",
-            BreakCause::Unknown => "unknown",
-        }
-    }
-}
-
-impl std::fmt::Display for BreakCause {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.word())
-    }
-}
-
-/// The chain check of one turn against the previous turn of its chain (anthropics/claude-code
-/// #81967): without a break, this turn reads what the previous one read and wrote. OpenAI
-/// reports no writes: there the cached prefix must not shrink.
-#[allow(clippy::too_many_arguments)]
-fn chain_check(
-    previous: Option<&ChainPoint>,
-    usage: Option<Usage>,
-    openai: bool,
-    time_ms: Option<i64>,
-    tools: (&[u32], bool),
-    system: u64,
-    messages: &[u64],
-    ttl_ms: u64,
-) -> (ChainState, Option<BreakCause>) {
-    let Some(usage) = usage else {
-        return (ChainState::Unknown, None);
-    };
-    let Some(previous) = previous else {
-        return (
-            if usage.cache_read > 0 {
-                ChainState::Hit
-            } else {
-                ChainState::Cold
-            },
-            None,
-        );
-    };
-    let Some(before) = previous.usage else {
-        return (ChainState::Unknown, None);
-    };
-    let expected = if openai || previous.openai {
-        before.cache_read
-    } else {
-        before.cache_read + before.cache_write
-    };
-    if expected == 0 {
-        return (
-            if usage.cache_read > 0 {
-                ChainState::Hit
-            } else {
-                ChainState::Cold
-            },
-            None,
-        );
-    }
-    if usage.cache_read >= expected {
-        return (ChainState::Hit, None);
-    }
-    let cause = if previous.present != tools.1 || *previous.tools != *tools.0 {
-        BreakCause::Tools
-    } else if matches!((previous.time_ms, time_ms), (Some(a), Some(b)) if b.saturating_sub(a) > ttl_ms as i64)
-    {
-        BreakCause::Lifetime
-    } else if previous.system != system {
-        BreakCause::System
-    } else if previous.messages.len() > messages.len()
-        || previous.messages[..] != messages[..previous.messages.len()]
-    {
-        BreakCause::Messages
-    } else {
-        BreakCause::Unknown
-    };
-    (ChainState::Break, Some(cause))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_median_of_counted_ratios_is_the_median_of_all() {
-        let cases: [&[f64]; 6] = [
-            &[],
-            &[1.5],
-            &[2.0, 1.0],
-            &[1.0, 1.0, 1.0, 3.0],
-            &[0.9, 1.1, 0.9, 1.2, 1.1, 0.9, 1.3],
-            &[1.25, 0.75, 1.25, 0.75, 1.0, 1.0, 2.0, 0.5],
-        ];
-        for values in cases {
-            let mut ratios = Ratios::default();
-            for &v in values {
-                ratios.push(v);
-            }
-            assert_eq!(ratios.median(), median(values.to_vec()), "{values:?}");
-            assert_eq!(ratios.len, values.len());
-        }
-        // A million equal ratios are one value, not a million.
-        let mut ratios = Ratios::default();
-        for _ in 0..1_000_000 {
-            ratios.push(1.0625);
-        }
-        assert_eq!(ratios.counts.len(), 1);
-        assert_eq!(ratios.median(), Some(1.0625));
-    }
-
-    #[test]
-    fn summed_totals_are_the_sums_over_the_rows() {
-        let row = |cost: Option<f64>, prompt: usize, stable: Option<bool>| StrategyTurn {
-            turn: 1,
-            tools_tokens: Some(1),
-            context_tokens: Some(1),
-            total_tokens: Some(prompt / 2),
-            prompt_tokens: Some(prompt),
-            stable,
-            first_changed_byte: None,
-            reason: None,
-            status: Some(if stable.is_some() { "ok" } else { "refused" }),
-            state: None,
-            read: None,
-            write: None,
-            input: None,
-            cost,
-            error: None,
-        };
-        let rows = [
-            row(Some(0.1), 10, None),
-            row(None, 20, Some(false)),
-            row(Some(0.2), 30, Some(true)),
-            row(Some(0.3), 40, Some(false)),
-        ];
-        let mut totals = Totals::default();
-        for r in &rows {
-            totals.add(r);
-        }
-        let cost: f64 = rows.iter().filter_map(|t| t.cost).sum();
-        assert_eq!(totals.cost.to_bits(), cost.to_bits());
-        assert_eq!(totals.cost_uncached, 80);
-        assert_eq!(totals.prompt_tokens, 100);
-        assert_eq!(totals.total_tokens, 50);
-        assert_eq!(totals.breaks, 2);
-        assert!(totals.applied && totals.costed);
-        // No cost at all sums as `sum` does (to -0.0).
-        let empty: f64 = std::iter::empty::<f64>().sum();
-        assert_eq!(Totals::default().cost.to_bits(), empty.to_bits());
-    }
 }

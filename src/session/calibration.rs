@@ -1,0 +1,284 @@
+//! Calibration and agreement: how many tokens the provider bills per token of the exact count
+//! (SESSIONS.md section 3, "Calibration"), and how often the modelled cache agrees with the
+//! one the provider reported ("Checked against the bill").
+
+use rustc_hash::FxHashMap;
+
+use super::{Agreement, Calibration, CalibrationGroup, round2};
+
+/// The median of many ratios kept as distinct values with their counts: a trace of millions
+/// of turns that repeat a request holds a handful.
+#[derive(Debug, Default)]
+pub(super) struct Ratios {
+    counts: FxHashMap<u64, usize>,
+    len: usize,
+}
+
+impl Ratios {
+    pub(super) fn push(&mut self, ratio: f64) {
+        *self.counts.entry(ratio.to_bits()).or_default() += 1;
+        self.len += 1;
+    }
+
+    /// The median, as [`median`] gives it over every value.
+    pub(super) fn median(&self) -> Option<f64> {
+        let mut values: Vec<(f64, usize)> = self
+            .counts
+            .iter()
+            .map(|(&bits, &n)| (f64::from_bits(bits), n))
+            .collect();
+        values.sort_by(|a, b| a.0.total_cmp(&b.0));
+        counted_median(&values)
+    }
+
+    /// The robust median: with [`ROBUST_TURNS`] ratios or more, those more than twice or less
+    /// than half the median are left out and the median is taken again, so one turn whose
+    /// bill holds prompts the capture does not cannot move it.
+    pub(super) fn robust_median(&self) -> Option<f64> {
+        let median = self.median()?;
+        if self.len < ROBUST_TURNS {
+            return Some(median);
+        }
+        let mut kept: Vec<(f64, usize)> = self
+            .counts
+            .iter()
+            .map(|(&bits, &n)| (f64::from_bits(bits), n))
+            .filter(|&(r, _)| r <= 2.0 * median && r >= 0.5 * median)
+            .collect();
+        kept.sort_by(|a, b| a.0.total_cmp(&b.0));
+        counted_median(&kept).or(Some(median))
+    }
+}
+
+/// Ratios from this many turns on are filtered before their median ([`Ratios::robust_median`]).
+pub(super) const ROBUST_TURNS: usize = 3;
+
+/// The median of sorted distinct values with their counts.
+fn counted_median(values: &[(f64, usize)]) -> Option<f64> {
+    let len: usize = values.iter().map(|v| v.1).sum();
+    if len == 0 {
+        return None;
+    }
+    let at = |index: usize| -> f64 {
+        let mut seen = 0;
+        for &(value, n) in values {
+            seen += n;
+            if index < seen {
+                return value;
+            }
+        }
+        values.last().map_or(0.0, |v| v.0)
+    };
+    let mid = len / 2;
+    Some(if len % 2 == 1 {
+        at(mid)
+    } else {
+        (at(mid - 1) + at(mid)) / 2.0
+    })
+}
+
+/// A ratio as the report gives it, to four decimals.
+fn rounded(ratio: f64) -> f64 {
+    (ratio * 10_000.0).round() / 10_000.0
+}
+
+/// A calibration group: the provider a turn met and the model its request names.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(super) struct GroupKey {
+    pub(super) provider: &'static str,
+    pub(super) model: String,
+}
+
+/// What the provider billed for input over the session, in input tokens (reads and writes at
+/// their prices).
+#[derive(Debug, Clone, Copy)]
+struct Billed {
+    tokens: f64,
+    /// Every turn of the chain had usage: without, the sum is not the session's.
+    complete: bool,
+}
+
+impl Default for Billed {
+    fn default() -> Billed {
+        Billed {
+            tokens: 0.0,
+            complete: true,
+        }
+    }
+}
+
+/// The session's calibration as it grows turn by turn.
+#[derive(Debug, Default)]
+pub(super) struct Calibrator {
+    /// Observed / exact prompt tokens, per qualifying turn.
+    ratios: Ratios,
+    /// The same per provider and model, for every group a turn of the chain met (by id, in
+    /// order of first sight), with or without a qualifying turn.
+    groups: Vec<(GroupKey, Ratios)>,
+    ids: FxHashMap<GroupKey, usize>,
+    /// Turns with usage left out of calibration.
+    excluded: usize,
+    billed: Billed,
+}
+
+impl Calibrator {
+    /// The id of a group, made on first sight.
+    pub(super) fn group(&mut self, key: GroupKey) -> usize {
+        if let Some(&id) = self.ids.get(&key) {
+            return id;
+        }
+        let id = self.groups.len();
+        self.groups.push((key.clone(), Ratios::default()));
+        self.ids.insert(key, id);
+        id
+    }
+
+    /// The ratio for a turn of `group` without its own: the group's robust median so far,
+    /// else the session's.
+    pub(super) fn ratio_for(&self, group: usize) -> Option<f64> {
+        self.groups
+            .get(group)
+            .and_then(|g| g.1.robust_median())
+            .or_else(|| self.ratios.robust_median())
+    }
+
+    /// A qualifying turn's ratio.
+    pub(super) fn push(&mut self, group: usize, ratio: f64) {
+        self.ratios.push(ratio);
+        if let Some(g) = self.groups.get_mut(group) {
+            g.1.push(ratio);
+        }
+    }
+
+    /// The ratio each group's cost is calibrated by, by group id, as the report gives it: the
+    /// group's own, else (no qualifying turn of its own) the session's; `None` without any.
+    pub(super) fn group_ratios(&self) -> Option<Vec<f64>> {
+        let session = rounded(self.ratios.robust_median()?);
+        Some(
+            self.groups
+                .iter()
+                .map(|(_, r)| r.robust_median().map_or(session, rounded))
+                .collect(),
+        )
+    }
+
+    /// A turn with usage left out.
+    pub(super) fn exclude(&mut self) {
+        self.excluded += 1;
+    }
+
+    /// What one turn with usage billed for input.
+    pub(super) fn bill(&mut self, tokens: f64) {
+        self.billed.tokens += tokens;
+    }
+
+    /// A turn of the chain without usage: the bill is no longer the session's.
+    pub(super) fn unbilled(&mut self) {
+        self.billed.complete = false;
+    }
+
+    /// The session's calibration: the median over the qualifying turns, the same per provider
+    /// and model, and what the provider billed for input (`with_usage`: some turn had usage).
+    pub(super) fn report(&self, with_usage: bool) -> Option<Calibration> {
+        let session = self.ratios.robust_median().map(rounded)?;
+        let mut groups: Vec<CalibrationGroup> = self
+            .groups
+            .iter()
+            .map(|(key, ratios)| {
+                let own = ratios.robust_median().map(rounded);
+                CalibrationGroup {
+                    provider: key.provider,
+                    model: key.model.clone(),
+                    ratio: own.unwrap_or(session),
+                    turns: ratios.len,
+                    fallback: own.is_none(),
+                }
+            })
+            .collect();
+        groups.sort_by(|a, b| (a.provider, &a.model).cmp(&(b.provider, &b.model)));
+        let billed = (self.billed.complete && with_usage).then_some(round2(self.billed.tokens));
+        Some(Calibration {
+            ratio: session,
+            turns: self.ratios.len,
+            excluded: self.excluded,
+            groups,
+            billed,
+        })
+    }
+}
+
+/// Turns with usage, those judged, and those that agree.
+#[derive(Debug, Default, Clone, Copy)]
+pub(super) struct AgreementCount {
+    /// Turns with usage.
+    pub(super) turns: usize,
+    /// Of those, the turns judged.
+    pub(super) judged: usize,
+    /// Of those, the turns that agree.
+    pub(super) agree: usize,
+}
+
+impl AgreementCount {
+    /// As the report gives it.
+    pub(super) fn report(self) -> Agreement {
+        let AgreementCount {
+            turns,
+            judged,
+            agree,
+        } = self;
+        Agreement {
+            turns,
+            judged,
+            agree,
+            rate: (judged > 0)
+                .then(|| (agree as f64 / judged as f64 * 10_000.0).round() / 10_000.0),
+        }
+    }
+}
+
+/// The median of some numbers (`None` for none).
+#[cfg(test)]
+fn median(mut values: Vec<f64>) -> Option<f64> {
+    if values.is_empty() {
+        return None;
+    }
+    values.sort_by(f64::total_cmp);
+    let mid = values.len() / 2;
+    Some(if values.len() % 2 == 1 {
+        values[mid]
+    } else {
+        (values[mid - 1] + values[mid]) / 2.0
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_median_of_counted_ratios_is_the_median_of_all() {
+        let cases: [&[f64]; 6] = [
+            &[],
+            &[1.5],
+            &[2.0, 1.0],
+            &[1.0, 1.0, 1.0, 3.0],
+            &[0.9, 1.1, 0.9, 1.2, 1.1, 0.9, 1.3],
+            &[1.25, 0.75, 1.25, 0.75, 1.0, 1.0, 2.0, 0.5],
+        ];
+        for values in cases {
+            let mut ratios = Ratios::default();
+            for &v in values {
+                ratios.push(v);
+            }
+            assert_eq!(ratios.median(), median(values.to_vec()), "{values:?}");
+            assert_eq!(ratios.len, values.len());
+        }
+        // A million equal ratios are one value, not a million.
+        let mut ratios = Ratios::default();
+        for _ in 0..1_000_000 {
+            ratios.push(1.0625);
+        }
+        assert_eq!(ratios.counts.len(), 1);
+        assert_eq!(ratios.median(), Some(1.0625));
+    }
+}

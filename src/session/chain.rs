@@ -1,0 +1,678 @@
+//! The cache chain of the requests as sent: each turn's request through the cache model (its
+//! store shared by every turn), checked against what the provider billed (SESSIONS.md section
+//! 3, "Checked against the bill"), the chain check against the thread's previous turn
+//! (section 2), and the price of a break.
+
+use std::sync::Arc;
+
+use rustc_hash::FxHashMap;
+
+use super::prices::price_per_million;
+use super::prompt;
+use super::read::TurnRead;
+use super::{
+    Analyzer, BreakCause, BreakPrice, CacheFigures, ChainState, Counted, cache, round2, verdict,
+};
+use crate::settings::Settings;
+use crate::trace::Usage;
+
+/// The price of a break ([`BreakPrice`]): `usd_per_million` is per exact token (the input
+/// price scaled by the calibration).
+fn break_price(
+    m: &cache::Modelled,
+    cached: usize,
+    rules: &cache::Rules,
+    usd_per_million: Option<f64>,
+) -> Option<BreakPrice> {
+    let held = cache::held(m, cached)?;
+    let (cost, held_cost) = (m.cost(rules), held.cost(rules));
+    let extra = cost - held_cost;
+    Some(BreakPrice {
+        lost: held.read - m.read,
+        cost: round2(cost),
+        held: round2(held_cost),
+        extra: round2(extra),
+        // Dollars, to a millionth.
+        usd: usd_per_million.map(|p| (extra * p).round() / 1e6),
+    })
+}
+
+/// The last turn of a thread in the cache chain (not failed, tools known).
+#[derive(Debug)]
+pub(super) struct ChainPoint {
+    pub(super) usage: Option<Usage>,
+    pub(super) openai: bool,
+    pub(super) time_ms: Option<i64>,
+    pub(super) tools: Arc<[u32]>,
+    pub(super) present: bool,
+    /// The system prompt's fingerprint.
+    pub(super) system: u64,
+    /// Each message's fingerprint (a turn with usage only).
+    pub(super) messages: Vec<u64>,
+}
+
+/// One turn's request as sent, as the cache model reads it.
+pub(super) struct SentTurn<'p> {
+    /// What the turn's request says (its provider, rules, seed and what the verdict needs).
+    pub(super) read: &'p TurnRead<'p>,
+    /// The blocks before the tools (OpenAI's instructions), counted.
+    pub(super) head: &'p [Counted],
+    /// The blocks after them (system, messages).
+    pub(super) rest: &'p [Counted],
+    /// Its tools' entries.
+    pub(super) ids: &'p [u32],
+    /// The tools' tokens in the model's context.
+    pub(super) context_tokens: usize,
+    /// The whole prompt's tokens.
+    pub(super) prompt_tokens: usize,
+    pub(super) time_ms: Option<i64>,
+    /// A failed call: outside the chain.
+    pub(super) failed: bool,
+    /// Tokens the thread's previous request as sent left cached.
+    pub(super) cached_before: Option<usize>,
+    pub(super) usage: Option<Usage>,
+    /// Its calibration group (`None` for a failed call).
+    pub(super) group: Option<usize>,
+    /// Why its media keep it out of calibration (media not counted by a provider's rule).
+    pub(super) media: Option<&'static str>,
+}
+
+/// The request as sent through the cache model, and against what the provider billed.
+#[derive(Default)]
+pub(super) struct SentCache {
+    pub(super) not_judged: Option<String>,
+    pub(super) observed: Option<CacheFigures>,
+    pub(super) modelled: Option<CacheFigures>,
+    pub(super) agrees: Option<bool>,
+    pub(super) disagreement: Option<String>,
+    pub(super) calibration: Option<f64>,
+    /// Why a turn with usage has no ratio.
+    pub(super) uncalibrated: Option<String>,
+    pub(super) break_price: Option<BreakPrice>,
+    /// Tokens this request left cached (read and written), for the thread's next turn.
+    pub(super) cached: Option<usize>,
+}
+
+/// The last request of one seed under automatic caching.
+#[derive(Debug, Default)]
+pub(super) struct PreviousPrompt {
+    hashes: Vec<u64>,
+    texts: Vec<(u64, Option<Arc<str>>)>,
+    head: usize,
+    tools: usize,
+    time_ms: Option<i64>,
+}
+
+/// Blocks shorter than this are not searched for a common prefix inside them: they add at
+/// most one step of an automatic cache.
+const INNER_PREFIX_TOKENS: usize = 128;
+
+/// Turns in the chain with a timestamp, and without one.
+#[derive(Debug, Default, Clone, Copy)]
+pub(super) struct Timed {
+    pub(super) timed: usize,
+    /// Without: there every prefix counts as within its lifetime.
+    pub(super) untimed: usize,
+}
+
+/// Why the modelled cache of a request disagrees with the one the provider reported, where
+/// the trace can tell.
+fn explain(
+    seen: &CacheFigures,
+    m: &cache::Modelled,
+    rules: &cache::Rules,
+    settings: &Settings,
+) -> String {
+    let minutes = |ms: i64| format!("{:.1} min", ms as f64 / 60_000.0);
+    let life = |long: bool| {
+        let key = match (long, rules.openai) {
+            (false, _) => "cache.ttl",
+            (true, false) => "cache.ttl_1h",
+            (true, true) => "cache.ttl_24h",
+        };
+        format!("{key}={}", settings.get(key).unwrap_or_default())
+    };
+    let observed = format!("observed a {}", seen.state);
+    let modelled = format!("modelled a {}", m.state());
+    if seen.read > 0 && m.read == 0 {
+        if !rules.openai && m.marks == 0 {
+            return format!(
+                "{observed}; {modelled} because the request sets no cache_control breakpoint: the provider cached without one"
+            );
+        }
+        if let Some((tokens, gap)) = m.expired {
+            return format!(
+                "{observed}; {modelled} because of a lifetime gap: the prefix ({tokens} tokens) was last used {} before, past {}; the provider still held it",
+                minutes(gap),
+                life(false)
+            );
+        }
+        if let Some(short) = m.short {
+            return format!(
+                "{observed}; {modelled} because of the minimum length: the prefix is {short} tokens by the exact count, under cache.min_tokens={} (the provider counts with its own tokenizer)",
+                rules.min_tokens
+            );
+        }
+        return format!(
+            "{observed}; {modelled} because the prefix was never seen: the provider read {} tokens written by a request the trace does not show",
+            seen.read
+        );
+    }
+    if seen.read == 0 && m.read > 0 {
+        let when = m.read_gap.map_or(
+            "(the trace has no timestamps: every turn counts as within the lifetime)".to_owned(),
+            |g| format!("last used {} before, within {}", minutes(g), life(false)),
+        );
+        return format!(
+            "{observed}; {modelled} because of early eviction: the provider no longer held the prefix ({} tokens) {when}",
+            m.read
+        );
+    }
+    if seen.write > 0 && m.written() == 0 {
+        if !rules.openai && m.marks == 0 {
+            return format!(
+                "{observed}; {modelled} because the request sets no cache_control breakpoint: the provider cached without one"
+            );
+        }
+        if let Some(short) = m.short {
+            return format!(
+                "{observed}; {modelled} because of the minimum length: the prefix is {short} tokens by the exact count, under cache.min_tokens={}; the provider cached it",
+                rules.min_tokens
+            );
+        }
+        if m.read > 0 && seen.read > m.read as u64 {
+            return format!(
+                "{observed}; {modelled}: the provider read {} tokens and wrote {} more, the model reads {} and has nothing left to write before the last breakpoint: the prompt the trace holds is not the one billed (calibration ratio far from 1)",
+                seen.read, seen.write, m.read
+            );
+        }
+        return format!(
+            "{observed}; {modelled} because of early eviction: the provider wrote {} tokens the model has as still cached",
+            seen.write
+        );
+    }
+    if seen.write == 0 && m.written() > 0 {
+        if seen.read == 0 && m.written() < 2 * rules.min_tokens {
+            return format!(
+                "{observed}; {modelled} because of the minimum length: the provider cached nothing of a {}-token prefix (its own count may be under its minimum, cache.min_tokens={})",
+                m.written(),
+                rules.min_tokens
+            );
+        }
+        if seen.read == 0 {
+            return format!(
+                "{observed}; {modelled}: the provider reported no caching of a {}-token prefix the request marks; the trace does not tell why",
+                m.written()
+            );
+        }
+        return format!(
+            "{observed}; {modelled} because the prefix was never seen: the provider had already cached what the model writes ({} tokens), written by a request the trace does not show",
+            m.written()
+        );
+    }
+    format!("{observed}; {modelled}")
+}
+
+/// The chain check of one turn against the previous turn of its chain (anthropics/claude-code
+/// #81967): without a break, this turn reads what the previous one read and wrote. OpenAI
+/// reports no writes: there the cached prefix must not shrink.
+pub(super) fn chain_check(
+    previous: Option<&ChainPoint>,
+    now: &ChainPoint,
+    ttl_ms: u64,
+) -> (ChainState, Option<BreakCause>) {
+    let ChainPoint {
+        usage,
+        openai,
+        time_ms,
+        ref tools,
+        present,
+        system,
+        ref messages,
+    } = *now;
+    let Some(usage) = usage else {
+        return (ChainState::Unknown, None);
+    };
+    let Some(previous) = previous else {
+        return (
+            if usage.cache_read > 0 {
+                ChainState::Hit
+            } else {
+                ChainState::Cold
+            },
+            None,
+        );
+    };
+    let Some(before) = previous.usage else {
+        return (ChainState::Unknown, None);
+    };
+    let expected = if openai || previous.openai {
+        before.cache_read
+    } else {
+        before.cache_read + before.cache_write
+    };
+    if expected == 0 {
+        return (
+            if usage.cache_read > 0 {
+                ChainState::Hit
+            } else {
+                ChainState::Cold
+            },
+            None,
+        );
+    }
+    if usage.cache_read >= expected {
+        return (ChainState::Hit, None);
+    }
+    let cause = if previous.present != present || *previous.tools != **tools {
+        BreakCause::Tools
+    } else if matches!((previous.time_ms, time_ms), (Some(a), Some(b)) if b.saturating_sub(a) > ttl_ms as i64)
+    {
+        BreakCause::Lifetime
+    } else if previous.system != system {
+        BreakCause::System
+    } else if previous.messages.len() > messages.len()
+        || previous.messages[..] != messages[..previous.messages.len()]
+    {
+        BreakCause::Messages
+    } else {
+        BreakCause::Unknown
+    };
+    (ChainState::Break, Some(cause))
+}
+
+impl Analyzer<'_> {
+    /// Count a break's price into the session's.
+    fn add_break(&mut self, price: Option<BreakPrice>) {
+        let Some(price) = price else {
+            return;
+        };
+        let total = &mut self.break_cost;
+        total.breaks += 1;
+        total.extra = round2(total.extra + price.extra);
+        if let Some(usd) = price.usd {
+            total.usd = Some(total.usd.unwrap_or(0.0) + usd);
+        }
+    }
+
+    /// The request as sent through the cache model (its store shared by every turn), checked
+    /// against what the provider billed when the record has usage (SESSIONS.md section 3,
+    /// "Checked against the bill"). The model runs in provider tokens: the turn's own ratio of
+    /// billed to exact tokens (else its provider and model's median so far) scales the
+    /// provider's minimum and step, and Anthropic's tool-use prompt sits before the tools.
+    pub(super) fn model_sent(&mut self, turn: &SentTurn<'_>) -> SentCache {
+        let &SentTurn {
+            read,
+            head,
+            rest,
+            ids,
+            context_tokens,
+            prompt_tokens,
+            time_ms,
+            failed,
+            cached_before,
+            usage,
+            group,
+            media,
+        } = turn;
+        let (seed, openai, rules) = (read.seed, read.openai, &read.rules);
+        self.hashed_turns += usize::from(read.hashed);
+        if failed {
+            return SentCache::default();
+        }
+        if time_ms.is_some() {
+            self.timed.timed += 1;
+        } else {
+            self.timed.untimed += 1;
+        }
+        self.fill_boundaries(seed, head, ids, context_tokens, None, rest);
+        let group = group.unwrap_or_default();
+        let left_out = usage.and_then(|u| left_out_of_calibration(u, read, media));
+        let usable = usage.filter(|_| left_out.is_none());
+        let billed = |u: &Usage| {
+            if openai {
+                u.input
+            } else {
+                u.input + u.cache_read + u.cache_write
+            }
+        };
+        let own_ratio = usable
+            .map(|u| billed(&u).saturating_sub(read.overhead as u64))
+            .filter(|&b| b > 0 && prompt_tokens > 0)
+            .map(|b| b as f64 / prompt_tokens as f64);
+        let ratio = own_ratio
+            .or_else(|| self.calibration.ratio_for(group))
+            .unwrap_or(1.0)
+            .max(0.05);
+        let offset = (read.overhead as f64 / ratio).round() as usize;
+        for boundary in &mut self.boundaries {
+            boundary.tokens += offset;
+        }
+        let mut exact = *rules;
+        exact.min_tokens = (rules.min_tokens as f64 / ratio).ceil() as usize;
+        exact.step = ((rules.step as f64 / ratio).round() as usize).max(1);
+        let total = prompt_tokens + offset;
+        let mut m = self
+            .sent_store
+            .request(&self.boundaries, total, time_ms, &exact);
+        if exact.openai {
+            self.inner_prefix(&mut m, seed, head.len(), total, time_ms, &exact);
+        }
+        let price = price_per_million(&self.settings, read.model).map(|p| p * ratio);
+        let lost = cached_before.and_then(|c| break_price(&m, c, rules, price));
+        self.add_break(lost);
+        let mut sent = SentCache {
+            modelled: Some(CacheFigures::modelled(&m)),
+            cached: Some(m.read + m.written()),
+            break_price: lost,
+            ..SentCache::default()
+        };
+        let Some(usage) = usage else {
+            self.calibration.unbilled();
+            return sent;
+        };
+        self.agreement.turns += 1;
+        let mut seen = CacheFigures::observed(usage, openai);
+        if usage.cache_unknown {
+            seen.state = "unknown";
+        }
+        self.calibration.bill(
+            seen.input as f64 + seen.read as f64 * rules.read + seen.write as f64 * rules.write,
+        );
+        if let Some(r) = own_ratio {
+            self.calibration.push(group, r);
+            sent.calibration = Some((r * 10_000.0).round() / 10_000.0);
+        } else {
+            self.calibration.exclude();
+            sent.uncalibrated =
+                Some(left_out.unwrap_or_else(|| "no input billed, or an empty prompt".to_owned()));
+        }
+        sent.observed = Some(seen);
+        let provider_tokens = |n: usize| n as f64 * ratio;
+        let reason = self.not_judged(usage, &seen, &m, read, (ratio, total), &exact, time_ms);
+        if let Some(reason) = reason {
+            sent.not_judged = Some(reason);
+            return sent;
+        }
+        self.agreement.judged += 1;
+        let same_state = seen.state == m.state();
+        let amounts = usage.server_tool.is_some()
+            || read.media
+            || (verdict::within(provider_tokens(m.read), seen.read, rules.step.max(1))
+                && (!read.who.provider.rules().is_some_and(|r| r.reports_writes)
+                    || verdict::within(provider_tokens(m.written()), seen.write, 1)));
+        let agrees = same_state && amounts;
+        self.agreement.agree += usize::from(agrees);
+        sent.agrees = Some(agrees);
+        if !same_state {
+            sent.disagreement = Some(explain(&seen, &m, rules, &self.settings));
+        } else if !amounts {
+            sent.disagreement = Some(format!(
+                "the states agree ({}) but the amounts do not: read {} and wrote {}, modelled {:.0} and {:.0} provider tokens (calibrated by {:.3}; tolerance {:.0}% or {} tokens)",
+                seen.state,
+                seen.read,
+                seen.write,
+                provider_tokens(m.read),
+                provider_tokens(m.written()),
+                ratio,
+                verdict::TOLERANCE * 100.0,
+                verdict::TOLERANCE_TOKENS
+            ));
+        }
+        sent
+    }
+
+    /// Keep the text of this request's long blocks (reusing the previous request's where a
+    /// block is the same), for [`Self::inner_prefix`].
+    pub(super) fn note_texts<'c>(
+        &mut self,
+        pieces: &[prompt::Piece<'_>],
+        counts: impl Iterator<Item = &'c Counted>,
+        automatic: bool,
+    ) {
+        self.block_texts.clear();
+        if !automatic {
+            return;
+        }
+        let known: FxHashMap<u64, &Arc<str>> = self
+            .previous_prompt
+            .values()
+            .flat_map(|p| &p.texts)
+            .filter_map(|(hash, text)| Some((*hash, text.as_ref()?)))
+            .collect();
+        let texts = pieces.iter().zip(counts).map(|(piece, &(_, tokens, _))| {
+            let text = (tokens >= INNER_PREFIX_TOKENS).then(|| {
+                known.get(&piece.hash).map_or_else(
+                    || Arc::from(prompt::text(piece.value).as_str()),
+                    |t| Arc::clone(t),
+                )
+            });
+            (piece.hash, text)
+        });
+        self.block_texts = texts.collect();
+    }
+
+    /// OpenAI caches token prefixes, not block prefixes: where the first block this prompt
+    /// does not share with the previous one of its seed begins with the same text, the read
+    /// reaches into it (at `min_tokens` plus whole steps). Remembers this prompt for the next.
+    fn inner_prefix(
+        &mut self,
+        m: &mut cache::Modelled,
+        seed: u64,
+        head: usize,
+        total: usize,
+        time_ms: Option<i64>,
+        rules: &cache::Rules,
+    ) {
+        let hashes: Vec<u64> = self.boundaries.iter().map(|b| b.hash).collect();
+        let tools = self.boundaries.len().saturating_sub(self.block_texts.len());
+        let texts = std::mem::take(&mut self.block_texts);
+        let previous = self.previous_prompt.insert(
+            seed,
+            PreviousPrompt {
+                hashes: hashes.clone(),
+                texts: texts.clone(),
+                head,
+                tools,
+                time_ms,
+            },
+        );
+        let Some(previous) = previous else {
+            return;
+        };
+        let alive = match (time_ms, previous.time_ms) {
+            (Some(now), Some(then)) => now.saturating_sub(then) <= rules.ttl_ms as i64,
+            _ => true,
+        };
+        // The blocks both prompts share, and the first they do not.
+        let k = hashes
+            .iter()
+            .zip(&previous.hashes)
+            .take_while(|(a, b)| a == b)
+            .count();
+        // The block's place among the texts: tools hold none.
+        let place = |k: usize, head: usize, tools: usize| match k {
+            _ if k < head => Some(k),
+            _ if k < head + tools => None,
+            _ => Some(k - tools),
+        };
+        let (Some(now_at), Some(then_at)) = (
+            place(k, head, tools),
+            place(k, previous.head, previous.tools),
+        ) else {
+            return;
+        };
+        if !alive || k < head && then_at != now_at {
+            return;
+        }
+        let (Some((_, Some(now))), Some((_, Some(then)))) =
+            (texts.get(now_at), previous.texts.get(then_at))
+        else {
+            return;
+        };
+        let mut same = now
+            .bytes()
+            .zip(then.bytes())
+            .take_while(|(a, b)| a == b)
+            .count();
+        while !now.is_char_boundary(same) {
+            same -= 1;
+        }
+        if same == 0 {
+            return;
+        }
+        let before = k.checked_sub(1).map_or(0, |i| self.boundaries[i].tokens);
+        let common = (before + self.counter.count(&now[..same])).min(total);
+        if common < rules.min_tokens {
+            return;
+        }
+        let step = rules.step.max(1);
+        let read = rules.min_tokens + (common - rules.min_tokens) / step * step;
+        if read > m.read {
+            m.read = read;
+            m.input = total - read;
+        }
+    }
+
+    /// Why a turn with usage cannot be judged, if it cannot: its cache figures are unknown,
+    /// its provider is not modelled, its text is hashed, a server-side tool's figures are not
+    /// the request's, or the provider read a prefix no request of the trace wrote (adopted
+    /// then as cached: the cache was warmed before the trace began).
+    #[allow(clippy::too_many_arguments)]
+    fn not_judged(
+        &mut self,
+        usage: Usage,
+        seen: &CacheFigures,
+        m: &cache::Modelled,
+        read: &TurnRead<'_>,
+        (ratio, total): (f64, usize),
+        exact: &cache::Rules,
+        time_ms: Option<i64>,
+    ) -> Option<String> {
+        let provider_tokens = |n: usize| n as f64 * ratio;
+        let prompt_provider = provider_tokens(total);
+        if usage.cache_unknown {
+            Some("the response gives no cache figures (null or missing): unknown, not 0".to_owned())
+        } else if read.who.provider.rules().is_none() {
+            Some(format!(
+                "provider not modelled: {}",
+                read.who.host.as_deref().unwrap_or("unknown host")
+            ))
+        } else if read.hashed {
+            Some("the trace's text is hashed: not the prompt the provider read".to_owned())
+        } else if let Some(tool) = usage.server_tool
+            && (seen.input + seen.read + seen.write) as f64 > 1.5 * prompt_provider
+        {
+            Some(format!(
+                "a server-side tool ran ({tool}): the provider's figures hold prompts the request does not"
+            ))
+        } else if seen.read as f64
+            > provider_tokens(m.read)
+                + (seen.read as f64 * verdict::TOLERANCE).max(verdict::TOLERANCE_TOKENS as f64)
+            && provider_tokens(m.read) < 0.5 * seen.read as f64
+            && m.expired.is_none()
+            && (exact.openai || m.marks > 0)
+            && m.short.is_none_or(|_| m.read > 0)
+        {
+            // Read though no request of the trace wrote it: warmed before the trace began.
+            let upto = (seen.read as f64 / ratio * (1.0 + verdict::TOLERANCE)) as usize;
+            let life = if exact.openai && exact.long_retention {
+                exact.ttl_long_ms
+            } else {
+                exact.ttl_ms
+            };
+            let adopted = self.sent_store.adopt(&self.boundaries, upto, time_ms, life);
+            Some(format!(
+                "cache warmed before the trace: the provider read {} tokens no earlier request of the trace wrote; {} adopted as cached from here",
+                seen.read,
+                provider_tokens(adopted).round()
+            ))
+        } else {
+            None
+        }
+    }
+
+    /// The block boundaries of one request in provider order: the blocks before the tools
+    /// (OpenAI's instructions), the tools in the model's context (their tokens summing to
+    /// `context_tokens`), the added text, then the rest.
+    pub(super) fn fill_boundaries(
+        &mut self,
+        seed: u64,
+        head: &[Counted],
+        ids: &[u32],
+        context_tokens: usize,
+        added: Option<(u64, usize)>,
+        rest: &[Counted],
+    ) {
+        let boundaries = &mut self.boundaries;
+        boundaries.clear();
+        let mut hash = seed;
+        let mut tokens = 0usize;
+        for &(block, n, mark) in head {
+            hash = prompt::extend(hash, block);
+            tokens += n;
+            boundaries.push(cache::Boundary { hash, tokens, mark });
+        }
+        let before_tools = tokens;
+        let first_tool = boundaries.len();
+        for &id in ids {
+            let entry = self.entries.get(id);
+            if entry.deferred {
+                continue;
+            }
+            hash = prompt::extend(hash, entry.content);
+            tokens += entry.tokens;
+            boundaries.push(cache::Boundary {
+                hash,
+                tokens,
+                mark: entry.mark,
+            });
+        }
+        // The array's exact count differs from the sum of its entries by the brackets and
+        // commas: the last tool's boundary takes the difference.
+        let n = boundaries.len();
+        if n > first_tool {
+            let floor = if n > first_tool + 1 {
+                boundaries[n - 2].tokens
+            } else {
+                before_tools
+            };
+            let target = (before_tools + context_tokens).max(floor + 1);
+            boundaries[n - 1].tokens = target;
+            tokens = target;
+        }
+        if let Some((added_hash, added_tokens)) = added {
+            hash = prompt::extend(hash, added_hash);
+            tokens += added_tokens;
+            boundaries.push(cache::Boundary {
+                hash,
+                tokens,
+                mark: None,
+            });
+        }
+        for &(block, n, mark) in rest {
+            hash = prompt::extend(hash, block);
+            tokens += n;
+            boundaries.push(cache::Boundary { hash, tokens, mark });
+        }
+    }
+}
+
+/// Why a turn's bill cannot calibrate the exact count, if it cannot.
+fn left_out_of_calibration(
+    usage: Usage,
+    read: &TurnRead<'_>,
+    media: Option<&'static str>,
+) -> Option<String> {
+    if usage.cache_unknown {
+        Some("its cache figures are unknown".to_owned())
+    } else if let Some(tool) = usage.server_tool {
+        Some(format!(
+            "a server-side tool ran ({tool}): its bill holds prompts the request does not"
+        ))
+    } else if read.hashed {
+        Some("the trace's text is hashed".to_owned())
+    } else {
+        media.map(|why| format!("media not counted: {why}"))
+    }
+}

@@ -1,0 +1,162 @@
+//! One turn's request, read once: everything the cache chain, the verdict and the strategies'
+//! replay take from a capture besides its tools, gathered here in one place. After this the
+//! analysis reads the [`TurnRead`], not the capture (the projections excepted: a strategy
+//! projects the capture itself).
+
+use std::collections::BTreeSet;
+
+use serde_json::Value;
+
+use super::calibration::GroupKey;
+use super::chain::ChainPoint;
+use super::context::{self, Conversation};
+use super::media::{Family, Uncounted};
+use super::prices::{provider_is_openai, rules_with};
+use super::{cache, prompt, provider, verdict};
+use crate::capture::{Capture, Shape};
+use crate::settings::Settings;
+use crate::trace::Usage;
+use std::sync::Arc;
+
+/// Which inputs beyond the tool list the session's strategies declare they read
+/// ([`crate::strategies::registry::reads`]): the rest is not read at all.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Wants {
+    /// Some strategy reads the conversation (the adaptive selector's context).
+    pub(super) context: bool,
+    /// Some strategy reads the tools loaded through `tool_search`.
+    pub(super) loaded: bool,
+}
+
+/// What the session reads of one request.
+pub(super) struct TurnRead<'c> {
+    pub(super) shape: Shape,
+    /// The model as the request names it (`""` without one).
+    pub(super) model: &'c str,
+    /// The body has a `tools` key.
+    pub(super) present: bool,
+    /// Its blocks besides the tools, in provider order (system, messages; OpenAI's
+    /// instructions first), and how many of them come before the tools.
+    pub(super) pieces: Vec<prompt::Piece<'c>>,
+    pub(super) head: usize,
+    /// Whose cache it met (by its URL's host, else its shape).
+    pub(super) who: provider::Identified,
+    /// The cache rules it is modelled with.
+    pub(super) rules: cache::Rules,
+    /// The seed of its prefixes (one cache per provider family and model).
+    pub(super) seed: u64,
+    /// OpenAI's usage figures: prompt tokens include the cached ones.
+    pub(super) openai: bool,
+    /// The system prompt's fingerprint, each message's (a turn with usage only), the tool
+    /// calls and the `tool_search` queries.
+    pub(super) conversation: Conversation,
+    /// The tools its `tool_search` calls loaded (when a strategy reads them).
+    pub(super) loads: BTreeSet<String>,
+    /// A hash of the adaptive selector's context (0 when no strategy reads it).
+    pub(super) context: u128,
+    /// Provider tokens before the tools the body does not hold (Anthropic's tool-use prompt).
+    pub(super) overhead: usize,
+    /// The trace's text is hashed.
+    pub(super) hashed: bool,
+    /// The request holds media (images, documents, audio, video).
+    pub(super) media: bool,
+    /// Whose image rule counts its images.
+    pub(super) family: Family,
+}
+
+impl<'c> TurnRead<'c> {
+    /// Why its media keep the turn out of calibration (`uncounted`: why some block's media
+    /// were not counted), if they do: media a provider's rule counts calibrate.
+    pub(super) fn media_left_out(&self, uncounted: Option<Uncounted>) -> Option<&'static str> {
+        if !self.media {
+            return None;
+        }
+        match uncounted {
+            Some(why) => Some(why.reason()),
+            None if self.family == Family::Unknown => Some(Uncounted::Provider.reason()),
+            None => None,
+        }
+    }
+
+    /// Its calibration group: its provider and model.
+    pub(super) fn group_key(&self) -> GroupKey {
+        GroupKey {
+            provider: self.who.provider.id(),
+            model: self.model.to_owned(),
+        }
+    }
+
+    /// This turn's point in its thread's cache chain (its message fingerprints taken).
+    pub(super) fn chain_point(
+        &mut self,
+        usage: Option<Usage>,
+        time_ms: Option<i64>,
+        tools: Arc<[u32]>,
+    ) -> ChainPoint {
+        ChainPoint {
+            usage,
+            openai: self.openai,
+            time_ms,
+            tools,
+            present: self.present,
+            system: self.conversation.system,
+            messages: std::mem::take(&mut self.conversation.messages),
+        }
+    }
+
+    /// Read `capture`, sent to `url`; `with_usage`: the record has the provider's usage (only
+    /// such a turn's messages are checked against the next turn's).
+    pub(super) fn of(
+        capture: &'c Capture,
+        url: Option<&str>,
+        with_usage: bool,
+        settings: &Settings,
+        wants: Wants,
+    ) -> TurnRead<'c> {
+        let shape = capture.shape();
+        let model = capture
+            .body()
+            .get("model")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        let (pieces, head) = prompt::pieces(capture);
+        let who = provider::identify(url, shape, model);
+        let who_provider = who.provider;
+        let rules = rules_with(shape, capture.body(), settings, who.provider);
+        let mut conversation = Conversation::read(capture, with_usage, wants.loaded);
+        let loads = if wants.loaded {
+            let queries = std::mem::take(&mut conversation.queries);
+            context::tool_search_loads(capture, queries, settings)
+        } else {
+            BTreeSet::new()
+        };
+        let context = if wants.context {
+            let text = context::adaptive_context(capture, settings);
+            u128::from_le_bytes(
+                blake3::hash(text.as_bytes()).as_bytes()[..16]
+                    .try_into()
+                    .unwrap_or_default(),
+            )
+        } else {
+            0
+        };
+        TurnRead {
+            shape,
+            model,
+            present: capture.has_tools_key(),
+            pieces,
+            head,
+            overhead: verdict::tool_use_overhead(capture, who.provider),
+            who,
+            rules,
+            seed: prompt::seed(shape, model),
+            openai: provider_is_openai(shape),
+            conversation,
+            loads,
+            context,
+            hashed: verdict::hashed(capture),
+            media: verdict::has_media(capture),
+            family: Family::of(who_provider, model),
+        }
+    }
+}

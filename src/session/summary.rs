@@ -1,0 +1,137 @@
+//! The report of an analysis: each strategy's sums against `original`, the cheapest, the
+//! tools and the deferral candidates, the trace's figures (SESSIONS.md section 3).
+
+use serde_json::Value;
+
+use super::replay::Replay;
+use super::{
+    Analyzer, Deferral, DeferralSaving, JSON_VERSION, SessionReport, StrategySession, StrategyTurn,
+    ThreadSummary, ToolUse, TraceInfo, TraceSummary, TurnFacts, round2,
+};
+use crate::settings::Settings;
+use crate::strategy::Strategy;
+
+impl Analyzer<'_> {
+    pub(super) fn report(
+        &self,
+        trace: TraceInfo,
+        turns: Vec<TurnFacts>,
+        per_turn: Vec<Vec<StrategyTurn>>,
+    ) -> SessionReport {
+        let calibration = self.calibration.report(self.agreement.turns > 0);
+        let group_ratios = self.calibration.group_ratios();
+        let costed: Vec<bool> = self.replays.iter().map(|r| r.totals.costed).collect();
+        let mut strategies: Vec<StrategySession> = self
+            .strategies
+            .iter()
+            .zip(per_turn)
+            .zip(&self.replays)
+            .map(
+                |((strategy, per_turn), Replay { totals, .. })| StrategySession {
+                    id: strategy.id(),
+                    per_turn,
+                    total_tokens: totals.total_tokens,
+                    breaks: totals.breaks,
+                    prompt_tokens: totals.prompt_tokens,
+                    cost: round2(totals.cost),
+                    cost_uncached: totals.cost_uncached as f64,
+                    cost_provider: totals.provider_cost(group_ratios.as_deref()),
+                    applied: totals.applied,
+                    versus_original_pct: None,
+                },
+            )
+            .collect();
+        let base = strategies
+            .iter()
+            .find(|s| s.id == "original")
+            .map(|s| s.cost)
+            .filter(|&c| c > 0.0);
+        if let Some(base) = base {
+            for strategy in &mut strategies {
+                strategy.versus_original_pct = Some(round2((strategy.cost - base) * 100.0 / base));
+            }
+        }
+        // A strategy that never applied sends the host's fallback (a3s `code` without its
+        // gateway sends no tools at all): it is shown, never named the cheapest.
+        let lowest = |reachable_only: bool| {
+            strategies
+                .iter()
+                .zip(&costed)
+                .zip(&self.replays)
+                .filter(|((s, _), _)| s.applied || s.id == "original")
+                .filter(|((_, costed), _)| **costed)
+                .filter(|(_, replay)| !(reachable_only && replay.unreachable))
+                .min_by(|a, b| a.0.0.cost.total_cmp(&b.0.0.cost))
+                .map(|((s, _), _)| s.id)
+        };
+        let (cheapest, cheapest_any) = (lowest(true), lowest(false));
+
+        let tools = self.tool_tally.report();
+        let candidates: Vec<&ToolUse> = tools.iter().filter(|t| t.never_called).collect();
+        let deferral = Deferral {
+            candidates: candidates.iter().map(|t| t.name.clone()).collect(),
+            tokens: candidates.iter().map(|t| t.tokens).sum(),
+            savings: self
+                .strategies
+                .iter()
+                .zip(&self.replays)
+                .filter(|(s, _)| matches!(s, Strategy::Defer | Strategy::DeferCatalog))
+                .map(|(s, Replay { withheld, .. })| DeferralSaving {
+                    strategy: s.id(),
+                    tokens: candidates
+                        .iter()
+                        .map(|t| withheld.get(t.name.as_str()).copied().unwrap_or(0))
+                        .sum(),
+                })
+                .collect(),
+        };
+
+        let settings = settings_map(&self.settings);
+        SessionReport {
+            version: JSON_VERSION,
+            trace: TraceSummary {
+                path: trace.path,
+                format: trace.format,
+                compression: trace.compression,
+                turns: self.turn_count,
+                ignored: trace.ignored,
+                ignored_total: trace.ignored_total,
+                skipped: trace.skipped,
+                torn_last_line: trace.torn_last_line,
+                untimed_turns: self.timed.untimed,
+                hashed_turns: self.hashed_turns,
+                threads: self
+                    .threads
+                    .iter()
+                    .map(|t| ThreadSummary {
+                        id: t.id.clone(),
+                        key: t.key.clone(),
+                        turns: t.turns,
+                        first_turn: t.first_turn,
+                    })
+                    .collect(),
+            },
+            turns,
+            agreement: self.agreement.report(),
+            calibration,
+            break_cost: self.break_cost.rounded(),
+            tools,
+            deferral,
+            strategies,
+            cheapest,
+            cheapest_any,
+            settings,
+        }
+    }
+}
+
+/// Every setting's value, in `settings` order.
+fn settings_map(values: &Settings) -> serde_json::Map<String, Value> {
+    Settings::KEYS
+        .iter()
+        .map(|info| {
+            let value = values.get(info.key).unwrap_or_default();
+            (info.key.to_owned(), Value::String(value))
+        })
+        .collect()
+}

@@ -1,0 +1,95 @@
+//! Calibration that holds (SESSIONS.md section 3, "Calibration"): each provider and model
+//! calibrated by its own turns, images counted as the provider counts them, a PDF's turn left
+//! out with the reason. Fixtures: tests/fixtures/calibration/.
+
+use serde_json::Value;
+
+use crate::support::command::stdout_of;
+
+fn session_json(path: &str) -> Value {
+    serde_json::from_str(&stdout_of(&["session", path, "--json", "-s", "original"])).unwrap()
+}
+
+fn f(value: &Value) -> f64 {
+    value
+        .as_f64()
+        .unwrap_or_else(|| panic!("a number: {value}"))
+}
+
+/// Claude billed about twice the exact count on short prompts, gpt-4o about the exact count on
+/// long ones: each group's cost is scaled by its own ratio, not by the session's median (one
+/// of Claude's).
+#[test]
+fn each_group_is_calibrated_by_its_own_ratio() {
+    let report = session_json("tests/fixtures/calibration/mixed-groups.jsonl");
+    let calibration = &report["calibration"];
+    let groups = calibration["groups"].as_array().unwrap();
+    assert_eq!(groups.len(), 2, "{calibration}");
+    let ratio_of = |provider: &str, turns: u64| {
+        let g = groups.iter().find(|g| g["provider"] == provider).unwrap();
+        assert_eq!(g["turns"], turns, "{g}");
+        assert_eq!(g["fallback"], false);
+        f(&g["ratio"])
+    };
+    let (claude, gpt) = (ratio_of("anthropic", 3), ratio_of("openai", 2));
+    assert!(claude > 1.7 && gpt < 1.2, "{claude} {gpt}");
+    // Nothing is cached (no breakpoint; OpenAI's prompts are under its minimum): each turn's
+    // cost is its prompt, and the calibrated cost is each group's prompts times its ratio.
+    let turns = report["turns"].as_array().unwrap();
+    let original = &report["strategies"][0];
+    let expected: f64 = turns
+        .iter()
+        .zip(original["per_turn"].as_array().unwrap())
+        .map(|(t, row)| {
+            let ratio = if t["provider"] == "anthropic" {
+                claude
+            } else {
+                gpt
+            };
+            f(&row["cost"]) * ratio
+        })
+        .sum();
+    let calibrated = f(&original["cost_provider"]);
+    assert!(
+        (calibrated - expected).abs() < 0.02,
+        "{calibrated} {expected}"
+    );
+    // And it is the bill, where one session-wide ratio is more than half again over it.
+    let billed = f(&calibration["billed"]);
+    assert!(
+        (calibrated - billed).abs() <= 0.05 * billed,
+        "{calibrated} {billed}"
+    );
+    let session_wide = f(&original["cost"]) * f(&calibration["ratio"]);
+    assert!(
+        (session_wide - billed).abs() > 0.25 * billed,
+        "{session_wide} {billed}"
+    );
+}
+
+/// A 1000 × 1000 PNG whose base64 is 16 KB: Anthropic counts it as 1,334 tokens (its
+/// pixels / 750), not as the thousands of tokens of its text; the turn calibrates.
+#[test]
+fn an_image_is_counted_by_its_pixels() {
+    let report = session_json("tests/fixtures/calibration/image.jsonl");
+    let turn = &report["turns"][0];
+    let exact = turn["prompt_tokens"].as_u64().unwrap();
+    assert!((1334..1334 + 40).contains(&exact), "{exact}");
+    assert_eq!(turn["uncalibrated"], Value::Null);
+    let ratio = f(&turn["calibration"]);
+    assert!((0.95..1.05).contains(&ratio), "{ratio}");
+    assert_eq!(report["calibration"]["turns"], 1);
+}
+
+/// A PDF: the provider counts its pages, which the trace cannot tell. Its base64 is not
+/// counted as text, and the turn is left out of calibration, saying why.
+#[test]
+fn a_pdf_turn_is_left_out_of_calibration_with_the_reason() {
+    let report = session_json("tests/fixtures/calibration/pdf.jsonl");
+    let turn = &report["turns"][0];
+    assert!(turn["prompt_tokens"].as_u64().unwrap() < 100, "{turn}");
+    assert_eq!(turn["calibration"], Value::Null);
+    let why = turn["uncalibrated"].as_str().unwrap();
+    assert!(why.contains("PDF"), "{why}");
+    assert_eq!(report["calibration"], Value::Null);
+}
