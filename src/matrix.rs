@@ -438,7 +438,9 @@ impl Matrix {
                 Row {
                     name: tool.map(|t| t.name.to_string()).unwrap_or_default(),
                     origin: Origin::Capture(index),
-                    original_tokens: Some(tool.map_or(0, |t| t.original_tokens)),
+                    original_tokens: Some(
+                        tool.map_or(0, crate::report::ToolFigures::original_tokens),
+                    ),
                     cells: Vec::with_capacity(columns.len()),
                 }
             })
@@ -457,7 +459,7 @@ impl Matrix {
                     let mark = Mark::from_state(tool.state);
                     Cell {
                         tokens: matches!(mark, Mark::Kept | Mark::Changed | Mark::Added)
-                            .then_some(tool.projected_tokens),
+                            .then_some(tool.projected_tokens()),
                         mark,
                         outcome: Some(i),
                     }

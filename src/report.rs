@@ -76,18 +76,18 @@ pub struct ToolFigures {
     /// Why, in a few words.
     pub reason: SharedText,
     /// Tokens of the original entry (0 for added tools).
-    pub original_tokens: usize,
+    pub original_tokens: u32,
     /// Tokens of the sent entry (0 when not sent).
-    pub projected_tokens: usize,
+    pub projected_tokens: u32,
     /// Bytes of the original entry as sent.
-    pub original_bytes: usize,
+    pub original_bytes: u32,
     /// Bytes of the sent entry as the projection writes it (as sent when unchanged).
-    pub projected_bytes: usize,
+    pub projected_bytes: u32,
     /// Tokens the original entry puts in the model's context (0 when `defer_loading: true`).
-    pub original_context_tokens: usize,
+    pub original_context_tokens: u32,
     /// Tokens the sent entry puts in the model's context (0 when not sent, or when
     /// `defer_loading: true`).
-    pub context_tokens: usize,
+    pub context_tokens: u32,
 }
 
 /// Each origin's own size estimate of the projected list (STRATEGIES.md section 5).
@@ -633,24 +633,24 @@ fn per_tool_figures(
             status: o.status.contract(),
             state: o.status,
             reason: o.reason.clone(),
-            original_tokens: original_tokens(o),
-            projected_tokens: projected_tokens(o),
-            original_bytes: o.original.map_or(0, |i| {
+            original_tokens: figure(original_tokens(o)),
+            projected_tokens: figure(projected_tokens(o)),
+            original_bytes: figure(o.original.map_or(0, |i| {
                 capture
                     .entry_text(i)
                     .map_or_else(|| json.entries.get(i).map_or(0, String::len), str::len)
-            }),
-            projected_bytes: o.projected.map_or(0, |i| match sent.written {
+            })),
+            projected_bytes: figure(o.projected.map_or(0, |i| match sent.written {
                 Some((_, sizes)) => sizes.get(i).copied().unwrap_or(0),
                 None => sent_strs.get(i).map_or(0, |s| s.len()),
-            }),
+            })),
             original_context_tokens: if o
                 .original
                 .is_some_and(|i| measured.original_deferred.get(i) == Some(&true))
             {
                 0
             } else {
-                original_tokens(o)
+                figure(original_tokens(o))
             },
             context_tokens: if o
                 .projected
@@ -658,10 +658,43 @@ fn per_tool_figures(
             {
                 0
             } else {
-                projected_tokens(o)
+                figure(projected_tokens(o))
             },
         })
         .collect()
+}
+
+/// A per-tool figure as stored: 32 bits hold any one entry's tokens or bytes (every input is
+/// bounded far below 4 GiB), and a 100,000-tool report keeps 13 × 100,000 rows of six.
+fn figure(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+impl ToolFigures {
+    /// [`original_tokens`](Self::original_tokens) as a count.
+    pub fn original_tokens(&self) -> usize {
+        self.original_tokens as usize
+    }
+    /// [`projected_tokens`](Self::projected_tokens) as a count.
+    pub fn projected_tokens(&self) -> usize {
+        self.projected_tokens as usize
+    }
+    /// [`original_bytes`](Self::original_bytes) as a count.
+    pub fn original_bytes(&self) -> usize {
+        self.original_bytes as usize
+    }
+    /// [`projected_bytes`](Self::projected_bytes) as a count.
+    pub fn projected_bytes(&self) -> usize {
+        self.projected_bytes as usize
+    }
+    /// [`original_context_tokens`](Self::original_context_tokens) as a count.
+    pub fn original_context_tokens(&self) -> usize {
+        self.original_context_tokens as usize
+    }
+    /// [`context_tokens`](Self::context_tokens) as a count.
+    pub fn context_tokens(&self) -> usize {
+        self.context_tokens as usize
+    }
 }
 
 /// Anthropic's tool-use system prompt: ~346 tokens with tool_choice auto/none (or absent), 313

@@ -243,13 +243,13 @@ fn report_matches_plain_recount() {
                     .expect("every outcome has a row");
                 if let Some(i) = outcome.projected {
                     assert_eq!(
-                        row.projected_tokens,
+                        row.projected_tokens(),
                         full(encoding, &tool::compact(sent[i]))
                     );
                 }
                 if let Some(i) = outcome.original {
                     assert_eq!(
-                        row.original_tokens,
+                        row.original_tokens(),
                         full(encoding, &tool::compact(&capture.tools()[i]))
                     );
                 }

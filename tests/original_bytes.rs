@@ -120,8 +120,8 @@ fn byte_figures_are_the_bytes_as_sent() {
                 serde_json::from_str::<Value>(entry).unwrap(),
                 capture.tools()[i]
             );
-            assert_eq!(tool.original_bytes, entry.len());
-            assert_eq!(tool.projected_bytes, entry.len());
+            assert_eq!(tool.original_bytes(), entry.len());
+            assert_eq!(tool.projected_bytes(), entry.len());
         }
     }
 }
@@ -162,7 +162,7 @@ fn token_figures_are_those_of_the_canonical_form() {
             let tokens = |f: &report::StrategyFigures| -> Vec<(usize, usize)> {
                 f.per_tool
                     .iter()
-                    .map(|t| (t.original_tokens, t.projected_tokens))
+                    .map(|t| (t.original_tokens(), t.projected_tokens()))
                     .collect()
             };
             assert_eq!(tokens(a), tokens(b), "{path} {}", a.id);

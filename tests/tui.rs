@@ -947,7 +947,7 @@ fn sort_cycles_through_every_order() {
         .app
         .rows()
         .iter()
-        .map(|&i| figures.per_tool[i].original_tokens)
+        .map(|&i| figures.per_tool[i].original_tokens())
         .collect();
     assert!(sizes.windows(2).all(|w| w[0] >= w[1]), "{sizes:?}");
     h.keys("s");

@@ -524,12 +524,12 @@ pub(super) fn over_budget(
 /// What costs most in a strategy's list, to say where a budget goes: its costliest MCP server
 /// (when the tools have servers) and its three costliest tools in context, as ` (most: ...)`.
 fn costliest(figures: &report::StrategyFigures) -> String {
-    let sent = figures.per_tool.iter().filter(|t| t.context_tokens > 0);
+    let sent = figures.per_tool.iter().filter(|t| t.context_tokens() > 0);
     let mut servers: std::collections::BTreeMap<&str, (usize, usize)> = Default::default();
     for tool in sent.clone() {
         if let Some(server) = toolprism::tool::server_label(&tool.name) {
             let entry = servers.entry(server).or_default();
-            entry.0 += tool.context_tokens;
+            entry.0 += tool.context_tokens();
             entry.1 += 1;
         }
     }
@@ -551,7 +551,7 @@ fn costliest(figures: &report::StrategyFigures) -> String {
         format!(
             "`{}` {}",
             visible(&t.name),
-            toolprism::text::thousands(t.context_tokens)
+            toolprism::text::thousands(t.context_tokens())
         )
     }));
     if parts.is_empty() {

@@ -536,10 +536,10 @@ fn per_tool_table(tools: &[ToolFigures], cells: Option<usize>) -> String {
         rows.push(vec![
             visible(&t.name).into_owned(),
             t.state.word().to_owned(),
-            thousands(t.original_tokens),
-            thousands(t.projected_tokens),
-            thousands(t.original_bytes),
-            thousands(t.projected_bytes),
+            thousands(t.original_tokens()),
+            thousands(t.projected_tokens()),
+            thousands(t.original_bytes()),
+            thousands(t.projected_bytes()),
             visible(&t.reason).into_owned(),
         ]);
     }

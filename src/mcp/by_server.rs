@@ -121,7 +121,12 @@ pub fn rows(
                 .map(|figures| {
                     let sent = (!figures.is_refused()).then(|| {
                         mine.iter()
-                            .map(|&i| figures.per_tool.get(i).map_or(0, |t| t.context_tokens))
+                            .map(|&i| {
+                                figures
+                                    .per_tool
+                                    .get(i)
+                                    .map_or(0, crate::report::ToolFigures::context_tokens)
+                            })
                             .sum::<usize>()
                     });
                     ServerStrategy {

@@ -73,15 +73,15 @@ fn info_line(
     let tokens = t.map(|t| {
         format!(
             " · {} → {} tokens",
-            thousands(t.original_tokens),
-            thousands(t.projected_tokens)
+            thousands(t.original_tokens()),
+            thousands(t.projected_tokens())
         )
     });
     let bytes = t.map(|t| {
         format!(
             " · {} → {} bytes",
-            thousands(t.original_bytes),
-            thousands(t.projected_bytes)
+            thousands(t.original_bytes()),
+            thousands(t.projected_bytes())
         )
     });
     let hidden = o

@@ -127,7 +127,12 @@ impl MatrixView {
                 if figures.is_refused() {
                     return Figure::Refused;
                 }
-                let context = |i: usize| figures.per_tool.get(i).map_or(0, |t| t.context_tokens);
+                let context = |i: usize| {
+                    figures
+                        .per_tool
+                        .get(i)
+                        .map_or(0, crate::report::ToolFigures::context_tokens)
+                };
                 let tokens = if added {
                     // An added tool's figures are where the strategy lists it.
                     rows.iter()

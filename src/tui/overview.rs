@@ -175,8 +175,8 @@ pub fn costliest_server(ctx: &Context) -> Option<Costliest> {
             continue;
         };
         match servers.iter_mut().find(|(s, _)| *s == server) {
-            Some((_, tokens)) => *tokens += tool.original_tokens,
-            None => servers.push((server, tool.original_tokens)),
+            Some((_, tokens)) => *tokens += tool.original_tokens(),
+            None => servers.push((server, tool.original_tokens())),
         }
     }
     // `max_by_key` keeps the last of equals: reversed, the first server on a tie.

@@ -113,10 +113,10 @@ impl<'a> StrategyScreen<'a> {
         for &i in &rows {
             let (o, t) = (&projection.outcomes[i], figures.per_tool.get(i)?);
             if o.original.is_some() {
-                before += t.original_tokens;
+                before += t.original_tokens();
             }
             if o.projected.is_some() {
-                after += t.projected_tokens;
+                after += t.projected_tokens();
             }
         }
         Some((rows.len(), projection.outcomes.len(), before, after))
@@ -413,9 +413,15 @@ fn tool_row(
     let t = screen.ctx.figures(strategy).and_then(|f| f.per_tool.get(i));
     let num = |v: Option<usize>| v.map_or("…".to_owned(), thousands);
     let (before, after) = if look.bytes_only {
-        (t.map(|t| t.original_bytes), t.map(|t| t.projected_bytes))
+        (
+            t.map(crate::report::ToolFigures::original_bytes),
+            t.map(crate::report::ToolFigures::projected_bytes),
+        )
     } else {
-        (t.map(|t| t.original_tokens), t.map(|t| t.projected_tokens))
+        (
+            t.map(crate::report::ToolFigures::original_tokens),
+            t.map(crate::report::ToolFigures::projected_tokens),
+        )
     };
     let saved = match (before, after) {
         (Some(b), Some(a)) if b > 0 => pct(saved_pct(b, a)),
@@ -461,9 +467,11 @@ fn tool_row(
         Line::raw(pad_left(&saved, 8)),
     ];
     if look.show_bytes {
-        let b = t.map(|t| t.original_bytes).filter(|_| o.original.is_some());
+        let b = t
+            .map(crate::report::ToolFigures::original_bytes)
+            .filter(|_| o.original.is_some());
         let a = t
-            .map(|t| t.projected_bytes)
+            .map(crate::report::ToolFigures::projected_bytes)
             .filter(|_| o.projected.is_some());
         cells.push(Line::raw(pad_left(&b.map_or("-".into(), thousands), 8)));
         cells.push(Line::raw(pad_left(&a.map_or("-".into(), thousands), 8)));
