@@ -245,7 +245,8 @@ pub(super) fn mcp(args: McpArgs, color: ColorChoice) -> Result<Output, Failure> 
     Ok(output)
 }
 
-/// `--save FILE`: the synthesized request, written as `export` writes, never over a config read.
+/// `--save FILE`: the synthesized request, compact, through `export`'s safe writer (never over a
+/// config read).
 fn save_request(
     path: &std::path::Path,
     body: &serde_json::Value,
