@@ -91,7 +91,8 @@ fn an_unmodelled_provider_is_not_judged() {
 }
 
 /// A prefix first seen as a read was cached before the trace: adopted, that turn not judged,
-/// the next one reads it.
+/// the next one reads it; `original`'s cost reads it from that turn on (its prompt is the one the
+/// provider had cached), where a strategy whose prompt differs pays to write its own.
 #[test]
 fn a_cache_warmed_before_the_trace_is_adopted() {
     let body = marked("claude-sonnet-4-5", 2000);
@@ -110,6 +111,29 @@ fn a_cache_warmed_before_the_trace_is_adopted() {
     );
     assert_eq!(b.agrees, Some(true), "{:?}", b.disagreement);
     assert_eq!(b.modelled.unwrap().state, "hit");
+    let original = &report.strategies[0].per_turn[0];
+    assert_eq!(original.state, Some("hit"), "{original:?}");
+    assert!(original.read.unwrap() > 1500, "{original:?}");
+    assert_eq!(original.write, Some(0), "{original:?}");
+    let counter = TokenCounter::new(Encoding::O200kBase);
+    let mut analyzer = Analyzer::new(
+        &[Strategy::Original, Strategy::Minimal],
+        &Settings::default(),
+        &counter,
+        None,
+    );
+    let body = marked("claude-sonnet-4-5", 2000);
+    analyzer
+        .push(record(1, body, Some(usage(4, 0, 2100))))
+        .unwrap();
+    let both = analyzer.finish(TraceInfo::default());
+    assert_eq!(both.strategies[0].per_turn[0].state, Some("hit"));
+    assert_ne!(
+        both.strategies[1].per_turn[0].state,
+        Some("hit"),
+        "{:?}",
+        both.strategies[1].per_turn[0]
+    );
     assert_eq!(
         (
             report.agreement.turns,

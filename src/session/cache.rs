@@ -45,6 +45,16 @@ pub struct Rules {
     pub write_long: f64,
 }
 
+/// A prefix the provider read though no request of the trace wrote it: cached before the trace
+/// began, adopted as cached up to `tokens` (exact) for `life_ms`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Warmed {
+    /// Exact tokens of the longest prefix adopted.
+    pub tokens: usize,
+    /// How long it stays cached from this turn, in milliseconds.
+    pub life_ms: u64,
+}
+
 /// One block boundary of a request: the prefix up to and including a block.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Boundary {
@@ -268,6 +278,11 @@ impl Store {
         }
         out.input = total.saturating_sub(out.read + out.written());
         out
+    }
+
+    /// Adopt `warmed` ([`Store::adopt`]).
+    pub fn adopt_warmed(&mut self, boundaries: &[Boundary], warmed: Warmed, now: Option<i64>) {
+        self.adopt(boundaries, warmed.tokens, now, warmed.life_ms);
     }
 
     /// Adopt as cached, from `now`, every prefix of `boundaries` up to `tokens`: what the

@@ -582,6 +582,10 @@ impl Analyzer<'_> {
                 exact.ttl_ms
             };
             let adopted = self.sent_store.adopt(&self.boundaries, upto, time_ms, life);
+            self.warmed = Some(cache::Warmed {
+                tokens: upto,
+                life_ms: life,
+            });
             Some(format!(
                 "cache warmed before the trace: the provider read {} tokens no earlier request of the trace wrote; {} adopted as cached from here",
                 seen.read,

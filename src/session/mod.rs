@@ -145,6 +145,9 @@ pub struct Analyzer<'a> {
     piece_tokens: FxHashMap<(u64, Family), PieceCount>,
     /// The prompt cache of the requests as sent (what `modelled` and `agrees` check).
     sent_store: cache::Store,
+    /// This turn's prefix found cached before the trace began, which `original`'s replay
+    /// adopts too: its prompt is the one the provider had cached.
+    warmed: Option<cache::Warmed>,
     /// Turns in the chain with a timestamp, and without one.
     timed: Timed,
     /// Observed / exact prompt tokens, per turn with usage and per provider and model, and
@@ -203,6 +206,7 @@ impl<'a> Analyzer<'a> {
             projections_run: 0,
             piece_tokens: FxHashMap::default(),
             sent_store: cache::Store::default(),
+            warmed: None,
             timed: Timed::default(),
             calibration: Calibrator::default(),
             agreement: AgreementCount::default(),
@@ -394,6 +398,7 @@ impl<'a> Analyzer<'a> {
             context,
             newly_loaded: &newly_loaded,
             group,
+            warmed: self.warmed.take(),
         };
         let rows = projected
             .into_iter()

@@ -135,6 +135,8 @@ pub(super) struct TurnInputs<'t> {
     pub(super) newly_loaded: &'t [String],
     /// Its calibration group (`None`: a failed call, outside the chain).
     pub(super) group: Option<usize>,
+    /// A prefix the provider had cached before the trace began (found on this turn).
+    pub(super) warmed: Option<cache::Warmed>,
 }
 
 /// Memo key: strategy, distinct tools array, context hash, loaded set.
@@ -253,6 +255,15 @@ impl Analyzer<'_> {
             added,
             turn.rest,
         );
+        // `original` is the prompt the provider had cached before the trace: it reads what the
+        // provider read, where another strategy's prompt was never cached.
+        if strategy == Strategy::Original
+            && let Some(warmed) = turn.warmed
+        {
+            self.replays[index]
+                .store
+                .adopt_warmed(&self.boundaries, warmed, turn.time_ms);
+        }
         let m =
             self.replays[index]
                 .store
