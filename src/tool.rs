@@ -229,10 +229,14 @@ fn schema_in_json(entry: &Value) -> bool {
             .is_some_and(|schema| schema.get("json").is_some())
 }
 
-/// The entry's parameter schema, if any.
+/// The entry's parameter schema, if any (the body is found once: this runs per entry for every
+/// strategy).
 pub fn schema(entry: &Value) -> Option<&Value> {
-    let value = field(body(entry)?, schema_key(entry)?)?;
-    if schema_in_json(entry) {
+    let body = body(entry)?;
+    let value = SCHEMA_KEYS.into_iter().find_map(|key| field(body, key))?;
+    let in_json = entry_field(entry, "toolSpec").is_some_and(Value::is_object)
+        && field(body, "inputSchema").is_some_and(|schema| schema.get("json").is_some());
+    if in_json {
         return value.get("json");
     }
     Some(value)

@@ -50,23 +50,9 @@ pub(super) fn provider_is_openai(shape: Shape) -> bool {
 /// The shortest cached prefix for a model, from the providers' published tables (docs/SESSIONS.md).
 pub fn min_tokens_for(model: &str, openai: bool) -> usize {
     if openai {
-        return 1024;
-    }
-    let m = model.to_ascii_lowercase();
-    let any = |names: &[&str]| names.iter().any(|n| m.contains(n));
-    if any(&[
-        "opus-4-5",
-        "opus-4-6",
-        "haiku-4-5",
-        "opus-4.5",
-        "opus-4.6",
-        "haiku-4.5",
-    ]) {
-        4096
-    } else if any(&["3-5-haiku", "3-haiku", "haiku-3"]) {
-        2048
-    } else {
         1024
+    } else {
+        provider::min_tokens(provider::Provider::Anthropic, model)
     }
 }
 
