@@ -252,9 +252,7 @@ pub fn report(
         path: path.to_owned(),
         shape: capture.shape().id(),
         tools: originals.len(),
-        tools_bytes: capture
-            .tools_bytes()
-            .unwrap_or_else(|| array_bytes(&originals, capture.has_tools_key())),
+        tools_bytes: capture_tools_bytes(capture, &originals),
         tools_tokens: capture_tokens,
         context_tokens: capture_context,
     };
@@ -380,6 +378,14 @@ fn context_tokens(
         return 0;
     }
     counter.count_arrays_counted(&[(&kept, &kept_tokens)])[0]
+}
+
+/// The capture's `tools` bytes as sent (the compact array's for a capture given already parsed),
+/// from its entries' compact JSON: every place that shows the capture's size says this.
+pub fn capture_tools_bytes(capture: &Capture, compact_entries: &[&str]) -> usize {
+    capture
+        .tools_bytes()
+        .unwrap_or_else(|| array_bytes(compact_entries, capture.has_tools_key()))
 }
 
 /// Measure one projection against the capture's precomputed figures.

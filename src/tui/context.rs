@@ -81,7 +81,7 @@ impl Context {
         // One serialization of the capture's entries serves the search and the byte total.
         let json = CaptureJson::new(&capture);
         let entries: Vec<&str> = json.entries.iter().map(String::as_str).collect();
-        let capture_bytes = crate::report::array_bytes(&entries, capture.has_tools_key());
+        let capture_bytes = crate::report::capture_tools_bytes(&capture, &entries);
         let search_text = entries.iter().map(|e| e.to_lowercase()).collect();
         let settings_key = Arc::new(settings.clone());
         Context {
