@@ -79,19 +79,7 @@ fn number_tokens(text: &str) -> Vec<&str> {
     let mut i = 0;
     while i < bytes.len() {
         match bytes[i] {
-            b'"' => {
-                i += 1;
-                while i < bytes.len() {
-                    match bytes[i] {
-                        b'\\' => i += 2,
-                        b'"' => {
-                            i += 1;
-                            break;
-                        }
-                        _ => i += 1,
-                    }
-                }
-            }
+            b'"' => i = crate::written::skip_string(bytes, i).unwrap_or(bytes.len()),
             b'-' | b'0'..=b'9' => {
                 let start = i;
                 while i < bytes.len()

@@ -533,17 +533,18 @@ fn skip_ws(bytes: &[u8], mut i: usize) -> usize {
     i
 }
 
-/// The end of the string starting at `i` (after its closing quote).
-fn skip_string(bytes: &[u8], mut i: usize) -> Option<usize> {
+/// The end of the JSON string whose opening quote is at `i` (just past its closing quote);
+/// `None` if it is not closed. Jumps from quote or backslash to the next: a tool list is mostly
+/// long description strings.
+pub(crate) fn skip_string(bytes: &[u8], mut i: usize) -> Option<usize> {
     i += 1;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'\\' => i += 2,
-            b'"' => return Some(i + 1),
-            _ => i += 1,
+    loop {
+        let at = i + memchr::memchr2(b'"', b'\\', bytes.get(i..)?)?;
+        if bytes[at] == b'"' {
+            return Some(at + 1);
         }
+        i = at + 2;
     }
-    None
 }
 
 /// The end of the value starting at `i`.
@@ -685,10 +686,34 @@ pub fn detect_style(text: &str, containers: usize) -> Style {
     }
 }
 
+/// The bytes [`strings`] looks at: the start of an escape, the characters an encoder may
+/// escape, and the lead bytes of non-ASCII characters. Every other byte is skipped unread.
+const STYLE_EVIDENCE: [bool; 256] = {
+    let mut table = [false; 256];
+    table[b'\\' as usize] = true;
+    table[b'<' as usize] = true;
+    table[b'>' as usize] = true;
+    table[b'&' as usize] = true;
+    table[b'/' as usize] = true;
+    let mut b = 0xC0;
+    while b < 256 {
+        table[b] = true;
+        b += 1;
+    }
+    table
+};
+
 /// Count the escapes and raw characters of one string's content.
 fn strings(content: &[u8], seen: &mut Evidence) {
     let mut i = 0;
     while i < content.len() {
+        match content[i..]
+            .iter()
+            .position(|&b| STYLE_EVIDENCE[usize::from(b)])
+        {
+            Some(skip) => i += skip,
+            None => return,
+        }
         match content[i] {
             b'\\' => {
                 match content.get(i + 1) {

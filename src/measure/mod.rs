@@ -171,7 +171,7 @@ pub struct TokenCounter {
     tokenizer: TokenizerCell,
     /// Counts by exact string (whole texts and the chunks they were cut into), sharded by
     /// hash so parallel counting rarely waits on a lock.
-    cache: Vec<Mutex<HashMap<Box<str>, u32>>>,
+    cache: Vec<Shard>,
     /// Bytes handed to the tokenizer so far (each new chunk once).
     tokenized: AtomicU64,
     /// Whether the tokenizer is the fast one (set once it is built).
@@ -250,6 +250,7 @@ impl TokenCounter {
         let shard = &self.cache[(hasher.finish() >> 32) as usize % SHARDS];
         // A panic elsewhere cannot leave a wrong count behind (inserts are single calls).
         shard
+            .0
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
@@ -275,6 +276,7 @@ impl TokenCounter {
             .iter()
             .map(|shard| {
                 shard
+                    .0
                     .lock()
                     .unwrap_or_else(std::sync::PoisonError::into_inner)
                     .len()
@@ -481,9 +483,14 @@ fn build_tokenizer(encoding: Encoding, fast: &AtomicBool) -> Box<dyn Tokenizer> 
 /// Shards of the cache: enough that two or three threads seldom meet on one lock.
 const SHARDS: usize = 64;
 
-fn new_cache() -> Vec<Mutex<HashMap<Box<str>, u32>>> {
+/// One shard of the cache, alone on its cache lines: locks packed side by side made every
+/// look-up of one thread evict the line another thread's lock sat on.
+#[repr(align(128))]
+struct Shard(Mutex<HashMap<Box<str>, u32>>);
+
+fn new_cache() -> Vec<Shard> {
     (0..SHARDS)
-        .map(|_| Mutex::new(HashMap::default()))
+        .map(|_| Shard(Mutex::new(HashMap::default())))
         .collect()
 }
 

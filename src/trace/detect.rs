@@ -429,7 +429,7 @@ fn pretty_document(
     let value = budget::parse_slice(&head)
         .map_err(|e| shifted(document_failure(&head, skipped, &e), number))?;
     // Parsed: valid UTF-8.
-    let text = String::from_utf8_lossy(&head);
+    let text = super::text_of(&head);
     document(value, Some(&text), head.len() as u64, name, name)
 }
 
@@ -462,7 +462,7 @@ fn document_or_lines(
             let size = first.len() as u64 + tee.copy.len() as u64;
             let text = [&first[..], &tee.copy[..]].concat();
             crate::capture::keep_number_text(&text, &mut value);
-            let text = String::from_utf8_lossy(&text);
+            let text = super::text_of(&text);
             return document(value, Some(&text), size, name, name);
         }
         Err(e) => e,

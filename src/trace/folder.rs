@@ -86,7 +86,7 @@ fn read_file(path: &Path) -> Result<(Value, Box<str>), String> {
             other => format!("not JSON ({other})"),
         })?;
     // Parsed: valid UTF-8.
-    Ok((value, String::from_utf8_lossy(text).into()))
+    Ok((value, super::text_of(text).into()))
 }
 
 /// Natural order: runs of digits compare by value (`2` before `10`, `002` equal to `2` by value

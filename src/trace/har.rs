@@ -166,7 +166,7 @@ fn request_json(
         }
     })?;
     // Parsed: valid UTF-8.
-    Ok((value, String::from_utf8_lossy(&bytes).into()))
+    Ok((value, super::text_of(&bytes).into()))
 }
 
 /// The text of `response.content.text` (base64 when `content.encoding` says so).

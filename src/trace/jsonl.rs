@@ -262,7 +262,7 @@ impl LineSource {
         let text = self.buf.trim_ascii();
         Some(match super::budget::parse_slice(text) {
             // Parsed: valid UTF-8.
-            Ok(value) => Line::Json(number, value, String::from_utf8_lossy(text).into()),
+            Ok(value) => Line::Json(number, value, super::text_of(text).into()),
             Err(e) if !complete && e.is_eof() => {
                 self.done = true;
                 Line::Torn(number)

@@ -397,3 +397,12 @@ impl Iterator for TraceReader {
         None
     }
 }
+
+/// A body's bytes as text: borrowed when they are UTF-8 (always, once they parsed as JSON),
+/// else with U+FFFD for the bad bytes. Checks in one fast pass before the lossy walk.
+pub(crate) fn text_of(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => std::borrow::Cow::Borrowed(text),
+        Err(_) => String::from_utf8_lossy(bytes),
+    }
+}
