@@ -67,9 +67,20 @@ pub fn parse_exact(text: &str) -> serde_json::Result<Value> {
 /// [`parse_exact`]'s second half, for a value already parsed from `text` (UTF-8 JSON bytes): a
 /// trace reader parses its records itself. Does nothing if `text` is not UTF-8.
 pub fn keep_number_text(text: &[u8], value: &mut Value) {
-    if let Ok(text) = std::str::from_utf8(text) {
-        restore_exponents(text, value);
+    if let Some(tokens) = respelled_numbers(text) {
+        restore_exponents(tokens, value);
     }
+}
+
+/// The number tokens of JSON text (UTF-8 bytes) in document order, when serde_json spells at
+/// least one of them its own way; `None` when the parse keeps every number as written (or the
+/// text is not UTF-8). Reads the text alone, so it can run beside the parse.
+pub(crate) fn respelled_numbers(text: &[u8]) -> Option<Vec<&str>> {
+    let tokens = number_tokens(std::str::from_utf8(text).ok()?);
+    tokens
+        .iter()
+        .any(|t| matches!(serde_spelling(t), std::borrow::Cow::Owned(_)))
+        .then_some(tokens)
 }
 
 /// The number tokens of valid JSON text, in document order.
@@ -115,14 +126,7 @@ fn serde_spelling(token: &str) -> std::borrow::Cow<'_, str> {
 /// Give numbers whose exponent serde_json respelled their text back. Nothing changes unless
 /// the parsed numbers line up one to one with the text's tokens (a duplicate key drops a value
 /// from the tree, and then the walk could not pair them).
-fn restore_exponents(text: &str, value: &mut Value) {
-    let tokens = number_tokens(text);
-    if !tokens
-        .iter()
-        .any(|t| matches!(serde_spelling(t), std::borrow::Cow::Owned(_)))
-    {
-        return;
-    }
+pub(crate) fn restore_exponents(tokens: Vec<&str>, value: &mut Value) {
     fn numbers<'v>(value: &'v mut Value, out: &mut Vec<&'v mut serde_json::Number>) {
         match value {
             Value::Number(n) => out.push(n),

@@ -475,8 +475,10 @@ fn sent_sizes(
 ) -> Vec<EntrySizes> {
     projection
         .sent
-        .iter()
-        .flatten()
+        .as_deref()
+        .unwrap_or_default()
+        .par_iter()
+        .with_min_len(64)
         .map(
             |tool| match (tool.replaced.is_none(), tool.origin, original_sizes) {
                 (true, Some(i), Some(sizes)) if i < sizes.len() => sizes[i],
@@ -497,8 +499,10 @@ fn sent_json<'j>(
 ) -> SentJson<'j> {
     projection
         .sent
-        .iter()
-        .flatten()
+        .as_deref()
+        .unwrap_or_default()
+        .par_iter()
+        .with_min_len(64)
         .map(|t| match (&t.replaced, t.origin) {
             (None, Some(i)) if i < json.entries.len() => Cow::Borrowed(json.entries[i].as_str()),
             _ => Cow::Owned(tool::compact(t.entry(capture))),
@@ -802,8 +806,9 @@ pub fn is_sent(status: Status) -> bool {
     matches!(status, Status::Kept | Status::Changed | Status::Added)
 }
 
-/// Per-tool figures serialized per parallel job when [`write_json`] writes a report.
-const JSON_CHUNK: usize = 2048;
+/// Per-tool figures serialized per parallel job when [`write_json`] writes a report: small
+/// enough that a list of a thousand tools still spreads over every core.
+const JSON_CHUNK: usize = 128;
 
 /// Write `report` as pretty JSON (two-space indent) and a final line feed: byte for byte what
 /// `serde_json::to_writer_pretty` writes, but with each strategy's per-tool figures serialized

@@ -321,52 +321,31 @@ impl Written {
         gemini: bool,
         entries: usize,
     ) -> Option<Written> {
-        let bytes = text.as_bytes();
-        let start = skip_ws(bytes, 0);
-        let end = skip_value(bytes, start)?;
-        let body = start..end;
-        let mut depth = 1;
-        // A body without the object that holds the list (a Converse request without
-        // `toolConfig`) has no list, and is kept all the same.
-        let object = match holder {
-            Some(holder) => {
-                depth = 2;
-                member(bytes, body.clone(), holder)
-                    .filter(|range| bytes.get(range.start) == Some(&b'{'))
-            }
-            None => Some(body.clone()),
+        // The escapes are read from the whole body and the spans from its structure: two
+        // passes over the text, side by side when it is long.
+        let from = skip_ws(text.as_bytes(), 0);
+        let escapes = || detect_style(&text[from..], 0);
+        let structure = || Structure::find(text, holder, key, gemini);
+        let (structure, mut style) = if text.len() >= SCAN_BESIDE {
+            let (structure, style) = rayon::join(structure, escapes);
+            (structure?, style)
+        } else {
+            (structure()?, escapes())
         };
-        let tools = object.and_then(|object| member(bytes, object, key));
-        let mut layout = Layout {
-            open: String::new(),
-            sep: String::new(),
-            close: String::new(),
-        };
-        let mut spans = Vec::new();
-        if let Some(tools) = &tools
-            && bytes.get(tools.start) == Some(&b'[')
-        {
-            let items = items(bytes, tools.clone());
-            layout = observed_layout(text, tools, &items);
-            if gemini {
-                for item in items {
-                    match declarations(bytes, item.clone()) {
-                        Some(list) => spans.extend(list),
-                        None => spans.push(item),
-                    }
-                }
-            } else {
-                spans = items;
-            }
-        }
+        let Structure {
+            body,
+            tools,
+            spans,
+            mut layout,
+            depth,
+        } = structure;
         if spans.len() != entries {
             return None;
         }
-        // Escapes from the whole body; spacing from the entries, which a rewritten entry
-        // stands among (a list may hold one-line entries in a pretty-printed body).
-        let mut style = detect_style(&text[body.clone()], 0);
+        // Spacing from the entries, which a rewritten entry stands among (a list may hold
+        // one-line entries in a pretty-printed body).
         if let Some(first) = spans.first() {
-            let containers = containers_at(bytes, first.start);
+            let containers = containers_at(text.as_bytes(), first.start);
             let spacing = detect_style(&text[first.clone()], containers);
             style.indent = spacing.indent;
             style.key_sep = spacing.key_sep;
@@ -600,6 +579,69 @@ struct Evidence {
     item_space: Option<bool>,
     indent: Option<Option<String>>,
 }
+
+/// Where a body's parts sit in its text: the body, the tool list, each entry, the list's
+/// whitespace.
+struct Structure {
+    body: Range<usize>,
+    tools: Option<Range<usize>>,
+    spans: Vec<Range<usize>>,
+    layout: Layout,
+    depth: usize,
+}
+
+impl Structure {
+    fn find(text: &str, holder: Option<&str>, key: &str, gemini: bool) -> Option<Structure> {
+        let bytes = text.as_bytes();
+        let start = skip_ws(bytes, 0);
+        let end = skip_value(bytes, start)?;
+        let body = start..end;
+        let mut depth = 1;
+        // A body without the object that holds the list (a Converse request without
+        // `toolConfig`) has no list, and is kept all the same.
+        let object = match holder {
+            Some(holder) => {
+                depth = 2;
+                member(bytes, body.clone(), holder)
+                    .filter(|range| bytes.get(range.start) == Some(&b'{'))
+            }
+            None => Some(body.clone()),
+        };
+        let tools = object.and_then(|object| member(bytes, object, key));
+        let mut layout = Layout {
+            open: String::new(),
+            sep: String::new(),
+            close: String::new(),
+        };
+        let mut spans = Vec::new();
+        if let Some(tools) = &tools
+            && bytes.get(tools.start) == Some(&b'[')
+        {
+            let items = items(bytes, tools.clone());
+            layout = observed_layout(text, tools, &items);
+            if gemini {
+                for item in items {
+                    match declarations(bytes, item.clone()) {
+                        Some(list) => spans.extend(list),
+                        None => spans.push(item),
+                    }
+                }
+            } else {
+                spans = items;
+            }
+        }
+        Some(Structure {
+            body,
+            tools,
+            spans,
+            layout,
+            depth,
+        })
+    }
+}
+
+/// Texts at least this long are scanned for their structure and their escapes at once.
+const SCAN_BESIDE: usize = 256 * 1024;
 
 /// Containers open at byte `at` of valid JSON text (strings skipped).
 fn containers_at(bytes: &[u8], at: usize) -> usize {

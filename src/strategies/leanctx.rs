@@ -6,6 +6,7 @@
 //! expand tool. Without an expand tool in the request the pointer could not be followed, so
 //! nothing changes.
 
+use rayon::prelude::*;
 use serde_json::{Map, Value, json};
 
 use crate::capture::Capture;
@@ -238,55 +239,48 @@ pub fn project(capture: &Capture, settings: &Settings) -> Draft {
         }
     };
 
+    // Entries are independent: each is weighed in parallel, then taken in order.
+    let outcomes: Vec<Shortening> = tools
+        .par_iter()
+        .with_min_len(64)
+        .map(|entry| shorten_entry(entry, &expand_name))
+        .collect();
     let mut over_limit = 0usize;
     let mut shortened = 0usize;
     let mut saved = 0usize;
     let mut unstorable = Vec::new();
     let mut not_shorter = Vec::new();
-    for (index, entry) in tools.iter().enumerate() {
-        // lean-ctx skips the expand tool by name: every entry of that name stays whole.
-        if tool::name(entry) == Some(expand_name.as_str()) {
-            continue;
+    let mut handles = rustc_hash::FxHashSet::default();
+    for (index, outcome) in outcomes.into_iter().enumerate() {
+        match outcome {
+            Shortening::Kept => {}
+            Shortening::Unstorable(name) => {
+                over_limit += 1;
+                unstorable.push(name);
+            }
+            Shortening::NotShorter(name) => {
+                over_limit += 1;
+                not_shorter.push(name);
+            }
+            Shortening::Shortened {
+                entry,
+                reason,
+                saved: fewer,
+                stored,
+            } => {
+                over_limit += 1;
+                saved += fewer;
+                if let Some(sent) = draft.sent.as_mut()
+                    && let Some(slot) = sent.get_mut(index)
+                {
+                    *slot = SentTool::changed(index, entry, reason);
+                }
+                if handles.insert(stored.handle.clone()) {
+                    draft.stored.push(stored);
+                }
+                shortened += 1;
+            }
         }
-        if tool::passes_through(entry) {
-            continue;
-        }
-        let (Some(name), Some(description)) = (tool::name(entry), tool::description(entry)) else {
-            continue;
-        };
-        if description.len() <= DESCRIPTION_LIMIT_BYTES {
-            continue;
-        }
-        over_limit += 1;
-        let json = stored_json(entry);
-        // lean-ctx's store refuses text with a NUL or over its byte limit. Compact JSON escapes
-        // U+0000 as `\u0000`, so in practice only the size can refuse an entry.
-        if json.len() > MAX_STORED_BYTES || json.contains('\0') {
-            unstorable.push(name.to_owned());
-            continue;
-        }
-        let handle = handle(&json);
-        let Some(text) = shortened_description(description, &expand_name, &handle) else {
-            not_shorter.push(name.to_owned());
-            continue;
-        };
-        let reason = format!(
-            "description {} → {} bytes: summary + pointer to {handle}",
-            description.len(),
-            text.len()
-        );
-        saved += description.len() - text.len();
-        let mut changed = entry.clone();
-        tool::set_description(&mut changed, text);
-        if let Some(sent) = draft.sent.as_mut()
-            && let Some(slot) = sent.get_mut(index)
-        {
-            *slot = SentTool::changed(index, changed, reason);
-        }
-        if !draft.stored.iter().any(|stored| stored.handle == handle) {
-            draft.stored.push(StoredEntry { handle, json });
-        }
-        shortened += 1;
     }
 
     if over_limit == 0 {
@@ -313,4 +307,58 @@ pub fn project(capture: &Capture, settings: &Settings) -> Draft {
         ));
     }
     draft
+}
+
+/// What lean-ctx does with one entry.
+enum Shortening {
+    /// Left as it is: the expand tool, a passthrough entry, or a description within the limit.
+    Kept,
+    /// Over the limit, but lean-ctx's store refuses its JSON.
+    Unstorable(String),
+    /// Over the limit, but summary and pointer are not shorter.
+    NotShorter(String),
+    /// Cut to a summary and a pointer to the stored full entry.
+    Shortened {
+        entry: Value,
+        reason: String,
+        saved: usize,
+        stored: StoredEntry,
+    },
+}
+
+fn shorten_entry(entry: &Value, expand_name: &str) -> Shortening {
+    // lean-ctx skips the expand tool by name: every entry of that name stays whole.
+    if tool::name(entry) == Some(expand_name) || tool::passes_through(entry) {
+        return Shortening::Kept;
+    }
+    let (Some(name), Some(description)) = (tool::name(entry), tool::description(entry)) else {
+        return Shortening::Kept;
+    };
+    if description.len() <= DESCRIPTION_LIMIT_BYTES {
+        return Shortening::Kept;
+    }
+    let json = stored_json(entry);
+    // lean-ctx's store refuses text with a NUL or over its byte limit. Compact JSON escapes
+    // U+0000 as `\u0000`, so in practice only the size can refuse an entry.
+    if json.len() > MAX_STORED_BYTES || json.contains('\0') {
+        return Shortening::Unstorable(name.to_owned());
+    }
+    let handle = handle(&json);
+    let Some(text) = shortened_description(description, expand_name, &handle) else {
+        return Shortening::NotShorter(name.to_owned());
+    };
+    let reason = format!(
+        "description {} → {} bytes: summary + pointer to {handle}",
+        description.len(),
+        text.len()
+    );
+    let saved = description.len() - text.len();
+    let mut changed = entry.clone();
+    tool::set_description(&mut changed, text);
+    Shortening::Shortened {
+        entry: changed,
+        reason,
+        saved,
+        stored: StoredEntry { handle, json },
+    }
 }

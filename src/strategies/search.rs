@@ -22,6 +22,7 @@
 //! - The `defer_loading` key is appended to the entry, which is where vtcode-llm's formatters put
 //!   it (its last field); the rest of the entry keeps its keys.
 
+use rayon::prelude::*;
 use serde_json::{Value, json};
 
 use crate::capture::{Capture, Shape};
@@ -274,9 +275,11 @@ pub fn project(capture: &Capture, settings: &Settings) -> Draft {
     }
     let tools = capture.tools();
     let hides_app_only = crate::strategies::vtcode::hides_app_only(capture, &docs);
+    // Entries are independent: projected in parallel, in order.
     let entries: Vec<Entry> = tools
-        .iter()
+        .par_iter()
         .enumerate()
+        .with_min_len(64)
         .map(|(index, entry)| {
             // An app-only MCP tool is not in vtcode's catalog at all (see below).
             let function = !capture.is_hosted_at(index)

@@ -41,15 +41,30 @@ pub fn parse_slice(bytes: &[u8]) -> Result<Value, serde_json::Error> {
 
 /// [`parse_slice`] with an explicit budget in bytes.
 fn parse_within(bytes: &[u8], budget: u64) -> Result<Value, serde_json::Error> {
-    let limit = move || budget;
-    let budget = Budget::new(&limit);
-    let mut deserializer = serde_json::Deserializer::from_slice(bytes);
-    let mut value = Seed(&budget).deserialize(&mut deserializer)?;
-    deserializer.end()?;
-    // Every number keeps the text it was written with (`1E2` stays `1E2`).
-    crate::capture::keep_number_text(bytes, &mut value);
+    let parse = || {
+        let limit = move || budget;
+        let budget = Budget::new(&limit);
+        let mut deserializer = serde_json::Deserializer::from_slice(bytes);
+        let value = Seed(&budget).deserialize(&mut deserializer)?;
+        deserializer.end()?;
+        Ok(value)
+    };
+    // Every number keeps the text it was written with (`1E2` stays `1E2`): the text's number
+    // tokens are read beside the parse when the text is large enough to be worth a thread.
+    let (parsed, respelled) = if bytes.len() >= SCAN_BESIDE {
+        rayon::join(parse, || crate::capture::respelled_numbers(bytes))
+    } else {
+        (parse(), crate::capture::respelled_numbers(bytes))
+    };
+    let mut value = parsed?;
+    if let Some(tokens) = respelled {
+        crate::capture::restore_exponents(tokens, &mut value);
+    }
     Ok(value)
 }
+
+/// Texts at least this long have their numbers scanned on another thread while they parse.
+const SCAN_BESIDE: usize = 256 * 1024;
 
 /// Parse one JSON value from a stream, within the budget of the bytes `read` says were read so
 /// far (the budget grows as the text does).
