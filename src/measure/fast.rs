@@ -4,9 +4,11 @@
 //! `encode_ordinary(text).len()`, token for token (`tests/tokenizer.rs`).
 //!
 //! The ranks are tiktoken-rs's, written by `build.rs` at build time as one byte string per
-//! encoding and indexed here in one pass, without a copy of any token: a few milliseconds,
-//! where building tiktoken-rs's encoder (its base64 file, its backtracking regex, three
-//! copies of the vocabulary) took most of a report's start-up and about 40 MB (docs/SPEED.md).
+//! encoding with a hash index beside it ([`super::rank_index`]), both read in place: nothing
+//! is built at run time but the pre-tokenizer's patterns, where building tiktoken-rs's encoder
+//! (its base64 file, its backtracking regex, three copies of the vocabulary) took most of a
+//! report's start-up and about 40 MB, and indexing the table in a hash map took 25 ms of a
+//! core (docs/SPEED.md).
 //! One tokenizer per encoding is built per process ([`FastTiktoken::shared`]).
 
 use std::cmp::Reverse;
@@ -17,6 +19,7 @@ use rustc_hash::FxHashMap as HashMap;
 use tiktoken_rs::Rank;
 
 use super::pieces::Pieces;
+use super::rank_index;
 use super::{Encoding, Tokenizer, per_part};
 
 /// Pieces at least this long are merged with a heap (`O(n log n)`), shorter ones by scanning
@@ -27,24 +30,28 @@ const LONG_PIECE: usize = 100;
 static O200K_RANKS: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/o200k_base.ranks"));
 static CL100K_RANKS: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/cl100k_base.ranks"));
 
+/// Each table's index: 8-byte little-endian slots ([`rank_index`]).
+static O200K_INDEX: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/o200k_base.index"));
+static CL100K_INDEX: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/cl100k_base.index"));
+
 /// The fast counter of one encoding.
 pub struct FastTiktoken {
     encoding: Encoding,
     /// Each ordinary token's rank by its bytes.
-    ranks: HashMap<&'static [u8], Rank>,
+    ranks: Ranks,
     pieces: Pieces,
 }
 
 impl FastTiktoken {
-    /// Build one (a few milliseconds: the rank index and the pre-tokenizer's patterns).
+    /// Build one (a few milliseconds: the pre-tokenizer's patterns).
     pub fn new(encoding: Encoding) -> Result<FastTiktoken, String> {
-        let table = match encoding {
-            Encoding::O200kBase => O200K_RANKS,
-            Encoding::Cl100kBase => CL100K_RANKS,
+        let (table, index) = match encoding {
+            Encoding::O200kBase => (O200K_RANKS, O200K_INDEX),
+            Encoding::Cl100kBase => (CL100K_RANKS, CL100K_INDEX),
         };
         Ok(FastTiktoken {
             encoding,
-            ranks: index(table)?,
+            ranks: Ranks::new(table, index)?,
             pieces: Pieces::new(encoding)?,
         })
     }
@@ -65,17 +72,20 @@ impl FastTiktoken {
 
     /// Ordinary tokens in the vocabulary.
     pub fn vocabulary(&self) -> usize {
-        self.ranks.len()
+        self.ranks.tokens
     }
 
     /// Every ordinary token's rank by its bytes, owned (what tiktoken-rs's merge takes).
     pub(super) fn owned_ranks(&self) -> HashMap<Vec<u8>, Rank> {
-        self.ranks.iter().map(|(&k, &v)| (k.to_vec(), v)).collect()
+        self.ranks
+            .records()
+            .map(|(bytes, rank)| (bytes.to_vec(), rank))
+            .collect()
     }
 
     /// The rank of the token whose bytes are `bytes`, if one is.
     pub fn rank(&self, bytes: &[u8]) -> Option<Rank> {
-        self.ranks.get(bytes).copied()
+        self.ranks.get(bytes)
     }
 
     /// The tokens of `text`, piece by piece, as [`Tokenizer::count`] finds them: equal to
@@ -87,13 +97,13 @@ impl FastTiktoken {
             let piece = &text.as_bytes()[from..end];
             from = end;
             match self.ranks.get(piece) {
-                Some(&rank) => tokens.push(rank),
+                Some(rank) => tokens.push(rank),
                 None => {
                     let bounds = self.merge(piece);
                     tokens.extend(
                         bounds
                             .windows(2)
-                            .filter_map(|w| self.ranks.get(&piece[w[0]..w[1]]).copied()),
+                            .filter_map(|w| self.ranks.get(&piece[w[0]..w[1]])),
                     );
                 }
             }
@@ -102,7 +112,7 @@ impl FastTiktoken {
     }
 
     fn piece_count(&self, piece: &[u8]) -> usize {
-        if self.ranks.contains_key(piece) {
+        if self.ranks.get(piece).is_some() {
             1
         } else if piece.len() >= super::long_piece::LONG
             && let Some(n) =
@@ -202,23 +212,84 @@ impl FastTiktoken {
     }
 }
 
-/// Index a rank table written by `build.rs`.
-fn index(table: &'static [u8]) -> Result<HashMap<&'static [u8], Rank>, String> {
-    let mut ranks = HashMap::with_capacity_and_hasher(table.len() / 8, Default::default());
-    let mut rest = table;
-    while !rest.is_empty() {
-        let (Some(rank), Some(len)) = (rest.get(..4), rest.get(4..6)) else {
-            return Err("a truncated rank table".into());
-        };
-        let rank = Rank::from_le_bytes([rank[0], rank[1], rank[2], rank[3]]);
-        let len = usize::from(u16::from_le_bytes([len[0], len[1]]));
-        let Some(bytes) = rest.get(6..6 + len) else {
-            return Err("a truncated rank table".into());
-        };
-        ranks.insert(bytes, rank);
-        rest = &rest[6 + len..];
+/// A rank table written by `build.rs` and its index, read in place.
+struct Ranks {
+    /// Records in rank order: rank (u32 LE), length (u16 LE), bytes.
+    table: &'static [u8],
+    /// [`rank_index`] slots, 8 bytes each, a power of two of them.
+    index: &'static [u8],
+    slots: usize,
+    /// Records in the table.
+    tokens: usize,
+}
+
+impl Ranks {
+    /// Check the table's records and the index's size (one pass, no copy).
+    fn new(table: &'static [u8], index: &'static [u8]) -> Result<Ranks, String> {
+        let mut tokens = 0;
+        let mut at = 0;
+        while at < table.len() {
+            let len = record_len(table, at).ok_or("a truncated rank table")?;
+            if table.len() < at + 6 + len {
+                return Err("a truncated rank table".into());
+            }
+            at += 6 + len;
+            tokens += 1;
+        }
+        let slots = index.len() / 8;
+        if index.len() % 8 != 0 || slots != rank_index::slots_for(tokens) {
+            return Err("a rank index that does not fit its table".into());
+        }
+        Ok(Ranks {
+            table,
+            index,
+            slots,
+            tokens,
+        })
     }
-    Ok(ranks)
+
+    /// The rank of the token whose bytes are `bytes`, if one is.
+    fn get(&self, bytes: &[u8]) -> Option<Rank> {
+        let hash = rank_index::token_hash(bytes);
+        let mut i = rank_index::home(hash, self.slots);
+        loop {
+            let slot = u64::from_le_bytes(self.index.get(i * 8..i * 8 + 8)?.try_into().ok()?);
+            if slot == rank_index::EMPTY {
+                return None;
+            }
+            if rank_index::tag_matches(slot, hash) {
+                let at = rank_index::offset(slot);
+                let len = record_len(self.table, at)?;
+                if len == bytes.len() && self.table.get(at + 6..at + 6 + len) == Some(bytes) {
+                    return record_rank(self.table, at);
+                }
+            }
+            i = (i + 1) & (self.slots - 1);
+        }
+    }
+
+    /// Every record: its bytes and rank, in rank order.
+    fn records(&self) -> impl Iterator<Item = (&'static [u8], Rank)> {
+        let table = self.table;
+        let mut at = 0;
+        std::iter::from_fn(move || {
+            let len = record_len(table, at)?;
+            let rank = record_rank(table, at)?;
+            let bytes = table.get(at + 6..at + 6 + len)?;
+            at += 6 + len;
+            Some((bytes, rank))
+        })
+    }
+}
+
+fn record_len(table: &[u8], at: usize) -> Option<usize> {
+    let len = table.get(at + 4..at + 6)?;
+    Some(usize::from(u16::from_le_bytes([len[0], len[1]])))
+}
+
+fn record_rank(table: &[u8], at: usize) -> Option<Rank> {
+    let rank = table.get(at..at + 4)?;
+    Some(Rank::from_le_bytes([rank[0], rank[1], rank[2], rank[3]]))
 }
 
 impl Tokenizer for FastTiktoken {

@@ -26,6 +26,7 @@
 pub mod fast;
 pub mod long_piece;
 pub mod pieces;
+mod rank_index;
 pub mod split;
 
 use std::hash::{Hash, Hasher};
