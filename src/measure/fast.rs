@@ -237,7 +237,7 @@ impl Ranks {
             tokens += 1;
         }
         let slots = index.len() / 8;
-        if index.len() % 8 != 0 || slots != rank_index::slots_for(tokens) {
+        if !index.len().is_multiple_of(8) || slots != rank_index::slots_for(tokens) {
             return Err("a rank index that does not fit its table".into());
         }
         Ok(Ranks {
