@@ -144,6 +144,62 @@ fn a_cache_warmed_before_the_trace_is_adopted() {
     );
 }
 
+/// A recording run re-recorded over a cache its earlier runs warmed: each turn asks a new
+/// question behind the same long system prompt, and the provider reads the whole prompt, the
+/// new question included, writing nothing. No request of the trace can have written that
+/// question, so the turn is not judged (where the old rule, wanting a read twice the model's,
+/// called it a disagreement). A turn whose unwritten blocks an earlier turn did send stays
+/// judged: there the model, not the recording, is wrong.
+#[test]
+fn a_new_block_read_at_once_was_cached_before_the_trace() {
+    let system: String = (0..2000).map(|i| format!("word{} ", i % 97)).collect();
+    let asked = |question: &str| {
+        json!({"model": "claude-sonnet-4-5", "system": system,
+            "messages": [{"role": "user", "content": [{"type": "text", "text": question,
+                "cache_control": {"type": "ephemeral"}}]}]})
+    };
+    let report = analyze(vec![
+        record(1, asked("Say hello in one word."), Some(usage(3, 0, 2100))),
+        record(
+            2,
+            asked("Say goodbye in one word."),
+            Some(usage(3, 0, 2100)),
+        ),
+    ]);
+    let second = &report.turns[1];
+    assert_eq!(second.agrees, None, "{:?}", second.disagreement);
+    assert!(
+        second
+            .not_judged
+            .as_deref()
+            .unwrap()
+            .starts_with("cache warmed before the trace"),
+        "{:?}",
+        second.not_judged
+    );
+    assert_eq!(report.agreement.judged, 0);
+
+    // The same bill where the blocks the model writes were sent by the turn before (unmarked
+    // there, so never written): judged, and a disagreement.
+    let marked_system = json!([{"type": "text", "text": system,
+        "cache_control": {"type": "ephemeral"}}]);
+    let first = json!({"model": "claude-sonnet-4-5", "system": marked_system,
+        "messages": [{"role": "user", "content": "hello there, how are you today?"}]});
+    let then = json!({"model": "claude-sonnet-4-5", "system": marked_system,
+        "messages": [{"role": "user", "content": "hello there, how are you today?"},
+            {"role": "assistant", "content": "Fine."},
+            {"role": "user", "content": [{"type": "text", "text": "And you?",
+                "cache_control": {"type": "ephemeral"}}]}]});
+    let report = analyze(vec![
+        record(1, first, Some(usage(12, 2100, 0))),
+        record(2, then, Some(usage(3, 0, 2125))),
+    ]);
+    let second = &report.turns[1];
+    assert_eq!(second.not_judged, None);
+    assert_eq!(second.agrees, Some(false));
+    assert_eq!(second.modelled.unwrap().state, "partial");
+}
+
 /// `null` cache figures are unknown, never 0; a server-side tool's turn is left out of the
 /// calibration.
 #[test]

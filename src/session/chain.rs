@@ -389,7 +389,16 @@ impl Analyzer<'_> {
         }
         sent.observed = Some(seen);
         let provider_tokens = |n: usize| n as f64 * ratio;
-        let reason = self.not_judged(usage, &seen, &m, read, (ratio, total), &exact, time_ms);
+        let reads_new = self.first_unread_block_is_new(m.read, head, rest);
+        let reason = self.not_judged(
+            usage,
+            &seen,
+            &m,
+            read,
+            (ratio, total),
+            &exact,
+            (time_ms, reads_new),
+        );
         if let Some(reason) = reason {
             sent.not_judged = Some(reason);
             return sent;
@@ -547,10 +556,21 @@ impl Analyzer<'_> {
         read: &TurnRead<'_>,
         (ratio, total): (f64, usize),
         exact: &cache::Rules,
-        time_ms: Option<i64>,
+        (time_ms, reads_new): (Option<i64>, bool),
     ) -> Option<String> {
         let provider_tokens = |n: usize| n as f64 * ratio;
         let prompt_provider = provider_tokens(total);
+        let slack = (seen.read as f64 * verdict::TOLERANCE).max(verdict::TOLERANCE_TOKENS as f64);
+        // Breakpoints: the provider read past the model's read into a block no earlier turn
+        // sent, or wrote nothing where the model writes one: that prefix was cached before.
+        let beyond_the_trace = reads_new
+            && m.marks > 0
+            && m.expired.is_none()
+            && read.who.provider.rules().is_some_and(|r| r.reports_writes)
+            && (seen.read as f64 > provider_tokens(m.read) + slack
+                || (seen.write == 0
+                    && m.written() > 0
+                    && seen.read as f64 + slack >= provider_tokens(m.read + m.written())));
         if usage.cache_unknown {
             Some("the response gives no cache figures (null or missing): unknown, not 0".to_owned())
         } else if read.who.provider.rules().is_none() {
@@ -566,13 +586,12 @@ impl Analyzer<'_> {
             Some(format!(
                 "a server-side tool ran ({tool}): the provider's figures hold prompts the request does not"
             ))
-        } else if seen.read as f64
-            > provider_tokens(m.read)
-                + (seen.read as f64 * verdict::TOLERANCE).max(verdict::TOLERANCE_TOKENS as f64)
-            && provider_tokens(m.read) < 0.5 * seen.read as f64
-            && m.expired.is_none()
-            && (exact.openai || m.marks > 0)
-            && m.short.is_none_or(|_| m.read > 0)
+        } else if beyond_the_trace
+            || seen.read as f64 > provider_tokens(m.read) + slack
+                && provider_tokens(m.read) < 0.5 * seen.read as f64
+                && m.expired.is_none()
+                && (exact.openai || m.marks > 0)
+                && m.short.is_none_or(|_| m.read > 0)
         {
             // Read though no request of the trace wrote it: warmed before the trace began.
             let upto = (seen.read as f64 / ratio * (1.0 + verdict::TOLERANCE)) as usize;
@@ -594,6 +613,28 @@ impl Analyzer<'_> {
         } else {
             None
         }
+    }
+
+    /// Whether the first block past `read_tokens` (the model's read) is one no earlier turn
+    /// sent (a system or message block; a tool's entry is not told).
+    fn first_unread_block_is_new(
+        &self,
+        read_tokens: usize,
+        head: &[Counted],
+        rest: &[Counted],
+    ) -> bool {
+        let Some(i) = self.boundaries.iter().position(|b| b.tokens > read_tokens) else {
+            return false;
+        };
+        let tools_end = self.boundaries.len().saturating_sub(rest.len());
+        let hash = if i < head.len() {
+            head[i].0
+        } else if i >= tools_end {
+            rest[i - tools_end].0
+        } else {
+            return false;
+        };
+        self.new_blocks.contains(&hash)
     }
 
     /// The block boundaries of one request in provider order: the blocks before the tools

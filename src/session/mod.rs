@@ -166,6 +166,9 @@ pub struct Analyzer<'a> {
     /// common token prefix inside the first block two prompts do not share.
     block_texts: Vec<(u64, Option<Arc<str>>)>,
     previous_prompt: FxHashMap<u64, PreviousPrompt>,
+    /// The blocks (system, messages) this turn sends that no earlier turn sent: no request
+    /// of the trace can have cached a prefix that holds one.
+    new_blocks: FxHashSet<u64>,
 }
 
 /// One block of a prompt, counted: its hash, tokens and breakpoint.
@@ -216,6 +219,7 @@ impl<'a> Analyzer<'a> {
             boundaries: Vec::new(),
             block_texts: Vec::new(),
             previous_prompt: FxHashMap::default(),
+            new_blocks: FxHashSet::default(),
         }
     }
 
@@ -522,10 +526,12 @@ impl<'a> Analyzer<'a> {
         pieces: &[prompt::Piece<'_>],
         family: Family,
     ) -> (Vec<Counted>, Option<Uncounted>) {
-        let mut seen = FxHashSet::default();
+        self.new_blocks.clear();
         let new: Vec<&prompt::Piece<'_>> = pieces
             .iter()
-            .filter(|p| !self.piece_tokens.contains_key(&(p.hash, family)) && seen.insert(p.hash))
+            .filter(|p| {
+                !self.piece_tokens.contains_key(&(p.hash, family)) && self.new_blocks.insert(p.hash)
+            })
             .collect();
         if !new.is_empty() {
             let texts: Vec<(String, Option<MediaTokens>)> = new
