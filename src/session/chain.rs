@@ -390,15 +390,8 @@ impl Analyzer<'_> {
         sent.observed = Some(seen);
         let provider_tokens = |n: usize| n as f64 * ratio;
         let reads_new = self.first_unread_block_is_new(m.read, head, rest);
-        let reason = self.not_judged(
-            usage,
-            &seen,
-            &m,
-            read,
-            (ratio, total),
-            &exact,
-            (time_ms, reads_new),
-        );
+        let judged_on = (time_ms, reads_new);
+        let reason = self.not_judged(usage, &seen, &m, read, (ratio, total), &exact, judged_on);
         if let Some(reason) = reason {
             sent.not_judged = Some(reason);
             return sent;
@@ -416,17 +409,7 @@ impl Analyzer<'_> {
         if !same_state {
             sent.disagreement = Some(explain(&seen, &m, rules, &self.settings));
         } else if !amounts {
-            sent.disagreement = Some(format!(
-                "the states agree ({}) but the amounts do not: read {} and wrote {}, modelled {:.0} and {:.0} provider tokens (calibrated by {:.3}; tolerance {:.0}% or {} tokens)",
-                seen.state,
-                seen.read,
-                seen.write,
-                provider_tokens(m.read),
-                provider_tokens(m.written()),
-                ratio,
-                verdict::TOLERANCE * 100.0,
-                verdict::TOLERANCE_TOKENS
-            ));
+            sent.disagreement = Some(amounts_differ(&seen, &m, ratio));
         }
         sent
     }
@@ -701,6 +684,21 @@ impl Analyzer<'_> {
             boundaries.push(cache::Boundary { hash, tokens, mark });
         }
     }
+}
+
+/// Why a turn whose states agree disagrees on its amounts.
+fn amounts_differ(seen: &CacheFigures, m: &cache::Modelled, ratio: f64) -> String {
+    format!(
+        "the states agree ({}) but the amounts do not: read {} and wrote {}, modelled {:.0} and {:.0} provider tokens (calibrated by {:.3}; tolerance {:.0}% or {} tokens)",
+        seen.state,
+        seen.read,
+        seen.write,
+        m.read as f64 * ratio,
+        m.written() as f64 * ratio,
+        ratio,
+        verdict::TOLERANCE * 100.0,
+        verdict::TOLERANCE_TOKENS
+    )
 }
 
 /// Why a turn's bill cannot calibrate the exact count, if it cannot.
