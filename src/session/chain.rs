@@ -358,7 +358,7 @@ impl Analyzer<'_> {
         if exact.openai {
             self.inner_prefix(&mut m, seed, head.len(), total, time_ms, &exact);
         }
-        let price = price_per_million(&self.settings, read.model).map(|p| p * ratio);
+        let price = price_per_million(&self.settings, &read.model).map(|p| p * ratio);
         let lost = cached_before.and_then(|c| break_price(&m, c, rules, price));
         self.add_break(lost);
         let mut sent = SentCache {

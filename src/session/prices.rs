@@ -78,7 +78,7 @@ pub fn openai_read_for(model: &str) -> f64 {
 pub fn rules_for(shape: Shape, body: &Value, settings: &Settings) -> cache::Rules {
     let model = body.get("model").and_then(Value::as_str).unwrap_or("");
     let who = provider::identify(None, shape, model);
-    rules_with(shape, body, settings, who.provider)
+    rules_with(shape, body, model, settings, who.provider)
 }
 
 /// The cache rules of a request that met `provider`'s cache (SESSIONS.md section 3,
@@ -88,10 +88,10 @@ pub fn rules_for(shape: Shape, body: &Value, settings: &Settings) -> cache::Rule
 pub fn rules_with(
     shape: Shape,
     body: &Value,
+    model: &str,
     settings: &Settings,
     provider: provider::Provider,
 ) -> cache::Rules {
-    let model = body.get("model").and_then(Value::as_str).unwrap_or("");
     let fallback = provider::identify(None, shape, model).provider;
     let (provider, known) = provider
         .rules()

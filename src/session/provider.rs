@@ -134,6 +134,48 @@ pub struct Identified {
     pub routed: bool,
 }
 
+/// The model a URL names where the body does not: Gemini and Vertex
+/// (`…/models/gemini-2.5-flash:generateContent`, `…/publishers/anthropic/models/claude-…@…:rawPredict`)
+/// and Bedrock (`/model/{id}/converse`, the id percent-encoded).
+pub fn model_in_url(url: &str) -> Option<String> {
+    let path = url.split(['?', '#']).next().unwrap_or(url);
+    let segments: Vec<&str> = path.split('/').collect();
+    let named = segments
+        .iter()
+        .rposition(|s| *s == "models" || *s == "model")?;
+    let id = segments.get(named + 1)?;
+    let id = if segments[named] == "models" {
+        id.split(':').next().unwrap_or(id)
+    } else {
+        id
+    };
+    let id = percent_decoded(id);
+    (!id.is_empty() && id.len() <= 200).then_some(id)
+}
+
+/// `%XX` escapes decoded (a Bedrock model id's `%3A`); anything malformed kept as written.
+fn percent_decoded(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = |b: u8| (b as char).to_digit(16);
+        if bytes[i] == b'%'
+            && let (Some(hi), Some(lo)) = (
+                bytes.get(i + 1).and_then(|&b| hex(b)),
+                bytes.get(i + 2).and_then(|&b| hex(b)),
+            )
+        {
+            out.push((hi * 16 + lo) as u8);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
 /// The provider of a request sent to `url` (when the trace has it) in `shape` for `model`.
 pub fn identify(url: Option<&str>, shape: Shape, model: &str) -> Identified {
     let Some(url) = url else {
@@ -259,6 +301,28 @@ pub fn tool_use_tokens(model: &str, forced: bool) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn models_named_by_the_url() {
+        let model = |url: &str| model_in_url(url);
+        assert_eq!(
+            model("https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse").as_deref(),
+            Some("gemini-2.5-flash")
+        );
+        assert_eq!(
+            model("https://us-east5-aiplatform.googleapis.com/v1/projects/p/locations/us-east5/publishers/anthropic/models/claude-sonnet-4@20250514:rawPredict").as_deref(),
+            Some("claude-sonnet-4@20250514")
+        );
+        assert_eq!(
+            model("https://bedrock-runtime.us-east-1.amazonaws.com/model/us.anthropic.claude-3-5-haiku-20241022-v1%3A0/converse").as_deref(),
+            Some("us.anthropic.claude-3-5-haiku-20241022-v1:0")
+        );
+        assert_eq!(model("https://api.anthropic.com/v1/messages"), None);
+        assert_eq!(
+            model("https://h/model/%zz/converse").as_deref(),
+            Some("%zz")
+        );
+    }
 
     #[test]
     fn providers_by_host() {

@@ -3,6 +3,7 @@
 //! analysis reads the [`TurnRead`], not the capture (the projections excepted: a strategy
 //! projects the capture itself).
 
+use std::borrow::Cow;
 use std::collections::BTreeSet;
 
 use serde_json::Value;
@@ -31,8 +32,9 @@ pub(super) struct Wants {
 /// What the session reads of one request.
 pub(super) struct TurnRead<'c> {
     pub(super) shape: Shape,
-    /// The model as the request names it (`""` without one).
-    pub(super) model: &'c str,
+    /// The model as the request names it, else as its URL does (Gemini, Vertex, Bedrock put
+    /// it in the path; `""` without one).
+    pub(super) model: Cow<'c, str>,
     /// The body has a `tools` key.
     pub(super) present: bool,
     /// Its blocks besides the tools, in provider order (system, messages; OpenAI's
@@ -82,7 +84,7 @@ impl<'c> TurnRead<'c> {
     pub(super) fn group_key(&self) -> GroupKey {
         GroupKey {
             provider: self.who.provider.id(),
-            model: self.model.to_owned(),
+            model: self.model.to_string(),
         }
     }
 
@@ -114,15 +116,16 @@ impl<'c> TurnRead<'c> {
         wants: Wants,
     ) -> TurnRead<'c> {
         let shape = capture.shape();
-        let model = capture
-            .body()
-            .get("model")
-            .and_then(Value::as_str)
-            .unwrap_or("");
+        let model = match capture.body().get("model").and_then(Value::as_str) {
+            Some(model) => Cow::Borrowed(model),
+            None => url
+                .and_then(provider::model_in_url)
+                .map_or(Cow::Borrowed(""), Cow::Owned),
+        };
         let (pieces, head) = prompt::pieces(capture);
-        let who = provider::identify(url, shape, model);
+        let who = provider::identify(url, shape, &model);
         let who_provider = who.provider;
-        let rules = rules_with(shape, capture.body(), settings, who.provider);
+        let rules = rules_with(shape, capture.body(), &model, settings, who.provider);
         let mut conversation = Conversation::read(capture, with_usage, wants.loaded);
         let loads = if wants.loaded {
             let queries = std::mem::take(&mut conversation.queries);
@@ -142,21 +145,21 @@ impl<'c> TurnRead<'c> {
         };
         TurnRead {
             shape,
-            model,
+            model: model.clone(),
             present: capture.has_tools_key(),
             pieces,
             head,
-            overhead: verdict::tool_use_overhead(capture, who.provider),
+            overhead: verdict::tool_use_overhead(capture, &model, who.provider),
             who,
             rules,
-            seed: prompt::seed(shape, model),
+            seed: prompt::seed(shape, &model),
             openai: provider_is_openai(shape),
             conversation,
             loads,
             context,
             hashed: verdict::hashed(capture),
             media: verdict::has_media(capture),
-            family: Family::of(who_provider, model),
+            family: Family::of(who_provider, &model),
         }
     }
 }

@@ -143,9 +143,8 @@ fn media_in(value: &Value, depth: usize) -> bool {
 
 /// The tokens a provider adds to the prompt before the tools, in its own count: Anthropic's
 /// tool-use system prompt when the request sends tools (on Anthropic, Bedrock and Vertex).
-pub fn tool_use_overhead(capture: &Capture, provider: Provider) -> usize {
+pub fn tool_use_overhead(capture: &Capture, model: &str, provider: Provider) -> usize {
     let body = capture.body();
-    let model = body.get("model").and_then(Value::as_str).unwrap_or("");
     let claude = matches!(
         provider,
         Provider::Anthropic | Provider::Bedrock | Provider::Vertex
@@ -191,7 +190,13 @@ mod tests {
             "tools": [{"name": "a", "input_schema": {}}]}))
         .unwrap();
         assert!(hashed(&c));
-        assert_eq!(tool_use_overhead(&c, Provider::Anthropic), 346);
-        assert_eq!(tool_use_overhead(&c, Provider::OpenAi), 0);
+        assert_eq!(
+            tool_use_overhead(&c, "claude-sonnet-4-5", Provider::Anthropic),
+            346
+        );
+        assert_eq!(
+            tool_use_overhead(&c, "claude-sonnet-4-5", Provider::OpenAi),
+            0
+        );
     }
 }
