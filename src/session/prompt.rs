@@ -52,6 +52,16 @@ fn block_text(value: &Value) -> Option<&str> {
     let Value::Object(map) = value else {
         return None;
     };
+    // A Gemini text part: `text`, perhaps with the signature of the thought behind it (not
+    // prompt tokens).
+    if !map.contains_key("type") {
+        let gemini = map
+            .iter()
+            .all(|(k, v)| k == "text" && v.is_string() || k == "thoughtSignature" || v.is_null());
+        return gemini
+            .then(|| map.get("text").and_then(Value::as_str))
+            .flatten();
+    }
     let kind = map.get("type").and_then(Value::as_str)?;
     if !matches!(kind, "text" | "input_text" | "output_text") {
         return None;
@@ -234,12 +244,12 @@ pub fn pieces<'a>(capture: &'a Capture) -> (Vec<Piece<'a>>, usize) {
         Shape::GeminiGenerateContent => {
             let (system, list) = ("systemInstruction", "contents");
             if let Some(system) = body.get(system) {
-                out.push(piece(1, system, None));
+                out.push(gemini_piece(1, system));
                 head = out.len();
             }
             if let Some(Value::Array(items)) = body.get(list) {
                 for item in items {
-                    out.push(piece(4, item, None));
+                    out.push(gemini_piece(4, item));
                 }
             }
         }
@@ -278,6 +288,37 @@ fn item_piece(item: &Value) -> Piece<'_> {
     }
 }
 
+/// A Gemini content (or system instruction): one whose parts are all text is its role and
+/// its text, as Gemini tokenizes it; anything else (function calls and responses, media) its
+/// JSON.
+fn gemini_piece(place: u8, item: &Value) -> Piece<'_> {
+    let parts = item.get("parts").and_then(Value::as_array);
+    let plain = item.as_object().is_some_and(|map| {
+        map.iter()
+            .all(|(k, v)| matches!(k.as_str(), "role" | "parts") || v.is_null())
+    });
+    let Some(parts) =
+        parts.filter(|p| plain && !p.is_empty() && p.iter().all(|part| block_text(part).is_some()))
+    else {
+        return piece(place, item, None);
+    };
+    let role = item.get("role").and_then(Value::as_str).unwrap_or("");
+    let mut hasher = FxHasher::default();
+    hasher.write_u8(place);
+    hasher.write(role.as_bytes());
+    hasher.write_u8(0xff);
+    let value = match parts.as_slice() {
+        [only] => Canon::Text(block_text(only).unwrap_or("")),
+        _ => Canon::Parts(parts),
+    };
+    hash_canon(value, &mut hasher);
+    Piece {
+        hash: hasher.finish(),
+        mark: None,
+        value,
+    }
+}
+
 /// A piece of plain text in a role.
 fn text_piece<'a>(place: u8, role: &str, text: &'a str) -> Piece<'a> {
     let mut hasher = FxHasher::default();
@@ -301,10 +342,11 @@ fn hash_canon(value: Canon<'_>, hasher: &mut FxHasher) {
             hasher.write(text.as_bytes());
         }
         Canon::Parts(parts) => {
+            // One write of the whole text: a hasher's writes are not a stream, so parts split
+            // anywhere else must hash as the same text.
             hasher.write_u8(b't');
-            for part in parts {
-                hasher.write(block_text(part).unwrap_or("").as_bytes());
-            }
+            let text: String = parts.iter().filter_map(block_text).collect();
+            hasher.write(text.as_bytes());
         }
         Canon::Json(value) => {
             hasher.write_u8(b'j');
@@ -344,7 +386,59 @@ pub fn text(value: Canon<'_>) -> String {
     match value {
         Canon::Text(text) => text.to_owned(),
         Canon::Parts(parts) => parts.iter().filter_map(block_text).collect(),
-        Canon::Json(other) => serde_json::to_string(other).unwrap_or_default(),
+        Canon::Json(other) => match without_signatures(other, 0) {
+            Some(stripped) => serde_json::to_string(&stripped).unwrap_or_default(),
+            None => serde_json::to_string(other).unwrap_or_default(),
+        },
+    }
+}
+
+/// Gemini's `thoughtSignature` (an opaque token of the model's thought, base64) is not
+/// prompt text: `value` without it, `None` when it holds none. Parts sit two levels down.
+fn without_signatures(value: &Value, depth: usize) -> Option<Value> {
+    const KEY: &str = "thoughtSignature";
+    match value {
+        Value::Object(map) if depth < 4 => {
+            let inner: Vec<(usize, Value)> = map
+                .values()
+                .enumerate()
+                .filter_map(|(i, v)| Some((i, without_signatures(v, depth + 1)?)))
+                .collect();
+            if !map.contains_key(KEY) && inner.is_empty() {
+                return None;
+            }
+            let mut changed = inner.into_iter().peekable();
+            let mut out = serde_json::Map::new();
+            for (i, (k, v)) in map.iter().enumerate() {
+                let replaced = changed.next_if(|(j, _)| *j == i).map(|(_, v)| v);
+                if k != KEY {
+                    out.insert(k.clone(), replaced.unwrap_or_else(|| v.clone()));
+                }
+            }
+            Some(Value::Object(out))
+        }
+        Value::Array(items) if depth < 4 => {
+            let inner: Vec<(usize, Value)> = items
+                .iter()
+                .enumerate()
+                .filter_map(|(i, v)| Some((i, without_signatures(v, depth + 1)?)))
+                .collect();
+            if inner.is_empty() {
+                return None;
+            }
+            let mut changed = inner.into_iter().peekable();
+            let out = items
+                .iter()
+                .enumerate()
+                .map(|(i, v)| {
+                    changed
+                        .next_if(|(j, _)| *j == i)
+                        .map_or_else(|| v.clone(), |(_, v)| v)
+                })
+                .collect();
+            Some(Value::Array(out))
+        }
+        _ => None,
     }
 }
 
@@ -461,6 +555,34 @@ mod tests {
         let parts = capture(json!({"model": "gpt-4o", "messages": [{"content":
             [{"type": "text", "text": "hi"}], "role": "user"}], "tools": []}));
         assert_eq!(hashes(&chat), hashes(&parts));
+    }
+
+    #[test]
+    fn gemini_text_is_counted_as_text_and_signatures_are_not() {
+        let one = capture(
+            json!({"contents": [{"role": "user", "parts": [{"text": "hi"}]}],
+            "systemInstruction": {"parts": [{"text": "be brief"}]}}),
+        );
+        let (p, head) = pieces(&one);
+        assert_eq!(head, 1);
+        assert_eq!(text(p[0].value), "be brief");
+        assert_eq!(text(p[1].value), "hi");
+        let split = capture(
+            json!({"contents": [{"parts": [{"text": "h"}, {"text": "i"}],
+            "role": "user"}], "systemInstruction": {"parts": [{"text": "be brief"}]}}),
+        );
+        assert_eq!(text(pieces(&split).0[1].value), "hi");
+        assert_eq!(pieces(&split).0[1].hash, p[1].hash);
+        let model = capture(json!({"contents": [{"role": "model", "parts": [{"text": "hi"}]}]}));
+        assert_ne!(pieces(&model).0[0].hash, p[1].hash);
+        let call = capture(
+            json!({"contents": [{"role": "model", "parts": [{"functionCall":
+            {"name": "f", "args": {}}, "thoughtSignature": "CoYEAXLI2nzmyDix3"}]}]}),
+        );
+        assert_eq!(
+            text(pieces(&call).0[0].value),
+            r#"{"role":"model","parts":[{"functionCall":{"name":"f","args":{}}}]}"#
+        );
     }
 
     #[test]
