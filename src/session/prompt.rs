@@ -255,7 +255,38 @@ pub fn pieces<'a>(capture: &'a Capture) -> (Vec<Piece<'a>>, usize) {
         }
         Shape::McpToolsList => {}
     }
+    // The output schema, last: two OpenAI requests whose messages share a prefix read it
+    // though their schemas differ (crewAI's recordings). Where the other providers put it is
+    // not published: last there too, where it moves no cached prefix.
+    if let Some(schema) = output_schema(capture) {
+        out.push(piece(7, schema, None));
+    }
     (out, head)
+}
+
+/// The schema a request asks the answer to follow (structured outputs): the provider puts it
+/// in the prompt and bills it as input. OpenAI Chat `response_format.json_schema`, Responses
+/// `text.format`, Gemini `generationConfig.responseSchema` / `responseJsonSchema`, Anthropic
+/// `output_format` / `output_config.format`.
+fn output_schema(capture: &Capture) -> Option<&Value> {
+    let body = capture.body();
+    let found = match capture.shape() {
+        Shape::OpenAiChat => body
+            .pointer("/response_format/json_schema")
+            .or_else(|| body.pointer("/response_format/schema")),
+        Shape::OpenAiResponses => body
+            .pointer("/text/format")
+            .filter(|f| f.get("type").and_then(Value::as_str) == Some("json_schema")),
+        Shape::GeminiGenerateContent => body
+            .pointer("/generationConfig/responseSchema")
+            .or_else(|| body.pointer("/generationConfig/responseJsonSchema"))
+            .or_else(|| body.pointer("/generationConfig/response_schema")),
+        Shape::AnthropicMessages => body
+            .get("output_format")
+            .or_else(|| body.pointer("/output_config/format")),
+        Shape::BedrockConverse | Shape::McpToolsList => None,
+    };
+    found.filter(|v| v.is_object())
 }
 
 fn piece(place: u8, value: &Value, mark: Option<Ttl>) -> Piece<'_> {
@@ -583,6 +614,28 @@ mod tests {
             text(pieces(&call).0[0].value),
             r#"{"role":"model","parts":[{"functionCall":{"name":"f","args":{}}}]}"#
         );
+    }
+
+    #[test]
+    fn an_output_schema_is_part_of_the_prompt() {
+        let schema = json!({"name": "answer", "schema": {"type": "object"}});
+        let chat = capture(
+            json!({"model": "gpt-4o-mini", "messages": [{"role": "system",
+            "content": "s"}, {"role": "user", "content": "u"}],
+            "response_format": {"type": "json_schema", "json_schema": schema}}),
+        );
+        let (p, head) = pieces(&chat);
+        assert_eq!((p.len(), head), (3, 1));
+        assert_eq!(text(p[2].value), serde_json::to_string(&schema).unwrap());
+        let plain = capture(json!({"model": "gpt-4o-mini", "messages": [{"role": "user",
+            "content": "u"}], "response_format": {"type": "json_object"}}));
+        assert_eq!(pieces(&plain).0.len(), 1);
+        let gemini = capture(
+            json!({"contents": [{"role": "user", "parts": [{"text": "u"}]}],
+            "generationConfig": {"responseSchema": {"type": "OBJECT"}}}),
+        );
+        assert_eq!(text(pieces(&gemini).0[1].value), r#"{"type":"OBJECT"}"#);
+        assert_eq!(pieces(&gemini).1, 0);
     }
 
     #[test]
