@@ -51,6 +51,9 @@ pub struct Rules {
 pub struct Warmed {
     /// Exact tokens of the longest prefix adopted.
     pub tokens: usize,
+    /// Exact tokens the provider read (an automatic cache reads inside a block, where no
+    /// boundary of the request falls).
+    pub read: usize,
     /// How long it stays cached from this turn, in milliseconds.
     pub life_ms: u64,
 }

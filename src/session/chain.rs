@@ -586,12 +586,17 @@ impl Analyzer<'_> {
             let adopted = self.sent_store.adopt(&self.boundaries, upto, time_ms, life);
             self.warmed = Some(cache::Warmed {
                 tokens: upto,
+                read: (seen.read as f64 / ratio).round() as usize,
                 life_ms: life,
             });
             Some(format!(
                 "cache warmed before the trace: the provider read {} tokens no earlier request of the trace wrote; {} adopted as cached from here",
                 seen.read,
-                provider_tokens(adopted).round()
+                if exact.openai {
+                    seen.read as f64
+                } else {
+                    provider_tokens(adopted).round()
+                }
             ))
         } else {
             None

@@ -264,10 +264,19 @@ impl Analyzer<'_> {
                 .store
                 .adopt_warmed(&self.boundaries, warmed, turn.time_ms);
         }
-        let m =
+        let mut m =
             self.replays[index]
                 .store
                 .request(&self.boundaries, whole, turn.time_ms, turn.rules);
+        // An automatic cache read that prefix inside a block: what the provider read is read.
+        if strategy == Strategy::Original
+            && turn.rules.openai
+            && let Some(warmed) = turn.warmed
+            && m.read < warmed.read
+        {
+            m.read = warmed.read.min(whole);
+            m.input = whole.saturating_sub(m.read + m.written());
+        }
         entry.state = Some(m.state());
         entry.read = Some(m.read);
         entry.write = Some(m.written());
