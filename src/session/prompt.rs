@@ -137,7 +137,7 @@ pub fn mark_of(value: &Value) -> Option<Ttl> {
 /// renders the instructions before the tools (Responses `instructions` and the leading
 /// `system`/`developer` messages), then the conversation: each Chat message or Responses
 /// `input` item is a block.
-pub fn pieces<'a>(capture: &'a Capture) -> (Vec<Piece<'a>>, usize) {
+pub fn pieces<'a>(capture: &'a Capture, model: &str) -> (Vec<Piece<'a>>, usize) {
     let body = capture.body();
     let mut out = Vec::new();
     let mut head = 0;
@@ -153,21 +153,7 @@ pub fn pieces<'a>(capture: &'a Capture) -> (Vec<Piece<'a>>, usize) {
                 _ => {}
             }
             if let Some(Value::Array(messages)) = body.get("messages") {
-                for message in messages {
-                    let role = match message.get("role").and_then(Value::as_str) {
-                        Some("assistant") => 3,
-                        _ => 2,
-                    };
-                    match message.get("content") {
-                        Some(Value::Array(blocks)) => {
-                            for block in blocks {
-                                out.push(piece(role, block, mark_of(block)));
-                            }
-                        }
-                        Some(content) => out.push(piece(role, content, mark_of(message))),
-                        None => {}
-                    }
-                }
+                message_pieces(messages, model, &mut out);
             }
             if let Some(mark) = mark_of(body)
                 && let Some(last) = out.last_mut()
@@ -262,6 +248,90 @@ pub fn pieces<'a>(capture: &'a Capture) -> (Vec<Piece<'a>>, usize) {
         out.push(piece(7, schema, None));
     }
     (out, head)
+}
+
+/// Each Messages message's content blocks: the thinking of an assistant turn before the
+/// current tool-use cycle counted as nothing where the model strips it.
+fn message_pieces<'a>(messages: &'a [Value], model: &str, out: &mut Vec<Piece<'a>>) {
+    let cycle = strips_earlier_thinking(model).then(|| tool_cycle_start(messages));
+    for (at, message) in messages.iter().enumerate() {
+        let role = match message.get("role").and_then(Value::as_str) {
+            Some("assistant") => 3,
+            _ => 2,
+        };
+        let stripped = cycle.is_some_and(|start| at < start);
+        match message.get("content") {
+            Some(Value::Array(blocks)) => {
+                for block in blocks {
+                    out.push(match thinking_text(block) {
+                        Some(_) if stripped => uncounted(block),
+                        Some(text) => Piece {
+                            value: Canon::Text(text),
+                            ..piece(role, block, mark_of(block))
+                        },
+                        None => piece(role, block, mark_of(block)),
+                    });
+                }
+            }
+            Some(content) => out.push(piece(role, content, mark_of(message))),
+            None => {}
+        }
+    }
+}
+
+/// The models whose API strips the thinking blocks of earlier assistant turns from the
+/// context (they are neither seen nor billed): Claude 3.7 Sonnet, Sonnet 4 and 4.5, Haiku
+/// 4.5, Opus 4 and 4.1 (Anthropic, *Context windows*: "previous thinking blocks are
+/// automatically stripped from the context window calculation"). Opus 4.5 and later keep
+/// them by default, and so does any model not named here.
+fn strips_earlier_thinking(model: &str) -> bool {
+    let m = model.to_ascii_lowercase();
+    let any = |names: &[&str]| names.iter().any(|n| m.contains(n));
+    any(&[
+        "3-7-sonnet",
+        "sonnet-4-2",
+        "sonnet-4-5",
+        "sonnet-4@",
+        "haiku-4-5",
+        "opus-4-2",
+        "opus-4-1",
+        "opus-4@",
+    ]) || m.ends_with("sonnet-4")
+        || m.ends_with("opus-4")
+}
+
+/// Where the current tool-use cycle starts: after the last user message that is not only
+/// tool results. The thinking of assistant turns within it is part of the context.
+fn tool_cycle_start(messages: &[Value]) -> usize {
+    let real_user = |m: &Value| {
+        m.get("role").and_then(Value::as_str) == Some("user")
+            && match m.get("content") {
+                Some(Value::Array(blocks)) => blocks
+                    .iter()
+                    .any(|b| b.get("type").and_then(Value::as_str) != Some("tool_result")),
+                _ => true,
+            }
+    };
+    messages.iter().rposition(real_user).unwrap_or(0)
+}
+
+/// A `thinking` block's text (its signature is no prompt text), or `""` for a
+/// `redacted_thinking` one (its payload is encrypted); `None` for any other block.
+fn thinking_text(block: &Value) -> Option<&str> {
+    match block.get("type").and_then(Value::as_str)? {
+        "thinking" => Some(block.get("thinking").and_then(Value::as_str).unwrap_or("")),
+        "redacted_thinking" => Some(""),
+        _ => None,
+    }
+}
+
+/// A block the provider leaves out of the context: counted as nothing, and not the block it
+/// is in the current cycle (stripping it changes the prompt the cache holds).
+fn uncounted(block: &Value) -> Piece<'_> {
+    Piece {
+        value: Canon::Text(""),
+        ..piece(8, block, None)
+    }
 }
 
 /// The schema a request asks the answer to follow (structured outputs): the provider puts it
@@ -532,7 +602,7 @@ mod tests {
             "messages": [{"role": "user", "content": [{"type": "text", "text": "hi"}]}],
             "tools": [{"name": "a", "input_schema": {}}]}),
         );
-        let (pa, pb) = (pieces(&a).0, pieces(&b).0);
+        let (pa, pb) = (pieces(&a, "").0, pieces(&b, "").0);
         assert_eq!(pa.len(), 2);
         assert_eq!(
             pa.iter().map(|p| p.hash).collect::<Vec<_>>(),
@@ -547,7 +617,7 @@ mod tests {
         let a = capture(json!({"model": "m", "cache_control": {"type": "ephemeral"},
             "system": [{"type": "text", "text": "s", "cache_control": {"type": "ephemeral",
             "ttl": "1h"}}], "messages": [{"role": "user", "content": "hi"}], "tools": []}));
-        let p = pieces(&a).0;
+        let p = pieces(&a, "").0;
         assert_eq!(p[0].mark, Some(Ttl::Long));
         assert_eq!(p[1].mark, Some(Ttl::Short));
     }
@@ -558,7 +628,7 @@ mod tests {
             json!({"model": "m", "messages": [{"role": "user", "content": "x"},
             {"role": "assistant", "content": "x"}], "tools": []}),
         );
-        let p = pieces(&a).0;
+        let p = pieces(&a, "").0;
         assert_ne!(p[0].hash, p[1].hash);
         assert_ne!(extend(extend(1, 2), 3), extend(extend(1, 3), 2));
     }
@@ -574,9 +644,9 @@ mod tests {
             "cache_control": {"type": "ephemeral"}}]},
             {"role": "assistant", "content": [{"type": "text", "text": "hello",
             "citations": null}]}], "tools": []}));
-        let hashes = |c: &Capture| pieces(c).0.iter().map(|p| p.hash).collect::<Vec<_>>();
+        let hashes = |c: &Capture| pieces(c, "").0.iter().map(|p| p.hash).collect::<Vec<_>>();
         assert_eq!(hashes(&strings), hashes(&blocks));
-        assert_eq!(text(pieces(&blocks).0[1].value), "hi");
+        assert_eq!(text(pieces(&blocks, "").0[1].value), "hi");
         // Other text is another block.
         let other = capture(json!({"model": "m", "system": "be brief",
             "messages": [{"role": "user", "content": "hi!"}], "tools": []}));
@@ -594,7 +664,7 @@ mod tests {
             json!({"contents": [{"role": "user", "parts": [{"text": "hi"}]}],
             "systemInstruction": {"parts": [{"text": "be brief"}]}}),
         );
-        let (p, head) = pieces(&one);
+        let (p, head) = pieces(&one, "");
         assert_eq!(head, 1);
         assert_eq!(text(p[0].value), "be brief");
         assert_eq!(text(p[1].value), "hi");
@@ -602,16 +672,16 @@ mod tests {
             json!({"contents": [{"parts": [{"text": "h"}, {"text": "i"}],
             "role": "user"}], "systemInstruction": {"parts": [{"text": "be brief"}]}}),
         );
-        assert_eq!(text(pieces(&split).0[1].value), "hi");
-        assert_eq!(pieces(&split).0[1].hash, p[1].hash);
+        assert_eq!(text(pieces(&split, "").0[1].value), "hi");
+        assert_eq!(pieces(&split, "").0[1].hash, p[1].hash);
         let model = capture(json!({"contents": [{"role": "model", "parts": [{"text": "hi"}]}]}));
-        assert_ne!(pieces(&model).0[0].hash, p[1].hash);
+        assert_ne!(pieces(&model, "").0[0].hash, p[1].hash);
         let call = capture(
             json!({"contents": [{"role": "model", "parts": [{"functionCall":
             {"name": "f", "args": {}}, "thoughtSignature": "CoYEAXLI2nzmyDix3"}]}]}),
         );
         assert_eq!(
-            text(pieces(&call).0[0].value),
+            text(pieces(&call, "").0[0].value),
             r#"{"role":"model","parts":[{"functionCall":{"name":"f","args":{}}}]}"#
         );
     }
@@ -624,27 +694,63 @@ mod tests {
             "content": "s"}, {"role": "user", "content": "u"}],
             "response_format": {"type": "json_schema", "json_schema": schema}}),
         );
-        let (p, head) = pieces(&chat);
+        let (p, head) = pieces(&chat, "");
         assert_eq!((p.len(), head), (3, 1));
         assert_eq!(text(p[2].value), serde_json::to_string(&schema).unwrap());
         let plain = capture(json!({"model": "gpt-4o-mini", "messages": [{"role": "user",
             "content": "u"}], "response_format": {"type": "json_object"}}));
-        assert_eq!(pieces(&plain).0.len(), 1);
+        assert_eq!(pieces(&plain, "").0.len(), 1);
         let gemini = capture(
             json!({"contents": [{"role": "user", "parts": [{"text": "u"}]}],
             "generationConfig": {"responseSchema": {"type": "OBJECT"}}}),
         );
-        assert_eq!(text(pieces(&gemini).0[1].value), r#"{"type":"OBJECT"}"#);
-        assert_eq!(pieces(&gemini).1, 0);
+        assert_eq!(text(pieces(&gemini, "").0[1].value), r#"{"type":"OBJECT"}"#);
+        assert_eq!(pieces(&gemini, "").1, 0);
+    }
+
+    #[test]
+    fn earlier_thinking_is_stripped_where_the_model_strips_it() {
+        let thought = json!({"type": "thinking", "thinking": "Two and two.", "signature": "EtsBCkYIChgCKkAN"});
+        let body = |model: &str, last: Value| {
+            json!({"model": model, "messages": [{"role": "user", "content": "What is 2+2?"},
+                {"role": "assistant", "content": [thought, {"type": "text", "text": "4"}]},
+                {"role": "user", "content": last}]})
+        };
+        let texts = |c: &Capture| {
+            pieces(c, c.body()["model"].as_str().unwrap_or(""))
+                .0
+                .iter()
+                .map(|p| text(p.value))
+                .collect::<Vec<_>>()
+        };
+        // A new question: the earlier turn's thinking is out of the context.
+        let asked = capture(body("claude-sonnet-4-5", json!("And 3+3?")));
+        assert_eq!(texts(&asked), ["What is 2+2?", "", "4", "And 3+3?"]);
+        // A tool result: the cycle goes on, and its thinking counts (not its signature).
+        let result = json!([{"type": "tool_result", "tool_use_id": "t", "content": "ok"}]);
+        let cycle = capture(body("claude-sonnet-4-5", result.clone()));
+        assert_eq!(texts(&cycle)[1], "Two and two.");
+        assert_ne!(
+            pieces(&asked, "claude-sonnet-4-5").0[1].hash,
+            pieces(&cycle, "claude-sonnet-4-5").0[1].hash
+        );
+        // Opus 4.5 keeps earlier thinking.
+        let kept = capture(body("claude-opus-4-5", json!("And 3+3?")));
+        assert_eq!(texts(&kept)[1], "Two and two.");
+        assert!(strips_earlier_thinking("claude-3-7-sonnet-20250219"));
+        assert!(strips_earlier_thinking("claude-sonnet-4-20250514"));
+        assert!(strips_earlier_thinking("claude-opus-4-1-20250805"));
+        assert!(!strips_earlier_thinking("claude-sonnet-4-6"));
+        assert!(!strips_earlier_thinking("claude-opus-4-6"));
     }
 
     #[test]
     fn openai_instructions_come_before_the_tools() {
         let chat = capture(json!({"model": "gpt-4o", "messages": [{"role": "system",
             "content": "s"}, {"role": "user", "content": "u"}], "tools": []}));
-        assert_eq!(pieces(&chat).1, 1);
+        assert_eq!(pieces(&chat, "").1, 1);
         let responses = capture(json!({"model": "gpt-5", "instructions": "i",
             "input": [{"role": "user", "content": "u"}], "tools": []}));
-        assert_eq!(pieces(&responses).1, 1);
+        assert_eq!(pieces(&responses, "").1, 1);
     }
 }

@@ -122,7 +122,7 @@ impl<'c> TurnRead<'c> {
                 .and_then(provider::model_in_url)
                 .map_or(Cow::Borrowed(""), Cow::Owned),
         };
-        let (pieces, head) = prompt::pieces(capture);
+        let (pieces, head) = prompt::pieces(capture, &model);
         let who = provider::identify(url, shape, &model);
         let who_provider = who.provider;
         let rules = rules_with(shape, capture.body(), &model, settings, who.provider);
