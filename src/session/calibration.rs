@@ -6,8 +6,10 @@ use rustc_hash::FxHashMap;
 
 use super::{Agreement, Calibration, CalibrationGroup, round2};
 
-/// The median of many ratios kept as distinct values with their counts: a trace of millions
-/// of turns that repeat a request holds a handful.
+/// The median of many ratios, each weighted by its turn's exact prompt tokens, kept as
+/// distinct values with their weights: a trace of millions of turns that repeat a request
+/// holds a handful. Weighted, because a cost is a sum of prompts: a prompt of a few tokens,
+/// whose ratio is mostly the provider's fixed framing, must not weigh as much as a long one.
 #[derive(Debug, Default)]
 pub(super) struct Ratios {
     counts: FxHashMap<u64, usize>,
@@ -15,12 +17,14 @@ pub(super) struct Ratios {
 }
 
 impl Ratios {
-    pub(super) fn push(&mut self, ratio: f64) {
-        *self.counts.entry(ratio.to_bits()).or_default() += 1;
+    /// One turn's ratio, weighing `weight` (its exact prompt tokens; at least 1).
+    pub(super) fn push(&mut self, ratio: f64, weight: usize) {
+        *self.counts.entry(ratio.to_bits()).or_default() += weight.max(1);
         self.len += 1;
     }
 
-    /// The median, as [`median`] gives it over every value.
+    /// The weighted median: the median of every value repeated as many times as it weighs,
+    /// as [`median`] gives it.
     pub(super) fn median(&self) -> Option<f64> {
         let mut values: Vec<(f64, usize)> = self
             .counts
@@ -142,11 +146,11 @@ impl Calibrator {
             .or_else(|| self.ratios.robust_median())
     }
 
-    /// A qualifying turn's ratio.
-    pub(super) fn push(&mut self, group: usize, ratio: f64) {
-        self.ratios.push(ratio);
+    /// A qualifying turn's ratio, and its exact prompt tokens.
+    pub(super) fn push(&mut self, group: usize, ratio: f64, tokens: usize) {
+        self.ratios.push(ratio, tokens);
         if let Some(g) = self.groups.get_mut(group) {
-            g.1.push(ratio);
+            g.1.push(ratio, tokens);
         }
     }
 
@@ -268,7 +272,7 @@ mod tests {
         for values in cases {
             let mut ratios = Ratios::default();
             for &v in values {
-                ratios.push(v);
+                ratios.push(v, 1);
             }
             assert_eq!(ratios.median(), median(values.to_vec()), "{values:?}");
             assert_eq!(ratios.len, values.len());
@@ -276,9 +280,15 @@ mod tests {
         // A million equal ratios are one value, not a million.
         let mut ratios = Ratios::default();
         for _ in 0..1_000_000 {
-            ratios.push(1.0625);
+            ratios.push(1.0625, 1);
         }
         assert_eq!(ratios.counts.len(), 1);
         assert_eq!(ratios.median(), Some(1.0625));
+        // A prompt of 30 tokens weighs less than one of 176.
+        let mut weighted = Ratios::default();
+        weighted.push(6.5, 30);
+        weighted.push(1.9, 176);
+        assert_eq!(weighted.median(), Some(1.9));
+        assert_eq!(weighted.len, 2);
     }
 }

@@ -380,7 +380,7 @@ impl Analyzer<'_> {
             seen.input as f64 + seen.read as f64 * rules.read + seen.write as f64 * rules.write,
         );
         if let Some(r) = own_ratio {
-            self.calibration.push(group, r);
+            self.calibration.push(group, r, prompt_tokens);
             sent.calibration = Some((r * 10_000.0).round() / 10_000.0);
         } else {
             self.calibration.exclude();
@@ -563,6 +563,8 @@ impl Analyzer<'_> {
             ))
         } else if read.hashed {
             Some("the trace's text is hashed: not the prompt the provider read".to_owned())
+        } else if read.stored_context {
+            Some(STORED_CONTEXT.to_owned())
         } else if let Some(tool) = usage.server_tool
             && (seen.input + seen.read + seen.write) as f64 > 1.5 * prompt_provider
         {
@@ -706,6 +708,9 @@ fn amounts_differ(seen: &CacheFigures, m: &cache::Modelled, ratio: f64) -> Strin
     )
 }
 
+/// Why a Responses turn that continues a stored response is neither judged nor calibrated.
+const STORED_CONTEXT: &str = "it continues a response the provider stored (previous_response_id or conversation): the provider's prompt holds turns the request does not";
+
 /// Why a turn's bill cannot calibrate the exact count, if it cannot.
 fn left_out_of_calibration(
     usage: Usage,
@@ -720,6 +725,8 @@ fn left_out_of_calibration(
         ))
     } else if read.hashed {
         Some("the trace's text is hashed".to_owned())
+    } else if read.stored_context {
+        Some(STORED_CONTEXT.to_owned())
     } else {
         media.map(|why| format!("media not counted: {why}"))
     }

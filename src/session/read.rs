@@ -60,6 +60,9 @@ pub(super) struct TurnRead<'c> {
     pub(super) overhead: usize,
     /// The trace's text is hashed.
     pub(super) hashed: bool,
+    /// A Responses request that continues a response the provider stored
+    /// (`previous_response_id`, `conversation`): its prompt holds turns the request does not.
+    pub(super) stored_context: bool,
     /// The request holds media (images, documents, audio, video).
     pub(super) media: bool,
     /// Whose image rule counts its images.
@@ -158,6 +161,10 @@ impl<'c> TurnRead<'c> {
             loads,
             context,
             hashed: verdict::hashed(capture),
+            stored_context: shape == Shape::OpenAiResponses
+                && ["previous_response_id", "conversation"]
+                    .iter()
+                    .any(|k| capture.body().get(*k).is_some_and(|v| !v.is_null())),
             media: verdict::has_media(capture),
             family: Family::of(who_provider, &model),
         }
