@@ -736,7 +736,7 @@ const CONTRACT_KEYS: &[(&str, &[&str])] = &[
     ("/break_cost", &["breaks", "extra", "usd"]),
     (
         "/calibration",
-        &["ratio", "turns", "excluded", "groups", "billed"],
+        &["ratio", "turns", "excluded", "groups", "billed", "unseen"],
     ),
     (
         "/calibration/groups/0",

@@ -614,7 +614,7 @@ fn agreement_line(report: &SessionReport) -> String {
         Some(c) => {
             let _ = write!(
                 line,
-                " · calibration: {:.3} provider tokens per exact token (median of {}; the provider's tokenizer is not tiktoken: token figures are exact in the chosen encoding, `provider` costs are scaled by this ratio)",
+                " · calibration: {:.3} provider tokens per exact token (weighted median of {}; the provider's tokenizer is not tiktoken: token figures are exact in the chosen encoding, `provider` costs are scaled by this ratio)",
                 c.ratio,
                 count(c.turns, "turn", "turns"),
             );
@@ -632,6 +632,13 @@ fn agreement_line(report: &SessionReport) -> String {
                     thousands(billed.round() as usize),
                     thousands(original.round() as usize)
                 );
+                if c.unseen >= 0.5 {
+                    let _ = write!(
+                        line,
+                        " (with {} the bill holds beyond the requests: media, server-side tools or stored responses, in every strategy's cost)",
+                        thousands(c.unseen.round() as usize)
+                    );
+                }
             }
         }
         None if a.turns > 0 => {

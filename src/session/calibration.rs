@@ -111,6 +111,16 @@ impl Default for Billed {
     }
 }
 
+/// Turns whose bill holds tokens the request does not: the provider tokens billed (less
+/// Claude's tool-use prompt) and the exact tokens of the requests.
+#[derive(Debug, Default, Clone, Copy)]
+struct Unseen {
+    billed: f64,
+    /// What they cost, in input tokens (reads and writes at the provider's prices).
+    cost: f64,
+    exact: usize,
+}
+
 /// The session's calibration as it grows turn by turn.
 #[derive(Debug, Default)]
 pub(super) struct Calibrator {
@@ -120,6 +130,9 @@ pub(super) struct Calibrator {
     /// order of first sight), with or without a qualifying turn.
     groups: Vec<(GroupKey, Ratios)>,
     ids: FxHashMap<GroupKey, usize>,
+    /// Per group (by id): what its turns whose bill holds tokens the request does not
+    /// (uncounted media, a server-side tool, a stored response) billed, and their exact count.
+    unseen: Vec<Unseen>,
     /// Turns with usage left out of calibration.
     excluded: usize,
     billed: Billed,
@@ -171,6 +184,34 @@ impl Calibrator {
         self.excluded += 1;
     }
 
+    /// A turn of `group` whose bill holds tokens its request does not: `billed` provider
+    /// tokens costing `cost` input tokens, for a request of `exact` tokens.
+    pub(super) fn unseen(&mut self, group: usize, (billed, cost): (f64, f64), exact: usize) {
+        if self.unseen.len() <= group {
+            self.unseen.resize(group + 1, Unseen::default());
+        }
+        let unseen = &mut self.unseen[group];
+        unseen.billed += billed;
+        unseen.cost += cost;
+        unseen.exact += exact;
+    }
+
+    /// What the bill holds beyond the requests (media the trace cannot count, a server-side
+    /// tool's own calls, a stored response), in input tokens: the share of those turns' bill
+    /// their requests (at their group's ratio) do not account for, at the bill's own mix of
+    /// reads and writes. Every strategy pays it alike: no tool projection changes it.
+    pub(super) fn unseen_tokens(&self) -> f64 {
+        let Some(ratios) = self.group_ratios() else {
+            return 0.0;
+        };
+        self.unseen
+            .iter()
+            .zip(ratios)
+            .filter(|(u, _)| u.billed > 0.0)
+            .map(|(u, ratio)| (1.0 - u.exact as f64 * ratio / u.billed).max(0.0) * u.cost)
+            .sum()
+    }
+
     /// What one turn with usage billed for input.
     pub(super) fn bill(&mut self, tokens: f64) {
         self.billed.tokens += tokens;
@@ -207,6 +248,7 @@ impl Calibrator {
             excluded: self.excluded,
             groups,
             billed,
+            unseen: round2(self.unseen_tokens()),
         })
     }
 }

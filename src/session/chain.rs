@@ -376,14 +376,21 @@ impl Analyzer<'_> {
         if usage.cache_unknown {
             seen.state = "unknown";
         }
-        self.calibration.bill(
-            seen.input as f64 + seen.read as f64 * rules.read + seen.write as f64 * rules.write,
-        );
+        let bill =
+            seen.input as f64 + seen.read as f64 * rules.read + seen.write as f64 * rules.write;
+        self.calibration.bill(bill);
         if let Some(r) = own_ratio {
             self.calibration.push(group, r, prompt_tokens);
             sent.calibration = Some((r * 10_000.0).round() / 10_000.0);
         } else {
             self.calibration.exclude();
+            // Media the trace cannot count, a server-side tool, a stored response: the bill
+            // holds tokens the request does not, and every strategy pays them.
+            if !usage.cache_unknown && !read.hashed && left_out.is_some() {
+                let prompt = billed(&usage).saturating_sub(read.overhead as u64);
+                self.calibration
+                    .unseen(group, (prompt as f64, bill), prompt_tokens);
+            }
             sent.uncalibrated =
                 Some(left_out.unwrap_or_else(|| "no input billed, or an empty prompt".to_owned()));
         }

@@ -54,8 +54,9 @@ impl Default for Totals {
 
 impl Totals {
     /// The calibrated cost: each calibration group's cost times its ratio (`ratios`, by group
-    /// id), in provider tokens, with Claude's tool-use prompt.
-    pub(super) fn provider_cost(&self, ratios: Option<&[f64]>) -> Option<f64> {
+    /// id), in provider tokens, with Claude's tool-use prompt and the `unseen` tokens the bill
+    /// holds beyond the requests.
+    pub(super) fn provider_cost(&self, ratios: Option<&[f64]>, unseen: f64) -> Option<f64> {
         let ratios = ratios?;
         let calibrated: f64 = self
             .group_costs
@@ -63,7 +64,7 @@ impl Totals {
             .zip(ratios)
             .map(|(cost, ratio)| cost * ratio)
             .sum();
-        Some(round2(calibrated + self.overhead_cost))
+        Some(round2(calibrated + self.overhead_cost + unseen))
     }
 
     pub(super) fn add(&mut self, row: &StrategyTurn) {

@@ -88,6 +88,10 @@ pub struct Calibration {
     /// What the provider billed for input over the session, in input tokens (reads and writes
     /// at the provider's prices), when every turn of the chain has usage.
     pub billed: Option<f64>,
+    /// What the bill holds that no request does (media the trace cannot count, a server-side
+    /// tool's own calls, a stored response), in input tokens, added to every strategy's
+    /// `cost_provider`.
+    pub unseen: f64,
 }
 
 /// One tool over the session.
