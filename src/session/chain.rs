@@ -75,6 +75,8 @@ pub(super) struct SentTurn<'p> {
     pub(super) group: Option<usize>,
     /// Why its media keep it out of calibration (media not counted by a provider's rule).
     pub(super) media: Option<&'static str>,
+    /// The first block (in `head` then `rest`) holding such media.
+    pub(super) media_at: Option<usize>,
 }
 
 /// The request as sent through the cache model, and against what the provider billed.
@@ -314,6 +316,7 @@ impl Analyzer<'_> {
             usage,
             group,
             media,
+            media_at,
         } = turn;
         let (seed, openai, rules) = (read.seed, read.openai, &read.rules);
         self.hashed_turns += usize::from(read.hashed);
@@ -351,7 +354,13 @@ impl Analyzer<'_> {
         let mut exact = *rules;
         exact.min_tokens = (rules.min_tokens as f64 / ratio).ceil() as usize;
         exact.step = ((rules.step as f64 / ratio).round() as usize).max(1);
-        let total = prompt_tokens + offset;
+        let mut total = prompt_tokens + offset;
+        if let (Some(at), Some(u)) = (media_at, usage)
+            && media.is_some()
+        {
+            let seen = billed(&u).saturating_sub(read.overhead as u64) as f64 / ratio;
+            total += self.pad_media(u, seen, prompt_tokens, at, (head.len(), rest.len()));
+        }
         let mut m = self
             .sent_store
             .request(&self.boundaries, total, time_ms, &exact);
@@ -395,7 +404,6 @@ impl Analyzer<'_> {
                 Some(left_out.unwrap_or_else(|| "no input billed, or an empty prompt".to_owned()));
         }
         sent.observed = Some(seen);
-        let provider_tokens = |n: usize| n as f64 * ratio;
         let reads_new = self.first_unread_block_is_new(m.read, head, rest);
         let judged_on = (time_ms, reads_new);
         let reason = self.not_judged(usage, &seen, &m, read, (ratio, total), &exact, judged_on);
@@ -403,6 +411,22 @@ impl Analyzer<'_> {
             sent.not_judged = Some(reason);
             return sent;
         }
+        self.judge(&mut sent, &seen, &m, (usage, read), ratio);
+        sent
+    }
+
+    /// Judge a turn's modelled cache against the bill: the states, and the amounts within the
+    /// tolerance (a server-side tool's turn and a turn with media on its state only).
+    fn judge(
+        &mut self,
+        sent: &mut SentCache,
+        seen: &CacheFigures,
+        m: &cache::Modelled,
+        (usage, read): (Usage, &TurnRead<'_>),
+        ratio: f64,
+    ) {
+        let rules = &read.rules;
+        let provider_tokens = |n: usize| n as f64 * ratio;
         self.agreement.judged += 1;
         let same_state = seen.state == m.state();
         let amounts = usage.server_tool.is_some()
@@ -414,11 +438,10 @@ impl Analyzer<'_> {
         self.agreement.agree += usize::from(agrees);
         sent.agrees = Some(agrees);
         if !same_state {
-            sent.disagreement = Some(explain(&seen, &m, rules, &self.settings));
+            sent.disagreement = Some(explain(seen, m, rules, &self.settings));
         } else if !amounts {
-            sent.disagreement = Some(amounts_differ(&seen, &m, ratio));
+            sent.disagreement = Some(amounts_differ(seen, m, ratio));
         }
-        sent
     }
 
     /// Keep the text of this request's long blocks (reusing the previous request's where a
@@ -610,6 +633,32 @@ impl Analyzer<'_> {
         } else {
             None
         }
+    }
+
+    /// Media the trace cannot count: the bill tells how long the prompt was (`seen`, in exact
+    /// tokens), and what the text does not account for sits in the block that holds them, so
+    /// the cache's minimum and prefixes fall where the provider's do. Returns the tokens added.
+    fn pad_media(
+        &mut self,
+        usage: Usage,
+        seen: f64,
+        prompt_tokens: usize,
+        at: usize,
+        (head, rest): (usize, usize),
+    ) -> usize {
+        if usage.cache_unknown || usage.server_tool.is_some() {
+            return 0;
+        }
+        let extra = (seen - prompt_tokens as f64).max(0.0).round() as usize;
+        let first = if at < head {
+            at
+        } else {
+            self.boundaries.len().saturating_sub(rest) + (at - head)
+        };
+        for boundary in self.boundaries.iter_mut().skip(first) {
+            boundary.tokens += extra;
+        }
+        extra
     }
 
     /// Whether the first block past `read_tokens` (the model's read) is one no earlier turn

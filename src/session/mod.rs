@@ -339,7 +339,7 @@ impl<'a> Analyzer<'a> {
 
         // The rest of the prompt: counted once per turn for every strategy, each block once
         // per session. Automatic caching keeps the text of the long blocks.
-        let (rest, uncounted) = self.count_pieces(&read.pieces, read.family);
+        let (rest, uncounted, media_at) = self.count_pieces(&read.pieces, read.family);
         // Media the provider's rule counts calibrate; others keep the turn out, with why.
         let media = read.media_left_out(uncounted);
         self.note_texts(&read.pieces, rest.iter(), read.rules.openai && !failed);
@@ -374,6 +374,7 @@ impl<'a> Analyzer<'a> {
             usage,
             group,
             media,
+            media_at,
         });
 
         // Tool calls, and what each tool cost.
@@ -525,7 +526,7 @@ impl<'a> Analyzer<'a> {
         &mut self,
         pieces: &[prompt::Piece<'_>],
         family: Family,
-    ) -> (Vec<Counted>, Option<Uncounted>) {
+    ) -> (Vec<Counted>, Option<Uncounted>, Option<usize>) {
         self.new_blocks.clear();
         let new: Vec<&prompt::Piece<'_>> = pieces
             .iter()
@@ -557,18 +558,20 @@ impl<'a> Analyzer<'a> {
                 self.piece_tokens.insert((piece.hash, family), count);
             }
         }
-        let mut uncounted = None;
+        let (mut uncounted, mut at) = (None, None);
         let counted = pieces
             .iter()
-            .map(|p| {
+            .enumerate()
+            .map(|(i, p)| {
                 let count = self.piece_tokens.get(&(p.hash, family)).copied();
                 if let Some(why) = count.and_then(|c| c.uncounted) {
                     uncounted.get_or_insert(why);
+                    at.get_or_insert(i);
                 }
                 (p.hash, count.map_or(0, |c| c.tokens as usize), p.mark)
             })
             .collect();
-        (counted, uncounted)
+        (counted, uncounted, at)
     }
 
     #[allow(clippy::too_many_arguments)]
