@@ -382,6 +382,13 @@ impl Analyzer<'_> {
         };
         self.agreement.turns += 1;
         let mut seen = CacheFigures::observed(usage, openai);
+        // A write figure where the provider's cache has none to report (OpenAI's own) is
+        // no state of its cache: what it wrote is input.
+        if seen.write > 0 && !read.who.provider.rules().is_some_and(|r| r.reports_writes) {
+            seen.input += seen.write;
+            seen.write = 0;
+            seen.state = cache::state(seen.read, 0);
+        }
         if usage.cache_unknown {
             seen.state = "unknown";
         }

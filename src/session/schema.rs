@@ -361,7 +361,9 @@ impl CacheFigures {
     /// prompt tokens include the cached ones.
     pub fn observed(usage: Usage, openai: bool) -> CacheFigures {
         let input = if openai {
-            usage.input.saturating_sub(usage.cache_read)
+            usage
+                .input
+                .saturating_sub(usage.cache_read + usage.cache_write)
         } else {
             usage.input
         };

@@ -43,12 +43,13 @@ fn usage_of(body: &Value) -> Option<Usage> {
 }
 
 /// Gemini's `usageMetadata`: `promptTokenCount` is all input, cached included
-/// (`cachedContentTokenCount`).
+/// (`cachedContentTokenCount`); `input` is the uncached part, as Anthropic's.
 fn gemini(metadata: &Map<String, Value>) -> Option<Usage> {
     let prompt = count(metadata.get("promptTokenCount"))?;
+    let cached = count(metadata.get("cachedContentTokenCount")).unwrap_or(0);
     Some(Usage {
-        input: prompt,
-        cache_read: count(metadata.get("cachedContentTokenCount")).unwrap_or(0),
+        input: prompt.saturating_sub(cached),
+        cache_read: cached,
         ..Usage::default()
     })
 }
@@ -223,9 +224,15 @@ fn read_one(usage: &Map<String, Value>) -> Option<Usage> {
             .and_then(|d| d.get("cached_tokens"))
             .or_else(|| usage.get("prompt_cache_hit_tokens"))
             .and_then(Value::as_u64);
+        // OpenRouter (and gateways in front of Claude) report the tokens written beside.
+        let written = usage
+            .get("prompt_tokens_details")
+            .and_then(|d| d.get("cache_write_tokens"))
+            .and_then(Value::as_u64);
         return Some(Usage {
             input: prompt,
             cache_read: cached.unwrap_or(0),
+            cache_write: written.unwrap_or(0),
             cache_unknown: cached.is_none(),
             ..Usage::default()
         });
@@ -325,7 +332,7 @@ mod tests {
         assert_eq!(from_json(&compacted), usage(329, 55096, 0));
         let gemini = json!({"candidates": [], "usageMetadata": {"promptTokenCount": 1200,
             "cachedContentTokenCount": 1024, "candidatesTokenCount": 7}});
-        assert_eq!(from_json(&gemini), usage(1200, 0, 1024));
+        assert_eq!(from_json(&gemini), usage(176, 0, 1024));
         let chunks = json!([{"candidates": []},
             {"candidates": [], "usageMetadata": {"promptTokenCount": 33}}, {"candidates": []}]);
         assert_eq!(from_json(&chunks), usage(33, 0, 0));
@@ -335,10 +342,17 @@ mod tests {
     }
 
     #[test]
+    fn openrouter_reports_writes() {
+        let routed = json!({"choices": [], "usage": {"prompt_tokens": 2600,
+            "prompt_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 2569}}});
+        assert_eq!(from_json(&routed), usage(2600, 2569, 0));
+    }
+
+    #[test]
     fn gemini_stream() {
         let stream = "data: {\"candidates\":[],\"usageMetadata\":{\"promptTokenCount\":90}}\r\n\r\n\
             data: {\"candidates\":[],\"usageMetadata\":{\"promptTokenCount\":90,\"cachedContentTokenCount\":64}}\r\n\r\n";
-        assert_eq!(from_text(stream), usage(90, 0, 64));
+        assert_eq!(from_text(stream), usage(26, 0, 64));
     }
 
     #[test]
