@@ -740,7 +740,15 @@ const CONTRACT_KEYS: &[(&str, &[&str])] = &[
     ),
     (
         "/calibration/groups/0",
-        &["provider", "model", "ratio", "turns", "fallback"],
+        &[
+            "provider",
+            "model",
+            "ratio",
+            "turns",
+            "fallback",
+            "fixed",
+            "per_token",
+        ],
     ),
     (
         "/tools/0",

@@ -121,9 +121,76 @@ struct Unseen {
     exact: usize,
 }
 
+/// A group's bill as a fixed part per request plus a part per exact token: a provider
+/// adds tokens no request holds (a hidden system prompt, a built-in tool's definition, each
+/// message's framing), which a ratio alone spreads over the prompt's tokens, so a short
+/// prompt's ratio says little of a long one's.
+#[derive(Debug, Default)]
+struct Line {
+    /// The last qualifying turn's billed and exact tokens.
+    last: Option<(f64, usize)>,
+    /// Slopes between consecutive qualifying turns of different lengths, weighted by how
+    /// far apart their lengths are.
+    slopes: Ratios,
+    /// Each qualifying turn's billed and exact tokens (the first [`LINE_POINTS`]).
+    points: Vec<(f64, usize)>,
+    /// Turns of the chain in the group, with usage or not.
+    turns: usize,
+    /// What its turns with usage billed, in input tokens (reads and writes at their prices),
+    /// and in provider tokens: the price of a fixed token is that mix.
+    cost: f64,
+    tokens: f64,
+}
+
+/// Points kept per group for the fixed part: enough for any session, bounded for a stream.
+const LINE_POINTS: usize = 4096;
+
+/// Two lengths closer than this give no slope: the bill's own noise would be all of it.
+const LINE_SPAN: usize = 32;
+
+impl Line {
+    fn push(&mut self, billed: f64, exact: usize) {
+        if let Some((b0, e0)) = self.last
+            && exact.abs_diff(e0) >= LINE_SPAN
+        {
+            let slope = (billed - b0) / (exact as f64 - e0 as f64);
+            if (0.2..=5.0).contains(&slope) {
+                self.slopes.push(slope, exact.abs_diff(e0));
+            }
+        }
+        self.last = Some((billed, exact));
+        if self.points.len() < LINE_POINTS {
+            self.points.push((billed, exact));
+        }
+    }
+
+    /// The fixed part per request and the part per token, where the turns tell them apart
+    /// and the fixed part is there (`None`: the ratio alone).
+    fn fit(&self) -> Option<(f64, f64)> {
+        let slope = self.slopes.robust_median()?;
+        let fixed = median_of(
+            self.points
+                .iter()
+                .map(|&(billed, exact)| billed - slope * exact as f64)
+                .collect(),
+        )?;
+        (fixed >= 1.0).then_some((fixed, slope))
+    }
+}
+
+/// How a group's exact cost becomes provider tokens: times `per_token`, plus `fixed` input
+/// tokens over the session (the fixed part of each of its requests, at its bill's mix).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) struct GroupFactor {
+    pub(super) per_token: f64,
+    pub(super) fixed: f64,
+}
+
 /// The session's calibration as it grows turn by turn.
 #[derive(Debug, Default)]
 pub(super) struct Calibrator {
+    /// Per group (by id): its bill as a fixed part and a part per token.
+    lines: Vec<Line>,
     /// Observed / exact prompt tokens, per qualifying turn.
     ratios: Ratios,
     /// The same per provider and model, for every group a turn of the chain met (by id, in
@@ -139,15 +206,42 @@ pub(super) struct Calibrator {
 }
 
 impl Calibrator {
-    /// The id of a group, made on first sight.
+    /// The group of one turn of the chain (its id, made on first sight), counted.
     pub(super) fn group(&mut self, key: GroupKey) -> usize {
-        if let Some(&id) = self.ids.get(&key) {
-            return id;
-        }
-        let id = self.groups.len();
-        self.groups.push((key.clone(), Ratios::default()));
-        self.ids.insert(key, id);
+        let id = match self.ids.get(&key) {
+            Some(&id) => id,
+            None => {
+                let id = self.groups.len();
+                self.groups.push((key.clone(), Ratios::default()));
+                self.lines.push(Line::default());
+                self.ids.insert(key, id);
+                id
+            }
+        };
+        self.lines[id].turns += 1;
         id
+    }
+
+    /// Each group's factors, by id ([`GroupFactor`]): the fixed part where its turns tell it
+    /// apart, else its ratio alone; `None` without any ratio.
+    pub(super) fn group_factors(&self) -> Option<Vec<GroupFactor>> {
+        let ratios = self.group_ratios()?;
+        Some(
+            ratios
+                .into_iter()
+                .zip(&self.lines)
+                .map(|(ratio, line)| match line.fit() {
+                    Some((fixed, slope)) if line.tokens > 0.0 => GroupFactor {
+                        per_token: slope,
+                        fixed: fixed * line.turns as f64 * (line.cost / line.tokens),
+                    },
+                    _ => GroupFactor {
+                        per_token: ratio,
+                        fixed: 0.0,
+                    },
+                })
+                .collect(),
+        )
     }
 
     /// The ratio for a turn of `group` without its own: the group's robust median so far,
@@ -164,6 +258,9 @@ impl Calibrator {
         self.ratios.push(ratio, tokens);
         if let Some(g) = self.groups.get_mut(group) {
             g.1.push(ratio, tokens);
+        }
+        if let Some(line) = self.lines.get_mut(group) {
+            line.push(ratio * tokens as f64, tokens);
         }
     }
 
@@ -212,9 +309,14 @@ impl Calibrator {
             .sum()
     }
 
-    /// What one turn with usage billed for input.
-    pub(super) fn bill(&mut self, tokens: f64) {
-        self.billed.tokens += tokens;
+    /// What one turn of `group` with usage billed for input: `cost` input tokens (reads and
+    /// writes at their prices) for a prompt of `tokens` provider tokens.
+    pub(super) fn bill(&mut self, group: usize, cost: f64, tokens: f64) {
+        self.billed.tokens += cost;
+        if let Some(line) = self.lines.get_mut(group) {
+            line.cost += cost;
+            line.tokens += tokens;
+        }
     }
 
     /// A turn of the chain without usage: the bill is no longer the session's.
@@ -229,14 +331,18 @@ impl Calibrator {
         let mut groups: Vec<CalibrationGroup> = self
             .groups
             .iter()
-            .map(|(key, ratios)| {
+            .zip(&self.lines)
+            .map(|((key, ratios), line)| {
                 let own = ratios.robust_median().map(rounded);
+                let fit = line.fit();
                 CalibrationGroup {
                     provider: key.provider,
                     model: key.model.clone(),
                     ratio: own.unwrap_or(session),
                     turns: ratios.len,
                     fallback: own.is_none(),
+                    fixed: fit.map(|(fixed, _)| fixed.round()),
+                    per_token: fit.map(|(_, slope)| rounded(slope)),
                 }
             })
             .collect();
@@ -283,7 +389,11 @@ impl AgreementCount {
 }
 
 /// The median of some numbers (`None` for none).
-#[cfg(test)]
+fn median_of(values: Vec<f64>) -> Option<f64> {
+    median(values)
+}
+
+/// The median of some numbers (`None` for none).
 fn median(mut values: Vec<f64>) -> Option<f64> {
     if values.is_empty() {
         return None;
@@ -332,5 +442,27 @@ mod tests {
         weighted.push(1.9, 176);
         assert_eq!(weighted.median(), Some(1.9));
         assert_eq!(weighted.len, 2);
+    }
+
+    /// A built-in tool's definition the provider adds (1,210 tokens) and a part per token of
+    /// 1.0: the fixed part is found, where a ratio would be 61.5 on the short turn.
+    #[test]
+    fn a_fixed_part_per_request_is_told_apart() {
+        let mut line = Line::default();
+        line.push(1230.0, 20);
+        line.push(1332.0, 122);
+        let (fixed, slope) = line.fit().unwrap();
+        assert!((slope - 1.0).abs() < 1e-9, "{slope}");
+        assert!((fixed - 1210.0).abs() < 1e-6, "{fixed}");
+        // Lengths too close to tell: the ratio alone.
+        let mut close = Line::default();
+        close.push(100.0, 50);
+        close.push(110.0, 60);
+        assert_eq!(close.fit(), None);
+        // No fixed part: the ratio alone.
+        let mut proportional = Line::default();
+        proportional.push(200.0, 100);
+        proportional.push(600.0, 300);
+        assert_eq!(proportional.fit(), None);
     }
 }

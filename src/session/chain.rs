@@ -394,7 +394,7 @@ impl Analyzer<'_> {
         }
         let bill =
             seen.input as f64 + seen.read as f64 * rules.read + seen.write as f64 * rules.write;
-        self.calibration.bill(bill);
+        self.calibration.bill(group, bill, billed(&usage) as f64);
         if let Some(r) = own_ratio {
             self.calibration.push(group, r, prompt_tokens);
             sent.calibration = Some((r * 10_000.0).round() / 10_000.0);

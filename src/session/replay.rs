@@ -8,6 +8,7 @@ use std::sync::Arc;
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 
+use super::calibration::GroupFactor;
 use super::{Analyzer, Counted, StrategyTurn, cache, prompt, round2};
 use crate::capture::Capture;
 use crate::pipeline::project_loaded;
@@ -56,13 +57,17 @@ impl Totals {
     /// The calibrated cost: each calibration group's cost times its ratio (`ratios`, by group
     /// id), in provider tokens, with Claude's tool-use prompt and the `unseen` tokens the bill
     /// holds beyond the requests.
-    pub(super) fn provider_cost(&self, ratios: Option<&[f64]>, unseen: f64) -> Option<f64> {
-        let ratios = ratios?;
+    pub(super) fn provider_cost(
+        &self,
+        factors: Option<&[GroupFactor]>,
+        unseen: f64,
+    ) -> Option<f64> {
+        let factors = factors?;
         let calibrated: f64 = self
             .group_costs
             .iter()
-            .zip(ratios)
-            .map(|(cost, ratio)| cost * ratio)
+            .zip(factors)
+            .map(|(cost, f)| cost * f.per_token + f.fixed)
             .sum();
         Some(round2(calibrated + self.overhead_cost + unseen))
     }

@@ -71,6 +71,12 @@ pub struct CalibrationGroup {
     pub turns: usize,
     /// It has no qualifying turn: the session's ratio stands in for it.
     pub fallback: bool,
+    /// Provider tokens each request bills that no request holds (a hidden system prompt, a
+    /// built-in tool's definition, framing), where turns of different lengths tell it apart
+    /// from the part per token; `null`: the ratio alone.
+    pub fixed: Option<f64>,
+    /// With `fixed`: provider tokens per exact token past it (what the cost is scaled by).
+    pub per_token: Option<f64>,
 }
 
 /// Provider tokens per exact token (SESSIONS.md section 3).

@@ -19,7 +19,7 @@ impl Analyzer<'_> {
         per_turn: Vec<Vec<StrategyTurn>>,
     ) -> SessionReport {
         let calibration = self.calibration.report(self.agreement.turns > 0);
-        let group_ratios = self.calibration.group_ratios();
+        let group_factors = self.calibration.group_factors();
         let unseen = self.calibration.unseen_tokens();
         let costed: Vec<bool> = self.replays.iter().map(|r| r.totals.costed).collect();
         let mut strategies: Vec<StrategySession> = self
@@ -36,7 +36,7 @@ impl Analyzer<'_> {
                     prompt_tokens: totals.prompt_tokens,
                     cost: round2(totals.cost),
                     cost_uncached: totals.cost_uncached as f64,
-                    cost_provider: totals.provider_cost(group_ratios.as_deref(), unseen),
+                    cost_provider: totals.provider_cost(group_factors.as_deref(), unseen),
                     applied: totals.applied,
                     versus_original_pct: None,
                 },
