@@ -448,6 +448,8 @@ impl Capture {
         match self.tools_value() {
             None | Some(Value::Array(_)) => Ok(()),
             Some(Value::Null) if self.shape != Shape::McpToolsList => Ok(()),
+            // Gemini's API takes one Tool object where a list is due (proto's JSON mapping).
+            Some(Value::Object(_)) if self.shape == Shape::GeminiGenerateContent => Ok(()),
             Some(other) => Err(LoadError::ToolsNotArray(json_kind(other))),
         }
     }
@@ -842,8 +844,10 @@ fn flatten_gemini(tools: Option<&Value>) -> Nested {
         group_of: Vec::new(),
         groups: Vec::new(),
     };
-    let Some(Value::Array(tools)) = tools else {
-        return nested;
+    let tools = match tools {
+        Some(Value::Array(tools)) => tools.as_slice(),
+        Some(one @ Value::Object(_)) => std::slice::from_ref(one),
+        _ => return nested,
     };
     for tool_object in tools {
         match declarations_key(tool_object) {

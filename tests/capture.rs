@@ -386,6 +386,18 @@ fn notes_of(projection: &toolprism::Projection) -> Vec<String> {
     projection.notes.iter().map(|n| n.text.clone()).collect()
 }
 
+/// Gemini takes one Tool object where a list is due: read as a list of one (pydantic-ai's
+/// recordings send it so, and the API answered); any other shape's object is refused.
+#[test]
+fn a_gemini_tool_object_is_a_list_of_one() {
+    let body = br#"{"contents": [{"role": "user", "parts": [{"text": "hi"}]}],
+        "tools": {"function_declarations": [{"name": "get_weather", "parameters": {}}]}}"#;
+    let capture = Capture::from_bytes(body).unwrap();
+    assert_eq!(capture.tool_names().collect::<Vec<_>>(), ["get_weather"]);
+    let chat = br#"{"model": "gpt-4o", "messages": [], "tools": {"name": "a"}}"#;
+    assert!(Capture::from_bytes(chat).is_err());
+}
+
 #[test]
 fn gemini_declarations_are_the_entries_and_go_back_into_their_tool_objects() {
     let text = std::fs::read_to_string(sample("gemini-generate-content.json")).unwrap();

@@ -166,11 +166,41 @@ fn body_value(value: Value) -> Value {
     match String::from_utf8(bytes) {
         Ok(decoded) => Value::String(decoded),
         Err(e) => {
+            let bytes = e.into_bytes();
+            if let Some(payloads) = aws_event_payloads(&bytes) {
+                return Value::Array(payloads);
+            }
             let mut mark = Map::new();
-            mark.insert(BINARY_KEY.into(), Value::from(e.into_bytes().len()));
+            mark.insert(BINARY_KEY.into(), Value::from(bytes.len()));
             Value::Object(mark)
         }
     }
+}
+
+/// An AWS event stream (`application/vnd.amazon.eventstream`, Bedrock's `converse-stream`
+/// and `invoke-with-response-stream`): each message a 12-byte prelude (total length, headers'
+/// length, CRC), headers, a payload and a CRC. Its JSON payloads in order (the last with
+/// `usage` holds the call's), or `None` when the bytes are not such a stream.
+fn aws_event_payloads(bytes: &[u8]) -> Option<Vec<Value>> {
+    let word = |at: usize| -> Option<usize> {
+        let b: [u8; 4] = bytes.get(at..at + 4)?.try_into().ok()?;
+        Some(u32::from_be_bytes(b) as usize)
+    };
+    let (mut at, mut payloads, mut messages) = (0, Vec::new(), 0usize);
+    while at < bytes.len() {
+        let (total, headers) = (word(at)?, word(at + 4)?);
+        // Prelude, headers and the two CRCs fit in the message, the message in the bytes.
+        if total < 16 || headers > total - 16 || at + total > bytes.len() {
+            return None;
+        }
+        let payload = &bytes[at + 12 + headers..at + total - 4];
+        if let Ok(value) = serde_json::from_slice::<Value>(payload) {
+            payloads.push(value);
+        }
+        messages += 1;
+        at += total;
+    }
+    (messages > 0).then_some(payloads)
 }
 
 /// Base64 as YAML writes a `!!binary` block: the alphabet in lines, `=` padding at the end
@@ -350,6 +380,39 @@ fn status_text(status: &Value) -> Option<u16> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_aws_event_stream_is_read_as_its_payloads() {
+        let frame = |payload: &str| {
+            let headers = b"\x0b:event-type\x07\x00\x08metadata";
+            let total = 12 + headers.len() + payload.len() + 4;
+            let mut out = Vec::new();
+            out.extend_from_slice(&(total as u32).to_be_bytes());
+            out.extend_from_slice(&(headers.len() as u32).to_be_bytes());
+            out.extend_from_slice(&[0xde, 0xad, 0xbe, 0xef]);
+            out.extend_from_slice(headers);
+            out.extend_from_slice(payload.as_bytes());
+            out.extend_from_slice(&[0xff, 0xfe, 0x00, 0x01]);
+            out
+        };
+        let mut stream = frame(r#"{"role":"assistant"}"#);
+        stream.extend(frame(
+            r#"{"usage":{"inputTokens":15,"outputTokens":3,"cacheReadInputTokens":900}}"#,
+        ));
+        let text = base64::engine::general_purpose::STANDARD.encode(&stream);
+        let lines: Vec<&str> = text
+            .as_bytes()
+            .chunks(76)
+            .map(|c| std::str::from_utf8(c).unwrap())
+            .collect();
+        let body = body_value(Value::String(lines.join("\n")));
+        let payloads = body.as_array().unwrap();
+        assert_eq!(payloads.len(), 2);
+        let usage = usage::from_json(&body).unwrap();
+        assert_eq!((usage.input, usage.cache_read), (15, 900));
+        // A message that claims more bytes than there are: not a stream.
+        assert_eq!(aws_event_payloads(&stream[..stream.len() - 3]), None);
+    }
 
     #[test]
     fn binary_bodies_are_told_from_text() {
