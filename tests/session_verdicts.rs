@@ -200,6 +200,31 @@ fn a_new_block_read_at_once_was_cached_before_the_trace() {
     assert_eq!(second.modelled.unwrap().state, "partial");
 }
 
+/// A PDF the trace cannot count (the provider reads its pages): the bill tells the prompt's
+/// length, so a prefix holding it is over Haiku 3.5's minimum of 2,048 where the text alone
+/// (a few hundred tokens) is not; the provider wrote it, then read it (crewAI's multimodal
+/// recordings were two "minimum length" disagreements).
+#[test]
+fn media_the_trace_cannot_count_take_the_length_the_bill_tells() {
+    let text: String = (0..300).map(|i| format!("word{} ", i % 97)).collect();
+    let body = json!({"model": "claude-3-5-haiku-20241022", "system": text,
+        "messages": [{"role": "user", "content": [
+            {"type": "document", "source": {"type": "base64", "media_type": "application/pdf",
+                "data": "JVBERi0xLjQKJcfsj6IKMSAwIG9iago8PC9UeXBlL0NhdGFsb2c+PgplbmRvYmoK"},
+             "cache_control": {"type": "ephemeral"}},
+            {"type": "text", "text": "Summarise it."}]}]});
+    let report = analyze(vec![
+        record(1, body.clone(), Some(usage(3, 2091, 0))),
+        record(2, body, Some(usage(3, 0, 2091))),
+    ]);
+    let (a, b) = (&report.turns[0], &report.turns[1]);
+    assert!(a.prompt_tokens.unwrap() < 1000, "{:?}", a.prompt_tokens);
+    assert_eq!(a.modelled.unwrap().state, "write", "{:?}", a.disagreement);
+    assert_eq!(a.agrees, Some(true));
+    assert_eq!(b.modelled.unwrap().state, "hit", "{:?}", b.disagreement);
+    assert_eq!(b.agrees, Some(true));
+}
+
 /// `null` cache figures are unknown, never 0; a server-side tool's turn is left out of the
 /// calibration.
 #[test]
