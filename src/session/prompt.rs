@@ -119,6 +119,18 @@ fn openai_item(item: &Value) -> Option<(&str, Canon<'_>)> {
     }
 }
 
+/// A Chat message's breakpoint: OpenRouter and gateways in front of Claude take Anthropic's
+/// `cache_control` on a content part (or on the message); the message is the block.
+fn chat_mark(item: &Value) -> Option<Ttl> {
+    let parts = item.get("content").and_then(Value::as_array);
+    parts
+        .into_iter()
+        .flatten()
+        .filter_map(mark_of)
+        .max_by_key(|ttl| *ttl == Ttl::Long)
+        .or_else(|| mark_of(item))
+}
+
 /// The breakpoint a block's `cache_control` sets, if any.
 pub fn mark_of(value: &Value) -> Option<Ttl> {
     let control = value.get("cache_control")?;
@@ -175,7 +187,9 @@ pub fn pieces<'a>(capture: &'a Capture, model: &str) -> (Vec<Piece<'a>>, usize) 
                     for item in items {
                         let role = item.get("role").and_then(Value::as_str);
                         leading &= matches!(role, Some("system" | "developer"));
-                        out.push(item_piece(item));
+                        let mut block = item_piece(item);
+                        block.mark = chat_mark(item);
+                        out.push(block);
                         if leading {
                             head = out.len();
                         }
@@ -742,6 +756,16 @@ mod tests {
         assert!(strips_earlier_thinking("claude-opus-4-1-20250805"));
         assert!(!strips_earlier_thinking("claude-sonnet-4-6"));
         assert!(!strips_earlier_thinking("claude-opus-4-6"));
+    }
+
+    #[test]
+    fn a_chat_part_marked_for_claude_marks_its_message() {
+        let chat = capture(json!({"model": "anthropic/claude-sonnet-4.5", "messages": [
+            {"role": "system", "content": "s"},
+            {"role": "user", "content": [{"type": "text", "text": "long",
+                "cache_control": {"type": "ephemeral"}}]}]}));
+        let p = pieces(&chat, "").0;
+        assert_eq!((p[0].mark, p[1].mark), (None, Some(Ttl::Short)));
     }
 
     #[test]
