@@ -26,7 +26,7 @@ impl Family {
     /// The rule a request met, by its provider and model.
     pub fn of(provider: Provider, model: &str) -> Family {
         match provider {
-            Provider::Anthropic | Provider::Vertex => Family::Anthropic,
+            Provider::Anthropic | Provider::Vertex | Provider::Foundry => Family::Anthropic,
             Provider::Bedrock if model.to_ascii_lowercase().contains("claude") => Family::Anthropic,
             Provider::OpenAi | Provider::Azure => Family::OpenAi,
             Provider::Gemini => Family::Gemini,

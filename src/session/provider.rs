@@ -14,6 +14,8 @@ pub enum Provider {
     Bedrock,
     /// Claude on Google Vertex AI (`publishers/anthropic`).
     Vertex,
+    /// Claude on Microsoft Foundry (`*.services.ai.azure.com/anthropic/`).
+    Foundry,
     /// OpenAI (`api.openai.com`).
     OpenAi,
     /// Azure OpenAI (`*.openai.azure.com`, `*.cognitiveservices.azure.com`).
@@ -79,6 +81,7 @@ impl Provider {
             Provider::Anthropic => "anthropic",
             Provider::Bedrock => "bedrock",
             Provider::Vertex => "vertex-anthropic",
+            Provider::Foundry => "foundry-anthropic",
             Provider::OpenAi => "openai",
             Provider::Azure => "azure-openai",
             Provider::DeepSeek => "deepseek",
@@ -93,7 +96,9 @@ impl Provider {
     pub fn rules(self) -> Option<ProviderRules> {
         let (breakpoints, automatic) = (BREAKPOINTS, AUTOMATIC);
         Some(match self {
-            Provider::Anthropic | Provider::Bedrock | Provider::Vertex => breakpoints,
+            Provider::Anthropic | Provider::Bedrock | Provider::Vertex | Provider::Foundry => {
+                breakpoints
+            }
             Provider::OpenAi | Provider::Azure => automatic,
             // A 64-token storage unit: shorter prefixes are not cached, reads are whole units.
             Provider::DeepSeek => ProviderRules {
@@ -206,9 +211,16 @@ pub fn identify(url: Option<&str>, shape: Shape, model: &str) -> Identified {
         Provider::Vertex
     } else if ends("generativelanguage.googleapis.com") || ends("aiplatform.googleapis.com") {
         Provider::Gemini
-    } else if ends("openai.com") {
+    } else if ends("services.ai.azure.com") && path.contains("/anthropic/") {
+        Provider::Foundry
+    } else if ends("openai.com") || (ends("chatgpt.com") && path.contains("/backend-api/codex/")) {
+        // Codex signed in with ChatGPT sends its Responses calls to chatgpt.com: OpenAI's models
+        // and cache behind another door.
         Provider::OpenAi
-    } else if ends("openai.azure.com") || ends("cognitiveservices.azure.com") {
+    } else if ends("openai.azure.com")
+        || ends("cognitiveservices.azure.com")
+        || ends("services.ai.azure.com")
+    {
         Provider::Azure
     } else if ends("deepseek.com") {
         Provider::DeepSeek
@@ -261,7 +273,7 @@ pub fn min_tokens(provider: Provider, model: &str) -> usize {
     match provider {
         Provider::Gemini if any(&["pro"]) => 4096,
         Provider::Gemini => 1024,
-        Provider::Anthropic | Provider::Bedrock | Provider::Vertex => {
+        Provider::Anthropic | Provider::Bedrock | Provider::Vertex | Provider::Foundry => {
             if any(&[
                 "opus-4-5",
                 "opus-4-6",
@@ -360,6 +372,31 @@ mod tests {
             id(
                 "https://x.openai.azure.com/openai/deployments/d/chat/completions",
                 "gpt-4o"
+            ),
+            Provider::Azure
+        );
+        assert_eq!(
+            id(
+                "https://chatgpt.com/backend-api/codex/responses",
+                "gpt-5-codex"
+            ),
+            Provider::OpenAi
+        );
+        assert_eq!(
+            id("https://chatgpt.com/backend-api/conversation", "gpt-5"),
+            Provider::Unmodelled
+        );
+        assert_eq!(
+            id(
+                "https://r.services.ai.azure.com/anthropic/v1/messages",
+                "claude-sonnet-4-5"
+            ),
+            Provider::Foundry
+        );
+        assert_eq!(
+            id(
+                "https://r.services.ai.azure.com/openai/v1/responses",
+                "gpt-5"
             ),
             Provider::Azure
         );

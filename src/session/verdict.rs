@@ -147,7 +147,7 @@ pub fn tool_use_overhead(capture: &Capture, model: &str, provider: Provider) -> 
     let body = capture.body();
     let claude = matches!(
         provider,
-        Provider::Anthropic | Provider::Bedrock | Provider::Vertex
+        Provider::Anthropic | Provider::Bedrock | Provider::Vertex | Provider::Foundry
     ) && (capture.shape() == Shape::AnthropicMessages
         || model.to_ascii_lowercase().contains("claude"));
     if !claude || capture.tools().is_empty() {
