@@ -140,6 +140,19 @@ pub(crate) fn from_stream(stream: &str) -> Option<Usage> {
             }
             Some("message_delta") => {
                 if let Some(delta) = event.get("usage").and_then(Value::as_object) {
+                    // Compaction's passes, when it ran, are the whole bill of the call.
+                    if delta
+                        .get("iterations")
+                        .is_some_and(|i| i.as_array().is_some_and(|passes| !passes.is_empty()))
+                        && let Some(summed) = read(delta)
+                    {
+                        let kept = usage.map_or(summed.server_tool, |u| u.server_tool);
+                        usage = Some(Usage {
+                            server_tool: summed.server_tool.or(kept),
+                            ..summed
+                        });
+                        continue;
+                    }
                     let current = usage.get_or_insert_with(Usage::default);
                     if let Some(Value::Object(counts)) = delta.get("server_tool_use")
                         && let Some((key, _)) = counts
@@ -364,6 +377,12 @@ mod tests {
             event: message_delta\n\
             data: {\"type\":\"message_delta\",\"usage\":{\"output_tokens\":40,\"cache_read_input_tokens\":2100}}\n\n";
         assert_eq!(from_text(stream), usage(3, 100, 2100));
+        // Compaction ran: the final delta's passes are the call's bill, not its top fields.
+        let compacted = "event: message_start\n\
+            data: {\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":100,\"cache_read_input_tokens\":55096}}}\n\n\
+            event: message_delta\n\
+            data: {\"type\":\"message_delta\",\"usage\":{\"input_tokens\":181,\"cache_read_input_tokens\":0,\"iterations\":[{\"type\":\"compaction\",\"input_tokens\":100,\"cache_read_input_tokens\":55096,\"cache_creation_input_tokens\":0},{\"type\":\"message\",\"input_tokens\":181,\"cache_read_input_tokens\":0,\"cache_creation_input_tokens\":0}]}}\n\n";
+        assert_eq!(from_text(compacted), usage(281, 0, 55096));
     }
 
     #[test]
