@@ -1225,9 +1225,25 @@ fn messages_shape(object: &serde_json::Map<String, Value>) -> Shape {
     if object.contains_key("system")
         || object.contains_key("anthropic_version")
         || object.contains_key("stop_sequences")
-        || object.contains_key("thinking")
     {
         return Shape::AnthropicMessages;
+    }
+    // Keys only Chat Completions takes (`thinking` is not one of Anthropic's alone: DeepSeek,
+    // Kimi and GLM take it in Chat bodies too, so it is looked at last).
+    const CHAT_ONLY: [&str; 8] = [
+        "max_completion_tokens",
+        "stream_options",
+        "response_format",
+        "reasoning_effort",
+        "logprobs",
+        "frequency_penalty",
+        "presence_penalty",
+        "parallel_tool_calls",
+    ];
+    if CHAT_ONLY.iter().any(|key| object.contains_key(*key))
+        || object.get("tool_choice").is_some_and(Value::is_string)
+    {
+        return Shape::OpenAiChat;
     }
     let messages = object.get("messages").and_then(Value::as_array);
     for message in messages.into_iter().flatten() {
@@ -1250,6 +1266,9 @@ fn messages_shape(object: &serde_json::Map<String, Value>) -> Shape {
                 }
             }
         }
+    }
+    if object.contains_key("thinking") {
+        return Shape::AnthropicMessages;
     }
     match object.get("model").and_then(Value::as_str) {
         Some(model) if model.starts_with("claude") => Shape::AnthropicMessages,

@@ -89,6 +89,22 @@ fn shapes_are_told_apart_by_their_markers() {
             json!({"messages": [], "tools": [{"name": "f", "input_schema": {}}]}),
             Shape::AnthropicMessages,
         ),
+        // Kimi, DeepSeek and GLM take `thinking` in Chat bodies: a system message tells.
+        (
+            json!({"model": "k3", "thinking": {"type": "enabled"},
+                   "messages": [{"role": "system", "content": "s"}, {"role": "user", "content": "q"}]}),
+            Shape::OpenAiChat,
+        ),
+        (
+            json!({"model": "k3", "thinking": {"type": "enabled"}, "max_completion_tokens": 9,
+                   "messages": [{"role": "user", "content": "q"}]}),
+            Shape::OpenAiChat,
+        ),
+        (
+            json!({"model": "m", "thinking": {"type": "enabled", "budget_tokens": 1024},
+                   "messages": [{"role": "user", "content": "q"}]}),
+            Shape::AnthropicMessages,
+        ),
         (json!({"input": "hi"}), Shape::OpenAiResponses),
         (
             json!({"input": [], "tools": [{"type": "function", "name": "f", "parameters": {}}]}),
