@@ -242,6 +242,12 @@ fn read_one(usage: &Map<String, Value>) -> Option<Usage> {
             .get("prompt_tokens_details")
             .and_then(|d| d.get("cache_write_tokens"))
             .and_then(Value::as_u64);
+        // A gateway that counts its cached tokens outside `prompt_tokens` (Charm's hyper
+        // reports 38 prompt and 8,576 cached) tells by a read larger than the prompt.
+        let prompt = match cached {
+            Some(read) if read > prompt => prompt + read,
+            _ => prompt,
+        };
         return Some(Usage {
             input: prompt,
             cache_read: cached.unwrap_or(0),
@@ -331,6 +337,9 @@ mod tests {
         let chat = json!({"object": "chat.completion", "usage": {"prompt_tokens": 900,
             "completion_tokens": 5, "prompt_tokens_details": {"cached_tokens": 768}}});
         assert_eq!(from_json(&chat), usage(900, 0, 768));
+        let outside = json!({"usage": {"prompt_tokens": 38,
+            "prompt_tokens_details": {"cached_tokens": 8576}}});
+        assert_eq!(from_json(&outside), usage(8614, 0, 8576));
         let responses = json!({"object": "response", "usage": {"input_tokens": 5000,
             "input_tokens_details": {"cached_tokens": 4864}, "output_tokens": 20}});
         assert_eq!(from_json(&responses), usage(5000, 0, 4864));
