@@ -9,6 +9,7 @@ use rustc_hash::FxHashMap;
 
 use super::prices::price_per_million;
 use super::prompt;
+use super::provider;
 use super::read::TurnRead;
 use super::{
     Analyzer, BreakCause, BreakPrice, CacheFigures, ChainState, Counted, cache, round2, verdict,
@@ -147,6 +148,12 @@ fn explain(
                 "{observed}; {modelled} because of a lifetime gap: the prefix ({tokens} tokens) was last used {} before, past {}; the provider still held it",
                 minutes(gap),
                 life(false)
+            );
+        }
+        if m.short.is_some() && rules.min_tokens >= provider::NO_IMPLICIT_CACHE {
+            return format!(
+                "{observed}; {modelled} because the model has no implicit cache: the provider read {} tokens of a cache the request does not name",
+                seen.read
             );
         }
         if let Some(short) = m.short {
@@ -600,8 +607,8 @@ impl Analyzer<'_> {
             ))
         } else if read.hashed {
             Some("the trace's text is hashed: not the prompt the provider read".to_owned())
-        } else if read.stored_context {
-            Some(STORED_CONTEXT.to_owned())
+        } else if let Some(stored) = read.stored_context {
+            Some(stored.reason().to_owned())
         } else if let Some(tool) = usage.server_tool
             && (seen.input + seen.read + seen.write) as f64 > 1.5 * prompt_provider
         {
@@ -771,9 +778,6 @@ fn amounts_differ(seen: &CacheFigures, m: &cache::Modelled, ratio: f64) -> Strin
     )
 }
 
-/// Why a Responses turn that continues a stored response is neither judged nor calibrated.
-const STORED_CONTEXT: &str = "it continues a response the provider stored (previous_response_id or conversation): the provider's prompt holds turns the request does not";
-
 /// Why a turn's bill cannot calibrate the exact count, if it cannot.
 fn left_out_of_calibration(
     usage: Usage,
@@ -788,8 +792,8 @@ fn left_out_of_calibration(
         ))
     } else if read.hashed {
         Some("the trace's text is hashed".to_owned())
-    } else if read.stored_context {
-        Some(STORED_CONTEXT.to_owned())
+    } else if let Some(stored) = read.stored_context {
+        Some(stored.reason().to_owned())
     } else {
         media.map(|why| format!("media not counted: {why}"))
     }

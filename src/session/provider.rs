@@ -266,11 +266,39 @@ fn host_of(url: &str) -> String {
     host.to_ascii_lowercase()
 }
 
+/// The minimum of a model without an automatic cache: no prompt is that long, and the
+/// figure stays exact once scaled by a calibration ratio.
+pub const NO_IMPLICIT_CACHE: usize = u32::MAX as usize;
+
+/// Whether a Gemini model caches implicitly: the 2.5 models and later do; 1.x and 2.0 (and the
+/// unversioned `gemini-pro` of 1.0) have only explicit context caches (`cachedContent`).
+/// A name without a version (`gemini-flash-latest`) is today's model.
+pub fn gemini_caches_implicitly(model: &str) -> bool {
+    let m = model.to_ascii_lowercase();
+    let name = m.rsplit('/').next().unwrap_or(&m);
+    let Some(rest) = name.strip_prefix("gemini-") else {
+        return true;
+    };
+    if rest.starts_with("pro") || rest.starts_with("exp-") || rest.starts_with("ultra") {
+        return false;
+    }
+    let version: String = rest
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || *c == '.')
+        .collect();
+    let mut parts = version.split('.').map(|p| p.parse::<u32>().ok());
+    match (parts.next().flatten(), parts.next().flatten()) {
+        (Some(major), minor) => (major, minor.unwrap_or(0)) >= (2, 5),
+        (None, _) => true,
+    }
+}
+
 /// The shortest cached prefix for a model, from the providers' published tables.
 pub fn min_tokens(provider: Provider, model: &str) -> usize {
     let m = model.to_ascii_lowercase();
     let any = |names: &[&str]| names.iter().any(|n| m.contains(n));
     match provider {
+        Provider::Gemini if !gemini_caches_implicitly(&m) => NO_IMPLICIT_CACHE,
         Provider::Gemini if any(&["pro"]) => 4096,
         Provider::Gemini => 1024,
         Provider::Anthropic | Provider::Bedrock | Provider::Vertex | Provider::Foundry => {
@@ -418,6 +446,20 @@ mod tests {
         assert_eq!(min_tokens(Provider::Anthropic, "claude-opus-4-5"), 4096);
         assert_eq!(min_tokens(Provider::Bedrock, "claude-3-5-haiku"), 2048);
         assert_eq!(min_tokens(Provider::Gemini, "gemini-2.5-pro"), 4096);
+        assert_eq!(min_tokens(Provider::Gemini, "gemini-3-flash-preview"), 1024);
+        for older in [
+            "gemini-2.0-flash-exp",
+            "models/gemini-1.5-pro-002",
+            "gemini-pro",
+        ] {
+            assert_eq!(
+                min_tokens(Provider::Gemini, older),
+                NO_IMPLICIT_CACHE,
+                "{older}"
+            );
+        }
+        assert!(gemini_caches_implicitly("gemini-flash-latest"));
+        assert!(gemini_caches_implicitly("gemini-2.5-flash-lite"));
         assert_eq!(tool_use_tokens("claude-sonnet-4-5", false), 346);
         assert_eq!(tool_use_tokens("claude-sonnet-4-5", true), 313);
     }

@@ -60,13 +60,53 @@ pub(super) struct TurnRead<'c> {
     pub(super) overhead: usize,
     /// The trace's text is hashed.
     pub(super) hashed: bool,
-    /// A Responses request that continues a response the provider stored
-    /// (`previous_response_id`, `conversation`): its prompt holds turns the request does not.
-    pub(super) stored_context: bool,
+    /// Context the provider stored that the request only names: its prompt holds turns the
+    /// request does not.
+    pub(super) stored_context: Option<StoredContext>,
     /// The request holds media (images, documents, audio, video).
     pub(super) media: bool,
     /// Whose image rule counts its images.
     pub(super) family: Family,
+}
+
+/// Context a provider stored that a request names instead of sending.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum StoredContext {
+    /// A Responses request continuing a stored response (`previous_response_id`,
+    /// `conversation`).
+    Response,
+    /// A Gemini request reading an explicit context cache (`cachedContent`).
+    GeminiCache,
+}
+
+impl StoredContext {
+    fn of(shape: Shape, body: &serde_json::Value) -> Option<StoredContext> {
+        let named = |keys: &[&str]| {
+            keys.iter()
+                .any(|k| body.get(*k).is_some_and(|v| !v.is_null()))
+        };
+        match shape {
+            Shape::OpenAiResponses if named(&["previous_response_id", "conversation"]) => {
+                Some(StoredContext::Response)
+            }
+            Shape::GeminiGenerateContent if named(&["cachedContent", "cached_content"]) => {
+                Some(StoredContext::GeminiCache)
+            }
+            _ => None,
+        }
+    }
+
+    /// Why its turn is neither judged nor calibrated.
+    pub(super) fn reason(self) -> &'static str {
+        match self {
+            StoredContext::Response => {
+                "it continues a response the provider stored (previous_response_id or conversation): the provider's prompt holds turns the request does not"
+            }
+            StoredContext::GeminiCache => {
+                "it reads an explicit context cache (cachedContent): the provider's prompt holds contents the request does not"
+            }
+        }
+    }
 }
 
 impl<'c> TurnRead<'c> {
@@ -161,10 +201,7 @@ impl<'c> TurnRead<'c> {
             loads,
             context,
             hashed: verdict::hashed(capture),
-            stored_context: shape == Shape::OpenAiResponses
-                && ["previous_response_id", "conversation"]
-                    .iter()
-                    .any(|k| capture.body().get(*k).is_some_and(|v| !v.is_null())),
+            stored_context: StoredContext::of(shape, capture.body()),
             media: verdict::has_media(capture),
             family: Family::of(who_provider, &model),
         }
