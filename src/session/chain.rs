@@ -616,7 +616,7 @@ impl Analyzer<'_> {
                 "a server-side tool ran ({tool}): the provider's figures hold prompts the request does not"
             ))
         } else if beyond_the_trace
-            || seen.read as f64 > provider_tokens(m.read) + slack
+            || (seen.read as f64 > provider_tokens(m.read) + slack || m.read == 0 && seen.read > 0)
                 && provider_tokens(m.read) < 0.5 * seen.read as f64
                 && m.expired.is_none()
                 && (exact.openai || m.marks > 0)
