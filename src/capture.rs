@@ -1136,10 +1136,19 @@ fn is_converse(object: &serde_json::Map<String, Value>) -> bool {
 /// in a JSON-RPC `result`.
 fn detect_api(body: &Value) -> Result<(Shape, bool), LoadError> {
     let Value::Object(object) = body else {
-        return Err(LoadError::UnknownShape(format!(
-            "the document is {}, expected a request object",
-            json_kind(body)
-        )));
+        let what = match body {
+            Value::Array(items) => items.first().and_then(crate::trace::kind::not_a_request),
+            _ => None,
+        };
+        return Err(LoadError::UnknownShape(match what {
+            Some(what) => {
+                format!("the document is an array whose first entry is {what}, not a request")
+            }
+            None => format!(
+                "the document is {}, expected a request object",
+                json_kind(body)
+            ),
+        }));
     };
     // JSON-RPC response carrying a tools/list result.
     if let Some(Value::Object(result)) = object.get("result")
@@ -1193,6 +1202,9 @@ fn detect_api(body: &Value) -> Result<(Shape, bool), LoadError> {
             _ => Shape::McpToolsList,
         };
         return Ok((shape, false));
+    }
+    if let Some(what) = crate::trace::kind::not_a_request(body) {
+        return Err(LoadError::UnknownShape(format!("{what}, not a request")));
     }
     Err(LoadError::UnknownShape(
         "no `messages`, `input`, `contents` or `tools` (expected an Anthropic Messages, OpenAI \

@@ -82,6 +82,32 @@ fn records_that_hold_no_request_are_named_in_one_line() {
     .unwrap();
     let none = fails_with(&["session", replay.to_str().unwrap()]);
     assert!(none.contains("a goose MCP replay"), "{none}");
+    // A response's events saved as an array, one conversation item: said what they are.
+    let cases = [
+        (
+            "events.json",
+            r#"[{"type": "response.completed", "response": {"id": "r", "output": []}}]"#,
+            "the document is an array whose first entry is an OpenAI Responses stream event, not a request",
+        ),
+        (
+            "item.json",
+            r#"{"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hi"}]}"#,
+            "one OpenAI Responses input item, not a request",
+        ),
+        (
+            "converse-answer.json",
+            r#"{"output": {"message": {"role": "assistant", "content": []}}, "stopReason": "end_turn"}"#,
+            "a Bedrock Converse response, not a request",
+        ),
+    ];
+    for (name, body, said) in cases {
+        let path = dir.path().join(name);
+        std::fs::write(&path, body).unwrap();
+        let error = fails_with(&["report", path.to_str().unwrap()]);
+        assert!(error.contains(&format!("{name}: ")), "{error}");
+        assert!(error.contains(said), "{error}");
+        assert_eq!(error.trim_end().lines().count(), 1, "{error}");
+    }
 }
 
 #[test]

@@ -57,6 +57,35 @@ pub(crate) fn refusal(record: &Value) -> Option<String> {
     None
 }
 
+/// What a JSON value that is no request is, where its markers tell: a model's answer, one
+/// event of its stream, or one item of a conversation (for a document read as one request).
+pub(crate) fn not_a_request(value: &Value) -> Option<&'static str> {
+    let object = value.as_object()?;
+    let kind = object.get("type").and_then(Value::as_str);
+    let has = |key: &str| object.contains_key(key);
+    if let Some(what) = response_kind(object) {
+        return Some(what);
+    }
+    Some(match kind {
+        Some(t) if t.starts_with("response.") && has("response") => {
+            "an OpenAI Responses stream event"
+        }
+        Some("message_start" | "content_block_start" | "content_block_delta" | "message_delta") => {
+            "an Anthropic Messages stream event"
+        }
+        _ if has("output") && has("stopReason") && !has("messages") => {
+            "a Bedrock Converse response"
+        }
+        Some("message" | "function_call" | "function_call_output" | "reasoning")
+            if has("role") || has("call_id") || has("summary") =>
+        {
+            "one OpenAI Responses input item"
+        }
+        _ if has("role") && has("content") && !has("messages") => "one conversation message",
+        _ => return None,
+    })
+}
+
 /// A model's answer rather than a request.
 fn response_kind(object: &Map<String, Value>) -> Option<&'static str> {
     let text = |key: &str| object.get(key).and_then(Value::as_str);

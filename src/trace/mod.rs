@@ -20,7 +20,7 @@ mod folder;
 pub mod follow;
 mod har;
 mod jsonl;
-mod kind;
+pub(crate) mod kind;
 mod record;
 mod sse;
 pub mod time;
