@@ -949,6 +949,52 @@ fn vcrpy_cassette_binary_bodies_and_gzip_response() {
 }
 
 #[test]
+fn a_cassette_kept_as_parallel_request_and_response_lists_reads_as_its_interactions() {
+    // LangChain's persister writes vcrpy's cassette as vcrpy holds it: `requests[]` beside
+    // `responses[]`, gzipped. The same interactions in that form read the same.
+    use serde_norway::Value as Y;
+    let path = sample("vcrpy-anthropic.yaml");
+    let expected = records(&mut open(&path));
+    let text = std::fs::read_to_string(&path).unwrap();
+    let yaml: Y = serde_norway::from_str(&text).unwrap();
+    let (mut requests, mut responses) = (Vec::new(), Vec::new());
+    for item in yaml["interactions"].as_sequence().unwrap() {
+        requests.push(item["request"].clone());
+        responses.push(item["response"].clone());
+    }
+    let mut parallel = serde_norway::Mapping::new();
+    parallel.insert(Y::from("requests"), Y::Sequence(requests));
+    parallel.insert(Y::from("responses"), Y::Sequence(responses));
+    let written = serde_norway::to_string(&Y::Mapping(parallel)).unwrap();
+    assert!(written.starts_with("requests:"), "{written}");
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(written.as_bytes()).unwrap();
+    let (_g, gz_path) = temp_file("parallel.yaml.gz", &gz.finish().unwrap());
+    let mut reader = open(&gz_path);
+    assert_eq!(reader.format(), TraceFormat::Cassette);
+    assert_eq!(records(&mut reader), expected);
+    assert_eq!(
+        ignored_of(&reader),
+        ignored(&[("interaction 2", "GET"), ("interaction 3", "embeddings")])
+    );
+}
+
+#[test]
+fn yaml_that_is_no_cassette_is_named_as_yaml_with_its_keys() {
+    let (_t, path) = temp_file("settings.yaml", b"model:\n  name: x\nproviders: [a]\n");
+    let error = trace::open(&path, &TraceOptions::default())
+        .err()
+        .unwrap()
+        .to_string();
+    assert_eq!(
+        error,
+        format!(
+            "{path}: YAML, but not a VCR cassette (no `interactions` list of requests; its top-level keys: model, providers)"
+        )
+    );
+}
+
+#[test]
 fn pydantic_ai_parsed_body_gemini_and_anthropic_stream() {
     let path = sample("pydantic-ai-parsed-body.yaml");
     let interactions = cassette_interactions(&path);

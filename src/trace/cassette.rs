@@ -3,7 +3,9 @@
 //! Two recorders are read, in YAML or in JSON (vcrpy's `json` serializer):
 //! - vcrpy (Python; pytest-recording, pydantic-ai, LangChain, LiteLLM): `interactions[].request`
 //!   `{method, uri, body, headers}`, `response.{status.code, body.string, headers}`; pydantic-ai
-//!   rewrites JSON bodies as `parsed_body` (a YAML mapping) on both sides.
+//!   rewrites JSON bodies as `parsed_body` (a YAML mapping) on both sides. A persister that
+//!   writes vcrpy's cassette as it holds it in memory (LangChain's) has two parallel lists,
+//!   `requests[]` and `responses[]`, instead of `interactions`.
 //! - go-vcr (Go), cassette version 1 and 2: `request.{method, url, body, headers}`,
 //!   `response.{code, status, body, headers}`.
 //!
@@ -23,23 +25,47 @@ use crate::error::{LoadError, json_kind};
 /// its size in bytes. A NUL starts it, so no recorded mapping key can be mistaken for it.
 const BINARY_KEY: &str = "\u{0}binary bytes";
 
-/// Whether a document is a cassette: `interactions` is a list whose first item has a `request`.
+/// Whether a document is a cassette: `interactions` is a list whose first item has a `request`,
+/// or `requests` is a list of requests (a `method` and a `uri`) beside a `responses` list.
 pub(crate) fn is_cassette(document: &Value) -> bool {
     match document.get("interactions") {
         Some(Value::Array(items)) => items
             .first()
             .is_none_or(|item| item.get("request").is_some()),
-        _ => false,
+        _ => is_parallel_lists(document),
     }
 }
 
+/// vcrpy's in-memory cassette, `requests[]` beside `responses[]`.
+fn is_parallel_lists(document: &Value) -> bool {
+    let (Some(Value::Array(requests)), Some(Value::Array(_))) =
+        (document.get("requests"), document.get("responses"))
+    else {
+        return false;
+    };
+    requests
+        .first()
+        .is_none_or(|r| r.get("method").is_some() && r.get("uri").is_some())
+}
+
 /// Whether a text's first line starts a YAML document a cassette may be: `interactions:`
-/// (vcrpy writes its keys in order), `version:` or a `---` / `%YAML` header (go-vcr).
+/// (vcrpy writes its keys in order), `requests:` (its in-memory form), `version:` or a `---` /
+/// `%YAML` header (go-vcr), or any other plain key opening a block (read as YAML, so that a
+/// YAML document that is no cassette is named as such, not as broken JSON).
 pub(crate) fn looks_like_yaml_cassette(first_line: &[u8]) -> bool {
-    let line = first_line.trim_ascii_start();
-    [b"interactions:".as_slice(), b"version:", b"---", b"%YAML"]
-        .iter()
-        .any(|start| line.starts_with(start))
+    let line = first_line.trim_ascii();
+    let starts = [
+        b"interactions:".as_slice(),
+        b"requests:",
+        b"version:",
+        b"---",
+        b"%YAML",
+    ];
+    starts.iter().any(|start| line.starts_with(start))
+        || line.strip_suffix(b":").is_some_and(|key| {
+            key.first().is_some_and(u8::is_ascii_alphabetic)
+                && key.iter().all(|&b| b.is_ascii_alphanumeric() || b == b'_')
+        })
 }
 
 /// Parse a YAML text into a JSON value (tags dropped, values kept). Errors say where, in YAML's
@@ -238,7 +264,7 @@ impl CassetteSource {
     pub(crate) fn new(mut document: Value) -> CassetteSource {
         let interactions = match document.get_mut("interactions").map(Value::take) {
             Some(Value::Array(items)) => items,
-            _ => Vec::new(),
+            _ => paired(&mut document),
         };
         CassetteSource {
             interactions,
@@ -256,6 +282,28 @@ impl CassetteSource {
             interaction_outcome(interaction, source),
         ))
     }
+}
+
+/// The interactions of a cassette kept as two parallel lists: the Nth response answers the
+/// Nth request (one missing is a request without its answer).
+fn paired(document: &mut Value) -> Vec<Value> {
+    let mut take = |key: &str| match document.get_mut(key).map(Value::take) {
+        Some(Value::Array(items)) => items,
+        _ => Vec::new(),
+    };
+    let requests = take("requests");
+    let mut responses = take("responses").into_iter();
+    requests
+        .into_iter()
+        .map(|request| {
+            let mut interaction = Map::new();
+            interaction.insert("request".into(), request);
+            if let Some(response) = responses.next() {
+                interaction.insert("response".into(), response);
+            }
+            Value::Object(interaction)
+        })
+        .collect()
 }
 
 fn interaction_outcome(interaction: Value, source: String) -> Result<Outcome, String> {

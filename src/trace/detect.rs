@@ -20,7 +20,7 @@ use super::record::{self, Outcome};
 use super::{Compression, MAX_RECORD_BYTES, Source, TraceFormat, TraceRecord};
 use super::{bounded, budget};
 use crate::capture::{Capture, MAX_CAPTURE_BYTES};
-use crate::error::{LoadError, json_error};
+use crate::error::{LoadError, json_error, json_kind};
 
 /// Read buffer for traces: lines of a few hundred KB are common (each turn re-sends the
 /// conversation), so a larger buffer saves system calls.
@@ -336,7 +336,10 @@ fn yaml_cassette(
             "a cassette whose interactions are not HTTP requests (no `request`: a \
              recording of another protocol, such as gRPC)"
         } else {
-            "YAML, but not a VCR cassette (no `interactions` list of requests)"
+            return Err(LoadError::Refused(format!(
+                "YAML, but not a VCR cassette (no `interactions` list of requests{})",
+                yaml_keys(&value)
+            )));
         };
         return Err(LoadError::Refused(what.into()));
     }
@@ -344,6 +347,32 @@ fn yaml_cassette(
         TraceFormat::Cassette,
         Source::Cassette(CassetteSource::new(value)),
     ))
+}
+
+/// "; its top-level keys: a, b" for a YAML mapping whose keys are plain words (others are
+/// counted, never shown: they are the file's text), or nothing.
+fn yaml_keys(value: &Value) -> String {
+    let Some(map) = value.as_object() else {
+        return format!("; it is {}", json_kind(value));
+    };
+    let plain = |k: &&String| {
+        k.len() <= 40
+            && k.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+    };
+    let shown: Vec<&str> = map
+        .keys()
+        .filter(plain)
+        .take(6)
+        .map(String::as_str)
+        .collect();
+    let others = map.len() - shown.len();
+    match (shown.is_empty(), others) {
+        (true, 0) => "; it is an empty mapping".to_owned(),
+        (true, n) => format!("; its {n} top-level keys are not plain words"),
+        (false, 0) => format!("; its top-level keys: {}", shown.join(", ")),
+        (false, n) => format!("; its top-level keys: {} and {n} more", shown.join(", ")),
+    }
 }
 
 /// A server-sent event stream: an MCP `tools/list` answer in it is the capture.
