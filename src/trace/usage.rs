@@ -170,6 +170,15 @@ pub(crate) fn from_stream(stream: &str) -> Option<Usage> {
                     if let Some(n) = count(delta.get("cache_read_input_tokens")) {
                         current.cache_read = n;
                     }
+                    // A start without cache figures (Z.ai's GLM streams them in the delta
+                    // only): the delta's, numbers or `null`, are the call's.
+                    let write = figure(delta, &["cache_creation_input_tokens"]);
+                    let read = figure(delta, &["cache_read_input_tokens"]);
+                    if matches!(write, Some(None)) || matches!(read, Some(None)) {
+                        current.cache_unknown = true;
+                    } else if write.is_some() || read.is_some() {
+                        current.cache_unknown = false;
+                    }
                 }
             }
             _ if is_response_event(&event) => {
@@ -392,6 +401,14 @@ mod tests {
             event: message_delta\n\
             data: {\"type\":\"message_delta\",\"usage\":{\"input_tokens\":181,\"cache_read_input_tokens\":0,\"iterations\":[{\"type\":\"compaction\",\"input_tokens\":100,\"cache_read_input_tokens\":55096,\"cache_creation_input_tokens\":0},{\"type\":\"message\",\"input_tokens\":181,\"cache_read_input_tokens\":0,\"cache_creation_input_tokens\":0}]}}\n\n";
         assert_eq!(from_text(compacted), usage(281, 0, 55096));
+        // Z.ai's GLM: the start counts nothing, the delta holds the call's figures.
+        let glm = "event: message_start\n\
+            data: {\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":0,\"output_tokens\":0}}}\n\n\
+            event: message_delta\n\
+            data: {\"type\":\"message_delta\",\"usage\":{\"input_tokens\":262,\"output_tokens\":51,\"cache_read_input_tokens\":20439}}\n\n";
+        assert_eq!(from_text(glm), usage(262, 0, 20439));
+        let nulled = glm.replace("20439", "null");
+        assert!(from_text(&nulled).unwrap().cache_unknown);
     }
 
     #[test]
