@@ -204,8 +204,9 @@ pub struct Settings {
     /// `cache.write`: what a token written to the cache costs, in input tokens (`None`: the
     /// provider's default, 1.25 Anthropic, 1.0 OpenAI).
     pub cache_write: Option<Multiplier>,
-    /// `cache.ttl`: how long a cached prefix lives between two turns, in milliseconds (5 min).
-    pub cache_ttl_ms: u64,
+    /// `cache.ttl`: how long a cached prefix lives between two turns, in milliseconds (`None`:
+    /// the provider's, 5 min but for those that publish none).
+    pub cache_ttl_ms: Option<u64>,
     /// The rest of the cache model's settings (boxed: `Settings` travels by value in every
     /// TUI job).
     pub cache: Box<CacheSettings>,
@@ -282,7 +283,7 @@ impl Default for Settings {
             defer_eligible: Eligible::Mcp,
             cache_read: None,
             cache_write: None,
-            cache_ttl_ms: 5 * 60_000,
+            cache_ttl_ms: None,
             cache: Box::new(CacheSettings {
                 write_1h: None,
                 ttl_1h_ms: 3_600_000,

@@ -496,7 +496,7 @@ fn strategy_totals_add_up_and_cost_follows_the_model() {
     // Turn 1 writes the prefix at 1, sends the user message plain; turn 2 reads it at 0.
     assert_eq!(report.strategies[0].cost, (whole + user) as f64);
     assert_eq!(report.settings["cache.read"], "0");
-    assert_eq!(report.settings["cache.ttl"], "5m");
+    assert_eq!(report.settings["cache.ttl"], "auto");
     assert_eq!(report.settings["cache.min_tokens"], "1");
 }
 

@@ -372,3 +372,128 @@ fn each_break_has_its_price() {
         Some(0.15)
     );
 }
+
+fn chat_at(url: &str, model: &str, n: usize, words: usize, usage: Option<Usage>) -> TraceRecord {
+    let text: String = (0..words).map(|i| format!("w{} ", i % 89)).collect();
+    let mut r = record(
+        n,
+        json!({"model": model, "messages": [{"role": "system", "content": text},
+            {"role": "user", "content": format!("question {n}")}]}),
+        usage,
+    );
+    r.url = Some(url.into());
+    r
+}
+
+/// A read longer than every earlier request to the provider cannot be of a prefix the trace
+/// wrote, whatever the model's minimum says: cached before the trace (a sibling test's image,
+/// in a recording run). A read within an earlier request's length stays judged: there the
+/// model's minimum is what is wrong.
+#[test]
+fn a_read_longer_than_every_request_before_it_was_cached_outside_the_trace() {
+    let url = "https://api.openai.com/v1/chat/completions";
+    let report = analyze(vec![
+        chat_at(url, "gpt-4o", 1, 10, Some(usage(40, 0, 0))),
+        chat_at(url, "gpt-4o", 2, 600, Some(usage(700, 0, 300))),
+    ]);
+    let turn = &report.turns[1];
+    assert_eq!(turn.agrees, None, "{:?}", turn.disagreement);
+    assert!(
+        turn.not_judged
+            .as_deref()
+            .unwrap()
+            .starts_with("cache warmed before the trace: the provider read 300 tokens"),
+        "{:?}",
+        turn.not_judged
+    );
+    let report = analyze(vec![
+        chat_at(url, "gpt-4o", 1, 600, Some(usage(700, 0, 0))),
+        chat_at(url, "gpt-4o", 2, 600, Some(usage(700, 0, 640))),
+    ]);
+    let turn = &report.turns[1];
+    assert_eq!(turn.agrees, Some(false));
+    assert!(
+        turn.disagreement
+            .as_deref()
+            .unwrap()
+            .contains("because of the minimum length"),
+        "{:?}",
+        turn.disagreement
+    );
+}
+
+/// After a turn whose server-side tool ran in the provider's own passes, the next turn reads
+/// the prefix those passes cached (search results the requests never held whole): not judged,
+/// and said so.
+#[test]
+fn a_read_of_what_a_server_side_tool_cached_is_not_judged() {
+    let body = marked("claude-sonnet-4-5", 300);
+    let searched = Usage {
+        server_tool: Some("web_search"),
+        ..usage(10, 39_000, 0)
+    };
+    let report = analyze(vec![
+        record(1, body.clone(), Some(searched)),
+        record(2, body, Some(usage(10, 12_000, 39_000))),
+    ]);
+    let turn = &report.turns[1];
+    assert_eq!(turn.agrees, None, "{:?}", turn.disagreement);
+    assert!(
+        turn.not_judged
+            .as_deref()
+            .unwrap()
+            .starts_with("read what a server-side tool cached: the provider read 39000 tokens"),
+        "{:?}",
+        turn.not_judged
+    );
+}
+
+/// Each provider's lifetime: Anthropic's prefix is gone 17 minutes on; Z.ai publishes none and
+/// keeps it (a GLM session read prefixes 17 minutes old), unless `cache.ttl` is set.
+#[test]
+fn each_provider_has_its_own_lifetime() {
+    let gap = 17 * 60_000;
+    let timed = |mut r: TraceRecord, at: i64| {
+        r.time_ms = Some(at);
+        r
+    };
+    let url = "https://api.z.ai/api/anthropic/v1/messages";
+    let glm = |n: usize, at: i64, u: Usage| {
+        let mut r = timed(record(n, marked("glm-4.7", 600), Some(u)), at);
+        r.url = Some(url.into());
+        r
+    };
+    let trace = || vec![glm(1, 0, usage(700, 0, 0)), glm(2, gap, usage(4, 0, 690))];
+    let report = analyze(trace());
+    let turn = &report.turns[1];
+    assert_eq!(turn.provider, "zai");
+    assert_eq!(turn.modelled.unwrap().state, "hit");
+    assert_eq!(turn.agrees, Some(true), "{:?}", turn.disagreement);
+
+    let counter = TokenCounter::new(Encoding::O200kBase);
+    let mut settings = Settings::default();
+    settings.set("cache.ttl", "5m").unwrap();
+    let mut analyzer = Analyzer::new(&[Strategy::Original], &settings, &counter, None);
+    for r in trace() {
+        analyzer.push(r).unwrap();
+    }
+    let set = analyzer.finish(TraceInfo::default());
+    assert_eq!(set.turns[1].modelled.unwrap().state, "none");
+    assert!(
+        set.turns[1]
+            .disagreement
+            .as_deref()
+            .unwrap()
+            .contains("past cache.ttl=5m"),
+        "{:?}",
+        set.turns[1].disagreement
+    );
+
+    let body = marked("claude-sonnet-4-5", 2000);
+    let report = analyze(vec![
+        timed(record(1, body.clone(), Some(usage(4, 2100, 0))), 0),
+        timed(record(2, body, Some(usage(4, 2100, 0))), gap),
+    ]);
+    assert_eq!(report.turns[1].modelled.unwrap().state, "write");
+    assert_eq!(report.turns[1].agrees, Some(true));
+}

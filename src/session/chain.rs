@@ -7,14 +7,13 @@ use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
 
+use super::disagreement;
 use super::prices::price_per_million;
 use super::prompt;
-use super::provider;
 use super::read::TurnRead;
 use super::{
     Analyzer, BreakCause, BreakPrice, CacheFigures, ChainState, Counted, cache, round2, verdict,
 };
-use crate::settings::Settings;
 use crate::trace::Usage;
 
 /// The price of a break ([`BreakPrice`]): `usd_per_million` is per exact token (the input
@@ -106,6 +105,15 @@ pub(super) struct PreviousPrompt {
     time_ms: Option<i64>,
 }
 
+/// The longest request a provider and model were sent so far in the trace (in its tokens), and
+/// the server-side tool an earlier turn ran: a read longer than every request can only be of
+/// a prefix cached before the trace, or by a server-side tool's own passes.
+#[derive(Debug, Default, Clone, Copy)]
+pub(super) struct LongestSent {
+    tokens: f64,
+    server_tool: Option<&'static str>,
+}
+
 /// Blocks shorter than this are not searched for a common prefix inside them: they add at
 /// most one step of an automatic cache.
 const INNER_PREFIX_TOKENS: usize = 128;
@@ -116,110 +124,6 @@ pub(super) struct Timed {
     pub(super) timed: usize,
     /// Without: there every prefix counts as within its lifetime.
     pub(super) untimed: usize,
-}
-
-/// Why the modelled cache of a request disagrees with the one the provider reported, where
-/// the trace can tell.
-fn explain(
-    seen: &CacheFigures,
-    m: &cache::Modelled,
-    rules: &cache::Rules,
-    settings: &Settings,
-) -> String {
-    let minutes = |ms: i64| format!("{:.1} min", ms as f64 / 60_000.0);
-    let life = |long: bool| {
-        let key = match (long, rules.openai) {
-            (false, _) => "cache.ttl",
-            (true, false) => "cache.ttl_1h",
-            (true, true) => "cache.ttl_24h",
-        };
-        format!("{key}={}", settings.get(key).unwrap_or_default())
-    };
-    let observed = format!("observed a {}", seen.state);
-    let modelled = format!("modelled a {}", m.state());
-    if seen.read > 0 && m.read == 0 {
-        if !rules.openai && m.marks == 0 {
-            return format!(
-                "{observed}; {modelled} because the request sets no cache_control breakpoint: the provider cached without one"
-            );
-        }
-        if let Some((tokens, gap)) = m.expired {
-            return format!(
-                "{observed}; {modelled} because of a lifetime gap: the prefix ({tokens} tokens) was last used {} before, past {}; the provider still held it",
-                minutes(gap),
-                life(false)
-            );
-        }
-        if m.short.is_some() && rules.min_tokens >= provider::NO_IMPLICIT_CACHE {
-            return format!(
-                "{observed}; {modelled} because the model has no implicit cache: the provider read {} tokens of a cache the request does not name",
-                seen.read
-            );
-        }
-        if let Some(short) = m.short {
-            return format!(
-                "{observed}; {modelled} because of the minimum length: the prefix is {short} tokens by the exact count, under cache.min_tokens={} (the provider counts with its own tokenizer)",
-                rules.min_tokens
-            );
-        }
-        return format!(
-            "{observed}; {modelled} because the prefix was never seen: the provider read {} tokens written by a request the trace does not show",
-            seen.read
-        );
-    }
-    if seen.read == 0 && m.read > 0 {
-        let when = m.read_gap.map_or(
-            "(the trace has no timestamps: every turn counts as within the lifetime)".to_owned(),
-            |g| format!("last used {} before, within {}", minutes(g), life(false)),
-        );
-        return format!(
-            "{observed}; {modelled} because of early eviction: the provider no longer held the prefix ({} tokens) {when}",
-            m.read
-        );
-    }
-    if seen.write > 0 && m.written() == 0 {
-        if !rules.openai && m.marks == 0 {
-            return format!(
-                "{observed}; {modelled} because the request sets no cache_control breakpoint: the provider cached without one"
-            );
-        }
-        if let Some(short) = m.short {
-            return format!(
-                "{observed}; {modelled} because of the minimum length: the prefix is {short} tokens by the exact count, under cache.min_tokens={}; the provider cached it",
-                rules.min_tokens
-            );
-        }
-        if m.read > 0 && seen.read > m.read as u64 {
-            return format!(
-                "{observed}; {modelled}: the provider read {} tokens and wrote {} more, the model reads {} and has nothing left to write before the last breakpoint: the prompt the trace holds is not the one billed (calibration ratio far from 1)",
-                seen.read, seen.write, m.read
-            );
-        }
-        return format!(
-            "{observed}; {modelled} because of early eviction: the provider wrote {} tokens the model has as still cached",
-            seen.write
-        );
-    }
-    if seen.write == 0 && m.written() > 0 {
-        if seen.read == 0 && m.written() < 2 * rules.min_tokens {
-            return format!(
-                "{observed}; {modelled} because of the minimum length: the provider cached nothing of a {}-token prefix (its own count may be under its minimum, cache.min_tokens={})",
-                m.written(),
-                rules.min_tokens
-            );
-        }
-        if seen.read == 0 {
-            return format!(
-                "{observed}; {modelled}: the provider reported no caching of a {}-token prefix the request marks; the trace does not tell why",
-                m.written()
-            );
-        }
-        return format!(
-            "{observed}; {modelled} because the prefix was never seen: the provider had already cached what the model writes ({} tokens), written by a request the trace does not show",
-            m.written()
-        );
-    }
-    format!("{observed}; {modelled}")
 }
 
 /// The chain check of one turn against the previous turn of its chain (anthropics/claude-code
@@ -383,6 +287,13 @@ impl Analyzer<'_> {
             break_price: lost,
             ..SentCache::default()
         };
+        let longest_before = self.longest_sent.get(&group).copied().unwrap_or_default();
+        let this_prompt = usage
+            .filter(|u| u.server_tool.is_none() && !u.cache_unknown)
+            .map_or(total as f64 * ratio, |u| billed(&u) as f64);
+        let longest = self.longest_sent.entry(group).or_default();
+        longest.tokens = longest.tokens.max(this_prompt);
+        longest.server_tool = longest.server_tool.or(usage.and_then(|u| u.server_tool));
         let Some(usage) = usage else {
             self.calibration.unbilled();
             return sent;
@@ -419,7 +330,7 @@ impl Analyzer<'_> {
         }
         sent.observed = Some(seen);
         let reads_new = self.first_unread_block_is_new(m.read, head, rest);
-        let judged_on = (time_ms, reads_new);
+        let judged_on = (time_ms, reads_new, longest_before);
         let reason = self.not_judged(usage, &seen, &m, read, (ratio, total), &exact, judged_on);
         if let Some(reason) = reason {
             sent.not_judged = Some(reason);
@@ -452,9 +363,9 @@ impl Analyzer<'_> {
         self.agreement.agree += usize::from(agrees);
         sent.agrees = Some(agrees);
         if !same_state {
-            sent.disagreement = Some(explain(seen, m, rules, &self.settings));
+            sent.disagreement = Some(disagreement::explain(seen, m, rules, &self.settings));
         } else if !amounts {
-            sent.disagreement = Some(amounts_differ(seen, m, ratio));
+            sent.disagreement = Some(disagreement::amounts_differ(seen, m, ratio));
         }
     }
 
@@ -583,11 +494,15 @@ impl Analyzer<'_> {
         read: &TurnRead<'_>,
         (ratio, total): (f64, usize),
         exact: &cache::Rules,
-        (time_ms, reads_new): (Option<i64>, bool),
+        (time_ms, reads_new, longest): (Option<i64>, bool, LongestSent),
     ) -> Option<String> {
         let provider_tokens = |n: usize| n as f64 * ratio;
         let prompt_provider = provider_tokens(total);
         let slack = (seen.read as f64 * verdict::TOLERANCE).max(verdict::TOLERANCE_TOKENS as f64);
+        // Longer than every earlier request to this provider and model: none of them wrote it,
+        // whatever the model's minimum says.
+        let unwritten = seen.read as f64
+            > longest.tokens * (1.0 + verdict::TOLERANCE) + verdict::TOLERANCE_TOKENS as f64;
         // Breakpoints: the provider read past the model's read into a block no earlier turn
         // sent, or wrote nothing where the model writes one: that prefix was cached before.
         let beyond_the_trace = reads_new
@@ -616,6 +531,7 @@ impl Analyzer<'_> {
                 "a server-side tool ran ({tool}): the provider's figures hold prompts the request does not"
             ))
         } else if beyond_the_trace
+            || unwritten
             || (seen.read as f64 > provider_tokens(m.read) + slack || m.read == 0 && seen.read > 0)
                 && provider_tokens(m.read) < 0.5 * seen.read as f64
                 && m.expired.is_none()
@@ -635,15 +551,21 @@ impl Analyzer<'_> {
                 read: (seen.read as f64 / ratio).round() as usize,
                 life_ms: life,
             });
-            Some(format!(
-                "cache warmed before the trace: the provider read {} tokens no earlier request of the trace wrote; {} adopted as cached from here",
-                seen.read,
-                if exact.openai {
-                    seen.read as f64
-                } else {
-                    provider_tokens(adopted).round()
-                }
-            ))
+            let adopted = if exact.openai {
+                seen.read as f64
+            } else {
+                provider_tokens(adopted).round()
+            };
+            Some(match longest.server_tool {
+                Some(tool) if unwritten => format!(
+                    "read what a server-side tool cached: the provider read {} tokens, more than any earlier request of the trace sent, after a turn whose {tool} ran in the provider's own passes; {adopted} adopted as cached from here",
+                    seen.read
+                ),
+                _ => format!(
+                    "cache warmed before the trace: the provider read {} tokens no earlier request of the trace wrote; {adopted} adopted as cached from here",
+                    seen.read
+                ),
+            })
         } else {
             None
         }
@@ -761,21 +683,6 @@ impl Analyzer<'_> {
             boundaries.push(cache::Boundary { hash, tokens, mark });
         }
     }
-}
-
-/// Why a turn whose states agree disagrees on its amounts.
-fn amounts_differ(seen: &CacheFigures, m: &cache::Modelled, ratio: f64) -> String {
-    format!(
-        "the states agree ({}) but the amounts do not: read {} and wrote {}, modelled {:.0} and {:.0} provider tokens (calibrated by {:.3}; tolerance {:.0}% or {} tokens)",
-        seen.state,
-        seen.read,
-        seen.write,
-        m.read as f64 * ratio,
-        m.written() as f64 * ratio,
-        ratio,
-        verdict::TOLERANCE * 100.0,
-        verdict::TOLERANCE_TOKENS
-    )
 }
 
 /// Why a turn's bill cannot calibrate the exact count, if it cannot.

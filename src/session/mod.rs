@@ -23,6 +23,7 @@ pub mod verdict;
 
 mod calibration;
 mod chain;
+mod disagreement;
 mod entries;
 mod media;
 mod prices;
@@ -169,6 +170,8 @@ pub struct Analyzer<'a> {
     /// The blocks (system, messages) this turn sends that no earlier turn sent: no request
     /// of the trace can have cached a prefix that holds one.
     new_blocks: FxHashSet<u64>,
+    /// Per calibration group, the longest request sent so far.
+    longest_sent: FxHashMap<usize, chain::LongestSent>,
 }
 
 /// One block of a prompt, counted: its hash, tokens and breakpoint.
@@ -220,6 +223,7 @@ impl<'a> Analyzer<'a> {
             block_texts: Vec::new(),
             previous_prompt: FxHashMap::default(),
             new_blocks: FxHashSet::default(),
+            longest_sent: FxHashMap::default(),
         }
     }
 
@@ -355,7 +359,7 @@ impl<'a> Analyzer<'a> {
         let (cache, cache_break) = if failed {
             (ChainState::Unknown, None)
         } else {
-            chain_check(state.chain.as_ref(), &point, self.settings.cache_ttl_ms)
+            chain_check(state.chain.as_ref(), &point, read.rules.ttl_ms)
         };
 
         // The request as sent, through the cache model, against what the provider billed.

@@ -126,7 +126,7 @@ pub fn rules_with(
         } else {
             known.step
         },
-        ttl_ms: settings.cache_ttl_ms,
+        ttl_ms: settings.cache_ttl_ms.unwrap_or(known.ttl_ms),
         ttl_long_ms: if openai {
             settings.cache.ttl_24h_ms
         } else {

@@ -54,7 +54,17 @@ pub struct ProviderRules {
     pub reports_writes: bool,
     /// It bills reads of an automatic cache at this fraction of input (`None`: by model).
     pub read_price: Option<f64>,
+    /// How long an unused prefix lives, in milliseconds ([`NO_LIFETIME`]: none published, so
+    /// none is modelled).
+    pub ttl_ms: u64,
 }
+
+/// The lifetime of a cache whose provider publishes none, or only "hours to days": within a
+/// trace, a prefix never expires by age.
+pub const NO_LIFETIME: u64 = u64::MAX / 4;
+
+/// Five minutes: Anthropic's default lifetime, OpenAI's least.
+pub const FIVE_MINUTES: u64 = 5 * 60_000;
 
 /// Anthropic's explicit breakpoints (Claude on Anthropic, Bedrock and Vertex).
 pub const BREAKPOINTS: ProviderRules = ProviderRules {
@@ -63,6 +73,7 @@ pub const BREAKPOINTS: ProviderRules = ProviderRules {
     step: 1,
     reports_writes: true,
     read_price: None,
+    ttl_ms: FIVE_MINUTES,
 };
 
 /// OpenAI's automatic caching: 1,024 tokens, then steps of 128.
@@ -72,6 +83,7 @@ pub const AUTOMATIC: ProviderRules = ProviderRules {
     step: 128,
     reports_writes: false,
     read_price: None,
+    ttl_ms: FIVE_MINUTES,
 };
 
 impl Provider {
@@ -101,17 +113,21 @@ impl Provider {
             }
             Provider::OpenAi | Provider::Azure => automatic,
             // A 64-token storage unit: shorter prefixes are not cached, reads are whole units.
+            // Unused prefixes are cleared "within a few hours to a few days".
             Provider::DeepSeek => ProviderRules {
                 min_tokens: Some(64),
                 step: 64,
                 read_price: Some(0.1),
+                ttl_ms: NO_LIFETIME,
                 ..automatic
             },
-            // Automatic context caching; no minimum or unit is published: any common prefix.
+            // Automatic context caching; no minimum, unit or lifetime is published: any common
+            // prefix, kept (a GLM session read prefixes last used 17 minutes before).
             Provider::Moonshot | Provider::Zai => ProviderRules {
                 min_tokens: Some(1),
                 step: 1,
                 read_price: Some(0.25),
+                ttl_ms: NO_LIFETIME,
                 ..automatic
             },
             // Implicit caching from the model's minimum; reads in any amount.

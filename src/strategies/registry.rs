@@ -63,13 +63,21 @@ pub const CACHE: &[SettingKey] = &[
     },
     SettingKey {
         key: "cache.ttl",
-        help: "how long a cached prefix lives after its last use (300, 300s, 5m, 1h, 250ms)",
+        help: "how long a cached prefix lives after its last use (auto: 5m; DeepSeek, Moonshot, Z.ai none; 300, 300s, 5m, 1h, 250ms)",
         kind: ValueKind::Duration,
         affects: &[],
         first_for: &[],
-        read: |s| Some(setting_key::duration_text(s.cache_ttl_ms)),
+        read: |s| {
+            Some(
+                s.cache_ttl_ms
+                    .map_or("auto".into(), setting_key::duration_text),
+            )
+        },
         write: |s, v| {
-            s.cache_ttl_ms = setting_key::duration_ms(v)?;
+            s.cache_ttl_ms = match v.trim() {
+                "auto" | "" => None,
+                _ => Some(setting_key::duration_ms(v)?),
+            };
             Ok(())
         },
     },
