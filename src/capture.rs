@@ -1144,6 +1144,9 @@ fn detect_api(body: &Value) -> Result<(Shape, bool), LoadError> {
             Some(what) => {
                 format!("the document is an array whose first entry is {what}, not a request")
             }
+            None if body.as_array().is_some_and(Vec::is_empty) => {
+                "the document is an empty array: no request in it".to_owned()
+            }
             None => format!(
                 "the document is {}, expected a request object",
                 json_kind(body)

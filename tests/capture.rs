@@ -168,6 +168,10 @@ fn broken_inputs_get_one_line_errors() {
             "not a known capture shape: the document is an array, expected a request object",
         ),
         (
+            b"[]",
+            "not a known capture shape: the document is an empty array: no request in it",
+        ),
+        (
             b"{\"model\": \"x\"}",
             "not a known capture shape: no `messages`, `input`, `contents` or `tools`",
         ),

@@ -497,3 +497,17 @@ fn each_provider_has_its_own_lifetime() {
     assert_eq!(report.turns[1].modelled.unwrap().state, "write");
     assert_eq!(report.turns[1].agrees, Some(true));
 }
+
+/// A failed call is outside the cache chain, and its turn says so (a throttled Bedrock call).
+#[test]
+fn a_failed_call_says_why_it_is_not_judged() {
+    let report = session_json("samples/traces/go-vcr-bedrock-chat.yaml");
+    let turns = report["turns"].as_array().unwrap();
+    assert_eq!(turns[1]["failed"], true);
+    assert_eq!(turns[1]["agrees"], Value::Null);
+    assert_eq!(
+        turns[1]["not_judged"],
+        "the call failed (HTTP 429): outside the cache chain"
+    );
+    assert_eq!(turns[0]["not_judged"], Value::Null);
+}

@@ -64,6 +64,12 @@ pub(super) fn explain(
             "(the trace has no timestamps: every turn counts as within the lifetime)".to_owned(),
             |g| format!("last used {} before, within {}", minutes(g), life(false)),
         );
+        if rules.openai {
+            return format!(
+                "{observed}; {modelled} because the provider did not read a prefix it was sent ({} tokens) {when}: automatic caching is best effort (evicted early, or served by a machine that did not hold it)",
+                m.read
+            );
+        }
         return format!(
             "{observed}; {modelled} because of early eviction: the provider no longer held the prefix ({} tokens) {when}",
             m.read

@@ -174,6 +174,14 @@ pub struct Analyzer<'a> {
     longest_sent: FxHashMap<usize, chain::LongestSent>,
 }
 
+/// Why a failed call's turn is not judged: it is outside the cache chain.
+fn failed_call(status: Option<u16>) -> String {
+    match status {
+        Some(code) => format!("the call failed (HTTP {code}): outside the cache chain"),
+        None => "the call failed: outside the cache chain".to_owned(),
+    }
+}
+
 /// One block of a prompt, counted: its hash, tokens and breakpoint.
 type Counted = (u64, usize, Option<Ttl>);
 
@@ -456,7 +464,9 @@ impl<'a> Analyzer<'a> {
             provider: read.who.provider.id(),
             host: read.who.host.clone(),
             server_tool: usage.and_then(|u| u.server_tool),
-            not_judged: sent.not_judged,
+            not_judged: sent
+                .not_judged
+                .or_else(|| failed.then(|| failed_call(record.status))),
             break_price: sent.break_price,
             calls,
             time_ms,

@@ -298,15 +298,29 @@ pub fn gemini_caches_implicitly(model: &str) -> bool {
     if rest.starts_with("pro") || rest.starts_with("exp-") || rest.starts_with("ultra") {
         return false;
     }
+    gemini_version(name).is_none_or(|v| v >= (2, 5))
+}
+
+/// Gemini's implicit-cache minimum, from Google's table of October 2026: 2,048 for 2.5 Flash
+/// and Pro, 4,096 for the 3.x models and later (and for a name without a version, today's).
+fn gemini_min_tokens(model: &str) -> usize {
+    match gemini_version(model) {
+        Some((major, _)) if major < 3 => 2048,
+        _ => 4096,
+    }
+}
+
+/// A Gemini model name's version (`gemini-2.5-flash`: (2, 5)); `None` without one.
+fn gemini_version(model: &str) -> Option<(u32, u32)> {
+    let name = model.rsplit('/').next().unwrap_or(model);
+    let rest = name.strip_prefix("gemini-")?;
     let version: String = rest
         .chars()
         .take_while(|c| c.is_ascii_digit() || *c == '.')
         .collect();
     let mut parts = version.split('.').map(|p| p.parse::<u32>().ok());
-    match (parts.next().flatten(), parts.next().flatten()) {
-        (Some(major), minor) => (major, minor.unwrap_or(0)) >= (2, 5),
-        (None, _) => true,
-    }
+    let major = parts.next().flatten()?;
+    Some((major, parts.next().flatten().unwrap_or(0)))
 }
 
 /// The shortest cached prefix for a model, from the providers' published tables.
@@ -315,8 +329,7 @@ pub fn min_tokens(provider: Provider, model: &str) -> usize {
     let any = |names: &[&str]| names.iter().any(|n| m.contains(n));
     match provider {
         Provider::Gemini if !gemini_caches_implicitly(&m) => NO_IMPLICIT_CACHE,
-        Provider::Gemini if any(&["pro"]) => 4096,
-        Provider::Gemini => 1024,
+        Provider::Gemini => gemini_min_tokens(&m),
         Provider::Anthropic | Provider::Bedrock | Provider::Vertex | Provider::Foundry => {
             if any(&[
                 "opus-4-5",
@@ -461,8 +474,14 @@ mod tests {
     fn minimums_and_tool_use_tokens() {
         assert_eq!(min_tokens(Provider::Anthropic, "claude-opus-4-5"), 4096);
         assert_eq!(min_tokens(Provider::Bedrock, "claude-3-5-haiku"), 2048);
-        assert_eq!(min_tokens(Provider::Gemini, "gemini-2.5-pro"), 4096);
-        assert_eq!(min_tokens(Provider::Gemini, "gemini-3-flash-preview"), 1024);
+        assert_eq!(min_tokens(Provider::Gemini, "gemini-2.5-pro"), 2048);
+        assert_eq!(
+            min_tokens(Provider::Gemini, "models/gemini-2.5-flash"),
+            2048
+        );
+        assert_eq!(min_tokens(Provider::Gemini, "gemini-3-flash-preview"), 4096);
+        assert_eq!(min_tokens(Provider::Gemini, "gemini-3.1-pro-preview"), 4096);
+        assert_eq!(min_tokens(Provider::Gemini, "gemini-flash-latest"), 4096);
         for older in [
             "gemini-2.0-flash-exp",
             "models/gemini-1.5-pro-002",

@@ -334,7 +334,7 @@ fn yaml_cassette(
     if !cassette::is_cassette(&value) {
         let what = if value.get("interactions").is_some() {
             "a cassette whose interactions are not HTTP requests (no `request`: a \
-             recording of another protocol, such as gRPC)"
+             recording of another protocol or library call, such as gRPC or a local model)"
         } else {
             return Err(LoadError::Refused(format!(
                 "YAML, but not a VCR cassette (no `interactions` list of requests{})",
