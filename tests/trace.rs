@@ -980,6 +980,33 @@ fn a_cassette_kept_as_parallel_request_and_response_lists_reads_as_its_interacti
 }
 
 #[test]
+fn a_cassette_turn_is_timed_by_its_response_date_header() {
+    let interaction = |date: &str| {
+        format!(
+            "- request:\n    method: POST\n    uri: https://api.anthropic.com/v1/messages\n    body: '{{\"model\": \"claude-sonnet-4-5\", \"max_tokens\": 10, \"messages\": [{{\"role\": \"user\", \"content\": \"hi\"}}]}}'\n  response:\n    status: {{code: 200, message: OK}}\n    headers:\n      Date:\n      - {date}\n    body: {{string: '{{\"usage\": {{\"input_tokens\": 8, \"cache_creation_input_tokens\": 0, \"cache_read_input_tokens\": 0}}}}'}}\n"
+        )
+    };
+    let text = format!(
+        "interactions:\n{}{}{}version: 1\n",
+        interaction("Sun, 01 Jun 2025 12:30:45 GMT"),
+        interaction("Sun, 01 Jun 2025 12:47:45 GMT"),
+        interaction("not a date")
+    );
+    let (_t, path) = temp_file("dated.yaml", text.as_bytes());
+    let got = records(&mut open(&path));
+    let at = (20_240 * 86_400 + 12 * 3_600 + 30 * 60 + 45) * 1000;
+    assert_eq!(
+        got.iter().map(|r| r.time_ms).collect::<Vec<_>>(),
+        [Some(at), Some(at + 17 * 60_000), None]
+    );
+    assert_eq!(
+        got[0].timestamp.as_deref(),
+        Some("Sun, 01 Jun 2025 12:30:45 GMT")
+    );
+    assert_eq!(got[2].timestamp, None);
+}
+
+#[test]
 fn yaml_that_is_no_cassette_is_named_as_yaml_with_its_keys() {
     let (_t, path) = temp_file("settings.yaml", b"model:\n  name: x\nproviders: [a]\n");
     let error = trace::open(&path, &TraceOptions::default())

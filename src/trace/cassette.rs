@@ -12,7 +12,8 @@
 //! A body may be written as `!!binary` (base64 of the bytes sent, often gzip): it is decoded,
 //! decompressed when its magic says gzip or zstd, and kept as text when the bytes are UTF-8
 //! ([`body_value`]).
-//! Cassettes carry no timestamps, so turns have none; the file's order is the turn order.
+//! A turn's time is its response's `Date` header (to the second) where the cassette kept it;
+//! the file's order is the turn order.
 
 use base64::Engine as _;
 use serde_json::{Map, Value};
@@ -389,10 +390,16 @@ fn interaction_outcome(interaction: Value, source: String) -> Result<Outcome, St
         }
         None => (None, true, None),
     };
+    // When the call was answered, to the second: the response's `Date` header.
+    let timestamp = response
+        .as_ref()
+        .and_then(|r| r.get("headers"))
+        .and_then(|h| record::header(h, "date"));
+    let time_ms = timestamp.as_deref().and_then(super::time::parse_http_date);
     Ok(Outcome::Turn(Box::new(TraceRecord {
         source,
-        timestamp: None,
-        time_ms: None,
+        timestamp: time_ms.and(timestamp),
+        time_ms,
         method,
         url,
         status,

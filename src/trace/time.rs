@@ -113,6 +113,28 @@ pub fn parse_iso8601(text: &str) -> Option<i64> {
     Some(seconds * 1000 + millis)
 }
 
+/// An HTTP `Date` header (RFC 9110's IMF-fixdate, `Tue, 17 Feb 2026 02:09:16 GMT`), in
+/// milliseconds since the Unix epoch: what a cassette keeps of when its call was answered.
+pub fn parse_http_date(text: &str) -> Option<i64> {
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    let mut parts = text.split_ascii_whitespace();
+    let weekday = parts.next()?;
+    if !weekday.ends_with(',') {
+        return None;
+    }
+    let day: i64 = parts.next()?.parse().ok()?;
+    let month = parts.next()?;
+    let month = MONTHS.iter().position(|m| m.eq_ignore_ascii_case(month))? as i64 + 1;
+    let year = parts.next()?;
+    let clock = parts.next()?;
+    if year.len() != 4 || parts.next() != Some("GMT") || parts.next().is_some() {
+        return None;
+    }
+    parse_iso8601(&format!("{year}-{month:02}-{day:02}T{clock}Z"))
+}
+
 fn days_in_month(year: i64, month: i64) -> i64 {
     match month {
         2 if year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) => 29,
@@ -206,6 +228,31 @@ mod tests {
             Some(19_782 * 86_400_000)
         );
         assert_eq!(parse_iso8601("1969-12-31T23:59:59Z"), Some(-1000));
+    }
+
+    #[test]
+    fn http_dates() {
+        // 2025-06-01T12:30:45Z, as a server's `Date` header writes it.
+        let expected = (20_240 * 86_400 + 12 * 3_600 + 30 * 60 + 45) * 1000;
+        assert_eq!(
+            parse_http_date("Sun, 01 Jun 2025 12:30:45 GMT"),
+            Some(expected)
+        );
+        assert_eq!(
+            parse_http_date("Sun, 1 jun 2025 12:30:45 GMT"),
+            Some(expected)
+        );
+        for bad in [
+            "",
+            "01 Jun 2025 12:30:45 GMT",
+            "Sun, 01 Jun 2025 12:30:45 PST",
+            "Sun, 31 Jun 2025 12:30:45 GMT",
+            "Sun, 01 Jux 2025 12:30:45 GMT",
+            "Sun, 01 Jun 25 12:30:45 GMT",
+            "Sun, 01 Jun 2025 12:30:45 GMT extra",
+        ] {
+            assert_eq!(parse_http_date(bad), None, "{bad}");
+        }
     }
 
     #[test]
