@@ -286,29 +286,38 @@ fn amounts_beyond_the_tolerance_disagree() {
     );
 }
 
-/// DeepSeek caches in 64-token units, with no writes reported: told by the host, at any path.
+/// DeepSeek caches whole units, 64 tokens at least, with no writes reported: told by the host,
+/// at any path. A second question behind the same system prompt reads nothing (the prefix is
+/// no unit yet); the conversation's next turn reads the first request's input.
 #[test]
 fn deepseek_by_its_host() {
-    let chat = |n: usize, words: usize| {
-        let text: String = (0..words).map(|i| format!("w{} ", i % 89)).collect();
+    let text: String = (0..300).map(|i| format!("w{} ", i % 89)).collect();
+    let chat = |n: usize, messages: Value, u: Usage| {
         let mut r = record(
             n,
-            json!({"model": "deepseek-chat", "messages": [{"role": "system", "content": text},
-                {"role": "user", "content": format!("question {n}")}]}),
-            None,
+            json!({"model": "deepseek-chat", "messages": messages}),
+            Some(u),
         );
         r.url = Some("https://api.deepseek.com/chat/completions".into());
         r
     };
-    let mut first = chat(1, 300);
-    first.usage = Some(usage(320, 0, 0));
-    let mut second = chat(2, 300);
-    second.usage = Some(usage(320, 0, 256));
-    let report = analyze(vec![first, second]);
-    let turn = &report.turns[1];
-    assert_eq!(turn.provider, "deepseek");
-    assert_eq!(turn.modelled.unwrap().state, "hit");
-    assert_eq!(turn.agrees, Some(true), "{:?}", turn.disagreement);
+    let system = json!({"role": "system", "content": text});
+    let ask = |q: &str| json!({"role": "user", "content": q});
+    let first = chat(1, json!([system, ask("question 1")]), usage(320, 0, 0));
+    let other = chat(2, json!([system, ask("question 2")]), usage(320, 0, 0));
+    let next = chat(
+        3,
+        json!([system, ask("question 1"), {"role": "assistant", "content": "answer 1"},
+            ask("question 3")]),
+        usage(336, 0, 320),
+    );
+    let report = analyze(vec![first, other, next]);
+    for turn in &report.turns[1..] {
+        assert_eq!(turn.provider, "deepseek");
+        assert_eq!(turn.agrees, Some(true), "{:?}", turn.disagreement);
+    }
+    assert_eq!(report.turns[1].modelled.unwrap().state, "none");
+    assert_eq!(report.turns[2].modelled.unwrap().state, "hit");
 }
 
 /// A turn that loses the prefix its thread cached pays for it: its cost against the same

@@ -37,6 +37,9 @@ pub struct Rules {
     pub ttl_long_ms: u64,
     /// OpenAI: this request asked for the long retention.
     pub long_retention: bool,
+    /// DeepSeek: a read is of a whole stored unit only (a request's input, its output, or a
+    /// prefix two requests were seen to share), never of any common prefix.
+    pub units: bool,
     /// A cached token, in input tokens.
     pub read: f64,
     /// A token written to a default-lifetime prefix.
@@ -143,6 +146,20 @@ struct Stored {
     tokens: usize,
     used: Option<i64>,
     life_ms: u64,
+    unit: Unit,
+}
+
+/// What a stored prefix is to a provider that reads whole units only ([`Rules::units`]); to
+/// any other, every stored prefix can be read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Unit {
+    /// Sent, not stored as a unit: a later request sharing it makes it one.
+    Seen,
+    /// A unit: an output's end, a prefix two requests shared, a prefix read.
+    Whole,
+    /// A request's whole input: a unit, and the block after it (the model's output, sent back
+    /// by the next request) ends one too.
+    Input,
 }
 
 impl Stored {
@@ -277,7 +294,7 @@ impl Store {
             } else {
                 rules.ttl_ms
             };
-            self.keep(&boundary, now, life_ms);
+            self.keep(&boundary, now, life_ms, Unit::Whole);
         }
         out.input = total.saturating_sub(out.read + out.written());
         out
@@ -300,7 +317,7 @@ impl Store {
     ) -> usize {
         let mut adopted = 0;
         for boundary in boundaries.iter().take_while(|b| b.tokens <= tokens) {
-            self.keep(boundary, now, life_ms);
+            self.keep(boundary, now, life_ms, Unit::Whole);
             adopted = boundary.tokens;
         }
         adopted
@@ -308,14 +325,16 @@ impl Store {
 
     /// Store the prefix ending at `boundary` (or refresh it: a use renews its lifetime, and the
     /// longer of two lifetimes wins).
-    fn keep(&mut self, boundary: &Boundary, now: Option<i64>, life_ms: u64) {
+    fn keep(&mut self, boundary: &Boundary, now: Option<i64>, life_ms: u64, unit: Unit) {
         let stored = self.prefixes.entry(boundary.hash).or_insert(Stored {
             tokens: boundary.tokens,
             used: now,
             life_ms,
+            unit,
         });
         stored.used = now.or(stored.used);
         stored.life_ms = stored.life_ms.max(life_ms);
+        stored.unit = stored.unit.max(unit);
     }
 
     fn automatic(
@@ -330,6 +349,8 @@ impl Store {
             ..Modelled::default()
         };
         let mut best: Option<usize> = None;
+        // The longest alive prefix sent before, unit or not (DeepSeek makes it a unit).
+        let mut shared: Option<usize> = None;
         for (j, boundary) in boundaries.iter().enumerate().rev() {
             if boundary.tokens < rules.min_tokens {
                 break;
@@ -338,11 +359,30 @@ impl Store {
                 continue;
             };
             if stored.alive(now) {
-                best = Some(j);
-                break;
+                shared = shared.or(Some(j));
+                if !rules.units || stored.unit != Unit::Seen {
+                    best = Some(j);
+                    break;
+                }
+                continue;
             }
             if out.expired.is_none() {
                 out.expired = Self::gap(now, stored).map(|g| (stored.tokens, g));
+            }
+        }
+        if rules.units {
+            // A request's input is a unit, and so is the output after it: the next block.
+            if let Some(j) = best
+                && j + 1 < boundaries.len()
+                && self
+                    .prefixes
+                    .get(&boundaries[j].hash)
+                    .is_some_and(|s| s.unit == Unit::Input)
+            {
+                best = Some(j + 1);
+            }
+            if let Some(k) = shared.filter(|&k| best.is_none_or(|b| k > b)) {
+                self.keep(&boundaries[k], now, rules.ttl_ms, Unit::Whole);
             }
         }
         if let Some(j) = best {
@@ -361,8 +401,17 @@ impl Store {
             } else {
                 rules.ttl_ms
             };
-            for boundary in boundaries.iter().filter(|b| b.tokens >= rules.min_tokens) {
-                self.keep(boundary, now, life_ms);
+            let last = boundaries.len().saturating_sub(1);
+            for (j, boundary) in boundaries.iter().enumerate() {
+                if boundary.tokens < rules.min_tokens {
+                    continue;
+                }
+                let unit = match (rules.units, j == last) {
+                    (false, _) => Unit::Whole,
+                    (true, true) => Unit::Input,
+                    (true, false) => Unit::Seen,
+                };
+                self.keep(boundary, now, life_ms, unit);
             }
         }
         out.input = total - out.read;
@@ -384,6 +433,7 @@ mod tests {
             ttl_ms: 300_000,
             ttl_long_ms: 3_600_000,
             long_retention: false,
+            units: false,
             read: 0.1,
             write: 1.25,
             write_long: 2.0,
@@ -415,6 +465,40 @@ mod tests {
                 }
             })
             .collect()
+    }
+
+    /// DeepSeek's whole units (its *Context caching* page's two examples): A+B then A+C
+    /// reads nothing, and makes A a unit that A+D reads; a request's input, and the output after
+    /// it, are units the next turn reads.
+    #[test]
+    fn a_provider_of_whole_units_reads_no_other_common_prefix() {
+        let rules = Rules {
+            min_tokens: 64,
+            step: 64,
+            units: true,
+            ..openai()
+        };
+        let ask = |last: u64| blocks(&[(1, 3000, false), (last, 200, false)]);
+        let mut store = Store::default();
+        assert_eq!(store.request(&ask(2), 3200, None, &rules).read, 0);
+        assert_eq!(store.request(&ask(3), 3200, None, &rules).read, 0);
+        assert_eq!(store.request(&ask(4), 3200, None, &rules).read, 2944);
+        // Without units, the second request reads A at once.
+        let mut any = Store::default();
+        any.request(&ask(2), 3200, None, &openai());
+        assert_eq!(any.request(&ask(3), 3200, None, &openai()).read, 2944);
+
+        let mut store = Store::default();
+        let first = blocks(&[(1, 3000, false), (2, 200, false)]);
+        store.request(&first, 3200, None, &rules);
+        let next = blocks(&[
+            (1, 3000, false),
+            (2, 200, false),
+            (5, 100, false),
+            (6, 40, false),
+        ]);
+        // Turn 1's input (3,200) and its output (100 more), in 64-token steps past 64.
+        assert_eq!(store.request(&next, 3340, None, &rules).read, 3264);
     }
 
     #[test]

@@ -275,7 +275,8 @@ impl Analyzer<'_> {
         let mut m = self
             .sent_store
             .request(&self.boundaries, total, time_ms, &exact);
-        if exact.openai {
+        // A common prefix inside a block is read at once, but by a provider of whole units.
+        if exact.openai && !exact.units {
             self.inner_prefix(&mut m, seed, head.len(), total, time_ms, &exact);
         }
         let price = price_per_million(&self.settings, &read.model).map(|p| p * ratio);

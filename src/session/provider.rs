@@ -57,6 +57,8 @@ pub struct ProviderRules {
     /// How long an unused prefix lives, in milliseconds ([`NO_LIFETIME`]: none published, so
     /// none is modelled).
     pub ttl_ms: u64,
+    /// Reads are of whole stored units only (DeepSeek: [`crate::session`]'s `Rules::units`).
+    pub units: bool,
 }
 
 /// The lifetime of a cache whose provider publishes none, or only "hours to days": within a
@@ -74,6 +76,7 @@ pub const BREAKPOINTS: ProviderRules = ProviderRules {
     reports_writes: true,
     read_price: None,
     ttl_ms: FIVE_MINUTES,
+    units: false,
 };
 
 /// OpenAI's automatic caching: 1,024 tokens, then steps of 128.
@@ -84,6 +87,7 @@ pub const AUTOMATIC: ProviderRules = ProviderRules {
     reports_writes: false,
     read_price: None,
     ttl_ms: FIVE_MINUTES,
+    units: false,
 };
 
 impl Provider {
@@ -113,12 +117,15 @@ impl Provider {
             }
             Provider::OpenAi | Provider::Azure => automatic,
             // A 64-token storage unit: shorter prefixes are not cached, reads are whole units.
-            // Unused prefixes are cleared "within a few hours to a few days".
+            // Unused prefixes are cleared "within a few hours to a few days". Since its models
+            // went to sliding-window attention, a read is of a whole stored unit: a request's
+            // input, its output, or a prefix two requests were seen to share.
             Provider::DeepSeek => ProviderRules {
                 min_tokens: Some(64),
                 step: 64,
                 read_price: Some(0.1),
                 ttl_ms: NO_LIFETIME,
+                units: true,
                 ..automatic
             },
             // Automatic context caching; no minimum, unit or lifetime is published: any common
