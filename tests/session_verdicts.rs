@@ -394,6 +394,13 @@ fn chat_at(url: &str, model: &str, n: usize, words: usize, usage: Option<Usage>)
     r
 }
 
+/// The turn is not judged, for the reason that starts with `why`.
+fn assert_not_judged(turn: &toolprism::session::TurnFacts, why: &str) {
+    assert_eq!(turn.agrees, None, "{:?}", turn.disagreement);
+    let reason = turn.not_judged.as_deref().unwrap_or_default();
+    assert!(reason.starts_with(why), "{reason}");
+}
+
 /// A read longer than every earlier request to the provider cannot be of a prefix the trace
 /// wrote, whatever the model's minimum says: cached before the trace (a sibling test's image,
 /// in a recording run). A read within an earlier request's length stays judged: there the
@@ -405,15 +412,9 @@ fn a_read_longer_than_every_request_before_it_was_cached_outside_the_trace() {
         chat_at(url, "gpt-4o", 1, 10, Some(usage(40, 0, 0))),
         chat_at(url, "gpt-4o", 2, 600, Some(usage(700, 0, 300))),
     ]);
-    let turn = &report.turns[1];
-    assert_eq!(turn.agrees, None, "{:?}", turn.disagreement);
-    assert!(
-        turn.not_judged
-            .as_deref()
-            .unwrap()
-            .starts_with("cache warmed before the trace: the provider read 300 tokens"),
-        "{:?}",
-        turn.not_judged
+    assert_not_judged(
+        &report.turns[1],
+        "cache warmed before the trace: the provider read 300 tokens",
     );
     let report = analyze(vec![
         chat_at(url, "gpt-4o", 1, 600, Some(usage(700, 0, 0))),
@@ -445,15 +446,9 @@ fn a_read_of_what_a_server_side_tool_cached_is_not_judged() {
         record(1, body.clone(), Some(searched)),
         record(2, body, Some(usage(10, 12_000, 39_000))),
     ]);
-    let turn = &report.turns[1];
-    assert_eq!(turn.agrees, None, "{:?}", turn.disagreement);
-    assert!(
-        turn.not_judged
-            .as_deref()
-            .unwrap()
-            .starts_with("read what a server-side tool cached: the provider read 39000 tokens"),
-        "{:?}",
-        turn.not_judged
+    assert_not_judged(
+        &report.turns[1],
+        "read what a server-side tool cached: the provider read 39000 tokens",
     );
 }
 
