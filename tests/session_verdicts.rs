@@ -473,6 +473,16 @@ fn each_provider_has_its_own_lifetime() {
     assert_eq!(turn.provider, "zai");
     assert_eq!(turn.modelled.unwrap().state, "hit");
     assert_eq!(turn.agrees, Some(true), "{:?}", turn.disagreement);
+    // A miss there is no lapse of a lifetime, and says the provider publishes none.
+    let missed = analyze(vec![
+        glm(1, 0, usage(700, 0, 0)),
+        glm(2, gap, usage(700, 0, 0)),
+    ]);
+    let why = missed.turns[1].disagreement.as_deref().unwrap_or_default();
+    assert!(
+        why.contains("within cache.ttl=auto (the provider publishes no lifetime)"),
+        "{why}"
+    );
 
     let counter = TokenCounter::new(Encoding::O200kBase);
     let mut settings = Settings::default();

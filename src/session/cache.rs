@@ -348,6 +348,11 @@ impl Store {
             input: total,
             ..Modelled::default()
         };
+        let life_ms = if rules.long_retention {
+            rules.ttl_long_ms
+        } else {
+            rules.ttl_ms
+        };
         let mut best: Option<usize> = None;
         // The longest alive prefix sent before, unit or not (DeepSeek makes it a unit).
         let mut shared: Option<usize> = None;
@@ -382,7 +387,7 @@ impl Store {
                 best = Some(j + 1);
             }
             if let Some(k) = shared.filter(|&k| best.is_none_or(|b| k > b)) {
-                self.keep(&boundaries[k], now, rules.ttl_ms, Unit::Whole);
+                self.keep(&boundaries[k], now, life_ms, Unit::Whole);
             }
         }
         if let Some(j) = best {
@@ -396,11 +401,6 @@ impl Store {
         if total < rules.min_tokens {
             out.short = Some(total);
         } else {
-            let life_ms = if rules.long_retention {
-                rules.ttl_long_ms
-            } else {
-                rules.ttl_ms
-            };
             let last = boundaries.len().saturating_sub(1);
             for (j, boundary) in boundaries.iter().enumerate() {
                 if boundary.tokens < rules.min_tokens {

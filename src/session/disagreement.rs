@@ -19,12 +19,13 @@ pub(super) fn explain(
             (true, false) => "cache.ttl_1h",
             (true, true) => "cache.ttl_24h",
         };
-        let value = settings.get(key).unwrap_or_default();
-        if value == "auto" {
-            // The provider's own lifetime, as it resolves.
-            format!("{key}={}", crate::setting_key::duration_text(rules.ttl_ms))
-        } else {
-            format!("{key}={value}")
+        // `cache.ttl` left to `auto`: the provider's own lifetime, as it resolved.
+        match (long, settings.cache_ttl_ms) {
+            (false, None) if rules.ttl_ms >= provider::NO_LIFETIME => {
+                format!("{key}=auto (the provider publishes no lifetime)")
+            }
+            (false, None) => format!("{key}={}", crate::setting_key::duration_text(rules.ttl_ms)),
+            _ => format!("{key}={}", settings.get(key).unwrap_or_default()),
         }
     };
     let observed = format!("observed a {}", seen.state);

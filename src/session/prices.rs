@@ -132,7 +132,7 @@ pub fn rules_with(
         } else {
             settings.cache.ttl_1h_ms
         },
-        units: openai && known.units,
+        units: known.units,
         long_retention: openai
             && body.get("prompt_cache_retention").and_then(Value::as_str) == Some("24h"),
         read: settings.cache_read.map_or(read, Multiplier::get),

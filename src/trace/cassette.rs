@@ -49,11 +49,12 @@ fn is_parallel_lists(document: &Value) -> bool {
         .is_none_or(|r| r.get("method").is_some() && r.get("uri").is_some())
 }
 
-/// Whether a text's first line starts a YAML document a cassette may be: `interactions:`
+/// Whether a text's first line starts a YAML document (read as a cassette, or refused as YAML):
+/// `interactions:`
 /// (vcrpy writes its keys in order), `requests:` (its in-memory form), `version:` or a `---` /
 /// `%YAML` header (go-vcr), or any other plain key opening a block (read as YAML, so that a
 /// YAML document that is no cassette is named as such, not as broken JSON).
-pub(crate) fn looks_like_yaml_cassette(first_line: &[u8]) -> bool {
+pub(crate) fn looks_like_yaml(first_line: &[u8]) -> bool {
     let line = first_line.trim_ascii();
     let starts = [
         b"interactions:".as_slice(),

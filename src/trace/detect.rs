@@ -295,7 +295,7 @@ fn bad_first_line(
     let skipped = lines.bytes_read() as usize - lines.last_bytes().len();
     let (reader, first, _) = lines.into_parts();
     let trimmed = first.trim_ascii();
-    if cassette::looks_like_yaml_cassette(trimmed) {
+    if cassette::looks_like_yaml(trimmed) {
         return yaml_cassette(reader, first);
     }
     if [b"STDIN: ".as_slice(), b"STDOUT: ", b"STDERR: "]
@@ -332,16 +332,16 @@ fn yaml_cassette(
     let text = read_rest(reader, first, MAX_RECORD_BYTES)?;
     let value = cassette::from_yaml(without_bom(&text))?;
     if !cassette::is_cassette(&value) {
-        let what = if value.get("interactions").is_some() {
+        return Err(LoadError::Refused(if value.get("interactions").is_some() {
             "a cassette whose interactions are not HTTP requests (no `request`: a \
              recording of another protocol or library call, such as gRPC or a local model)"
+                .to_owned()
         } else {
-            return Err(LoadError::Refused(format!(
+            format!(
                 "YAML, but not a VCR cassette (no `interactions` list of requests{})",
                 yaml_keys(&value)
-            )));
-        };
-        return Err(LoadError::Refused(what.into()));
+            )
+        }));
     }
     Ok((
         TraceFormat::Cassette,
