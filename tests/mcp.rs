@@ -138,7 +138,7 @@ fn every_client_format_is_read_and_dry_run_starts_nothing() {
     assert!(out.contains("http:    http://127.0.0.1:9/mcp"));
     assert!(out.contains("off (codex, ") && out.contains("disabled: not started"));
     assert!(!out.contains("hunter2") && !err.contains("hunter2"));
-    assert!(out.contains("http://127.0.0.1:9/mcp?… (query not shown)") && !out.contains("hunter3"));
+    assert!(out.contains("http://127.0.0.1:9/mcp?key=***") && !out.contains("hunter3"));
     // Nothing was started.
     std::thread::sleep(Duration::from_millis(300));
     assert!(!pids.exists(), "--dry-run started a server");
@@ -859,4 +859,108 @@ fn legacy_sse_servers_are_listed_and_clients_fall_back_to_them_by_their_rules() 
         !all.contains("fixture-token"),
         "a header's value is never printed"
     );
+}
+
+fn wait_for_file(path: &Path) {
+    let deadline = Instant::now() + Duration::from_secs(15);
+    while !path.exists() {
+        assert!(Instant::now() < deadline, "{} appeared", path.display());
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Servers that stop reading what toolprism writes: a stdio server after a 4 MiB `nextCursor`,
+/// one that floods requests (each answered), a plain-HTTP one after a 16 MiB cursor.
+fn deaf_servers(dir: &Path, http_port: &str) -> (PathBuf, PathBuf) {
+    let pids = dir.join("deaf-pid");
+    let flood = dir.join("flood-pid");
+    let config = mcp_json(
+        dir,
+        &serde_json::json!({
+            "deaf": stdio(&["deaf", &pids.to_string_lossy(), &(4 << 20).to_string()]),
+            "flood": stdio(&["flood", &flood.to_string_lossy()]),
+            "deafhttp": {"type": "http", "url": format!("http://127.0.0.1:{http_port}/mcp")},
+        }),
+    );
+    (config, pids)
+}
+
+#[test]
+fn a_server_that_stops_reading_holds_nothing_past_the_timeout_or_a_signal() {
+    let dir = tempfile::tempdir().unwrap();
+    let served = serve(dir.path(), &["http-deaf", &(16 << 20).to_string()]);
+    let (config, pids) = deaf_servers(dir.path(), &served.port);
+    let started = Instant::now();
+    let (code, stdout, stderr) =
+        run(&["mcp", &config.to_string_lossy(), "--timeout", "5", "--json"]);
+    let took = started.elapsed();
+    // None listed: exit 2, and still every server in the JSON.
+    assert_eq!(code, 2, "{stderr}");
+    let report: Value = serde_json::from_str(&stdout).unwrap();
+    assert!(took < Duration::from_secs(12), "took {took:?}");
+    for server in report["servers"].as_array().unwrap() {
+        assert_eq!(server["status"], "timeout", "{server}");
+    }
+    for signal in [rustix::process::Signal::TERM, rustix::process::Signal::INT] {
+        std::fs::remove_file(&pids).unwrap();
+        let mut child = Command::new(crate::support::command::bin())
+            .args(["mcp", &config.to_string_lossy(), "--timeout", "60"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        wait_for_file(&pids);
+        // The write of the cursor is blocked by now.
+        std::thread::sleep(Duration::from_millis(500));
+        let signalled = Instant::now();
+        rustix::process::kill_process(rustix::process::Pid::from_child(&child), signal).unwrap();
+        assert!(
+            wait_within(&mut child, Duration::from_secs(5)).is_some(),
+            "{signal:?} ends the listing"
+        );
+        assert!(signalled.elapsed() < Duration::from_secs(3));
+        let pid = std::fs::read_to_string(&pids).unwrap();
+        assert!(all_gone(&pid), "{signal:?}: {pid}");
+    }
+}
+
+#[test]
+fn servers_die_with_toolprism_even_on_kill_9_and_their_daemons_do_not_survive() {
+    let dir = tempfile::tempdir().unwrap();
+    let pids = dir.path().join("pids");
+    let config = mcp_json(
+        dir.path(),
+        &serde_json::json!({"hangs": stdio(&["hang", &pids.to_string_lossy()])}),
+    );
+    let mut child = Command::new(crate::support::command::bin())
+        .args(["mcp", &config.to_string_lossy(), "--timeout", "60"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for_file(&pids);
+    std::thread::sleep(Duration::from_millis(200));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let both = std::fs::read_to_string(&pids).unwrap();
+    let (server, its_child) = both.split_once(' ').unwrap();
+    assert!(all_gone(server), "the server outlived toolprism's kill -9");
+    // Its own child is out of reach once toolprism is gone (docs/MCP.md): ended here.
+    let _ = Command::new("kill").args(["-9", its_child.trim()]).status();
+    // A daemon (fork, setsid, fork) is ended when toolprism is done.
+    let daemon = dir.path().join("daemon");
+    let config = mcp_json(
+        dir.path(),
+        &serde_json::json!({"daemonizes": stdio(&["daemon", &daemon.to_string_lossy()])}),
+    );
+    let report = json_of(&[
+        "mcp",
+        &config.to_string_lossy(),
+        "--timeout",
+        "20",
+        "--json",
+    ]);
+    assert_eq!(report["servers"][0]["status"], "ok");
+    let pid = std::fs::read_to_string(&daemon).unwrap();
+    assert!(all_gone(&pid), "the daemon {pid} outlived toolprism");
 }

@@ -7,17 +7,18 @@
 //! bounded in bytes and by the server's deadline, and a cancel flag (Ctrl-C, SIGTERM) ends the
 //! wait at once; the process group is ended on every path out (a guard's `Drop`).
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::process::{Child, Command, Stdio};
+use std::io::{Read, Write};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use super::config::{RemoteServer, StdioServer};
+use super::config::{RemoteServer, shown_url};
 
 mod sse;
+mod stdio;
 pub use sse::list_sse;
+pub use stdio::list_stdio;
 
 /// The protocol version toolprism asks for.
 pub const PROTOCOL_VERSION: &str = "2025-06-18";
@@ -28,8 +29,9 @@ pub const MAX_MESSAGE_BYTES: usize = 32 << 20;
 /// Most `tools/list` pages followed before the server is taken to loop.
 pub const MAX_PAGES: usize = 1000;
 
-/// Bytes of a server's standard error kept for its last line.
-const STDERR_KEPT: usize = 4096;
+/// Most bytes of tools one server's listing may hold, all its pages together: a capture's
+/// limit, since they become one request.
+pub const MAX_LISTING_BYTES: usize = crate::capture::MAX_CAPTURE_BYTES as usize;
 
 /// How a listing ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -93,6 +95,8 @@ pub struct Limits<'a> {
     pub deadline: Instant,
     /// Whether to stop now.
     pub cancelled: &'a (dyn Fn() -> bool + Sync),
+    /// Most bytes of tools (as JSON) the whole listing may hold ([`MAX_LISTING_BYTES`]).
+    pub budget: usize,
 }
 
 impl Limits<'_> {
@@ -113,6 +117,21 @@ impl Limits<'_> {
             return Err(Stop::Cancelled);
         }
         Ok(self.left()?.min(TICK))
+    }
+
+    /// The result of blocking work (an address lookup, a connect, a TLS call) run on a thread
+    /// of its own, within the limits: a cancel or the deadline ends the wait at once, and the
+    /// thread ends on its own (each such call is bounded by the deadline, or by the lookup).
+    fn within<T: Send + 'static>(
+        &self,
+        work: impl FnOnce() -> Result<T, Stop> + Send + 'static,
+    ) -> Result<T, Stop> {
+        let (sender, result) = mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = sender.send(work());
+        });
+        self.receive(&result)?
+            .unwrap_or_else(|| Err(Stop::Failed("the connection's thread failed".into())))
     }
 
     /// The next message on `channel` within the limits; `None` when its sender is gone.
@@ -184,6 +203,7 @@ fn converse(session: &mut dyn Session, version: &str, limits: &Limits) -> Listin
     }
     let mut tools = Vec::new();
     let mut cursor: Option<String> = None;
+    let mut held = 0usize;
     for page in 0..MAX_PAGES {
         let params = cursor
             .as_ref()
@@ -196,6 +216,15 @@ fn converse(session: &mut dyn Session, version: &str, limits: &Limits) -> Listin
             return Stop::Failed("`tools/list` answered without a `tools` array".into())
                 .into_listing(tools, page);
         };
+        held += listed.iter().map(|t| t.to_string().len()).sum::<usize>();
+        if held > limits.budget {
+            return Stop::Failed(format!(
+                "its tools are over {} bytes over {} pages, toolprism's limit for one server",
+                crate::text::thousands(limits.budget),
+                page + 1
+            ))
+            .into_listing(tools, page + 1);
+        }
         tools.extend(listed.iter().cloned());
         cursor = result
             .get("nextCursor")
@@ -231,196 +260,33 @@ fn answer(message: &Value, id: u64) -> Option<Result<Value, Stop>> {
     Some(Ok(message.get("result").cloned().unwrap_or(Value::Null)))
 }
 
-/// A stdio server's process group, ended when dropped (every path out, panics included).
-struct Group {
-    child: Child,
-}
-
-impl Group {
-    fn end(&mut self) {
-        if let Some(pid) = rustix::process::Pid::from_raw(self.child.id().cast_signed()) {
-            // The whole group: a server started through `npx` or a shell has children.
-            let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
-        }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Drop for Group {
-    fn drop(&mut self) {
-        self.end();
-    }
-}
-
-struct StdioSession {
-    stdin: std::process::ChildStdin,
-    lines: Receiver<Result<Value, String>>,
-}
-
 /// How often a wait looks at the cancel flag.
 const TICK: Duration = Duration::from_millis(50);
-
-impl Session for StdioSession {
-    fn request(
-        &mut self,
-        id: u64,
-        method: &str,
-        params: Value,
-        limits: &Limits,
-    ) -> Result<Value, Stop> {
-        let line = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-        self.send(&line)?;
-        loop {
-            match limits.receive(&self.lines)? {
-                Some(Ok(message)) => {
-                    if let Some(result) = answer(&message, id) {
-                        return result;
-                    }
-                    // A request from the server (roots, sampling): refused, so it goes on.
-                    if let (Some(their), Some(_)) = (message.get("id"), message.get("method")) {
-                        let reply = json!({"jsonrpc": "2.0", "id": their, "error": {"code": -32601, "message": "not supported"}});
-                        self.send(&reply)?;
-                    }
-                }
-                Some(Err(problem)) => return Err(Stop::Failed(problem)),
-                None => return Err(Stop::Failed("the server exited".into())),
-            }
-        }
-    }
-
-    fn notify(&mut self, method: &str, _limits: &Limits) -> Result<(), Stop> {
-        self.send(&json!({"jsonrpc": "2.0", "method": method}))
-    }
-}
-
-impl StdioSession {
-    fn send(&mut self, message: &Value) -> Result<(), Stop> {
-        let mut line = message.to_string();
-        line.push('\n');
-        self.stdin
-            .write_all(line.as_bytes())
-            .and_then(|()| self.stdin.flush())
-            .map_err(|_| Stop::Failed("the server exited".into()))
-    }
-}
-
-/// Start a stdio server (values already expanded) in a process group of its own, list its
-/// tools, end the group.
-pub fn list_stdio(server: &StdioServer, limits: &Limits) -> Listing {
-    let mut command = Command::new(&server.command);
-    command
-        .args(&server.args)
-        .envs(server.env.iter().map(|(k, v)| (k, v)))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    if let Some(cwd) = &server.cwd {
-        command.current_dir(cwd);
-    }
-    // Its own group: Ctrl-C at the terminal reaches toolprism alone, which ends the group.
-    std::os::unix::process::CommandExt::process_group(&mut command, 0);
-    let child = match command.spawn() {
-        Ok(child) => child,
-        Err(e) => {
-            return Listing::failed(
-                ListStatus::Failed,
-                format!("could not start `{}`: {e}", server.command),
-            );
-        }
-    };
-    let mut group = Group { child };
-    let (Some(stdin), Some(stdout), Some(stderr)) = (
-        group.child.stdin.take(),
-        group.child.stdout.take(),
-        group.child.stderr.take(),
-    ) else {
-        return Listing::failed(ListStatus::Failed, "no pipes to the server");
-    };
-    let (sender, lines) = mpsc::channel();
-    std::thread::spawn(move || read_lines(stdout, &sender));
-    let (tail_sender, tail) = mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = tail_sender.send(last_line(stderr));
-    });
-    let mut session = StdioSession { stdin, lines };
-    let mut listing = converse(&mut session, PROTOCOL_VERSION, limits);
-    drop(session);
-    group.end();
-    // The group is gone, so standard error is closed and its reader done.
-    listing.stderr = tail.recv_timeout(Duration::from_millis(500)).ok().flatten();
-    listing
-}
-
-/// Each line of standard output as JSON, until it closes or a line is too long.
-fn read_lines(stdout: std::process::ChildStdout, sender: &mpsc::Sender<Result<Value, String>>) {
-    let mut reader = BufReader::new(stdout);
-    let mut line = Vec::new();
-    loop {
-        line.clear();
-        let read = (&mut reader)
-            .take(MAX_MESSAGE_BYTES as u64 + 1)
-            .read_until(b'\n', &mut line);
-        match read {
-            Ok(0) | Err(_) => return,
-            Ok(_) if line.len() > MAX_MESSAGE_BYTES => {
-                let _ = sender.send(Err(format!("a message over {MAX_MESSAGE_BYTES} bytes")));
-                return;
-            }
-            Ok(_) => {}
-        }
-        let text = String::from_utf8_lossy(&line);
-        let text = text.trim();
-        if text.is_empty() {
-            continue;
-        }
-        let message = serde_json::from_str::<Value>(text).map_err(|_| {
-            let shown: String = text.chars().take(80).collect();
-            format!("not MCP: wrote `{shown}` on standard output")
-        });
-        let stop = message.is_err();
-        if sender.send(message).is_err() || stop {
-            return;
-        }
-    }
-}
-
-/// The last non-empty line of a stream, keeping only its last few KiB.
-fn last_line(mut stream: impl Read) -> Option<String> {
-    let mut kept: Vec<u8> = Vec::new();
-    let mut buffer = [0u8; 4096];
-    while let Ok(n) = stream.read(&mut buffer) {
-        if n == 0 {
-            break;
-        }
-        kept.extend_from_slice(&buffer[..n]);
-        if kept.len() > 2 * STDERR_KEPT {
-            kept.drain(..kept.len() - STDERR_KEPT);
-        }
-    }
-    String::from_utf8_lossy(&kept)
-        .lines()
-        .rev()
-        .map(str::trim)
-        .find(|l| !l.is_empty())
-        .map(str::to_owned)
-}
 
 /// A plain `http://host:port/path` URL's parts.
 fn split_url(url: &str) -> Result<(String, u16, String), String> {
     let rest = url
         .strip_prefix("http://")
-        .ok_or_else(|| format!("not an http URL: {url}"))?;
-    let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+        .ok_or_else(|| format!("not an http URL: {}", shown_url(url)))?;
+    let (authority, path) = rest.split_at(rest.find(['/', '?']).unwrap_or(rest.len()));
+    // User information is not sent as the host (nor shown).
+    let authority = authority
+        .rsplit_once('@')
+        .map_or(authority, |(_, host)| host);
     let (host, port) = match authority.rsplit_once(':') {
         Some((host, port)) => (
             host,
-            port.parse().map_err(|_| format!("bad port in {url}"))?,
+            port.parse()
+                .map_err(|_| format!("bad port in {}", shown_url(url)))?,
         ),
         None => (authority, 80),
     };
-    let path = if path.is_empty() { "/" } else { path };
-    Ok((host.to_owned(), port, path.to_owned()))
+    let path = if path.is_empty() || path.starts_with('?') {
+        format!("/{path}")
+    } else {
+        path.to_owned()
+    };
+    Ok((host.to_owned(), port, path))
 }
 
 struct HttpSession {
@@ -523,16 +389,11 @@ fn post(
 ) -> Result<Response, Stop> {
     let left = limits.left()?;
     if url.starts_with("https://") {
-        return post_tls(url, headers, body, left);
+        let (url, headers, body) = (url.to_owned(), headers.to_vec(), body.to_owned());
+        return limits.within(move || post_tls(&url, &headers, &body, left));
     }
     let (host, port, path) = split_url(url).map_err(Stop::Failed)?;
-    let (host, path) = (host.as_str(), path.as_str());
-    let addr = std::net::ToSocketAddrs::to_socket_addrs(&(host, port))
-        .map_err(|e| Stop::Failed(format!("{host}: {e}")))?
-        .next()
-        .ok_or_else(|| Stop::Failed(format!("{host}: no address")))?;
-    let mut stream = std::net::TcpStream::connect_timeout(&addr, left)
-        .map_err(|e| Stop::Failed(format!("could not connect: {e}")))?;
+    let mut stream = connect(&host, port, limits)?;
     let mut request = format!(
         "POST {path} HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n",
         body.len()
@@ -542,10 +403,56 @@ fn post(
     }
     request.push_str("\r\n");
     request.push_str(body);
-    stream
-        .write_all(request.as_bytes())
-        .map_err(|e| Stop::Failed(format!("could not send: {e}")))?;
+    write_within(&mut stream, request.as_bytes(), limits)?;
     read_response(&mut stream, limits)
+}
+
+/// A TCP connection to `host:port`, the address lookup and the connect within the limits.
+fn connect(host: &str, port: u16, limits: &Limits) -> Result<std::net::TcpStream, Stop> {
+    let left = limits.left()?;
+    let host = host.to_owned();
+    limits.within(move || {
+        let addr = std::net::ToSocketAddrs::to_socket_addrs(&(host.as_str(), port))
+            .map_err(|e| Stop::Failed(format!("{host}: {}", crate::error::io_reason(&e))))?
+            .next()
+            .ok_or_else(|| Stop::Failed(format!("{host}: no address")))?;
+        std::net::TcpStream::connect_timeout(&addr, left).map_err(|e| {
+            Stop::Failed(format!(
+                "could not connect: {}",
+                crate::error::io_reason(&e)
+            ))
+        })
+    })
+}
+
+/// Write all of `bytes` within the limits: a server that stops reading holds the write a
+/// [`TICK`] at a time, until the deadline or a cancel.
+fn write_within(
+    stream: &mut std::net::TcpStream,
+    mut bytes: &[u8],
+    limits: &Limits,
+) -> Result<(), Stop> {
+    while !bytes.is_empty() {
+        let _ = stream.set_write_timeout(Some(limits.tick()?));
+        match stream.write(bytes) {
+            Ok(0) => return Err(Stop::Failed("could not send: the server closed".into())),
+            Ok(n) => bytes = &bytes[n..],
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock
+                        | std::io::ErrorKind::TimedOut
+                        | std::io::ErrorKind::Interrupted
+                ) => {}
+            Err(e) => {
+                return Err(Stop::Failed(format!(
+                    "could not send: {}",
+                    crate::error::io_reason(&e)
+                )));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// [`post`] over TLS (`https://`), through ureq with rustls and the webpki roots. It cannot be
@@ -643,7 +550,12 @@ fn read_response(stream: &mut std::net::TcpStream, limits: &Limits) -> Result<Re
                     e.kind(),
                     std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
                 ) => {}
-            Err(e) => return Err(Stop::Failed(format!("could not read: {e}"))),
+            Err(e) => {
+                return Err(Stop::Failed(format!(
+                    "could not read: {}",
+                    crate::error::io_reason(&e)
+                )));
+            }
         }
         if raw.len() > MAX_MESSAGE_BYTES {
             return Err(Stop::Failed(format!(
@@ -787,5 +699,43 @@ mod tests {
                 .contains("not an http URL")
         );
         assert_eq!(dechunk(b"3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n"), b"abcde");
+        let shown = split_url("http://u:sekrit@h:x1/m?key=sk-9").unwrap_err();
+        assert!(
+            !shown.contains("sekrit") && !shown.contains("sk-9"),
+            "{shown}"
+        );
+        assert_eq!(
+            split_url("http://u:p@h:81?k=v").unwrap(),
+            ("h".into(), 81, "/?k=v".into())
+        );
+    }
+
+    /// A server that pages small tools without end.
+    struct Endless;
+
+    impl Session for Endless {
+        fn request(&mut self, id: u64, _: &str, _: Value, _: &Limits) -> Result<Value, Stop> {
+            Ok(
+                json!({"tools": [{"name": format!("t{id}"), "description": "x".repeat(100)}], "nextCursor": "more"}),
+            )
+        }
+        fn notify(&mut self, _: &str, _: &Limits) -> Result<(), Stop> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn one_budget_holds_all_of_a_servers_pages() {
+        let never = || false;
+        let limits = Limits {
+            deadline: Instant::now() + Duration::from_secs(60),
+            cancelled: &never,
+            budget: 1000,
+        };
+        let listing = converse(&mut Endless, PROTOCOL_VERSION, &limits);
+        assert_eq!(listing.status, ListStatus::Failed);
+        assert!(listing.pages < 10, "{}", listing.pages);
+        let error = listing.error.unwrap();
+        assert!(error.contains("over 1,000 bytes"), "{error}");
     }
 }

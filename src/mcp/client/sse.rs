@@ -4,13 +4,16 @@
 //! `http://` it is a TCP stream of toolprism's own (shut down when the listing ends, so the
 //! thread ends with it), over `https://` a ureq body (ended by the deadline at the latest).
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, Read};
 use std::net::{Shutdown, TcpStream};
 use std::sync::mpsc::{self, Receiver, SyncSender};
 
 use serde_json::{Value, json};
 
-use super::{Limits, Listing, MAX_MESSAGE_BYTES, Stop, answer, converse, head_of, post, split_url};
+use super::{
+    Limits, Listing, MAX_MESSAGE_BYTES, Stop, answer, connect, converse, head_of, post, split_url,
+    write_within,
+};
 use crate::mcp::config::RemoteServer;
 
 /// The protocol version of the HTTP+SSE transport: a server that speaks only it may know no
@@ -198,21 +201,13 @@ fn resolve(base: &str, endpoint: &str) -> Result<String, String> {
 /// The `GET` that opens the stream over a TCP stream of toolprism's own (`http://`).
 fn open_plain(url: &str, headers: &[(String, String)], limits: &Limits) -> Result<Stream, Stop> {
     let (host, port, path) = split_url(url).map_err(Stop::Failed)?;
-    let left = limits.left()?;
-    let addr = std::net::ToSocketAddrs::to_socket_addrs(&(host.as_str(), port))
-        .map_err(|e| Stop::Failed(format!("{host}: {e}")))?
-        .next()
-        .ok_or_else(|| Stop::Failed(format!("{host}: no address")))?;
-    let mut socket = TcpStream::connect_timeout(&addr, left)
-        .map_err(|e| Stop::Failed(format!("could not connect: {e}")))?;
+    let mut socket = connect(&host, port, limits)?;
     let mut request = format!("GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\n");
     for (name, value) in headers {
         request.push_str(&format!("{name}: {value}\r\n"));
     }
     request.push_str("\r\n");
-    socket
-        .write_all(request.as_bytes())
-        .map_err(|e| Stop::Failed(format!("could not send: {e}")))?;
+    write_within(&mut socket, request.as_bytes(), limits)?;
     let (head, rest) = read_head(&mut socket, limits)?;
     let (status, headers) = head_of(&head)?;
     check_stream(status, &headers)?;
@@ -258,7 +253,12 @@ fn read_head(socket: &mut TcpStream, limits: &Limits) -> Result<(Vec<u8>, Vec<u8
                     e.kind(),
                     std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
                 ) => {}
-            Err(e) => return Err(Stop::Failed(format!("could not read: {e}"))),
+            Err(e) => {
+                return Err(Stop::Failed(format!(
+                    "could not read: {}",
+                    crate::error::io_reason(&e)
+                )));
+            }
         }
     }
 }
@@ -296,6 +296,16 @@ fn check_stream(status: u16, headers: &[(String, String)]) -> Result<(), Stop> {
 /// the stream's reading included, ends by the deadline at the latest.
 fn open_tls(url: &str, headers: &[(String, String)], limits: &Limits) -> Result<Stream, Stop> {
     let left = limits.left()?;
+    let (url, headers) = (url.to_owned(), headers.to_vec());
+    limits.within(move || open_tls_within(&url, &headers, left))
+}
+
+/// [`open_tls`]'s call, on a thread of its own, ended by `left` at the latest.
+fn open_tls_within(
+    url: &str,
+    headers: &[(String, String)],
+    left: std::time::Duration,
+) -> Result<Stream, Stop> {
     let agent: ureq::Agent = ureq::Agent::config_builder()
         .timeout_global(Some(left))
         .http_status_as_error(false)
