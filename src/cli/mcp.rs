@@ -241,22 +241,7 @@ pub(super) fn mcp(args: McpArgs, color: ColorChoice) -> Result<Output, Failure> 
         .filter(|(s, l)| !s.disabled && l.status == ListStatus::Ok)
         .collect();
     if listed.is_empty() {
-        let failure = none_listed(&servers, &listings);
-        if !args.json {
-            return Err(failure);
-        }
-        // Still every server, with its status and why, for a script to read.
-        let value = json!({
-            "host": host.id(),
-            "servers": server_entries(&servers, &listings, &[]),
-        });
-        let mut text =
-            serde_json::to_string_pretty(&value).map_err(|e| Failure::new(e.to_string()))?;
-        text.push('\n');
-        let mut output = Output::text(for_terminal(text));
-        output.stderr = format!("{warnings}toolprism: {}\n", failure.0);
-        output.status = super::EXIT_USAGE;
-        return Ok(output);
+        return none_listed(&servers, &listings, host, args.json, warnings);
     }
     let tools: Vec<ServerTools> = listed
         .iter()
@@ -287,28 +272,7 @@ pub(super) fn mcp(args: McpArgs, color: ColorChoice) -> Result<Output, Failure> 
     let owners = owners_of(&capture, &synthesized.servers, &settings);
     let rows = by_server::rows(&capture, &report, &settings, Some(&owners), &counter);
     add_limit_notes(&mut report, &capture, host, &tools);
-    // A count that fails (the endpoint unreachable, refusing) keeps toolprism's figures.
-    let (claude, count_failed) = match &args.count_with {
-        Some(_) => match claude_count(
-            &CountArgs {
-                api_base: &args.api_base,
-                model: args.model.as_deref(),
-                timeout: args.timeout,
-            },
-            &capture,
-            &owners,
-            &stop,
-        )? {
-            Ok(count) => (Some(count), None),
-            Err(problem) => (None, Some(problem)),
-        },
-        None => (None, None),
-    };
-    if let Some(problem) = &count_failed {
-        warnings.push_str(&format!(
-            "toolprism: warning: --count-with anthropic failed: {problem}; the figures are tiktoken's only\n"
-        ));
-    }
+    let (claude, count_failed) = count_if_asked(&args, &capture, &owners, &stop, &mut warnings)?;
     if let Some(path) = &args.save {
         save_request(path, &synthesized.body, args.force, &paths)?;
     }
@@ -357,6 +321,39 @@ pub(super) fn mcp(args: McpArgs, color: ColorChoice) -> Result<Output, Failure> 
     Ok(output)
 }
 
+/// `--count-with`, when asked: Claude's count, or why it failed (a warning added). A count
+/// that fails (the endpoint unreachable, refusing) keeps toolprism's figures.
+fn count_if_asked(
+    args: &McpArgs,
+    capture: &Capture,
+    owners: &[String],
+    stop: &AtomicBool,
+    warnings: &mut String,
+) -> Result<(Option<ClaudeCount>, Option<String>), Failure> {
+    if args.count_with.is_none() {
+        return Ok((None, None));
+    }
+    let counted = claude_count(
+        &CountArgs {
+            api_base: &args.api_base,
+            model: args.model.as_deref(),
+            timeout: args.timeout,
+        },
+        capture,
+        owners,
+        stop,
+    )?;
+    Ok(match counted {
+        Ok(count) => (Some(count), None),
+        Err(problem) => {
+            warnings.push_str(&format!(
+                "toolprism: warning: --count-with anthropic failed: {problem}; the figures are tiktoken's only\n"
+            ));
+            (None, Some(problem))
+        }
+    })
+}
+
 /// `--save FILE`: the synthesized request, compact, through `export`'s safe writer (never over a
 /// config read).
 fn save_request(
@@ -391,14 +388,34 @@ fn owners_of(capture: &Capture, servers: &[String], settings: &Settings) -> Vec<
         .collect()
 }
 
-/// The one line when no server could be listed: each server, its status and why.
-fn none_listed(servers: &[ServerConfig], listings: &[Listing]) -> Failure {
+/// When no server could be listed: one line naming each server, its status and why (exit
+/// 2); with `--json`, every server (status, why) on standard output too, for a script to read.
+fn none_listed(
+    servers: &[ServerConfig],
+    listings: &[Listing],
+    host: Host,
+    json: bool,
+    warnings: String,
+) -> Result<Output, Failure> {
     let why: Vec<String> = servers
         .iter()
         .zip(listings)
         .map(|(s, l)| format!("{} {} ({})", visible(&s.name), l.status.id(), why(l)))
         .collect();
-    Failure::new(format!("no server could be listed: {}", why.join("; ")))
+    let line = format!("no server could be listed: {}", why.join("; "));
+    if !json {
+        return Err(Failure::new(line));
+    }
+    let value = json!({
+        "host": host.id(),
+        "servers": server_entries(servers, listings, &[]),
+    });
+    let mut text = serde_json::to_string_pretty(&value).map_err(|e| Failure::new(e.to_string()))?;
+    text.push('\n');
+    let mut output = Output::text(for_terminal(text));
+    output.stderr = format!("{warnings}toolprism: {line}\n");
+    output.status = super::EXIT_USAGE;
+    Ok(output)
 }
 
 /// Said wherever toolprism's token figures are printed for an MCP list.

@@ -328,6 +328,9 @@ impl HttpSession {
                 response.status
             )));
         }
+        if (300..400).contains(&response.status) {
+            return Err(redirected(response.status, response.header("location")));
+        }
         if !(200..300).contains(&response.status) {
             return Err(Stop::Failed(format!("HTTP {}", response.status)));
         }
@@ -463,12 +466,9 @@ fn post_tls(
     body: &str,
     left: Duration,
 ) -> Result<Response, Stop> {
-    let agent: ureq::Agent = ureq::Agent::config_builder()
-        .timeout_global(Some(left))
-        .http_status_as_error(false)
-        .build()
-        .into();
-    let mut request = agent.post(url).header("Content-Type", "application/json");
+    let mut request = agent(left)
+        .post(url)
+        .header("Content-Type", "application/json");
     for (name, value) in headers {
         request = request.header(name.as_str(), value.as_str());
     }
@@ -501,6 +501,26 @@ fn post_tls(
         headers,
         body,
     })
+}
+
+/// The HTTPS client for one call, ended by `left` at the latest. It follows no redirect: a
+/// config's headers (keys, tokens) go to its own URL only, never to another origin, and a
+/// redirect is a failure that says where it pointed ([`redirected`]).
+pub(super) fn agent(left: Duration) -> ureq::Agent {
+    ureq::Agent::config_builder()
+        .timeout_global(Some(left))
+        .http_status_as_error(false)
+        .max_redirects(0)
+        .build()
+        .into()
+}
+
+/// The failure for a redirect (`3xx`), naming where it pointed without its secrets.
+fn redirected(status: u16, location: Option<&str>) -> Stop {
+    let to = location.map_or_else(String::new, |l| format!(" to {}", shown_url(l)));
+    Stop::Failed(format!(
+        "HTTP {status}: redirected{to}, not followed (the config's headers go to its own URL only)"
+    ))
 }
 
 /// POST a JSON body to an `http://` or `https://` URL and read its JSON answer: the status and the
@@ -722,6 +742,43 @@ mod tests {
         fn notify(&mut self, _: &str, _: &Limits) -> Result<(), Stop> {
             Ok(())
         }
+    }
+
+    /// A redirect to another origin is not followed: the second listener is never reached and
+    /// the config's header never sent there.
+    #[test]
+    fn no_redirect_is_followed_by_the_https_client() {
+        use std::net::TcpListener;
+        let elsewhere = TcpListener::bind("127.0.0.1:0").unwrap();
+        elsewhere.set_nonblocking(true).unwrap();
+        let target = format!("http://{}/stolen", elsewhere.local_addr().unwrap());
+        let first = TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}/mcp", first.local_addr().unwrap());
+        let answer = std::thread::spawn(move || {
+            let (mut socket, _) = first.accept().unwrap();
+            let mut head = [0u8; 4096];
+            let _ = socket.read(&mut head);
+            let reply = format!(
+                "HTTP/1.1 307 Temporary Redirect\r\nLocation: {target}?key=sk-9\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+            );
+            socket.write_all(reply.as_bytes()).unwrap();
+        });
+        let response = post_tls(
+            &url,
+            &[("x-api-key".to_owned(), "secret".to_owned())],
+            "{}",
+            Duration::from_secs(10),
+        )
+        .map_err(|_| "the call failed")
+        .unwrap();
+        answer.join().unwrap();
+        assert_eq!(response.status, 307);
+        std::thread::sleep(Duration::from_millis(200));
+        assert!(elsewhere.accept().is_err(), "the redirect was followed");
+        let Stop::Failed(said) = redirected(307, response.header("location")) else {
+            unreachable!()
+        };
+        assert!(said.contains("key=***") && !said.contains("sk-9"), "{said}");
     }
 
     #[test]

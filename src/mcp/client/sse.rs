@@ -117,6 +117,12 @@ impl SseSession {
                 response.status
             )));
         }
+        if (300..400).contains(&response.status) {
+            return Err(super::redirected(
+                response.status,
+                response.header("location"),
+            ));
+        }
         if !(200..300).contains(&response.status) {
             return Err(Stop::Failed(format!("HTTP {}", response.status)));
         }
@@ -277,6 +283,9 @@ fn check_stream(status: u16, headers: &[(String, String)]) -> Result<(), Stop> {
             "HTTP {status}: the server needs authorization (OAuth is not run)"
         )));
     }
+    if (300..400).contains(&status) {
+        return Err(super::redirected(status, header(headers, "location")));
+    }
     if !(200..300).contains(&status) {
         return Err(Stop::Failed(format!(
             "HTTP {status} to the event stream's GET"
@@ -306,12 +315,7 @@ fn open_tls_within(
     headers: &[(String, String)],
     left: std::time::Duration,
 ) -> Result<Stream, Stop> {
-    let agent: ureq::Agent = ureq::Agent::config_builder()
-        .timeout_global(Some(left))
-        .http_status_as_error(false)
-        .build()
-        .into();
-    let mut request = agent.get(url);
+    let mut request = super::agent(left).get(url);
     for (name, value) in headers {
         request = request.header(name.as_str(), value.as_str());
     }
