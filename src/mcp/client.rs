@@ -1,13 +1,12 @@
 //! Reaching a configured server and listing its tools: `initialize`,
 //! `notifications/initialized`, every page of `tools/list`, then the end of the server (its
 //! whole process group, for a stdio server). Feature `mcp`. A stdio server is a child process
-//! in a process group of its own, read by a thread; a Streamable HTTP server is spoken to over
-//! HTTP/1.1 on a TCP stream (`http://`), or through ureq and rustls (`https://`); a legacy
-//! HTTP+SSE server through [`sse`] (an event stream, and POSTs to its endpoint). Every read is
+//! in a process group of its own ([`stdio`]); a Streamable HTTP server is spoken to through
+//! ureq (rustls for `https://`), each call on a thread of its own; a legacy HTTP+SSE server
+//! through [`sse`] (an event stream, and POSTs to its endpoint). Every read and write is
 //! bounded in bytes and by the server's deadline, and a cancel flag (Ctrl-C, SIGTERM) ends the
 //! wait at once; the process group is ended on every path out (a guard's `Drop`).
 
-use std::io::{Read, Write};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
@@ -263,30 +262,27 @@ fn answer(message: &Value, id: u64) -> Option<Result<Value, Stop>> {
 /// How often a wait looks at the cancel flag.
 const TICK: Duration = Duration::from_millis(50);
 
-/// A plain `http://host:port/path` URL's parts.
-fn split_url(url: &str) -> Result<(String, u16, String), String> {
+/// Whether `url` is one toolprism reaches: `http://` or `https://`, with a port that is a
+/// number when it names one (the message shows the URL without its secrets).
+fn check_url(url: &str) -> Result<(), String> {
     let rest = url
         .strip_prefix("http://")
+        .or_else(|| url.strip_prefix("https://"))
         .ok_or_else(|| format!("not an http URL: {}", shown_url(url)))?;
-    let (authority, path) = rest.split_at(rest.find(['/', '?']).unwrap_or(rest.len()));
-    // User information is not sent as the host (nor shown).
-    let authority = authority
+    let authority = &rest[..rest.find(['/', '?', '#']).unwrap_or(rest.len())];
+    let host = authority
         .rsplit_once('@')
         .map_or(authority, |(_, host)| host);
-    let (host, port) = match authority.rsplit_once(':') {
-        Some((host, port)) => (
-            host,
-            port.parse()
-                .map_err(|_| format!("bad port in {}", shown_url(url)))?,
-        ),
-        None => (authority, 80),
-    };
-    let path = if path.is_empty() || path.starts_with('?') {
-        format!("/{path}")
-    } else {
-        path.to_owned()
-    };
-    Ok((host.to_owned(), port, path))
+    if host.is_empty() {
+        return Err(format!("no host in {}", shown_url(url)));
+    }
+    // After the last colon, unless it is inside an IPv6 address's brackets.
+    if let Some((_, port)) = host.rsplit_once(':').filter(|(_, p)| !p.contains(']'))
+        && port.parse::<u16>().is_err()
+    {
+        return Err(format!("bad port in {}", shown_url(url)));
+    }
+    Ok(())
 }
 
 struct HttpSession {
@@ -382,85 +378,25 @@ impl Session for HttpSession {
     }
 }
 
-/// One `POST` of a JSON body to `url` with these headers, within the deadline: plain HTTP/1.1
-/// on a TCP stream (interruptible), or [`post_tls`] for `https://`.
+/// One `POST` of a JSON body to `url` with these headers, within the limits: through ureq
+/// (rustls for `https://`) on a thread of its own, so a cancel or the deadline ends the wait
+/// at once whatever blocks (a lookup, a connect, a server that stops reading the request or
+/// never answers); the call itself ends by the deadline at the latest.
 fn post(
     url: &str,
     headers: &[(String, String)],
     body: &str,
     limits: &Limits,
 ) -> Result<Response, Stop> {
+    check_url(url).map_err(Stop::Failed)?;
     let left = limits.left()?;
-    if url.starts_with("https://") {
-        let (url, headers, body) = (url.to_owned(), headers.to_vec(), body.to_owned());
-        return limits.within(move || post_tls(&url, &headers, &body, left));
-    }
-    let (host, port, path) = split_url(url).map_err(Stop::Failed)?;
-    let mut stream = connect(&host, port, limits)?;
-    let mut request = format!(
-        "POST {path} HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n",
-        body.len()
-    );
-    for (name, value) in headers {
-        request.push_str(&format!("{name}: {value}\r\n"));
-    }
-    request.push_str("\r\n");
-    request.push_str(body);
-    write_within(&mut stream, request.as_bytes(), limits)?;
-    read_response(&mut stream, limits)
+    let (url, headers, body) = (url.to_owned(), headers.to_vec(), body.to_owned());
+    limits.within(move || post_within(&url, &headers, &body, left))
 }
 
-/// A TCP connection to `host:port`, the address lookup and the connect within the limits.
-fn connect(host: &str, port: u16, limits: &Limits) -> Result<std::net::TcpStream, Stop> {
-    let left = limits.left()?;
-    let host = host.to_owned();
-    limits.within(move || {
-        let addr = std::net::ToSocketAddrs::to_socket_addrs(&(host.as_str(), port))
-            .map_err(|e| Stop::Failed(format!("{host}: {}", crate::error::io_reason(&e))))?
-            .next()
-            .ok_or_else(|| Stop::Failed(format!("{host}: no address")))?;
-        std::net::TcpStream::connect_timeout(&addr, left).map_err(|e| {
-            Stop::Failed(format!(
-                "could not connect: {}",
-                crate::error::io_reason(&e)
-            ))
-        })
-    })
-}
-
-/// Write all of `bytes` within the limits: a server that stops reading holds the write a
-/// [`TICK`] at a time, until the deadline or a cancel.
-fn write_within(
-    stream: &mut std::net::TcpStream,
-    mut bytes: &[u8],
-    limits: &Limits,
-) -> Result<(), Stop> {
-    while !bytes.is_empty() {
-        let _ = stream.set_write_timeout(Some(limits.tick()?));
-        match stream.write(bytes) {
-            Ok(0) => return Err(Stop::Failed("could not send: the server closed".into())),
-            Ok(n) => bytes = &bytes[n..],
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    std::io::ErrorKind::WouldBlock
-                        | std::io::ErrorKind::TimedOut
-                        | std::io::ErrorKind::Interrupted
-                ) => {}
-            Err(e) => {
-                return Err(Stop::Failed(format!(
-                    "could not send: {}",
-                    crate::error::io_reason(&e)
-                )));
-            }
-        }
-    }
-    Ok(())
-}
-
-/// [`post`] over TLS (`https://`), through ureq with rustls and the webpki roots. It cannot be
-/// interrupted mid-call: it ends by the deadline at the latest.
-fn post_tls(
+/// [`post`]'s call, ended by `left` at the latest; the answer read whole, within
+/// [`MAX_MESSAGE_BYTES`].
+fn post_within(
     url: &str,
     headers: &[(String, String)],
     body: &str,
@@ -472,30 +408,17 @@ fn post_tls(
     for (name, value) in headers {
         request = request.header(name.as_str(), value.as_str());
     }
-    let mut response = request.send(body).map_err(|e| match e {
-        ureq::Error::Timeout(_) => Stop::Timeout,
-        other => Stop::Failed(format!("could not reach the server: {other}")),
-    })?;
+    let mut response = request
+        .send(body)
+        .map_err(|e| failure("could not reach the server", e))?;
     let status = response.status().as_u16();
-    let headers = response
-        .headers()
-        .iter()
-        .map(|(k, v)| {
-            (
-                k.as_str().to_owned(),
-                v.to_str().unwrap_or_default().to_owned(),
-            )
-        })
-        .collect();
+    let headers = headers_of(response.headers());
     let body = response
         .body_mut()
         .with_config()
         .limit(MAX_MESSAGE_BYTES as u64)
         .read_to_vec()
-        .map_err(|e| match e {
-            ureq::Error::Timeout(_) => Stop::Timeout,
-            other => Stop::Failed(format!("could not read the answer: {other}")),
-        })?;
+        .map_err(|e| failure("could not read the answer", e))?;
     Ok(Response {
         status,
         headers,
@@ -503,7 +426,39 @@ fn post_tls(
     })
 }
 
-/// The HTTPS client for one call, ended by `left` at the latest. It follows no redirect: a
+/// A response's headers as (name, value) pairs.
+fn headers_of(headers: &ureq::http::HeaderMap) -> Vec<(String, String)> {
+    headers
+        .iter()
+        .map(|(k, v)| {
+            (
+                k.as_str().to_owned(),
+                v.to_str().unwrap_or_default().to_owned(),
+            )
+        })
+        .collect()
+}
+
+/// A ureq error as a step's end: its timeout is the deadline's; the rest a reason in words.
+fn failure(doing: &str, error: ureq::Error) -> Stop {
+    match error {
+        ureq::Error::Timeout(_) => Stop::Timeout,
+        ureq::Error::Io(e) => Stop::Failed(format!("{doing}: {}", crate::error::io_reason(&e))),
+        ureq::Error::BodyExceedsLimit(_) => {
+            Stop::Failed(format!("an answer over {MAX_MESSAGE_BYTES} bytes"))
+        }
+        other => {
+            let text = other.to_string();
+            let text = match text.rfind(" (os error ") {
+                Some(at) if text.ends_with(')') => text[..at].to_owned(),
+                _ => text,
+            };
+            Stop::Failed(format!("{doing}: {text}"))
+        }
+    }
+}
+
+/// The HTTP client for one call (`http://` and `https://`), ended by `left` at the latest. It follows no redirect: a
 /// config's headers (keys, tokens) go to its own URL only, never to another origin, and a
 /// redirect is a failure that says where it pointed ([`redirected`]).
 pub(super) fn agent(left: Duration) -> ureq::Agent {
@@ -555,68 +510,6 @@ impl Response {
     }
 }
 
-/// An HTTP/1.1 response, read to its end (the request said `Connection: close`), within the
-/// deadline and [`MAX_MESSAGE_BYTES`]; a chunked body is put back together.
-fn read_response(stream: &mut std::net::TcpStream, limits: &Limits) -> Result<Response, Stop> {
-    let mut raw = Vec::new();
-    let mut buffer = [0u8; 16384];
-    loop {
-        let _ = stream.set_read_timeout(Some(limits.tick()?));
-        match stream.read(&mut buffer) {
-            Ok(0) => break,
-            Ok(n) => raw.extend_from_slice(&buffer[..n]),
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
-                ) => {}
-            Err(e) => {
-                return Err(Stop::Failed(format!(
-                    "could not read: {}",
-                    crate::error::io_reason(&e)
-                )));
-            }
-        }
-        if raw.len() > MAX_MESSAGE_BYTES {
-            return Err(Stop::Failed(format!(
-                "an answer over {MAX_MESSAGE_BYTES} bytes"
-            )));
-        }
-    }
-    let Some(end) = raw.windows(4).position(|w| w == b"\r\n\r\n") else {
-        return Err(Stop::Failed("not HTTP: no header end".into()));
-    };
-    let (status, headers) = head_of(&raw[..end])?;
-    let mut response = Response {
-        status,
-        headers,
-        body: raw[end + 4..].to_vec(),
-    };
-    if response
-        .header("transfer-encoding")
-        .is_some_and(|t| t.eq_ignore_ascii_case("chunked"))
-    {
-        response.body = dechunk(&response.body);
-    }
-    Ok(response)
-}
-
-/// An HTTP/1.1 response head's status and headers.
-fn head_of(head: &[u8]) -> Result<(u16, Vec<(String, String)>), Stop> {
-    let head = String::from_utf8_lossy(head);
-    let mut lines = head.lines();
-    let status = lines
-        .next()
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|s| s.parse().ok())
-        .ok_or_else(|| Stop::Failed("not HTTP: no status line".into()))?;
-    let headers = lines
-        .filter_map(|l| l.split_once(':'))
-        .map(|(k, v)| (k.trim().to_owned(), v.trim().to_owned()))
-        .collect();
-    Ok((status, headers))
-}
-
 /// The `data` of each event of an SSE body (multi-line data joined with `\n`).
 fn sse_data(text: &str) -> impl Iterator<Item = String> + '_ {
     text.split("\n\n").filter_map(|event| {
@@ -629,31 +522,10 @@ fn sse_data(text: &str) -> impl Iterator<Item = String> + '_ {
     })
 }
 
-fn dechunk(mut body: &[u8]) -> Vec<u8> {
-    let mut out = Vec::new();
-    while let Some(line_end) = body.windows(2).position(|w| w == b"\r\n") {
-        let size_text = String::from_utf8_lossy(&body[..line_end]);
-        let Ok(size) = usize::from_str_radix(size_text.split(';').next().unwrap_or("").trim(), 16)
-        else {
-            break;
-        };
-        body = &body[line_end + 2..];
-        if size == 0 || size > body.len() {
-            out.extend_from_slice(&body[..size.min(body.len())]);
-            break;
-        }
-        out.extend_from_slice(&body[..size]);
-        body = body.get(size + 2..).unwrap_or_default();
-    }
-    out
-}
-
 /// List a Streamable HTTP server's tools (URL and headers already expanded), then end its
 /// session (`DELETE` is not sent: the session ends with toolprism's last request).
 pub fn list_http(server: &RemoteServer, limits: &Limits) -> Listing {
-    if !server.url.starts_with("https://")
-        && let Err(e) = split_url(&server.url)
-    {
+    if let Err(e) = check_url(&server.url) {
         return Listing::failed(ListStatus::Failed, e);
     }
     let mut session = HttpSession {
@@ -671,9 +543,7 @@ pub fn list_http(server: &RemoteServer, limits: &Limits) -> Listing {
 /// URL, within the same deadline. The listing says so when the second answered
 /// ([`Listing::fell_back_to_sse`]); when neither did, it gives both reasons.
 pub fn list_http_then_sse(server: &RemoteServer, limits: &Limits) -> Listing {
-    if !server.url.starts_with("https://")
-        && let Err(e) = split_url(&server.url)
-    {
+    if let Err(e) = check_url(&server.url) {
         return Listing::failed(ListStatus::Failed, e);
     }
     let mut session = HttpSession {
@@ -705,28 +575,25 @@ pub fn list_http_then_sse(server: &RemoteServer, limits: &Limits) -> Listing {
 
 #[cfg(test)]
 mod tests {
+    use std::io::{Read, Write};
+
     use super::*;
 
     #[test]
-    fn urls_and_chunks() {
-        assert_eq!(
-            split_url("http://127.0.0.1:8080/mcp").unwrap(),
-            ("127.0.0.1".into(), 8080, "/mcp".into())
-        );
+    fn urls_are_checked_and_said_without_secrets() {
+        assert!(check_url("http://127.0.0.1:8080/mcp").is_ok());
+        assert!(check_url("https://[::1]:8443/mcp?x=1").is_ok());
+        assert!(check_url("https://h").is_ok());
         assert!(
-            split_url("ftp://x/mcp")
+            check_url("ftp://x/mcp")
                 .unwrap_err()
                 .contains("not an http URL")
         );
-        assert_eq!(dechunk(b"3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n"), b"abcde");
-        let shown = split_url("http://u:sekrit@h:x1/m?key=sk-9").unwrap_err();
+        let shown = check_url("http://u:sekrit@h:x1/m?key=sk-9").unwrap_err();
+        assert!(shown.starts_with("bad port in"), "{shown}");
         assert!(
             !shown.contains("sekrit") && !shown.contains("sk-9"),
             "{shown}"
-        );
-        assert_eq!(
-            split_url("http://u:p@h:81?k=v").unwrap(),
-            ("h".into(), 81, "/?k=v".into())
         );
     }
 
@@ -747,7 +614,7 @@ mod tests {
     /// A redirect to another origin is not followed: the second listener is never reached and
     /// the config's header never sent there.
     #[test]
-    fn no_redirect_is_followed_by_the_https_client() {
+    fn no_redirect_is_followed() {
         use std::net::TcpListener;
         let elsewhere = TcpListener::bind("127.0.0.1:0").unwrap();
         elsewhere.set_nonblocking(true).unwrap();
@@ -763,7 +630,7 @@ mod tests {
             );
             socket.write_all(reply.as_bytes()).unwrap();
         });
-        let response = post_tls(
+        let response = post_within(
             &url,
             &[("x-api-key".to_owned(), "secret".to_owned())],
             "{}",
