@@ -1077,7 +1077,7 @@ fn a_failed_server_explains_itself_alone_and_runs_in_its_project_folder() {
     assert_eq!((code, out.as_str()), (2, ""), "{err}");
     assert!(err.contains("broken failed (the server exited"), "{err}");
     assert!(
-        err.contains(&format!("started in {}", project.display())),
+        err.contains(&format!("(folder: {})", project.display())),
         "{err}"
     );
     assert!(

@@ -521,11 +521,18 @@ fn reach(server: &ServerConfig, limits: &Limits) -> Listing {
                 Ok(mut stdio) => {
                     stdio.cwd = run_folder(stdio.cwd.as_deref(), project.as_deref())
                         .map(|p| p.to_string_lossy().into_owned());
-                    let mut listing = client::list_stdio(&stdio, limits);
+                    let mut listing = match &stdio.cwd {
+                        Some(folder) if !Path::new(folder).is_dir() => failed(format!(
+                            "its folder {} does not exist (or is not a folder)",
+                            visible(folder)
+                        )),
+                        _ => client::list_stdio(&stdio, limits),
+                    };
                     if listing.status != ListStatus::Ok
+                        && stdio.cwd.as_deref().is_none_or(|f| Path::new(f).is_dir())
                         && let Some(error) = &mut listing.error
                     {
-                        error.push_str(&format!(" (started in {})", folder_said(&stdio.cwd)));
+                        error.push_str(&format!(" (folder: {})", folder_said(&stdio.cwd)));
                     }
                     let secrets = stdio.env.into_iter().map(|(_, v)| v).collect();
                     (listing, secrets)
@@ -590,11 +597,12 @@ fn project_folder(server: &ServerConfig) -> Option<PathBuf> {
 /// the project folder), else the project folder of a project's config, else the current
 /// folder (`None`).
 fn run_folder(cwd: Option<&str>, project: Option<&Path>) -> Option<PathBuf> {
-    match (cwd, project) {
-        (Some(cwd), Some(project)) => Some(project.join(cwd)),
-        (Some(cwd), None) => Some(PathBuf::from(cwd)),
-        (None, project) => project.map(Path::to_path_buf),
-    }
+    let folder = match (cwd, project) {
+        (Some(cwd), Some(project)) => project.join(cwd),
+        (Some(cwd), None) => PathBuf::from(cwd),
+        (None, project) => project?.to_path_buf(),
+    };
+    Some(std::path::absolute(&folder).unwrap_or(folder))
 }
 
 /// A server's folder as said in a failure and in `--dry-run`.
@@ -602,7 +610,7 @@ fn folder_said(folder: &Option<String>) -> String {
     match folder {
         Some(folder) => visible(folder).into_owned(),
         None => format!(
-            "{}, the current folder",
+            "{}, the current one",
             visible(
                 &std::env::current_dir()
                     .unwrap_or_default()
