@@ -771,6 +771,30 @@ fn counts_are_cached_per_api_base_and_a_failed_count_keeps_the_figures() {
         "{said}"
     );
     assert!(report["strategies"][0]["tools_tokens"].as_u64().unwrap() > 0);
+    // `report --count-with` too: the report stands, the failure said.
+    let saved = elsewhere.join("saved.json");
+    toolprism()
+        .args(["mcp", &config.to_string_lossy(), "--json", "--save"])
+        .arg(&saved)
+        .assert()
+        .success();
+    let out = toolprism()
+        .args(["report", &saved.to_string_lossy(), "-s", "original"])
+        .args(["--count-with", "anthropic", "--api-base", &other_base])
+        .env("ANTHROPIC_API_KEY", "wrong-key-5551234")
+        .env("TOOLPRISM_CACHE_DIR", elsewhere.join("cache2"))
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        stdout.contains("original") && stderr.contains("--count-with anthropic failed: HTTP 401"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("wrong-key-5551234"), "{stderr}");
 }
 
 fn report_counted(saved: &Path, base: &str, cache: &Path) -> Value {

@@ -346,12 +346,17 @@ fn count_if_asked(
     Ok(match counted {
         Ok(count) => (Some(count), None),
         Err(problem) => {
-            warnings.push_str(&format!(
-                "toolprism: warning: --count-with anthropic failed: {problem}; the figures are tiktoken's only\n"
-            ));
+            warnings.push_str(&count_failed_line(&problem));
             (None, Some(problem))
         }
     })
+}
+
+/// The warning when `--count-with` failed: the report stands, with tiktoken's figures.
+pub(super) fn count_failed_line(problem: &str) -> String {
+    format!(
+        "toolprism: warning: --count-with anthropic failed: {problem}; the figures are tiktoken's only\n"
+    )
 }
 
 /// `--save FILE`: the synthesized request, compact, through `export`'s safe writer (never over a
@@ -923,12 +928,13 @@ fn server_entries(
 }
 
 /// `report --count-with anthropic`: Claude's counts of a loaded capture, its servers read
-/// from the tool names (the host's own tools are the `(host)` group).
+/// from the tool names (the host's own tools are the `(host)` group); `Ok(Err)`: the count
+/// failed (the report stands).
 pub(super) fn report_claude_count(
     capture: &Capture,
     settings: &Settings,
     api_base: &str,
-) -> Result<ClaudeCount, Failure> {
+) -> Result<Result<ClaudeCount, String>, Failure> {
     let owners: Vec<String> = capture
         .tools()
         .iter()
@@ -947,8 +953,7 @@ pub(super) fn report_claude_count(
         capture,
         &owners,
         &never,
-    )?
-    .map_err(|e| Failure::new(format!("--count-with anthropic: {e}")))
+    )
 }
 
 /// `report --by-server`: the rows of a loaded capture.
