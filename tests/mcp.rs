@@ -1183,6 +1183,18 @@ fn a_folders_own_servers_start_only_with_consent() {
             String::from_utf8_lossy(&out.stderr).into_owned(),
         )
     };
+    // --dry-run says which would be asked for.
+    let (code, out, _) = mcp(&["--dry-run"]);
+    assert_eq!(code, Some(0));
+    assert!(
+        out.contains("theirs (claude-code, ") && out.contains("this folder's: asked for first"),
+        "{out}"
+    );
+    assert!(
+        !out.lines()
+            .any(|l| l.starts_with("  mine ") && l.contains("asked")),
+        "{out}"
+    );
     // Not on a terminal: the user's server only, the project's named as skipped.
     let (code, out, err) = mcp(&[]);
     assert_eq!(code, Some(0), "{err}");

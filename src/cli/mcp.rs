@@ -213,7 +213,7 @@ pub(super) fn mcp(args: McpArgs, color: ColorChoice) -> Result<Output, Failure> 
     let (servers, mut warnings) = read_configs(&paths, named)?;
     let servers = select(servers, &args.servers, &paths)?;
     if args.dry_run {
-        let mut output = Output::text(dry_run(&paths, &servers));
+        let mut output = Output::text(dry_run(&paths, &servers, named || args.trust_project));
         output.stderr = warnings;
         return Ok(output);
     }
@@ -688,7 +688,10 @@ fn servers_section(host: Host, lines: &str) -> String {
 }
 
 /// `--dry-run`: the configs read and, per server, what would be started or reached.
-fn dry_run(paths: &[PathBuf], servers: &[ServerConfig]) -> String {
+fn dry_run(paths: &[PathBuf], servers: &[ServerConfig], trusted: bool) -> String {
+    let home = std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .unwrap_or_default();
     let mut out = String::from("Configs read:\n");
     for path in paths {
         out.push_str(&format!("  {}\n", visible(&config_name(path))));
@@ -702,6 +705,8 @@ fn dry_run(paths: &[PathBuf], servers: &[ServerConfig]) -> String {
             visible(&config_name(&server.config)),
             if server.disabled {
                 ", disabled: not started"
+            } else if !trusted && config::project_folder(&server.config, &home).is_some() {
+                ", this folder's: asked for first (--trust-project)"
             } else {
                 ""
             }
