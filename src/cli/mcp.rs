@@ -482,6 +482,7 @@ fn reach_all(servers: &[ServerConfig], timeout: Duration, term: &AtomicBool) -> 
             })
             .collect()
     });
+    toolprism::mcp::reap::stop_watching();
     toolprism::mcp::reap::end_children();
     listings
 }

@@ -130,8 +130,8 @@ fn command_of(server: &StdioServer) -> Command {
     command
 }
 
-/// Linux: the child gets SIGKILL when toolprism ends, even by `kill -9` (its own children are
-/// the subreaper's, [`crate::mcp::reap`], while toolprism lives). The parent-death signal
+/// Linux: the child gets SIGKILL when toolprism ends, even by `kill -9` (its group is the
+/// watchdog's then, [`crate::mcp::reap::watch`]). The parent-death signal
 /// fires when the thread that started the child ends; the listing thread outlives its server.
 #[cfg(target_os = "linux")]
 #[allow(
@@ -181,6 +181,9 @@ pub fn list_stdio(server: &StdioServer, limits: &Limits) -> Listing {
             );
         }
     };
+    // Its group is killed even if toolprism is (`kill -9`): its children too (`npx` starts
+    // the real server as one).
+    crate::mcp::reap::watch(child.id());
     let mut group = Group { child };
     let (Some(stdin), Some(stdout), Some(stderr)) = (
         group.child.stdin.take(),
