@@ -218,7 +218,7 @@ fn converse(session: &mut dyn Session, version: &str, limits: &Limits) -> Listin
         held += listed.iter().map(|t| t.to_string().len()).sum::<usize>();
         if held > limits.budget {
             return Stop::Failed(format!(
-                "its tools are over {} bytes over {} pages, toolprism's limit for one server",
+                "its tools passed {} bytes at page {}: toolprism's limit for one server's listing",
                 crate::text::thousands(limits.budget),
                 page + 1
             ))
@@ -660,6 +660,6 @@ mod tests {
         assert_eq!(listing.status, ListStatus::Failed);
         assert!(listing.pages < 10, "{}", listing.pages);
         let error = listing.error.unwrap();
-        assert!(error.contains("over 1,000 bytes"), "{error}");
+        assert!(error.contains("passed 1,000 bytes at page"), "{error}");
     }
 }
