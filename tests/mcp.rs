@@ -1212,6 +1212,27 @@ fn a_folders_own_servers_start_only_with_consent() {
     assert_eq!(names, ["mine"]);
     std::thread::sleep(Duration::from_millis(300));
     assert!(!pids.exists(), "the project's server was started");
+    // On a terminal: asked, and started only on a yes.
+    for (answer, started) in [("n", false), ("y", true)] {
+        let _ = std::fs::remove_file(&pids);
+        let out = Command::new("python3")
+            .arg(root().join("tests/fixtures/mcp/pty_answer.py"))
+            .arg(answer)
+            .arg(crate::support::command::bin())
+            .args(["mcp", "--json", "--timeout", "3"])
+            .current_dir(&here)
+            .env("HOME", &home)
+            .env_remove("XDG_CONFIG_HOME")
+            .output()
+            .unwrap();
+        let said = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            said.contains("theirs (") && said.contains("Start them? [y/N]"),
+            "{said}"
+        );
+        assert_eq!(pids.exists(), started, "{answer}: {said}");
+    }
+    let _ = std::fs::remove_file(&pids);
     // With consent given on the command line, it starts (and hangs to the timeout).
     let (_, out, _) = mcp(&["--trust-project"]);
     let report: Value = serde_json::from_str(&out).unwrap();
