@@ -16,26 +16,38 @@ use super::{MAX_RECORD_BYTES, Usage, sse, time, usage};
 /// What a secret is written as.
 pub const REDACTED: &str = "[redacted]";
 
-/// Whether a header or query parameter of this name carries a secret: the names the providers
-/// use (`authorization`, `x-api-key`, `x-goog-api-key`, `api-key`, `key`), cookies, and any name
-/// one of whose words (split at `-`, `_` and `.`) ends in `key`, `token` or `secret`, or says
-/// `auth`, `password` or `signature`. `x-ratelimit-remaining-tokens` counts tokens and is kept.
+/// What in a header's or query parameter's name (lower-cased) marks it as carrying a secret:
+/// `authorization`, `x-authorization`, `cf-aig-authorization`, `authentication`, `x-api-key`,
+/// `x-goog-api-key`, `x-amz-security-token`, `cookie`, `x-claude-code-session-id`, ...
+const SECRET_PARTS: &[&str] = &[
+    "auth",
+    "key",
+    "token",
+    "secret",
+    "session",
+    "cookie",
+    "signature",
+    "credential",
+    "password",
+];
+
+/// Whether a header or query parameter of this name carries a secret: any name that contains
+/// one of [`SECRET_PARTS`] (case-insensitive), and `sig` (a signed URL's signature). The one
+/// exception is a rate-limit header that counts tokens (`x-ratelimit-remaining-tokens`,
+/// `anthropic-ratelimit-input-tokens-remaining`): a number, kept for the analysis.
 pub fn is_secret_name(name: &str) -> bool {
     let name = name.to_ascii_lowercase();
-    if matches!(
-        name.as_str(),
-        "authorization" | "proxy-authorization" | "cookie" | "set-cookie" | "sig"
-    ) {
+    if name == "sig" {
         return true;
     }
-    name.split(['-', '_', '.']).any(|word| {
-        word.ends_with("key")
-            || word.ends_with("token")
-            || word.contains("secret")
-            || word.contains("password")
-            || word.contains("cookie")
-            || matches!(word, "auth" | "signature" | "credential" | "credentials")
-    })
+    let secret = |part: &str| SECRET_PARTS.iter().any(|s| part.contains(s));
+    if name.contains("ratelimit") {
+        // Judged word by word, with `tokens` (a count) left out.
+        return name
+            .split(['-', '_', '.'])
+            .any(|word| word != "tokens" && secret(word));
+    }
+    secret(&name)
 }
 
 /// A URL with the value of every secret query parameter replaced by [`REDACTED`]; the rest of
@@ -372,6 +384,16 @@ mod tests {
             "key",
             "access_token",
             "apikey",
+            "cf-aig-authorization",
+            "x-authorization",
+            "Authentication",
+            "x-claude-code-session-id",
+            "x-amz-credential",
+            "X-Signature",
+            "x-db-password",
+            "sig",
+            "x-ratelimit-token",
+            "anthropic-ratelimit-tokens-key",
         ] {
             assert!(is_secret_name(name), "{name}");
         }
@@ -379,9 +401,15 @@ mod tests {
             "content-type",
             "anthropic-version",
             "x-ratelimit-remaining-tokens",
+            "anthropic-ratelimit-input-tokens-remaining",
             "anthropic-beta",
+            "anthropic-version",
+            "x-claude-code-agent-id",
             "alt",
             "user-agent",
+            "keep-alive",
+            "x-stainless-retry-count",
+            "request-id",
         ] {
             assert!(!is_secret_name(name), "{name}");
         }
