@@ -159,3 +159,148 @@ fn every_ending_signal_writes_the_calls_in_flight() {
         assert_eq!(records[0]["toolprism"]["outcome"], "interrupted");
     }
 }
+
+/// Send a request head, then `body` in chunks as long as the proxy reads; the response head's
+/// status line, and how many body bytes went out.
+fn send_chunked(addr: &str, chunks: usize, chunk_size: usize) -> (String, usize) {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(60)))
+        .unwrap();
+    stream
+        .write_all(b"POST /v1/messages HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\nconnection: close\r\ntransfer-encoding: chunked\r\n\r\n")
+        .unwrap();
+    let data = vec![b' '; chunk_size];
+    let mut sent = 0;
+    for _ in 0..chunks {
+        let head = format!("{chunk_size:x}\r\n");
+        let ok = stream.write_all(head.as_bytes()).is_ok()
+            && stream.write_all(&data).is_ok()
+            && stream.write_all(b"\r\n").is_ok();
+        if !ok {
+            break;
+        }
+        sent += chunk_size;
+    }
+    let _ = stream.write_all(b"0\r\n\r\n");
+    let mut got = Vec::new();
+    let _ = stream.read_to_end(&mut got);
+    let text = String::from_utf8_lossy(&got);
+    (text.lines().next().unwrap_or("").to_owned(), sent)
+}
+
+/// A request body over the record limit (256 MiB) never reaches the provider: refused with a
+/// 413 before it is read when its length says so, as soon as it passes the limit when chunked.
+#[test]
+fn a_request_over_the_record_limit_is_refused_with_413() {
+    use std::io::{Read, Write};
+    let (seen_tx, seen_rx) = mpsc::channel::<usize>();
+    let seen_tx = std::sync::Mutex::new(seen_tx);
+    let upstream = Upstream::start(move |request, stream| {
+        let _ = seen_tx.lock().unwrap().send(request.body.len());
+        crate::support::upstream::whole(stream, 200, &[], b"{}");
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("t.jsonl");
+    let recording = Recording::start(&trace, &["--upstream", &upstream.url()]);
+    let mut stream = std::net::TcpStream::connect(&recording.addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    stream
+        .write_all(b"POST /v1/messages HTTP/1.1\r\nhost: x\r\ncontent-length: 300000000\r\n\r\n{\"model\":")
+        .unwrap();
+    let mut got = Vec::new();
+    let _ = stream.read_to_end(&mut got);
+    let got = String::from_utf8_lossy(&got);
+    assert!(got.starts_with("HTTP/1.1 413"), "{got}");
+    assert!(got.contains("toolprism_request_too_large"), "{got}");
+    // 257 chunks of 1 MiB: refused once past 256 MiB, never all read.
+    let (status, sent) = send_chunked(&recording.addr, 400, 1024 * 1024);
+    assert!(status.starts_with("HTTP/1.1 413"), "{status}");
+    assert!(
+        sent < 400 * 1024 * 1024,
+        "the proxy stopped reading: {sent}"
+    );
+    // A body within the limit still goes through, after both.
+    let (status, _) = send_chunked(&recording.addr, 2, 1024);
+    assert!(status.starts_with("HTTP/1.1 200"), "{status}");
+    assert_eq!(seen_rx.recv_timeout(Duration::from_secs(5)).unwrap(), 2048);
+    assert!(
+        seen_rx.try_recv().is_err(),
+        "no refused body reached the provider"
+    );
+    let _ = recording.stop(Signal::TERM);
+}
+
+/// A gzip answer of under a megabyte that decodes to 300 MiB: the client gets its bytes as
+/// they came, the trace keeps what fits (marked), and the proxy lives on.
+#[test]
+fn a_small_answer_that_decodes_huge_never_ends_the_proxy() {
+    use std::io::Write;
+    let mut member = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    member.write_all(&vec![b'x'; 1024 * 1024]).unwrap();
+    let member = member.finish().unwrap();
+    // Gzip members one after another decode as one body.
+    let mut bomb = Vec::new();
+    for _ in 0..300 {
+        bomb.extend_from_slice(&member);
+    }
+    assert!(bomb.len() < 1_000_000, "{}", bomb.len());
+    let sent = bomb.clone();
+    let upstream = Upstream::start(move |request, stream| {
+        // The second call is answered small: the proxy is still there to pass it on.
+        let small = String::from_utf8_lossy(&request.body).contains("call 1");
+        crate::support::upstream::whole(
+            stream,
+            200,
+            &[
+                ("content-type", "application/json"),
+                ("content-encoding", if small { "identity" } else { "gzip" }),
+            ],
+            if small { b"{}" } else { &sent },
+        );
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("t.jsonl");
+    let recording = Recording::start(&trace, &["--upstream", &upstream.url()]);
+    let headers = [
+        ("cf-aig-authorization", "Bearer cf-SECRET-1"),
+        ("x-authorization", "xa-SECRET-2"),
+        ("authentication", "au-SECRET-3"),
+        ("x-claude-code-session-id", "sess-SECRET-4"),
+        ("anthropic-beta", "prompt-caching-2024-07-31"),
+    ];
+    let raw = call(
+        &recording.addr,
+        "/v1/messages",
+        &headers,
+        &messages_body(0),
+        |_| {},
+    );
+    assert!(
+        crate::support::upstream::body_of(&raw) == bomb,
+        "the client gets the bytes as they came"
+    );
+    // The proxy is alive: the next call goes through.
+    let again = call(
+        &recording.addr,
+        "/v1/messages",
+        &[],
+        &messages_body(1),
+        |_| {},
+    );
+    assert_eq!(crate::support::upstream::body_of(&again), b"{}");
+    let _ = recording.stop(Signal::TERM);
+    let text = std::fs::read(&trace).unwrap();
+    assert_eq!(text.iter().filter(|&&b| b == b'\n').count(), 2);
+    let first = text.split(|&b| b == b'\n').next().unwrap();
+    assert!(first.len() < 256 * 1024 * 1024, "{}", first.len());
+    let first = String::from_utf8_lossy(first);
+    for secret in ["SECRET-1", "SECRET-2", "SECRET-3", "SECRET-4"] {
+        assert!(!first.contains(secret), "{secret} in the trace");
+    }
+    assert!(first.contains("\"anthropic-beta\":\"prompt-caching-2024-07-31\""));
+    assert!(first.contains("\"body_truncated\":true"));
+}

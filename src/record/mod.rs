@@ -26,6 +26,13 @@ use hyper_util::rt::{TokioExecutor, TokioIo};
 use crate::trace::MAX_RECORD_BYTES;
 use crate::trace::write::{Answer, Call, Outcome, TraceWriter};
 
+/// How long stopping waits for lines still being written (a 256 MiB body takes seconds).
+const WRITE_WAIT: Duration = Duration::from_secs(60);
+
+/// Calls with bodies larger than this (together), or a compressed answer, are written on a
+/// blocking thread.
+const INLINE_WRITE: usize = 4 * 1024 * 1024;
+
 /// Where calls go: by their path to each provider, or all to one base.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Route {
@@ -162,13 +169,36 @@ impl Recording {
         };
         call.end_ms = end;
         call.outcome = Some(outcome);
-        let written = self.shared.writer.write(&call);
-        if written.is_ok() {
-            self.shared.written.fetch_add(1, Ordering::SeqCst);
+        let shared = self.shared.clone();
+        // Writing a large body takes a while: off the threads that pass answers on, so the
+        // client has its last bytes at once. A small one is written here, in the order the
+        // calls end; while stopping, the runtime is going: here too.
+        // (A compressed body can be large decoded.)
+        let large = call.request_body.len() + call.answer.as_ref().map_or(0, |a| a.body.len())
+            > INLINE_WRITE
+            || call.answer.as_ref().is_some_and(|a| {
+                a.headers.iter().any(|(n, v)| {
+                    n.eq_ignore_ascii_case("content-encoding") && !v.trim().is_empty()
+                })
+            });
+        let running = tokio::runtime::Handle::try_current()
+            .ok()
+            .filter(|_| large && !shared.stopping.load(Ordering::SeqCst));
+        match running {
+            Some(runtime) => drop(runtime.spawn_blocking(move || write(&shared, &call))),
+            None => write(&shared, &call),
         }
-        (self.shared.on_call)(&call, &written);
-        self.shared.in_flight.fetch_sub(1, Ordering::SeqCst);
     }
+}
+
+/// Write a finished call, tell of it, and count it out of those in flight.
+fn write(shared: &Shared, call: &Call) {
+    let written = shared.writer.write(call);
+    if written.is_ok() {
+        shared.written.fetch_add(1, Ordering::SeqCst);
+    }
+    (shared.on_call)(call, &written);
+    shared.in_flight.fetch_sub(1, Ordering::SeqCst);
 }
 
 impl Drop for Recording {
@@ -197,13 +227,19 @@ impl Tee {
         }) else {
             return;
         };
-        let room = usize::try_from(MAX_RECORD_BYTES)
-            .unwrap_or(usize::MAX)
-            .saturating_sub(answer.body.len());
-        if data.len() > room {
+        if answer.truncated {
+            // Nothing after a gap.
+            return;
+        }
+        let limit = usize::try_from(MAX_RECORD_BYTES).unwrap_or(usize::MAX);
+        let take = data.len().min(limit.saturating_sub(answer.body.len()));
+        if take < data.len() || !crate::trace::write::grow(&mut answer.body, take, limit) {
             answer.truncated = true;
         }
-        answer.body.extend_from_slice(&data[..data.len().min(room)]);
+        // Without the memory for it, the rest is passed on but not kept.
+        if answer.body.capacity() - answer.body.len() >= take {
+            answer.body.extend_from_slice(&data[..take]);
+        }
     }
 }
 
@@ -268,18 +304,92 @@ fn bad_gateway(message: &str) -> (Vec<u8>, Response<Full<Bytes>>) {
     (body.into_bytes(), response)
 }
 
+/// A request body's bytes, shared between what is sent on and the trace (never copied).
+struct SharedBody(Arc<Vec<u8>>);
+
+impl AsRef<[u8]> for SharedBody {
+    fn as_ref(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+/// The answer to a request whose body is over the trace's record limit.
+fn too_large() -> Response<Full<Bytes>> {
+    let message = format!(
+        "the request body is over toolprism's record limit of {} MiB",
+        MAX_RECORD_BYTES / (1024 * 1024)
+    );
+    let body = serde_json::json!({
+        "type": "error",
+        "error": {"type": "toolprism_request_too_large", "message": message},
+    })
+    .to_string()
+        + "\n";
+    let mut response = Response::new(Full::new(Bytes::from(body)));
+    *response.status_mut() = StatusCode::PAYLOAD_TOO_LARGE;
+    let headers = response.headers_mut();
+    headers.insert(
+        hyper::header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    // The rest of the body is never read: the connection cannot carry another request.
+    headers.insert(hyper::header::CONNECTION, HeaderValue::from_static("close"));
+    response
+}
+
+/// Read a request body into one buffer, up to the record limit. `Err` is the answer to give instead: 413 as soon as the body is known to
+/// be over the limit (before a byte is read when its length says so), 502 when it breaks off.
+async fn read_body(
+    headers: &HeaderMap,
+    mut body: Incoming,
+) -> Result<Vec<u8>, Response<Full<Bytes>>> {
+    let limit = usize::try_from(MAX_RECORD_BYTES).unwrap_or(usize::MAX);
+    let length = headers
+        .get(hyper::header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    if length.is_some_and(|n| n > MAX_RECORD_BYTES) {
+        return Err(too_large());
+    }
+    // The frames as they came (no copy while reading; a body refused half-way never took
+    // more than the limit), put together once at the end in a buffer of the exact size.
+    let mut frames: Vec<Bytes> = Vec::new();
+    let mut total = 0usize;
+    while let Some(frame) = body.frame().await {
+        let Ok(frame) = frame else {
+            return Err(bad_gateway("the request body could not be read").1);
+        };
+        let Ok(data) = frame.into_data() else {
+            continue;
+        };
+        total += data.len();
+        if total > limit {
+            return Err(too_large());
+        }
+        frames.push(data);
+    }
+    if frames.len() == 1 {
+        return Ok(Vec::from(frames.swap_remove(0)));
+    }
+    let mut kept = Vec::new();
+    if kept.try_reserve_exact(total).is_err() {
+        return Err(too_large());
+    }
+    for frame in frames.drain(..) {
+        kept.extend_from_slice(&frame);
+    }
+    Ok(kept)
+}
+
 async fn handle(shared: Arc<Shared>, request: Request<Incoming>) -> Result<Answered, Infallible> {
     let started = Instant::now();
     let started_ms = now_ms();
     let (parts, body) = request.into_parts();
-    // The request is read whole (it is small beside the stream it asks for, and the trace
-    // needs it), then sent on unchanged.
-    let body = match body.collect().await {
-        Ok(collected) => collected.to_bytes(),
-        Err(_) => {
-            let (_, response) = bad_gateway("the request body could not be read");
-            return Ok(response.map(Either::Right));
-        }
+    // The request is read whole (the trace needs it, and a request too large to record is
+    // refused before it goes anywhere), then sent on unchanged from the same buffer.
+    let body = match read_body(&parts.headers, body).await {
+        Ok(body) => Arc::new(body),
+        Err(response) => return Ok(response.map(Either::Right)),
     };
     let path_and_query = parts.uri.path_and_query().map_or("/", |p| p.as_str());
     let url = target(&shared.route, path_and_query, &parts.headers);
@@ -288,7 +398,7 @@ async fn handle(shared: Arc<Shared>, request: Request<Incoming>) -> Result<Answe
         method: parts.method.as_str().to_owned(),
         url: url.clone().unwrap_or_else(|_| path_and_query.to_owned()),
         request_headers: text_headers(&parts.headers),
-        request_body: body.to_vec(),
+        request_body: body.clone(),
         ..Call::default()
     };
     let mut recording = Recording::new(shared.clone(), call, started);
@@ -298,7 +408,7 @@ async fn handle(shared: Arc<Shared>, request: Request<Incoming>) -> Result<Answe
             if let Some(headers) = upstream.headers_mut() {
                 forwarded(&parts.headers, headers);
             }
-            match upstream.body(Full::new(body)) {
+            match upstream.body(Full::new(Bytes::from_owner(SharedBody(body)))) {
                 Ok(upstream) => shared
                     .client
                     .request(upstream)
@@ -463,6 +573,12 @@ impl Recorder {
         self.shared.stopping.store(true, Ordering::SeqCst);
         // Dropping the tasks drops each call's `Recording`, which writes it.
         self.runtime.shutdown_timeout(Duration::from_secs(1));
+        // Lines still being written (on blocking threads the runtime leaves running) are
+        // finished: a line is never cut off.
+        let deadline = Instant::now() + WRITE_WAIT;
+        while self.shared.in_flight.load(Ordering::SeqCst) > 0 && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(10));
+        }
         self.shared.writer.sync()
     }
 }
