@@ -304,3 +304,64 @@ fn a_small_answer_that_decodes_huge_never_ends_the_proxy() {
     assert!(first.contains("\"anthropic-beta\":\"prompt-caching-2024-07-31\""));
     assert!(first.contains("\"body_truncated\":true"));
 }
+
+/// An answer with `content-length: 0` is a complete empty answer; two calls cut off by Ctrl-C
+/// are written as interrupted and counted in the closing line.
+#[test]
+fn empty_answers_are_complete_and_every_written_call_is_counted() {
+    let upstream = Upstream::start(|request, stream| {
+        if String::from_utf8_lossy(&request.body).contains("call 0") {
+            crate::support::upstream::whole(stream, 200, &[], b"");
+            return;
+        }
+        stream_head(stream);
+        chunk(stream, message_start(7, 0, 0).as_bytes());
+        std::thread::sleep(Duration::from_secs(30));
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("t.jsonl");
+    let recording = Recording::start(&trace, &["--upstream", &upstream.url()]);
+    let raw = call(
+        &recording.addr,
+        "/v1/messages",
+        &[],
+        &messages_body(0),
+        |_| {},
+    );
+    assert!(String::from_utf8_lossy(&raw).starts_with("HTTP/1.1 200"));
+    let (got_tx, got_rx) = mpsc::channel();
+    for n in 1..=2 {
+        let addr = recording.addr.clone();
+        let got_tx = got_tx.clone();
+        std::thread::spawn(move || {
+            let mut sent = false;
+            call(&addr, "/v1/messages", &[], &messages_body(n), |got| {
+                if !sent && String::from_utf8_lossy(got).contains("message_start") {
+                    sent = true;
+                    let _ = got_tx.send(());
+                }
+            });
+        });
+    }
+    for _ in 0..2 {
+        got_rx
+            .recv_timeout(Duration::from_secs(10))
+            .expect("the first event came through");
+    }
+    let stderr = recording.stderr.clone();
+    let (status, _) = recording.stop(Signal::INT);
+    assert_eq!(status, Some(130));
+    let records = lines(&trace);
+    let outcomes: Vec<&str> = records
+        .iter()
+        .map(|r| r["toolprism"]["outcome"].as_str().unwrap())
+        .collect();
+    assert_eq!(outcomes, ["complete", "interrupted", "interrupted"]);
+    // The drain thread may still be reading the last line.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !stderr.lock().unwrap().contains("recorded") && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let said = stderr.lock().unwrap().clone();
+    assert!(said.contains("recorded 3 calls into"), "{said}");
+}

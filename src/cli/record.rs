@@ -202,8 +202,8 @@ pub fn run(args: &RecordArgs, color: bool) -> Result<Output, Failure> {
         (true, false) => alone(&recorder, &shown, &stops),
         (false, _) => with_command(&recorder, &args.command, &stops)?,
     };
-    let written = recorder.written();
-    recorder
+    // Counted once stopped: the calls cut off by stopping are written too.
+    let written = recorder
         .stop(GRACE)
         .map_err(|e| Failure::new(format!("{shown}: {}", visible(&e.to_string()))))?;
     if let Some(line) = unwritten.lock().ok().and_then(|mut slot| slot.take()) {

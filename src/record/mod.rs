@@ -437,6 +437,8 @@ async fn handle(shared: Arc<Shared>, request: Request<Incoming>) -> Result<Answe
     };
     let headers_ms = recording.elapsed_ms();
     let (parts, incoming) = response.into_parts();
+    // An empty body (`content-length: 0`, a 204) is never polled: the call is complete now.
+    let empty = incoming.is_end_stream();
     if let Some(call) = recording.call.as_mut() {
         call.headers_ms = Some(headers_ms);
         call.answer = Some(Answer {
@@ -446,10 +448,15 @@ async fn handle(shared: Arc<Shared>, request: Request<Incoming>) -> Result<Answe
             truncated: false,
         });
     }
-    let mut answer = Response::new(Either::Left(Tee {
-        inner: incoming,
-        recording,
-    }));
+    let mut answer = if empty {
+        recording.finish(Outcome::Complete);
+        Response::new(Either::Right(Full::new(Bytes::new())))
+    } else {
+        Response::new(Either::Left(Tee {
+            inner: incoming,
+            recording,
+        }))
+    };
     *answer.status_mut() = parts.status;
     forwarded(&parts.headers, answer.headers_mut());
     Ok(answer)
@@ -564,7 +571,8 @@ impl Recorder {
 
     /// Stop: no new connection is taken; calls under way get `grace` to finish, then each
     /// still open is written as interrupted, and the trace is synced. Every line is whole.
-    pub fn stop(self, grace: Duration) -> std::io::Result<()> {
+    /// How many calls were written in all.
+    pub fn stop(self, grace: Duration) -> std::io::Result<usize> {
         self.stop.notify_one();
         let deadline = Instant::now() + grace;
         while self.in_flight() > 0 && Instant::now() < deadline {
@@ -579,7 +587,8 @@ impl Recorder {
         while self.shared.in_flight.load(Ordering::SeqCst) > 0 && Instant::now() < deadline {
             std::thread::sleep(Duration::from_millis(10));
         }
-        self.shared.writer.sync()
+        self.shared.writer.sync()?;
+        Ok(self.shared.written.load(Ordering::SeqCst))
     }
 }
 

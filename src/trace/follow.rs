@@ -244,16 +244,7 @@ mod tests {
             items[0]
         );
         assert!(matches!(&items[1], Followed::Bad(at, _) if at == "line 2"));
-        // A line of exactly the limit is read (and found not to be a record).
-        let mut exact = vec![b' '; limit - 7];
-        exact.extend_from_slice(b"{\"n\":1}\n");
-        let items = follower.lines(&exact);
-        assert_eq!(items.len(), 1);
-        assert!(
-            matches!(&items[0], Followed::Bad(_, why) if !why.contains("longer than")),
-            "{:?}",
-            items[0]
-        );
-        assert_eq!(follower.line, 3);
+        assert_eq!(follower.line, 2);
+        assert!(follower.pending.is_empty());
     }
 }
