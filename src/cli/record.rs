@@ -184,7 +184,7 @@ pub fn run(args: &RecordArgs, color: bool) -> Result<Output, Failure> {
             }
         }
     });
-    let recorder = Recorder::start(listen, route, writer, on_call).map_err(|e| {
+    let recorder = Recorder::start(listen, route, writer, on_call, args.diagnose).map_err(|e| {
         let _ = std::fs::remove_file(&path);
         Failure::new(format!(
             "cannot listen on {listen}: {}",

@@ -23,6 +23,8 @@ use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::{TokioExecutor, TokioIo};
 
+pub mod diagnose;
+
 use crate::trace::MAX_RECORD_BYTES;
 use crate::trace::write::{Answer, Call, Outcome, TraceWriter};
 
@@ -70,14 +72,34 @@ pub fn provider_base(path: &str, headers: &HeaderMap) -> Option<&'static str> {
     path.starts_with("/v1/").then_some(OPENAI)
 }
 
-/// The URL a call is sent to.
-fn target(route: &Route, path_and_query: &str, headers: &HeaderMap) -> Result<String, String> {
+/// The first-party Anthropic API: [`ANTHROPIC`], or `TOOLPRISM_ANTHROPIC_BASE` when set (a
+/// stand-in for it, as the tests start one on loopback).
+pub fn first_party() -> String {
+    std::env::var("TOOLPRISM_ANTHROPIC_BASE")
+        .ok()
+        .filter(|base| base.starts_with("http://") || base.starts_with("https://"))
+        .unwrap_or_else(|| ANTHROPIC.to_owned())
+}
+
+/// The URL a call is sent to; `anthropic` stands for [`ANTHROPIC`].
+fn target(
+    route: &Route,
+    anthropic: &str,
+    path_and_query: &str,
+    headers: &HeaderMap,
+) -> Result<String, String> {
     let path = path_and_query.split('?').next().unwrap_or(path_and_query);
     let base = match route {
         Route::To(base) => base.as_str(),
-        Route::ByPath => provider_base(path, headers).ok_or_else(|| {
-            format!("no provider is known for the path {path} (give --upstream URL)")
-        })?,
+        Route::ByPath => match provider_base(path, headers) {
+            Some(ANTHROPIC) => anthropic,
+            Some(base) => base,
+            None => {
+                return Err(format!(
+                    "no provider is known for the path {path} (give --upstream URL)"
+                ));
+            }
+        },
     };
     Ok(format!("{}{path_and_query}", base.trim_end_matches('/')))
 }
@@ -134,6 +156,10 @@ struct Shared {
     writer: TraceWriter,
     client: HttpsClient,
     route: Route,
+    /// The first-party Anthropic API ([`first_party`]).
+    anthropic: String,
+    /// `--diagnose`: the last response relayed on each conversation.
+    diagnose: Option<diagnose::Diagnose>,
     /// Set when toolprism is stopping: a call cut off now was interrupted, not abandoned.
     stopping: AtomicBool,
     in_flight: AtomicUsize,
@@ -144,6 +170,8 @@ struct Shared {
 /// A call being made: written once, when it finishes or when it is dropped unfinished.
 struct Recording {
     call: Option<Call>,
+    /// The conversation `--diagnose` added to, told the response's id once it is relayed.
+    conversation: Option<String>,
     started: Instant,
     shared: Arc<Shared>,
 }
@@ -153,6 +181,7 @@ impl Recording {
         shared.in_flight.fetch_add(1, Ordering::SeqCst);
         Recording {
             call: Some(call),
+            conversation: None,
             started,
             shared,
         }
@@ -168,6 +197,18 @@ impl Recording {
             return;
         };
         call.end_ms = end;
+        let relayed = outcome == Outcome::Complete
+            && call
+                .answer
+                .as_ref()
+                .is_some_and(|a| (200..300).contains(&a.status));
+        if let (Some(diagnose), Some(conversation), true) =
+            (&self.shared.diagnose, &self.conversation, relayed)
+        {
+            if let Some(id) = call.response_id() {
+                diagnose.relayed(conversation, id);
+            }
+        }
         call.outcome = Some(outcome);
         let shared = self.shared.clone();
         // Writing a large body takes a while: off the threads that pass answers on, so the
@@ -384,7 +425,7 @@ async fn read_body(
 async fn handle(shared: Arc<Shared>, request: Request<Incoming>) -> Result<Answered, Infallible> {
     let started = Instant::now();
     let started_ms = now_ms();
-    let (parts, body) = request.into_parts();
+    let (mut parts, body) = request.into_parts();
     // The request is read whole (the trace needs it, and a request too large to record is
     // refused before it goes anywhere), then sent on unchanged from the same buffer.
     let body = match read_body(&parts.headers, body).await {
@@ -392,16 +433,51 @@ async fn handle(shared: Arc<Shared>, request: Request<Incoming>) -> Result<Answe
         Err(response) => return Ok(response.map(Either::Right)),
     };
     let path_and_query = parts.uri.path_and_query().map_or("/", |p| p.as_str());
-    let url = target(&shared.route, path_and_query, &parts.headers);
+    let url = target(
+        &shared.route,
+        &shared.anthropic,
+        path_and_query,
+        &parts.headers,
+    );
+    let added = match (&shared.diagnose, &url) {
+        (Some(diagnose), Ok(url)) => diagnose.add(
+            &shared.anthropic,
+            url,
+            parts.method == hyper::Method::POST,
+            parts
+                .headers
+                .get(hyper::header::CONTENT_ENCODING)
+                .is_some_and(|v| !v.as_bytes().eq_ignore_ascii_case(b"identity")),
+            parts
+                .headers
+                .get("x-claude-code-agent-id")
+                .and_then(|v| v.to_str().ok()),
+            &body,
+        ),
+        _ => None,
+    };
+    let conversation = added.as_ref().map(|d| d.conversation.clone());
+    let (body, added) = match added.and_then(|d| d.added) {
+        // The request as the provider receives it, its length with it.
+        Some((sent, members)) => {
+            parts
+                .headers
+                .insert(hyper::header::CONTENT_LENGTH, HeaderValue::from(sent.len()));
+            (Arc::new(sent), Some(members))
+        }
+        None => (body, None),
+    };
     let call = Call {
         started_ms,
         method: parts.method.as_str().to_owned(),
         url: url.clone().unwrap_or_else(|_| path_and_query.to_owned()),
         request_headers: text_headers(&parts.headers),
         request_body: body.clone(),
+        added,
         ..Call::default()
     };
     let mut recording = Recording::new(shared.clone(), call, started);
+    recording.conversation = conversation;
     let sent = match url {
         Ok(url) => {
             let mut upstream = Request::builder().method(parts.method).uri(url.as_str());
@@ -526,6 +602,7 @@ impl Recorder {
         route: Route,
         writer: TraceWriter,
         on_call: OnCall,
+        diagnose: bool,
     ) -> std::io::Result<Recorder> {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
@@ -539,6 +616,8 @@ impl Recorder {
             writer,
             client: runtime.block_on(async { client() }),
             route,
+            anthropic: first_party(),
+            diagnose: diagnose.then(diagnose::Diagnose::default),
             stopping: AtomicBool::new(false),
             in_flight: AtomicUsize::new(0),
             written: AtomicUsize::new(0),
@@ -646,12 +725,13 @@ mod tests {
         assert_eq!(
             target(
                 &Route::To("http://127.0.0.1:9/gw/".into()),
+                ANTHROPIC,
                 "/v1/messages?beta=true",
                 &none
             )
             .unwrap(),
             "http://127.0.0.1:9/gw/v1/messages?beta=true"
         );
-        assert!(target(&Route::ByPath, "/x", &none).is_err());
+        assert!(target(&Route::ByPath, ANTHROPIC, "/x", &none).is_err());
     }
 }

@@ -200,6 +200,9 @@ pub struct Call {
     pub end_ms: u64,
     /// How it ended.
     pub outcome: Option<Outcome>,
+    /// Members toolprism added to the request body (`record --diagnose`), written under
+    /// `toolprism.added`: the body recorded is the one the provider received.
+    pub added: Option<Value>,
 }
 
 impl Call {
@@ -264,6 +267,9 @@ impl Call {
         meta.insert("headers_ms".into(), json!(self.headers_ms));
         meta.insert("first_byte_ms".into(), json!(self.first_byte_ms));
         meta.insert("duration_ms".into(), json!(self.end_ms));
+        if let Some(added) = &self.added {
+            meta.insert("added".into(), added.clone());
+        }
         Value::Object(meta)
     }
 
@@ -277,6 +283,27 @@ impl Call {
             return None;
         }
         usage::from_text(&String::from_utf8_lossy(&text))
+    }
+
+    /// The response's `id` (an Anthropic message's: the JSON body's, or in a stream the
+    /// `message_start` event's message's), read as [`Call::usage`] reads.
+    pub fn response_id(&self) -> Option<String> {
+        let answer = self.answer.as_ref()?;
+        let (text, cut) = decoded(&answer.headers, &answer.body, USAGE_TEXT_LIMIT).ok()?;
+        let text = String::from_utf8_lossy(&text);
+        if sse::looks_like_stream(&text) {
+            return sse::data(&text).find_map(|payload| {
+                let event = super::budget::parse_str(&payload).ok()?;
+                (event.get("type")? == "message_start")
+                    .then(|| event.pointer("/message/id")?.as_str().map(str::to_owned))
+                    .flatten()
+            });
+        }
+        if cut {
+            return None;
+        }
+        let body = super::budget::parse_str(&text).ok()?;
+        body.get("id")?.as_str().map(str::to_owned)
     }
 
     /// The request URL's path (no query), for a line about the call.
