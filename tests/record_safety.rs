@@ -365,3 +365,138 @@ fn empty_answers_are_complete_and_every_written_call_is_counted() {
     let said = stderr.lock().unwrap().clone();
     assert!(said.contains("recorded 3 calls into"), "{said}");
 }
+
+/// A conversation's request: its first user message, then `turns` more exchanges.
+fn conversation_body(turns: usize, own: Option<&str>) -> String {
+    let mut messages = vec![r#"{"role":"user","content":"hello"}"#.to_owned()];
+    for n in 0..turns {
+        messages.push(format!(r#"{{"role":"assistant","content":"answer {n}"}}"#));
+        messages.push(format!(r#"{{"role":"user","content":"more {n}"}}"#));
+    }
+    let own = own.map_or(String::new(), |id| {
+        format!(r#""diagnostics":{{"previous_message_id":"{id}"}}, "#)
+    });
+    format!(
+        "{{{own}\"model\": \"claude-opus-5\", \"max_tokens\": 64, \"tools\": [{{\"name\":\"read_file\",\"input_schema\":{{\"type\":\"object\"}}}}],\n  \"messages\": [{}]\n}}\n",
+        messages.join(",")
+    )
+}
+
+/// `body` with `"diagnostics":{"previous_message_id":ID}` added before its closing brace.
+fn with_diagnostics(body: &str, id: &str) -> Vec<u8> {
+    let close = body.rfind('}').unwrap();
+    format!(
+        "{},\"diagnostics\":{{\"previous_message_id\":{id}}}{}",
+        &body[..close],
+        &body[close..]
+    )
+    .into_bytes()
+}
+
+/// `record --diagnose` against a stand-in for api.anthropic.com that answers with
+/// diagnostics: each request gets the id of the answer relayed last on its conversation
+/// (`null` first), byte for byte, the rest of the body untouched; a request with its own
+/// `diagnostics` is sent as it came; the trace has the bodies as sent and what was added. A
+/// gateway (`--upstream`) is never given it.
+#[test]
+fn diagnose_adds_the_last_answer_id_to_first_party_requests() {
+    let (seen_tx, seen_rx) = mpsc::channel::<Vec<u8>>();
+    let seen_tx = std::sync::Mutex::new(seen_tx);
+    let upstream = Upstream::start(move |request, stream| {
+        let _ = seen_tx.lock().unwrap().send(request.body.clone());
+        let text = String::from_utf8_lossy(&request.body).into_owned();
+        if text.contains("more 0") && !text.contains("more 1") {
+            // The second turn is streamed: its id is on `message_start` (`msg_1`).
+            stream_head(stream);
+            chunk(stream, message_start(5, 100, 0).as_bytes());
+            chunk(
+                stream,
+                b"event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n",
+            );
+            chunk(stream, b"");
+            return;
+        }
+        let id = if text.contains("more 1") {
+            "msg_C"
+        } else {
+            "msg_A"
+        };
+        let body = format!(
+            r#"{{"id":"{id}","type":"message","content":[],"usage":{{"input_tokens":9}},"diagnostics":{{"cache_miss_reason":{{"type":"tools_changed","cache_missed_input_tokens":40}}}}}}"#
+        );
+        crate::support::upstream::whole(
+            stream,
+            200,
+            &[("content-type", "application/json")],
+            body.as_bytes(),
+        );
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("t.jsonl");
+    let base = upstream.url();
+    let recording = Recording::start_with(
+        &trace,
+        &["--diagnose"],
+        &[("TOOLPRISM_ANTHROPIC_BASE", Path::new(&base))],
+    );
+    let bodies = [
+        conversation_body(0, None),
+        conversation_body(1, None),
+        conversation_body(2, Some("msg_mine")),
+        conversation_body(3, None),
+    ];
+    let mut got = Vec::new();
+    for body in &bodies {
+        let raw = call(&recording.addr, "/v1/messages", &[], body, |_| {});
+        assert!(String::from_utf8_lossy(&raw).starts_with("HTTP/1.1 200"));
+        got.push(seen_rx.recv_timeout(Duration::from_secs(5)).unwrap());
+    }
+    let expected = [
+        with_diagnostics(&bodies[0], "null"),
+        with_diagnostics(&bodies[1], "\"msg_A\""),
+        bodies[2].clone().into_bytes(),
+        with_diagnostics(&bodies[3], "\"msg_C\""),
+    ];
+    for (n, (got, expected)) in got.iter().zip(&expected).enumerate() {
+        assert_eq!(
+            String::from_utf8_lossy(got),
+            String::from_utf8_lossy(expected),
+            "request {n}"
+        );
+    }
+    let _ = recording.stop(Signal::TERM);
+    let records = lines(&trace);
+    assert_eq!(records.len(), 4);
+    assert_eq!(
+        records[0]["toolprism"]["added"],
+        serde_json::json!({"diagnostics": {"previous_message_id": null}})
+    );
+    assert_eq!(
+        records[0]["request"]["body"]["diagnostics"],
+        serde_json::json!({"previous_message_id": null})
+    );
+    assert_eq!(
+        records[1]["toolprism"]["added"]["diagnostics"]["previous_message_id"],
+        "msg_A"
+    );
+    assert!(records[2]["toolprism"].get("added").is_none());
+    assert_eq!(
+        records[3]["request"]["body"]["diagnostics"]["previous_message_id"],
+        "msg_C"
+    );
+
+    // Through a gateway (`--upstream`), nothing is added.
+    let trace = dir.path().join("gateway.jsonl");
+    let recording = Recording::start_with(
+        &trace,
+        &["--diagnose", "--upstream", &base],
+        &[(
+            "TOOLPRISM_ANTHROPIC_BASE",
+            Path::new("https://api.anthropic.com"),
+        )],
+    );
+    call(&recording.addr, "/v1/messages", &[], &bodies[0], |_| {});
+    let got = seen_rx.recv_timeout(Duration::from_secs(5)).unwrap();
+    assert_eq!(String::from_utf8_lossy(&got), bodies[0]);
+    let _ = recording.stop(Signal::TERM);
+}
