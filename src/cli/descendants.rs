@@ -29,10 +29,10 @@ pub fn below(root: Pid) -> Vec<Pid> {
         else {
             continue;
         };
-        if let Some((state, parent)) = stat(pid) {
-            if state != 'Z' {
-                all.push((pid, parent));
-            }
+        if let Some((state, parent)) = stat(pid)
+            && state != 'Z'
+        {
+            all.push((pid, parent));
         }
     }
     let mut found = vec![root.as_raw_nonzero().get()];
@@ -87,10 +87,10 @@ fn reap(me: Pid, command: Option<Pid>) {
         else {
             continue;
         };
-        if stat(pid) == Some(('Z', me.as_raw_nonzero().get())) {
-            if let Some(pid) = Pid::from_raw(pid).filter(|&p| Some(p) != command) {
-                let _ = rustix::process::waitpid(Some(pid), rustix::process::WaitOptions::NOHANG);
-            }
+        if stat(pid) == Some(('Z', me.as_raw_nonzero().get()))
+            && let Some(pid) = Pid::from_raw(pid).filter(|&p| Some(p) != command)
+        {
+            let _ = rustix::process::waitpid(Some(pid), rustix::process::WaitOptions::NOHANG);
         }
     }
 }

@@ -204,10 +204,9 @@ impl Recording {
                 .is_some_and(|a| (200..300).contains(&a.status));
         if let (Some(diagnose), Some(conversation), true) =
             (&self.shared.diagnose, &self.conversation, relayed)
+            && let Some(id) = call.response_id()
         {
-            if let Some(id) = call.response_id() {
-                diagnose.relayed(conversation, id);
-            }
+            diagnose.relayed(conversation, id);
         }
         call.outcome = Some(outcome);
         let shared = self.shared.clone();
