@@ -159,7 +159,7 @@ impl Follower {
 
 /// Why a line over the record limit is refused, as `session` says it.
 fn too_long_problem() -> String {
-    format!("a line longer than {MAX_RECORD_BYTES} bytes (not read)")
+    format!("longer than {} MiB", MAX_RECORD_BYTES >> 20)
 }
 
 fn unreadable(error: &std::io::Error) -> LoadError {
