@@ -500,3 +500,34 @@ fn diagnose_adds_the_last_answer_id_to_first_party_requests() {
     assert_eq!(String::from_utf8_lossy(&got), bodies[0]);
     let _ = recording.stop(Signal::TERM);
 }
+
+/// A closed standard output (`record | head -1` gone) loses the lines about calls, never the
+/// recording: SIGPIPE stays ignored, the call is passed on and written.
+#[test]
+fn a_closed_standard_output_never_stops_the_recording() {
+    let upstream = Upstream::start(|_request, stream| {
+        crate::support::upstream::whole(
+            stream,
+            200,
+            &[("content-type", "application/json")],
+            br#"{"id":"msg_1","usage":{"input_tokens":3}}"#,
+        );
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("t.jsonl");
+    let mut recording = Recording::start(&trace, &["--upstream", &upstream.url()]);
+    drop(recording.child.stdout.take());
+    for n in 0..2 {
+        let raw = call(
+            &recording.addr,
+            "/v1/messages",
+            &[],
+            &messages_body(n),
+            |_| {},
+        );
+        assert!(String::from_utf8_lossy(&raw).starts_with("HTTP/1.1 200"));
+    }
+    let (status, _) = recording.stop(Signal::TERM);
+    assert_eq!(status, Some(143));
+    assert_eq!(lines(&trace).len(), 2);
+}
