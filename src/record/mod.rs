@@ -421,6 +421,41 @@ async fn read_body(
     Ok(kept)
 }
 
+/// `--diagnose`: the body to send (with `diagnostics` added when it is one to diagnose, its
+/// `content-length` set to match), the members added, and the conversation whose answer to
+/// follow.
+fn diagnosed(
+    shared: &Shared,
+    method: &hyper::Method,
+    headers: &mut HeaderMap,
+    url: Option<&String>,
+    body: Arc<Vec<u8>>,
+) -> (Arc<Vec<u8>>, Option<serde_json::Value>, Option<String>) {
+    let (Some(diagnose), Some(url)) = (&shared.diagnose, url) else {
+        return (body, None, None);
+    };
+    let header = |name| headers.get(name).and_then(|v| v.to_str().ok());
+    let encoded = header(hyper::header::CONTENT_ENCODING.as_str())
+        .is_some_and(|v| !v.trim().eq_ignore_ascii_case("identity"));
+    let Some(found) = diagnose.add(
+        &shared.anthropic,
+        url,
+        method == hyper::Method::POST,
+        encoded,
+        header("x-claude-code-agent-id"),
+        &body,
+    ) else {
+        return (body, None, None);
+    };
+    match found.added {
+        Some((sent, members)) => {
+            headers.insert(hyper::header::CONTENT_LENGTH, HeaderValue::from(sent.len()));
+            (Arc::new(sent), Some(members), Some(found.conversation))
+        }
+        None => (body, None, Some(found.conversation)),
+    }
+}
+
 async fn handle(shared: Arc<Shared>, request: Request<Incoming>) -> Result<Answered, Infallible> {
     let started = Instant::now();
     let started_ms = now_ms();
@@ -438,34 +473,13 @@ async fn handle(shared: Arc<Shared>, request: Request<Incoming>) -> Result<Answe
         path_and_query,
         &parts.headers,
     );
-    let added = match (&shared.diagnose, &url) {
-        (Some(diagnose), Ok(url)) => diagnose.add(
-            &shared.anthropic,
-            url,
-            parts.method == hyper::Method::POST,
-            parts
-                .headers
-                .get(hyper::header::CONTENT_ENCODING)
-                .is_some_and(|v| !v.as_bytes().eq_ignore_ascii_case(b"identity")),
-            parts
-                .headers
-                .get("x-claude-code-agent-id")
-                .and_then(|v| v.to_str().ok()),
-            &body,
-        ),
-        _ => None,
-    };
-    let conversation = added.as_ref().map(|d| d.conversation.clone());
-    let (body, added) = match added.and_then(|d| d.added) {
-        // The request as the provider receives it, its length with it.
-        Some((sent, members)) => {
-            parts
-                .headers
-                .insert(hyper::header::CONTENT_LENGTH, HeaderValue::from(sent.len()));
-            (Arc::new(sent), Some(members))
-        }
-        None => (body, None),
-    };
+    let (body, added, conversation) = diagnosed(
+        &shared,
+        &parts.method,
+        &mut parts.headers,
+        url.as_ref().ok(),
+        body,
+    );
     let call = Call {
         started_ms,
         method: parts.method.as_str().to_owned(),
