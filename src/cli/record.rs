@@ -202,6 +202,7 @@ pub fn run(args: &RecordArgs, color: bool) -> Result<Output, Failure> {
         (true, false) => alone(&recorder, &shown, &stops),
         (false, _) => with_command(&recorder, &args.command, &stops)?,
     };
+    let refused = recorder.refused();
     // Counted once stopped: the calls cut off by stopping are written too.
     let written = recorder
         .stop(GRACE)
@@ -233,10 +234,18 @@ pub fn run(args: &RecordArgs, color: bool) -> Result<Output, Failure> {
     }
     let mut output = Output::text(String::new());
     output.stderr = format!(
-        "toolprism: recorded {} into {shown}\n",
+        "toolprism: recorded {} into {shown}{}\n",
         match written {
             1 => "1 call".to_owned(),
             n => format!("{} calls", thousands(n)),
+        },
+        match refused {
+            0 => String::new(),
+            1 => "; refused 1 request over the record limit (413)".to_owned(),
+            n => format!(
+                "; refused {} requests over the record limit (413)",
+                thousands(n)
+            ),
         }
     );
     output.status = status;

@@ -164,6 +164,8 @@ struct Shared {
     stopping: AtomicBool,
     in_flight: AtomicUsize,
     written: AtomicUsize,
+    /// Requests answered 413: their bodies were over the record limit.
+    refused: AtomicUsize,
     on_call: OnCall,
 }
 
@@ -464,7 +466,12 @@ async fn handle(shared: Arc<Shared>, request: Request<Incoming>) -> Result<Answe
     // refused before it goes anywhere), then sent on unchanged from the same buffer.
     let body = match read_body(&parts.headers, body).await {
         Ok(body) => Arc::new(body),
-        Err(response) => return Ok(response.map(Either::Right)),
+        Err(response) => {
+            if response.status() == StatusCode::PAYLOAD_TOO_LARGE {
+                shared.refused.fetch_add(1, Ordering::SeqCst);
+            }
+            return Ok(response.map(Either::Right));
+        }
     };
     let path_and_query = parts.uri.path_and_query().map_or("/", |p| p.as_str());
     let url = target(
@@ -634,6 +641,7 @@ impl Recorder {
             stopping: AtomicBool::new(false),
             in_flight: AtomicUsize::new(0),
             written: AtomicUsize::new(0),
+            refused: AtomicUsize::new(0),
             on_call,
         });
         let stop = Arc::new(tokio::sync::Notify::new());
@@ -654,6 +662,11 @@ impl Recorder {
     /// Calls written to the trace so far.
     pub fn written(&self) -> usize {
         self.shared.written.load(Ordering::SeqCst)
+    }
+
+    /// Requests refused so far (413: a body over the record limit; never sent on nor written).
+    pub fn refused(&self) -> usize {
+        self.shared.refused.load(Ordering::SeqCst)
     }
 
     /// Calls under way.
