@@ -213,6 +213,16 @@ impl Recording {
     }
 }
 
+/// A test that fails before [`Recording::stop`] leaves no proxy running.
+impl Drop for Recording {
+    fn drop(&mut self) {
+        if matches!(self.child.try_wait(), Ok(None)) {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
 /// Send `body` to the proxy and return the raw response (head and body as received, chunked
 /// framing and all), calling `on_data` with everything read so far after each read.
 pub fn call(
