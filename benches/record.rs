@@ -149,6 +149,7 @@ fn main() {
         Route::To(format!("http://{direct}")),
         writer,
         Box::new(|_, _| {}),
+        false,
     )
     .expect("start the recorder");
     let proxied = recorder.addr().to_string();

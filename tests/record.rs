@@ -381,6 +381,7 @@ fn sigterm_ends_the_command_with_toolprism() {
     let recording = Recording {
         child,
         addr: String::new(),
+        stderr: std::sync::Arc::default(),
     };
     let (status, _) = recording.stop(Signal::TERM);
     // The command was ended by SIGTERM: its status (128 + 15) is toolprism's.

@@ -42,6 +42,7 @@ mod cli_turn;
 mod mcp;
 mod newcomer;
 mod record;
+mod record_safety;
 
 // The interactive view: drawn into a test backend, then the real binary in tmux.
 mod refusals;

@@ -422,6 +422,11 @@ pub struct RecordArgs {
     /// Record without the live view: one line per call on standard output.
     #[arg(long)]
     pub no_view: bool,
+    /// Ask Anthropic to explain each cache miss: add `diagnostics` (the id of the last answer
+    /// on the conversation) to each Messages request to api.anthropic.com that has none.
+    /// This changes what the agent sends.
+    #[arg(long)]
+    pub diagnose: bool,
     /// The command to run through the proxy (after `--`); its exit status is toolprism's.
     #[arg(last = true, value_name = "COMMAND")]
     pub command: Vec<std::ffi::OsString>,

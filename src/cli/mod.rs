@@ -8,6 +8,7 @@
 
 mod args;
 mod commands;
+mod descendants;
 mod diffprint;
 mod follow;
 mod interrupt;

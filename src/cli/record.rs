@@ -7,7 +7,7 @@ use std::io::{IsTerminal, Write};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use toolprism::record::{Recorder, Route};
@@ -16,6 +16,7 @@ use toolprism::text::thousands;
 use toolprism::trace::write::{Call, TraceWriter};
 
 use super::args::RecordArgs;
+use super::descendants;
 use super::{Failure, Output};
 
 /// The variables a command is given, each with the path the proxy's URL takes in it: the SDKs
@@ -32,9 +33,6 @@ const GRACE: Duration = Duration::from_secs(2);
 
 /// How long a command has to end after SIGTERM is passed on, before it is killed.
 const TERM_WAIT: Duration = Duration::from_secs(5);
-
-/// Exit status after SIGTERM: 128 plus its number.
-const EXIT_TERMINATED: i32 = 143;
 
 /// The default trace name: `toolprism-YYYYMMDD-HHMMSS.jsonl` (UTC) in the current folder.
 fn default_path() -> PathBuf {
@@ -110,18 +108,35 @@ pub fn call_line(call: &Call) -> String {
     line
 }
 
-/// Signals that end a recording: SIGINT (without a command) and SIGTERM, as flags.
+/// Signals that end a recording: SIGINT (without a command; with one, Ctrl-C is the
+/// command's), and every other signal whose default action ends the process (SIGTERM, SIGHUP
+/// from a closed terminal, SIGUSR1, SIGALRM, …), as flags. SIGPIPE stays ignored: a closed
+/// standard output loses the lines about calls, never the recording.
 struct Stops {
     int: Arc<AtomicBool>,
-    term: Arc<AtomicBool>,
+    /// The last such signal to come (0: none yet).
+    by: Arc<AtomicUsize>,
 }
 
 impl Stops {
     fn install() -> Stops {
         let int = super::interrupt::take_over();
-        let term = Arc::new(AtomicBool::new(false));
-        let _ = signal_hook::flag::register(signal_hook::consts::SIGTERM, term.clone());
-        Stops { int, term }
+        let by = Arc::new(AtomicUsize::new(0));
+        for signal in toolprism::tui::ending_signals() {
+            if signal != signal_hook::consts::SIGINT {
+                // Signal numbers are small and positive.
+                let _ = signal_hook::flag::register_usize(signal, by.clone(), signal as usize);
+            }
+        }
+        Stops { int, by }
+    }
+
+    /// The signal (other than SIGINT) that asked the recording to end, if one came.
+    fn ending(&self) -> Option<i32> {
+        match self.by.load(Ordering::Relaxed) {
+            0 => None,
+            n => i32::try_from(n).ok(),
+        }
     }
 }
 
@@ -169,7 +184,7 @@ pub fn run(args: &RecordArgs, color: bool) -> Result<Output, Failure> {
             }
         }
     });
-    let recorder = Recorder::start(listen, route, writer, on_call).map_err(|e| {
+    let recorder = Recorder::start(listen, route, writer, on_call, args.diagnose).map_err(|e| {
         let _ = std::fs::remove_file(&path);
         Failure::new(format!(
             "cannot listen on {listen}: {}",
@@ -187,8 +202,9 @@ pub fn run(args: &RecordArgs, color: bool) -> Result<Output, Failure> {
         (true, false) => alone(&recorder, &shown, &stops),
         (false, _) => with_command(&recorder, &args.command, &stops)?,
     };
-    let written = recorder.written();
-    recorder
+    let refused = recorder.refused();
+    // Counted once stopped: the calls cut off by stopping are written too.
+    let written = recorder
         .stop(GRACE)
         .map_err(|e| Failure::new(format!("{shown}: {}", visible(&e.to_string()))))?;
     if let Some(line) = unwritten.lock().ok().and_then(|mut slot| slot.take()) {
@@ -218,10 +234,18 @@ pub fn run(args: &RecordArgs, color: bool) -> Result<Output, Failure> {
     }
     let mut output = Output::text(String::new());
     output.stderr = format!(
-        "toolprism: recorded {} into {shown}\n",
+        "toolprism: recorded {} into {shown}{}\n",
         match written {
             1 => "1 call".to_owned(),
             n => format!("{} calls", thousands(n)),
+        },
+        match refused {
+            0 => String::new(),
+            1 => "; refused 1 request over the record limit (413)".to_owned(),
+            n => format!(
+                "; refused {} requests over the record limit (413)",
+                thousands(n)
+            ),
         }
     );
     output.status = status;
@@ -308,8 +332,8 @@ fn alone(recorder: &Recorder, shown: &str, stops: &Stops) -> i32 {
     text.push_str("toolprism: Ctrl-C stops recording\n");
     let _ = std::io::stderr().write_all(text.as_bytes());
     loop {
-        if stops.term.load(Ordering::Relaxed) {
-            return EXIT_TERMINATED;
+        if let Some(signal) = stops.ending() {
+            return 128 + signal;
         }
         if stops.int.load(Ordering::Relaxed) {
             return super::EXIT_INTERRUPTED;
@@ -320,7 +344,9 @@ fn alone(recorder: &Recorder, shown: &str, stops: &Stops) -> i32 {
 
 /// Run `command` with the base-URL variables pointing at the proxy and wait for it. Ctrl-C is
 /// the command's (the terminal sends it to both): toolprism waits for the command to end.
-/// SIGTERM is passed on; a command still running after [`TERM_WAIT`] is killed.
+/// Any other signal that ends toolprism ends the command and everything it started: SIGTERM
+/// to each, SIGKILL to what is still running after [`TERM_WAIT`]. Processes the command leaves
+/// behind when it ends are ended the same way.
 fn with_command(recorder: &Recorder, command: &[OsString], stops: &Stops) -> Result<i32, Failure> {
     let mut cmd = std::process::Command::new(&command[0]);
     cmd.args(&command[1..]);
@@ -328,18 +354,21 @@ fn with_command(recorder: &Recorder, command: &[OsString], stops: &Stops) -> Res
         cmd.env(name, base_url(recorder.addr(), suffix));
     }
     let name = visible(&command[0].to_string_lossy()).into_owned();
+    descendants::adopt_orphans();
     let mut child = Child(cmd.spawn().map_err(|e| {
         Failure::new(format!(
             "{name}: cannot run it: {}",
             visible(&e.to_string())
         ))
     })?);
+    let pid = child.pid();
     let mut term_at: Option<std::time::Instant> = None;
     loop {
         match child.0.try_wait() {
             Ok(Some(status)) => {
                 // Ctrl-C was the command's: its status says what came of it.
                 super::interrupt::forget();
+                descendants::end_all(TERM_WAIT, None);
                 return Ok(exit_status(status));
             }
             Ok(None) => {}
@@ -350,13 +379,17 @@ fn with_command(recorder: &Recorder, command: &[OsString], stops: &Stops) -> Res
                 )));
             }
         }
-        if stops.term.load(Ordering::Relaxed) {
+        if stops.ending().is_some() {
             match term_at {
                 None => {
                     term_at = Some(std::time::Instant::now());
-                    child.signal(rustix::process::Signal::TERM);
+                    // Where the tree cannot be read, the command alone.
+                    if descendants::signal_all(rustix::process::Signal::TERM, pid) == 0 {
+                        child.signal(rustix::process::Signal::TERM);
+                    }
                 }
                 Some(at) if at.elapsed() > TERM_WAIT => {
+                    descendants::kill_all(pid);
                     let _ = child.0.kill();
                 }
                 Some(_) => {}
@@ -380,11 +413,14 @@ fn exit_status(status: std::process::ExitStatus) -> i32 {
 struct Child(std::process::Child);
 
 impl Child {
-    fn signal(&self, signal: rustix::process::Signal) {
-        if let Some(pid) = i32::try_from(self.0.id())
+    fn pid(&self) -> Option<rustix::process::Pid> {
+        i32::try_from(self.0.id())
             .ok()
             .and_then(rustix::process::Pid::from_raw)
-        {
+    }
+
+    fn signal(&self, signal: rustix::process::Signal) {
+        if let Some(pid) = self.pid() {
             let _ = rustix::process::kill_process(pid, signal);
         }
     }
@@ -393,8 +429,10 @@ impl Child {
 impl Drop for Child {
     fn drop(&mut self) {
         if matches!(self.0.try_wait(), Ok(None)) {
+            descendants::kill_all(self.pid());
             let _ = self.0.kill();
             let _ = self.0.wait();
         }
+        descendants::kill_all(None);
     }
 }

@@ -23,8 +23,17 @@ use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::{TokioExecutor, TokioIo};
 
+pub mod diagnose;
+
 use crate::trace::MAX_RECORD_BYTES;
 use crate::trace::write::{Answer, Call, Outcome, TraceWriter};
+
+/// How long stopping waits for lines still being written (a 256 MiB body takes seconds).
+const WRITE_WAIT: Duration = Duration::from_secs(60);
+
+/// Calls with bodies larger than this (together), or a compressed answer, are written on a
+/// blocking thread.
+const INLINE_WRITE: usize = 4 * 1024 * 1024;
 
 /// Where calls go: by their path to each provider, or all to one base.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -63,14 +72,34 @@ pub fn provider_base(path: &str, headers: &HeaderMap) -> Option<&'static str> {
     path.starts_with("/v1/").then_some(OPENAI)
 }
 
-/// The URL a call is sent to.
-fn target(route: &Route, path_and_query: &str, headers: &HeaderMap) -> Result<String, String> {
+/// The first-party Anthropic API: [`ANTHROPIC`], or `TOOLPRISM_ANTHROPIC_BASE` when set (a
+/// stand-in for it, as the tests start one on loopback).
+pub fn first_party() -> String {
+    std::env::var("TOOLPRISM_ANTHROPIC_BASE")
+        .ok()
+        .filter(|base| base.starts_with("http://") || base.starts_with("https://"))
+        .unwrap_or_else(|| ANTHROPIC.to_owned())
+}
+
+/// The URL a call is sent to; `anthropic` stands for [`ANTHROPIC`].
+fn target(
+    route: &Route,
+    anthropic: &str,
+    path_and_query: &str,
+    headers: &HeaderMap,
+) -> Result<String, String> {
     let path = path_and_query.split('?').next().unwrap_or(path_and_query);
     let base = match route {
         Route::To(base) => base.as_str(),
-        Route::ByPath => provider_base(path, headers).ok_or_else(|| {
-            format!("no provider is known for the path {path} (give --upstream URL)")
-        })?,
+        Route::ByPath => match provider_base(path, headers) {
+            Some(ANTHROPIC) => anthropic,
+            Some(base) => base,
+            None => {
+                return Err(format!(
+                    "no provider is known for the path {path} (give --upstream URL)"
+                ));
+            }
+        },
     };
     Ok(format!("{}{path_and_query}", base.trim_end_matches('/')))
 }
@@ -127,16 +156,24 @@ struct Shared {
     writer: TraceWriter,
     client: HttpsClient,
     route: Route,
+    /// The first-party Anthropic API ([`first_party`]).
+    anthropic: String,
+    /// `--diagnose`: the last response relayed on each conversation.
+    diagnose: Option<diagnose::Diagnose>,
     /// Set when toolprism is stopping: a call cut off now was interrupted, not abandoned.
     stopping: AtomicBool,
     in_flight: AtomicUsize,
     written: AtomicUsize,
+    /// Requests answered 413: their bodies were over the record limit.
+    refused: AtomicUsize,
     on_call: OnCall,
 }
 
 /// A call being made: written once, when it finishes or when it is dropped unfinished.
 struct Recording {
     call: Option<Call>,
+    /// The conversation `--diagnose` added to, told the response's id once it is relayed.
+    conversation: Option<String>,
     started: Instant,
     shared: Arc<Shared>,
 }
@@ -146,6 +183,7 @@ impl Recording {
         shared.in_flight.fetch_add(1, Ordering::SeqCst);
         Recording {
             call: Some(call),
+            conversation: None,
             started,
             shared,
         }
@@ -161,14 +199,48 @@ impl Recording {
             return;
         };
         call.end_ms = end;
-        call.outcome = Some(outcome);
-        let written = self.shared.writer.write(&call);
-        if written.is_ok() {
-            self.shared.written.fetch_add(1, Ordering::SeqCst);
+        let relayed = outcome == Outcome::Complete
+            && call
+                .answer
+                .as_ref()
+                .is_some_and(|a| (200..300).contains(&a.status));
+        if let (Some(diagnose), Some(conversation), true) =
+            (&self.shared.diagnose, &self.conversation, relayed)
+            && let Some(id) = call.response_id()
+        {
+            diagnose.relayed(conversation, id);
         }
-        (self.shared.on_call)(&call, &written);
-        self.shared.in_flight.fetch_sub(1, Ordering::SeqCst);
+        call.outcome = Some(outcome);
+        let shared = self.shared.clone();
+        // Writing a large body takes a while: off the threads that pass answers on, so the
+        // client has its last bytes at once. A small one is written here, in the order the
+        // calls end; while stopping, the runtime is going: here too.
+        // (A compressed body can be large decoded.)
+        let large = call.request_body.len() + call.answer.as_ref().map_or(0, |a| a.body.len())
+            > INLINE_WRITE
+            || call.answer.as_ref().is_some_and(|a| {
+                a.headers.iter().any(|(n, v)| {
+                    n.eq_ignore_ascii_case("content-encoding") && !v.trim().is_empty()
+                })
+            });
+        let running = tokio::runtime::Handle::try_current()
+            .ok()
+            .filter(|_| large && !shared.stopping.load(Ordering::SeqCst));
+        match running {
+            Some(runtime) => drop(runtime.spawn_blocking(move || write(&shared, &call))),
+            None => write(&shared, &call),
+        }
     }
+}
+
+/// Write a finished call, tell of it, and count it out of those in flight.
+fn write(shared: &Shared, call: &Call) {
+    let written = shared.writer.write(call);
+    if written.is_ok() {
+        shared.written.fetch_add(1, Ordering::SeqCst);
+    }
+    (shared.on_call)(call, &written);
+    shared.in_flight.fetch_sub(1, Ordering::SeqCst);
 }
 
 impl Drop for Recording {
@@ -197,13 +269,19 @@ impl Tee {
         }) else {
             return;
         };
-        let room = usize::try_from(MAX_RECORD_BYTES)
-            .unwrap_or(usize::MAX)
-            .saturating_sub(answer.body.len());
-        if data.len() > room {
+        if answer.truncated {
+            // Nothing after a gap.
+            return;
+        }
+        let limit = usize::try_from(MAX_RECORD_BYTES).unwrap_or(usize::MAX);
+        let take = data.len().min(limit.saturating_sub(answer.body.len()));
+        if take < data.len() || !crate::trace::write::grow(&mut answer.body, take, limit) {
             answer.truncated = true;
         }
-        answer.body.extend_from_slice(&data[..data.len().min(room)]);
+        // Without the memory for it, the rest is passed on but not kept.
+        if answer.body.capacity() - answer.body.len() >= take {
+            answer.body.extend_from_slice(&data[..take]);
+        }
     }
 }
 
@@ -268,37 +346,165 @@ fn bad_gateway(message: &str) -> (Vec<u8>, Response<Full<Bytes>>) {
     (body.into_bytes(), response)
 }
 
+/// A request body's bytes, shared between what is sent on and the trace (never copied).
+struct SharedBody(Arc<Vec<u8>>);
+
+impl AsRef<[u8]> for SharedBody {
+    fn as_ref(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+/// The answer to a request whose body is over the trace's record limit.
+fn too_large() -> Response<Full<Bytes>> {
+    let message = format!(
+        "the request body is over toolprism's record limit of {} MiB",
+        MAX_RECORD_BYTES / (1024 * 1024)
+    );
+    let body = serde_json::json!({
+        "type": "error",
+        "error": {"type": "toolprism_request_too_large", "message": message},
+    })
+    .to_string()
+        + "\n";
+    let mut response = Response::new(Full::new(Bytes::from(body)));
+    *response.status_mut() = StatusCode::PAYLOAD_TOO_LARGE;
+    let headers = response.headers_mut();
+    headers.insert(
+        hyper::header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    // The rest of the body is never read: the connection cannot carry another request.
+    headers.insert(hyper::header::CONNECTION, HeaderValue::from_static("close"));
+    response
+}
+
+/// Read a request body into one buffer, up to the record limit. `Err` is the answer to give instead: 413 as soon as the body is known to
+/// be over the limit (before a byte is read when its length says so), 502 when it breaks off.
+async fn read_body(
+    headers: &HeaderMap,
+    mut body: Incoming,
+) -> Result<Vec<u8>, Response<Full<Bytes>>> {
+    let limit = usize::try_from(MAX_RECORD_BYTES).unwrap_or(usize::MAX);
+    let length = headers
+        .get(hyper::header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    if length.is_some_and(|n| n > MAX_RECORD_BYTES) {
+        return Err(too_large());
+    }
+    // The frames as they came (no copy while reading; a body refused half-way never took
+    // more than the limit), put together once at the end in a buffer of the exact size.
+    let mut frames: Vec<Bytes> = Vec::new();
+    let mut total = 0usize;
+    while let Some(frame) = body.frame().await {
+        let Ok(frame) = frame else {
+            return Err(bad_gateway("the request body could not be read").1);
+        };
+        let Ok(data) = frame.into_data() else {
+            continue;
+        };
+        total += data.len();
+        if total > limit {
+            return Err(too_large());
+        }
+        frames.push(data);
+    }
+    if frames.len() == 1 {
+        return Ok(Vec::from(frames.swap_remove(0)));
+    }
+    let mut kept = Vec::new();
+    if kept.try_reserve_exact(total).is_err() {
+        return Err(too_large());
+    }
+    for frame in frames.drain(..) {
+        kept.extend_from_slice(&frame);
+    }
+    Ok(kept)
+}
+
+/// `--diagnose`: the body to send (with `diagnostics` added when it is one to diagnose, its
+/// `content-length` set to match), the members added, and the conversation whose answer to
+/// follow.
+fn diagnosed(
+    shared: &Shared,
+    method: &hyper::Method,
+    headers: &mut HeaderMap,
+    url: Option<&String>,
+    body: Arc<Vec<u8>>,
+) -> (Arc<Vec<u8>>, Option<serde_json::Value>, Option<String>) {
+    let (Some(diagnose), Some(url)) = (&shared.diagnose, url) else {
+        return (body, None, None);
+    };
+    let header = |name| headers.get(name).and_then(|v| v.to_str().ok());
+    let encoded = header(hyper::header::CONTENT_ENCODING.as_str())
+        .is_some_and(|v| !v.trim().eq_ignore_ascii_case("identity"));
+    let Some(found) = diagnose.add(
+        &shared.anthropic,
+        url,
+        method == hyper::Method::POST,
+        encoded,
+        header("x-claude-code-agent-id"),
+        &body,
+    ) else {
+        return (body, None, None);
+    };
+    match found.added {
+        Some((sent, members)) => {
+            headers.insert(hyper::header::CONTENT_LENGTH, HeaderValue::from(sent.len()));
+            (Arc::new(sent), Some(members), Some(found.conversation))
+        }
+        None => (body, None, Some(found.conversation)),
+    }
+}
+
 async fn handle(shared: Arc<Shared>, request: Request<Incoming>) -> Result<Answered, Infallible> {
     let started = Instant::now();
     let started_ms = now_ms();
-    let (parts, body) = request.into_parts();
-    // The request is read whole (it is small beside the stream it asks for, and the trace
-    // needs it), then sent on unchanged.
-    let body = match body.collect().await {
-        Ok(collected) => collected.to_bytes(),
-        Err(_) => {
-            let (_, response) = bad_gateway("the request body could not be read");
+    let (mut parts, body) = request.into_parts();
+    // The request is read whole (the trace needs it, and a request too large to record is
+    // refused before it goes anywhere), then sent on unchanged from the same buffer.
+    let body = match read_body(&parts.headers, body).await {
+        Ok(body) => Arc::new(body),
+        Err(response) => {
+            if response.status() == StatusCode::PAYLOAD_TOO_LARGE {
+                shared.refused.fetch_add(1, Ordering::SeqCst);
+            }
             return Ok(response.map(Either::Right));
         }
     };
     let path_and_query = parts.uri.path_and_query().map_or("/", |p| p.as_str());
-    let url = target(&shared.route, path_and_query, &parts.headers);
+    let url = target(
+        &shared.route,
+        &shared.anthropic,
+        path_and_query,
+        &parts.headers,
+    );
+    let (body, added, conversation) = diagnosed(
+        &shared,
+        &parts.method,
+        &mut parts.headers,
+        url.as_ref().ok(),
+        body,
+    );
     let call = Call {
         started_ms,
         method: parts.method.as_str().to_owned(),
         url: url.clone().unwrap_or_else(|_| path_and_query.to_owned()),
         request_headers: text_headers(&parts.headers),
-        request_body: body.to_vec(),
+        request_body: body.clone(),
+        added,
         ..Call::default()
     };
     let mut recording = Recording::new(shared.clone(), call, started);
+    recording.conversation = conversation;
     let sent = match url {
         Ok(url) => {
             let mut upstream = Request::builder().method(parts.method).uri(url.as_str());
             if let Some(headers) = upstream.headers_mut() {
                 forwarded(&parts.headers, headers);
             }
-            match upstream.body(Full::new(body)) {
+            match upstream.body(Full::new(Bytes::from_owner(SharedBody(body)))) {
                 Ok(upstream) => shared
                     .client
                     .request(upstream)
@@ -327,6 +533,8 @@ async fn handle(shared: Arc<Shared>, request: Request<Incoming>) -> Result<Answe
     };
     let headers_ms = recording.elapsed_ms();
     let (parts, incoming) = response.into_parts();
+    // An empty body (`content-length: 0`, a 204) is never polled: the call is complete now.
+    let empty = incoming.is_end_stream();
     if let Some(call) = recording.call.as_mut() {
         call.headers_ms = Some(headers_ms);
         call.answer = Some(Answer {
@@ -336,10 +544,15 @@ async fn handle(shared: Arc<Shared>, request: Request<Incoming>) -> Result<Answe
             truncated: false,
         });
     }
-    let mut answer = Response::new(Either::Left(Tee {
-        inner: incoming,
-        recording,
-    }));
+    let mut answer = if empty {
+        recording.finish(Outcome::Complete);
+        Response::new(Either::Right(Full::new(Bytes::new())))
+    } else {
+        Response::new(Either::Left(Tee {
+            inner: incoming,
+            recording,
+        }))
+    };
     *answer.status_mut() = parts.status;
     forwarded(&parts.headers, answer.headers_mut());
     Ok(answer)
@@ -409,6 +622,7 @@ impl Recorder {
         route: Route,
         writer: TraceWriter,
         on_call: OnCall,
+        diagnose: bool,
     ) -> std::io::Result<Recorder> {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
@@ -422,9 +636,12 @@ impl Recorder {
             writer,
             client: runtime.block_on(async { client() }),
             route,
+            anthropic: first_party(),
+            diagnose: diagnose.then(diagnose::Diagnose::default),
             stopping: AtomicBool::new(false),
             in_flight: AtomicUsize::new(0),
             written: AtomicUsize::new(0),
+            refused: AtomicUsize::new(0),
             on_call,
         });
         let stop = Arc::new(tokio::sync::Notify::new());
@@ -447,6 +664,11 @@ impl Recorder {
         self.shared.written.load(Ordering::SeqCst)
     }
 
+    /// Requests refused so far (413: a body over the record limit; never sent on nor written).
+    pub fn refused(&self) -> usize {
+        self.shared.refused.load(Ordering::SeqCst)
+    }
+
     /// Calls under way.
     pub fn in_flight(&self) -> usize {
         self.shared.in_flight.load(Ordering::SeqCst)
@@ -454,7 +676,8 @@ impl Recorder {
 
     /// Stop: no new connection is taken; calls under way get `grace` to finish, then each
     /// still open is written as interrupted, and the trace is synced. Every line is whole.
-    pub fn stop(self, grace: Duration) -> std::io::Result<()> {
+    /// How many calls were written in all.
+    pub fn stop(self, grace: Duration) -> std::io::Result<usize> {
         self.stop.notify_one();
         let deadline = Instant::now() + grace;
         while self.in_flight() > 0 && Instant::now() < deadline {
@@ -463,7 +686,14 @@ impl Recorder {
         self.shared.stopping.store(true, Ordering::SeqCst);
         // Dropping the tasks drops each call's `Recording`, which writes it.
         self.runtime.shutdown_timeout(Duration::from_secs(1));
-        self.shared.writer.sync()
+        // Lines still being written (on blocking threads the runtime leaves running) are
+        // finished: a line is never cut off.
+        let deadline = Instant::now() + WRITE_WAIT;
+        while self.shared.in_flight.load(Ordering::SeqCst) > 0 && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        self.shared.writer.sync()?;
+        Ok(self.shared.written.load(Ordering::SeqCst))
     }
 }
 
@@ -521,12 +751,13 @@ mod tests {
         assert_eq!(
             target(
                 &Route::To("http://127.0.0.1:9/gw/".into()),
+                ANTHROPIC,
                 "/v1/messages?beta=true",
                 &none
             )
             .unwrap(),
             "http://127.0.0.1:9/gw/v1/messages?beta=true"
         );
-        assert!(target(&Route::ByPath, "/x", &none).is_err());
+        assert!(target(&Route::ByPath, ANTHROPIC, "/x", &none).is_err());
     }
 }

@@ -23,12 +23,20 @@ pub enum Followed {
     Bad(String, String),
 }
 
+/// The most read from the file at one look: a trace that grew by gigabytes is read over several
+/// looks, never held at once.
+const READ_AT_ONCE: usize = 16 * 1024 * 1024;
+
 /// A trace being followed.
 pub struct Follower {
     file: File,
     name: String,
-    /// Bytes of a line not yet ended.
+    /// Bytes of a line not yet ended (only a line that spans reads is copied here).
     pending: Vec<u8>,
+    /// The line under way is over [`MAX_RECORD_BYTES`]: its bytes are dropped until it ends.
+    too_long: bool,
+    /// Bytes copied into `pending` so far (each byte of the file at most once).
+    copied: u64,
     /// Lines read so far.
     line: usize,
     /// Where the next read starts.
@@ -48,6 +56,8 @@ impl Follower {
             file,
             name,
             pending: Vec::new(),
+            too_long: false,
+            copied: 0,
             line: 0,
             offset: 0,
         })
@@ -59,8 +69,10 @@ impl Follower {
     }
 
     /// The records of every line completed since the last call, in order; nothing new is an
-    /// empty list (this never waits). An error reading the file ends the following; a file
-    /// that shrank (written over) is an error too, never read twice.
+    /// empty list (this never waits). At most [`READ_AT_ONCE`] bytes are read at a time: call
+    /// again for the rest. A line over [`MAX_RECORD_BYTES`] is refused (a bad line, never
+    /// parsed, its bytes not kept) and following goes on. An error reading the file ends the
+    /// following; a file that shrank (written over) is an error too, never read twice.
     pub fn poll(&mut self) -> Result<Vec<Followed>, FileError> {
         let len = self
             .file
@@ -71,31 +83,59 @@ impl Follower {
             let why = "the trace shrank while it was followed";
             return Err(LoadError::Unreadable(why.to_owned()).in_file(self.name.clone()));
         }
-        let mut fresh = Vec::new();
+        let want = usize::try_from(len - self.offset)
+            .unwrap_or(usize::MAX)
+            .min(READ_AT_ONCE);
+        let mut fresh = Vec::with_capacity(want);
         self.file
             .seek(SeekFrom::Start(self.offset))
-            .and_then(|_| {
-                (&mut self.file)
-                    .take(len - self.offset)
-                    .read_to_end(&mut fresh)
-            })
+            .and_then(|_| (&mut self.file).take(want as u64).read_to_end(&mut fresh))
             .map_err(|e| unreadable(&e).in_file(self.name.clone()))?;
         self.offset += fresh.len() as u64;
-        self.pending.extend_from_slice(&fresh);
+        Ok(self.lines(&fresh))
+    }
+
+    /// The records of the lines `fresh` completes, the rest kept for the next read. Each byte
+    /// is looked at once, and copied only when its line spans reads: linear in what is read.
+    fn lines(&mut self, fresh: &[u8]) -> Vec<Followed> {
+        let limit = usize::try_from(MAX_RECORD_BYTES).unwrap_or(usize::MAX);
         let mut out = Vec::new();
-        while let Some(end) = self.pending.iter().position(|&b| b == b'\n') {
-            let line: Vec<u8> = self.pending.drain(..=end).collect();
+        let mut start = 0;
+        while let Some(end) = memchr::memchr(b'\n', &fresh[start..]) {
+            let piece = &fresh[start..start + end];
+            start += end + 1;
             self.line += 1;
-            if let Some(item) = self.read_line(&line) {
-                out.push(item);
+            let too_long = self.too_long || self.pending.len() + piece.len() > limit;
+            if too_long {
+                self.too_long = false;
+                self.pending = Vec::new();
+                let at = format!("line {}", self.line);
+                out.push(Followed::Bad(at, too_long_problem()));
+                continue;
             }
+            let item = if self.pending.is_empty() {
+                self.read_line(piece)
+            } else {
+                self.keep(piece);
+                let line = std::mem::take(&mut self.pending);
+                self.read_line(&line)
+            };
+            out.extend(item);
         }
-        if self.pending.len() as u64 > MAX_RECORD_BYTES {
-            let at = format!("line {}", self.line + 1);
-            let problem = format!("a line longer than {MAX_RECORD_BYTES} bytes");
-            return Err(LoadError::BadRecord { at, problem }.in_file(self.name.clone()));
+        let rest = &fresh[start..];
+        if self.too_long || self.pending.len() + rest.len() > limit {
+            // Refused once its newline comes; nothing of it is kept meanwhile.
+            self.too_long = true;
+            self.pending = Vec::new();
+        } else {
+            self.keep(rest);
         }
-        Ok(out)
+        out
+    }
+
+    fn keep(&mut self, bytes: &[u8]) {
+        self.pending.extend_from_slice(bytes);
+        self.copied += bytes.len() as u64;
     }
 
     fn read_line(&self, line: &[u8]) -> Option<Followed> {
@@ -115,6 +155,11 @@ impl Follower {
             Err(problem) => Followed::Bad(at, problem),
         })
     }
+}
+
+/// Why a line over the record limit is refused, as `session` says it.
+fn too_long_problem() -> String {
+    format!("longer than {} MiB", MAX_RECORD_BYTES >> 20)
 }
 
 fn unreadable(error: &std::io::Error) -> LoadError {
@@ -153,5 +198,53 @@ mod tests {
         assert!(matches!(&items[1], Followed::Bad(at, _) if at == "line 2"));
         file.set_len(3).unwrap();
         assert!(follower.poll().is_err());
+    }
+
+    /// Fifty thousand lines at once are read in one pass: no byte of a whole line is copied
+    /// (the old reader moved every pending byte once per line: quadratic), only the half line
+    /// at the end.
+    #[test]
+    fn many_lines_at_once_are_read_in_one_pass() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.jsonl");
+        let mut text = String::new();
+        for n in 0..50_000 {
+            text.push_str(&format!("{{\"n\":{n}}}\n"));
+        }
+        text.push_str("{\"half");
+        std::fs::write(&path, &text).unwrap();
+        let mut follower = Follower::open(&path).unwrap();
+        let items = follower.poll().unwrap();
+        assert_eq!(items.len(), 50_000);
+        assert_eq!(follower.copied, 6, "only the half line is copied");
+        assert_eq!(follower.line, 50_000);
+    }
+
+    /// A line over the record limit is named and skipped, never kept whole nor parsed; the
+    /// lines after it are read.
+    #[test]
+    fn a_line_over_the_limit_is_refused_and_following_goes_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.jsonl");
+        std::fs::write(&path, "").unwrap();
+        let mut follower = Follower::open(&path).unwrap();
+        let limit = usize::try_from(MAX_RECORD_BYTES).unwrap();
+        // Fed as reads would bring it: the long line in pieces, then its end and one more.
+        let piece = vec![b' '; 64 * 1024 * 1024];
+        for _ in 0..5 {
+            assert!(follower.lines(&piece).is_empty());
+        }
+        assert!(follower.too_long, "past the limit");
+        assert!(follower.pending.capacity() < limit, "not kept");
+        let items = follower.lines(b" \n{\"n\":1}\n");
+        assert_eq!(items.len(), 2);
+        assert!(
+            matches!(&items[0], Followed::Bad(at, why) if at == "line 1" && why.contains("longer than")),
+            "{:?}",
+            items[0]
+        );
+        assert!(matches!(&items[1], Followed::Bad(at, _) if at == "line 2"));
+        assert_eq!(follower.line, 2);
+        assert!(follower.pending.is_empty());
     }
 }

@@ -11,7 +11,8 @@ pub(crate) fn from_text(text: &str) -> Option<Usage> {
     if sse::looks_like_stream(text) {
         return from_stream(text);
     }
-    match serde_json::from_str::<Value>(text) {
+    // Within the parse budget: a body that is small compressed can be large decoded.
+    match super::budget::parse_str(text) {
         Ok(value) => from_json(&value),
         // A stream written without its `event:` lines still starts with `data:`; anything else
         // that is not JSON carries no usage.
@@ -123,7 +124,7 @@ pub(crate) fn from_stream(stream: &str) -> Option<Usage> {
     let mut usage: Option<Usage> = None;
     let mut tool = None;
     for payload in sse::data(stream) {
-        let Ok(event) = serde_json::from_str::<Value>(&payload) else {
+        let Ok(event) = super::budget::parse_str(&payload) else {
             continue;
         };
         tool = tool.or_else(|| {

@@ -4,10 +4,11 @@
 //! This is the engine's half of `toolprism record`: the proxy (`crate::record`, feature
 //! `record`) hands a finished [`Call`] here; nothing here knows HTTP stacks or sockets.
 
+use std::borrow::Cow;
 use std::fs::File;
-use std::io::{self, Read, Write};
+use std::io::{self, BufWriter, Read, Write};
 use std::path::Path;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use serde_json::{Map, Value, json};
 
@@ -16,26 +17,38 @@ use super::{MAX_RECORD_BYTES, Usage, sse, time, usage};
 /// What a secret is written as.
 pub const REDACTED: &str = "[redacted]";
 
-/// Whether a header or query parameter of this name carries a secret: the names the providers
-/// use (`authorization`, `x-api-key`, `x-goog-api-key`, `api-key`, `key`), cookies, and any name
-/// one of whose words (split at `-`, `_` and `.`) ends in `key`, `token` or `secret`, or says
-/// `auth`, `password` or `signature`. `x-ratelimit-remaining-tokens` counts tokens and is kept.
+/// What in a header's or query parameter's name (lower-cased) marks it as carrying a secret:
+/// `authorization`, `x-authorization`, `cf-aig-authorization`, `authentication`, `x-api-key`,
+/// `x-goog-api-key`, `x-amz-security-token`, `cookie`, `x-claude-code-session-id`, ...
+const SECRET_PARTS: &[&str] = &[
+    "auth",
+    "key",
+    "token",
+    "secret",
+    "session",
+    "cookie",
+    "signature",
+    "credential",
+    "password",
+];
+
+/// Whether a header or query parameter of this name carries a secret: any name that contains
+/// one of [`SECRET_PARTS`] (case-insensitive), and `sig` (a signed URL's signature). The one
+/// exception is a rate-limit header that counts tokens (`x-ratelimit-remaining-tokens`,
+/// `anthropic-ratelimit-input-tokens-remaining`): a number, kept for the analysis.
 pub fn is_secret_name(name: &str) -> bool {
     let name = name.to_ascii_lowercase();
-    if matches!(
-        name.as_str(),
-        "authorization" | "proxy-authorization" | "cookie" | "set-cookie" | "sig"
-    ) {
+    if name == "sig" {
         return true;
     }
-    name.split(['-', '_', '.']).any(|word| {
-        word.ends_with("key")
-            || word.ends_with("token")
-            || word.contains("secret")
-            || word.contains("password")
-            || word.contains("cookie")
-            || matches!(word, "auth" | "signature" | "credential" | "credentials")
-    })
+    let secret = |part: &str| SECRET_PARTS.iter().any(|s| part.contains(s));
+    if name.contains("ratelimit") {
+        // Judged word by word, with `tokens` (a count) left out.
+        return name
+            .split(['-', '_', '.'])
+            .any(|word| word != "tokens" && secret(word));
+    }
+    secret(&name)
 }
 
 /// A URL with the value of every secret query parameter replaced by [`REDACTED`]; the rest of
@@ -175,8 +188,8 @@ pub struct Call {
     pub url: String,
     /// Request headers as received.
     pub request_headers: Vec<(String, String)>,
-    /// The request body as received.
-    pub request_body: Vec<u8>,
+    /// The request body as received (shared with what is sent on, never copied).
+    pub request_body: Arc<Vec<u8>>,
     /// The response, when there was one.
     pub answer: Option<Answer>,
     /// Milliseconds from the request's arrival to the response's headers.
@@ -187,38 +200,64 @@ pub struct Call {
     pub end_ms: u64,
     /// How it ended.
     pub outcome: Option<Outcome>,
+    /// Members toolprism added to the request body (`record --diagnose`), written under
+    /// `toolprism.added`: the body recorded is the one the provider received.
+    pub added: Option<Value>,
 }
 
 impl Call {
     /// The call as one JSON line (no newline): claude-trace's record (`request`, `response`,
     /// `logged_at`) with toolprism's timings and outcome under `toolprism`.
     pub fn to_line(&self) -> String {
-        let request_body = body_json(&self.request_headers, &self.request_body, false);
-        let mut request = Map::new();
-        request.insert("timestamp".into(), json!(self.started_ms as f64 / 1000.0));
-        request.insert("method".into(), json!(self.method));
-        request.insert("url".into(), json!(redact_url(&self.url)));
-        request.insert(
-            "headers".into(),
-            Value::Object(redacted_headers(&self.request_headers)),
-        );
-        for (key, value) in request_body {
-            request.insert(key, value);
-        }
-        let response = self.answer.as_ref().map_or(Value::Null, |answer| {
-            let mut response = Map::new();
-            let at = self.started_ms + self.end_ms as i64;
-            response.insert("timestamp".into(), json!(at as f64 / 1000.0));
-            response.insert("status_code".into(), json!(answer.status));
-            response.insert(
-                "headers".into(),
-                Value::Object(redacted_headers(&answer.headers)),
-            );
-            for (key, value) in body_json(&answer.headers, &answer.body, answer.truncated) {
-                response.insert(key, value);
+        let mut out = Vec::new();
+        // Writing to memory cannot fail, and every piece written is UTF-8.
+        let _ = self.write_line(&mut out);
+        String::from_utf8(out).unwrap_or_default()
+    }
+
+    /// [`Call::to_line`] written straight to `out`: a body is copied once, as it goes, never
+    /// parsed into a tree nor held twice. The bodies fit the record limit together (the request
+    /// first): what does not is marked `body_truncated`.
+    pub fn write_line(&self, out: &mut dyn Write) -> io::Result<()> {
+        let mut room = usize::try_from(MAX_RECORD_BYTES)
+            .unwrap_or(usize::MAX)
+            .saturating_sub(LINE_SLACK);
+        out.write_all(b"{\"request\":{\"timestamp\":")?;
+        serde_json::to_writer(&mut *out, &json!(self.started_ms as f64 / 1000.0))?;
+        out.write_all(b",\"method\":")?;
+        serde_json::to_writer(&mut *out, &self.method)?;
+        out.write_all(b",\"url\":")?;
+        serde_json::to_writer(&mut *out, &redact_url(&self.url))?;
+        out.write_all(b",\"headers\":")?;
+        serde_json::to_writer(&mut *out, &redacted_headers(&self.request_headers))?;
+        room -= write_body(out, &self.request_headers, &self.request_body, false, room)?;
+        out.write_all(b"},\"response\":")?;
+        match &self.answer {
+            None => out.write_all(b"null")?,
+            Some(answer) => {
+                let at = self.started_ms + self.end_ms as i64;
+                out.write_all(b"{\"timestamp\":")?;
+                serde_json::to_writer(&mut *out, &json!(at as f64 / 1000.0))?;
+                out.write_all(b",\"status_code\":")?;
+                serde_json::to_writer(&mut *out, &answer.status)?;
+                out.write_all(b",\"headers\":")?;
+                serde_json::to_writer(&mut *out, &redacted_headers(&answer.headers))?;
+                write_body(out, &answer.headers, &answer.body, answer.truncated, room)?;
+                out.write_all(b"}")?;
             }
-            Value::Object(response)
-        });
+        }
+        out.write_all(b",\"logged_at\":")?;
+        serde_json::to_writer(
+            &mut *out,
+            &time::format_utc(self.started_ms + self.end_ms as i64),
+        )?;
+        out.write_all(b",\"toolprism\":")?;
+        serde_json::to_writer(&mut *out, &self.meta())?;
+        out.write_all(b"}")
+    }
+
+    /// toolprism's own object: outcome, error, timings.
+    fn meta(&self) -> Value {
         let outcome = self.outcome.clone().unwrap_or(Outcome::Complete);
         let mut meta = Map::new();
         meta.insert("outcome".into(), json!(outcome.id()));
@@ -228,20 +267,43 @@ impl Call {
         meta.insert("headers_ms".into(), json!(self.headers_ms));
         meta.insert("first_byte_ms".into(), json!(self.first_byte_ms));
         meta.insert("duration_ms".into(), json!(self.end_ms));
-        let record = json!({
-            "request": Value::Object(request),
-            "response": response,
-            "logged_at": time::format_utc(self.started_ms + self.end_ms as i64),
-            "toolprism": Value::Object(meta),
-        });
-        record.to_string()
+        if let Some(added) = &self.added {
+            meta.insert("added".into(), added.clone());
+        }
+        Value::Object(meta)
     }
 
-    /// The usage the response reported (JSON body or event stream), when it did.
+    /// The usage the response reported (JSON body or event stream), when it did. Read from at
+    /// most [`USAGE_TEXT_LIMIT`] bytes of the decoded body: a longer one gives none here (its
+    /// record still has it whole for `session`).
     pub fn usage(&self) -> Option<Usage> {
         let answer = self.answer.as_ref()?;
-        let text = decoded(&answer.headers, &answer.body).ok()?;
+        let (text, cut) = decoded(&answer.headers, &answer.body, USAGE_TEXT_LIMIT).ok()?;
+        if cut {
+            return None;
+        }
         usage::from_text(&String::from_utf8_lossy(&text))
+    }
+
+    /// The response's `id` (an Anthropic message's: the JSON body's, or in a stream the
+    /// `message_start` event's message's), read as [`Call::usage`] reads.
+    pub fn response_id(&self) -> Option<String> {
+        let answer = self.answer.as_ref()?;
+        let (text, cut) = decoded(&answer.headers, &answer.body, USAGE_TEXT_LIMIT).ok()?;
+        let text = String::from_utf8_lossy(&text);
+        if sse::looks_like_stream(&text) {
+            return sse::data(&text).find_map(|payload| {
+                let event = super::budget::parse_str(&payload).ok()?;
+                (event.get("type")? == "message_start")
+                    .then(|| event.pointer("/message/id")?.as_str().map(str::to_owned))
+                    .flatten()
+            });
+        }
+        if cut {
+            return None;
+        }
+        let body = super::budget::parse_str(&text).ok()?;
+        body.get("id")?.as_str().map(str::to_owned)
     }
 
     /// The request URL's path (no query), for a line about the call.
@@ -262,54 +324,131 @@ fn header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
         .map(|(_, v)| v.as_str())
 }
 
-/// A body with its `content-encoding` undone (gzip, deflate, zstd), at most
-/// [`MAX_RECORD_BYTES`]. `Err` names an encoding toolprism does not undo (`br`).
-fn decoded(headers: &[(String, String)], body: &[u8]) -> Result<Vec<u8>, String> {
+/// Room kept in a record for everything but its bodies (headers, URL, timings).
+const LINE_SLACK: usize = 1024 * 1024;
+
+/// The most of a decoded response body read for the usage on a call's line: parsing is bounded
+/// by it (a 240 KB gzip body can decode to hundreds of megabytes).
+const USAGE_TEXT_LIMIT: usize = 8 * 1024 * 1024;
+
+/// A body with its `content-encoding` undone (gzip, deflate, zstd), at most `limit` bytes, and
+/// whether there was more. `Err` names an encoding toolprism does not undo (`br`). The buffer
+/// never grows past `limit`; memory that cannot be had ends the decoding as if cut there.
+fn decoded<'a>(
+    headers: &[(String, String)],
+    body: &'a [u8],
+    limit: usize,
+) -> Result<(Cow<'a, [u8]>, bool), String> {
     let encoding = header(headers, "content-encoding")
         .unwrap_or("identity")
         .trim()
         .to_ascii_lowercase();
-    let reader: Box<dyn Read + '_> = match encoding.as_str() {
-        "" | "identity" => return Ok(body.to_vec()),
+    let mut reader: Box<dyn Read + '_> = match encoding.as_str() {
+        "" | "identity" => {
+            let kept = &body[..body.len().min(limit)];
+            return Ok((Cow::Borrowed(kept), body.len() > limit));
+        }
         "gzip" | "x-gzip" => Box::new(flate2::read::MultiGzDecoder::new(body)),
         "deflate" => Box::new(flate2::read::ZlibDecoder::new(body)),
         "zstd" => Box::new(zstd::stream::read::Decoder::new(body).map_err(|e| e.to_string())?),
         other => return Err(other.to_owned()),
     };
-    let mut out = Vec::new();
-    // A cut-off stream decodes as far as it came: what it holds is still worth keeping.
-    let _ = reader.take(MAX_RECORD_BYTES).read_to_end(&mut out);
-    Ok(out)
+    let mut out: Vec<u8> = Vec::new();
+    let mut chunk = vec![0u8; 64 * 1024];
+    loop {
+        // A cut-off stream decodes as far as it came: what it holds is still worth keeping.
+        let n = match reader.read(&mut chunk) {
+            Ok(0) | Err(_) => return Ok((Cow::Owned(out), false)),
+            Ok(n) => n,
+        };
+        let take = n.min(limit - out.len());
+        if !grow(&mut out, take, limit) {
+            return Ok((Cow::Owned(out), true));
+        }
+        out.extend_from_slice(&chunk[..take]);
+        if take < n {
+            return Ok((Cow::Owned(out), true));
+        }
+    }
 }
 
-/// A body's fields in a record: `body` (JSON), or `body_raw` (an event stream or other text),
-/// and `body_encoding` / `body_truncated` / `body_bytes` where they apply.
-fn body_json(headers: &[(String, String)], body: &[u8], truncated: bool) -> Vec<(String, Value)> {
-    let mut fields = Vec::new();
-    if truncated {
-        fields.push(("body_truncated".to_owned(), Value::Bool(true)));
+/// Make room in `buffer` for `more` bytes, doubling as a vector does but never past `limit`;
+/// `false` when the memory cannot be had (the caller keeps what it has).
+pub fn grow(buffer: &mut Vec<u8>, more: usize, limit: usize) -> bool {
+    let need = buffer.len().saturating_add(more);
+    if need <= buffer.capacity() {
+        return true;
     }
+    let target = need
+        .max(buffer.capacity().saturating_mul(2))
+        .min(limit.max(need));
+    buffer.try_reserve_exact(target - buffer.len()).is_ok()
+}
+
+/// Write a body's fields in a record, each after a comma: `body` (JSON, copied as it was sent
+/// but for its line breaks), or `body_raw` (an event stream or other
+/// text), and `body_encoding` / `body_truncated` / `body_bytes` where they apply. At most
+/// `room` bytes of the body are kept (decoded); how many were.
+fn write_body(
+    out: &mut dyn Write,
+    headers: &[(String, String)],
+    body: &[u8],
+    truncated: bool,
+    room: usize,
+) -> io::Result<usize> {
     if body.is_empty() {
-        return fields;
+        if truncated {
+            out.write_all(b",\"body_truncated\":true")?;
+        }
+        return Ok(0);
     }
-    let text = match decoded(headers, body) {
-        Ok(text) => text,
+    let (text, cut) = match decoded(headers, body, room) {
+        Ok(found) => found,
         Err(encoding) => {
-            fields.push(("body_encoding".to_owned(), Value::String(encoding)));
-            fields.push(("body_bytes".to_owned(), json!(body.len())));
-            return fields;
+            if truncated {
+                out.write_all(b",\"body_truncated\":true")?;
+            }
+            out.write_all(b",\"body_encoding\":")?;
+            serde_json::to_writer(&mut *out, &encoding)?;
+            write!(out, ",\"body_bytes\":{}", body.len())?;
+            return Ok(0);
         }
     };
-    let text = String::from_utf8_lossy(&text);
-    let stream = sse::looks_like_stream(&text);
-    match (!stream)
-        .then(|| super::budget::parse_str(&text).ok())
-        .flatten()
-    {
-        Some(value) => fields.push(("body".to_owned(), value)),
-        None => fields.push(("body_raw".to_owned(), Value::String(text.into_owned()))),
+    if truncated || cut {
+        out.write_all(b",\"body_truncated\":true")?;
     }
-    fields
+    let json = std::str::from_utf8(&text)
+        .ok()
+        .filter(|t| !sse::looks_like_stream(t))
+        .filter(|t| serde_json::from_str::<serde::de::IgnoredAny>(t).is_ok());
+    match json {
+        Some(json) => {
+            out.write_all(b",\"body\":")?;
+            write_on_one_line(out, json)?;
+        }
+        None => {
+            out.write_all(b",\"body_raw\":")?;
+            write_string(out, &text)?;
+        }
+    }
+    Ok(text.len())
+}
+
+/// Valid JSON text on one line: its line breaks are white space between tokens (JSON allows
+/// none inside a string), so they are left out.
+fn write_on_one_line(out: &mut dyn Write, json: &str) -> io::Result<()> {
+    for line in json.split('\n') {
+        for part in line.split('\r') {
+            out.write_all(part.as_bytes())?;
+        }
+    }
+    Ok(())
+}
+
+/// Bytes as a JSON string, invalid UTF-8 written as U+FFFD (copied only then).
+fn write_string(out: &mut dyn Write, bytes: &[u8]) -> io::Result<()> {
+    serde_json::to_writer(out, &String::from_utf8_lossy(bytes))?;
+    Ok(())
 }
 
 /// A trace file being written: created new with mode 0600 (never an existing file), one line
@@ -333,14 +472,14 @@ impl TraceWriter {
 
     /// Append one call's line. Lines from calls that end together never interleave.
     pub fn write(&self, call: &Call) -> io::Result<()> {
-        let mut line = call.to_line();
-        line.push('\n');
-        let mut file = self
+        let file = self
             .file
             .lock()
             .map_err(|_| io::Error::other("the trace's lock is poisoned"))?;
-        file.write_all(line.as_bytes())?;
-        file.flush()
+        let mut out = BufWriter::with_capacity(256 * 1024, &*file);
+        call.write_line(&mut out)?;
+        out.write_all(b"\n")?;
+        out.flush()
     }
 
     /// Flush the file to disk (at the end of a recording).
@@ -372,6 +511,16 @@ mod tests {
             "key",
             "access_token",
             "apikey",
+            "cf-aig-authorization",
+            "x-authorization",
+            "Authentication",
+            "x-claude-code-session-id",
+            "x-amz-credential",
+            "X-Signature",
+            "x-db-password",
+            "sig",
+            "x-ratelimit-token",
+            "anthropic-ratelimit-tokens-key",
         ] {
             assert!(is_secret_name(name), "{name}");
         }
@@ -379,9 +528,15 @@ mod tests {
             "content-type",
             "anthropic-version",
             "x-ratelimit-remaining-tokens",
+            "anthropic-ratelimit-input-tokens-remaining",
             "anthropic-beta",
+            "anthropic-version",
+            "x-claude-code-agent-id",
             "alt",
             "user-agent",
+            "keep-alive",
+            "x-stainless-retry-count",
+            "request-id",
         ] {
             assert!(!is_secret_name(name), "{name}");
         }
@@ -411,7 +566,7 @@ mod tests {
                 ("x-api-key".into(), "sk-ant-secret".into()),
                 ("content-type".into(), "application/json".into()),
             ],
-            request_body: br#"{"model":"m","messages":[],"tools":[]}"#.to_vec(),
+            request_body: br#"{"model":"m","messages":[],"tools":[]}"#.to_vec().into(),
             answer: Some(Answer {
                 status: 200,
                 headers: vec![("content-type".into(), "text/event-stream".into())],
@@ -449,16 +604,83 @@ mod tests {
         assert_eq!(call.path(), "/v1/messages");
     }
 
+    /// A body's fields as written, parsed back.
+    fn fields(headers: &[(String, String)], body: &[u8], room: usize) -> Map<String, Value> {
+        let mut out = b"{\"x\":0".to_vec();
+        write_body(&mut out, headers, body, false, room).unwrap();
+        out.push(b'}');
+        serde_json::from_slice(&out).unwrap()
+    }
+
     #[test]
     fn gzip_bodies_are_recorded_decoded() {
         let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
         gz.write_all(br#"{"usage":{"input_tokens":5}}"#).unwrap();
         let body = gz.finish().unwrap();
         let headers = vec![("Content-Encoding".to_owned(), "gzip".to_owned())];
-        let fields = body_json(&headers, &body, false);
-        assert_eq!(fields[0].0, "body");
-        assert_eq!(fields[0].1["usage"]["input_tokens"], 5);
-        let fields = body_json(&[("content-encoding".into(), "br".into())], b"xx", false);
-        assert_eq!(fields[0].1, "br");
+        let fields = fields(&headers, &body, 1000);
+        assert_eq!(fields["body"]["usage"]["input_tokens"], 5);
+        let br = fields_of_br();
+        assert_eq!(br["body_encoding"], "br");
+        assert_eq!(br["body_bytes"], 2);
+    }
+
+    fn fields_of_br() -> Map<String, Value> {
+        fields(&[("content-encoding".into(), "br".into())], b"xx", 1000)
+    }
+
+    /// JSON is copied as sent, on one line; text is escaped; what passes the room is cut and
+    /// marked.
+    #[test]
+    fn bodies_are_copied_once_and_cut_at_the_room() {
+        let pretty = "{\n  \"a\": \"x y\\\" \\n\",\n\t\"b\": [1, 2]\n}";
+        let mut out = Vec::new();
+        write_body(&mut out, &[], pretty.as_bytes(), false, 1000).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            ",\"body\":{  \"a\": \"x y\\\" \\n\",\t\"b\": [1, 2]}"
+        );
+        let text = b"data: {\"q\":\"\x01\"}\n\n\xff";
+        let written = fields(&[], text, 1000);
+        assert_eq!(written["body_raw"], "data: {\"q\":\"\u{1}\"}\n\n\u{fffd}");
+        let cut = fields(&[], br#"{"a":"0123456789"}"#, 8);
+        assert_eq!(cut["body_truncated"], true);
+        assert_eq!(cut["body_raw"], "{\"a\":\"01");
+        // A small gzip body that decodes huge keeps what fits, marked, and gives no usage.
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+        gz.write_all(b"[").unwrap();
+        for _ in 0..(4 * 1024 * 1024) {
+            gz.write_all(b"[],").unwrap();
+        }
+        gz.write_all(b"[]]").unwrap();
+        let bomb = gz.finish().unwrap();
+        assert!(bomb.len() < 100_000, "{}", bomb.len());
+        let headers = vec![("content-encoding".to_owned(), "gzip".to_owned())];
+        let kept = fields(&headers, &bomb, 1024);
+        assert_eq!(kept["body_truncated"], true);
+        assert_eq!(kept["body_raw"].as_str().map(str::len), Some(1024));
+        let call = Call {
+            answer: Some(Answer {
+                status: 200,
+                headers,
+                body: bomb,
+                truncated: false,
+            }),
+            ..Call::default()
+        };
+        assert_eq!(call.usage(), None, "12 MiB decoded is past the usage limit");
+    }
+
+    #[test]
+    fn buffers_grow_no_further_than_their_limit() {
+        let mut buffer = Vec::new();
+        for _ in 0..100 {
+            assert!(grow(&mut buffer, 1000, 50_000));
+            buffer.extend_from_slice(&[0; 1000]);
+            if buffer.len() >= 50_000 {
+                break;
+            }
+        }
+        assert_eq!(buffer.capacity(), 50_000);
     }
 }

@@ -150,6 +150,8 @@ pub struct Recording {
     pub child: Child,
     /// The proxy's address (`127.0.0.1:PORT`).
     pub addr: String,
+    /// What it wrote to standard error after its export lines.
+    pub stderr: Arc<std::sync::Mutex<String>>,
 }
 
 impl Recording {
@@ -180,9 +182,22 @@ impl Recording {
                 break url.trim_start_matches("http://").to_owned();
             }
         };
-        // The rest of stderr is drained so the process never blocks on it.
-        std::thread::spawn(move || for _ in lines {});
-        Recording { child, addr }
+        // The rest of stderr is drained so the process never blocks on it, and kept.
+        let stderr = Arc::new(std::sync::Mutex::new(String::new()));
+        let kept = stderr.clone();
+        std::thread::spawn(move || {
+            for line in lines.map_while(Result::ok) {
+                if let Ok(mut text) = kept.lock() {
+                    text.push_str(&line);
+                    text.push('\n');
+                }
+            }
+        });
+        Recording {
+            child,
+            addr,
+            stderr,
+        }
     }
 
     /// Send a signal and wait for the exit status (a code, or `None` if a signal ended it).
@@ -195,6 +210,16 @@ impl Recording {
         }
         let status = self.child.wait().expect("wait for toolprism");
         (status.code(), out)
+    }
+}
+
+/// A test that fails before [`Recording::stop`] leaves no proxy running.
+impl Drop for Recording {
+    fn drop(&mut self) {
+        if matches!(self.child.try_wait(), Ok(None)) {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
     }
 }
 
