@@ -4,8 +4,16 @@
 
 /// Every top-level module of the library, by layer, lowest first.
 const LAYERS: &[&[&str]] = &[
-    // Leaves: text for people, the sanitizer, load errors, notes, JSON as a writer wrote it.
-    &["text", "sanitize", "error", "note", "written"],
+    // Leaves: text for people, the sanitizer, load errors, notes, JSON as a writer wrote it,
+    // the processes toolprism started.
+    &[
+        "text",
+        "sanitize",
+        "error",
+        "note",
+        "written",
+        "descendants",
+    ],
     // What a request holds: the capture, one tool entry, traces of many requests.
     &["capture", "tool", "trace"],
     // The models over a capture: projections, measuring, settings, the strategy ids.

@@ -6,6 +6,7 @@
 
 pub mod capture;
 pub mod compact;
+pub mod descendants;
 pub mod diff;
 pub mod error;
 pub mod export;

@@ -452,7 +452,7 @@ fn reach_all(servers: &[ServerConfig], timeout: Duration, term: &AtomicBool) -> 
     let deadline = Instant::now() + timeout;
     let cancelled = || interrupt::came() || term.load(Ordering::Relaxed);
     // A server's daemons (`setsid()`) become toolprism's children, ended below.
-    toolprism::mcp::reap::adopt_orphans();
+    toolprism::descendants::adopt_orphans();
     let listings = std::thread::scope(|scope| {
         let handles: Vec<_> = servers
             .iter()
@@ -483,7 +483,7 @@ fn reach_all(servers: &[ServerConfig], timeout: Duration, term: &AtomicBool) -> 
             .collect()
     });
     toolprism::mcp::reap::stop_watching();
-    toolprism::mcp::reap::end_children();
+    toolprism::descendants::kill_all(None);
     listings
 }
 

@@ -8,7 +8,6 @@
 
 mod args;
 mod commands;
-mod descendants;
 mod diffprint;
 mod follow;
 mod interrupt;

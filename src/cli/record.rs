@@ -16,8 +16,8 @@ use toolprism::text::thousands;
 use toolprism::trace::write::{Call, TraceWriter};
 
 use super::args::RecordArgs;
-use super::descendants;
 use super::{Failure, Output};
+use toolprism::descendants;
 
 /// The variables a command is given, each with the path the proxy's URL takes in it: the SDKs
 /// and hosts that read each are listed in docs/RECORD.md.

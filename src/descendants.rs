@@ -3,7 +3,8 @@
 //!
 //! On Linux toolprism makes itself a child subreaper, so a process orphaned anywhere below it
 //! is given to toolprism rather than to init, and the tree is read from `/proc` (each
-//! process's parent). Elsewhere only the direct child can be reached (docs/RECORD.md).
+//! process's parent). Elsewhere only the direct child can be reached (docs/RECORD.md,
+//! docs/MCP.md). `record -- CMD` and `mcp`'s stdio servers both end theirs here.
 
 use rustix::process::{Pid, Signal};
 
@@ -127,4 +128,17 @@ pub fn left(command: Option<Pid>) -> usize {
     let me = rustix::process::getpid();
     reap(me, command);
     below(me).len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_parent_is_read_from_proc() {
+        let me = rustix::process::getpid().as_raw_nonzero().get();
+        let parent = rustix::process::getppid().map(|p| p.as_raw_nonzero().get());
+        assert_eq!(stat(me).map(|s| s.1), parent);
+        assert_eq!(stat(-1), None);
+    }
 }
