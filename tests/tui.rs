@@ -12,8 +12,8 @@ use toolprism::export::Inputs;
 use toolprism::matrix::{Mark, Sort, SortColumn, TotalRow};
 use toolprism::measure::Encoding;
 use toolprism::tui::app::{Overlay, Tab};
-use toolprism::tui::export::ExportDialog;
-use toolprism::tui::settings::SettingsDialog;
+use toolprism::tui::dialogs::export::ExportDialog;
+use toolprism::tui::dialogs::settings::SettingsDialog;
 use toolprism::tui::state::{Detail, Pane, SortKey};
 use toolprism::tui::worker::Worker;
 use toolprism::tui::{App, Effect, Msg, WriteError, update, write_export};
@@ -1713,8 +1713,8 @@ fn the_status_line_gives_the_matching_tools_subtotal() {
 
 #[test]
 fn settings_show_the_figures_they_change_before_and_after() {
+    use toolprism::tui::dialogs::settings::SettingsView;
     use toolprism::tui::input::Input;
-    use toolprism::tui::settings::SettingsView;
     // zero's seed release (2ea36cf): the reminder form and threshold 10 these figures show.
     let mut seed = Settings::default();
     seed.set("zero.release", "2ea36cf").unwrap();
@@ -2380,7 +2380,7 @@ fn by_server_json() -> Vec<serde_json::Value> {
 /// original tokens, each strategy's tokens), and each group's tools are drawn under it.
 #[test]
 fn grouped_subtotals_are_report_by_servers_figures() {
-    use toolprism::tui::matrix_groups::{Figure, Group, ViewRow};
+    use toolprism::tui::matrix::groups::{Figure, Group, ViewRow};
     let mut h = Harness::new();
     let plain = h.app.matrix();
     h.keys("b");
@@ -2544,7 +2544,7 @@ fn the_cursor_on_a_subtotal_row_opens_no_tool() {
 /// subtotal says how many of its tools are shown, and `n` steps from tool to tool.
 #[test]
 fn search_and_filter_apply_to_the_grouped_rows() {
-    use toolprism::tui::matrix_groups::ViewRow;
+    use toolprism::tui::matrix::groups::ViewRow;
     let mut h = Harness::new();
     h.keys("b/mcp__<enter>");
     let m = h.app.matrix();
@@ -2552,7 +2552,7 @@ fn search_and_filter_apply_to_the_grouped_rows() {
     assert!(
         m.subtotals
             .iter()
-            .all(|s| s.group != toolprism::tui::matrix_groups::Group::Host),
+            .all(|s| s.group != toolprism::tui::matrix::groups::Group::Host),
         "no host tool is named mcp__"
     );
     for (k, s) in m.subtotals.iter().enumerate() {

@@ -9,10 +9,10 @@ use ratatui::widgets::{Clear, Paragraph};
 use crate::text::{bytes, fit, pct, safe, thousands, width};
 
 use super::app::{App, Overlay, Tab};
-use super::detail::render_detail;
 use super::keys;
 use super::layout::{MIN_HEIGHT, MIN_WIDTH, layout};
 use super::overview::{render_notes, render_overview};
+use super::strategy::detail::render_detail;
 use super::strategy::render_tools;
 use super::tabs::{tab_label, tab_spans};
 use super::theme::Theme;

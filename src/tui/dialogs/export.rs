@@ -11,10 +11,10 @@ use std::path::{Path, PathBuf};
 use crate::strategy::Strategy;
 use crate::text::{fit, safe, skip_cells, thousands, width};
 
-use super::context::Context;
-use super::input::{self, Edit, Input};
-use super::keys::{self, Action};
-use super::widgets::{block, centered, wrap};
+use crate::tui::context::Context;
+use crate::tui::input::{self, Edit, Input};
+use crate::tui::keys::{self, Action};
+use crate::tui::widgets::{block, centered, wrap};
 
 /// What the chosen form writes, and what it leaves out.
 fn what_is_written(ctx: &Context, strategy: Strategy, tools_only: bool) -> String {

@@ -6,9 +6,9 @@ use ratatui::text::{Line, Span};
 use crate::strategy::Strategy;
 use crate::text::{pad, pct, thousands};
 
-use super::context::Context;
-use super::theme::Theme;
-use super::widgets::{note_bullet, sorted_notes, wrap};
+use crate::tui::context::Context;
+use crate::tui::theme::Theme;
+use crate::tui::widgets::{note_bullet, sorted_notes, wrap};
 
 /// `key` in a column of its own, then `value` wrapped beside it to `w` cells (never cut: the
 /// view is as wide as the screen, and a figure cut at its edge would read as another figure).
