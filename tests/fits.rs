@@ -1,0 +1,89 @@
+//! Output that fits the terminal it is printed on (issue 45): `report` and `session` at 80
+//! columns keep every line inside the width, cutting or folding with a mark and naming what
+//! they leave out; `session` on a terminal is paged as `diff` is.
+
+use crate::support::command::{bin, root};
+use crate::support::sgr::strip_sgr;
+use crate::support::tools;
+
+/// The text `args` prints on a pseudo-terminal `columns` wide, colour stripped, with `env`.
+fn on_terminal(args: &str, columns: usize, env: &[(&str, &str)], test: &str) -> Option<String> {
+    let command = format!("COLUMNS={columns} '{}' {args}", bin());
+    let out = tools::in_pty(&command, &root(), env, &[], test)?;
+    assert!(out.status.success(), "{args}: {out:?}");
+    Some(strip_sgr(&String::from_utf8(out.stdout).unwrap()).replace("\r\n", "\n"))
+}
+
+/// The lines of `text` wider than `columns` cells.
+fn too_wide(text: &str, columns: usize) -> Vec<String> {
+    text.lines()
+        .filter(|l| toolprism::text::width(l) > columns)
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn report_at_80_columns_keeps_every_line_inside() {
+    let Some(text) = on_terminal(
+        "report samples/large.json",
+        80,
+        &[],
+        "report_at_80_columns_keeps_every_line_inside",
+    ) else {
+        return;
+    };
+    assert_eq!(too_wide(&text, 80), Vec::<String>::new(), "{text}");
+    // The note column, with less room than a word, is cut with a mark, not wrapped past
+    // the edge where the terminal would break `deferred,` mid-word.
+    let defer = text.lines().find(|l| l.starts_with("defer ")).unwrap();
+    assert!(defer.ends_with('…'), "{text}");
+}
+
+#[test]
+fn session_on_a_terminal_fits_and_names_the_columns_it_leaves_out() {
+    let trace = "session samples/traces/claude-code-mcp-reconnect.jsonl";
+    for columns in [80, 120] {
+        let Some(text) = on_terminal(
+            trace,
+            columns,
+            &[("PAGER", "cat")],
+            "session_on_a_terminal_fits_and_names_the_columns_it_leaves_out",
+        ) else {
+            return;
+        };
+        assert_eq!(too_wide(&text, columns), Vec::<String>::new(), "{text}");
+        let joined = text.replace("\n    ", " ");
+        assert!(joined.contains("  not shown for width: "), "{text}");
+        // The turns keep their number, thread, cache state, agreement and what changed.
+        let header = text.lines().find(|l| l.starts_with("  turn  ")).unwrap();
+        for kept in ["thread", "cache", "agrees", "what changed"] {
+            assert!(header.contains(kept), "{header}");
+        }
+        // A 130-character user id is shortened with a mark.
+        assert!(
+            text.contains("(user_id user_3f1c0d9e8b7a6f5e4d3c2b…"),
+            "{text}"
+        );
+    }
+    // Into a pipe, every column and the whole key.
+    let piped = crate::support::command::stdout_of(&[
+        "session",
+        "samples/traces/claude-code-mcp-reconnect.jsonl",
+    ]);
+    assert!(!piped.contains("not shown for width"), "{piped}");
+    assert!(piped.contains("modelled"), "{piped}");
+}
+
+#[test]
+fn session_on_a_terminal_is_paged() {
+    let Some(text) = on_terminal(
+        "session samples/traces/claude-code-mcp-reconnect.jsonl",
+        100,
+        &[("PAGER", "echo through-the-pager; cat")],
+        "session_on_a_terminal_is_paged",
+    ) else {
+        return;
+    };
+    assert!(text.starts_with("through-the-pager\n"), "{text}");
+    assert!(text.contains("Session totals"), "{text}");
+}
