@@ -1126,6 +1126,15 @@ fn budget_gate_exit_codes() {
         .stderr(format!(
             "toolprism: {DUPLICATES}: over the budget of 100,000 tokens: `direct` is refused by the host and has no figures\n"
         ));
+    // A request a provider would reject (`!`) fails the gate however little it sends,
+    // naming why: `defer` drops the tool `tool_choice` names.
+    toolprism()
+        .args(["report", "samples/large.json", "-s", "defer", "--budget", "3000"])
+        .assert()
+        .code(1)
+        .stderr(
+            "toolprism: samples/large.json: `defer`'s request would be rejected by the provider (tool_choice names `mcp__github__create_issue`, which this projection does not send (deferred): the provider will reject the request)\n",
+        );
     // Without -s the gate is the list as sent: a refused strategy does not fail it...
     toolprism()
         .args(["report", DUPLICATES, "--json", "--budget", "100000"])

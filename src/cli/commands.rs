@@ -477,7 +477,8 @@ fn refused(projection: &toolprism::Projection, name: &str) -> Result<(), Failure
 /// one line naming what costs most in each. In context is the measure every saving uses: the
 /// same as the tokens sent unless entries are deferred (`search`), whose sent total is said
 /// beside. A refused strategy has no figures to pass the gate with, so it fails it (only ever
-/// one named with `-s`: without it, `original` alone is gated).
+/// one named with `-s`: without it, `original` alone is gated), and so does one whose request
+/// a provider would reject (`!`), naming why.
 pub(super) fn over_budget(
     report: &report::Report,
     budget: usize,
@@ -512,13 +513,36 @@ pub(super) fn over_budget(
             )),
         })
         .collect();
-    (!failures.is_empty()).then(|| {
-        format!(
+    // A projected request a provider would reject (`!`) fails the gate whatever it costs: its
+    // saving is not one anyone gets. The capture's own request is what is sent already.
+    let rejected: Vec<String> = report
+        .strategies
+        .iter()
+        .filter(|s| gated.iter().any(|g| g.id() == s.id) && s.id != Strategy::Original.id())
+        .filter(|s| !s.is_refused() && !s.request_valid)
+        .map(|s| {
+            let why = s
+                .notes
+                .iter()
+                .find(|n| n.level == toolprism::Level::Error)
+                .map(|n| format!(" ({})", visible(&n.text)))
+                .unwrap_or_default();
+            format!(
+                "`{}`'s request would be rejected by the provider{why}",
+                s.id
+            )
+        })
+        .collect();
+    let mut parts = Vec::new();
+    if !failures.is_empty() {
+        parts.push(format!(
             "over the budget of {} tokens: {}",
             toolprism::text::thousands(budget),
             failures.join("; ")
-        )
-    })
+        ));
+    }
+    parts.extend(rejected);
+    (!parts.is_empty()).then(|| parts.join("; "))
 }
 
 /// What costs most in a strategy's list, to say where a budget goes: its costliest MCP server
