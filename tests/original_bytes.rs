@@ -110,6 +110,9 @@ fn byte_figures_are_the_bytes_as_sent() {
         let original = &report.strategies[0];
         assert_eq!(original.id, "original");
         assert_eq!(original.tools_bytes, Some(written.len()), "{path}");
+        // Beside the tokens, the bytes of the same text: the compact array they count.
+        assert_eq!(report.capture.tools_compact_bytes, compact.len(), "{path}");
+        assert_eq!(original.tools_compact_bytes, Some(compact.len()), "{path}");
         for (i, tool) in original.per_tool.iter().enumerate() {
             let entry = capture.entry_text(i).unwrap();
             assert!(

@@ -703,7 +703,14 @@ fn csv(matrix: &Matrix) -> String {
             matrix.original.raw(total),
         ];
         for c in &matrix.columns {
+            let no_saving = matches!(c.status, ColumnStatus::NotApplicable(_))
+                && matches!(total, TotalRow::Saved | TotalRow::SavedPct);
             match &c.totals {
+                // Nothing to act on: no saving of its own, as the table's `n/a`.
+                Some(_) if no_saving => {
+                    fields.push(String::new());
+                    fields.push("n/a".to_owned());
+                }
                 Some(totals) => {
                     fields.push(totals.raw(total));
                     fields.push(String::new());

@@ -34,8 +34,10 @@ pub struct Context {
     pub generation: u64,
     /// Every projection, figures and capture count the worker has sent, under their keys.
     pub(crate) memo: Memo,
-    /// Bytes of the capture's compact `tools` array.
+    /// Bytes of the capture's `tools` array as captured (its own layout).
     pub(crate) capture_bytes: usize,
+    /// The compact JSON of the capture's `tools` array, in bytes: the text its tokens count.
+    pub(crate) capture_compact_bytes: usize,
     /// Background work in progress: done, total, what.
     pub(crate) progress: Option<(usize, usize, &'static str)>,
     /// The settings the inspector started with (`q` asks before dropping changes to them).
@@ -82,6 +84,7 @@ impl Context {
         let json = CaptureJson::new(&capture);
         let entries: Vec<&str> = json.entries.iter().map(String::as_str).collect();
         let capture_bytes = crate::report::capture_tools_bytes(&capture, &entries);
+        let capture_compact_bytes = crate::report::array_bytes(&entries, capture.has_tools_key());
         let search_text = entries.iter().map(|e| e.to_lowercase()).collect();
         let settings_key = Arc::new(settings.clone());
         Context {
@@ -95,6 +98,7 @@ impl Context {
             generation: 0,
             memo: Memo::new(),
             capture_bytes,
+            capture_compact_bytes,
             progress: None,
             cwd: std::env::current_dir()
                 .map(|d| d.display().to_string())

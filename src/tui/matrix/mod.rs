@@ -137,6 +137,7 @@ impl MatrixTab {
                 shape: ctx.capture.shape().id(),
                 tools: ctx.capture.tools().len(),
                 tools_bytes: ctx.capture_bytes,
+                tools_compact_bytes: ctx.capture_compact_bytes,
                 tools_tokens,
             },
             turn: None,
