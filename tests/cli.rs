@@ -7,7 +7,7 @@ use std::process::Stdio;
 use predicates::prelude::*;
 use serde_json::Value;
 
-use crate::support::command::{bin, one_line_failure, root, stdout_of, toolprism};
+use crate::support::command::{bin, fails_with, one_line_failure, root, stdout_of, toolprism};
 use crate::support::tools;
 
 const STRATEGY_IDS: [&str; 13] = [
@@ -140,6 +140,63 @@ fn small_tools_as_written(text: &str) -> &str {
     let start = text.find("\"tools\": ").unwrap() + "\"tools\": ".len();
     let end = text.find("\n  ],\n  \"tool_choice\"").unwrap() + "\n  ]".len();
     &text[start..end]
+}
+
+/// One word, one meaning: `--compact` writes compact JSON (the text tokens are counted on,
+/// whose bytes `report --json` gives beside them), the default keeps the capture's layout, and
+/// `--pretty` indents by two.
+#[test]
+fn export_layouts_are_as_captured_compact_and_pretty() {
+    let export = |extra: &[&str]| {
+        let mut args = vec![
+            "export",
+            "samples/large.json",
+            "-s",
+            "minimal",
+            "--tools-only",
+        ];
+        args.extend_from_slice(extra);
+        args.extend_from_slice(&["-o", "-"]);
+        stdout_of(&args)
+    };
+    let report: Value = serde_json::from_str(&stdout_of(&[
+        "report",
+        "samples/large.json",
+        "-s",
+        "minimal",
+        "--json",
+    ]))
+    .unwrap();
+    let minimal = &report["strategies"][0];
+    let as_captured = export(&[]);
+    let compact = export(&["--compact"]);
+    let pretty = export(&["--pretty"]);
+    // large.json is indented by four: as captured keeps it.
+    assert!(as_captured.contains("\n    {"), "{as_captured}");
+    assert_eq!(minimal["tools_bytes"], as_captured.trim_end().len());
+    let value: Value = serde_json::from_str(&compact).unwrap();
+    assert_eq!(
+        compact,
+        format!("{}\n", serde_json::to_string(&value).unwrap())
+    );
+    assert_eq!(minimal["tools_compact_bytes"], compact.trim_end().len());
+    assert_eq!(
+        pretty,
+        format!("{}\n", serde_json::to_string_pretty(&value).unwrap())
+    );
+    assert!(
+        fails_with(&[
+            "export",
+            "samples/large.json",
+            "-s",
+            "minimal",
+            "--compact",
+            "--pretty",
+            "-o",
+            "-"
+        ])
+        .contains("'--compact' cannot be used with '--pretty'")
+    );
 }
 
 #[test]

@@ -3,6 +3,7 @@
 //! capture's style, and the token figures stay those of the canonical form.
 
 use serde_json::Value;
+use toolprism::export::Layout;
 use toolprism::measure::{Encoding, TokenCounter, Tokenizer};
 use toolprism::{Capture, Settings, Strategy, project, report};
 
@@ -258,12 +259,12 @@ fn a_serde_compact_capture_shows_as_before() {
             continue;
         }
         assert_eq!(
-            toolprism::export::render(&capture, &projection, false, false),
+            toolprism::export::render(&capture, &projection, false, Layout::AsCaptured),
             toolprism::export::render(
                 &canonical,
                 &project(&canonical, strategy, &Settings::default()),
                 false,
-                false
+                Layout::AsCaptured
             ),
             "{strategy}"
         );

@@ -96,6 +96,7 @@ impl Harness {
                     "c-c" => (KeyCode::Char('c'), KeyModifiers::CONTROL),
                     "c-u" => (KeyCode::Char('u'), KeyModifiers::CONTROL),
                     "c-w" => (KeyCode::Char('w'), KeyModifiers::CONTROL),
+                    "c-p" => (KeyCode::Char('p'), KeyModifiers::CONTROL),
                     "home" => (KeyCode::Home, KeyModifiers::NONE),
                     "end" => (KeyCode::End, KeyModifiers::NONE),
                     "left" => (KeyCode::Left, KeyModifiers::NONE),
@@ -686,6 +687,42 @@ fn export_dialog_edits_like_a_shell_line_and_expands_the_home_folder() {
         .collect();
     assert_eq!(written, vec!["/home/user/t.json"]);
     snapshot("export_editing_80x24", &mut h, 80, 24);
+}
+
+/// The dialog's layouts are the CLI's: as captured (the default), compact (no whitespace: what
+/// the tokens count), pretty; `^p` cycles through them and the write is laid out so.
+#[test]
+fn export_dialog_layouts_are_as_captured_compact_and_pretty() {
+    use toolprism::export::Layout;
+    let mut h = Harness::new();
+    h.keys("2x");
+    let layout = |h: &Harness| match &h.app.overlay {
+        Some(Overlay::Export(dialog)) => dialog.layout,
+        other => panic!("export dialog open: {other:?}"),
+    };
+    assert_eq!(layout(&h), Layout::AsCaptured);
+    h.keys("<c-p>");
+    assert_eq!(layout(&h), Layout::Compact);
+    h.keys("<c-u>out.json<enter>");
+    let bytes = h
+        .app
+        .effects
+        .iter()
+        .find_map(|e| match e {
+            Effect::Write { bytes, .. } => Some(String::from_utf8(bytes.clone()).unwrap()),
+            _ => None,
+        })
+        .expect("a write");
+    let value: serde_json::Value = serde_json::from_str(&bytes).unwrap();
+    assert_eq!(
+        bytes,
+        format!("{}\n", serde_json::to_string(&value).unwrap())
+    );
+    // The dialog stays open until the write is reported.
+    h.keys("<c-p>");
+    assert_eq!(layout(&h), Layout::Pretty);
+    h.keys("<c-p>");
+    assert_eq!(layout(&h), Layout::AsCaptured);
 }
 
 #[test]

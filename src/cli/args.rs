@@ -112,7 +112,7 @@ pub enum Command {
         after_help = "Examples:\n  toolprism report capture.json\n  toolprism report capture.json -s minimal -s shorten --per-tool\n  toolprism report - --json < capture.json\n  toolprism report trace.jsonl --turn 5 --json   turn 5 of a trace (default: the last)"
     )]
     Report(ReportArgs),
-    /// Print the projected request body (compact JSON, or `--pretty`).
+    /// Print the projected request body (as captured, or `--compact` or `--pretty`).
     #[command(
         after_help = "Examples:\n  toolprism show capture.json -s minimal\n  toolprism show capture.json -s defer --tools-only --pretty\n  toolprism show session.har -s minimal --turn 2"
     )]
@@ -309,9 +309,12 @@ pub struct ShowArgs {
     /// Only this tool's entry as the projection sends it (exact name).
     #[arg(long, value_name = "NAME")]
     pub tool: Option<String>,
-    /// Indent with two spaces.
+    /// Indent with two spaces (default: as captured, the capture's own layout).
     #[arg(long)]
     pub pretty: bool,
+    /// Compact JSON, the text tokens are counted on (default: as captured).
+    #[arg(long, conflicts_with = "pretty")]
+    pub compact: bool,
 }
 
 /// `toolprism diff`: its arguments.
@@ -344,9 +347,12 @@ pub struct ExportArgs {
     /// Only the projected `tools` array.
     #[arg(long)]
     pub tools_only: bool,
-    /// Indent with two spaces.
+    /// Indent with two spaces (default: as captured, the capture's own layout).
     #[arg(long)]
     pub pretty: bool,
+    /// Compact JSON, the text tokens are counted on (default: as captured).
+    #[arg(long, conflicts_with = "pretty")]
+    pub compact: bool,
     /// Also write the full entries `shorten` pointers name, as DIR/{handle}.
     #[arg(long, value_name = "DIR")]
     pub store: Option<PathBuf>,
@@ -636,5 +642,15 @@ mod tests {
             cli.capture.as_deref(),
             Some(std::path::Path::new("capture.json"))
         );
+    }
+}
+
+/// The layout `--compact` and `--pretty` ask for; neither: as captured.
+pub fn layout(compact: bool, pretty: bool) -> toolprism::export::Layout {
+    use toolprism::export::Layout;
+    match (compact, pretty) {
+        (true, _) => Layout::Compact,
+        (_, true) => Layout::Pretty,
+        _ => Layout::AsCaptured,
     }
 }

@@ -139,9 +139,9 @@ pub(super) fn show(args: &ShowArgs) -> Result<Output, Failure> {
         Some(tool) => {
             known_tool(&capture, &projection, tool, &name)?;
             let sent = sent_entry(&projection, tool, &name)?;
-            // Without --pretty, the entry as the request writes it (its bytes as sent when
+            // As captured: the entry as the request writes it (its bytes as sent when
             // unchanged).
-            let written = (!args.pretty)
+            let written = (!args.pretty && !args.compact)
                 .then(|| projection.written_entry(&capture, sent))
                 .flatten();
             let entry = sent.entry(&capture);
@@ -153,7 +153,12 @@ pub(super) fn show(args: &ShowArgs) -> Result<Output, Failure> {
             text.push('\n');
             text
         }
-        None => export::render(&capture, &projection, args.tools_only, args.pretty),
+        None => export::render(
+            &capture,
+            &projection,
+            args.tools_only,
+            super::args::layout(args.compact, args.pretty),
+        ),
     };
     Ok(Output::text(for_terminal(text)))
 }
@@ -207,7 +212,12 @@ pub(super) fn export(args: &ExportArgs) -> Result<Output, Failure> {
             visible(why)
         )));
     }
-    let text = export::render(&capture, &projection, args.tools_only, args.pretty);
+    let text = export::render(
+        &capture,
+        &projection,
+        args.tools_only,
+        super::args::layout(args.compact, args.pretty),
+    );
     let counter = (!args.quiet).then(|| TokenCounter::new(Encoding::O200kBase));
     let output = &args.output;
     // Refuse before writing the store: a refused export writes nothing at all. Not even with

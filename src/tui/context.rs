@@ -184,15 +184,15 @@ impl Context {
     }
 
     /// What an export of `strategy` writes: what `toolprism show` prints (the projected
-    /// request body, or only its `tools` array), compact or `--pretty`.
+    /// request body, or only its `tools` array), laid out as `layout` says.
     pub fn export_bytes(
         &self,
         strategy: Strategy,
         tools_only: bool,
-        pretty: bool,
+        layout: crate::export::Layout,
     ) -> Option<Vec<u8>> {
         let projection = self.projection(strategy)?;
-        Some(crate::export::render(&self.capture, projection, tools_only, pretty).into_bytes())
+        Some(crate::export::render(&self.capture, projection, tools_only, layout).into_bytes())
     }
 
     /// Whether a strategy adds text or tools worth a look.

@@ -168,7 +168,7 @@ pub enum Action {
     NextMatch,
     /// The previous search match.
     PrevMatch,
-    /// Pretty or compact JSON (export dialog).
+    /// The JSON's layout: as captured, compact or pretty (export dialog).
     Pretty,
     /// Group the matrix's rows by MCP server, or not.
     GroupServers,
@@ -409,7 +409,7 @@ pub const BINDINGS: &[Binding] = &[
     b(C::Export,         A::Right,         &[RIGHT],                       &[],               No,               "cursor right"),
     b(C::Export,         A::Top,           &[HOME, ctrl('a')],             &[],               No,               "cursor to the start"),
     b(C::Export,         A::Bottom,        &[END, ctrl('e')],              &[],               No,               "cursor to the end"),
-    b(C::Export,         A::Pretty,        &[ctrl('p')],                   &[],               No,               "pretty JSON (two-space indent) or compact"),
+    b(C::Export,         A::Pretty,        &[ctrl('p')],                   &[],               No,               "layout: as captured, compact, pretty (2-space indent)"),
     b(C::Export,         A::KillToStart,   &[ctrl('u')],                   &[],               No,               "delete to the start"),
     b(C::Export,         A::KillWord,      &[ctrl('w')],                   &[],               No,               "delete the word before the cursor"),
     b(C::Confirm,        A::Yes,           &[k('y')],                      &[k('Y')],         Help,             "overwrite the file"),
