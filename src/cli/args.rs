@@ -599,6 +599,16 @@ impl From<ShellArg> for clap_complete::Shell {
     }
 }
 
+/// The layout `--compact` and `--pretty` ask for; neither: as captured.
+pub fn layout(compact: bool, pretty: bool) -> toolprism::export::Layout {
+    use toolprism::export::Layout;
+    match (compact, pretty) {
+        (true, _) => Layout::Compact,
+        (_, true) => Layout::Pretty,
+        _ => Layout::AsCaptured,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -642,15 +652,5 @@ mod tests {
             cli.capture.as_deref(),
             Some(std::path::Path::new("capture.json"))
         );
-    }
-}
-
-/// The layout `--compact` and `--pretty` ask for; neither: as captured.
-pub fn layout(compact: bool, pretty: bool) -> toolprism::export::Layout {
-    use toolprism::export::Layout;
-    match (compact, pretty) {
-        (true, _) => Layout::Compact,
-        (_, true) => Layout::Pretty,
-        _ => Layout::AsCaptured,
     }
 }

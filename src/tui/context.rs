@@ -152,6 +152,37 @@ impl Context {
         self.memo.capture_tokens(self.encoding)
     }
 
+    /// A strategy's tokens before and after, each named by its measure: `8,168 → 3,571 tokens
+    /// sent (saved 56.28%)`; when the provider defers entries, what the saving is on (in
+    /// context) and what is sent, apart: `8,168 → 21 tokens in context (saved 99.74%), 8,079
+    /// sent`. A strategy that did not apply saves nothing (`n/a`). `None` until measured.
+    pub fn tokens_headline(&self, strategy: Strategy) -> Option<String> {
+        let f = self.figures(strategy)?;
+        let sent_before = self.capture_tokens()?;
+        let (context, sent) = (f.in_context()?, f.total_tokens?);
+        let saved = f
+            .shown_saving()
+            .map_or_else(|| "n/a".to_owned(), |(_, p)| crate::text::pct(Some(p)));
+        let context_before = self
+            .figures(Strategy::Original)
+            .and_then(|o| o.in_context())
+            .unwrap_or(sent_before);
+        Some(if context == sent && context_before == sent_before {
+            format!(
+                "{} → {} tokens sent (saved {saved})",
+                crate::text::thousands(sent_before),
+                crate::text::thousands(sent)
+            )
+        } else {
+            format!(
+                "{} → {} tokens in context (saved {saved}), {} sent",
+                crate::text::thousands(context_before),
+                crate::text::thousands(context),
+                crate::text::thousands(sent)
+            )
+        })
+    }
+
     /// Control, bidi and invisible characters in the original tool at `index` (shown as
     /// escapes, and flagged in the table so they are not missed).
     pub fn hidden_in(&self, index: usize) -> usize {

@@ -435,7 +435,7 @@ pub const BINDINGS: &[Binding] = &[
     b(C::Matrix,         A::PrevMatch,     &[k('N')],                      &[],               No,               "previous tool matching the search"),
     b(C::Matrix,         A::Export,        &[k('x')],                      &[],               Word("export"),   "export the cursor's strategy"),
     b(C::Matrix,         A::Overview,      &[k('o')],                      &[],               Word("overview"), "the overview: strategy table, bars and notes"),
-    b(C::Matrix,         A::GroupServers,  &[k('b')],                      &[],               No,               "group the tools by MCP server, a subtotal row each (again: one list)"),
+    b(C::Matrix,         A::GroupServers,  &[k('b')],                      &[],               Word("servers"),  "group the tools by MCP server, a subtotal row each (again: one list)"),
     b(C::Matrix,         A::Fold,          &[k('z')],                      &[],               No,               "fold the cursor's server to its subtotal row, or unfold it (Enter on a subtotal too)"),
     b(C::Matrix,         A::FoldAll,       &[k('Z')],                      &[],               No,               "fold every server, or unfold them all"),
     b(C::Matrix,         A::Back,          &[ESC],                         &[],               No,               "clear the search, then the f filter (never quits)"),

@@ -349,7 +349,7 @@ fn columns_sends_nothing(model: &Matrix, columns: &[Option<usize>]) -> Vec<bool>
         .collect()
 }
 
-/// `best: minimal saves 4,597 tokens (56.28%)`: the strategy that saves the most among those
+/// `best: minimal saves 4,597 in context (56.28%)` (tokens): the strategy that saves the most among those
 /// that send tools and whose request a provider accepts (`None` when none saves anything).
 pub fn best(m: &MatrixView) -> Option<String> {
     m.model
@@ -361,7 +361,7 @@ pub fn best(m: &MatrixView) -> Option<String> {
         .max_by_key(|(_, t)| t.saved_tokens)
         .map(|(s, t)| {
             format!(
-                "best: {} saves {} tokens ({:.2}%)",
+                "best: {} saves {} in context ({:.2}%)",
                 s.id(),
                 thousands(t.saved_tokens as usize),
                 t.saved_pct

@@ -4,7 +4,7 @@
 use ratatui::text::{Line, Span};
 
 use crate::strategy::Strategy;
-use crate::text::{pad, pct, thousands};
+use crate::text::{pad, thousands};
 
 use crate::tui::context::Context;
 use crate::tui::theme::Theme;
@@ -59,17 +59,19 @@ pub fn request_lines(ctx: &Context, strategy: Strategy, w: usize) -> Vec<Line<'s
             lines.extend(kv(
                 theme,
                 w,
-                "tokens",
+                "tokens sent",
                 format!(
-                    "{} → {} + {} added = {} (saved {})",
+                    "{} → {} + {} added = {}",
                     thousands(c),
                     thousands(f.tools_tokens.unwrap_or(0)),
                     thousands(f.added_tokens.unwrap_or(0)),
                     thousands(f.total_tokens.unwrap_or(0)),
-                    f.shown_saving()
-                        .map_or_else(|| "n/a".to_owned(), |(_, p)| pct(Some(p)))
                 ),
             ));
+        }
+        // The saving, named by the measure it is on (in context, when entries are deferred).
+        if let Some(headline) = ctx.tokens_headline(strategy) {
+            lines.extend(kv(theme, w, "saving", headline));
         }
         lines.extend(kv(
             theme,
