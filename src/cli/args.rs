@@ -27,10 +27,10 @@ Examples:
 Exit status: 0 success; 1 a check asked for failed (--budget); 2 usage error, unreadable or
 invalid capture, failed export (one line on stderr); 130 interrupted (Ctrl-C).
 
-Documentation: docs/CLI.md (every command and flag, the report --json keys, exit codes),
-docs/STRATEGIES.md (each strategy, its host and release), docs/UNTRUSTED-TEXT.md (what
-toolprism promises about a capture's text), docs/FORMATS.md (every capture and trace format read,
-and how to record one); `toolprism man` prints the manual page.";
+Documentation, wherever toolprism is installed: `toolprism man | man -l -` (the manual page:
+every command and flag, exit codes), `toolprism strategies` (each strategy, its host and
+release), `toolprism settings` (every setting, its default and the strategies that read it),
+`toolprism COMMAND --help`. In the source: README.md, and docs/README.md (an index of docs/).";
 
 /// Inspect the tool list an LLM agent sends to a model API: project it under the rules of
 /// five real agent hosts, measure every projection in exact tiktoken tokens and bytes,
