@@ -776,7 +776,7 @@ fn shortenings(name: &str, max: usize, collapse_fitting: bool) -> Vec<String> {
 /// An MCP tool's name as `server›tool`, for the three forms hosts write (`mcp__server__tool`,
 /// `mcp--server--tool`, `mcp_server_tool`), the server read as everywhere else in toolprism
 /// ([`crate::tool::server_label`]). `None` for any other name.
-fn collapse_mcp(name: &str) -> Option<String> {
+pub fn collapse_mcp(name: &str) -> Option<String> {
     let server = crate::tool::server_label(name)?;
     let separator = ["__", "--"]
         .into_iter()

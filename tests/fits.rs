@@ -87,3 +87,112 @@ fn session_on_a_terminal_is_paged() {
     assert!(text.starts_with("through-the-pager\n"), "{text}");
     assert!(text.contains("Session totals"), "{text}");
 }
+
+/// Smaller things a newcomer met (issue 45), each in the words it should have had.
+mod smaller {
+    use crate::support::command::{fails_with, stdout_of};
+
+    #[test]
+    fn a_mistyped_setting_is_suggested() {
+        assert_eq!(
+            fails_with(&["report", "samples/small.json", "--set", "defer.treshold=3"]),
+            "toolprism: --set: unknown setting `defer.treshold`; did you mean `defer.threshold`? (`toolprism settings` lists them)"
+        );
+    }
+
+    #[test]
+    fn an_mcp_config_given_as_a_capture_points_at_toolprism_mcp() {
+        let line = fails_with(&["report", "samples/mcp/.mcp.json"]);
+        assert!(
+            line.contains(
+                "an MCP client config (`mcpServers`), not a request: `toolprism mcp FILE`"
+            ),
+            "{line}"
+        );
+    }
+
+    #[test]
+    fn a_negative_budget_is_a_plain_error() {
+        let line = fails_with(&["report", "samples/small.json", "--budget", "-5"]);
+        assert!(
+            line.contains("`-5` is no budget: give a whole number of tokens"),
+            "{line}"
+        );
+        assert!(!line.contains("-- -5"), "{line}");
+    }
+
+    #[test]
+    fn nothing_piped_in_says_what_was_expected() {
+        let out = std::process::Command::new(crate::support::command::bin())
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        let line = String::from_utf8(out.stderr).unwrap();
+        assert!(
+            line.starts_with("toolprism: <stdin>: empty: `toolprism` reads a capture"),
+            "{line}"
+        );
+    }
+
+    #[test]
+    fn a_tool_named_as_the_matrix_shows_it_is_suggested() {
+        for typed in [
+            "github_create_issue",
+            "github›create_issue",
+            "github›create_isue",
+        ] {
+            let line = fails_with(&[
+                "diff",
+                "samples/small.json",
+                "-s",
+                "minimal",
+                "--tool",
+                typed,
+            ]);
+            assert!(
+                line.ends_with("did you mean `mcp__github__create_issue`?"),
+                "{typed}: {line}"
+            );
+        }
+    }
+
+    #[test]
+    fn help_lists_the_strategies_once() {
+        for command in ["mcp", "report"] {
+            let help = stdout_of(&[command, "--help"]);
+            assert_eq!(
+                help.matches("defer-catalog:").count(),
+                1,
+                "{command}: {help}"
+            );
+        }
+    }
+
+    #[test]
+    fn per_server_rows_are_the_costliest_first() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("two-servers.json");
+        let long = "A description long enough to cost more than the other server's. ".repeat(8);
+        let capture = serde_json::json!({
+            "model": "claude-sonnet-4-5",
+            "messages": [{"role": "user", "content": "hi"}],
+            "tools": [
+                {"name": "mcp__cheap__x", "description": "x", "input_schema": {"type": "object"}},
+                {"name": "mcp__dear__y", "description": long, "input_schema": {"type": "object"}},
+            ]
+        });
+        std::fs::write(&path, capture.to_string()).unwrap();
+        let out = stdout_of(&[
+            "report",
+            path.to_str().unwrap(),
+            "--by-server",
+            "-s",
+            "original",
+        ]);
+        let table = out.split("Per server").nth(1).unwrap();
+        let dear = table.find("  dear ").unwrap();
+        let cheap = table.find("  cheap ").unwrap();
+        assert!(dear < cheap, "{table}");
+    }
+}

@@ -192,7 +192,7 @@ pub struct ReportArgs {
     /// Exit 1 when the gated strategy's total tokens exceed N (without `-s`: `original`, the
     /// list as sent; with it, each one named, and a refused one fails: it has no figures);
     /// standard error names what costs most. The report is printed either way.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = budget)]
     pub budget: Option<usize>,
     /// Add a row per MCP server (by `mcp.prefixes` or Codex namespace) and one for the host's
     /// own tools, with each strategy's tokens; `--json` adds `servers`.
@@ -260,7 +260,7 @@ pub struct McpArgs {
     pub matrix: super::matrix::MatrixArgs,
     /// Exit 1 when the gated strategy's total tokens exceed N, as `report --budget` (without
     /// `-s`: `original`, the request as the host sends it; with it, each one named).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = budget)]
     pub budget: Option<usize>,
     /// Write the synthesized request to FILE: a capture every other command reads.
     #[arg(long, value_name = "FILE")]
@@ -398,7 +398,7 @@ pub struct SessionArgs {
     /// Exit 1 when the gated strategy's session cost (whole prompts in input tokens, over
     /// the cache chain: the totals' `cost`) exceeds N (without `-s`: `original`, the session
     /// as sent; with it, each one named); the report is printed either way.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = budget)]
     pub budget: Option<usize>,
     /// Follow a growing JSON-lines trace as `tail -f` does (`toolprism record`'s, claude-trace's):
     /// one timeline line per turn as its record is written, until Ctrl-C.
@@ -607,6 +607,17 @@ pub fn layout(compact: bool, pretty: bool) -> toolprism::export::Layout {
         (_, true) => Layout::Pretty,
         _ => Layout::AsCaptured,
     }
+}
+
+/// A budget: a whole number of tokens, 0 or more, in one plain line when it is not (`-5` would
+/// otherwise be read as an option, with clap's `use -- -5` tip).
+fn budget(text: &str) -> Result<usize, String> {
+    text.trim().parse::<usize>().map_err(|_| {
+        format!(
+            "`{}` is no budget: give a whole number of tokens, 0 or more (`--budget 8000`)",
+            toolprism::sanitize::visible(text)
+        )
+    })
 }
 
 #[cfg(test)]

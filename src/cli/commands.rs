@@ -433,7 +433,24 @@ fn known_tool(
     if names().any(|n| n == tool) {
         return Ok(());
     }
+    // A name as the matrix shows it (`github›create_issue`), or as typed from it with `_`
+    // (`github_create_issue`), or a near miss of either, points at the tool's own name.
+    let shown: Vec<(String, &str)> = names()
+        .filter_map(|n| toolprism::matrix::collapse_mcp(n).map(|c| (c, n)))
+        .flat_map(|(c, n)| [(c.replace('›', "_"), n), (c, n)])
+        .collect();
+    let as_shown = || {
+        shown
+            .iter()
+            .find(|(form, _)| form == tool)
+            .map(|(_, n)| *n)
+            .or_else(|| {
+                let near = manners::did_you_mean(tool, shown.iter().map(|(f, _)| f.as_str()))?;
+                shown.iter().find(|(f, _)| f == near).map(|(_, n)| *n)
+            })
+    };
     let hint = manners::did_you_mean(tool, names())
+        .or_else(as_shown)
         .map(|near| format!("; did you mean `{}`?", visible(near)))
         .unwrap_or_default();
     Err(Failure::new(format!(

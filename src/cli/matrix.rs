@@ -38,8 +38,15 @@ pub struct MatrixArgs {
     /// `csv` imply `--matrix`.
     #[arg(long, value_enum, value_name = "FORMAT", conflicts_with_all = ["json", "per_tool"])]
     pub format: Option<Format>,
-    /// Keep only the tools this strategy changes, removes, defers or adds.
-    #[arg(long, value_name = "ID", requires = "matrix", value_parser = super::args::StrategyIds)]
+    /// Keep only the tools this strategy changes, removes, defers or adds (a strategy id, as
+    /// `-s` lists them).
+    #[arg(
+        long,
+        value_name = "ID",
+        requires = "matrix",
+        value_parser = super::args::StrategyIds,
+        hide_possible_values = true
+    )]
     pub changed_by: Option<Strategy>,
     /// Fit the table in this many columns (default on a terminal: `COLUMNS` when set, else the
     /// terminal's width; into a pipe: no limit, whole names and every column).

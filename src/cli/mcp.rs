@@ -203,9 +203,11 @@ pub(super) fn mcp(args: McpArgs, color: ColorChoice) -> Result<Output, Failure> 
         )?),
         None => None,
     };
-    if let Some(path) = &args.save {
-        save_request(path, &synthesized.body, args.force, &paths)?;
-    }
+    // As `export` does, a written file is confirmed on standard error.
+    let saved = match &args.save {
+        Some(path) => Some(save_request(path, &synthesized.body, args.force, &paths)?),
+        None => None,
+    };
     let mut output = if args.json {
         json_output(&report, host, &servers, &listings, &rows, claude.as_ref())?
     } else if std::io::stdout().is_terminal() && !args.matrix.matrix && args.save.is_none() {
@@ -242,6 +244,7 @@ pub(super) fn mcp(args: McpArgs, color: ColorChoice) -> Result<Output, Failure> 
         output.stderr.push_str(&format!("toolprism: {line}\n"));
         output.status = EXIT_CHECK;
     }
+    output.stderr.extend(saved);
     Ok(output)
 }
 
@@ -252,7 +255,7 @@ fn save_request(
     body: &serde_json::Value,
     force: bool,
     configs: &[PathBuf],
-) -> Result<(), Failure> {
+) -> Result<String, Failure> {
     // Compact, as a host sends it: a capture's bytes as written are what `report` counts
     // (docs/FORMATS.md), so the saved file measures as this command's figures.
     let mut text = serde_json::to_string(body).map_err(|e| Failure::new(e.to_string()))?;
@@ -261,7 +264,12 @@ fn save_request(
     for config in configs {
         inputs.add(config);
     }
-    super::commands::save(path, &text, force, &inputs)
+    super::commands::save(path, &text, force, &inputs)?;
+    Ok(format!(
+        "toolprism: wrote {}: the synthesized request, {} bytes\n",
+        visible(&path.to_string_lossy()),
+        toolprism::text::thousands(text.len())
+    ))
 }
 
 /// Each entry's server: the one `report --by-server` reads from its name, where the name

@@ -332,6 +332,15 @@ fn open(cli: &Cli) -> Result<Output, Failure> {
         (Some(path), Some(shown)) => (path.to_owned(), shown),
         _ if cli.capture.is_none() && !std::io::stdin().is_terminal() => {
             spooled = spool_stdin()?;
+            // `toolprism </dev/null`: nothing was piped in, which says what was expected.
+            if spooled.metadata().is_ok_and(|m| m.len() == 0) {
+                return Err(Failure::new(
+                    "<stdin>: empty: `toolprism` reads a capture (a request body or an MCP \
+                     tools/list result) or a trace piped in; name a file instead \
+                     (`toolprism samples/large.json`), or run it on a terminal with nothing \
+                     piped for the bundled sample",
+                ));
+            }
             (PathBuf::from(temp_path(&spooled)?), "-")
         }
         _ => {
@@ -553,9 +562,19 @@ fn bundled() -> Result<(Capture, String), Failure> {
 fn settings(set: &[String]) -> Result<Settings, Failure> {
     let mut settings = Settings::default();
     for assignment in set {
-        settings
-            .apply(assignment)
-            .map_err(|e| Failure::new(format!("--set: {}", visible(&e.to_string()))))?;
+        settings.apply(assignment).map_err(|e| {
+            // A near miss is named first, as a mistyped subcommand or strategy is.
+            if let toolprism::strategies::registry::SettingsError::UnknownKey(key) = &e
+                && let Some(near) =
+                    manners::did_you_mean(key, Settings::KEYS.iter().map(|k| k.key))
+            {
+                return Failure::new(format!(
+                    "--set: unknown setting `{}`; did you mean `{near}`? (`toolprism settings` lists them)",
+                    visible(key)
+                ));
+            }
+            Failure::new(format!("--set: {}", visible(&e.to_string())))
+        })?;
     }
     Ok(settings)
 }
