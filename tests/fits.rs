@@ -37,6 +37,25 @@ fn report_at_80_columns_keeps_every_line_inside() {
     // the edge where the terminal would break `deferred,` mid-word.
     let defer = text.lines().find(|l| l.starts_with("defer ")).unwrap();
     assert!(defer.ends_with('…'), "{text}");
+    // The per-tool tables and the per-server one too: the strategies that do not fit are named.
+    let Some(text) = on_terminal(
+        "report samples/large.json --per-tool --by-server",
+        80,
+        &[],
+        "report_at_80_columns_keeps_every_line_inside",
+    ) else {
+        return;
+    };
+    assert_eq!(too_wide(&text, 80), Vec::<String>::new(), "{text}");
+    let servers = text
+        .split("Per server")
+        .nth(1)
+        .unwrap()
+        .replace("\n    ", " ");
+    assert!(
+        servers.contains("  not shown for width: adaptive, code"),
+        "{servers}"
+    );
 }
 
 #[test]

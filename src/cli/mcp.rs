@@ -589,10 +589,32 @@ pub(super) fn by_server_table(rows: &[ServerRow]) -> String {
             .collect(),
         );
     }
-    let right: Vec<bool> = (0..grid[0].len()).map(|c| c > 0).collect();
+    // On a terminal the strategies that do not fit give way, last first, and are named.
+    let widths: Vec<usize> = (0..grid[0].len())
+        .map(|c| {
+            grid.iter()
+                .map(|r| toolprism::text::width(&r[c]))
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let fit = table::Fit {
+        cells: terminal_width(),
+        drop: (4..grid[0].len()).rev().collect(),
+        room: 0,
+    };
+    let shown = table::shown_columns(&widths, &fit);
+    let picked: Vec<Vec<String>> = grid
+        .iter()
+        .map(|r| shown.iter().map(|&c| r[c].clone()).collect())
+        .collect();
+    let right: Vec<bool> = shown.iter().map(|&c| c > 0).collect();
     format!(
-        "Per server (tokens each strategy sends of its tools):\n{}",
-        table::grid(&grid, &right, "  ", None)
+        "Per server (tokens each strategy sends of its tools):\n{}{}",
+        table::grid(&picked, &right, table::INDENT, None),
+        table::not_shown(&grid[0], &shown)
+            .map(|line| table::fit_text(&line, fit.cells))
+            .unwrap_or_default()
     )
 }
 

@@ -213,6 +213,56 @@ pub(crate) fn grid_line<S: AsRef<str>>(
     out.push('\n');
 }
 
+/// How a table meets the terminal: its width, which columns give way first (by index), and
+/// the room its last column (free text) keeps before they do.
+pub(crate) struct Fit {
+    pub cells: Option<usize>,
+    pub drop: Vec<usize>,
+    pub room: usize,
+}
+
+/// The indent of the tables under a report (`session`'s, the per-server one).
+pub(crate) const INDENT: &str = "  ";
+
+/// The columns of a table whose columns are `widths` wide that fit in `fit.cells`: the ones in
+/// `fit.drop` left out, in that order, until the row fits (its last column keeping
+/// `fit.room`, when that is free text). Into a pipe, every column.
+pub(crate) fn shown_columns(widths: &[usize], fit: &Fit) -> Vec<usize> {
+    let mut shown: Vec<usize> = (0..widths.len()).collect();
+    let Some(cells) = fit.cells else {
+        return shown;
+    };
+    let needs = |shown: &[usize]| {
+        let fixed = if fit.room > 0 {
+            &shown[..shown.len() - 1]
+        } else {
+            shown
+        };
+        INDENT.len() + fixed.iter().map(|&c| widths[c] + 2).sum::<usize>() + fit.room
+    };
+    for &column in &fit.drop {
+        if needs(&shown) <= cells + 2 * usize::from(fit.room == 0) {
+            break;
+        }
+        shown.retain(|&c| c != column);
+    }
+    shown
+}
+
+/// The line naming the columns a table left out for the width, as `report --matrix` does.
+pub(crate) fn not_shown(header: &[String], shown: &[usize]) -> Option<String> {
+    let dropped: Vec<&str> = (0..header.len())
+        .filter(|c| !shown.contains(c))
+        .map(|c| header[c].as_str())
+        .collect();
+    (!dropped.is_empty()).then(|| {
+        format!(
+            "{INDENT}not shown for width: {} (widen the terminal, or pipe the output for every column)\n",
+            dropped.join(", ")
+        )
+    })
+}
+
 /// A few words on what a strategy did: counts of changed, removed and added tools, and the
 /// text it adds outside the tool list.
 fn short_note(figures: &StrategyFigures) -> String {
