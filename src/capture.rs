@@ -1209,6 +1209,17 @@ fn detect_api(body: &Value) -> Result<(Shape, bool), LoadError> {
     if let Some(what) = crate::trace::kind::not_a_request(body) {
         return Err(LoadError::UnknownShape(format!("{what}, not a request")));
     }
+    // An MCP client's config (Claude Code, Cursor, Gemini CLI: `mcpServers`; VS Code: `servers`;
+    // Zed: `context_servers`): the command that reads one is named.
+    if let Some(key) = ["mcpServers", "servers", "context_servers"]
+        .into_iter()
+        .find(|k| object.get(*k).is_some_and(Value::is_object))
+    {
+        return Err(LoadError::UnknownShape(format!(
+            "an MCP client config (`{key}`), not a request: `toolprism mcp FILE` starts its \
+             servers and measures their tools"
+        )));
+    }
     Err(LoadError::UnknownShape(
         "no `messages`, `input`, `contents` or `tools` (expected an Anthropic Messages, OpenAI \
          Chat Completions, OpenAI Responses, Gemini generateContent or Bedrock Converse request, \

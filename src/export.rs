@@ -461,27 +461,58 @@ pub fn export(
     }
 }
 
+/// How `show` and `export` lay the JSON out: one word, one meaning, in the CLI and the
+/// interactive view's export dialog alike.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Layout {
+    /// The capture's own layout: the bytes as sent for what the projection leaves unchanged,
+    /// the capture's style for what it rewrites (compact JSON for a capture given already
+    /// parsed). What a replayed request keeps its cache prefix with.
+    #[default]
+    AsCaptured,
+    /// Compact JSON, no whitespace: the text tokens are counted on.
+    Compact,
+    /// Indented by two spaces.
+    Pretty,
+}
+
+impl Layout {
+    /// Its name, as the CLI and the dialog say it.
+    pub fn word(self) -> &'static str {
+        match self {
+            Layout::AsCaptured => "as captured",
+            Layout::Compact => "compact",
+            Layout::Pretty => "pretty",
+        }
+    }
+
+    /// The next one (the dialog's key cycles through them).
+    pub fn next(self) -> Layout {
+        match self {
+            Layout::AsCaptured => Layout::Compact,
+            Layout::Compact => Layout::Pretty,
+            Layout::Pretty => Layout::AsCaptured,
+        }
+    }
+}
+
 /// What `show` prints and `export` writes: the projected request body (or, with `tools_only`,
 /// just its `tools` array: `[]` when the projection sends no `tools` key), always ending in a
-/// line feed. Without `pretty`, in the capture's own form: the bytes as sent for what the
-/// projection leaves unchanged, the capture's style for what it rewrites
-/// ([`Projection::written_request`]; compact JSON for a capture given already parsed). With
-/// `pretty`, indented by two spaces.
+/// line feed, laid out as `layout` says.
 pub fn render(
     capture: &Capture,
     projection: &Projection,
     tools_only: bool,
-    pretty: bool,
+    layout: Layout,
 ) -> String {
-    let written = if pretty {
-        None
-    } else if tools_only {
-        projection
+    let written = match layout {
+        Layout::AsCaptured if tools_only => projection
             .written_tools(capture)
-            .map(|tools| tools.unwrap_or_else(|| "[]".to_owned()))
-    } else {
-        projection.written_request(capture)
+            .map(|tools| tools.unwrap_or_else(|| "[]".to_owned())),
+        Layout::AsCaptured => projection.written_request(capture),
+        Layout::Compact | Layout::Pretty => None,
     };
+    let pretty = layout == Layout::Pretty;
     let mut text = match written {
         Some(text) => text,
         None if tools_only => projection.tools_json(capture, pretty),

@@ -642,15 +642,16 @@ fn absent(column: &Column) -> Cell {
 
 fn column(s: &StrategyFigures, strategy: Strategy) -> Column {
     let status = status(s);
-    // A refused strategy has no figures at all; any other has every one.
+    // A refused strategy has no figures at all; any other has every one but its saving, which
+    // one that did not apply has not (its column says `n/a`).
     let totals = (|| {
         Some(Totals {
             tools_tokens: s.tools_tokens?,
             context_tokens: s.context_tokens?,
             added_tokens: s.added_tokens?,
             total_tokens: s.total_tokens?,
-            saved_tokens: s.saved_tokens?,
-            saved_pct: s.saved_pct?,
+            saved_tokens: s.saved_tokens.unwrap_or(0),
+            saved_pct: s.saved_pct.unwrap_or(0.0),
             tools_sent: s.tools?,
             cache_prefix: match s.first_changed_byte {
                 None => CachePrefix::Whole,
@@ -775,7 +776,7 @@ fn shortenings(name: &str, max: usize, collapse_fitting: bool) -> Vec<String> {
 /// An MCP tool's name as `server›tool`, for the three forms hosts write (`mcp__server__tool`,
 /// `mcp--server--tool`, `mcp_server_tool`), the server read as everywhere else in toolprism
 /// ([`crate::tool::server_label`]). `None` for any other name.
-fn collapse_mcp(name: &str) -> Option<String> {
+pub fn collapse_mcp(name: &str) -> Option<String> {
     let server = crate::tool::server_label(name)?;
     let separator = ["__", "--"]
         .into_iter()

@@ -24,9 +24,11 @@ pub struct CaptureFigures {
     pub shape: &'static str,
     /// Tools in the capture.
     pub tools: usize,
-    /// Bytes of the tool list as sent ([`Capture::tools_bytes`]; the compact `tools` array for a
-    /// capture given already parsed).
+    /// Bytes of the tool list as captured, in the capture's own layout ([`Capture::tools_bytes`];
+    /// the compact `tools` array for a capture given already parsed).
     pub tools_bytes: usize,
+    /// Bytes of the compact JSON of the `tools` array: the text `tools_tokens` counts.
+    pub tools_compact_bytes: usize,
     /// Tokens of the compact `tools` array.
     pub tools_tokens: usize,
     /// Tokens of the array as the model sees it: entries marked `defer_loading: true` count 0
@@ -111,10 +113,12 @@ pub struct StrategyFigures {
     pub id: &'static str,
     /// Tools in the projected list.
     pub tools: Option<usize>,
-    /// Bytes of the projected tool list as `export --tools-only` writes it, in the capture's
-    /// own form (0 when no `tools` key is sent).
+    /// Bytes of the projected tool list as captured, in the capture's own layout (as `export
+    /// --tools-only --layout as-captured` writes it; 0 when no `tools` key is sent).
     pub tools_bytes: Option<usize>,
-    /// Tokens of it.
+    /// Bytes of its compact JSON: the text `tools_tokens` counts.
+    pub tools_compact_bytes: Option<usize>,
+    /// Tokens of its compact JSON.
     pub tools_tokens: Option<usize>,
     /// Tokens of it as the model sees it (`defer_loading: true` entries count 0).
     pub context_tokens: Option<usize>,
@@ -125,7 +129,8 @@ pub struct StrategyFigures {
     /// Capture tokens minus this projection's, on context tokens (which equal the tools
     /// tokens unless an entry is provider-deferred): negative costs more.
     pub saved_tokens: Option<i64>,
-    /// `saved_tokens` as a percentage of the capture's, two decimals.
+    /// `saved_tokens` as a percentage of the capture's, two decimals. Both `None` when refused
+    /// or not applicable (nothing to act on: no saving of its own).
     pub saved_pct: Option<f64>,
     /// First byte of the compact tools array that differs from the capture's; `None` if equal
     /// (and when refused).
@@ -253,6 +258,7 @@ pub fn report(
         shape: capture.shape().id(),
         tools: originals.len(),
         tools_bytes: capture_tools_bytes(capture, &originals),
+        tools_compact_bytes: array_bytes(&originals, capture.has_tools_key()),
         tools_tokens: capture_tokens,
         context_tokens: capture_context,
     };
@@ -567,12 +573,14 @@ fn figures(
             sent.written
                 .map_or_else(|| array_bytes(&sent_strs, tools_key_sent), |w| w.0),
         ),
+        tools_compact_bytes: Some(array_bytes(&sent_strs, tools_key_sent)),
         tools_tokens: Some(tools_tokens),
         context_tokens: Some(context),
         added_tokens: Some(added_tokens),
         total_tokens: Some(total_tokens),
-        saved_tokens: Some(saved_tokens),
-        saved_pct: Some(saved_pct),
+        // A strategy that did not apply sends the host's fallback: no saving of its own.
+        saved_tokens: (status == Applies::Ok).then_some(saved_tokens),
+        saved_pct: (status == Applies::Ok).then_some(saved_pct),
         first_changed_byte,
         status,
         status_reason: projection.status.reason().map(str::to_owned),
@@ -596,6 +604,7 @@ fn refused_figures(
         id: projection.strategy.id(),
         tools: None,
         tools_bytes: None,
+        tools_compact_bytes: None,
         tools_tokens: None,
         context_tokens: None,
         added_tokens: None,

@@ -7,7 +7,7 @@ use std::process::Stdio;
 use predicates::prelude::*;
 use serde_json::Value;
 
-use crate::support::command::{bin, one_line_failure, root, stdout_of, toolprism};
+use crate::support::command::{bin, fails_with, one_line_failure, root, stdout_of, toolprism};
 use crate::support::tools;
 
 const STRATEGY_IDS: [&str; 13] = [
@@ -69,7 +69,7 @@ fn report_json_has_the_contract_keys() {
     assert_eq!(capture["path"], "samples/small.json");
     assert_eq!(capture["shape"], "anthropic-messages");
     assert_eq!(capture["tools"], 8);
-    for key in ["tools_bytes", "tools_tokens"] {
+    for key in ["tools_bytes", "tools_compact_bytes", "tools_tokens"] {
         assert!(capture[key].as_u64().unwrap() > 0, "{key}");
     }
     assert_eq!(report["encoding"], "o200k_base");
@@ -84,6 +84,7 @@ fn report_json_has_the_contract_keys() {
         for key in [
             "tools",
             "tools_bytes",
+            "tools_compact_bytes",
             "tools_tokens",
             "added_tokens",
             "total_tokens",
@@ -97,13 +98,21 @@ fn report_json_has_the_contract_keys() {
         );
         // Savings are on context tokens (equal to the tools tokens unless `search` defers).
         let context = s["context_tokens"].as_i64().unwrap() + s["added_tokens"].as_i64().unwrap();
-        assert_eq!(
-            s["saved_tokens"].as_i64().unwrap(),
-            capture["context_tokens"].as_i64().unwrap() - context
-        );
+        // A strategy that did not apply has no saving (`jq max_by(.saved_pct)` never picks it).
+        if s["status"] == "not_applicable" {
+            assert!(
+                s["saved_tokens"].is_null() && s["saved_pct"].is_null(),
+                "{s}"
+            );
+        } else {
+            assert_eq!(
+                s["saved_tokens"].as_i64().unwrap(),
+                capture["context_tokens"].as_i64().unwrap() - context
+            );
+        }
         assert!(s["id"] == "search" || total == context);
         let _ = capture_tokens;
-        assert!(s["saved_pct"].is_f64());
+        assert!(s["saved_pct"].is_f64() || s["status"] == "not_applicable");
         assert!(s["first_changed_byte"].is_u64() || s["first_changed_byte"].is_null());
         assert!(s["notes"].is_array());
         for tool in s["per_tool"].as_array().unwrap() {
@@ -131,6 +140,63 @@ fn small_tools_as_written(text: &str) -> &str {
     let start = text.find("\"tools\": ").unwrap() + "\"tools\": ".len();
     let end = text.find("\n  ],\n  \"tool_choice\"").unwrap() + "\n  ]".len();
     &text[start..end]
+}
+
+/// One word, one meaning: `--compact` writes compact JSON (the text tokens are counted on,
+/// whose bytes `report --json` gives beside them), the default keeps the capture's layout, and
+/// `--pretty` indents by two.
+#[test]
+fn export_layouts_are_as_captured_compact_and_pretty() {
+    let export = |extra: &[&str]| {
+        let mut args = vec![
+            "export",
+            "samples/large.json",
+            "-s",
+            "minimal",
+            "--tools-only",
+        ];
+        args.extend_from_slice(extra);
+        args.extend_from_slice(&["-o", "-"]);
+        stdout_of(&args)
+    };
+    let report: Value = serde_json::from_str(&stdout_of(&[
+        "report",
+        "samples/large.json",
+        "-s",
+        "minimal",
+        "--json",
+    ]))
+    .unwrap();
+    let minimal = &report["strategies"][0];
+    let as_captured = export(&[]);
+    let compact = export(&["--compact"]);
+    let pretty = export(&["--pretty"]);
+    // large.json is indented by four: as captured keeps it.
+    assert!(as_captured.contains("\n    {"), "{as_captured}");
+    assert_eq!(minimal["tools_bytes"], as_captured.trim_end().len());
+    let value: Value = serde_json::from_str(&compact).unwrap();
+    assert_eq!(
+        compact,
+        format!("{}\n", serde_json::to_string(&value).unwrap())
+    );
+    assert_eq!(minimal["tools_compact_bytes"], compact.trim_end().len());
+    assert_eq!(
+        pretty,
+        format!("{}\n", serde_json::to_string_pretty(&value).unwrap())
+    );
+    assert!(
+        fails_with(&[
+            "export",
+            "samples/large.json",
+            "-s",
+            "minimal",
+            "--compact",
+            "--pretty",
+            "-o",
+            "-"
+        ])
+        .contains("'--compact' cannot be used with '--pretty'")
+    );
 }
 
 #[test]
@@ -662,7 +728,10 @@ fn no_capture_reads_a_piped_standard_input() {
     // Not a terminal on standard input: it is read (as jq and bat do), even when empty. The
     // bundled sample with a terminal there: tests/cli_manners.rs, under a pseudo-terminal.
     let line = one_line_failure(toolprism().write_stdin(""));
-    assert_eq!(line, "toolprism: <stdin>: empty: no JSON in it");
+    assert!(
+        line.starts_with("toolprism: <stdin>: empty: `toolprism` reads a capture"),
+        "{line}"
+    );
 }
 
 #[test]
@@ -920,8 +989,13 @@ fn code_without_program_is_not_applicable_with_its_reason() {
         row,
         "code      n/a         0       0      -       -           0 B  8 removed"
     );
-    // The figures stay in JSON; the table shows no saving for a strategy that did not apply.
-    assert_eq!(code["saved_tokens"], 1296);
+    // Its figures stay in JSON, but no saving: neither output shows one for a strategy that
+    // did not apply (`jq 'max_by(.saved_pct)'` never picks it).
+    assert_eq!(code["total_tokens"], 0);
+    assert!(
+        code["saved_tokens"].is_null() && code["saved_pct"].is_null(),
+        "{code}"
+    );
 }
 
 #[test]
@@ -1126,6 +1200,15 @@ fn budget_gate_exit_codes() {
         .stderr(format!(
             "toolprism: {DUPLICATES}: over the budget of 100,000 tokens: `direct` is refused by the host and has no figures\n"
         ));
+    // A request a provider would reject (`!`) fails the gate however little it sends,
+    // naming why: `defer` drops the tool `tool_choice` names.
+    toolprism()
+        .args(["report", "samples/large.json", "-s", "defer", "--budget", "3000"])
+        .assert()
+        .code(1)
+        .stderr(
+            "toolprism: samples/large.json: `defer`'s request would be rejected by the provider (tool_choice names `mcp__github__create_issue`, which this projection does not send (deferred): the provider will reject the request)\n",
+        );
     // Without -s the gate is the list as sent: a refused strategy does not fail it...
     toolprism()
         .args(["report", DUPLICATES, "--json", "--budget", "100000"])

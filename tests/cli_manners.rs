@@ -673,13 +673,24 @@ fn the_man_page_is_generated_from_the_grammar() {
         assert!(man.contains(word), "{word}");
     }
 }
+/// `--help` names what exists once installed (the manual page, the commands that explain
+/// themselves), not a file of the source tree first; the index it names in the source ships.
 #[test]
 fn help_points_at_documents_that_exist() {
     let help = stdout_of(&["--help"]);
-    for doc in ["docs/CLI.md", "docs/STRATEGIES.md"] {
-        assert!(help.contains(doc), "{doc} in --help");
-        assert!(root().join(doc).is_file(), "{doc} ships");
+    let installed = help.split("In the source:").next().unwrap();
+    for command in [
+        "toolprism man",
+        "toolprism strategies",
+        "toolprism settings",
+    ] {
+        assert!(installed.contains(command), "{command} in --help");
+        let sub: Vec<&str> = command.split(' ').skip(1).collect();
+        assert!(!stdout_of(&sub).is_empty(), "{command} prints");
     }
+    assert!(!installed.contains("docs/"), "{installed}");
+    assert!(help.contains("docs/README.md"));
+    assert!(root().join("docs/README.md").is_file());
     assert!(Path::new(&root().join("docs/UNTRUSTED-TEXT.md")).is_file());
 }
 

@@ -391,10 +391,11 @@ fn show_and_export_print_the_bodys_projection() {
             let alone = toolprism::Capture::from_bytes(sent.as_bytes()).unwrap();
             assert_eq!(from_trace.body(), alone.body(), "{trace} turn {}", i + 1);
             for strategy in [toolprism::Strategy::Minimal, toolprism::Strategy::Shorten] {
-                for (tools_only, pretty) in [(false, false), (true, true)] {
+                use toolprism::export::Layout;
+                for (tools_only, layout) in [(false, Layout::AsCaptured), (true, Layout::Pretty)] {
                     let render = |c: &toolprism::Capture| {
                         let projection = toolprism::project(c, strategy, &settings);
-                        toolprism::export::render(c, &projection, tools_only, pretty)
+                        toolprism::export::render(c, &projection, tools_only, layout)
                     };
                     assert_eq!(
                         render(&from_trace),

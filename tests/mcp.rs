@@ -189,7 +189,7 @@ fn pages_are_followed_and_each_host_sends_its_names_and_fields() {
     ] {
         let saved = dir.path().join(format!("{host}.json"));
         let saved_text = saved.to_string_lossy();
-        let report = json_of(&[
+        let (code, stdout, stderr) = run(&[
             "mcp",
             &config,
             "--host",
@@ -200,6 +200,17 @@ fn pages_are_followed_and_each_host_sends_its_names_and_fields() {
             "--save",
             &saved_text,
         ]);
+        assert_eq!(code, 0, "{stderr}");
+        let report: Value = serde_json::from_str(&stdout).unwrap();
+        // Confirmed as `export` confirms a write.
+        let written = std::fs::metadata(&saved).unwrap().len() as usize;
+        assert!(
+            stderr.contains(&format!(
+                "toolprism: wrote {saved_text}: the synthesized request, {} bytes\n",
+                toolprism::text::thousands(written)
+            )),
+            "{stderr}"
+        );
         assert_eq!(report["host"], host);
         let server = &report["servers"][0];
         assert_eq!(

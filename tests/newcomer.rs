@@ -316,3 +316,42 @@ fn export_says_what_a_strategy_needs() {
         ""
     );
 }
+
+/// The README's first screen (24 lines) is for a newcomer: the two commands that run it and
+/// its tests, how to install, and the three questions with the command for each, `mcp` said
+/// to open the view on a terminal; docs/ has an index.
+#[test]
+fn the_readme_first_screen_says_how_to_install_and_what_it_answers() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let first: String = readme.lines().take(24).collect::<Vec<_>>().join("\n");
+    let top: Vec<&str> = readme.lines().take(6).collect();
+    assert!(
+        top.iter()
+            .any(|l| l.starts_with("cargo run ") && l.contains("samples/")),
+        "{top:?}"
+    );
+    assert!(top.iter().any(|l| l.starts_with("cargo test")), "{top:?}");
+    for needed in [
+        "cargo install --path .",
+        "target/release/toolprism",
+        "`toolprism mcp`",
+        "on a terminal it opens the interactive view",
+        "`toolprism record -- claude`",
+        "`toolprism session trace.jsonl`",
+        "opens the matrix",
+        "tool search",
+    ] {
+        assert!(first.contains(needed), "{needed} in:\n{first}");
+    }
+    assert!(root().join("docs/README.md").is_file());
+    let index = std::fs::read_to_string(root().join("docs/README.md")).unwrap();
+    for doc in doc_files().iter().filter(|d| d.starts_with("docs/")) {
+        let name = doc.file_name().unwrap().to_string_lossy().into_owned();
+        if name != "README.md" {
+            assert!(
+                index.contains(&format!("]({name})")),
+                "{name} in docs/README.md"
+            );
+        }
+    }
+}

@@ -3,6 +3,7 @@
 //! capture's style, and the token figures stay those of the canonical form.
 
 use serde_json::Value;
+use toolprism::export::Layout;
 use toolprism::measure::{Encoding, TokenCounter, Tokenizer};
 use toolprism::{Capture, Settings, Strategy, project, report};
 
@@ -110,6 +111,9 @@ fn byte_figures_are_the_bytes_as_sent() {
         let original = &report.strategies[0];
         assert_eq!(original.id, "original");
         assert_eq!(original.tools_bytes, Some(written.len()), "{path}");
+        // Beside the tokens, the bytes of the same text: the compact array they count.
+        assert_eq!(report.capture.tools_compact_bytes, compact.len(), "{path}");
+        assert_eq!(original.tools_compact_bytes, Some(compact.len()), "{path}");
         for (i, tool) in original.per_tool.iter().enumerate() {
             let entry = capture.entry_text(i).unwrap();
             assert!(
@@ -255,12 +259,12 @@ fn a_serde_compact_capture_shows_as_before() {
             continue;
         }
         assert_eq!(
-            toolprism::export::render(&capture, &projection, false, false),
+            toolprism::export::render(&capture, &projection, false, Layout::AsCaptured),
             toolprism::export::render(
                 &canonical,
                 &project(&canonical, strategy, &Settings::default()),
                 false,
-                false
+                Layout::AsCaptured
             ),
             "{strategy}"
         );

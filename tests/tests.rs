@@ -39,6 +39,7 @@ mod settings_identity;
 mod cli;
 mod cli_manners;
 mod cli_turn;
+mod fits;
 mod mcp;
 mod newcomer;
 mod record;

@@ -12,8 +12,8 @@ use toolprism::export::Inputs;
 use toolprism::matrix::{Mark, Sort, SortColumn, TotalRow};
 use toolprism::measure::Encoding;
 use toolprism::tui::app::{Overlay, Tab};
-use toolprism::tui::export::ExportDialog;
-use toolprism::tui::settings::SettingsDialog;
+use toolprism::tui::dialogs::export::ExportDialog;
+use toolprism::tui::dialogs::settings::SettingsDialog;
 use toolprism::tui::state::{Detail, Pane, SortKey};
 use toolprism::tui::worker::Worker;
 use toolprism::tui::{App, Effect, Msg, WriteError, update, write_export};
@@ -96,6 +96,7 @@ impl Harness {
                     "c-c" => (KeyCode::Char('c'), KeyModifiers::CONTROL),
                     "c-u" => (KeyCode::Char('u'), KeyModifiers::CONTROL),
                     "c-w" => (KeyCode::Char('w'), KeyModifiers::CONTROL),
+                    "c-p" => (KeyCode::Char('p'), KeyModifiers::CONTROL),
                     "home" => (KeyCode::Home, KeyModifiers::NONE),
                     "end" => (KeyCode::End, KeyModifiers::NONE),
                     "left" => (KeyCode::Left, KeyModifiers::NONE),
@@ -686,6 +687,42 @@ fn export_dialog_edits_like_a_shell_line_and_expands_the_home_folder() {
         .collect();
     assert_eq!(written, vec!["/home/user/t.json"]);
     snapshot("export_editing_80x24", &mut h, 80, 24);
+}
+
+/// The dialog's layouts are the CLI's: as captured (the default), compact (no whitespace: what
+/// the tokens count), pretty; `^p` cycles through them and the write is laid out so.
+#[test]
+fn export_dialog_layouts_are_as_captured_compact_and_pretty() {
+    use toolprism::export::Layout;
+    let mut h = Harness::new();
+    h.keys("2x");
+    let layout = |h: &Harness| match &h.app.overlay {
+        Some(Overlay::Export(dialog)) => dialog.layout,
+        other => panic!("export dialog open: {other:?}"),
+    };
+    assert_eq!(layout(&h), Layout::AsCaptured);
+    h.keys("<c-p>");
+    assert_eq!(layout(&h), Layout::Compact);
+    h.keys("<c-u>out.json<enter>");
+    let bytes = h
+        .app
+        .effects
+        .iter()
+        .find_map(|e| match e {
+            Effect::Write { bytes, .. } => Some(String::from_utf8(bytes.clone()).unwrap()),
+            _ => None,
+        })
+        .expect("a write");
+    let value: serde_json::Value = serde_json::from_str(&bytes).unwrap();
+    assert_eq!(
+        bytes,
+        format!("{}\n", serde_json::to_string(&value).unwrap())
+    );
+    // The dialog stays open until the write is reported.
+    h.keys("<c-p>");
+    assert_eq!(layout(&h), Layout::Pretty);
+    h.keys("<c-p>");
+    assert_eq!(layout(&h), Layout::AsCaptured);
 }
 
 #[test]
@@ -1713,8 +1750,8 @@ fn the_status_line_gives_the_matching_tools_subtotal() {
 
 #[test]
 fn settings_show_the_figures_they_change_before_and_after() {
+    use toolprism::tui::dialogs::settings::SettingsView;
     use toolprism::tui::input::Input;
-    use toolprism::tui::settings::SettingsView;
     // zero's seed release (2ea36cf): the reminder form and threshold 10 these figures show.
     let mut seed = Settings::default();
     seed.set("zero.release", "2ea36cf").unwrap();
@@ -2380,7 +2417,7 @@ fn by_server_json() -> Vec<serde_json::Value> {
 /// original tokens, each strategy's tokens), and each group's tools are drawn under it.
 #[test]
 fn grouped_subtotals_are_report_by_servers_figures() {
-    use toolprism::tui::matrix_groups::{Figure, Group, ViewRow};
+    use toolprism::tui::matrix::groups::{Figure, Group, ViewRow};
     let mut h = Harness::new();
     let plain = h.app.matrix();
     h.keys("b");
@@ -2544,7 +2581,7 @@ fn the_cursor_on_a_subtotal_row_opens_no_tool() {
 /// subtotal says how many of its tools are shown, and `n` steps from tool to tool.
 #[test]
 fn search_and_filter_apply_to_the_grouped_rows() {
-    use toolprism::tui::matrix_groups::ViewRow;
+    use toolprism::tui::matrix::groups::ViewRow;
     let mut h = Harness::new();
     h.keys("b/mcp__<enter>");
     let m = h.app.matrix();
@@ -2552,7 +2589,7 @@ fn search_and_filter_apply_to_the_grouped_rows() {
     assert!(
         m.subtotals
             .iter()
-            .all(|s| s.group != toolprism::tui::matrix_groups::Group::Host),
+            .all(|s| s.group != toolprism::tui::matrix::groups::Group::Host),
         "no host tool is named mcp__"
     );
     for (k, s) in m.subtotals.iter().enumerate() {

@@ -12,10 +12,10 @@ use toolprism::measure::Encoding;
 use toolprism::session::SessionReport;
 use toolprism::trace::{self, TraceOptions};
 use toolprism::tui::app::Tab;
-use toolprism::tui::session::{SessionView, default_shown, turn_detail};
-use toolprism::tui::session_app::{
+use toolprism::tui::session::app::{
     Focus, Screen, SessionApp, SessionEffect, SessionInput, session_update,
 };
+use toolprism::tui::session::{SessionView, default_shown, turn_detail};
 use toolprism::tui::worker::{self, SessionJob, Worker};
 use toolprism::tui::{Effect, Msg, update};
 
@@ -131,7 +131,7 @@ impl Harness {
         session_update(&mut self.app, SessionInput::Resize(w, h));
         let mut terminal = Terminal::new(TestBackend::new(w, h)).expect("test terminal");
         terminal
-            .draw(|f| toolprism::tui::session_draw::render(&self.app, f))
+            .draw(|f| toolprism::tui::session::draw::render(&self.app, f))
             .expect("draws");
         terminal
     }
@@ -721,7 +721,7 @@ impl LiveHarness {
             Encoding::O200kBase,
             false,
         )
-        .live(toolprism::tui::session_app::Live::new(
+        .live(toolprism::tui::session::app::Live::new(
             calls,
             vec!["export ANTHROPIC_BASE_URL=http://127.0.0.1:8080".to_owned()],
         ));
@@ -788,7 +788,7 @@ impl LiveHarness {
         session_update(&mut self.app, SessionInput::Resize(w, h));
         let mut terminal = Terminal::new(TestBackend::new(w, h)).expect("test terminal");
         terminal
-            .draw(|f| toolprism::tui::session_draw::render(&self.app, f))
+            .draw(|f| toolprism::tui::session::draw::render(&self.app, f))
             .expect("draws");
         terminal
     }

@@ -109,10 +109,10 @@ pub fn projections(data: &[u8]) {
         for (strategy, measured) in Strategy::ALL.iter().zip(&figures.strategies) {
             let projection = project(&capture, *strategy, &settings);
             let again = project(&capture, *strategy, &settings);
-            let rendered = export::render(&capture, &projection, false, false);
+            let rendered = export::render(&capture, &projection, false, export::Layout::AsCaptured);
             assert_eq!(
                 rendered,
-                export::render(&capture, &again, false, false),
+                export::render(&capture, &again, false, export::Layout::AsCaptured),
                 "{}: projection is not deterministic",
                 strategy.id()
             );
@@ -125,7 +125,7 @@ pub fn projections(data: &[u8]) {
             let body: serde_json::Value = serde_json::from_str(&rendered)
                 .unwrap_or_else(|e| panic!("{}: export is not JSON: {e}", strategy.id()));
             // What is exported loads again (the projected request is still a request).
-            let tools_only = export::render(&capture, &projection, true, true);
+            let tools_only = export::render(&capture, &projection, true, export::Layout::Pretty);
             let _: serde_json::Value = serde_json::from_str(&tools_only)
                 .unwrap_or_else(|e| panic!("{}: tools export is not JSON: {e}", strategy.id()));
             drop(body);
@@ -176,7 +176,7 @@ pub fn tiktoken_exact(data: &[u8]) {
         // are the list as `--tools-only` writes it, in the capture's own form.
         let tools: Vec<&serde_json::Value> = projection.tools(&capture).collect();
         let list = serde_json::to_string(&tools).unwrap();
-        let written = export::render(&capture, &projection, true, false);
+        let written = export::render(&capture, &projection, true, export::Layout::AsCaptured);
         let written = written.trim_end_matches('\n');
         let (Some(bytes), Some(tokens)) = (measured.tools_bytes, measured.tools_tokens) else {
             panic!(

@@ -27,10 +27,10 @@ Examples:
 Exit status: 0 success; 1 a check asked for failed (--budget); 2 usage error, unreadable or
 invalid capture, failed export (one line on stderr); 130 interrupted (Ctrl-C).
 
-Documentation: docs/CLI.md (every command and flag, the report --json keys, exit codes),
-docs/STRATEGIES.md (each strategy, its host and release), docs/UNTRUSTED-TEXT.md (what
-toolprism promises about a capture's text), docs/FORMATS.md (every capture and trace format read,
-and how to record one); `toolprism man` prints the manual page.";
+Documentation, wherever toolprism is installed: `toolprism man | man -l -` (the manual page:
+every command and flag, exit codes), `toolprism strategies` (each strategy, its host and
+release), `toolprism settings` (every setting, its default and the strategies that read it),
+`toolprism COMMAND --help`. In the source: README.md, and docs/README.md (an index of docs/).";
 
 /// Inspect the tool list an LLM agent sends to a model API: project it under the rules of
 /// five real agent hosts, measure every projection in exact tiktoken tokens and bytes,
@@ -112,7 +112,7 @@ pub enum Command {
         after_help = "Examples:\n  toolprism report capture.json\n  toolprism report capture.json -s minimal -s shorten --per-tool\n  toolprism report - --json < capture.json\n  toolprism report trace.jsonl --turn 5 --json   turn 5 of a trace (default: the last)"
     )]
     Report(ReportArgs),
-    /// Print the projected request body (compact JSON, or `--pretty`).
+    /// Print the projected request body (as captured, or `--compact` or `--pretty`).
     #[command(
         after_help = "Examples:\n  toolprism show capture.json -s minimal\n  toolprism show capture.json -s defer --tools-only --pretty\n  toolprism show session.har -s minimal --turn 2"
     )]
@@ -192,7 +192,7 @@ pub struct ReportArgs {
     /// Exit 1 when the gated strategy's total tokens exceed N (without `-s`: `original`, the
     /// list as sent; with it, each one named, and a refused one fails: it has no figures);
     /// standard error names what costs most. The report is printed either way.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = budget)]
     pub budget: Option<usize>,
     /// Add a row per MCP server (by `mcp.prefixes` or Codex namespace) and one for the host's
     /// own tools, with each strategy's tokens; `--json` adds `servers`.
@@ -265,7 +265,7 @@ pub struct McpArgs {
     pub matrix: super::matrix::MatrixArgs,
     /// Exit 1 when the gated strategy's total tokens exceed N, as `report --budget` (without
     /// `-s`: `original`, the request as the host sends it; with it, each one named).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = budget)]
     pub budget: Option<usize>,
     /// Write the synthesized request to FILE: a capture every other command reads.
     #[arg(long, value_name = "FILE")]
@@ -314,9 +314,12 @@ pub struct ShowArgs {
     /// Only this tool's entry as the projection sends it (exact name).
     #[arg(long, value_name = "NAME")]
     pub tool: Option<String>,
-    /// Indent with two spaces.
+    /// Indent with two spaces (default: as captured, the capture's own layout).
     #[arg(long)]
     pub pretty: bool,
+    /// Compact JSON, the text tokens are counted on (default: as captured).
+    #[arg(long, conflicts_with = "pretty")]
+    pub compact: bool,
 }
 
 /// `toolprism diff`: its arguments.
@@ -349,9 +352,12 @@ pub struct ExportArgs {
     /// Only the projected `tools` array.
     #[arg(long)]
     pub tools_only: bool,
-    /// Indent with two spaces.
+    /// Indent with two spaces (default: as captured, the capture's own layout).
     #[arg(long)]
     pub pretty: bool,
+    /// Compact JSON, the text tokens are counted on (default: as captured).
+    #[arg(long, conflicts_with = "pretty")]
+    pub compact: bool,
     /// Also write the full entries `shorten` pointers name, as DIR/{handle}.
     #[arg(long, value_name = "DIR")]
     pub store: Option<PathBuf>,
@@ -397,7 +403,7 @@ pub struct SessionArgs {
     /// Exit 1 when the gated strategy's session cost (whole prompts in input tokens, over
     /// the cache chain: the totals' `cost`) exceeds N (without `-s`: `original`, the session
     /// as sent; with it, each one named); the report is printed either way.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = budget)]
     pub budget: Option<usize>,
     /// Follow a growing JSON-lines trace as `tail -f` does (`toolprism record`'s, claude-trace's):
     /// one timeline line per turn as its record is written, until Ctrl-C.
@@ -601,6 +607,27 @@ impl From<ShellArg> for clap_complete::Shell {
             ShellArg::Fish => clap_complete::Shell::Fish,
         }
     }
+}
+
+/// The layout `--compact` and `--pretty` ask for; neither: as captured.
+pub fn layout(compact: bool, pretty: bool) -> toolprism::export::Layout {
+    use toolprism::export::Layout;
+    match (compact, pretty) {
+        (true, _) => Layout::Compact,
+        (_, true) => Layout::Pretty,
+        _ => Layout::AsCaptured,
+    }
+}
+
+/// A budget: a whole number of tokens, 0 or more, in one plain line when it is not (`-5` would
+/// otherwise be read as an option, with clap's `use -- -5` tip).
+fn budget(text: &str) -> Result<usize, String> {
+    text.trim().parse::<usize>().map_err(|_| {
+        format!(
+            "`{}` is no budget: give a whole number of tokens, 0 or more (`--budget 8000`)",
+            toolprism::sanitize::visible(text)
+        )
+    })
 }
 
 #[cfg(test)]

@@ -153,9 +153,9 @@ pub(super) fn show(args: &ShowArgs) -> Result<Output, Failure> {
         Some(tool) => {
             known_tool(&capture, &projection, tool, &name)?;
             let sent = sent_entry(&projection, tool, &name)?;
-            // Without --pretty, the entry as the request writes it (its bytes as sent when
+            // As captured: the entry as the request writes it (its bytes as sent when
             // unchanged).
-            let written = (!args.pretty)
+            let written = (!args.pretty && !args.compact)
                 .then(|| projection.written_entry(&capture, sent))
                 .flatten();
             let entry = sent.entry(&capture);
@@ -167,7 +167,12 @@ pub(super) fn show(args: &ShowArgs) -> Result<Output, Failure> {
             text.push('\n');
             text
         }
-        None => export::render(&capture, &projection, args.tools_only, args.pretty),
+        None => export::render(
+            &capture,
+            &projection,
+            args.tools_only,
+            super::args::layout(args.compact, args.pretty),
+        ),
     };
     Ok(Output::text(for_terminal(text)))
 }
@@ -221,7 +226,12 @@ pub(super) fn export(args: &ExportArgs) -> Result<Output, Failure> {
             visible(why)
         )));
     }
-    let text = export::render(&capture, &projection, args.tools_only, args.pretty);
+    let text = export::render(
+        &capture,
+        &projection,
+        args.tools_only,
+        super::args::layout(args.compact, args.pretty),
+    );
     let counter = (!args.quiet).then(|| TokenCounter::new(Encoding::O200kBase));
     let output = &args.output;
     // Refuse before writing the store: a refused export writes nothing at all. Not even with
@@ -437,7 +447,24 @@ fn known_tool(
     if names().any(|n| n == tool) {
         return Ok(());
     }
+    // A name as the matrix shows it (`github›create_issue`), or as typed from it with `_`
+    // (`github_create_issue`), or a near miss of either, points at the tool's own name.
+    let shown: Vec<(String, &str)> = names()
+        .filter_map(|n| toolprism::matrix::collapse_mcp(n).map(|c| (c, n)))
+        .flat_map(|(c, n)| [(c.replace('›', "_"), n), (c, n)])
+        .collect();
+    let as_shown = || {
+        shown
+            .iter()
+            .find(|(form, _)| form == tool)
+            .map(|(_, n)| *n)
+            .or_else(|| {
+                let near = manners::did_you_mean(tool, shown.iter().map(|(f, _)| f.as_str()))?;
+                shown.iter().find(|(f, _)| f == near).map(|(_, n)| *n)
+            })
+    };
     let hint = manners::did_you_mean(tool, names())
+        .or_else(as_shown)
         .map(|near| format!("; did you mean `{}`?", visible(near)))
         .unwrap_or_default();
     Err(Failure::new(format!(
@@ -491,7 +518,8 @@ fn refused(projection: &toolprism::Projection, name: &str) -> Result<(), Failure
 /// one line naming what costs most in each. In context is the measure every saving uses: the
 /// same as the tokens sent unless entries are deferred (`search`), whose sent total is said
 /// beside. A refused strategy has no figures to pass the gate with, so it fails it (only ever
-/// one named with `-s`: without it, `original` alone is gated).
+/// one named with `-s`: without it, `original` alone is gated), and so does one whose request
+/// a provider would reject (`!`), naming why.
 pub(super) fn over_budget(
     report: &report::Report,
     budget: usize,
@@ -526,13 +554,36 @@ pub(super) fn over_budget(
             )),
         })
         .collect();
-    (!failures.is_empty()).then(|| {
-        format!(
+    // A projected request a provider would reject (`!`) fails the gate whatever it costs: its
+    // saving is not one anyone gets. The capture's own request is what is sent already.
+    let rejected: Vec<String> = report
+        .strategies
+        .iter()
+        .filter(|s| gated.iter().any(|g| g.id() == s.id) && s.id != Strategy::Original.id())
+        .filter(|s| !s.is_refused() && !s.request_valid)
+        .map(|s| {
+            let why = s
+                .notes
+                .iter()
+                .find(|n| n.level == toolprism::Level::Error)
+                .map(|n| format!(" ({})", visible(&n.text)))
+                .unwrap_or_default();
+            format!(
+                "`{}`'s request would be rejected by the provider{why}",
+                s.id
+            )
+        })
+        .collect();
+    let mut parts = Vec::new();
+    if !failures.is_empty() {
+        parts.push(format!(
             "over the budget of {} tokens: {}",
             toolprism::text::thousands(budget),
             failures.join("; ")
-        )
-    })
+        ));
+    }
+    parts.extend(rejected);
+    (!parts.is_empty()).then(|| parts.join("; "))
 }
 
 /// What costs most in a strategy's list, to say where a budget goes: its costliest MCP server

@@ -38,8 +38,15 @@ pub struct MatrixArgs {
     /// `csv` imply `--matrix`.
     #[arg(long, value_enum, value_name = "FORMAT", conflicts_with_all = ["json", "per_tool"])]
     pub format: Option<Format>,
-    /// Keep only the tools this strategy changes, removes, defers or adds.
-    #[arg(long, value_name = "ID", requires = "matrix", value_parser = super::args::StrategyIds)]
+    /// Keep only the tools this strategy changes, removes, defers or adds (a strategy id, as
+    /// `-s` lists them).
+    #[arg(
+        long,
+        value_name = "ID",
+        requires = "matrix",
+        value_parser = super::args::StrategyIds,
+        hide_possible_values = true
+    )]
     pub changed_by: Option<Strategy>,
     /// Fit the table in this many columns (default on a terminal: `COLUMNS` when set, else the
     /// terminal's width; into a pipe: no limit, whole names and every column).
@@ -703,7 +710,14 @@ fn csv(matrix: &Matrix) -> String {
             matrix.original.raw(total),
         ];
         for c in &matrix.columns {
+            let no_saving = matches!(c.status, ColumnStatus::NotApplicable(_))
+                && matches!(total, TotalRow::Saved | TotalRow::SavedPct);
             match &c.totals {
+                // Nothing to act on: no saving of its own, as the table's `n/a`.
+                Some(_) if no_saving => {
+                    fields.push(String::new());
+                    fields.push("n/a".to_owned());
+                }
                 Some(totals) => {
                     fields.push(totals.raw(total));
                     fields.push(String::new());

@@ -273,9 +273,11 @@ pub(super) fn mcp(args: McpArgs, color: ColorChoice) -> Result<Output, Failure> 
     let rows = by_server::rows(&capture, &report, &settings, Some(&owners), &counter);
     add_limit_notes(&mut report, &capture, host, &tools);
     let (claude, count_failed) = count_if_asked(&args, &capture, &owners, &stop, &mut warnings)?;
-    if let Some(path) = &args.save {
-        save_request(path, &synthesized.body, args.force, &paths)?;
-    }
+    // As `export` does, a written file is confirmed on standard error.
+    let saved = match &args.save {
+        Some(path) => Some(save_request(path, &synthesized.body, args.force, &paths)?),
+        None => None,
+    };
     let mut output = if args.json {
         json_output(
             &report,
@@ -318,6 +320,7 @@ pub(super) fn mcp(args: McpArgs, color: ColorChoice) -> Result<Output, Failure> 
         output.stderr.push_str(&format!("toolprism: {line}\n"));
         output.status = EXIT_CHECK;
     }
+    output.stderr.extend(saved);
     Ok(output)
 }
 
@@ -366,7 +369,7 @@ fn save_request(
     body: &serde_json::Value,
     force: bool,
     configs: &[PathBuf],
-) -> Result<(), Failure> {
+) -> Result<String, Failure> {
     // Compact, as a host sends it: a capture's bytes as written are what `report` counts
     // (docs/FORMATS.md), so the saved file measures as this command's figures.
     let mut text = serde_json::to_string(body).map_err(|e| Failure::new(e.to_string()))?;
@@ -375,7 +378,12 @@ fn save_request(
     for config in configs {
         inputs.add(config);
     }
-    super::commands::save(path, &text, force, &inputs)
+    super::commands::save(path, &text, force, &inputs)?;
+    Ok(format!(
+        "toolprism: wrote {}: the synthesized request, {} bytes\n",
+        visible(&path.to_string_lossy()),
+        toolprism::text::thousands(text.len())
+    ))
 }
 
 /// Each entry's server: the one `report --by-server` reads from its name, where the name
@@ -803,10 +811,32 @@ pub(super) fn by_server_table(rows: &[ServerRow]) -> String {
             .collect(),
         );
     }
-    let right: Vec<bool> = (0..grid[0].len()).map(|c| c > 0).collect();
+    // On a terminal the strategies that do not fit give way, last first, and are named.
+    let widths: Vec<usize> = (0..grid[0].len())
+        .map(|c| {
+            grid.iter()
+                .map(|r| toolprism::text::width(&r[c]))
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let fit = table::Fit {
+        cells: terminal_width(),
+        drop: (4..grid[0].len()).rev().collect(),
+        room: 0,
+    };
+    let shown = table::shown_columns(&widths, &fit);
+    let picked: Vec<Vec<String>> = grid
+        .iter()
+        .map(|r| shown.iter().map(|&c| r[c].clone()).collect())
+        .collect();
+    let right: Vec<bool> = shown.iter().map(|&c| c > 0).collect();
     format!(
-        "Per server (tokens each strategy sends of its tools):\n{}",
-        table::grid(&grid, &right, "  ", None)
+        "Per server (tokens each strategy sends of its tools):\n{}{}",
+        table::grid(&picked, &right, table::INDENT, None),
+        table::not_shown(&grid[0], &shown)
+            .map(|line| table::fit_text(&line, fit.cells))
+            .unwrap_or_default()
     )
 }
 

@@ -87,11 +87,24 @@ impl Output {
     }
 }
 
-/// Write `bytes` through a pager when standard output is a terminal, as git does: `$PAGER`
-/// (run by the shell; empty or `cat`: no pager), else `less` with `LESS=FRX` unless `LESS` is
-/// set (quit when it fits on one screen, keep the colours, leave the text on the screen).
-/// `None` when no pager ran (not a terminal, none wanted, none found): write it directly.
+/// Write `bytes` through a pager when standard output is a terminal (see [`pager`]). `None`
+/// when no pager ran (not a terminal, none wanted, none found): write it directly.
 fn page(bytes: &[u8]) -> Option<i32> {
+    let mut child = pager()?;
+    // A pager quit early closes the pipe: not an error.
+    if let Some(mut stdin) = child.stdin.take() {
+        let _ = stdin.write_all(bytes);
+    }
+    let _ = child.wait();
+    Some(EXIT_OK)
+}
+
+/// A pager reading its standard input, when standard output is a terminal, as git does:
+/// `$PAGER` (run by the shell; empty or `cat`: no pager), else `less` with `LESS=FRX` unless
+/// `LESS` is set (quit when it fits on one screen, keep the colours, leave the text on the
+/// screen). `None`: not a terminal, none wanted, none found. The caller writes to its stdin,
+/// closes it and waits for it.
+pub(crate) fn pager() -> Option<std::process::Child> {
     if !std::io::stdout().is_terminal() {
         return None;
     }
@@ -111,13 +124,7 @@ fn page(bytes: &[u8]) -> Option<i32> {
     // Ctrl-C goes to the pager too, which stays on the screen: the program waits for it
     // rather than giving the terminal back to the shell under it, then exits 130.
     interrupt::take_over();
-    let mut child = cmd.stdin(std::process::Stdio::piped()).spawn().ok()?;
-    // A pager quit early closes the pipe: not an error.
-    if let Some(mut stdin) = child.stdin.take() {
-        let _ = stdin.write_all(bytes);
-    }
-    let _ = child.wait();
-    Some(EXIT_OK)
+    cmd.stdin(std::process::Stdio::piped()).spawn().ok()
 }
 
 /// Parse the arguments, run, print; returns the exit status.
@@ -325,6 +332,15 @@ fn open(cli: &Cli) -> Result<Output, Failure> {
         (Some(path), Some(shown)) => (path.to_owned(), shown),
         _ if cli.capture.is_none() && !std::io::stdin().is_terminal() => {
             spooled = spool_stdin()?;
+            // `toolprism </dev/null`: nothing was piped in, which says what was expected.
+            if spooled.metadata().is_ok_and(|m| m.len() == 0) {
+                return Err(Failure::new(
+                    "<stdin>: empty: `toolprism` reads a capture (a request body or an MCP \
+                     tools/list result) or a trace piped in; name a file instead \
+                     (`toolprism samples/large.json`), or run it on a terminal with nothing \
+                     piped for the bundled sample",
+                ));
+            }
             (PathBuf::from(temp_path(&spooled)?), "-")
         }
         _ => {
@@ -546,9 +562,19 @@ fn bundled() -> Result<(Capture, String), Failure> {
 fn settings(set: &[String]) -> Result<Settings, Failure> {
     let mut settings = Settings::default();
     for assignment in set {
-        settings
-            .apply(assignment)
-            .map_err(|e| Failure::new(format!("--set: {}", visible(&e.to_string()))))?;
+        settings.apply(assignment).map_err(|e| {
+            // A near miss is named first, as a mistyped subcommand or strategy is.
+            if let toolprism::strategies::registry::SettingsError::UnknownKey(key) = &e
+                && let Some(near) =
+                    manners::did_you_mean(key, Settings::KEYS.iter().map(|k| k.key))
+            {
+                return Failure::new(format!(
+                    "--set: unknown setting `{}`; did you mean `{near}`? (`toolprism settings` lists them)",
+                    visible(key)
+                ));
+            }
+            Failure::new(format!("--set: {}", visible(&e.to_string())))
+        })?;
     }
     Ok(settings)
 }

@@ -15,7 +15,7 @@ use toolprism::trace::{self, TraceOptions, TraceReader};
 use toolprism::{Settings, Strategy};
 
 use super::manners::count;
-use super::table::grid_line;
+use super::table::{Fit, INDENT, fit_text, grid_line, not_shown, shown_columns};
 use super::{Failure, Output};
 
 /// The columns of the turn timeline, and which are right-aligned.
@@ -188,24 +188,49 @@ impl TextSpill {
     }
 }
 
-/// A spooled table: its header, then every row, aligned.
+/// A spooled table: its header, then every row, aligned, in the columns that fit.
 fn write_grid(
     header: &[String],
     spool: Spool,
     widths: &[usize],
     right: &[bool],
+    fit: &Fit,
     out: &mut dyn Write,
 ) -> Result<(), WriteError> {
+    let shown = shown_columns(widths, fit);
+    let pick = |row: &[String]| -> Vec<String> { shown.iter().map(|&c| row[c].clone()).collect() };
+    let widths: Vec<usize> = shown.iter().map(|&c| widths[c]).collect();
+    let right: Vec<bool> = shown.iter().map(|&c| right[c]).collect();
     let mut line = String::new();
-    grid_line(header, widths, right, "  ", None, &|_, _| None, &mut line);
+    let plain = &|_: usize, _: &str| None;
+    grid_line(
+        &pick(header),
+        &widths,
+        &right,
+        INDENT,
+        fit.cells,
+        plain,
+        &mut line,
+    );
     out.write_all(line.as_bytes())?;
     let rows = spool.rows;
     let mut reader = spool.reader().map_err(WriteError::Spool)?;
     for _ in 0..rows {
         let cells = read_cells(&mut reader, header.len()).map_err(WriteError::Spool)?;
         line.clear();
-        grid_line(&cells, widths, right, "  ", None, &|_, _| None, &mut line);
+        grid_line(
+            &pick(&cells),
+            &widths,
+            &right,
+            INDENT,
+            fit.cells,
+            plain,
+            &mut line,
+        );
         out.write_all(line.as_bytes())?;
+    }
+    if let Some(line) = not_shown(header, &shown) {
+        out.write_all(fit_text(&line, fit.cells).as_bytes())?;
     }
     Ok(())
 }
@@ -242,9 +267,10 @@ fn write_text(
     report: &SessionReport,
     spill: TextSpill,
     color: bool,
+    cells: Option<usize>,
     out: &mut dyn Write,
 ) -> Result<(), WriteError> {
-    out.write_all(trace_head(report).as_bytes())?;
+    out.write_all(fit_text(&trace_head(report), cells).as_bytes())?;
     let TextSpill {
         turns,
         turn_widths,
@@ -254,15 +280,21 @@ fn write_text(
         errors,
     } = spill;
     let header = TURN_HEADER.map(str::to_owned);
-    write_grid(&header, turns, &turn_widths, &TURN_RIGHT, out)?;
+    // On a terminal the modelled and observed figures give way first (the cache column and
+    // the disagreements below say the same in short), then the time, the prompt, the tools.
+    let fit = Fit {
+        cells,
+        drop: vec![8, 7, 1, 5, 3],
+        room: 30,
+    };
+    write_grid(&header, turns, &turn_widths, &TURN_RIGHT, &fit, out)?;
     if disagreements.rows > 0 {
         out.write_all(b"\nDisagreements (observed against modelled, for the requests as sent)\n")?;
         let rows = disagreements.rows;
         let mut reader = disagreements.reader().map_err(WriteError::Spool)?;
         for _ in 0..rows {
             let line = read_cells(&mut reader, 1).map_err(WriteError::Spool)?;
-            out.write_all(line[0].as_bytes())?;
-            out.write_all(b"\n")?;
+            out.write_all(fit_text(&line[0], cells).as_bytes())?;
         }
     }
 
@@ -270,14 +302,24 @@ fn write_text(
         return Ok(());
     }
     out.write_all(
-        b"\nStrategies: tokens sent per turn (tools in context + added text); * the projected tools changed; after it the modelled cache (h hit, p partial, w write, - none)\n",
+        fit_text(
+            "\nStrategies: tokens sent per turn (tools in context + added text); * the projected tools changed; after it the modelled cache (h hit, p partial, w write, - none)\n",
+            cells,
+        )
+        .as_bytes(),
     )?;
     let mut header = vec!["turn".to_owned()];
     header.extend(report.strategies.iter().map(|s| s.id.to_owned()));
     let right = vec![true; report.strategies.len() + 1];
-    write_grid(&header, strategies, &strategy_widths, &right, out)?;
+    // The strategies after those that fit give way, last first.
+    let fit = Fit {
+        cells,
+        drop: (2..=report.strategies.len()).rev().collect(),
+        room: 0,
+    };
+    write_grid(&header, strategies, &strategy_widths, &right, &fit, out)?;
 
-    out.write_all(totals_text(report, errors, color).as_bytes())?;
+    out.write_all(totals_text(report, errors, color, cells).as_bytes())?;
     Ok(())
 }
 
@@ -323,7 +365,7 @@ fn trace_head(report: &SessionReport) -> String {
             thread.turns,
             if thread.turns == 1 { "" } else { "s" },
             thread.first_turn,
-            visible(&thread.key)
+            thread_label(&thread.key)
         );
     }
     for ignored in &trace.ignored {
@@ -350,12 +392,26 @@ fn trace_head(report: &SessionReport) -> String {
     text
 }
 
+/// The longest a word of a thread's key is shown (a user id runs to 130 characters); the
+/// whole key is in `--json` and `--thread` takes it.
+const KEY_WORD: usize = 28;
+
+/// A thread's key for reading: each word longer than [`KEY_WORD`] cut with `…`.
+fn thread_label(key: &str) -> String {
+    visible(key)
+        .split(' ')
+        .map(|word| toolprism::text::fit(word, KEY_WORD))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// The session totals and what they rest on: the cost model's settings, the tools section and
 /// each strategy's refusals.
 fn totals_text(
     report: &SessionReport,
     errors: Vec<(usize, Option<(usize, String)>)>,
     color: bool,
+    cells: Option<usize>,
 ) -> String {
     let trace = &report.trace;
     let mut text = String::new();
@@ -410,6 +466,8 @@ fn totals_text(
         None,
         &paint_row,
     ));
+    // Under the table: free text, wrapped to the terminal.
+    let table = std::mem::take(&mut text);
     if let Some(cheapest) = report.cheapest {
         let _ = writeln!(
             text,
@@ -467,7 +525,7 @@ fn totals_text(
             );
         }
     }
-    text
+    table + &fit_text(&text, cells)
 }
 
 /// `session --json`'s rows, spooled as the pretty JSON they are printed as, already indented
@@ -1000,7 +1058,7 @@ pub fn run_on(
     let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     let written = match spill.rows {
         SpillRows::Json(rows) => write_json(&report, rows, &mut out),
-        SpillRows::Text(rows) => write_text(&report, *rows, request.color, &mut out),
+        SpillRows::Text(rows) => write_paged(&report, *rows, request.color, &mut out),
     }
     .and_then(|()| out.flush().map_err(WriteError::Out));
     let mut output = Output::text(String::new());
@@ -1016,6 +1074,35 @@ pub fn run_on(
         Err(WriteError::Out(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(output),
         Err(WriteError::Out(e)) => Err(Failure::new(format!("<stdout>: {e}"))),
         Err(WriteError::Spool(e)) => Err(spool_failed(e)),
+    }
+}
+
+/// The text report; on a terminal fitted to its width and paged through `less -FRX`, as
+/// `diff` is (see [`super::pager`]), else written to `out` as it is.
+fn write_paged(
+    report: &SessionReport,
+    rows: TextSpill,
+    color: bool,
+    out: &mut dyn Write,
+) -> Result<(), WriteError> {
+    let cells = super::terminal_width();
+    let Some(mut pager) = cells.and_then(|_| super::pager()) else {
+        return write_text(report, rows, color, cells, out);
+    };
+    let written = match pager.stdin.take() {
+        Some(stdin) => {
+            let mut stdin = std::io::BufWriter::with_capacity(1 << 16, stdin);
+            write_text(report, rows, color, cells, &mut stdin)
+                .and_then(|()| stdin.flush().map_err(WriteError::Out))
+        }
+        None => Ok(()),
+    };
+    // The pager is waited for (it owns the screen until it quits); quitting it early closes
+    // the pipe, which is no error.
+    let _ = pager.wait();
+    match written {
+        Err(WriteError::Out(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other,
     }
 }
 

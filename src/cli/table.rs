@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use toolprism::projection::Applies;
 use toolprism::report::{Report, StrategyFigures, ToolFigures};
 use toolprism::sanitize::visible;
-use toolprism::text::{pad, pad_left as rpad, signed, thousands, width};
+use toolprism::text::{fit, pad, pad_left as rpad, signed, thousands, width};
 use toolprism::{Level, Note, Status};
 
 use super::manners::count;
@@ -16,7 +16,8 @@ use super::manners::count;
 /// The narrowest a wrapped paragraph gets, however little room is left.
 const MIN_WRAP: usize = 20;
 
-/// The narrowest a wrapped last cell gets (room for a word such as `deferred,`).
+/// The narrowest room a last cell is wrapped in (a word such as `deferred,`); in less it is
+/// cut with `…`.
 const MIN_CELL: usize = 10;
 
 /// On a terminal: the reason column's share before names are shortened, and the shortest a
@@ -36,7 +37,7 @@ fn wrap(text: &str, cells: usize) -> Vec<String> {
 
 /// Free text for the terminal: each line longer than `cells` wrapped, its continuation lines
 /// indented two cells past the line's own indent (a note's text lines up under itself).
-fn fit_text(text: &str, cells: Option<usize>) -> String {
+pub(crate) fn fit_text(text: &str, cells: Option<usize>) -> String {
     let Some(cells) = cells else {
         return text.to_owned();
     };
@@ -186,9 +187,17 @@ pub(crate) fn grid_line<S: AsRef<str>>(
         } else if last {
             match cells {
                 Some(cells) if wraps => {
-                    let room = cells.saturating_sub(start).max(MIN_CELL);
-                    let continuation = format!("\n{}", " ".repeat(start));
-                    line.push_str(&wrap(cell, room).join(&continuation));
+                    // Never past the edge, where the terminal would break a word: wrapped
+                    // under itself when there is room for words, else cut with a mark.
+                    let room = cells.saturating_sub(start).max(1);
+                    if room < MIN_CELL {
+                        line.push_str(&fit(cell, room));
+                    } else {
+                        let continuation = format!("\n{}", " ".repeat(start));
+                        let lines: Vec<String> =
+                            wrap(cell, room).iter().map(|l| fit(l, room)).collect();
+                        line.push_str(&lines.join(&continuation));
+                    }
                 }
                 _ => line.push_str(cell),
             }
@@ -202,6 +211,56 @@ pub(crate) fn grid_line<S: AsRef<str>>(
     }
     out.push_str(line.trim_end());
     out.push('\n');
+}
+
+/// How a table meets the terminal: its width, which columns give way first (by index), and
+/// the room its last column (free text) keeps before they do.
+pub(crate) struct Fit {
+    pub cells: Option<usize>,
+    pub drop: Vec<usize>,
+    pub room: usize,
+}
+
+/// The indent of the tables under a report (`session`'s, the per-server one).
+pub(crate) const INDENT: &str = "  ";
+
+/// The columns of a table whose columns are `widths` wide that fit in `fit.cells`: the ones in
+/// `fit.drop` left out, in that order, until the row fits (its last column keeping
+/// `fit.room`, when that is free text). Into a pipe, every column.
+pub(crate) fn shown_columns(widths: &[usize], fit: &Fit) -> Vec<usize> {
+    let mut shown: Vec<usize> = (0..widths.len()).collect();
+    let Some(cells) = fit.cells else {
+        return shown;
+    };
+    let needs = |shown: &[usize]| {
+        let fixed = if fit.room > 0 {
+            &shown[..shown.len() - 1]
+        } else {
+            shown
+        };
+        INDENT.len() + fixed.iter().map(|&c| widths[c] + 2).sum::<usize>() + fit.room
+    };
+    for &column in &fit.drop {
+        if needs(&shown) <= cells + 2 * usize::from(fit.room == 0) {
+            break;
+        }
+        shown.retain(|&c| c != column);
+    }
+    shown
+}
+
+/// The line naming the columns a table left out for the width, as `report --matrix` does.
+pub(crate) fn not_shown(header: &[String], shown: &[usize]) -> Option<String> {
+    let dropped: Vec<&str> = (0..header.len())
+        .filter(|c| !shown.contains(c))
+        .map(|c| header[c].as_str())
+        .collect();
+    (!dropped.is_empty()).then(|| {
+        format!(
+            "{INDENT}not shown for width: {} (widen the terminal, or pipe the output for every column)\n",
+            dropped.join(", ")
+        )
+    })
 }
 
 /// A few words on what a strategy did: counts of changed, removed and added tools, and the
@@ -609,6 +668,17 @@ mod tests {
         assert_eq!(
             fit_paragraph("\naaaa bbbb cccc dddd eeee ffff\ngggg hhhh\n", Some(20)),
             "\naaaa bbbb cccc dddd\neeee ffff gggg hhhh\n"
+        );
+        // No line past the edge: a last cell with too little room is cut with a mark, a word
+        // longer than its room too.
+        assert_eq!(grid(&rows, &[false, false], "", Some(8)), "id  one…\n");
+        let long = vec![vec![
+            "id".to_owned(),
+            "a mcp__github__create_issue".to_owned(),
+        ]];
+        assert_eq!(
+            grid(&long, &[false, false], "", Some(16)),
+            "id  a\n    mcp__github…\n"
         );
         // A word longer than the room stays whole.
         assert_eq!(

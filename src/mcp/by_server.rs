@@ -76,8 +76,8 @@ pub fn tool_count(entry: &Value) -> usize {
     }
 }
 
-/// The rows of a report of `capture`: servers in the order their first tool comes, then the
-/// host's row (when it has tools). `owners`: the server of each capture entry when the caller
+/// The rows of a report of `capture`: servers costliest first (by the tokens of their tools as
+/// captured; ties by name), then the host's row (when it has tools). `owners`: the server of each capture entry when the caller
 /// knows it (`toolprism mcp` for hosts whose names do not carry the server); otherwise read
 /// from the names by [`server_of`].
 pub fn rows(
@@ -102,9 +102,7 @@ pub fn rows(
         }
         of_entry.push(server);
     }
-    // The host's row last.
-    order.sort_by_key(Option::is_none);
-    order
+    let mut rows = order
         .into_iter()
         .map(|server| {
             let mine: Vec<usize> = of_entry
@@ -144,5 +142,14 @@ pub fn rows(
                 strategies,
             }
         })
-        .collect()
+        .collect::<Vec<_>>();
+    // Costliest first, as the view's grouping; the host's row last.
+    rows.sort_by(|a, b| {
+        (!a.mcp, std::cmp::Reverse(a.tokens), &a.name).cmp(&(
+            !b.mcp,
+            std::cmp::Reverse(b.tokens),
+            &b.name,
+        ))
+    });
+    rows
 }

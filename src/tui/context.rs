@@ -34,8 +34,10 @@ pub struct Context {
     pub generation: u64,
     /// Every projection, figures and capture count the worker has sent, under their keys.
     pub(crate) memo: Memo,
-    /// Bytes of the capture's compact `tools` array.
+    /// Bytes of the capture's `tools` array as captured (its own layout).
     pub(crate) capture_bytes: usize,
+    /// The compact JSON of the capture's `tools` array, in bytes: the text its tokens count.
+    pub(crate) capture_compact_bytes: usize,
     /// Background work in progress: done, total, what.
     pub(crate) progress: Option<(usize, usize, &'static str)>,
     /// The settings the inspector started with (`q` asks before dropping changes to them).
@@ -82,6 +84,7 @@ impl Context {
         let json = CaptureJson::new(&capture);
         let entries: Vec<&str> = json.entries.iter().map(String::as_str).collect();
         let capture_bytes = crate::report::capture_tools_bytes(&capture, &entries);
+        let capture_compact_bytes = crate::report::array_bytes(&entries, capture.has_tools_key());
         let search_text = entries.iter().map(|e| e.to_lowercase()).collect();
         let settings_key = Arc::new(settings.clone());
         Context {
@@ -95,6 +98,7 @@ impl Context {
             generation: 0,
             memo: Memo::new(),
             capture_bytes,
+            capture_compact_bytes,
             progress: None,
             cwd: std::env::current_dir()
                 .map(|d| d.display().to_string())
@@ -148,6 +152,37 @@ impl Context {
         self.memo.capture_tokens(self.encoding)
     }
 
+    /// A strategy's tokens before and after, each named by its measure: `8,168 → 3,571 tokens
+    /// sent (saved 56.28%)`; when the provider defers entries, what the saving is on (in
+    /// context) and what is sent, apart: `8,168 → 21 tokens in context (saved 99.74%), 8,079
+    /// sent`. A strategy that did not apply saves nothing (`n/a`). `None` until measured.
+    pub fn tokens_headline(&self, strategy: Strategy) -> Option<String> {
+        let f = self.figures(strategy)?;
+        let sent_before = self.capture_tokens()?;
+        let (context, sent) = (f.in_context()?, f.total_tokens?);
+        let saved = f
+            .shown_saving()
+            .map_or_else(|| "n/a".to_owned(), |(_, p)| crate::text::pct(Some(p)));
+        let context_before = self
+            .figures(Strategy::Original)
+            .and_then(|o| o.in_context())
+            .unwrap_or(sent_before);
+        Some(if context == sent && context_before == sent_before {
+            format!(
+                "{} → {} tokens sent (saved {saved})",
+                crate::text::thousands(sent_before),
+                crate::text::thousands(sent)
+            )
+        } else {
+            format!(
+                "{} → {} tokens in context (saved {saved}), {} sent",
+                crate::text::thousands(context_before),
+                crate::text::thousands(context),
+                crate::text::thousands(sent)
+            )
+        })
+    }
+
     /// Control, bidi and invisible characters in the original tool at `index` (shown as
     /// escapes, and flagged in the table so they are not missed).
     pub fn hidden_in(&self, index: usize) -> usize {
@@ -180,15 +215,15 @@ impl Context {
     }
 
     /// What an export of `strategy` writes: what `toolprism show` prints (the projected
-    /// request body, or only its `tools` array), compact or `--pretty`.
+    /// request body, or only its `tools` array), laid out as `layout` says.
     pub fn export_bytes(
         &self,
         strategy: Strategy,
         tools_only: bool,
-        pretty: bool,
+        layout: crate::export::Layout,
     ) -> Option<Vec<u8>> {
         let projection = self.projection(strategy)?;
-        Some(crate::export::render(&self.capture, projection, tools_only, pretty).into_bytes())
+        Some(crate::export::render(&self.capture, projection, tools_only, layout).into_bytes())
     }
 
     /// Whether a strategy adds text or tools worth a look.

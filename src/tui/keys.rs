@@ -168,7 +168,7 @@ pub enum Action {
     NextMatch,
     /// The previous search match.
     PrevMatch,
-    /// Pretty or compact JSON (export dialog).
+    /// The JSON's layout: as captured, compact or pretty (export dialog).
     Pretty,
     /// Group the matrix's rows by MCP server, or not.
     GroupServers,
@@ -409,7 +409,7 @@ pub const BINDINGS: &[Binding] = &[
     b(C::Export,         A::Right,         &[RIGHT],                       &[],               No,               "cursor right"),
     b(C::Export,         A::Top,           &[HOME, ctrl('a')],             &[],               No,               "cursor to the start"),
     b(C::Export,         A::Bottom,        &[END, ctrl('e')],              &[],               No,               "cursor to the end"),
-    b(C::Export,         A::Pretty,        &[ctrl('p')],                   &[],               No,               "pretty JSON (two-space indent) or compact"),
+    b(C::Export,         A::Pretty,        &[ctrl('p')],                   &[],               No,               "layout: as captured, compact, pretty (2-space indent)"),
     b(C::Export,         A::KillToStart,   &[ctrl('u')],                   &[],               No,               "delete to the start"),
     b(C::Export,         A::KillWord,      &[ctrl('w')],                   &[],               No,               "delete the word before the cursor"),
     b(C::Confirm,        A::Yes,           &[k('y')],                      &[k('Y')],         Help,             "overwrite the file"),
@@ -435,7 +435,7 @@ pub const BINDINGS: &[Binding] = &[
     b(C::Matrix,         A::PrevMatch,     &[k('N')],                      &[],               No,               "previous tool matching the search"),
     b(C::Matrix,         A::Export,        &[k('x')],                      &[],               Word("export"),   "export the cursor's strategy"),
     b(C::Matrix,         A::Overview,      &[k('o')],                      &[],               Word("overview"), "the overview: strategy table, bars and notes"),
-    b(C::Matrix,         A::GroupServers,  &[k('b')],                      &[],               No,               "group the tools by MCP server, a subtotal row each (again: one list)"),
+    b(C::Matrix,         A::GroupServers,  &[k('b')],                      &[],               Word("servers"),  "group the tools by MCP server, a subtotal row each (again: one list)"),
     b(C::Matrix,         A::Fold,          &[k('z')],                      &[],               No,               "fold the cursor's server to its subtotal row, or unfold it (Enter on a subtotal too)"),
     b(C::Matrix,         A::FoldAll,       &[k('Z')],                      &[],               No,               "fold every server, or unfold them all"),
     b(C::Matrix,         A::Back,          &[ESC],                         &[],               No,               "clear the search, then the f filter (never quits)"),

@@ -12,12 +12,12 @@
 //! - [`keys`]: the one key table that drives keys, footer hints and the help overlay;
 //!   [`key_prelude`]: the keys every view answers alike (Ctrl-C, Ctrl-Z), before its own;
 //! - [`view`]: the whole frame (header, tab bar, status line, footer) and the dispatch to the
-//!   screens: [`matrix`] (the home screen, tools × strategies, with its view model),
-//!   [`overview`], [`strategy`] (a strategy's tool table), [`detail`] (entries, diffs, added
-//!   text), [`request`], and the dialogs [`help`] (its state and drawing shared by both apps),
-//!   [`settings`], [`export`];
-//! - [`session_app`], [`session`], [`session_draw`]: the session view of a trace (its state
-//!   and update, its view model, its drawing), which opens the inspector on one turn;
+//!   screens, one folder each: [`matrix`] (the home screen, tools × strategies, with its view
+//!   model and its grouping by server), [`overview`], [`strategy`] (a strategy's tool table,
+//!   its detail pane: entries, diffs, added text, and the request pane), and [`dialogs`]
+//!   (help, whose state and drawing both apps share, settings, export);
+//! - [`session`]: the session view of a trace (its view model, its state and update, its
+//!   drawing, its text and turn diff), which opens the inspector on one turn;
 //! - [`table`]: the one table component (column widths, the window it draws, drawing) the
 //!   matrix, the overview, the tool list and the session's turns and totals are drawn with;
 //! - [`widgets`]: the drawing helpers the screens share;
@@ -36,26 +36,16 @@
 pub mod app;
 pub mod clipboard;
 pub mod context;
-pub mod detail;
+pub mod dialogs;
 pub mod difflines;
 pub mod diffview;
-pub mod export;
-pub mod help;
 pub mod input;
 pub mod key_prelude;
 pub mod keys;
 pub mod layout;
 pub mod matrix;
-pub mod matrix_groups;
-pub mod matrix_view;
 pub mod overview;
-pub mod request;
 pub mod session;
-pub mod session_app;
-pub mod session_diff;
-pub mod session_draw;
-pub mod session_text;
-pub mod settings;
 pub mod state;
 pub mod strategy;
 pub mod table;
@@ -86,6 +76,7 @@ use ratatui::Terminal;
 use ratatui::backend::{Backend, CrosstermBackend};
 
 pub use app::{App, Effect, Msg, WriteError, update};
+use session::{app as session_app, draw as session_draw};
 
 use crate::capture::Capture;
 use crate::measure::Encoding;

@@ -6,13 +6,13 @@ use ratatui::layout::{Alignment, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph};
 
-use crate::text::{bytes, fit, pct, safe, thousands, width};
+use crate::text::{bytes, fit, safe, thousands, width};
 
 use super::app::{App, Overlay, Tab};
-use super::detail::render_detail;
 use super::keys;
 use super::layout::{MIN_HEIGHT, MIN_WIDTH, layout};
 use super::overview::{render_notes, render_overview};
+use super::strategy::detail::render_detail;
 use super::strategy::render_tools;
 use super::tabs::{tab_label, tab_spans};
 use super::theme::Theme;
@@ -365,13 +365,10 @@ fn idle_status(app: &App) -> String {
             (Some(f), _) if f.is_refused() => {
                 format!(" {}: refused by the host, no figures", s.id())
             }
-            (Some(f), Some(c)) => format!(
-                " {}: {} → {} tokens (saved {}) · {} → {} tools",
+            (Some(f), Some(_)) => format!(
+                " {}: {} · {} → {} tools",
                 s.id(),
-                thousands(c),
-                thousands(f.total_tokens.unwrap_or(0)),
-                f.shown_saving()
-                    .map_or_else(|| "n/a".to_owned(), |(_, p)| pct(Some(p))),
+                app.ctx.tokens_headline(s).unwrap_or_default(),
                 thousands(app.ctx.capture.tools().len()),
                 thousands(f.tools.unwrap_or(0))
             ),

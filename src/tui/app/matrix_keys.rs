@@ -38,12 +38,12 @@ impl App {
         })
     }
 
-    pub(super) fn matrix_key(&self) -> Option<crate::tui::matrix_groups::RowKey> {
+    pub(super) fn matrix_key(&self) -> Option<crate::tui::matrix::groups::RowKey> {
         self.matrix().key_at(self.matrix_tab.cursor.rows.selected)
     }
 
     /// Keep the matrix cursor on the same tool (or subtotal row) after its rows changed.
-    pub(super) fn matrix_resync(&mut self, keep: Option<crate::tui::matrix_groups::RowKey>) {
+    pub(super) fn matrix_resync(&mut self, keep: Option<crate::tui::matrix::groups::RowKey>) {
         let found = keep.and_then(|k| self.matrix().find(&k));
         self.select_cell(found.unwrap_or(self.matrix_tab.cursor.rows.selected));
     }
@@ -199,12 +199,12 @@ impl App {
     /// The grouping by server: `b`, `z`, `Z`, and Enter on a subtotal row (it folds, as there
     /// is no tool to open). Whether `action` was one of these.
     pub(super) fn act_groups(&mut self, action: Action) -> bool {
-        use crate::tui::matrix_groups::{Group, RowKey};
+        use crate::tui::matrix::groups::{Group, RowKey};
         let m = self.matrix();
         let at = self.matrix_tab.cursor.rows.selected;
         match action {
             Action::GroupServers => {
-                let (servers, _) = crate::tui::matrix_groups::owners_of(
+                let (servers, _) = crate::tui::matrix::groups::owners_of(
                     self.ctx.capture.tools(),
                     &self.ctx.settings,
                 );

@@ -24,9 +24,10 @@ use crate::strategy::Strategy;
 use crate::tool;
 
 use super::context::Context;
+use super::dialogs::export::{ExportDialog, ExportOutcome};
+use super::dialogs::help::HelpState;
+use super::dialogs::settings::{SettingsDialog, SettingsOutcome};
 use super::diffview::ToolDiff;
-use super::export::{ExportDialog, ExportOutcome};
-use super::help::HelpState;
 use super::input::{self, Edit};
 use super::key_prelude::{self, KeyTarget};
 use super::keys::{self, Action};
@@ -35,7 +36,6 @@ use super::matrix;
 use super::matrix::MatrixTab;
 use super::matrix::ViewKey;
 use super::overview::OverviewTab;
-use super::settings::{SettingsDialog, SettingsOutcome};
 use super::state::{Detail, Pane, SortKey, ToolSearch};
 use super::strategy::{DiffKey, StrategyScreen, StrategyTab};
 use super::tabs;
@@ -227,7 +227,7 @@ impl App {
     /// Rows of the detail's content at the app's size: its scroll range (0 without the pane).
     fn detail_rows(&self) -> usize {
         match (self.strategy_screen(), self.frame_layout().detail) {
-            (Some(screen), Some(detail)) => super::detail::detail_rows(&screen, detail),
+            (Some(screen), Some(detail)) => super::strategy::detail::detail_rows(&screen, detail),
             _ => 0,
         }
     }

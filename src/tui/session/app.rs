@@ -1,5 +1,5 @@
 //! The session view's state and its pure update (`toolprism TRACE`). The analysis and the
-//! loading of a turn run in the background ([`super::worker::SessionMsg`]); [`session_update`]
+//! loading of a turn run in the background ([`crate::tui::worker::SessionMsg`]); [`session_update`]
 //! turns keys and results into a new state plus [`SessionEffect`]s for the event loop, and
 //! never touches the terminal or the disk.
 //!
@@ -16,18 +16,18 @@ use crate::session::SessionReport;
 use crate::session::pick::PickedTurn;
 use crate::settings::Settings;
 
-use super::app::{App, Msg, update};
-use super::help::HelpState;
-use super::key_prelude::{self, KeyTarget};
-use super::keys::{Action, Context};
-pub use super::layout::TopPane;
-use super::layout::{self, SessionLayout};
-use super::session::{SessionView, default_shown};
-use super::session_diff::TurnDiff;
-use super::session_text;
-use super::state::ListCursor;
-use super::theme::Theme;
-use super::worker::SessionMsg;
+use super::diff::TurnDiff;
+use super::text as session_text;
+use super::{SessionView, default_shown};
+use crate::tui::app::{App, Msg, update};
+use crate::tui::dialogs::help::HelpState;
+use crate::tui::key_prelude::{self, KeyTarget};
+use crate::tui::keys::{Action, Context};
+pub use crate::tui::layout::TopPane;
+use crate::tui::layout::{self, SessionLayout};
+use crate::tui::state::ListCursor;
+use crate::tui::theme::Theme;
+use crate::tui::worker::SessionMsg;
 
 /// Which screen of the session view is up.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

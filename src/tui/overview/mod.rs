@@ -218,8 +218,8 @@ fn strategy_row(
         // The figure the saving is measured on: provider-deferred entries are sent but
         // out of the model's context, so a sent count beside their saving would read as
         // a cost rising while it saves.
-        Some(f) => match (f.in_context(), f.saved_tokens, f.saved_pct) {
-            (Some(total), Some(saved_tokens), Some(saved_pct)) => {
+        Some(f) => match (f.in_context(), f.saved_tokens.unwrap_or(0), f.saved_pct) {
+            (Some(total), saved_tokens, saved_pct) => {
                 let rejected = projection.is_some_and(|p| !p.request_valid);
                 // Green is a saving and red a cost; saving nothing is neither.
                 let style = if f.status != Applies::Ok || saved_tokens == 0 {
@@ -233,7 +233,7 @@ fn strategy_row(
                     theme.bad()
                 };
                 let saved = match f.shown_saving() {
-                    Some(_) => pct(capture_tokens.map(|_| saved_pct)),
+                    Some(_) => pct(capture_tokens.and(saved_pct)),
                     None => "n/a".to_owned(),
                 };
                 (

@@ -14,8 +14,8 @@ use crate::matrix::{Origin, SortColumn};
 use crate::report::Report;
 use crate::text::width;
 
-pub use super::matrix_view::{Figure, Group, RowKey, Subtotal, ViewRow};
-use super::matrix_view::{MatrixView, strategies};
+pub use super::view::{Figure, Group, RowKey, Subtotal, ViewRow};
+use super::view::{MatrixView, strategies};
 
 /// Who owns each capture entry: its server (`None`: the host's own) and the tools it counts.
 #[derive(Debug, Clone, Copy)]

@@ -8,9 +8,9 @@ use ratatui::widgets::Clear;
 
 use crate::text::{pad, safe};
 
-use super::keys::{self, Action, Context};
-use super::theme::Theme;
-use super::widgets::{block, centered, render_scrolled, wrap};
+use crate::tui::keys::{self, Action, Context};
+use crate::tui::theme::Theme;
+use crate::tui::widgets::{block, centered, render_scrolled, wrap};
 
 /// Every glyph the screens draw instead of a word, and what it means.
 pub const GLYPHS: &[(&str, &str)] = &[

@@ -7,10 +7,10 @@ use ratatui::text::Line;
 use crate::session::SessionReport;
 use crate::text::{safe, thousands};
 
-use super::difflines::{DiffLayout, tool_diff_lines};
-use super::session::{LineKind, turn_detail};
-use super::session_diff::{Change, TurnDiff};
-use super::theme::Theme;
+use super::diff::{Change, TurnDiff};
+use super::{LineKind, turn_detail};
+use crate::tui::difflines::{DiffLayout, tool_diff_lines};
+use crate::tui::theme::Theme;
 
 fn kind_style(theme: Theme, kind: LineKind) -> Style {
     match kind {

@@ -1,7 +1,12 @@
 //! The session view's model (`toolprism TRACE`): the turns, the chart series, the break marks
 //! and the strategies' totals, computed from a [`SessionReport`] alone. Pure and deterministic;
 //! every string that comes from the trace is sanitized here, so the drawing
-//! (`session_draw`) only lays text out.
+//! (`session::draw`) only lays text out.
+
+pub mod app;
+pub mod diff;
+pub mod draw;
+pub mod text;
 
 use crate::sanitize::visible;
 use crate::session::{SessionReport, StrategySession, TurnFacts};

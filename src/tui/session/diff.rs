@@ -9,7 +9,7 @@ use crate::session::compare::{self, NameChange};
 use crate::session::pick::PickedTurn;
 use crate::tool;
 
-use super::diffview::ToolDiff;
+use crate::tui::diffview::ToolDiff;
 
 /// What happened to one tool between the two turns.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -8,13 +8,14 @@ use ratatui::widgets::{Clear, Paragraph};
 
 use std::path::{Path, PathBuf};
 
+use crate::export::Layout;
 use crate::strategy::Strategy;
 use crate::text::{fit, safe, skip_cells, thousands, width};
 
-use super::context::Context;
-use super::input::{self, Edit, Input};
-use super::keys::{self, Action};
-use super::widgets::{block, centered, wrap};
+use crate::tui::context::Context;
+use crate::tui::input::{self, Edit, Input};
+use crate::tui::keys::{self, Action};
+use crate::tui::widgets::{block, centered, wrap};
 
 /// What the chosen form writes, and what it leaves out.
 fn what_is_written(ctx: &Context, strategy: Strategy, tools_only: bool) -> String {
@@ -53,8 +54,8 @@ pub struct ExportDialog {
     pub strategy: Strategy,
     /// Only the `tools` array, not the whole request body.
     pub tools_only: bool,
-    /// Pretty JSON (two-space indent) rather than compact.
-    pub pretty: bool,
+    /// As captured, compact or pretty (`^p` cycles).
+    pub layout: Layout,
     /// The path being typed.
     pub path: Input,
     /// Waiting for a yes or no: the file exists, or (with `error` set) a provider would
@@ -93,7 +94,7 @@ impl ExportDialog {
         ExportDialog {
             strategy,
             tools_only: false,
-            pretty: false,
+            layout: Layout::AsCaptured,
             path: Input::new(default_export_path(capture_path, strategy, false)),
             confirm: false,
             error: None,
@@ -140,7 +141,7 @@ impl ExportDialog {
                 }
                 self.tools_only = tools_only;
             }
-            Action::Pretty => self.pretty = !self.pretty,
+            Action::Pretty => self.layout = self.layout.next(),
             Action::Confirm | Action::Yes => return self.write(action, ctx),
             Action::No => self.confirm = false,
             _ => {}
@@ -185,7 +186,7 @@ impl ExportDialog {
             self.error = Some("type a path".to_owned());
             return ExportOutcome::Stay;
         }
-        match ctx.export_bytes(strategy, self.tools_only, self.pretty) {
+        match ctx.export_bytes(strategy, self.tools_only, self.layout) {
             Some(bytes) => {
                 let what = if self.tools_only {
                     "tools"
@@ -211,7 +212,7 @@ impl ExportDialog {
     /// path goes, what will be written (form, bytes, tokens), and the last error or question.
     /// The dialog grows to hold its question, so a question is never cut off.
     pub fn render(&self, ctx: &Context, frame: &mut Frame, area: Rect) {
-        let (strategy, tools_only, pretty) = (self.strategy, self.tools_only, self.pretty);
+        let (strategy, tools_only, layout) = (self.strategy, self.tools_only, self.layout);
         let (path, cursor) = (self.path.text.as_str(), self.path.cursor);
         let (confirm, error) = (self.confirm, self.error.as_deref());
         let theme = ctx.theme;
@@ -244,7 +245,7 @@ impl ExportDialog {
             Some(dir) => format!("into {}", safe(&dir.to_string_lossy())),
             None => String::new(),
         };
-        let size = match ctx.export_bytes(strategy, tools_only, pretty) {
+        let size = match ctx.export_bytes(strategy, tools_only, layout) {
             Some(bytes) => {
                 let tokens = ctx
                     .figures(strategy)
@@ -264,10 +265,12 @@ impl ExportDialog {
                 Span::styled("   Tab switches", theme.dim()),
             ]),
             Line::from(vec![
-                choice(!pretty, "compact"),
-                Span::raw("   "),
-                choice(pretty, "pretty (2-space indent)"),
-                Span::styled("   ^p switches", theme.dim()),
+                choice(layout == Layout::AsCaptured, Layout::AsCaptured.word()),
+                Span::raw("  "),
+                choice(layout == Layout::Compact, Layout::Compact.word()),
+                Span::raw("  "),
+                choice(layout == Layout::Pretty, Layout::Pretty.word()),
+                Span::styled("  ^p switches", theme.dim()),
             ]),
             Line::styled(fit(&dropped, w), theme.dim()),
             Line::styled(fit(&size, w), theme.dim()),

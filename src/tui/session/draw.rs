@@ -1,5 +1,5 @@
 //! Drawing the session view: a pure function of the [`SessionApp`] (its view model from
-//! [`super::session`], its turn diff from [`super::session_diff`]). Where everything goes is
+//! [`super`], its turn diff from [`super::diff`]). Where everything goes is
 //! [`layout`], shared with the update's page sizes.
 
 use ratatui::Frame;
@@ -11,22 +11,22 @@ use ratatui::widgets::{Axis, Chart, Dataset, GraphType, Paragraph};
 
 use crate::text::{fit, pad, pad_left, safe, thousands, width};
 
-use super::layout::session_layout;
-use super::session::SessionView;
-use super::session_app::{Focus, Screen, SessionApp};
-use super::session_diff::{Change, TurnDiff};
-use super::session_text::{count, detail_lines, diff_lines};
-use super::state::ListCursor;
-use super::table::{Column, Columns, DataTable, Resolved, TableRow, Width};
-use super::theme::Theme;
-use super::widgets::{block, render_scrolled, wrap};
+use super::SessionView;
+use super::app::{Focus, Screen, SessionApp};
+use super::diff::{Change, TurnDiff};
+use super::text::{count, detail_lines, diff_lines};
+use crate::tui::layout::session_layout;
+use crate::tui::state::ListCursor;
+use crate::tui::table::{Column, Columns, DataTable, Resolved, TableRow, Width};
+use crate::tui::theme::Theme;
+use crate::tui::widgets::{block, render_scrolled, wrap};
 
 /// Draw the whole session frame.
 pub fn render(app: &SessionApp, frame: &mut Frame) {
     if app.screen == Screen::Single
         && let Some(single) = &app.single
     {
-        super::view::render(single, frame);
+        crate::tui::view::render(single, frame);
         return;
     }
     let area = frame.area();
@@ -37,7 +37,7 @@ pub fn render(app: &SessionApp, frame: &mut Frame) {
         app.report.as_ref().map_or(0, |r| r.strategies.len()),
     );
     if l.too_small {
-        super::view::render_too_small(frame, area, theme);
+        crate::tui::view::render_too_small(frame, area, theme);
         return;
     }
     render_header(app, frame, l.header);
@@ -88,7 +88,7 @@ pub fn render(app: &SessionApp, frame: &mut Frame) {
         },
     }
     render_status(app, view.as_deref(), frame, l.status);
-    super::view::render_hints(theme, app.context(), frame, l.footer);
+    crate::tui::view::render_hints(theme, app.context(), frame, l.footer);
     if let Some(help) = &app.help {
         help.render(frame, area, theme);
     }
@@ -154,7 +154,7 @@ fn render_header(app: &SessionApp, frame: &mut Frame, area: Rect) {
 
 /// The live mark of the header, longest first: with `record`, the calls recorded and those
 /// under way.
-fn live_tags(live: &super::session_app::Live) -> Vec<String> {
+fn live_tags(live: &super::app::Live) -> Vec<String> {
     match live.calls {
         Some((recorded, in_flight)) => vec![
             format!(
@@ -372,7 +372,7 @@ fn render_totals(app: &SessionApp, view: &SessionView, frame: &mut Frame, area: 
         return;
     }
     let headers = ["tokens", "breaks", "cost", "uncached", "vs orig"];
-    let cells = |r: &super::session::TotalRow| {
+    let cells = |r: &super::TotalRow| {
         [
             r.tokens.clone(),
             r.breaks.clone(),
@@ -516,7 +516,7 @@ fn render_turns(app: &SessionApp, view: &SessionView, frame: &mut Frame, area: R
 }
 
 /// The live view before its first call: what it waits for, and the lines to paste.
-fn waiting_lines(live: &super::session_app::Live, theme: Theme, w: u16) -> Vec<Line<'static>> {
+fn waiting_lines(live: &super::app::Live, theme: Theme, w: u16) -> Vec<Line<'static>> {
     let w = usize::from(w.saturating_sub(1)).max(1);
     let mut lines: Vec<Line> = wrap("Waiting for the first call…", w)
         .into_iter()
@@ -567,7 +567,7 @@ fn turn_columns(view: &SessionView) -> Columns {
 
 /// The widest cell of each turns column, its header included.
 fn turn_widths(view: &SessionView) -> Vec<usize> {
-    let col = |f: &dyn Fn(&super::session::TurnRow) -> String, head: &str| {
+    let col = |f: &dyn Fn(&super::TurnRow) -> String, head: &str| {
         view.turns
             .iter()
             .map(|t| width(&f(t)))
@@ -589,7 +589,7 @@ fn turn_widths(view: &SessionView) -> Vec<usize> {
 
 /// One turn's row: its break mark (`▲` the observed cache broke, `*` a charted list changed),
 /// then its figures, the numbers right-aligned.
-fn turn_row(t: &super::session::TurnRow, layout: &Resolved) -> TableRow {
+fn turn_row(t: &super::TurnRow, layout: &Resolved) -> TableRow {
     let mark = if t.observed_break {
         "▲"
     } else if !t.strategy_breaks.is_empty() {

@@ -7,6 +7,9 @@
 //! live screen needs on top: columns still being measured, the search, the cursor, panning,
 //! and the drawing. [`MatrixView::build`] and [`draw`] know nothing of the app.
 
+pub mod groups;
+pub mod view;
+
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -23,10 +26,9 @@ use crate::settings::Settings;
 use crate::strategy::Strategy;
 use crate::text::{pad, pad_left, thousands, width};
 
+use self::view::{Group, Subtotal};
+pub use self::view::{MatrixView, Search, best, folded_line, strategies, strategy_at};
 use super::context::Context;
-use super::matrix_groups;
-use super::matrix_view::{Group, Subtotal};
-pub use super::matrix_view::{MatrixView, Search, best, folded_line, strategies, strategy_at};
 use super::table::{Column, Columns, DataTable, TableRow, Width};
 use super::textview::highlight;
 use super::theme::Theme;
@@ -135,6 +137,7 @@ impl MatrixTab {
                 shape: ctx.capture.shape().id(),
                 tools: ctx.capture.tools().len(),
                 tools_bytes: ctx.capture_bytes,
+                tools_compact_bytes: ctx.capture_compact_bytes,
                 tools_tokens,
             },
             turn: None,
@@ -162,8 +165,8 @@ impl MatrixTab {
             },
         );
         if self.grouped {
-            let (servers, tools) = matrix_groups::owners_of(ctx.capture.tools(), &ctx.settings);
-            let owners = matrix_groups::Owners {
+            let (servers, tools) = groups::owners_of(ctx.capture.tools(), &ctx.settings);
+            let owners = groups::Owners {
                 servers: &servers,
                 tools: &tools,
             };

@@ -12,14 +12,14 @@ use crate::strategy::Strategy;
 use crate::text::{fit, safe, skip_cells, thousands, width};
 use crate::tool;
 
-use super::difflines::{DiffLayout, tool_diff_lines};
-use super::diffview::ToolDiff;
-use super::layout::entry_panes;
+use super::StrategyScreen;
 use super::request::request_lines;
-use super::state::{Detail, Pane};
-use super::strategy::StrategyScreen;
-use super::textview::{RowKind, TextRow, ViewMode, entry_rows, highlight};
-use super::widgets::{block, render_scrolled, wrap};
+use crate::tui::difflines::{DiffLayout, tool_diff_lines};
+use crate::tui::diffview::ToolDiff;
+use crate::tui::layout::entry_panes;
+use crate::tui::state::{Detail, Pane};
+use crate::tui::textview::{RowKind, TextRow, ViewMode, entry_rows, highlight};
+use crate::tui::widgets::{block, render_scrolled, wrap};
 
 /// The detail's content as lines (not for the diff views, which build only visible rows).
 pub(crate) fn text_lines(

@@ -13,12 +13,12 @@ use crate::settings::Settings;
 use crate::strategy::Strategy;
 use crate::text::{fit, pad, safe, signed, thousands};
 
-use super::context::Context;
-use super::input::{self, Input};
-use super::keys::{self, Action};
-use super::theme::Theme;
-use super::widgets::{block, centered, wrap};
 use crate::strategies::registry;
+use crate::tui::context::Context;
+use crate::tui::input::{self, Input};
+use crate::tui::keys::{self, Action};
+use crate::tui::theme::Theme;
+use crate::tui::widgets::{block, centered, wrap};
 
 /// Most strategies listed under the figures (the encoding changes them all).
 const MAX_FIGURES: usize = 3;

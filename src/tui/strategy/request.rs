@@ -4,11 +4,11 @@
 use ratatui::text::{Line, Span};
 
 use crate::strategy::Strategy;
-use crate::text::{pad, pct, thousands};
+use crate::text::{pad, thousands};
 
-use super::context::Context;
-use super::theme::Theme;
-use super::widgets::{note_bullet, sorted_notes, wrap};
+use crate::tui::context::Context;
+use crate::tui::theme::Theme;
+use crate::tui::widgets::{note_bullet, sorted_notes, wrap};
 
 /// `key` in a column of its own, then `value` wrapped beside it to `w` cells (never cut: the
 /// view is as wide as the screen, and a figure cut at its edge would read as another figure).
@@ -59,17 +59,19 @@ pub fn request_lines(ctx: &Context, strategy: Strategy, w: usize) -> Vec<Line<'s
             lines.extend(kv(
                 theme,
                 w,
-                "tokens",
+                "tokens sent",
                 format!(
-                    "{} → {} + {} added = {} (saved {})",
+                    "{} → {} + {} added = {}",
                     thousands(c),
                     thousands(f.tools_tokens.unwrap_or(0)),
                     thousands(f.added_tokens.unwrap_or(0)),
                     thousands(f.total_tokens.unwrap_or(0)),
-                    f.shown_saving()
-                        .map_or_else(|| "n/a".to_owned(), |(_, p)| pct(Some(p)))
                 ),
             ));
+        }
+        // The saving, named by the measure it is on (in context, when entries are deferred).
+        if let Some(headline) = ctx.tokens_headline(strategy) {
+            lines.extend(kv(theme, w, "saving", headline));
         }
         lines.extend(kv(
             theme,

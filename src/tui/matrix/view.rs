@@ -1,7 +1,7 @@
 //! The matrix's view model: the library's [`crate::matrix`] model as the screen shows it (the
 //! columns measured so far, the search on top of the `f` filter, the rows grouped by server
 //! with their subtotals), and the text of each cell. No drawing and no state of the screen:
-//! the `matrix` module draws it and keeps the cursor, `matrix_groups` groups its rows.
+//! the `matrix` module draws it and keeps the cursor, `matrix::groups` groups its rows.
 
 use crate::matrix::{Cell, Mark, Matrix, Origin, Row, Sort, TotalRow};
 use crate::report::Report;
@@ -172,7 +172,7 @@ pub struct MatrixView {
     /// folded to no width unless the cursor is on it, and named in the legend instead.
     pub folded: Vec<bool>,
     /// The rows drawn, in order: [`MatrixView::shown`]'s tools, or grouped by server with a
-    /// subtotal row each (see `matrix_groups`).
+    /// subtotal row each (see `matrix::groups`).
     pub lines: Vec<ViewRow>,
     /// The groups' subtotal rows (none when not grouped).
     pub subtotals: Vec<Subtotal>,
@@ -349,7 +349,7 @@ fn columns_sends_nothing(model: &Matrix, columns: &[Option<usize>]) -> Vec<bool>
         .collect()
 }
 
-/// `best: minimal saves 4,597 tokens (56.28%)`: the strategy that saves the most among those
+/// `best: minimal saves 4,597 in context (56.28%)` (tokens): the strategy that saves the most among those
 /// that send tools and whose request a provider accepts (`None` when none saves anything).
 pub fn best(m: &MatrixView) -> Option<String> {
     m.model
@@ -361,7 +361,7 @@ pub fn best(m: &MatrixView) -> Option<String> {
         .max_by_key(|(_, t)| t.saved_tokens)
         .map(|(s, t)| {
             format!(
-                "best: {} saves {} tokens ({:.2}%)",
+                "best: {} saves {} in context ({:.2}%)",
                 s.id(),
                 thousands(t.saved_tokens as usize),
                 t.saved_pct

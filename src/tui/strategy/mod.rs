@@ -1,5 +1,8 @@
 //! One strategy's tool table: every tool's status and figures before and after.
 
+pub mod detail;
+pub mod request;
+
 use std::rc::Rc;
 use std::sync::Arc;
 
