@@ -23,9 +23,11 @@ pub mod verdict;
 
 mod calibration;
 mod chain;
+mod diagnosis;
 mod disagreement;
 mod entries;
 mod media;
+pub mod models;
 mod prices;
 mod read;
 mod reading;
@@ -35,12 +37,13 @@ mod summary;
 mod tools;
 
 pub use prices::{min_tokens_for, openai_read_for, price_per_million, rules_for, rules_with};
+pub use diagnosis::{DiagnosisAgreement, DiagnosisDisagreement, ProviderDiagnosis};
 pub use reading::analyse_trace;
 pub use schema::{
     Agreement, BreakCause, BreakCost, BreakPrice, CacheFigures, Calibration, CalibrationGroup,
     ChainState, Deferral, DeferralSaving, IgnoredRecord, JSON_VERSION, SessionReport,
     StrategySession, StrategyTurn, ThreadSummary, ToolUse, TraceInfo, TraceSummary, TurnFacts,
-    UsageFigures, VersusOriginal,
+    ModelRates, UnknownModel, UsageFigures, VersusOriginal,
 };
 
 use std::collections::BTreeSet;
@@ -172,7 +175,14 @@ pub struct Analyzer<'a> {
     new_blocks: FxHashSet<u64>,
     /// Per calibration group, the longest request sent so far.
     longest_sent: FxHashMap<usize, chain::LongestSent>,
+    /// The provider's diagnoses beside toolprism's.
+    diagnoses: diagnosis::Diagnoses,
+    /// Models the tables do not name, with their turns (the first [`UNKNOWN_MODELS`]).
+    unknown_models: Vec<(String, usize)>,
 }
+
+/// The models the tables do not name that the report lists.
+const UNKNOWN_MODELS: usize = 20;
 
 /// Why a failed call's turn is not judged: it is outside the cache chain.
 fn failed_call(status: Option<u16>) -> String {
@@ -232,6 +242,8 @@ impl<'a> Analyzer<'a> {
             previous_prompt: FxHashMap::default(),
             new_blocks: FxHashSet::default(),
             longest_sent: FxHashMap::default(),
+            diagnoses: diagnosis::Diagnoses::default(),
+            unknown_models: Vec::new(),
         }
     }
 
@@ -363,7 +375,7 @@ impl<'a> Analyzer<'a> {
 
         // The observed cache, checked against the chain. Only a turn with usage is checked
         // against the next one's messages.
-        let point = read.chain_point(usage, time_ms, Arc::clone(&ids));
+        let point = read.chain_point(turn, usage, time_ms, Arc::clone(&ids));
         let (cache, cache_break) = if failed {
             (ChainState::Unknown, None)
         } else {
@@ -423,6 +435,8 @@ impl<'a> Analyzer<'a> {
             .map(|(index, projected)| self.strategy_row(&inputs, index, projected))
             .collect();
 
+        let model_rates = self.model_rates(&read);
+        let provider_diagnosis = self.diagnose(&read, &point, thread);
         let state = &mut self.threads[thread];
         state.last_tools = Some((Arc::clone(&ids), present, turn));
         if !failed {
@@ -463,6 +477,8 @@ impl<'a> Analyzer<'a> {
             uncalibrated: sent.uncalibrated,
             provider: read.who.provider.id(),
             host: read.who.host.clone(),
+            model_rates: Some(model_rates),
+            provider_diagnosis,
             server_tool: usage.and_then(|u| u.server_tool),
             not_judged: sent
                 .not_judged
@@ -472,6 +488,56 @@ impl<'a> Analyzer<'a> {
             time_ms,
         };
         self.keep(facts, rows);
+    }
+
+    /// What the tables know of the turn's model; a model they do not name is listed.
+    fn model_rates(&mut self, read: &TurnRead<'_>) -> ModelRates {
+        let rates = prices::model_rates(read.who.provider, &read.model);
+        if !rates.known && read.who.provider.rules().is_some() {
+            let known = self.unknown_models.iter().position(|(m, _)| *m == *read.model);
+            match known {
+                Some(at) => self.unknown_models[at].1 += 1,
+                None if self.unknown_models.len() < UNKNOWN_MODELS => {
+                    self.unknown_models.push((read.model.to_string(), 1));
+                }
+                None => {}
+            }
+        }
+        rates
+    }
+
+    /// The provider's diagnosis of this turn beside toolprism's, against the turn whose
+    /// response the request names (else the previous turn of its thread).
+    fn diagnose(
+        &mut self,
+        read: &TurnRead<'_>,
+        point: &chain::ChainPoint,
+        thread: usize,
+    ) -> Option<ProviderDiagnosis> {
+        let usage = point.usage?;
+        if usage.diagnosis.is_none() && read.asked.is_none() {
+            return None;
+        }
+        let fingerprint = |p: &chain::ChainPoint| diagnosis::Fingerprint {
+            turn: p.turn,
+            model: p.model,
+            tools: Arc::clone(&p.tools),
+            present: p.present,
+            system: p.system,
+            messages: p.messages.clone(),
+        };
+        let previous = usage
+            .diagnosis
+            .and(self.threads[thread].chain.as_ref())
+            .map(fingerprint);
+        self.diagnoses.turn(diagnosis::DiagnosedTurn {
+            now: fingerprint(point),
+            diagnosis: usage.diagnosis,
+            asked: read.asked,
+            response: usage.response_id,
+            previous,
+            entries: self.entries.all(),
+        })
     }
 
     /// The capture's own tools, stored once per distinct entry: their ids, whether the body
@@ -660,6 +726,17 @@ impl<'a> Analyzer<'a> {
             uncalibrated: None,
             provider: "unknown",
             host: None,
+            model_rates: None,
+            provider_diagnosis: usage.and_then(|u| u.diagnosis).map(|d| ProviderDiagnosis {
+                reason: d.word(),
+                part: d.part(),
+                cache_missed_input_tokens: d.missed(),
+                compared_with: None,
+                toolprism: None,
+                tool: None,
+                first_changed_byte: None,
+                agrees: None,
+            }),
             server_tool: None,
             not_judged: None,
             break_price: None,

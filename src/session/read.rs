@@ -67,6 +67,9 @@ pub(super) struct TurnRead<'c> {
     pub(super) media: bool,
     /// Whose image rule counts its images.
     pub(super) family: Family,
+    /// The request's `diagnostics` (Anthropic): `None` without one; `Some(None)` asking with
+    /// no previous message; else the named message's id, hashed.
+    pub(super) asked: Option<Option<u64>>,
 }
 
 /// Context a provider stored that a request names instead of sending.
@@ -134,11 +137,14 @@ impl<'c> TurnRead<'c> {
     /// This turn's point in its thread's cache chain (its message fingerprints taken).
     pub(super) fn chain_point(
         &mut self,
+        turn: usize,
         usage: Option<Usage>,
         time_ms: Option<i64>,
         tools: Arc<[u32]>,
     ) -> ChainPoint {
         ChainPoint {
+            turn,
+            model: crate::trace::diagnosis::id_hash(&self.model),
             usage,
             openai: self.openai,
             time_ms,
@@ -204,6 +210,15 @@ impl<'c> TurnRead<'c> {
             stored_context: StoredContext::of(shape, capture.body()),
             media: verdict::has_media(capture),
             family: Family::of(who_provider, &model),
+            asked: capture
+                .body()
+                .get("diagnostics")
+                .filter(|d| d.is_object())
+                .map(|d| {
+                    d.get("previous_message_id")
+                        .and_then(Value::as_str)
+                        .map(crate::trace::diagnosis::id_hash)
+                }),
         }
     }
 }

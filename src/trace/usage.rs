@@ -4,6 +4,7 @@
 use serde_json::{Map, Value};
 
 use super::Usage;
+use super::diagnosis;
 use super::sse;
 
 /// Usage from a response text: a JSON body, or an SSE stream stored whole.
@@ -24,6 +25,8 @@ pub(crate) fn from_text(text: &str) -> Option<Usage> {
 pub(crate) fn from_json(body: &Value) -> Option<Usage> {
     let mut usage = usage_of(body)?;
     usage.server_tool = usage.server_tool.or_else(|| server_tool(body));
+    usage.diagnosis = usage.diagnosis.or_else(|| diagnosis::of_body(body));
+    usage.response_id = usage.response_id.or_else(|| diagnosis::message_id(body));
     Some(usage)
 }
 
@@ -122,6 +125,8 @@ fn is_response_event(event: &Value) -> bool {
 pub(crate) fn from_stream(stream: &str) -> Option<Usage> {
     let mut usage: Option<Usage> = None;
     let mut tool = None;
+    // Anthropic's `diagnostics` is on `message_start`'s message.
+    let (mut diagnosed, mut id) = (None, None);
     for payload in sse::data(stream) {
         let Ok(event) = serde_json::from_str::<Value>(&payload) else {
             continue;
@@ -134,6 +139,10 @@ pub(crate) fn from_stream(stream: &str) -> Option<Usage> {
         });
         match event.get("type").and_then(Value::as_str) {
             Some("message_start") => {
+                if let Some(message) = event.get("message") {
+                    diagnosed = diagnosed.or_else(|| diagnosis::of_body(message));
+                    id = id.or_else(|| diagnosis::message_id(message));
+                }
                 if let Some(found) = event.pointer("/message/usage").and_then(Value::as_object) {
                     usage = read(found).or(usage);
                 }
@@ -170,6 +179,9 @@ pub(crate) fn from_stream(stream: &str) -> Option<Usage> {
                     if let Some(n) = count(delta.get("cache_read_input_tokens")) {
                         current.cache_read = n;
                     }
+                    if let Some(split) = long_writes(delta) {
+                        current.cache_write_1h = Some(split);
+                    }
                     // A start without cache figures (Z.ai's GLM streams them in the delta
                     // only): the delta's, numbers or `null`, are the call's.
                     let write = figure(delta, &["cache_creation_input_tokens"]);
@@ -200,8 +212,18 @@ pub(crate) fn from_stream(stream: &str) -> Option<Usage> {
     }
     usage.map(|u| Usage {
         server_tool: u.server_tool.or(tool),
+        diagnosis: u.diagnosis.or(diagnosed),
+        response_id: u.response_id.or(id),
         ..u
     })
+}
+
+/// Anthropic's 1-hour writes, where `usage.cache_creation` splits the writes by lifetime.
+fn long_writes(usage: &Map<String, Value>) -> Option<u64> {
+    usage
+        .get("cache_creation")
+        .and_then(|split| split.get("ephemeral_1h_input_tokens"))
+        .and_then(Value::as_u64)
 }
 
 fn count(value: Option<&Value>) -> Option<u64> {
@@ -227,6 +249,12 @@ fn read(usage: &Map<String, Value>) -> Option<Usage> {
                 cache_read: sum.cache_read + u.cache_read,
                 cache_unknown: sum.cache_unknown || u.cache_unknown,
                 server_tool: sum.server_tool.or(u.server_tool),
+                cache_write_1h: match (sum.cache_write_1h, u.cache_write_1h) {
+                    (None, None) => None,
+                    (a, b) => Some(a.unwrap_or(0) + b.unwrap_or(0)),
+                },
+                diagnosis: None,
+                response_id: None,
             }));
         }
     }
@@ -246,7 +274,8 @@ fn read_one(usage: &Map<String, Value>) -> Option<Usage> {
             .and_then(|d| d.get("cached_tokens"))
             .or_else(|| usage.get("prompt_cache_hit_tokens"))
             .and_then(Value::as_u64);
-        // OpenRouter (and gateways in front of Claude) report the tokens written beside.
+        // OpenAI, OpenRouter (and gateways in front of Claude) report the tokens written
+        // beside.
         let written = usage
             .get("prompt_tokens_details")
             .and_then(|d| d.get("cache_write_tokens"))
@@ -267,9 +296,12 @@ fn read_one(usage: &Map<String, Value>) -> Option<Usage> {
     }
     if let Some(details) = usage.get("input_tokens_details") {
         let cached = details.get("cached_tokens").and_then(Value::as_u64);
+        // OpenAI reports the tokens written to its cache where a model bills them.
+        let written = details.get("cache_write_tokens").and_then(Value::as_u64);
         return Some(Usage {
             input: count(usage.get("input_tokens")).unwrap_or(0),
             cache_read: cached.unwrap_or(0),
+            cache_write: written.unwrap_or(0),
             cache_unknown: cached.is_none(),
             ..Usage::default()
         });
@@ -295,7 +327,8 @@ fn read_one(usage: &Map<String, Value>) -> Option<Usage> {
         cache_write: write.flatten().unwrap_or(0),
         cache_read: read.flatten().unwrap_or(0),
         cache_unknown: unknown,
-        server_tool: None,
+        cache_write_1h: long_writes(usage),
+        ..Usage::default()
     })
 }
 
