@@ -32,6 +32,7 @@ mod regressions;
 mod report_json;
 mod session;
 mod session_calibration;
+mod session_diagnosis;
 mod session_verdicts;
 mod settings_identity;
 

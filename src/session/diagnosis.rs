@@ -9,7 +9,9 @@ use std::sync::Arc;
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 
-use super::compare;
+use super::chain::ChainPoint;
+use super::read::TurnRead;
+use super::{Analyzer, ModelRates, UNKNOWN_MODELS, compare};
 use crate::trace::diagnosis::{Diagnosis, Part};
 
 /// What toolprism keeps of a request that asked for diagnostics, for the request that names
@@ -66,6 +68,40 @@ pub struct ProviderDiagnosis {
     /// Both name the same part (`null`: the provider diagnosed nothing to compare, or
     /// toolprism has no turn to compare with).
     pub agrees: Option<bool>,
+}
+
+impl ProviderDiagnosis {
+    /// Both diagnoses in one line (the tool's name as the capture gives it: sanitize before
+    /// a terminal).
+    pub fn summary(&self) -> String {
+        let mut text = format!("provider: {}", self.reason);
+        if let Some(missed) = self.cache_missed_input_tokens {
+            text.push_str(&format!(
+                " ({} missed)",
+                crate::text::thousands(missed as usize)
+            ));
+        }
+        match (self.compared_with, self.toolprism) {
+            (None, _) => text.push_str("; toolprism: no earlier turn"),
+            (Some(turn), None) => text.push_str(&format!("; toolprism: none since turn {turn}")),
+            (Some(turn), Some(part)) => {
+                text.push_str(&format!("; toolprism: {} since turn {turn}", part.word()));
+                if let Some(tool) = &self.tool {
+                    text.push_str(&format!(" ({tool}"));
+                    if let Some(byte) = self.first_changed_byte {
+                        text.push_str(&format!(", byte {}", crate::text::thousands(byte)));
+                    }
+                    text.push(')');
+                }
+            }
+        }
+        text.push_str(match self.agrees {
+            Some(true) => " (same part)",
+            Some(false) => " (DIFFERENT part)",
+            None => "",
+        });
+        text
+    }
 }
 
 /// One turn where the two disagree.
@@ -143,8 +179,11 @@ impl Diagnoses {
         let toolprism = before.and_then(|b| b.first_change(&t.now));
         let (tool, byte) = match (before, toolprism) {
             (Some(b), Some(Part::Tools)) => {
-                let change =
-                    compare::compare(t.entries, (&b.tools, b.present), (&t.now.tools, t.now.present));
+                let change = compare::compare(
+                    t.entries,
+                    (&b.tools, b.present),
+                    (&t.now.tools, t.now.present),
+                );
                 (change.first_changed_entry, change.first_changed_byte)
             }
             _ => (None, None),
@@ -185,10 +224,64 @@ impl Diagnoses {
             turns: self.turns,
             diagnosed: self.diagnosed,
             agree: self.agree,
-            rate: (self.diagnosed > 0).then(|| {
-                (self.agree as f64 / self.diagnosed as f64 * 10_000.0).round() / 10_000.0
-            }),
+            rate: (self.diagnosed > 0)
+                .then(|| (self.agree as f64 / self.diagnosed as f64 * 10_000.0).round() / 10_000.0),
             disagreements: self.disagreements.clone(),
+        })
+    }
+}
+
+impl Analyzer<'_> {
+    /// What the tables know of the turn's model; a model they do not name is listed.
+    pub(super) fn model_rates(&mut self, read: &TurnRead<'_>) -> ModelRates {
+        let rates = super::prices::model_rates(read.who.provider, &read.model);
+        if !rates.known && read.who.provider.rules().is_some() {
+            let known = self
+                .unknown_models
+                .iter()
+                .position(|(m, _)| *m == *read.model);
+            match known {
+                Some(at) => self.unknown_models[at].1 += 1,
+                None if self.unknown_models.len() < UNKNOWN_MODELS => {
+                    self.unknown_models.push((read.model.to_string(), 1));
+                }
+                None => {}
+            }
+        }
+        rates
+    }
+
+    /// The provider's diagnosis of this turn beside toolprism's, against the turn whose
+    /// response the request names (else the previous turn of its thread).
+    pub(super) fn diagnose(
+        &mut self,
+        read: &TurnRead<'_>,
+        point: &ChainPoint,
+        thread: usize,
+    ) -> Option<ProviderDiagnosis> {
+        let usage = point.usage?;
+        if usage.diagnosis.is_none() && read.asked.is_none() {
+            return None;
+        }
+        let fingerprint = |p: &ChainPoint| Fingerprint {
+            turn: p.turn,
+            model: p.model,
+            tools: Arc::clone(&p.tools),
+            present: p.present,
+            system: p.system,
+            messages: p.messages.clone(),
+        };
+        let previous = usage
+            .diagnosis
+            .and(self.threads[thread].chain.as_ref())
+            .map(fingerprint);
+        self.diagnoses.turn(DiagnosedTurn {
+            now: fingerprint(point),
+            diagnosis: usage.diagnosis,
+            asked: read.asked,
+            response: usage.response_id,
+            previous,
+            entries: self.entries.all(),
         })
     }
 }

@@ -36,14 +36,16 @@ mod schema;
 mod summary;
 mod tools;
 
-pub use prices::{min_tokens_for, openai_read_for, price_per_million, rules_for, rules_with};
 pub use diagnosis::{DiagnosisAgreement, DiagnosisDisagreement, ProviderDiagnosis};
+pub use prices::{
+    ASSUMED_READ, min_tokens_for, openai_read_for, price_per_million, rules_for, rules_with,
+};
 pub use reading::analyse_trace;
 pub use schema::{
     Agreement, BreakCause, BreakCost, BreakPrice, CacheFigures, Calibration, CalibrationGroup,
-    ChainState, Deferral, DeferralSaving, IgnoredRecord, JSON_VERSION, SessionReport,
+    ChainState, Deferral, DeferralSaving, IgnoredRecord, JSON_VERSION, ModelRates, SessionReport,
     StrategySession, StrategyTurn, ThreadSummary, ToolUse, TraceInfo, TraceSummary, TurnFacts,
-    ModelRates, UnknownModel, UsageFigures, VersusOriginal,
+    UnknownModel, UsageFigures, VersusOriginal,
 };
 
 use std::collections::BTreeSet;
@@ -488,56 +490,6 @@ impl<'a> Analyzer<'a> {
             time_ms,
         };
         self.keep(facts, rows);
-    }
-
-    /// What the tables know of the turn's model; a model they do not name is listed.
-    fn model_rates(&mut self, read: &TurnRead<'_>) -> ModelRates {
-        let rates = prices::model_rates(read.who.provider, &read.model);
-        if !rates.known && read.who.provider.rules().is_some() {
-            let known = self.unknown_models.iter().position(|(m, _)| *m == *read.model);
-            match known {
-                Some(at) => self.unknown_models[at].1 += 1,
-                None if self.unknown_models.len() < UNKNOWN_MODELS => {
-                    self.unknown_models.push((read.model.to_string(), 1));
-                }
-                None => {}
-            }
-        }
-        rates
-    }
-
-    /// The provider's diagnosis of this turn beside toolprism's, against the turn whose
-    /// response the request names (else the previous turn of its thread).
-    fn diagnose(
-        &mut self,
-        read: &TurnRead<'_>,
-        point: &chain::ChainPoint,
-        thread: usize,
-    ) -> Option<ProviderDiagnosis> {
-        let usage = point.usage?;
-        if usage.diagnosis.is_none() && read.asked.is_none() {
-            return None;
-        }
-        let fingerprint = |p: &chain::ChainPoint| diagnosis::Fingerprint {
-            turn: p.turn,
-            model: p.model,
-            tools: Arc::clone(&p.tools),
-            present: p.present,
-            system: p.system,
-            messages: p.messages.clone(),
-        };
-        let previous = usage
-            .diagnosis
-            .and(self.threads[thread].chain.as_ref())
-            .map(fingerprint);
-        self.diagnoses.turn(diagnosis::DiagnosedTurn {
-            now: fingerprint(point),
-            diagnosis: usage.diagnosis,
-            asked: read.asked,
-            response: usage.response_id,
-            previous,
-            entries: self.entries.all(),
-        })
     }
 
     /// The capture's own tools, stored once per distinct entry: their ids, whether the body

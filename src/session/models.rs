@@ -26,7 +26,8 @@ pub const CLAUDE_WRITE: f64 = 1.25;
 /// A 1-hour write (`"ttl": "1h"`), in input tokens (every Claude model).
 pub const CLAUDE_WRITE_1H: f64 = 2.0;
 
-const CACHING: &str = "Anthropic, Prompt caching (platform.claude.com/docs/en/build-with-claude/prompt-caching)";
+const CACHING: &str =
+    "Anthropic, Prompt caching (platform.claude.com/docs/en/build-with-claude/prompt-caching)";
 const PRICING: &str =
     "Anthropic, Pricing (platform.claude.com/docs/en/about-claude/pricing); Prompt caching";
 const RELEASE: &str = "Anthropic, release notes (Opus 5.5, 2026-09-22); Prompt caching";
@@ -229,7 +230,11 @@ const fn openai(ids: &'static [&'static str], input: f64, read: Option<f64>) -> 
 /// OpenAI's models. The newest (GPT-5.5 and later, GPT-6) have no row: no primary source of
 /// their prices was reachable, and third-party figures are not a price list.
 pub const OPENAI_MODELS: &[OpenAi] = &[
-    openai(&["gpt-5", "gpt-5-codex", "gpt-5-chat-latest"], 1.25, Some(0.1)),
+    openai(
+        &["gpt-5", "gpt-5-codex", "gpt-5-chat-latest"],
+        1.25,
+        Some(0.1),
+    ),
     openai(&["gpt-5-mini"], 0.25, Some(0.1)),
     openai(&["gpt-5-nano"], 0.05, Some(0.1)),
     openai(&["gpt-4.1"], 2.0, Some(0.25)),
@@ -318,12 +323,21 @@ mod tests {
     #[test]
     fn names_are_matched_whole_after_the_hosts_spellings() {
         assert_eq!(bare("claude-opus-4-5-20251101"), "claude-opus-4-5");
-        assert_eq!(bare("us.anthropic.claude-opus-4-5-20251101-v1:0"), "claude-opus-4-5");
+        assert_eq!(
+            bare("us.anthropic.claude-opus-4-5-20251101-v1:0"),
+            "claude-opus-4-5"
+        );
         assert_eq!(bare("claude-opus-4-5@20251101"), "claude-opus-4-5");
-        assert_eq!(bare("anthropic/claude-sonnet-4.5:thinking"), "claude-sonnet-4.5");
+        assert_eq!(
+            bare("anthropic/claude-sonnet-4.5:thinking"),
+            "claude-sonnet-4.5"
+        );
         assert_eq!(bare("gpt-4o-2024-08-06"), "gpt-4o");
         assert_eq!(bare("openai/gpt-4.1-mini"), "gpt-4.1-mini");
-        assert_eq!(claude_model("anthropic/claude-sonnet-4.5").unwrap().input, Some(3.0));
+        assert_eq!(
+            claude_model("anthropic/claude-sonnet-4.5").unwrap().input,
+            Some(3.0)
+        );
         // No family by substring: an unknown Opus is unknown, not Opus 4's $15.
         assert_eq!(claude_model("claude-opus-9"), None);
         assert_eq!(claude_model("claude-opus-5-5-preview"), None);
@@ -352,7 +366,11 @@ mod tests {
         assert_eq!(row("claude-opus-4-1").input, Some(15.0));
         // Every row says where its figures come from, and when.
         for row in CLAUDE {
-            assert!(!row.source.is_empty() && row.date.len() == 10, "{:?}", row.ids);
+            assert!(
+                !row.source.is_empty() && row.date.len() == 10,
+                "{:?}",
+                row.ids
+            );
         }
     }
 }

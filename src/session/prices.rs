@@ -73,7 +73,10 @@ pub(super) fn model_rates(provider: provider::Provider, model: &str) -> ModelRat
             let rules = other.rules();
             ModelRates {
                 known: rules.is_some(),
-                min_tokens: rules.map(|r| r.min_tokens.unwrap_or_else(|| provider::min_tokens(other, model))),
+                min_tokens: rules.map(|r| {
+                    r.min_tokens
+                        .unwrap_or_else(|| provider::min_tokens(other, model))
+                }),
                 input_price: None,
                 read: rules.and_then(|r| r.read_price),
                 write: rules.map(|_| 1.0),

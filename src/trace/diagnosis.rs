@@ -135,7 +135,9 @@ pub(crate) fn message_id(body: &Value) -> Option<u64> {
 
 /// The `diagnostics` of a response body (an Anthropic message), if it has the key.
 pub(crate) fn of_body(body: &Value) -> Option<Diagnosis> {
-    body.as_object()?.get("diagnostics").and_then(Diagnosis::read)
+    body.as_object()?
+        .get("diagnostics")
+        .and_then(Diagnosis::read)
 }
 
 #[cfg(test)]
@@ -147,7 +149,10 @@ mod tests {
     fn every_reason_reads_as_its_variant() {
         let read = |v: Value| of_body(&json!({"type": "message", "diagnostics": v}));
         assert_eq!(read(Value::Null), Some(Diagnosis::Clear));
-        assert_eq!(read(json!({"cache_miss_reason": null})), Some(Diagnosis::Pending));
+        assert_eq!(
+            read(json!({"cache_miss_reason": null})),
+            Some(Diagnosis::Pending)
+        );
         for (word, part) in [
             ("model_changed", Part::Model),
             ("system_changed", Part::System),
@@ -157,11 +162,20 @@ mod tests {
             let d = read(json!({"cache_miss_reason": {"type": word,
                 "cache_missed_input_tokens": 41850}}))
             .unwrap();
-            assert_eq!(d, Diagnosis::Changed { part, missed: Some(41850) });
+            assert_eq!(
+                d,
+                Diagnosis::Changed {
+                    part,
+                    missed: Some(41850)
+                }
+            );
             assert_eq!(d.word(), word);
         }
         let only = |t: &str| read(json!({"cache_miss_reason": {"type": t}}));
-        assert_eq!(only("previous_message_not_found"), Some(Diagnosis::NotFound));
+        assert_eq!(
+            only("previous_message_not_found"),
+            Some(Diagnosis::NotFound)
+        );
         assert_eq!(only("unavailable"), Some(Diagnosis::Unavailable));
         assert_eq!(only("something_new"), Some(Diagnosis::Unrecognized));
         assert_eq!(of_body(&json!({"type": "message"})), None);

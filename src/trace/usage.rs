@@ -413,6 +413,38 @@ mod tests {
     }
 
     #[test]
+    fn openai_writes_the_hours_split_and_diagnostics() {
+        // Responses (gpt-5.6 reports the tokens it wrote) and Chat.
+        let responses = json!({"object": "response", "usage": {"input_tokens": 5200,
+            "input_tokens_details": {"cached_tokens": 3840, "cache_write_tokens": 1217}}});
+        assert_eq!(from_json(&responses), usage(5200, 1217, 3840));
+        let stream = "event: response.completed\n\
+            data: {\"type\":\"response.completed\",\"response\":{\"usage\":{\"input_tokens\":70,\"input_tokens_details\":{\"cached_tokens\":0,\"cache_write_tokens\":64}}}}\n\n";
+        assert_eq!(from_text(stream), usage(70, 64, 0));
+        let chat = json!({"usage": {"prompt_tokens": 2600,
+            "prompt_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 2569}}});
+        assert_eq!(from_json(&chat), usage(2600, 2569, 0));
+        // Anthropic: the hour's writes, and the diagnosis, in a body and in a stream.
+        let body = json!({"id": "msg_1", "type": "message", "usage": {"input_tokens": 3,
+            "cache_creation_input_tokens": 900, "cache_read_input_tokens": 0,
+            "cache_creation": {"ephemeral_5m_input_tokens": 100, "ephemeral_1h_input_tokens": 800}},
+            "diagnostics": {"cache_miss_reason": {"type": "tools_changed",
+            "cache_missed_input_tokens": 880}}});
+        let read = from_json(&body).unwrap();
+        assert_eq!(read.cache_write_1h, Some(800));
+        assert_eq!(read.diagnosis.and_then(|d| d.missed()), Some(880));
+        assert_eq!(read.response_id, Some(diagnosis::id_hash("msg_1")));
+        let streamed = "event: message_start\n\
+            data: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_2\",\"type\":\"message\",\"usage\":{\"input_tokens\":3,\"cache_creation_input_tokens\":0,\"cache_read_input_tokens\":900},\"diagnostics\":{\"cache_miss_reason\":null}}}\n\n\
+            event: message_delta\n\
+            data: {\"type\":\"message_delta\",\"usage\":{\"output_tokens\":4}}\n\n";
+        let read = from_text(streamed).unwrap();
+        assert_eq!(read.diagnosis, Some(diagnosis::Diagnosis::Pending));
+        assert_eq!(read.response_id, Some(diagnosis::id_hash("msg_2")));
+        assert_eq!(read.cache_write_1h, None);
+    }
+
+    #[test]
     fn gemini_stream() {
         let stream = "data: {\"candidates\":[],\"usageMetadata\":{\"promptTokenCount\":90}}\r\n\r\n\
             data: {\"candidates\":[],\"usageMetadata\":{\"promptTokenCount\":90,\"cachedContentTokenCount\":64}}\r\n\r\n";
