@@ -160,3 +160,27 @@ fn the_hours_writes_are_billed_at_their_price() {
     assert_eq!(billed(None), 10.0 + 1000.0 * 1.25);
     assert_eq!(billed(Some(400)), 10.0 + 600.0 * 1.25 + 400.0 * 2.0);
 }
+
+/// The session view's turn pane shows the provider's diagnosis beside toolprism's.
+#[test]
+fn the_turn_pane_shows_the_diagnosis() {
+    let reader = toolprism::trace::open(SAMPLE, &toolprism::trace::TraceOptions::default())
+        .expect("the sample opens");
+    let counter = TokenCounter::new(Encoding::O200kBase);
+    let mut analyzer = Analyzer::new(&[Strategy::Original], &Settings::default(), &counter, None);
+    let (info, read) =
+        toolprism::session::analyse_trace(reader, SAMPLE, &mut analyzer, &mut |_| {});
+    read.expect("the sample is read");
+    let report = analyzer.finish(info);
+    let lines: Vec<String> = toolprism::tui::session::turn_detail(&report, 6, &[true])
+        .into_iter()
+        .map(|(_, t)| t)
+        .collect();
+    assert!(
+        lines.contains(
+            &"diagnosis: provider: system_changed (1,084 missed); toolprism: none since turn 6 (DIFFERENT part)"
+                .to_owned()
+        ),
+        "{lines:#?}"
+    );
+}

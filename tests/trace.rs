@@ -129,16 +129,7 @@ fn claude_trace_session() {
 
     // Usage as the sample's responses state it: JSON bodies, and SSE streams whose
     // message_start carries the figures.
-    // (The message ids are kept for diagnostics, hashed; the figures are compared here.)
-    let usages: Vec<Option<Usage>> = got
-        .iter()
-        .map(|r| {
-            r.usage.map(|u| Usage {
-                response_id: None,
-                ..u
-            })
-        })
-        .collect();
+    let usages: Vec<Option<Usage>> = got.iter().map(|r| r.usage).collect();
     assert_eq!(
         usages,
         [

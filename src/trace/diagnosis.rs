@@ -124,13 +124,16 @@ pub fn id_hash(id: &str) -> u64 {
     )
 }
 
-/// The hashed `id` of an Anthropic message (a response body, or a stream's `message_start`
-/// message).
+/// The hashed `id` of an Anthropic message that carries `diagnostics` (a response body, or a
+/// stream's `message_start` message): what a later request's `previous_message_id` names.
 pub(crate) fn message_id(body: &Value) -> Option<u64> {
-    (body.get("type").and_then(Value::as_str) == Some("message"))
-        .then(|| body.get("id").and_then(Value::as_str))
-        .flatten()
-        .map(id_hash)
+    let message = body.as_object()?;
+    if message.get("type").and_then(Value::as_str) != Some("message")
+        || !message.contains_key("diagnostics")
+    {
+        return None;
+    }
+    message.get("id").and_then(Value::as_str).map(id_hash)
 }
 
 /// The `diagnostics` of a response body (an Anthropic message), if it has the key.

@@ -519,6 +519,22 @@ fn cache_lines(t: &TurnFacts, lines: &mut Vec<(LineKind, String)>) {
     if let Some(why) = &t.disagreement {
         lines.push((LineKind::Warn, visible(why).into_owned()));
     }
+    // The provider's own diagnosis, beside toolprism's.
+    if let Some(d) = &t.provider_diagnosis {
+        let kind = if d.agrees == Some(false) {
+            LineKind::Warn
+        } else {
+            LineKind::Plain
+        };
+        lines.push((kind, format!("diagnosis: {}", visible(&d.summary()))));
+    }
+    if t.model_rates.is_some_and(|r| !r.known) {
+        lines.push((
+            LineKind::Dim,
+            "model not in toolprism's tables: minimum, price and multipliers unknown (assumed)"
+                .to_owned(),
+        ));
+    }
 }
 
 /// What each charted strategy did at turn `index`.
