@@ -166,13 +166,20 @@ pub(super) fn mcp(args: McpArgs, color: ColorChoice) -> Result<Output, Failure> 
         .map(|(s, l)| ServerTools {
             name: s.name.clone(),
             tools: l.tools.clone(),
+            always_load: s.always_load,
         })
         .collect();
-    let synthesized = host::synthesize(host, &tools, args.model.as_deref());
+    let counter = TokenCounter::new(args.encoding.into());
+    let count = |entries: &[Value]| {
+        entries
+            .iter()
+            .map(|e| counter.count(&serde_json::to_string(e).unwrap_or_default()))
+            .sum()
+    };
+    let synthesized = host::synthesize(host, &tools, args.model.as_deref(), &settings, &count);
     let capture = Capture::from_value(synthesized.body.clone())
         .map_err(|e| Failure::new(format!("the synthesized request: {e}")))?;
     let name = format!("mcp ({} request)", host.id());
-    let counter = TokenCounter::new(args.encoding.into());
     let strategies = if args.strategies.is_empty() {
         Strategy::ALL.to_vec()
     } else if args.matrix.matrix {
@@ -207,7 +214,14 @@ pub(super) fn mcp(args: McpArgs, color: ColorChoice) -> Result<Output, Failure> 
         save_request(path, &synthesized.body, args.force, &paths)?;
     }
     let mut output = if args.json {
-        json_output(&report, host, &servers, &listings, &rows, claude.as_ref())?
+        json_output(
+            &report,
+            (host, synthesized.deferral.as_ref()),
+            &servers,
+            &listings,
+            &rows,
+            claude.as_ref(),
+        )?
     } else if std::io::stdout().is_terminal() && !args.matrix.matrix && args.save.is_none() {
         interrupt::take_over();
         let mut output = toolprism::tui::run(
@@ -219,7 +233,14 @@ pub(super) fn mcp(args: McpArgs, color: ColorChoice) -> Result<Output, Failure> 
         )
         .map(super::ended)
         .map_err(|e| Failure::new(visible(&e.to_string()).into_owned()))?;
-        output.stderr = lines.clone();
+        output.stderr = format!(
+            "{lines}{}",
+            synthesized
+                .deferral
+                .as_ref()
+                .map(deferral_line)
+                .unwrap_or_default()
+        );
         output
     } else {
         let body = if args.matrix.matrix {
@@ -229,7 +250,7 @@ pub(super) fn mcp(args: McpArgs, color: ColorChoice) -> Result<Output, Failure> 
         };
         Output::text(format!(
             "{}\n{body}\n{}\n{}{}",
-            servers_section(host, &lines),
+            servers_section(host, &lines, synthesized.deferral.as_ref()),
             by_server_table(&rows),
             TIKTOKEN_NOTE,
             claude.as_ref().map(claude_section).unwrap_or_default()
@@ -468,8 +489,47 @@ fn config_name(path: &Path) -> String {
     }
 }
 
-fn servers_section(host: Host, lines: &str) -> String {
-    format!("MCP servers (sent as {} sends them):\n{lines}", host.id())
+fn servers_section(host: Host, lines: &str, deferral: Option<&host::Deferral>) -> String {
+    let mut text = format!("MCP servers (sent as {} sends them):\n{lines}", host.id());
+    if let Some(d) = deferral {
+        text.push_str(&deferral_line(d));
+    }
+    text
+}
+
+/// What Claude Code deferred, the release it reproduces, and why, as a line.
+fn deferral_line(d: &host::Deferral) -> String {
+    let mut line = format!(
+        "Claude Code {}: {} MCP tool{} deferred (defer_loading), {} loaded",
+        host::CLAUDE_CODE_RELEASE,
+        d.deferred,
+        if d.deferred == 1 { "" } else { "s" },
+        d.loaded
+    );
+    if d.deferred > 0 {
+        line.push_str(&format!(", with its {} tool", host::TOOL_SEARCH_NAME));
+        for (name, value) in &d.headers {
+            line.push_str(&format!(" and {name}: {value}"));
+        }
+    }
+    format!("{line}; {}\n", d.why)
+}
+
+/// `--json`'s `claude_code`: what the request reproduces and why.
+fn deferral_json(d: &host::Deferral) -> Value {
+    let headers: serde_json::Map<String, Value> = d
+        .headers
+        .iter()
+        .map(|(k, v)| ((*k).to_owned(), Value::from(*v)))
+        .collect();
+    json!({
+        "release": host::CLAUDE_CODE_RELEASE,
+        "deferred": d.deferred,
+        "loaded": d.loaded,
+        "tool_search": (d.deferred > 0).then_some(host::TOOL_SEARCH_NAME),
+        "headers": headers,
+        "why": d.why,
+    })
 }
 
 /// `--dry-run`: the configs read and, per server, what would be started or reached.
@@ -648,7 +708,7 @@ fn add_limit_notes(report: &mut Report, capture: &Capture, host: Host, servers: 
 /// `--json`: `report --json`'s object, with `host` and `servers`.
 fn json_output(
     report: &Report,
-    host: Host,
+    (host, deferral): (Host, Option<&host::Deferral>),
     servers: &[ServerConfig],
     listings: &[Listing],
     rows: &[ServerRow],
@@ -682,6 +742,9 @@ fn json_output(
         .collect();
     if let Value::Object(map) = &mut value {
         map.insert("host".into(), host.id().into());
+        if let Some(deferral) = deferral {
+            map.insert("claude_code".into(), deferral_json(deferral));
+        }
         if let Some(claude) = claude {
             map.insert(
                 "claude_count".into(),

@@ -182,9 +182,49 @@ pub const CACHE: &[SettingKey] = &[
     },
 ];
 
+/// The hosts' keys: how `mcp --host` writes a host's request (docs/MCP.md); no projection
+/// reads them.
+pub const HOSTS: &[SettingKey] = &[
+    SettingKey {
+        key: "claude-code.tool_search",
+        help: "Claude Code's ENABLE_TOOL_SEARCH for mcp --host claude-code: unset (defer every MCP tool unless the base URL is not Anthropic's), true, false, auto or auto:N (load all while under N% of the context)",
+        kind: ValueKind::Choice(&["unset", "true", "false", "auto"]),
+        affects: &[],
+        first_for: &[],
+        read: |s| Some(s.claude_code_tool_search.text()),
+        write: |s, v| {
+            s.claude_code_tool_search = crate::settings::ToolSearch::parse(v)
+                .ok_or("unset, true, false, auto or auto:N (N from 0 to 100)")?;
+            Ok(())
+        },
+    },
+    SettingKey {
+        key: "claude-code.base_url",
+        help: "Claude Code's ANTHROPIC_BASE_URL for mcp --host claude-code (default: Anthropic's API; another host loads every MCP tool unless tool_search says otherwise)",
+        kind: ValueKind::Text,
+        affects: &[],
+        first_for: &[],
+        read: |s| {
+            Some(
+                s.claude_code_base_url
+                    .clone()
+                    .unwrap_or_else(|| "https://api.anthropic.com".to_owned()),
+            )
+        },
+        write: |s, v| {
+            let v = v.trim();
+            if v.is_empty() {
+                return Err("a URL");
+            }
+            s.claude_code_base_url = (v != "https://api.anthropic.com").then(|| v.to_owned());
+            Ok(())
+        },
+    },
+];
+
 /// The groups of keys, in `--set` order (the order of `known:` in errors, of `Display`, of
 /// the JSON `settings` object and of the TUI's editor).
-const GROUPS: [&[SettingKey]; 7] = [
+const GROUPS: [&[SettingKey]; 8] = [
     SHARED,
     vtcode::SETTINGS,
     a3s::SETTINGS,
@@ -192,6 +232,7 @@ const GROUPS: [&[SettingKey]; 7] = [
     zero::SETTINGS,
     search::SETTINGS,
     CACHE,
+    HOSTS,
 ];
 
 const KEY_COUNT: usize = {
