@@ -153,30 +153,10 @@ pub(super) fn mcp(args: McpArgs, color: ColorChoice) -> Result<Output, Failure> 
         output.status = status;
         return Ok(output);
     }
-    let listed: Vec<(&ServerConfig, &Listing)> = servers
-        .iter()
-        .zip(&listings)
-        .filter(|(s, l)| !s.disabled && l.status == ListStatus::Ok)
-        .collect();
-    if listed.is_empty() {
-        return Err(none_listed(&servers, &listings));
-    }
-    let tools: Vec<ServerTools> = listed
-        .iter()
-        .map(|(s, l)| ServerTools {
-            name: s.name.clone(),
-            tools: l.tools.clone(),
-            always_load: s.always_load,
-        })
-        .collect();
+    let tools = listed_tools(&servers, &listings)?;
     let counter = TokenCounter::new(args.encoding.into());
-    let count = |entries: &[Value]| {
-        entries
-            .iter()
-            .map(|e| counter.count(&serde_json::to_string(e).unwrap_or_default()))
-            .sum()
-    };
-    let synthesized = host::synthesize(host, &tools, args.model.as_deref(), &settings, &count);
+    let synthesized = synthesize(host, &tools, args.model.as_deref(), &settings, &counter);
+    let deferral = synthesized.deferral.as_ref();
     let capture = Capture::from_value(synthesized.body.clone())
         .map_err(|e| Failure::new(format!("the synthesized request: {e}")))?;
     let name = format!("mcp ({} request)", host.id());
@@ -216,7 +196,7 @@ pub(super) fn mcp(args: McpArgs, color: ColorChoice) -> Result<Output, Failure> 
     let mut output = if args.json {
         json_output(
             &report,
-            (host, synthesized.deferral.as_ref()),
+            (host, deferral),
             &servers,
             &listings,
             &rows,
@@ -233,14 +213,7 @@ pub(super) fn mcp(args: McpArgs, color: ColorChoice) -> Result<Output, Failure> 
         )
         .map(super::ended)
         .map_err(|e| Failure::new(visible(&e.to_string()).into_owned()))?;
-        output.stderr = format!(
-            "{lines}{}",
-            synthesized
-                .deferral
-                .as_ref()
-                .map(deferral_line)
-                .unwrap_or_default()
-        );
+        output.stderr = format!("{lines}{}", deferral.map(deferral_line).unwrap_or_default());
         output
     } else {
         let body = if args.matrix.matrix {
@@ -250,7 +223,7 @@ pub(super) fn mcp(args: McpArgs, color: ColorChoice) -> Result<Output, Failure> 
         };
         Output::text(format!(
             "{}\n{body}\n{}\n{}{}",
-            servers_section(host, &lines, synthesized.deferral.as_ref()),
+            servers_section(host, &lines, deferral),
             by_server_table(&rows),
             TIKTOKEN_NOTE,
             claude.as_ref().map(claude_section).unwrap_or_default()
@@ -495,6 +468,45 @@ fn servers_section(host: Host, lines: &str, deferral: Option<&host::Deferral>) -
         text.push_str(&deferral_line(d));
     }
     text
+}
+
+/// The tools of every server that listed them (none is an error).
+fn listed_tools(
+    servers: &[ServerConfig],
+    listings: &[Listing],
+) -> Result<Vec<ServerTools>, Failure> {
+    let tools: Vec<ServerTools> = servers
+        .iter()
+        .zip(listings)
+        .filter(|(s, l)| !s.disabled && l.status == ListStatus::Ok)
+        .map(|(s, l)| ServerTools {
+            name: s.name.clone(),
+            tools: l.tools.clone(),
+            always_load: s.always_load,
+        })
+        .collect();
+    if tools.is_empty() {
+        return Err(none_listed(servers, listings));
+    }
+    Ok(tools)
+}
+
+/// The request `host` sends with these tools, its tool entries counted by `counter` (for
+/// Claude Code's `ENABLE_TOOL_SEARCH=auto`).
+fn synthesize(
+    host: Host,
+    tools: &[ServerTools],
+    model: Option<&str>,
+    settings: &Settings,
+    counter: &TokenCounter,
+) -> host::Synthesized {
+    let count = |entries: &[Value]| {
+        entries
+            .iter()
+            .map(|e| counter.count(&serde_json::to_string(e).unwrap_or_default()))
+            .sum()
+    };
+    host::synthesize(host, tools, model, settings, &count)
 }
 
 /// What Claude Code deferred, the release it reproduces, and why, as a line.

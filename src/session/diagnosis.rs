@@ -233,7 +233,18 @@ impl Diagnoses {
 
 impl Analyzer<'_> {
     /// What the tables know of the turn's model; a model they do not name is listed.
-    pub(super) fn model_rates(&mut self, read: &TurnRead<'_>) -> ModelRates {
+    /// What the tables know of the turn's model, and the provider's diagnosis beside
+    /// toolprism's.
+    pub(super) fn beside(
+        &mut self,
+        read: &TurnRead<'_>,
+        point: &ChainPoint,
+        thread: usize,
+    ) -> (ModelRates, Option<ProviderDiagnosis>) {
+        (self.model_rates(read), self.diagnose(read, point, thread))
+    }
+
+    fn model_rates(&mut self, read: &TurnRead<'_>) -> ModelRates {
         let rates = super::prices::model_rates(read.who.provider, &read.model);
         if !rates.known && read.who.provider.rules().is_some() {
             let known = self
@@ -253,7 +264,7 @@ impl Analyzer<'_> {
 
     /// The provider's diagnosis of this turn beside toolprism's, against the turn whose
     /// response the request names (else the previous turn of its thread).
-    pub(super) fn diagnose(
+    fn diagnose(
         &mut self,
         read: &TurnRead<'_>,
         point: &ChainPoint,

@@ -404,15 +404,11 @@ impl<'a> Analyzer<'a> {
         });
 
         // Tool calls, and what each tool cost.
-        let calls = std::mem::take(&mut read.conversation.calls);
-        let calls = self.tool_tally.new_calls(calls);
-        self.tool_tally.count(&self.entries, &ids, &calls);
+        let calls = self.tally_calls(&mut read, &ids);
 
         let (newly_loaded, loaded_set, loaded) =
             self.grow_loaded(std::mem::take(&mut read.loads), thread);
-        let context = read.context;
-
-        let projected = self.project_all(capture, &ids, array, context, loaded, &loaded_set);
+        let projected = self.project_all(capture, &ids, array, read.context, loaded, &loaded_set);
         let inputs = TurnInputs {
             turn,
             thread,
@@ -426,7 +422,7 @@ impl<'a> Analyzer<'a> {
             rules: &read.rules,
             overhead: read.overhead,
             loaded,
-            context,
+            context: read.context,
             newly_loaded: &newly_loaded,
             group,
             warmed: self.warmed.take(),
@@ -437,8 +433,7 @@ impl<'a> Analyzer<'a> {
             .map(|(index, projected)| self.strategy_row(&inputs, index, projected))
             .collect();
 
-        let model_rates = self.model_rates(&read);
-        let provider_diagnosis = self.diagnose(&read, &point, thread);
+        let (model_rates, provider_diagnosis) = self.beside(&read, &point, thread);
         let state = &mut self.threads[thread];
         state.last_tools = Some((Arc::clone(&ids), present, turn));
         if !failed {
@@ -490,6 +485,14 @@ impl<'a> Analyzer<'a> {
             time_ms,
         };
         self.keep(facts, rows);
+    }
+
+    /// The tool calls this turn shows first, counted against their tools.
+    fn tally_calls(&mut self, read: &mut TurnRead<'_>, ids: &[u32]) -> Vec<String> {
+        let calls = std::mem::take(&mut read.conversation.calls);
+        let calls = self.tool_tally.new_calls(calls);
+        self.tool_tally.count(&self.entries, ids, &calls);
+        calls
     }
 
     /// The capture's own tools, stored once per distinct entry: their ids, whether the body

@@ -39,7 +39,7 @@ pub const SHARED: &[SettingKey] = &[SettingKey {
 pub const CACHE: &[SettingKey] = &[
     SettingKey {
         key: "cache.read",
-        help: "session cost of a cached token, in input tokens (auto: 0.1 Anthropic; OpenAI by model: 0.1 gpt-5, 0.25 gpt-4.1/o3/o4, 0.5 gpt-4o/o1 and others)",
+        help: "session cost of a cached token, in input tokens (auto: the model's, from docs/SESSIONS.md \"Models\"; 0.1 where unknown)",
         kind: ValueKind::Multiplier,
         affects: &[],
         first_for: &[],

@@ -432,7 +432,10 @@ mod tests {
             "cache_missed_input_tokens": 880}}});
         let read = from_json(&body).unwrap();
         assert_eq!(read.cache_write_1h, Some(800));
-        assert_eq!(read.diagnosis.and_then(|d| d.missed()), Some(880));
+        assert_eq!(
+            read.diagnosis.and_then(diagnosis::Diagnosis::missed),
+            Some(880)
+        );
         assert_eq!(read.response_id, Some(diagnosis::id_hash("msg_1")));
         let streamed = "event: message_start\n\
             data: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_2\",\"type\":\"message\",\"usage\":{\"input_tokens\":3,\"cache_creation_input_tokens\":0,\"cache_read_input_tokens\":900},\"diagnostics\":{\"cache_miss_reason\":null}}}\n\n\
