@@ -109,6 +109,9 @@ pub enum SearchProvider {
     OpenAi,
     /// vtcode's client-local search: deferred definitions left out of the request.
     Client,
+    /// OpenRouter's server tool (`defer_loading` plus `{"type":"openrouter:tool_search"}`), on
+    /// any model; `auto` picks it for a session's turns sent to OpenRouter.
+    OpenRouter,
 }
 
 impl SearchProvider {
@@ -119,6 +122,7 @@ impl SearchProvider {
             SearchProvider::Anthropic => "anthropic",
             SearchProvider::OpenAi => "openai",
             SearchProvider::Client => "client",
+            SearchProvider::OpenRouter => "openrouter",
         }
     }
 }

@@ -25,6 +25,7 @@ mod zero;
 
 // What the engine builds from a capture: reports, matrices, sessions, and their invariants.
 mod matrix;
+mod openrouter_search;
 mod original_bytes;
 mod pick_turn;
 mod properties;

@@ -408,7 +408,7 @@ impl<'a> Analyzer<'a> {
 
         let (newly_loaded, loaded_set, loaded) =
             self.grow_loaded(std::mem::take(&mut read.loads), thread);
-        let projected = self.project_all(capture, &ids, array, read.context, loaded, &loaded_set);
+        let projected = self.project_all(capture, &ids, array, read.inputs(), loaded, &loaded_set);
         let inputs = TurnInputs {
             turn,
             thread,

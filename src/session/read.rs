@@ -134,6 +134,14 @@ impl<'c> TurnRead<'c> {
         }
     }
 
+    /// What its projections read beyond the tools: the adaptive context's hash, and whether
+    /// it was sent to OpenRouter (whose tool search `search` then uses).
+    pub(super) fn inputs(&self) -> (u128, bool) {
+        let host = self.who.host.as_deref().unwrap_or_default();
+        let openrouter = host == "openrouter.ai" || host.ends_with(".openrouter.ai");
+        (self.context, openrouter)
+    }
+
     /// This turn's point in its thread's cache chain (its message fingerprints taken).
     pub(super) fn chain_point(
         &mut self,
