@@ -184,3 +184,41 @@ fn the_turn_pane_shows_the_diagnosis() {
         "{lines:#?}"
     );
 }
+
+/// The session view's header gives the second agreement figure beside the first.
+#[test]
+fn the_session_header_has_the_diagnosis_figure() {
+    let reader = toolprism::trace::open(SAMPLE, &toolprism::trace::TraceOptions::default())
+        .expect("the sample opens");
+    let counter = TokenCounter::new(Encoding::O200kBase);
+    let mut analyzer = Analyzer::new(&[Strategy::Original], &Settings::default(), &counter, None);
+    let (info, read) =
+        toolprism::session::analyse_trace(reader, SAMPLE, &mut analyzer, &mut |_| {});
+    read.expect("the sample is read");
+    let report = analyzer.finish(info);
+    let view = toolprism::tui::session::SessionView::build(&report, &[true]);
+    assert!(
+        view.header
+            .iter()
+            .any(|p| p == "provider diagnosis 4/5 same part (80%)"),
+        "{:?}",
+        view.header
+    );
+}
+
+/// A model the tables do not name is listed in the text report's header.
+#[test]
+fn the_text_header_names_unknown_models() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.jsonl");
+    let line = json!({"request": {"method": "POST", "url": "https://api.anthropic.com/v1/messages",
+        "body": marked("claude-opus-9")}, "response": {"status_code": 200,
+        "body": {"type": "message", "usage": {"input_tokens": 5,
+        "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}}}});
+    std::fs::write(&path, format!("{line}\n")).unwrap();
+    let text = stdout_of(&["session", &path.to_string_lossy()]);
+    assert!(
+        text.contains("unknown models: claude-opus-9 (1 turn): not in toolprism's tables, so minimum, price and multipliers unknown; modelled with a 1,024-token minimum and reads at 0.1, no price"),
+        "{text}"
+    );
+}

@@ -239,6 +239,17 @@ fn header(report: &SessionReport) -> Vec<String> {
             rate * 100.0
         ));
     }
+    // Beside it, where the provider diagnosed its cache: how often toolprism names its part.
+    if let Some(d) = &report.diagnosis
+        && let Some(rate) = d.rate
+    {
+        parts.push(format!(
+            "provider diagnosis {}/{} same part ({:.0}%)",
+            d.agree,
+            d.diagnosed,
+            rate * 100.0
+        ));
+    }
     if let Some(cheapest) = report.cheapest {
         parts.push(format!("cheapest {cheapest}"));
     }
