@@ -134,10 +134,16 @@ pub struct DiagnosisAgreement {
 /// The disagreements kept in the report.
 const KEPT: usize = 1000;
 
+/// The requests that asked kept for a later request to name: the newest only (a client names
+/// the response it just had), so a long session is held in bounded memory.
+const ASKED_KEPT: usize = 256;
+
 /// The session's diagnoses: the requests that asked (by their response id) and the tally.
 #[derive(Debug, Default)]
 pub(super) struct Diagnoses {
     asked: FxHashMap<u64, Fingerprint>,
+    /// Their ids, oldest first.
+    order: std::collections::VecDeque<u64>,
     turns: usize,
     diagnosed: usize,
     agree: usize,
@@ -167,7 +173,14 @@ impl Diagnoses {
         if t.asked.is_some()
             && let Some(id) = t.response
         {
-            self.asked.insert(id, t.now);
+            if self.asked.insert(id, t.now).is_none() {
+                self.order.push_back(id);
+            }
+            if self.order.len() > ASKED_KEPT
+                && let Some(oldest) = self.order.pop_front()
+            {
+                self.asked.remove(&oldest);
+            }
         }
         out
     }
@@ -294,5 +307,53 @@ impl Analyzer<'_> {
             previous,
             entries: self.entries.all(),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn print(turn: usize, messages: Vec<u64>) -> Fingerprint {
+        Fingerprint {
+            turn,
+            model: 1,
+            tools: Arc::from(vec![1u32, 2]),
+            present: true,
+            system: 7,
+            messages,
+        }
+    }
+
+    #[test]
+    fn parts_in_the_providers_order_and_a_bounded_memory() {
+        let before = print(1, vec![1, 2]);
+        assert_eq!(before.first_change(&print(2, vec![1, 2, 3])), None);
+        assert_eq!(
+            before.first_change(&print(2, vec![9, 2, 3])),
+            Some(Part::Messages)
+        );
+        let mut system = print(2, vec![9]);
+        system.system = 8;
+        assert_eq!(before.first_change(&system), Some(Part::System));
+        let mut tools = system.clone();
+        tools.tools = Arc::from(vec![2u32, 1]);
+        assert_eq!(before.first_change(&tools), Some(Part::Tools));
+        tools.model = 2;
+        assert_eq!(before.first_change(&tools), Some(Part::Model));
+
+        let mut diagnoses = Diagnoses::default();
+        for n in 0..300u64 {
+            diagnoses.turn(DiagnosedTurn {
+                now: print(n as usize, vec![n]),
+                diagnosis: None,
+                asked: Some(None),
+                response: Some(n),
+                previous: None,
+                entries: &[],
+            });
+        }
+        assert_eq!(diagnoses.asked.len(), ASKED_KEPT);
+        assert!(!diagnoses.asked.contains_key(&0) && diagnoses.asked.contains_key(&299));
     }
 }
