@@ -298,7 +298,9 @@ pub fn claude_model(model: &str) -> Option<&'static Claude> {
         return None;
     }
     let name = name.replace('.', "-");
-    CLAUDE.iter().find(|row| row.ids.contains(&name.as_str()))
+    // Anthropic's aliases (`claude-3-5-haiku-latest`) name the model they point at.
+    let name = name.strip_suffix("-latest").unwrap_or(&name);
+    CLAUDE.iter().find(|row| row.ids.contains(&name))
 }
 
 /// The OpenAI row that names `model` (`None`: unknown to the table).
@@ -340,6 +342,20 @@ mod tests {
         );
         // No family by substring: an unknown Opus is unknown, not Opus 4's $15.
         assert_eq!(claude_model("claude-opus-9"), None);
+        assert_eq!(
+            claude_model("claude-3-5-haiku-latest").unwrap().input,
+            Some(0.8)
+        );
+        assert_eq!(
+            claude_model("anthropic.claude-3-5-sonnet-20241022-v2:0")
+                .unwrap()
+                .min_tokens,
+            Some(1024)
+        );
+        assert_eq!(
+            claude_model("claude-3-5-sonnet-v2@20241022").unwrap().input,
+            Some(3.0)
+        );
         assert_eq!(claude_model("claude-opus-5-5-preview"), None);
         assert_eq!(openai_model("gpt-5.5"), None);
         assert_eq!(openai_model("gpt-4o-mini-2024-07-18").unwrap().input, 0.15);
