@@ -334,7 +334,11 @@ fn lint(capture: &Capture, draft: &Draft, outcomes: &[ToolOutcome], notes: &mut 
             notes.push(Note::error(
                 "every sent entry carries `defer_loading: true`: the provider rejects a request whose tools are all deferred (its tool search tool must stay loaded)",
             ));
-        } else if !sent.iter().any(|t| is_provider_search(t.entry(capture))) {
+        } else if !sent.iter().any(|t| {
+            // A client's own search tool (Claude Code's `ToolSearch`) answers with tool
+            // references.
+            is_provider_search(t.entry(capture)) || deferral_kind(t.entry(capture)).is_some()
+        }) {
             notes.push(Note::warning(
                 "entries carry `defer_loading: true` but no tool search tool is sent: the model cannot reach them unless a custom tool returns tool references",
             ));

@@ -109,6 +109,9 @@ pub enum SearchProvider {
     OpenAi,
     /// vtcode's client-local search: deferred definitions left out of the request.
     Client,
+    /// OpenRouter's server tool (`defer_loading` plus `{"type":"openrouter:tool_search"}`), on
+    /// any model; `auto` picks it for a session's turns sent to OpenRouter.
+    OpenRouter,
 }
 
 impl SearchProvider {
@@ -119,6 +122,7 @@ impl SearchProvider {
             SearchProvider::Anthropic => "anthropic",
             SearchProvider::OpenAi => "openai",
             SearchProvider::Client => "client",
+            SearchProvider::OpenRouter => "openrouter",
         }
     }
 }
@@ -210,6 +214,55 @@ pub struct Settings {
     /// The rest of the cache model's settings (boxed: `Settings` travels by value in every
     /// TUI job).
     pub cache: Box<CacheSettings>,
+    /// `claude-code.tool_search`: Claude Code's `ENABLE_TOOL_SEARCH` (docs/MCP.md).
+    pub claude_code_tool_search: ToolSearch,
+    /// `claude-code.base_url`: Claude Code's `ANTHROPIC_BASE_URL` (`None`: Anthropic's own).
+    pub claude_code_base_url: Option<String>,
+}
+
+/// Claude Code's `ENABLE_TOOL_SEARCH` (`mcp --host claude-code`; docs/MCP.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum ToolSearch {
+    /// Unset: every MCP tool deferred, but behind a base URL that is not Anthropic's.
+    #[default]
+    Unset,
+    /// `true`: always deferred.
+    On,
+    /// `false`: every tool loaded up front.
+    Off,
+    /// `auto` / `auto:N`: loaded up front while the MCP tools take under N% of the context
+    /// window (10 for `auto`).
+    Auto(u8),
+}
+
+impl ToolSearch {
+    /// As `ENABLE_TOOL_SEARCH` is written (`unset` for none).
+    pub fn text(self) -> String {
+        match self {
+            ToolSearch::Unset => "unset".into(),
+            ToolSearch::On => "true".into(),
+            ToolSearch::Off => "false".into(),
+            ToolSearch::Auto(10) => "auto".into(),
+            ToolSearch::Auto(n) => format!("auto:{n}"),
+        }
+    }
+
+    /// Read as Claude Code reads it.
+    pub fn parse(value: &str) -> Option<ToolSearch> {
+        Some(match value.trim() {
+            "unset" => ToolSearch::Unset,
+            "true" => ToolSearch::On,
+            "false" => ToolSearch::Off,
+            "auto" => ToolSearch::Auto(10),
+            other => {
+                let n: u8 = other.strip_prefix("auto:")?.trim().parse().ok()?;
+                if n > 100 {
+                    return None;
+                }
+                ToolSearch::Auto(n)
+            }
+        })
+    }
 }
 
 /// The cache model's settings beyond `cache.read`, `cache.write` and `cache.ttl` (SESSIONS.md
@@ -294,6 +347,8 @@ impl Default for Settings {
                 lookback: 20,
                 price: None,
             }),
+            claude_code_tool_search: ToolSearch::Unset,
+            claude_code_base_url: None,
         }
     }
 }

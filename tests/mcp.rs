@@ -241,8 +241,15 @@ fn pages_are_followed_and_each_host_sends_its_names_and_fields() {
                 assert!(!text.contains(field), "{host} sends no {field}: {text}");
             }
         }
+        // Claude Code defers every MCP tool behind its `ToolSearch` (its own tools first).
+        if host == "claude-code" {
+            assert_eq!(body["tools"][0]["name"], "ToolSearch");
+            assert_eq!(body["tools"][1]["defer_loading"], true);
+            assert_eq!(report["claude_code"]["deferred"], 7);
+            assert_eq!(report["claude_code"]["release"], "2.1.240");
+        }
         let first = match host {
-            "claude-code" => body["tools"][0]["name"].clone(),
+            "claude-code" => body["tools"][1]["name"].clone(),
             "codex" => body["tools"][0]["tools"][0]["name"].clone(),
             "cursor" | "vscode" => body["tools"][0]["function"]["name"].clone(),
             "gemini-cli" => body["tools"][0]["functionDeclarations"][0]["name"].clone(),
@@ -512,6 +519,9 @@ fn per_server_figures_equal_what_report_says_of_the_saved_request() {
             "--json",
             "--save",
             &saved,
+            // Every tool loaded, as Claude Code behind a proxy: one row per server.
+            "--set",
+            "claude-code.tool_search=false",
         ]);
         let report = json_of(&[
             "report",
@@ -641,6 +651,8 @@ fn claude_counts_come_from_the_endpoint_and_a_second_run_makes_no_call() {
                 "anthropic",
                 "--api-base",
                 &base,
+                "--set",
+                "claude-code.tool_search=false",
             ])
             .env("ANTHROPIC_API_KEY", "test-key")
             .env("TOOLPRISM_CACHE_DIR", &cache)
@@ -693,6 +705,8 @@ fn claude_counts_come_from_the_endpoint_and_a_second_run_makes_no_call() {
             "-s",
             "original",
             "--json",
+            "--set",
+            "claude-code.tool_search=false",
             "--save",
         ])
         .arg(&saved)
@@ -1249,4 +1263,62 @@ fn a_folders_own_servers_start_only_with_consent() {
     let report: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(report["servers"].as_array().unwrap().len(), 2);
     assert!(pids.exists());
+
+/// `--host claude-code` sends what Claude Code sends today: every MCP tool deferred behind its
+/// `ToolSearch` with the beta header, but a server marked `alwaysLoad`; `ENABLE_TOOL_SEARCH`
+/// and the base URL as settings; the release named.
+#[test]
+fn claude_code_defers_mcp_tools_unless_told_otherwise() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = mcp_json(
+        dir.path(),
+        &serde_json::json!({
+            "alpha": stdio(&["paged", "3", "1"]),
+            "pinned": {"command": "python3", "args": [fixture(), "paged", "2", "1"], "alwaysLoad": true},
+        }),
+    );
+    let config = config.to_string_lossy();
+    let saved = dir.path().join("cc.json");
+    let report = json_of(&[
+        "mcp",
+        &config,
+        "-s",
+        "original",
+        "--json",
+        "--save",
+        &saved.to_string_lossy(),
+    ]);
+    let cc = &report["claude_code"];
+    assert_eq!(
+        (cc["deferred"].as_u64(), cc["loaded"].as_u64()),
+        (Some(3), Some(2))
+    );
+    assert_eq!(
+        cc["headers"]["anthropic-beta"],
+        "advanced-tool-use-2025-11-20"
+    );
+    let body: Value = serde_json::from_str(&std::fs::read_to_string(&saved).unwrap()).unwrap();
+    let deferred: Vec<bool> = body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["defer_loading"] == true)
+        .collect();
+    assert_eq!(deferred, [false, true, true, true, false, false]);
+    let (code, text, err) = run(&["mcp", &config, "-s", "original"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        text.contains("Claude Code 2.1.240: 3 MCP tools deferred (defer_loading), 2 loaded, with its ToolSearch tool and anthropic-beta: advanced-tool-use-2025-11-20; ENABLE_TOOL_SEARCH unset"),
+        "{text}"
+    );
+    assert!(!text.contains("no tool search tool is sent"), "{text}");
+    // Behind a proxy nothing is deferred; `true` defers again.
+    let proxied = ["--set", "claude-code.base_url=http://127.0.0.1:9"];
+    let mut args = vec!["mcp", &config, "-s", "original", "--json"];
+    args.extend(proxied);
+    assert_eq!(json_of(&args)["claude_code"]["deferred"], 0);
+    args.extend(["--set", "claude-code.tool_search=true"]);
+    assert_eq!(json_of(&args)["claude_code"]["deferred"], 3);
+    let (code, _, err) = run(&["mcp", &config, "--set", "claude-code.tool_search=maybe"]);
+    assert_eq!((code, err.lines().count()), (2, 1), "{err}");
 }

@@ -722,6 +722,8 @@ const CONTRACT_KEYS: &[(&str, &[&str])] = &[
             "trace",
             "turns",
             "agreement",
+            "diagnosis",
+            "unknown_models",
             "calibration",
             "break_cost",
             "tools",
@@ -807,6 +809,8 @@ const CONTRACT_KEYS: &[(&str, &[&str])] = &[
             "uncalibrated",
             "provider",
             "host",
+            "model_rates",
+            "provider_diagnosis",
             "server_tool",
             "not_judged",
             "break_price",
@@ -815,7 +819,21 @@ const CONTRACT_KEYS: &[(&str, &[&str])] = &[
     ),
     ("/turns/0/observed", &["state", "input", "read", "write"]),
     ("/turns/0/modelled", &["state", "input", "read", "write"]),
-    ("/turns/0/usage", &["input", "cache_write", "cache_read"]),
+    (
+        "/turns/0/usage",
+        &["input", "cache_write", "cache_read", "cache_write_1h"],
+    ),
+    (
+        "/turns/0/model_rates",
+        &[
+            "known",
+            "min_tokens",
+            "input_price",
+            "read",
+            "write",
+            "write_1h",
+        ],
+    ),
     (
         "/strategies/0",
         &[

@@ -25,6 +25,7 @@ mod zero;
 
 // What the engine builds from a capture: reports, matrices, sessions, and their invariants.
 mod matrix;
+mod openrouter_search;
 mod original_bytes;
 mod pick_turn;
 mod properties;
@@ -32,6 +33,7 @@ mod regressions;
 mod report_json;
 mod session;
 mod session_calibration;
+mod session_diagnosis;
 mod session_verdicts;
 mod settings_identity;
 

@@ -248,13 +248,15 @@ pub(super) fn mcp(args: McpArgs, color: ColorChoice) -> Result<Output, Failure> 
         .map(|(s, l)| ServerTools {
             name: s.name.clone(),
             tools: l.tools.clone(),
+            always_load: s.always_load,
         })
         .collect();
-    let synthesized = host::synthesize(host, &tools, args.model.as_deref());
+    let counter = TokenCounter::new(args.encoding.into());
+    let synthesized = synthesize(host, &tools, args.model.as_deref(), &settings, &counter);
+    let deferral = synthesized.deferral.as_ref();
     let capture = Capture::from_value(synthesized.body.clone())
         .map_err(|e| Failure::new(format!("the synthesized request: {e}")))?;
     let name = format!("mcp ({} request)", host.id());
-    let counter = TokenCounter::new(args.encoding.into());
     let strategies = if args.strategies.is_empty() {
         Strategy::ALL.to_vec()
     } else if args.matrix.matrix {
@@ -281,7 +283,7 @@ pub(super) fn mcp(args: McpArgs, color: ColorChoice) -> Result<Output, Failure> 
     let mut output = if args.json {
         json_output(
             &report,
-            host,
+            (host, deferral),
             (&servers, &listings, &rows),
             claude.as_ref(),
             count_failed.as_deref(),
@@ -297,7 +299,7 @@ pub(super) fn mcp(args: McpArgs, color: ColorChoice) -> Result<Output, Failure> 
         )
         .map(super::ended)
         .map_err(|e| Failure::new(visible(&e.to_string()).into_owned()))?;
-        output.stderr = lines.clone();
+        output.stderr = format!("{lines}{}", deferral.map(deferral_line).unwrap_or_default());
         output
     } else {
         let body = if args.matrix.matrix {
@@ -307,7 +309,7 @@ pub(super) fn mcp(args: McpArgs, color: ColorChoice) -> Result<Output, Failure> 
         };
         Output::text(format!(
             "{}\n{body}\n{}\n{}{}",
-            servers_section(host, &lines),
+            servers_section(host, &lines, deferral),
             by_server_table(&rows),
             TIKTOKEN_NOTE,
             claude.as_ref().map(claude_section).unwrap_or_default()
@@ -692,8 +694,65 @@ fn config_name(path: &Path) -> String {
     }
 }
 
-fn servers_section(host: Host, lines: &str) -> String {
-    format!("MCP servers (sent as {} sends them):\n{lines}", host.id())
+fn servers_section(host: Host, lines: &str, deferral: Option<&host::Deferral>) -> String {
+    let mut text = format!("MCP servers (sent as {} sends them):\n{lines}", host.id());
+    if let Some(d) = deferral {
+        text.push_str(&deferral_line(d));
+    }
+    text
+}
+
+/// The request `host` sends with these tools, its tool entries counted by `counter` (for
+/// Claude Code's `ENABLE_TOOL_SEARCH=auto`).
+fn synthesize(
+    host: Host,
+    tools: &[ServerTools],
+    model: Option<&str>,
+    settings: &Settings,
+    counter: &TokenCounter,
+) -> host::Synthesized {
+    let count = |entries: &[Value]| {
+        entries
+            .iter()
+            .map(|e| counter.count(&serde_json::to_string(e).unwrap_or_default()))
+            .sum()
+    };
+    host::synthesize(host, tools, model, settings, &count)
+}
+
+/// What Claude Code deferred, the release it reproduces, and why, as a line.
+fn deferral_line(d: &host::Deferral) -> String {
+    let mut line = format!(
+        "Claude Code {}: {} MCP tool{} deferred (defer_loading), {} loaded",
+        host::CLAUDE_CODE_RELEASE,
+        d.deferred,
+        if d.deferred == 1 { "" } else { "s" },
+        d.loaded
+    );
+    if d.deferred > 0 {
+        line.push_str(&format!(", with its {} tool", host::TOOL_SEARCH_NAME));
+        for (name, value) in &d.headers {
+            line.push_str(&format!(" and {name}: {value}"));
+        }
+    }
+    format!("{line}; {}\n", d.why)
+}
+
+/// `--json`'s `claude_code`: what the request reproduces and why.
+fn deferral_json(d: &host::Deferral) -> Value {
+    let headers: serde_json::Map<String, Value> = d
+        .headers
+        .iter()
+        .map(|(k, v)| ((*k).to_owned(), Value::from(*v)))
+        .collect();
+    json!({
+        "release": host::CLAUDE_CODE_RELEASE,
+        "deferred": d.deferred,
+        "loaded": d.loaded,
+        "tool_search": (d.deferred > 0).then_some(host::TOOL_SEARCH_NAME),
+        "headers": headers,
+        "why": d.why,
+    })
 }
 
 /// `--dry-run`: the configs read and, per server, what would be started or reached.
@@ -901,7 +960,7 @@ fn add_limit_notes(report: &mut Report, capture: &Capture, host: Host, servers: 
 /// it failed).
 fn json_output(
     report: &Report,
-    host: Host,
+    (host, deferral): (Host, Option<&host::Deferral>),
     (servers, listings, rows): (&[ServerConfig], &[Listing], &[ServerRow]),
     claude: Option<&ClaudeCount>,
     count_failed: Option<&str>,
@@ -910,6 +969,9 @@ fn json_output(
     let entries = server_entries(servers, listings, rows);
     if let Value::Object(map) = &mut value {
         map.insert("host".into(), host.id().into());
+        if let Some(deferral) = deferral {
+            map.insert("claude_code".into(), deferral_json(deferral));
+        }
         if let Some(claude) = claude {
             map.insert(
                 "claude_count".into(),

@@ -298,6 +298,25 @@ fn write_text(
         }
     }
 
+    if let Some(diagnosis) = report
+        .diagnosis
+        .as_ref()
+        .filter(|d| !d.disagreements.is_empty())
+    {
+        out.write_all(
+            b"\nDiagnoses that differ (the provider's first changed part against toolprism's)\n",
+        )?;
+        for d in &diagnosis.disagreements {
+            let line = format!(
+                "  turn {}: the provider says {}; toolprism finds {}\n",
+                d.turn,
+                d.provider,
+                d.toolprism.map_or("nothing changed", |p| p.word())
+            );
+            out.write_all(line.as_bytes())?;
+        }
+    }
+
     if report.strategies.is_empty() {
         return Ok(());
     }
@@ -357,6 +376,7 @@ fn trace_head(report: &SessionReport) -> String {
         );
     }
     let _ = writeln!(text, "{}", agreement_line(report));
+    text.push_str(&diagnosis_lines(report));
     for thread in &trace.threads {
         let _ = writeln!(
             text,
@@ -651,6 +671,50 @@ fn write_json(
     Ok(())
 }
 
+/// The provider's own diagnosis against toolprism's, and the models the tables do not name,
+/// each a line (none when there is nothing to say).
+fn diagnosis_lines(report: &SessionReport) -> String {
+    let mut text = String::new();
+    if let Some(d) = &report.diagnosis {
+        let _ = match d.rate {
+            Some(rate) => writeln!(
+                text,
+                "provider diagnosis: {} with `diagnostics`, {} diagnosed, {} where toolprism names the same part ({:.1}%)",
+                count(d.turns, "turn", "turns"),
+                d.diagnosed,
+                d.agree,
+                rate * 100.0
+            ),
+            None => writeln!(
+                text,
+                "provider diagnosis: {} with `diagnostics`, none diagnosed (pending, not found or unavailable)",
+                count(d.turns, "turn", "turns")
+            ),
+        };
+    }
+    if !report.unknown_models.is_empty() {
+        let models: Vec<String> = report
+            .unknown_models
+            .iter()
+            .map(|m| {
+                format!(
+                    "{} ({})",
+                    visible(&m.model),
+                    count(m.turns, "turn", "turns")
+                )
+            })
+            .collect();
+        let _ = writeln!(
+            text,
+            "unknown models: {}: not in toolprism's tables, so minimum, price and multipliers unknown; modelled with a {}-token minimum and reads at {}, no price",
+            models.join(", "),
+            thousands(toolprism::session::provider::ASSUMED_MIN_TOKENS),
+            toolprism::session::ASSUMED_READ
+        );
+    }
+    text
+}
+
 /// The agreement of the model with the observed cache, and the calibration, in one line.
 fn agreement_line(report: &SessionReport) -> String {
     let a = &report.agreement;
@@ -871,6 +935,9 @@ fn change(turn: &TurnFacts) -> String {
     }
     if let Some(price) = &turn.break_price {
         parts.push(break_text(price));
+    }
+    if let Some(diagnosis) = &turn.provider_diagnosis {
+        parts.push(visible(&diagnosis.summary()).into_owned());
     }
     if parts.is_empty() {
         return match turn.previous_turn {

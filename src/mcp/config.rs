@@ -121,6 +121,8 @@ pub struct ServerConfig {
     pub transport: Transport,
     /// The config turns it off (`disabled: true`, `enabled = false`): listed, not started.
     pub disabled: bool,
+    /// Claude Code keeps its tools loaded, never deferred to tool search (`alwaysLoad: true`).
+    pub always_load: bool,
 }
 
 /// A config that could not be read: the file and the problem, in one line.
@@ -268,6 +270,7 @@ fn read_servers(
             config: path.to_owned(),
             transport,
             disabled,
+            always_load: entry.get("alwaysLoad").and_then(Value::as_bool) == Some(true),
         });
     }
     Ok(())
@@ -422,6 +425,7 @@ fn codex(path: &Path, table: &toml::Table) -> Result<Vec<ServerConfig>, ConfigEr
             config: path.to_owned(),
             transport,
             disabled: entry.get("enabled").and_then(toml::Value::as_bool) == Some(false),
+            always_load: false,
         });
     }
     Ok(out)

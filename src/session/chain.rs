@@ -37,9 +37,23 @@ fn break_price(
     })
 }
 
+/// What a turn with usage billed for input, in input tokens: reads and writes at their prices
+/// (Anthropic splits its writes by lifetime where the response says: the hour's at its price).
+fn bill_of(seen: &CacheFigures, usage: &Usage, rules: &cache::Rules) -> f64 {
+    let long = usage.cache_write_1h.unwrap_or(0).min(seen.write);
+    seen.input as f64
+        + seen.read as f64 * rules.read
+        + (seen.write - long) as f64 * rules.write
+        + long as f64 * rules.write_long
+}
+
 /// The last turn of a thread in the cache chain (not failed, tools known).
 #[derive(Debug)]
 pub(super) struct ChainPoint {
+    /// Its turn.
+    pub(super) turn: usize,
+    /// Its model, hashed.
+    pub(super) model: u64,
     pub(super) usage: Option<Usage>,
     pub(super) openai: bool,
     pub(super) time_ms: Option<i64>,
@@ -137,6 +151,8 @@ pub(super) fn chain_check(
     let ChainPoint {
         usage,
         openai,
+        turn: _,
+        model: _,
         time_ms,
         ref tools,
         present,
@@ -311,8 +327,7 @@ impl Analyzer<'_> {
         if usage.cache_unknown {
             seen.state = "unknown";
         }
-        let bill =
-            seen.input as f64 + seen.read as f64 * rules.read + seen.write as f64 * rules.write;
+        let bill = bill_of(&seen, &usage, rules);
         self.calibration.bill(group, bill, billed(&usage) as f64);
         if let Some(r) = own_ratio {
             self.calibration.push(group, r, prompt_tokens);

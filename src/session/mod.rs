@@ -23,9 +23,11 @@ pub mod verdict;
 
 mod calibration;
 mod chain;
+mod diagnosis;
 mod disagreement;
 mod entries;
 mod media;
+pub mod models;
 mod prices;
 mod read;
 mod reading;
@@ -34,13 +36,16 @@ mod schema;
 mod summary;
 mod tools;
 
-pub use prices::{min_tokens_for, openai_read_for, price_per_million, rules_for, rules_with};
+pub use diagnosis::{DiagnosisAgreement, DiagnosisDisagreement, ProviderDiagnosis};
+pub use prices::{
+    ASSUMED_READ, min_tokens_for, openai_read_for, price_per_million, rules_for, rules_with,
+};
 pub use reading::analyse_trace;
 pub use schema::{
     Agreement, BreakCause, BreakCost, BreakPrice, CacheFigures, Calibration, CalibrationGroup,
-    ChainState, Deferral, DeferralSaving, IgnoredRecord, JSON_VERSION, SessionReport,
+    ChainState, Deferral, DeferralSaving, IgnoredRecord, JSON_VERSION, ModelRates, SessionReport,
     StrategySession, StrategyTurn, ThreadSummary, ToolUse, TraceInfo, TraceSummary, TurnFacts,
-    UsageFigures, VersusOriginal,
+    UnknownModel, UsageFigures, VersusOriginal,
 };
 
 use std::collections::BTreeSet;
@@ -172,7 +177,14 @@ pub struct Analyzer<'a> {
     new_blocks: FxHashSet<u64>,
     /// Per calibration group, the longest request sent so far.
     longest_sent: FxHashMap<usize, chain::LongestSent>,
+    /// The provider's diagnoses beside toolprism's.
+    diagnoses: diagnosis::Diagnoses,
+    /// Models the tables do not name, with their turns (the first [`UNKNOWN_MODELS`]).
+    unknown_models: Vec<(String, usize)>,
 }
+
+/// The models the tables do not name that the report lists.
+const UNKNOWN_MODELS: usize = 20;
 
 /// Why a failed call's turn is not judged: it is outside the cache chain.
 fn failed_call(status: Option<u16>) -> String {
@@ -232,6 +244,8 @@ impl<'a> Analyzer<'a> {
             previous_prompt: FxHashMap::default(),
             new_blocks: FxHashSet::default(),
             longest_sent: FxHashMap::default(),
+            diagnoses: diagnosis::Diagnoses::default(),
+            unknown_models: Vec::new(),
         }
     }
 
@@ -363,7 +377,7 @@ impl<'a> Analyzer<'a> {
 
         // The observed cache, checked against the chain. Only a turn with usage is checked
         // against the next one's messages.
-        let point = read.chain_point(usage, time_ms, Arc::clone(&ids));
+        let point = read.chain_point(turn, usage, time_ms, Arc::clone(&ids));
         let (cache, cache_break) = if failed {
             (ChainState::Unknown, None)
         } else {
@@ -390,15 +404,11 @@ impl<'a> Analyzer<'a> {
         });
 
         // Tool calls, and what each tool cost.
-        let calls = std::mem::take(&mut read.conversation.calls);
-        let calls = self.tool_tally.new_calls(calls);
-        self.tool_tally.count(&self.entries, &ids, &calls);
+        let calls = self.tally_calls(&mut read, &ids);
 
         let (newly_loaded, loaded_set, loaded) =
             self.grow_loaded(std::mem::take(&mut read.loads), thread);
-        let context = read.context;
-
-        let projected = self.project_all(capture, &ids, array, context, loaded, &loaded_set);
+        let projected = self.project_all(capture, &ids, array, read.inputs(), loaded, &loaded_set);
         let inputs = TurnInputs {
             turn,
             thread,
@@ -412,7 +422,7 @@ impl<'a> Analyzer<'a> {
             rules: &read.rules,
             overhead: read.overhead,
             loaded,
-            context,
+            context: read.context,
             newly_loaded: &newly_loaded,
             group,
             warmed: self.warmed.take(),
@@ -423,6 +433,7 @@ impl<'a> Analyzer<'a> {
             .map(|(index, projected)| self.strategy_row(&inputs, index, projected))
             .collect();
 
+        let (model_rates, provider_diagnosis) = self.beside(&read, &point, thread);
         let state = &mut self.threads[thread];
         state.last_tools = Some((Arc::clone(&ids), present, turn));
         if !failed {
@@ -463,6 +474,8 @@ impl<'a> Analyzer<'a> {
             uncalibrated: sent.uncalibrated,
             provider: read.who.provider.id(),
             host: read.who.host.clone(),
+            model_rates: Some(model_rates),
+            provider_diagnosis,
             server_tool: usage.and_then(|u| u.server_tool),
             not_judged: sent
                 .not_judged
@@ -472,6 +485,14 @@ impl<'a> Analyzer<'a> {
             time_ms,
         };
         self.keep(facts, rows);
+    }
+
+    /// The tool calls this turn shows first, counted against their tools.
+    fn tally_calls(&mut self, read: &mut TurnRead<'_>, ids: &[u32]) -> Vec<String> {
+        let calls = std::mem::take(&mut read.conversation.calls);
+        let calls = self.tool_tally.new_calls(calls);
+        self.tool_tally.count(&self.entries, ids, &calls);
+        calls
     }
 
     /// The capture's own tools, stored once per distinct entry: their ids, whether the body
@@ -660,6 +681,17 @@ impl<'a> Analyzer<'a> {
             uncalibrated: None,
             provider: "unknown",
             host: None,
+            model_rates: None,
+            provider_diagnosis: usage.and_then(|u| u.diagnosis).map(|d| ProviderDiagnosis {
+                reason: d.word(),
+                part: d.part(),
+                cache_missed_input_tokens: d.missed(),
+                compared_with: None,
+                toolprism: None,
+                tool: None,
+                first_changed_byte: None,
+                agrees: None,
+            }),
             server_tool: None,
             not_judged: None,
             break_price: None,

@@ -4,43 +4,19 @@
 
 use serde_json::Value;
 
-use super::{cache, provider};
+use super::schema::ModelRates;
+use super::{cache, models, provider};
 use crate::capture::Shape;
 use crate::settings::{Multiplier, Settings};
 
 /// A model's input price in US dollars per million tokens: `cache.price` when set, else its
-/// list price where toolprism knows it (SESSIONS.md, "The price of a break").
+/// list price where the tables name the model (`models.rs`; SESSIONS.md, "The price of a
+/// break"). A model no table names has none.
 pub fn price_per_million(settings: &Settings, model: &str) -> Option<f64> {
     if let Some(price) = settings.cache.price {
         return Some(price.get());
     }
-    let m = model.to_ascii_lowercase();
-    let has = |parts: &[&str]| parts.iter().any(|p| m.contains(p));
-    // More specific names first: `gpt-4o-mini` before `gpt-4o`, Opus 4.5 before Opus 4.
-    let table: [(&[&str], f64); 18] = [
-        (&["opus-4-5", "opus-4.5", "opus-4-6", "opus-4.6"], 5.0),
-        (&["opus"], 15.0),
-        (&["haiku-4-5", "haiku-4.5"], 1.0),
-        (&["3-5-haiku", "3.5-haiku", "haiku-3-5", "haiku-3.5"], 0.8),
-        (&["3-haiku", "haiku-3"], 0.25),
-        (&["sonnet"], 3.0),
-        (&["gpt-5-nano"], 0.05),
-        (&["gpt-5-mini"], 0.25),
-        (&["gpt-5"], 1.25),
-        (&["gpt-4.1-nano"], 0.1),
-        (&["gpt-4.1-mini"], 0.4),
-        (&["gpt-4.1"], 2.0),
-        (&["gpt-4o-mini"], 0.15),
-        (&["gpt-4o"], 2.5),
-        (&["o4-mini", "o3-mini"], 1.1),
-        (&["o3"], 2.0),
-        (&["o1-mini"], 1.1),
-        (&["o1"], 15.0),
-    ];
-    table
-        .iter()
-        .find(|(parts, _)| has(parts))
-        .map(|&(_, price)| price)
+    models::input_price(model)
 }
 
 pub(super) fn provider_is_openai(shape: Shape) -> bool {
@@ -56,20 +32,57 @@ pub fn min_tokens_for(model: &str, openai: bool) -> usize {
     }
 }
 
-/// What OpenAI bills a cached input token at, in input tokens, by model family (published
-/// prices, docs/SESSIONS.md).
-pub fn openai_read_for(model: &str) -> f64 {
-    let m = model.to_ascii_lowercase();
-    if m.starts_with("gpt-5") || m.contains("/gpt-5") {
-        0.1
-    } else if m.starts_with("gpt-4.1")
-        || m.starts_with("o3")
-        || m.starts_with("o4")
-        || m.starts_with("codex-mini")
-    {
-        0.25
-    } else {
-        0.5
+/// What OpenAI bills a cached input token at, in input tokens, where its table names the
+/// model (`None`: unknown).
+pub fn openai_read_for(model: &str) -> Option<f64> {
+    models::openai_model(model).and_then(|row| row.read)
+}
+
+/// A cached read where the model's is unknown: modelled at a tenth of input (Anthropic's
+/// rule for all but its newest models, OpenAI's since GPT-5), and said to be assumed.
+pub const ASSUMED_READ: f64 = 0.1;
+
+/// What the tables know of a request's model: for a provider whose figures are per model
+/// (Claude's, OpenAI's), the model's row; others' figures are the provider's own.
+pub(super) fn model_rates(provider: provider::Provider, model: &str) -> ModelRates {
+    use provider::Provider as P;
+    match provider {
+        P::Anthropic | P::Bedrock | P::Vertex | P::Foundry => match models::claude_model(model) {
+            Some(row) => ModelRates {
+                known: true,
+                min_tokens: row.min_tokens,
+                input_price: row.input,
+                read: Some(row.read),
+                write: Some(models::CLAUDE_WRITE),
+                write_1h: Some(models::CLAUDE_WRITE_1H),
+            },
+            None => ModelRates::UNKNOWN,
+        },
+        P::OpenAi | P::Azure => match models::openai_model(model) {
+            Some(row) => ModelRates {
+                known: row.read.is_some(),
+                min_tokens: Some(1024),
+                input_price: Some(row.input),
+                read: row.read,
+                write: Some(1.0),
+                write_1h: Some(1.0),
+            },
+            None => ModelRates::UNKNOWN,
+        },
+        other => {
+            let rules = other.rules();
+            ModelRates {
+                known: rules.is_some(),
+                min_tokens: rules.map(|r| {
+                    r.min_tokens
+                        .unwrap_or_else(|| provider::min_tokens(other, model))
+                }),
+                input_price: None,
+                read: rules.and_then(|r| r.read_price),
+                write: rules.map(|_| 1.0),
+                write_1h: rules.map(|_| 1.0),
+            }
+        }
     }
 }
 
@@ -101,12 +114,20 @@ pub fn rules_with(
     let openai = known.caching == provider::Caching::Automatic;
     let (read, write, write_long) = if openai {
         (
-            known.read_price.unwrap_or_else(|| openai_read_for(model)),
+            known
+                .read_price
+                .or_else(|| openai_read_for(model))
+                .unwrap_or(ASSUMED_READ),
             1.0,
             1.0,
         )
     } else {
-        (0.1, 1.25, 2.0)
+        let row = models::claude_model(model);
+        (
+            row.map_or(ASSUMED_READ, |r| r.read),
+            models::CLAUDE_WRITE,
+            models::CLAUDE_WRITE_1H,
+        )
     };
     let openai_proper = matches!(
         provider,

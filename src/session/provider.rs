@@ -330,28 +330,21 @@ fn gemini_version(model: &str) -> Option<(u32, u32)> {
     Some((major, parts.next().flatten().unwrap_or(0)))
 }
 
+/// The minimum a model the tables do not name is modelled with (its turns say it is unknown).
+pub const ASSUMED_MIN_TOKENS: usize = 1024;
+
 /// The shortest cached prefix for a model, from the providers' published tables.
 pub fn min_tokens(provider: Provider, model: &str) -> usize {
     let m = model.to_ascii_lowercase();
-    let any = |names: &[&str]| names.iter().any(|n| m.contains(n));
     match provider {
         Provider::Gemini if !gemini_caches_implicitly(&m) => NO_IMPLICIT_CACHE,
         Provider::Gemini => gemini_min_tokens(&m),
+        // Claude's table (`models.rs`); a model it does not name is modelled at 1,024 and its
+        // turns say the minimum is unknown.
         Provider::Anthropic | Provider::Bedrock | Provider::Vertex | Provider::Foundry => {
-            if any(&[
-                "opus-4-5",
-                "opus-4-6",
-                "haiku-4-5",
-                "opus-4.5",
-                "opus-4.6",
-                "haiku-4.5",
-            ]) {
-                4096
-            } else if any(&["3-5-haiku", "3-haiku", "haiku-3"]) {
-                2048
-            } else {
-                1024
-            }
+            super::models::claude_model(&m)
+                .and_then(|row| row.min_tokens)
+                .unwrap_or(ASSUMED_MIN_TOKENS)
         }
         _ => 1024,
     }

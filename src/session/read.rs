@@ -67,6 +67,9 @@ pub(super) struct TurnRead<'c> {
     pub(super) media: bool,
     /// Whose image rule counts its images.
     pub(super) family: Family,
+    /// The request's `diagnostics` (Anthropic): `None` without one; `Some(None)` asking with
+    /// no previous message; else the named message's id, hashed.
+    pub(super) asked: Option<Option<u64>>,
 }
 
 /// Context a provider stored that a request names instead of sending.
@@ -131,14 +134,25 @@ impl<'c> TurnRead<'c> {
         }
     }
 
+    /// What its projections read beyond the tools: the adaptive context's hash, and whether
+    /// it was sent to OpenRouter (whose tool search `search` then uses).
+    pub(super) fn inputs(&self) -> (u128, bool) {
+        let host = self.who.host.as_deref().unwrap_or_default();
+        let openrouter = host == "openrouter.ai" || host.ends_with(".openrouter.ai");
+        (self.context, openrouter)
+    }
+
     /// This turn's point in its thread's cache chain (its message fingerprints taken).
     pub(super) fn chain_point(
         &mut self,
+        turn: usize,
         usage: Option<Usage>,
         time_ms: Option<i64>,
         tools: Arc<[u32]>,
     ) -> ChainPoint {
         ChainPoint {
+            turn,
+            model: crate::trace::diagnosis::id_hash(&self.model),
             usage,
             openai: self.openai,
             time_ms,
@@ -204,6 +218,15 @@ impl<'c> TurnRead<'c> {
             stored_context: StoredContext::of(shape, capture.body()),
             media: verdict::has_media(capture),
             family: Family::of(who_provider, &model),
+            asked: capture
+                .body()
+                .get("diagnostics")
+                .filter(|d| d.is_object())
+                .map(|d| {
+                    d.get("previous_message_id")
+                        .and_then(Value::as_str)
+                        .map(crate::trace::diagnosis::id_hash)
+                }),
         }
     }
 }

@@ -14,6 +14,7 @@ use crate::capture::Capture;
 use crate::pipeline::project_loaded;
 use crate::projection::Applies;
 use crate::report;
+use crate::settings::{SearchProvider, Settings};
 use crate::strategies::registry::reads;
 use crate::strategy::{Input, Strategy};
 use crate::tool;
@@ -155,6 +156,8 @@ pub(super) struct MemoKey {
     context: u128,
     /// The loaded set's id, for a strategy that reads it (else 0).
     loaded: u32,
+    /// `search` on a turn sent to OpenRouter under `search.provider=auto`: its tool search.
+    openrouter: bool,
 }
 
 /// One strategy over the session as it is replayed.
@@ -310,10 +313,11 @@ impl Analyzer<'_> {
         capture: &Capture,
         capture_ids: &[u32],
         array: u32,
-        context: u128,
+        (context, openrouter): (u128, bool),
         loaded: u32,
         loaded_set: &BTreeSet<String>,
     ) -> Vec<Arc<Projected>> {
+        let routed = routed_settings(&self.settings, openrouter);
         // Keyed by what each strategy declares it reads, nothing more.
         let key_of = |strategy: Strategy| -> MemoKey {
             MemoKey {
@@ -329,6 +333,7 @@ impl Analyzer<'_> {
                 } else {
                     0
                 },
+                openrouter: routed.is_some() && strategy == Strategy::Search,
             }
         };
         let missing: Vec<Strategy> = self
@@ -338,11 +343,12 @@ impl Analyzer<'_> {
             .filter(|&s| !self.memo.contains_key(&key_of(s)))
             .collect();
         if !missing.is_empty() {
-            let settings = &self.settings;
             // Project and serialize in parallel; keep each projection's new entries as JSON.
             let drafts: Vec<Sent> = missing
                 .par_iter()
                 .map(|&strategy| {
+                    let settings = routed.as_ref().filter(|_| strategy == Strategy::Search);
+                    let settings = settings.unwrap_or(&self.settings);
                     let projection = project_loaded(capture, strategy, settings, loaded_set);
                     let sent: Vec<Result<u32, String>> = projection
                         .sent
@@ -463,6 +469,15 @@ impl Analyzer<'_> {
         }
         "the request changed outside the tools".to_owned()
     }
+}
+
+/// The settings `search` projects a turn sent to OpenRouter with under `search.provider=auto`:
+/// OpenRouter's own tool search (`None`: another host, or a provider chosen).
+fn routed_settings(settings: &Settings, openrouter: bool) -> Option<Settings> {
+    (openrouter && settings.search_provider == SearchProvider::Auto).then(|| Settings {
+        search_provider: SearchProvider::OpenRouter,
+        ..settings.clone()
+    })
 }
 
 #[cfg(test)]

@@ -20,6 +20,12 @@ pub struct SessionReport {
     pub turns: Vec<TurnFacts>,
     /// How often the model for `original` agrees with the cache the provider reported.
     pub agreement: Agreement,
+    /// Where the provider diagnosed its cache, how often toolprism names the same part
+    /// (`None`: no response had `diagnostics`).
+    pub diagnosis: Option<super::DiagnosisAgreement>,
+    /// Models of modelled providers the tables do not name, with their turns: their minimum,
+    /// price and multipliers are unknown, and the cache model's values for them assumed.
+    pub unknown_models: Vec<UnknownModel>,
     /// Observed prompt tokens against the exact count of the whole body (`None`: no usage).
     pub calibration: Option<Calibration>,
     /// What the breaks of the request as sent cost over the session ([`BreakPrice`] summed).
@@ -38,6 +44,15 @@ pub struct SessionReport {
     pub cheapest_any: Option<&'static str>,
     /// Every setting's value (`Settings::KEYS` order), the cost model's among them.
     pub settings: serde_json::Map<String, Value>,
+}
+
+/// A model the tables do not name.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct UnknownModel {
+    /// The model as the requests name it.
+    pub model: String,
+    /// Its turns.
+    pub turns: usize,
 }
 
 /// The JSON contract's version (`version`).
@@ -211,6 +226,8 @@ pub struct UsageFigures {
     pub cache_write: u64,
     /// Tokens read from the cache.
     pub cache_read: u64,
+    /// Of `cache_write`, those written for an hour (`null`: the response gives no split).
+    pub cache_write_1h: Option<u64>,
 }
 
 impl From<Usage> for UsageFigures {
@@ -219,6 +236,7 @@ impl From<Usage> for UsageFigures {
             input: usage.input,
             cache_write: usage.cache_write,
             cache_read: usage.cache_read,
+            cache_write_1h: usage.cache_write_1h,
         }
     }
 }
@@ -294,6 +312,12 @@ pub struct TurnFacts {
     pub provider: &'static str,
     /// The request's host (`None`: the trace has no URL, the body's shape told the provider).
     pub host: Option<String>,
+    /// What the tables know of its model: its minimum, price and multipliers, each `null`
+    /// where unknown (`None`: a compaction stub).
+    pub model_rates: Option<ModelRates>,
+    /// The provider's own diagnosis of its cache, read from the response (`None`: the
+    /// response has no `diagnostics`).
+    pub provider_diagnosis: Option<super::ProviderDiagnosis>,
     /// A server-side tool the response shows ran (its figures hold prompts the request does
     /// not: left out of calibration and of agreement on amounts).
     pub server_tool: Option<&'static str>,
@@ -307,6 +331,36 @@ pub struct TurnFacts {
     /// The record's instant, for the cache lifetime.
     #[serde(skip)]
     pub time_ms: Option<i64>,
+}
+
+/// What the tables know of a turn's model (SESSIONS.md section 3, "Models"): a model they do
+/// not name is `known: false`, its figures `null`, and the cache model's values for it assumed.
+#[derive(Debug, Clone, Copy, Serialize, PartialEq)]
+pub struct ModelRates {
+    /// The tables name the model.
+    pub known: bool,
+    /// The shortest cached prefix, in provider tokens.
+    pub min_tokens: Option<usize>,
+    /// Input in US dollars per million tokens.
+    pub input_price: Option<f64>,
+    /// A cache read, in input tokens.
+    pub read: Option<f64>,
+    /// A write of the default lifetime, in input tokens.
+    pub write: Option<f64>,
+    /// A write of the long lifetime (Anthropic `ttl: 1h`), in input tokens.
+    pub write_1h: Option<f64>,
+}
+
+impl ModelRates {
+    /// A model the tables do not name.
+    pub const UNKNOWN: ModelRates = ModelRates {
+        known: false,
+        min_tokens: None,
+        input_price: None,
+        read: None,
+        write: None,
+        write_1h: None,
+    };
 }
 
 /// The breaks' price over the session.

@@ -6,7 +6,7 @@ use serde_json::Value;
 use super::replay::Replay;
 use super::{
     Analyzer, Deferral, DeferralSaving, JSON_VERSION, SessionReport, StrategySession, StrategyTurn,
-    ThreadSummary, ToolUse, TraceInfo, TraceSummary, TurnFacts, round2,
+    ThreadSummary, ToolUse, TraceInfo, TraceSummary, TurnFacts, UnknownModel, round2,
 };
 use crate::settings::Settings;
 use crate::strategy::Strategy;
@@ -114,6 +114,15 @@ impl Analyzer<'_> {
             },
             turns,
             agreement: self.agreement.report(),
+            diagnosis: self.diagnoses.report(),
+            unknown_models: self
+                .unknown_models
+                .iter()
+                .map(|(model, turns)| UnknownModel {
+                    model: model.clone(),
+                    turns: *turns,
+                })
+                .collect(),
             calibration,
             break_cost: self.break_cost.rounded(),
             tools,

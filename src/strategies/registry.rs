@@ -39,7 +39,7 @@ pub const SHARED: &[SettingKey] = &[SettingKey {
 pub const CACHE: &[SettingKey] = &[
     SettingKey {
         key: "cache.read",
-        help: "session cost of a cached token, in input tokens (auto: 0.1 Anthropic; OpenAI by model: 0.1 gpt-5, 0.25 gpt-4.1/o3/o4, 0.5 gpt-4o/o1 and others)",
+        help: "session cost of a cached token, in input tokens (auto: the model's, from docs/SESSIONS.md \"Models\"; 0.1 where unknown)",
         kind: ValueKind::Multiplier,
         affects: &[],
         first_for: &[],
@@ -182,9 +182,49 @@ pub const CACHE: &[SettingKey] = &[
     },
 ];
 
+/// The hosts' keys: how `mcp --host` writes a host's request (docs/MCP.md); no projection
+/// reads them.
+pub const HOSTS: &[SettingKey] = &[
+    SettingKey {
+        key: "claude-code.tool_search",
+        help: "Claude Code's ENABLE_TOOL_SEARCH for mcp --host claude-code: unset (defer every MCP tool unless the base URL is not Anthropic's), true, false, auto or auto:N (load all while under N% of the context)",
+        kind: ValueKind::Choice(&["unset", "true", "false", "auto"]),
+        affects: &[],
+        first_for: &[],
+        read: |s| Some(s.claude_code_tool_search.text()),
+        write: |s, v| {
+            s.claude_code_tool_search = crate::settings::ToolSearch::parse(v)
+                .ok_or("unset, true, false, auto or auto:N (N from 0 to 100)")?;
+            Ok(())
+        },
+    },
+    SettingKey {
+        key: "claude-code.base_url",
+        help: "Claude Code's ANTHROPIC_BASE_URL for mcp --host claude-code (default: Anthropic's API; another host loads every MCP tool unless tool_search says otherwise)",
+        kind: ValueKind::Text,
+        affects: &[],
+        first_for: &[],
+        read: |s| {
+            Some(
+                s.claude_code_base_url
+                    .clone()
+                    .unwrap_or_else(|| "https://api.anthropic.com".to_owned()),
+            )
+        },
+        write: |s, v| {
+            let v = v.trim();
+            if v.is_empty() {
+                return Err("a URL");
+            }
+            s.claude_code_base_url = (v != "https://api.anthropic.com").then(|| v.to_owned());
+            Ok(())
+        },
+    },
+];
+
 /// The groups of keys, in `--set` order (the order of `known:` in errors, of `Display`, of
 /// the JSON `settings` object and of the TUI's editor).
-const GROUPS: [&[SettingKey]; 7] = [
+const GROUPS: [&[SettingKey]; 8] = [
     SHARED,
     vtcode::SETTINGS,
     a3s::SETTINGS,
@@ -192,6 +232,7 @@ const GROUPS: [&[SettingKey]; 7] = [
     zero::SETTINGS,
     search::SETTINGS,
     CACHE,
+    HOSTS,
 ];
 
 const KEY_COUNT: usize = {
@@ -360,7 +401,7 @@ mod tests {
         assert!(
             unknown.starts_with("unknown setting `nope` (known: mcp.prefixes, vtcode.mcp_cap,")
         );
-        assert!(unknown.ends_with("cache.lookback, cache.price)"));
+        assert!(unknown.ends_with("cache.price, claude-code.tool_search, claude-code.base_url)"));
         assert_eq!(
             settings.set("cache.ttl", "soon").unwrap_err().to_string(),
             "bad value for `cache.ttl`: `soon` (a duration: 300, 300s, 5m, 1h or 250ms)"

@@ -36,8 +36,8 @@ use crate::tool;
 pub const SETTINGS: &[SettingKey] = &[
     SettingKey {
         key: "search.provider",
-        help: "auto (by the capture's shape), anthropic, openai or client (client-local)",
-        kind: ValueKind::Choice(&["auto", "anthropic", "openai", "client"]),
+        help: "auto (by the capture's shape; a session's turns sent to OpenRouter: openrouter), anthropic, openai, client (client-local) or openrouter (openrouter:tool_search)",
+        kind: ValueKind::Choice(&["auto", "anthropic", "openai", "client", "openrouter"]),
         affects: &[Strategy::Search],
         first_for: &[Strategy::Search],
         read: |s| Some(s.search_provider.id().into()),
@@ -47,7 +47,8 @@ pub const SETTINGS: &[SettingKey] = &[
                 "anthropic" => SearchProvider::Anthropic,
                 "openai" => SearchProvider::OpenAi,
                 "client" => SearchProvider::Client,
-                _ => return Err("auto, anthropic, openai or client"),
+                "openrouter" => SearchProvider::OpenRouter,
+                _ => return Err("auto, anthropic, openai, client or openrouter"),
             };
             Ok(())
         },
@@ -120,6 +121,8 @@ pub enum Kind {
     OpenAiHosted,
     /// vtcode's client-local search: deferred definitions omitted.
     ClientLocal,
+    /// OpenRouter's `openrouter:tool_search` (any model; its Responses and Messages APIs).
+    OpenRouter,
 }
 
 impl Kind {
@@ -129,6 +132,7 @@ impl Kind {
             SearchProvider::Anthropic => Kind::Anthropic(settings.search_algorithm),
             SearchProvider::OpenAi => Kind::OpenAiHosted,
             SearchProvider::Client => Kind::ClientLocal,
+            SearchProvider::OpenRouter => Kind::OpenRouter,
             SearchProvider::Auto => match shape {
                 Shape::AnthropicMessages => Kind::Anthropic(settings.search_algorithm),
                 Shape::OpenAiResponses => Kind::OpenAiHosted,
@@ -146,6 +150,7 @@ impl Kind {
             Kind::Anthropic(SearchAlgorithm::Bm25) => "Anthropic's tool search (bm25)",
             Kind::OpenAiHosted => "OpenAI's hosted tool search",
             Kind::ClientLocal => "vtcode's client-local tool search",
+            Kind::OpenRouter => "OpenRouter's tool search (openrouter:tool_search)",
         }
     }
 
@@ -162,6 +167,7 @@ impl Kind {
                 "name": "tool_search_tool_bm25"
             })),
             Kind::OpenAiHosted => Some(json!({"type": "tool_search"})),
+            Kind::OpenRouter => Some(json!({"type": "openrouter:tool_search"})),
             Kind::ClientLocal => None,
         }
     }
@@ -201,12 +207,17 @@ pub fn anthropic_model_refuses(model: &str) -> Option<String> {
     ))
 }
 
-/// Whether an entry is a provider's tool search tool (`tool_search_tool_*`, `tool_search`).
+/// Whether an entry is a provider's tool search tool (`tool_search_tool_*`, `tool_search`,
+/// `openrouter:tool_search`).
 pub fn is_search_entry(entry: &Value) -> bool {
     entry
         .get("type")
         .and_then(Value::as_str)
-        .is_some_and(|kind| kind == "tool_search" || kind.starts_with("tool_search_tool_"))
+        .is_some_and(|kind| {
+            kind == "tool_search"
+                || kind == "openrouter:tool_search"
+                || kind.starts_with("tool_search_tool_")
+        })
 }
 
 /// Whether an entry is one the provider runs itself rather than a function definition: a
@@ -312,7 +323,7 @@ pub fn project(capture: &Capture, settings: &Settings) -> Draft {
     let mut draft = Draft::default();
 
     let defer = match kind {
-        Kind::Anthropic(_) | Kind::OpenAiHosted => deferable > 0,
+        Kind::Anthropic(_) | Kind::OpenAiHosted | Kind::OpenRouter => deferable > 0,
         Kind::ClientLocal => {
             let estimate: usize = (0..tools.len())
                 .filter(|&i| entries[i].function)
@@ -377,7 +388,7 @@ pub fn project(capture: &Capture, settings: &Settings) -> Draft {
                 Status::Deferred,
                 "left out until vtcode's client-local search finds it".to_owned(),
             )),
-            Kind::Anthropic(_) | Kind::OpenAiHosted => {
+            Kind::Anthropic(_) | Kind::OpenAiHosted | Kind::OpenRouter => {
                 marked += 1;
                 if entry.already_deferred {
                     sent.push(match projected {
@@ -402,7 +413,10 @@ pub fn project(capture: &Capture, settings: &Settings) -> Draft {
         }
     }
 
-    let hosted = matches!(kind, Kind::Anthropic(_) | Kind::OpenAiHosted);
+    let hosted = matches!(
+        kind,
+        Kind::Anthropic(_) | Kind::OpenAiHosted | Kind::OpenRouter
+    );
     let has_search = tools.iter().any(is_search_entry);
     if hosted
         && marked > 0
@@ -473,6 +487,8 @@ fn kind_mismatches(kind: Kind, shape: Shape) -> bool {
         Kind::Anthropic(_) => shape != Shape::AnthropicMessages,
         // vtcode's Chat serializer sends `{"type":"tool_search"}` and `defer_loading` too.
         Kind::OpenAiHosted => !matches!(shape, Shape::OpenAiResponses | Shape::OpenAiChat),
+        // Its Responses and Messages APIs (a Chat request with it is rejected).
+        Kind::OpenRouter => !matches!(shape, Shape::OpenAiResponses | Shape::AnthropicMessages),
         Kind::ClientLocal => false,
     }
 }

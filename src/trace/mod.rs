@@ -16,6 +16,7 @@ mod bounded;
 pub(crate) mod budget;
 mod cassette;
 mod detect;
+pub mod diagnosis;
 mod folder;
 pub mod follow;
 mod har;
@@ -114,6 +115,15 @@ pub struct Usage {
     /// A server-side tool ran in the call (`web_search`, `code_execution`, …): the provider's
     /// figures include prompts the request does not hold.
     pub server_tool: Option<&'static str>,
+    /// Of `cache_write`, the tokens written for an hour (Anthropic
+    /// `usage.cache_creation.ephemeral_1h_input_tokens`; `None`: no split reported).
+    pub cache_write_1h: Option<u64>,
+    /// The provider's diagnosis of its cache (Anthropic `diagnostics`; `None`: not in the
+    /// response).
+    pub diagnosis: Option<diagnosis::Diagnosis>,
+    /// The response's message id, hashed (Anthropic; what a later request's
+    /// `diagnostics.previous_message_id` names).
+    pub response_id: Option<u64>,
 }
 
 /// What a record carries in place of a request.

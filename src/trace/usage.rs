@@ -4,6 +4,7 @@
 use serde_json::{Map, Value};
 
 use super::Usage;
+use super::diagnosis;
 use super::sse;
 
 /// Usage from a response text: a JSON body, or an SSE stream stored whole.
@@ -25,6 +26,8 @@ pub(crate) fn from_text(text: &str) -> Option<Usage> {
 pub(crate) fn from_json(body: &Value) -> Option<Usage> {
     let mut usage = usage_of(body)?;
     usage.server_tool = usage.server_tool.or_else(|| server_tool(body));
+    usage.diagnosis = usage.diagnosis.or_else(|| diagnosis::of_body(body));
+    usage.response_id = usage.response_id.or_else(|| diagnosis::message_id(body));
     Some(usage)
 }
 
@@ -123,6 +126,8 @@ fn is_response_event(event: &Value) -> bool {
 pub(crate) fn from_stream(stream: &str) -> Option<Usage> {
     let mut usage: Option<Usage> = None;
     let mut tool = None;
+    // Anthropic's `diagnostics` is on `message_start`'s message.
+    let (mut diagnosed, mut id) = (None, None);
     for payload in sse::data(stream) {
         let Ok(event) = super::budget::parse_str(&payload) else {
             continue;
@@ -135,6 +140,10 @@ pub(crate) fn from_stream(stream: &str) -> Option<Usage> {
         });
         match event.get("type").and_then(Value::as_str) {
             Some("message_start") => {
+                if let Some(message) = event.get("message") {
+                    diagnosed = diagnosed.or_else(|| diagnosis::of_body(message));
+                    id = id.or_else(|| diagnosis::message_id(message));
+                }
                 if let Some(found) = event.pointer("/message/usage").and_then(Value::as_object) {
                     usage = read(found).or(usage);
                 }
@@ -171,6 +180,9 @@ pub(crate) fn from_stream(stream: &str) -> Option<Usage> {
                     if let Some(n) = count(delta.get("cache_read_input_tokens")) {
                         current.cache_read = n;
                     }
+                    if let Some(split) = long_writes(delta) {
+                        current.cache_write_1h = Some(split);
+                    }
                     // A start without cache figures (Z.ai's GLM streams them in the delta
                     // only): the delta's, numbers or `null`, are the call's.
                     let write = figure(delta, &["cache_creation_input_tokens"]);
@@ -201,8 +213,18 @@ pub(crate) fn from_stream(stream: &str) -> Option<Usage> {
     }
     usage.map(|u| Usage {
         server_tool: u.server_tool.or(tool),
+        diagnosis: u.diagnosis.or(diagnosed),
+        response_id: u.response_id.or(id),
         ..u
     })
+}
+
+/// Anthropic's 1-hour writes, where `usage.cache_creation` splits the writes by lifetime.
+fn long_writes(usage: &Map<String, Value>) -> Option<u64> {
+    usage
+        .get("cache_creation")
+        .and_then(|split| split.get("ephemeral_1h_input_tokens"))
+        .and_then(Value::as_u64)
 }
 
 fn count(value: Option<&Value>) -> Option<u64> {
@@ -228,6 +250,12 @@ fn read(usage: &Map<String, Value>) -> Option<Usage> {
                 cache_read: sum.cache_read + u.cache_read,
                 cache_unknown: sum.cache_unknown || u.cache_unknown,
                 server_tool: sum.server_tool.or(u.server_tool),
+                cache_write_1h: match (sum.cache_write_1h, u.cache_write_1h) {
+                    (None, None) => None,
+                    (a, b) => Some(a.unwrap_or(0) + b.unwrap_or(0)),
+                },
+                diagnosis: None,
+                response_id: None,
             }));
         }
     }
@@ -247,7 +275,8 @@ fn read_one(usage: &Map<String, Value>) -> Option<Usage> {
             .and_then(|d| d.get("cached_tokens"))
             .or_else(|| usage.get("prompt_cache_hit_tokens"))
             .and_then(Value::as_u64);
-        // OpenRouter (and gateways in front of Claude) report the tokens written beside.
+        // OpenAI, OpenRouter (and gateways in front of Claude) report the tokens written
+        // beside.
         let written = usage
             .get("prompt_tokens_details")
             .and_then(|d| d.get("cache_write_tokens"))
@@ -268,9 +297,12 @@ fn read_one(usage: &Map<String, Value>) -> Option<Usage> {
     }
     if let Some(details) = usage.get("input_tokens_details") {
         let cached = details.get("cached_tokens").and_then(Value::as_u64);
+        // OpenAI reports the tokens written to its cache where a model bills them.
+        let written = details.get("cache_write_tokens").and_then(Value::as_u64);
         return Some(Usage {
             input: count(usage.get("input_tokens")).unwrap_or(0),
             cache_read: cached.unwrap_or(0),
+            cache_write: written.unwrap_or(0),
             cache_unknown: cached.is_none(),
             ..Usage::default()
         });
@@ -296,7 +328,8 @@ fn read_one(usage: &Map<String, Value>) -> Option<Usage> {
         cache_write: write.flatten().unwrap_or(0),
         cache_read: read.flatten().unwrap_or(0),
         cache_unknown: unknown,
-        server_tool: None,
+        cache_write_1h: long_writes(usage),
+        ..Usage::default()
     })
 }
 
@@ -378,6 +411,41 @@ mod tests {
         let routed = json!({"choices": [], "usage": {"prompt_tokens": 2600,
             "prompt_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 2569}}});
         assert_eq!(from_json(&routed), usage(2600, 2569, 0));
+    }
+
+    #[test]
+    fn openai_writes_the_hours_split_and_diagnostics() {
+        // Responses (gpt-5.6 reports the tokens it wrote) and Chat.
+        let responses = json!({"object": "response", "usage": {"input_tokens": 5200,
+            "input_tokens_details": {"cached_tokens": 3840, "cache_write_tokens": 1217}}});
+        assert_eq!(from_json(&responses), usage(5200, 1217, 3840));
+        let stream = "event: response.completed\n\
+            data: {\"type\":\"response.completed\",\"response\":{\"usage\":{\"input_tokens\":70,\"input_tokens_details\":{\"cached_tokens\":0,\"cache_write_tokens\":64}}}}\n\n";
+        assert_eq!(from_text(stream), usage(70, 64, 0));
+        let chat = json!({"usage": {"prompt_tokens": 2600,
+            "prompt_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 2569}}});
+        assert_eq!(from_json(&chat), usage(2600, 2569, 0));
+        // Anthropic: the hour's writes, and the diagnosis, in a body and in a stream.
+        let body = json!({"id": "msg_1", "type": "message", "usage": {"input_tokens": 3,
+            "cache_creation_input_tokens": 900, "cache_read_input_tokens": 0,
+            "cache_creation": {"ephemeral_5m_input_tokens": 100, "ephemeral_1h_input_tokens": 800}},
+            "diagnostics": {"cache_miss_reason": {"type": "tools_changed",
+            "cache_missed_input_tokens": 880}}});
+        let read = from_json(&body).unwrap();
+        assert_eq!(read.cache_write_1h, Some(800));
+        assert_eq!(
+            read.diagnosis.and_then(diagnosis::Diagnosis::missed),
+            Some(880)
+        );
+        assert_eq!(read.response_id, Some(diagnosis::id_hash("msg_1")));
+        let streamed = "event: message_start\n\
+            data: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_2\",\"type\":\"message\",\"usage\":{\"input_tokens\":3,\"cache_creation_input_tokens\":0,\"cache_read_input_tokens\":900},\"diagnostics\":{\"cache_miss_reason\":null}}}\n\n\
+            event: message_delta\n\
+            data: {\"type\":\"message_delta\",\"usage\":{\"output_tokens\":4}}\n\n";
+        let read = from_text(streamed).unwrap();
+        assert_eq!(read.diagnosis, Some(diagnosis::Diagnosis::Pending));
+        assert_eq!(read.response_id, Some(diagnosis::id_hash("msg_2")));
+        assert_eq!(read.cache_write_1h, None);
     }
 
     #[test]

@@ -597,7 +597,7 @@ mod tests {
                 cache_write: 0,
                 cache_read: 3,
                 cache_unknown: false,
-                server_tool: None,
+                ..Usage::default()
             })
         );
         assert_eq!(call.usage(), turn.usage);

@@ -244,6 +244,17 @@ fn header(report: &SessionReport) -> Vec<String> {
             rate * 100.0
         ));
     }
+    // Beside it, where the provider diagnosed its cache: how often toolprism names its part.
+    if let Some(d) = &report.diagnosis
+        && let Some(rate) = d.rate
+    {
+        parts.push(format!(
+            "provider diagnosis {}/{} same part ({:.0}%)",
+            d.agree,
+            d.diagnosed,
+            rate * 100.0
+        ));
+    }
     if let Some(cheapest) = report.cheapest {
         parts.push(format!("cheapest {cheapest}"));
     }
@@ -523,6 +534,22 @@ fn cache_lines(t: &TurnFacts, lines: &mut Vec<(LineKind, String)>) {
     }
     if let Some(why) = &t.disagreement {
         lines.push((LineKind::Warn, visible(why).into_owned()));
+    }
+    // The provider's own diagnosis, beside toolprism's.
+    if let Some(d) = &t.provider_diagnosis {
+        let kind = if d.agrees == Some(false) {
+            LineKind::Warn
+        } else {
+            LineKind::Plain
+        };
+        lines.push((kind, format!("diagnosis: {}", visible(&d.summary()))));
+    }
+    if t.model_rates.is_some_and(|r| !r.known) {
+        lines.push((
+            LineKind::Dim,
+            "model not in toolprism's tables: minimum, price and multipliers unknown (assumed)"
+                .to_owned(),
+        ));
     }
 }
 
