@@ -8,6 +8,9 @@
 //!   `requests[]` and `responses[]`, instead of `interactions`.
 //! - go-vcr (Go), cassette version 1 and 2: `request.{method, url, body, headers}`,
 //!   `response.{code, status, body, headers}`.
+//! - Ruby's VCR (ruby_llm, langchainrb, R's vcr alike): `http_interactions[]`, `request.{method
+//!   (lowercase), uri, body: {encoding, string}, headers}`, `response.{status: {code, message},
+//!   body: {encoding, string}}`, bytes under Psych's `!binary` tag (base64), `recorded_with`.
 //!
 //! A body may be written as `!!binary` (base64 of the bytes sent, often gzip): it is decoded,
 //! decompressed when its magic says gzip or zstd, and kept as text when the bytes are UTF-8
@@ -29,12 +32,19 @@ const BINARY_KEY: &str = "\u{0}binary bytes";
 /// Whether a document is a cassette: `interactions` is a list whose first item has a `request`,
 /// or `requests` is a list of requests (a `method` and a `uri`) beside a `responses` list.
 pub(crate) fn is_cassette(document: &Value) -> bool {
-    match document.get("interactions") {
+    match interactions_of(document) {
         Some(Value::Array(items)) => items
             .first()
             .is_none_or(|item| item.get("request").is_some()),
         _ => is_parallel_lists(document),
     }
+}
+
+/// The interactions list: vcrpy's and go-vcr's `interactions`, Ruby VCR's `http_interactions`.
+fn interactions_of(document: &Value) -> Option<&Value> {
+    document
+        .get("interactions")
+        .or_else(|| document.get("http_interactions"))
 }
 
 /// vcrpy's in-memory cassette, `requests[]` beside `responses[]`.
@@ -177,10 +187,20 @@ fn scan(text: &[u8]) -> Result<u64, LoadError> {
 /// never are) is decoded, decompressed when gzip or zstd, and kept as text when UTF-8; bytes that
 /// are not text become a mark holding their size.
 fn body_value(value: Value) -> Value {
-    let Value::String(text) = value else {
-        return value;
+    let (text, tagged) = match value {
+        Value::String(text) => (text, false),
+        Value::Object(mut mark)
+            if mark.len() == 1 && mark.contains_key(super::budget::BASE64_KEY) =>
+        {
+            match mark.remove(super::budget::BASE64_KEY) {
+                Some(Value::String(text)) => (text, true),
+                Some(other) => return other,
+                None => return Value::Null,
+            }
+        }
+        other => return other,
     };
-    if !looks_base64(&text) {
+    if !tagged && !looks_base64(&text) {
         return Value::String(text);
     }
     let compact: String = text.chars().filter(|c| !c.is_ascii_whitespace()).collect();
@@ -264,7 +284,12 @@ pub(crate) struct CassetteSource {
 impl CassetteSource {
     /// Take the interactions out of a cassette document.
     pub(crate) fn new(mut document: Value) -> CassetteSource {
-        let interactions = match document.get_mut("interactions").map(Value::take) {
+        let key = if document.get("interactions").is_some() {
+            "interactions"
+        } else {
+            "http_interactions"
+        };
+        let interactions = match document.get_mut(key).map(Value::take) {
             Some(Value::Array(items)) => items,
             _ => paired(&mut document),
         };
@@ -329,8 +354,11 @@ fn interaction_outcome(interaction: Value, source: String) -> Result<Outcome, St
         _ => request.remove("body"),
     };
     let body = body.map(|b| match b {
-        // Some recorders write the request body like a response's: `{string: ...}`.
-        Value::Object(mut o) if o.len() == 1 && o.contains_key("string") => {
+        // Some recorders write the request body like a response's: `{string: ...}`, Ruby's VCR
+        // with its `encoding` beside it.
+        Value::Object(mut o)
+            if o.contains_key("string") && o.keys().all(|k| k == "string" || k == "encoding") =>
+        {
             body_value(o.remove("string").unwrap_or_default())
         }
         other => body_value(other),
@@ -505,6 +533,20 @@ mod tests {
                 Value::String(text.into())
             );
         }
+    }
+
+    #[test]
+    fn a_psych_binary_tag_is_decoded_whatever_its_text_looks_like() {
+        // `{"a":1}` in base64 has no digit: untagged, it would be kept as the text it is.
+        let value = from_yaml(b"tagged: !binary eyJhIjoxfQ==\nplain: eyJhIjoxfQ==\n").unwrap();
+        assert_eq!(
+            body_value(value["tagged"].clone()),
+            Value::from("{\"a\":1}")
+        );
+        assert_eq!(
+            body_value(value["plain"].clone()),
+            Value::from("eyJhIjoxfQ==")
+        );
     }
 
     #[test]

@@ -1,0 +1,94 @@
+//! Recordings other test suites make (Ruby's VCR, Go's httprr, ...), read as traces: each
+//! checked against what the test decodes from the sample itself.
+
+use std::io::Read as _;
+
+use base64::Engine as _;
+use serde_json::Value;
+use toolprism::trace::{self, RecordBody, TraceFormat, TraceOptions, TraceRecord};
+
+fn sample(name: &str) -> String {
+    format!("{}/samples/traces/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+fn records_of(path: &str) -> (Vec<TraceRecord>, Vec<(String, String)>, TraceFormat) {
+    let mut reader = trace::open(path, &TraceOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+    let got: Vec<TraceRecord> = reader
+        .by_ref()
+        .map(|r| r.unwrap_or_else(|e| panic!("{e}")))
+        .collect();
+    let ignored = reader
+        .ignored()
+        .iter()
+        .map(|i| (i.source.clone(), i.reason.clone()))
+        .collect();
+    (got, ignored, reader.format())
+}
+
+/// A Psych `!binary` block's bytes, read here with the YAML crate (the tag kept).
+fn binary(value: &serde_norway::Value) -> Vec<u8> {
+    let serde_norway::Value::Tagged(tagged) = value else {
+        panic!("not tagged: {value:?}");
+    };
+    assert_eq!(tagged.tag.to_string(), "!binary");
+    let text: String = tagged.value.as_str().unwrap().split_whitespace().collect();
+    base64::engine::general_purpose::STANDARD
+        .decode(text)
+        .unwrap()
+}
+
+#[test]
+fn ruby_vcr_cassette_with_encoded_and_binary_bodies() {
+    let path = sample("ruby-vcr-anthropic.yml");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let yaml: serde_norway::Value = serde_norway::from_str(&text).unwrap();
+    let interactions = yaml["http_interactions"].as_sequence().unwrap();
+    assert_eq!(interactions[0]["request"]["method"].as_str(), Some("post"));
+    let (got, ignored, format) = records_of(&path);
+    assert_eq!(format, TraceFormat::Cassette);
+    assert_eq!(
+        got.iter().map(|r| r.source.as_str()).collect::<Vec<_>>(),
+        ["interaction 1", "interaction 3"]
+    );
+    assert_eq!(ignored, [("interaction 2".to_owned(), "GET".to_owned())]);
+    // Turn 1: `body: {encoding, string}`, the string as sent.
+    let sent: Value = serde_json::from_str(
+        interactions[0]["request"]["body"]["string"]
+            .as_str()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(got[0].body, RecordBody::Request(sent));
+    assert_eq!(got[0].status, Some(200));
+    let answer: Value = serde_json::from_str(
+        interactions[0]["response"]["body"]["string"]
+            .as_str()
+            .unwrap(),
+    )
+    .unwrap();
+    let usage = got[0].usage.unwrap();
+    assert_eq!(
+        usage.input,
+        answer["usage"]["input_tokens"].as_u64().unwrap()
+    );
+    // Turn 3: both bodies under `!binary`, the response gzip-compressed.
+    let request = binary(&interactions[2]["request"]["body"]["string"]);
+    assert_eq!(
+        got[1].body,
+        RecordBody::Request(serde_json::from_slice(&request).unwrap())
+    );
+    let gzipped = binary(&interactions[2]["response"]["body"]["string"]);
+    let mut plain = String::new();
+    flate2::read::GzDecoder::new(&gzipped[..])
+        .read_to_string(&mut plain)
+        .unwrap();
+    let answer: Value = serde_json::from_str(&plain).unwrap();
+    assert_eq!(
+        got[1].usage.unwrap().input,
+        answer["usage"]["input_tokens"].as_u64().unwrap()
+    );
+    assert_eq!(
+        got[1].timestamp.as_deref(),
+        Some("Wed, 19 Aug 2026 14:34:21 GMT")
+    );
+}
