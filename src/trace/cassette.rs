@@ -374,6 +374,7 @@ fn interaction_outcome(interaction: Value, source: String) -> Result<Outcome, St
         body.as_ref(),
         response_body.as_ref(),
     );
+    let mcp = matches!(classified, record::Call::McpList(_));
     let body = match classified {
         record::Call::Ignored(reason) => {
             return Ok(Outcome::Ignored(Ignored {
@@ -425,19 +426,22 @@ fn interaction_outcome(interaction: Value, source: String) -> Result<Outcome, St
         .and_then(|r| r.get("headers"))
         .and_then(|h| record::header(h, "date"));
     let time_ms = timestamp.as_deref().and_then(super::time::parse_http_date);
-    Ok(Outcome::Turn(Box::new(TraceRecord {
-        source,
-        timestamp: time_ms.and(timestamp),
-        time_ms,
-        method,
-        url,
-        status,
-        orphan,
-        body,
-        body_text,
-        usage,
-        agent_id,
-    })))
+    Ok(Outcome::turn(
+        TraceRecord {
+            source,
+            timestamp: time_ms.and(timestamp),
+            time_ms,
+            method,
+            url,
+            status,
+            orphan,
+            body,
+            body_text,
+            usage,
+            agent_id,
+        },
+        mcp,
+    ))
 }
 
 /// A response's body: pydantic-ai's `parsed_body`, vcrpy's `body.string`, go-vcr's `body`.

@@ -90,12 +90,14 @@ fn entry_outcome(entry: Value, source: String) -> Result<Outcome, String> {
         .filter(|_| is_rpc)
         .and_then(response_text)
         .map(Value::String);
-    let body = match record::classify(
+    let call = record::classify(
         method.as_deref(),
         url.as_deref(),
         body.as_ref().ok(),
         response_text.as_ref(),
-    ) {
+    );
+    let mcp = matches!(call, record::Call::McpList(_));
+    let body = match call {
         record::Call::Ignored(reason) => {
             return Ok(Outcome::Ignored(Ignored {
                 source,
@@ -122,19 +124,22 @@ fn entry_outcome(entry: Value, source: String) -> Result<Outcome, String> {
         }
         _ => (None, true, None),
     };
-    Ok(Outcome::Turn(Box::new(TraceRecord {
-        source,
-        timestamp,
-        time_ms,
-        method,
-        url,
-        status,
-        orphan,
-        body,
-        body_text,
-        usage,
-        agent_id,
-    })))
+    Ok(Outcome::turn(
+        TraceRecord {
+            source,
+            timestamp,
+            time_ms,
+            method,
+            url,
+            status,
+            orphan,
+            body,
+            body_text,
+            usage,
+            agent_id,
+        },
+        mcp,
+    ))
 }
 
 /// The request body (`request.postData.text`, base64 when `encoding` says so, gzip or zstd by
