@@ -233,6 +233,9 @@ pub struct CacheSettings {
     /// `cache.price`: US dollars per million input tokens, for the price of a break (`None`:
     /// the model's list price where known).
     pub price: Option<Multiplier>,
+    /// `session.provider`: the provider of requests sent to a host toolprism does not know
+    /// (`None`: assumed from each request's API and model).
+    pub provider: Option<crate::session::provider::Provider>,
 }
 
 /// A cost multiplier (`cache.read`, `cache.write`), kept in millionths so settings stay `Eq`.
@@ -293,6 +296,7 @@ impl Default for Settings {
                 breakpoints: 4,
                 lookback: 20,
                 price: None,
+                provider: None,
             }),
         }
     }

@@ -326,6 +326,20 @@ fn trace_head(report: &SessionReport) -> String {
             visible(&thread.key)
         );
     }
+    for assumed in &trace.providers_assumed {
+        let host = assumed.host.as_deref().map_or("no host".into(), visible);
+        let how = if assumed.by == "setting" {
+            "as session.provider names it"
+        } else {
+            "assumed from the requests' API and model, a host toolprism does not know; name it with --set session.provider=ID"
+        };
+        let _ = writeln!(
+            text,
+            "  provider of {host}: {} for {} ({how})",
+            assumed.provider,
+            count(assumed.turns, "turn", "turns"),
+        );
+    }
     for ignored in &trace.ignored {
         let _ = writeln!(
             text,

@@ -10,6 +10,7 @@ use rustc_hash::FxHashMap;
 use super::disagreement;
 use super::prices::price_per_million;
 use super::prompt;
+use super::provider::Told;
 use super::read::TurnRead;
 use super::{
     Analyzer, BreakCause, BreakPrice, CacheFigures, ChainState, Counted, cache, round2, verdict,
@@ -231,6 +232,14 @@ impl Analyzer<'_> {
         } = turn;
         let (seed, openai, rules) = (read.seed, read.openai, &read.rules);
         self.hashed_turns += usize::from(read.hashed);
+        if matches!(read.who.told, Told::Assumed | Told::Named) {
+            let key = (
+                read.who.host.clone(),
+                read.who.provider.id(),
+                read.who.told.id(),
+            );
+            *self.assumed.entry(key).or_default() += 1;
+        }
         if failed {
             return SentCache::default();
         }

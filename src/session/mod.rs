@@ -158,6 +158,8 @@ pub struct Analyzer<'a> {
     agreement: AgreementCount,
     /// Turns whose text is hashed ([`TraceSummary::hashed_turns`]).
     hashed_turns: usize,
+    /// Turns of hosts whose provider was assumed or named, by host, provider and how.
+    assumed: std::collections::BTreeMap<(Option<String>, &'static str, &'static str), usize>,
     break_cost: BreakCost,
     /// Each tool's sends, calls and tokens.
     tool_tally: ToolTally,
@@ -225,6 +227,7 @@ impl<'a> Analyzer<'a> {
             calibration: Calibrator::default(),
             agreement: AgreementCount::default(),
             hashed_turns: 0,
+            assumed: std::collections::BTreeMap::new(),
             break_cost: BreakCost::default(),
             tool_tally: ToolTally::default(),
             boundaries: Vec::new(),
@@ -463,6 +466,7 @@ impl<'a> Analyzer<'a> {
             uncalibrated: sent.uncalibrated,
             provider: read.who.provider.id(),
             host: read.who.host.clone(),
+            provider_by: Some(read.who.told.id()),
             server_tool: usage.and_then(|u| u.server_tool),
             not_judged: sent
                 .not_judged
@@ -660,6 +664,7 @@ impl<'a> Analyzer<'a> {
             uncalibrated: None,
             provider: "unknown",
             host: None,
+            provider_by: None,
             server_tool: None,
             not_judged: None,
             break_price: None,

@@ -108,6 +108,25 @@ impl Provider {
         }
     }
 
+    /// Every provider a user may name (`session.provider`), in the order `settings` lists them.
+    pub const NAMED: [Provider; 10] = [
+        Provider::Anthropic,
+        Provider::Bedrock,
+        Provider::Vertex,
+        Provider::Foundry,
+        Provider::OpenAi,
+        Provider::Azure,
+        Provider::DeepSeek,
+        Provider::Moonshot,
+        Provider::Zai,
+        Provider::Gemini,
+    ];
+
+    /// The provider of an id ([`Provider::id`]), among those a user may name.
+    pub fn from_id(id: &str) -> Option<Provider> {
+        Provider::NAMED.into_iter().find(|p| p.id() == id)
+    }
+
     /// Its cache rules (`None`: not modelled). Sources in SESSIONS.md section 3.
     pub fn rules(self) -> Option<ProviderRules> {
         let (breakpoints, automatic) = (BREAKPOINTS, AUTOMATIC);
@@ -149,6 +168,36 @@ impl Provider {
     }
 }
 
+/// How the provider of a request was told: which rule each turn's cache was modelled by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Told {
+    /// By its host (`api.anthropic.com`, a Vertex `publishers/anthropic` path, ...).
+    Host,
+    /// A gateway's upstream, named by the model's vendor prefix (OpenRouter's `anthropic/…`).
+    Routed,
+    /// By the body's shape, the trace having no URL.
+    Shape,
+    /// A host toolprism does not know (a local gateway, a proxy): assumed from the request, its
+    /// API and model (a `claude-*` model on the Messages API meets Anthropic's cache).
+    Assumed,
+    /// Named by the user (`--set session.provider=…`), the host being one toolprism does not
+    /// know.
+    Named,
+}
+
+impl Told {
+    /// Its id in `session --json` (`turns[].provider_by`).
+    pub fn id(self) -> &'static str {
+        match self {
+            Told::Host => "host",
+            Told::Routed => "routed",
+            Told::Shape => "shape",
+            Told::Assumed => "assumed",
+            Told::Named => "setting",
+        }
+    }
+}
+
 /// How the provider of a request was told.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Identified {
@@ -156,10 +205,8 @@ pub struct Identified {
     pub provider: Provider,
     /// The request's host (`None`: no URL in the trace).
     pub host: Option<String>,
-    /// Told by the body's shape, the trace having no URL.
-    pub by_shape: bool,
-    /// OpenRouter: the upstream named by the model's prefix (`anthropic/…`).
-    pub routed: bool,
+    /// How it was told.
+    pub told: Told,
 }
 
 /// The model a URL names where the body does not: Gemini and Vertex
@@ -206,6 +253,86 @@ fn percent_decoded(text: &str) -> String {
 
 /// The provider of a request sent to `url` (when the trace has it) in `shape` for `model`.
 pub fn identify(url: Option<&str>, shape: Shape, model: &str) -> Identified {
+    identify_with(url, shape, model, None)
+}
+
+/// [`identify`], with the provider the user named (`session.provider`) for a request whose
+/// host toolprism does not know, or that has none.
+pub fn identify_with(
+    url: Option<&str>,
+    shape: Shape,
+    model: &str,
+    named: Option<Provider>,
+) -> Identified {
+    let mut who = identify_host(url, shape, model);
+    if (who.provider == Provider::Unmodelled && who.told != Told::Routed) || who.told == Told::Shape
+    {
+        if let Some(named) = named {
+            who.provider = named;
+            who.told = Told::Named;
+        } else if who.told == Told::Host
+            && !who.host.as_deref().is_some_and(serves_its_own)
+            && let Some(assumed) = from_request(shape, model)
+        {
+            who.provider = assumed;
+            who.told = Told::Assumed;
+        }
+    }
+    who
+}
+
+/// Hosts that run models themselves (an open model named like its maker's, `openai/gpt-oss`,
+/// meets their cache, not its maker's), or that are no API (ChatGPT's own app): never assumed
+/// to be a gateway.
+fn serves_its_own(host: &str) -> bool {
+    const HOSTS: [&str; 10] = [
+        "groq.com",
+        "together.xyz",
+        "together.ai",
+        "fireworks.ai",
+        "cerebras.ai",
+        "mistral.ai",
+        "x.ai",
+        "cohere.com",
+        "perplexity.ai",
+        "chatgpt.com",
+    ];
+    HOSTS
+        .iter()
+        .any(|h| host == *h || host.ends_with(&format!(".{h}")))
+}
+
+/// The provider a request to a host toolprism does not know most likely met, from its API and
+/// model: a model sent in its maker's own API shape (`claude-*` on Messages, `gpt-*` and the
+/// `o` series on Chat or Responses, `gemini-*` on generateContent, Converse on Bedrock), or a
+/// gateway's vendor prefix (`anthropic/claude-…`). `None` where the two do not say.
+fn from_request(shape: Shape, model: &str) -> Option<Provider> {
+    let lower = model.to_ascii_lowercase();
+    if lower.contains('/') {
+        let routed = upstream(&lower);
+        if routed != Provider::Unmodelled {
+            return Some(routed);
+        }
+    }
+    let name = lower.rsplit('/').next().unwrap_or(&lower);
+    let o_series = name.len() > 1 && name.starts_with('o') && name.as_bytes()[1].is_ascii_digit();
+    let provider = match shape {
+        Shape::AnthropicMessages if name.starts_with("claude") => Provider::Anthropic,
+        Shape::OpenAiChat | Shape::OpenAiResponses
+            if name.starts_with("gpt-") || name.starts_with("chatgpt") || o_series =>
+        {
+            Provider::OpenAi
+        }
+        Shape::GeminiGenerateContent if name.starts_with("gemini") => Provider::Gemini,
+        Shape::BedrockConverse => Provider::Bedrock,
+        _ if name.starts_with("deepseek") => Provider::DeepSeek,
+        _ => return None,
+    };
+    Some(provider)
+}
+
+/// The provider its host tells (OpenRouter: its upstream), or its shape without a URL.
+fn identify_host(url: Option<&str>, shape: Shape, model: &str) -> Identified {
     let Some(url) = url else {
         let provider = match shape {
             Shape::AnthropicMessages => Provider::Anthropic,
@@ -217,15 +344,14 @@ pub fn identify(url: Option<&str>, shape: Shape, model: &str) -> Identified {
         return Identified {
             provider,
             host: None,
-            by_shape: true,
-            routed: false,
+            told: Told::Shape,
         };
     };
     let host = host_of(url);
     let path = url.to_ascii_lowercase();
     let h = host.as_str();
     let ends = |suffix: &str| h == suffix || h.ends_with(&format!(".{suffix}"));
-    let mut routed = false;
+    let mut told = Told::Host;
     let provider = if ends("anthropic.com") {
         Provider::Anthropic
     } else if ends("amazonaws.com") && h.contains("bedrock") {
@@ -252,7 +378,7 @@ pub fn identify(url: Option<&str>, shape: Shape, model: &str) -> Identified {
     } else if ends("z.ai") || ends("bigmodel.cn") {
         Provider::Zai
     } else if ends("openrouter.ai") {
-        routed = true;
+        told = Told::Routed;
         upstream(model)
     } else {
         Provider::Unmodelled
@@ -260,8 +386,7 @@ pub fn identify(url: Option<&str>, shape: Shape, model: &str) -> Identified {
     Identified {
         provider,
         host: Some(host),
-        by_shape: false,
-        routed,
+        told,
     }
 }
 
@@ -473,8 +598,78 @@ mod tests {
             Provider::OpenAi
         );
         let none = identify(None, Shape::AnthropicMessages, "claude");
-        assert!(none.by_shape && none.provider == Provider::Anthropic);
+        assert!(none.told == Told::Shape && none.provider == Provider::Anthropic);
         assert!(Provider::Unmodelled.rules().is_none());
+    }
+
+    #[test]
+    fn an_unknown_host_is_told_by_the_request_or_the_setting() {
+        // A host that runs its own models is no gateway.
+        let groq = identify(
+            Some("https://api.groq.com/openai/v1/chat/completions"),
+            Shape::OpenAiChat,
+            "openai/gpt-oss-120b",
+        );
+        assert_eq!(
+            (groq.provider, groq.told),
+            (Provider::Unmodelled, Told::Host)
+        );
+        let at = |shape: Shape, model: &str, named: Option<Provider>| {
+            let who = identify_with(Some("http://127.0.0.1:4000/v1/x"), shape, model, named);
+            (who.provider, who.told)
+        };
+        let messages = Shape::AnthropicMessages;
+        assert_eq!(
+            at(messages, "claude-sonnet-4-5", None),
+            (Provider::Anthropic, Told::Assumed)
+        );
+        assert_eq!(
+            at(Shape::OpenAiChat, "gpt-4.1-mini", None),
+            (Provider::OpenAi, Told::Assumed)
+        );
+        assert_eq!(
+            at(Shape::OpenAiResponses, "o4-mini", None),
+            (Provider::OpenAi, Told::Assumed)
+        );
+        assert_eq!(
+            at(Shape::OpenAiChat, "anthropic/claude-haiku-4.5", None),
+            (Provider::Anthropic, Told::Assumed)
+        );
+        // A model on an API not its maker's, or a model no provider names: not assumed.
+        assert_eq!(
+            at(Shape::OpenAiChat, "claude-sonnet-4-5", None),
+            (Provider::Unmodelled, Told::Host)
+        );
+        assert_eq!(
+            at(messages, "glm-4.6", None),
+            (Provider::Unmodelled, Told::Host)
+        );
+        assert_eq!(
+            at(messages, "glm-4.6", Some(Provider::Zai)),
+            (Provider::Zai, Told::Named)
+        );
+        // A known host is never overridden by the setting.
+        let known = identify_with(
+            Some("https://api.anthropic.com/v1/messages"),
+            messages,
+            "claude-sonnet-4-5",
+            Some(Provider::OpenAi),
+        );
+        assert_eq!(
+            (known.provider, known.told),
+            (Provider::Anthropic, Told::Host)
+        );
+        // The setting's choices are the providers a user may name.
+        let key = crate::Settings::KEYS
+            .iter()
+            .find(|k| k.key == "session.provider")
+            .unwrap();
+        let mut ids = vec!["auto"];
+        ids.extend(Provider::NAMED.iter().map(|p| p.id()));
+        assert_eq!(key.choices().unwrap(), ids);
+        for p in Provider::NAMED {
+            assert_eq!(Provider::from_id(p.id()), Some(p));
+        }
     }
 
     #[test]

@@ -166,7 +166,7 @@ impl<'c> TurnRead<'c> {
                 .map_or(Cow::Borrowed(""), Cow::Owned),
         };
         let (pieces, head) = prompt::pieces(capture, &model);
-        let who = provider::identify(url, shape, &model);
+        let who = provider::identify_with(url, shape, &model, settings.cache.provider);
         let who_provider = who.provider;
         let rules = rules_with(shape, capture.body(), &model, settings, who.provider);
         let mut conversation = Conversation::read(capture, with_usage, wants.loaded);

@@ -161,8 +161,24 @@ pub struct TraceSummary {
     /// Turns whose text is hashed or redacted (cctrace's `[h:…]` and `s-…` tokens): not the
     /// prompt the provider read, so no agreement is judged on them and they calibrate nothing.
     pub hashed_turns: usize,
+    /// Hosts toolprism does not know whose provider was assumed from the requests or named by
+    /// `session.provider` (SESSIONS.md, "Providers"), by host.
+    pub providers_assumed: Vec<AssumedProvider>,
     /// The conversations the turns belong to, in order of first appearance.
     pub threads: Vec<ThreadSummary>,
+}
+
+/// A host whose provider was not told by the host itself.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq, PartialOrd, Ord)]
+pub struct AssumedProvider {
+    /// The host (`null`: none in the trace).
+    pub host: Option<String>,
+    /// The provider its turns were modelled as.
+    pub provider: &'static str,
+    /// `assumed` (from the requests' API and model) or `setting` (`session.provider`).
+    pub by: &'static str,
+    /// Its turns.
+    pub turns: usize,
 }
 
 /// A record that is not a model call.
@@ -294,6 +310,11 @@ pub struct TurnFacts {
     pub provider: &'static str,
     /// The request's host (`None`: the trace has no URL, the body's shape told the provider).
     pub host: Option<String>,
+    /// How the provider was told, so which rule modelled the turn's cache: `host`, `routed` (a
+    /// gateway's upstream by the model's prefix), `shape` (no URL), `assumed` (a host
+    /// toolprism does not know: from the request's API and model), `setting`
+    /// (`session.provider`); `None` for a stub.
+    pub provider_by: Option<&'static str>,
     /// A server-side tool the response shows ran (its figures hold prompts the request does
     /// not: left out of calibration and of agreement on amounts).
     pub server_tool: Option<&'static str>,

@@ -10,6 +10,7 @@
 use std::fmt;
 
 use super::{a3s, leanctx, search, vtcode, zero};
+use crate::session::provider::Provider;
 use crate::setting_key::{self, SettingKey, ValueKind};
 use crate::settings::Settings;
 use crate::strategy::{Input, Strategy};
@@ -177,6 +178,36 @@ pub const CACHE: &[SettingKey] = &[
         read: |s| Some(setting_key::multiplier_text(s.cache.price)),
         write: |s, v| {
             s.cache.price = setting_key::multiplier(v)?;
+            Ok(())
+        },
+    },
+    SettingKey {
+        key: "session.provider",
+        help: "whose cache a request to a host toolprism does not know met (a local gateway, a proxy; auto: assumed from the request's API and model, a claude-* model on the Messages API being Anthropic's)",
+        kind: ValueKind::Choice(&[
+            "auto",
+            "anthropic",
+            "bedrock",
+            "vertex-anthropic",
+            "foundry-anthropic",
+            "openai",
+            "azure-openai",
+            "deepseek",
+            "moonshot",
+            "zai",
+            "gemini",
+        ]),
+        affects: &[],
+        first_for: &[],
+        read: |s| Some(s.cache.provider.map_or("auto", Provider::id).to_owned()),
+        write: |s, v| {
+            let v = v.trim();
+            s.cache.provider = match v {
+                "auto" => None,
+                _ => Some(Provider::from_id(v).ok_or(
+                    "auto or a provider: anthropic, bedrock, vertex-anthropic, foundry-anthropic, openai, azure-openai, deepseek, moonshot, zai, gemini",
+                )?),
+            };
             Ok(())
         },
     },
@@ -360,7 +391,7 @@ mod tests {
         assert!(
             unknown.starts_with("unknown setting `nope` (known: mcp.prefixes, vtcode.mcp_cap,")
         );
-        assert!(unknown.ends_with("cache.lookback, cache.price)"));
+        assert!(unknown.ends_with("cache.lookback, cache.price, session.provider)"));
         assert_eq!(
             settings.set("cache.ttl", "soon").unwrap_err().to_string(),
             "bad value for `cache.ttl`: `soon` (a duration: 300, 300s, 5m, 1h or 250ms)"
