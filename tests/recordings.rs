@@ -92,3 +92,51 @@ fn ruby_vcr_cassette_with_encoded_and_binary_bodies() {
         Some("Wed, 19 Aug 2026 14:34:21 GMT")
     );
 }
+
+/// One AWS event-stream message around `payload` (the CRCs are not checked).
+fn aws_frame(payload: &str) -> Vec<u8> {
+    let headers = b"\x0b:event-type\x07\x00\x05chunk";
+    let total = 12 + headers.len() + payload.len() + 4;
+    let mut out = Vec::new();
+    out.extend_from_slice(&u32::try_from(total).unwrap().to_be_bytes());
+    out.extend_from_slice(&u32::try_from(headers.len()).unwrap().to_be_bytes());
+    out.extend_from_slice(&[0, 0, 0, 0]);
+    out.extend_from_slice(headers);
+    out.extend_from_slice(payload.as_bytes());
+    out.extend_from_slice(&[0, 0, 0, 0]);
+    out
+}
+
+#[test]
+fn bedrock_invoke_with_response_stream_in_a_har_gives_claudes_usage() {
+    let b64 = |bytes: &[u8]| base64::engine::general_purpose::STANDARD.encode(bytes);
+    let chunk = |event: Value| {
+        aws_frame(&serde_json::json!({"bytes": b64(event.to_string().as_bytes())}).to_string())
+    };
+    let mut stream = chunk(
+        serde_json::json!({"type": "message_start", "message": {"usage":
+        {"input_tokens": 7, "cache_creation_input_tokens": 2048, "cache_read_input_tokens": 0}}}),
+    );
+    stream.extend(chunk(
+        serde_json::json!({"type": "message_delta", "usage": {"output_tokens": 3}}),
+    ));
+    let request = serde_json::json!({"anthropic_version": "bedrock-2023-05-31", "max_tokens": 64,
+        "messages": [{"role": "user", "content": "hi"}],
+        "tools": [{"name": "f", "input_schema": {"type": "object"}}]});
+    let har = serde_json::json!({"log": {"version": "1.2", "entries": [{
+        "startedDateTime": "2026-01-01T00:00:00Z",
+        "request": {"method": "POST", "headers": [],
+            "url": "https://bedrock-runtime.us-east-1.amazonaws.com/model/anthropic.claude-sonnet-4-5-v1%3A0/invoke-with-response-stream",
+            "postData": {"mimeType": "application/json", "text": request.to_string()}},
+        "response": {"status": 200, "content": {"mimeType": "application/vnd.amazon.eventstream",
+            "encoding": "base64", "text": b64(&stream)}}}]}});
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bedrock.har");
+    std::fs::write(&path, har.to_string()).unwrap();
+    let (got, _, _) = records_of(path.to_str().unwrap());
+    let usage = got[0].usage.unwrap();
+    assert_eq!(
+        (usage.input, usage.cache_write, usage.cache_read),
+        (7, 2048, 0)
+    );
+}

@@ -229,7 +229,9 @@ fn body_value(value: Value) -> Value {
 /// and `invoke-with-response-stream`): each message a 12-byte prelude (total length, headers'
 /// length, CRC), headers, a payload and a CRC. Its JSON payloads in order (the last with
 /// `usage` holds the call's), or `None` when the bytes are not such a stream.
-fn aws_event_payloads(bytes: &[u8]) -> Option<Vec<Value>> {
+/// `invoke-with-response-stream` wraps each of the model's own events as `{"bytes": base64}`:
+/// the event inside is the payload (Claude's `message_start` … `message_delta`).
+pub(crate) fn aws_event_payloads(bytes: &[u8]) -> Option<Vec<Value>> {
     let word = |at: usize| -> Option<usize> {
         let b: [u8; 4] = bytes.get(at..at + 4)?.try_into().ok()?;
         Some(u32::from_be_bytes(b) as usize)
@@ -243,12 +245,23 @@ fn aws_event_payloads(bytes: &[u8]) -> Option<Vec<Value>> {
         }
         let payload = &bytes[at + 12 + headers..at + total - 4];
         if let Ok(value) = serde_json::from_slice::<Value>(payload) {
-            payloads.push(value);
+            payloads.push(unwrapped(value));
         }
         messages += 1;
         at += total;
     }
     (messages > 0).then_some(payloads)
+}
+
+/// The model's event inside an `invoke-with-response-stream` chunk (`{"bytes": base64}`), or
+/// the payload as it is.
+fn unwrapped(payload: Value) -> Value {
+    let inner = payload
+        .get("bytes")
+        .and_then(Value::as_str)
+        .and_then(|b| base64::engine::general_purpose::STANDARD.decode(b).ok())
+        .and_then(|b| serde_json::from_slice::<Value>(&b).ok());
+    inner.unwrap_or(payload)
 }
 
 /// Base64 as YAML writes a `!!binary` block: the alphabet in lines, `=` padding at the end
@@ -468,6 +481,46 @@ fn status_text(status: &Value) -> Option<u16> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// One AWS event-stream message around `payload` (CRCs not checked, so left arbitrary).
+    fn aws_frame(payload: &str) -> Vec<u8> {
+        let headers = b"\x0b:event-type\x07\x00\x05chunk";
+        let total = 12 + headers.len() + payload.len() + 4;
+        let mut out = Vec::new();
+        out.extend_from_slice(&(total as u32).to_be_bytes());
+        out.extend_from_slice(&(headers.len() as u32).to_be_bytes());
+        out.extend_from_slice(&[0xde, 0xad, 0xbe, 0xef]);
+        out.extend_from_slice(headers);
+        out.extend_from_slice(payload.as_bytes());
+        out.extend_from_slice(&[0xff, 0xfe, 0x00, 0x01]);
+        out
+    }
+
+    #[test]
+    fn invoke_with_response_stream_chunks_are_claudes_events() {
+        use base64::engine::general_purpose::STANDARD;
+        // Each chunk wraps one of Claude's stream events as `{"bytes": base64}`.
+        let chunk =
+            |event: &str| aws_frame(&format!(r#"{{"bytes":"{}"}}"#, STANDARD.encode(event)));
+        let mut stream = chunk(
+            r#"{"type":"message_start","message":{"usage":{"input_tokens":12,"cache_creation_input_tokens":0,"cache_read_input_tokens":4100,"output_tokens":1}}}"#,
+        );
+        stream.extend(chunk(
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}"#,
+        ));
+        stream.extend(chunk(r#"{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":9}}"#));
+        stream.extend(chunk(
+            r#"{"type":"message_stop","amazon-bedrock-invocationMetrics":{"inputTokenCount":12,"outputTokenCount":9,"cacheReadInputTokenCount":4100,"cacheWriteInputTokenCount":0}}"#,
+        ));
+        let body = body_value(Value::String(STANDARD.encode(&stream) + "\n"));
+        assert_eq!(body[0]["type"], "message_start");
+        let usage = usage::from_json(&body).unwrap();
+        assert_eq!(
+            (usage.input, usage.cache_write, usage.cache_read),
+            (12, 0, 4100)
+        );
+        assert!(!usage.cache_unknown);
+    }
 
     #[test]
     fn an_aws_event_stream_is_read_as_its_payloads() {

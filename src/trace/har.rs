@@ -208,6 +208,12 @@ fn response_usage(response: &serde_json::Map<String, Value>) -> Option<super::Us
         }
         None => bytes,
     };
+    // Bedrock's binary event stream (`converse-stream`, `invoke-with-response-stream`).
+    if std::str::from_utf8(&bytes).is_err()
+        && let Some(payloads) = super::cassette::aws_event_payloads(&bytes)
+    {
+        return usage::from_json(&Value::Array(payloads));
+    }
     let end = bytes.len().min(USAGE_SCAN_BYTES as usize);
     usage::from_text(&String::from_utf8_lossy(&bytes[..end]))
 }
