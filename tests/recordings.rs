@@ -140,3 +140,56 @@ fn bedrock_invoke_with_response_stream_in_a_har_gives_claudes_usage() {
         (7, 2048, 0)
     );
 }
+
+#[test]
+fn go_httprr_trace_with_a_chunked_event_stream() {
+    let path = sample("httprr-anthropic-stream.httprr");
+    let bytes = std::fs::read(&path).unwrap();
+    assert!(bytes.starts_with(b"httprr trace v1\n"));
+    let (got, ignored, format) = records_of(&path);
+    assert_eq!(format, TraceFormat::Httprr);
+    assert_eq!(format.id(), "httprr");
+    assert_eq!(got.len(), 1);
+    assert_eq!(got[0].source, "record 1");
+    assert_eq!(ignored, [("record 2".to_owned(), "GET".to_owned())]);
+    // The request's body: what follows the blank line of the first record's request.
+    let text = String::from_utf8_lossy(&bytes);
+    let start = text.find("\r\n\r\n").unwrap() + 4;
+    let end = text[start..].find("HTTP/2.0 200").unwrap() + start;
+    let sent: Value = serde_json::from_str(&text[start..end]).unwrap();
+    assert_eq!(got[0].body, RecordBody::Request(sent));
+    assert_eq!(
+        got[0].url.as_deref(),
+        Some("https://api.anthropic.com/v1/messages")
+    );
+    assert_eq!(
+        (got[0].status, got[0].method.as_deref()),
+        (Some(200), Some("POST"))
+    );
+    // The usage of `message_start`, split across the two chunks of the stream.
+    let usage = got[0].usage.unwrap();
+    assert_eq!(
+        (usage.input, usage.cache_write, usage.cache_read),
+        (391, 0, 0)
+    );
+    assert_eq!(
+        got[0].timestamp.as_deref(),
+        Some("Tue, 17 Feb 2026 02:09:16 GMT")
+    );
+}
+
+#[test]
+fn an_httprr_trace_cut_short_is_refused_naming_the_record() {
+    let bytes = std::fs::read(sample("httprr-anthropic-stream.httprr")).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("cut.httprr");
+    std::fs::write(&path, &bytes[..bytes.len() - 10]).unwrap();
+    let error = trace::open(path.to_str().unwrap(), &TraceOptions::default())
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        error.ends_with(": record 2: cut short: it claims 184 bytes and 174 are left"),
+        "{error}"
+    );
+}

@@ -207,6 +207,12 @@ fn body_value(value: Value) -> Value {
     let Ok(bytes) = base64::engine::general_purpose::STANDARD.decode(compact) else {
         return Value::String(text);
     };
+    bytes_value(bytes)
+}
+
+/// A body's bytes as the cassette readers keep them: decompressed when gzip or zstd, text when
+/// UTF-8, an AWS event stream's payloads, or else a mark holding their size.
+pub(crate) fn bytes_value(bytes: Vec<u8>) -> Value {
     let bytes = match detect::compression_of(&bytes) {
         Some(compression) => detect::decompress(compression, &bytes).unwrap_or(bytes),
         None => bytes,
@@ -292,6 +298,8 @@ fn looks_base64(text: &str) -> bool {
 pub(crate) struct CassetteSource {
     interactions: Vec<Value>,
     next: usize,
+    /// What one is called where it is named (`interaction 3`; httprr's `record 3`).
+    noun: &'static str,
 }
 
 impl CassetteSource {
@@ -309,6 +317,15 @@ impl CassetteSource {
         CassetteSource {
             interactions,
             next: 0,
+            noun: "interaction",
+        }
+    }
+
+    /// [`CassetteSource::new`], each interaction named `NOUN N`.
+    pub(crate) fn named(document: Value, noun: &'static str) -> CassetteSource {
+        CassetteSource {
+            noun,
+            ..CassetteSource::new(document)
         }
     }
 
@@ -316,7 +333,7 @@ impl CassetteSource {
     pub(crate) fn next_raw(&mut self) -> Option<Raw> {
         let interaction = self.interactions.get_mut(self.next)?.take();
         self.next += 1;
-        let source = format!("interaction {}", self.next);
+        let source = format!("{} {}", self.noun, self.next);
         Some(Raw::Read(
             source.clone(),
             interaction_outcome(interaction, source),

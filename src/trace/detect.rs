@@ -298,6 +298,14 @@ fn bad_first_line(
     if cassette::looks_like_yaml(trimmed) {
         return yaml_cassette(reader, first);
     }
+    if super::httprr::is_httprr(trimmed) {
+        let text = read_rest(reader, first, MAX_RECORD_BYTES)?;
+        let document = super::httprr::document(&text)?;
+        return Ok((
+            TraceFormat::Httprr,
+            Source::Cassette(CassetteSource::named(document, "record")),
+        ));
+    }
     if [b"STDIN: ".as_slice(), b"STDOUT: ", b"STDERR: "]
         .iter()
         .any(|p| trimmed.starts_with(p))

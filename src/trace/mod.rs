@@ -19,6 +19,7 @@ mod detect;
 mod folder;
 pub mod follow;
 mod har;
+mod httprr;
 mod jsonl;
 pub(crate) mod kind;
 mod record;
@@ -56,6 +57,9 @@ pub enum TraceFormat {
     /// nock's recorded calls (`scope`, `method`, `path`, `body`, `status`, `response`), one
     /// JSON array.
     Nock,
+    /// Go's httprr trace (`httprr trace v1`): raw HTTP requests and responses, read as a
+    /// cassette's interactions.
+    Httprr,
     /// A goose MCP replay: an MCP session's `STDIN:` / `STDOUT:` lines; its `tools/list`
     /// answer is the one turn.
     McpReplay,
@@ -75,6 +79,7 @@ impl TraceFormat {
             TraceFormat::JsonArray => "json-array",
             TraceFormat::Nock => "nock",
             TraceFormat::McpReplay => "mcp-replay",
+            TraceFormat::Httprr => "httprr",
         }
     }
 }
