@@ -193,3 +193,31 @@ fn an_httprr_trace_cut_short_is_refused_naming_the_record() {
         "{error}"
     );
 }
+
+#[test]
+fn a_claude_agent_sdk_recording_is_refused_in_one_line() {
+    // It has `messages` (and a system-like `metadata`), so it could pass for a request.
+    let recording = serde_json::json!({
+    "metadata": {"sdk_version": "0.1.0", "recorded_at": "2026-01-01T00:00:00Z"},
+    "messages": [
+        {"direction": "outgoing", "message": {"type": "user",
+            "message": {"role": "user", "content": "List the files."}}},
+        {"direction": "incoming", "message": {"type": "assistant",
+            "message": {"role": "assistant", "content": [{"type": "text", "text": "Done."}]}}}
+    ]});
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("sdk-recording.json");
+    std::fs::write(&path, serde_json::to_string_pretty(&recording).unwrap()).unwrap();
+    let out = crate::support::command::toolprism()
+        .args(["session", path.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("sdk-recording.json: a Claude Agent SDK recording"),
+        "{stderr}"
+    );
+    assert!(out.stdout.is_empty());
+}
