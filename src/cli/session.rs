@@ -695,7 +695,7 @@ fn tools_section(report: &SessionReport) -> String {
         let more = d.candidates.len().saturating_sub(8);
         let _ = writeln!(
             out,
-            "Deferral candidates (sent on every turn, never called): {} tool(s), {} tokens over the session: {}{}",
+            "Deferral candidates (never called on the turns that sent them): {} tool(s), {} tokens over the session: {}{}",
             d.candidates.len(),
             thousands(d.tokens),
             names.join(", "),

@@ -26,7 +26,8 @@ pub struct SessionReport {
     pub break_cost: BreakCost,
     /// Every tool the capture sent, with its calls and cost.
     pub tools: Vec<ToolUse>,
-    /// Tools sent on every turn and never called, and what deferring them would have saved.
+    /// Tools never called on the turns that sent them, and what deferring them would have
+    /// saved.
     pub deferral: Deferral,
     /// Each requested strategy over those turns.
     pub strategies: Vec<StrategySession>,
@@ -111,14 +112,15 @@ pub struct ToolUse {
     pub calls: usize,
     /// Tokens it cost over the session, at its context price.
     pub tokens: usize,
-    /// Sent on every turn with known tools and never called.
+    /// Sent, and no visible call names it on the turns that sent it (calls in other threads,
+    /// whose turns never sent it, do not count).
     pub never_called: bool,
 }
 
 /// The deferral candidates (SESSIONS.md section 3, "Tool calls").
 #[derive(Debug, Clone, Serialize, PartialEq, Default)]
 pub struct Deferral {
-    /// Tools sent on every turn and never called.
+    /// Tools no visible call names on the turns that sent them.
     pub candidates: Vec<String>,
     /// What they cost over the session, in tokens at their context price.
     pub tokens: usize,
