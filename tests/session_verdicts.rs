@@ -587,3 +587,16 @@ fn an_unknown_host_and_model_stay_unmodelled() {
     assert_eq!(report.turns[0].provider_by, Some("host"));
     assert!(report.trace.providers_assumed.is_empty());
 }
+
+/// A provider toolprism names but does not model says which and why.
+#[test]
+fn a_named_provider_without_published_rules_says_why_it_is_not_judged() {
+    let mut r = record(1, marked("command-a-03-2025", 300), Some(usage(121, 0, 0)));
+    r.url = Some("https://api.cohere.com/v2/chat".into());
+    let report = analyze(vec![r]);
+    assert_eq!(report.turns[0].provider, "cohere");
+    assert_eq!(
+        report.turns[0].not_judged.as_deref(),
+        Some("provider not modelled: cohere (api.cohere.com): it publishes no prompt cache")
+    );
+}

@@ -526,10 +526,14 @@ impl Analyzer<'_> {
         if usage.cache_unknown {
             Some("the response gives no cache figures (null or missing): unknown, not 0".to_owned())
         } else if read.who.provider.rules().is_none() {
-            Some(format!(
-                "provider not modelled: {}",
-                read.who.host.as_deref().unwrap_or("unknown host")
-            ))
+            let host = read.who.host.as_deref().unwrap_or("unknown host");
+            Some(match read.who.provider.not_modelled() {
+                Some(why) => format!(
+                    "provider not modelled: {} ({host}): {why}",
+                    read.who.provider.id()
+                ),
+                None => format!("provider not modelled: {host}"),
+            })
         } else if read.hashed {
             Some("the trace's text is hashed: not the prompt the provider read".to_owned())
         } else if let Some(stored) = read.stored_context {

@@ -28,6 +28,13 @@ pub enum Provider {
     Zai,
     /// Gemini (`generativelanguage.googleapis.com`, Vertex `publishers/google`).
     Gemini,
+    /// Mistral (`api.mistral.ai`): named, not modelled ([`Provider::not_modelled`]).
+    Mistral,
+    /// xAI (`api.x.ai`, Chat Completions and Responses): named, not modelled.
+    Xai,
+    /// Cohere (`api.cohere.com`, `api.cohere.ai`): publishes no prompt cache, so none is
+    /// modelled; named, its usage (`billed_units`) read.
+    Cohere,
     /// A host whose caching rules toolprism does not know.
     Unmodelled,
 }
@@ -104,6 +111,9 @@ impl Provider {
             Provider::Moonshot => "moonshot",
             Provider::Zai => "zai",
             Provider::Gemini => "gemini",
+            Provider::Mistral => "mistral",
+            Provider::Xai => "xai",
+            Provider::Cohere => "cohere",
             Provider::Unmodelled => "unmodelled",
         }
     }
@@ -125,6 +135,20 @@ impl Provider {
     /// The provider of an id ([`Provider::id`]), among those a user may name.
     pub fn from_id(id: &str) -> Option<Provider> {
         Provider::NAMED.into_iter().find(|p| p.id() == id)
+    }
+
+    /// Why a provider toolprism names is not modelled (`None`: it is, or it is not named).
+    pub fn not_modelled(self) -> Option<&'static str> {
+        Some(match self {
+            // Both cache shared prefixes automatically (reads at 10% and at a model's cached
+            // price), but publish no minimum, unit or lifetime; their recordings read in blocks
+            // (Mistral 128 tokens, xAI 64) and miss prefixes other providers' rules would read.
+            Provider::Mistral | Provider::Xai => {
+                "its automatic cache has no published minimum, unit or lifetime"
+            }
+            Provider::Cohere => "it publishes no prompt cache",
+            _ => return None,
+        })
     }
 
     /// Its cache rules (`None`: not modelled). Sources in SESSIONS.md section 3.
@@ -163,7 +187,9 @@ impl Provider {
                 read_price: Some(0.25),
                 ..automatic
             },
-            Provider::Unmodelled => return None,
+            Provider::Mistral | Provider::Xai | Provider::Cohere | Provider::Unmodelled => {
+                return None;
+            }
         })
     }
 }
@@ -285,15 +311,12 @@ pub fn identify_with(
 /// meets their cache, not its maker's), or that are no API (ChatGPT's own app): never assumed
 /// to be a gateway.
 fn serves_its_own(host: &str) -> bool {
-    const HOSTS: [&str; 10] = [
+    const HOSTS: [&str; 7] = [
         "groq.com",
         "together.xyz",
         "together.ai",
         "fireworks.ai",
         "cerebras.ai",
-        "mistral.ai",
-        "x.ai",
-        "cohere.com",
         "perplexity.ai",
         "chatgpt.com",
     ];
@@ -326,6 +349,13 @@ fn from_request(shape: Shape, model: &str) -> Option<Provider> {
         Shape::GeminiGenerateContent if name.starts_with("gemini") => Provider::Gemini,
         Shape::BedrockConverse => Provider::Bedrock,
         _ if name.starts_with("deepseek") => Provider::DeepSeek,
+        _ if name.starts_with("grok") => Provider::Xai,
+        _ if ["mistral", "codestral", "devstral", "magistral"]
+            .iter()
+            .any(|m| name.starts_with(m)) =>
+        {
+            Provider::Mistral
+        }
         _ => return None,
     };
     Some(provider)
@@ -366,6 +396,11 @@ fn identify_host(url: Option<&str>, shape: Shape, model: &str) -> Identified {
         // Codex signed in with ChatGPT sends its Responses calls to chatgpt.com: OpenAI's models
         // and cache behind another door.
         Provider::OpenAi
+    } else if ends("services.ai.azure.com") && path.contains("/models/") {
+        // Azure AI Foundry's model inference endpoint serves many makers' models: each meets
+        // its maker's cache (OpenAI's as Azure OpenAI's).
+        told = Told::Routed;
+        foundry_model(model)
     } else if ends("openai.azure.com")
         || ends("cognitiveservices.azure.com")
         || ends("services.ai.azure.com")
@@ -377,6 +412,12 @@ fn identify_host(url: Option<&str>, shape: Shape, model: &str) -> Identified {
         Provider::Moonshot
     } else if ends("z.ai") || ends("bigmodel.cn") {
         Provider::Zai
+    } else if ends("mistral.ai") {
+        Provider::Mistral
+    } else if ends("x.ai") {
+        Provider::Xai
+    } else if ends("cohere.com") || ends("cohere.ai") {
+        Provider::Cohere
     } else if ends("openrouter.ai") {
         told = Told::Routed;
         upstream(model)
@@ -401,7 +442,28 @@ fn upstream(model: &str) -> Provider {
         "moonshotai" => Provider::Moonshot,
         "z-ai" | "zhipuai" => Provider::Zai,
         "google" => Provider::Gemini,
+        "x-ai" => Provider::Xai,
+        "mistralai" => Provider::Mistral,
         _ => Provider::Unmodelled,
+    }
+}
+
+/// The maker of a model served by Azure AI Foundry's model inference endpoint, by its name.
+fn foundry_model(model: &str) -> Provider {
+    let name = model.to_ascii_lowercase();
+    let o_series = name.len() > 1 && name.starts_with('o') && name.as_bytes()[1].is_ascii_digit();
+    if name.starts_with("gpt-") || o_series {
+        Provider::Azure
+    } else if name.starts_with("grok") {
+        Provider::Xai
+    } else if name.starts_with("deepseek") {
+        Provider::DeepSeek
+    } else if name.starts_with("mistral") || name.starts_with("codestral") {
+        Provider::Mistral
+    } else if name.starts_with("cohere") {
+        Provider::Cohere
+    } else {
+        Provider::Unmodelled
     }
 }
 
@@ -600,6 +662,43 @@ mod tests {
         let none = identify(None, Shape::AnthropicMessages, "claude");
         assert!(none.told == Told::Shape && none.provider == Provider::Anthropic);
         assert!(Provider::Unmodelled.rules().is_none());
+    }
+
+    #[test]
+    fn mistral_xai_cohere_are_named_and_foundry_models_by_their_maker() {
+        let id = |url: &str, model: &str| identify(Some(url), Shape::OpenAiChat, model).provider;
+        assert_eq!(
+            id(
+                "https://api.mistral.ai/v1/chat/completions",
+                "mistral-small"
+            ),
+            Provider::Mistral
+        );
+        assert_eq!(id("https://api.x.ai/v1/responses", "grok-4"), Provider::Xai);
+        assert_eq!(
+            id("https://api.cohere.com/v2/chat", "command-a-03-2025"),
+            Provider::Cohere
+        );
+        for p in [Provider::Mistral, Provider::Xai, Provider::Cohere] {
+            assert!(p.rules().is_none() && p.not_modelled().is_some(), "{p:?}");
+        }
+        assert_eq!(Provider::Unmodelled.not_modelled(), None);
+        let foundry = "https://r.services.ai.azure.com/models/chat/completions?api-version=1";
+        assert_eq!(id(foundry, "grok-4-1-fast-non-reasoning"), Provider::Xai);
+        assert_eq!(id(foundry, "gpt-4.1"), Provider::Azure);
+        assert_eq!(id(foundry, "DeepSeek-V3"), Provider::DeepSeek);
+        assert_eq!(id(foundry, "Llama-4-Maverick"), Provider::Unmodelled);
+        assert_eq!(
+            identify(Some(foundry), Shape::OpenAiChat, "gpt-4.1").told,
+            Told::Routed
+        );
+        assert_eq!(
+            id(
+                "https://openrouter.ai/api/v1/chat/completions",
+                "x-ai/grok-4"
+            ),
+            Provider::Xai
+        );
     }
 
     #[test]

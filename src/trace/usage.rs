@@ -285,6 +285,19 @@ fn read_one(usage: &Map<String, Value>) -> Option<Usage> {
         });
     }
     // Bedrock Converse spells Anthropic's fields in camel case (uncached input, like Anthropic).
+    // Cohere v2: what it billed (`billed_units`), else what the model read (`tokens`); it
+    // publishes no prompt cache.
+    if let Some(units) = usage
+        .get("billed_units")
+        .or_else(|| usage.get("tokens"))
+        .and_then(Value::as_object)
+        && let Some(input) = count(units.get("input_tokens"))
+    {
+        return Some(Usage {
+            input,
+            ..Usage::default()
+        });
+    }
     // Bedrock writes some figures twice (`cacheReadInputTokens` beside an equal
     // `cacheReadInputTokenCount`, the invocation metrics' spelling): the first found is read.
     let input = count(usage.get("input_tokens"))
@@ -395,6 +408,13 @@ mod tests {
         let converse = json!({"output": {}, "usage": {"inputTokens": 15, "outputTokens": 3,
             "cacheReadInputTokens": 900, "cacheWriteInputTokens": 40}});
         assert_eq!(from_json(&converse), usage(15, 40, 900));
+    }
+
+    #[test]
+    fn cohere_bills_its_billed_units() {
+        let body = json!({"usage": {"billed_units": {"input_tokens": 121, "output_tokens": 51},
+            "tokens": {"input_tokens": 624, "output_tokens": 54}}});
+        assert_eq!(from_json(&body), usage(121, 0, 0));
     }
 
     #[test]
