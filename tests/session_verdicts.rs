@@ -600,3 +600,42 @@ fn a_named_provider_without_published_rules_says_why_it_is_not_judged() {
         Some("provider not modelled: cohere (api.cohere.com): it publishes no prompt cache")
     );
 }
+
+/// A body its recorder scrubbed (the system prompt replaced by a placeholder while the provider
+/// billed 18,131 tokens for it): named, the state judged, the amounts never (they would agree
+/// through a ratio fitted to them), and nothing calibrated from it.
+#[test]
+fn a_scrubbed_body_is_named_and_judged_on_its_state_only() {
+    let body = json!({"model": "claude-sonnet-4-5", "max_tokens": 100,
+        "system": [{"type": "text", "text": "very very long system prompt",
+            "cache_control": {"type": "ephemeral"}}],
+        "messages": [{"role": "user", "content": "hello"}]});
+    let at = |n: usize, u: Usage| {
+        let mut r = record(n, body.clone(), Some(u));
+        r.url = Some("https://api.anthropic.com/v1/messages".into());
+        r
+    };
+    let report = analyze(vec![at(1, usage(8, 18_131, 0)), at(2, usage(8, 0, 18_131))]);
+    for turn in &report.turns {
+        assert_eq!(turn.calibration, None);
+        let why = turn.uncalibrated.as_deref().unwrap_or_default();
+        assert!(
+            why.starts_with(
+                "the trace does not hold what was billed: the body was scrubbed or redacted"
+            ),
+            "{why}"
+        );
+        assert_eq!(turn.agrees, Some(true), "{:?}", turn.disagreement);
+    }
+    assert_eq!(report.turns[0].modelled.unwrap().state, "write");
+    assert_eq!(report.turns[1].modelled.unwrap().state, "hit");
+    let calibration = report.calibration.as_ref();
+    assert!(calibration.is_none_or(|c| c.turns == 0), "{calibration:?}");
+    // A short prompt's framing (a ratio of 20 on 60 tokens) is no scrubbing.
+    let short = json!({"model": "claude-sonnet-4-5", "max_tokens": 100,
+        "messages": [{"role": "user", "content": "hello there, how are you today"}]});
+    let mut r = record(1, short, Some(usage(1200, 0, 0)));
+    r.url = Some("https://api.anthropic.com/v1/messages".into());
+    let framed = analyze(vec![r]);
+    assert!(framed.turns[0].calibration.is_some());
+}

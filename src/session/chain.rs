@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
 
+use super::calibration;
 use super::disagreement;
 use super::prices::price_per_million;
 use super::prompt;
@@ -263,6 +264,11 @@ impl Analyzer<'_> {
             .map(|u| billed(&u).saturating_sub(read.overhead as u64))
             .filter(|&b| b > 0 && prompt_tokens > 0)
             .map(|b| b as f64 / prompt_tokens as f64);
+        // A bill no tokenizer explains: the recorder scrubbed the body. The turn's own ratio
+        // still places the cache's minimum and prefixes (its state is judged), but it
+        // calibrates nothing and its amounts are never judged: they would agree by
+        // construction, through a ratio fitted to them.
+        let scrubbed = own_ratio.is_some_and(|r| calibration::scrubbed(r, prompt_tokens));
         let ratio = own_ratio
             .or_else(|| self.calibration.ratio_for(group))
             .unwrap_or(1.0)
@@ -323,9 +329,18 @@ impl Analyzer<'_> {
         let bill =
             seen.input as f64 + seen.read as f64 * rules.read + seen.write as f64 * rules.write;
         self.calibration.bill(group, bill, billed(&usage) as f64);
-        if let Some(r) = own_ratio {
+        if let Some(r) = own_ratio.filter(|_| !scrubbed) {
             self.calibration.push(group, r, prompt_tokens);
             sent.calibration = Some((r * 10_000.0).round() / 10_000.0);
+        } else if scrubbed {
+            self.calibration.exclude();
+            let prompt = billed(&usage).saturating_sub(read.overhead as u64);
+            self.calibration
+                .unseen(group, (prompt as f64, bill), prompt_tokens);
+            sent.uncalibrated = Some(format!(
+                "{} ({prompt} provider tokens billed for {prompt_tokens} counted): amounts not judged",
+                calibration::SCRUBBED
+            ));
         } else {
             self.calibration.exclude();
             // Media the trace cannot count, a server-side tool, a stored response: the bill
@@ -346,12 +361,13 @@ impl Analyzer<'_> {
             sent.not_judged = Some(reason);
             return sent;
         }
-        self.judge(&mut sent, &seen, &m, (usage, read), ratio);
+        self.judge(&mut sent, &seen, &m, (usage, read), ratio, scrubbed);
         sent
     }
 
     /// Judge a turn's modelled cache against the bill: the states, and the amounts within the
-    /// tolerance (a server-side tool's turn and a turn with media on its state only).
+    /// tolerance (a server-side tool's turn, a turn with media and a scrubbed one on their state
+    /// only).
     fn judge(
         &mut self,
         sent: &mut SentCache,
@@ -359,6 +375,7 @@ impl Analyzer<'_> {
         m: &cache::Modelled,
         (usage, read): (Usage, &TurnRead<'_>),
         ratio: f64,
+        scrubbed: bool,
     ) {
         let rules = &read.rules;
         let provider_tokens = |n: usize| n as f64 * ratio;
@@ -366,6 +383,7 @@ impl Analyzer<'_> {
         let same_state = seen.state == m.state();
         let amounts = usage.server_tool.is_some()
             || read.media
+            || scrubbed
             || (verdict::within(provider_tokens(m.read), seen.read, rules.step.max(1))
                 && (!read.who.provider.rules().is_some_and(|r| r.reports_writes)
                     || verdict::within(provider_tokens(m.written()), seen.write, 1)));
