@@ -233,14 +233,7 @@ impl Analyzer<'_> {
         } = turn;
         let (seed, openai, rules) = (read.seed, read.openai, &read.rules);
         self.hashed_turns += usize::from(read.hashed);
-        if matches!(read.who.told, Told::Assumed | Told::Named) {
-            let key = (
-                read.who.host.clone(),
-                read.who.provider.id(),
-                read.who.told.id(),
-            );
-            *self.assumed.entry(key).or_default() += 1;
-        }
+        self.count_assumed(&read.who);
         if failed {
             return SentCache::default();
         }
@@ -264,10 +257,8 @@ impl Analyzer<'_> {
             .map(|u| billed(&u).saturating_sub(read.overhead as u64))
             .filter(|&b| b > 0 && prompt_tokens > 0)
             .map(|b| b as f64 / prompt_tokens as f64);
-        // A bill no tokenizer explains: the recorder scrubbed the body. The turn's own ratio
-        // still places the cache's minimum and prefixes (its state is judged), but it
-        // calibrates nothing and its amounts are never judged: they would agree by
-        // construction, through a ratio fitted to them.
+        // A bill no tokenizer explains (a scrubbed body): its own ratio still places the cache,
+        // but it calibrates nothing and its amounts are never judged (see `scrubbed_turn`).
         let scrubbed = own_ratio.is_some_and(|r| calibration::scrubbed(r, prompt_tokens));
         let ratio = own_ratio
             .or_else(|| self.calibration.ratio_for(group))
@@ -315,17 +306,7 @@ impl Analyzer<'_> {
             return sent;
         };
         self.agreement.turns += 1;
-        let mut seen = CacheFigures::observed(usage, openai);
-        // A write figure where the provider's cache has none to report (OpenAI's own) is
-        // no state of its cache: what it wrote is input.
-        if seen.write > 0 && !read.who.provider.rules().is_some_and(|r| r.reports_writes) {
-            seen.input += seen.write;
-            seen.write = 0;
-            seen.state = cache::state(seen.read, 0);
-        }
-        if usage.cache_unknown {
-            seen.state = "unknown";
-        }
+        let seen = observed(usage, read);
         let bill =
             seen.input as f64 + seen.read as f64 * rules.read + seen.write as f64 * rules.write;
         self.calibration.bill(group, bill, billed(&usage) as f64);
@@ -333,14 +314,8 @@ impl Analyzer<'_> {
             self.calibration.push(group, r, prompt_tokens);
             sent.calibration = Some((r * 10_000.0).round() / 10_000.0);
         } else if scrubbed {
-            self.calibration.exclude();
             let prompt = billed(&usage).saturating_sub(read.overhead as u64);
-            self.calibration
-                .unseen(group, (prompt as f64, bill), prompt_tokens);
-            sent.uncalibrated = Some(format!(
-                "{} ({prompt} provider tokens billed for {prompt_tokens} counted): amounts not judged",
-                calibration::SCRUBBED
-            ));
+            sent.uncalibrated = Some(self.scrubbed_turn(group, (prompt, bill), prompt_tokens));
         } else {
             self.calibration.exclude();
             // Media the trace cannot count, a server-side tool, a stored response: the bill
@@ -363,6 +338,28 @@ impl Analyzer<'_> {
         }
         self.judge(&mut sent, &seen, &m, (usage, read), ratio, scrubbed);
         sent
+    }
+
+    /// A turn whose provider was assumed or named, counted by host for the header.
+    fn count_assumed(&mut self, who: &super::provider::Identified) {
+        if matches!(who.told, Told::Assumed | Told::Named) {
+            let key = (who.host.clone(), who.provider.id(), who.told.id());
+            *self.assumed.entry(key).or_default() += 1;
+        }
+    }
+
+    /// A turn whose body its recorder scrubbed (`prompt` provider tokens billed, costing
+    /// `bill`, for `tokens` counted): left out of calibration, what it billed beyond the request
+    /// paid by every strategy alike; its amounts are never judged (they would agree through a
+    /// ratio fitted to them). Returns why it has no ratio.
+    fn scrubbed_turn(&mut self, group: usize, (prompt, bill): (u64, f64), tokens: usize) -> String {
+        self.calibration.exclude();
+        self.calibration
+            .unseen(group, (prompt as f64, bill), tokens);
+        format!(
+            "{} ({prompt} provider tokens billed for {tokens} counted): amounts not judged",
+            calibration::SCRUBBED
+        )
     }
 
     /// Judge a turn's modelled cache against the bill: the states, and the amounts within the
@@ -715,6 +712,21 @@ impl Analyzer<'_> {
             boundaries.push(cache::Boundary { hash, tokens, mark });
         }
     }
+}
+
+/// The cache the provider reported. A write figure where the provider's cache has none to
+/// report (OpenAI's own) is no state of its cache: what it wrote is input.
+fn observed(usage: Usage, read: &TurnRead<'_>) -> CacheFigures {
+    let mut seen = CacheFigures::observed(usage, read.openai);
+    if seen.write > 0 && !read.who.provider.rules().is_some_and(|r| r.reports_writes) {
+        seen.input += seen.write;
+        seen.write = 0;
+        seen.state = cache::state(seen.read, 0);
+    }
+    if usage.cache_unknown {
+        seen.state = "unknown";
+    }
+    seen
 }
 
 /// Why a turn's bill cannot calibrate the exact count, if it cannot.

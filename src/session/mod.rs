@@ -399,9 +399,8 @@ impl<'a> Analyzer<'a> {
 
         let (newly_loaded, loaded_set, loaded) =
             self.grow_loaded(std::mem::take(&mut read.loads), thread);
-        let context = read.context;
 
-        let projected = self.project_all(capture, &ids, array, context, loaded, &loaded_set);
+        let projected = self.project_all(capture, &ids, array, read.context, loaded, &loaded_set);
         let inputs = TurnInputs {
             turn,
             thread,
@@ -415,7 +414,7 @@ impl<'a> Analyzer<'a> {
             rules: &read.rules,
             overhead: read.overhead,
             loaded,
-            context,
+            context: read.context,
             newly_loaded: &newly_loaded,
             group,
             warmed: self.warmed.take(),
