@@ -233,9 +233,10 @@ pub struct CacheSettings {
     /// `cache.price`: US dollars per million input tokens, for the price of a break (`None`:
     /// the model's list price where known).
     pub price: Option<Multiplier>,
-    /// `session.provider`: the provider of requests sent to a host toolprism does not know
-    /// (`None`: assumed from each request's API and model).
-    pub provider: Option<crate::session::provider::Provider>,
+    /// `session.provider`: the id of the provider of requests sent to a host toolprism does
+    /// not know, one of the key's choices (`None`: assumed from each request's API and model);
+    /// the session reads it as its `Provider` (settings sit below the session).
+    pub provider: Option<&'static str>,
 }
 
 /// A cost multiplier (`cache.read`, `cache.write`), kept in millionths so settings stay `Eq`.

@@ -10,7 +10,6 @@
 use std::fmt;
 
 use super::{a3s, leanctx, search, vtcode, zero};
-use crate::session::provider::Provider;
 use crate::setting_key::{self, SettingKey, ValueKind};
 use crate::settings::Settings;
 use crate::strategy::{Input, Strategy};
@@ -184,33 +183,35 @@ pub const CACHE: &[SettingKey] = &[
     SettingKey {
         key: "session.provider",
         help: "whose cache a request to a host toolprism does not know met (a local gateway, a proxy; auto: assumed from the request's API and model, a claude-* model on the Messages API being Anthropic's)",
-        kind: ValueKind::Choice(&[
-            "auto",
-            "anthropic",
-            "bedrock",
-            "vertex-anthropic",
-            "foundry-anthropic",
-            "openai",
-            "azure-openai",
-            "deepseek",
-            "moonshot",
-            "zai",
-            "gemini",
-        ]),
+        kind: ValueKind::Choice(PROVIDERS),
         affects: &[],
         first_for: &[],
-        read: |s| Some(s.cache.provider.map_or("auto", Provider::id).to_owned()),
+        read: |s| Some(s.cache.provider.unwrap_or("auto").to_owned()),
         write: |s, v| {
             let v = v.trim();
-            s.cache.provider = match v {
-                "auto" => None,
-                _ => Some(Provider::from_id(v).ok_or(
-                    "auto or a provider: anthropic, bedrock, vertex-anthropic, foundry-anthropic, openai, azure-openai, deepseek, moonshot, zai, gemini",
-                )?),
-            };
+            let id = PROVIDERS.iter().find(|p| **p == v).ok_or(
+                "auto or a provider: anthropic, bedrock, vertex-anthropic, foundry-anthropic, openai, azure-openai, deepseek, moonshot, zai, gemini",
+            )?;
+            s.cache.provider = (*id != "auto").then_some(*id);
             Ok(())
         },
     },
+];
+
+/// `session.provider`'s choices: `auto`, then the ids of the providers a user may name (the
+/// session's `Provider::NAMED`, which a test keeps equal).
+const PROVIDERS: &[&str] = &[
+    "auto",
+    "anthropic",
+    "bedrock",
+    "vertex-anthropic",
+    "foundry-anthropic",
+    "openai",
+    "azure-openai",
+    "deepseek",
+    "moonshot",
+    "zai",
+    "gemini",
 ];
 
 /// The groups of keys, in `--set` order (the order of `known:` in errors, of `Display`, of
