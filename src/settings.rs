@@ -286,6 +286,10 @@ pub struct CacheSettings {
     /// `cache.price`: US dollars per million input tokens, for the price of a break (`None`:
     /// the model's list price where known).
     pub price: Option<Multiplier>,
+    /// `session.provider`: the id of the provider of requests sent to a host toolprism does
+    /// not know, one of the key's choices (`None`: assumed from each request's API and model);
+    /// the session reads it as its `Provider` (settings sit below the session).
+    pub provider: Option<&'static str>,
 }
 
 /// A cost multiplier (`cache.read`, `cache.write`), kept in millionths so settings stay `Eq`.
@@ -346,6 +350,7 @@ impl Default for Settings {
                 breakpoints: 4,
                 lookback: 20,
                 price: None,
+                provider: None,
             }),
             claude_code_tool_search: ToolSearch::Unset,
             claude_code_base_url: None,

@@ -770,6 +770,7 @@ const CONTRACT_KEYS: &[(&str, &[&str])] = &[
             "torn_last_line",
             "untimed_turns",
             "hashed_turns",
+            "providers_assumed",
             "threads",
         ],
     ),
@@ -811,6 +812,7 @@ const CONTRACT_KEYS: &[(&str, &[&str])] = &[
             "host",
             "model_rates",
             "provider_diagnosis",
+            "provider_by",
             "server_tool",
             "not_judged",
             "break_price",
@@ -1262,4 +1264,53 @@ fn session_json_is_the_whole_report_serialized_for_every_sample() {
         }
     }
     assert!(checked >= 10, "only {checked} traces checked");
+}
+
+/// A tool is never called when no visible call names it on the turns that sent it: another
+/// thread that never sent it neither makes it "not sent on every turn" nor calls it.
+#[test]
+fn never_called_counts_only_the_turns_that_sent_the_tool() {
+    let main_tools = vec![tool("Read", "Reads."), tool("Task", "Starts a sub-agent.")];
+    let sub_tools = vec![tool("Read", "Reads."), tool("Bash", "Runs.")];
+    let call = |id: &str, name: &str| {
+        json!({"role": "assistant", "content": [
+            {"type": "tool_use", "id": id, "name": name, "input": {}}]})
+    };
+    let records = vec![
+        record(1, body("main", &main_tools, vec![say("go")]), None),
+        record(
+            2,
+            body("main", &main_tools, vec![say("go"), call("c1", "Read")]),
+            None,
+        ),
+        record(
+            3,
+            body(
+                "sub",
+                &sub_tools,
+                vec![say("look"), call("c2", "Bash"), call("c3", "Task")],
+            ),
+            None,
+        ),
+        record(
+            4,
+            body(
+                "main",
+                &main_tools,
+                vec![say("go"), call("c1", "Read"), say("more")],
+            ),
+            None,
+        ),
+    ];
+    let report = analyze(records, &[Strategy::Original], &Settings::default());
+    let never = |name: &str| {
+        let t = report.tools.iter().find(|t| t.name == name).unwrap();
+        (t.sent_turns, t.calls, t.never_called)
+    };
+    // Task: sent on the main thread's 3 turns, never called there (the sub-agent's call to a
+    // Task it was never sent is not a call of this one).
+    assert_eq!(never("Task"), (3, 1, true));
+    assert_eq!(never("Read"), (4, 1, false));
+    assert_eq!(never("Bash"), (1, 1, false));
+    assert_eq!(report.deferral.candidates, ["Task"]);
 }

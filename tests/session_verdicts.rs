@@ -525,3 +525,117 @@ fn a_failed_call_says_why_it_is_not_judged() {
     );
     assert_eq!(turns[0]["not_judged"], Value::Null);
 }
+
+/// A host toolprism does not know (a local gateway in front of Anthropic): the provider is
+/// assumed from the request (a `claude-*` model on the Messages API), said so per turn and in
+/// the header; `session.provider` names it instead.
+#[test]
+fn a_gateway_host_takes_its_provider_from_the_request() {
+    let text = std::fs::read_to_string("samples/traces/anthropic-string-content.jsonl").unwrap();
+    let local = text.replace(
+        "https://api.anthropic.com/v1/messages",
+        "http://127.0.0.1:4000/v1/messages",
+    );
+    assert_ne!(local, text);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("gateway.jsonl");
+    std::fs::write(&path, local).unwrap();
+    let path = path.to_str().unwrap();
+    let report: Value = serde_json::from_str(&stdout_of(&["session", path, "--json"])).unwrap();
+    assert_eq!(report["agreement"]["judged"], 3);
+    assert_eq!(report["agreement"]["agree"], 3);
+    for turn in report["turns"].as_array().unwrap() {
+        assert_eq!(turn["provider"], "anthropic");
+        assert_eq!(turn["host"], "127.0.0.1");
+        assert_eq!(turn["provider_by"], "assumed");
+    }
+    assert_eq!(
+        report["trace"]["providers_assumed"],
+        json!([{"host": "127.0.0.1", "provider": "anthropic", "by": "assumed", "turns": 3}])
+    );
+    let header = stdout_of(&["session", path, "-s", "original"]);
+    assert!(
+        header.contains(
+            "  provider of 127.0.0.1: anthropic for 3 turns (assumed from the requests' API and model"
+        ),
+        "{header}"
+    );
+    // Named by the user: OpenAI's rules (no breakpoints), said to be the setting's.
+    let named: Value = serde_json::from_str(&stdout_of(&[
+        "session",
+        path,
+        "--json",
+        "--set",
+        "session.provider=openai",
+    ]))
+    .unwrap();
+    assert_eq!(named["turns"][0]["provider"], "openai");
+    assert_eq!(named["turns"][0]["provider_by"], "setting");
+    // The host of a known provider is never overridden.
+    let real = session_json("samples/traces/anthropic-string-content.jsonl");
+    assert_eq!(real["turns"][0]["provider_by"], "host");
+    assert_eq!(real["trace"]["providers_assumed"], json!([]));
+}
+
+/// A request whose API and model name no provider stays unmodelled at an unknown host.
+#[test]
+fn an_unknown_host_and_model_stay_unmodelled() {
+    let mut r = record(1, marked("my-local-model", 1500), Some(usage(1700, 0, 0)));
+    r.url = Some("http://127.0.0.1:8080/v1/chat/completions".into());
+    let report = analyze(vec![r]);
+    assert_eq!(report.turns[0].provider, "unmodelled");
+    assert_eq!(report.turns[0].provider_by, Some("host"));
+    assert!(report.trace.providers_assumed.is_empty());
+}
+
+/// A provider toolprism names but does not model says which and why.
+#[test]
+fn a_named_provider_without_published_rules_says_why_it_is_not_judged() {
+    let mut r = record(1, marked("command-a-03-2025", 300), Some(usage(121, 0, 0)));
+    r.url = Some("https://api.cohere.com/v2/chat".into());
+    let report = analyze(vec![r]);
+    assert_eq!(report.turns[0].provider, "cohere");
+    assert_eq!(
+        report.turns[0].not_judged.as_deref(),
+        Some("provider not modelled: cohere (api.cohere.com): it publishes no prompt cache")
+    );
+}
+
+/// A body its recorder scrubbed (the system prompt replaced by a placeholder while the provider
+/// billed 18,131 tokens for it): named, the state judged, the amounts never (they would agree
+/// through a ratio fitted to them), and nothing calibrated from it.
+#[test]
+fn a_scrubbed_body_is_named_and_judged_on_its_state_only() {
+    let body = json!({"model": "claude-sonnet-4-5", "max_tokens": 100,
+        "system": [{"type": "text", "text": "very very long system prompt",
+            "cache_control": {"type": "ephemeral"}}],
+        "messages": [{"role": "user", "content": "hello"}]});
+    let at = |n: usize, u: Usage| {
+        let mut r = record(n, body.clone(), Some(u));
+        r.url = Some("https://api.anthropic.com/v1/messages".into());
+        r
+    };
+    let report = analyze(vec![at(1, usage(8, 18_131, 0)), at(2, usage(8, 0, 18_131))]);
+    for turn in &report.turns {
+        assert_eq!(turn.calibration, None);
+        let why = turn.uncalibrated.as_deref().unwrap_or_default();
+        assert!(
+            why.starts_with(
+                "the trace does not hold what was billed: the body was scrubbed or redacted"
+            ),
+            "{why}"
+        );
+        assert_eq!(turn.agrees, Some(true), "{:?}", turn.disagreement);
+    }
+    assert_eq!(report.turns[0].modelled.unwrap().state, "write");
+    assert_eq!(report.turns[1].modelled.unwrap().state, "hit");
+    let calibration = report.calibration.as_ref();
+    assert!(calibration.is_none_or(|c| c.turns == 0), "{calibration:?}");
+    // A short prompt's framing (a ratio of 20 on 60 tokens) is no scrubbing.
+    let short = json!({"model": "claude-sonnet-4-5", "max_tokens": 100,
+        "messages": [{"role": "user", "content": "hello there, how are you today"}]});
+    let mut r = record(1, short, Some(usage(1200, 0, 0)));
+    r.url = Some("https://api.anthropic.com/v1/messages".into());
+    let framed = analyze(vec![r]);
+    assert!(framed.turns[0].calibration.is_some());
+}

@@ -13,6 +13,7 @@ mod support;
 mod capture;
 mod measure;
 mod record_kinds;
+mod recordings;
 mod tokenizer;
 mod trace;
 

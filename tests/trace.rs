@@ -1162,6 +1162,39 @@ fn mcp_over_streamable_http_in_a_cassette_a_har_and_alone() {
 }
 
 #[test]
+fn an_mcp_listing_beside_model_calls_is_the_servers_list_never_a_turn() {
+    // An agent's test cassette: the MCP session's handshake and listing, then a model call,
+    // then the tool call (as pydantic-ai's MCP tests record them).
+    let mcp = cassette_interactions(&sample("mcp-streamable-http.yaml"));
+    let model = cassette_interactions(&sample("vcrpy-anthropic.yaml"));
+    let mut interactions = mcp[..3].to_vec();
+    interactions.push(model[0].clone());
+    interactions.push(mcp[3].clone());
+    let cassette = serde_json::json!({"interactions": interactions, "version": 1});
+    let (_t, path) = temp_file("agent.json", cassette.to_string().as_bytes());
+    let mut reader = open(&path);
+    let got = records(&mut reader);
+    assert_eq!(
+        got.iter().map(|r| r.source.as_str()).collect::<Vec<_>>(),
+        ["interaction 4"]
+    );
+    assert_eq!(tool_names(&got[0]), ["read_file", "grep"]);
+    assert_eq!(
+        ignored_of(&reader),
+        ignored(&[
+            ("interaction 1", "MCP initialize"),
+            ("interaction 2", "MCP notifications/initialized"),
+            (
+                "interaction 3",
+                "MCP tools/list: the server's list of 2 tools, not a model call"
+            ),
+            ("interaction 5", "MCP tools/call"),
+        ])
+    );
+    assert_eq!(reader.ignored_total(), 4);
+}
+
+#[test]
 fn model_calls_of_other_providers_are_turns() {
     let call = |url: &str, body: Value| {
         serde_json::json!({"request": {"method": "POST", "url": url, "body": body},

@@ -388,6 +388,20 @@ fn trace_head(report: &SessionReport) -> String {
             thread_label(&thread.key)
         );
     }
+    for assumed in &trace.providers_assumed {
+        let host = assumed.host.as_deref().map_or("no host".into(), visible);
+        let how = if assumed.by == "setting" {
+            "as session.provider names it"
+        } else {
+            "assumed from the requests' API and model, a host toolprism does not know; name it with --set session.provider=ID"
+        };
+        let _ = writeln!(
+            text,
+            "  provider of {host}: {} for {} ({how})",
+            assumed.provider,
+            count(assumed.turns, "turn", "turns"),
+        );
+    }
     for ignored in &trace.ignored {
         let _ = writeln!(
             text,
@@ -803,7 +817,7 @@ fn tools_section(report: &SessionReport) -> String {
         let more = d.candidates.len().saturating_sub(8);
         let _ = writeln!(
             out,
-            "Deferral candidates (sent on every turn, never called): {} tool(s), {} tokens over the session: {}{}",
+            "Deferral candidates (never called on the turns that sent them): {} tool(s), {} tokens over the session: {}{}",
             d.candidates.len(),
             thousands(d.tokens),
             names.join(", "),

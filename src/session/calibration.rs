@@ -54,6 +54,28 @@ impl Ratios {
     }
 }
 
+/// What a turn whose bill no tokenizer explains is said to be.
+pub(super) const SCRUBBED: &str = "the trace does not hold what was billed: the body was scrubbed \
+    or redacted by its recorder";
+
+/// Provider tokens per counted token past which no tokenizer explains a bill: tokenizers of
+/// other families count the same text within about 1.6 times o200k's, and a short prompt's
+/// fixed framing (a built-in tool's definition, a provider's own preamble) stays under
+/// [`SCRUBBED_TOKENS`].
+const SCRUBBED_RATIO: f64 = 8.0;
+
+/// Provider tokens a bill must hold beyond what the ratio of a tokenizer explains
+/// ([`SCRUBBED_RATIO`] is then reached by a long missing text, not a short prompt's framing).
+const SCRUBBED_TOKENS: f64 = 4096.0;
+
+/// Whether a turn's ratio (`ratio` provider tokens per each of its `tokens` counted) says the
+/// trace does not hold what was billed: a body its recorder scrubbed (a system prompt replaced
+/// by a placeholder while the provider billed 18,131 tokens for it).
+pub(super) fn scrubbed(ratio: f64, tokens: usize) -> bool {
+    let billed = ratio * tokens as f64;
+    ratio > SCRUBBED_RATIO && billed - 2.0 * tokens as f64 > SCRUBBED_TOKENS
+}
+
 /// Ratios from this many turns on are filtered before their median ([`Ratios::robust_median`]).
 pub(super) const ROBUST_TURNS: usize = 3;
 

@@ -7,9 +7,11 @@ use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
 
+use super::calibration;
 use super::disagreement;
 use super::prices::price_per_million;
 use super::prompt;
+use super::provider::Told;
 use super::read::TurnRead;
 use super::{
     Analyzer, BreakCause, BreakPrice, CacheFigures, ChainState, Counted, cache, round2, verdict,
@@ -247,6 +249,7 @@ impl Analyzer<'_> {
         } = turn;
         let (seed, openai, rules) = (read.seed, read.openai, &read.rules);
         self.hashed_turns += usize::from(read.hashed);
+        self.count_assumed(&read.who);
         if failed {
             return SentCache::default();
         }
@@ -270,6 +273,9 @@ impl Analyzer<'_> {
             .map(|u| billed(&u).saturating_sub(read.overhead as u64))
             .filter(|&b| b > 0 && prompt_tokens > 0)
             .map(|b| b as f64 / prompt_tokens as f64);
+        // A bill no tokenizer explains (a scrubbed body): its own ratio still places the cache,
+        // but it calibrates nothing and its amounts are never judged (see `scrubbed_turn`).
+        let scrubbed = own_ratio.is_some_and(|r| calibration::scrubbed(r, prompt_tokens));
         let ratio = own_ratio
             .or_else(|| self.calibration.ratio_for(group))
             .unwrap_or(1.0)
@@ -316,22 +322,15 @@ impl Analyzer<'_> {
             return sent;
         };
         self.agreement.turns += 1;
-        let mut seen = CacheFigures::observed(usage, openai);
-        // A write figure where the provider's cache has none to report (OpenAI's own) is
-        // no state of its cache: what it wrote is input.
-        if seen.write > 0 && !read.who.provider.rules().is_some_and(|r| r.reports_writes) {
-            seen.input += seen.write;
-            seen.write = 0;
-            seen.state = cache::state(seen.read, 0);
-        }
-        if usage.cache_unknown {
-            seen.state = "unknown";
-        }
+        let seen = observed(usage, read);
         let bill = bill_of(&seen, &usage, rules);
         self.calibration.bill(group, bill, billed(&usage) as f64);
-        if let Some(r) = own_ratio {
+        if let Some(r) = own_ratio.filter(|_| !scrubbed) {
             self.calibration.push(group, r, prompt_tokens);
             sent.calibration = Some((r * 10_000.0).round() / 10_000.0);
+        } else if scrubbed {
+            let prompt = billed(&usage).saturating_sub(read.overhead as u64);
+            sent.uncalibrated = Some(self.scrubbed_turn(group, (prompt, bill), prompt_tokens));
         } else {
             self.calibration.exclude();
             // Media the trace cannot count, a server-side tool, a stored response: the bill
@@ -352,12 +351,35 @@ impl Analyzer<'_> {
             sent.not_judged = Some(reason);
             return sent;
         }
-        self.judge(&mut sent, &seen, &m, (usage, read), ratio);
+        self.judge(&mut sent, &seen, &m, (usage, read), ratio, scrubbed);
         sent
     }
 
+    /// A turn whose provider was assumed or named, counted by host for the header.
+    fn count_assumed(&mut self, who: &super::provider::Identified) {
+        if matches!(who.told, Told::Assumed | Told::Named) {
+            let key = (who.host.clone(), who.provider.id(), who.told.id());
+            *self.assumed.entry(key).or_default() += 1;
+        }
+    }
+
+    /// A turn whose body its recorder scrubbed (`prompt` provider tokens billed, costing
+    /// `bill`, for `tokens` counted): left out of calibration, what it billed beyond the request
+    /// paid by every strategy alike; its amounts are never judged (they would agree through a
+    /// ratio fitted to them). Returns why it has no ratio.
+    fn scrubbed_turn(&mut self, group: usize, (prompt, bill): (u64, f64), tokens: usize) -> String {
+        self.calibration.exclude();
+        self.calibration
+            .unseen(group, (prompt as f64, bill), tokens);
+        format!(
+            "{} ({prompt} provider tokens billed for {tokens} counted): amounts not judged",
+            calibration::SCRUBBED
+        )
+    }
+
     /// Judge a turn's modelled cache against the bill: the states, and the amounts within the
-    /// tolerance (a server-side tool's turn and a turn with media on its state only).
+    /// tolerance (a server-side tool's turn, a turn with media and a scrubbed one on their state
+    /// only).
     fn judge(
         &mut self,
         sent: &mut SentCache,
@@ -365,6 +387,7 @@ impl Analyzer<'_> {
         m: &cache::Modelled,
         (usage, read): (Usage, &TurnRead<'_>),
         ratio: f64,
+        scrubbed: bool,
     ) {
         let rules = &read.rules;
         let provider_tokens = |n: usize| n as f64 * ratio;
@@ -372,6 +395,7 @@ impl Analyzer<'_> {
         let same_state = seen.state == m.state();
         let amounts = usage.server_tool.is_some()
             || read.media
+            || scrubbed
             || (verdict::within(provider_tokens(m.read), seen.read, rules.step.max(1))
                 && (!read.who.provider.rules().is_some_and(|r| r.reports_writes)
                     || verdict::within(provider_tokens(m.written()), seen.write, 1)));
@@ -532,10 +556,14 @@ impl Analyzer<'_> {
         if usage.cache_unknown {
             Some("the response gives no cache figures (null or missing): unknown, not 0".to_owned())
         } else if read.who.provider.rules().is_none() {
-            Some(format!(
-                "provider not modelled: {}",
-                read.who.host.as_deref().unwrap_or("unknown host")
-            ))
+            let host = read.who.host.as_deref().unwrap_or("unknown host");
+            Some(match read.who.provider.not_modelled() {
+                Some(why) => format!(
+                    "provider not modelled: {} ({host}): {why}",
+                    read.who.provider.id()
+                ),
+                None => format!("provider not modelled: {host}"),
+            })
         } else if read.hashed {
             Some("the trace's text is hashed: not the prompt the provider read".to_owned())
         } else if let Some(stored) = read.stored_context {
@@ -699,6 +727,21 @@ impl Analyzer<'_> {
             boundaries.push(cache::Boundary { hash, tokens, mark });
         }
     }
+}
+
+/// The cache the provider reported. A write figure where the provider's cache has none to
+/// report (OpenAI's own) is no state of its cache: what it wrote is input.
+fn observed(usage: Usage, read: &TurnRead<'_>) -> CacheFigures {
+    let mut seen = CacheFigures::observed(usage, read.openai);
+    if seen.write > 0 && !read.who.provider.rules().is_some_and(|r| r.reports_writes) {
+        seen.input += seen.write;
+        seen.write = 0;
+        seen.state = cache::state(seen.read, 0);
+    }
+    if usage.cache_unknown {
+        seen.state = "unknown";
+    }
+    seen
 }
 
 /// Why a turn's bill cannot calibrate the exact count, if it cannot.

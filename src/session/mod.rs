@@ -163,6 +163,8 @@ pub struct Analyzer<'a> {
     agreement: AgreementCount,
     /// Turns whose text is hashed ([`TraceSummary::hashed_turns`]).
     hashed_turns: usize,
+    /// Turns of hosts whose provider was assumed or named, by host, provider and how.
+    assumed: std::collections::BTreeMap<(Option<String>, &'static str, &'static str), usize>,
     break_cost: BreakCost,
     /// Each tool's sends, calls and tokens.
     tool_tally: ToolTally,
@@ -237,6 +239,7 @@ impl<'a> Analyzer<'a> {
             calibration: Calibrator::default(),
             agreement: AgreementCount::default(),
             hashed_turns: 0,
+            assumed: std::collections::BTreeMap::new(),
             break_cost: BreakCost::default(),
             tool_tally: ToolTally::default(),
             boundaries: Vec::new(),
@@ -476,6 +479,7 @@ impl<'a> Analyzer<'a> {
             host: read.who.host.clone(),
             model_rates: Some(model_rates),
             provider_diagnosis,
+            provider_by: Some(read.who.told.id()),
             server_tool: usage.and_then(|u| u.server_tool),
             not_judged: sent
                 .not_judged
@@ -692,6 +696,7 @@ impl<'a> Analyzer<'a> {
                 first_changed_byte: None,
                 agrees: None,
             }),
+            provider_by: None,
             server_tool: None,
             not_judged: None,
             break_price: None,

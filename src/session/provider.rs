@@ -28,6 +28,13 @@ pub enum Provider {
     Zai,
     /// Gemini (`generativelanguage.googleapis.com`, Vertex `publishers/google`).
     Gemini,
+    /// Mistral (`api.mistral.ai`): named, not modelled ([`Provider::not_modelled`]).
+    Mistral,
+    /// xAI (`api.x.ai`, Chat Completions and Responses): named, not modelled.
+    Xai,
+    /// Cohere (`api.cohere.com`, `api.cohere.ai`): publishes no prompt cache, so none is
+    /// modelled; named, its usage (`billed_units`) read.
+    Cohere,
     /// A host whose caching rules toolprism does not know.
     Unmodelled,
 }
@@ -104,8 +111,44 @@ impl Provider {
             Provider::Moonshot => "moonshot",
             Provider::Zai => "zai",
             Provider::Gemini => "gemini",
+            Provider::Mistral => "mistral",
+            Provider::Xai => "xai",
+            Provider::Cohere => "cohere",
             Provider::Unmodelled => "unmodelled",
         }
+    }
+
+    /// Every provider a user may name (`session.provider`), in the order `settings` lists them.
+    pub const NAMED: [Provider; 10] = [
+        Provider::Anthropic,
+        Provider::Bedrock,
+        Provider::Vertex,
+        Provider::Foundry,
+        Provider::OpenAi,
+        Provider::Azure,
+        Provider::DeepSeek,
+        Provider::Moonshot,
+        Provider::Zai,
+        Provider::Gemini,
+    ];
+
+    /// The provider of an id ([`Provider::id`]), among those a user may name.
+    pub fn from_id(id: &str) -> Option<Provider> {
+        Provider::NAMED.into_iter().find(|p| p.id() == id)
+    }
+
+    /// Why a provider toolprism names is not modelled (`None`: it is, or it is not named).
+    pub fn not_modelled(self) -> Option<&'static str> {
+        Some(match self {
+            // Both cache shared prefixes automatically (reads at 10% and at a model's cached
+            // price), but publish no minimum, unit or lifetime; their recordings read in blocks
+            // (Mistral 128 tokens, xAI 64) and miss prefixes other providers' rules would read.
+            Provider::Mistral | Provider::Xai => {
+                "its automatic cache has no published minimum, unit or lifetime"
+            }
+            Provider::Cohere => "it publishes no prompt cache",
+            _ => return None,
+        })
     }
 
     /// Its cache rules (`None`: not modelled). Sources in SESSIONS.md section 3.
@@ -144,8 +187,40 @@ impl Provider {
                 read_price: Some(0.25),
                 ..automatic
             },
-            Provider::Unmodelled => return None,
+            Provider::Mistral | Provider::Xai | Provider::Cohere | Provider::Unmodelled => {
+                return None;
+            }
         })
+    }
+}
+
+/// How the provider of a request was told: which rule each turn's cache was modelled by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Told {
+    /// By its host (`api.anthropic.com`, a Vertex `publishers/anthropic` path, ...).
+    Host,
+    /// A gateway's upstream, named by the model's vendor prefix (OpenRouter's `anthropic/…`).
+    Routed,
+    /// By the body's shape, the trace having no URL.
+    Shape,
+    /// A host toolprism does not know (a local gateway, a proxy): assumed from the request, its
+    /// API and model (a `claude-*` model on the Messages API meets Anthropic's cache).
+    Assumed,
+    /// Named by the user (`--set session.provider=…`), the host being one toolprism does not
+    /// know.
+    Named,
+}
+
+impl Told {
+    /// Its id in `session --json` (`turns[].provider_by`).
+    pub fn id(self) -> &'static str {
+        match self {
+            Told::Host => "host",
+            Told::Routed => "routed",
+            Told::Shape => "shape",
+            Told::Assumed => "assumed",
+            Told::Named => "setting",
+        }
     }
 }
 
@@ -156,10 +231,8 @@ pub struct Identified {
     pub provider: Provider,
     /// The request's host (`None`: no URL in the trace).
     pub host: Option<String>,
-    /// Told by the body's shape, the trace having no URL.
-    pub by_shape: bool,
-    /// OpenRouter: the upstream named by the model's prefix (`anthropic/…`).
-    pub routed: bool,
+    /// How it was told.
+    pub told: Told,
 }
 
 /// The model a URL names where the body does not: Gemini and Vertex
@@ -206,6 +279,90 @@ fn percent_decoded(text: &str) -> String {
 
 /// The provider of a request sent to `url` (when the trace has it) in `shape` for `model`.
 pub fn identify(url: Option<&str>, shape: Shape, model: &str) -> Identified {
+    identify_with(url, shape, model, None)
+}
+
+/// [`identify`], with the provider the user named (`session.provider`) for a request whose
+/// host toolprism does not know, or that has none.
+pub fn identify_with(
+    url: Option<&str>,
+    shape: Shape,
+    model: &str,
+    named: Option<Provider>,
+) -> Identified {
+    let mut who = identify_host(url, shape, model);
+    if (who.provider == Provider::Unmodelled && who.told != Told::Routed) || who.told == Told::Shape
+    {
+        if let Some(named) = named {
+            who.provider = named;
+            who.told = Told::Named;
+        } else if who.told == Told::Host
+            && !who.host.as_deref().is_some_and(serves_its_own)
+            && let Some(assumed) = from_request(shape, model)
+        {
+            who.provider = assumed;
+            who.told = Told::Assumed;
+        }
+    }
+    who
+}
+
+/// Hosts that run models themselves (an open model named like its maker's, `openai/gpt-oss`,
+/// meets their cache, not its maker's), or that are no API (ChatGPT's own app): never assumed
+/// to be a gateway.
+fn serves_its_own(host: &str) -> bool {
+    const HOSTS: [&str; 7] = [
+        "groq.com",
+        "together.xyz",
+        "together.ai",
+        "fireworks.ai",
+        "cerebras.ai",
+        "perplexity.ai",
+        "chatgpt.com",
+    ];
+    HOSTS
+        .iter()
+        .any(|h| host == *h || host.ends_with(&format!(".{h}")))
+}
+
+/// The provider a request to a host toolprism does not know most likely met, from its API and
+/// model: a model sent in its maker's own API shape (`claude-*` on Messages, `gpt-*` and the
+/// `o` series on Chat or Responses, `gemini-*` on generateContent, Converse on Bedrock), or a
+/// gateway's vendor prefix (`anthropic/claude-…`). `None` where the two do not say.
+fn from_request(shape: Shape, model: &str) -> Option<Provider> {
+    let lower = model.to_ascii_lowercase();
+    if lower.contains('/') {
+        let routed = upstream(&lower);
+        if routed != Provider::Unmodelled {
+            return Some(routed);
+        }
+    }
+    let name = lower.rsplit('/').next().unwrap_or(&lower);
+    let o_series = name.len() > 1 && name.starts_with('o') && name.as_bytes()[1].is_ascii_digit();
+    let provider = match shape {
+        Shape::AnthropicMessages if name.starts_with("claude") => Provider::Anthropic,
+        Shape::OpenAiChat | Shape::OpenAiResponses
+            if name.starts_with("gpt-") || name.starts_with("chatgpt") || o_series =>
+        {
+            Provider::OpenAi
+        }
+        Shape::GeminiGenerateContent if name.starts_with("gemini") => Provider::Gemini,
+        Shape::BedrockConverse => Provider::Bedrock,
+        _ if name.starts_with("deepseek") => Provider::DeepSeek,
+        _ if name.starts_with("grok") => Provider::Xai,
+        _ if ["mistral", "codestral", "devstral", "magistral"]
+            .iter()
+            .any(|m| name.starts_with(m)) =>
+        {
+            Provider::Mistral
+        }
+        _ => return None,
+    };
+    Some(provider)
+}
+
+/// The provider its host tells (OpenRouter: its upstream), or its shape without a URL.
+fn identify_host(url: Option<&str>, shape: Shape, model: &str) -> Identified {
     let Some(url) = url else {
         let provider = match shape {
             Shape::AnthropicMessages => Provider::Anthropic,
@@ -217,15 +374,14 @@ pub fn identify(url: Option<&str>, shape: Shape, model: &str) -> Identified {
         return Identified {
             provider,
             host: None,
-            by_shape: true,
-            routed: false,
+            told: Told::Shape,
         };
     };
     let host = host_of(url);
     let path = url.to_ascii_lowercase();
     let h = host.as_str();
     let ends = |suffix: &str| h == suffix || h.ends_with(&format!(".{suffix}"));
-    let mut routed = false;
+    let mut told = Told::Host;
     let provider = if ends("anthropic.com") {
         Provider::Anthropic
     } else if ends("amazonaws.com") && h.contains("bedrock") {
@@ -240,6 +396,11 @@ pub fn identify(url: Option<&str>, shape: Shape, model: &str) -> Identified {
         // Codex signed in with ChatGPT sends its Responses calls to chatgpt.com: OpenAI's models
         // and cache behind another door.
         Provider::OpenAi
+    } else if ends("services.ai.azure.com") && path.contains("/models/") {
+        // Azure AI Foundry's model inference endpoint serves many makers' models: each meets
+        // its maker's cache (OpenAI's as Azure OpenAI's).
+        told = Told::Routed;
+        foundry_model(model)
     } else if ends("openai.azure.com")
         || ends("cognitiveservices.azure.com")
         || ends("services.ai.azure.com")
@@ -251,8 +412,14 @@ pub fn identify(url: Option<&str>, shape: Shape, model: &str) -> Identified {
         Provider::Moonshot
     } else if ends("z.ai") || ends("bigmodel.cn") {
         Provider::Zai
+    } else if ends("mistral.ai") {
+        Provider::Mistral
+    } else if ends("x.ai") {
+        Provider::Xai
+    } else if ends("cohere.com") || ends("cohere.ai") {
+        Provider::Cohere
     } else if ends("openrouter.ai") {
-        routed = true;
+        told = Told::Routed;
         upstream(model)
     } else {
         Provider::Unmodelled
@@ -260,8 +427,7 @@ pub fn identify(url: Option<&str>, shape: Shape, model: &str) -> Identified {
     Identified {
         provider,
         host: Some(host),
-        by_shape: false,
-        routed,
+        told,
     }
 }
 
@@ -276,7 +442,28 @@ fn upstream(model: &str) -> Provider {
         "moonshotai" => Provider::Moonshot,
         "z-ai" | "zhipuai" => Provider::Zai,
         "google" => Provider::Gemini,
+        "x-ai" => Provider::Xai,
+        "mistralai" => Provider::Mistral,
         _ => Provider::Unmodelled,
+    }
+}
+
+/// The maker of a model served by Azure AI Foundry's model inference endpoint, by its name.
+fn foundry_model(model: &str) -> Provider {
+    let name = model.to_ascii_lowercase();
+    let o_series = name.len() > 1 && name.starts_with('o') && name.as_bytes()[1].is_ascii_digit();
+    if name.starts_with("gpt-") || o_series {
+        Provider::Azure
+    } else if name.starts_with("grok") {
+        Provider::Xai
+    } else if name.starts_with("deepseek") {
+        Provider::DeepSeek
+    } else if name.starts_with("mistral") || name.starts_with("codestral") {
+        Provider::Mistral
+    } else if name.starts_with("cohere") {
+        Provider::Cohere
+    } else {
+        Provider::Unmodelled
     }
 }
 
@@ -368,134 +555,5 @@ pub fn tool_use_tokens(model: &str, forced: bool) -> usize {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn models_named_by_the_url() {
-        let model = |url: &str| model_in_url(url);
-        assert_eq!(
-            model("https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse").as_deref(),
-            Some("gemini-2.5-flash")
-        );
-        assert_eq!(
-            model("https://us-east5-aiplatform.googleapis.com/v1/projects/p/locations/us-east5/publishers/anthropic/models/claude-sonnet-4@20250514:rawPredict").as_deref(),
-            Some("claude-sonnet-4@20250514")
-        );
-        assert_eq!(
-            model("https://bedrock-runtime.us-east-1.amazonaws.com/model/us.anthropic.claude-3-5-haiku-20241022-v1%3A0/converse").as_deref(),
-            Some("us.anthropic.claude-3-5-haiku-20241022-v1:0")
-        );
-        assert_eq!(model("https://api.anthropic.com/v1/messages"), None);
-        assert_eq!(
-            model("https://h/model/%zz/converse").as_deref(),
-            Some("%zz")
-        );
-    }
-
-    #[test]
-    fn providers_by_host() {
-        let id = |url: &str, model: &str| identify(Some(url), Shape::OpenAiChat, model).provider;
-        assert_eq!(
-            id(
-                "https://api.deepseek.com/anthropic/v1/messages",
-                "deepseek-chat"
-            ),
-            Provider::DeepSeek
-        );
-        assert_eq!(
-            id("https://api.moonshot.ai/v1/chat/completions", "kimi-k2"),
-            Provider::Moonshot
-        );
-        assert_eq!(
-            id("https://api.z.ai/api/paas/v4/chat/completions", "glm-4.6"),
-            Provider::Zai
-        );
-        assert_eq!(
-            id(
-                "https://openrouter.ai/api/v1/chat/completions",
-                "anthropic/claude-sonnet-4"
-            ),
-            Provider::Anthropic
-        );
-        assert_eq!(
-            id(
-                "https://openrouter.ai/api/v1/chat/completions",
-                "meta-llama/llama-4"
-            ),
-            Provider::Unmodelled
-        );
-        assert_eq!(
-            id(
-                "https://x.openai.azure.com/openai/deployments/d/chat/completions",
-                "gpt-4o"
-            ),
-            Provider::Azure
-        );
-        assert_eq!(
-            id(
-                "https://chatgpt.com/backend-api/codex/responses",
-                "gpt-5-codex"
-            ),
-            Provider::OpenAi
-        );
-        assert_eq!(
-            id("https://chatgpt.com/backend-api/conversation", "gpt-5"),
-            Provider::Unmodelled
-        );
-        assert_eq!(
-            id(
-                "https://r.services.ai.azure.com/anthropic/v1/messages",
-                "claude-sonnet-4-5"
-            ),
-            Provider::Foundry
-        );
-        assert_eq!(
-            id(
-                "https://r.services.ai.azure.com/openai/v1/responses",
-                "gpt-5"
-            ),
-            Provider::Azure
-        );
-        assert_eq!(
-            id("https://api.groq.com/openai/v1/chat/completions", "llama"),
-            Provider::Unmodelled
-        );
-        assert_eq!(
-            id("http://user:pw@API.OPENAI.COM:443/v1/responses", "gpt-5"),
-            Provider::OpenAi
-        );
-        let none = identify(None, Shape::AnthropicMessages, "claude");
-        assert!(none.by_shape && none.provider == Provider::Anthropic);
-        assert!(Provider::Unmodelled.rules().is_none());
-    }
-
-    #[test]
-    fn minimums_and_tool_use_tokens() {
-        assert_eq!(min_tokens(Provider::Anthropic, "claude-opus-4-5"), 4096);
-        assert_eq!(min_tokens(Provider::Bedrock, "claude-3-5-haiku"), 2048);
-        assert_eq!(min_tokens(Provider::Gemini, "gemini-2.5-pro"), 2048);
-        assert_eq!(
-            min_tokens(Provider::Gemini, "models/gemini-2.5-flash"),
-            2048
-        );
-        assert_eq!(min_tokens(Provider::Gemini, "gemini-3-flash-preview"), 4096);
-        assert_eq!(min_tokens(Provider::Gemini, "gemini-3.1-pro-preview"), 4096);
-        assert_eq!(min_tokens(Provider::Gemini, "gemini-flash-latest"), 4096);
-        for older in [
-            "gemini-2.0-flash-exp",
-            "models/gemini-1.5-pro-002",
-            "gemini-pro",
-        ] {
-            assert_eq!(
-                min_tokens(Provider::Gemini, older),
-                NO_IMPLICIT_CACHE,
-                "{older}"
-            );
-        }
-        assert!(gemini_caches_implicitly("gemini-flash-latest"));
-        assert!(gemini_caches_implicitly("gemini-2.5-flash-lite"));
-        assert_eq!(tool_use_tokens("claude-sonnet-4-5", false), 346);
-        assert_eq!(tool_use_tokens("claude-sonnet-4-5", true), 313);
-    }
-}
+#[path = "provider_tests.rs"]
+mod tests;

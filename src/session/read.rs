@@ -180,7 +180,11 @@ impl<'c> TurnRead<'c> {
                 .map_or(Cow::Borrowed(""), Cow::Owned),
         };
         let (pieces, head) = prompt::pieces(capture, &model);
-        let who = provider::identify(url, shape, &model);
+        let named = settings
+            .cache
+            .provider
+            .and_then(provider::Provider::from_id);
+        let who = provider::identify_with(url, shape, &model, named);
         let who_provider = who.provider;
         let rules = rules_with(shape, capture.body(), &model, settings, who.provider);
         let mut conversation = Conversation::read(capture, with_usage, wants.loaded);

@@ -32,7 +32,8 @@ pub struct SessionReport {
     pub break_cost: BreakCost,
     /// Every tool the capture sent, with its calls and cost.
     pub tools: Vec<ToolUse>,
-    /// Tools sent on every turn and never called, and what deferring them would have saved.
+    /// Tools never called on the turns that sent them, and what deferring them would have
+    /// saved.
     pub deferral: Deferral,
     /// Each requested strategy over those turns.
     pub strategies: Vec<StrategySession>,
@@ -126,14 +127,15 @@ pub struct ToolUse {
     pub calls: usize,
     /// Tokens it cost over the session, at its context price.
     pub tokens: usize,
-    /// Sent on every turn with known tools and never called.
+    /// Sent, and no visible call names it on the turns that sent it (calls in other threads,
+    /// whose turns never sent it, do not count).
     pub never_called: bool,
 }
 
 /// The deferral candidates (SESSIONS.md section 3, "Tool calls").
 #[derive(Debug, Clone, Serialize, PartialEq, Default)]
 pub struct Deferral {
-    /// Tools sent on every turn and never called.
+    /// Tools no visible call names on the turns that sent them.
     pub candidates: Vec<String>,
     /// What they cost over the session, in tokens at their context price.
     pub tokens: usize,
@@ -176,8 +178,24 @@ pub struct TraceSummary {
     /// Turns whose text is hashed or redacted (cctrace's `[h:…]` and `s-…` tokens): not the
     /// prompt the provider read, so no agreement is judged on them and they calibrate nothing.
     pub hashed_turns: usize,
+    /// Hosts toolprism does not know whose provider was assumed from the requests or named by
+    /// `session.provider` (SESSIONS.md, "Providers"), by host.
+    pub providers_assumed: Vec<AssumedProvider>,
     /// The conversations the turns belong to, in order of first appearance.
     pub threads: Vec<ThreadSummary>,
+}
+
+/// A host whose provider was not told by the host itself.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq, PartialOrd, Ord)]
+pub struct AssumedProvider {
+    /// The host (`null`: none in the trace).
+    pub host: Option<String>,
+    /// The provider its turns were modelled as.
+    pub provider: &'static str,
+    /// `assumed` (from the requests' API and model) or `setting` (`session.provider`).
+    pub by: &'static str,
+    /// Its turns.
+    pub turns: usize,
 }
 
 /// A record that is not a model call.
@@ -318,6 +336,11 @@ pub struct TurnFacts {
     /// The provider's own diagnosis of its cache, read from the response (`None`: the
     /// response has no `diagnostics`).
     pub provider_diagnosis: Option<super::ProviderDiagnosis>,
+    /// How the provider was told, so which rule modelled the turn's cache: `host`, `routed` (a
+    /// gateway's upstream by the model's prefix), `shape` (no URL), `assumed` (a host
+    /// toolprism does not know: from the request's API and model), `setting`
+    /// (`session.provider`); `None` for a stub.
+    pub provider_by: Option<&'static str>,
     /// A server-side tool the response shows ran (its figures hold prompts the request does
     /// not: left out of calibration and of agreement on amounts).
     pub server_tool: Option<&'static str>,

@@ -4,6 +4,7 @@
 use serde_json::Value;
 
 use super::replay::Replay;
+use super::schema::AssumedProvider;
 use super::{
     Analyzer, Deferral, DeferralSaving, JSON_VERSION, SessionReport, StrategySession, StrategyTurn,
     ThreadSummary, ToolUse, TraceInfo, TraceSummary, TurnFacts, UnknownModel, round2,
@@ -101,6 +102,16 @@ impl Analyzer<'_> {
                 torn_last_line: trace.torn_last_line,
                 untimed_turns: self.timed.untimed,
                 hashed_turns: self.hashed_turns,
+                providers_assumed: self
+                    .assumed
+                    .iter()
+                    .map(|((host, provider, by), turns)| AssumedProvider {
+                        host: host.clone(),
+                        provider,
+                        by,
+                        turns: *turns,
+                    })
+                    .collect(),
                 threads: self
                     .threads
                     .iter()

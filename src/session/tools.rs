@@ -16,6 +16,9 @@ struct ToolCount {
     calls: usize,
     /// Tokens it cost, at its context price.
     tokens: usize,
+    /// Calls to it seen on turns that sent it (a call in another thread, whose turns never sent
+    /// it, does not make it called).
+    called_where_sent: usize,
 }
 
 /// Every tool's figures so far.
@@ -26,8 +29,6 @@ pub(super) struct ToolTally {
     order: Vec<Box<str>>,
     /// Calls already counted (by call id, else name and arguments).
     seen_calls: FxHashSet<u64>,
-    /// Turns with known tools (wanted, not stubs).
-    known_turns: usize,
 }
 
 impl ToolTally {
@@ -44,13 +45,14 @@ impl ToolTally {
 
     /// Count a turn into each tool's figures: sent (once per distinct entry), called, tokens.
     pub(super) fn count(&mut self, entries: &EntryStore, ids: &[u32], calls: &[String]) {
-        self.known_turns += 1;
-        let mut sent_names = FxHashSet::default();
+        let mut sent_ids = FxHashSet::default();
+        let mut sent_names: FxHashSet<&str> = FxHashSet::default();
         for &id in ids {
             let entry = entries.get(id);
-            if entry.name.is_empty() || !sent_names.insert(id) {
+            if entry.name.is_empty() || !sent_ids.insert(id) {
                 continue;
             }
+            sent_names.insert(&entry.name);
             let tokens = if entry.deferred { 0 } else { entry.tokens };
             match self.counts.get_mut(&entry.name) {
                 Some(count) => {
@@ -61,22 +63,24 @@ impl ToolTally {
                     self.order.push(entry.name.clone());
                     let count = ToolCount {
                         sent_turns: 1,
-                        calls: 0,
                         tokens,
+                        ..ToolCount::default()
                     };
                     self.counts.insert(entry.name.clone(), count);
                 }
             }
         }
         for name in calls {
+            let where_sent = usize::from(sent_names.contains(name.as_str()));
             if let Some(count) = self.counts.get_mut(name.as_str()) {
                 count.calls += 1;
+                count.called_where_sent += where_sent;
             } else {
                 self.order.push(name.as_str().into());
                 let count = ToolCount {
-                    sent_turns: 0,
                     calls: 1,
-                    tokens: 0,
+                    called_where_sent: where_sent,
+                    ..ToolCount::default()
                 };
                 self.counts.insert(name.as_str().into(), count);
             }
@@ -92,15 +96,14 @@ impl ToolTally {
                     sent_turns,
                     calls,
                     tokens,
+                    called_where_sent,
                 } = self.counts[name];
                 ToolUse {
                     name: name.to_string(),
                     sent_turns,
                     calls,
                     tokens,
-                    never_called: self.known_turns > 0
-                        && sent_turns == self.known_turns
-                        && calls == 0,
+                    never_called: sent_turns > 0 && called_where_sent == 0,
                 }
             })
             .collect()

@@ -180,6 +180,38 @@ pub const CACHE: &[SettingKey] = &[
             Ok(())
         },
     },
+    SettingKey {
+        key: "session.provider",
+        help: "whose cache a request to a host toolprism does not know met (a local gateway, a proxy; auto: assumed from the request's API and model, a claude-* model on the Messages API being Anthropic's)",
+        kind: ValueKind::Choice(PROVIDERS),
+        affects: &[],
+        first_for: &[],
+        read: |s| Some(s.cache.provider.unwrap_or("auto").to_owned()),
+        write: |s, v| {
+            let v = v.trim();
+            let id = PROVIDERS.iter().find(|p| **p == v).ok_or(
+                "auto or a provider: anthropic, bedrock, vertex-anthropic, foundry-anthropic, openai, azure-openai, deepseek, moonshot, zai, gemini",
+            )?;
+            s.cache.provider = (*id != "auto").then_some(*id);
+            Ok(())
+        },
+    },
+];
+
+/// `session.provider`'s choices: `auto`, then the ids of the providers a user may name (the
+/// session's `Provider::NAMED`, which a test keeps equal).
+const PROVIDERS: &[&str] = &[
+    "auto",
+    "anthropic",
+    "bedrock",
+    "vertex-anthropic",
+    "foundry-anthropic",
+    "openai",
+    "azure-openai",
+    "deepseek",
+    "moonshot",
+    "zai",
+    "gemini",
 ];
 
 /// The hosts' keys: how `mcp --host` writes a host's request (docs/MCP.md); no projection
@@ -401,7 +433,7 @@ mod tests {
         assert!(
             unknown.starts_with("unknown setting `nope` (known: mcp.prefixes, vtcode.mcp_cap,")
         );
-        assert!(unknown.ends_with("cache.price, claude-code.tool_search, claude-code.base_url)"));
+        assert!(unknown.ends_with("cache.price, session.provider, claude-code.tool_search, claude-code.base_url)"));
         assert_eq!(
             settings.set("cache.ttl", "soon").unwrap_err().to_string(),
             "bad value for `cache.ttl`: `soon` (a duration: 300, 300s, 5m, 1h or 250ms)"

@@ -243,6 +243,10 @@ impl<'de> Visitor<'de> for Seed<'_> {
     }
 }
 
+/// The key a YAML value tagged `!binary` (Ruby's Psych: base64 of the bytes) is kept under, so
+/// its reader decodes it. A NUL starts it, so no recorded mapping key can be mistaken for it.
+pub(crate) const BASE64_KEY: &str = "\u{0}base64";
+
 /// [`Seed`] for YAML: any key, any tag.
 #[derive(Clone, Copy)]
 struct YamlSeed<'a>(Seed<'a>);
@@ -342,9 +346,18 @@ impl<'de> Visitor<'de> for YamlSeed<'_> {
 
     fn visit_enum<A: serde::de::EnumAccess<'de>>(self, data: A) -> Result<Value, A::Error> {
         use serde::de::VariantAccess;
-        // A tag (`!Custom value`): the value, the tag dropped.
-        let (_tag, variant) = data.variant::<String>()?;
-        variant.newtype_variant_seed(self)
+        // A tag (`!Custom value`): the value, the tag dropped; but Psych's `!binary` (Ruby's
+        // base64 of bytes) is kept as a mark, so it is decoded whatever its text looks like.
+        let (tag, variant) = data.variant::<String>()?;
+        let value = variant.newtype_variant_seed(self)?;
+        if tag.trim_start_matches('!') == "binary"
+            && let Value::String(text) = value
+        {
+            let mut mark = Map::new();
+            mark.insert(BASE64_KEY.to_owned(), Value::String(text));
+            return Ok(Value::Object(mark));
+        }
+        Ok(value)
     }
 }
 

@@ -8,6 +8,9 @@
 //!   `requests[]` and `responses[]`, instead of `interactions`.
 //! - go-vcr (Go), cassette version 1 and 2: `request.{method, url, body, headers}`,
 //!   `response.{code, status, body, headers}`.
+//! - Ruby's VCR (ruby_llm, langchainrb, R's vcr alike): `http_interactions[]`, `request.{method
+//!   (lowercase), uri, body: {encoding, string}, headers}`, `response.{status: {code, message},
+//!   body: {encoding, string}}`, bytes under Psych's `!binary` tag (base64), `recorded_with`.
 //!
 //! A body may be written as `!!binary` (base64 of the bytes sent, often gzip): it is decoded,
 //! decompressed when its magic says gzip or zstd, and kept as text when the bytes are UTF-8
@@ -29,12 +32,19 @@ const BINARY_KEY: &str = "\u{0}binary bytes";
 /// Whether a document is a cassette: `interactions` is a list whose first item has a `request`,
 /// or `requests` is a list of requests (a `method` and a `uri`) beside a `responses` list.
 pub(crate) fn is_cassette(document: &Value) -> bool {
-    match document.get("interactions") {
+    match interactions_of(document) {
         Some(Value::Array(items)) => items
             .first()
             .is_none_or(|item| item.get("request").is_some()),
         _ => is_parallel_lists(document),
     }
+}
+
+/// The interactions list: vcrpy's and go-vcr's `interactions`, Ruby VCR's `http_interactions`.
+fn interactions_of(document: &Value) -> Option<&Value> {
+    document
+        .get("interactions")
+        .or_else(|| document.get("http_interactions"))
 }
 
 /// vcrpy's in-memory cassette, `requests[]` beside `responses[]`.
@@ -177,16 +187,32 @@ fn scan(text: &[u8]) -> Result<u64, LoadError> {
 /// never are) is decoded, decompressed when gzip or zstd, and kept as text when UTF-8; bytes that
 /// are not text become a mark holding their size.
 fn body_value(value: Value) -> Value {
-    let Value::String(text) = value else {
-        return value;
+    let (text, tagged) = match value {
+        Value::String(text) => (text, false),
+        Value::Object(mut mark)
+            if mark.len() == 1 && mark.contains_key(super::budget::BASE64_KEY) =>
+        {
+            match mark.remove(super::budget::BASE64_KEY) {
+                Some(Value::String(text)) => (text, true),
+                Some(other) => return other,
+                None => return Value::Null,
+            }
+        }
+        other => return other,
     };
-    if !looks_base64(&text) {
+    if !tagged && !looks_base64(&text) {
         return Value::String(text);
     }
     let compact: String = text.chars().filter(|c| !c.is_ascii_whitespace()).collect();
     let Ok(bytes) = base64::engine::general_purpose::STANDARD.decode(compact) else {
         return Value::String(text);
     };
+    bytes_value(bytes)
+}
+
+/// A body's bytes as the cassette readers keep them: decompressed when gzip or zstd, text when
+/// UTF-8, an AWS event stream's payloads, or else a mark holding their size.
+pub(crate) fn bytes_value(bytes: Vec<u8>) -> Value {
     let bytes = match detect::compression_of(&bytes) {
         Some(compression) => detect::decompress(compression, &bytes).unwrap_or(bytes),
         None => bytes,
@@ -209,7 +235,9 @@ fn body_value(value: Value) -> Value {
 /// and `invoke-with-response-stream`): each message a 12-byte prelude (total length, headers'
 /// length, CRC), headers, a payload and a CRC. Its JSON payloads in order (the last with
 /// `usage` holds the call's), or `None` when the bytes are not such a stream.
-fn aws_event_payloads(bytes: &[u8]) -> Option<Vec<Value>> {
+/// `invoke-with-response-stream` wraps each of the model's own events as `{"bytes": base64}`:
+/// the event inside is the payload (Claude's `message_start` … `message_delta`).
+pub(crate) fn aws_event_payloads(bytes: &[u8]) -> Option<Vec<Value>> {
     let word = |at: usize| -> Option<usize> {
         let b: [u8; 4] = bytes.get(at..at + 4)?.try_into().ok()?;
         Some(u32::from_be_bytes(b) as usize)
@@ -223,12 +251,23 @@ fn aws_event_payloads(bytes: &[u8]) -> Option<Vec<Value>> {
         }
         let payload = &bytes[at + 12 + headers..at + total - 4];
         if let Ok(value) = serde_json::from_slice::<Value>(payload) {
-            payloads.push(value);
+            payloads.push(unwrapped(value));
         }
         messages += 1;
         at += total;
     }
     (messages > 0).then_some(payloads)
+}
+
+/// The model's event inside an `invoke-with-response-stream` chunk (`{"bytes": base64}`), or
+/// the payload as it is.
+fn unwrapped(payload: Value) -> Value {
+    let inner = payload
+        .get("bytes")
+        .and_then(Value::as_str)
+        .and_then(|b| base64::engine::general_purpose::STANDARD.decode(b).ok())
+        .and_then(|b| serde_json::from_slice::<Value>(&b).ok());
+    inner.unwrap_or(payload)
 }
 
 /// Base64 as YAML writes a `!!binary` block: the alphabet in lines, `=` padding at the end
@@ -259,18 +298,34 @@ fn looks_base64(text: &str) -> bool {
 pub(crate) struct CassetteSource {
     interactions: Vec<Value>,
     next: usize,
+    /// What one is called where it is named (`interaction 3`; httprr's `record 3`).
+    noun: &'static str,
 }
 
 impl CassetteSource {
     /// Take the interactions out of a cassette document.
     pub(crate) fn new(mut document: Value) -> CassetteSource {
-        let interactions = match document.get_mut("interactions").map(Value::take) {
+        let key = if document.get("interactions").is_some() {
+            "interactions"
+        } else {
+            "http_interactions"
+        };
+        let interactions = match document.get_mut(key).map(Value::take) {
             Some(Value::Array(items)) => items,
             _ => paired(&mut document),
         };
         CassetteSource {
             interactions,
             next: 0,
+            noun: "interaction",
+        }
+    }
+
+    /// [`CassetteSource::new`], each interaction named `NOUN N`.
+    pub(crate) fn named(document: Value, noun: &'static str) -> CassetteSource {
+        CassetteSource {
+            noun,
+            ..CassetteSource::new(document)
         }
     }
 
@@ -278,7 +333,7 @@ impl CassetteSource {
     pub(crate) fn next_raw(&mut self) -> Option<Raw> {
         let interaction = self.interactions.get_mut(self.next)?.take();
         self.next += 1;
-        let source = format!("interaction {}", self.next);
+        let source = format!("{} {}", self.noun, self.next);
         Some(Raw::Read(
             source.clone(),
             interaction_outcome(interaction, source),
@@ -329,8 +384,11 @@ fn interaction_outcome(interaction: Value, source: String) -> Result<Outcome, St
         _ => request.remove("body"),
     };
     let body = body.map(|b| match b {
-        // Some recorders write the request body like a response's: `{string: ...}`.
-        Value::Object(mut o) if o.len() == 1 && o.contains_key("string") => {
+        // Some recorders write the request body like a response's: `{string: ...}`, Ruby's VCR
+        // with its `encoding` beside it.
+        Value::Object(mut o)
+            if o.contains_key("string") && o.keys().all(|k| k == "string" || k == "encoding") =>
+        {
             body_value(o.remove("string").unwrap_or_default())
         }
         other => body_value(other),
@@ -346,6 +404,7 @@ fn interaction_outcome(interaction: Value, source: String) -> Result<Outcome, St
         body.as_ref(),
         response_body.as_ref(),
     );
+    let mcp = matches!(classified, record::Call::McpList(_));
     let body = match classified {
         record::Call::Ignored(reason) => {
             return Ok(Outcome::Ignored(Ignored {
@@ -397,19 +456,22 @@ fn interaction_outcome(interaction: Value, source: String) -> Result<Outcome, St
         .and_then(|r| r.get("headers"))
         .and_then(|h| record::header(h, "date"));
     let time_ms = timestamp.as_deref().and_then(super::time::parse_http_date);
-    Ok(Outcome::Turn(Box::new(TraceRecord {
-        source,
-        timestamp: time_ms.and(timestamp),
-        time_ms,
-        method,
-        url,
-        status,
-        orphan,
-        body,
-        body_text,
-        usage,
-        agent_id,
-    })))
+    Ok(Outcome::turn(
+        TraceRecord {
+            source,
+            timestamp: time_ms.and(timestamp),
+            time_ms,
+            method,
+            url,
+            status,
+            orphan,
+            body,
+            body_text,
+            usage,
+            agent_id,
+        },
+        mcp,
+    ))
 }
 
 /// A response's body: pydantic-ai's `parsed_body`, vcrpy's `body.string`, go-vcr's `body`.
@@ -436,6 +498,46 @@ fn status_text(status: &Value) -> Option<u16> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// One AWS event-stream message around `payload` (CRCs not checked, so left arbitrary).
+    fn aws_frame(payload: &str) -> Vec<u8> {
+        let headers = b"\x0b:event-type\x07\x00\x05chunk";
+        let total = 12 + headers.len() + payload.len() + 4;
+        let mut out = Vec::new();
+        out.extend_from_slice(&(total as u32).to_be_bytes());
+        out.extend_from_slice(&(headers.len() as u32).to_be_bytes());
+        out.extend_from_slice(&[0xde, 0xad, 0xbe, 0xef]);
+        out.extend_from_slice(headers);
+        out.extend_from_slice(payload.as_bytes());
+        out.extend_from_slice(&[0xff, 0xfe, 0x00, 0x01]);
+        out
+    }
+
+    #[test]
+    fn invoke_with_response_stream_chunks_are_claudes_events() {
+        use base64::engine::general_purpose::STANDARD;
+        // Each chunk wraps one of Claude's stream events as `{"bytes": base64}`.
+        let chunk =
+            |event: &str| aws_frame(&format!(r#"{{"bytes":"{}"}}"#, STANDARD.encode(event)));
+        let mut stream = chunk(
+            r#"{"type":"message_start","message":{"usage":{"input_tokens":12,"cache_creation_input_tokens":0,"cache_read_input_tokens":4100,"output_tokens":1}}}"#,
+        );
+        stream.extend(chunk(
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}"#,
+        ));
+        stream.extend(chunk(r#"{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":9}}"#));
+        stream.extend(chunk(
+            r#"{"type":"message_stop","amazon-bedrock-invocationMetrics":{"inputTokenCount":12,"outputTokenCount":9,"cacheReadInputTokenCount":4100,"cacheWriteInputTokenCount":0}}"#,
+        ));
+        let body = body_value(Value::String(STANDARD.encode(&stream) + "\n"));
+        assert_eq!(body[0]["type"], "message_start");
+        let usage = usage::from_json(&body).unwrap();
+        assert_eq!(
+            (usage.input, usage.cache_write, usage.cache_read),
+            (12, 0, 4100)
+        );
+        assert!(!usage.cache_unknown);
+    }
 
     #[test]
     fn an_aws_event_stream_is_read_as_its_payloads() {
@@ -505,6 +607,20 @@ mod tests {
                 Value::String(text.into())
             );
         }
+    }
+
+    #[test]
+    fn a_psych_binary_tag_is_decoded_whatever_its_text_looks_like() {
+        // `{"a":1}` in base64 has no digit: untagged, it would be kept as the text it is.
+        let value = from_yaml(b"tagged: !binary eyJhIjoxfQ==\nplain: eyJhIjoxfQ==\n").unwrap();
+        assert_eq!(
+            body_value(value["tagged"].clone()),
+            Value::from("{\"a\":1}")
+        );
+        assert_eq!(
+            body_value(value["plain"].clone()),
+            Value::from("eyJhIjoxfQ==")
+        );
     }
 
     #[test]

@@ -298,6 +298,14 @@ fn bad_first_line(
     if cassette::looks_like_yaml(trimmed) {
         return yaml_cassette(reader, first);
     }
+    if super::httprr::is_httprr(trimmed) {
+        let text = read_rest(reader, first, MAX_RECORD_BYTES)?;
+        let document = super::httprr::document(&text)?;
+        return Ok((
+            TraceFormat::Httprr,
+            Source::Cassette(CassetteSource::named(document, "record")),
+        ));
+    }
     if [b"STDIN: ".as_slice(), b"STDOUT: ", b"STDERR: "]
         .iter()
         .any(|p| trimmed.starts_with(p))
@@ -332,16 +340,22 @@ fn yaml_cassette(
     let text = read_rest(reader, first, MAX_RECORD_BYTES)?;
     let value = cassette::from_yaml(without_bom(&text))?;
     if !cassette::is_cassette(&value) {
-        return Err(LoadError::Refused(if value.get("interactions").is_some() {
-            "a cassette whose interactions are not HTTP requests (no `request`: a \
+        return Err(LoadError::Refused(
+            if value
+                .get("interactions")
+                .or_else(|| value.get("http_interactions"))
+                .is_some()
+            {
+                "a cassette whose interactions are not HTTP requests (no `request`: a \
              recording of another protocol or library call, such as gRPC or a local model)"
-                .to_owned()
-        } else {
-            format!(
-                "YAML, but not a VCR cassette (no `interactions` list of requests{})",
-                yaml_keys(&value)
-            )
-        }));
+                    .to_owned()
+            } else {
+                format!(
+                    "YAML, but not a VCR cassette (no `interactions` list of requests{})",
+                    yaml_keys(&value)
+                )
+            },
+        ));
     }
     Ok((
         TraceFormat::Cassette,

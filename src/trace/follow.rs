@@ -152,6 +152,12 @@ impl Follower {
         Some(match record::from_value(value, at.clone(), Some(text)) {
             Ok(record::Outcome::Turn(turn)) => Followed::Turn(turn),
             Ok(record::Outcome::Ignored(ignored)) => Followed::Ignored(ignored),
+            Ok(record::Outcome::ServerList(list)) => Followed::Ignored(super::Ignored {
+                reason: record::server_list_reason(&list),
+                source: list.source,
+                method: list.method,
+                url: list.url,
+            }),
             Err(problem) => Followed::Bad(at, problem),
         })
     }

@@ -90,12 +90,14 @@ fn entry_outcome(entry: Value, source: String) -> Result<Outcome, String> {
         .filter(|_| is_rpc)
         .and_then(response_text)
         .map(Value::String);
-    let body = match record::classify(
+    let call = record::classify(
         method.as_deref(),
         url.as_deref(),
         body.as_ref().ok(),
         response_text.as_ref(),
-    ) {
+    );
+    let mcp = matches!(call, record::Call::McpList(_));
+    let body = match call {
         record::Call::Ignored(reason) => {
             return Ok(Outcome::Ignored(Ignored {
                 source,
@@ -122,19 +124,22 @@ fn entry_outcome(entry: Value, source: String) -> Result<Outcome, String> {
         }
         _ => (None, true, None),
     };
-    Ok(Outcome::Turn(Box::new(TraceRecord {
-        source,
-        timestamp,
-        time_ms,
-        method,
-        url,
-        status,
-        orphan,
-        body,
-        body_text,
-        usage,
-        agent_id,
-    })))
+    Ok(Outcome::turn(
+        TraceRecord {
+            source,
+            timestamp,
+            time_ms,
+            method,
+            url,
+            status,
+            orphan,
+            body,
+            body_text,
+            usage,
+            agent_id,
+        },
+        mcp,
+    ))
 }
 
 /// The request body (`request.postData.text`, base64 when `encoding` says so, gzip or zstd by
@@ -203,6 +208,12 @@ fn response_usage(response: &serde_json::Map<String, Value>) -> Option<super::Us
         }
         None => bytes,
     };
+    // Bedrock's binary event stream (`converse-stream`, `invoke-with-response-stream`).
+    if std::str::from_utf8(&bytes).is_err()
+        && let Some(payloads) = super::cassette::aws_event_payloads(&bytes)
+    {
+        return usage::from_json(&Value::Array(payloads));
+    }
     let end = bytes.len().min(USAGE_SCAN_BYTES as usize);
     usage::from_text(&String::from_utf8_lossy(&bytes[..end]))
 }

@@ -26,6 +26,13 @@ pub(crate) fn refusal(record: &Value) -> Option<String> {
              the model; {HOW_TO_RECORD}"
         ));
     }
+    if is_agent_sdk_recording(object) {
+        return Some(format!(
+            "a Claude Agent SDK recording (`metadata` beside `messages[].{{direction, \
+             message}}`: what the SDK and the Claude Code CLI said to each other): it holds the \
+             conversation, not the requests sent to the model; {HOW_TO_RECORD}"
+        ));
+    }
     if is_atif(object) {
         let version = text("schema_version").unwrap_or("ATIF");
         return Some(format!(
@@ -136,6 +143,20 @@ fn is_agent_sdk_stream(object: &Map<String, Value>) -> bool {
     }
 }
 
+/// A recording of the Agent SDK's exchange with the CLI (its tests' fixtures): `metadata` and
+/// `messages`, each message `{direction, message}` (`direction` the way it went).
+fn is_agent_sdk_recording(object: &Map<String, Value>) -> bool {
+    object.get("metadata").is_some_and(Value::is_object)
+        && object
+            .get("messages")
+            .and_then(Value::as_array)
+            .and_then(|m| m.first())
+            .is_some_and(|first| {
+                first.get("direction").is_some_and(Value::is_string)
+                    && first.get("message").is_some()
+            })
+}
+
 /// An ATIF trajectory: `schema_version` `ATIF-v…`, or its `agent` and `steps` beside a
 /// `session_id`.
 fn is_atif(object: &Map<String, Value>) -> bool {
@@ -229,6 +250,14 @@ mod tests {
             refusal(&atif)
                 .unwrap()
                 .starts_with("an ATIF agent trajectory (ATIF-v1.4")
+        );
+        let recording = json!({"metadata": {"sdk": "claude-agent-sdk", "version": "0.1.0"},
+            "messages": [{"direction": "outgoing", "message": {"type": "user",
+                "message": {"role": "user", "content": "hi"}}}]});
+        assert!(
+            refusal(&recording)
+                .unwrap()
+                .starts_with("a Claude Agent SDK recording (`metadata` beside")
         );
         // A request is none of these.
         let request = json!({"model": "m", "messages": [], "tools": []});

@@ -20,6 +20,7 @@ pub mod diagnosis;
 mod folder;
 pub mod follow;
 mod har;
+mod httprr;
 mod jsonl;
 pub(crate) mod kind;
 mod record;
@@ -57,6 +58,9 @@ pub enum TraceFormat {
     /// nock's recorded calls (`scope`, `method`, `path`, `body`, `status`, `response`), one
     /// JSON array.
     Nock,
+    /// Go's httprr trace (`httprr trace v1`): raw HTTP requests and responses, read as a
+    /// cassette's interactions.
+    Httprr,
     /// A goose MCP replay: an MCP session's `STDIN:` / `STDOUT:` lines; its `tools/list`
     /// answer is the one turn.
     McpReplay,
@@ -76,6 +80,7 @@ impl TraceFormat {
             TraceFormat::JsonArray => "json-array",
             TraceFormat::Nock => "nock",
             TraceFormat::McpReplay => "mcp-replay",
+            TraceFormat::Httprr => "httprr",
         }
     }
 }
@@ -245,6 +250,8 @@ pub fn open_path(path: &Path, options: &TraceOptions) -> Result<TraceReader, Fil
         torn: None,
         skip_bad: options.skip_bad,
         done: false,
+        turned: false,
+        first_list: None,
     })
 }
 
@@ -290,6 +297,11 @@ pub struct TraceReader {
     torn: Option<String>,
     skip_bad: bool,
     done: bool,
+    /// Whether a model call was handed out.
+    turned: bool,
+    /// The first MCP server list met, and where it sits in `ignored`: the trace's one turn if
+    /// no model call follows (a recording of an MCP session alone).
+    first_list: Option<(Box<TraceRecord>, usize)>,
 }
 
 impl TraceReader {
@@ -352,6 +364,39 @@ impl TraceReader {
         &self.name
     }
 
+    /// An MCP server's `tools/list` answer met in the trace: listed as ignored, naming what it
+    /// is (never a model call); the first is kept in case no model call comes.
+    fn server_list(&mut self, list: Box<TraceRecord>) {
+        let ignored = Ignored {
+            reason: record::server_list_reason(&list),
+            source: list.source.clone(),
+            method: list.method.clone(),
+            url: list.url.clone(),
+        };
+        if self.first_list.is_none() && !self.turned {
+            self.first_list = Some((list, self.ignored.len()));
+        }
+        self.ignored_total += 1;
+        if self.ignored.len() < IGNORED_KEPT {
+            self.ignored.push(ignored);
+        }
+    }
+
+    /// At the end of a trace of no model call: its first MCP server list is its one turn (what
+    /// the recording holds of tools), no longer listed as ignored.
+    fn only_a_server_list(&mut self) -> Option<Result<TraceRecord, FileError>> {
+        if self.turned {
+            return None;
+        }
+        let (list, at) = self.first_list.take()?;
+        if at < self.ignored.len() {
+            self.ignored.remove(at);
+        }
+        self.ignored_total -= 1;
+        self.turned = true;
+        Some(Ok(*list))
+    }
+
     fn next_raw(&mut self) -> Option<Raw> {
         match &mut self.source {
             Source::Lines(lines) => lines.next_raw(),
@@ -379,10 +424,14 @@ impl Iterator for TraceReader {
         while !self.done {
             let Some(raw) = self.next_raw() else {
                 self.done = true;
-                break;
+                return self.only_a_server_list();
             };
             match raw {
-                Raw::Read(_, Ok(record::Outcome::Turn(record))) => return Some(Ok(*record)),
+                Raw::Read(_, Ok(record::Outcome::Turn(record))) => {
+                    self.turned = true;
+                    return Some(Ok(*record));
+                }
+                Raw::Read(_, Ok(record::Outcome::ServerList(list))) => self.server_list(list),
                 Raw::Read(_, Ok(record::Outcome::Ignored(ignored))) => {
                     self.ignored_total += 1;
                     if self.ignored.len() < IGNORED_KEPT {
@@ -397,6 +446,7 @@ impl Iterator for TraceReader {
                 Raw::Torn(at) => {
                     self.torn = Some(at);
                     self.done = true;
+                    return self.only_a_server_list();
                 }
                 Raw::Fatal(error) => {
                     self.done = true;

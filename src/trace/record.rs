@@ -13,6 +13,37 @@ pub(crate) enum Outcome {
     Turn(Box<TraceRecord>),
     /// Not a model call: listed, never a turn.
     Ignored(Ignored),
+    /// An MCP server's `tools/list` answer, its body the JSON-RPC response: the server's list,
+    /// not a model call. Beside model calls it is listed as ignored, naming the server; a trace
+    /// of no model call reads as its first list (see [`super::TraceReader`]).
+    ServerList(Box<TraceRecord>),
+}
+
+impl Outcome {
+    /// A turn, or the server's list when `mcp` (the call was an MCP `tools/list`).
+    pub(crate) fn turn(record: TraceRecord, mcp: bool) -> Outcome {
+        if mcp {
+            Outcome::ServerList(Box::new(record))
+        } else {
+            Outcome::Turn(Box::new(record))
+        }
+    }
+}
+
+/// How an MCP `tools/list` answer is listed beside model calls: the server (its URL, else where
+/// it is in the trace) and what it listed.
+pub(crate) fn server_list_reason(record: &TraceRecord) -> String {
+    let tools = match &record.body {
+        super::RecordBody::Request(body) => body
+            .get("result")
+            .unwrap_or(body)
+            .get("tools")
+            .and_then(Value::as_array)
+            .map_or(0, Vec::len),
+        super::RecordBody::CompactionStub => 0,
+    };
+    let plural = if tools == 1 { "" } else { "s" };
+    format!("MCP tools/list: the server's list of {tools} tool{plural}, not a model call")
 }
 
 /// The JSON-lines format a record belongs to, judged from one record.
@@ -133,6 +164,7 @@ pub(crate) fn from_value(
         .or_else(|| record.get("headers"))
         .and_then(|h| header(h, "x-claude-code-agent-id"));
     let in_request = holder.contains_key("body");
+    let mcp = mcp_list.is_some();
     let (body, body_text) = match (
         mcp_list,
         holder.remove("body").or_else(|| record.remove("body")),
@@ -158,19 +190,22 @@ pub(crate) fn from_value(
         None => (None, claude_trace, None),
         Some(_) => (None, false, None),
     };
-    Ok(Outcome::Turn(Box::new(TraceRecord {
-        source,
-        timestamp,
-        time_ms,
-        method,
-        url,
-        status,
-        orphan,
-        body,
-        body_text,
-        usage,
-        agent_id,
-    })))
+    Ok(Outcome::turn(
+        TraceRecord {
+            source,
+            timestamp,
+            time_ms,
+            method,
+            url,
+            status,
+            orphan,
+            body,
+            body_text,
+            usage,
+            agent_id,
+        },
+        mcp,
+    ))
 }
 
 /// A LiteLLM logging payload as a turn: the request it logged, its start time, its status and

@@ -38,6 +38,14 @@ fn usage_of(body: &Value) -> Option<Usage> {
     // Gemini's streamGenerateContent without `alt=sse` answers a JSON array of chunks; the
     // last chunk that has usage has the whole call's.
     if let Value::Array(chunks) = body {
+        // Claude's events out of Bedrock's binary stream (`invoke-with-response-stream`): read
+        // as the stream they are.
+        if chunks
+            .iter()
+            .any(|c| c.get("type").and_then(Value::as_str) == Some("message_start"))
+        {
+            return from_events(chunks.iter().cloned());
+        }
         return chunks.iter().rev().find_map(from_json);
     }
     if let Some(metadata) = body.get("usageMetadata").and_then(Value::as_object) {
@@ -124,14 +132,16 @@ fn is_response_event(event: &Value) -> bool {
 /// `message_delta` overrides the fields it has. Chat: the last chunk with a `usage`. Responses:
 /// the final `response.completed` (or `response.incomplete` / `response.failed`) event.
 pub(crate) fn from_stream(stream: &str) -> Option<Usage> {
+    from_events(sse::data(stream).filter_map(|payload| super::budget::parse_str(&payload).ok()))
+}
+
+/// [`from_stream`] over the stream's events, parsed.
+fn from_events(events: impl Iterator<Item = Value>) -> Option<Usage> {
     let mut usage: Option<Usage> = None;
     let mut tool = None;
     // Anthropic's `diagnostics` is on `message_start`'s message.
     let (mut diagnosed, mut id) = (None, None);
-    for payload in sse::data(stream) {
-        let Ok(event) = super::budget::parse_str(&payload) else {
-            continue;
-        };
+    for event in events {
         tool = tool.or_else(|| {
             event
                 .get("content_block")
@@ -308,18 +318,46 @@ fn read_one(usage: &Map<String, Value>) -> Option<Usage> {
         });
     }
     // Bedrock Converse spells Anthropic's fields in camel case (uncached input, like Anthropic).
-    let input = count(usage.get("input_tokens")).or_else(|| count(usage.get("inputTokens")));
+    // Cohere v2: what it billed (`billed_units`), else what the model read (`tokens`); it
+    // publishes no prompt cache.
+    if let Some(units) = usage
+        .get("billed_units")
+        .or_else(|| usage.get("tokens"))
+        .and_then(Value::as_object)
+        && let Some(input) = count(units.get("input_tokens"))
+    {
+        return Some(Usage {
+            input,
+            ..Usage::default()
+        });
+    }
+    // Bedrock writes some figures twice (`cacheReadInputTokens` beside an equal
+    // `cacheReadInputTokenCount`, the invocation metrics' spelling): the first found is read.
+    let input = count(usage.get("input_tokens"))
+        .or_else(|| count(usage.get("inputTokens")))
+        .or_else(|| count(usage.get("inputTokenCount")));
     let write = figure(
         usage,
-        &["cache_creation_input_tokens", "cacheWriteInputTokens"],
+        &[
+            "cache_creation_input_tokens",
+            "cacheWriteInputTokens",
+            "cacheWriteInputTokenCount",
+        ],
     );
-    let read = figure(usage, &["cache_read_input_tokens", "cacheReadInputTokens"]);
+    let read = figure(
+        usage,
+        &[
+            "cache_read_input_tokens",
+            "cacheReadInputTokens",
+            "cacheReadInputTokenCount",
+        ],
+    );
     if input.is_none() && write.flatten().is_none() && read.flatten().is_none() {
         return None;
     }
     // Bedrock Converse leaves out the cache fields of a call that cached nothing; Anthropic
     // always writes them, as numbers or `null`.
-    let camel = usage.contains_key("inputTokens");
+    let camel = usage.contains_key("inputTokens") || usage.contains_key("inputTokenCount");
     let unknown = matches!(write, Some(None))
         || matches!(read, Some(None))
         || (!camel && write.is_none() && read.is_none());
@@ -404,6 +442,23 @@ mod tests {
         let converse = json!({"output": {}, "usage": {"inputTokens": 15, "outputTokens": 3,
             "cacheReadInputTokens": 900, "cacheWriteInputTokens": 40}});
         assert_eq!(from_json(&converse), usage(15, 40, 900));
+    }
+
+    #[test]
+    fn cohere_bills_its_billed_units() {
+        let body = json!({"usage": {"billed_units": {"input_tokens": 121, "output_tokens": 51},
+            "tokens": {"input_tokens": 624, "output_tokens": 54}}});
+        assert_eq!(from_json(&body), usage(121, 0, 0));
+    }
+
+    #[test]
+    fn bedrock_figures_written_twice_are_read_once() {
+        let both = json!({"usage": {"inputTokens": 20, "outputTokens": 5,
+            "cacheReadInputTokens": 900, "cacheReadInputTokenCount": 900,
+            "cacheWriteInputTokens": 40, "cacheWriteInputTokenCount": 40}});
+        assert_eq!(from_json(&both), usage(20, 40, 900));
+        let counts = json!({"usage": {"inputTokenCount": 20, "cacheReadInputTokenCount": 900}});
+        assert_eq!(from_json(&counts), usage(20, 0, 900));
     }
 
     #[test]
