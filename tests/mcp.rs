@@ -138,7 +138,7 @@ fn every_client_format_is_read_and_dry_run_starts_nothing() {
     assert!(out.contains("http:    http://127.0.0.1:9/mcp"));
     assert!(out.contains("off (codex, ") && out.contains("disabled: not started"));
     assert!(!out.contains("hunter2") && !err.contains("hunter2"));
-    assert!(out.contains("http://127.0.0.1:9/mcp?… (query not shown)") && !out.contains("hunter3"));
+    assert!(out.contains("http://127.0.0.1:9/mcp?key=***") && !out.contains("hunter3"));
     // Nothing was started.
     std::thread::sleep(Duration::from_millis(300));
     assert!(!pids.exists(), "--dry-run started a server");
@@ -328,6 +328,7 @@ fn failed_and_hung_servers_are_listed_within_the_timeout_and_nothing_is_left() {
         "{err}"
     );
     assert!(err.contains("crashes failed"), "{err}");
+    assert!(err.contains("stderr: fatal: database locked"), "{err}");
 }
 
 #[test]
@@ -718,6 +719,84 @@ fn claude_counts_come_from_the_endpoint_and_a_second_run_makes_no_call() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("needs ANTHROPIC_API_KEY"));
 }
 
+#[test]
+fn counts_are_cached_per_api_base_and_a_failed_count_keeps_the_figures() {
+    let dir = tempfile::tempdir().unwrap();
+    let served = serve(dir.path(), &["count"]);
+    let base = format!("http://127.0.0.1:{}", served.port);
+    let config = mcp_json(
+        dir.path(),
+        &serde_json::json!({"alpha": stdio(&["paged", "2", "5"]), "beta": stdio(&["paged", "3", "5"])}),
+    );
+    let cache = dir.path().join("cache");
+    let first = toolprism()
+        .args(["mcp", &config.to_string_lossy(), "-s", "original", "--json"])
+        .args(["--count-with", "anthropic", "--api-base", &base])
+        .env("ANTHROPIC_API_KEY", "test-key")
+        .env("TOOLPRISM_CACHE_DIR", &cache)
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&first.stdout).unwrap();
+    assert_eq!(report["claude_count"]["calls"], 9);
+    // Another API base is asked again: the cache is the endpoint's own.
+    let elsewhere = dir.path().join("elsewhere");
+    std::fs::create_dir(&elsewhere).unwrap();
+    let other = serve(&elsewhere, &["count"]);
+    let other_base = format!("http://127.0.0.1:{}", other.port);
+    let counted = |key: &str, cache: &Path| {
+        toolprism()
+            .args(["mcp", &config.to_string_lossy(), "-s", "original", "--json"])
+            .args(["--count-with", "anthropic", "--api-base", &other_base])
+            .env("ANTHROPIC_API_KEY", key)
+            .env("TOOLPRISM_CACHE_DIR", cache)
+            .output()
+            .unwrap()
+    };
+    let out = counted("test-key", &cache);
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["claude_count"]["calls"], 9);
+    // A gateway that echoes a wrong key: the count fails, masked; the figures stay.
+    let out = counted("wrong-key-5551234", &elsewhere.join("cache"));
+    let all = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(out.status.code(), Some(0), "{all}");
+    assert!(!all.contains("wrong-key-5551234"), "{all}");
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let said = report["claude_count_error"].as_str().unwrap();
+    assert!(
+        said.contains("HTTP 401") && said.contains("invalid x-api-key: ***"),
+        "{said}"
+    );
+    assert!(report["strategies"][0]["tools_tokens"].as_u64().unwrap() > 0);
+    // `report --count-with` too: the report stands, the failure said.
+    let saved = elsewhere.join("saved.json");
+    toolprism()
+        .args(["mcp", &config.to_string_lossy(), "--json", "--save"])
+        .arg(&saved)
+        .assert()
+        .success();
+    let out = toolprism()
+        .args(["report", &saved.to_string_lossy(), "-s", "original"])
+        .args(["--count-with", "anthropic", "--api-base", &other_base])
+        .env("ANTHROPIC_API_KEY", "wrong-key-5551234")
+        .env("TOOLPRISM_CACHE_DIR", elsewhere.join("cache2"))
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        stdout.contains("original") && stderr.contains("--count-with anthropic failed: HTTP 401"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("wrong-key-5551234"), "{stderr}");
+}
+
 fn report_counted(saved: &Path, base: &str, cache: &Path) -> Value {
     let out = toolprism()
         .args([
@@ -859,4 +938,304 @@ fn legacy_sse_servers_are_listed_and_clients_fall_back_to_them_by_their_rules() 
         !all.contains("fixture-token"),
         "a header's value is never printed"
     );
+}
+
+fn wait_for_file(path: &Path) {
+    let deadline = Instant::now() + Duration::from_secs(15);
+    while !path.exists() {
+        assert!(Instant::now() < deadline, "{} appeared", path.display());
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Servers that stop reading what toolprism writes: a stdio server after a 4 MiB `nextCursor`,
+/// one that floods requests (each answered), a plain-HTTP one after a 16 MiB cursor.
+fn deaf_servers(dir: &Path, http_port: &str) -> (PathBuf, PathBuf) {
+    let pids = dir.join("deaf-pid");
+    let flood = dir.join("flood-pid");
+    let config = mcp_json(
+        dir,
+        &serde_json::json!({
+            "deaf": stdio(&["deaf", &pids.to_string_lossy(), &(4 << 20).to_string()]),
+            "flood": stdio(&["flood", &flood.to_string_lossy()]),
+            "deafhttp": {"type": "http", "url": format!("http://127.0.0.1:{http_port}/mcp")},
+        }),
+    );
+    (config, pids)
+}
+
+#[test]
+fn a_server_that_stops_reading_holds_nothing_past_the_timeout_or_a_signal() {
+    let dir = tempfile::tempdir().unwrap();
+    let served = serve(dir.path(), &["http-deaf", &(16 << 20).to_string()]);
+    let (config, pids) = deaf_servers(dir.path(), &served.port);
+    let started = Instant::now();
+    let (code, stdout, stderr) =
+        run(&["mcp", &config.to_string_lossy(), "--timeout", "5", "--json"]);
+    let took = started.elapsed();
+    // None listed: exit 2, and still every server in the JSON.
+    assert_eq!(code, 2, "{stderr}");
+    let report: Value = serde_json::from_str(&stdout).unwrap();
+    assert!(took < Duration::from_secs(12), "took {took:?}");
+    for server in report["servers"].as_array().unwrap() {
+        assert_eq!(server["status"], "timeout", "{server}");
+    }
+    for signal in [rustix::process::Signal::TERM, rustix::process::Signal::INT] {
+        std::fs::remove_file(&pids).unwrap();
+        let mut child = Command::new(crate::support::command::bin())
+            .args(["mcp", &config.to_string_lossy(), "--timeout", "60"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        wait_for_file(&pids);
+        // The write of the cursor is blocked by now.
+        std::thread::sleep(Duration::from_millis(500));
+        let signalled = Instant::now();
+        rustix::process::kill_process(rustix::process::Pid::from_child(&child), signal).unwrap();
+        assert!(
+            wait_within(&mut child, Duration::from_secs(5)).is_some(),
+            "{signal:?} ends the listing"
+        );
+        assert!(signalled.elapsed() < Duration::from_secs(3));
+        let pid = std::fs::read_to_string(&pids).unwrap();
+        assert!(all_gone(&pid), "{signal:?}: {pid}");
+    }
+}
+
+#[test]
+fn servers_die_with_toolprism_even_on_kill_9_and_their_daemons_do_not_survive() {
+    let dir = tempfile::tempdir().unwrap();
+    let pids = dir.path().join("pids");
+    let config = mcp_json(
+        dir.path(),
+        &serde_json::json!({"hangs": stdio(&["hang", &pids.to_string_lossy()])}),
+    );
+    let mut child = Command::new(crate::support::command::bin())
+        .args(["mcp", &config.to_string_lossy(), "--timeout", "60"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for_file(&pids);
+    std::thread::sleep(Duration::from_millis(200));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let both = std::fs::read_to_string(&pids).unwrap();
+    assert!(
+        all_gone(&both),
+        "the server or its child outlived toolprism's kill -9: {both}"
+    );
+    // A daemon (fork, setsid, fork) is ended when toolprism is done.
+    let daemon = dir.path().join("daemon");
+    let config = mcp_json(
+        dir.path(),
+        &serde_json::json!({"daemonizes": stdio(&["daemon", &daemon.to_string_lossy()])}),
+    );
+    let report = json_of(&[
+        "mcp",
+        &config.to_string_lossy(),
+        "--timeout",
+        "20",
+        "--json",
+    ]);
+    assert_eq!(report["servers"][0]["status"], "ok");
+    let pid = std::fs::read_to_string(&daemon).unwrap();
+    assert!(all_gone(&pid), "the daemon {pid} outlived toolprism");
+}
+
+#[test]
+fn secrets_passed_to_a_server_are_never_shown() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut leak = stdio(&["leak", "--token=${TOOLPRISM_FIXTURE_ARG}"]);
+    leak["env"] = serde_json::json!({"SECRET_KEY": "sk-live-abcdef123"});
+    let config = mcp_json(
+        dir.path(),
+        &serde_json::json!({
+            "leaks": leak,
+            "badport": {"type": "http", "url": "http://user:hunter9@127.0.0.1:x9/mcp?key=${TOOLPRISM_FIXTURE_Q}"},
+            "notweb": {"type": "sse", "url": "ftp://user:hunter9@127.0.0.1/sse?key=${TOOLPRISM_FIXTURE_Q}"},
+        }),
+    );
+    for args in [vec!["--json"], vec!["--matrix"], vec!["--dry-run"]] {
+        let out = toolprism()
+            .args(["mcp", &config.to_string_lossy()])
+            .args(&args)
+            .env("TOOLPRISM_FIXTURE_ARG", "argsecret-77")
+            .env("TOOLPRISM_FIXTURE_Q", "qsecret-88")
+            .output()
+            .unwrap();
+        let all = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        for secret in ["sk-live-abcdef123", "argsecret-77", "qsecret-88", "hunter9"] {
+            assert!(!all.contains(secret), "{args:?}: {secret} in {all}");
+        }
+        if args == ["--json"] {
+            let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+            let servers = report["servers"].as_array().unwrap();
+            assert_eq!(servers[0]["stderr"], "auth failed with key ***");
+            let said = servers[1]["error"].as_str().unwrap();
+            assert!(
+                said.contains("bad port in http://***@127.0.0.1:x9/mcp?key=***"),
+                "{said}"
+            );
+            let said = servers[2]["error"].as_str().unwrap();
+            assert!(said.contains("not an http URL: ftp://***@"), "{said}");
+        }
+    }
+}
+
+#[test]
+fn a_failed_server_explains_itself_alone_and_runs_in_its_project_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("proj");
+    let config = mcp_json(
+        &project,
+        &serde_json::json!({"broken": {"command": "python3", "args": ["missing_server.py"]}}),
+    );
+    // Alone, as beside another: the reason, the server's stderr, the folder it ran in.
+    let (code, out, err) = run(&["mcp", &config.to_string_lossy()]);
+    assert_eq!((code, out.as_str()), (2, ""), "{err}");
+    assert!(err.contains("broken failed (the server exited"), "{err}");
+    assert!(
+        err.contains(&format!("(folder: {})", project.display())),
+        "{err}"
+    );
+    assert!(
+        err.contains("stderr: ") && err.contains("missing_server.py"),
+        "{err}"
+    );
+    let (code, out, _) = run(&["mcp", &config.to_string_lossy(), "--json"]);
+    assert_eq!(code, 2);
+    let report: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(report["servers"][0]["status"], "failed");
+    assert!(
+        report["servers"][0]["stderr"]
+            .as_str()
+            .unwrap()
+            .contains("missing_server.py")
+    );
+    // The bundled sample from another folder: its relative script is found beside it.
+    let out = Command::new(crate::support::command::bin())
+        .current_dir(dir.path())
+        .args([
+            "mcp",
+            &root().join("samples/mcp/.mcp.json").to_string_lossy(),
+            "-s",
+            "original",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // A folder that is not there, a config that loops: said in words.
+    let config = mcp_json(
+        dir.path(),
+        &serde_json::json!({"nowhere": {"command": "python3", "cwd": "/nonexistent/toolprism"}}),
+    );
+    let (_, _, err) = run(&["mcp", &config.to_string_lossy()]);
+    assert!(
+        err.contains("/nonexistent/toolprism does not exist") && !err.contains("os error"),
+        "{err}"
+    );
+    let looped = dir.path().join("loop.json");
+    std::os::unix::fs::symlink(&looped, &looped).unwrap();
+    let (code, _, err) = run(&["mcp", &looped.to_string_lossy()]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("symbolic links") && !err.contains("os error"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_folders_own_servers_start_only_with_consent() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    let here = dir.path().join("clone");
+    let pids = dir.path().join("pids");
+    mcp_json(
+        &here,
+        &serde_json::json!({"theirs": stdio(&["hang", &pids.to_string_lossy()])}),
+    );
+    let mine = serde_json::json!({"mcpServers": {"mine": stdio(&["paged", "1", "1"])}});
+    write(&home, ".claude.json", &mine.to_string());
+    let mcp = |extra: &[&str]| {
+        let out = Command::new(crate::support::command::bin())
+            .current_dir(&here)
+            .env("HOME", &home)
+            .env_remove("XDG_CONFIG_HOME")
+            .args(["mcp", "--json", "--timeout", "3"])
+            .args(extra)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    // --dry-run says which would be asked for.
+    let (code, out, _) = mcp(&["--dry-run"]);
+    assert_eq!(code, Some(0));
+    assert!(
+        out.contains("theirs (claude-code, ") && out.contains("this folder's: asked for first"),
+        "{out}"
+    );
+    assert!(
+        !out.lines()
+            .any(|l| l.starts_with("  mine ") && l.contains("asked")),
+        "{out}"
+    );
+    // Not on a terminal: the user's server only, the project's named as skipped.
+    let (code, out, err) = mcp(&[]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        err.contains("were not started: theirs") && err.contains("--trust-project"),
+        "{err}"
+    );
+    let report: Value = serde_json::from_str(&out).unwrap();
+    let names: Vec<&str> = report["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["mine"]);
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(!pids.exists(), "the project's server was started");
+    // On a terminal: asked, and started only on a yes.
+    for (answer, started) in [("n", false), ("y", true)] {
+        let _ = std::fs::remove_file(&pids);
+        let out = Command::new("python3")
+            .arg(root().join("tests/fixtures/mcp/pty_answer.py"))
+            .arg(answer)
+            .arg(crate::support::command::bin())
+            .args(["mcp", "--json", "--timeout", "3"])
+            .current_dir(&here)
+            .env("HOME", &home)
+            .env_remove("XDG_CONFIG_HOME")
+            .output()
+            .unwrap();
+        let said = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            said.contains("theirs (") && said.contains("Start them? [y/N]"),
+            "{said}"
+        );
+        assert_eq!(pids.exists(), started, "{answer}: {said}");
+    }
+    let _ = std::fs::remove_file(&pids);
+    // With consent given on the command line, it starts (and hangs to the timeout).
+    let (_, out, _) = mcp(&["--trust-project"]);
+    let report: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(report["servers"].as_array().unwrap().len(), 2);
+    assert!(pids.exists());
 }

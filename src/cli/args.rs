@@ -228,6 +228,11 @@ pub struct McpArgs {
     /// environment variables, never their values) and start nothing.
     #[arg(long)]
     pub dry_run: bool,
+    /// Start the servers of this folder's own configs (`.mcp.json`, `.cursor/mcp.json`,
+    /// `.vscode/mcp.json`, ...) without asking; without it they are asked for on a terminal
+    /// and skipped elsewhere. A config named on the command line is trusted.
+    #[arg(long)]
+    pub trust_project: bool,
     /// Send the tools as this host does (default: the host whose config the first server
     /// came from).
     #[arg(long, value_name = "HOST", value_parser = ["claude-code", "codex", "cursor", "vscode", "gemini-cli", "raw"])]

@@ -70,16 +70,22 @@ pub(super) fn report(args: ReportArgs, color: ColorChoice) -> Result<Output, Fai
     let mut report = report::report(&capture, &path, &strategies, &settings, &counter);
     report.turn = turn;
     let rows = by_server.then(|| super::mcp::rows_of(&capture, &report, &settings, &counter));
-    let claude = match count_with {
-        Some(_) => Some(super::mcp::report_claude_count(
-            &capture, &settings, &api_base,
-        )?),
-        None => None,
+    // A count that fails keeps the report, saying why (as `mcp` does).
+    let (claude, count_failed) = match count_with {
+        Some(_) => match super::mcp::report_claude_count(&capture, &settings, &api_base)? {
+            Ok(count) => (Some(count), None),
+            Err(problem) => (None, Some(problem)),
+        },
+        None => (None, None),
     };
     // Not freed: the process exits after printing, and freeing the trees of 100,000 tools
     // takes a third of a second.
     std::mem::forget(capture);
-    let streamed = json && rows.is_none() && claude.is_none() && !std::io::stdout().is_terminal();
+    let streamed = json
+        && rows.is_none()
+        && claude.is_none()
+        && count_failed.is_none()
+        && !std::io::stdout().is_terminal();
     let text = if streamed {
         String::new()
     } else if json {
@@ -94,6 +100,9 @@ pub(super) fn report(args: ReportArgs, color: ColorChoice) -> Result<Output, Fai
             let claude = serde_json::to_value(claude)
                 .map_err(|e| Failure::new(format!("{}: {e}", visible(&name))))?;
             map.insert("claude_count".into(), claude);
+        }
+        if let (Some(problem), serde_json::Value::Object(map)) = (&count_failed, &mut value) {
+            map.insert("claude_count_error".into(), problem.as_str().into());
         }
         let mut text = serde_json::to_string_pretty(&value)
             .map_err(|e| Failure::new(format!("{}: {e}", visible(&name))))?;
@@ -113,10 +122,15 @@ pub(super) fn report(args: ReportArgs, color: ColorChoice) -> Result<Output, Fai
         text
     };
     let mut output = Output::text(text);
+    if let Some(problem) = &count_failed {
+        output.stderr = super::mcp::count_failed_line(problem);
+    }
     if let Some(budget) = budget
         && let Some(line) = over_budget(&report, budget, &gated)
     {
-        output.stderr = format!("toolprism: {}: {line}\n", visible(&name));
+        output
+            .stderr
+            .push_str(&format!("toolprism: {}: {line}\n", visible(&name)));
         output.status = EXIT_CHECK;
     }
     if streamed {

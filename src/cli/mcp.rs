@@ -73,7 +73,7 @@ fn read_configs(paths: &[PathBuf], named: bool) -> Result<(Vec<ServerConfig>, St
             )),
             Ok(text) => config::parse(path, &text, project.as_deref())
                 .map_err(|e| visible(&e.to_string()).into_owned()),
-            Err(e) => Err(format!("{shown}: {e}")),
+            Err(e) => Err(format!("{shown}: {}", toolprism::error::io_reason(&e))),
         };
         match result {
             Ok(found) => servers.extend(found),
@@ -124,6 +124,83 @@ fn select(
     Ok(servers)
 }
 
+/// The servers of this folder's own configs (a cloned repository's `.mcp.json` runs its
+/// author's commands) start only with consent, as Claude Code asks before it trusts a
+/// project's servers: on a terminal they are listed and asked for (y/N); elsewhere they are
+/// skipped, said in a warning. User configs (in the home folder) are trusted.
+fn with_consent(
+    servers: Vec<ServerConfig>,
+    warnings: &mut String,
+) -> Result<Vec<ServerConfig>, Failure> {
+    let home = std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .unwrap_or_default();
+    let is_project =
+        |s: &ServerConfig| !s.disabled && config::project_folder(&s.config, &home).is_some();
+    let asked: Vec<&ServerConfig> = servers.iter().filter(|s| is_project(s)).collect();
+    if asked.is_empty() {
+        return Ok(servers);
+    }
+    let terminal = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
+    if terminal && ask(&asked) {
+        return Ok(servers);
+    }
+    let names: Vec<String> = asked
+        .iter()
+        .map(|s| {
+            format!(
+                "{} ({})",
+                visible(&s.name),
+                visible(&config_name(&s.config))
+            )
+        })
+        .collect();
+    let said = format!(
+        "this folder's servers were not started: {} (name the config or pass --trust-project to start them)",
+        names.join(", ")
+    );
+    let kept: Vec<ServerConfig> = servers.into_iter().filter(|s| !is_project(s)).collect();
+    if kept.iter().all(|s| s.disabled) {
+        return Err(Failure::new(said));
+    }
+    warnings.push_str(&format!("toolprism: warning: {said}\n"));
+    Ok(kept)
+}
+
+/// List this folder's servers on standard error and ask whether to start them.
+fn ask(servers: &[&ServerConfig]) -> bool {
+    let mut text = String::from("This folder's MCP configs would start:\n");
+    for server in servers {
+        let what = match &server.transport {
+            Transport::Stdio(stdio) => {
+                let mut line = visible(&stdio.command).into_owned();
+                for arg in &stdio.args {
+                    line.push(' ');
+                    line.push_str(&visible(arg));
+                }
+                line
+            }
+            Transport::Http(remote) | Transport::Sse(remote) => {
+                visible(&config::shown_url(&remote.url)).into_owned()
+            }
+        };
+        text.push_str(&format!(
+            "  {} ({}): {what}\n",
+            visible(&server.name),
+            visible(&config_name(&server.config))
+        ));
+    }
+    text.push_str("Start them? [y/N] ");
+    let mut stderr = std::io::stderr();
+    let _ = std::io::Write::write_all(&mut stderr, text.as_bytes());
+    let mut answer = String::new();
+    let _ = std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(std::io::stdin().take(64)),
+        &mut answer,
+    );
+    matches!(answer.trim().to_ascii_lowercase().as_str(), "y" | "yes")
+}
+
 /// `toolprism mcp`.
 pub(super) fn mcp(args: McpArgs, color: ColorChoice) -> Result<Output, Failure> {
     let settings = settings(&args.set)?;
@@ -133,13 +210,18 @@ pub(super) fn mcp(args: McpArgs, color: ColorChoice) -> Result<Output, Failure> 
             "no MCP config found here or in your home folder (name one: toolprism mcp .mcp.json; docs/MCP.md lists where each client keeps it)",
         ));
     }
-    let (servers, warnings) = read_configs(&paths, named)?;
+    let (servers, mut warnings) = read_configs(&paths, named)?;
     let servers = select(servers, &args.servers, &paths)?;
     if args.dry_run {
-        let mut output = Output::text(dry_run(&paths, &servers));
+        let mut output = Output::text(dry_run(&paths, &servers, named || args.trust_project));
         output.stderr = warnings;
         return Ok(output);
     }
+    let servers = if named || args.trust_project {
+        servers
+    } else {
+        with_consent(servers, &mut warnings)?
+    };
     let host = match args.host.as_deref() {
         Some(id) => Host::from_id(id).unwrap_or(Host::ClaudeCode),
         None => Host::of_client(servers[0].client),
@@ -159,7 +241,7 @@ pub(super) fn mcp(args: McpArgs, color: ColorChoice) -> Result<Output, Failure> 
         .filter(|(s, l)| !s.disabled && l.status == ListStatus::Ok)
         .collect();
     if listed.is_empty() {
-        return Err(none_listed(&servers, &listings));
+        return none_listed(&servers, &listings, host, args.json, warnings);
     }
     let tools: Vec<ServerTools> = listed
         .iter()
@@ -190,24 +272,18 @@ pub(super) fn mcp(args: McpArgs, color: ColorChoice) -> Result<Output, Failure> 
     let owners = owners_of(&capture, &synthesized.servers, &settings);
     let rows = by_server::rows(&capture, &report, &settings, Some(&owners), &counter);
     add_limit_notes(&mut report, &capture, host, &tools);
-    let claude = match &args.count_with {
-        Some(_) => Some(claude_count(
-            &CountArgs {
-                api_base: &args.api_base,
-                model: args.model.as_deref(),
-                timeout: args.timeout,
-            },
-            &capture,
-            &owners,
-            &stop,
-        )?),
-        None => None,
-    };
+    let (claude, count_failed) = count_if_asked(&args, &capture, &owners, &stop, &mut warnings)?;
     if let Some(path) = &args.save {
         save_request(path, &synthesized.body, args.force, &paths)?;
     }
     let mut output = if args.json {
-        json_output(&report, host, &servers, &listings, &rows, claude.as_ref())?
+        json_output(
+            &report,
+            host,
+            (&servers, &listings, &rows),
+            claude.as_ref(),
+            count_failed.as_deref(),
+        )?
     } else if std::io::stdout().is_terminal() && !args.matrix.matrix && args.save.is_none() {
         interrupt::take_over();
         let mut output = toolprism::tui::run(
@@ -245,6 +321,44 @@ pub(super) fn mcp(args: McpArgs, color: ColorChoice) -> Result<Output, Failure> 
     Ok(output)
 }
 
+/// `--count-with`, when asked: Claude's count, or why it failed (a warning added). A count
+/// that fails (the endpoint unreachable, refusing) keeps toolprism's figures.
+fn count_if_asked(
+    args: &McpArgs,
+    capture: &Capture,
+    owners: &[String],
+    stop: &AtomicBool,
+    warnings: &mut String,
+) -> Result<(Option<ClaudeCount>, Option<String>), Failure> {
+    if args.count_with.is_none() {
+        return Ok((None, None));
+    }
+    let counted = claude_count(
+        &CountArgs {
+            api_base: &args.api_base,
+            model: args.model.as_deref(),
+            timeout: args.timeout,
+        },
+        capture,
+        owners,
+        stop,
+    )?;
+    Ok(match counted {
+        Ok(count) => (Some(count), None),
+        Err(problem) => {
+            warnings.push_str(&count_failed_line(&problem));
+            (None, Some(problem))
+        }
+    })
+}
+
+/// The warning when `--count-with` failed: the report stands, with tiktoken's figures.
+pub(super) fn count_failed_line(problem: &str) -> String {
+    format!(
+        "toolprism: warning: --count-with anthropic failed: {problem}; the figures are tiktoken's only\n"
+    )
+}
+
 /// `--save FILE`: the synthesized request, compact, through `export`'s safe writer (never over a
 /// config read).
 fn save_request(
@@ -279,21 +393,34 @@ fn owners_of(capture: &Capture, servers: &[String], settings: &Settings) -> Vec<
         .collect()
 }
 
-/// The one line when no server could be listed: each server, its status and why.
-fn none_listed(servers: &[ServerConfig], listings: &[Listing]) -> Failure {
+/// When no server could be listed: one line naming each server, its status and why (exit
+/// 2); with `--json`, every server (status, why) on standard output too, for a script to read.
+fn none_listed(
+    servers: &[ServerConfig],
+    listings: &[Listing],
+    host: Host,
+    json: bool,
+    warnings: String,
+) -> Result<Output, Failure> {
     let why: Vec<String> = servers
         .iter()
         .zip(listings)
-        .map(|(s, l)| {
-            format!(
-                "{} {} ({})",
-                visible(&s.name),
-                l.status.id(),
-                visible(l.error.as_deref().unwrap_or_default())
-            )
-        })
+        .map(|(s, l)| format!("{} {} ({})", visible(&s.name), l.status.id(), why(l)))
         .collect();
-    Failure::new(format!("no server could be listed: {}", why.join("; ")))
+    let line = format!("no server could be listed: {}", why.join("; "));
+    if !json {
+        return Err(Failure::new(line));
+    }
+    let value = json!({
+        "host": host.id(),
+        "servers": server_entries(servers, listings, &[]),
+    });
+    let mut text = serde_json::to_string_pretty(&value).map_err(|e| Failure::new(e.to_string()))?;
+    text.push('\n');
+    let mut output = Output::text(for_terminal(text));
+    output.stderr = format!("{warnings}toolprism: {line}\n");
+    output.status = super::EXIT_USAGE;
+    Ok(output)
 }
 
 /// Said wherever toolprism's token figures are printed for an MCP list.
@@ -324,7 +451,9 @@ fn stopped(term: &AtomicBool) -> Option<i32> {
 fn reach_all(servers: &[ServerConfig], timeout: Duration, term: &AtomicBool) -> Vec<Listing> {
     let deadline = Instant::now() + timeout;
     let cancelled = || interrupt::came() || term.load(Ordering::Relaxed);
-    std::thread::scope(|scope| {
+    // A server's daemons (`setsid()`) become toolprism's children, ended below.
+    toolprism::mcp::reap::adopt_orphans();
+    let listings = std::thread::scope(|scope| {
         let handles: Vec<_> = servers
             .iter()
             .map(|server| {
@@ -333,6 +462,7 @@ fn reach_all(servers: &[ServerConfig], timeout: Duration, term: &AtomicBool) -> 
                     let limits = Limits {
                         deadline,
                         cancelled,
+                        budget: client::MAX_LISTING_BYTES,
                     };
                     reach(server, &limits)
                 })
@@ -351,26 +481,31 @@ fn reach_all(servers: &[ServerConfig], timeout: Duration, term: &AtomicBool) -> 
                 })
             })
             .collect()
-    })
+    });
+    toolprism::mcp::reap::stop_watching();
+    toolprism::mcp::reap::end_children();
+    listings
 }
 
-/// One server: its values expanded from the environment, then listed.
+/// One server: its values expanded from the environment, then listed; every value toolprism
+/// passed to it (its `env`, its headers, its URL's credentials and query, whatever came from
+/// the environment) masked in what it said back.
 fn reach(server: &ServerConfig, limits: &Limits) -> Listing {
-    let failed = |error: String| Listing {
-        status: ListStatus::Failed,
-        tools: Vec::new(),
-        pages: 0,
-        error: Some(error),
-        stderr: None,
-        fell_back_to_sse: false,
-    };
     if server.disabled {
         return failed("disabled in its config: not started".into());
     }
-    let lookup = |name: &str| std::env::var(name).ok();
-    let workspace = std::env::current_dir().unwrap_or_default();
+    let used = std::cell::RefCell::new(Vec::new());
+    let lookup = |name: &str| {
+        let value = std::env::var(name).ok();
+        used.borrow_mut().extend(value.clone());
+        value
+    };
+    let project = project_folder(server);
+    let workspace = project
+        .clone()
+        .unwrap_or_else(|| std::env::current_dir().unwrap_or_default());
     let expand = |text: &str| config::expand(text, &lookup, &workspace);
-    match &server.transport {
+    let (mut listing, mut secrets) = match &server.transport {
         Transport::Stdio(stdio) => {
             let expanded = (|| {
                 Ok::<_, String>(config::StdioServer {
@@ -389,8 +524,26 @@ fn reach(server: &ServerConfig, limits: &Limits) -> Listing {
                 })
             })();
             match expanded {
-                Ok(stdio) => client::list_stdio(&stdio, limits),
-                Err(e) => failed(e),
+                Ok(mut stdio) => {
+                    stdio.cwd = run_folder(stdio.cwd.as_deref(), project.as_deref())
+                        .map(|p| p.to_string_lossy().into_owned());
+                    let mut listing = match &stdio.cwd {
+                        Some(folder) if !Path::new(folder).is_dir() => failed(format!(
+                            "its folder {} does not exist (or is not a folder)",
+                            visible(folder)
+                        )),
+                        _ => client::list_stdio(&stdio, limits),
+                    };
+                    if listing.status != ListStatus::Ok
+                        && stdio.cwd.as_deref().is_none_or(|f| Path::new(f).is_dir())
+                        && let Some(error) = &mut listing.error
+                    {
+                        error.push_str(&format!(" (folder: {})", folder_said(&stdio.cwd)));
+                    }
+                    let secrets = stdio.env.into_iter().map(|(_, v)| v).collect();
+                    (listing, secrets)
+                }
+                Err(e) => (failed(e), Vec::new()),
             }
         }
         Transport::Http(remote) | Transport::Sse(remote) => {
@@ -405,14 +558,71 @@ fn reach(server: &ServerConfig, limits: &Limits) -> Listing {
                 })
             })();
             match (expanded, &server.transport) {
-                (Err(e), _) => failed(e),
-                (Ok(remote), Transport::Sse(_)) => client::list_sse(&remote, limits),
-                (Ok(remote), _) if server.client.falls_back_to_sse() => {
-                    client::list_http_then_sse(&remote, limits)
+                (Err(e), _) => (failed(e), Vec::new()),
+                (Ok(remote), transport) => {
+                    let listing = match transport {
+                        Transport::Sse(_) => client::list_sse(&remote, limits),
+                        _ if server.client.falls_back_to_sse() => {
+                            client::list_http_then_sse(&remote, limits)
+                        }
+                        _ => client::list_http(&remote, limits),
+                    };
+                    let mut secrets = config::url_secrets(&remote.url);
+                    secrets.extend(remote.headers.into_iter().map(|(_, v)| v));
+                    (listing, secrets)
                 }
-                (Ok(remote), _) => client::list_http(&remote, limits),
             }
         }
+    };
+    secrets.extend(used.into_inner());
+    listing.error = listing.error.map(|e| config::mask(&e, &secrets));
+    listing.stderr = listing.stderr.map(|e| config::mask(&e, &secrets));
+    listing
+}
+
+fn failed(error: String) -> Listing {
+    Listing {
+        status: ListStatus::Failed,
+        tools: Vec::new(),
+        pages: 0,
+        error: Some(error),
+        stderr: None,
+        fell_back_to_sse: false,
+    }
+}
+
+/// The project folder of the server's config, when it is a project's own (docs/MCP.md).
+fn project_folder(server: &ServerConfig) -> Option<PathBuf> {
+    let home = std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .unwrap_or_default();
+    config::project_folder(&server.config, &home)
+}
+
+/// Where a stdio server runs, as its client runs it: its `cwd` (a relative one taken from
+/// the project folder), else the project folder of a project's config, else the current
+/// folder (`None`).
+fn run_folder(cwd: Option<&str>, project: Option<&Path>) -> Option<PathBuf> {
+    let folder = match (cwd, project) {
+        (Some(cwd), Some(project)) => project.join(cwd),
+        (Some(cwd), None) => PathBuf::from(cwd),
+        (None, project) => project?.to_path_buf(),
+    };
+    Some(std::path::absolute(&folder).unwrap_or(folder))
+}
+
+/// A server's folder as said in a failure and in `--dry-run`.
+fn folder_said(folder: &Option<String>) -> String {
+    match folder {
+        Some(folder) => visible(folder).into_owned(),
+        None => format!(
+            "{}, the current one",
+            visible(
+                &std::env::current_dir()
+                    .unwrap_or_default()
+                    .to_string_lossy()
+            )
+        ),
     }
 }
 
@@ -431,23 +641,13 @@ fn status_lines(servers: &[ServerConfig], listings: &[Listing]) -> String {
         .iter()
         .zip(listings)
         .map(|(server, listing)| {
-            let mut why = listing
-                .error
-                .as_deref()
-                .map(|e| visible(e).into_owned())
-                .unwrap_or_default();
-            if let Some(line) = &listing.stderr
-                && listing.status != ListStatus::Ok
-            {
-                why.push_str(&format!("; stderr: {}", visible(line)));
-            }
             vec![
                 visible(&server.name).into_owned(),
                 listing.status.id().to_owned(),
                 format!("{} tools", listing.tools.len()),
                 transport_id(server, listing).to_owned(),
                 visible(&config_name(&server.config)).into_owned(),
-                why,
+                why(listing),
             ]
         })
         .collect();
@@ -457,6 +657,22 @@ fn status_lines(servers: &[ServerConfig], listings: &[Listing]) -> String {
         "  ",
         None,
     )
+}
+
+/// Why a server was not listed: the error and the last line of its standard error, the same
+/// wherever it is said.
+fn why(listing: &Listing) -> String {
+    let mut why = listing
+        .error
+        .as_deref()
+        .map(|e| visible(e).into_owned())
+        .unwrap_or_default();
+    if let Some(line) = &listing.stderr
+        && listing.status != ListStatus::Ok
+    {
+        why.push_str(&format!("; stderr: {}", visible(line)));
+    }
+    why
 }
 
 fn config_name(path: &Path) -> String {
@@ -473,7 +689,10 @@ fn servers_section(host: Host, lines: &str) -> String {
 }
 
 /// `--dry-run`: the configs read and, per server, what would be started or reached.
-fn dry_run(paths: &[PathBuf], servers: &[ServerConfig]) -> String {
+fn dry_run(paths: &[PathBuf], servers: &[ServerConfig], trusted: bool) -> String {
+    let home = std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .unwrap_or_default();
     let mut out = String::from("Configs read:\n");
     for path in paths {
         out.push_str(&format!("  {}\n", visible(&config_name(path))));
@@ -487,6 +706,8 @@ fn dry_run(paths: &[PathBuf], servers: &[ServerConfig]) -> String {
             visible(&config_name(&server.config)),
             if server.disabled {
                 ", disabled: not started"
+            } else if !trusted && config::project_folder(&server.config, &home).is_some() {
+                ", this folder's: asked for first (--trust-project)"
             } else {
                 ""
             }
@@ -499,13 +720,17 @@ fn dry_run(paths: &[PathBuf], servers: &[ServerConfig]) -> String {
                     line.push_str(&visible(arg));
                 }
                 out.push_str(&format!("    command: {line}\n"));
-                out.push_str(&format!(
-                    "    folder:  {}\n",
-                    stdio
-                        .cwd
-                        .as_deref()
-                        .map_or_else(|| "(the current one)".into(), |c| visible(c).into_owned())
-                ));
+                let project = project_folder(server);
+                let folder = run_folder(stdio.cwd.as_deref(), project.as_deref())
+                    .map(|p| p.to_string_lossy().into_owned());
+                let from = match (&stdio.cwd, &project) {
+                    (None, Some(_)) => " (the project's: where its config is)",
+                    (Some(cwd), Some(_)) if Path::new(cwd).is_relative() => {
+                        " (its cwd, from the project's folder)"
+                    }
+                    _ => "",
+                };
+                out.push_str(&format!("    folder:  {}{from}\n", folder_said(&folder)));
                 if !stdio.env.is_empty() {
                     let names: Vec<String> = stdio
                         .env
@@ -519,11 +744,8 @@ fn dry_run(paths: &[PathBuf], servers: &[ServerConfig]) -> String {
                 }
             }
             Transport::Http(remote) | Transport::Sse(remote) => {
-                // A query string may hold a key: its names and values are not shown.
-                let url = match remote.url.split_once('?') {
-                    Some((base, _)) => format!("{base}?… (query not shown)"),
-                    None => remote.url.clone(),
-                };
+                // A query string may hold a key, the URL a password: not shown.
+                let url = config::shown_url(&remote.url);
                 let fallback = matches!(server.transport, Transport::Http(_))
                     && server.client.falls_back_to_sse();
                 out.push_str(&format!(
@@ -645,17 +867,46 @@ fn add_limit_notes(report: &mut Report, capture: &Capture, host: Host, servers: 
     }
 }
 
-/// `--json`: `report --json`'s object, with `host` and `servers`.
+/// `--json`: `report --json`'s object, with `host` and `servers` (and Claude's count, or why
+/// it failed).
 fn json_output(
     report: &Report,
     host: Host,
+    (servers, listings, rows): (&[ServerConfig], &[Listing], &[ServerRow]),
+    claude: Option<&ClaudeCount>,
+    count_failed: Option<&str>,
+) -> Result<Output, Failure> {
+    let mut value = serde_json::to_value(report).map_err(|e| Failure::new(e.to_string()))?;
+    let entries = server_entries(servers, listings, rows);
+    if let Value::Object(map) = &mut value {
+        map.insert("host".into(), host.id().into());
+        if let Some(claude) = claude {
+            map.insert(
+                "claude_count".into(),
+                serde_json::to_value(claude).map_err(|e| Failure::new(e.to_string()))?,
+            );
+        }
+        if let Some(problem) = count_failed {
+            map.insert("claude_count_error".into(), problem.into());
+        }
+        map.insert("servers".into(), Value::Array(entries));
+        map.insert(
+            "by_server".into(),
+            serde_json::to_value(rows).map_err(|e| Failure::new(e.to_string()))?,
+        );
+    }
+    let mut text = serde_json::to_string_pretty(&value).map_err(|e| Failure::new(e.to_string()))?;
+    text.push('\n');
+    Ok(Output::text(for_terminal(text)))
+}
+
+/// `--json`'s `servers`: each server, its status, tools, figures (listed ones) and why.
+fn server_entries(
     servers: &[ServerConfig],
     listings: &[Listing],
     rows: &[ServerRow],
-    claude: Option<&ClaudeCount>,
-) -> Result<Output, Failure> {
-    let mut value = serde_json::to_value(report).map_err(|e| Failure::new(e.to_string()))?;
-    let entries: Vec<Value> = servers
+) -> Vec<Value> {
+    servers
         .iter()
         .zip(listings)
         .map(|(server, listing)| {
@@ -679,33 +930,17 @@ fn json_output(
                 "stderr": listing.stderr,
             })
         })
-        .collect();
-    if let Value::Object(map) = &mut value {
-        map.insert("host".into(), host.id().into());
-        if let Some(claude) = claude {
-            map.insert(
-                "claude_count".into(),
-                serde_json::to_value(claude).map_err(|e| Failure::new(e.to_string()))?,
-            );
-        }
-        map.insert("servers".into(), Value::Array(entries));
-        map.insert(
-            "by_server".into(),
-            serde_json::to_value(rows).map_err(|e| Failure::new(e.to_string()))?,
-        );
-    }
-    let mut text = serde_json::to_string_pretty(&value).map_err(|e| Failure::new(e.to_string()))?;
-    text.push('\n');
-    Ok(Output::text(for_terminal(text)))
+        .collect()
 }
 
 /// `report --count-with anthropic`: Claude's counts of a loaded capture, its servers read
-/// from the tool names (the host's own tools are the `(host)` group).
+/// from the tool names (the host's own tools are the `(host)` group); `Ok(Err)`: the count
+/// failed (the report stands).
 pub(super) fn report_claude_count(
     capture: &Capture,
     settings: &Settings,
     api_base: &str,
-) -> Result<ClaudeCount, Failure> {
+) -> Result<Result<ClaudeCount, String>, Failure> {
     let owners: Vec<String> = capture
         .tools()
         .iter()
@@ -769,7 +1004,7 @@ pub(super) fn claude_count(
     capture: &Capture,
     owners: &[String],
     term: &AtomicBool,
-) -> Result<ClaudeCount, Failure> {
+) -> Result<Result<ClaudeCount, String>, Failure> {
     if capture.shape() != toolprism::Shape::AnthropicMessages {
         return Err(Failure::new(
             "--count-with anthropic counts an Anthropic Messages request: use --host claude-code",
@@ -806,9 +1041,9 @@ pub(super) fn claude_count(
         timeout: Duration::from_secs_f64(args.timeout),
         cancelled: &cancelled,
     };
-    counter
+    Ok(counter
         .count(capture.tools(), &groups)
-        .map_err(|e| Failure::new(format!("--count-with anthropic: {}", visible(&e))))
+        .map_err(|e| visible(&e).into_owned()))
 }
 
 /// Claude's counts beside the tiktoken figures.

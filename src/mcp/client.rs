@@ -1,23 +1,23 @@
 //! Reaching a configured server and listing its tools: `initialize`,
 //! `notifications/initialized`, every page of `tools/list`, then the end of the server (its
 //! whole process group, for a stdio server). Feature `mcp`. A stdio server is a child process
-//! in a process group of its own, read by a thread; a Streamable HTTP server is spoken to over
-//! HTTP/1.1 on a TCP stream (`http://`), or through ureq and rustls (`https://`); a legacy
-//! HTTP+SSE server through [`sse`] (an event stream, and POSTs to its endpoint). Every read is
+//! in a process group of its own ([`stdio`]); a Streamable HTTP server is spoken to through
+//! ureq (rustls for `https://`), each call on a thread of its own; a legacy HTTP+SSE server
+//! through [`sse`] (an event stream, and POSTs to its endpoint). Every read and write is
 //! bounded in bytes and by the server's deadline, and a cancel flag (Ctrl-C, SIGTERM) ends the
 //! wait at once; the process group is ended on every path out (a guard's `Drop`).
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use super::config::{RemoteServer, StdioServer};
+use super::config::{RemoteServer, shown_url};
 
 mod sse;
+mod stdio;
 pub use sse::list_sse;
+pub use stdio::list_stdio;
 
 /// The protocol version toolprism asks for.
 pub const PROTOCOL_VERSION: &str = "2025-06-18";
@@ -28,8 +28,9 @@ pub const MAX_MESSAGE_BYTES: usize = 32 << 20;
 /// Most `tools/list` pages followed before the server is taken to loop.
 pub const MAX_PAGES: usize = 1000;
 
-/// Bytes of a server's standard error kept for its last line.
-const STDERR_KEPT: usize = 4096;
+/// Most bytes of tools one server's listing may hold, all its pages together: a capture's
+/// limit, since they become one request.
+pub const MAX_LISTING_BYTES: usize = crate::capture::MAX_CAPTURE_BYTES as usize;
 
 /// How a listing ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -93,6 +94,8 @@ pub struct Limits<'a> {
     pub deadline: Instant,
     /// Whether to stop now.
     pub cancelled: &'a (dyn Fn() -> bool + Sync),
+    /// Most bytes of tools (as JSON) the whole listing may hold ([`MAX_LISTING_BYTES`]).
+    pub budget: usize,
 }
 
 impl Limits<'_> {
@@ -113,6 +116,21 @@ impl Limits<'_> {
             return Err(Stop::Cancelled);
         }
         Ok(self.left()?.min(TICK))
+    }
+
+    /// The result of blocking work (an address lookup, a connect, a TLS call) run on a thread
+    /// of its own, within the limits: a cancel or the deadline ends the wait at once, and the
+    /// thread ends on its own (each such call is bounded by the deadline, or by the lookup).
+    fn within<T: Send + 'static>(
+        &self,
+        work: impl FnOnce() -> Result<T, Stop> + Send + 'static,
+    ) -> Result<T, Stop> {
+        let (sender, result) = mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = sender.send(work());
+        });
+        self.receive(&result)?
+            .unwrap_or_else(|| Err(Stop::Failed("the connection's thread failed".into())))
     }
 
     /// The next message on `channel` within the limits; `None` when its sender is gone.
@@ -184,6 +202,7 @@ fn converse(session: &mut dyn Session, version: &str, limits: &Limits) -> Listin
     }
     let mut tools = Vec::new();
     let mut cursor: Option<String> = None;
+    let mut held = 0usize;
     for page in 0..MAX_PAGES {
         let params = cursor
             .as_ref()
@@ -196,6 +215,15 @@ fn converse(session: &mut dyn Session, version: &str, limits: &Limits) -> Listin
             return Stop::Failed("`tools/list` answered without a `tools` array".into())
                 .into_listing(tools, page);
         };
+        held += listed.iter().map(|t| t.to_string().len()).sum::<usize>();
+        if held > limits.budget {
+            return Stop::Failed(format!(
+                "its tools passed {} bytes at page {}: toolprism's limit for one server's listing",
+                crate::text::thousands(limits.budget),
+                page + 1
+            ))
+            .into_listing(tools, page + 1);
+        }
         tools.extend(listed.iter().cloned());
         cursor = result
             .get("nextCursor")
@@ -231,196 +259,30 @@ fn answer(message: &Value, id: u64) -> Option<Result<Value, Stop>> {
     Some(Ok(message.get("result").cloned().unwrap_or(Value::Null)))
 }
 
-/// A stdio server's process group, ended when dropped (every path out, panics included).
-struct Group {
-    child: Child,
-}
-
-impl Group {
-    fn end(&mut self) {
-        if let Some(pid) = rustix::process::Pid::from_raw(self.child.id().cast_signed()) {
-            // The whole group: a server started through `npx` or a shell has children.
-            let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
-        }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Drop for Group {
-    fn drop(&mut self) {
-        self.end();
-    }
-}
-
-struct StdioSession {
-    stdin: std::process::ChildStdin,
-    lines: Receiver<Result<Value, String>>,
-}
-
 /// How often a wait looks at the cancel flag.
 const TICK: Duration = Duration::from_millis(50);
 
-impl Session for StdioSession {
-    fn request(
-        &mut self,
-        id: u64,
-        method: &str,
-        params: Value,
-        limits: &Limits,
-    ) -> Result<Value, Stop> {
-        let line = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-        self.send(&line)?;
-        loop {
-            match limits.receive(&self.lines)? {
-                Some(Ok(message)) => {
-                    if let Some(result) = answer(&message, id) {
-                        return result;
-                    }
-                    // A request from the server (roots, sampling): refused, so it goes on.
-                    if let (Some(their), Some(_)) = (message.get("id"), message.get("method")) {
-                        let reply = json!({"jsonrpc": "2.0", "id": their, "error": {"code": -32601, "message": "not supported"}});
-                        self.send(&reply)?;
-                    }
-                }
-                Some(Err(problem)) => return Err(Stop::Failed(problem)),
-                None => return Err(Stop::Failed("the server exited".into())),
-            }
-        }
-    }
-
-    fn notify(&mut self, method: &str, _limits: &Limits) -> Result<(), Stop> {
-        self.send(&json!({"jsonrpc": "2.0", "method": method}))
-    }
-}
-
-impl StdioSession {
-    fn send(&mut self, message: &Value) -> Result<(), Stop> {
-        let mut line = message.to_string();
-        line.push('\n');
-        self.stdin
-            .write_all(line.as_bytes())
-            .and_then(|()| self.stdin.flush())
-            .map_err(|_| Stop::Failed("the server exited".into()))
-    }
-}
-
-/// Start a stdio server (values already expanded) in a process group of its own, list its
-/// tools, end the group.
-pub fn list_stdio(server: &StdioServer, limits: &Limits) -> Listing {
-    let mut command = Command::new(&server.command);
-    command
-        .args(&server.args)
-        .envs(server.env.iter().map(|(k, v)| (k, v)))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    if let Some(cwd) = &server.cwd {
-        command.current_dir(cwd);
-    }
-    // Its own group: Ctrl-C at the terminal reaches toolprism alone, which ends the group.
-    std::os::unix::process::CommandExt::process_group(&mut command, 0);
-    let child = match command.spawn() {
-        Ok(child) => child,
-        Err(e) => {
-            return Listing::failed(
-                ListStatus::Failed,
-                format!("could not start `{}`: {e}", server.command),
-            );
-        }
-    };
-    let mut group = Group { child };
-    let (Some(stdin), Some(stdout), Some(stderr)) = (
-        group.child.stdin.take(),
-        group.child.stdout.take(),
-        group.child.stderr.take(),
-    ) else {
-        return Listing::failed(ListStatus::Failed, "no pipes to the server");
-    };
-    let (sender, lines) = mpsc::channel();
-    std::thread::spawn(move || read_lines(stdout, &sender));
-    let (tail_sender, tail) = mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = tail_sender.send(last_line(stderr));
-    });
-    let mut session = StdioSession { stdin, lines };
-    let mut listing = converse(&mut session, PROTOCOL_VERSION, limits);
-    drop(session);
-    group.end();
-    // The group is gone, so standard error is closed and its reader done.
-    listing.stderr = tail.recv_timeout(Duration::from_millis(500)).ok().flatten();
-    listing
-}
-
-/// Each line of standard output as JSON, until it closes or a line is too long.
-fn read_lines(stdout: std::process::ChildStdout, sender: &mpsc::Sender<Result<Value, String>>) {
-    let mut reader = BufReader::new(stdout);
-    let mut line = Vec::new();
-    loop {
-        line.clear();
-        let read = (&mut reader)
-            .take(MAX_MESSAGE_BYTES as u64 + 1)
-            .read_until(b'\n', &mut line);
-        match read {
-            Ok(0) | Err(_) => return,
-            Ok(_) if line.len() > MAX_MESSAGE_BYTES => {
-                let _ = sender.send(Err(format!("a message over {MAX_MESSAGE_BYTES} bytes")));
-                return;
-            }
-            Ok(_) => {}
-        }
-        let text = String::from_utf8_lossy(&line);
-        let text = text.trim();
-        if text.is_empty() {
-            continue;
-        }
-        let message = serde_json::from_str::<Value>(text).map_err(|_| {
-            let shown: String = text.chars().take(80).collect();
-            format!("not MCP: wrote `{shown}` on standard output")
-        });
-        let stop = message.is_err();
-        if sender.send(message).is_err() || stop {
-            return;
-        }
-    }
-}
-
-/// The last non-empty line of a stream, keeping only its last few KiB.
-fn last_line(mut stream: impl Read) -> Option<String> {
-    let mut kept: Vec<u8> = Vec::new();
-    let mut buffer = [0u8; 4096];
-    while let Ok(n) = stream.read(&mut buffer) {
-        if n == 0 {
-            break;
-        }
-        kept.extend_from_slice(&buffer[..n]);
-        if kept.len() > 2 * STDERR_KEPT {
-            kept.drain(..kept.len() - STDERR_KEPT);
-        }
-    }
-    String::from_utf8_lossy(&kept)
-        .lines()
-        .rev()
-        .map(str::trim)
-        .find(|l| !l.is_empty())
-        .map(str::to_owned)
-}
-
-/// A plain `http://host:port/path` URL's parts.
-fn split_url(url: &str) -> Result<(String, u16, String), String> {
+/// Whether `url` is one toolprism reaches: `http://` or `https://`, with a port that is a
+/// number when it names one (the message shows the URL without its secrets).
+fn check_url(url: &str) -> Result<(), String> {
     let rest = url
         .strip_prefix("http://")
-        .ok_or_else(|| format!("not an http URL: {url}"))?;
-    let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
-    let (host, port) = match authority.rsplit_once(':') {
-        Some((host, port)) => (
-            host,
-            port.parse().map_err(|_| format!("bad port in {url}"))?,
-        ),
-        None => (authority, 80),
-    };
-    let path = if path.is_empty() { "/" } else { path };
-    Ok((host.to_owned(), port, path.to_owned()))
+        .or_else(|| url.strip_prefix("https://"))
+        .ok_or_else(|| format!("not an http URL: {}", shown_url(url)))?;
+    let authority = &rest[..rest.find(['/', '?', '#']).unwrap_or(rest.len())];
+    let host = authority
+        .rsplit_once('@')
+        .map_or(authority, |(_, host)| host);
+    if host.is_empty() {
+        return Err(format!("no host in {}", shown_url(url)));
+    }
+    // After the last colon, unless it is inside an IPv6 address's brackets.
+    if let Some((_, port)) = host.rsplit_once(':').filter(|(_, p)| !p.contains(']'))
+        && port.parse::<u16>().is_err()
+    {
+        return Err(format!("bad port in {}", shown_url(url)));
+    }
+    Ok(())
 }
 
 struct HttpSession {
@@ -461,6 +323,9 @@ impl HttpSession {
                 "HTTP {}: the server needs authorization (OAuth is not run)",
                 response.status
             )));
+        }
+        if (300..400).contains(&response.status) {
+            return Err(redirected(response.status, response.header("location")));
         }
         if !(200..300).contains(&response.status) {
             return Err(Stop::Failed(format!("HTTP {}", response.status)));
@@ -513,65 +378,57 @@ impl Session for HttpSession {
     }
 }
 
-/// One `POST` of a JSON body to `url` with these headers, within the deadline: plain HTTP/1.1
-/// on a TCP stream (interruptible), or [`post_tls`] for `https://`.
+/// One `POST` of a JSON body to `url` with these headers, within the limits: through ureq
+/// (rustls for `https://`) on a thread of its own, so a cancel or the deadline ends the wait
+/// at once whatever blocks (a lookup, a connect, a server that stops reading the request or
+/// never answers); the call itself ends by the deadline at the latest.
 fn post(
     url: &str,
     headers: &[(String, String)],
     body: &str,
     limits: &Limits,
 ) -> Result<Response, Stop> {
+    check_url(url).map_err(Stop::Failed)?;
     let left = limits.left()?;
-    if url.starts_with("https://") {
-        return post_tls(url, headers, body, left);
-    }
-    let (host, port, path) = split_url(url).map_err(Stop::Failed)?;
-    let (host, path) = (host.as_str(), path.as_str());
-    let addr = std::net::ToSocketAddrs::to_socket_addrs(&(host, port))
-        .map_err(|e| Stop::Failed(format!("{host}: {e}")))?
-        .next()
-        .ok_or_else(|| Stop::Failed(format!("{host}: no address")))?;
-    let mut stream = std::net::TcpStream::connect_timeout(&addr, left)
-        .map_err(|e| Stop::Failed(format!("could not connect: {e}")))?;
-    let mut request = format!(
-        "POST {path} HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n",
-        body.len()
-    );
-    for (name, value) in headers {
-        request.push_str(&format!("{name}: {value}\r\n"));
-    }
-    request.push_str("\r\n");
-    request.push_str(body);
-    stream
-        .write_all(request.as_bytes())
-        .map_err(|e| Stop::Failed(format!("could not send: {e}")))?;
-    read_response(&mut stream, limits)
+    let (url, headers, body) = (url.to_owned(), headers.to_vec(), body.to_owned());
+    limits.within(move || post_within(&url, &headers, &body, left))
 }
 
-/// [`post`] over TLS (`https://`), through ureq with rustls and the webpki roots. It cannot be
-/// interrupted mid-call: it ends by the deadline at the latest.
-fn post_tls(
+/// [`post`]'s call, ended by `left` at the latest; the answer read whole, within
+/// [`MAX_MESSAGE_BYTES`].
+fn post_within(
     url: &str,
     headers: &[(String, String)],
     body: &str,
     left: Duration,
 ) -> Result<Response, Stop> {
-    let agent: ureq::Agent = ureq::Agent::config_builder()
-        .timeout_global(Some(left))
-        .http_status_as_error(false)
-        .build()
-        .into();
-    let mut request = agent.post(url).header("Content-Type", "application/json");
+    let mut request = agent(left)
+        .post(url)
+        .header("Content-Type", "application/json");
     for (name, value) in headers {
         request = request.header(name.as_str(), value.as_str());
     }
-    let mut response = request.send(body).map_err(|e| match e {
-        ureq::Error::Timeout(_) => Stop::Timeout,
-        other => Stop::Failed(format!("could not reach the server: {other}")),
-    })?;
+    let mut response = request
+        .send(body)
+        .map_err(|e| failure("could not reach the server", e))?;
     let status = response.status().as_u16();
-    let headers = response
-        .headers()
+    let headers = headers_of(response.headers());
+    let body = response
+        .body_mut()
+        .with_config()
+        .limit(MAX_MESSAGE_BYTES as u64)
+        .read_to_vec()
+        .map_err(|e| failure("could not read the answer", e))?;
+    Ok(Response {
+        status,
+        headers,
+        body,
+    })
+}
+
+/// A response's headers as (name, value) pairs.
+fn headers_of(headers: &ureq::http::HeaderMap) -> Vec<(String, String)> {
+    headers
         .iter()
         .map(|(k, v)| {
             (
@@ -579,21 +436,46 @@ fn post_tls(
                 v.to_str().unwrap_or_default().to_owned(),
             )
         })
-        .collect();
-    let body = response
-        .body_mut()
-        .with_config()
-        .limit(MAX_MESSAGE_BYTES as u64)
-        .read_to_vec()
-        .map_err(|e| match e {
-            ureq::Error::Timeout(_) => Stop::Timeout,
-            other => Stop::Failed(format!("could not read the answer: {other}")),
-        })?;
-    Ok(Response {
-        status,
-        headers,
-        body,
-    })
+        .collect()
+}
+
+/// A ureq error as a step's end: its timeout is the deadline's; the rest a reason in words.
+fn failure(doing: &str, error: ureq::Error) -> Stop {
+    match error {
+        ureq::Error::Timeout(_) => Stop::Timeout,
+        ureq::Error::Io(e) => Stop::Failed(format!("{doing}: {}", crate::error::io_reason(&e))),
+        ureq::Error::BodyExceedsLimit(_) => {
+            Stop::Failed(format!("an answer over {MAX_MESSAGE_BYTES} bytes"))
+        }
+        other => {
+            let text = other.to_string();
+            let text = match text.rfind(" (os error ") {
+                Some(at) if text.ends_with(')') => text[..at].to_owned(),
+                _ => text,
+            };
+            Stop::Failed(format!("{doing}: {text}"))
+        }
+    }
+}
+
+/// The HTTP client for one call (`http://` and `https://`), ended by `left` at the latest. It follows no redirect: a
+/// config's headers (keys, tokens) go to its own URL only, never to another origin, and a
+/// redirect is a failure that says where it pointed ([`redirected`]).
+pub(super) fn agent(left: Duration) -> ureq::Agent {
+    ureq::Agent::config_builder()
+        .timeout_global(Some(left))
+        .http_status_as_error(false)
+        .max_redirects(0)
+        .build()
+        .into()
+}
+
+/// The failure for a redirect (`3xx`), naming where it pointed without its secrets.
+fn redirected(status: u16, location: Option<&str>) -> Stop {
+    let to = location.map_or_else(String::new, |l| format!(" to {}", shown_url(l)));
+    Stop::Failed(format!(
+        "HTTP {status}: redirected{to}, not followed (the config's headers go to its own URL only)"
+    ))
 }
 
 /// POST a JSON body to an `http://` or `https://` URL and read its JSON answer: the status and the
@@ -628,63 +510,6 @@ impl Response {
     }
 }
 
-/// An HTTP/1.1 response, read to its end (the request said `Connection: close`), within the
-/// deadline and [`MAX_MESSAGE_BYTES`]; a chunked body is put back together.
-fn read_response(stream: &mut std::net::TcpStream, limits: &Limits) -> Result<Response, Stop> {
-    let mut raw = Vec::new();
-    let mut buffer = [0u8; 16384];
-    loop {
-        let _ = stream.set_read_timeout(Some(limits.tick()?));
-        match stream.read(&mut buffer) {
-            Ok(0) => break,
-            Ok(n) => raw.extend_from_slice(&buffer[..n]),
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
-                ) => {}
-            Err(e) => return Err(Stop::Failed(format!("could not read: {e}"))),
-        }
-        if raw.len() > MAX_MESSAGE_BYTES {
-            return Err(Stop::Failed(format!(
-                "an answer over {MAX_MESSAGE_BYTES} bytes"
-            )));
-        }
-    }
-    let Some(end) = raw.windows(4).position(|w| w == b"\r\n\r\n") else {
-        return Err(Stop::Failed("not HTTP: no header end".into()));
-    };
-    let (status, headers) = head_of(&raw[..end])?;
-    let mut response = Response {
-        status,
-        headers,
-        body: raw[end + 4..].to_vec(),
-    };
-    if response
-        .header("transfer-encoding")
-        .is_some_and(|t| t.eq_ignore_ascii_case("chunked"))
-    {
-        response.body = dechunk(&response.body);
-    }
-    Ok(response)
-}
-
-/// An HTTP/1.1 response head's status and headers.
-fn head_of(head: &[u8]) -> Result<(u16, Vec<(String, String)>), Stop> {
-    let head = String::from_utf8_lossy(head);
-    let mut lines = head.lines();
-    let status = lines
-        .next()
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|s| s.parse().ok())
-        .ok_or_else(|| Stop::Failed("not HTTP: no status line".into()))?;
-    let headers = lines
-        .filter_map(|l| l.split_once(':'))
-        .map(|(k, v)| (k.trim().to_owned(), v.trim().to_owned()))
-        .collect();
-    Ok((status, headers))
-}
-
 /// The `data` of each event of an SSE body (multi-line data joined with `\n`).
 fn sse_data(text: &str) -> impl Iterator<Item = String> + '_ {
     text.split("\n\n").filter_map(|event| {
@@ -697,31 +522,10 @@ fn sse_data(text: &str) -> impl Iterator<Item = String> + '_ {
     })
 }
 
-fn dechunk(mut body: &[u8]) -> Vec<u8> {
-    let mut out = Vec::new();
-    while let Some(line_end) = body.windows(2).position(|w| w == b"\r\n") {
-        let size_text = String::from_utf8_lossy(&body[..line_end]);
-        let Ok(size) = usize::from_str_radix(size_text.split(';').next().unwrap_or("").trim(), 16)
-        else {
-            break;
-        };
-        body = &body[line_end + 2..];
-        if size == 0 || size > body.len() {
-            out.extend_from_slice(&body[..size.min(body.len())]);
-            break;
-        }
-        out.extend_from_slice(&body[..size]);
-        body = body.get(size + 2..).unwrap_or_default();
-    }
-    out
-}
-
 /// List a Streamable HTTP server's tools (URL and headers already expanded), then end its
 /// session (`DELETE` is not sent: the session ends with toolprism's last request).
 pub fn list_http(server: &RemoteServer, limits: &Limits) -> Listing {
-    if !server.url.starts_with("https://")
-        && let Err(e) = split_url(&server.url)
-    {
+    if let Err(e) = check_url(&server.url) {
         return Listing::failed(ListStatus::Failed, e);
     }
     let mut session = HttpSession {
@@ -739,9 +543,7 @@ pub fn list_http(server: &RemoteServer, limits: &Limits) -> Listing {
 /// URL, within the same deadline. The listing says so when the second answered
 /// ([`Listing::fell_back_to_sse`]); when neither did, it gives both reasons.
 pub fn list_http_then_sse(server: &RemoteServer, limits: &Limits) -> Listing {
-    if !server.url.starts_with("https://")
-        && let Err(e) = split_url(&server.url)
-    {
+    if let Err(e) = check_url(&server.url) {
         return Listing::failed(ListStatus::Failed, e);
     }
     let mut session = HttpSession {
@@ -773,19 +575,91 @@ pub fn list_http_then_sse(server: &RemoteServer, limits: &Limits) -> Listing {
 
 #[cfg(test)]
 mod tests {
+    use std::io::{Read, Write};
+
     use super::*;
 
     #[test]
-    fn urls_and_chunks() {
-        assert_eq!(
-            split_url("http://127.0.0.1:8080/mcp").unwrap(),
-            ("127.0.0.1".into(), 8080, "/mcp".into())
-        );
+    fn urls_are_checked_and_said_without_secrets() {
+        assert!(check_url("http://127.0.0.1:8080/mcp").is_ok());
+        assert!(check_url("https://[::1]:8443/mcp?x=1").is_ok());
+        assert!(check_url("https://h").is_ok());
         assert!(
-            split_url("ftp://x/mcp")
+            check_url("ftp://x/mcp")
                 .unwrap_err()
                 .contains("not an http URL")
         );
-        assert_eq!(dechunk(b"3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n"), b"abcde");
+        let shown = check_url("http://u:sekrit@h:x1/m?key=sk-9").unwrap_err();
+        assert!(shown.starts_with("bad port in"), "{shown}");
+        assert!(
+            !shown.contains("sekrit") && !shown.contains("sk-9"),
+            "{shown}"
+        );
+    }
+
+    /// A server that pages small tools without end.
+    struct Endless;
+
+    impl Session for Endless {
+        fn request(&mut self, id: u64, _: &str, _: Value, _: &Limits) -> Result<Value, Stop> {
+            Ok(
+                json!({"tools": [{"name": format!("t{id}"), "description": "x".repeat(100)}], "nextCursor": "more"}),
+            )
+        }
+        fn notify(&mut self, _: &str, _: &Limits) -> Result<(), Stop> {
+            Ok(())
+        }
+    }
+
+    /// A redirect to another origin is not followed: the second listener is never reached and
+    /// the config's header never sent there.
+    #[test]
+    fn no_redirect_is_followed() {
+        use std::net::TcpListener;
+        let elsewhere = TcpListener::bind("127.0.0.1:0").unwrap();
+        elsewhere.set_nonblocking(true).unwrap();
+        let target = format!("http://{}/stolen", elsewhere.local_addr().unwrap());
+        let first = TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}/mcp", first.local_addr().unwrap());
+        let answer = std::thread::spawn(move || {
+            let (mut socket, _) = first.accept().unwrap();
+            let mut head = [0u8; 4096];
+            let _ = socket.read(&mut head);
+            let reply = format!(
+                "HTTP/1.1 307 Temporary Redirect\r\nLocation: {target}?key=sk-9\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+            );
+            socket.write_all(reply.as_bytes()).unwrap();
+        });
+        let response = post_within(
+            &url,
+            &[("x-api-key".to_owned(), "secret".to_owned())],
+            "{}",
+            Duration::from_secs(10),
+        )
+        .map_err(|_| "the call failed")
+        .unwrap();
+        answer.join().unwrap();
+        assert_eq!(response.status, 307);
+        std::thread::sleep(Duration::from_millis(200));
+        assert!(elsewhere.accept().is_err(), "the redirect was followed");
+        let Stop::Failed(said) = redirected(307, response.header("location")) else {
+            unreachable!()
+        };
+        assert!(said.contains("key=***") && !said.contains("sk-9"), "{said}");
+    }
+
+    #[test]
+    fn one_budget_holds_all_of_a_servers_pages() {
+        let never = || false;
+        let limits = Limits {
+            deadline: Instant::now() + Duration::from_secs(60),
+            cancelled: &never,
+            budget: 1000,
+        };
+        let listing = converse(&mut Endless, PROTOCOL_VERSION, &limits);
+        assert_eq!(listing.status, ListStatus::Failed);
+        assert!(listing.pages < 10, "{}", listing.pages);
+        let error = listing.error.unwrap();
+        assert!(error.contains("passed 1,000 bytes at page"), "{error}");
     }
 }

@@ -522,6 +522,112 @@ pub fn expand(
     Ok(out)
 }
 
+/// What a secret is shown as in `mcp`'s output.
+pub const MASK: &str = "***";
+
+/// A URL as `mcp` shows it: user name and password, every query value and the fragment
+/// replaced by [`MASK`] (a key in a query, a value expanded from `${VAR}`); scheme, host, port,
+/// path and the query's names kept.
+pub fn shown_url(url: &str) -> String {
+    let (head, fragment) = match url.split_once('#') {
+        Some((head, _)) => (head, Some(MASK)),
+        None => (url, None),
+    };
+    let (base, query) = match head.split_once('?') {
+        Some((base, query)) => (base, Some(query)),
+        None => (head, None),
+    };
+    let start = base.find("://").map_or(0, |i| i + 3);
+    let end = base[start..].find('/').map_or(base.len(), |i| start + i);
+    let mut out = match base[start..end].rfind('@') {
+        Some(at) => format!("{}{MASK}@{}", &base[..start], &base[start + at + 1..]),
+        None => base.to_owned(),
+    };
+    if let Some(query) = query {
+        let pairs: Vec<String> = query
+            .split('&')
+            .map(|pair| match pair.split_once('=') {
+                Some((name, _)) => format!("{name}={MASK}"),
+                None if pair.is_empty() => String::new(),
+                None => MASK.to_owned(),
+            })
+            .collect();
+        out.push('?');
+        out.push_str(&pairs.join("&"));
+    }
+    if let Some(fragment) = fragment {
+        out.push('#');
+        out.push_str(fragment);
+    }
+    out
+}
+
+/// The parts of a URL that [`shown_url`] hides: its user information and each query value.
+pub fn url_secrets(url: &str) -> Vec<String> {
+    let head = url.split('#').next().unwrap_or_default();
+    let mut secrets = Vec::new();
+    let (base, query) = head.split_once('?').unwrap_or((head, ""));
+    let start = base.find("://").map_or(0, |i| i + 3);
+    let end = base[start..].find('/').map_or(base.len(), |i| start + i);
+    if let Some(at) = base[start..end].rfind('@') {
+        let user = &base[start..start + at];
+        secrets.push(user.to_owned());
+        secrets.extend(user.split(':').map(str::to_owned));
+    }
+    for pair in query.split('&') {
+        secrets.push(pair.split_once('=').map_or(pair, |(_, v)| v).to_owned());
+    }
+    secrets
+}
+
+/// Shortest value [`mask`] hides: shorter ones are words, not keys, and hiding them would
+/// garble the text around them.
+const MIN_SECRET: usize = 4;
+
+/// `text` with each of `secrets` (values toolprism passed to a server: its `env`, its
+/// headers, its URL's [`url_secrets`]) replaced by [`MASK`], longest first. A header value
+/// such as `Bearer KEY` hides its words of eight characters or more too.
+pub fn mask(text: &str, secrets: &[String]) -> String {
+    let mut all: Vec<&str> = Vec::new();
+    for secret in secrets {
+        all.push(secret);
+        all.extend(secret.split_whitespace().filter(|word| word.len() >= 8));
+    }
+    all.retain(|s| s.len() >= MIN_SECRET);
+    all.sort_by(|a, b| b.len().cmp(&a.len()).then(a.cmp(b)));
+    all.dedup();
+    let mut out = text.to_owned();
+    for secret in all {
+        if out.contains(secret) {
+            out = out.replace(secret, MASK);
+        }
+    }
+    out
+}
+
+/// The project folder a config belongs to, when it is a project's own (`.mcp.json` in it;
+/// `.cursor/mcp.json`, `.vscode/mcp.json`, `.gemini/settings.json`, `.zed/settings.json` under
+/// it), not one in `home` (`~/.cursor/mcp.json` is the user's): the folder the client runs
+/// that project's servers in, and its `${workspaceFolder}`.
+pub fn project_folder(config: &Path, home: &Path) -> Option<PathBuf> {
+    let name = config.file_name()?.to_str()?;
+    let parent = config.parent()?;
+    let folder = match (parent.file_name().and_then(|n| n.to_str()), name) {
+        (_, ".mcp.json") => parent,
+        (Some(".cursor" | ".vscode"), "mcp.json") | (Some(".gemini" | ".zed"), "settings.json") => {
+            parent.parent()?
+        }
+        _ => return None,
+    };
+    let folder = if folder.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        folder
+    };
+    let folder = std::path::absolute(folder).ok()?;
+    (folder != home || name == ".mcp.json").then_some(folder)
+}
+
 /// The config files toolprism looks for without one named, for the project folder `project`
 /// and the home folder `home` (`config_home`: `$XDG_CONFIG_HOME`, else `~/.config`), with
 /// the client each belongs to. Only files that exist are read; the order is [`Client::ALL`]'s.
@@ -551,6 +657,56 @@ mod tests {
 
     fn env(name: &str) -> Option<String> {
         (name == "TOKEN").then(|| "s3cret".to_owned())
+    }
+
+    #[test]
+    fn urls_are_shown_without_credentials_or_query_values() {
+        assert_eq!(
+            shown_url("https://user:pw@h.example:8443/mcp?key=sk-1&flag&a=b#frag"),
+            "https://***@h.example:8443/mcp?key=***&***&a=***#***"
+        );
+        assert_eq!(shown_url("http://h/p"), "http://h/p");
+        assert_eq!(shown_url("http://h/a@b"), "http://h/a@b");
+        let secrets = url_secrets("https://u:pw12@h/m?token=abcd&x=y");
+        assert!(secrets.contains(&"pw12".to_owned()) && secrets.contains(&"abcd".to_owned()));
+    }
+
+    #[test]
+    fn passed_values_are_masked_in_server_text() {
+        let secrets = vec![
+            "sk-live-123456".to_owned(),
+            "Bearer tok-abcdefgh".to_owned(),
+            "1".to_owned(),
+        ];
+        assert_eq!(
+            mask(
+                "auth failed with key sk-live-123456; token tok-abcdefgh; 1 try",
+                &secrets
+            ),
+            "auth failed with key ***; token ***; 1 try"
+        );
+    }
+
+    #[test]
+    fn a_project_config_runs_in_its_project_folder() {
+        let home = Path::new("/home/u");
+        assert_eq!(
+            project_folder(Path::new("/p/.mcp.json"), home),
+            Some(PathBuf::from("/p"))
+        );
+        assert_eq!(
+            project_folder(Path::new("/p/.vscode/mcp.json"), home),
+            Some(PathBuf::from("/p"))
+        );
+        assert_eq!(
+            project_folder(Path::new("/home/u/.cursor/mcp.json"), home),
+            None
+        );
+        assert_eq!(
+            project_folder(Path::new("/home/u/.claude.json"), home),
+            None
+        );
+        assert_eq!(project_folder(Path::new("/x/servers.json"), home), None);
     }
 
     #[test]

@@ -122,7 +122,9 @@ impl Counter<'_> {
             body["tools"] = Value::Array(kept.iter().map(|&i| tools[i].clone()).collect());
         }
         let text = body.to_string();
-        let key = blake3::hash(format!("{}\n{text}", self.model).as_bytes()).to_hex();
+        // The API base too: a test gateway's counts are not the endpoint's.
+        let key =
+            blake3::hash(format!("{}\n{}\n{text}", self.api_base, self.model).as_bytes()).to_hex();
         let file = self
             .cache
             .as_ref()
@@ -137,6 +139,7 @@ impl Counter<'_> {
         let limits = Limits {
             deadline: Instant::now() + self.timeout,
             cancelled: self.cancelled,
+            budget: super::client::MAX_MESSAGE_BYTES,
         };
         let headers = [
             ("x-api-key".to_owned(), self.key.to_owned()),
@@ -144,7 +147,12 @@ impl Counter<'_> {
         ];
         let url = format!("{}{ENDPOINT}", self.api_base.trim_end_matches('/'));
         *calls += 1;
-        let (status, answer) = post_json(&url, &headers, &text, &limits)?;
+        // Whatever comes back (a gateway's error may echo the key, an address the URL's
+        // credentials) is said without them.
+        let mut secrets = super::config::url_secrets(&url);
+        secrets.push(self.key.to_owned());
+        let hide = |text: String| super::config::mask(&text, &secrets);
+        let (status, answer) = post_json(&url, &headers, &text, &limits).map_err(hide)?;
         let Some(n) = answer
             .get("input_tokens")
             .and_then(Value::as_u64)
@@ -154,7 +162,7 @@ impl Counter<'_> {
                 .pointer("/error/message")
                 .and_then(Value::as_str)
                 .unwrap_or("no `input_tokens` in the answer");
-            return Err(format!("HTTP {status} from {ENDPOINT}: {message}"));
+            return Err(hide(format!("HTTP {status} from {ENDPOINT}: {message}")));
         };
         if let Some(file) = &file {
             write_cached(file, n);

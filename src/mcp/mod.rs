@@ -1,7 +1,7 @@
 //! The user's own MCP servers: their clients' configs ([`config`]), their tools as each host
 //! sends them ([`host`]), a report's figures per server ([`by_server`]), what the hosts
 //! refuse or drop ([`limits`]), and, with the `mcp` feature, reaching the servers
-//! ([`client`]) and asking Anthropic's endpoint for Claude's own count ([`count`]). docs/MCP.md is the reference for every format, rule and limit.
+//! ([`client`]), ending what servers leave behind ([`reap`]) and asking Anthropic's endpoint for Claude's own count ([`count`]). docs/MCP.md is the reference for every format, rule and limit.
 
 pub mod by_server;
 #[cfg(feature = "mcp")]
@@ -11,3 +11,5 @@ pub mod config;
 pub mod count;
 pub mod host;
 pub mod limits;
+#[cfg(feature = "mcp")]
+pub mod reap;

@@ -1,24 +1,22 @@
 //! The legacy HTTP+SSE transport (protocol 2024-11-05): a `GET` opens an event stream whose
 //! first `endpoint` event names the URL to `POST` each JSON-RPC message to; the answers come
-//! back as `message` events on the stream. The stream is read by a thread of its own; over
-//! `http://` it is a TCP stream of toolprism's own (shut down when the listing ends, so the
-//! thread ends with it), over `https://` a ureq body (ended by the deadline at the latest).
+//! back as `message` events on the stream. The stream is a ureq body read by a thread of its
+//! own, which ends when the listing no longer wants its events, or by the deadline at the
+//! latest.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{Shutdown, TcpStream};
+use std::io::{BufRead, BufReader, Read};
 use std::sync::mpsc::{self, Receiver, SyncSender};
 
 use serde_json::{Value, json};
 
-use super::{Limits, Listing, MAX_MESSAGE_BYTES, Stop, answer, converse, head_of, post, split_url};
+use super::{
+    Limits, Listing, MAX_MESSAGE_BYTES, Stop, answer, check_url, converse, headers_of, post,
+};
 use crate::mcp::config::RemoteServer;
 
 /// The protocol version of the HTTP+SSE transport: a server that speaks only it may know no
 /// later one.
 const SSE_PROTOCOL_VERSION: &str = "2024-11-05";
-
-/// Most bytes of a response's head.
-const MAX_HEAD_BYTES: usize = 64 << 10;
 
 /// Events the stream's reader may hold before toolprism takes them (a server that floods its
 /// stream waits, rather than filling memory).
@@ -36,19 +34,9 @@ struct Event {
 /// What the stream's reader sends: an event, or why the stream cannot be read on.
 type Received = Result<Event, String>;
 
-/// An open event stream: its events, and the socket to shut down when done (plain HTTP).
+/// An open event stream: its events.
 struct Stream {
     events: Receiver<Received>,
-    socket: Option<TcpStream>,
-}
-
-impl Drop for Stream {
-    fn drop(&mut self) {
-        // The reader thread is blocked on this socket: shutting it down ends the thread.
-        if let Some(socket) = &self.socket {
-            let _ = socket.shutdown(Shutdown::Both);
-        }
-    }
 }
 
 impl Stream {
@@ -86,11 +74,8 @@ impl SseSession {
             ("Cache-Control".to_owned(), "no-cache".to_owned()),
         ];
         headers.extend(server.headers.iter().cloned());
-        let stream = if server.url.starts_with("https://") {
-            open_tls(&server.url, &headers, limits)?
-        } else {
-            open_plain(&server.url, &headers, limits)?
-        };
+        check_url(&server.url).map_err(Stop::Failed)?;
+        let stream = open(&server.url, &headers, limits)?;
         let endpoint = loop {
             let event = stream.next(limits)?;
             if event.name == "endpoint" {
@@ -113,6 +98,12 @@ impl SseSession {
                 "HTTP {}: the server needs authorization (OAuth is not run)",
                 response.status
             )));
+        }
+        if (300..400).contains(&response.status) {
+            return Err(super::redirected(
+                response.status,
+                response.header("location"),
+            ));
         }
         if !(200..300).contains(&response.status) {
             return Err(Stop::Failed(format!("HTTP {}", response.status)));
@@ -195,74 +186,6 @@ fn resolve(base: &str, endpoint: &str) -> Result<String, String> {
     })
 }
 
-/// The `GET` that opens the stream over a TCP stream of toolprism's own (`http://`).
-fn open_plain(url: &str, headers: &[(String, String)], limits: &Limits) -> Result<Stream, Stop> {
-    let (host, port, path) = split_url(url).map_err(Stop::Failed)?;
-    let left = limits.left()?;
-    let addr = std::net::ToSocketAddrs::to_socket_addrs(&(host.as_str(), port))
-        .map_err(|e| Stop::Failed(format!("{host}: {e}")))?
-        .next()
-        .ok_or_else(|| Stop::Failed(format!("{host}: no address")))?;
-    let mut socket = TcpStream::connect_timeout(&addr, left)
-        .map_err(|e| Stop::Failed(format!("could not connect: {e}")))?;
-    let mut request = format!("GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\n");
-    for (name, value) in headers {
-        request.push_str(&format!("{name}: {value}\r\n"));
-    }
-    request.push_str("\r\n");
-    socket
-        .write_all(request.as_bytes())
-        .map_err(|e| Stop::Failed(format!("could not send: {e}")))?;
-    let (head, rest) = read_head(&mut socket, limits)?;
-    let (status, headers) = head_of(&head)?;
-    check_stream(status, &headers)?;
-    let _ = socket.set_read_timeout(None);
-    let reader = std::io::Cursor::new(rest).chain(
-        socket
-            .try_clone()
-            .map_err(|e| Stop::Failed(format!("could not read: {e}")))?,
-    );
-    let chunked =
-        header(&headers, "transfer-encoding").is_some_and(|t| t.eq_ignore_ascii_case("chunked"));
-    let (sender, events) = mpsc::sync_channel(EVENTS_AHEAD);
-    if chunked {
-        std::thread::spawn(move || read_events(Chunked::new(reader), &sender));
-    } else {
-        std::thread::spawn(move || read_events(reader, &sender));
-    }
-    Ok(Stream {
-        events,
-        socket: Some(socket),
-    })
-}
-
-/// A response's head (through the blank line) and the body bytes read with it, within the
-/// deadline and [`MAX_HEAD_BYTES`].
-fn read_head(socket: &mut TcpStream, limits: &Limits) -> Result<(Vec<u8>, Vec<u8>), Stop> {
-    let mut raw = Vec::new();
-    let mut buffer = [0u8; 4096];
-    loop {
-        if let Some(end) = raw.windows(4).position(|w| w == b"\r\n\r\n") {
-            let rest = raw.split_off(end + 4);
-            return Ok((raw, rest));
-        }
-        if raw.len() > MAX_HEAD_BYTES {
-            return Err(Stop::Failed("not HTTP: no header end".into()));
-        }
-        let _ = socket.set_read_timeout(Some(limits.tick()?));
-        match socket.read(&mut buffer) {
-            Ok(0) => return Err(Stop::Failed("not HTTP: no header end".into())),
-            Ok(n) => raw.extend_from_slice(&buffer[..n]),
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
-                ) => {}
-            Err(e) => return Err(Stop::Failed(format!("could not read: {e}"))),
-        }
-    }
-}
-
 fn header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
     headers
         .iter()
@@ -276,6 +199,9 @@ fn check_stream(status: u16, headers: &[(String, String)]) -> Result<(), Stop> {
         return Err(Stop::Auth(format!(
             "HTTP {status}: the server needs authorization (OAuth is not run)"
         )));
+    }
+    if (300..400).contains(&status) {
+        return Err(super::redirected(status, header(headers, "location")));
     }
     if !(200..300).contains(&status) {
         return Err(Stop::Failed(format!(
@@ -292,42 +218,33 @@ fn check_stream(status: u16, headers: &[(String, String)]) -> Result<(), Stop> {
     Ok(())
 }
 
-/// The `GET` that opens the stream through ureq with rustls (`https://`): the whole call,
-/// the stream's reading included, ends by the deadline at the latest.
-fn open_tls(url: &str, headers: &[(String, String)], limits: &Limits) -> Result<Stream, Stop> {
+/// The `GET` that opens the stream, through ureq (rustls for `https://`) on a thread of its
+/// own, within the limits.
+fn open(url: &str, headers: &[(String, String)], limits: &Limits) -> Result<Stream, Stop> {
     let left = limits.left()?;
-    let agent: ureq::Agent = ureq::Agent::config_builder()
-        .timeout_global(Some(left))
-        .http_status_as_error(false)
-        .build()
-        .into();
-    let mut request = agent.get(url);
+    let (url, headers) = (url.to_owned(), headers.to_vec());
+    limits.within(move || open_within(&url, &headers, left))
+}
+
+/// [`open`]'s call; the stream's reading ends by `left` at the latest.
+fn open_within(
+    url: &str,
+    headers: &[(String, String)],
+    left: std::time::Duration,
+) -> Result<Stream, Stop> {
+    let mut request = super::agent(left).get(url);
     for (name, value) in headers {
         request = request.header(name.as_str(), value.as_str());
     }
-    let response = request.call().map_err(|e| match e {
-        ureq::Error::Timeout(_) => Stop::Timeout,
-        other => Stop::Failed(format!("could not reach the server: {other}")),
-    })?;
+    let response = request
+        .call()
+        .map_err(|e| super::failure("could not reach the server", e))?;
     let status = response.status().as_u16();
-    let got: Vec<(String, String)> = response
-        .headers()
-        .iter()
-        .map(|(k, v)| {
-            (
-                k.as_str().to_owned(),
-                v.to_str().unwrap_or_default().to_owned(),
-            )
-        })
-        .collect();
-    check_stream(status, &got)?;
+    check_stream(status, &headers_of(response.headers()))?;
     let reader = response.into_body().into_reader();
     let (sender, events) = mpsc::sync_channel(EVENTS_AHEAD);
     std::thread::spawn(move || read_events(reader, &sender));
-    Ok(Stream {
-        events,
-        socket: None,
-    })
+    Ok(Stream { events })
 }
 
 /// Each event of an SSE body, until it ends, the receiver is gone, or an event is over
@@ -388,60 +305,6 @@ fn read_events(body: impl Read, sender: &SyncSender<Received>) {
     }
 }
 
-/// A chunked body (`Transfer-Encoding: chunked`) read as the bytes it carries, as they come.
-struct Chunked<R> {
-    inner: BufReader<R>,
-    left: usize,
-    done: bool,
-}
-
-impl<R: Read> Chunked<R> {
-    fn new(inner: R) -> Chunked<R> {
-        Chunked {
-            inner: BufReader::new(inner),
-            left: 0,
-            done: false,
-        }
-    }
-}
-
-impl<R: Read> Read for Chunked<R> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        while self.left == 0 {
-            if self.done {
-                return Ok(0);
-            }
-            // The size line (after the blank line that ends the previous chunk).
-            let mut line = Vec::new();
-            let n = (&mut self.inner).take(1024).read_until(b'\n', &mut line)?;
-            if n == 0 {
-                self.done = true;
-                return Ok(0);
-            }
-            let text = String::from_utf8_lossy(&line);
-            let size = text.split(';').next().unwrap_or("").trim();
-            if size.is_empty() {
-                continue;
-            }
-            let size = usize::from_str_radix(size, 16).map_err(|_| {
-                std::io::Error::new(std::io::ErrorKind::InvalidData, "bad chunk size")
-            })?;
-            if size == 0 {
-                self.done = true;
-                return Ok(0);
-            }
-            self.left = size;
-        }
-        let limit = self.left.min(buf.len());
-        let n = self.inner.read(&mut buf[..limit])?;
-        if n == 0 {
-            self.done = true;
-        }
-        self.left -= n;
-        Ok(n)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -472,20 +335,10 @@ mod tests {
     }
 
     #[test]
-    fn events_are_read_across_chunks_and_lines() {
-        let pieces = [
-            ": hi\n",
-            "event: endpoint\ndata: /m?s=1\n\n",
-            "data: {\"a\":",
-            "1}\r\ndata: 2\r\n\r\nevent:x\r\n\r\n",
-        ];
-        let mut body = String::new();
-        for piece in pieces {
-            body.push_str(&format!("{:x};ext=1\r\n{piece}\r\n", piece.len()));
-        }
-        body.push_str("0\r\n\r\n");
+    fn events_are_read_across_lines() {
+        let body = ": hi\nevent: endpoint\ndata: /m?s=1\n\ndata: {\"a\":1}\r\ndata: 2\r\n\r\nevent:x\r\n\r\n";
         let (sender, events) = mpsc::sync_channel(16);
-        read_events(Chunked::new(body.as_bytes()), &sender);
+        read_events(body.as_bytes(), &sender);
         drop(sender);
         let got: Vec<Event> = events.iter().map(Result::unwrap).collect();
         assert_eq!(
