@@ -15,6 +15,7 @@ use toolprism::mcp::config::{self, ServerConfig, Transport};
 use toolprism::mcp::count::{ClaudeCount, Counter};
 use toolprism::mcp::host::{self, Host, ServerTools};
 use toolprism::mcp::limits;
+use toolprism::mcp::status::{ServerState, ServerStatus};
 use toolprism::measure::TokenCounter;
 use toolprism::projection::ContractStatus;
 use toolprism::report::Report;
@@ -286,12 +287,13 @@ pub(super) fn mcp(args: McpArgs, color: ColorChoice) -> Result<Output, Failure> 
         )?
     } else if std::io::stdout().is_terminal() && !args.matrix.matrix && args.save.is_none() {
         interrupt::take_over();
-        let mut output = toolprism::tui::run(
+        let mut output = toolprism::tui::run_with_servers(
             capture,
             name,
             settings,
             args.encoding.into(),
             super::tui_color(color),
+            server_statuses(&servers, &listings),
         )
         .map(super::ended)
         .map_err(|e| Failure::new(visible(&e.to_string()).into_owned()))?;
@@ -657,6 +659,30 @@ fn status_lines(servers: &[ServerConfig], listings: &[Listing]) -> String {
         "  ",
         None,
     )
+}
+
+/// Each server's status as the view shows it, with the reason [`why`] gives the lines.
+fn server_statuses(servers: &[ServerConfig], listings: &[Listing]) -> Vec<ServerStatus> {
+    servers
+        .iter()
+        .zip(listings)
+        .map(|(server, listing)| {
+            let state = match listing.status {
+                _ if server.disabled => ServerState::Skipped,
+                ListStatus::Ok => ServerState::Listed,
+                ListStatus::Failed => ServerState::Failed,
+                ListStatus::Timeout => ServerState::Timeout,
+                ListStatus::Auth => ServerState::Auth,
+            };
+            ServerStatus {
+                name: server.name.clone(),
+                state,
+                tools: listing.tools.len(),
+                reason: Some(why(listing))
+                    .filter(|r| state != ServerState::Listed && !r.is_empty()),
+            }
+        })
+        .collect()
 }
 
 /// Why a server was not listed: the error and the last line of its standard error, the same
