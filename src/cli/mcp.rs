@@ -1093,3 +1093,73 @@ pub(super) fn claude_section(claude: &ClaudeCount) -> String {
         ENDPOINT = toolprism::mcp::count::ENDPOINT,
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use toolprism::mcp::config::{Client, StdioServer, Transport};
+
+    fn server(name: &str, disabled: bool) -> ServerConfig {
+        ServerConfig {
+            name: name.into(),
+            client: Client::ClaudeCode,
+            config: PathBuf::from(".mcp.json"),
+            transport: Transport::Stdio(StdioServer::default()),
+            disabled,
+        }
+    }
+
+    fn listing(status: ListStatus, tools: usize, error: Option<&str>) -> Listing {
+        Listing {
+            status,
+            tools: vec![serde_json::json!({"name": "t"}); tools],
+            pages: 1,
+            error: error.map(str::to_owned),
+            stderr: error.map(|_| "can't open file".to_owned()),
+            fell_back_to_sse: false,
+        }
+    }
+
+    #[test]
+    fn the_view_gets_each_server_with_the_reason_the_lines_give() {
+        let servers = [
+            server("notes", false),
+            server("broken", false),
+            server("old", true),
+        ];
+        let listings = [
+            listing(ListStatus::Ok, 2, None),
+            listing(ListStatus::Failed, 0, Some("the server exited")),
+            listing(
+                ListStatus::Failed,
+                0,
+                Some("disabled in its config: not started"),
+            ),
+        ];
+        let statuses = server_statuses(&servers, &listings);
+        let states: Vec<ServerState> = statuses.iter().map(|s| s.state).collect();
+        assert_eq!(
+            states,
+            [
+                ServerState::Listed,
+                ServerState::Failed,
+                ServerState::Skipped
+            ]
+        );
+        assert_eq!(
+            (statuses[0].tools, statuses[0].reason.as_deref()),
+            (2, None)
+        );
+        assert_eq!(
+            statuses[1].reason.as_deref(),
+            Some(why(&listings[1]).as_str())
+        );
+        assert!(
+            statuses[1]
+                .summary()
+                .starts_with("failed: the server exited; stderr: can't open file"),
+            "{:?}",
+            statuses[1]
+        );
+    }
+}
