@@ -2780,3 +2780,39 @@ fn nothing_is_cut_without_a_mark_with_servers_at_four_sizes() {
         found.join("\n")
     );
 }
+
+#[test]
+fn more_servers_than_rows_say_how_many_more_and_no_size_panics() {
+    let mut h = with_servers();
+    let mut servers = h.app.ctx.servers.clone();
+    for i in 0..12 {
+        servers.push(ServerStatus {
+            name: format!("extra{i}"),
+            state: ServerState::Skipped,
+            tools: 0,
+            reason: Some("disabled in its config: not started".into()),
+        });
+    }
+    h.app.set_servers(servers);
+    h.keys("o");
+    let screen = h.screen(80, 24);
+    // A third of the body at most: three servers, then the count of the rest.
+    assert!(
+        screen.contains("… 12 more servers: they print on quit"),
+        "{screen}"
+    );
+    for script in ["", "b"] {
+        h.keys(script);
+        for (w, hh) in [
+            (1, 1),
+            (10, 3),
+            (40, 10),
+            (41, 13),
+            (60, 20),
+            (300, 12),
+            (12, 300),
+        ] {
+            h.draw(w, hh);
+        }
+    }
+}

@@ -171,7 +171,7 @@ pub fn render_servers(ctx: &Context, frame: &mut Frame, area: Rect) {
     let mut lines: Vec<Line> = servers
         .iter()
         .zip(&names)
-        .take(servers.len() - hidden)
+        .take(servers.len().saturating_sub(hidden))
         .map(|(server, name)| {
             let (mark, style) = match server.state {
                 ServerState::Listed => ("✓", theme.good()),
