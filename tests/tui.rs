@@ -2816,3 +2816,22 @@ fn more_servers_than_rows_say_how_many_more_and_no_size_panics() {
         }
     }
 }
+
+#[test]
+fn a_servers_hostile_name_and_reason_never_reach_the_buffer_raw() {
+    let mut h = Harness::new();
+    h.app.set_servers(vec![ServerStatus {
+        name: "evil\u{1b}[2J\u{202e}".into(),
+        state: ServerState::Failed,
+        tools: 0,
+        reason: Some("exited\u{1b}]0;title\u{7}\r\nspoofed".into()),
+    }]);
+    for script in ["o", "<esc>mb"] {
+        h.keys(script);
+        let screen = h.screen(120, 35);
+        assert!(screen.contains("evil"), "{screen}");
+        for raw in ['\u{1b}', '\u{202e}', '\u{7}', '\r'] {
+            assert!(!screen.contains(raw), "{raw:?} in {screen}");
+        }
+    }
+}
