@@ -2459,6 +2459,7 @@ fn grouped_subtotals_are_report_by_servers_figures() {
                 Figure::Tokens(t) => assert_eq!(Some(*t as u64), want["tokens"].as_u64()),
                 Figure::Refused => assert!(want["tokens"].is_null(), "{id}"),
                 Figure::Measuring => panic!("{id} measured"),
+                Figure::Unlisted => panic!("{id}: no server here is unlisted"),
             }
         }
     }
@@ -2669,4 +2670,168 @@ fn the_grouped_matrix_120x35() {
     let mut h = Harness::new();
     h.keys("bjjjz");
     snapshot("matrix_grouped_120x35", &mut h, 120, 35);
+}
+
+// ---- the MCP servers `toolprism mcp` reached -----------------------------------------------
+
+use toolprism::mcp::status::{ServerState, ServerStatus};
+
+/// The sample with what `toolprism mcp` would hand the view: github and memory listed, one
+/// server failed with a long reason.
+fn with_servers() -> Harness {
+    let mut h = Harness::new();
+    let listed = |name: &str, tools| ServerStatus {
+        name: name.into(),
+        state: ServerState::Listed,
+        tools,
+        reason: None,
+    };
+    h.app.set_servers(vec![
+        listed("github", 2),
+        listed("memory", 1),
+        ServerStatus {
+            name: "broken".into(),
+            state: ServerState::Failed,
+            tools: 0,
+            reason: Some(
+                "the server exited; stderr: python3: can't open file '/home/user/servers/broken_server.py': [Errno 2] No such file or directory"
+                    .into(),
+            ),
+        },
+    ]);
+    h.settle();
+    h
+}
+
+/// The row of `screen` that holds `needle`.
+fn row_with<'a>(screen: &'a str, needle: &str) -> &'a str {
+    screen
+        .lines()
+        .find(|l| l.contains(needle))
+        .unwrap_or_else(|| panic!("no row with {needle:?}:\n{screen}"))
+}
+
+#[test]
+fn the_overview_lists_each_server_and_why_one_failed() {
+    let mut h = with_servers();
+    h.keys("o");
+    let wide = h.screen(120, 35);
+    assert!(wide.contains("MCP servers · 2 of 3 listed"), "{wide}");
+    assert!(
+        row_with(&wide, "✓ github").contains("listed · 2 tools"),
+        "{wide}"
+    );
+    let broken = row_with(&wide, "✗ broken");
+    assert!(
+        broken.contains("failed: the server exited; stderr: python3"),
+        "{wide}"
+    );
+    // Too long for the pane: cut with a mark, inside the border.
+    assert!(broken.trim_end().ends_with("…│"), "{broken}");
+    let narrow = h.screen(80, 24);
+    let broken = row_with(&narrow, "✗ broken");
+    assert!(broken.contains("failed: the server"), "{narrow}");
+    assert!(broken.contains('…'), "{broken}");
+    // The strategy table keeps its rows; the notes give way (and say so).
+    assert!(narrow.contains("notes hidden"), "{narrow}");
+}
+
+#[test]
+fn the_grouped_matrix_shows_a_failed_server_as_a_group_without_tools() {
+    let mut h = with_servers();
+    h.keys("b");
+    let wide = h.screen(120, 35);
+    // Its status, a cut reason (the overview has it whole), and no figures.
+    let broken = row_with(&wide, "✗ broken");
+    assert!(broken.contains("✗ broken: failed: the"), "{broken}");
+    assert!(broken.contains('…'), "{broken}");
+    assert!(!broken.chars().any(|c| c.is_ascii_digit()), "{broken}");
+    assert!(wide.contains("▾ github (2 tools)"), "{wide}");
+    // First, so it shows without scrolling; the status line counts it.
+    let narrow = h.screen(80, 24);
+    let broken = row_with(&narrow, "✗ broken");
+    assert!(broken.contains("✗ broken: failed"), "{broken}");
+    assert!(
+        narrow.contains("3 servers (1 not listed, first)"),
+        "{narrow}"
+    );
+    // Ungrouped, the matrix lists tools only, as without servers.
+    h.keys("b");
+    assert!(!h.screen(120, 35).contains("✗ broken"));
+}
+
+#[test]
+fn nothing_is_cut_without_a_mark_with_servers_at_four_sizes() {
+    let mut found = Vec::new();
+    for (name, script) in [("overview", "o"), ("matrix_grouped", "b")] {
+        let mut h = with_servers();
+        h.keys(script);
+        for (w, hh) in [(200, 50), (120, 35), (80, 24), (60, 20)] {
+            let narrow = h.screen(w, hh);
+            let wide = h.screen(400, hh);
+            for (row, word) in unmarked_cuts(&narrow, &wide) {
+                found.push(format!("{name} {w}x{hh} row {row}: `{word}`"));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "cut without a mark:\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn more_servers_than_rows_say_how_many_more_and_no_size_panics() {
+    let mut h = with_servers();
+    let mut servers = h.app.ctx.servers.clone();
+    for i in 0..12 {
+        servers.push(ServerStatus {
+            name: format!("extra{i}"),
+            state: ServerState::Skipped,
+            tools: 0,
+            reason: Some("disabled in its config: not started".into()),
+        });
+    }
+    h.app.set_servers(servers);
+    h.keys("o");
+    let screen = h.screen(80, 24);
+    // A third of the body at most: three servers, then the count of the rest.
+    assert!(
+        screen.contains("… 12 more servers: they print on quit"),
+        "{screen}"
+    );
+    for script in ["", "b"] {
+        h.keys(script);
+        for (w, hh) in [
+            (1, 1),
+            (10, 3),
+            (40, 10),
+            (41, 13),
+            (60, 20),
+            (300, 12),
+            (12, 300),
+        ] {
+            h.draw(w, hh);
+        }
+    }
+}
+
+#[test]
+fn a_servers_hostile_name_and_reason_never_reach_the_buffer_raw() {
+    let mut h = Harness::new();
+    h.app.set_servers(vec![ServerStatus {
+        name: "evil\u{1b}[2J\u{202e}".into(),
+        state: ServerState::Failed,
+        tools: 0,
+        reason: Some("exited\u{1b}]0;title\u{7}\r\nspoofed".into()),
+    }]);
+    for script in ["o", "<esc>mb"] {
+        h.keys(script);
+        let screen = h.screen(120, 35);
+        assert!(screen.contains("evil"), "{screen}");
+        for raw in ['\u{1b}', '\u{202e}', '\u{7}', '\r'] {
+            assert!(!screen.contains(raw), "{raw:?} in {screen}");
+        }
+    }
 }

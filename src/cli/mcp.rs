@@ -15,6 +15,7 @@ use toolprism::mcp::config::{self, ServerConfig, Transport};
 use toolprism::mcp::count::{ClaudeCount, Counter};
 use toolprism::mcp::host::{self, Host, ServerTools};
 use toolprism::mcp::limits;
+use toolprism::mcp::status::{ServerState, ServerStatus};
 use toolprism::measure::TokenCounter;
 use toolprism::projection::ContractStatus;
 use toolprism::report::Report;
@@ -290,12 +291,13 @@ pub(super) fn mcp(args: McpArgs, color: ColorChoice) -> Result<Output, Failure> 
         )?
     } else if std::io::stdout().is_terminal() && !args.matrix.matrix && args.save.is_none() {
         interrupt::take_over();
-        let mut output = toolprism::tui::run(
+        let mut output = toolprism::tui::run_with_servers(
             capture,
             name,
             settings,
             args.encoding.into(),
             super::tui_color(color),
+            server_statuses(&servers, &listings),
         )
         .map(super::ended)
         .map_err(|e| Failure::new(visible(&e.to_string()).into_owned()))?;
@@ -667,6 +669,30 @@ fn status_lines(servers: &[ServerConfig], listings: &[Listing]) -> String {
         "  ",
         None,
     )
+}
+
+/// Each server's status as the view shows it, with the reason [`why`] gives the lines.
+fn server_statuses(servers: &[ServerConfig], listings: &[Listing]) -> Vec<ServerStatus> {
+    servers
+        .iter()
+        .zip(listings)
+        .map(|(server, listing)| {
+            let state = match listing.status {
+                _ if server.disabled => ServerState::Skipped,
+                ListStatus::Ok => ServerState::Listed,
+                ListStatus::Failed => ServerState::Failed,
+                ListStatus::Timeout => ServerState::Timeout,
+                ListStatus::Auth => ServerState::Auth,
+            };
+            ServerStatus {
+                name: server.name.clone(),
+                state,
+                tools: listing.tools.len(),
+                reason: Some(why(listing))
+                    .filter(|r| state != ServerState::Listed && !r.is_empty()),
+            }
+        })
+        .collect()
 }
 
 /// Why a server was not listed: the error and the last line of its standard error, the same
@@ -1158,4 +1184,74 @@ pub(super) fn claude_section(claude: &ClaudeCount) -> String {
         table::grid(&rows, &[false, true], "  ", None),
         ENDPOINT = toolprism::mcp::count::ENDPOINT,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use toolprism::mcp::config::{Client, StdioServer, Transport};
+
+    fn server(name: &str, disabled: bool) -> ServerConfig {
+        ServerConfig {
+            name: name.into(),
+            client: Client::ClaudeCode,
+            config: PathBuf::from(".mcp.json"),
+            transport: Transport::Stdio(StdioServer::default()),
+            disabled,
+        }
+    }
+
+    fn listing(status: ListStatus, tools: usize, error: Option<&str>) -> Listing {
+        Listing {
+            status,
+            tools: vec![serde_json::json!({"name": "t"}); tools],
+            pages: 1,
+            error: error.map(str::to_owned),
+            stderr: error.map(|_| "can't open file".to_owned()),
+            fell_back_to_sse: false,
+        }
+    }
+
+    #[test]
+    fn the_view_gets_each_server_with_the_reason_the_lines_give() {
+        let servers = [
+            server("notes", false),
+            server("broken", false),
+            server("old", true),
+        ];
+        let listings = [
+            listing(ListStatus::Ok, 2, None),
+            listing(ListStatus::Failed, 0, Some("the server exited")),
+            listing(
+                ListStatus::Failed,
+                0,
+                Some("disabled in its config: not started"),
+            ),
+        ];
+        let statuses = server_statuses(&servers, &listings);
+        let states: Vec<ServerState> = statuses.iter().map(|s| s.state).collect();
+        assert_eq!(
+            states,
+            [
+                ServerState::Listed,
+                ServerState::Failed,
+                ServerState::Skipped
+            ]
+        );
+        assert_eq!(
+            (statuses[0].tools, statuses[0].reason.as_deref()),
+            (2, None)
+        );
+        assert_eq!(
+            statuses[1].reason.as_deref(),
+            Some(why(&listings[1]).as_str())
+        );
+        assert!(
+            statuses[1]
+                .summary()
+                .starts_with("failed: the server exited; stderr: can't open file"),
+            "{:?}",
+            statuses[1]
+        );
+    }
 }

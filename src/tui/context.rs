@@ -58,6 +58,9 @@ pub struct Context {
     /// Opened from a trace's session view (one turn's request): Esc on the home screen goes
     /// back to it instead of staying.
     pub(crate) nested: bool,
+    /// What reaching each MCP server gave, when `toolprism mcp` opened the view (else empty):
+    /// the overview lists them and the grouped matrix shows an unlisted one as a group.
+    pub servers: Vec<crate::mcp::status::ServerStatus>,
     /// Frames of the spinner so far.
     pub(crate) spinner: usize,
     pub(crate) search_text: Vec<String>,
@@ -107,6 +110,7 @@ impl Context {
             size: (80, 24),
             theme: Theme::new(color),
             nested: false,
+            servers: Vec::new(),
             inputs: crate::export::Inputs::new(),
             spinner: 0,
             search_text,

@@ -32,6 +32,8 @@ pub struct AppLayout {
     pub table: Option<Rect>,
     /// The notes (overview).
     pub notes: Option<Rect>,
+    /// The MCP servers' statuses (overview, `toolprism mcp`).
+    pub servers: Option<Rect>,
     /// The glyph legend (matrix).
     pub legend: Option<Rect>,
     /// Why a strategy does nothing, or refuses (strategy tab).
@@ -51,6 +53,8 @@ pub struct Flags {
     pub banner: bool,
     /// The detail takes the whole body (`z`).
     pub zoom: bool,
+    /// MCP servers the overview lists (`toolprism mcp`; 0 otherwise).
+    pub servers: u16,
 }
 
 /// Where everything goes at this size.
@@ -91,6 +95,17 @@ pub fn layout(area: Rect, tab: Tab, flags: Flags) -> AppLayout {
         }
         Tab::Overview => {
             let wanted = Strategy::ALL.len() as u16 + 3;
+            // The servers' block comes before the notes: a failed server must be seen. It
+            // takes at most a third of the body (its last line then says how many are hidden).
+            let body = if flags.servers > 0 && body.height >= 9 {
+                let rows = (flags.servers + 2).min(body.height / 3).max(3);
+                let [rest, servers] =
+                    Layout::vertical([Constraint::Min(1), Constraint::Length(rows)]).areas(body);
+                out.servers = Some(servers);
+                rest
+            } else {
+                body
+            };
             if body.height >= wanted + 4 {
                 let [table, notes] =
                     Layout::vertical([Constraint::Length(wanted), Constraint::Min(1)]).areas(body);

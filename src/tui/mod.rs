@@ -123,6 +123,19 @@ pub fn run(
     encoding: Encoding,
     color: bool,
 ) -> Result<Ended, TuiError> {
+    run_with_servers(capture, path, settings, encoding, color, Vec::new())
+}
+
+/// [`run`] on the request `toolprism mcp` built, with what reaching each server gave (the
+/// overview lists them; the grouped matrix shows one not listed as a group without tools).
+pub fn run_with_servers(
+    capture: Capture,
+    path: String,
+    settings: Settings,
+    encoding: Encoding,
+    color: bool,
+    servers: Vec<crate::mcp::status::ServerStatus>,
+) -> Result<Ended, TuiError> {
     // Keys are read from the terminal itself (crossterm opens /dev/tty when standard input is
     // a pipe), so only the output must be a terminal: `cat capture.json | toolprism -` works.
     if !std::io::stdout().is_terminal() {
@@ -130,6 +143,7 @@ pub fn run(
     }
     let capture = Arc::new(capture);
     let mut app = App::new(capture.clone(), path, settings, encoding, color);
+    app.set_servers(servers);
     // `-` is standard input; a bundled sample names no file.
     app.ctx.inputs.add(Path::new(&app.ctx.path));
     let (out_tx, out_rx) = std::sync::mpsc::channel();

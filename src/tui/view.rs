@@ -11,7 +11,7 @@ use crate::text::{bytes, fit, safe, thousands, width};
 use super::app::{App, Overlay, Tab};
 use super::keys;
 use super::layout::{MIN_HEIGHT, MIN_WIDTH, layout};
-use super::overview::{render_notes, render_overview};
+use super::overview::{render_notes, render_overview, render_servers};
 use super::strategy::detail::render_detail;
 use super::strategy::render_tools;
 use super::tabs::{tab_label, tab_spans};
@@ -57,6 +57,9 @@ pub fn render(app: &App, frame: &mut Frame) {
             }
             if let Some(notes) = l.notes {
                 render_notes(&app.ctx, &app.overview, frame, notes);
+            }
+            if let Some(servers) = l.servers {
+                render_servers(&app.ctx, frame, servers);
             }
         }
         Tab::Strategy(_) => {

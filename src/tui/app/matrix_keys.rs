@@ -230,8 +230,14 @@ impl App {
                         .filter(|s| matches!(s.group, Group::Server(_)))
                         .count();
                     let noun = if servers == 1 { "server" } else { "servers" };
+                    let unlisted = m.subtotals.iter().filter(|s| s.unlisted.is_some()).count();
+                    let unlisted = if unlisted > 0 {
+                        format!(" ({unlisted} not listed, first)")
+                    } else {
+                        String::new()
+                    };
                     format!(
-                        "grouped by MCP server: {servers} {noun} · z folds one · b again: one list"
+                        "grouped by MCP server: {servers} {noun}{unlisted} · z folds one · b again: one list"
                     )
                 } else {
                     "one list of tools".to_owned()

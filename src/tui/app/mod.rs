@@ -466,7 +466,16 @@ impl App {
         layout::Flags {
             banner: self.banner().is_some(),
             zoom: self.strategy_tab.zoom && matches!(self.tab, Tab::Strategy(_)),
+            servers: self.ctx.servers.len().min(usize::from(u16::MAX)) as u16,
         }
+    }
+
+    /// What reaching each MCP server gave (`toolprism mcp`): the overview lists them and the
+    /// grouped matrix shows one not listed, so no server is silently missing.
+    pub fn set_servers(&mut self, servers: Vec<crate::mcp::status::ServerStatus>) {
+        self.ctx.servers = servers;
+        self.matrix_cache = None;
+        self.refresh();
     }
 
     fn toggle_encoding(&mut self) {

@@ -3,7 +3,8 @@
 //! ([`crate::mcp::by_server::server_of`]: `mcp.prefixes`, Codex namespaces), and a subtotal's
 //! figures are the ones it prints for the server: the tools' original tokens, and per strategy
 //! the tokens its entries put in the model's context. The host's own tools form a group, and
-//! tools a strategy adds (`tool_search`, the code gateway), no server's, one more, last.
+//! tools a strategy adds (`tool_search`, the code gateway), no server's, one more, last. A
+//! server `toolprism mcp` could not list is a group before them all: its status, no tools.
 //!
 //! Built on a [`MatrixView`] already sorted, `f`-filtered and searched: a group keeps its
 //! tools in that order, groups come in the sort's order of their subtotals, and a group none
@@ -11,6 +12,7 @@
 //! server's (what `report --by-server` says), however many of its tools are shown.
 
 use crate::matrix::{Origin, SortColumn};
+use crate::mcp::status::ServerStatus;
 use crate::report::Report;
 use crate::text::width;
 
@@ -45,8 +47,16 @@ pub fn owners_of(
 impl MatrixView {
     /// Group the rows by server (nothing changes when no tool is an MCP server's): `folded`
     /// groups show their subtotal row alone.
-    pub fn group(&mut self, report: &Report, owners: Owners<'_>, folded: &[Group]) {
-        if !owners.servers.iter().any(Option::is_some) {
+    /// `unlisted`: servers `toolprism mcp` could not list, each a group of its own with its
+    /// status and no tools (first), so none is silently missing.
+    pub fn group(
+        &mut self,
+        report: &Report,
+        owners: Owners<'_>,
+        folded: &[Group],
+        unlisted: &[ServerStatus],
+    ) {
+        if !owners.servers.iter().any(Option::is_some) && unlisted.is_empty() {
             return;
         }
         let all = self.model.all_rows();
@@ -82,6 +92,18 @@ impl MatrixView {
             .filter(|s| s.shown > 0)
             .collect();
         sort_groups(&mut subtotals, self.model.sort());
+        let figures = strategies().len();
+        // First: a server that failed is what the user must see without scrolling.
+        let failed = unlisted.iter().map(|server| Subtotal {
+            group: Group::Server(server.name.clone()),
+            tools: 0,
+            shown: 0,
+            original: None,
+            columns: vec![Figure::Unlisted; figures],
+            folded: false,
+            unlisted: Some(server.clone()),
+        });
+        subtotals.splice(0..0, failed);
         let mut lines = Vec::with_capacity(self.shown.len() + subtotals.len());
         for (k, s) in subtotals.iter().enumerate() {
             lines.push(ViewRow::Subtotal(k));
@@ -159,6 +181,7 @@ impl MatrixView {
             shown,
             columns,
             folded,
+            unlisted: None,
         }
     }
 

@@ -170,7 +170,13 @@ impl MatrixTab {
                 servers: &servers,
                 tools: &tools,
             };
-            view.group(&report, owners, &self.folded);
+            let unlisted: Vec<_> = ctx
+                .servers
+                .iter()
+                .filter(|s| !s.listed())
+                .cloned()
+                .collect();
+            view.group(&report, owners, &self.folded, &unlisted);
         }
         view
     }

@@ -67,6 +67,8 @@ pub enum Figure {
     Refused,
     /// Tokens the group's entries put in the model's context.
     Tokens(usize),
+    /// The server was not listed: it has no tools to count.
+    Unlisted,
 }
 
 impl Figure {
@@ -93,6 +95,8 @@ pub struct Subtotal {
     pub columns: Vec<Figure>,
     /// Folded: its tools are hidden.
     pub folded: bool,
+    /// A server `toolprism mcp` could not list: its status (the label says it).
+    pub unlisted: Option<crate::mcp::status::ServerStatus>,
 }
 
 impl Subtotal {
@@ -101,6 +105,17 @@ impl Subtotal {
     pub fn label(&self, cells: usize) -> String {
         let arrow = if self.folded { "▸" } else { "▾" };
         let name = self.group.label();
+        if let Some(server) = &self.unlisted {
+            // The status before the reason: a reason too long for the column is cut with a
+            // mark, while a column too narrow for a bit of it drops it (the overview has it).
+            let status = format!("✗ {name}: {}", server.state.word());
+            let full = format!("✗ {name}: {}", server.summary());
+            return if width(&full) <= cells || cells >= width(&status) + 8 {
+                fit(&full, cells)
+            } else {
+                fit(&status, cells)
+            };
+        }
         let noun = if self.tools == 1 { "tool" } else { "tools" };
         let count = if self.shown == self.tools {
             format!("{} {noun}", thousands(self.tools))
@@ -136,6 +151,7 @@ impl Subtotal {
         match self.columns.get(c) {
             Some(Figure::Tokens(t)) => thousands(*t),
             Some(Figure::Refused) => "—".to_owned(),
+            Some(Figure::Unlisted) => "-".to_owned(),
             Some(Figure::Measuring) | None => "…".to_owned(),
         }
     }

@@ -5,9 +5,10 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
+use crate::mcp::status::ServerState;
 use crate::projection::Applies;
 use crate::strategy::Strategy;
-use crate::text::{pad_left, pct, thousands};
+use crate::text::{fit, pad_left, pct, thousands};
 
 use super::context::Context;
 use super::keys::strategy_key;
@@ -130,6 +131,81 @@ pub fn render_overview(
         .rows(rows)
         .mark(selected.checked_sub(first), "▌");
     frame.render_widget(table, inner);
+}
+
+/// The MCP servers `toolprism mcp` reached, one line each: its name, then `listed · N tools`
+/// or why it was not listed, cut with a mark; when they do not all fit, the last line says how
+/// many more there are.
+pub fn render_servers(ctx: &Context, frame: &mut Frame, area: Rect) {
+    let theme = ctx.theme;
+    let servers = &ctx.servers;
+    let listed = servers.iter().filter(|s| s.listed()).count();
+    let title = fit_title(
+        &[
+            format!(
+                " MCP servers · {listed} of {} listed · the same lines print on quit ",
+                servers.len()
+            ),
+            format!(" MCP servers · {listed} of {} listed ", servers.len()),
+            " MCP servers ".to_owned(),
+        ],
+        area.width as usize,
+    );
+    let outer = block(theme, title, false);
+    let inner = outer.inner(area);
+    frame.render_widget(outer, area);
+    let w = inner.width as usize;
+    let rows = inner.height as usize;
+    let names: Vec<String> = servers.iter().map(|s| crate::text::safe(&s.name)).collect();
+    let name_cells = names
+        .iter()
+        .map(|n| crate::text::width(n))
+        .max()
+        .unwrap_or(0)
+        .min(w / 3);
+    let hidden = if servers.len() > rows {
+        servers.len() + 1 - rows
+    } else {
+        0
+    };
+    let mut lines: Vec<Line> = servers
+        .iter()
+        .zip(&names)
+        .take(servers.len().saturating_sub(hidden))
+        .map(|(server, name)| {
+            let (mark, style) = match server.state {
+                ServerState::Listed => ("✓", theme.good()),
+                ServerState::Skipped => ("–", theme.dim()),
+                _ => ("✗", theme.error()),
+            };
+            let name = crate::text::pad(&fit(name, name_cells), name_cells);
+            let room = w.saturating_sub(name_cells + 4);
+            Line::from(vec![
+                Span::styled(format!("{mark} "), style),
+                Span::raw(name),
+                Span::raw("  "),
+                Span::styled(fit(&server.summary(), room), style),
+            ])
+        })
+        .collect();
+    if hidden > 0 {
+        let noun = if hidden == 1 { "server" } else { "servers" };
+        lines.push(Line::styled(
+            fit(&format!("… {hidden} more {noun}: they print on quit"), w),
+            theme.warn(),
+        ));
+    }
+    frame.render_widget(Paragraph::new(lines), inner);
+}
+
+/// The first title that fits in a pane `cells` wide (the last one otherwise).
+fn fit_title(titles: &[String], cells: usize) -> String {
+    let room = cells.saturating_sub(2);
+    titles
+        .iter()
+        .find(|t| crate::text::width(t) <= room)
+        .unwrap_or(&titles[titles.len() - 1])
+        .clone()
 }
 
 /// The MCP server whose tools cost the most as the capture sends them, grouped as `report
