@@ -1263,6 +1263,7 @@ fn a_folders_own_servers_start_only_with_consent() {
     let report: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(report["servers"].as_array().unwrap().len(), 2);
     assert!(pids.exists());
+}
 
 /// `--host claude-code` sends what Claude Code sends today: every MCP tool deferred behind its
 /// `ToolSearch` with the beta header, but a server marked `alwaysLoad`; `ENABLE_TOOL_SEARCH`

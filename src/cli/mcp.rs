@@ -1198,6 +1198,7 @@ mod tests {
             config: PathBuf::from(".mcp.json"),
             transport: Transport::Stdio(StdioServer::default()),
             disabled,
+            always_load: false,
         }
     }
 
