@@ -756,6 +756,7 @@ fn counts_are_cached_per_api_base_and_a_failed_count_keeps_the_figures() {
     let cache = dir.path().join("cache");
     let first = toolprism()
         .args(["mcp", &config.to_string_lossy(), "-s", "original", "--json"])
+        .args(["--set", "claude-code.tool_search=false"])
         .args(["--count-with", "anthropic", "--api-base", &base])
         .env("ANTHROPIC_API_KEY", "test-key")
         .env("TOOLPRISM_CACHE_DIR", &cache)
@@ -771,6 +772,7 @@ fn counts_are_cached_per_api_base_and_a_failed_count_keeps_the_figures() {
     let counted = |key: &str, cache: &Path| {
         toolprism()
             .args(["mcp", &config.to_string_lossy(), "-s", "original", "--json"])
+            .args(["--set", "claude-code.tool_search=false"])
             .args(["--count-with", "anthropic", "--api-base", &other_base])
             .env("ANTHROPIC_API_KEY", key)
             .env("TOOLPRISM_CACHE_DIR", cache)

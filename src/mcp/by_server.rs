@@ -94,7 +94,8 @@ pub fn rows(
     let mut of_entry = Vec::with_capacity(capture.tools().len());
     for (index, entry) in capture.tools().iter().enumerate() {
         let server = match owners {
-            Some(owners) => owners.get(index).cloned(),
+            // An empty owner is the host's own tool (Claude Code's `ToolSearch`).
+            Some(owners) => owners.get(index).filter(|o| !o.is_empty()).cloned(),
             None => server_of(entry, settings),
         };
         if !order.contains(&server) {
