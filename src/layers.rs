@@ -7,7 +7,7 @@ const LAYERS: &[&[&str]] = &[
     // Leaves: text for people, the sanitizer, load errors, notes, JSON as a writer wrote it.
     &["text", "sanitize", "error", "note", "written"],
     // What a request holds: the capture, one tool entry, traces of many requests.
-    &["capture", "tool", "trace"],
+    &["capture", "tool", "tool_changes", "trace"],
     // The models over a capture: projections, measuring, settings, the strategy ids.
     &[
         "projection",

@@ -320,6 +320,29 @@ fn lint(capture: &Capture, draft: &Draft, outcomes: &[ToolOutcome], notes: &mut 
         )));
     }
 
+    // A reference in the messages must name a tool the projection still sends.
+    let changes = crate::tool_changes::ToolChanges::read(capture);
+    for change in &changes.changes {
+        let crate::tool_changes::Target::Tool(name) = &change.target else {
+            continue;
+        };
+        let declared = originals.iter().any(|e| tool::name(e) == Some(name));
+        let defined_inline = changes.changes.iter().any(|c| {
+            c.message <= change.message
+                && matches!(&c.target, crate::tool_changes::Target::Inline(d) if tool::name(d) == Some(name))
+        });
+        if declared && !defined_inline && !sends(name) {
+            notes.push(Note::error(format!(
+                "message {}: a `{}` names `{name}`, which this projection does not send (tool_reference_unresolved): the provider rejects the request",
+                change.message + 1,
+                match change.kind {
+                    crate::tool_changes::Kind::Addition => "tool_addition",
+                    crate::tool_changes::Kind::Removal => "tool_removal",
+                }
+            )));
+        }
+    }
+
     // Provider-side deferral (STRATEGIES.md section 5).
     let deferred = sent
         .iter()
@@ -334,7 +357,12 @@ fn lint(capture: &Capture, draft: &Draft, outcomes: &[ToolOutcome], notes: &mut 
             notes.push(Note::error(
                 "every sent entry carries `defer_loading: true`: the provider rejects a request whose tools are all deferred (its tool search tool must stay loaded)",
             ));
-        } else if !sent.iter().any(|t| is_provider_search(t.entry(capture))) {
+        } else if !sent.iter().any(|t| is_provider_search(t.entry(capture)))
+            && !sent
+                .iter()
+                .filter(|t| provider_deferred(t.entry(capture)))
+                .all(|t| changes.offers(&tool::label(t.entry(capture))))
+        {
             notes.push(Note::warning(
                 "entries carry `defer_loading: true` but no tool search tool is sent: the model cannot reach them unless a custom tool returns tool references",
             ));

@@ -136,6 +136,8 @@ impl MatrixTab {
                 tools: ctx.capture.tools().len(),
                 tools_bytes: ctx.capture_bytes,
                 tools_tokens,
+                in_effect: None,
+                tool_change_problems: Vec::new(),
             },
             turn: None,
             encoding: ctx.encoding.id(),
