@@ -796,6 +796,9 @@ fn change(turn: &TurnFacts) -> String {
     if turn.order_changed {
         parts.push("order changed".to_owned());
     }
+    if !turn.appended.is_empty() {
+        parts.push(names(&turn.appended));
+    }
     if !turn.loaded.is_empty() {
         parts.push(format!("tool_search loaded {}", names(&turn.loaded)));
     }
@@ -813,6 +816,9 @@ fn change(turn: &TurnFacts) -> String {
     }
     if let Some(price) = &turn.break_price {
         parts.push(break_text(price));
+    }
+    if let Some(why) = &turn.prefix_check {
+        parts.push(format!("! {why}"));
     }
     if parts.is_empty() {
         return match turn.previous_turn {
@@ -871,7 +877,11 @@ fn cell(turn: &StrategyTurn) -> String {
     let Some(total) = turn.total_tokens else {
         return "?".to_owned();
     };
-    let mark = if turn.stable == Some(false) { "*" } else { "" };
+    let mark = match (turn.prefix_check.is_some(), turn.stable == Some(false)) {
+        (true, _) => "!*",
+        (false, true) => "*",
+        (false, false) => "",
+    };
     let state = match turn.state {
         Some("hit") => " h",
         Some("partial") => " p",

@@ -21,6 +21,7 @@ pub mod prompt;
 pub mod provider;
 pub mod verdict;
 
+mod appended;
 mod calibration;
 mod chain;
 mod disagreement;
@@ -94,6 +95,10 @@ struct ThreadState {
     sent_cached: Option<usize>,
     loaded: BTreeSet<String>,
     strategies: Vec<Option<StrategyPoint>>,
+    /// Messages in the thread's last request (system messages after them are appended).
+    messages: usize,
+    /// A hash of the last request's top-level `system` (the prefix check's).
+    system: Option<u64>,
 }
 
 /// What a trace record says of its request besides the body.
@@ -360,6 +365,29 @@ impl<'a> Analyzer<'a> {
 
         let (previous_turn, change) = self.list_change(thread, &ids, present);
         let state = &self.threads[thread];
+        let tool_changes = crate::tool_changes::ToolChanges::read(capture);
+        let system = appended::system_hash(capture);
+        let appended = appended::appended(capture, &tool_changes, state.messages);
+        let prefix_check = previous_turn.and_then(|_| {
+            let system_changed = state.system.is_some_and(|before| before != system);
+            appended::prefix_check(
+                capture,
+                &tool_changes,
+                &change,
+                system_changed,
+                record.status,
+            )
+        });
+        // Tools in effect: on a model that takes tool changes, deferred declarations are out
+        // until a change offers them (older models keep the count of entries sent).
+        let takes_changes = capture
+            .body()
+            .get("model")
+            .and_then(serde_json::Value::as_str)
+            .and_then(crate::tool_changes::ClaudeModel::parse)
+            .is_some_and(crate::tool_changes::ClaudeModel::takes_system_messages);
+        let in_effect = (takes_changes || !tool_changes.changes.is_empty())
+            .then(|| tool_changes.in_effect(capture).tools.len());
 
         // The observed cache, checked against the chain. Only a turn with usage is checked
         // against the next one's messages.
@@ -416,6 +444,7 @@ impl<'a> Analyzer<'a> {
             newly_loaded: &newly_loaded,
             group,
             warmed: self.warmed.take(),
+            binds_thinking: appended::binds_thinking(capture),
         };
         let rows = projected
             .into_iter()
@@ -425,6 +454,8 @@ impl<'a> Analyzer<'a> {
 
         let state = &mut self.threads[thread];
         state.last_tools = Some((Arc::clone(&ids), present, turn));
+        state.messages = capture.conversation().len();
+        state.system = Some(system);
         if !failed {
             state.sent_cached = sent.cached;
             state.chain = Some(point);
@@ -435,7 +466,7 @@ impl<'a> Analyzer<'a> {
             timestamp: record.timestamp,
             source: record.source,
             shape: Some(read.shape.id()),
-            tools: Some(ids.len()),
+            tools: Some(in_effect.unwrap_or(ids.len())),
             tools_bytes: Some(tools_bytes),
             tools_tokens: Some(tools_tokens),
             context_tokens: Some(context_tokens),
@@ -470,6 +501,8 @@ impl<'a> Analyzer<'a> {
             break_price: sent.break_price,
             calls,
             time_ms,
+            appended,
+            prefix_check,
         };
         self.keep(facts, rows);
     }
@@ -624,6 +657,7 @@ impl<'a> Analyzer<'a> {
                 input: None,
                 cost: None,
                 error: None,
+                prefix_check: None,
             })
             .collect();
         let facts = TurnFacts {
@@ -665,6 +699,8 @@ impl<'a> Analyzer<'a> {
             break_price: None,
             calls: Vec::new(),
             time_ms,
+            appended: Vec::new(),
+            prefix_check: None,
         };
         self.keep(facts, rows);
     }
@@ -685,6 +721,8 @@ impl<'a> Analyzer<'a> {
                     sent_cached: None,
                     loaded: BTreeSet::new(),
                     strategies: (0..self.strategies.len()).map(|_| None).collect(),
+                    messages: 0,
+                    system: None,
                 });
                 self.thread_index.insert(key, index);
                 index

@@ -143,7 +143,14 @@ pub(super) struct TurnInputs<'t> {
     pub(super) group: Option<usize>,
     /// A prefix the provider had cached before the trace began (found on this turn).
     pub(super) warmed: Option<cache::Warmed>,
+    /// The model binds thinking to the prefix and an earlier assistant turn holds thinking:
+    /// a projected list that changed in place fails this turn (PROVIDERS.md section 3).
+    pub(super) binds_thinking: bool,
 }
+
+/// Why the provider refuses a strategy's turn whose projected list changed in place.
+const PREFIX_REFUSAL: &str =
+    "the provider refuses this turn: the projected tool list was edited in place after thinking";
 
 /// Memo key: strategy, distinct tools array, context hash, loaded set.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -225,9 +232,20 @@ impl Analyzer<'_> {
             input: None,
             cost: None,
             error: projected.error.clone(),
+            prefix_check: None,
         };
         if turn.failed {
             entry.reason = Some("failed call: outside the cache chain".to_owned());
+            // A failed call is outside the chain, but the provider judged its prefix.
+            let changed = self.threads[turn.thread].strategies[index]
+                .as_ref()
+                .is_some_and(|before| {
+                    before.projected.present != projected.present
+                        || before.projected.ids != projected.ids
+                });
+            if turn.binds_thinking && changed {
+                entry.prefix_check = Some(PREFIX_REFUSAL.to_owned());
+            }
             return entry;
         }
         let previous = self.threads[turn.thread].strategies[index].take();
@@ -237,6 +255,9 @@ impl Analyzer<'_> {
                 let same = before.projected.present == projected.present
                     && before.projected.ids == projected.ids;
                 entry.stable = Some(same);
+                if !same && turn.binds_thinking {
+                    entry.prefix_check = Some(PREFIX_REFUSAL.to_owned());
+                }
                 if !same {
                     let json = |ids: &[u32]| -> Vec<&str> {
                         ids.iter().map(|&i| &*self.entries.get(i).json).collect()
@@ -491,6 +512,7 @@ mod tests {
             input: None,
             cost,
             error: None,
+            prefix_check: None,
         };
         let rows = [
             row(Some(0.1), 10, None),

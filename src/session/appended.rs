@@ -1,0 +1,130 @@
+//! A session's mid-conversation tool changes (PROVIDERS.md sections 1 and 3): what the system
+//! messages appended since the thread's previous turn change, and the prefix check of the
+//! models that bind thinking to the prompt before it.
+
+use std::hash::{Hash, Hasher};
+
+use serde_json::Value;
+
+use super::compare::ListChange;
+use crate::capture::Capture;
+use crate::tool;
+use crate::tool_changes::{ClaudeModel, Kind, Target, ToolChanges};
+
+/// What the changes in messages at or after `since` (0-based) do, in order:
+/// `+name (appended)`, `−name (appended)`, `name redefined (appended)`.
+pub(super) fn appended(capture: &Capture, changes: &ToolChanges, since: usize) -> Vec<String> {
+    let mut known: Vec<String> = capture
+        .tools()
+        .iter()
+        .filter_map(|e| tool::name(e).map(str::to_owned))
+        .collect();
+    let mut out = Vec::new();
+    for change in &changes.changes {
+        let name = change.target.label();
+        let fresh = change.message >= since;
+        let text = match (&change.kind, &change.target) {
+            (Kind::Removal, _) => format!("\u{2212}{name} (appended)"),
+            (Kind::Addition, Target::Inline(_)) if known.contains(&name) => {
+                format!("{name} redefined (appended)")
+            }
+            (Kind::Addition, _) => format!("+{name} (appended)"),
+        };
+        if matches!(change.target, Target::Inline(_)) && !known.contains(&name) {
+            known.push(name);
+        }
+        if fresh {
+            out.push(text);
+        }
+    }
+    out
+}
+
+/// A hash of the request's top-level `system` (what the prefix check compares).
+pub(super) fn system_hash(capture: &Capture) -> u64 {
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    match capture.body().get("system") {
+        Some(value) => tool::compact(value).hash(&mut hasher),
+        None => 0u8.hash(&mut hasher),
+    }
+    hasher.finish()
+}
+
+/// The request's model binds thinking to the prefix and an earlier assistant turn holds a
+/// thinking block: an edit of `tools` or `system` in place fails this turn.
+pub(super) fn binds_thinking(capture: &Capture) -> bool {
+    let binds = capture
+        .body()
+        .get("model")
+        .and_then(Value::as_str)
+        .and_then(ClaudeModel::parse)
+        .is_some_and(ClaudeModel::binds_thinking);
+    binds && holds_thinking(capture)
+}
+
+fn holds_thinking(capture: &Capture) -> bool {
+    capture.conversation().iter().any(|message| {
+        message.get("role").and_then(Value::as_str) == Some("assistant")
+            && message
+                .get("content")
+                .and_then(Value::as_array)
+                .is_some_and(|blocks| {
+                    blocks.iter().any(|b| {
+                        matches!(
+                            b.get("type").and_then(Value::as_str),
+                            Some("thinking" | "redacted_thinking")
+                        ) || b.get("reasoningContent").is_some()
+                    })
+                })
+    })
+}
+
+/// Whether a tool list change is only `defer_loading: true` entries appended that nothing
+/// references yet (the one edit of `tools` the prefix check allows).
+fn only_unreferenced_deferred(
+    capture: &Capture,
+    changes: &ToolChanges,
+    change: &ListChange,
+) -> bool {
+    change.removed.is_empty()
+        && change.changed.is_empty()
+        && !change.order_changed
+        && !change.added.is_empty()
+        && change.added.iter().all(|name| {
+            let deferred = capture
+                .tools()
+                .iter()
+                .find(|e| tool::name(e) == Some(name))
+                .is_some_and(tool::provider_deferred);
+            deferred && !changes.offers(name)
+        })
+}
+
+/// Why the provider refuses this turn of a thread whose previous turn is known: the tools
+/// (or `system`) edited in place on a model that binds thinking, with an earlier thinking
+/// block. From the response where the trace shows its 400, else by the rule.
+pub(super) fn prefix_check(
+    capture: &Capture,
+    changes: &ToolChanges,
+    change: &ListChange,
+    system_changed: bool,
+    status: Option<u16>,
+) -> Option<String> {
+    if !binds_thinking(capture) {
+        return None;
+    }
+    let tools_edited = change.first_changed_byte.is_some()
+        && !only_unreferenced_deferred(capture, changes, change);
+    let what = match (tools_edited, system_changed) {
+        (true, true) => "the tool list and the system prompt were edited in place",
+        (true, false) => "the tool list was edited in place",
+        (false, true) => "the system prompt was edited in place",
+        (false, false) => return None,
+    };
+    Some(match status {
+        Some(400) => format!(
+            "the provider refused this turn (HTTP 400, preserved thinking): {what} after a thinking block"
+        ),
+        _ => format!("the provider refuses this turn: {what}"),
+    })
+}
