@@ -34,6 +34,7 @@ mod session;
 mod session_calibration;
 mod session_verdicts;
 mod settings_identity;
+mod tool_changes;
 
 // The command line.
 mod cli;

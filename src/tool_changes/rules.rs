@@ -27,7 +27,8 @@ impl ClaudeModel {
         let start = lower.find("claude-")?;
         let rest = &lower[start + "claude-".len()..];
         let mut parts = rest.split(['-', '@', ':', '.']);
-        let family = FAMILIES.into_iter().find(|f| parts.next() == Some(f))?;
+        let first = parts.next()?;
+        let family = FAMILIES.into_iter().find(|f| *f == first)?;
         let number = |p: Option<&str>| {
             p.filter(|p| !p.is_empty() && p.len() <= 2)
                 .and_then(|p| p.parse::<u32>().ok())
