@@ -632,3 +632,125 @@ fn the_rule_marks_an_edit_in_place_without_a_response() {
             .is_none()
     );
 }
+
+/// `append` on the sample edited in place, recomputed: the system message it sends at turn 3
+/// defines the MCP server's two tools inline, at turn 4 it withdraws `bash`; both turns are
+/// refusals under `original` (failed calls: nothing read), so each message is written once.
+#[test]
+fn append_figures_recomputed_by_hand() {
+    let path = "samples/traces/midconv-edited-in-place.jsonl";
+    let lines: Vec<Value> = std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let tools3 = lines[2]["request"]["body"]["tools"].as_array().unwrap();
+    let define = |entry: &Value| {
+        format!(
+            r#"{{"type":"tool_addition","tool":{{"type":"tool_definition","definition":{}}}}}"#,
+            serde_json::to_string(entry).unwrap()
+        )
+    };
+    let turn3 = format!(
+        r#"{{"role":"system","content":[{},{}]}}"#,
+        define(&tools3[3]),
+        define(&tools3[4])
+    );
+    let turn4 = r#"{"role":"system","content":[{"type":"tool_removal","tool":{"type":"tool_reference","name":"bash"}}]}"#;
+    let count = |text: &str| {
+        tiktoken_rs::o200k_base_singleton()
+            .encode_ordinary(text)
+            .len()
+    };
+    let tokens = count(&turn3) + count(turn4);
+    let report = analyze(path);
+    let append = report.append.expect("append figures");
+    assert_eq!(append.changes, 2);
+    assert_eq!(append.refusals_avoided, 2);
+    assert_eq!(append.breaks_avoided, 0);
+    assert_eq!(append.change_tokens, tokens);
+    let write = 1.25;
+    assert!((append.saved_tokens - -(tokens as f64 * write)).abs() < 0.01);
+    // The appended session changes nothing in place: nothing for `append` to do.
+    assert!(
+        analyze("samples/traces/midconv-appended.jsonl")
+            .append
+            .is_none()
+    );
+    // On a model that takes no tool changes, `append` is refused with the reason.
+    let tools2 = [tool("a"), tool("b")];
+    let counter = TokenCounter::new(Encoding::O200kBase);
+    let mut analyzer = Analyzer::new(&[Strategy::Original], &Settings::default(), &counter, None);
+    let body = |tools: &[Value]| {
+        json!({"model": "claude-sonnet-4-5", "max_tokens": 10, "system": "s", "tools": tools,
+            "messages": [user("go")]})
+    };
+    analyzer.push(record(1, body(&tools2[..1]), None)).unwrap();
+    analyzer.push(record(2, body(&tools2), None)).unwrap();
+    let append = analyzer.finish(TraceInfo::default()).append.unwrap();
+    assert_eq!(append.changes, 0);
+    assert_eq!(
+        append.refused,
+        ["turn 2: Sonnet 4.5 takes no mid-conversation tool changes"]
+    );
+}
+
+/// A break `original` pays on a model that takes tool changes but binds no thinking: `append`
+/// avoids it, pays its message once, and reads what it keeps beyond `original` (the withdrawn
+/// tool, its message) on every later turn.
+#[test]
+fn append_avoids_a_priced_break() {
+    let system = "Plan carefully before you act. ".repeat(400);
+    let body = |tools: &[Value], messages: Vec<Value>| {
+        json!({"model": "claude-opus-4-8", "max_tokens": 10, "system": system,
+            "cache_control": {"type": "ephemeral"}, "tools": tools, "messages": messages})
+    };
+    let first = [tool("a"), tool("b"), tool("gone")];
+    let second = [tool("a"), tool("b"), tool("c")];
+    let reply = |n: usize| json!({"role": "assistant", "content": format!("step {n}")});
+    let m1 = vec![user("go")];
+    let m2 = vec![user("go"), reply(1), user("next")];
+    let m3 = vec![user("go"), reply(1), user("next"), reply(2), user("more")];
+    let usage = |write: u64, read: u64| {
+        Some(toolprism::trace::Usage {
+            input: 5,
+            cache_write: write,
+            cache_read: read,
+            ..toolprism::trace::Usage::default()
+        })
+    };
+    let counter = TokenCounter::new(Encoding::O200kBase);
+    let mut analyzer = Analyzer::new(&[Strategy::Original], &Settings::default(), &counter, None);
+    analyzer
+        .push(record(1, body(&first, m1), usage(3000, 0)))
+        .unwrap();
+    analyzer
+        .push(record(2, body(&second, m2), usage(3010, 0)))
+        .unwrap();
+    analyzer
+        .push(record(3, body(&second, m3), usage(12, 3010)))
+        .unwrap();
+    let report = analyzer.finish(TraceInfo::default());
+    let price = report.turns[1].break_price.clone().expect("a priced break");
+    let count = |text: &str| {
+        tiktoken_rs::o200k_base_singleton()
+            .encode_ordinary(text)
+            .len()
+    };
+    let entry = |v: &Value| serde_json::to_string(v).unwrap();
+    let message = format!(
+        r#"{{"role":"system","content":[{{"type":"tool_addition","tool":{{"type":"tool_definition","definition":{}}}}},{{"type":"tool_removal","tool":{{"type":"tool_reference","name":"gone"}}}}]}}"#,
+        entry(&tool("c"))
+    );
+    let tokens = count(&message);
+    let carried = tokens + count(&entry(&tool("gone"))) - count(&entry(&tool("c")));
+    let expected = price.extra - tokens as f64 * 1.25 - carried as f64 * 0.1;
+    let append = report.append.expect("append figures");
+    assert_eq!((append.changes, append.breaks_avoided), (1, 1));
+    assert_eq!(append.change_tokens, tokens);
+    assert!(
+        (append.saved_tokens - expected).abs() < 0.02,
+        "{} against {expected}",
+        append.saved_tokens
+    );
+}

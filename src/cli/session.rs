@@ -423,6 +423,9 @@ fn totals_text(
         );
     }
     text.push_str(&breaks_line(&report.break_cost));
+    if let Some(append) = &report.append {
+        text.push_str(&append_line(append));
+    }
     let _ = writeln!(
         text,
         "n/a: the strategy had nothing to act on (or was refused) on every turn; its figures are what it sends"
@@ -844,6 +847,55 @@ fn breaks_line(breaks: &toolprism::session::BreakCost) -> String {
             .map(|usd| format!(" ({})", dollars(usd)))
             .unwrap_or_default()
     )
+}
+
+/// `append`'s figures: each change of a thread's tools sent as a mid-conversation system
+/// message instead of a new `tools` array.
+fn append_line(append: &toolprism::session::AppendFigures) -> String {
+    let mut text = format!(
+        "append (each tool list change as a system message, tools defined inline): {} changed in place, {} avoided, {} refused turn{} avoided; {} tokens of system messages; saved {} input tokens{} against original\n",
+        count(append.changes, "turn", "turns"),
+        count(append.breaks_avoided, "break", "breaks"),
+        append.refusals_avoided,
+        if append.refusals_avoided == 1 {
+            ""
+        } else {
+            "s"
+        },
+        thousands(append.change_tokens),
+        signed_money(append.saved_tokens),
+        append
+            .saved_usd
+            .map(|usd| format!(" ({})", signed_dollars(usd)))
+            .unwrap_or_default()
+    );
+    if append.refused_total > 0 {
+        let _ = writeln!(
+            text,
+            "  append is refused on {}: {}",
+            count(append.refused_total, "turn", "turns"),
+            visible(&append.refused.join("; "))
+        );
+    }
+    text
+}
+
+/// Input tokens with their sign.
+fn signed_money(x: f64) -> String {
+    if x < 0.0 {
+        format!("-{}", money(-x))
+    } else {
+        money(x)
+    }
+}
+
+/// Dollars with their sign.
+fn signed_dollars(x: f64) -> String {
+    if x < 0.0 {
+        format!("-{}", dollars(-x))
+    } else {
+        dollars(x)
+    }
 }
 
 /// The price of a break: the turn's cost against its cost with the prefix held, in input

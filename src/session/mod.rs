@@ -21,6 +21,7 @@ pub mod prompt;
 pub mod provider;
 pub mod verdict;
 
+pub mod append;
 mod appended;
 mod calibration;
 mod chain;
@@ -35,6 +36,7 @@ mod schema;
 mod summary;
 mod tools;
 
+pub use append::AppendFigures;
 pub use prices::{min_tokens_for, openai_read_for, price_per_million, rules_for, rules_with};
 pub use reading::analyse_trace;
 pub use schema::{
@@ -99,6 +101,8 @@ struct ThreadState {
     messages: usize,
     /// A hash of the last request's top-level `system` (the prefix check's).
     system: Option<u64>,
+    /// Tokens `append` keeps in its prompt beyond `original`'s (withdrawn tools, its messages).
+    append_carried: usize,
 }
 
 /// What a trace record says of its request besides the body.
@@ -164,6 +168,8 @@ pub struct Analyzer<'a> {
     /// Turns whose text is hashed ([`TraceSummary::hashed_turns`]).
     hashed_turns: usize,
     break_cost: BreakCost,
+    /// `append`'s figures over the session.
+    append: append::AppendTotals,
     /// Each tool's sends, calls and tokens.
     tool_tally: ToolTally,
     boundaries: Vec<cache::Boundary>,
@@ -231,6 +237,7 @@ impl<'a> Analyzer<'a> {
             agreement: AgreementCount::default(),
             hashed_turns: 0,
             break_cost: BreakCost::default(),
+            append: append::AppendTotals::default(),
             tool_tally: ToolTally::default(),
             boundaries: Vec::new(),
             block_texts: Vec::new(),
@@ -452,6 +459,12 @@ impl<'a> Analyzer<'a> {
             .map(|(index, projected)| self.strategy_row(&inputs, index, projected))
             .collect();
 
+        // A failed call is outside the chain, but a change the provider refused in place is a
+        // refusal `append` avoids.
+        if previous_turn.is_some() && (!failed || prefix_check.is_some()) {
+            let rules = &read.rules;
+            self.append_turn(capture, (turn, failed), thread, &ids, &change, rules, &sent);
+        }
         let state = &mut self.threads[thread];
         state.last_tools = Some((Arc::clone(&ids), present, turn));
         state.messages = capture.conversation().len();
@@ -505,6 +518,52 @@ impl<'a> Analyzer<'a> {
             prefix_check,
         };
         self.keep(facts, rows);
+    }
+
+    /// `append` on one turn of a thread with a previous turn (not a failed call).
+    #[allow(clippy::too_many_arguments)]
+    fn append_turn(
+        &mut self,
+        capture: &Capture,
+        (turn, failed): (usize, bool),
+        thread: usize,
+        ids: &[u32],
+        change: &compare::ListChange,
+        rules: &cache::Rules,
+        sent: &chain::SentCache,
+    ) {
+        let before = match &self.threads[thread].last_tools {
+            Some((before, _, _)) => Arc::clone(before),
+            None => return,
+        };
+        let model = capture
+            .body()
+            .get("model")
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or("");
+        let usd_per_million = prices::price_per_million(&self.settings, model);
+        let refused_in_place =
+            appended::binds_thinking(capture) && change.first_changed_byte.is_some();
+        // A failed call reads nothing: `append` pays no carried tokens on it.
+        let mut carried = self.threads[thread].append_carried;
+        self.append.turn(
+            self.entries.all(),
+            self.counter,
+            &append::AppendTurn {
+                capture,
+                turn,
+                change,
+                before: &before,
+                now: ids,
+                break_price: sent.break_price.as_ref(),
+                refused_in_place,
+                read_rate: if failed { 0.0 } else { rules.read },
+                write_rate: rules.write,
+                usd_per_million,
+            },
+            &mut carried,
+        );
+        self.threads[thread].append_carried = carried;
     }
 
     /// The capture's own tools, stored once per distinct entry: their ids, whether the body
@@ -723,6 +782,7 @@ impl<'a> Analyzer<'a> {
                     strategies: (0..self.strategies.len()).map(|_| None).collect(),
                     messages: 0,
                     system: None,
+                    append_carried: 0,
                 });
                 self.thread_index.insert(key, index);
                 index

@@ -24,6 +24,10 @@ pub struct SessionReport {
     pub calibration: Option<Calibration>,
     /// What the breaks of the request as sent cost over the session ([`BreakPrice`] summed).
     pub break_cost: BreakCost,
+    /// `append` (each change of a thread's tools as a mid-conversation system message) against
+    /// `original`; absent when no thread's tool list changed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub append: Option<super::append::AppendFigures>,
     /// Every tool the capture sent, with its calls and cost.
     pub tools: Vec<ToolUse>,
     /// Tools sent on every turn and never called, and what deferring them would have saved.

@@ -116,6 +116,10 @@ impl Analyzer<'_> {
             agreement: self.agreement.report(),
             calibration,
             break_cost: self.break_cost.rounded(),
+            append: {
+                let append = self.append.report();
+                (append.changes + append.refused_total > 0).then_some(append)
+            },
             tools,
             deferral,
             strategies,
