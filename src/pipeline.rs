@@ -320,7 +320,45 @@ fn lint(capture: &Capture, draft: &Draft, outcomes: &[ToolOutcome], notes: &mut 
         )));
     }
 
-    // A reference in the messages must name a tool the projection still sends.
+    unresolved_references(capture, &sends, notes);
+
+    // Provider-side deferral (STRATEGIES.md section 5).
+    let deferred = sent
+        .iter()
+        .filter(|t| provider_deferred(t.entry(capture)))
+        .count();
+    if deferred > 0 {
+        notes.push(Note::info(format!(
+            "{deferred} of {} sent entries are `defer_loading: true`: out of the model's context until the provider's tool search returns them (0 context tokens); savings are on context tokens",
+            sent.len()
+        )));
+        if deferred == sent.len() {
+            notes.push(Note::error(
+                "every sent entry carries `defer_loading: true`: the provider rejects a request whose tools are all deferred (its tool search tool must stay loaded)",
+            ));
+        } else if !sent.iter().any(|t| is_provider_search(t.entry(capture)))
+            && !all_offered(capture, sent)
+        {
+            notes.push(Note::warning(
+                "entries carry `defer_loading: true` but no tool search tool is sent: the model cannot reach them unless a custom tool returns tool references",
+            ));
+        }
+    }
+}
+
+/// Whether a `tool_addition` in the messages offers every deferred entry sent: the model
+/// reaches them without a tool search.
+fn all_offered(capture: &Capture, sent: &[crate::projection::SentTool]) -> bool {
+    let changes = crate::tool_changes::ToolChanges::read(capture);
+    sent.iter()
+        .filter(|t| provider_deferred(t.entry(capture)))
+        .all(|t| changes.offers(&tool::label(t.entry(capture))))
+}
+
+/// A reference in the messages must name a tool the projection still sends (a tool defined
+/// inline at or before it resolves whatever `tools` holds).
+fn unresolved_references(capture: &Capture, sends: &dyn Fn(&str) -> bool, notes: &mut Vec<Note>) {
+    let originals = capture.tools();
     let changes = crate::tool_changes::ToolChanges::read(capture);
     for change in &changes.changes {
         let crate::tool_changes::Target::Tool(name) = &change.target else {
@@ -340,32 +378,6 @@ fn lint(capture: &Capture, draft: &Draft, outcomes: &[ToolOutcome], notes: &mut 
                     crate::tool_changes::Kind::Removal => "tool_removal",
                 }
             )));
-        }
-    }
-
-    // Provider-side deferral (STRATEGIES.md section 5).
-    let deferred = sent
-        .iter()
-        .filter(|t| provider_deferred(t.entry(capture)))
-        .count();
-    if deferred > 0 {
-        notes.push(Note::info(format!(
-            "{deferred} of {} sent entries are `defer_loading: true`: out of the model's context until the provider's tool search returns them (0 context tokens); savings are on context tokens",
-            sent.len()
-        )));
-        if deferred == sent.len() {
-            notes.push(Note::error(
-                "every sent entry carries `defer_loading: true`: the provider rejects a request whose tools are all deferred (its tool search tool must stay loaded)",
-            ));
-        } else if !sent.iter().any(|t| is_provider_search(t.entry(capture)))
-            && !sent
-                .iter()
-                .filter(|t| provider_deferred(t.entry(capture)))
-                .all(|t| changes.offers(&tool::label(t.entry(capture))))
-        {
-            notes.push(Note::warning(
-                "entries carry `defer_loading: true` but no tool search tool is sent: the model cannot reach them unless a custom tool returns tool references",
-            ));
         }
     }
 }

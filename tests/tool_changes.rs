@@ -731,7 +731,7 @@ fn append_avoids_a_priced_break() {
         .push(record(3, body(&second, m3), usage(12, 3010)))
         .unwrap();
     let report = analyzer.finish(TraceInfo::default());
-    let price = report.turns[1].break_price.clone().expect("a priced break");
+    let price = report.turns[1].break_price.expect("a priced break");
     let count = |text: &str| {
         tiktoken_rs::o200k_base_singleton()
             .encode_ordinary(text)

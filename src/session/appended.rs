@@ -128,3 +128,49 @@ pub(super) fn prefix_check(
         _ => format!("the provider refuses this turn: {what}"),
     })
 }
+
+/// What a turn's mid-conversation tool changes tell the session.
+pub(super) struct Appended {
+    /// The hash of its top-level `system`.
+    pub(super) system: u64,
+    /// The changes appended since the thread's previous turn, in words.
+    pub(super) appended: Vec<String>,
+    /// Why the provider refuses the turn (prefix check), if it does.
+    pub(super) prefix_check: Option<String>,
+    /// The tools in effect, where they are the turn's tool count.
+    pub(super) in_effect: Option<usize>,
+}
+
+impl Appended {
+    /// Read a turn: `since` is the thread's previous request's message count; `previous`, when
+    /// the thread has a previous turn, this turn's list change and the previous `system` hash.
+    pub(super) fn of(
+        capture: &Capture,
+        since: usize,
+        previous: Option<(&ListChange, Option<u64>)>,
+        status: Option<u16>,
+    ) -> Appended {
+        let changes = ToolChanges::read(capture);
+        let system = system_hash(capture);
+        let prefix_check = previous.and_then(|(change, before)| {
+            let system_changed = before.is_some_and(|before| before != system);
+            prefix_check(capture, &changes, change, system_changed, status)
+        });
+        // On a model that takes tool changes, deferred declarations are out until a change
+        // offers them (older models keep the count of entries sent).
+        let takes_changes = capture
+            .body()
+            .get("model")
+            .and_then(Value::as_str)
+            .and_then(ClaudeModel::parse)
+            .is_some_and(ClaudeModel::takes_system_messages);
+        let in_effect = (takes_changes || !changes.changes.is_empty())
+            .then(|| changes.in_effect(capture).tools.len());
+        Appended {
+            system,
+            appended: appended(capture, &changes, since),
+            prefix_check,
+            in_effect,
+        }
+    }
+}

@@ -105,6 +105,21 @@ struct ThreadState {
     append_carried: usize,
 }
 
+/// What a turn's strategy rows are computed from, beside its read request.
+#[derive(Clone, Copy)]
+struct RowsOf<'t> {
+    turn: usize,
+    thread: usize,
+    failed: bool,
+    time_ms: Option<i64>,
+    ids: &'t Arc<[u32]>,
+    array: u32,
+    head: &'t [Counted],
+    rest: &'t [Counted],
+    rest_tokens: usize,
+    group: Option<usize>,
+}
+
 /// What a trace record says of its request besides the body.
 struct RequestRecord {
     url: Option<String>,
@@ -372,38 +387,19 @@ impl<'a> Analyzer<'a> {
 
         let (previous_turn, change) = self.list_change(thread, &ids, present);
         let state = &self.threads[thread];
-        let tool_changes = crate::tool_changes::ToolChanges::read(capture);
-        let system = appended::system_hash(capture);
-        let appended = appended::appended(capture, &tool_changes, state.messages);
-        let prefix_check = previous_turn.and_then(|_| {
-            let system_changed = state.system.is_some_and(|before| before != system);
-            appended::prefix_check(
-                capture,
-                &tool_changes,
-                &change,
-                system_changed,
-                record.status,
-            )
-        });
-        // Tools in effect: on a model that takes tool changes, deferred declarations are out
-        // until a change offers them (older models keep the count of entries sent).
-        let takes_changes = capture
-            .body()
-            .get("model")
-            .and_then(serde_json::Value::as_str)
-            .and_then(crate::tool_changes::ClaudeModel::parse)
-            .is_some_and(crate::tool_changes::ClaudeModel::takes_system_messages);
-        let in_effect = (takes_changes || !tool_changes.changes.is_empty())
-            .then(|| tool_changes.in_effect(capture).tools.len());
+        let mid = appended::Appended::of(
+            capture,
+            state.messages,
+            previous_turn.map(|_| (&change, state.system)),
+            record.status,
+        );
 
         // The observed cache, checked against the chain. Only a turn with usage is checked
         // against the next one's messages.
         let point = read.chain_point(usage, time_ms, Arc::clone(&ids));
-        let (cache, cache_break) = if failed {
-            (ChainState::Unknown, None)
-        } else {
-            chain_check(state.chain.as_ref(), &point, read.rules.ttl_ms)
-        };
+        let checked =
+            (!failed).then(|| chain_check(state.chain.as_ref(), &point, read.rules.ttl_ms));
+        let (cache, cache_break) = checked.unwrap_or((ChainState::Unknown, None));
 
         // The request as sent, through the cache model, against what the provider billed.
         let prompt_tokens = context_tokens + rest_tokens;
@@ -429,46 +425,32 @@ impl<'a> Analyzer<'a> {
         let calls = self.tool_tally.new_calls(calls);
         self.tool_tally.count(&self.entries, &ids, &calls);
 
-        let (newly_loaded, loaded_set, loaded) =
-            self.grow_loaded(std::mem::take(&mut read.loads), thread);
-        let context = read.context;
-
-        let projected = self.project_all(capture, &ids, array, context, loaded, &loaded_set);
-        let inputs = TurnInputs {
-            turn,
-            thread,
-            failed,
-            time_ms,
-            ids: &ids,
-            seed: read.seed,
-            head,
-            rest,
-            rest_tokens,
-            rules: &read.rules,
-            overhead: read.overhead,
-            loaded,
-            context,
-            newly_loaded: &newly_loaded,
-            group,
-            warmed: self.warmed.take(),
-            binds_thinking: appended::binds_thinking(capture),
-        };
-        let rows = projected
-            .into_iter()
-            .enumerate()
-            .map(|(index, projected)| self.strategy_row(&inputs, index, projected))
-            .collect();
+        let (rows, newly_loaded) = self.replay_rows(
+            capture,
+            &mut read,
+            &RowsOf {
+                turn,
+                thread,
+                failed,
+                time_ms,
+                ids: &ids,
+                array,
+                head,
+                rest,
+                rest_tokens,
+                group,
+            },
+        );
 
         // A failed call is outside the chain, but a change the provider refused in place is a
         // refusal `append` avoids.
-        if previous_turn.is_some() && (!failed || prefix_check.is_some()) {
+        if previous_turn.is_some() && (!failed || mid.prefix_check.is_some()) {
             let rules = &read.rules;
             self.append_turn(capture, (turn, failed), thread, &ids, &change, rules, &sent);
         }
         let state = &mut self.threads[thread];
         state.last_tools = Some((Arc::clone(&ids), present, turn));
-        state.messages = capture.conversation().len();
-        state.system = Some(system);
+        (state.messages, state.system) = (capture.conversation().len(), Some(mid.system));
         if !failed {
             state.sent_cached = sent.cached;
             state.chain = Some(point);
@@ -479,7 +461,7 @@ impl<'a> Analyzer<'a> {
             timestamp: record.timestamp,
             source: record.source,
             shape: Some(read.shape.id()),
-            tools: Some(in_effect.unwrap_or(ids.len())),
+            tools: Some(mid.in_effect.unwrap_or(ids.len())),
             tools_bytes: Some(tools_bytes),
             tools_tokens: Some(tools_tokens),
             context_tokens: Some(context_tokens),
@@ -514,10 +496,67 @@ impl<'a> Analyzer<'a> {
             break_price: sent.break_price,
             calls,
             time_ms,
-            appended,
-            prefix_check,
+            appended: mid.appended,
+            prefix_check: mid.prefix_check,
         };
         self.keep(facts, rows);
+    }
+
+    /// Every strategy's row of a turn (each projection memoized by what it reads), and the
+    /// names this turn's `tool_search` calls loaded.
+    fn replay_rows(
+        &mut self,
+        capture: &Capture,
+        read: &mut TurnRead<'_>,
+        of: &RowsOf<'_>,
+    ) -> (Vec<StrategyTurn>, Vec<String>) {
+        let RowsOf {
+            turn,
+            thread,
+            failed,
+            time_ms,
+            ids,
+            array,
+            head,
+            rest,
+            rest_tokens,
+            group,
+        } = *of;
+        let (newly_loaded, loaded_set, loaded) =
+            self.grow_loaded(std::mem::take(&mut read.loads), thread);
+        let context = read.context;
+
+        let projected = self.project_all(capture, ids, array, context, loaded, &loaded_set);
+        let inputs = TurnInputs {
+            turn,
+            thread,
+            failed,
+            time_ms,
+            ids,
+            seed: read.seed,
+            head,
+            rest,
+            rest_tokens,
+            rules: &read.rules,
+            overhead: read.overhead,
+            loaded,
+            context,
+            newly_loaded: &newly_loaded,
+            group,
+            warmed: self.warmed.take(),
+            binds_thinking: appended::binds_thinking(capture),
+        };
+        let rows: Vec<StrategyTurn> = projected
+            .into_iter()
+            .enumerate()
+            .map(|(index, projected)| {
+                let refusal = self.prefix_refusal(&inputs, index, &projected);
+                let mut row = self.strategy_row(&inputs, index, projected);
+                row.prefix_check = refusal;
+                row
+            })
+            .collect();
+        (rows, newly_loaded)
     }
 
     /// `append` on one turn of a thread with a previous turn (not a failed call).

@@ -177,6 +177,24 @@ pub(super) struct Replay {
 }
 
 impl Analyzer<'_> {
+    /// The prefix check's refusal of a turn (a failed call included: the provider judged its
+    /// prefix) whose projected list differs from the one its thread's last turn in the chain
+    /// sent. Read before [`Analyzer::strategy_row`] takes that turn's point.
+    pub(super) fn prefix_refusal(
+        &self,
+        turn: &TurnInputs<'_>,
+        index: usize,
+        projected: &Projected,
+    ) -> Option<String> {
+        let changed = self.threads[turn.thread].strategies[index]
+            .as_ref()
+            .is_some_and(|before| {
+                before.projected.present != projected.present
+                    || before.projected.ids != projected.ids
+            });
+        (turn.binds_thinking && changed).then(|| PREFIX_REFUSAL.to_owned())
+    }
+
     /// One strategy's row of a turn: its figures, whether its tools stayed as the thread's
     /// last turn sent them and why not, and its request through its own cache model.
     pub(super) fn strategy_row(
@@ -236,16 +254,6 @@ impl Analyzer<'_> {
         };
         if turn.failed {
             entry.reason = Some("failed call: outside the cache chain".to_owned());
-            // A failed call is outside the chain, but the provider judged its prefix.
-            let changed = self.threads[turn.thread].strategies[index]
-                .as_ref()
-                .is_some_and(|before| {
-                    before.projected.present != projected.present
-                        || before.projected.ids != projected.ids
-                });
-            if turn.binds_thinking && changed {
-                entry.prefix_check = Some(PREFIX_REFUSAL.to_owned());
-            }
             return entry;
         }
         let previous = self.threads[turn.thread].strategies[index].take();
@@ -255,9 +263,6 @@ impl Analyzer<'_> {
                 let same = before.projected.present == projected.present
                     && before.projected.ids == projected.ids;
                 entry.stable = Some(same);
-                if !same && turn.binds_thinking {
-                    entry.prefix_check = Some(PREFIX_REFUSAL.to_owned());
-                }
                 if !same {
                     let json = |ids: &[u32]| -> Vec<&str> {
                         ids.iter().map(|&i| &*self.entries.get(i).json).collect()
