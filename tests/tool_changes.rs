@@ -494,6 +494,18 @@ fn report_shows_the_tools_in_effect_and_no_unreachable_warning() {
     };
     assert_eq!(effect["inline_tokens"], count(&tool("db_query")));
     assert_eq!(effect["added_tokens"], count(&deferred("deploy")));
+    // The matrix's rows are the declared list; the tools in effect stand above them.
+    let matrix = stdout_of(&["report", path, "--matrix"]);
+    assert!(
+        matrix.contains("db_query   defined inline at message 2"),
+        "{matrix}"
+    );
+    // `show --tool` finds a tool defined inline: its definition as the messages send it.
+    let shown = stdout_of(&["show", path, "-s", "minimal", "--tool", "db_query"]);
+    assert_eq!(
+        shown.trim_end(),
+        serde_json::to_string(&tool("db_query")).unwrap()
+    );
     // A capture without changes keeps its report as it was.
     let plain: Value =
         serde_json::from_str(&stdout_of(&["report", "samples/small.json", "--json"])).unwrap();

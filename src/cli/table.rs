@@ -308,7 +308,10 @@ pub fn report_table(report: &Report, per_tool: bool, cells: Option<usize>, color
 
 /// The tools in effect at the end of a request whose messages change them, each with where
 /// it came from: the declared list is the header's.
-fn in_effect_section(effect: &toolprism::report::InEffectFigures, cells: Option<usize>) -> String {
+pub(crate) fn in_effect_section(
+    effect: &toolprism::report::InEffectFigures,
+    cells: Option<usize>,
+) -> String {
     let mut out = fit_paragraph(
         &format!(
             "the messages change the tools: {} in effect at the end of the request ({} declared in `tools`; inline definitions are prompt tokens where they stand: {}; deferred declarations added: {})\n",
