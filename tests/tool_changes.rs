@@ -326,6 +326,18 @@ fn placement_rules() {
         ],
     );
     one_problem(&scoped, "turn-scoped");
+
+    // Text-only system messages to a model that is no Claude (a gateway's Anthropic endpoint
+    // takes them as its system prompt) are not judged; to Claude they are.
+    let gateway = |model: &str| {
+        capture(
+            model,
+            &[tool("a")],
+            vec![system(json!("Be brief.")), user("go")],
+        )
+    };
+    assert!(problems(&gateway("deepseek-chat")).is_empty());
+    one_problem(&gateway("claude-opus-5-5"), "first in `messages`");
 }
 
 #[test]
@@ -643,6 +655,35 @@ fn the_rule_marks_an_edit_in_place_without_a_response() {
             .prefix_check
             .is_none()
     );
+    // Moving a `cache_control` marker (in `tools` or `system`) is no edit.
+    let counter = TokenCounter::new(Encoding::O200kBase);
+    let mut analyzer = Analyzer::new(&[Strategy::Original], &Settings::default(), &counter, None);
+    let mut marked = tool("a");
+    marked["cache_control"] = json!({"type": "ephemeral"});
+    let with = |tools: &[Value], system: Value, messages: Vec<Value>| {
+        json!({"model": "claude-fable-5-1", "max_tokens": 10, "system": system, "tools": tools,
+            "messages": messages})
+    };
+    let plain = json!([{"type": "text", "text": "s"}]);
+    let marked_system =
+        json!([{"type": "text", "text": "s", "cache_control": {"type": "ephemeral"}}]);
+    analyzer
+        .push(record(1, with(&[marked], plain, vec![user("go")]), None))
+        .unwrap();
+    analyzer
+        .push(record(
+            2,
+            with(
+                &tools1,
+                marked_system,
+                vec![user("go"), thinking.clone(), result.clone()],
+            ),
+            None,
+        ))
+        .unwrap();
+    let moved = analyzer.finish(TraceInfo::default());
+    assert!(moved.turns[1].first_changed_byte.is_some());
+    assert!(moved.turns[1].prefix_check.is_none());
 }
 
 /// `append` on the sample edited in place, recomputed: the system message it sends at turn 3

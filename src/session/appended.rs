@@ -2,7 +2,7 @@
 //! messages appended since the thread's previous turn change, and the prefix check of the
 //! models that bind thinking to the prompt before it.
 
-use std::hash::{Hash, Hasher};
+use std::hash::Hasher;
 
 use serde_json::Value;
 
@@ -40,12 +40,13 @@ pub(super) fn appended(capture: &Capture, changes: &ToolChanges, since: usize) -
     out
 }
 
-/// A hash of the request's top-level `system` (what the prefix check compares).
+/// A hash of the request's top-level `system`, `cache_control` markers left out (the prefix
+/// check compares the text, not the markers).
 pub(super) fn system_hash(capture: &Capture) -> u64 {
-    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    let mut hasher = rustc_hash::FxHasher::default();
     match capture.body().get("system") {
-        Some(value) => tool::compact(value).hash(&mut hasher),
-        None => 0u8.hash(&mut hasher),
+        Some(value) => super::context::hash_value(value, &mut hasher),
+        None => hasher.write_u8(0),
     }
     hasher.finish()
 }
@@ -113,7 +114,13 @@ pub(super) fn prefix_check(
     if !binds_thinking(capture) {
         return None;
     }
+    // Moving `cache_control` markers is no edit.
+    let markers_only = change.added.is_empty()
+        && change.removed.is_empty()
+        && !change.order_changed
+        && change.changed.iter().all(|c| c.fields == ["cache_control"]);
     let tools_edited = change.first_changed_byte.is_some()
+        && !markers_only
         && !only_unreferenced_deferred(capture, changes, change);
     let what = match (tools_edited, system_changed) {
         (true, true) => "the tool list and the system prompt were edited in place",

@@ -91,7 +91,13 @@ impl ToolChanges {
             return out;
         }
         let model = capture.body().get("model").and_then(Value::as_str);
-        if let Some(claude) = model.and_then(ClaudeModel::parse)
+        let claude = model.and_then(ClaudeModel::parse);
+        // System messages of text alone to a model that is no Claude (a gateway's Anthropic
+        // endpoint takes them as its own system prompt): nothing to judge.
+        if claude.is_none() && self.changes.is_empty() {
+            return out;
+        }
+        if let Some(claude) = claude
             && !claude.takes_system_messages()
         {
             out.push(format!(
