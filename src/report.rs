@@ -62,14 +62,13 @@ pub struct InEffectFigures {
 /// One tool in effect (or withdrawn).
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct EffectToolFigures {
-    /// Its name (`server/name`, `server/*` for MCP).
-    pub name: String,
-    /// Where it came from: `declared`, `added at message N`, `defined inline at message N`,
-    /// `redefined inline at message N`, `removed at message N`.
-    pub source: String,
-    /// The structured form of `source`.
+    /// Its name (`server/name`, `server/*` for MCP) and where it came from, structured
+    /// (`from`, `message`, `redefined`, `removed_at`).
     #[serde(flatten)]
     pub tool: crate::tool_changes::EffectTool,
+    /// Where it came from in words: `declared`, `added at message N`, `defined inline at
+    /// message N`, `redefined inline at message N`, `removed at message N`.
+    pub source: String,
     /// Tokens of its definition (0 when the request cannot show it: an MCP server's tools).
     pub tokens: usize,
 }
@@ -96,7 +95,6 @@ pub fn in_effect_figures(
     let figures = |list: &[crate::tool_changes::EffectTool]| -> Vec<EffectToolFigures> {
         list.iter()
             .map(|t| EffectToolFigures {
-                name: t.name.clone(),
                 source: t.source(),
                 tool: t.clone(),
                 tokens: measure(t),
@@ -346,6 +344,7 @@ pub fn report(
         &original_deferred,
         capture_tokens,
     );
+    let changes = crate::tool_changes::ToolChanges::read(capture);
     let capture_figures = CaptureFigures {
         path: path.to_owned(),
         shape: capture.shape().id(),
@@ -353,16 +352,9 @@ pub fn report(
         tools_bytes: capture_tools_bytes(capture, &originals),
         tools_tokens: capture_tokens,
         context_tokens: capture_context,
-        in_effect: None,
-        tool_change_problems: Vec::new(),
-    };
-    let changes = crate::tool_changes::ToolChanges::read(capture);
-    let mut capture_figures = CaptureFigures {
         in_effect: in_effect_figures(capture, &changes, counter, &original_tokens),
         tool_change_problems: changes.problems(capture, None),
-        ..capture_figures
     };
-    let _ = &mut capture_figures;
     let measured = Measured {
         json: &json,
         originals: &originals,

@@ -329,7 +329,7 @@ pub(crate) fn in_effect_section(
     ]];
     rows.extend(effect.tools.iter().chain(&effect.removed).map(|t| {
         vec![
-            visible(&t.name).into_owned(),
+            visible(&t.tool.name).into_owned(),
             t.source.clone(),
             thousands(t.tokens),
         ]

@@ -10,8 +10,11 @@
 use serde::Serialize;
 use serde_json::Value;
 
+use std::sync::Arc;
+
 use super::compare::{Entry, ListChange};
 use super::schema::BreakPrice;
+use super::{appended, cache, chain, compare, prices};
 use crate::capture::{Capture, Shape};
 use crate::measure::TokenCounter;
 use crate::tool_changes::ClaudeModel;
@@ -85,7 +88,7 @@ pub fn refusal(capture: &Capture) -> Option<String> {
 
 /// The system message `append` sends for a change: inline definitions of the added and changed
 /// tools, then a removal of each removed one.
-fn message(entries: &[Entry], change: &ListChange, before: &[u32], now: &[u32]) -> String {
+fn message(entries: &[Entry], change: &ListChange, now: &[u32]) -> String {
     let find = |ids: &[u32], name: &str| {
         ids.iter()
             .map(|&i| &entries[i as usize])
@@ -110,7 +113,6 @@ fn message(entries: &[Entry], change: &ListChange, before: &[u32], now: &[u32]) 
             r#"{{"type":"tool_removal","tool":{{"type":"tool_reference","name":{name}}}}}"#
         ));
     }
-    let _ = before;
     format!(r#"{{"role":"system","content":[{}]}}"#, blocks.join(","))
 }
 
@@ -147,7 +149,7 @@ impl AppendTotals {
                 }
                 return;
             }
-            let text = message(entries, turn.change, turn.before, turn.now);
+            let text = message(entries, turn.change, turn.now);
             let tokens = counter.count(&text);
             let f = &mut self.figures;
             f.changes += 1;
@@ -195,5 +197,53 @@ impl AppendTotals {
             saved_usd: self.figures.saved_usd.map(|u| (u * 1e6).round() / 1e6),
             ..self.figures.clone()
         }
+    }
+}
+
+impl super::Analyzer<'_> {
+    /// `append` on one turn of a thread with a previous turn (not a failed call).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn append_turn(
+        &mut self,
+        capture: &Capture,
+        (turn, failed): (usize, bool),
+        thread: usize,
+        ids: &[u32],
+        change: &compare::ListChange,
+        rules: &cache::Rules,
+        sent: &chain::SentCache,
+    ) {
+        let before = match &self.threads[thread].last_tools {
+            Some((before, _, _)) => Arc::clone(before),
+            None => return,
+        };
+        let model = capture
+            .body()
+            .get("model")
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or("");
+        let usd_per_million = prices::price_per_million(&self.settings, model);
+        let refused_in_place =
+            appended::binds_thinking(capture) && change.first_changed_byte.is_some();
+        // A failed call reads nothing: `append` pays no carried tokens on it.
+        let mut carried = self.threads[thread].append_carried;
+        self.append.turn(
+            self.entries.all(),
+            self.counter,
+            &AppendTurn {
+                capture,
+                turn,
+                change,
+                before: &before,
+                now: ids,
+                break_price: sent.break_price.as_ref(),
+                refused_in_place,
+                read_rate: if failed { 0.0 } else { rules.read },
+                write_rate: rules.write,
+                usd_per_million,
+            },
+            &mut carried,
+        );
+        self.threads[thread].append_carried = carried;
     }
 }

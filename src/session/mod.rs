@@ -66,7 +66,7 @@ use entries::EntryStore;
 use media::{Family, MediaTokens, Uncounted};
 use prompt::Ttl;
 use read::{TurnRead, Wants};
-use replay::{MemoKey, Projected, Replay, StrategyPoint, TurnInputs};
+use replay::{MemoKey, Projected, Replay, RowsOf, StrategyPoint};
 use tools::ToolTally;
 
 /// Where an [`Analyzer`] puts each turn once it is finished, instead of keeping it: the rows
@@ -103,21 +103,6 @@ struct ThreadState {
     system: Option<u64>,
     /// Tokens `append` keeps in its prompt beyond `original`'s (withdrawn tools, its messages).
     append_carried: usize,
-}
-
-/// What a turn's strategy rows are computed from, beside its read request.
-#[derive(Clone, Copy)]
-struct RowsOf<'t> {
-    turn: usize,
-    thread: usize,
-    failed: bool,
-    time_ms: Option<i64>,
-    ids: &'t Arc<[u32]>,
-    array: u32,
-    head: &'t [Counted],
-    rest: &'t [Counted],
-    rest_tokens: usize,
-    group: Option<usize>,
 }
 
 /// What a trace record says of its request besides the body.
@@ -500,109 +485,6 @@ impl<'a> Analyzer<'a> {
             prefix_check: mid.prefix_check,
         };
         self.keep(facts, rows);
-    }
-
-    /// Every strategy's row of a turn (each projection memoized by what it reads), and the
-    /// names this turn's `tool_search` calls loaded.
-    fn replay_rows(
-        &mut self,
-        capture: &Capture,
-        read: &mut TurnRead<'_>,
-        of: &RowsOf<'_>,
-    ) -> (Vec<StrategyTurn>, Vec<String>) {
-        let RowsOf {
-            turn,
-            thread,
-            failed,
-            time_ms,
-            ids,
-            array,
-            head,
-            rest,
-            rest_tokens,
-            group,
-        } = *of;
-        let (newly_loaded, loaded_set, loaded) =
-            self.grow_loaded(std::mem::take(&mut read.loads), thread);
-        let context = read.context;
-
-        let projected = self.project_all(capture, ids, array, context, loaded, &loaded_set);
-        let inputs = TurnInputs {
-            turn,
-            thread,
-            failed,
-            time_ms,
-            ids,
-            seed: read.seed,
-            head,
-            rest,
-            rest_tokens,
-            rules: &read.rules,
-            overhead: read.overhead,
-            loaded,
-            context,
-            newly_loaded: &newly_loaded,
-            group,
-            warmed: self.warmed.take(),
-            binds_thinking: appended::binds_thinking(capture),
-        };
-        let rows: Vec<StrategyTurn> = projected
-            .into_iter()
-            .enumerate()
-            .map(|(index, projected)| {
-                let refusal = self.prefix_refusal(&inputs, index, &projected);
-                let mut row = self.strategy_row(&inputs, index, projected);
-                row.prefix_check = refusal;
-                row
-            })
-            .collect();
-        (rows, newly_loaded)
-    }
-
-    /// `append` on one turn of a thread with a previous turn (not a failed call).
-    #[allow(clippy::too_many_arguments)]
-    fn append_turn(
-        &mut self,
-        capture: &Capture,
-        (turn, failed): (usize, bool),
-        thread: usize,
-        ids: &[u32],
-        change: &compare::ListChange,
-        rules: &cache::Rules,
-        sent: &chain::SentCache,
-    ) {
-        let before = match &self.threads[thread].last_tools {
-            Some((before, _, _)) => Arc::clone(before),
-            None => return,
-        };
-        let model = capture
-            .body()
-            .get("model")
-            .and_then(serde_json::Value::as_str)
-            .unwrap_or("");
-        let usd_per_million = prices::price_per_million(&self.settings, model);
-        let refused_in_place =
-            appended::binds_thinking(capture) && change.first_changed_byte.is_some();
-        // A failed call reads nothing: `append` pays no carried tokens on it.
-        let mut carried = self.threads[thread].append_carried;
-        self.append.turn(
-            self.entries.all(),
-            self.counter,
-            &append::AppendTurn {
-                capture,
-                turn,
-                change,
-                before: &before,
-                now: ids,
-                break_price: sent.break_price.as_ref(),
-                refused_in_place,
-                read_rate: if failed { 0.0 } else { rules.read },
-                write_rate: rules.write,
-                usd_per_million,
-            },
-            &mut carried,
-        );
-        self.threads[thread].append_carried = carried;
     }
 
     /// The capture's own tools, stored once per distinct entry: their ids, whether the body

@@ -9,7 +9,8 @@ use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::calibration::GroupFactor;
-use super::{Analyzer, Counted, StrategyTurn, cache, prompt, round2};
+use super::read::TurnRead;
+use super::{Analyzer, Counted, StrategyTurn, appended, cache, prompt, round2};
 use crate::capture::Capture;
 use crate::pipeline::project_loaded;
 use crate::projection::Applies;
@@ -488,6 +489,80 @@ impl Analyzer<'_> {
             return "the selector following the prompt".to_owned();
         }
         "the request changed outside the tools".to_owned()
+    }
+}
+
+/// What a turn's strategy rows are computed from, beside its read request.
+#[derive(Clone, Copy)]
+pub(super) struct RowsOf<'t> {
+    pub(super) turn: usize,
+    pub(super) thread: usize,
+    pub(super) failed: bool,
+    pub(super) time_ms: Option<i64>,
+    pub(super) ids: &'t Arc<[u32]>,
+    pub(super) array: u32,
+    pub(super) head: &'t [Counted],
+    pub(super) rest: &'t [Counted],
+    pub(super) rest_tokens: usize,
+    pub(super) group: Option<usize>,
+}
+
+impl Analyzer<'_> {
+    /// Every strategy's row of a turn (each projection memoized by what it reads), and the
+    /// names this turn's `tool_search` calls loaded.
+    pub(super) fn replay_rows(
+        &mut self,
+        capture: &Capture,
+        read: &mut TurnRead<'_>,
+        of: &RowsOf<'_>,
+    ) -> (Vec<StrategyTurn>, Vec<String>) {
+        let RowsOf {
+            turn,
+            thread,
+            failed,
+            time_ms,
+            ids,
+            array,
+            head,
+            rest,
+            rest_tokens,
+            group,
+        } = *of;
+        let (newly_loaded, loaded_set, loaded) =
+            self.grow_loaded(std::mem::take(&mut read.loads), thread);
+        let context = read.context;
+
+        let projected = self.project_all(capture, ids, array, context, loaded, &loaded_set);
+        let inputs = TurnInputs {
+            turn,
+            thread,
+            failed,
+            time_ms,
+            ids,
+            seed: read.seed,
+            head,
+            rest,
+            rest_tokens,
+            rules: &read.rules,
+            overhead: read.overhead,
+            loaded,
+            context,
+            newly_loaded: &newly_loaded,
+            group,
+            warmed: self.warmed.take(),
+            binds_thinking: appended::binds_thinking(capture),
+        };
+        let rows: Vec<StrategyTurn> = projected
+            .into_iter()
+            .enumerate()
+            .map(|(index, projected)| {
+                let refusal = self.prefix_refusal(&inputs, index, &projected);
+                let mut row = self.strategy_row(&inputs, index, projected);
+                row.prefix_check = refusal;
+                row
+            })
+            .collect();
+        (rows, newly_loaded)
     }
 }
 
