@@ -375,7 +375,7 @@ impl ToolChanges {
 
 /// A declared entry the model has from the first message: not `defer_loading: true` (nor an
 /// `mcp_toolset` whose `default_config` defers its tools).
-fn offered_from_start(entry: &Value) -> bool {
+pub fn offered_from_start(entry: &Value) -> bool {
     if tool::provider_deferred(entry) {
         return false;
     }

@@ -171,8 +171,17 @@ impl Appended {
             .and_then(Value::as_str)
             .and_then(ClaudeModel::parse)
             .is_some_and(ClaudeModel::takes_system_messages);
-        let in_effect = (takes_changes || !changes.changes.is_empty())
-            .then(|| changes.in_effect(capture).tools.len());
+        let in_effect = if changes.changes.is_empty() {
+            // Without changes: the declared tools offered from the start, counted in place.
+            takes_changes.then(|| {
+                let tools = capture.tools().iter();
+                tools
+                    .filter(|e| crate::tool_changes::offered_from_start(e))
+                    .count()
+            })
+        } else {
+            Some(changes.in_effect(capture).tools.len())
+        };
         Appended {
             system,
             appended: appended(capture, &changes, since),
