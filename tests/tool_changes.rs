@@ -518,6 +518,12 @@ fn report_shows_the_tools_in_effect_and_no_unreachable_warning() {
         shown.trim_end(),
         serde_json::to_string(&tool("db_query")).unwrap()
     );
+    // `diff` names them under its summary.
+    let diff = stdout_of(&["diff", path, "-s", "minimal", "--color", "never"]);
+    assert!(
+        diff.contains("tools in effect (the messages change them; sent as they are): list_dir (declared), deploy (added at message 2), db_query (defined inline at message 2), read_file (removed at message 2)"),
+        "{diff}"
+    );
     // A capture without changes keeps its report as it was.
     let plain: Value =
         serde_json::from_str(&stdout_of(&["report", "samples/small.json", "--json"])).unwrap();
