@@ -611,6 +611,27 @@ fn edits_in_place_after_thinking_are_refused_on_a_binding_model() {
     assert!(row("original", 2).is_some() && row("original", 3).is_some());
     assert!(row("original", 1).is_none());
     assert!(row("disabled", 2).is_none() && row("disabled", 3).is_none());
+    // The text marks them and says what `!` means.
+    let text = stdout_of(&["session", "samples/traces/midconv-edited-in-place.jsonl"]);
+    assert!(text.contains("!*337"), "{text}");
+    assert!(
+        text.contains("! the provider refuses that request"),
+        "{text}"
+    );
+    assert!(
+        text.contains("! the provider refused this turn (HTTP 400, preserved thinking)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("append (each tool list change as a system message"),
+        "{text}"
+    );
+    let appended = stdout_of(&["session", "samples/traces/midconv-appended.jsonl"]);
+    assert!(
+        appended.contains("\u{2212}bash (appended), +deploy (appended)"),
+        "{appended}"
+    );
+    assert!(!appended.contains("! the provider"), "{appended}");
 }
 
 #[test]

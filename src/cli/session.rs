@@ -138,6 +138,8 @@ struct TextSpill {
     disagreements: Spool,
     /// Per strategy: turns it refuses, and the first with its reason.
     errors: Vec<(usize, Option<(usize, String)>)>,
+    /// Some strategy's row is refused by the prefix check (`!`).
+    prefix_refused: bool,
 }
 
 impl TextSpill {
@@ -151,6 +153,7 @@ impl TextSpill {
             strategy_widths,
             disagreements: Spool::new()?,
             errors: vec![(0, None); strategies.len()],
+            prefix_refused: false,
         })
     }
 
@@ -178,6 +181,7 @@ impl TextSpill {
             }
             self.strategies.cells(&cells)?;
         }
+        self.prefix_refused |= rows.iter().any(|r| r.prefix_check.is_some());
         for (errors, row) in self.errors.iter_mut().zip(rows) {
             if let Some(error) = &row.error {
                 errors.0 += 1;
@@ -252,6 +256,7 @@ fn write_text(
         strategy_widths,
         disagreements,
         errors,
+        prefix_refused,
     } = spill;
     let header = TURN_HEADER.map(str::to_owned);
     write_grid(&header, turns, &turn_widths, &TURN_RIGHT, out)?;
@@ -276,6 +281,11 @@ fn write_text(
     header.extend(report.strategies.iter().map(|s| s.id.to_owned()));
     let right = vec![true; report.strategies.len() + 1];
     write_grid(&header, strategies, &strategy_widths, &right, out)?;
+    if prefix_refused {
+        out.write_all(
+            b"! the provider refuses that request: the strategy's tool list changed in place after thinking, on a model that binds thinking to its prefix\n",
+        )?;
+    }
 
     out.write_all(totals_text(report, errors, color).as_bytes())?;
     Ok(())
