@@ -632,6 +632,19 @@ fn edits_in_place_after_thinking_are_refused_on_a_binding_model() {
         "{appended}"
     );
     assert!(!appended.contains("! the provider"), "{appended}");
+    // With its usage: every turn agrees, and none is priced as a break (each turn's own
+    // calibration ratio converts the tool-use prompt's offset differently; the cached prefix
+    // is the same tokens on every turn).
+    let json: Value = serde_json::from_str(&stdout_of(&[
+        "session",
+        "samples/traces/midconv-appended.jsonl",
+        "--json",
+    ]))
+    .unwrap();
+    for turn in json["turns"].as_array().unwrap() {
+        assert_eq!(turn["agrees"], true, "{turn}");
+        assert!(turn["break_price"].is_null(), "{turn}");
+    }
 }
 
 #[test]
