@@ -932,6 +932,12 @@ fn capture_notes(capture: &Capture) -> Vec<Note> {
             "Gemini: tools are measured as the list of function declarations (and built-in tool objects); the `{\"functionDeclarations\":[…]}` wrapper around them (25 bytes) is not counted"
         }));
     }
+    // What the provider refuses of the request's mid-conversation system messages: every
+    // projection keeps the messages, so every one is rejected with them.
+    let changes = crate::tool_changes::ToolChanges::read(capture);
+    for problem in changes.problems(capture, None) {
+        notes.push(Note::error(problem));
+    }
     for entry in capture.tools() {
         if entry.get("type").and_then(Value::as_str) != Some("namespace") {
             continue;

@@ -15,7 +15,7 @@ const LAYERS: &[&[&str]] = &[
         "descendants",
     ],
     // What a request holds: the capture, one tool entry, traces of many requests.
-    &["capture", "tool", "trace"],
+    &["capture", "tool", "tool_changes", "trace"],
     // The models over a capture: projections, measuring, settings, the strategy ids.
     &[
         "projection",

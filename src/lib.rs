@@ -30,6 +30,7 @@ pub mod strategies;
 pub mod strategy;
 pub mod text;
 pub mod tool;
+pub mod tool_changes;
 pub mod trace;
 #[cfg(feature = "tui")]
 pub mod tui;

@@ -320,6 +320,8 @@ fn lint(capture: &Capture, draft: &Draft, outcomes: &[ToolOutcome], notes: &mut 
         )));
     }
 
+    unresolved_references(capture, &sends, notes);
+
     // Provider-side deferral (STRATEGIES.md section 5).
     let deferred = sent
         .iter()
@@ -338,10 +340,47 @@ fn lint(capture: &Capture, draft: &Draft, outcomes: &[ToolOutcome], notes: &mut 
             // A client's own search tool (Claude Code's `ToolSearch`) answers with tool
             // references.
             is_provider_search(t.entry(capture)) || deferral_kind(t.entry(capture)).is_some()
-        }) {
+        }) && !all_offered(capture, sent)
+        {
             notes.push(Note::warning(
                 "entries carry `defer_loading: true` but no tool search tool is sent: the model cannot reach them unless a custom tool returns tool references",
             ));
+        }
+    }
+}
+
+/// Whether a `tool_addition` in the messages offers every deferred entry sent: the model
+/// reaches them without a tool search.
+fn all_offered(capture: &Capture, sent: &[crate::projection::SentTool]) -> bool {
+    let changes = crate::tool_changes::ToolChanges::read(capture);
+    sent.iter()
+        .filter(|t| provider_deferred(t.entry(capture)))
+        .all(|t| changes.offers(&tool::label(t.entry(capture))))
+}
+
+/// A reference in the messages must name a tool the projection still sends (a tool defined
+/// inline at or before it resolves whatever `tools` holds).
+fn unresolved_references(capture: &Capture, sends: &dyn Fn(&str) -> bool, notes: &mut Vec<Note>) {
+    let originals = capture.tools();
+    let changes = crate::tool_changes::ToolChanges::read(capture);
+    for change in &changes.changes {
+        let crate::tool_changes::Target::Tool(name) = &change.target else {
+            continue;
+        };
+        let declared = originals.iter().any(|e| tool::name(e) == Some(name));
+        let defined_inline = changes.changes.iter().any(|c| {
+            c.message <= change.message
+                && matches!(&c.target, crate::tool_changes::Target::Inline(d) if tool::name(d) == Some(name))
+        });
+        if declared && !defined_inline && !sends(name) {
+            notes.push(Note::error(format!(
+                "message {}: a `{}` names `{name}`, which this projection does not send (tool_reference_unresolved): the provider rejects the request",
+                change.message + 1,
+                match change.kind {
+                    crate::tool_changes::Kind::Addition => "tool_addition",
+                    crate::tool_changes::Kind::Removal => "tool_removal",
+                }
+            )));
         }
     }
 }

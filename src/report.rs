@@ -34,6 +34,102 @@ pub struct CaptureFigures {
     /// Tokens of the array as the model sees it: entries marked `defer_loading: true` count 0
     /// (STRATEGIES.md section 5). Equal to `tools_tokens` without such entries.
     pub context_tokens: usize,
+    /// The tools in effect at the end of the request, when its messages change them
+    /// (mid-conversation `tool_addition` / `tool_removal`); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub in_effect: Option<InEffectFigures>,
+    /// Why the provider would reject the request's system messages and tool changes.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tool_change_problems: Vec<String>,
+}
+
+/// The tools a request has at its end when its messages change them.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct InEffectFigures {
+    /// Tools declared in `tools` (deferred included).
+    pub declared: usize,
+    /// The tools in effect, in the order they came into effect, each with where it came from.
+    pub tools: Vec<EffectToolFigures>,
+    /// Tools withdrawn and not offered again.
+    pub removed: Vec<EffectToolFigures>,
+    /// Declared `defer_loading: true` and never offered: no context.
+    pub hidden: Vec<String>,
+    /// Tokens of the inline definitions, counted as prompt tokens where they stand (each
+    /// definition's compact JSON).
+    pub inline_tokens: usize,
+    /// Tokens of the deferred declarations a `tool_addition` brings into context.
+    pub added_tokens: usize,
+}
+
+/// One tool in effect (or withdrawn).
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct EffectToolFigures {
+    /// Its name (`server/name`, `server/*` for MCP) and where it came from, structured
+    /// (`from`, `message`, `redefined`, `removed_at`).
+    #[serde(flatten)]
+    pub tool: crate::tool_changes::EffectTool,
+    /// Where it came from in words: `declared`, `added at message N`, `defined inline at
+    /// message N`, `redefined inline at message N`, `removed at message N`.
+    pub source: String,
+    /// Tokens of its definition (0 when the request cannot show it: an MCP server's tools).
+    pub tokens: usize,
+}
+
+/// The tools in effect of a capture whose messages change them, measured; `None` without
+/// mid-conversation changes.
+pub fn in_effect_figures(
+    capture: &Capture,
+    changes: &crate::tool_changes::ToolChanges,
+    counter: &TokenCounter,
+    original_tokens: &[usize],
+) -> Option<InEffectFigures> {
+    if changes.changes.is_empty() {
+        return None;
+    }
+    let effect = changes.in_effect(capture);
+    let measure = |tool: &crate::tool_changes::EffectTool| -> usize {
+        match (&tool.definition, tool.declared) {
+            (Some(definition), _) => counter.count(&tool::compact(definition)),
+            (None, Some(index)) => original_tokens.get(index).copied().unwrap_or(0),
+            _ => 0,
+        }
+    };
+    let figures = |list: &[crate::tool_changes::EffectTool]| -> Vec<EffectToolFigures> {
+        list.iter()
+            .map(|t| EffectToolFigures {
+                source: t.source(),
+                tool: t.clone(),
+                tokens: measure(t),
+            })
+            .collect()
+    };
+    let tools = figures(&effect.tools);
+    let removed = figures(&effect.removed);
+    let inline_tokens = changes
+        .changes
+        .iter()
+        .filter_map(|c| match &c.target {
+            crate::tool_changes::Target::Inline(d) => Some(counter.count(&tool::compact(d))),
+            _ => None,
+        })
+        .sum();
+    let added_tokens = effect
+        .tools
+        .iter()
+        .chain(&effect.removed)
+        .filter(|t| matches!(t.origin, crate::tool_changes::Origin::Added { .. }))
+        .filter_map(|t| t.declared)
+        .filter(|&i| capture.tools().get(i).is_some_and(provider_deferred))
+        .map(|i| original_tokens.get(i).copied().unwrap_or(0))
+        .sum();
+    Some(InEffectFigures {
+        declared: capture.tools().len(),
+        tools,
+        removed,
+        hidden: effect.hidden,
+        inline_tokens,
+        added_tokens,
+    })
 }
 
 /// Which request of a trace a report is about.
@@ -253,6 +349,7 @@ pub fn report(
         &original_deferred,
         capture_tokens,
     );
+    let changes = crate::tool_changes::ToolChanges::read(capture);
     let capture_figures = CaptureFigures {
         path: path.to_owned(),
         shape: capture.shape().id(),
@@ -261,6 +358,8 @@ pub fn report(
         tools_compact_bytes: array_bytes(&originals, capture.has_tools_key()),
         tools_tokens: capture_tokens,
         context_tokens: capture_context,
+        in_effect: in_effect_figures(capture, &changes, counter, &original_tokens),
+        tool_change_problems: changes.problems(capture, None),
     };
     let measured = Measured {
         json: &json,

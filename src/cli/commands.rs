@@ -150,6 +150,19 @@ pub(super) fn show(args: &ShowArgs) -> Result<Output, Failure> {
     let projection = project(&capture, args.strategy, &settings);
     refused(&projection, &name)?;
     let text = match &args.tool {
+        // A tool the messages define inline: every strategy sends its definition as it is.
+        Some(tool)
+            if !capture.tool_names().any(|n| n == tool) && inline(&capture, tool).is_some() =>
+        {
+            let definition = inline(&capture, tool).unwrap_or_default();
+            let mut text = if args.pretty {
+                toolprism::tool::pretty(&definition)
+            } else {
+                toolprism::tool::compact(&definition)
+            };
+            text.push('\n');
+            text
+        }
         Some(tool) => {
             known_tool(&capture, &projection, tool, &name)?;
             let sent = sent_entry(&projection, tool, &name)?;
@@ -473,6 +486,18 @@ fn known_tool(
         visible(tool),
         projection.strategy
     )))
+}
+
+/// The definition in effect of a tool the request's messages define inline (the last one).
+fn inline(capture: &Capture, tool: &str) -> Option<serde_json::Value> {
+    let changes = toolprism::tool_changes::ToolChanges::read(capture);
+    let effect = changes.in_effect(capture);
+    effect
+        .tools
+        .iter()
+        .chain(&effect.removed)
+        .find(|t| t.name == tool)
+        .and_then(|t| t.definition.clone())
 }
 
 /// The entry the projection sends for `tool`, or one line saying what became of it.

@@ -133,7 +133,29 @@ fn print_summary(
     for note in &projection.notes {
         let _ = writeln!(out, "{}: {}", note_word(note), visible(&note.text));
     }
+    in_effect_lines(out, capture);
     out.push('\n');
+}
+
+/// The tools in effect when the messages change them: the diff is of the declared list, and
+/// every strategy sends the messages (their inline definitions included) as they are.
+fn in_effect_lines(out: &mut String, capture: &Capture) {
+    let changes = toolprism::tool_changes::ToolChanges::read(capture);
+    if changes.changes.is_empty() {
+        return;
+    }
+    let effect = changes.in_effect(capture);
+    let each: Vec<String> = effect
+        .tools
+        .iter()
+        .chain(&effect.removed)
+        .map(|t| format!("{} ({})", visible(&t.name), t.source()))
+        .collect();
+    let _ = writeln!(
+        out,
+        "tools in effect (the messages change them; sent as they are): {}",
+        each.join(", ")
+    );
 }
 
 /// A name as a git path: quoted, as git quotes, when it holds a space, a quote or a backslash.

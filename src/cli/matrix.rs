@@ -413,6 +413,10 @@ fn table(report: &Report, matrix: &Matrix, limit: Option<usize>, color: bool) ->
         Some(limit) => wrap(&title(report), limit),
         None => format!("{}\n", title(report)),
     };
+    // The rows are the declared list; the tools in effect when the messages change them.
+    if let Some(effect) = &report.capture.in_effect {
+        out.push_str(&super::table::in_effect_section(effect, limit));
+    }
     out.push('\n');
     let line = |name: &str, first: &str, rest: &mut dyn Iterator<Item = String>| {
         let mut text = pad(name, name_width);

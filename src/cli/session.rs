@@ -138,6 +138,8 @@ struct TextSpill {
     disagreements: Spool,
     /// Per strategy: turns it refuses, and the first with its reason.
     errors: Vec<(usize, Option<(usize, String)>)>,
+    /// Some strategy's row is refused by the prefix check (`!`).
+    prefix_refused: bool,
 }
 
 impl TextSpill {
@@ -151,6 +153,7 @@ impl TextSpill {
             strategy_widths,
             disagreements: Spool::new()?,
             errors: vec![(0, None); strategies.len()],
+            prefix_refused: false,
         })
     }
 
@@ -178,6 +181,7 @@ impl TextSpill {
             }
             self.strategies.cells(&cells)?;
         }
+        self.prefix_refused |= rows.iter().any(|r| r.prefix_check.is_some());
         for (errors, row) in self.errors.iter_mut().zip(rows) {
             if let Some(error) = &row.error {
                 errors.0 += 1;
@@ -278,6 +282,7 @@ fn write_text(
         strategy_widths,
         disagreements,
         errors,
+        prefix_refused,
     } = spill;
     let header = TURN_HEADER.map(str::to_owned);
     // On a terminal the modelled and observed figures give way first (the cache column and
@@ -337,6 +342,11 @@ fn write_text(
         room: 0,
     };
     write_grid(&header, strategies, &strategy_widths, &right, &fit, out)?;
+    if prefix_refused {
+        out.write_all(
+            b"! the provider refuses that request: the strategy's tool list changed in place after thinking, on a model that binds thinking to its prefix\n",
+        )?;
+    }
 
     out.write_all(totals_text(report, errors, color, cells).as_bytes())?;
     Ok(())
@@ -515,6 +525,9 @@ fn totals_text(
         );
     }
     text.push_str(&breaks_line(&report.break_cost));
+    if let Some(append) = &report.append {
+        text.push_str(&append_line(append));
+    }
     let _ = writeln!(
         text,
         "n/a: the strategy had nothing to act on (or was refused) on every turn; its figures are what it sends"
@@ -932,6 +945,9 @@ fn change(turn: &TurnFacts) -> String {
     if turn.order_changed {
         parts.push("order changed".to_owned());
     }
+    if !turn.appended.is_empty() {
+        parts.push(names(&turn.appended));
+    }
     if !turn.loaded.is_empty() {
         parts.push(format!("tool_search loaded {}", names(&turn.loaded)));
     }
@@ -952,6 +968,9 @@ fn change(turn: &TurnFacts) -> String {
     }
     if let Some(diagnosis) = &turn.provider_diagnosis {
         parts.push(visible(&diagnosis.summary()).into_owned());
+    }
+    if let Some(why) = &turn.prefix_check {
+        parts.push(format!("! {why}"));
     }
     if parts.is_empty() {
         return match turn.previous_turn {
@@ -977,6 +996,55 @@ fn breaks_line(breaks: &toolprism::session::BreakCost) -> String {
             .map(|usd| format!(" ({})", dollars(usd)))
             .unwrap_or_default()
     )
+}
+
+/// `append`'s figures: each change of a thread's tools sent as a mid-conversation system
+/// message instead of a new `tools` array.
+fn append_line(append: &toolprism::session::AppendFigures) -> String {
+    let mut text = format!(
+        "append (each tool list change as a system message, tools defined inline): {} changed in place, {} avoided, {} refused turn{} avoided; {} tokens of system messages; saved {} input tokens{} against original\n",
+        count(append.changes, "turn", "turns"),
+        count(append.breaks_avoided, "break", "breaks"),
+        append.refusals_avoided,
+        if append.refusals_avoided == 1 {
+            ""
+        } else {
+            "s"
+        },
+        thousands(append.change_tokens),
+        signed_money(append.saved_tokens),
+        append
+            .saved_usd
+            .map(|usd| format!(" ({})", signed_dollars(usd)))
+            .unwrap_or_default()
+    );
+    if append.refused_total > 0 {
+        let _ = writeln!(
+            text,
+            "  append is refused on {}: {}",
+            count(append.refused_total, "turn", "turns"),
+            visible(&append.refused.join("; "))
+        );
+    }
+    text
+}
+
+/// Input tokens with their sign.
+fn signed_money(x: f64) -> String {
+    if x < 0.0 {
+        format!("-{}", money(-x))
+    } else {
+        money(x)
+    }
+}
+
+/// Dollars with their sign.
+fn signed_dollars(x: f64) -> String {
+    if x < 0.0 {
+        format!("-{}", dollars(-x))
+    } else {
+        dollars(x)
+    }
 }
 
 /// The price of a break: the turn's cost against its cost with the prefix held, in input
@@ -1010,7 +1078,11 @@ fn cell(turn: &StrategyTurn) -> String {
     let Some(total) = turn.total_tokens else {
         return "?".to_owned();
     };
-    let mark = if turn.stable == Some(false) { "*" } else { "" };
+    let mark = match (turn.prefix_check.is_some(), turn.stable == Some(false)) {
+        (true, _) => "!*",
+        (false, true) => "*",
+        (false, false) => "",
+    };
     let state = match turn.state {
         Some("hit") => " h",
         Some("partial") => " p",

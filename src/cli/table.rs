@@ -325,6 +325,9 @@ pub fn report_table(report: &Report, per_tool: bool, cells: Option<usize>, color
             cells,
         ));
     }
+    if let Some(effect) = &capture.in_effect {
+        out.push_str(&in_effect_section(effect, cells));
+    }
     out.push('\n');
 
     out.push_str(&strategies_grid(report, cells, color));
@@ -359,6 +362,45 @@ pub fn report_table(report: &Report, per_tool: bool, cells: Option<usize>, color
             }
         }
     }
+    out
+}
+
+/// The tools in effect at the end of a request whose messages change them, each with where
+/// it came from: the declared list is the header's.
+pub(crate) fn in_effect_section(
+    effect: &toolprism::report::InEffectFigures,
+    cells: Option<usize>,
+) -> String {
+    let mut out = fit_paragraph(
+        &format!(
+            "the messages change the tools: {} in effect at the end of the request ({} declared in `tools`; inline definitions are prompt tokens where they stand: {}; deferred declarations added: {})\n",
+            effect.tools.len(),
+            effect.declared,
+            count(effect.inline_tokens, "token", "tokens"),
+            count(effect.added_tokens, "token", "tokens"),
+        ),
+        cells,
+    );
+    let mut rows = vec![vec![
+        "tool".to_owned(),
+        "from".to_owned(),
+        "tokens".to_owned(),
+    ]];
+    rows.extend(effect.tools.iter().chain(&effect.removed).map(|t| {
+        vec![
+            visible(&t.tool.name).into_owned(),
+            t.source.clone(),
+            thousands(t.tokens),
+        ]
+    }));
+    rows.extend(effect.hidden.iter().map(|name| {
+        vec![
+            visible(name).into_owned(),
+            "deferred, never added".to_owned(),
+            "0".to_owned(),
+        ]
+    }));
+    out.push_str(&grid(&rows, &[false, false, true], "  ", cells));
     out
 }
 

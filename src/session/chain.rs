@@ -302,11 +302,13 @@ impl Analyzer<'_> {
             self.inner_prefix(&mut m, seed, head.len(), total, time_ms, &exact);
         }
         let price = price_per_million(&self.settings, &read.model).map(|p| p * ratio);
-        let lost = cached_before.and_then(|c| break_price(&m, c, rules, price));
+        // The cached prefix is kept without the tool-use prompt's offset, which each turn's own
+        // ratio converts differently: the same prefix is the same tokens on every turn.
+        let lost = cached_before.and_then(|c| break_price(&m, c + offset, rules, price));
         self.add_break(lost);
         let mut sent = SentCache {
             modelled: Some(CacheFigures::modelled(&m)),
-            cached: Some(m.read + m.written()),
+            cached: Some((m.read + m.written()).saturating_sub(offset)),
             break_price: lost,
             ..SentCache::default()
         };

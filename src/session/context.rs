@@ -128,11 +128,19 @@ fn system_value(capture: &Capture) -> Value {
             parts.push(value.clone());
         }
     }
+    // A Messages or Converse `role: "system"` message is appended mid-conversation (a tool
+    // change, an instruction), not the thread's system prompt.
+    let mid_conversation = matches!(
+        capture.shape(),
+        crate::capture::Shape::AnthropicMessages | crate::capture::Shape::BedrockConverse
+    );
     for message in messages(capture) {
-        if matches!(
-            message.get("role").and_then(Value::as_str),
-            Some("system" | "developer")
-        ) {
+        if !mid_conversation
+            && matches!(
+                message.get("role").and_then(Value::as_str),
+                Some("system" | "developer")
+            )
+        {
             parts.push(message.get("content").cloned().unwrap_or(Value::Null));
         }
     }
@@ -339,11 +347,18 @@ impl Conversation {
             }
         }
         let mut read = Conversation::default();
+        // Messages and Converse system messages are appended mid-conversation, not the prompt.
+        let mid_conversation = matches!(
+            capture.shape(),
+            crate::capture::Shape::AnthropicMessages | crate::capture::Shape::BedrockConverse
+        );
         for message in messages(capture) {
-            if matches!(
-                message.get("role").and_then(Value::as_str),
-                Some("system" | "developer")
-            ) {
+            if !mid_conversation
+                && matches!(
+                    message.get("role").and_then(Value::as_str),
+                    Some("system" | "developer")
+                )
+            {
                 system.write_u8(2);
                 hash_value(message, &mut system);
             }

@@ -21,6 +21,8 @@ pub mod prompt;
 pub mod provider;
 pub mod verdict;
 
+pub mod append;
+mod appended;
 mod calibration;
 mod chain;
 mod diagnosis;
@@ -36,6 +38,7 @@ mod schema;
 mod summary;
 mod tools;
 
+pub use append::AppendFigures;
 pub use diagnosis::{DiagnosisAgreement, DiagnosisDisagreement, ProviderDiagnosis};
 pub use prices::{
     ASSUMED_READ, min_tokens_for, openai_read_for, price_per_million, rules_for, rules_with,
@@ -68,7 +71,7 @@ use entries::EntryStore;
 use media::{Family, MediaTokens, Uncounted};
 use prompt::Ttl;
 use read::{TurnRead, Wants};
-use replay::{MemoKey, Projected, Replay, StrategyPoint, TurnInputs};
+use replay::{MemoKey, Projected, Replay, RowsOf, StrategyPoint};
 use tools::ToolTally;
 
 /// Where an [`Analyzer`] puts each turn once it is finished, instead of keeping it: the rows
@@ -99,6 +102,12 @@ struct ThreadState {
     sent_cached: Option<usize>,
     loaded: BTreeSet<String>,
     strategies: Vec<Option<StrategyPoint>>,
+    /// Messages in the thread's last request (system messages after them are appended).
+    messages: usize,
+    /// A hash of the last request's top-level `system` (the prefix check's).
+    system: Option<u64>,
+    /// Tokens `append` keeps in its prompt beyond `original`'s (withdrawn tools, its messages).
+    append_carried: usize,
 }
 
 /// What a trace record says of its request besides the body.
@@ -166,6 +175,8 @@ pub struct Analyzer<'a> {
     /// Turns of hosts whose provider was assumed or named, by host, provider and how.
     assumed: std::collections::BTreeMap<(Option<String>, &'static str, &'static str), usize>,
     break_cost: BreakCost,
+    /// `append`'s figures over the session.
+    append: append::AppendTotals,
     /// Each tool's sends, calls and tokens.
     tool_tally: ToolTally,
     boundaries: Vec<cache::Boundary>,
@@ -241,6 +252,7 @@ impl<'a> Analyzer<'a> {
             hashed_turns: 0,
             assumed: std::collections::BTreeMap::new(),
             break_cost: BreakCost::default(),
+            append: append::AppendTotals::default(),
             tool_tally: ToolTally::default(),
             boundaries: Vec::new(),
             block_texts: Vec::new(),
@@ -377,15 +389,19 @@ impl<'a> Analyzer<'a> {
 
         let (previous_turn, change) = self.list_change(thread, &ids, present);
         let state = &self.threads[thread];
+        let mid = appended::Appended::of(
+            capture,
+            state.messages,
+            previous_turn.map(|_| (&change, state.system)),
+            record.status,
+        );
 
         // The observed cache, checked against the chain. Only a turn with usage is checked
         // against the next one's messages.
         let point = read.chain_point(turn, usage, time_ms, Arc::clone(&ids));
-        let (cache, cache_break) = if failed {
-            (ChainState::Unknown, None)
-        } else {
-            chain_check(state.chain.as_ref(), &point, read.rules.ttl_ms)
-        };
+        let checked =
+            (!failed).then(|| chain_check(state.chain.as_ref(), &point, read.rules.ttl_ms));
+        let (cache, cache_break) = checked.unwrap_or((ChainState::Unknown, None));
 
         // The request as sent, through the cache model, against what the provider billed.
         let prompt_tokens = context_tokens + rest_tokens;
@@ -409,36 +425,34 @@ impl<'a> Analyzer<'a> {
         // Tool calls, and what each tool cost.
         let calls = self.tally_calls(&mut read, &ids);
 
-        let (newly_loaded, loaded_set, loaded) =
-            self.grow_loaded(std::mem::take(&mut read.loads), thread);
-        let projected = self.project_all(capture, &ids, array, read.inputs(), loaded, &loaded_set);
-        let inputs = TurnInputs {
-            turn,
-            thread,
-            failed,
-            time_ms,
-            ids: &ids,
-            seed: read.seed,
-            head,
-            rest,
-            rest_tokens,
-            rules: &read.rules,
-            overhead: read.overhead,
-            loaded,
-            context: read.context,
-            newly_loaded: &newly_loaded,
-            group,
-            warmed: self.warmed.take(),
-        };
-        let rows = projected
-            .into_iter()
-            .enumerate()
-            .map(|(index, projected)| self.strategy_row(&inputs, index, projected))
-            .collect();
+        let (rows, newly_loaded) = self.replay_rows(
+            capture,
+            &mut read,
+            &RowsOf {
+                turn,
+                thread,
+                failed,
+                time_ms,
+                ids: &ids,
+                array,
+                head,
+                rest,
+                rest_tokens,
+                group,
+            },
+        );
+
+        // A failed call is outside the chain, but a change the provider refused in place is a
+        // refusal `append` avoids.
+        if previous_turn.is_some() && (!failed || mid.prefix_check.is_some()) {
+            let rules = &read.rules;
+            self.append_turn(capture, (turn, failed), thread, &ids, &change, rules, &sent);
+        }
 
         let (model_rates, provider_diagnosis) = self.beside(&read, &point, thread);
         let state = &mut self.threads[thread];
         state.last_tools = Some((Arc::clone(&ids), present, turn));
+        (state.messages, state.system) = (capture.conversation().len(), Some(mid.system));
         if !failed {
             state.sent_cached = sent.cached;
             state.chain = Some(point);
@@ -449,7 +463,7 @@ impl<'a> Analyzer<'a> {
             timestamp: record.timestamp,
             source: record.source,
             shape: Some(read.shape.id()),
-            tools: Some(ids.len()),
+            tools: Some(mid.in_effect.unwrap_or(ids.len())),
             tools_bytes: Some(tools_bytes),
             tools_tokens: Some(tools_tokens),
             context_tokens: Some(context_tokens),
@@ -487,6 +501,8 @@ impl<'a> Analyzer<'a> {
             break_price: sent.break_price,
             calls,
             time_ms,
+            appended: mid.appended,
+            prefix_check: mid.prefix_check,
         };
         self.keep(facts, rows);
     }
@@ -649,6 +665,7 @@ impl<'a> Analyzer<'a> {
                 input: None,
                 cost: None,
                 error: None,
+                prefix_check: None,
             })
             .collect();
         let facts = TurnFacts {
@@ -702,6 +719,8 @@ impl<'a> Analyzer<'a> {
             break_price: None,
             calls: Vec::new(),
             time_ms,
+            appended: Vec::new(),
+            prefix_check: None,
         };
         self.keep(facts, rows);
     }
@@ -722,6 +741,9 @@ impl<'a> Analyzer<'a> {
                     sent_cached: None,
                     loaded: BTreeSet::new(),
                     strategies: (0..self.strategies.len()).map(|_| None).collect(),
+                    messages: 0,
+                    system: None,
+                    append_carried: 0,
                 });
                 self.thread_index.insert(key, index);
                 index

@@ -165,7 +165,7 @@ pub fn pieces<'a>(capture: &'a Capture, model: &str) -> (Vec<Piece<'a>>, usize) 
                 _ => {}
             }
             if let Some(Value::Array(messages)) = body.get("messages") {
-                message_pieces(messages, model, &mut out);
+                message_pieces(messages, capture.tools(), model, &mut out);
             }
             if let Some(mark) = mark_of(body)
                 && let Some(last) = out.last_mut()
@@ -278,7 +278,12 @@ pub fn pieces<'a>(capture: &'a Capture, model: &str) -> (Vec<Piece<'a>>, usize) 
 
 /// Each Messages message's content blocks: the thinking of an assistant turn before the
 /// current tool-use cycle counted as nothing where the model strips it.
-fn message_pieces<'a>(messages: &'a [Value], model: &str, out: &mut Vec<Piece<'a>>) {
+fn message_pieces<'a>(
+    messages: &'a [Value],
+    tools: &'a [Value],
+    model: &str,
+    out: &mut Vec<Piece<'a>>,
+) {
     let cycle = strips_earlier_thinking(model).then(|| tool_cycle_start(messages));
     for (at, message) in messages.iter().enumerate() {
         let role = match message.get("role").and_then(Value::as_str) {
@@ -295,7 +300,14 @@ fn message_pieces<'a>(messages: &'a [Value], model: &str, out: &mut Vec<Piece<'a
                             value: Canon::Text(text),
                             ..piece(role, block, mark_of(block))
                         },
-                        None => piece(role, block, mark_of(block)),
+                        None => match offered_definition(block, tools) {
+                            // The definition a reference offers is rendered where it stands.
+                            Some(entry) => Piece {
+                                value: Canon::Json(entry),
+                                ..piece(role, block, mark_of(block))
+                            },
+                            None => piece(role, block, mark_of(block)),
+                        },
                     });
                 }
             }
@@ -303,6 +315,24 @@ fn message_pieces<'a>(messages: &'a [Value], model: &str, out: &mut Vec<Piece<'a
             None => {}
         }
     }
+}
+
+/// The declared `defer_loading: true` entry a `tool_addition` block offers by `tool_reference`:
+/// out of the context until then, its definition is rendered where the block stands
+/// (PROVIDERS.md 1.4, as the tool search's references are).
+fn offered_definition<'a>(block: &Value, tools: &'a [Value]) -> Option<&'a Value> {
+    if block.get("type").and_then(Value::as_str) != Some("tool_addition") {
+        return None;
+    }
+    let tool = block.get("tool")?;
+    if tool.get("type").and_then(Value::as_str) != Some("tool_reference") {
+        return None;
+    }
+    let name = tool.get("name").and_then(Value::as_str)?;
+    tools
+        .iter()
+        .find(|e| crate::tool::name(e) == Some(name))
+        .filter(|e| crate::tool::provider_deferred(e))
 }
 
 /// The models whose API strips the thinking blocks of earlier assistant turns from the

@@ -9,7 +9,8 @@ use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::calibration::GroupFactor;
-use super::{Analyzer, Counted, StrategyTurn, cache, prompt, round2};
+use super::read::TurnRead;
+use super::{Analyzer, Counted, StrategyTurn, appended, cache, prompt, round2};
 use crate::capture::Capture;
 use crate::pipeline::project_loaded;
 use crate::projection::Applies;
@@ -144,7 +145,14 @@ pub(super) struct TurnInputs<'t> {
     pub(super) group: Option<usize>,
     /// A prefix the provider had cached before the trace began (found on this turn).
     pub(super) warmed: Option<cache::Warmed>,
+    /// The model binds thinking to the prefix and an earlier assistant turn holds thinking:
+    /// a projected list that changed in place fails this turn (PROVIDERS.md section 3).
+    pub(super) binds_thinking: bool,
 }
+
+/// Why the provider refuses a strategy's turn whose projected list changed in place.
+const PREFIX_REFUSAL: &str =
+    "the provider refuses this turn: the projected tool list was edited in place after thinking";
 
 /// Memo key: strategy, distinct tools array, context hash, loaded set.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -173,6 +181,24 @@ pub(super) struct Replay {
 }
 
 impl Analyzer<'_> {
+    /// The prefix check's refusal of a turn (a failed call included: the provider judged its
+    /// prefix) whose projected list differs from the one its thread's last turn in the chain
+    /// sent. Read before [`Analyzer::strategy_row`] takes that turn's point.
+    pub(super) fn prefix_refusal(
+        &self,
+        turn: &TurnInputs<'_>,
+        index: usize,
+        projected: &Projected,
+    ) -> Option<String> {
+        let changed = self.threads[turn.thread].strategies[index]
+            .as_ref()
+            .is_some_and(|before| {
+                before.projected.present != projected.present
+                    || before.projected.ids != projected.ids
+            });
+        (turn.binds_thinking && changed).then(|| PREFIX_REFUSAL.to_owned())
+    }
+
     /// One strategy's row of a turn: its figures, whether its tools stayed as the thread's
     /// last turn sent them and why not, and its request through its own cache model.
     pub(super) fn strategy_row(
@@ -228,6 +254,7 @@ impl Analyzer<'_> {
             input: None,
             cost: None,
             error: projected.error.clone(),
+            prefix_check: None,
         };
         if turn.failed {
             entry.reason = Some("failed call: outside the cache chain".to_owned());
@@ -480,6 +507,79 @@ fn routed_settings(settings: &Settings, openrouter: bool) -> Option<Settings> {
     })
 }
 
+/// What a turn's strategy rows are computed from, beside its read request.
+#[derive(Clone, Copy)]
+pub(super) struct RowsOf<'t> {
+    pub(super) turn: usize,
+    pub(super) thread: usize,
+    pub(super) failed: bool,
+    pub(super) time_ms: Option<i64>,
+    pub(super) ids: &'t Arc<[u32]>,
+    pub(super) array: u32,
+    pub(super) head: &'t [Counted],
+    pub(super) rest: &'t [Counted],
+    pub(super) rest_tokens: usize,
+    pub(super) group: Option<usize>,
+}
+
+impl Analyzer<'_> {
+    /// Every strategy's row of a turn (each projection memoized by what it reads), and the
+    /// names this turn's `tool_search` calls loaded.
+    pub(super) fn replay_rows(
+        &mut self,
+        capture: &Capture,
+        read: &mut TurnRead<'_>,
+        of: &RowsOf<'_>,
+    ) -> (Vec<StrategyTurn>, Vec<String>) {
+        let RowsOf {
+            turn,
+            thread,
+            failed,
+            time_ms,
+            ids,
+            array,
+            head,
+            rest,
+            rest_tokens,
+            group,
+        } = *of;
+        let (newly_loaded, loaded_set, loaded) =
+            self.grow_loaded(std::mem::take(&mut read.loads), thread);
+        let context = read.context;
+        let projected = self.project_all(capture, ids, array, read.inputs(), loaded, &loaded_set);
+        let inputs = TurnInputs {
+            turn,
+            thread,
+            failed,
+            time_ms,
+            ids,
+            seed: read.seed,
+            head,
+            rest,
+            rest_tokens,
+            rules: &read.rules,
+            overhead: read.overhead,
+            loaded,
+            context,
+            newly_loaded: &newly_loaded,
+            group,
+            warmed: self.warmed.take(),
+            binds_thinking: appended::binds_thinking(capture),
+        };
+        let rows: Vec<StrategyTurn> = projected
+            .into_iter()
+            .enumerate()
+            .map(|(index, projected)| {
+                let refusal = self.prefix_refusal(&inputs, index, &projected);
+                let mut row = self.strategy_row(&inputs, index, projected);
+                row.prefix_check = refusal;
+                row
+            })
+            .collect();
+        (rows, newly_loaded)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -506,6 +606,7 @@ mod tests {
             input: None,
             cost,
             error: None,
+            prefix_check: None,
         };
         let rows = [
             row(Some(0.1), 10, None),

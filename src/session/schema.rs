@@ -30,6 +30,10 @@ pub struct SessionReport {
     pub calibration: Option<Calibration>,
     /// What the breaks of the request as sent cost over the session ([`BreakPrice`] summed).
     pub break_cost: BreakCost,
+    /// `append` (each change of a thread's tools as a mid-conversation system message) against
+    /// `original`; absent when no thread's tool list changed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub append: Option<super::append::AppendFigures>,
     /// Every tool the capture sent, with its calls and cost.
     pub tools: Vec<ToolUse>,
     /// Tools never called on the turns that sent them, and what deferring them would have
@@ -354,6 +358,14 @@ pub struct TurnFacts {
     /// The record's instant, for the cache lifetime.
     #[serde(skip)]
     pub time_ms: Option<i64>,
+    /// The tools changed by system messages appended since the thread's previous turn, each
+    /// `+name (appended)`, `−name (appended)` or `name redefined (appended)`: no cache break.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub appended: Vec<String>,
+    /// Why the provider refuses this turn on a model that binds thinking to its prefix: the
+    /// tools or system were edited in place while an earlier assistant turn holds thinking.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prefix_check: Option<String>,
 }
 
 /// What the tables know of a turn's model (SESSIONS.md section 3, "Models"): a model they do
@@ -571,6 +583,10 @@ pub struct StrategyTurn {
     pub cost: Option<f64>,
     /// The host refuses this turn's request under this strategy.
     pub error: Option<String>,
+    /// The provider refuses this turn's projected request: the model binds thinking to its
+    /// prefix and the projected tool list changed in place after thinking (`!`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prefix_check: Option<String>,
 }
 
 /// What the trace reader knows that the analysis does not.

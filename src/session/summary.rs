@@ -136,6 +136,10 @@ impl Analyzer<'_> {
                 .collect(),
             calibration,
             break_cost: self.break_cost.rounded(),
+            append: {
+                let append = self.append.report();
+                (append.changes + append.refused_total > 0).then_some(append)
+            },
             tools,
             deferral,
             strategies,

@@ -139,6 +139,8 @@ impl MatrixTab {
                 tools_bytes: ctx.capture_bytes,
                 tools_compact_bytes: ctx.capture_compact_bytes,
                 tools_tokens,
+                in_effect: None,
+                tool_change_problems: Vec::new(),
             },
             turn: None,
             encoding: ctx.encoding.id(),

@@ -1,0 +1,849 @@
+//! Mid-conversation tool changes (PROVIDERS.md sections 1 and 3): reading every form, the
+//! tools in effect, what the provider refuses, and a session of them (issue 41).
+
+use serde_json::{Value, json};
+use toolprism::Settings;
+use toolprism::capture::Capture;
+use toolprism::measure::{Encoding, TokenCounter};
+use toolprism::session::{Analyzer, SessionReport, TraceInfo};
+use toolprism::strategy::Strategy;
+use toolprism::tool_changes::{ClaudeModel, Kind, Origin, Target, ToolChanges};
+use toolprism::trace::TraceRecord;
+
+use crate::support::command::stdout_of;
+use crate::support::records::record;
+
+fn tool(name: &str) -> Value {
+    json!({"name": name, "description": format!("The {name} tool."),
+        "input_schema": {"type": "object", "properties": {"x": {"type": "string"}}}})
+}
+
+fn deferred(name: &str) -> Value {
+    let mut entry = tool(name);
+    entry["defer_loading"] = json!(true);
+    entry
+}
+
+fn user(text: &str) -> Value {
+    json!({"role": "user", "content": text})
+}
+
+fn system(blocks: Value) -> Value {
+    json!({"role": "system", "content": blocks})
+}
+
+fn add_ref(name: &str) -> Value {
+    json!({"type": "tool_addition", "tool": {"type": "tool_reference", "name": name}})
+}
+
+fn remove_ref(name: &str) -> Value {
+    json!({"type": "tool_removal", "tool": {"type": "tool_reference", "name": name}})
+}
+
+fn add_inline(definition: Value) -> Value {
+    json!({"type": "tool_addition", "tool": {"type": "tool_definition", "definition": definition}})
+}
+
+fn capture(model: &str, tools: &[Value], messages: Vec<Value>) -> Capture {
+    Capture::from_value(json!({"model": model, "max_tokens": 100, "tools": tools,
+        "messages": messages}))
+    .unwrap()
+}
+
+fn effect_names(capture: &Capture) -> (Vec<String>, Vec<String>) {
+    let effect = ToolChanges::read(capture).in_effect(capture);
+    (
+        effect.tools.iter().map(|t| t.name.clone()).collect(),
+        effect.removed.iter().map(|t| t.name.clone()).collect(),
+    )
+}
+
+fn problems(capture: &Capture) -> Vec<String> {
+    ToolChanges::read(capture).problems(capture, None)
+}
+
+const MODEL: &str = "claude-opus-5-5";
+
+#[test]
+fn every_reference_form_and_an_inline_definition_is_read() {
+    let toolset = json!({"type": "mcp_toolset", "mcp_server_name": "gh"});
+    let c = capture(
+        MODEL,
+        &[tool("a"), deferred("deploy"), toolset],
+        vec![
+            user("go"),
+            system(json!([
+                add_ref("deploy"),
+                {"type": "tool_addition", "tool": {"type": "mcp_tool_reference", "server_name": "gh", "name": "create_issue"}},
+                {"type": "tool_addition", "tool": {"type": "mcp_toolset_reference", "server_name": "gh"}},
+                add_inline(tool("db_query")),
+                {"type": "tool_addition", "tool": {"type": "tool_definition", "definition": {"type": "mcp_toolset", "mcp_server_name": "calendar"}}},
+                {"type": "text", "text": "More tools."}
+            ])),
+        ],
+    );
+    let changes = ToolChanges::read(&c);
+    let targets: Vec<&Target> = changes.changes.iter().map(|c| &c.target).collect();
+    assert_eq!(targets[0], &Target::Tool("deploy".into()));
+    assert_eq!(
+        targets[1],
+        &Target::McpTool {
+            server: "gh".into(),
+            name: "create_issue".into()
+        }
+    );
+    assert_eq!(targets[2], &Target::McpToolset("gh".into()));
+    assert!(matches!(targets[3], Target::Inline(d) if d["name"] == "db_query"));
+    assert_eq!(targets[4].label(), "calendar/*");
+    assert!(changes.changes.iter().all(|c| c.message == 1));
+    assert!(changes.changes.iter().all(|c| c.kind == Kind::Addition));
+    let (tools, _) = effect_names(&c);
+    // The toolset declared and offered from the start is `gh/*`; its reference re-offers it.
+    assert_eq!(
+        tools,
+        [
+            "a",
+            "gh/*",
+            "deploy",
+            "gh/create_issue",
+            "db_query",
+            "calendar/*"
+        ]
+    );
+    assert!(problems(&c).is_empty(), "{:?}", problems(&c));
+}
+
+#[test]
+fn the_sdk_block_form_and_a_string_system_message_are_read() {
+    let c = capture(
+        MODEL,
+        &[tool("a"), deferred("b")],
+        vec![
+            user("go"),
+            json!({"role": "user", "content": [{"type": "mid_conv_system", "content": [add_ref("b")]}]}),
+            json!({"role": "system", "content": "Be brief from here."}),
+        ],
+    );
+    let changes = ToolChanges::read(&c);
+    assert_eq!(changes.messages.len(), 2);
+    assert_eq!(changes.changes.len(), 1);
+    assert_eq!(changes.changes[0].message, 1);
+    assert_eq!(effect_names(&c).0, ["a", "b"]);
+}
+
+#[test]
+fn a_removed_tool_is_out_until_it_is_added_again() {
+    let removed = capture(
+        MODEL,
+        &[tool("a"), tool("b")],
+        vec![user("go"), system(json!([remove_ref("a")]))],
+    );
+    assert_eq!(effect_names(&removed), (vec!["b".into()], vec!["a".into()]));
+    let effect = ToolChanges::read(&removed).in_effect(&removed);
+    assert_eq!(effect.removed[0].source(), "removed at message 2");
+
+    let again = capture(
+        MODEL,
+        &[tool("a"), tool("b")],
+        vec![
+            user("go"),
+            system(json!([remove_ref("a")])),
+            json!({"role": "assistant", "content": "ok"}),
+            user("more"),
+            system(json!([add_ref("a")])),
+        ],
+    );
+    let effect = ToolChanges::read(&again).in_effect(&again);
+    let names: Vec<&str> = effect.tools.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, ["b", "a"]);
+    assert!(effect.removed.is_empty());
+    assert_eq!(effect.tools[1].origin, Origin::Added { message: 5 });
+    assert!(problems(&again).is_empty(), "{:?}", problems(&again));
+}
+
+#[test]
+fn a_redefinition_replaces_the_earlier_definition_from_its_place() {
+    let mut newer = tool("a");
+    newer["description"] = json!("The a tool, version 2.");
+    let c = capture(
+        MODEL,
+        &[tool("a"), tool("b")],
+        vec![user("go"), system(json!([add_inline(newer.clone())]))],
+    );
+    let effect = ToolChanges::read(&c).in_effect(&c);
+    let names: Vec<&str> = effect.tools.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, ["b", "a"]);
+    assert_eq!(
+        effect.tools[1].origin,
+        Origin::Inline {
+            message: 2,
+            redefined: true
+        }
+    );
+    assert_eq!(effect.tools[1].definition.as_ref(), Some(&newer));
+    assert_eq!(effect.tools[1].source(), "redefined inline at message 2");
+}
+
+#[test]
+fn a_deferred_declaration_is_hidden_until_added() {
+    let c = capture(MODEL, &[tool("a"), deferred("b")], vec![user("go")]);
+    let effect = ToolChanges::read(&c).in_effect(&c);
+    assert_eq!(effect.hidden, ["b"]);
+    assert_eq!(effect.tools.len(), 1);
+}
+
+#[test]
+fn converse_tool_changes_are_read() {
+    let c = Capture::from_value(json!({
+        "modelId": "anthropic.claude-opus-5-5-v1:0",
+        "toolConfig": {"tools": [
+            {"toolSpec": {"name": "a", "description": "A.", "inputSchema": {"json": {"type": "object"}}}},
+            {"toolSpec": {"name": "b", "description": "B.", "inputSchema": {"json": {"type": "object"}}}}
+        ]},
+        "messages": [
+            {"role": "user", "content": [{"text": "go"}]},
+            {"role": "system", "content": [
+                {"toolRemoval": {"tool": {"name": "a"}}},
+                {"toolAddition": {"tool": {"name": "create_issue", "serverName": "gh"}}}
+            ]}
+        ]
+    }))
+    .unwrap();
+    let changes = ToolChanges::read(&c);
+    assert_eq!(changes.changes.len(), 2);
+    assert_eq!(changes.changes[0].kind, Kind::Removal);
+    assert_eq!(changes.changes[0].target, Target::Tool("a".into()));
+    assert_eq!(changes.changes[1].target.label(), "gh/create_issue");
+    assert_eq!(effect_names(&c).1, ["a"]);
+}
+
+#[test]
+fn models_that_take_system_messages_and_bind_thinking() {
+    let takes = |m: &str| ClaudeModel::parse(m).map(ClaudeModel::takes_system_messages);
+    let binds = |m: &str| ClaudeModel::parse(m).map(ClaudeModel::binds_thinking);
+    assert_eq!(takes("claude-opus-4-8"), Some(true));
+    assert_eq!(takes("claude-opus-4-7"), Some(false));
+    assert_eq!(takes("claude-sonnet-5"), Some(false));
+    assert_eq!(takes("claude-sonnet-5-5"), Some(true));
+    assert_eq!(takes("us.anthropic.claude-haiku-5-5-v1:0"), Some(true));
+    assert_eq!(takes("claude-fable-5"), Some(true));
+    assert_eq!(takes("claude-3-5-sonnet-20241022"), None);
+    assert_eq!(takes("gpt-5"), None);
+    assert_eq!(binds("claude-fable-5"), Some(false));
+    assert_eq!(binds("claude-fable-5-1"), Some(true));
+    assert_eq!(binds("claude-mythos-5-2"), Some(true));
+    assert_eq!(binds("claude-opus-5"), Some(false));
+    assert_eq!(binds("claude-opus-5-5@20261001"), Some(true));
+    assert_eq!(binds("claude-opus-4-8-20260301"), Some(false));
+}
+
+fn one_problem(c: &Capture, expected: &str) {
+    let found = problems(c);
+    assert!(
+        found.iter().any(|p| p.contains(expected)),
+        "no problem with {expected:?} in {found:?}"
+    );
+}
+
+#[test]
+fn a_model_without_system_messages_is_refused() {
+    let c = capture(
+        "claude-sonnet-4-5",
+        &[tool("a")],
+        vec![user("go"), system(json!([remove_ref("a")]))],
+    );
+    one_problem(&c, "Sonnet 4.5 takes no `role: \"system\"` messages");
+    let sonnet5 = capture(
+        "claude-sonnet-5",
+        &[tool("a")],
+        vec![user("go"), system(json!([remove_ref("a")]))],
+    );
+    one_problem(&sonnet5, "Sonnet 5 takes no");
+    let fine = capture(
+        "claude-opus-4-8",
+        &[tool("a")],
+        vec![user("go"), system(json!([remove_ref("a")]))],
+    );
+    assert!(problems(&fine).is_empty());
+}
+
+#[test]
+fn placement_rules() {
+    let first = capture(MODEL, &[tool("a")], vec![system(json!([remove_ref("a")]))]);
+    one_problem(&first, "first in `messages`");
+
+    let between = capture(
+        MODEL,
+        &[tool("a")],
+        vec![
+            user("go"),
+            json!({"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": "a", "input": {}}]}),
+            system(json!([remove_ref("a")])),
+            json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t", "content": "x"}]}),
+        ],
+    );
+    one_problem(&between, "between a `tool_use` and its `tool_result`");
+
+    let paused = capture(
+        MODEL,
+        &[tool("a")],
+        vec![
+            user("go"),
+            json!({"role": "assistant", "content": [{"type": "server_tool_use", "id": "s", "name": "web_search", "input": {}}]}),
+            system(json!([remove_ref("a")])),
+        ],
+    );
+    one_problem(&paused, "after a paused assistant turn");
+    // Text alone after a paused turn is accepted.
+    let paused_text = capture(
+        MODEL,
+        &[tool("a")],
+        vec![
+            user("go"),
+            json!({"role": "assistant", "content": [{"type": "server_tool_use", "id": "s", "name": "web_search", "input": {}}]}),
+            system(json!([{"type": "text", "text": "note"}])),
+        ],
+    );
+    assert!(
+        problems(&paused_text).is_empty(),
+        "{:?}",
+        problems(&paused_text)
+    );
+
+    let before_user = capture(
+        MODEL,
+        &[tool("a")],
+        vec![user("go"), system(json!([remove_ref("a")])), user("again")],
+    );
+    one_problem(&before_user, "followed by a user turn");
+
+    let scoped = capture(
+        MODEL,
+        &[tool("a")],
+        vec![
+            user("go"),
+            json!({"role": "system", "clear_at": "next_user_message", "content": [remove_ref("a")]}),
+        ],
+    );
+    one_problem(&scoped, "turn-scoped");
+
+    // Text-only system messages to a model that is no Claude (a gateway's Anthropic endpoint
+    // takes them as its system prompt) are not judged; to Claude they are.
+    let gateway = |model: &str| {
+        capture(
+            model,
+            &[tool("a")],
+            vec![system(json!("Be brief.")), user("go")],
+        )
+    };
+    assert!(problems(&gateway("deepseek-chat")).is_empty());
+    one_problem(&gateway("claude-opus-5-5"), "first in `messages`");
+}
+
+#[test]
+fn references_types_cache_control_and_betas() {
+    let undeclared = capture(
+        MODEL,
+        &[tool("a")],
+        vec![user("go"), system(json!([add_ref("ghost")]))],
+    );
+    one_problem(&undeclared, "tool_reference_unresolved");
+    let no_server = capture(
+        MODEL,
+        &[tool("a")],
+        vec![
+            user("go"),
+            system(
+                json!([{"type": "tool_addition", "tool": {"type": "mcp_toolset_reference", "server_name": "gh"}}]),
+            ),
+        ],
+    );
+    one_problem(&no_server, "an MCP server no `mcp_toolset` declares");
+    // A reference to a tool defined earlier in messages resolves.
+    let defined = capture(
+        MODEL,
+        &[tool("a")],
+        vec![
+            user("go"),
+            system(json!([add_inline(tool("late"))])),
+            json!({"role": "assistant", "content": "ok"}),
+            user("more"),
+            system(json!([remove_ref("late")])),
+        ],
+    );
+    assert!(problems(&defined).is_empty(), "{:?}", problems(&defined));
+
+    let conflict = capture(
+        MODEL,
+        &[tool("bash")],
+        vec![
+            user("go"),
+            system(json!([add_inline(
+                json!({"type": "bash_20250124", "name": "bash"})
+            )])),
+        ],
+    );
+    one_problem(&conflict, "tool_name_conflict");
+    // A newer version of the same server tool is no other type.
+    let versions = capture(
+        MODEL,
+        &[json!({"type": "bash_20241022", "name": "bash"})],
+        vec![
+            user("go"),
+            system(json!([add_inline(
+                json!({"type": "bash_20250124", "name": "bash"})
+            )])),
+        ],
+    );
+    assert!(problems(&versions).is_empty(), "{:?}", problems(&versions));
+
+    let mut marked = tool("m");
+    marked["cache_control"] = json!({"type": "ephemeral"});
+    let mut block = add_inline(marked);
+    block["cache_control"] = json!({"type": "ephemeral"});
+    let both = capture(
+        MODEL,
+        &[tool("a")],
+        vec![user("go"), system(json!([block]))],
+    );
+    one_problem(&both, "on both its `tool_addition` and its definition");
+
+    let removal_by_definition = capture(
+        MODEL,
+        &[tool("a")],
+        vec![
+            user("go"),
+            system(
+                json!([{"type": "tool_removal", "tool": {"type": "tool_definition", "definition": tool("a")}}]),
+            ),
+        ],
+    );
+    one_problem(&removal_by_definition, "by definition");
+
+    // Bedrock InvokeModel bodies carry their betas: an inline definition needs inline-tools.
+    let with_betas = |betas: Value| {
+        Capture::from_value(json!({"anthropic_version": "bedrock-2023-05-31",
+            "anthropic_beta": betas, "max_tokens": 10, "tools": [tool("a")],
+            "messages": [user("go"), system(json!([add_inline(tool("late")), remove_ref("a")]))]}))
+        .unwrap()
+    };
+    one_problem(
+        &with_betas(json!(["mid-conversation-tool-changes-2026-07-01"])),
+        "inline-tools-2026-09-15",
+    );
+    assert!(problems(&with_betas(json!(["inline-tools-2026-09-15"]))).is_empty());
+    let by_reference = Capture::from_value(json!({"anthropic_version": "bedrock-2023-05-31",
+        "anthropic_beta": [], "max_tokens": 10, "tools": [tool("a")],
+        "messages": [user("go"), system(json!([remove_ref("a")]))]}))
+    .unwrap();
+    one_problem(&by_reference, "mid-conversation-tool-changes-2026-07-01");
+}
+
+#[test]
+fn the_limits_are_checked() {
+    let many: Vec<Value> = (0..10_001)
+        .map(|i| json!({"name": format!("t{i}"), "input_schema": {"type": "object"}}))
+        .collect();
+    let c = capture(
+        MODEL,
+        &many,
+        vec![user("go"), system(json!([remove_ref("t1")]))],
+    );
+    one_problem(&c, "more than 10000 available");
+    let big = json!({"name": "big", "description": "x".repeat(4 * 1024 * 1024),
+        "input_schema": {"type": "object"}});
+    let c = capture(
+        MODEL,
+        &[tool("a")],
+        vec![user("go"), system(json!([add_inline(big)]))],
+    );
+    one_problem(&c, "more than 4 MB");
+}
+
+#[test]
+fn report_shows_the_tools_in_effect_and_no_unreachable_warning() {
+    let c = json!({"model": MODEL, "max_tokens": 10,
+        "tools": [tool("read_file"), tool("list_dir"), deferred("deploy")],
+        "messages": [user("go"), system(json!([remove_ref("read_file"), add_ref("deploy"),
+            add_inline(tool("db_query"))]))]});
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("c.json");
+    std::fs::write(&path, c.to_string()).unwrap();
+    let path = path.to_str().unwrap();
+    let text = stdout_of(&["report", path]);
+    assert!(
+        text.contains("the messages change the tools: 3 in effect"),
+        "{text}"
+    );
+    assert!(text.contains("deploy     added at message 2"), "{text}");
+    assert!(
+        text.contains("db_query   defined inline at message 2"),
+        "{text}"
+    );
+    assert!(text.contains("read_file  removed at message 2"), "{text}");
+    assert!(!text.contains("cannot reach them"), "{text}");
+    // `disabled` drops the tools the references name: the provider rejects its request.
+    assert!(
+        text.contains("disabled: error: message 2: a `tool_removal` names `read_file`"),
+        "{text}"
+    );
+
+    let json: Value = serde_json::from_str(&stdout_of(&["report", path, "--json"])).unwrap();
+    let effect = &json["capture"]["in_effect"];
+    let names: Vec<&str> = effect["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["list_dir", "deploy", "db_query"]);
+    assert_eq!(effect["removed"][0]["from"], "declared");
+    assert_eq!(effect["removed"][0]["removed_at"], 2);
+    let count = |v: &Value| {
+        tiktoken_rs::o200k_base_singleton()
+            .encode_ordinary(&serde_json::to_string(v).unwrap())
+            .len()
+    };
+    assert_eq!(effect["inline_tokens"], count(&tool("db_query")));
+    assert_eq!(effect["added_tokens"], count(&deferred("deploy")));
+    // The matrix's rows are the declared list; the tools in effect stand above them.
+    let matrix = stdout_of(&["report", path, "--matrix"]);
+    assert!(
+        matrix.contains("db_query   defined inline at message 2"),
+        "{matrix}"
+    );
+    // `show --tool` finds a tool defined inline: its definition as the messages send it.
+    let shown = stdout_of(&["show", path, "-s", "minimal", "--tool", "db_query"]);
+    assert_eq!(
+        shown.trim_end(),
+        serde_json::to_string(&tool("db_query")).unwrap()
+    );
+    // `diff` names them under its summary.
+    let diff = stdout_of(&["diff", path, "-s", "minimal", "--color", "never"]);
+    assert!(
+        diff.contains("tools in effect (the messages change them; sent as they are): list_dir (declared), deploy (added at message 2), db_query (defined inline at message 2), read_file (removed at message 2)"),
+        "{diff}"
+    );
+    // A capture without changes keeps its report as it was.
+    let plain: Value =
+        serde_json::from_str(&stdout_of(&["report", "samples/small.json", "--json"])).unwrap();
+    assert!(plain["capture"].get("in_effect").is_none());
+}
+
+fn analyze(path: &str) -> SessionReport {
+    let counter = TokenCounter::new(Encoding::O200kBase);
+    let mut analyzer = Analyzer::new(&Strategy::ALL, &Settings::default(), &counter, None);
+    let text = std::fs::read_to_string(path).unwrap();
+    for (line, raw) in text.lines().enumerate() {
+        let value: Value = serde_json::from_str(raw).unwrap();
+        let status = value["response"]["status_code"].as_u64().map(|s| s as u16);
+        let mut rec: TraceRecord = record(line + 1, value["request"]["body"].clone(), None);
+        rec.status = status;
+        analyzer.push(rec).unwrap();
+    }
+    analyzer.finish(TraceInfo {
+        path: path.into(),
+        format: "claude-trace",
+        ..TraceInfo::default()
+    })
+}
+
+#[test]
+fn appended_changes_are_no_break_and_say_what_they_change() {
+    let report = analyze("samples/traces/midconv-appended.jsonl");
+    let turns = &report.turns;
+    assert_eq!(turns.len(), 4);
+    assert!(turns.iter().all(|t| t.thread == "t1"), "one thread");
+    // Tools in effect: three declared (deploy deferred), two defined inline, bash out and
+    // deploy in.
+    let tools: Vec<Option<usize>> = turns.iter().map(|t| t.tools).collect();
+    assert_eq!(tools, [Some(3), Some(3), Some(5), Some(5)]);
+    assert!(turns.iter().all(|t| t.first_changed_byte.is_none()));
+    assert_eq!(
+        turns[2].appended,
+        [
+            "+mcp__gh__create_issue (appended)",
+            "+mcp__gh__list_issues (appended)"
+        ]
+    );
+    assert_eq!(
+        turns[3].appended,
+        ["\u{2212}bash (appended)", "+deploy (appended)"]
+    );
+    assert!(turns.iter().all(|t| t.prefix_check.is_none()));
+    for strategy in &report.strategies {
+        assert!(
+            strategy.per_turn.iter().all(|t| t.prefix_check.is_none()),
+            "{}",
+            strategy.id
+        );
+    }
+}
+
+#[test]
+fn edits_in_place_after_thinking_are_refused_on_a_binding_model() {
+    let report = analyze("samples/traces/midconv-edited-in-place.jsonl");
+    let marks: Vec<Option<&str>> = report
+        .turns
+        .iter()
+        .map(|t| t.prefix_check.as_deref())
+        .collect();
+    assert_eq!(marks[..2], [None, None]);
+    for mark in &marks[2..] {
+        assert!(
+            mark.is_some_and(
+                |m| m.contains("HTTP 400") && m.contains("tool list was edited in place")
+            ),
+            "{mark:?}"
+        );
+    }
+    let row = |id: &str, turn: usize| {
+        report
+            .strategies
+            .iter()
+            .find(|s| s.id == id)
+            .unwrap()
+            .per_turn[turn]
+            .prefix_check
+            .clone()
+    };
+    // The projected list of `original` changes on turns 3 and 4; `disabled` sends none.
+    assert!(row("original", 2).is_some() && row("original", 3).is_some());
+    assert!(row("original", 1).is_none());
+    assert!(row("disabled", 2).is_none() && row("disabled", 3).is_none());
+    // The text marks them and says what `!` means.
+    let text = stdout_of(&["session", "samples/traces/midconv-edited-in-place.jsonl"]);
+    assert!(text.contains("!*337"), "{text}");
+    assert!(
+        text.contains("! the provider refuses that request"),
+        "{text}"
+    );
+    assert!(
+        text.contains("! the provider refused this turn (HTTP 400, preserved thinking)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("append (each tool list change as a system message"),
+        "{text}"
+    );
+    let appended = stdout_of(&["session", "samples/traces/midconv-appended.jsonl"]);
+    assert!(
+        appended.contains("\u{2212}bash (appended), +deploy (appended)"),
+        "{appended}"
+    );
+    assert!(!appended.contains("! the provider"), "{appended}");
+    // With its usage: every turn agrees, and none is priced as a break (each turn's own
+    // calibration ratio converts the tool-use prompt's offset differently; the cached prefix
+    // is the same tokens on every turn).
+    let json: Value = serde_json::from_str(&stdout_of(&[
+        "session",
+        "samples/traces/midconv-appended.jsonl",
+        "--json",
+    ]))
+    .unwrap();
+    for turn in json["turns"].as_array().unwrap() {
+        assert_eq!(turn["agrees"], true, "{turn}");
+        assert!(turn["break_price"].is_null(), "{turn}");
+    }
+}
+
+#[test]
+fn the_rule_marks_an_edit_in_place_without_a_response() {
+    let tools1 = [tool("a")];
+    let tools2 = [tool("a"), tool("b")];
+    let thinking = json!({"role": "assistant", "content": [
+        {"type": "thinking", "thinking": "hm", "signature": "s"},
+        {"type": "tool_use", "id": "t", "name": "a", "input": {}}]});
+    let result = json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t", "content": "x"}]});
+    let body = |model: &str, tools: &[Value], messages: Vec<Value>| json!({"model": model, "max_tokens": 10, "system": "s", "tools": tools, "messages": messages});
+    let run = |model: &str, deferred_b: bool| {
+        let counter = TokenCounter::new(Encoding::O200kBase);
+        let mut analyzer =
+            Analyzer::new(&[Strategy::Original], &Settings::default(), &counter, None);
+        let second: Vec<Value> = if deferred_b {
+            vec![tool("a"), deferred("b")]
+        } else {
+            tools2.to_vec()
+        };
+        analyzer
+            .push(record(1, body(model, &tools1, vec![user("go")]), None))
+            .unwrap();
+        analyzer
+            .push(record(
+                2,
+                body(
+                    model,
+                    &second,
+                    vec![user("go"), thinking.clone(), result.clone()],
+                ),
+                None,
+            ))
+            .unwrap();
+        analyzer.finish(TraceInfo::default())
+    };
+    let bound = run("claude-fable-5-1", false);
+    assert_eq!(
+        bound.turns[1].prefix_check.as_deref(),
+        Some("the provider refuses this turn: the tool list was edited in place")
+    );
+    assert!(bound.strategies[0].per_turn[1].prefix_check.is_some());
+    // A model that does not bind thinking: only a cache break.
+    assert!(run("claude-fable-5", false).turns[1].prefix_check.is_none());
+    // Appending a deferred tool nothing references is allowed.
+    assert!(
+        run("claude-fable-5-1", true).turns[1]
+            .prefix_check
+            .is_none()
+    );
+    // Moving a `cache_control` marker (in `tools` or `system`) is no edit.
+    let counter = TokenCounter::new(Encoding::O200kBase);
+    let mut analyzer = Analyzer::new(&[Strategy::Original], &Settings::default(), &counter, None);
+    let mut marked = tool("a");
+    marked["cache_control"] = json!({"type": "ephemeral"});
+    let with = |tools: &[Value], system: Value, messages: Vec<Value>| {
+        json!({"model": "claude-fable-5-1", "max_tokens": 10, "system": system, "tools": tools,
+            "messages": messages})
+    };
+    let plain = json!([{"type": "text", "text": "s"}]);
+    let marked_system =
+        json!([{"type": "text", "text": "s", "cache_control": {"type": "ephemeral"}}]);
+    analyzer
+        .push(record(1, with(&[marked], plain, vec![user("go")]), None))
+        .unwrap();
+    analyzer
+        .push(record(
+            2,
+            with(
+                &tools1,
+                marked_system,
+                vec![user("go"), thinking.clone(), result.clone()],
+            ),
+            None,
+        ))
+        .unwrap();
+    let moved = analyzer.finish(TraceInfo::default());
+    assert!(moved.turns[1].first_changed_byte.is_some());
+    assert!(moved.turns[1].prefix_check.is_none());
+}
+
+/// `append` on the sample edited in place, recomputed: the system message it sends at turn 3
+/// defines the MCP server's two tools inline, at turn 4 it withdraws `bash`; both turns are
+/// refusals under `original` (failed calls: nothing read), so each message is written once.
+#[test]
+fn append_figures_recomputed_by_hand() {
+    let path = "samples/traces/midconv-edited-in-place.jsonl";
+    let lines: Vec<Value> = std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let tools3 = lines[2]["request"]["body"]["tools"].as_array().unwrap();
+    let define = |entry: &Value| {
+        format!(
+            r#"{{"type":"tool_addition","tool":{{"type":"tool_definition","definition":{}}}}}"#,
+            serde_json::to_string(entry).unwrap()
+        )
+    };
+    let turn3 = format!(
+        r#"{{"role":"system","content":[{},{}]}}"#,
+        define(&tools3[3]),
+        define(&tools3[4])
+    );
+    let turn4 = r#"{"role":"system","content":[{"type":"tool_removal","tool":{"type":"tool_reference","name":"bash"}}]}"#;
+    let count = |text: &str| {
+        tiktoken_rs::o200k_base_singleton()
+            .encode_ordinary(text)
+            .len()
+    };
+    let tokens = count(&turn3) + count(turn4);
+    let report = analyze(path);
+    let append = report.append.expect("append figures");
+    assert_eq!(append.changes, 2);
+    assert_eq!(append.refusals_avoided, 2);
+    assert_eq!(append.breaks_avoided, 0);
+    assert_eq!(append.change_tokens, tokens);
+    let write = 1.25;
+    assert!((append.saved_tokens - -(tokens as f64 * write)).abs() < 0.01);
+    // The appended session changes nothing in place: nothing for `append` to do.
+    assert!(
+        analyze("samples/traces/midconv-appended.jsonl")
+            .append
+            .is_none()
+    );
+    // On a model that takes no tool changes, `append` is refused with the reason.
+    let tools2 = [tool("a"), tool("b")];
+    let counter = TokenCounter::new(Encoding::O200kBase);
+    let mut analyzer = Analyzer::new(&[Strategy::Original], &Settings::default(), &counter, None);
+    let body = |tools: &[Value]| {
+        json!({"model": "claude-sonnet-4-5", "max_tokens": 10, "system": "s", "tools": tools,
+            "messages": [user("go")]})
+    };
+    analyzer.push(record(1, body(&tools2[..1]), None)).unwrap();
+    analyzer.push(record(2, body(&tools2), None)).unwrap();
+    let append = analyzer.finish(TraceInfo::default()).append.unwrap();
+    assert_eq!(append.changes, 0);
+    assert_eq!(
+        append.refused,
+        ["turn 2: Sonnet 4.5 takes no mid-conversation tool changes"]
+    );
+}
+
+/// A break `original` pays on a model that takes tool changes but binds no thinking: `append`
+/// avoids it, pays its message once, and reads what it keeps beyond `original` (the withdrawn
+/// tool, its message) on every later turn.
+#[test]
+fn append_avoids_a_priced_break() {
+    let system = "Plan carefully before you act. ".repeat(400);
+    let body = |tools: &[Value], messages: Vec<Value>| {
+        json!({"model": "claude-opus-4-8", "max_tokens": 10, "system": system,
+            "cache_control": {"type": "ephemeral"}, "tools": tools, "messages": messages})
+    };
+    let first = [tool("a"), tool("b"), tool("gone")];
+    let second = [tool("a"), tool("b"), tool("c")];
+    let reply = |n: usize| json!({"role": "assistant", "content": format!("step {n}")});
+    let m1 = vec![user("go")];
+    let m2 = vec![user("go"), reply(1), user("next")];
+    let m3 = vec![user("go"), reply(1), user("next"), reply(2), user("more")];
+    let usage = |write: u64, read: u64| {
+        Some(toolprism::trace::Usage {
+            input: 5,
+            cache_write: write,
+            cache_read: read,
+            ..toolprism::trace::Usage::default()
+        })
+    };
+    let counter = TokenCounter::new(Encoding::O200kBase);
+    let mut analyzer = Analyzer::new(&[Strategy::Original], &Settings::default(), &counter, None);
+    analyzer
+        .push(record(1, body(&first, m1), usage(3000, 0)))
+        .unwrap();
+    analyzer
+        .push(record(2, body(&second, m2), usage(3010, 0)))
+        .unwrap();
+    analyzer
+        .push(record(3, body(&second, m3), usage(12, 3010)))
+        .unwrap();
+    let report = analyzer.finish(TraceInfo::default());
+    let price = report.turns[1].break_price.expect("a priced break");
+    let count = |text: &str| {
+        tiktoken_rs::o200k_base_singleton()
+            .encode_ordinary(text)
+            .len()
+    };
+    let entry = |v: &Value| serde_json::to_string(v).unwrap();
+    let message = format!(
+        r#"{{"role":"system","content":[{{"type":"tool_addition","tool":{{"type":"tool_definition","definition":{}}}}},{{"type":"tool_removal","tool":{{"type":"tool_reference","name":"gone"}}}}]}}"#,
+        entry(&tool("c"))
+    );
+    let tokens = count(&message);
+    let carried = tokens + count(&entry(&tool("gone"))) - count(&entry(&tool("c")));
+    let expected = price.extra - tokens as f64 * 1.25 - carried as f64 * 0.1;
+    let append = report.append.expect("append figures");
+    assert_eq!((append.changes, append.breaks_avoided), (1, 1));
+    assert_eq!(append.change_tokens, tokens);
+    assert!(
+        (append.saved_tokens - expected).abs() < 0.02,
+        "{} against {expected}",
+        append.saved_tokens
+    );
+}
