@@ -376,18 +376,14 @@ impl<'a> Analyzer<'a> {
         );
         let (ids, array, [tools_tokens, tools_bytes, context_tokens]) =
             self.own_tools(capture, &read);
-        let present = read.present;
 
         // The rest of the prompt: counted once per turn for every strategy, each block once
         // per session. Automatic caching keeps the text of the long blocks.
-        let (rest, uncounted, media_at) = self.count_pieces(&read.pieces, read.family);
-        // Media the provider's rule counts calibrate; others keep the turn out, with why.
-        let media = read.media_left_out(uncounted);
-        self.note_texts(&read.pieces, rest.iter(), read.rules.openai && !failed);
+        let (rest, media, media_at) = self.count_rest(&read, failed);
         let (head, rest) = rest.split_at(read.head);
         let rest_tokens: usize = head.iter().chain(rest).map(|r| r.1).sum();
 
-        let (previous_turn, change) = self.list_change(thread, &ids, present);
+        let (previous_turn, change) = self.list_change(thread, &ids, read.present);
         let state = &self.threads[thread];
         let mid = appended::Appended::of(
             capture,
@@ -451,7 +447,7 @@ impl<'a> Analyzer<'a> {
 
         let (model_rates, provider_diagnosis) = self.beside(&read, &point, thread);
         let state = &mut self.threads[thread];
-        state.last_tools = Some((Arc::clone(&ids), present, turn));
+        state.last_tools = Some((Arc::clone(&ids), read.present, turn));
         (state.messages, state.system) = (capture.conversation().len(), Some(mid.system));
         if !failed {
             state.sent_cached = sent.cached;
@@ -577,6 +573,20 @@ impl<'a> Analyzer<'a> {
     /// batch) and its breakpoint, and why the turn's media are not counted, if they are not.
     /// A medium's payload is not counted as text: an image the provider's rule covers counts
     /// as that rule says ([`media`]).
+    /// The rest of the prompt counted ([`Self::count_pieces`]), why media keep the turn out
+    /// of calibration (media the provider's rule counts calibrate), and the long blocks'
+    /// text kept where the cache is automatic.
+    fn count_rest(
+        &mut self,
+        read: &TurnRead<'_>,
+        failed: bool,
+    ) -> (Vec<Counted>, Option<&'static str>, Option<usize>) {
+        let (rest, uncounted, media_at) = self.count_pieces(&read.pieces, read.family);
+        let media = read.media_left_out(uncounted);
+        self.note_texts(&read.pieces, rest.iter(), read.rules.openai && !failed);
+        (rest, media, media_at)
+    }
+
     fn count_pieces(
         &mut self,
         pieces: &[prompt::Piece<'_>],

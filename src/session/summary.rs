@@ -13,6 +13,64 @@ use crate::settings::Settings;
 use crate::strategy::Strategy;
 
 impl Analyzer<'_> {
+    /// The trace's part of the report: its format, what was left out, its threads.
+    fn trace_summary(&self, trace: TraceInfo) -> TraceSummary {
+        TraceSummary {
+            path: trace.path,
+            format: trace.format,
+            compression: trace.compression,
+            turns: self.turn_count,
+            ignored: trace.ignored,
+            ignored_total: trace.ignored_total,
+            skipped: trace.skipped,
+            torn_last_line: trace.torn_last_line,
+            untimed_turns: self.timed.untimed,
+            hashed_turns: self.hashed_turns,
+            providers_assumed: self
+                .assumed
+                .iter()
+                .map(|((host, provider, by), turns)| AssumedProvider {
+                    host: host.clone(),
+                    provider,
+                    by,
+                    turns: *turns,
+                })
+                .collect(),
+            threads: self
+                .threads
+                .iter()
+                .map(|t| ThreadSummary {
+                    id: t.id.clone(),
+                    key: t.key.clone(),
+                    turns: t.turns,
+                    first_turn: t.first_turn,
+                })
+                .collect(),
+        }
+    }
+
+    /// The tools never called, and what each deferring strategy withheld of them.
+    fn deferral(&self, tools: &[ToolUse]) -> Deferral {
+        let candidates: Vec<&ToolUse> = tools.iter().filter(|t| t.never_called).collect();
+        Deferral {
+            candidates: candidates.iter().map(|t| t.name.clone()).collect(),
+            tokens: candidates.iter().map(|t| t.tokens).sum(),
+            savings: self
+                .strategies
+                .iter()
+                .zip(&self.replays)
+                .filter(|(s, _)| matches!(s, Strategy::Defer | Strategy::DeferCatalog))
+                .map(|(s, Replay { withheld, .. })| DeferralSaving {
+                    strategy: s.id(),
+                    tokens: candidates
+                        .iter()
+                        .map(|t| withheld.get(t.name.as_str()).copied().unwrap_or(0))
+                        .sum(),
+                })
+                .collect(),
+        }
+    }
+
     pub(super) fn report(
         &self,
         trace: TraceInfo,
@@ -69,60 +127,12 @@ impl Analyzer<'_> {
         let (cheapest, cheapest_any) = (lowest(true), lowest(false));
 
         let tools = self.tool_tally.report();
-        let candidates: Vec<&ToolUse> = tools.iter().filter(|t| t.never_called).collect();
-        let deferral = Deferral {
-            candidates: candidates.iter().map(|t| t.name.clone()).collect(),
-            tokens: candidates.iter().map(|t| t.tokens).sum(),
-            savings: self
-                .strategies
-                .iter()
-                .zip(&self.replays)
-                .filter(|(s, _)| matches!(s, Strategy::Defer | Strategy::DeferCatalog))
-                .map(|(s, Replay { withheld, .. })| DeferralSaving {
-                    strategy: s.id(),
-                    tokens: candidates
-                        .iter()
-                        .map(|t| withheld.get(t.name.as_str()).copied().unwrap_or(0))
-                        .sum(),
-                })
-                .collect(),
-        };
+        let deferral = self.deferral(&tools);
 
         let settings = settings_map(&self.settings);
         SessionReport {
             version: JSON_VERSION,
-            trace: TraceSummary {
-                path: trace.path,
-                format: trace.format,
-                compression: trace.compression,
-                turns: self.turn_count,
-                ignored: trace.ignored,
-                ignored_total: trace.ignored_total,
-                skipped: trace.skipped,
-                torn_last_line: trace.torn_last_line,
-                untimed_turns: self.timed.untimed,
-                hashed_turns: self.hashed_turns,
-                providers_assumed: self
-                    .assumed
-                    .iter()
-                    .map(|((host, provider, by), turns)| AssumedProvider {
-                        host: host.clone(),
-                        provider,
-                        by,
-                        turns: *turns,
-                    })
-                    .collect(),
-                threads: self
-                    .threads
-                    .iter()
-                    .map(|t| ThreadSummary {
-                        id: t.id.clone(),
-                        key: t.key.clone(),
-                        turns: t.turns,
-                        first_turn: t.first_turn,
-                    })
-                    .collect(),
-            },
+            trace: self.trace_summary(trace),
             turns,
             agreement: self.agreement.report(),
             diagnosis: self.diagnoses.report(),
