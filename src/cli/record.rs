@@ -150,7 +150,7 @@ pub fn run(args: &RecordArgs, color: bool) -> Result<Output, Failure> {
         let why = if e.kind() == std::io::ErrorKind::AlreadyExists {
             "it exists already (toolprism never writes over a file)".to_owned()
         } else {
-            visible(&e.to_string()).into_owned()
+            toolprism::error::io_reason(&e)
         };
         Failure::new(format!("{shown}: cannot create the trace: {why}"))
     })?;

@@ -66,7 +66,7 @@ impl Exceeded {
 pub(crate) fn read_problem(error: &io::Error) -> String {
     match Exceeded::of(error) {
         Some(exceeded) => exceeded.to_string(),
-        None => format!("cannot read: {error}"),
+        None => format!("cannot read: {}", crate::error::io_reason(error)),
     }
 }
 

@@ -71,11 +71,12 @@ impl FolderSource {
 }
 
 fn read_file(path: &Path) -> Result<(Value, Box<str>), String> {
-    let file = std::fs::File::open(path).map_err(|e| format!("cannot read: {e}"))?;
+    let file = std::fs::File::open(path)
+        .map_err(|e| format!("cannot read: {}", crate::error::io_reason(&e)))?;
     let mut bytes = Vec::new();
     file.take(MAX_RECORD_BYTES + 1)
         .read_to_end(&mut bytes)
-        .map_err(|e| format!("cannot read: {e}"))?;
+        .map_err(|e| format!("cannot read: {}", crate::error::io_reason(&e)))?;
     if bytes.len() as u64 > MAX_RECORD_BYTES {
         return Err(format!("larger than {} MiB", MAX_RECORD_BYTES >> 20));
     }

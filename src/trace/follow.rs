@@ -169,7 +169,7 @@ fn too_long_problem() -> String {
 }
 
 fn unreadable(error: &std::io::Error) -> LoadError {
-    LoadError::Unreadable(error.to_string())
+    LoadError::Unreadable(crate::error::io_reason(error))
 }
 
 #[cfg(test)]
