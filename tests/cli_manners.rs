@@ -720,3 +720,33 @@ fn a_refused_export_writes_no_store_either() {
     );
     assert_eq!(std::fs::read_to_string(&out).unwrap(), "precious");
 }
+
+/// A problem of the file system is said in words, never as the system's `(os error N)`: by
+/// `record` creating its trace, `session --follow` and `session` on a folder.
+#[test]
+fn io_problems_are_said_in_words_by_record_and_follow() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+    std::os::unix::fs::symlink(&b, &a).unwrap();
+    std::os::unix::fs::symlink(&a, &b).unwrap();
+    let looped = format!("{}/trace.jsonl", a.display());
+    let missing = format!("{}/missing.jsonl", dir.path().display());
+    let cases = [
+        (
+            one_line_failure(toolprism().args(["record", "-o", &looped, "--", "true"])),
+            "cannot create the trace: too many levels of symbolic links",
+        ),
+        (
+            one_line_failure(toolprism().args(["session", "--follow", &missing])),
+            "cannot read: no such file or folder",
+        ),
+        (
+            one_line_failure(toolprism().args(["session", &a.to_string_lossy()])),
+            "cannot read: too many levels of symbolic links",
+        ),
+    ];
+    for (line, said) in cases {
+        assert!(line.ends_with(said), "{line}");
+        assert!(!line.contains("os error"), "{line}");
+    }
+}
