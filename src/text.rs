@@ -34,6 +34,20 @@ pub fn thousands(n: usize) -> String {
     out
 }
 
+/// Input-token equivalents (a cost), whole, with thousands separators.
+pub fn money(x: f64) -> String {
+    thousands(x.round().max(0.0) as usize)
+}
+
+/// US dollars, to the cent, or to four places under a cent.
+pub fn dollars(usd: f64) -> String {
+    if usd.abs() >= 0.01 {
+        format!("${usd:.2}")
+    } else {
+        format!("${usd:.4}")
+    }
+}
+
 /// A signed count with thousands separators.
 pub fn signed(n: i64) -> String {
     let magnitude = thousands(n.unsigned_abs() as usize);
