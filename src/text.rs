@@ -334,6 +334,14 @@ mod tests {
     }
 
     #[test]
+    fn money_is_whole_and_dollars_keep_what_a_cent_hides() {
+        assert_eq!(money(3956.5), "3,957");
+        assert_eq!(money(-2.0), "0");
+        assert_eq!(dollars(0.011879), "$0.01");
+        assert_eq!(dollars(0.004213), "$0.0042");
+    }
+
+    #[test]
     fn fit_cuts_by_cells() {
         assert_eq!(fit("abcdef", 4), "abc…");
         assert_eq!(fit("abc", 3), "abc");
