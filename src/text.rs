@@ -34,6 +34,20 @@ pub fn thousands(n: usize) -> String {
     out
 }
 
+/// Input-token equivalents (a cost), whole, with thousands separators.
+pub fn money(x: f64) -> String {
+    thousands(x.round().max(0.0) as usize)
+}
+
+/// US dollars, to the cent, or to four places under a cent.
+pub fn dollars(usd: f64) -> String {
+    if usd.abs() >= 0.01 {
+        format!("${usd:.2}")
+    } else {
+        format!("${usd:.4}")
+    }
+}
+
 /// A signed count with thousands separators.
 pub fn signed(n: i64) -> String {
     let magnitude = thousands(n.unsigned_abs() as usize);
@@ -317,6 +331,14 @@ mod tests {
         assert_eq!(thousands(1000), "1,000");
         assert_eq!(thousands(1234567), "1,234,567");
         assert_eq!(signed(-1234), "-1,234");
+    }
+
+    #[test]
+    fn money_is_whole_and_dollars_keep_what_a_cent_hides() {
+        assert_eq!(money(3956.5), "3,957");
+        assert_eq!(money(-2.0), "0");
+        assert_eq!(dollars(0.011879), "$0.01");
+        assert_eq!(dollars(0.004213), "$0.0042");
     }
 
     #[test]

@@ -1314,3 +1314,48 @@ fn never_called_counts_only_the_turns_that_sent_the_tool() {
     assert_eq!(never("Bash"), (1, 1, false));
     assert_eq!(report.deferral.candidates, ["Task"]);
 }
+
+/// The README's showcase: a Claude Code session whose GitHub MCP server connects at turn 6.
+/// Its usage figures follow the provider's cache rules, so every judged turn agrees with the
+/// bill; the one break is turn 6's, pointed at the tools the server added, with its price; and
+/// the thread's 130-character user id is shortened with a mark in the text (whole in `--json`).
+#[test]
+fn the_readme_showcase_agrees_with_its_bill_and_names_its_break() {
+    let path = "samples/traces/claude-code-mcp-connects.jsonl";
+    let value: Value = serde_json::from_str(&stdout_of(&["session", path, "--json"])).unwrap();
+    assert_eq!(value["agreement"]["turns"], 9);
+    assert_eq!(value["agreement"]["judged"], 9);
+    assert_eq!(value["agreement"]["agree"], 9, "{}", value["agreement"]);
+    let turns = value["turns"].as_array().unwrap();
+    let breaks: Vec<&Value> = turns.iter().filter(|t| t["cache"] == "break").collect();
+    assert_eq!(breaks.len(), 1);
+    let turn = breaks[0];
+    assert_eq!(turn["turn"], 6);
+    assert_eq!(turn["cache_break"], "tools");
+    let added = turn["added"].as_array().unwrap();
+    assert_eq!(added.len(), 8);
+    assert!(
+        added
+            .iter()
+            .all(|n| n.as_str().unwrap().starts_with("mcp__github__"))
+    );
+    assert!(turn["break_price"]["extra"].as_f64().unwrap() > 0.0);
+    assert_eq!(value["break_cost"]["breaks"], 1);
+    let user = "user_8d41c6a0f2b97e35d1c4a8f6e0b2d97c3a5f1e8b6d4c2a0f9e7d5b3c1a8f6e4d_account__session_2c7e9a41-6b3d-4f8e-9a1c-5d7e2b4f6a80";
+    assert!(
+        value["trace"]["threads"][0]["key"]
+            .as_str()
+            .unwrap()
+            .contains(user)
+    );
+    let text = stdout_of(&["session", path]);
+    assert!(
+        text.contains("9 of 9 turns with usage judged, 9 agree"),
+        "{text}"
+    );
+    assert!(
+        text.contains("(user_id user_8d41c6a0f2b97e35d1c4a8… model"),
+        "{text}"
+    );
+    assert!(!text.contains(user));
+}

@@ -179,6 +179,23 @@ fn the_turn_diff_and_the_totals_at_two_sizes() {
     }
 }
 
+/// The README's session screen: the showcase, on the turn where the GitHub MCP server
+/// connected and broke the cache.
+#[test]
+fn the_readme_showcase_at_120x35() {
+    let mut harness = Harness::open("samples/traces/claude-code-mcp-connects.jsonl", false);
+    harness.keys("jjjjj");
+    let screen = harness.screen(120, 35);
+    assert!(screen.contains("Turn 6"), "{screen}");
+    // What the break cost is in sight, above the tools it added.
+    assert!(
+        screen.contains("│▲ break: 3,441 lost, cost 6,091 against 2,134 │")
+            && screen.contains("│  held (+3,957, $0.01)  "),
+        "{screen}"
+    );
+    snapshot("showcase_120x35", &mut harness, 120, 35);
+}
+
 // ---- the view model against the report -----------------------------------------------------
 
 #[test]
@@ -310,10 +327,11 @@ fn the_detail_names_every_changed_tool_and_the_first_changed_byte() {
         .map(|(_, t)| t)
         .collect();
     assert_eq!(
-        lines[..6],
+        lines[..7],
         [
             "Turn 6 · line 8 · thread t2 · 2025-06-01 12:31:16 UTC · anthropic-messages",
             "11 tools · 8,656 bytes · 1,967 tokens",
+            "▲ break: 2,209 lost, cost 3,032 against 492 held (+2,540, $0.04)",
             "Against turn 5, the previous turn of its thread:",
             "~ changed 2: mcp__github__add_issue_comment (cache_control), mcp__github__get_issue (cache_control)",
             "↕ the tools sent both times come in another order",
@@ -321,7 +339,7 @@ fn the_detail_names_every_changed_tool_and_the_first_changed_byte() {
         ]
     );
     assert!(
-        lines[6].starts_with("observed cache: break (points at tools) · read 0 · write 12,590")
+        lines[7].starts_with("observed cache: break (points at tools) · read 0 · write 12,590")
     );
 }
 

@@ -10,7 +10,7 @@ use toolprism::sanitize::visible;
 use toolprism::session::{
     Analyzer, CacheFigures, SessionReport, StrategyTurn, TurnFacts, TurnSink, analyse_trace,
 };
-use toolprism::text::{thousands, width};
+use toolprism::text::{dollars, money, thousands, width};
 use toolprism::trace::{self, TraceOptions, TraceReader};
 use toolprism::{Settings, Strategy};
 
@@ -964,7 +964,7 @@ fn change(turn: &TurnFacts) -> String {
         parts.push(text);
     }
     if let Some(price) = &turn.break_price {
-        parts.push(break_text(price));
+        parts.push(price.summary());
     }
     if let Some(diagnosis) = &turn.provider_diagnosis {
         parts.push(visible(&diagnosis.summary()).into_owned());
@@ -1047,32 +1047,6 @@ fn signed_dollars(x: f64) -> String {
     }
 }
 
-/// The price of a break: the turn's cost against its cost with the prefix held, in input
-/// tokens, and in dollars where the model's price is known.
-pub(super) fn break_text(price: &toolprism::session::BreakPrice) -> String {
-    let mut text = format!(
-        "break: {} lost, cost {} against {} held (+{}",
-        thousands(price.lost),
-        money(price.cost),
-        money(price.held),
-        money(price.extra)
-    );
-    if let Some(usd) = price.usd {
-        let _ = write!(text, ", {}", dollars(usd));
-    }
-    text.push(')');
-    text
-}
-
-/// US dollars, to the cent, or to four places under a cent.
-fn dollars(usd: f64) -> String {
-    if usd.abs() >= 0.01 {
-        format!("${usd:.2}")
-    } else {
-        format!("${usd:.4}")
-    }
-}
-
 /// One strategy's cell at one turn.
 fn cell(turn: &StrategyTurn) -> String {
     let Some(total) = turn.total_tokens else {
@@ -1091,11 +1065,6 @@ fn cell(turn: &StrategyTurn) -> String {
         None => "",
     };
     format!("{mark}{}{state}", thousands(total))
-}
-
-/// Input-token equivalents, whole.
-fn money(x: f64) -> String {
-    thousands(x.round().max(0.0) as usize)
 }
 
 /// What `toolprism session` was asked.

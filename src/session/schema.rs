@@ -436,6 +436,26 @@ pub struct BreakPrice {
     pub usd: Option<f64>,
 }
 
+impl BreakPrice {
+    /// The price in words, as the session text's timeline and the view's turn pane say it:
+    /// `break: 3,441 lost, cost 6,091 against 2,134 held (+3,957, $0.01)`.
+    pub fn summary(&self) -> String {
+        use crate::text::{dollars, money, thousands};
+        let mut text = format!(
+            "break: {} lost, cost {} against {} held (+{}",
+            thousands(self.lost),
+            money(self.cost),
+            money(self.held),
+            money(self.extra)
+        );
+        if let Some(usd) = self.usd {
+            text.push_str(&format!(", {}", dollars(usd)));
+        }
+        text.push(')');
+        text
+    }
+}
+
 /// A request's cache, observed or modelled: `state` is `none` (nothing read or written),
 /// `write`, `hit` (read, nothing written) or `partial` (read and written); `input` is the
 /// input neither read nor written.

@@ -412,6 +412,10 @@ pub fn turn_detail(
         };
         lines.push((LineKind::Warn, format!("{what}: outside the cache chain")));
     }
+    // What the break cost first: below the changes it would scroll out of the pane.
+    if let Some(price) = &t.break_price {
+        lines.push((LineKind::Warn, format!("▲ {}", price.summary())));
+    }
     compared_lines(t, &mut lines);
     if !t.loaded.is_empty() {
         let names: Vec<String> = t.loaded.iter().map(|n| visible(n).into_owned()).collect();
