@@ -146,6 +146,8 @@ pub(super) struct Appended {
     pub(super) prefix_check: Option<String>,
     /// The tools in effect, where they are the turn's tool count.
     pub(super) in_effect: Option<usize>,
+    /// Why the provider rejects its system messages and tool changes, one line each.
+    pub(super) problems: Vec<String>,
 }
 
 impl Appended {
@@ -187,6 +189,7 @@ impl Appended {
             appended: appended(capture, &changes, since),
             prefix_check,
             in_effect,
+            problems: changes.problems(capture, None),
         }
     }
 }

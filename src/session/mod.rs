@@ -323,6 +323,7 @@ impl<'a> Analyzer<'a> {
             usage,
             agent_id,
             url,
+            betas,
             ..
         } = record;
         let body = match body {
@@ -336,7 +337,7 @@ impl<'a> Analyzer<'a> {
             }
             RecordBody::Request(body) => body,
         };
-        let capture = Capture::from_value(body)?;
+        let capture = Capture::from_value(body)?.with_betas(betas);
         self.turn_count += 1;
         let turn = self.turn_count;
         let key = context::thread_key(&capture, agent_id.as_deref());
@@ -389,12 +390,8 @@ impl<'a> Analyzer<'a> {
 
         let (previous_turn, change) = self.list_change(thread, &ids, present);
         let state = &self.threads[thread];
-        let mid = appended::Appended::of(
-            capture,
-            state.messages,
-            previous_turn.map(|_| (&change, state.system)),
-            record.status,
-        );
+        let before = previous_turn.map(|_| (&change, state.system));
+        let mid = appended::Appended::of(capture, state.messages, before, record.status);
 
         // The observed cache, checked against the chain. Only a turn with usage is checked
         // against the next one's messages.
@@ -503,6 +500,7 @@ impl<'a> Analyzer<'a> {
             time_ms,
             appended: mid.appended,
             prefix_check: mid.prefix_check,
+            tool_change_problems: mid.problems,
         };
         self.keep(facts, rows);
     }
@@ -721,6 +719,7 @@ impl<'a> Analyzer<'a> {
             time_ms,
             appended: Vec::new(),
             prefix_check: None,
+            tool_change_problems: Vec::new(),
         };
         self.keep(facts, rows);
     }

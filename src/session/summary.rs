@@ -7,12 +7,23 @@ use super::replay::Replay;
 use super::schema::AssumedProvider;
 use super::{
     Analyzer, Deferral, DeferralSaving, JSON_VERSION, SessionReport, StrategySession, StrategyTurn,
-    ThreadSummary, ToolUse, TraceInfo, TraceSummary, TurnFacts, UnknownModel, round2,
+    ThreadState, ThreadSummary, ToolUse, TraceInfo, TraceSummary, TurnFacts, UnknownModel, round2,
 };
 use crate::settings::Settings;
 use crate::strategy::Strategy;
 
 impl Analyzer<'_> {
+    /// Each thread, as the report's trace summary lists it.
+    fn thread_summaries(&self) -> Vec<ThreadSummary> {
+        let summary = |t: &ThreadState| ThreadSummary {
+            id: t.id.clone(),
+            key: t.key.clone(),
+            turns: t.turns,
+            first_turn: t.first_turn,
+        };
+        self.threads.iter().map(summary).collect()
+    }
+
     pub(super) fn report(
         &self,
         trace: TraceInfo,
@@ -112,16 +123,7 @@ impl Analyzer<'_> {
                         turns: *turns,
                     })
                     .collect(),
-                threads: self
-                    .threads
-                    .iter()
-                    .map(|t| ThreadSummary {
-                        id: t.id.clone(),
-                        key: t.key.clone(),
-                        turns: t.turns,
-                        first_turn: t.first_turn,
-                    })
-                    .collect(),
+                threads: self.thread_summaries(),
             },
             turns,
             agreement: self.agreement.report(),

@@ -378,6 +378,7 @@ fn interaction_outcome(interaction: Value, source: String) -> Result<Outcome, St
     let url = text(request.get("uri").or_else(|| request.get("url")));
     let headers = request.get("headers").cloned().unwrap_or(Value::Null);
     let agent_id = record::header(&headers, "x-claude-code-agent-id");
+    let betas = record::sent_betas(&headers);
     // pydantic-ai keeps the JSON it parsed under `parsed_body` and drops `body`.
     let body = match request.remove("parsed_body") {
         Some(parsed) if !parsed.is_null() => Some(parsed),
@@ -469,6 +470,7 @@ fn interaction_outcome(interaction: Value, source: String) -> Result<Outcome, St
             body_text,
             usage,
             agent_id,
+            betas,
         },
         mcp,
     ))

@@ -76,6 +76,7 @@ fn entry_outcome(entry: Value, source: String) -> Result<Outcome, String> {
     let url = text(request.get("url"));
     let headers = request.get("headers").cloned().unwrap_or(Value::Null);
     let agent_id = record::header(&headers, "x-claude-code-agent-id");
+    let betas = record::sent_betas(&headers);
     let content_encoding = record::header(&headers, "content-encoding");
     let post = request.get_mut("postData").map(Value::take);
     let (body, sent_text) = match request_json(post.as_ref(), content_encoding) {
@@ -137,6 +138,7 @@ fn entry_outcome(entry: Value, source: String) -> Result<Outcome, String> {
             body_text,
             usage,
             agent_id,
+            betas,
         },
         mcp,
     ))

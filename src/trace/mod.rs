@@ -167,6 +167,9 @@ pub struct TraceRecord {
     pub usage: Option<Usage>,
     /// The `x-claude-code-agent-id` request header, when present (a sub-agent's own thread).
     pub agent_id: Option<String>,
+    /// The `anthropic-beta` values the request was sent with, when the record keeps its
+    /// Anthropic headers (`None`: the trace holds none, so no beta is judged).
+    pub betas: Option<Vec<String>>,
 }
 
 impl TraceRecord {
@@ -185,6 +188,7 @@ impl TraceRecord {
             body_text: None,
             usage: None,
             agent_id: None,
+            betas: None,
         }
     }
 
