@@ -2,7 +2,7 @@
 //! with (claude-trace, HAR, cassettes), and the provider's answer to a prefix check.
 
 use serde_json::{Value, json};
-use toolprism::trace::{TraceOptions, open};
+use toolprism::trace::{PrefixAnswer, TraceOptions, open};
 
 use crate::support::command::stdout_of;
 
@@ -179,11 +179,11 @@ fn har_and_cassette_records_carry_their_beta_header_and_nothing_else() {
                 {"name": "x-api-key", "value": "sk-ant-secret"}],
             "postData": {"mimeType": "application/json", "text": request}},
         "response": {"status": 200, "content": {"mimeType": "application/json",
-            "text": "{\"usage\":{\"input_tokens\":1,\"output_tokens\":1}}"}}}]}});
+            "text": "{\"usage\":{\"input_tokens\":1,\"output_tokens\":1},\"input_transformations\":[{\"type\":\"thinking_dropped\",\"path\":\"messages.1.content.0\"}]}"}}}]}});
     let har_path = dir.path().join("s.har");
     std::fs::write(&har_path, har.to_string()).unwrap();
     let cassette = format!(
-        "interactions:\n- request:\n    method: POST\n    uri: https://api.anthropic.com/v1/messages\n    headers:\n      anthropic-version:\n      - '2023-06-01'\n      anthropic-beta:\n      - {INLINE_BETA}\n    body: '{}'\n  response:\n    status:\n      code: 200\n    body:\n      string: '{{\"usage\":{{\"input_tokens\":1,\"output_tokens\":1}}}}'\nversion: 1\n",
+        "interactions:\n- request:\n    method: POST\n    uri: https://api.anthropic.com/v1/messages\n    headers:\n      anthropic-version:\n      - '2023-06-01'\n      anthropic-beta:\n      - {INLINE_BETA}\n    body: '{}'\n  response:\n    status:\n      code: 400\n    body:\n      string: '{{\"type\":\"error\",\"error\":{{\"message\":\"Invalid `signature` in `thinking` block. The block is bound to a different conversation.\"}}}}'\nversion: 1\n",
         request.replace('\'', "''")
     );
     let cassette_path = dir.path().join("c.yaml");
@@ -202,8 +202,73 @@ fn har_and_cassette_records_carry_their_beta_header_and_nothing_else() {
             REFERENCE_BETA.to_owned()
         ])
     );
+    let cassette = first(&cassette_path);
+    assert_eq!(cassette.betas, Some(vec![INLINE_BETA.to_owned()]));
+    assert_eq!(cassette.prefix_answer, Some(PrefixAnswer::Refused));
     assert_eq!(
-        first(&cassette_path).betas,
-        Some(vec![INLINE_BETA.to_owned()])
+        first(&har_path).prefix_answer,
+        Some(PrefixAnswer::ThinkingDropped(vec![
+            "messages.1.content.0".to_owned()
+        ]))
+    );
+}
+
+/// A claude-trace line answered with `status` and this response `body`.
+fn answered(body: &Value, status: u16, response: Value) -> String {
+    json!({"request": {"timestamp": "2026-12-01T10:00:00.000Z", "method": "POST",
+        "url": "https://api.anthropic.com/v1/messages", "body": body},
+        "response": {"status_code": status, "body": response},
+        "logged_at": "2026-12-01T10:00:01.000Z"})
+    .to_string()
+}
+
+#[test]
+fn the_prefix_check_says_what_the_provider_answered() {
+    let thinking = json!({"role": "assistant", "content": [
+        {"type": "thinking", "thinking": "hm", "signature": "s"},
+        {"type": "tool_use", "id": "t", "name": "a", "input": {}}]});
+    let result = json!({"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": "t", "content": "x"}]});
+    let request = |tools: Vec<Value>, later: bool| {
+        let mut messages = vec![json!({"role": "user", "content": "go"})];
+        if later {
+            messages.extend([thinking.clone(), result.clone()]);
+        }
+        json!({"model": "claude-fable-5-1", "max_tokens": 10, "system": "s",
+            "tools": tools, "messages": messages})
+    };
+    let usage = json!({"usage": {"input_tokens": 10, "output_tokens": 1}});
+    let mut dropped = usage.clone();
+    dropped["input_transformations"] = json!([{"type": "thinking_dropped",
+        "path": "messages.1.content.0", "reason": "prefix_binding_mismatch"}]);
+    let refused = json!({"type": "error", "error": {"type": "invalid_request_error",
+        "message": "messages.1.content.0: Invalid `signature` in `thinking` block. The block is bound to a different conversation. Remove the block."}});
+    let text = [
+        answered(&request(vec![tool("a")], false), 200, usage.clone()),
+        // The tools edited in place; the provider dropped the thinking (drop_block).
+        answered(&request(vec![tool("a"), tool("b")], true), 200, dropped),
+        // Nothing the rule sees edited, yet the provider refused: its word stands.
+        answered(&request(vec![tool("a"), tool("b")], true), 400, refused),
+    ]
+    .join("\n");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("trace.jsonl");
+    std::fs::write(&path, text).unwrap();
+    let json: Value =
+        serde_json::from_str(&stdout_of(&["session", path.to_str().unwrap(), "--json"])).unwrap();
+    let marks: Vec<Value> = json["turns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["prefix_check"].clone())
+        .collect();
+    assert!(marks[0].is_null(), "{marks:?}");
+    assert_eq!(
+        marks[1],
+        "the provider dropped thinking at messages.1.content.0 (prefix check): the tool list was edited in place"
+    );
+    assert_eq!(
+        marks[2],
+        "the provider refused this turn (HTTP 400: a thinking block bound to a different conversation): the prompt before it changed"
     );
 }

@@ -119,6 +119,8 @@ struct RequestRecord {
     time_ms: Option<i64>,
     status: Option<u16>,
     usage: Option<Usage>,
+    /// What the response said of the prefix check.
+    answer: Option<crate::trace::PrefixAnswer>,
 }
 
 /// One distinct block's count under one image rule.
@@ -324,6 +326,7 @@ impl<'a> Analyzer<'a> {
             agent_id,
             url,
             betas,
+            prefix_answer,
             ..
         } = record;
         let body = match body {
@@ -352,6 +355,7 @@ impl<'a> Analyzer<'a> {
                 time_ms,
                 status,
                 usage,
+                answer: prefix_answer,
             };
             self.push_request(&capture, turn, thread, record);
         }
@@ -391,7 +395,8 @@ impl<'a> Analyzer<'a> {
         let (previous_turn, change) = self.list_change(thread, &ids, present);
         let state = &self.threads[thread];
         let before = previous_turn.map(|_| (&change, state.system));
-        let mid = appended::Appended::of(capture, state.messages, before, record.status);
+        let answer = (record.status, record.answer.as_ref());
+        let mid = appended::Appended::of(capture, state.messages, before, answer);
 
         // The observed cache, checked against the chain. Only a turn with usage is checked
         // against the next one's messages.

@@ -432,6 +432,7 @@ fn interaction_outcome(interaction: Value, source: String) -> Result<Outcome, St
     };
     let body_text = record::body_text(&body);
     let body = record::request_body(body)?;
+    let mut prefix_answer = None;
     let (status, orphan, usage) = match &response {
         Some(response) => {
             let status = response
@@ -445,6 +446,11 @@ fn interaction_outcome(interaction: Value, source: String) -> Result<Outcome, St
             let usage = match &response_body {
                 Some(Value::String(text)) => usage::from_text(text),
                 Some(other) => usage::from_json(other),
+                None => None,
+            };
+            prefix_answer = match &response_body {
+                Some(Value::String(text)) => usage::prefix_answer_text(text),
+                Some(other) => usage::prefix_answer(other),
                 None => None,
             };
             (status, false, usage)
@@ -471,6 +477,7 @@ fn interaction_outcome(interaction: Value, source: String) -> Result<Outcome, St
             usage,
             agent_id,
             betas,
+            prefix_answer,
         },
         mcp,
     ))

@@ -30,6 +30,7 @@ mod usage;
 pub mod write;
 
 pub use folder::natural_cmp;
+pub use usage::PrefixAnswer;
 
 /// Largest single record a trace may hold: 256 MiB for one JSON line, one folder file or one
 /// decompressed HAR body. Traces as a whole have no limit (they are streamed), but one record is
@@ -170,6 +171,8 @@ pub struct TraceRecord {
     /// The `anthropic-beta` values the request was sent with, when the record keeps its
     /// Anthropic headers (`None`: the trace holds none, so no beta is judged).
     pub betas: Option<Vec<String>>,
+    /// What the response said of the prefix check, when it said anything.
+    pub prefix_answer: Option<PrefixAnswer>,
 }
 
 impl TraceRecord {
@@ -189,6 +192,7 @@ impl TraceRecord {
             usage: None,
             agent_id: None,
             betas: None,
+            prefix_answer: None,
         }
     }
 

@@ -175,12 +175,14 @@ pub(crate) fn from_value(
         }
         (None, None) => return Err("no request body".to_owned()),
     };
+    let mut prefix_answer = None;
     let (status, orphan, usage) = match record.get("response") {
         Some(Value::Object(response)) => {
             let status = response
                 .get("status_code")
                 .or_else(|| response.get("status"))
                 .and_then(status_code);
+            prefix_answer = response_prefix_answer(response);
             (status, false, response_usage(response))
         }
         Some(Value::Null) => (None, true, None),
@@ -203,6 +205,7 @@ pub(crate) fn from_value(
             usage,
             agent_id,
             betas,
+            prefix_answer,
         },
         mcp,
     ))
@@ -287,6 +290,18 @@ fn response_usage(response: &Map<String, Value>) -> Option<Usage> {
         .and_then(from)
         .or_else(|| response.get("body_raw").and_then(from))
         .or_else(|| response.get("bodyRaw").and_then(from))
+}
+
+/// What a claude-trace response said of the prefix check ([`usage::PrefixAnswer`]).
+fn response_prefix_answer(response: &Map<String, Value>) -> Option<usage::PrefixAnswer> {
+    let from = |value: &Value| match value {
+        Value::String(text) => usage::prefix_answer_text(text),
+        Value::Object(_) => usage::prefix_answer(value),
+        _ => None,
+    };
+    ["body", "body_raw", "bodyRaw"]
+        .iter()
+        .find_map(|key| response.get(*key).and_then(from))
 }
 
 /// An HTTP status as a number or numeric text.

@@ -19,5 +19,6 @@ pub fn record(line: usize, body: Value, usage: Option<Usage>) -> TraceRecord {
         usage,
         agent_id: None,
         betas: None,
+        prefix_answer: None,
     }
 }
