@@ -300,6 +300,8 @@ pub struct Capture {
     /// The text the body was read from, where its tools sit in it and its writer's style;
     /// `None` for a body given already parsed.
     written: Option<Arc<Written>>,
+    /// The `anthropic-beta` values it was sent with, where a trace kept its headers.
+    betas: Option<Arc<[String]>>,
 }
 
 impl Capture {
@@ -359,6 +361,23 @@ impl Capture {
         }
     }
 
+    /// The request as sent with these `anthropic-beta` values (a trace record's
+    /// [`crate::trace::TraceRecord::betas`]): what the provider refuses for a missing beta is
+    /// then judged ([`crate::tool_changes::ToolChanges::problems`]). `None` changes nothing.
+    #[must_use]
+    pub fn with_betas(mut self, betas: Option<Vec<String>>) -> Capture {
+        if let Some(betas) = betas {
+            self.betas = Some(betas.into());
+            self.notes = capture_notes(&self);
+        }
+        self
+    }
+
+    /// The `anthropic-beta` values it was sent with, when known.
+    pub fn sent_betas(&self) -> Option<&[String]> {
+        self.betas.as_deref()
+    }
+
     /// Keep the text the body was parsed from, if its tools can be found in it.
     fn keep_text(&mut self, text: &str) {
         self.written = Written::scan(
@@ -415,6 +434,7 @@ impl Capture {
             problems: Vec::new(),
             notes: Vec::new(),
             written: None,
+            betas: None,
         };
         capture.check_tools()?;
         if shape == Shape::GeminiGenerateContent {

@@ -37,6 +37,7 @@ mod session_calibration;
 mod session_diagnosis;
 mod session_verdicts;
 mod settings_identity;
+mod tool_change_evidence;
 mod tool_changes;
 
 // The command line.

@@ -619,7 +619,7 @@ fn edits_in_place_after_thinking_are_refused_on_a_binding_model() {
         "{text}"
     );
     assert!(
-        text.contains("! the provider refused this turn (HTTP 400, preserved thinking)"),
+        text.contains("! the provider refused this turn (HTTP 400: a thinking block bound to a different conversation): the tool list was edited in place"),
         "{text}"
     );
     assert!(

@@ -972,6 +972,9 @@ fn change(turn: &TurnFacts) -> String {
     if let Some(why) = &turn.prefix_check {
         parts.push(format!("! {why}"));
     }
+    for why in &turn.tool_change_problems {
+        parts.push(format!("! {}", visible(why)));
+    }
     if parts.is_empty() {
         return match turn.previous_turn {
             Some(_) => "-".to_owned(),

@@ -10,6 +10,7 @@ use super::compare::ListChange;
 use crate::capture::Capture;
 use crate::tool;
 use crate::tool_changes::{ClaudeModel, Kind, Target, ToolChanges};
+use crate::trace::PrefixAnswer;
 
 /// What the changes in messages at or after `since` (0-based) do, in order:
 /// `+name (appended)`, `−name (appended)`, `name redefined (appended)`.
@@ -103,17 +104,51 @@ fn only_unreferenced_deferred(
 
 /// Why the provider refuses this turn of a thread whose previous turn is known: the tools
 /// (or `system`) edited in place on a model that binds thinking, with an earlier thinking
-/// block. From the response where the trace shows its 400, else by the rule.
+/// block. The provider's own word where the response gives it (the 400's message,
+/// `input_transformations`), else its 400 with the rule's reason, else the rule.
 pub(super) fn prefix_check(
     capture: &Capture,
     changes: &ToolChanges,
     change: &ListChange,
     system_changed: bool,
-    status: Option<u16>,
+    (status, answer): (Option<u16>, Option<&PrefixAnswer>),
 ) -> Option<String> {
-    if !binds_thinking(capture) {
-        return None;
+    let what = binds_thinking(capture)
+        .then(|| edited_in_place(capture, changes, change, system_changed))
+        .flatten();
+    match (answer, what) {
+        (Some(answer), what) => Some(provider_word(answer, what)),
+        (None, Some(what)) => Some(match status {
+            Some(400) => format!(
+                "the provider refused this turn (HTTP 400, preserved thinking): {what} after a thinking block"
+            ),
+            _ => format!("the provider refuses this turn: {what}"),
+        }),
+        (None, None) => None,
     }
+}
+
+/// The prefix check as the provider answered it, with what the rule finds edited (if any).
+pub(super) fn provider_word(answer: &PrefixAnswer, what: Option<&str>) -> String {
+    let what = what.unwrap_or("the prompt before it changed");
+    match answer {
+        PrefixAnswer::Refused => format!(
+            "the provider refused this turn (HTTP 400: a thinking block bound to a different conversation): {what}"
+        ),
+        PrefixAnswer::ThinkingDropped(paths) => format!(
+            "the provider dropped thinking at {} (prefix check): {what}",
+            paths.join(", ")
+        ),
+    }
+}
+
+/// What was edited in place, by the rule: the tool list, the system prompt, or both.
+fn edited_in_place(
+    capture: &Capture,
+    changes: &ToolChanges,
+    change: &ListChange,
+    system_changed: bool,
+) -> Option<&'static str> {
     // Moving `cache_control` markers is no edit.
     let markers_only = change.added.is_empty()
         && change.removed.is_empty()
@@ -122,18 +157,12 @@ pub(super) fn prefix_check(
     let tools_edited = change.first_changed_byte.is_some()
         && !markers_only
         && !only_unreferenced_deferred(capture, changes, change);
-    let what = match (tools_edited, system_changed) {
-        (true, true) => "the tool list and the system prompt were edited in place",
-        (true, false) => "the tool list was edited in place",
-        (false, true) => "the system prompt was edited in place",
-        (false, false) => return None,
-    };
-    Some(match status {
-        Some(400) => format!(
-            "the provider refused this turn (HTTP 400, preserved thinking): {what} after a thinking block"
-        ),
-        _ => format!("the provider refuses this turn: {what}"),
-    })
+    match (tools_edited, system_changed) {
+        (true, true) => Some("the tool list and the system prompt were edited in place"),
+        (true, false) => Some("the tool list was edited in place"),
+        (false, true) => Some("the system prompt was edited in place"),
+        (false, false) => None,
+    }
 }
 
 /// What a turn's mid-conversation tool changes tell the session.
@@ -146,6 +175,8 @@ pub(super) struct Appended {
     pub(super) prefix_check: Option<String>,
     /// The tools in effect, where they are the turn's tool count.
     pub(super) in_effect: Option<usize>,
+    /// Why the provider rejects its system messages and tool changes, one line each.
+    pub(super) problems: Vec<String>,
 }
 
 impl Appended {
@@ -155,14 +186,18 @@ impl Appended {
         capture: &Capture,
         since: usize,
         previous: Option<(&ListChange, Option<u64>)>,
-        status: Option<u16>,
+        answer: (Option<u16>, Option<&PrefixAnswer>),
     ) -> Appended {
         let changes = ToolChanges::read(capture);
         let system = system_hash(capture);
-        let prefix_check = previous.and_then(|(change, before)| {
-            let system_changed = before.is_some_and(|before| before != system);
-            prefix_check(capture, &changes, change, system_changed, status)
-        });
+        let prefix_check = match previous {
+            Some((change, before)) => {
+                let system_changed = before.is_some_and(|before| before != system);
+                prefix_check(capture, &changes, change, system_changed, answer)
+            }
+            // The thread's first turn: the provider's word alone.
+            None => answer.1.map(|a| provider_word(a, None)),
+        };
         // On a model that takes tool changes, deferred declarations are out until a change
         // offers them (older models keep the count of entries sent).
         let takes_changes = capture
@@ -187,6 +222,7 @@ impl Appended {
             appended: appended(capture, &changes, since),
             prefix_check,
             in_effect,
+            problems: changes.problems(capture, None),
         }
     }
 }

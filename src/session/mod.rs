@@ -119,6 +119,8 @@ struct RequestRecord {
     time_ms: Option<i64>,
     status: Option<u16>,
     usage: Option<Usage>,
+    /// What the response said of the prefix check.
+    answer: Option<crate::trace::PrefixAnswer>,
 }
 
 /// One distinct block's count under one image rule.
@@ -323,6 +325,8 @@ impl<'a> Analyzer<'a> {
             usage,
             agent_id,
             url,
+            betas,
+            prefix_answer,
             ..
         } = record;
         let body = match body {
@@ -336,7 +340,7 @@ impl<'a> Analyzer<'a> {
             }
             RecordBody::Request(body) => body,
         };
-        let capture = Capture::from_value(body)?;
+        let capture = Capture::from_value(body)?.with_betas(betas);
         self.turn_count += 1;
         let turn = self.turn_count;
         let key = context::thread_key(&capture, agent_id.as_deref());
@@ -351,6 +355,7 @@ impl<'a> Analyzer<'a> {
                 time_ms,
                 status,
                 usage,
+                answer: prefix_answer,
             };
             self.push_request(&capture, turn, thread, record);
         }
@@ -385,12 +390,9 @@ impl<'a> Analyzer<'a> {
 
         let (previous_turn, change) = self.list_change(thread, &ids, read.present);
         let state = &self.threads[thread];
-        let mid = appended::Appended::of(
-            capture,
-            state.messages,
-            previous_turn.map(|_| (&change, state.system)),
-            record.status,
-        );
+        let before = previous_turn.map(|_| (&change, state.system));
+        let answer = (record.status, record.answer.as_ref());
+        let mid = appended::Appended::of(capture, state.messages, before, answer);
 
         // The observed cache, checked against the chain. Only a turn with usage is checked
         // against the next one's messages.
@@ -499,6 +501,7 @@ impl<'a> Analyzer<'a> {
             time_ms,
             appended: mid.appended,
             prefix_check: mid.prefix_check,
+            tool_change_problems: mid.problems,
         };
         self.keep(facts, rows);
     }
@@ -731,6 +734,7 @@ impl<'a> Analyzer<'a> {
             time_ms,
             appended: Vec::new(),
             prefix_check: None,
+            tool_change_problems: Vec::new(),
         };
         self.keep(facts, rows);
     }

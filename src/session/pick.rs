@@ -119,7 +119,7 @@ fn pick(
             RecordBody::CompactionStub => None,
             RecordBody::Request(body) => {
                 match Capture::from_sent(body, record.body_text.as_deref()) {
-                    Ok(capture) => Some(capture),
+                    Ok(capture) => Some(capture.with_betas(record.betas.clone())),
                     Err(_) if options.skip_bad => continue,
                     Err(e) => {
                         let at = record.source;

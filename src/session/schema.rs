@@ -366,6 +366,11 @@ pub struct TurnFacts {
     /// tools or system were edited in place while an earlier assistant turn holds thinking.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub prefix_check: Option<String>,
+    /// Why the provider rejects this turn's mid-conversation system messages and tool changes
+    /// (a missing beta where the trace kept its headers, placement, references, limits), one
+    /// line each.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tool_change_problems: Vec<String>,
 }
 
 /// What the tables know of a turn's model (SESSIONS.md section 3, "Models"): a model they do

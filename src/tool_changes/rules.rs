@@ -80,11 +80,14 @@ pub const MAX_TOOL_BYTES: usize = 4 * 1024 * 1024;
 pub const REFERENCE_BETA: &str = "mid-conversation-tool-changes-2026-07-01";
 /// The beta an inline definition needs (Claude API only); it covers references too.
 pub const INLINE_BETA: &str = "inline-tools-2026-09-15";
+/// The beta an `mcp_toolset` defined inline needs besides [`INLINE_BETA`].
+pub const MCP_BETA: &str = "mcp-client-2026-09-15";
 
 impl ToolChanges {
     /// Why the provider would reject this request's system messages and tool changes, one
     /// line each (empty: nothing to refuse). `betas`: the `anthropic-beta` values sent, when
-    /// known (`None`: the trace holds no headers, so no beta is judged).
+    /// known (`None`: those the capture was sent with, [`Capture::sent_betas`], else the body's
+    /// `anthropic_beta`; none known: no beta is judged).
     pub fn problems(&self, capture: &Capture, betas: Option<&[String]>) -> Vec<String> {
         let mut out = self.malformed.clone();
         if self.is_empty() {
@@ -258,7 +261,7 @@ impl ToolChanges {
             ),
             _ => None,
         };
-        let Some(betas) = betas.or(from_body.as_deref()) else {
+        let Some(betas) = betas.or(capture.sent_betas()).or(from_body.as_deref()) else {
             return;
         };
         let has = |b: &str| betas.iter().any(|s| s.split(',').any(|v| v.trim() == b));
@@ -273,6 +276,18 @@ impl ToolChanges {
         } else if !self.changes.is_empty() && !has(INLINE_BETA) && !has(REFERENCE_BETA) {
             out.push(format!(
                 "tool changes without the `{REFERENCE_BETA}` beta (or `{INLINE_BETA}`): the provider rejects them"
+            ));
+        }
+        let toolset = self.changes.iter().find(|c| match &c.target {
+            Target::Inline(d) => d.get("type").and_then(Value::as_str) == Some("mcp_toolset"),
+            _ => false,
+        });
+        if let Some(change) = toolset
+            && !has(MCP_BETA)
+        {
+            out.push(format!(
+                "message {}: an `mcp_toolset` defined inline without the `{MCP_BETA}` beta: the provider rejects it",
+                change.message + 1
             ));
         }
     }

@@ -378,6 +378,7 @@ fn interaction_outcome(interaction: Value, source: String) -> Result<Outcome, St
     let url = text(request.get("uri").or_else(|| request.get("url")));
     let headers = request.get("headers").cloned().unwrap_or(Value::Null);
     let agent_id = record::header(&headers, "x-claude-code-agent-id");
+    let betas = record::sent_betas(&headers);
     // pydantic-ai keeps the JSON it parsed under `parsed_body` and drops `body`.
     let body = match request.remove("parsed_body") {
         Some(parsed) if !parsed.is_null() => Some(parsed),
@@ -431,6 +432,7 @@ fn interaction_outcome(interaction: Value, source: String) -> Result<Outcome, St
     };
     let body_text = record::body_text(&body);
     let body = record::request_body(body)?;
+    let mut prefix_answer = None;
     let (status, orphan, usage) = match &response {
         Some(response) => {
             let status = response
@@ -444,6 +446,11 @@ fn interaction_outcome(interaction: Value, source: String) -> Result<Outcome, St
             let usage = match &response_body {
                 Some(Value::String(text)) => usage::from_text(text),
                 Some(other) => usage::from_json(other),
+                None => None,
+            };
+            prefix_answer = match &response_body {
+                Some(Value::String(text)) => usage::prefix_answer_text(text),
+                Some(other) => usage::prefix_answer(other),
                 None => None,
             };
             (status, false, usage)
@@ -469,6 +476,8 @@ fn interaction_outcome(interaction: Value, source: String) -> Result<Outcome, St
             body_text,
             usage,
             agent_id,
+            betas,
+            prefix_answer,
         },
         mcp,
     ))

@@ -76,6 +76,7 @@ fn entry_outcome(entry: Value, source: String) -> Result<Outcome, String> {
     let url = text(request.get("url"));
     let headers = request.get("headers").cloned().unwrap_or(Value::Null);
     let agent_id = record::header(&headers, "x-claude-code-agent-id");
+    let betas = record::sent_betas(&headers);
     let content_encoding = record::header(&headers, "content-encoding");
     let post = request.get_mut("postData").map(Value::take);
     let (body, sent_text) = match request_json(post.as_ref(), content_encoding) {
@@ -115,14 +116,14 @@ fn entry_outcome(entry: Value, source: String) -> Result<Outcome, String> {
         None => (None, None),
     };
     // HAR writers put status 0 on a request that never got a response.
-    let (status, orphan, usage) = match entry.get("response") {
+    let (status, orphan, (usage, prefix_answer)) = match entry.get("response") {
         Some(Value::Object(response)) => {
             match response.get("status").and_then(record::status_code) {
-                Some(0) | None => (None, true, None),
+                Some(0) | None => (None, true, (None, None)),
                 Some(status) => (Some(status), false, response_usage(response)),
             }
         }
-        _ => (None, true, None),
+        _ => (None, true, (None, None)),
     };
     Ok(Outcome::turn(
         TraceRecord {
@@ -137,6 +138,8 @@ fn entry_outcome(entry: Value, source: String) -> Result<Outcome, String> {
             body_text,
             usage,
             agent_id,
+            betas,
+            prefix_answer,
         },
         mcp,
     ))
@@ -186,8 +189,17 @@ fn response_text(response: &serde_json::Map<String, Value>) -> Option<String> {
     Some(String::from_utf8_lossy(&bytes).into_owned())
 }
 
-/// Usage from `response.content.text` (base64 when `content.encoding` says so).
-fn response_usage(response: &serde_json::Map<String, Value>) -> Option<super::Usage> {
+/// Usage and the prefix-check answer from `response.content.text` (base64 when
+/// `content.encoding` says so).
+fn response_usage(
+    response: &serde_json::Map<String, Value>,
+) -> (Option<super::Usage>, Option<super::PrefixAnswer>) {
+    response_read(response).unwrap_or((None, None))
+}
+
+fn response_read(
+    response: &serde_json::Map<String, Value>,
+) -> Option<(Option<super::Usage>, Option<super::PrefixAnswer>)> {
     let content = response.get("content")?;
     let text = content.get("text")?.as_str()?;
     let base64 = content
@@ -212,10 +224,11 @@ fn response_usage(response: &serde_json::Map<String, Value>) -> Option<super::Us
     if std::str::from_utf8(&bytes).is_err()
         && let Some(payloads) = super::cassette::aws_event_payloads(&bytes)
     {
-        return usage::from_json(&Value::Array(payloads));
+        return Some((usage::from_json(&Value::Array(payloads)), None));
     }
     let end = bytes.len().min(USAGE_SCAN_BYTES as usize);
-    usage::from_text(&String::from_utf8_lossy(&bytes[..end]))
+    let text = String::from_utf8_lossy(&bytes[..end]);
+    Some((usage::from_text(&text), usage::prefix_answer_text(&text)))
 }
 
 /// How much of a response body is read for its `usage` (Anthropic reports input usage in the

@@ -30,6 +30,7 @@ mod usage;
 pub mod write;
 
 pub use folder::natural_cmp;
+pub use usage::PrefixAnswer;
 
 /// Largest single record a trace may hold: 256 MiB for one JSON line, one folder file or one
 /// decompressed HAR body. Traces as a whole have no limit (they are streamed), but one record is
@@ -167,6 +168,11 @@ pub struct TraceRecord {
     pub usage: Option<Usage>,
     /// The `x-claude-code-agent-id` request header, when present (a sub-agent's own thread).
     pub agent_id: Option<String>,
+    /// The `anthropic-beta` values the request was sent with, when the record keeps its
+    /// Anthropic headers (`None`: the trace holds none, so no beta is judged).
+    pub betas: Option<Vec<String>>,
+    /// What the response said of the prefix check, when it said anything.
+    pub prefix_answer: Option<PrefixAnswer>,
 }
 
 impl TraceRecord {
@@ -185,6 +191,8 @@ impl TraceRecord {
             body_text: None,
             usage: None,
             agent_id: None,
+            betas: None,
+            prefix_answer: None,
         }
     }
 

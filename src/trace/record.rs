@@ -159,10 +159,9 @@ pub(crate) fn from_value(
         Some((text, ms)) => (Some(text), ms),
         None => (None, None),
     };
-    let agent_id = holder
-        .get("headers")
-        .or_else(|| record.get("headers"))
-        .and_then(|h| header(h, "x-claude-code-agent-id"));
+    let headers = holder.get("headers").or_else(|| record.get("headers"));
+    let agent_id = headers.and_then(|h| header(h, "x-claude-code-agent-id"));
+    let betas = headers.and_then(sent_betas);
     let in_request = holder.contains_key("body");
     let mcp = mcp_list.is_some();
     let (body, body_text) = match (
@@ -176,12 +175,14 @@ pub(crate) fn from_value(
         }
         (None, None) => return Err("no request body".to_owned()),
     };
+    let mut prefix_answer = None;
     let (status, orphan, usage) = match record.get("response") {
         Some(Value::Object(response)) => {
             let status = response
                 .get("status_code")
                 .or_else(|| response.get("status"))
                 .and_then(status_code);
+            prefix_answer = response_prefix_answer(response);
             (status, false, response_usage(response))
         }
         Some(Value::Null) => (None, true, None),
@@ -203,6 +204,8 @@ pub(crate) fn from_value(
             body_text,
             usage,
             agent_id,
+            betas,
+            prefix_answer,
         },
         mcp,
     ))
@@ -289,6 +292,18 @@ fn response_usage(response: &Map<String, Value>) -> Option<Usage> {
         .or_else(|| response.get("bodyRaw").and_then(from))
 }
 
+/// What a claude-trace response said of the prefix check ([`usage::PrefixAnswer`]).
+fn response_prefix_answer(response: &Map<String, Value>) -> Option<usage::PrefixAnswer> {
+    let from = |value: &Value| match value {
+        Value::String(text) => usage::prefix_answer_text(text),
+        Value::Object(_) => usage::prefix_answer(value),
+        _ => None,
+    };
+    ["body", "body_raw", "bodyRaw"]
+        .iter()
+        .find_map(|key| response.get(*key).and_then(from))
+}
+
 /// An HTTP status as a number or numeric text.
 pub(crate) fn status_code(value: &Value) -> Option<u16> {
     match value {
@@ -320,6 +335,52 @@ pub(crate) fn header(headers: &Value, name: &str) -> Option<String> {
         }),
         _ => None,
     }
+}
+
+/// The `anthropic-beta` values a request was sent with, when its record keeps the request's
+/// own Anthropic headers (`anthropic-version` or `anthropic-beta`): every value of every such
+/// header, split at commas. `None` when the record holds no such header (a recorder that kept
+/// none, or filtered them): nothing can be said of the betas then. Nothing else of the
+/// headers is read; a value that is no beta name (letters, digits, `-`, `.`, `_`) is dropped.
+pub(crate) fn sent_betas(headers: &Value) -> Option<Vec<String>> {
+    const MAX_BETAS: usize = 64;
+    let pairs: Vec<(&str, &Value)> = match headers {
+        Value::Object(map) => map.iter().map(|(k, v)| (k.as_str(), v)).collect(),
+        Value::Array(items) => items
+            .iter()
+            .filter_map(|item| Some((item.get("name")?.as_str()?, item.get("value")?)))
+            .collect(),
+        _ => Vec::new(),
+    };
+    let kept = pairs.iter().any(|(key, _)| {
+        key.eq_ignore_ascii_case("anthropic-version") || key.eq_ignore_ascii_case("anthropic-beta")
+    });
+    let mut values: Vec<&str> = Vec::new();
+    for (_, value) in pairs
+        .iter()
+        .filter(|(key, _)| key.eq_ignore_ascii_case("anthropic-beta"))
+    {
+        match value {
+            Value::String(s) => values.push(s),
+            Value::Array(items) => values.extend(items.iter().filter_map(Value::as_str)),
+            _ => {}
+        }
+    }
+    kept.then(|| {
+        values
+            .iter()
+            .flat_map(|v| v.split(','))
+            .map(str::trim)
+            .filter(|b| {
+                !b.is_empty()
+                    && b.len() <= 100
+                    && b.bytes()
+                        .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'.' | b'_'))
+            })
+            .take(MAX_BETAS)
+            .map(str::to_owned)
+            .collect()
+    })
 }
 
 /// Why a request is not a model call, or `None` when it is: a `POST` whose path (query and
@@ -480,6 +541,7 @@ pub(crate) fn mcp_answer(response: &Value) -> Option<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn gateways_and_unknown_paths_by_body() {
@@ -638,6 +700,27 @@ mod tests {
             ),
             Call::Model
         ));
+    }
+
+    #[test]
+    fn betas_only_where_the_anthropic_headers_were_kept() {
+        let object = json!({"Anthropic-Version": "2023-06-01",
+            "anthropic-beta": ["a-1, b-2", "c-3"], "x-api-key": "sk-secret"});
+        assert_eq!(
+            sent_betas(&object),
+            Some(vec!["a-1".to_owned(), "b-2".to_owned(), "c-3".to_owned()])
+        );
+        let har = json!([{"name": "anthropic-version", "value": "2023-06-01"}]);
+        assert_eq!(sent_betas(&har), Some(Vec::new()));
+        // Filtered headers, or none: unknown, not "no beta".
+        assert_eq!(
+            sent_betas(&json!({"content-type": "application/json"})),
+            None
+        );
+        assert_eq!(sent_betas(&Value::Null), None);
+        // A value that is no beta name is never carried on.
+        let odd = json!({"anthropic-beta": "ok-1,Bearer sk x,\u{1b}[2J"});
+        assert_eq!(sent_betas(&odd), Some(vec!["ok-1".to_owned()]));
     }
 
     #[test]

@@ -229,6 +229,63 @@ fn from_events(events: impl Iterator<Item = Value>) -> Option<Usage> {
     })
 }
 
+/// What the provider said of a request's prefix check (PROVIDERS.md section 3): a 400 whose
+/// message names the thinking block's binding, or the `thinking_dropped` entries of the
+/// response's `input_transformations`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PrefixAnswer {
+    /// A 400: "Invalid `signature` in `thinking` block ... bound to a different conversation".
+    Refused,
+    /// Thinking blocks dropped, at these paths (`messages.3.content.0`).
+    ThinkingDropped(Vec<String>),
+}
+
+/// Most dropped paths kept of one response.
+const MAX_DROPPED: usize = 32;
+
+/// The prefix-check answer of a response text: a JSON body, or a stream (`message_start`'s
+/// message; repeated on the final `message_delta`).
+pub(crate) fn prefix_answer_text(text: &str) -> Option<PrefixAnswer> {
+    if sse::looks_like_stream(text) || super::budget::parse_str(text).is_err() {
+        let mut found = None;
+        for event in sse::data(text).filter_map(|p| super::budget::parse_str(&p).ok()) {
+            let holder = event.get("message").unwrap_or(&event);
+            found = prefix_answer(holder).or(found);
+        }
+        return found;
+    }
+    prefix_answer(&super::budget::parse_str(text).ok()?)
+}
+
+/// The prefix-check answer of a parsed response body (or a stream event's message).
+pub(crate) fn prefix_answer(body: &Value) -> Option<PrefixAnswer> {
+    let message = body
+        .pointer("/error/message")
+        .or_else(|| body.get("message"))
+        .and_then(Value::as_str);
+    if message.is_some_and(|m| {
+        m.contains("bound to a different conversation")
+            || (m.contains("Invalid `signature`") && m.contains("thinking"))
+    }) {
+        return Some(PrefixAnswer::Refused);
+    }
+    let paths: Vec<String> = body
+        .get("input_transformations")?
+        .as_array()?
+        .iter()
+        .filter(|t| t.get("type").and_then(Value::as_str) == Some("thinking_dropped"))
+        .filter_map(|t| t.get("path").and_then(Value::as_str))
+        .filter(|p| {
+            p.len() <= 64
+                && p.bytes()
+                    .all(|c| c.is_ascii_alphanumeric() || c == b'.' || c == b'_')
+        })
+        .take(MAX_DROPPED)
+        .map(str::to_owned)
+        .collect();
+    (!paths.is_empty()).then_some(PrefixAnswer::ThinkingDropped(paths))
+}
+
 /// Anthropic's 1-hour writes, where `usage.cache_creation` splits the writes by lifetime.
 fn long_writes(usage: &Map<String, Value>) -> Option<u64> {
     usage
@@ -375,6 +432,40 @@ fn read_one(usage: &Map<String, Value>) -> Option<Usage> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn the_prefix_check_answer_is_read_from_a_body_and_a_stream() {
+        let refused = json!({"type": "error", "error": {"type": "invalid_request_error",
+            "message": "messages.1.content.0: Invalid `signature` in `thinking` block. The block is bound to a different conversation. Remove the block."}});
+        assert_eq!(prefix_answer(&refused), Some(PrefixAnswer::Refused));
+        let other = json!({"type": "error", "error": {"message": "max_tokens: too large"}});
+        assert_eq!(prefix_answer(&other), None);
+        let dropped = json!({"id": "msg_1", "input_transformations": [
+            {"type": "thinking_dropped", "path": "messages.3.content.0",
+             "reason": "prefix_binding_mismatch"},
+            {"type": "thinking_mismatch_allowed", "path": "messages.5.content.0"},
+            {"type": "thinking_dropped", "path": "\u{1b}[2J"}]});
+        assert_eq!(
+            prefix_answer(&dropped),
+            Some(PrefixAnswer::ThinkingDropped(vec![
+                "messages.3.content.0".to_owned()
+            ]))
+        );
+        assert_eq!(prefix_answer(&json!({"input_transformations": []})), None);
+        // A stream: on `message_start`, repeated on the final `message_delta`.
+        let stream = "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"input_transformations\":[{\"type\":\"thinking_dropped\",\"path\":\"messages.1.content.0\"}],\"usage\":{\"input_tokens\":5}}}\n\nevent: message_delta\ndata: {\"type\":\"message_delta\",\"input_transformations\":[{\"type\":\"thinking_dropped\",\"path\":\"messages.1.content.0\"}],\"usage\":{\"output_tokens\":1}}\n\n";
+        assert_eq!(
+            prefix_answer_text(stream),
+            Some(PrefixAnswer::ThinkingDropped(vec![
+                "messages.1.content.0".to_owned()
+            ]))
+        );
+        assert_eq!(
+            prefix_answer_text(&refused.to_string()),
+            Some(PrefixAnswer::Refused)
+        );
+        assert_eq!(prefix_answer_text("{\"usage\":{\"input_tokens\":1}}"), None);
+    }
 
     fn usage(input: u64, cache_write: u64, cache_read: u64) -> Option<Usage> {
         Some(Usage {

@@ -18,5 +18,7 @@ pub fn record(line: usize, body: Value, usage: Option<Usage>) -> TraceRecord {
         body_text: None,
         usage,
         agent_id: None,
+        betas: None,
+        prefix_answer: None,
     }
 }
