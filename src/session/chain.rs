@@ -411,6 +411,20 @@ impl Analyzer<'_> {
         }
     }
 
+    /// The rest of the prompt counted ([`Self::count_pieces`]), why media keep the turn out
+    /// of calibration (media the provider's rule counts calibrate), and the long blocks'
+    /// text kept where the cache is automatic.
+    pub(super) fn count_rest(
+        &mut self,
+        read: &TurnRead<'_>,
+        failed: bool,
+    ) -> (Vec<Counted>, Option<&'static str>, Option<usize>) {
+        let (rest, uncounted, media_at) = self.count_pieces(&read.pieces, read.family);
+        let media = read.media_left_out(uncounted);
+        self.note_texts(&read.pieces, rest.iter(), read.rules.openai && !failed);
+        (rest, media, media_at)
+    }
+
     /// Keep the text of this request's long blocks (reusing the previous request's where a
     /// block is the same), for [`Self::inner_prefix`].
     pub(super) fn note_texts<'c>(

@@ -576,21 +576,7 @@ impl<'a> Analyzer<'a> {
     /// batch) and its breakpoint, and why the turn's media are not counted, if they are not.
     /// A medium's payload is not counted as text: an image the provider's rule covers counts
     /// as that rule says ([`media`]).
-    /// The rest of the prompt counted ([`Self::count_pieces`]), why media keep the turn out
-    /// of calibration (media the provider's rule counts calibrate), and the long blocks'
-    /// text kept where the cache is automatic.
-    fn count_rest(
-        &mut self,
-        read: &TurnRead<'_>,
-        failed: bool,
-    ) -> (Vec<Counted>, Option<&'static str>, Option<usize>) {
-        let (rest, uncounted, media_at) = self.count_pieces(&read.pieces, read.family);
-        let media = read.media_left_out(uncounted);
-        self.note_texts(&read.pieces, rest.iter(), read.rules.openai && !failed);
-        (rest, media, media_at)
-    }
-
-    fn count_pieces(
+    pub(super) fn count_pieces(
         &mut self,
         pieces: &[prompt::Piece<'_>],
         family: Family,
