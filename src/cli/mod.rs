@@ -19,6 +19,7 @@ mod session;
 mod settings_list;
 mod suggest;
 mod table;
+mod transcript;
 
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};

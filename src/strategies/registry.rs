@@ -433,7 +433,9 @@ mod tests {
         assert!(
             unknown.starts_with("unknown setting `nope` (known: mcp.prefixes, vtcode.mcp_cap,")
         );
-        assert!(unknown.ends_with("cache.price, session.provider, claude-code.tool_search, claude-code.base_url)"));
+        assert!(unknown.ends_with(
+            "cache.price, session.provider, claude-code.tool_search, claude-code.base_url)"
+        ));
         assert_eq!(
             settings.set("cache.ttl", "soon").unwrap_err().to_string(),
             "bad value for `cache.ttl`: `soon` (a duration: 300, 300s, 5m, 1h or 250ms)"

@@ -26,6 +26,7 @@ pub(crate) mod kind;
 mod record;
 mod sse;
 pub mod time;
+pub mod transcript;
 mod usage;
 pub mod write;
 
