@@ -38,6 +38,7 @@ mod session_diagnosis;
 mod session_verdicts;
 mod settings_identity;
 mod tool_changes;
+mod transcript;
 
 // The command line.
 mod cli;
