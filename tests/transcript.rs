@@ -189,3 +189,34 @@ fn what_needs_requests_is_refused() {
     let error = fails_with(&[SAMPLE]);
     assert!(error.contains("toolprism session FILE"), "{error}");
 }
+
+/// A folder of transcripts is one session a file; `--thread` keeps one thread's turns.
+#[test]
+fn a_folder_is_one_session_a_file_and_a_thread_is_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.jsonl"), call("m1", "a", None, 0, 5000)).unwrap();
+    std::fs::write(dir.path().join("b.jsonl"), call("m2", "b", None, 0, 6000)).unwrap();
+    let r = report(dir.path().to_str().unwrap());
+    let sessions: Vec<&str> = r
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["session_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(sessions, ["a", "b"]);
+    let r: Value = serde_json::from_str(&stdout_of(&[
+        "session",
+        "--json",
+        "--thread",
+        "subagent/1",
+        SAMPLE,
+    ]))
+    .unwrap();
+    let kept: Vec<u64> = turns(&r)
+        .iter()
+        .map(|t| t["turn"].as_u64().unwrap())
+        .collect();
+    assert_eq!(kept, [3, 4]);
+    let error = fails_with(&["session", "--thread", "nope", SAMPLE]);
+    assert!(error.contains("no thread `nope`"), "{error}");
+}

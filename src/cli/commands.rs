@@ -370,7 +370,12 @@ pub(super) fn session(args: &SessionArgs, color: ColorChoice) -> Result<Output, 
         color: use_color(color),
     };
     // A Claude Code transcript holds no requests: read it on its own path.
-    if toolprism::trace::transcript::sniff(&args.trace) {
+    let transcripts = if toolprism::trace::transcript::sniff(&args.trace) {
+        Some(vec![args.trace.clone()])
+    } else {
+        toolprism::trace::transcript::folder(&args.trace)
+    };
+    if let Some(files) = transcripts {
         if args.follow || args.budget.is_some() || !args.strategies.is_empty() {
             return Err(super::Failure::new(format!(
                 "{}: a Claude Code session transcript holds no tool list: --follow, --budget \
@@ -378,7 +383,13 @@ pub(super) fn session(args: &SessionArgs, color: ColorChoice) -> Result<Output, 
                 toolprism::sanitize::visible(&args.trace.to_string_lossy())
             )));
         }
-        return super::transcript::run(&args.trace, args.json, args.skip_bad, &settings);
+        return super::transcript::run(
+            &files,
+            args.json,
+            args.skip_bad,
+            args.thread.as_deref(),
+            &settings,
+        );
     }
     if args.follow {
         return super::follow::run(&request, super::tui_color(color));

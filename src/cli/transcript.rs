@@ -2,7 +2,7 @@
 //! (`toolprism::trace::transcript`), printed; `--json` is the report as it is.
 
 use std::fmt::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use toolprism::sanitize::visible;
 use toolprism::settings::Settings;
@@ -10,14 +10,41 @@ use toolprism::trace::transcript::{self, BreakCause, Transcript, TranscriptTurn}
 
 use super::{Failure, Output};
 
-/// Read and print a transcript.
+/// Read and print a transcript, or each of a folder's (one session a file; `--json`: an
+/// array of reports), keeping only `thread`'s turns when one is named.
 pub(super) fn run(
-    path: &Path,
+    files: &[PathBuf],
     json: bool,
     skip_bad: bool,
+    thread: Option<&str>,
     settings: &Settings,
 ) -> Result<Output, Failure> {
-    let report = transcript::read(path, skip_bad, settings)
+    let mut reports = Vec::new();
+    for path in files {
+        reports.push(read(path, skip_bad, thread, settings)?);
+    }
+    if json {
+        let value = match reports.as_slice() {
+            [one] => serde_json::to_string_pretty(&one.1),
+            _ => serde_json::to_string_pretty(&reports.iter().map(|r| &r.1).collect::<Vec<_>>()),
+        }
+        .map_err(|e| Failure::new(e.to_string()))?;
+        return Ok(Output::text(
+            toolprism::sanitize::json_for_terminal(&value).into_owned() + "\n",
+        ));
+    }
+    let texts: Vec<String> = reports.iter().map(|(name, r)| text(name, r)).collect();
+    Ok(Output::text(texts.join("\n")))
+}
+
+/// One transcript read, named as the user gave it.
+fn read(
+    path: &Path,
+    skip_bad: bool,
+    thread: Option<&str>,
+    settings: &Settings,
+) -> Result<(String, Transcript), Failure> {
+    let mut report = transcript::read(path, skip_bad, settings)
         .map_err(|e| Failure::new(visible(&e.to_string()).into_owned()))?;
     let name = visible(&path.to_string_lossy()).into_owned();
     if report.turns.is_empty() {
@@ -25,14 +52,17 @@ pub(super) fn run(
             "{name}: a Claude Code session transcript with no model call in it"
         )));
     }
-    if json {
-        let text =
-            serde_json::to_string_pretty(&report).map_err(|e| Failure::new(e.to_string()))?;
-        return Ok(Output::text(
-            toolprism::sanitize::json_for_terminal(&text).into_owned() + "\n",
-        ));
+    if let Some(thread) = thread {
+        report.turns.retain(|t| t.thread == thread);
+        report.threads.retain(|t| t.thread == thread);
+        if report.turns.is_empty() {
+            return Err(Failure::new(format!(
+                "{name}: no thread `{}` (the threads are listed by `toolprism session {name}`)",
+                visible(thread)
+            )));
+        }
     }
-    Ok(Output::text(text(&name, &report)))
+    Ok((name, report))
 }
 
 fn text(name: &str, r: &Transcript) -> String {
@@ -74,11 +104,17 @@ fn text(name: &str, r: &Transcript) -> String {
     let breaks_usd = r
         .breaks_usd
         .map_or(String::new(), |u| format!(", ${u:.4} over reading"));
-    let _ = writeln!(out, "breaks: {}{breaks_usd}", r.breaks);
+    let _ = writeln!(out, "session breaks: {}{breaks_usd}", r.breaks);
     if let (Some(usd), Some(none)) = (r.usd, r.usd_without_cache) {
-        let _ = writeln!(out, "input cost: ${usd:.4} (without cache: ${none:.4})");
+        let _ = writeln!(
+            out,
+            "session input cost: ${usd:.4} (without cache: ${none:.4})"
+        );
     } else {
-        let _ = writeln!(out, "input cost: not priced (a model without a price)");
+        let _ = writeln!(
+            out,
+            "session input cost: not priced (a model without a price)"
+        );
     }
     if r.compactions > 0 {
         let _ = writeln!(out, "compactions: {}", r.compactions);

@@ -193,6 +193,19 @@ pub fn sniff(path: &Path) -> bool {
     false
 }
 
+/// A folder of transcripts (a `~/.claude/projects/<folder>`): its `*.jsonl` files, sorted,
+/// when there is at least one and every one is a transcript (`None` otherwise).
+pub fn folder(path: &Path) -> Option<Vec<PathBuf>> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(path)
+        .ok()?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl") && p.is_file())
+        .collect();
+    files.sort();
+    (!files.is_empty() && files.iter().all(|f| sniff(f))).then_some(files)
+}
+
 /// The subagents' transcripts beside a session's (`<session>/subagents/*.jsonl`), sorted.
 fn subagent_files(path: &Path) -> Vec<PathBuf> {
     let (Some(dir), Some(stem)) = (path.parent(), path.file_stem()) else {
