@@ -156,6 +156,8 @@ fn subagent_files_beside_the_session_are_threads_of_their_own() {
     );
     assert_eq!(r["files"].as_array().unwrap().len(), 3);
     assert_eq!(r["breaks"], 0);
+    // No break costs nothing, not `-0.0`.
+    assert_eq!(r["breaks_usd"].to_string(), "0.0");
     // Hour-long writes priced at 2× input: 5000 × 2 × $5 per million on the first call.
     assert_eq!(turns(&r)[0]["usd"].as_f64().unwrap(), 0.050005);
 }

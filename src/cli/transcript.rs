@@ -101,9 +101,10 @@ fn text(name: &str, r: &Transcript) -> String {
             count(t.breaks, "break")
         );
     }
-    let breaks_usd = r
-        .breaks_usd
-        .map_or(String::new(), |u| format!(", ${u:.4} over reading"));
+    let breaks_usd = match r.breaks_usd {
+        Some(u) if r.breaks > 0 => format!(", ${u:.4} over reading"),
+        _ => String::new(),
+    };
     let _ = writeln!(out, "session breaks: {}{breaks_usd}", r.breaks);
     if let (Some(usd), Some(none)) = (r.usd, r.usd_without_cache) {
         let _ = writeln!(

@@ -584,7 +584,7 @@ fn thread_totals(turns: &[TranscriptTurn]) -> Vec<ThreadTotals> {
     threads
 }
 
-/// Dollars to a millionth.
+/// Dollars to a millionth (an empty sum's `-0.0` written as `0.0`).
 fn round6(usd: f64) -> f64 {
-    (usd * 1e6).round() / 1e6
+    (usd * 1e6).round() / 1e6 + 0.0
 }
