@@ -135,9 +135,13 @@ fn subagent_files_beside_the_session_are_threads_of_their_own() {
     .unwrap();
     let sub = dir.path().join("s1").join("subagents");
     std::fs::create_dir_all(&sub).unwrap();
+    // The second call has no `agentId` (as some releases write): it follows its parent.
+    let mut child: Value = serde_json::from_str(&call("x2", "s1", None, 3001, 10)).unwrap();
+    child["isSidechain"] = json!(true);
+    child["parentUuid"] = json!("u-x1");
     std::fs::write(
         sub.join("agent-a1.jsonl"),
-        call("x1", "s1", Some("a1"), 0, 3000),
+        call("x1", "s1", Some("a1"), 0, 3000) + &line(child),
     )
     .unwrap();
     std::fs::write(
@@ -152,7 +156,13 @@ fn subagent_files_beside_the_session_are_threads_of_their_own() {
         .collect();
     assert_eq!(
         threads,
-        ["main", "main", "subagent/a1", "compaction/acompact-9"]
+        [
+            "main",
+            "main",
+            "subagent/a1",
+            "subagent/a1",
+            "compaction/acompact-9"
+        ]
     );
     assert_eq!(r["files"].as_array().unwrap().len(), 3);
     assert_eq!(r["breaks"], 0);

@@ -258,6 +258,8 @@ struct Reader {
     calls: HashMap<String, usize>,
     /// A sidechain line's uuid to its thread, for sidechains without `agentId`.
     sidechains: HashMap<String, String>,
+    /// Sidechains without `agentId` begun so far.
+    roots: usize,
     session_id: Option<String>,
     versions: Vec<String>,
     lines: usize,
@@ -410,27 +412,23 @@ impl Reader {
                 n => format!("main/after-compaction-{n}"),
             };
         }
-        if let Some(agent) = text("agentId") {
-            return if agent.starts_with("acompact") {
-                format!("compaction/{agent}")
-            } else {
-                format!("subagent/{agent}")
-            };
-        }
-        let thread = text("parentUuid")
-            .and_then(|p| self.sidechains.get(p).cloned())
-            .unwrap_or_else(|| format!("subagent/{}", self.sidechain_roots() + 1));
+        // By `agentId` where the line has one, else its parent's thread, else a new one;
+        // kept by uuid so that a child without `agentId` follows its parent.
+        let thread = match text("agentId") {
+            Some(agent) if agent.starts_with("acompact") => format!("compaction/{agent}"),
+            Some(agent) => format!("subagent/{agent}"),
+            None => match text("parentUuid").and_then(|p| self.sidechains.get(p)) {
+                Some(thread) => thread.clone(),
+                None => {
+                    self.roots += 1;
+                    format!("subagent/{}", self.roots)
+                }
+            },
+        };
         if let Some(uuid) = text("uuid") {
             self.sidechains.insert(uuid.to_owned(), thread.clone());
         }
         thread
-    }
-
-    fn sidechain_roots(&self) -> usize {
-        let mut seen: Vec<&String> = self.sidechains.values().collect();
-        seen.sort();
-        seen.dedup();
-        seen.len()
     }
 
     /// Price each turn, find the breaks, and total the threads.
