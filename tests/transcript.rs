@@ -193,13 +193,16 @@ fn bad_lines_are_named_or_skipped() {
     assert_eq!(turns(&r).len(), 1);
 }
 
-/// What needs a tool list is refused in one line; the bare command names `session`.
+/// What needs a tool list is refused in one line, naming `session`; the bare command reads
+/// the transcript as `session` does.
 #[test]
 fn what_needs_requests_is_refused() {
     let error = fails_with(&["session", "--budget", "100", SAMPLE]);
     assert!(error.contains("holds no tool list"), "{error}");
-    let error = fails_with(&[SAMPLE]);
+    let error = fails_with(&["report", SAMPLE]);
     assert!(error.contains("toolprism session FILE"), "{error}");
+    // The bare command prints what `session` prints of it.
+    assert_eq!(stdout_of(&[SAMPLE]), stdout_of(&["session", SAMPLE]));
 }
 
 /// A folder of transcripts is one session a file; `--thread` keeps one thread's turns.

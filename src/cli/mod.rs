@@ -356,6 +356,11 @@ fn open(cli: &Cli) -> Result<Output, Failure> {
     let options = TraceOptions {
         skip_bad: cli.skip_bad,
     };
+    // A Claude Code transcript holds no request to view: what `session` prints of it.
+    if shown != "-" && toolprism::trace::transcript::sniff(&path) {
+        let settings = settings(&cli.set)?;
+        return transcript::run(&[path.clone()], false, cli.skip_bad, None, &settings);
+    }
     let mut reader = match toolprism::trace::open_path(&path, &options) {
         Ok(reader) => reader,
         // A file known for what it is (a transcript, a cassette that does not parse): its words.
