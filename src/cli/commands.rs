@@ -370,10 +370,10 @@ pub(super) fn session(args: &SessionArgs, color: ColorChoice) -> Result<Output, 
         color: use_color(color),
     };
     // A Claude Code transcript holds no requests: read it on its own path.
-    let transcripts = if toolprism::trace::transcript::sniff(&args.trace) {
+    let transcripts = if toolprism::session::transcript::sniff(&args.trace) {
         Some(vec![args.trace.clone()])
     } else {
-        toolprism::trace::transcript::folder(&args.trace)
+        toolprism::session::transcript::folder(&args.trace)
     };
     if let Some(files) = transcripts {
         if args.follow || args.budget.is_some() || !args.strategies.is_empty() {

@@ -357,7 +357,7 @@ fn open(cli: &Cli) -> Result<Output, Failure> {
         skip_bad: cli.skip_bad,
     };
     // A Claude Code transcript holds no request to view: what `session` prints of it.
-    if shown != "-" && toolprism::trace::transcript::sniff(&path) {
+    if shown != "-" && toolprism::session::transcript::sniff(&path) {
         let settings = settings(&cli.set)?;
         return transcript::run(&[path.clone()], false, cli.skip_bad, None, &settings);
     }

@@ -1,12 +1,12 @@
 //! `toolprism session TRANSCRIPT`: a Claude Code transcript's calls, cache and breaks
-//! (`toolprism::trace::transcript`), printed; `--json` is the report as it is.
+//! (`toolprism::session::transcript`), printed; `--json` is the report as it is.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use toolprism::sanitize::visible;
+use toolprism::session::transcript::{self, BreakCause, Transcript, TranscriptTurn};
 use toolprism::settings::Settings;
-use toolprism::trace::transcript::{self, BreakCause, Transcript, TranscriptTurn};
 
 use super::{Failure, Output};
 

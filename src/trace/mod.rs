@@ -26,7 +26,6 @@ pub(crate) mod kind;
 mod record;
 mod sse;
 pub mod time;
-pub mod transcript;
 mod usage;
 pub mod write;
 

@@ -14,11 +14,11 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::MAX_RECORD_BYTES;
-use super::diagnosis::Diagnosis;
+use super::{CacheFigures, models, price_per_million};
 use crate::error::{FileError, LoadError};
-use crate::session::{CacheFigures, models, price_per_million};
 use crate::settings::Settings;
+use crate::trace::MAX_RECORD_BYTES;
+use crate::trace::diagnosis::Diagnosis;
 
 /// What a transcript lacks, said in the report and in `--json`'s `note`.
 pub const NO_BODIES: &str = "a transcript holds no request bodies: no tool list, so no \
@@ -186,7 +186,7 @@ pub fn sniff(path: &Path) -> bool {
         let Ok(Value::Object(object)) = serde_json::from_slice::<Value>(&buf) else {
             return false;
         };
-        if super::kind::is_claude_code_transcript(&object) {
+        if crate::trace::kind::is_claude_code_transcript(&object) {
             return true;
         }
     }
@@ -381,10 +381,10 @@ impl Reader {
             line: number,
             thread,
             model: model.to_owned(),
-            time_ms: timestamp.as_deref().and_then(super::time::parse),
+            time_ms: timestamp.as_deref().and_then(crate::trace::time::parse),
             timestamp,
             observed: CacheFigures {
-                state: crate::session::cache::state(read, write),
+                state: super::cache::state(read, write),
                 input: n(usage.get("input_tokens")).unwrap_or(0),
                 read,
                 write,
