@@ -359,7 +359,13 @@ fn open(cli: &Cli) -> Result<Output, Failure> {
     // A Claude Code transcript holds no request to view: what `session` prints of it.
     if shown != "-" && toolprism::session::transcript::sniff(&path) {
         let settings = settings(&cli.set)?;
-        return transcript::run(&[path.clone()], false, cli.skip_bad, None, &settings);
+        return transcript::run(
+            std::slice::from_ref(&path),
+            false,
+            cli.skip_bad,
+            None,
+            &settings,
+        );
     }
     let mut reader = match toolprism::trace::open_path(&path, &options) {
         Ok(reader) => reader,
