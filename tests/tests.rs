@@ -39,6 +39,7 @@ mod session_verdicts;
 mod settings_identity;
 mod tool_change_evidence;
 mod tool_changes;
+mod transcript;
 
 // The command line.
 mod cli;

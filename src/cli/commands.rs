@@ -369,6 +369,28 @@ pub(super) fn session(args: &SessionArgs, color: ColorChoice) -> Result<Output, 
         budget: args.budget,
         color: use_color(color),
     };
+    // A Claude Code transcript holds no requests: read it on its own path.
+    let transcripts = if toolprism::session::transcript::sniff(&args.trace) {
+        Some(vec![args.trace.clone()])
+    } else {
+        toolprism::session::transcript::folder(&args.trace)
+    };
+    if let Some(files) = transcripts {
+        if args.follow || args.budget.is_some() || !args.strategies.is_empty() {
+            return Err(super::Failure::new(format!(
+                "{}: a Claude Code session transcript holds no tool list: --follow, --budget \
+                 and -s do not apply to it",
+                toolprism::sanitize::visible(&args.trace.to_string_lossy())
+            )));
+        }
+        return super::transcript::run(
+            &files,
+            args.json,
+            args.skip_bad,
+            args.thread.as_deref(),
+            &settings,
+        );
+    }
     if args.follow {
         return super::follow::run(&request, super::tui_color(color));
     }

@@ -19,6 +19,7 @@ mod session;
 mod settings_list;
 mod suggest;
 mod table;
+mod transcript;
 
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -355,6 +356,17 @@ fn open(cli: &Cli) -> Result<Output, Failure> {
     let options = TraceOptions {
         skip_bad: cli.skip_bad,
     };
+    // A Claude Code transcript holds no request to view: what `session` prints of it.
+    if shown != "-" && toolprism::session::transcript::sniff(&path) {
+        let settings = settings(&cli.set)?;
+        return transcript::run(
+            std::slice::from_ref(&path),
+            false,
+            cli.skip_bad,
+            None,
+            &settings,
+        );
+    }
     let mut reader = match toolprism::trace::open_path(&path, &options) {
         Ok(reader) => reader,
         // A file known for what it is (a transcript, a cassette that does not parse): its words.

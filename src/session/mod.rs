@@ -37,6 +37,7 @@ mod replay;
 mod schema;
 mod summary;
 mod tools;
+pub mod transcript;
 
 pub use append::AppendFigures;
 pub use diagnosis::{DiagnosisAgreement, DiagnosisDisagreement, ProviderDiagnosis};

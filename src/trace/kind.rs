@@ -16,7 +16,8 @@ pub(crate) fn refusal(record: &Value) -> Option<String> {
     if is_claude_code_transcript(object) {
         return Some(format!(
             "a Claude Code session transcript (~/.claude/projects/*.jsonl): it holds the \
-             conversation, not the tool definitions sent to the model; {HOW_TO_RECORD}"
+             conversation and each call's usage, not the tool definitions sent to the model \
+             (`toolprism session FILE` reads its cache and breaks); {HOW_TO_RECORD}"
         ));
     }
     if is_agent_sdk_stream(object) {
@@ -117,7 +118,7 @@ fn response_kind(object: &Map<String, Value>) -> Option<&'static str> {
 
 /// Claude Code's transcript lines: `sessionId` with `type` `user` / `assistant` / `system`, or
 /// the `summary` and `file-history-snapshot` lines it also writes.
-fn is_claude_code_transcript(object: &Map<String, Value>) -> bool {
+pub(crate) fn is_claude_code_transcript(object: &Map<String, Value>) -> bool {
     let kind = object.get("type").and_then(Value::as_str);
     let message_line = matches!(kind, Some("user" | "assistant" | "system"))
         && object.contains_key("sessionId")
