@@ -48,6 +48,11 @@ fn says_it_holds_no_request_bodies() {
         text.contains("7 model calls in 3 threads from 18 lines"),
         "{text}"
     );
+    // Figures as every other table prints them.
+    assert!(
+        text.contains("20,003") && text.contains("17,507 lost") && !text.contains("20003"),
+        "{text}"
+    );
 }
 
 /// A read well below the thread's previous prompt is a break, priced as what was re-written

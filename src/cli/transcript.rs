@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use toolprism::sanitize::visible;
 use toolprism::session::transcript::{self, BreakCause, Transcript, TranscriptTurn};
 use toolprism::settings::Settings;
+use toolprism::text::{fit, pad, thousands};
 
 use super::{Failure, Output};
 
@@ -96,8 +97,8 @@ fn text(name: &str, r: &Transcript) -> String {
             "thread {}: {}, read {}, written {}, {}",
             visible(&t.thread),
             count(t.turns, "call"),
-            t.read,
-            t.write,
+            big(t.read),
+            big(t.write),
             count(t.breaks, "break")
         );
     }
@@ -141,7 +142,7 @@ fn text(name: &str, r: &Transcript) -> String {
 
 fn row(t: &TranscriptTurn) -> String {
     let o = t.observed;
-    let split = |v: Option<u64>| v.map_or("-".to_owned(), |v| v.to_string());
+    let split = |v: Option<u64>| v.map_or("-".to_owned(), big);
     let mut note = Vec::new();
     if let Some(b) = &t.break_ {
         let cause = match b.cause {
@@ -151,28 +152,37 @@ fn row(t: &TranscriptTurn) -> String {
         let usd = b.usd.map_or(String::new(), |u| format!(", ${u:.4}"));
         note.push(format!(
             "break ({cause}): {} lost, {} re-written{usd}",
-            b.lost, b.rewritten
+            big(b.lost),
+            big(b.rewritten)
         ));
     }
     if let Some(d) = &t.diagnosis {
-        let missed = d.missed.map_or(String::new(), |m| format!(" ({m} missed)"));
+        let missed = d
+            .missed
+            .map_or(String::new(), |m| format!(" ({} missed)", big(m)));
         note.push(format!("diagnosis: {}{missed}", d.reason));
     }
     format!(
-        "{:>4}  {:<28}  {:<28}  {:>8}  {:>9}  {:>9}  {:>9}  {:>7}  {:<7}  {}",
+        "{:>4}  {}  {}  {:>8}  {:>9}  {:>9}  {:>9}  {:>7}  {:<7}  {}",
         t.turn,
-        visible(&t.thread),
-        visible(&t.model),
-        o.input,
-        o.read,
+        // Names from the file, cut with a mark to their column.
+        pad(&fit(&visible(&t.thread), 28), 28),
+        pad(&fit(&visible(&t.model), 28), 28),
+        big(o.input),
+        big(o.read),
         split(t.write_5m),
         split(t.write_1h),
-        t.output,
+        big(t.output),
         o.state,
         note.join("; ")
     )
     .trim_end()
     .to_owned()
+}
+
+/// A token figure with thousands separators, as every other table prints them.
+fn big(n: u64) -> String {
+    thousands(usize::try_from(n).unwrap_or(usize::MAX))
 }
 
 /// `1 call`, `2 calls`.
