@@ -529,6 +529,13 @@ mod tests {
             "claude-haiku-4-5",
             "claude-opus-4-6",
             "claude-opus-5",
+            // Every 5.x model takes tool search (the tool search page's model list).
+            "claude-opus-5-5",
+            "claude-sonnet-5",
+            "claude-sonnet-5-5",
+            "claude-haiku-5-5",
+            "claude-fable-5-2",
+            "claude-mythos-5-1",
             "us.anthropic.claude-sonnet-4-5-20250929-v1:0",
             "gpt-5",
         ] {
