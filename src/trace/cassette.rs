@@ -508,15 +508,19 @@ fn status_text(status: &Value) -> Option<u16> {
 mod tests {
     use super::*;
 
-    /// One AWS event-stream message around `payload` (CRCs not checked, so left arbitrary).
-    fn aws_frame(payload: &str) -> Vec<u8> {
-        let headers = b"\x0b:event-type\x07\x00\x05chunk";
+    /// One AWS event-stream message of `event_type` around `payload` (CRCs not checked, so
+    /// left arbitrary).
+    fn aws_frame(event_type: &str, payload: &str) -> Vec<u8> {
+        let mut headers = vec![11];
+        headers.extend_from_slice(b":event-type\x07");
+        headers.extend_from_slice(&(event_type.len() as u16).to_be_bytes());
+        headers.extend_from_slice(event_type.as_bytes());
         let total = 12 + headers.len() + payload.len() + 4;
         let mut out = Vec::new();
         out.extend_from_slice(&(total as u32).to_be_bytes());
         out.extend_from_slice(&(headers.len() as u32).to_be_bytes());
         out.extend_from_slice(&[0xde, 0xad, 0xbe, 0xef]);
-        out.extend_from_slice(headers);
+        out.extend_from_slice(&headers);
         out.extend_from_slice(payload.as_bytes());
         out.extend_from_slice(&[0xff, 0xfe, 0x00, 0x01]);
         out
@@ -526,8 +530,12 @@ mod tests {
     fn invoke_with_response_stream_chunks_are_claudes_events() {
         use base64::engine::general_purpose::STANDARD;
         // Each chunk wraps one of Claude's stream events as `{"bytes": base64}`.
-        let chunk =
-            |event: &str| aws_frame(&format!(r#"{{"bytes":"{}"}}"#, STANDARD.encode(event)));
+        let chunk = |event: &str| {
+            aws_frame(
+                "chunk",
+                &format!(r#"{{"bytes":"{}"}}"#, STANDARD.encode(event)),
+            )
+        };
         let mut stream = chunk(
             r#"{"type":"message_start","message":{"usage":{"input_tokens":12,"cache_creation_input_tokens":0,"cache_read_input_tokens":4100,"output_tokens":1}}}"#,
         );
@@ -550,18 +558,7 @@ mod tests {
 
     #[test]
     fn an_aws_event_stream_is_read_as_its_payloads() {
-        let frame = |payload: &str| {
-            let headers = b"\x0b:event-type\x07\x00\x08metadata";
-            let total = 12 + headers.len() + payload.len() + 4;
-            let mut out = Vec::new();
-            out.extend_from_slice(&(total as u32).to_be_bytes());
-            out.extend_from_slice(&(headers.len() as u32).to_be_bytes());
-            out.extend_from_slice(&[0xde, 0xad, 0xbe, 0xef]);
-            out.extend_from_slice(headers);
-            out.extend_from_slice(payload.as_bytes());
-            out.extend_from_slice(&[0xff, 0xfe, 0x00, 0x01]);
-            out
-        };
+        let frame = |payload: &str| aws_frame("metadata", payload);
         let mut stream = frame(r#"{"role":"assistant"}"#);
         stream.extend(frame(
             r#"{"usage":{"inputTokens":15,"outputTokens":3,"cacheReadInputTokens":900}}"#,
