@@ -12,8 +12,8 @@ use serde_json::Value;
 
 use crate::support::command::toolprism;
 use crate::support::upstream::{
-    MESSAGE_STOP, Recording, Upstream, body_of, call, chunk, message_start, messages_body,
-    stream_head, whole,
+    MESSAGE_STOP, Recording, Upstream, body_of, call, call_until_first_event, chunk, message_start,
+    messages_body, stream_head, whole,
 };
 
 fn lines(trace: &Path) -> Vec<Value> {
@@ -233,20 +233,7 @@ fn a_signal_mid_stream_leaves_a_whole_trace() {
     let dir = tempfile::tempdir().unwrap();
     let trace = dir.path().join("t.jsonl");
     let recording = Recording::start(&trace, &["--upstream", &upstream.url()]);
-    let addr = recording.addr.clone();
-    let (got_tx, got_rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let mut sent = false;
-        call(&addr, "/v1/messages", &[], &messages_body(0), |got| {
-            if !sent && String::from_utf8_lossy(got).contains("message_start") {
-                sent = true;
-                let _ = got_tx.send(());
-            }
-        });
-    });
-    got_rx
-        .recv_timeout(Duration::from_secs(10))
-        .expect("the first event came through");
+    call_until_first_event(&recording.addr, messages_body(0));
     let (status, _) = recording.stop(Signal::INT);
     assert_eq!(status, Some(130));
     let records = lines(&trace);

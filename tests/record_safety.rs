@@ -10,7 +10,8 @@ use serde_json::Value;
 
 use crate::support::command::bin;
 use crate::support::upstream::{
-    Recording, Upstream, call, chunk, message_start, messages_body, stream_head,
+    Recording, Upstream, call, call_until_first_event, chunk, message_start, messages_body,
+    stream_head,
 };
 
 fn lines(trace: &Path) -> Vec<Value> {
@@ -138,20 +139,7 @@ fn every_ending_signal_writes_the_calls_in_flight() {
         let dir = tempfile::tempdir().unwrap();
         let trace = dir.path().join("t.jsonl");
         let recording = Recording::start(&trace, &["--upstream", &upstream.url()]);
-        let addr = recording.addr.clone();
-        let (got_tx, got_rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            let mut sent = false;
-            call(&addr, "/v1/messages", &[], &messages_body(0), |got| {
-                if !sent && String::from_utf8_lossy(got).contains("message_start") {
-                    sent = true;
-                    let _ = got_tx.send(());
-                }
-            });
-        });
-        got_rx
-            .recv_timeout(Duration::from_secs(10))
-            .expect("the first event came through");
+        call_until_first_event(&recording.addr, messages_body(0));
         let (status, _) = recording.stop(signal);
         assert_eq!(status, Some(128 + number), "{signal:?}");
         let records = lines(&trace);
@@ -329,24 +317,8 @@ fn empty_answers_are_complete_and_every_written_call_is_counted() {
         |_| {},
     );
     assert!(String::from_utf8_lossy(&raw).starts_with("HTTP/1.1 200"));
-    let (got_tx, got_rx) = mpsc::channel();
     for n in 1..=2 {
-        let addr = recording.addr.clone();
-        let got_tx = got_tx.clone();
-        std::thread::spawn(move || {
-            let mut sent = false;
-            call(&addr, "/v1/messages", &[], &messages_body(n), |got| {
-                if !sent && String::from_utf8_lossy(got).contains("message_start") {
-                    sent = true;
-                    let _ = got_tx.send(());
-                }
-            });
-        });
-    }
-    for _ in 0..2 {
-        got_rx
-            .recv_timeout(Duration::from_secs(10))
-            .expect("the first event came through");
+        call_until_first_event(&recording.addr, messages_body(n));
     }
     let stderr = recording.stderr.clone();
     let (status, _) = recording.stop(Signal::INT);

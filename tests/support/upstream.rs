@@ -223,6 +223,25 @@ impl Drop for Recording {
     }
 }
 
+/// [`call`] with `body` to `/v1/messages` on a thread of its own (its answer may never end),
+/// returning once the first stream event (`message_start`) has reached the client.
+pub fn call_until_first_event(addr: &str, body: String) {
+    let addr = addr.to_owned();
+    let (got_tx, got_rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut sent = false;
+        call(&addr, "/v1/messages", &[], &body, |got| {
+            if !sent && String::from_utf8_lossy(got).contains("message_start") {
+                sent = true;
+                let _ = got_tx.send(());
+            }
+        });
+    });
+    got_rx
+        .recv_timeout(Duration::from_secs(10))
+        .expect("the first event came through");
+}
+
 /// Send `body` to the proxy and return the raw response (head and body as received, chunked
 /// framing and all), calling `on_data` with everything read so far after each read.
 pub fn call(
