@@ -967,6 +967,16 @@ fn legacy_sse_servers_are_listed_and_clients_fall_back_to_them_by_their_rules() 
     );
 }
 
+/// `toolprism mcp CONFIG` with a long timeout, running, its output dropped.
+fn spawn_listing(config: &Path) -> std::process::Child {
+    Command::new(crate::support::command::bin())
+        .args(["mcp", &config.to_string_lossy(), "--timeout", "60"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
 fn wait_for_file(path: &Path) {
     let deadline = Instant::now() + Duration::from_secs(15);
     while !path.exists() {
@@ -1009,12 +1019,7 @@ fn a_server_that_stops_reading_holds_nothing_past_the_timeout_or_a_signal() {
     }
     for signal in [rustix::process::Signal::TERM, rustix::process::Signal::INT] {
         std::fs::remove_file(&pids).unwrap();
-        let mut child = Command::new(crate::support::command::bin())
-            .args(["mcp", &config.to_string_lossy(), "--timeout", "60"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
+        let mut child = spawn_listing(&config);
         wait_for_file(&pids);
         // The write of the cursor is blocked by now.
         std::thread::sleep(Duration::from_millis(500));
@@ -1038,12 +1043,7 @@ fn servers_die_with_toolprism_even_on_kill_9_and_their_daemons_do_not_survive() 
         dir.path(),
         &serde_json::json!({"hangs": stdio(&["hang", &pids.to_string_lossy()])}),
     );
-    let mut child = Command::new(crate::support::command::bin())
-        .args(["mcp", &config.to_string_lossy(), "--timeout", "60"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = spawn_listing(&config);
     wait_for_file(&pids);
     std::thread::sleep(Duration::from_millis(200));
     child.kill().unwrap();
