@@ -34,11 +34,14 @@ pub enum Strategy {
     Search,
     /// Codex's MCP handling under tool search.
     Codex,
+    /// Each change of a thread's tool list sent as a mid-conversation system message (the
+    /// provider's own feature; issue 41): only a session has changes to send.
+    Append,
 }
 
 impl Strategy {
     /// Every strategy, in the order they are listed everywhere.
-    pub const ALL: [Strategy; 13] = [
+    pub const ALL: [Strategy; 14] = [
         Strategy::Original,
         Strategy::Full,
         Strategy::Progressive,
@@ -52,6 +55,7 @@ impl Strategy {
         Strategy::DeferCatalog,
         Strategy::Search,
         Strategy::Codex,
+        Strategy::Append,
     ];
 
     /// Its position in [`Strategy::ALL`] (the declaration order, which `ALL` follows).
@@ -80,6 +84,7 @@ impl Strategy {
             Strategy::DeferCatalog => "defer-catalog",
             Strategy::Search => "search",
             Strategy::Codex => "codex",
+            Strategy::Append => "append",
         }
     }
 
@@ -95,6 +100,7 @@ impl Strategy {
             Strategy::Defer | Strategy::DeferCatalog => "deferred loading",
             Strategy::Search => "provider-side deferral",
             Strategy::Codex => "provider-side deferral",
+            Strategy::Append => "mid-conversation tool changes",
         }
     }
 
@@ -111,6 +117,8 @@ impl Strategy {
             Strategy::Shorten => "lean-ctx",
             Strategy::Defer | Strategy::DeferCatalog => "zero",
             Strategy::Codex => "codex",
+            // No agent host's rules: the provider's own feature, as its API defines it.
+            Strategy::Append => "anthropic",
         }
     }
 
@@ -141,6 +149,9 @@ impl Strategy {
                 ZeroRelease::C2ea36cf => "zero 2ea36cf",
             }),
             Strategy::Codex => Some("codex rust-v0.171.0"),
+            // The dated beta its system messages need (inline definitions; references need
+            // mid-conversation-tool-changes-2026-07-01).
+            Strategy::Append => Some(crate::tool_changes::INLINE_BETA),
         }
     }
 
@@ -210,6 +221,9 @@ impl Strategy {
             Strategy::Codex => {
                 "MCP tools deferred behind tool search, one namespace per server, as Codex sends them"
             }
+            Strategy::Append => {
+                "the thread's first tool list kept; each later change sent as a system message (inline definitions, removals), in a session"
+            }
         }
     }
 }
@@ -235,7 +249,7 @@ pub enum Input {
 /// An id that names no strategy.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "unknown strategy `{0}` (one of: original, full, progressive, minimal, direct, adaptive, code, disabled, shorten, defer, defer-catalog, search, codex)"
+    "unknown strategy `{0}` (one of: original, full, progressive, minimal, direct, adaptive, code, disabled, shorten, defer, defer-catalog, search, codex, append)"
 )]
 pub struct UnknownStrategy(pub String);
 
@@ -285,6 +299,7 @@ mod tests {
                 ("defer-catalog", Some("zero 0.8.0")),
                 ("search", Some("vtcode-core 0.181.2")),
                 ("codex", Some("codex rust-v0.171.0")),
+                ("append", Some("inline-tools-2026-09-15")),
             ]
         );
         assert!(

@@ -70,25 +70,26 @@ fn parse_sort(text: &str) -> Result<SortColumn, String> {
 }
 
 /// A strategy column's place in the order a narrow terminal drops them ([`drop_order`]): first
-/// those that tell least apart from the others (`disabled` sends nothing; `direct` only
-/// reorders; `full`, `defer-catalog` and `adaptive` usually track `progressive`, `defer` and
-/// `direct`; `codex` applies to Responses captures only), last the ones that change the most.
+/// those that tell least apart from the others (`append` sends a single request as it is;
+/// `disabled` sends nothing; `direct` only reorders; `full`, `defer-catalog` and `adaptive`
+/// usually track `progressive`, `defer` and `direct`; `codex` applies to Responses captures only), last the ones that change the most.
 /// Every strategy declares one: a new one does not compile until it says where it goes.
 const fn drop_rank(strategy: Strategy) -> u8 {
     match strategy {
-        Strategy::Disabled => 0,
-        Strategy::Direct => 1,
-        Strategy::Full => 2,
-        Strategy::DeferCatalog => 3,
-        Strategy::Codex => 4,
-        Strategy::Adaptive => 5,
-        Strategy::Shorten => 6,
-        Strategy::Code => 7,
-        Strategy::Search => 8,
-        Strategy::Progressive => 9,
-        Strategy::Defer => 10,
-        Strategy::Minimal => 11,
-        Strategy::Original => 12,
+        Strategy::Append => 0,
+        Strategy::Disabled => 1,
+        Strategy::Direct => 2,
+        Strategy::Full => 3,
+        Strategy::DeferCatalog => 4,
+        Strategy::Codex => 5,
+        Strategy::Adaptive => 6,
+        Strategy::Shorten => 7,
+        Strategy::Code => 8,
+        Strategy::Search => 9,
+        Strategy::Progressive => 10,
+        Strategy::Defer => 11,
+        Strategy::Minimal => 12,
+        Strategy::Original => 13,
     }
 }
 

@@ -140,6 +140,8 @@ struct TextSpill {
     errors: Vec<(usize, Option<(usize, String)>)>,
     /// Some strategy's row is refused by the prefix check (`!`).
     prefix_refused: bool,
+    /// Some strategy's row is refused by its own rules (`!`; the reason is listed below).
+    status_refused: bool,
 }
 
 impl TextSpill {
@@ -154,6 +156,7 @@ impl TextSpill {
             disagreements: Spool::new()?,
             errors: vec![(0, None); strategies.len()],
             prefix_refused: false,
+            status_refused: false,
         })
     }
 
@@ -182,6 +185,7 @@ impl TextSpill {
             self.strategies.cells(&cells)?;
         }
         self.prefix_refused |= rows.iter().any(|r| r.prefix_check.is_some());
+        self.status_refused |= rows.iter().any(refused_row);
         for (errors, row) in self.errors.iter_mut().zip(rows) {
             if let Some(error) = &row.error {
                 errors.0 += 1;
@@ -283,6 +287,7 @@ fn write_text(
         disagreements,
         errors,
         prefix_refused,
+        status_refused,
     } = spill;
     let header = TURN_HEADER.map(str::to_owned);
     // On a terminal the modelled and observed figures give way first (the cache column and
@@ -345,6 +350,11 @@ fn write_text(
     if prefix_refused {
         out.write_all(
             b"! the provider refuses that request: the strategy's tool list changed in place after thinking, on a model that binds thinking to its prefix\n",
+        )?;
+    }
+    if status_refused {
+        out.write_all(
+            b"! (without *) the strategy's request is refused on that turn: why is under the session totals\n",
         )?;
     }
 
@@ -1050,6 +1060,12 @@ fn signed_dollars(x: f64) -> String {
     }
 }
 
+/// A row refused by its strategy's own rules on a turn in the chain (`append` where the
+/// provider takes no tool changes).
+fn refused_row(turn: &StrategyTurn) -> bool {
+    turn.status == Some(toolprism::projection::Applies::Refused) && turn.error.is_some()
+}
+
 /// One strategy's cell at one turn.
 fn cell(turn: &StrategyTurn) -> String {
     let Some(total) = turn.total_tokens else {
@@ -1057,6 +1073,7 @@ fn cell(turn: &StrategyTurn) -> String {
     };
     let mark = match (turn.prefix_check.is_some(), turn.stable == Some(false)) {
         (true, _) => "!*",
+        (false, _) if refused_row(turn) => "!",
         (false, true) => "*",
         (false, false) => "",
     };

@@ -1,4 +1,4 @@
-//! `append`'s figures over a session (issue 41): each change of a thread's tool list sent as a
+//! `append` over a session (issue 41): each change of a thread's tool list sent as a
 //! mid-conversation system message instead of a new `tools` array. The thread's first list
 //! stays its `tools`; a tool that appears later is defined inline (`tool_definition`), a changed
 //! one redefined inline, a removed one withdrawn by `tool_removal`. Inline, not declared up
@@ -6,34 +6,38 @@
 //! known at the first request, and the provider's guidance is to define by value what is not
 //! known then; it keeps `tools` byte-identical, so the cached prefix and the thinking bound to
 //! it hold. Inline definitions need `inline-tools-2026-09-15`, on the Claude API only.
+//!
+//! The replay ([`Analyzer::append_projection`]) gives `append` a request per turn that goes
+//! through the same cache model as every other strategy's; [`AppendFigures`] are read off its
+//! rows and `original`'s, never from a model of their own.
 
 use serde::Serialize;
-use serde_json::Value;
 
 use std::sync::Arc;
 
-use super::compare::{Entry, ListChange};
-use super::schema::BreakPrice;
-use super::{appended, cache, chain, compare, prices};
-use crate::capture::{Capture, Shape};
-use crate::measure::TokenCounter;
-use crate::tool_changes::ClaudeModel;
+use super::compare::ListChange;
+use super::replay::Projected;
+use super::{Counted, StrategyTurn, prices, prompt};
+use crate::capture::Capture;
+use crate::projection::Applies;
+use crate::strategies::append::change_message;
+
+pub use crate::strategies::append::refusal;
 
 /// `append` over the session, against `original`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct AppendFigures {
     /// Turns whose tool list changed in place, sent by `append` as a system message.
     pub changes: usize,
-    /// Of those, the cache breaks `original` paid (a break price) that `append` avoids.
+    /// Of those, the cache breaks `original`'s replay paid that `append`'s avoids.
     pub breaks_avoided: usize,
     /// Of those, the turns the provider refuses under `original` (prefix checks) that
     /// `append` sends validly.
     pub refusals_avoided: usize,
     /// Tokens of the system messages `append` adds (exact, in the chosen encoding).
     pub change_tokens: usize,
-    /// Input tokens saved against `original`: the avoided breaks' extra cost, less the system
-    /// messages written once, less what `append` keeps in its prompt that `original` does not
-    /// (withdrawn tools stay in `tools`, the messages stay) read on every later turn.
+    /// Input tokens saved against `original`: `original`'s replayed cost less `append`'s, over
+    /// the turns in the cache chain.
     pub saved_tokens: f64,
     /// The same in US dollars (each turn at its break's own rate, else the model's input
     /// price); `null` without a price.
@@ -44,146 +48,107 @@ pub struct AppendFigures {
     pub refused_total: usize,
 }
 
+/// One system message `append` placed in a thread: after how many of the conversation's
+/// messages, its content hash and tokens. It stays in the history on later turns.
+#[derive(Debug, Clone, Copy)]
+struct Placed {
+    after: usize,
+    hash: u64,
+    tokens: usize,
+}
+
+/// The list `append` keeps as `tools` in a thread: ids, `tools` key, tokens and tokens in
+/// context.
+#[derive(Debug, Clone)]
+struct Base {
+    ids: Arc<[u32]>,
+    present: bool,
+    tools_tokens: usize,
+    context_tokens: usize,
+}
+
+/// `append`'s state in one thread.
+#[derive(Debug, Default)]
+pub(super) struct AppendThread {
+    base: Option<Base>,
+    placed: Vec<Placed>,
+}
+
+/// What `append` did on this turn, for its figures.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(super) enum AppendStep {
+    /// Nothing changed (or only the order): the request goes with what it holds.
+    #[default]
+    Nothing,
+    /// A system message of this many tokens sent the change.
+    Sent(usize),
+    /// The provider refuses it: why.
+    Refused(String),
+}
+
+/// `append`'s request on one turn: its projection and its prompt after the tools, the system
+/// messages spliced in where they stand.
+pub(super) struct AppendRow {
+    pub(super) projected: Arc<Projected>,
+    pub(super) rest: Vec<Counted>,
+}
+
 /// What one turn tells `append`.
-pub(super) struct AppendTurn<'t> {
+pub(super) struct AppendInputs<'t> {
     pub(super) capture: &'t Capture,
-    pub(super) turn: usize,
+    pub(super) thread: usize,
+    pub(super) ids: &'t Arc<[u32]>,
+    pub(super) present: bool,
+    pub(super) tokens: (usize, usize),
+    /// Against the thread's previous list (empty on its first turn).
     pub(super) change: &'t ListChange,
-    pub(super) before: &'t [u32],
-    pub(super) now: &'t [u32],
-    pub(super) break_price: Option<&'t BreakPrice>,
-    pub(super) refused_in_place: bool,
-    pub(super) read_rate: f64,
-    pub(super) write_rate: f64,
-    pub(super) usd_per_million: Option<f64>,
+    /// The prompt after the tools, and how many blocks of it precede it (`head`).
+    pub(super) rest: &'t [Counted],
+    pub(super) head: usize,
 }
 
-/// Why the provider refuses `append`'s request for this capture, if it does.
-pub fn refusal(capture: &Capture) -> Option<String> {
-    if capture.shape() != Shape::AnthropicMessages {
-        return Some(format!(
-            "a {} request: inline tool definitions are Anthropic Messages on the Claude API only",
-            capture.shape().id()
-        ));
-    }
-    if capture.body().get("anthropic_version").is_some() {
-        return Some(
-            "Amazon Bedrock takes tool changes by reference only: inline definitions are Claude API only"
-                .to_owned(),
-        );
-    }
-    let model = capture.body().get("model").and_then(Value::as_str)?;
-    match ClaudeModel::parse(model) {
-        Some(claude) if claude.takes_system_messages() => None,
-        Some(claude) => Some(format!(
-            "{} takes no mid-conversation tool changes",
-            claude.name()
-        )),
-        None => Some(format!(
-            "`{}` is no model that takes mid-conversation tool changes",
-            crate::sanitize::visible(model)
-        )),
-    }
-}
-
-/// The system message `append` sends for a change: inline definitions of the added and changed
-/// tools, then a removal of each removed one.
-fn message(entries: &[Entry], change: &ListChange, now: &[u32]) -> String {
-    let find = |ids: &[u32], name: &str| {
-        ids.iter()
-            .map(|&i| &entries[i as usize])
-            .find(|e| &*e.name == name)
-    };
-    let mut blocks = Vec::new();
-    let defined = change
-        .added
-        .iter()
-        .chain(change.changed.iter().map(|c| &c.name));
-    for name in defined {
-        if let Some(entry) = find(now, name) {
-            blocks.push(format!(
-                r#"{{"type":"tool_addition","tool":{{"type":"tool_definition","definition":{}}}}}"#,
-                entry.json
-            ));
-        }
-    }
-    for name in &change.removed {
-        let name = serde_json::to_string(name).unwrap_or_default();
-        blocks.push(format!(
-            r#"{{"type":"tool_removal","tool":{{"type":"tool_reference","name":{name}}}}}"#
-        ));
-    }
-    format!(r#"{{"role":"system","content":[{}]}}"#, blocks.join(","))
-}
-
-/// `append`'s running sums, with what each thread carries beyond `original`'s prompt.
+/// `append`'s running sums.
 #[derive(Debug, Default)]
 pub(super) struct AppendTotals {
     pub(super) figures: AppendFigures,
+    /// This turn's step, set by the replay and read by [`AppendTotals::turn`].
+    pub(super) step: AppendStep,
 }
 
 /// The refusals kept by name.
 const REFUSALS_KEPT: usize = 5;
 
 impl AppendTotals {
-    /// One turn of a thread with a previous turn: what `append` pays and saves. `carried`: the
-    /// thread's tokens `append` holds beyond `original`'s prompt, grown by this turn's change.
+    /// One turn's figures, from `original`'s and `append`'s rows of the replay. `rate`: US
+    /// dollars per input token on this turn, if known.
     pub(super) fn turn(
         &mut self,
-        entries: &[Entry],
-        counter: &TokenCounter,
-        turn: &AppendTurn<'_>,
-        carried: &mut usize,
+        turn: usize,
+        original: &StrategyTurn,
+        append: &StrategyTurn,
+        rate: Option<f64>,
     ) {
-        let rate = turn
-            .break_price
-            .and_then(|b| b.usd.filter(|_| b.extra > 0.0).map(|usd| usd / b.extra))
-            .or(turn.usd_per_million.map(|p| p / 1e6));
-        let mut saved = -(*carried as f64) * turn.read_rate;
-        if turn.change.first_changed_byte.is_some() {
-            if let Some(why) = refusal(turn.capture) {
-                let f = &mut self.figures;
+        let f = &mut self.figures;
+        match std::mem::take(&mut self.step) {
+            AppendStep::Nothing => {}
+            AppendStep::Sent(tokens) => {
+                f.changes += 1;
+                f.change_tokens += tokens;
+                if original.stable == Some(false) && append.stable == Some(true) {
+                    f.breaks_avoided += 1;
+                }
+                if original.prefix_check.is_some() && append.prefix_check.is_none() {
+                    f.refusals_avoided += 1;
+                }
+            }
+            AppendStep::Refused(why) => {
                 f.refused_total += 1;
                 if f.refused.len() < REFUSALS_KEPT {
-                    f.refused.push(format!("turn {}: {why}", turn.turn));
+                    f.refused.push(format!("turn {turn}: {why}"));
                 }
-                return;
             }
-            let text = message(entries, turn.change, turn.now);
-            let tokens = counter.count(&text);
-            let f = &mut self.figures;
-            f.changes += 1;
-            f.change_tokens += tokens;
-            saved -= tokens as f64 * turn.write_rate;
-            if let Some(price) = turn.break_price {
-                f.breaks_avoided += 1;
-                saved += price.extra;
-            }
-            if turn.refused_in_place {
-                f.refusals_avoided += 1;
-            }
-            let sum = |ids: &[u32], names: &mut dyn Iterator<Item = &String>| -> usize {
-                names
-                    .filter_map(|n| {
-                        ids.iter()
-                            .map(|&i| &entries[i as usize])
-                            .find(|e| &*e.name == n)
-                    })
-                    .map(|e| e.tokens)
-                    .sum()
-            };
-            let changed: Vec<&String> = turn.change.changed.iter().map(|c| &c.name).collect();
-            let gone = sum(
-                turn.before,
-                &mut turn.change.removed.iter().chain(changed.iter().copied()),
-            );
-            let came = sum(
-                turn.now,
-                &mut turn.change.added.iter().chain(changed.iter().copied()),
-            );
-            *carried = (*carried + tokens + gone).saturating_sub(came);
         }
-        let f = &mut self.figures;
+        let saved = original.cost.unwrap_or(0.0) - append.cost.unwrap_or(0.0);
         f.saved_tokens += saved;
         if let Some(rate) = rate {
             f.saved_usd = Some(f.saved_usd.unwrap_or(0.0) + saved * rate);
@@ -201,49 +166,113 @@ impl AppendTotals {
 }
 
 impl super::Analyzer<'_> {
-    /// `append` on one turn of a thread with a previous turn (not a failed call).
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn append_turn(
+    /// `append`'s request on this turn: the thread's kept list as `tools`, and every system
+    /// message it placed so far in the prompt at its place; a change of `original`'s list
+    /// since the previous turn placed now (after the conversation's last message), or, where
+    /// the provider refuses it, the request as sent (and its list kept from then on).
+    pub(super) fn append_projection(&mut self, turn: &AppendInputs<'_>) -> AppendRow {
+        let state = &mut self.threads[turn.thread].append;
+        let now = || Base {
+            ids: Arc::clone(turn.ids),
+            present: turn.present,
+            tools_tokens: turn.tokens.0,
+            context_tokens: turn.tokens.1,
+        };
+        let mut step = AppendStep::Nothing;
+        let mut error = None;
+        if state.base.is_none() {
+            state.base = Some(now());
+        } else if !turn.change.added.is_empty()
+            || !turn.change.removed.is_empty()
+            || !turn.change.changed.is_empty()
+        {
+            if let Some(why) = refusal(turn.capture) {
+                state.base = Some(now());
+                state.placed.clear();
+                error = Some(format!("the provider refuses append here: {why}"));
+                step = AppendStep::Refused(why);
+            } else {
+                let text = message(self.entries.all(), turn.change, turn.ids);
+                let tokens = self.counter.count(&text);
+                let state = &mut self.threads[turn.thread].append;
+                state.placed.push(Placed {
+                    after: turn.capture.conversation().len(),
+                    hash: prompt::text_hash(&text),
+                    tokens,
+                });
+                step = AppendStep::Sent(tokens);
+            }
+        }
+        let state = &self.threads[turn.thread].append;
+        let base = state.base.clone().unwrap_or_else(now);
+        let mut rest = turn.rest.to_vec();
+        // Latest first, so each earlier place is still where it was counted.
+        for placed in state.placed.iter().rev() {
+            let at = prompt::pieces_before_message(turn.capture, placed.after)
+                .saturating_sub(turn.head)
+                .min(rest.len());
+            rest.insert(at, (placed.hash, placed.tokens, None));
+        }
+        let added_tokens = state.placed.iter().map(|p| p.tokens).sum();
+        let status = match (&error, state.placed.is_empty()) {
+            (Some(_), _) => Applies::Refused,
+            (None, true) => Applies::NotApplicable,
+            (None, false) => Applies::Ok,
+        };
+        self.append.step = step;
+        let projected = Projected::in_messages(
+            base.ids.to_vec(),
+            base.present,
+            (base.tools_tokens, base.context_tokens, added_tokens),
+            status,
+            error,
+        );
+        AppendRow {
+            projected: Arc::new(projected),
+            rest,
+        }
+    }
+
+    /// `append`'s figures of this turn, from its row and `original`'s (both must be replayed).
+    pub(super) fn append_figures(
         &mut self,
         capture: &Capture,
-        (turn, failed): (usize, bool),
-        thread: usize,
-        ids: &[u32],
-        change: &compare::ListChange,
-        rules: &cache::Rules,
-        sent: &chain::SentCache,
+        turn: usize,
+        rows: &[StrategyTurn],
+        break_price: Option<&super::schema::BreakPrice>,
     ) {
-        let before = match &self.threads[thread].last_tools {
-            Some((before, _, _)) => Arc::clone(before),
-            None => return,
+        let index = |s| self.strategies.iter().position(|&x| x == s);
+        let (Some(o), Some(a)) = (
+            index(crate::strategy::Strategy::Original),
+            index(crate::strategy::Strategy::Append),
+        ) else {
+            return;
         };
         let model = capture
             .body()
             .get("model")
             .and_then(serde_json::Value::as_str)
             .unwrap_or("");
-        let usd_per_million = prices::price_per_million(&self.settings, model);
-        let refused_in_place =
-            appended::binds_thinking(capture) && change.first_changed_byte.is_some();
-        // A failed call reads nothing: `append` pays no carried tokens on it.
-        let mut carried = self.threads[thread].append_carried;
-        self.append.turn(
-            self.entries.all(),
-            self.counter,
-            &AppendTurn {
-                capture,
-                turn,
-                change,
-                before: &before,
-                now: ids,
-                break_price: sent.break_price.as_ref(),
-                refused_in_place,
-                read_rate: if failed { 0.0 } else { rules.read },
-                write_rate: rules.write,
-                usd_per_million,
-            },
-            &mut carried,
-        );
-        self.threads[thread].append_carried = carried;
+        let rate = break_price
+            .and_then(|b| b.usd.filter(|_| b.extra > 0.0).map(|usd| usd / b.extra))
+            .or(prices::price_per_million(&self.settings, model).map(|p| p / 1e6));
+        self.append.turn(turn, &rows[o], &rows[a], rate);
     }
+}
+
+/// The system message `append` sends for a change: inline definitions of the added and changed
+/// tools (as the list holds them now), then a removal of each removed one.
+fn message(entries: &[super::compare::Entry], change: &ListChange, now: &[u32]) -> String {
+    let find = |name: &str| {
+        now.iter()
+            .map(|&i| &entries[i as usize])
+            .find(|e| &*e.name == name)
+    };
+    let defined = change
+        .added
+        .iter()
+        .chain(change.changed.iter().map(|c| &c.name))
+        .filter_map(|name| find(name))
+        .map(|e| &*e.json);
+    change_message(defined, change.removed.iter().map(String::as_str))
 }

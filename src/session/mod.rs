@@ -107,8 +107,8 @@ struct ThreadState {
     messages: usize,
     /// A hash of the last request's top-level `system` (the prefix check's).
     system: Option<u64>,
-    /// Tokens `append` keeps in its prompt beyond `original`'s (withdrawn tools, its messages).
-    append_carried: usize,
+    /// `append`'s kept list and the system messages it placed.
+    append: append::AppendThread,
 }
 
 /// What a trace record says of its request besides the body.
@@ -424,6 +424,7 @@ impl<'a> Analyzer<'a> {
         // Tool calls, and what each tool cost.
         let calls = self.tally_calls(&mut read, &ids);
 
+        let present = read.present;
         let (rows, newly_loaded) = self.replay_rows(
             capture,
             &mut read,
@@ -438,15 +439,12 @@ impl<'a> Analyzer<'a> {
                 rest,
                 rest_tokens,
                 group,
+                present,
+                tokens: (tools_tokens, context_tokens),
+                change: &change,
             },
         );
-
-        // A failed call is outside the chain, but a change the provider refused in place is a
-        // refusal `append` avoids.
-        if previous_turn.is_some() && (!failed || mid.prefix_check.is_some()) {
-            let rules = &read.rules;
-            self.append_turn(capture, (turn, failed), thread, &ids, &change, rules, &sent);
-        }
+        self.append_figures(capture, turn, &rows, sent.break_price.as_ref());
 
         let (model_rates, provider_diagnosis) = self.beside(&read, &point, thread);
         let state = &mut self.threads[thread];
@@ -744,7 +742,7 @@ impl<'a> Analyzer<'a> {
                     strategies: (0..self.strategies.len()).map(|_| None).collect(),
                     messages: 0,
                     system: None,
-                    append_carried: 0,
+                    append: append::AppendThread::default(),
                 });
                 self.thread_index.insert(key, index);
                 index

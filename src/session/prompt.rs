@@ -276,6 +276,28 @@ pub fn pieces<'a>(capture: &'a Capture, model: &str) -> (Vec<Piece<'a>>, usize) 
     (out, head)
 }
 
+/// How many of [`pieces`]' blocks of a Messages request come before its message `n`: the
+/// `system` blocks, then each earlier message's content blocks (where `append` places a
+/// system message after `n` messages).
+pub fn pieces_before_message(capture: &Capture, n: usize) -> usize {
+    let body = capture.body();
+    let system = match body.get("system") {
+        Some(Value::String(_)) => 1,
+        Some(Value::Array(blocks)) => blocks.len(),
+        _ => 0,
+    };
+    let messages = capture.conversation();
+    let blocks: usize = messages[..n.min(messages.len())]
+        .iter()
+        .map(|m| match m.get("content") {
+            Some(Value::Array(blocks)) => blocks.len(),
+            Some(_) => 1,
+            None => 0,
+        })
+        .sum();
+    system + blocks
+}
+
 /// Each Messages message's content blocks: the thinking of an assistant turn before the
 /// current tool-use cycle counted as nothing where the model strips it.
 fn message_pieces<'a>(

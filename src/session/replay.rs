@@ -8,7 +8,9 @@ use std::sync::Arc;
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 
+use super::append::AppendInputs;
 use super::calibration::GroupFactor;
+use super::compare::ListChange;
 use super::read::TurnRead;
 use super::{Analyzer, Counted, StrategyTurn, appended, cache, prompt, round2};
 use crate::capture::Capture;
@@ -104,6 +106,29 @@ pub(super) struct Projected {
     error: Option<String>,
 }
 
+impl Projected {
+    /// `append`'s request: a kept list, and `added` tokens of system messages that stand in
+    /// the conversation (spliced into the prompt there, not after the tools).
+    pub(super) fn in_messages(
+        ids: Vec<u32>,
+        present: bool,
+        (tools_tokens, context_tokens, added_tokens): (usize, usize, usize),
+        status: Applies,
+        error: Option<String>,
+    ) -> Projected {
+        Projected {
+            ids,
+            present,
+            tools_tokens,
+            context_tokens,
+            added_tokens,
+            added_hash: 0,
+            status,
+            error,
+        }
+    }
+}
+
 /// A strategy's last projection in a thread's chain.
 #[derive(Debug)]
 pub(super) struct StrategyPoint {
@@ -148,6 +173,8 @@ pub(super) struct TurnInputs<'t> {
     /// The model binds thinking to the prefix and an earlier assistant turn holds thinking:
     /// a projected list that changed in place fails this turn (PROVIDERS.md section 3).
     pub(super) binds_thinking: bool,
+    /// `append`'s prompt after the tools, its system messages in place (when it is replayed).
+    pub(super) append_rest: Option<&'t [Counted]>,
 }
 
 /// Why the provider refuses a strategy's turn whose projected list changed in place.
@@ -281,15 +308,22 @@ impl Analyzer<'_> {
                 }
             }
         }
-        let added =
-            (projected.added_tokens > 0).then_some((projected.added_hash, projected.added_tokens));
+        // `append`'s added text is its system messages, where they stand in the conversation.
+        let (added, rest) = match turn.append_rest {
+            Some(rest) if strategy == Strategy::Append => (None, rest),
+            _ => (
+                (projected.added_tokens > 0)
+                    .then_some((projected.added_hash, projected.added_tokens)),
+                turn.rest,
+            ),
+        };
         self.fill_boundaries(
             turn.seed,
             turn.head,
             &projected.ids,
             projected.context_tokens,
             added,
-            turn.rest,
+            rest,
         );
         // `original` is the prompt the provider had cached before the trace: it reads what the
         // provider read, where another strategy's prompt was never cached.
@@ -343,6 +377,7 @@ impl Analyzer<'_> {
         (context, openrouter): (u128, bool),
         loaded: u32,
         loaded_set: &BTreeSet<String>,
+        append: Option<&Arc<Projected>>,
     ) -> Vec<Arc<Projected>> {
         let routed = routed_settings(&self.settings, openrouter);
         // Keyed by what each strategy declares it reads, nothing more.
@@ -367,7 +402,8 @@ impl Analyzer<'_> {
             .strategies
             .iter()
             .copied()
-            .filter(|&s| !self.memo.contains_key(&key_of(s)))
+            // `append`'s request is the thread's, not the turn's: replayed apart.
+            .filter(|&s| s != Strategy::Append && !self.memo.contains_key(&key_of(s)))
             .collect();
         if !missing.is_empty() {
             // Project and serialize in parallel; keep each projection's new entries as JSON.
@@ -462,7 +498,10 @@ impl Analyzer<'_> {
         }
         self.strategies
             .iter()
-            .map(|&s| Arc::clone(&self.memo[&key_of(s)]))
+            .map(|&s| match append {
+                Some(append) if s == Strategy::Append => Arc::clone(append),
+                _ => Arc::clone(&self.memo[&key_of(s)]),
+            })
             .collect()
     }
 
@@ -520,6 +559,11 @@ pub(super) struct RowsOf<'t> {
     pub(super) rest: &'t [Counted],
     pub(super) rest_tokens: usize,
     pub(super) group: Option<usize>,
+    /// The capture's `tools` key, its tokens and tokens in context.
+    pub(super) present: bool,
+    pub(super) tokens: (usize, usize),
+    /// Against the thread's previous list.
+    pub(super) change: &'t ListChange,
 }
 
 impl Analyzer<'_> {
@@ -542,11 +586,34 @@ impl Analyzer<'_> {
             rest,
             rest_tokens,
             group,
+            present,
+            tokens,
+            change,
         } = *of;
         let (newly_loaded, loaded_set, loaded) =
             self.grow_loaded(std::mem::take(&mut read.loads), thread);
         let context = read.context;
-        let projected = self.project_all(capture, ids, array, read.inputs(), loaded, &loaded_set);
+        let append = self.strategies.contains(&Strategy::Append).then(|| {
+            self.append_projection(&AppendInputs {
+                capture,
+                thread,
+                ids,
+                present,
+                tokens,
+                change,
+                rest,
+                head: head.len(),
+            })
+        });
+        let projected = self.project_all(
+            capture,
+            ids,
+            array,
+            read.inputs(),
+            loaded,
+            &loaded_set,
+            append.as_ref().map(|a| &a.projected),
+        );
         let inputs = TurnInputs {
             turn,
             thread,
@@ -565,6 +632,7 @@ impl Analyzer<'_> {
             group,
             warmed: self.warmed.take(),
             binds_thinking: appended::binds_thinking(capture),
+            append_rest: append.as_ref().map(|a| &a.rest[..]),
         };
         let rows: Vec<StrategyTurn> = projected
             .into_iter()

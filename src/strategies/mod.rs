@@ -1,8 +1,10 @@
 //! The five hosts' rules, one module each (vtcode, a3s code, lean-ctx, zero, Codex; vtcode's
-//! tool search has its own, [`search`]), and the registry of their settings.
+//! tool search has its own, [`search`]), the provider's mid-conversation tool changes
+//! ([`append`]), and the registry of their settings.
 //! Every function here is pure: it reads the capture and the settings and returns a [`Draft`].
 
 pub mod a3s;
+pub mod append;
 pub mod codex;
 pub mod leanctx;
 pub mod registry;
@@ -53,5 +55,6 @@ fn rules(capture: &Capture, strategy: Strategy, settings: &Settings) -> Draft {
         Strategy::DeferCatalog => zero::project(capture, zero::Form::Catalog, settings),
         Strategy::Search => search::project(capture, settings),
         Strategy::Codex => codex::project(capture, settings),
+        Strategy::Append => append::project(capture, settings),
     }
 }

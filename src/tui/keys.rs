@@ -326,10 +326,10 @@ const fn b(
     }
 }
 
-/// The strategy keys, in `Strategy::ALL` order (the top row, left to right): one per strategy,
-/// or this does not compile.
+/// The strategy keys, in `Strategy::ALL` order (the top row, left to right, then `A` for
+/// `append`, the row having no key left): one per strategy, or this does not compile.
 pub const STRATEGY_KEYS: [char; Strategy::ALL.len()] = [
-    '1', '2', '3', '4', '5', '6', '7', '8', '9', '0', '-', '=', '\\',
+    '1', '2', '3', '4', '5', '6', '7', '8', '9', '0', '-', '=', '\\', 'A',
 ];
 
 /// A strategy's key.
@@ -704,14 +704,14 @@ mod tests {
                 .unwrap();
             LABELS[i].clone()
         };
-        assert_eq!(label(C::Global, A::StrategyKey), "1-9 0 - = \\");
+        assert_eq!(label(C::Global, A::StrategyKey), "1-9 0 - = \\ A");
         assert_eq!(label(C::Help, A::Back), "Esc q ?");
         assert_eq!(label(C::Export, A::Top), "Home ^a");
         assert_eq!(label(C::Matrix, A::Left), "h ←");
         let footer = hints(C::Matrix);
         assert!(footer.contains(&("h l", "column")), "{footer:?}");
         assert!(footer.contains(&("n N", "match")), "{footer:?}");
-        assert!(footer.contains(&("1-9 0 - = \\", "strategy")), "{footer:?}");
+        assert!(footer.contains(&("1-9 0 - = \\ A", "strategy")), "{footer:?}");
     }
 
     #[test]
