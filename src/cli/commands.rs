@@ -227,6 +227,19 @@ pub(super) fn export(args: &ExportArgs) -> Result<Output, Failure> {
     let strategy = args.strategy;
     let projection = project(&capture, strategy, &settings);
     refused(&projection, &name)?;
+    // `append`'s request is its thread's: read from the trace up to the turn.
+    let appended = (strategy == Strategy::Append)
+        .then(|| append_request(&args.common, &name))
+        .transpose()?;
+    let (capture, projection) = match &appended {
+        Some(request) => {
+            let capture = Capture::from_value(request.body.clone())
+                .map_err(|e| Failure::new(format!("{}: {e}", visible(&name))))?;
+            let projection = project(&capture, Strategy::Original, &settings);
+            (capture, projection)
+        }
+        None => (capture, projection),
+    };
     if !projection.request_valid && !args.force {
         let why = projection
             .notes
@@ -297,8 +310,38 @@ pub(super) fn export(args: &ExportArgs) -> Result<Output, Failure> {
                 visible(&need)
             ));
         }
+        if let Some(request) = &appended {
+            result.stderr.push_str(&append_needs(request));
+        }
     }
     Ok(result)
+}
+
+/// Turn `--turn N` of the trace (the last without it) as `append` sends it.
+fn append_request(
+    common: &super::args::Common,
+    name: &str,
+) -> Result<toolprism::session::AppendRequest, Failure> {
+    let choice = common
+        .turn
+        .map_or(super::TurnChoice::Last, super::TurnChoice::Number);
+    let options = toolprism::trace::TraceOptions {
+        skip_bad: common.skip_bad,
+    };
+    toolprism::session::append_request(&common.capture, choice, &options)
+        .map_err(|e| Failure::new(format!("{}: {}", visible(name), visible(&e.to_string()))))
+}
+
+/// What `append`'s request needs of the provider, or that it is the request as it is.
+fn append_needs(request: &toolprism::session::AppendRequest) -> String {
+    match request.beta {
+        Some(beta) => format!(
+            "toolprism: append needs: the `{beta}` beta (anthropic-beta header) for its {}\n",
+            manners::count(request.placed, "system message", "system messages")
+        ),
+        None => "toolprism: append: the thread's tool list has not changed by this turn: the request as it is\n"
+            .to_owned(),
+    }
 }
 
 /// `--store DIR`: write the entries the projection's pointers name. Returns what it created

@@ -189,7 +189,7 @@ impl super::Analyzer<'_> {
             if let Some(why) = refusal(turn.capture) {
                 state.base = Some(now());
                 state.placed.clear();
-                error = Some(format!("the provider refuses append here: {why}"));
+                error = Some(why.clone());
                 step = AppendStep::Refused(why);
             } else {
                 let text = message(self.entries.all(), turn.change, turn.ids);
@@ -206,12 +206,17 @@ impl super::Analyzer<'_> {
         let state = &self.threads[turn.thread].append;
         let base = state.base.clone().unwrap_or_else(now);
         let mut rest = turn.rest.to_vec();
+        // A top-level `cache_control` marks the request's last block: a message placed last
+        // is that block now.
+        let last_mark = prompt::mark_of(turn.capture.body());
+        let messages = turn.capture.conversation().len();
         // Latest first, so each earlier place is still where it was counted.
         for placed in state.placed.iter().rev() {
             let at = prompt::pieces_before_message(turn.capture, placed.after)
                 .saturating_sub(turn.head)
                 .min(rest.len());
-            rest.insert(at, (placed.hash, placed.tokens, None));
+            let mark = last_mark.filter(|_| placed.after >= messages);
+            rest.insert(at, (placed.hash, placed.tokens, mark));
         }
         let added_tokens = state.placed.iter().map(|p| p.tokens).sum();
         let status = match (&error, state.placed.is_empty()) {

@@ -22,6 +22,7 @@ pub mod provider;
 pub mod verdict;
 
 pub mod append;
+mod append_request;
 mod appended;
 mod calibration;
 mod chain;
@@ -40,6 +41,7 @@ mod tools;
 pub mod transcript;
 
 pub use append::AppendFigures;
+pub use append_request::{AppendRequest, append_request};
 pub use diagnosis::{DiagnosisAgreement, DiagnosisDisagreement, ProviderDiagnosis};
 pub use prices::{
     ASSUMED_READ, min_tokens_for, openai_read_for, price_per_million, rules_for, rules_with,

@@ -48,7 +48,7 @@ pub fn project(capture: &Capture, _settings: &Settings) -> Draft {
         return Draft::unchanged(capture);
     }
     if let Some(why) = refusal(capture) {
-        return Draft::refused(capture, format!("the provider refuses append here: {why}"));
+        return Draft::refused(capture, why);
     }
     let mut draft = Draft::unchanged(capture);
     draft.not_applicable(SINGLE_REQUEST);
@@ -102,8 +102,7 @@ mod tests {
         assert_eq!(
             p.status,
             ProjectionStatus::Refused(
-                "the provider refuses append here: Sonnet 4.5 takes no mid-conversation tool changes"
-                    .to_owned()
+                "Sonnet 4.5 takes no mid-conversation tool changes".to_owned()
             )
         );
         let openai = capture(
