@@ -19,6 +19,7 @@ mod trace;
 
 // The strategies, each against its upstream's rules and vectors.
 mod a3s;
+mod append;
 mod codex;
 mod leanctx;
 mod vtcode;

@@ -1,0 +1,332 @@
+//! `append` as a strategy (issue 41): each change of a thread's tool list sent as a
+//! mid-conversation system message. Its session rows come out of the same cache replay as every
+//! other strategy's, its figures are read off those rows, and `export -s append` writes the
+//! request it sends. Every figure here is recomputed by the test from the samples' own bytes.
+
+use serde_json::{Value, json};
+use toolprism::Settings;
+use toolprism::measure::{Encoding, TokenCounter};
+use toolprism::projection::Applies;
+use toolprism::session::{Analyzer, SessionReport, StrategyTurn, TraceInfo};
+use toolprism::strategy::Strategy;
+use toolprism::trace::TraceRecord;
+
+use crate::support::command::{fails_with, run_ok};
+use crate::support::records::record;
+
+const EDITED: &str = "samples/traces/midconv-edited-in-place.jsonl";
+const APPENDED: &str = "samples/traces/midconv-appended.jsonl";
+const SAVES: &str = "samples/traces/midconv-append-saves.jsonl";
+
+/// The sample's records, as JSON.
+fn lines(path: &str) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// The session of a sample under `strategies`, each call with its status.
+fn analyze(path: &str, strategies: &[Strategy]) -> SessionReport {
+    let counter = TokenCounter::new(Encoding::O200kBase);
+    let mut analyzer = Analyzer::new(strategies, &Settings::default(), &counter, None);
+    for (line, value) in lines(path).into_iter().enumerate() {
+        let status = value["response"]["status_code"].as_u64().map(|s| s as u16);
+        let mut rec: TraceRecord = record(line + 1, value["request"]["body"].clone(), None);
+        rec.status = status;
+        analyzer.push(rec).unwrap();
+    }
+    analyzer.finish(TraceInfo::default())
+}
+
+fn rows<'r>(report: &'r SessionReport, strategy: Strategy) -> &'r [StrategyTurn] {
+    &report
+        .strategies
+        .iter()
+        .find(|s| s.id == strategy.id())
+        .unwrap()
+        .per_turn
+}
+
+fn tokens(text: &str) -> usize {
+    tiktoken_rs::o200k_base_singleton()
+        .encode_ordinary(text)
+        .len()
+}
+
+/// The system message `append` sends: each entry defined inline, then each name removed.
+fn message(defined: &[&Value], removed: &[&str]) -> Value {
+    let mut content: Vec<Value> = defined
+        .iter()
+        .map(|e| json!({"type": "tool_addition", "tool": {"type": "tool_definition", "definition": e}}))
+        .collect();
+    content.extend(removed.iter().map(
+        |n| json!({"type": "tool_removal", "tool": {"type": "tool_reference", "name": n}}),
+    ));
+    json!({"role": "system", "content": content})
+}
+
+/// The two messages the edited-in-place samples need: turn 3 defines the MCP server's two
+/// tools inline, turn 4 withdraws `bash`.
+fn the_two_messages(path: &str) -> (Value, Value) {
+    let lines = lines(path);
+    let tools3 = lines[2]["request"]["body"]["tools"].as_array().unwrap();
+    (message(&[&tools3[3], &tools3[4]], &[]), message(&[], &["bash"]))
+}
+
+/// Cost of a row in input tokens: read at 0.1, written at 1.25 (Opus's rates), the rest at 1.
+fn cost(row: &StrategyTurn) -> f64 {
+    row.read.unwrap() as f64 * 0.1 + row.write.unwrap() as f64 * 1.25 + row.input.unwrap() as f64
+}
+
+/// Opus 4.8 takes system messages and binds no thinking: `original` edits `tools` in place
+/// at turns 3 (+2 MCP tools) and 4 (−bash) and breaks its cache both times; `append` keeps the
+/// first list and appends the two messages. By hand, with P the prompt tokens of `original`'s
+/// row, C its tools in context, m3 and m4 the messages' tokens:
+///   turns 1-2: the same requests, the same rows.
+///   turn 3: original writes all of P3 (nothing cached holds its new tools);
+///           append's prompt is A3 = P3 − C3 + C1 + m3; it reads turn 2's whole prompt P2 and
+///           writes A3 − P2 (the top-level cache_control marks its message, now last).
+///   turn 4: original writes all of P4; append's A4 = P4 − C4 + C1 + m3 + m4: reads A3, writes
+///           A4 − A3.
+///   saved = Σ over turns 3-4 (original's cost − append's), each at 0.1 read, 1.25 written.
+#[test]
+fn append_replayed_by_hand_on_the_sample_that_saves() {
+    let (m3, m4) = the_two_messages(SAVES);
+    let (m3, m4) = (
+        tokens(&serde_json::to_string(&m3).unwrap()),
+        tokens(&serde_json::to_string(&m4).unwrap()),
+    );
+    let report = analyze(SAVES, &[Strategy::Original, Strategy::Append]);
+    let (o, a) = (
+        rows(&report, Strategy::Original),
+        rows(&report, Strategy::Append),
+    );
+    let p = |t: usize| o[t - 1].prompt_tokens.unwrap();
+    let c = |t: usize| o[t - 1].context_tokens.unwrap();
+    for t in [1, 2] {
+        assert_eq!(a[t - 1].cost, o[t - 1].cost, "turn {t}");
+        assert_eq!(a[t - 1].status, Some(Applies::NotApplicable), "turn {t}");
+    }
+    let a3 = p(3) - c(3) + c(1) + m3;
+    let a4 = p(4) - c(4) + c(1) + m3 + m4;
+    assert_eq!(a[2].prompt_tokens, Some(a3));
+    assert_eq!(a[3].prompt_tokens, Some(a4));
+    assert_eq!(a[2].total_tokens, Some(c(1) + m3), "tools kept plus the message");
+    assert_eq!(a[3].total_tokens, Some(c(1) + m3 + m4));
+    for t in [3, 4] {
+        assert_eq!((o[t - 1].read, o[t - 1].write), (Some(0), Some(p(t))));
+        assert_eq!(o[t - 1].stable, Some(false));
+        assert_eq!(a[t - 1].stable, Some(true));
+        assert_eq!(a[t - 1].status, Some(Applies::Ok));
+    }
+    assert_eq!((a[2].read, a[2].write), (Some(p(2)), Some(a3 - p(2))));
+    assert_eq!((a[3].read, a[3].write), (Some(a3), Some(a4 - a3)));
+    let saved: f64 = [2, 3].iter().map(|&i| cost(&o[i]) - cost(&a[i])).sum();
+    for row in o.iter().chain(a) {
+        assert!((row.cost.unwrap() - cost(row)).abs() < 1e-6, "{row:?}");
+    }
+    let append = report.append.clone().expect("append figures");
+    assert_eq!(append.changes, 2);
+    assert_eq!(append.breaks_avoided, 2);
+    assert_eq!(append.refusals_avoided, 0);
+    assert_eq!(append.change_tokens, m3 + m4);
+    assert!(
+        (append.saved_tokens - saved).abs() < 0.01,
+        "{} against {saved}",
+        append.saved_tokens
+    );
+    // Opus 4.8 at $5 per million input tokens (no break price: the sample has no usage).
+    let usd = append.saved_usd.unwrap();
+    assert!((usd - saved * 5e-6).abs() < 1e-6, "{usd}");
+    // The session totals are the rows' sums, as for any strategy.
+    let totals = report.strategies.iter().find(|s| s.id == "append").unwrap();
+    assert_eq!(totals.breaks, 0);
+    let sum: f64 = a.iter().filter_map(|r| r.cost).sum();
+    assert!((totals.cost - sum).abs() < 0.01);
+    // Without `original` beside it there is nothing to measure it against.
+    assert!(analyze(SAVES, &[Strategy::Append]).append.is_none());
+}
+
+/// The sample edited in place, recomputed: the same two messages, but on Opus 5.5 (thinking
+/// bound to the prefix) `original`'s turns 3 and 4 are refused (400s, outside the cache chain,
+/// where every strategy costs nothing): both refusals avoided, no break avoided, nothing saved.
+/// The appended sample changes nothing in place: `append` sends it as it is.
+#[test]
+fn append_figures_recomputed_by_hand() {
+    let (m3, m4) = the_two_messages(EDITED);
+    let (m3, m4) = (
+        tokens(&serde_json::to_string(&m3).unwrap()),
+        tokens(&serde_json::to_string(&m4).unwrap()),
+    );
+    let report = analyze(EDITED, &Strategy::ALL);
+    let append = report.append.clone().expect("append figures");
+    assert_eq!(append.changes, 2);
+    assert_eq!(append.refusals_avoided, 2);
+    assert_eq!(append.breaks_avoided, 0);
+    assert_eq!(append.change_tokens, m3 + m4);
+    assert_eq!(append.saved_tokens, 0.0);
+    let (o, a) = (
+        rows(&report, Strategy::Original),
+        rows(&report, Strategy::Append),
+    );
+    for t in [3, 4] {
+        assert!(o[t - 1].prefix_check.is_some(), "original refused on {t}");
+        assert_eq!(a[t - 1].prefix_check, None, "append sent validly on {t}");
+        assert_eq!(a[t - 1].cost, None, "a failed call is outside the chain");
+    }
+    assert_eq!(a[2].total_tokens, Some(o[0].context_tokens.unwrap() + m3));
+    assert_eq!(a[3].total_tokens, Some(o[0].context_tokens.unwrap() + m3 + m4));
+
+    let report = analyze(APPENDED, &Strategy::ALL);
+    assert!(report.append.is_none());
+    let (o, a) = (
+        rows(&report, Strategy::Original),
+        rows(&report, Strategy::Append),
+    );
+    for (o, a) in o.iter().zip(a) {
+        assert_eq!((o.prompt_tokens, o.cost), (a.prompt_tokens, a.cost));
+        assert_eq!(a.status, Some(Applies::NotApplicable));
+    }
+}
+
+/// On a model that takes no tool changes the change is refused, with the reason, on its row
+/// and in the figures; `append` sends the list as edited from then on (the row costs what
+/// `original`'s does: no saving where it cannot be sent).
+#[test]
+fn append_is_refused_where_the_model_takes_no_tool_changes() {
+    let tool = |name: &str| json!({"name": name, "input_schema": {"type": "object"}});
+    let tools = [tool("a"), tool("b")];
+    let counter = TokenCounter::new(Encoding::O200kBase);
+    let mut analyzer = Analyzer::new(
+        &[Strategy::Original, Strategy::Append],
+        &Settings::default(),
+        &counter,
+        None,
+    );
+    let body = |tools: &[Value]| {
+        json!({"model": "claude-sonnet-4-5", "max_tokens": 10, "system": "s", "tools": tools,
+            "messages": [{"role": "user", "content": "go"}]})
+    };
+    analyzer.push(record(1, body(&tools[..1]), None)).unwrap();
+    analyzer.push(record(2, body(&tools), None)).unwrap();
+    analyzer.push(record(3, body(&tools), None)).unwrap();
+    let report = analyzer.finish(TraceInfo::default());
+    let append = report.append.clone().unwrap();
+    assert_eq!(append.changes, 0);
+    assert_eq!(append.refused_total, 1);
+    assert_eq!(
+        append.refused,
+        ["turn 2: Sonnet 4.5 takes no mid-conversation tool changes"]
+    );
+    assert_eq!(append.saved_tokens, 0.0);
+    let (o, a) = (
+        rows(&report, Strategy::Original),
+        rows(&report, Strategy::Append),
+    );
+    assert_eq!(a[1].status, Some(Applies::Refused));
+    assert_eq!(
+        a[1].error.as_deref(),
+        Some("Sonnet 4.5 takes no mid-conversation tool changes")
+    );
+    assert_eq!(a[2].status, Some(Applies::NotApplicable));
+    for (o, a) in o.iter().zip(a) {
+        assert_eq!((o.prompt_tokens, o.cost), (a.prompt_tokens, a.cost));
+    }
+    // The table marks the refused turn `!` and says why under the totals.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.jsonl");
+    let line = |n: usize, tools: &[Value]| {
+        json!({"request": {"method": "POST", "url": "https://api.anthropic.com/v1/messages",
+            "body": body(tools)}, "response": {"status_code": 200, "body": {}},
+            "logged_at": format!("2026-12-01T10:00:0{n}.000Z")})
+        .to_string()
+    };
+    let text = [line(1, &tools[..1]), line(2, &tools), line(3, &tools)].join("\n");
+    std::fs::write(&path, text).unwrap();
+    let (out, _) = run_ok(&["session", path.to_str().unwrap(), "-s", "original,append"]);
+    let row = out
+        .lines()
+        .skip_while(|l| !l.starts_with("Strategies:"))
+        .find(|l| l.trim_start().starts_with("2 "))
+        .unwrap();
+    let cells: Vec<&str> = row.split_whitespace().collect();
+    assert!(cells[1].starts_with('*'), "original edits in place: {row}");
+    assert!(
+        cells[3].starts_with('!') && !cells[3].contains('*'),
+        "append refused: {row}"
+    );
+    assert!(
+        out.contains("  append: refuses 1 turn(s), first turn 2: Sonnet 4.5 takes no mid-conversation tool changes"),
+        "{out}"
+    );
+}
+
+/// `export --turn 4 -s append` on the sample edited in place: turn 4's body with the thread's
+/// first `tools` and the two system messages appended where they stand (after the five
+/// messages both turns share), nothing else changed; the beta it needs on standard error.
+#[test]
+fn export_writes_the_turn_as_append_sends_it() {
+    let lines = lines(EDITED);
+    let mut body = lines[3]["request"]["body"].clone();
+    body["tools"] = lines[0]["request"]["body"]["tools"].clone();
+    let (m3, m4) = the_two_messages(EDITED);
+    let messages = body["messages"].as_array_mut().unwrap();
+    assert_eq!(messages.len(), 5);
+    messages.push(m3);
+    messages.push(m4);
+    let expected = serde_json::to_string(&body).unwrap() + "\n";
+    let (out, err) = run_ok(&["export", EDITED, "--turn", "4", "-s", "append", "-o", "-"]);
+    assert_eq!(out, expected);
+    // Into a pipe, as into a file, the beta it needs is said.
+    let needs = "toolprism: append needs: the `inline-tools-2026-09-15` beta (anthropic-beta header) for its 2 system messages\n";
+    assert_eq!(err, needs);
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("t4.json");
+    let (_, err) = run_ok(&[
+        "export",
+        EDITED,
+        "--turn",
+        "4",
+        "-s",
+        "append",
+        "-o",
+        target.to_str().unwrap(),
+    ]);
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), expected);
+    assert!(err.ends_with(needs), "{err}");
+    // Before any change: the request as it is.
+    let (out, _) = run_ok(&["export", EDITED, "--turn", "2", "-s", "append", "-o", "-"]);
+    let as_sent = run_ok(&["export", EDITED, "--turn", "2", "-s", "original", "-o", "-"]).0;
+    assert_eq!(
+        serde_json::from_str::<Value>(&out).unwrap(),
+        serde_json::from_str::<Value>(&as_sent).unwrap()
+    );
+    // The exported request reads back as the tools in effect the session replays.
+    let (report, _) = run_ok(&["report", target.to_str().unwrap()]);
+    assert!(
+        report.contains("mcp__gh__create_issue  defined inline at message 6"),
+        "{report}"
+    );
+    assert!(report.contains("bash                   removed at message 7"), "{report}");
+}
+
+/// Where the provider refuses `append`, `export` says so in one line and writes nothing.
+#[test]
+fn export_is_refused_where_append_is() {
+    let line = fails_with(&[
+        "export",
+        "samples/traces/claude-code-mcp-connects.jsonl",
+        "--turn",
+        "6",
+        "-s",
+        "append",
+        "-o",
+        "-",
+    ]);
+    assert_eq!(
+        line,
+        "toolprism: samples/traces/claude-code-mcp-connects.jsonl turn 6 (line 6): `append` refuses this capture: Sonnet 4.5 takes no mid-conversation tool changes"
+    );
+}
