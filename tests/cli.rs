@@ -10,7 +10,7 @@ use serde_json::Value;
 use crate::support::command::{bin, fails_with, one_line_failure, root, stdout_of, toolprism};
 use crate::support::tools;
 
-const STRATEGY_IDS: [&str; 13] = [
+const STRATEGY_IDS: [&str; 14] = [
     "original",
     "full",
     "progressive",
@@ -24,6 +24,7 @@ const STRATEGY_IDS: [&str; 13] = [
     "defer-catalog",
     "search",
     "codex",
+    "append",
 ];
 
 fn file_names(dir: &Path) -> Vec<String> {
@@ -81,6 +82,14 @@ fn report_json_has_the_contract_keys() {
     assert_eq!(ids, STRATEGY_IDS);
     let capture_tokens = capture["tools_tokens"].as_i64().unwrap();
     for s in strategies {
+        // Refused (`append` on a model that takes no tool changes): no figures at all.
+        if s["status"] == "refused" {
+            for key in ["tools", "tools_tokens", "total_tokens", "saved_tokens", "saved_pct"] {
+                assert!(s[key].is_null(), "{key} in {s}");
+            }
+            assert_eq!(s["request_valid"], false);
+            continue;
+        }
         for key in [
             "tools",
             "tools_bytes",
@@ -426,6 +435,12 @@ fn show_keeps_hostile_text_byte_faithful() {
 #[test]
 fn show_parses_back_for_every_strategy() {
     for id in STRATEGY_IDS {
+        // The sample's model takes no tool changes: `append` is refused, in one line.
+        if id == "append" {
+            let line = fails_with(&["show", "samples/small.json", "-s", id]);
+            assert!(line.contains("`append` refuses this capture"), "{line}");
+            continue;
+        }
         let out = stdout_of(&["show", "samples/small.json", "-s", id]);
         let body: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{id}: {e}"));
         assert!(
@@ -794,6 +809,13 @@ fn diff_prints_every_note_of_the_report() {
         serde_json::from_str(&stdout_of(&["report", "samples/large.json", "--json"])).unwrap();
     for s in report["strategies"].as_array().unwrap() {
         let id = s["id"].as_str().unwrap();
+        // A refused strategy's only note is its refusal, the one line a refused diff prints.
+        if s["status"] == "refused" {
+            let error = s["notes"][0]["text"].as_str().unwrap();
+            let line = fails_with(&["diff", "samples/large.json", "-s", id]);
+            assert!(line.ends_with(&format!("`{id}` refuses this capture: {error}")), "{line}");
+            continue;
+        }
         let out = stdout_of(&["diff", "samples/large.json", "-s", id, "--color", "never"]);
         for note in s["notes"].as_array().unwrap() {
             let word = match note["level"].as_str().unwrap() {
@@ -1115,6 +1137,7 @@ fn report_json_carries_every_setting_and_each_origin() {
         ("defer-catalog", "zero 0.8.0".into()),
         ("search", "vtcode-core 0.181.2".into()),
         ("codex", "codex rust-v0.171.0".into()),
+        ("append", "inline-tools-2026-09-15".into()),
     ]
     .into();
     assert_eq!(origins, expected);

@@ -78,7 +78,8 @@ fn rows_are_sorted_by_original_tokens_costliest_first() {
             "defer",
             "defer-catalog",
             "search",
-            "codex"
+            "codex",
+            "append"
         ]
     );
 }
@@ -203,7 +204,12 @@ fn totals_are_the_reports_figures() {
     assert_eq!(matrix.original.cache_prefix, CachePrefix::Whole);
     for (column, figures) in matrix.columns.iter().zip(&report.strategies[1..]) {
         assert_eq!(column.strategy.id(), figures.id);
-        let totals = column.totals.unwrap();
+        // A refused strategy has no figures (`append` on a model that takes no tool changes).
+        let Some(totals) = column.totals else {
+            assert_eq!(figures.status, toolprism::projection::Applies::Refused);
+            assert_eq!(figures.tools_tokens, None);
+            continue;
+        };
         assert_eq!(Some(totals.tools_tokens), figures.tools_tokens);
         assert_eq!(Some(totals.added_tokens), figures.added_tokens);
         assert_eq!(Some(totals.total_tokens), figures.total_tokens);
@@ -362,7 +368,8 @@ fn into_a_pipe_the_table_has_whole_names_and_every_column() {
             "defer",
             "defer-catalog",
             "search",
-            "codex"
+            "codex",
+            "append"
         ]
     );
     assert!(!text.contains('…'), "{text}");
@@ -423,7 +430,7 @@ fn a_width_drops_columns_in_the_stated_order_and_shortens_names() {
     }
     assert!(
         text.replace("\n  ", " ").contains(
-            "not shown for width: disabled, direct, full, defer-catalog, codex, adaptive, shorten, code, search (widen"
+            "not shown for width: append, disabled, direct, full, defer-catalog, codex, adaptive, shorten, code, search (widen"
         ),
         "{text}"
     );
@@ -479,7 +486,7 @@ fn the_sorted_column_is_never_dropped() {
     assert_eq!(header, ["tool", "original", "minimal", "disabled", "▼"]);
     assert!(
         text.replace("\n  ", " ").contains(
-            "not shown for width: direct, full, defer-catalog, codex, adaptive, shorten, code, search, progressive, defer (widen"
+            "not shown for width: append, direct, full, defer-catalog, codex, adaptive, shorten, code, search, progressive, defer (widen"
         ),
         "{text}"
     );

@@ -888,7 +888,7 @@ fn strategy_keys_and_tabs() {
     h.keys("]");
     assert_eq!(h.app.tab, Tab::Overview);
     h.keys("[[");
-    assert_eq!(h.app.tab, Tab::Strategy(Strategy::Codex));
+    assert_eq!(h.app.tab, Tab::Strategy(Strategy::Append));
 }
 
 #[test]
@@ -1814,7 +1814,7 @@ fn overview_notes_scroll_and_say_how_many_are_hidden() {
     let rows = rows_of(&screen);
     // The notes pane's last inner row (above its border) announces the hidden notes.
     let last = rows[20];
-    assert!(last.starts_with("│22 more notes ↓ PgDn "), "{screen}");
+    assert!(last.starts_with("│23 more notes ↓ PgDn "), "{screen}");
     snapshot("overview_notes_80x24", &mut h, 80, 24);
     h.keys("<pgdn>");
     assert!(h.app.overview.notes.offset > 0);
@@ -1856,7 +1856,7 @@ fn a_terminal_too_short_for_the_notes_says_they_are_hidden() {
     let screen = h.screen(60, 20);
     let rows = rows_of(&screen);
     assert!(
-        rows[17].starts_with("┗ 22 notes hidden: too few rows ━"),
+        rows[17].starts_with("┗ 23 notes hidden: too few rows ━"),
         "{screen}"
     );
     h.keys("<pgdn>");

@@ -140,8 +140,10 @@ struct TextSpill {
     errors: Vec<(usize, Option<(usize, String)>)>,
     /// Some strategy's row is refused by the prefix check (`!`).
     prefix_refused: bool,
-    /// Some strategy's row is refused by its own rules (`!`; the reason is listed below).
+    /// `append`'s row is refused on some turn (`!`; the reason is listed below).
     status_refused: bool,
+    /// The strategies, in the rows' order.
+    ids: Vec<Strategy>,
 }
 
 impl TextSpill {
@@ -157,6 +159,7 @@ impl TextSpill {
             errors: vec![(0, None); strategies.len()],
             prefix_refused: false,
             status_refused: false,
+            ids: strategies.to_vec(),
         })
     }
 
@@ -178,14 +181,14 @@ impl TextSpill {
         }
         if !rows.is_empty() {
             let mut cells = vec![turn.turn.to_string()];
-            cells.extend(rows.iter().map(cell));
+            cells.extend(rows.iter().zip(&self.ids).map(|(r, &s)| cell(r, s)));
             for (w, cell) in self.strategy_widths.iter_mut().zip(&cells) {
                 *w = (*w).max(width(cell));
             }
             self.strategies.cells(&cells)?;
         }
         self.prefix_refused |= rows.iter().any(|r| r.prefix_check.is_some());
-        self.status_refused |= rows.iter().any(refused_row);
+        self.status_refused |= rows.iter().zip(&self.ids).any(|(r, &s)| refused_row(r, s));
         for (errors, row) in self.errors.iter_mut().zip(rows) {
             if let Some(error) = &row.error {
                 errors.0 += 1;
@@ -288,6 +291,7 @@ fn write_text(
         errors,
         prefix_refused,
         status_refused,
+        ..
     } = spill;
     let header = TURN_HEADER.map(str::to_owned);
     // On a terminal the modelled and observed figures give way first (the cache column and
@@ -354,7 +358,7 @@ fn write_text(
     }
     if status_refused {
         out.write_all(
-            b"! (without *) the strategy's request is refused on that turn: why is under the session totals\n",
+            b"! (without *) append is refused on that turn: why is under the session totals\n",
         )?;
     }
 
@@ -1060,20 +1064,19 @@ fn signed_dollars(x: f64) -> String {
     }
 }
 
-/// A row refused by its strategy's own rules on a turn in the chain (`append` where the
-/// provider takes no tool changes).
-fn refused_row(turn: &StrategyTurn) -> bool {
-    turn.status == Some(toolprism::projection::Applies::Refused) && turn.error.is_some()
+/// `append`'s row where the provider refuses it (a model that takes no tool changes).
+fn refused_row(turn: &StrategyTurn, strategy: Strategy) -> bool {
+    strategy == Strategy::Append && turn.status == Some(toolprism::projection::Applies::Refused)
 }
 
 /// One strategy's cell at one turn.
-fn cell(turn: &StrategyTurn) -> String {
+fn cell(turn: &StrategyTurn, strategy: Strategy) -> String {
     let Some(total) = turn.total_tokens else {
         return "?".to_owned();
     };
     let mark = match (turn.prefix_check.is_some(), turn.stable == Some(false)) {
         (true, _) => "!*",
-        (false, _) if refused_row(turn) => "!",
+        (false, _) if refused_row(turn, strategy) => "!",
         (false, true) => "*",
         (false, false) => "",
     };

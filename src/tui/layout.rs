@@ -106,9 +106,12 @@ pub fn layout(area: Rect, tab: Tab, flags: Flags) -> AppLayout {
             } else {
                 body
             };
-            if body.height >= wanted + 4 {
+            // One row short of the whole table, the table scrolls (its window follows the
+            // selection) and the notes keep their four rows: 80x24 holds all but one strategy.
+            if body.height >= wanted + 3 {
+                let rows = wanted.min(body.height - 4);
                 let [table, notes] =
-                    Layout::vertical([Constraint::Length(wanted), Constraint::Min(1)]).areas(body);
+                    Layout::vertical([Constraint::Length(rows), Constraint::Min(1)]).areas(body);
                 out.table = Some(table);
                 out.notes = Some(notes);
             } else {
