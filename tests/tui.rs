@@ -1795,7 +1795,7 @@ fn settings_show_the_figures_they_change_before_and_after() {
     let view = SettingsView::new(&h.app.ctx, last, None, None);
     assert_eq!(view.rows[view.selected].key, "encoding");
     assert_eq!(view.figures.len(), 4);
-    assert_eq!(view.figures[3], "and 10 more strategies (the overview, o)");
+    assert_eq!(view.figures[3], "and 11 more strategies (the overview, o)");
     // The last change was defer.threshold, not the encoding: no before → after here.
     assert!(
         view.figures.iter().all(|f| !f.contains('→')),

@@ -342,9 +342,10 @@ pub fn strategy_of_key(c: char) -> Option<Strategy> {
     Strategy::ALL.into_iter().find(|&s| strategy_key(s) == c)
 }
 
-/// [`STRATEGY_KEYS`] as keys.
-const STRATEGY_BINDING_KEYS: [Key; Strategy::ALL.len()] = {
-    let mut keys = [k('0'); Strategy::ALL.len()];
+/// The top row of [`STRATEGY_KEYS`] as keys (the footer's `1-9 0 - = \`); `A` has its own
+/// line in the help, so the footer keeps its width.
+const STRATEGY_BINDING_KEYS: [Key; Strategy::ALL.len() - 1] = {
+    let mut keys = [k('0'); Strategy::ALL.len() - 1];
     let mut i = 0;
     while i < keys.len() {
         keys[i] = k(STRATEGY_KEYS[i]);
@@ -352,6 +353,9 @@ const STRATEGY_BINDING_KEYS: [Key; Strategy::ALL.len()] = {
     }
     keys
 };
+
+/// The last of [`STRATEGY_KEYS`], after the top row.
+const LAST_STRATEGY_KEY: [Key; 1] = [k(STRATEGY_KEYS[Strategy::ALL.len() - 1])];
 
 use Action as A;
 use Context as C;
@@ -471,6 +475,7 @@ pub const BINDINGS: &[Binding] = &[
     b(C::Strategy,       A::Export,        &[k('x')],                      &[],               Word("export"),   "export this projection"),
     b(C::Strategy,       A::Back,          &[ESC],                         &[],               No,               "clear the filter, else back to the matrix"),
     b(C::Global,         A::StrategyKey,   &STRATEGY_BINDING_KEYS,         &[],               Word("strategy"), "open a strategy (in the order of the overview)"),
+    b(C::Global,         A::StrategyKey,   &LAST_STRATEGY_KEY,             &[],               No,               "open append (the top row has no key left for it)"),
     b(C::Global,         A::Copy,          &[k('y')],                      &[],               No,               "send the selected tool's JSON (as sent) to the terminal's clipboard (OSC 52)"),
     b(C::Global,         A::Matrix,        &[k('m')],                      &[],               No,               "the matrix (home)"),
     b(C::Global,         A::Overview,      &[k('o'), k('`')],              &[],               No,               "the overview: strategy table, bars and notes"),
@@ -704,14 +709,14 @@ mod tests {
                 .unwrap();
             LABELS[i].clone()
         };
-        assert_eq!(label(C::Global, A::StrategyKey), "1-9 0 - = \\ A");
+        assert_eq!(label(C::Global, A::StrategyKey), "1-9 0 - = \\");
         assert_eq!(label(C::Help, A::Back), "Esc q ?");
         assert_eq!(label(C::Export, A::Top), "Home ^a");
         assert_eq!(label(C::Matrix, A::Left), "h ←");
         let footer = hints(C::Matrix);
         assert!(footer.contains(&("h l", "column")), "{footer:?}");
         assert!(footer.contains(&("n N", "match")), "{footer:?}");
-        assert!(footer.contains(&("1-9 0 - = \\ A", "strategy")), "{footer:?}");
+        assert!(footer.contains(&("1-9 0 - = \\", "strategy")), "{footer:?}");
     }
 
     #[test]
