@@ -40,7 +40,7 @@ fn analyze(path: &str, strategies: &[Strategy]) -> SessionReport {
     analyzer.finish(TraceInfo::default())
 }
 
-fn rows<'r>(report: &'r SessionReport, strategy: Strategy) -> &'r [StrategyTurn] {
+fn rows(report: &SessionReport, strategy: Strategy) -> &[StrategyTurn] {
     &report
         .strategies
         .iter()
@@ -61,9 +61,11 @@ fn message(defined: &[&Value], removed: &[&str]) -> Value {
         .iter()
         .map(|e| json!({"type": "tool_addition", "tool": {"type": "tool_definition", "definition": e}}))
         .collect();
-    content.extend(removed.iter().map(
-        |n| json!({"type": "tool_removal", "tool": {"type": "tool_reference", "name": n}}),
-    ));
+    content.extend(
+        removed.iter().map(
+            |n| json!({"type": "tool_removal", "tool": {"type": "tool_reference", "name": n}}),
+        ),
+    );
     json!({"role": "system", "content": content})
 }
 
@@ -72,7 +74,10 @@ fn message(defined: &[&Value], removed: &[&str]) -> Value {
 fn the_two_messages(path: &str) -> (Value, Value) {
     let lines = lines(path);
     let tools3 = lines[2]["request"]["body"]["tools"].as_array().unwrap();
-    (message(&[&tools3[3], &tools3[4]], &[]), message(&[], &["bash"]))
+    (
+        message(&[&tools3[3], &tools3[4]], &[]),
+        message(&[], &["bash"]),
+    )
 }
 
 /// Cost of a row in input tokens: read at 0.1, written at 1.25 (Opus's rates), the rest at 1.
@@ -113,7 +118,11 @@ fn append_replayed_by_hand_on_the_sample_that_saves() {
     let a4 = p(4) - c(4) + c(1) + m3 + m4;
     assert_eq!(a[2].prompt_tokens, Some(a3));
     assert_eq!(a[3].prompt_tokens, Some(a4));
-    assert_eq!(a[2].total_tokens, Some(c(1) + m3), "tools kept plus the message");
+    assert_eq!(
+        a[2].total_tokens,
+        Some(c(1) + m3),
+        "tools kept plus the message"
+    );
     assert_eq!(a[3].total_tokens, Some(c(1) + m3 + m4));
     for t in [3, 4] {
         assert_eq!((o[t - 1].read, o[t - 1].write), (Some(0), Some(p(t))));
@@ -177,7 +186,10 @@ fn append_figures_recomputed_by_hand() {
         assert_eq!(a[t - 1].cost, None, "a failed call is outside the chain");
     }
     assert_eq!(a[2].total_tokens, Some(o[0].context_tokens.unwrap() + m3));
-    assert_eq!(a[3].total_tokens, Some(o[0].context_tokens.unwrap() + m3 + m4));
+    assert_eq!(
+        a[3].total_tokens,
+        Some(o[0].context_tokens.unwrap() + m3 + m4)
+    );
 
     let report = analyze(APPENDED, &Strategy::ALL);
     assert!(report.append.is_none());
@@ -309,7 +321,10 @@ fn export_writes_the_turn_as_append_sends_it() {
         report.contains("mcp__gh__create_issue  defined inline at message 6"),
         "{report}"
     );
-    assert!(report.contains("bash                   removed at message 7"), "{report}");
+    assert!(
+        report.contains("bash                   removed at message 7"),
+        "{report}"
+    );
 }
 
 /// Where the provider refuses `append`, `export` says so in one line and writes nothing.

@@ -84,7 +84,13 @@ fn report_json_has_the_contract_keys() {
     for s in strategies {
         // Refused (`append` on a model that takes no tool changes): no figures at all.
         if s["status"] == "refused" {
-            for key in ["tools", "tools_tokens", "total_tokens", "saved_tokens", "saved_pct"] {
+            for key in [
+                "tools",
+                "tools_tokens",
+                "total_tokens",
+                "saved_tokens",
+                "saved_pct",
+            ] {
                 assert!(s[key].is_null(), "{key} in {s}");
             }
             assert_eq!(s["request_valid"], false);
@@ -813,7 +819,10 @@ fn diff_prints_every_note_of_the_report() {
         if s["status"] == "refused" {
             let error = s["notes"][0]["text"].as_str().unwrap();
             let line = fails_with(&["diff", "samples/large.json", "-s", id]);
-            assert!(line.ends_with(&format!("`{id}` refuses this capture: {error}")), "{line}");
+            assert!(
+                line.ends_with(&format!("`{id}` refuses this capture: {error}")),
+                "{line}"
+            );
             continue;
         }
         let out = stdout_of(&["diff", "samples/large.json", "-s", id, "--color", "never"]);

@@ -152,7 +152,10 @@ pub fn append_request(
         turn += 1;
         let key = thread_key(&capture, record.agent_id.as_deref());
         let first = !threads.contains_key(&key);
-        threads.entry(key.clone()).or_default().push(&capture, first);
+        threads
+            .entry(key.clone())
+            .or_default()
+            .push(&capture, first);
         last = Some((key, capture));
         if choice == TurnChoice::Number(turn) {
             break;

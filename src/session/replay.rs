@@ -226,17 +226,11 @@ impl Analyzer<'_> {
         (turn.binds_thinking && changed).then(|| PREFIX_REFUSAL.to_owned())
     }
 
-    /// One strategy's row of a turn: its figures, whether its tools stayed as the thread's
-    /// last turn sent them and why not, and its request through its own cache model.
-    pub(super) fn strategy_row(
-        &mut self,
-        turn: &TurnInputs<'_>,
-        index: usize,
-        projected: Arc<Projected>,
-    ) -> StrategyTurn {
+    /// What a strategy's projection of a turn leaves out: tools the model can no longer reach
+    /// (none sent: `disabled`, `code`'s fallback; some not selected: `adaptive`), and the
+    /// tokens a deferring strategy keeps behind its search.
+    fn tally_withheld(&mut self, turn: &TurnInputs<'_>, index: usize, projected: &Projected) {
         let strategy = self.strategies[index];
-        // Tools the model can no longer reach: none sent (`disabled`, `code`'s fallback), or
-        // some not selected (`adaptive`). Deferring strategies keep them behind a search.
         let fewer = projected.ids.len() < turn.ids.len();
         self.replays[index].unreachable |= match strategy {
             Strategy::Disabled | Strategy::Adaptive => fewer,
@@ -255,6 +249,18 @@ impl Analyzer<'_> {
                 }
             }
         }
+    }
+
+    /// One strategy's row of a turn: its figures, whether its tools stayed as the thread's
+    /// last turn sent them and why not, and its request through its own cache model.
+    pub(super) fn strategy_row(
+        &mut self,
+        turn: &TurnInputs<'_>,
+        index: usize,
+        projected: Arc<Projected>,
+    ) -> StrategyTurn {
+        let strategy = self.strategies[index];
+        self.tally_withheld(turn, index, &projected);
         let reads_context = reads(strategy, Input::Context);
         let reads_loaded = reads(strategy, Input::Loaded);
         let point = StrategyPoint {
@@ -377,8 +383,7 @@ impl Analyzer<'_> {
         (context, openrouter): (u128, bool),
         loaded: u32,
         loaded_set: &BTreeSet<String>,
-        append: Option<&Arc<Projected>>,
-    ) -> Vec<Arc<Projected>> {
+    ) -> Vec<Option<Arc<Projected>>> {
         let routed = routed_settings(&self.settings, openrouter);
         // Keyed by what each strategy declares it reads, nothing more.
         let key_of = |strategy: Strategy| -> MemoKey {
@@ -496,12 +501,10 @@ impl Analyzer<'_> {
                 );
             }
         }
+        // `append`'s is not memoized: `None`, the session's own (`replay_rows`).
         self.strategies
             .iter()
-            .map(|&s| match append {
-                Some(append) if s == Strategy::Append => Arc::clone(append),
-                _ => Arc::clone(&self.memo[&key_of(s)]),
-            })
+            .map(|&s| self.memo.get(&key_of(s)).map(Arc::clone))
             .collect()
     }
 
@@ -605,15 +608,15 @@ impl Analyzer<'_> {
                 head: head.len(),
             })
         });
-        let projected = self.project_all(
-            capture,
-            ids,
-            array,
-            read.inputs(),
-            loaded,
-            &loaded_set,
-            append.as_ref().map(|a| &a.projected),
-        );
+        let projected = self.project_all(capture, ids, array, read.inputs(), loaded, &loaded_set);
+        let projected = projected.into_iter().map(|p| {
+            p.or_else(|| append.as_ref().map(|a| Arc::clone(&a.projected)))
+                .unwrap_or_else(|| {
+                    let nothing = (0, 0, 0);
+                    let p = Projected::in_messages(Vec::new(), false, nothing, Applies::Ok, None);
+                    Arc::new(p)
+                })
+        });
         let inputs = TurnInputs {
             turn,
             thread,
@@ -635,7 +638,6 @@ impl Analyzer<'_> {
             append_rest: append.as_ref().map(|a| &a.rest[..]),
         };
         let rows: Vec<StrategyTurn> = projected
-            .into_iter()
             .enumerate()
             .map(|(index, projected)| {
                 let refusal = self.prefix_refusal(&inputs, index, &projected);

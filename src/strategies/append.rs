@@ -93,7 +93,10 @@ mod tests {
             r#"{"model":"claude-opus-5-5","max_tokens":8,"messages":[],"tools":[{"name":"a","input_schema":{"type":"object"}}]}"#,
         );
         let p = project(&opus, &settings);
-        assert_eq!(p.status, ProjectionStatus::NotApplicable(SINGLE_REQUEST.to_owned()));
+        assert_eq!(
+            p.status,
+            ProjectionStatus::NotApplicable(SINGLE_REQUEST.to_owned())
+        );
         assert_eq!(p.sent.map(|s| s.len()), Some(1), "sent as it is");
         let sonnet = capture(
             r#"{"model":"claude-sonnet-4-5","max_tokens":8,"messages":[],"tools":[{"name":"a","input_schema":{"type":"object"}}]}"#,
