@@ -96,6 +96,11 @@ fn cost(row: &StrategyTurn) -> f64 {
 ///   turn 4: original writes all of P4; append's A4 = P4 − C4 + C1 + m3 + m4: reads A3, writes
 ///           A4 − A3.
 ///   saved = Σ over turns 3-4 (original's cost − append's), each at 0.1 read, 1.25 written.
+/// On the sample: P = 2,260, 2,322, 2,534, 2,538; C1 = 199, C3 = 337, C4 = 271; m3 = 178,
+/// m4 = 26; so A3 = 2,534 − 337 + 199 + 178 = 2,574, A4 = 2,538 − 271 + 199 + 204 = 2,670;
+///   turn 3: 2,534 × 1.25 − (2,322 × 0.1 + 252 × 1.25) = 3,167.5 − 547.2 = 2,620.3
+///   turn 4: 2,538 × 1.25 − (2,574 × 0.1 +  96 × 1.25) = 3,172.5 − 377.4 = 2,795.1
+///   saved = 5,415.4 input tokens; at Opus 4.8's $5 per million, $0.027077.
 #[test]
 fn append_replayed_by_hand_on_the_sample_that_saves() {
     let (m3, m4) = the_two_messages(SAVES);
@@ -136,6 +141,9 @@ fn append_replayed_by_hand_on_the_sample_that_saves() {
     for row in o.iter().chain(a) {
         assert!((row.cost.unwrap() - cost(row)).abs() < 1e-6, "{row:?}");
     }
+    assert_eq!((p(1), p(2), p(3), p(4)), (2260, 2322, 2534, 2538));
+    assert_eq!((c(1), c(3), c(4), m3, m4), (199, 337, 271, 178, 26));
+    assert!((saved - 5415.4).abs() < 1e-6, "{saved}");
     let append = report.append.clone().expect("append figures");
     assert_eq!(append.changes, 2);
     assert_eq!(append.breaks_avoided, 2);
@@ -158,9 +166,11 @@ fn append_replayed_by_hand_on_the_sample_that_saves() {
     assert!(analyze(SAVES, &[Strategy::Append]).append.is_none());
 }
 
-/// The sample edited in place, recomputed: the same two messages, but on Opus 5.5 (thinking
-/// bound to the prefix) `original`'s turns 3 and 4 are refused (400s, outside the cache chain,
-/// where every strategy costs nothing): both refusals avoided, no break avoided, nothing saved.
+/// The sample edited in place, recomputed: the same two messages (m3 = 178 tokens, the two
+/// inline definitions; m4 = 26, the removal; 204 in all), but on Opus 5.5 (thinking bound to the
+/// prefix) `original`'s turns 3 and 4 are refused (400s, outside the cache chain, where every
+/// strategy costs nothing): changes 2, refusals avoided 2, breaks avoided 0, and saved
+/// = Σ (original − append) over turns 1-2 = 0 (the same requests there).
 /// The appended sample changes nothing in place: `append` sends it as it is.
 #[test]
 fn append_figures_recomputed_by_hand() {
@@ -169,6 +179,7 @@ fn append_figures_recomputed_by_hand() {
         tokens(&serde_json::to_string(&m3).unwrap()),
         tokens(&serde_json::to_string(&m4).unwrap()),
     );
+    assert_eq!((m3, m4), (178, 26));
     let report = analyze(EDITED, &Strategy::ALL);
     let append = report.append.clone().expect("append figures");
     assert_eq!(append.changes, 2);
