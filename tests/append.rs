@@ -319,6 +319,16 @@ fn export_writes_the_turn_as_append_sends_it() {
     ]);
     assert_eq!(std::fs::read_to_string(&target).unwrap(), expected);
     assert!(err.ends_with(needs), "{err}");
+    // Piped in, the trace is read twice (the turn, then its thread) from the copy kept of it.
+    let piped = crate::support::command::toolprism()
+        .args(["export", "-", "--turn", "4", "-s", "append", "-o", "-"])
+        .write_stdin(std::fs::read(EDITED).unwrap())
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    assert_eq!(String::from_utf8(piped).unwrap(), expected);
     // Before any change: the request as it is.
     let (out, _) = run_ok(&["export", EDITED, "--turn", "2", "-s", "append", "-o", "-"]);
     let as_sent = run_ok(&["export", EDITED, "--turn", "2", "-s", "original", "-o", "-"]).0;

@@ -81,7 +81,7 @@ pub struct Cli {
 }
 
 /// The capture and settings every single-request subcommand takes.
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub struct Common {
     /// A captured request body (a JSON file, or `-` for standard input), or a trace of many
     /// (claude-trace / cctrace JSONL, HAR, JSON lines, a folder of request files, gzip or

@@ -218,18 +218,34 @@ pub(super) fn diff(args: &DiffArgs, color: ColorChoice) -> Result<Output, Failur
 /// `toolprism export`: write what `show` prints to a file (atomically), a device, a pipe or
 /// standard output, with the full entries `shorten` points at when `--store` asks for them.
 pub(super) fn export(args: &ExportArgs) -> Result<Output, Failure> {
+    // `append` reads the turn, then its thread up to it: standard input is kept to read twice,
+    // and named as what the user gave.
+    let mut common = args.common.clone();
+    let spooled = if args.strategy == Strategy::Append && common.capture.as_os_str() == "-" {
+        let file = super::spool_stdin()?;
+        let path = super::temp_path(&file)?;
+        common.capture = path.clone().into();
+        Some((file, path))
+    } else {
+        None
+    };
+    let shown = |text: String| match &spooled {
+        Some((_, path)) => text.replace(path.as_str(), "<stdin>"),
+        None => text,
+    };
     let Loaded {
         capture,
         name,
         settings,
         ..
-    } = load(&args.common)?;
+    } = load(&common).map_err(|f| Failure(shown(f.0)))?;
+    let name = shown(name);
     let strategy = args.strategy;
     let projection = project(&capture, strategy, &settings);
     refused(&projection, &name)?;
     // `append`'s request is its thread's: read from the trace up to the turn.
     let appended = (strategy == Strategy::Append)
-        .then(|| append_request(&args.common, &name))
+        .then(|| append_request(&common, &name))
         .transpose()?;
     let (capture, projection) = match &appended {
         Some(request) => {

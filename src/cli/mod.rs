@@ -483,7 +483,7 @@ const MAX_SPOOL_BYTES: u64 = 4 << 30;
 /// Copy standard input into a private temporary file that has no name from the start (made
 /// nameless as soon as it is created): nothing is left in `$TMPDIR` however the process ends,
 /// a signal or `kill -9` included. It is read again through its descriptor.
-fn spool_stdin() -> Result<std::fs::File, Failure> {
+pub(super) fn spool_stdin() -> Result<std::fs::File, Failure> {
     let fail = |e: std::io::Error| {
         Failure::new(format!(
             "<stdin>: cannot keep a copy to read: {}",
@@ -511,7 +511,7 @@ fn spool_stdin() -> Result<std::fs::File, Failure> {
 
 /// A path that opens the spooled copy again (its descriptor stays open until the process
 /// ends).
-fn temp_path(file: &std::fs::File) -> Result<String, Failure> {
+pub(super) fn temp_path(file: &std::fs::File) -> Result<String, Failure> {
     use std::os::fd::AsRawFd;
     let fd = file.as_raw_fd();
     ["/proc/self/fd", "/dev/fd"]
