@@ -366,3 +366,50 @@ fn export_is_refused_where_append_is() {
         "toolprism: samples/traces/claude-code-mcp-connects.jsonl turn 6 (line 6): `append` refuses this capture: Sonnet 4.5 takes no mid-conversation tool changes"
     );
 }
+
+/// A `cache_control` marker that moves (a host marking its new last tool) is caching, not a
+/// tool change: `append` sends no message for it, keeps its first list, and the break
+/// `original` pays there is avoided. Tools changed beyond their marker are redefined.
+#[test]
+fn a_moved_marker_is_no_change_to_send() {
+    let marked = |name: &str, mark: bool| {
+        let mut entry = json!({"name": name, "description": format!("The {name} tool. ").repeat(300),
+            "input_schema": {"type": "object"}});
+        if mark {
+            entry["cache_control"] = json!({"type": "ephemeral"});
+        }
+        entry
+    };
+    let body = |tools: Vec<Value>, turns: usize| {
+        let mut messages = vec![json!({"role": "user", "content": "go"})];
+        for n in 1..turns {
+            messages.push(json!({"role": "assistant", "content": format!("step {n}")}));
+            messages.push(json!({"role": "user", "content": "next"}));
+        }
+        json!({"model": "claude-opus-4-8", "max_tokens": 10, "system": "s",
+            "tools": tools, "messages": messages})
+    };
+    let counter = TokenCounter::new(Encoding::O200kBase);
+    let mut analyzer = Analyzer::new(
+        &[Strategy::Original, Strategy::Append],
+        &Settings::default(),
+        &counter,
+        None,
+    );
+    let first = vec![marked("a", true), marked("b", false)];
+    let moved = vec![marked("a", false), marked("b", true)];
+    analyzer.push(record(1, body(first, 1), None)).unwrap();
+    analyzer.push(record(2, body(moved, 2), None)).unwrap();
+    let report = analyzer.finish(TraceInfo::default());
+    let (o, a) = (
+        rows(&report, Strategy::Original),
+        rows(&report, Strategy::Append),
+    );
+    assert_eq!(o[1].stable, Some(false), "original's list changed");
+    assert_eq!(a[1].stable, Some(true));
+    assert_eq!(a[1].total_tokens, a[0].total_tokens, "no message placed");
+    let append = report.append.expect("a break avoided is a figure");
+    assert_eq!((append.changes, append.change_tokens), (0, 0));
+    assert_eq!(append.breaks_avoided, 1);
+    assert!(append.saved_tokens > 0.0, "{append:?}");
+}

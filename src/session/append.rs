@@ -29,10 +29,11 @@ pub use crate::strategies::append::refusal;
 pub struct AppendFigures {
     /// Turns whose tool list changed in place, sent by `append` as a system message.
     pub changes: usize,
-    /// Of those, the cache breaks `original`'s replay paid that `append`'s avoids.
+    /// Turns whose list `original` changed in place (tools, order, a moved `cache_control`)
+    /// while `append`'s stayed: the breaks `original`'s replay paid that `append`'s avoids.
     pub breaks_avoided: usize,
-    /// Of those, the turns the provider refuses under `original` (prefix checks) that
-    /// `append` sends validly.
+    /// Turns the provider refuses under `original` (prefix checks) that `append` sends
+    /// validly.
     pub refusals_avoided: usize,
     /// Tokens of the system messages `append` adds (exact, in the chosen encoding).
     pub change_tokens: usize,
@@ -129,17 +130,19 @@ impl AppendTotals {
         rate: Option<f64>,
     ) {
         let f = &mut self.figures;
+        // Whatever `original` changed in place (a moved marker, an order, tools), `append`
+        // kept: what that cost `original` is avoided.
+        if original.stable == Some(false) && append.stable == Some(true) {
+            f.breaks_avoided += 1;
+        }
+        if original.prefix_check.is_some() && append.prefix_check.is_none() {
+            f.refusals_avoided += 1;
+        }
         match std::mem::take(&mut self.step) {
             AppendStep::Nothing => {}
             AppendStep::Sent(tokens) => {
                 f.changes += 1;
                 f.change_tokens += tokens;
-                if original.stable == Some(false) && append.stable == Some(true) {
-                    f.breaks_avoided += 1;
-                }
-                if original.prefix_check.is_some() && append.prefix_check.is_none() {
-                    f.refusals_avoided += 1;
-                }
             }
             AppendStep::Refused(why) => {
                 f.refused_total += 1;
@@ -184,7 +187,7 @@ impl super::Analyzer<'_> {
             state.base = Some(now());
         } else if !turn.change.added.is_empty()
             || !turn.change.removed.is_empty()
-            || !turn.change.changed.is_empty()
+            || turn.change.changed.iter().any(|c| redefines(&c.fields))
         {
             if let Some(why) = refusal(turn.capture) {
                 state.base = Some(now());
@@ -219,10 +222,14 @@ impl super::Analyzer<'_> {
             rest.insert(at, (placed.hash, placed.tokens, mark));
         }
         let added_tokens = state.placed.iter().map(|p| p.tokens).sum();
-        let status = match (&error, state.placed.is_empty()) {
+        // It applies where its request is not the one sent: a message placed, or a list kept
+        // that the host has since reordered or re-marked.
+        let differs =
+            !state.placed.is_empty() || base.ids != *turn.ids || base.present != turn.present;
+        let status = match (&error, differs) {
             (Some(_), _) => Applies::Refused,
-            (None, true) => Applies::NotApplicable,
-            (None, false) => Applies::Ok,
+            (None, false) => Applies::NotApplicable,
+            (None, true) => Applies::Ok,
         };
         self.append.step = step;
         let projected = Projected::in_messages(
@@ -265,6 +272,13 @@ impl super::Analyzer<'_> {
     }
 }
 
+/// A changed tool `append` redefines: one whose entry changed beyond its `cache_control`
+/// marker (a marker that moves is the host's caching, not a new tool; `append` keeps the
+/// first list's marks).
+pub(super) fn redefines(fields: &[&str]) -> bool {
+    fields.iter().any(|f| *f != "cache_control")
+}
+
 /// The system message `append` sends for a change: inline definitions of the added and changed
 /// tools (as the list holds them now), then a removal of each removed one.
 fn message(entries: &[super::compare::Entry], change: &ListChange, now: &[u32]) -> String {
@@ -273,10 +287,11 @@ fn message(entries: &[super::compare::Entry], change: &ListChange, now: &[u32]) 
             .map(|&i| &entries[i as usize])
             .find(|e| &*e.name == name)
     };
+    let redefined = change.changed.iter().filter(|c| redefines(&c.fields));
     let defined = change
         .added
         .iter()
-        .chain(change.changed.iter().map(|c| &c.name))
+        .chain(redefined.map(|c| &c.name))
         .filter_map(|name| find(name))
         .map(|e| &*e.json);
     change_message(defined, change.removed.iter().map(String::as_str))

@@ -8,7 +8,8 @@ use std::path::Path;
 use rustc_hash::FxHashMap;
 use serde_json::Value;
 
-use super::compare::{NameChange, by_name};
+use super::append::redefines;
+use super::compare::{NameChange, by_name, changed_fields};
 use super::context::thread_key;
 use super::pick::TurnChoice;
 use crate::capture::Capture;
@@ -60,26 +61,27 @@ impl Thread {
         fn refs(list: &[(String, String)]) -> Vec<(&str, &str)> {
             list.iter().map(|(n, j)| (n.as_str(), j.as_str())).collect()
         }
-        let changes = by_name(&refs(&before), &refs(&after)).changes;
-        if !changes.is_empty() {
-            if refusal(capture).is_some() {
-                self.base = capture.body().get("tools").cloned();
-                self.placed.clear();
-            } else {
-                let mut defined = Vec::new();
-                let mut removed = Vec::new();
-                for c in &changes {
-                    match (c.change, c.before, c.now) {
-                        (NameChange::Removed, Some(i), _) => removed.push(before[i].0.as_str()),
-                        (_, _, Some(i)) => defined.push(after[i].1.as_str()),
-                        _ => {}
-                    }
-                }
-                let text = change_message(defined.iter().copied(), removed.iter().copied());
-                if let Ok(message) = serde_json::from_str(&text) {
-                    let at = capture.conversation().len();
-                    self.placed.push((at, message, !defined.is_empty()));
-                }
+        let mut defined = Vec::new();
+        let mut removed = Vec::new();
+        for c in by_name(&refs(&before), &refs(&after)).changes {
+            match (c.change, c.before, c.now) {
+                (NameChange::Removed, Some(i), _) => removed.push(before[i].0.as_str()),
+                (NameChange::Changed, Some(b), Some(i))
+                    if !redefines(&changed_fields(&before[b].1, &after[i].1)) => {}
+                (_, _, Some(i)) => defined.push(after[i].1.as_str()),
+                _ => {}
+            }
+        }
+        if defined.is_empty() && removed.is_empty() {
+            // Nothing to send: an order or a marker that moved.
+        } else if refusal(capture).is_some() {
+            self.base = capture.body().get("tools").cloned();
+            self.placed.clear();
+        } else {
+            let text = change_message(defined.iter().copied(), removed.iter().copied());
+            if let Ok(message) = serde_json::from_str(&text) {
+                let at = capture.conversation().len();
+                self.placed.push((at, message, !defined.is_empty()));
             }
         }
         self.last = now;

@@ -212,7 +212,7 @@ fn locate(entries: &[Entry], ids: &[u32], at: usize) -> Option<(u32, usize)> {
 }
 
 /// What differs between two entries of one tool.
-fn changed_fields(before: &str, now: &str) -> Vec<&'static str> {
+pub(super) fn changed_fields(before: &str, now: &str) -> Vec<&'static str> {
     let (Ok(before), Ok(now)) = (
         serde_json::from_str::<Value>(before),
         serde_json::from_str::<Value>(now),

@@ -148,7 +148,8 @@ impl Analyzer<'_> {
             break_cost: self.break_cost.rounded(),
             append: {
                 let append = self.append.report();
-                (append.changes + append.refused_total > 0).then_some(append)
+                let any = append.changes + append.refused_total + append.breaks_avoided;
+                (any + append.refusals_avoided > 0).then_some(append)
             },
             tools,
             deferral,
