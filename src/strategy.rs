@@ -191,6 +191,15 @@ impl Strategy {
         }
     }
 
+    /// Who refuses a request under it, as reports say it: `append` is the provider's feature,
+    /// every other strategy a host's rules.
+    pub fn refused_by(self) -> &'static str {
+        match self {
+            Strategy::Append => "the provider",
+            _ => "the host",
+        }
+    }
+
     /// One line on what it does.
     pub fn summary(self) -> &'static str {
         match self {

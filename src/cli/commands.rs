@@ -655,8 +655,9 @@ pub(super) fn over_budget(
             }
             (Some(_), Some(_)) => None,
             _ => Some(format!(
-                "`{}` is refused by the host and has no figures",
-                s.id
+                "`{}` is refused by {} and has no figures",
+                s.id,
+                table::refused_by(s)
             )),
         })
         .collect();

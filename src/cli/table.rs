@@ -263,11 +263,19 @@ pub(crate) fn not_shown(header: &[String], shown: &[usize]) -> Option<String> {
     })
 }
 
+/// Who refuses the strategy's request (`append`: the provider; the others: the host).
+pub(super) fn refused_by(figures: &StrategyFigures) -> &'static str {
+    figures
+        .id
+        .parse::<toolprism::Strategy>()
+        .map_or("the host", toolprism::Strategy::refused_by)
+}
+
 /// A few words on what a strategy did: counts of changed, removed and added tools, and the
 /// text it adds outside the tool list.
 fn short_note(figures: &StrategyFigures) -> String {
     if figures.is_refused() {
-        return "refused by the host (see notes)".to_owned();
+        return format!("refused by {} (see notes)", refused_by(figures));
     }
     let count = |state: Status| figures.per_tool.iter().filter(|t| t.state == state).count();
 
@@ -356,7 +364,7 @@ pub fn report_table(report: &Report, per_tool: bool, cells: Option<usize>, color
         for s in in_table_order(report) {
             let _ = write!(out, "\n{} per tool\n", s.id);
             if s.is_refused() {
-                out.push_str("  refused by the host: no figures\n");
+                let _ = writeln!(out, "  refused by {}: no figures", refused_by(s));
             } else {
                 out.push_str(&per_tool_table(&s.per_tool, cells));
             }

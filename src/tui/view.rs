@@ -366,7 +366,7 @@ fn idle_status(app: &App) -> String {
     } else {
         match (app.ctx.figures(s), app.ctx.capture_tokens()) {
             (Some(f), _) if f.is_refused() => {
-                format!(" {}: refused by the host, no figures", s.id())
+                format!(" {}: refused by {}, no figures", s.id(), s.refused_by())
             }
             (Some(f), Some(_)) => format!(
                 " {}: {} · {} → {} tools",
