@@ -319,6 +319,9 @@ fn export_writes_the_turn_as_append_sends_it() {
     ]);
     assert_eq!(std::fs::read_to_string(&target).unwrap(), expected);
     assert!(err.ends_with(needs), "{err}");
+    // `show` prints what `export` writes.
+    let shown = run_ok(&["show", EDITED, "--turn", "4", "-s", "append"]).0;
+    assert_eq!(shown, expected);
     // Piped in, the trace is read twice (the turn, then its thread) from the copy kept of it.
     let piped = crate::support::command::toolprism()
         .args(["export", "-", "--turn", "4", "-s", "append", "-o", "-"])

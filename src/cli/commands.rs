@@ -141,14 +141,12 @@ pub(super) fn report(args: ReportArgs, color: ColorChoice) -> Result<Output, Fai
 
 /// `toolprism show`: the projected request body, its `tools` array, or one tool's entry.
 pub(super) fn show(args: &ShowArgs) -> Result<Output, Failure> {
-    let Loaded {
+    let Projected {
         capture,
         name,
-        settings,
+        projection,
         ..
-    } = load(&args.common)?;
-    let projection = project(&capture, args.strategy, &settings);
-    refused(&projection, &name)?;
+    } = projected(&args.common, args.strategy)?;
     let text = match &args.tool {
         // A tool the messages define inline: every strategy sends its definition as it is.
         Some(tool)
@@ -218,44 +216,13 @@ pub(super) fn diff(args: &DiffArgs, color: ColorChoice) -> Result<Output, Failur
 /// `toolprism export`: write what `show` prints to a file (atomically), a device, a pipe or
 /// standard output, with the full entries `shorten` points at when `--store` asks for them.
 pub(super) fn export(args: &ExportArgs) -> Result<Output, Failure> {
-    // `append` reads the turn, then its thread up to it: standard input is kept to read twice,
-    // and named as what the user gave.
-    let mut common = args.common.clone();
-    let spooled = if args.strategy == Strategy::Append && common.capture.as_os_str() == "-" {
-        let file = super::spool_stdin()?;
-        let path = super::temp_path(&file)?;
-        common.capture = path.clone().into();
-        Some((file, path))
-    } else {
-        None
-    };
-    let shown = |text: String| match &spooled {
-        Some((_, path)) => text.replace(path.as_str(), "<stdin>"),
-        None => text,
-    };
-    let Loaded {
+    let Projected {
         capture,
         name,
-        settings,
-        ..
-    } = load(&common).map_err(|f| Failure(shown(f.0)))?;
-    let name = shown(name);
+        projection,
+        appended,
+    } = projected(&args.common, args.strategy)?;
     let strategy = args.strategy;
-    let projection = project(&capture, strategy, &settings);
-    refused(&projection, &name)?;
-    // `append`'s request is its thread's: read from the trace up to the turn.
-    let appended = (strategy == Strategy::Append)
-        .then(|| append_request(&common, &name))
-        .transpose()?;
-    let (capture, projection) = match &appended {
-        Some(request) => {
-            let capture = Capture::from_value(request.body.clone())
-                .map_err(|e| Failure::new(format!("{}: {e}", visible(&name))))?;
-            let projection = project(&capture, Strategy::Original, &settings);
-            (capture, projection)
-        }
-        None => (capture, projection),
-    };
     if !projection.request_valid && !args.force {
         let why = projection
             .notes
@@ -331,6 +298,60 @@ pub(super) fn export(args: &ExportArgs) -> Result<Output, Failure> {
         }
     }
     Ok(result)
+}
+
+/// The request `show` and `export` write: the capture loaded and projected (refused in one
+/// line where the strategy is); under `append`, the turn as `append` sends it (the capture is
+/// that request, its projection `original`'s), read again from the trace up to the turn.
+struct Projected {
+    capture: Capture,
+    name: String,
+    projection: toolprism::Projection,
+    appended: Option<toolprism::session::AppendRequest>,
+}
+
+fn projected(common: &super::args::Common, strategy: Strategy) -> Result<Projected, Failure> {
+    // Standard input is kept to be read twice, and named as what the user gave.
+    let mut common = common.clone();
+    let spooled = if strategy == Strategy::Append && common.capture.as_os_str() == "-" {
+        let file = super::spool_stdin()?;
+        let path = super::temp_path(&file)?;
+        common.capture = path.clone().into();
+        Some((file, path))
+    } else {
+        None
+    };
+    let shown = |text: String| match &spooled {
+        Some((_, path)) => text.replace(path.as_str(), "<stdin>"),
+        None => text,
+    };
+    let Loaded {
+        capture,
+        name,
+        settings,
+        ..
+    } = load(&common).map_err(|f| Failure(shown(f.0)))?;
+    let name = shown(name);
+    let projection = project(&capture, strategy, &settings);
+    refused(&projection, &name)?;
+    if strategy != Strategy::Append {
+        return Ok(Projected {
+            capture,
+            name,
+            projection,
+            appended: None,
+        });
+    }
+    let request = append_request(&common, &name)?;
+    let capture = Capture::from_value(request.body.clone())
+        .map_err(|e| Failure::new(format!("{}: {e}", visible(&name))))?;
+    let projection = project(&capture, Strategy::Original, &settings);
+    Ok(Projected {
+        capture,
+        name,
+        projection,
+        appended: Some(request),
+    })
 }
 
 /// Turn `--turn N` of the trace (the last without it) as `append` sends it.
