@@ -94,3 +94,21 @@ fn a_pdf_turn_is_left_out_of_calibration_with_the_reason() {
     assert!(why.contains("PDF"), "{why}");
     assert_eq!(report["calibration"], Value::Null);
 }
+
+/// A Responses `reasoning` item sent back with its `encrypted_content` (1,400 characters of
+/// ciphertext): the provider bills the reasoning it decrypts to (tens of tokens here), not the
+/// base64, so the ciphertext is no prompt text. Counted as text it was 1,258 tokens against a
+/// bill of 176 (ratio 0.14, the kind of 0.18–0.43 Responses outliers in ellmer's and
+/// pydantic-ai's recordings).
+#[test]
+fn encrypted_reasoning_is_not_counted_as_text() {
+    let report = session_json("samples/traces/openai-encrypted-reasoning.jsonl");
+    let turns = report["turns"].as_array().unwrap();
+    let second = &turns[1];
+    let exact = second["prompt_tokens"].as_u64().unwrap();
+    assert!(exact < 300, "{exact}");
+    for turn in turns {
+        let ratio = f(&turn["calibration"]);
+        assert!((0.8..=1.25).contains(&ratio), "{turn}");
+    }
+}
