@@ -112,3 +112,22 @@ fn encrypted_reasoning_is_not_counted_as_text() {
         assert!((0.8..=1.25).contains(&ratio), "{turn}");
     }
 }
+
+/// Gemini's URL context ran on turn 2 (`urlContextMetadata`; `toolUsePromptTokenCount` 1,387
+/// billed beside a prompt count of 120): the bill holds the page it read, which no request
+/// does. The turn says so, calibrates nothing, and is not judged; turn 1 alone sets the
+/// ratio. Before, it calibrated at about 1.3 (the fetched page unread) and, in ellmer's
+/// recordings, Google Search's and URL context's turns took their groups to 2.7–4.6.
+#[test]
+fn a_gemini_server_tool_keeps_its_turn_out_of_calibration() {
+    let report = session_json("samples/traces/gemini-url-context.jsonl");
+    let turns = report["turns"].as_array().unwrap();
+    assert_eq!(turns[1]["server_tool"], "web_fetch");
+    assert_eq!(turns[1]["usage"]["input"], 120 + 1387);
+    let why = turns[1]["uncalibrated"].as_str().unwrap();
+    assert!(why.contains("server-side tool ran (web_fetch)"), "{why}");
+    assert_eq!(turns[1]["calibration"], Value::Null);
+    let group = &report["calibration"]["groups"][0];
+    assert_eq!(group["turns"], 1, "{group}");
+    assert!((0.8..=1.25).contains(&f(&group["ratio"])), "{group}");
+}
