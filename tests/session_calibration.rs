@@ -131,3 +131,24 @@ fn a_gemini_server_tool_keeps_its_turn_out_of_calibration() {
     assert_eq!(group["turns"], 1, "{group}");
     assert!((0.8..=1.25).contains(&f(&group["ratio"])), "{group}");
 }
+
+/// Computer use: the request names `computer_20250124` and `bash_20250124` by type (45 tokens
+/// of tools), but the provider bills their definitions (735 and 245), computer use's system
+/// prompt (466) and the tool-use prompt (346). Those are taken off the bill before the ratio:
+/// turn 1 calibrates at about 1.16 (it was 26.5, the kind of issue 43's 11.5× outlier), and
+/// the screenshot in turn 2 is counted by its pixels (1,024 × 768: 1,049).
+#[test]
+fn anthropic_defined_tools_are_billed_as_their_definitions() {
+    let report = session_json("samples/traces/claude-computer-use.jsonl");
+    for turn in report["turns"].as_array().unwrap() {
+        let ratio = f(&turn["calibration"]);
+        assert!((0.8..=1.25).contains(&ratio), "{turn}");
+        assert_eq!(turn["agrees"], true, "{turn}");
+    }
+    let billed = f(&report["calibration"]["billed"]);
+    let calibrated = f(&report["strategies"][0]["cost_provider"]);
+    assert!(
+        (calibrated - billed).abs() <= 0.05 * billed,
+        "{calibrated} {billed}"
+    );
+}

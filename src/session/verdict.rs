@@ -142,7 +142,8 @@ fn media_in(value: &Value, depth: usize) -> bool {
 }
 
 /// The tokens a provider adds to the prompt before the tools, in its own count: Anthropic's
-/// tool-use system prompt when the request sends tools (on Anthropic, Bedrock and Vertex).
+/// tool-use system prompt when the request sends tools (on Anthropic, Bedrock and Vertex),
+/// and the definitions of the Anthropic-defined tools it names by type.
 pub fn tool_use_overhead(capture: &Capture, model: &str, provider: Provider) -> usize {
     let body = capture.body();
     let claude = matches!(
@@ -157,7 +158,7 @@ pub fn tool_use_overhead(capture: &Capture, model: &str, provider: Provider) -> 
         body.pointer("/tool_choice/type").and_then(Value::as_str),
         Some("any" | "tool")
     );
-    provider::tool_use_tokens(model, forced)
+    provider::tool_use_tokens(model, forced) + provider::defined_tools_tokens(capture.tools())
 }
 
 #[cfg(test)]
