@@ -152,3 +152,16 @@ fn anthropic_defined_tools_are_billed_as_their_definitions() {
         "{calibrated} {billed}"
     );
 }
+
+/// Gemini 3 counts every image at its media resolution (1,120 tokens by default), whatever
+/// its size: the response reports 1,089 for this 128 × 128 PNG. Counted by Gemini 2's tile
+/// rule (258) the turns calibrated at about 3.6 (ellmer's google-image.yml: 3.625).
+#[test]
+fn a_gemini_3_image_is_counted_at_its_media_resolution() {
+    let report = session_json("samples/traces/gemini-3-image.jsonl");
+    for turn in report["turns"].as_array().unwrap() {
+        assert_eq!(turn["uncalibrated"], Value::Null, "{turn}");
+        let ratio = f(&turn["calibration"]);
+        assert!((0.8..=1.25).contains(&ratio), "{turn}");
+    }
+}

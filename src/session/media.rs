@@ -16,8 +16,11 @@ pub enum Family {
     Anthropic,
     /// OpenAI (and Azure): 85 plus 170 per 512-pixel tile after its resize; 85 at `low`.
     OpenAi,
-    /// Gemini: 258 for an image within 384 pixels, else 258 per 768-pixel tile.
+    /// Gemini before 3: 258 for an image within 384 pixels, else 258 per 768-pixel tile.
     Gemini,
+    /// Gemini 3 and later: each image the same tokens whatever its size, by its media
+    /// resolution (1,120 unless the request sets one).
+    GeminiFixed(usize),
     /// A provider whose rule toolprism does not know.
     Unknown,
 }
@@ -29,9 +32,49 @@ impl Family {
             Provider::Anthropic | Provider::Vertex | Provider::Foundry => Family::Anthropic,
             Provider::Bedrock if model.to_ascii_lowercase().contains("claude") => Family::Anthropic,
             Provider::OpenAi | Provider::Azure => Family::OpenAi,
-            Provider::Gemini => Family::Gemini,
+            Provider::Gemini
+                if super::provider::gemini_version(&model.to_ascii_lowercase())
+                    .is_some_and(|v| v.0 < 3) =>
+            {
+                Family::Gemini
+            }
+            Provider::Gemini => Family::GeminiFixed(GEMINI_IMAGE_HIGH),
             _ => Family::Unknown,
         }
+    }
+
+    /// The family at the media resolution a Gemini request sets for all its parts
+    /// (`generationConfig.mediaResolution`); other families as they are.
+    pub fn at_resolution(self, body: &Value) -> Family {
+        let level = body
+            .pointer("/generationConfig/mediaResolution")
+            .or_else(|| body.pointer("/generation_config/media_resolution"));
+        match (self, level.and_then(resolution_tokens)) {
+            (Family::GeminiFixed(_), Some(n)) => Family::GeminiFixed(n),
+            _ => self,
+        }
+    }
+}
+
+/// Gemini 3's tokens per image at `MEDIA_RESOLUTION_HIGH`, its default for images (Google,
+/// *Media resolution*, "Token counts"): pydantic-ai's, ruby_llm's and ellmer's recordings
+/// report 1,085 to 1,089 image tokens (`promptTokensDetails`) for a 128 × 128 PNG.
+const GEMINI_IMAGE_HIGH: usize = 1120;
+
+/// A Gemini media resolution's tokens per image: a level name, or a part's `{"level": …}`.
+fn resolution_tokens(level: &Value) -> Option<usize> {
+    let name = level
+        .as_str()
+        .or_else(|| level.get("level").and_then(Value::as_str))?;
+    match name
+        .to_ascii_uppercase()
+        .trim_start_matches("MEDIA_RESOLUTION_")
+    {
+        "LOW" => Some(280),
+        "MEDIUM" => Some(560),
+        "HIGH" => Some(GEMINI_IMAGE_HIGH),
+        "ULTRA_HIGH" => Some(2240),
+        _ => None,
     }
 }
 
@@ -259,6 +302,14 @@ fn inline_or_file(
     family: Family,
 ) -> Option<(Result<usize, Uncounted>, Map<String, Value>)> {
     let mut emptied = map.clone();
+    // A part's own resolution overrides the request's (Gemini 3).
+    let family = match (
+        family,
+        map.get("mediaResolution").and_then(resolution_tokens),
+    ) {
+        (Family::GeminiFixed(_), Some(n)) => Family::GeminiFixed(n),
+        _ => family,
+    };
     let key = ["inlineData", "inline_data"]
         .into_iter()
         .find(|k| map.contains_key(*k));
@@ -285,6 +336,9 @@ fn inline_or_file(
         .unwrap_or("");
     let result = if mime == "application/pdf" {
         Err(Uncounted::Pdf)
+    } else if let (true, Family::GeminiFixed(n)) = (mime.starts_with("image/"), family) {
+        // Its size does not matter: the image is counted without being read.
+        Ok(n)
     } else if mime.starts_with("image/") {
         Err(Uncounted::ImageByReference)
     } else {
@@ -330,6 +384,9 @@ fn image_tokens(data: &str, family: Family, low: bool) -> Result<usize, Uncounte
     if family == Family::Unknown {
         return Err(Uncounted::Provider);
     }
+    if let Family::GeminiFixed(n) = family {
+        return Ok(n);
+    }
     let (w, h) = image_size(data).ok_or(Uncounted::ImageFormat)?;
     Ok(tokens_for(family, w, h))
 }
@@ -362,6 +419,7 @@ pub fn tokens_for(family: Family, w: u32, h: u32) -> usize {
                 258 * ((w / 768.0).ceil() * (h / 768.0).ceil()) as usize
             }
         }
+        Family::GeminiFixed(n) => n,
         Family::Unknown => 0,
     }
 }
@@ -487,6 +545,33 @@ mod tests {
         assert_eq!(tokens_for(Family::OpenAi, 2048, 4096), 85 + 170 * 6);
         assert_eq!(tokens_for(Family::Gemini, 300, 200), 258);
         assert_eq!(tokens_for(Family::Gemini, 1000, 700), 258 * 2);
+    }
+
+    #[test]
+    fn gemini_3_counts_each_image_at_its_media_resolution() {
+        use crate::session::provider::Provider;
+        assert_eq!(
+            Family::of(Provider::Gemini, "gemini-2.5-flash"),
+            Family::Gemini
+        );
+        let three = Family::of(Provider::Gemini, "gemini-3-flash-preview");
+        assert_eq!(three, Family::GeminiFixed(1120));
+        assert_eq!(Family::of(Provider::Gemini, "gemini-flash-latest"), three);
+        let low =
+            serde_json::json!({"generationConfig": {"mediaResolution": "MEDIA_RESOLUTION_LOW"}});
+        assert_eq!(three.at_resolution(&low), Family::GeminiFixed(280));
+        assert_eq!(Family::Gemini.at_resolution(&low), Family::Gemini);
+        // Whatever its size, and by reference too; a part's own resolution first.
+        let part = |data: &str| {
+            serde_json::json!({"parts": [{"inlineData": {"mimeType": "image/png", "data": data}},
+            {"fileData": {"mimeType": "image/jpeg", "fileUri": "gs://b/x.jpg"}},
+            {"inlineData": {"mimeType": "image/png", "data": data},
+             "mediaResolution": {"level": "MEDIA_RESOLUTION_MEDIUM"}}]})
+        };
+        let (_, media) = strip(&part(&png(128, 128)), three).expect("media");
+        assert_eq!((media.tokens, media.uncounted), (1120 + 1120 + 560, None));
+        let (_, older) = strip(&part(&png(128, 128)), Family::Gemini).expect("media");
+        assert_eq!(older.uncounted, Some(Uncounted::ImageByReference));
     }
 
     #[test]

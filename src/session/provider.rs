@@ -507,7 +507,7 @@ fn gemini_min_tokens(model: &str) -> usize {
 }
 
 /// A Gemini model name's version (`gemini-2.5-flash`: (2, 5)); `None` without one.
-fn gemini_version(model: &str) -> Option<(u32, u32)> {
+pub(super) fn gemini_version(model: &str) -> Option<(u32, u32)> {
     let name = model.rsplit('/').next().unwrap_or(model);
     let rest = name.strip_prefix("gemini-")?;
     let version: String = rest

@@ -221,7 +221,7 @@ impl<'c> TurnRead<'c> {
             hashed: verdict::hashed(capture),
             stored_context: StoredContext::of(shape, capture.body()),
             media: verdict::has_media(capture),
-            family: Family::of(who_provider, &model),
+            family: Family::of(who_provider, &model).at_resolution(capture.body()),
             asked: capture
                 .body()
                 .get("diagnostics")
