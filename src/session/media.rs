@@ -91,6 +91,9 @@ pub enum Uncounted {
     Provider,
     /// Audio, video or another file.
     Other,
+    /// A Responses `reasoning` (or `compaction`) item's `encrypted_content`: the provider
+    /// bills the reasoning it decrypts to, which the trace does not hold.
+    Encrypted,
 }
 
 impl Uncounted {
@@ -104,6 +107,9 @@ impl Uncounted {
             Uncounted::ImageFormat => "an image whose size could not be read from its header",
             Uncounted::Provider => "an image for a provider whose image rule is not known",
             Uncounted::Other => "audio, video or a file the provider counts its own way",
+            Uncounted::Encrypted => {
+                "encrypted reasoning sent back (encrypted_content): the provider bills the reasoning it decrypts to, which the trace does not hold"
+            }
         }
     }
 }
@@ -247,6 +253,15 @@ fn one_medium(
             } else {
                 Err(Uncounted::Other)
             }
+        }
+        "reasoning" | "compaction"
+            if map
+                .get("encrypted_content")
+                .and_then(Value::as_str)
+                .is_some_and(|c| !c.is_empty()) =>
+        {
+            emptied.insert("encrypted_content".into(), Value::String(String::new()));
+            Err(Uncounted::Encrypted)
         }
         "input_audio" => {
             emptied.insert("input_audio".into(), Value::Null);
@@ -572,6 +587,18 @@ mod tests {
         assert_eq!((media.tokens, media.uncounted), (1120 + 1120 + 560, None));
         let (_, older) = strip(&part(&png(128, 128)), Family::Gemini).expect("media");
         assert_eq!(older.uncounted, Some(Uncounted::ImageByReference));
+    }
+
+    #[test]
+    fn encrypted_reasoning_is_not_counted() {
+        let item = serde_json::json!({"id": "rs_1", "type": "reasoning", "summary": [],
+            "encrypted_content": "gAAAAABqb8Q5ZsWECJph"});
+        let (stripped, media) = strip(&item, Family::OpenAi).expect("held back");
+        assert_eq!(stripped["encrypted_content"], "");
+        assert_eq!(media.uncounted, Some(Uncounted::Encrypted));
+        let plain = serde_json::json!({"type": "reasoning", "summary": [{"type": "summary_text",
+            "text": "t"}]});
+        assert_eq!(strip(&plain, Family::OpenAi), None);
     }
 
     #[test]
