@@ -564,16 +564,10 @@ pub fn text(value: Canon<'_>) -> String {
     }
 }
 
-/// Opaque payloads that are no prompt text: Gemini's `thoughtSignature` (a token of the
-/// model's thought) and OpenAI's `encrypted_content` (a Responses `reasoning` or
-/// `compaction` item's ciphertext: the provider bills the reasoning it decrypts to, about
-/// the tokens it took to write, not its base64; ellmer's and pydantic-ai's recordings bill
-/// 182 for a request whose 900-character ciphertext alone counts 700).
-const OPAQUE: [&str; 2] = ["thoughtSignature", "encrypted_content"];
-
-/// `value` without its [`OPAQUE`] payloads, `None` when it holds none. Parts sit two levels
-/// down.
+/// Gemini's `thoughtSignature` (an opaque token of the model's thought, base64) is not
+/// prompt text: `value` without it, `None` when it holds none. Parts sit two levels down.
 fn without_signatures(value: &Value, depth: usize) -> Option<Value> {
+    const KEY: &str = "thoughtSignature";
     match value {
         Value::Object(map) if depth < 4 => {
             let inner: Vec<(usize, Value)> = map
@@ -581,14 +575,14 @@ fn without_signatures(value: &Value, depth: usize) -> Option<Value> {
                 .enumerate()
                 .filter_map(|(i, v)| Some((i, without_signatures(v, depth + 1)?)))
                 .collect();
-            if !OPAQUE.iter().any(|k| map.contains_key(*k)) && inner.is_empty() {
+            if !map.contains_key(KEY) && inner.is_empty() {
                 return None;
             }
             let mut changed = inner.into_iter().peekable();
             let mut out = serde_json::Map::new();
             for (i, (k, v)) in map.iter().enumerate() {
                 let replaced = changed.next_if(|(j, _)| *j == i).map(|(_, v)| v);
-                if !OPAQUE.contains(&k.as_str()) {
+                if k != KEY {
                     out.insert(k.clone(), replaced.unwrap_or_else(|| v.clone()));
                 }
             }

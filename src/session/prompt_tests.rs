@@ -105,26 +105,6 @@ fn gemini_text_is_counted_as_text_and_signatures_are_not() {
 }
 
 #[test]
-fn encrypted_reasoning_is_no_prompt_text() {
-    let cipher = "gAAAAABqb8Q5ZsWECJphzjqslFLgbBexUozZWX6x3Xlh_jz_Fxve2a7FYQ6Nq_9AKnzAzv4";
-    let responses = capture(json!({"model": "gpt-5", "input": [
-        {"role": "user", "content": "u"},
-        {"id": "rs_1", "type": "reasoning", "summary": [], "encrypted_content": cipher},
-        {"type": "function_call", "call_id": "c", "name": "f", "arguments": "{}"}]}));
-    let (p, _) = pieces(&responses, "gpt-5");
-    assert_eq!(
-        text(p[1].value),
-        r#"{"id":"rs_1","type":"reasoning","summary":[]}"#
-    );
-    // The identity keeps the ciphertext: another reasoning is another block.
-    let other = capture(json!({"model": "gpt-5", "input": [
-        {"role": "user", "content": "u"},
-        {"id": "rs_1", "type": "reasoning", "summary": [], "encrypted_content": "other"},
-        {"type": "function_call", "call_id": "c", "name": "f", "arguments": "{}"}]}));
-    assert_ne!(pieces(&other, "gpt-5").0[1].hash, p[1].hash);
-}
-
-#[test]
 fn an_output_schema_is_part_of_the_prompt() {
     let schema = json!({"name": "answer", "schema": {"type": "object"}});
     let chat = capture(
