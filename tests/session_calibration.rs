@@ -174,3 +174,24 @@ fn a_gemini_3_image_is_counted_at_its_media_resolution() {
         assert!((0.8..=1.25).contains(&ratio), "{turn}");
     }
 }
+
+/// Gemini 3 sends a built-in tool's call and result back as `toolCall` / `toolResponse`
+/// parts, the search's rendered suggestions (kilobytes of CSS and HTML) inside: the provider
+/// billed 90 for turn 3, whose parts counted as JSON came to several hundred (pydantic-ai's
+/// builtin-tools recordings: 2,471 counted for 132 billed, a session at 11.6 times its bill).
+/// The parts are not counted and the turn is left out of calibration, saying why.
+#[test]
+fn a_gemini_server_tool_part_sent_back_is_not_counted() {
+    let report = session_json("samples/traces/gemini-3-search-replayed.jsonl");
+    let turns = report["turns"].as_array().unwrap();
+    let third = &turns[2];
+    assert!(third["prompt_tokens"].as_u64().unwrap() < 120, "{third}");
+    let why = third["uncalibrated"].as_str().unwrap();
+    assert!(why.contains("toolResponse"), "{why}");
+    let billed = f(&report["calibration"]["billed"]);
+    let calibrated = f(&report["strategies"][0]["cost_provider"]);
+    assert!(
+        (calibrated - billed).abs() <= 0.25 * billed,
+        "{calibrated} {billed}"
+    );
+}

@@ -94,6 +94,9 @@ pub enum Uncounted {
     /// A Responses `reasoning` (or `compaction`) item's `encrypted_content`: the provider
     /// bills the reasoning it decrypts to, which the trace does not hold.
     Encrypted,
+    /// A Gemini server-side tool's call or result sent back (`toolCall` / `toolResponse`
+    /// parts): the provider bills what the tool read its own way, not the part's JSON.
+    ServerToolPart,
 }
 
 impl Uncounted {
@@ -107,6 +110,9 @@ impl Uncounted {
             Uncounted::ImageFormat => "an image whose size could not be read from its header",
             Uncounted::Provider => "an image for a provider whose image rule is not known",
             Uncounted::Other => "audio, video or a file the provider counts its own way",
+            Uncounted::ServerToolPart => {
+                "a server-side tool's call or result sent back (Gemini toolCall/toolResponse): the provider counts it its own way"
+            }
             Uncounted::Encrypted => {
                 "encrypted reasoning sent back (encrypted_content): the provider bills the reasoning it decrypts to, which the trace does not hold"
             }
@@ -305,6 +311,19 @@ fn one_medium(
             } else {
                 Err(Uncounted::Other)
             }
+        }
+        _ if ["toolCall", "toolResponse"]
+            .iter()
+            .any(|k| map.get(*k).is_some_and(Value::is_object)) =>
+        {
+            // Gemini 3 sends a built-in tool's call and result back as parts: a search's
+            // rendered suggestions (kilobytes of HTML) are in them, which the bill is not.
+            for key in ["toolCall", "toolResponse"] {
+                if emptied.contains_key(key) {
+                    emptied.insert(key.into(), Value::Object(Map::new()));
+                }
+            }
+            Err(Uncounted::ServerToolPart)
         }
         _ => return inline_or_file(map, family),
     };
@@ -587,6 +606,15 @@ mod tests {
         assert_eq!((media.tokens, media.uncounted), (1120 + 1120 + 560, None));
         let (_, older) = strip(&part(&png(128, 128)), Family::Gemini).expect("media");
         assert_eq!(older.uncounted, Some(Uncounted::ImageByReference));
+    }
+
+    #[test]
+    fn a_gemini_server_tool_part_is_not_counted() {
+        let part = serde_json::json!({"toolResponse": {"id": "t1", "response":
+            {"search_suggestions": "<style>.container { display: flex; }</style>"}}});
+        let (stripped, media) = strip(&part, Family::GeminiFixed(1120)).expect("held back");
+        assert_eq!(stripped, serde_json::json!({"toolResponse": {}}));
+        assert_eq!(media.uncounted, Some(Uncounted::ServerToolPart));
     }
 
     #[test]

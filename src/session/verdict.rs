@@ -136,9 +136,17 @@ fn media_in(value: &Value, depth: usize) -> bool {
                         | "input_audio"
                         | "file"
                 )
-                || ["image", "document", "video", "inlineData", "fileData"]
-                    .iter()
-                    .any(|k| map.contains_key(*k))
+                || [
+                    "image",
+                    "document",
+                    "video",
+                    "inlineData",
+                    "fileData",
+                    "toolCall",
+                    "toolResponse",
+                ]
+                .iter()
+                .any(|k| map.contains_key(*k))
                 || map.values().any(|v| media_in(v, depth + 1))
         }
         Value::Array(items) => items.iter().any(|v| media_in(v, depth + 1)),
