@@ -195,3 +195,16 @@ fn a_gemini_server_tool_part_sent_back_is_not_counted() {
         "{calibrated} {billed}"
     );
 }
+
+/// Mistral's `document_url` part (a .docx as a `data:` URL): the provider reads the file,
+/// not its base64 (ruby_llm's recording billed 69 for 4,466 counted, a ratio of 0.015). The
+/// payload is not counted and the turn is left out of calibration, saying why.
+#[test]
+fn a_mistral_document_is_not_counted_as_text() {
+    let report = session_json("samples/traces/mistral-document.jsonl");
+    let turn = &report["turns"][0];
+    assert!(turn["prompt_tokens"].as_u64().unwrap() < 100, "{turn}");
+    assert_eq!(turn["calibration"], Value::Null);
+    let why = turn["uncalibrated"].as_str().unwrap();
+    assert!(why.contains("media not counted"), "{why}");
+}

@@ -269,6 +269,22 @@ fn one_medium(
             emptied.insert("encrypted_content".into(), Value::String(String::new()));
             Err(Uncounted::Encrypted)
         }
+        "document_url" => {
+            // Mistral's document part: a URL, or the file itself as a `data:` URL.
+            let url = map
+                .get("document_url")
+                .and_then(|d| d.as_str().or_else(|| d.get("url").and_then(Value::as_str)))
+                .unwrap_or("");
+            let pdf = url.starts_with("data:application/pdf") || url.ends_with(".pdf");
+            if url.starts_with("data:") {
+                emptied.insert("document_url".into(), Value::String(String::new()));
+            }
+            Err(if pdf {
+                Uncounted::Pdf
+            } else {
+                Uncounted::Other
+            })
+        }
         "input_audio" => {
             emptied.insert("input_audio".into(), Value::Null);
             Err(Uncounted::Other)
@@ -624,6 +640,13 @@ mod tests {
         let (stripped, media) = strip(&item, Family::OpenAi).expect("held back");
         assert_eq!(stripped["encrypted_content"], "");
         assert_eq!(media.uncounted, Some(Uncounted::Encrypted));
+        let docx = serde_json::json!({"type": "document_url",
+            "document_url": "data:application/vnd.openxmlformats-officedocument.wordprocessingml.document;base64,UEsDBBQACAgIAC"});
+        let (stripped, media) = strip(&docx, Family::Unknown).expect("a document");
+        assert_eq!(
+            (stripped["document_url"].as_str(), media.uncounted),
+            (Some(""), Some(Uncounted::Other))
+        );
         let plain = serde_json::json!({"type": "reasoning", "summary": [{"type": "summary_text",
             "text": "t"}]});
         assert_eq!(strip(&plain, Family::OpenAi), None);

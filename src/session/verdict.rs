@@ -135,6 +135,7 @@ fn media_in(value: &Value, depth: usize) -> bool {
                         | "image_url"
                         | "input_audio"
                         | "file"
+                        | "document_url"
                 )
                 || [
                     "image",
