@@ -208,3 +208,15 @@ fn a_mistral_document_is_not_counted_as_text() {
     let why = turn["uncalibrated"].as_str().unwrap();
     assert!(why.contains("media not counted"), "{why}");
 }
+
+/// A Gemini thought summary sent back (a part with `"thought": true`) is out of the model's
+/// context: Vertex billed 58 for turn 2, whose summary alone counts about 200. It counts as
+/// nothing (ruby_llm's Vertex Gemini 3 recording: 0.09 → 0.62 on a 34-token prompt).
+#[test]
+fn a_gemini_thought_summary_sent_back_is_not_counted() {
+    let report = session_json("samples/traces/gemini-thought-summary.jsonl");
+    for turn in report["turns"].as_array().unwrap() {
+        let ratio = f(&turn["calibration"]);
+        assert!((0.8..=1.25).contains(&ratio), "{turn}");
+    }
+}
