@@ -399,8 +399,11 @@ impl Analyzer<'_> {
         let provider_tokens = |n: usize| n as f64 * ratio;
         self.agreement.judged += 1;
         let same_state = seen.state == m.state();
+        // A turn left out of calibration (its bill holds what its request does not) is
+        // judged on its state.
         let amounts = usage.server_tool.is_some()
             || read.media
+            || sent.uncalibrated.is_some()
             || scrubbed
             || (verdict::within(provider_tokens(m.read), seen.read, rules.step.max(1))
                 && (!read.who.provider.rules().is_some_and(|r| r.reports_writes)

@@ -132,6 +132,31 @@ pub struct MediaTokens {
     pub uncounted: Option<Uncounted>,
 }
 
+/// An encrypted reasoning item an earlier response of the trace wrote (`known`: reasoning
+/// tokens by ciphertext hash) is counted as the reasoning tokens that response reported, what
+/// the provider bills for it, instead of being left out.
+pub fn known_reasoning(
+    value: super::prompt::Canon<'_>,
+    found: MediaTokens,
+    known: &rustc_hash::FxHashMap<u64, u64>,
+) -> MediaTokens {
+    let super::prompt::Canon::Json(value) = value else {
+        return found;
+    };
+    let tokens = value
+        .get("encrypted_content")
+        .and_then(Value::as_str)
+        .and_then(|c| known.get(&crate::trace::ciphertext_hash(c)));
+    match (found.uncounted, tokens) {
+        (Some(Uncounted::Encrypted), Some(&tokens)) => MediaTokens {
+            tokens: found.tokens + tokens as usize,
+            uncounted: None,
+            ..found
+        },
+        _ => found,
+    }
+}
+
 /// Base64 characters read for an image's header at most: a JPEG's size sits after its
 /// metadata segments, which are seldom longer.
 const HEADER_CHARS: usize = 256 * 1024;

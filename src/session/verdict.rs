@@ -122,32 +122,27 @@ fn media_in(value: &Value, depth: usize) -> bool {
     match value {
         Value::Object(map) => {
             let kind = map.get("type").and_then(Value::as_str).unwrap_or("");
-            // Encrypted reasoning is billed as the reasoning it holds, unseen as media are.
-            let encrypted = matches!(kind, "reasoning" | "compaction")
-                && map.get("encrypted_content").is_some_and(Value::is_string);
-            encrypted
-                || matches!(
-                    kind,
-                    "image"
-                        | "document"
-                        | "input_image"
-                        | "input_file"
-                        | "image_url"
-                        | "input_audio"
-                        | "file"
-                        | "document_url"
-                )
-                || [
-                    "image",
-                    "document",
-                    "video",
-                    "inlineData",
-                    "fileData",
-                    "toolCall",
-                    "toolResponse",
-                ]
-                .iter()
-                .any(|k| map.contains_key(*k))
+            matches!(
+                kind,
+                "image"
+                    | "document"
+                    | "input_image"
+                    | "input_file"
+                    | "image_url"
+                    | "input_audio"
+                    | "file"
+                    | "document_url"
+            ) || [
+                "image",
+                "document",
+                "video",
+                "inlineData",
+                "fileData",
+                "toolCall",
+                "toolResponse",
+            ]
+            .iter()
+            .any(|k| map.contains_key(*k))
                 || map.values().any(|v| media_in(v, depth + 1))
         }
         Value::Array(items) => items.iter().any(|v| media_in(v, depth + 1)),

@@ -28,7 +28,32 @@ pub(crate) fn from_json(body: &Value) -> Option<Usage> {
     usage.server_tool = usage.server_tool.or_else(|| server_tool(body));
     usage.diagnosis = usage.diagnosis.or_else(|| diagnosis::of_body(body));
     usage.response_id = usage.response_id.or_else(|| diagnosis::message_id(body));
+    usage.reasoning = usage.reasoning.or_else(|| reasoning_of(body));
     Some(usage)
+}
+
+/// A hash of an encrypted reasoning item's ciphertext: the same in a response's output and in
+/// the later request that sends the item back.
+pub(crate) fn ciphertext_hash(ciphertext: &str) -> u64 {
+    use std::hash::Hasher as _;
+    let mut hasher = rustc_hash::FxHasher::default();
+    hasher.write(ciphertext.as_bytes());
+    hasher.finish()
+}
+
+/// The encrypted reasoning a Responses response wrote and its reasoning tokens (the last
+/// `reasoning` output item with `encrypted_content`; one per response in practice).
+fn reasoning_of(response: &Value) -> Option<(u64, u64)> {
+    let tokens = response
+        .pointer("/usage/output_tokens_details/reasoning_tokens")
+        .and_then(Value::as_u64)?;
+    let items = response.get("output").and_then(Value::as_array)?;
+    let ciphertext = items.iter().rev().find_map(|item| {
+        (item.get("type").and_then(Value::as_str) == Some("reasoning"))
+            .then(|| item.get("encrypted_content").and_then(Value::as_str))
+            .flatten()
+    })?;
+    Some((ciphertext_hash(ciphertext), tokens))
 }
 
 fn usage_of(body: &Value) -> Option<Usage> {
@@ -188,6 +213,7 @@ fn from_events(events: impl Iterator<Item = Value>) -> Option<Usage> {
     let mut tool = None;
     // Anthropic's `diagnostics` is on `message_start`'s message.
     let (mut diagnosed, mut id) = (None, None);
+    let mut reasoning = None;
     for event in events {
         tool = tool
             .or_else(|| {
@@ -259,6 +285,7 @@ fn from_events(events: impl Iterator<Item = Value>) -> Option<Usage> {
                 }
                 if let Some(response) = event.get("response") {
                     tool = tool.or_else(|| server_tool(response));
+                    reasoning = reasoning_of(response).or(reasoning);
                 }
             }
             _ => {
@@ -274,6 +301,7 @@ fn from_events(events: impl Iterator<Item = Value>) -> Option<Usage> {
         server_tool: u.server_tool.or(tool),
         diagnosis: u.diagnosis.or(diagnosed),
         response_id: u.response_id.or(id),
+        reasoning: u.reasoning.or(reasoning),
         ..u
     })
 }
@@ -372,6 +400,7 @@ fn read(usage: &Map<String, Value>) -> Option<Usage> {
                 },
                 diagnosis: None,
                 response_id: None,
+                reasoning: None,
             }));
         }
     }
@@ -648,6 +677,26 @@ mod tests {
         let stream = "data: {\"candidates\":[],\"usageMetadata\":{\"promptTokenCount\":90}}\r\n\r\n\
             data: {\"candidates\":[],\"usageMetadata\":{\"promptTokenCount\":90,\"cachedContentTokenCount\":64}}\r\n\r\n";
         assert_eq!(from_text(stream), usage(26, 0, 64));
+    }
+
+    #[test]
+    fn responses_reasoning_written_is_read() {
+        let body = json!({"object": "response", "output": [
+            {"type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": "gAAAAB1"},
+            {"type": "function_call", "name": "f", "arguments": "{}", "call_id": "c"}],
+            "usage": {"input_tokens": 76, "input_tokens_details": {"cached_tokens": 0},
+            "output_tokens": 800, "output_tokens_details": {"reasoning_tokens": 768}}});
+        let read = from_json(&body).unwrap();
+        assert_eq!(read.reasoning, Some((ciphertext_hash("gAAAAB1"), 768)));
+        let stream = format!(
+            "event: response.completed\ndata: {}\n\n",
+            json!({"type": "response.completed", "response": body})
+        );
+        assert_eq!(from_text(&stream).unwrap().reasoning, read.reasoning);
+        let plain = json!({"object": "response", "output": [], "usage": {"input_tokens": 5,
+            "input_tokens_details": {"cached_tokens": 0},
+            "output_tokens_details": {"reasoning_tokens": 0}}});
+        assert_eq!(from_json(&plain).unwrap().reasoning, None);
     }
 
     #[test]
