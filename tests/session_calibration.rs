@@ -223,3 +223,15 @@ fn a_gemini_thought_summary_sent_back_is_not_counted() {
         assert!((0.8..=1.25).contains(&ratio), "{turn}");
     }
 }
+
+/// Gemini's REST spelling in snake case (`inline_data`, `mime_type`: ruby_llm's requests) is
+/// media as `inlineData` is: the PDF's turn is left out of calibration (it calibrated at 8.8
+/// to 12.4, the PDF's pages billed and its payload not counted).
+#[test]
+fn a_gemini_snake_case_pdf_is_media() {
+    let report = session_json("samples/traces/gemini-pdf-snake-case.jsonl");
+    let turn = &report["turns"][0];
+    assert_eq!(turn["calibration"], Value::Null, "{turn}");
+    let why = turn["uncalibrated"].as_str().unwrap();
+    assert!(why.contains("a PDF"), "{why}");
+}

@@ -138,6 +138,8 @@ fn media_in(value: &Value, depth: usize) -> bool {
                 "video",
                 "inlineData",
                 "fileData",
+                "inline_data",
+                "file_data",
                 "toolCall",
                 "toolResponse",
             ]
