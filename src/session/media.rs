@@ -209,6 +209,9 @@ fn one_medium(
     family: Family,
 ) -> Option<(Result<usize, Uncounted>, Map<String, Value>)> {
     let kind = map.get("type").and_then(Value::as_str).unwrap_or("");
+    if let Some(found) = held_back(map, kind) {
+        return Some(found);
+    }
     let mut emptied = map.clone();
     let result = match kind {
         "image" => {
@@ -285,35 +288,6 @@ fn one_medium(
                 Err(Uncounted::Other)
             }
         }
-        "reasoning" | "compaction"
-            if map
-                .get("encrypted_content")
-                .and_then(Value::as_str)
-                .is_some_and(|c| !c.is_empty()) =>
-        {
-            emptied.insert("encrypted_content".into(), Value::String(String::new()));
-            Err(Uncounted::Encrypted)
-        }
-        "document_url" => {
-            // Mistral's document part: a URL, or the file itself as a `data:` URL.
-            let url = map
-                .get("document_url")
-                .and_then(|d| d.as_str().or_else(|| d.get("url").and_then(Value::as_str)))
-                .unwrap_or("");
-            let pdf = url.starts_with("data:application/pdf") || url.ends_with(".pdf");
-            if url.starts_with("data:") {
-                emptied.insert("document_url".into(), Value::String(String::new()));
-            }
-            Err(if pdf {
-                Uncounted::Pdf
-            } else {
-                Uncounted::Other
-            })
-        }
-        "input_audio" => {
-            emptied.insert("input_audio".into(), Value::Null);
-            Err(Uncounted::Other)
-        }
         _ if map.get("image").is_some_and(Value::is_object) => {
             // Bedrock Converse: `{"image": {"format", "source": {"bytes"}}}`.
             let source = map["image"].get("source");
@@ -353,6 +327,44 @@ fn one_medium(
                 Err(Uncounted::Other)
             }
         }
+        _ => return inline_or_file(map, family),
+    };
+    Some((result, emptied))
+}
+
+/// What else is not counted as text, as [`one_medium`] returns it: encrypted reasoning,
+/// Mistral's documents, Gemini's built-in tools' parts sent back, Chat's audio.
+fn held_back(
+    map: &Map<String, Value>,
+    kind: &str,
+) -> Option<(Result<usize, Uncounted>, Map<String, Value>)> {
+    let mut emptied = map.clone();
+    let result = match kind {
+        "reasoning" | "compaction"
+            if map
+                .get("encrypted_content")
+                .and_then(Value::as_str)
+                .is_some_and(|c| !c.is_empty()) =>
+        {
+            emptied.insert("encrypted_content".into(), Value::String(String::new()));
+            Err(Uncounted::Encrypted)
+        }
+        "document_url" => {
+            // Mistral's document part: a URL, or the file itself as a `data:` URL.
+            let url = map
+                .get("document_url")
+                .and_then(|d| d.as_str().or_else(|| d.get("url").and_then(Value::as_str)))
+                .unwrap_or("");
+            let pdf = url.starts_with("data:application/pdf") || url.ends_with(".pdf");
+            if url.starts_with("data:") {
+                emptied.insert("document_url".into(), Value::String(String::new()));
+            }
+            Err(if pdf {
+                Uncounted::Pdf
+            } else {
+                Uncounted::Other
+            })
+        }
         _ if ["toolCall", "toolResponse"]
             .iter()
             .any(|k| map.get(*k).is_some_and(Value::is_object)) =>
@@ -366,7 +378,11 @@ fn one_medium(
             }
             Err(Uncounted::ServerToolPart)
         }
-        _ => return inline_or_file(map, family),
+        "input_audio" => {
+            emptied.insert("input_audio".into(), Value::Null);
+            Err(Uncounted::Other)
+        }
+        _ => return None,
     };
     Some((result, emptied))
 }
