@@ -561,8 +561,8 @@ pub fn tool_use_tokens(model: &str, forced: bool) -> usize {
 /// for each, and computer use adds a system prompt of its own, none of which the request
 /// shows (Anthropic, *Computer use tool*: 735 tokens per definition on Claude 4 and Sonnet
 /// 3.7, 683 for `computer_20241022`, and 466 to 499 system prompt tokens, the lower taken;
-/// *Bash tool*: 245; *Text editor tool*: 700). Unread, a computer-use request of 57 counted
-/// tokens calibrates at 26 provider tokens per token.
+/// *Bash tool*: 245; *Text editor tool*: 700). Unread, the computer-use sample's request of
+/// 57 counted tokens calibrates at 26 provider tokens per token.
 pub fn defined_tools_tokens(tools: &[Value]) -> usize {
     let mut computer = false;
     let mut tokens = 0;
