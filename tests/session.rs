@@ -1032,6 +1032,16 @@ fn a_trace_without_cache_control_is_billed_without_caching() {
     for state in column(&report, |t| &t["modelled"]["state"]) {
         assert_eq!(state, "none");
     }
+    // Nothing was cached, so no turn lost a prefix (it priced the tool-use prompt's 321
+    // tokens as lost on every turn before).
+    for price in column(&report, |t| &t["break_price"]) {
+        assert_eq!(price, &Value::Null);
+    }
+    assert_eq!(
+        report["break_cost"]["breaks"], 0,
+        "{}",
+        report["break_cost"]
+    );
     assert_eq!(report["agreement"]["turns"], 4);
     assert_eq!(report["agreement"]["agree"], 4);
     assert_eq!(report["agreement"]["rate"], 1.0);

@@ -304,7 +304,11 @@ impl Analyzer<'_> {
         let price = price_per_million(&self.settings, &read.model).map(|p| p * ratio);
         // The cached prefix is kept without the tool-use prompt's offset, which each turn's own
         // ratio converts differently: the same prefix is the same tokens on every turn.
-        let lost = cached_before.and_then(|c| break_price(&m, c + offset, rules, price));
+        // A thread whose previous turn cached nothing (no breakpoint) held no prefix, the
+        // tool-use prompt's included: nothing to lose.
+        let lost = cached_before
+            .filter(|&c| c > 0)
+            .and_then(|c| break_price(&m, c + offset, rules, price));
         self.add_break(lost);
         let mut sent = SentCache {
             modelled: Some(CacheFigures::modelled(&m)),
@@ -395,8 +399,11 @@ impl Analyzer<'_> {
         let provider_tokens = |n: usize| n as f64 * ratio;
         self.agreement.judged += 1;
         let same_state = seen.state == m.state();
+        // A turn left out of calibration (its bill holds what its request does not) is
+        // judged on its state.
         let amounts = usage.server_tool.is_some()
             || read.media
+            || sent.uncalibrated.is_some()
             || scrubbed
             || (verdict::within(provider_tokens(m.read), seen.read, rules.step.max(1))
                 && (!read.who.provider.rules().is_some_and(|r| r.reports_writes)

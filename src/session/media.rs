@@ -16,8 +16,11 @@ pub enum Family {
     Anthropic,
     /// OpenAI (and Azure): 85 plus 170 per 512-pixel tile after its resize; 85 at `low`.
     OpenAi,
-    /// Gemini: 258 for an image within 384 pixels, else 258 per 768-pixel tile.
+    /// Gemini before 3: 258 for an image within 384 pixels, else 258 per 768-pixel tile.
     Gemini,
+    /// Gemini 3 and later: each image the same tokens whatever its size, by its media
+    /// resolution (1,120 unless the request sets one).
+    GeminiFixed(usize),
     /// A provider whose rule toolprism does not know.
     Unknown,
 }
@@ -29,9 +32,49 @@ impl Family {
             Provider::Anthropic | Provider::Vertex | Provider::Foundry => Family::Anthropic,
             Provider::Bedrock if model.to_ascii_lowercase().contains("claude") => Family::Anthropic,
             Provider::OpenAi | Provider::Azure => Family::OpenAi,
-            Provider::Gemini => Family::Gemini,
+            Provider::Gemini
+                if super::provider::gemini_version(&model.to_ascii_lowercase())
+                    .is_some_and(|v| v.0 < 3) =>
+            {
+                Family::Gemini
+            }
+            Provider::Gemini => Family::GeminiFixed(GEMINI_IMAGE_HIGH),
             _ => Family::Unknown,
         }
+    }
+
+    /// The family at the media resolution a Gemini request sets for all its parts
+    /// (`generationConfig.mediaResolution`); other families as they are.
+    pub fn at_resolution(self, body: &Value) -> Family {
+        let level = body
+            .pointer("/generationConfig/mediaResolution")
+            .or_else(|| body.pointer("/generation_config/media_resolution"));
+        match (self, level.and_then(resolution_tokens)) {
+            (Family::GeminiFixed(_), Some(n)) => Family::GeminiFixed(n),
+            _ => self,
+        }
+    }
+}
+
+/// Gemini 3's tokens per image at `MEDIA_RESOLUTION_HIGH`, its default for images (Google,
+/// *Media resolution*, "Token counts"): pydantic-ai's, ruby_llm's and ellmer's recordings
+/// report 1,085 to 1,089 image tokens (`promptTokensDetails`) for a 128 × 128 PNG.
+const GEMINI_IMAGE_HIGH: usize = 1120;
+
+/// A Gemini media resolution's tokens per image: a level name, or a part's `{"level": …}`.
+fn resolution_tokens(level: &Value) -> Option<usize> {
+    let name = level
+        .as_str()
+        .or_else(|| level.get("level").and_then(Value::as_str))?;
+    match name
+        .to_ascii_uppercase()
+        .trim_start_matches("MEDIA_RESOLUTION_")
+    {
+        "LOW" => Some(280),
+        "MEDIUM" => Some(560),
+        "HIGH" => Some(GEMINI_IMAGE_HIGH),
+        "ULTRA_HIGH" => Some(2240),
+        _ => None,
     }
 }
 
@@ -48,6 +91,12 @@ pub enum Uncounted {
     Provider,
     /// Audio, video or another file.
     Other,
+    /// A Responses `reasoning` (or `compaction`) item's `encrypted_content`: the provider
+    /// bills the reasoning it decrypts to, which the trace does not hold.
+    Encrypted,
+    /// A Gemini server-side tool's call or result sent back (`toolCall` / `toolResponse`
+    /// parts): the provider bills what the tool read its own way, not the part's JSON.
+    ServerToolPart,
 }
 
 impl Uncounted {
@@ -61,6 +110,12 @@ impl Uncounted {
             Uncounted::ImageFormat => "an image whose size could not be read from its header",
             Uncounted::Provider => "an image for a provider whose image rule is not known",
             Uncounted::Other => "audio, video or a file the provider counts its own way",
+            Uncounted::ServerToolPart => {
+                "a server-side tool's call or result sent back (Gemini toolCall/toolResponse): the provider counts it its own way"
+            }
+            Uncounted::Encrypted => {
+                "encrypted reasoning sent back (encrypted_content): the provider bills the reasoning it decrypts to, which the trace does not hold"
+            }
         }
     }
 }
@@ -75,6 +130,31 @@ pub struct MediaTokens {
     pub found: usize,
     /// Why some are not counted.
     pub uncounted: Option<Uncounted>,
+}
+
+/// An encrypted reasoning item an earlier response of the trace wrote (`known`: reasoning
+/// tokens by ciphertext hash) is counted as the reasoning tokens that response reported, what
+/// the provider bills for it, instead of being left out.
+pub fn known_reasoning(
+    value: super::prompt::Canon<'_>,
+    found: MediaTokens,
+    known: &rustc_hash::FxHashMap<u64, u64>,
+) -> MediaTokens {
+    let super::prompt::Canon::Json(value) = value else {
+        return found;
+    };
+    let tokens = value
+        .get("encrypted_content")
+        .and_then(Value::as_str)
+        .and_then(|c| known.get(&crate::trace::ciphertext_hash(c)));
+    match (found.uncounted, tokens) {
+        (Some(Uncounted::Encrypted), Some(&tokens)) => MediaTokens {
+            tokens: found.tokens + tokens as usize,
+            uncounted: None,
+            ..found
+        },
+        _ => found,
+    }
 }
 
 /// Base64 characters read for an image's header at most: a JPEG's size sits after its
@@ -129,6 +209,9 @@ fn one_medium(
     family: Family,
 ) -> Option<(Result<usize, Uncounted>, Map<String, Value>)> {
     let kind = map.get("type").and_then(Value::as_str).unwrap_or("");
+    if let Some(found) = held_back(map, kind) {
+        return Some(found);
+    }
     let mut emptied = map.clone();
     let result = match kind {
         "image" => {
@@ -205,10 +288,6 @@ fn one_medium(
                 Err(Uncounted::Other)
             }
         }
-        "input_audio" => {
-            emptied.insert("input_audio".into(), Value::Null);
-            Err(Uncounted::Other)
-        }
         _ if map.get("image").is_some_and(Value::is_object) => {
             // Bedrock Converse: `{"image": {"format", "source": {"bytes"}}}`.
             let source = map["image"].get("source");
@@ -253,12 +332,75 @@ fn one_medium(
     Some((result, emptied))
 }
 
+/// What else is not counted as text, as [`one_medium`] returns it: encrypted reasoning,
+/// Mistral's documents, Gemini's built-in tools' parts sent back, Chat's audio.
+fn held_back(
+    map: &Map<String, Value>,
+    kind: &str,
+) -> Option<(Result<usize, Uncounted>, Map<String, Value>)> {
+    let mut emptied = map.clone();
+    let result = match kind {
+        "reasoning" | "compaction"
+            if map
+                .get("encrypted_content")
+                .and_then(Value::as_str)
+                .is_some_and(|c| !c.is_empty()) =>
+        {
+            emptied.insert("encrypted_content".into(), Value::String(String::new()));
+            Err(Uncounted::Encrypted)
+        }
+        "document_url" => {
+            // Mistral's document part: a URL, or the file itself as a `data:` URL.
+            let url = map
+                .get("document_url")
+                .and_then(|d| d.as_str().or_else(|| d.get("url").and_then(Value::as_str)))
+                .unwrap_or("");
+            let pdf = url.starts_with("data:application/pdf") || url.ends_with(".pdf");
+            if url.starts_with("data:") {
+                emptied.insert("document_url".into(), Value::String(String::new()));
+            }
+            Err(if pdf {
+                Uncounted::Pdf
+            } else {
+                Uncounted::Other
+            })
+        }
+        _ if ["toolCall", "toolResponse"]
+            .iter()
+            .any(|k| map.get(*k).is_some_and(Value::is_object)) =>
+        {
+            // Gemini 3 sends a built-in tool's call and result back as parts: a search's
+            // rendered suggestions (kilobytes of HTML) are in them, which the bill is not.
+            for key in ["toolCall", "toolResponse"] {
+                if emptied.contains_key(key) {
+                    emptied.insert(key.into(), Value::Object(Map::new()));
+                }
+            }
+            Err(Uncounted::ServerToolPart)
+        }
+        "input_audio" => {
+            emptied.insert("input_audio".into(), Value::Null);
+            Err(Uncounted::Other)
+        }
+        _ => return None,
+    };
+    Some((result, emptied))
+}
+
 /// Gemini's `inlineData`/`fileData` parts: their tokens or why not, and the part emptied.
 fn inline_or_file(
     map: &Map<String, Value>,
     family: Family,
 ) -> Option<(Result<usize, Uncounted>, Map<String, Value>)> {
     let mut emptied = map.clone();
+    // A part's own resolution overrides the request's (Gemini 3).
+    let family = match (
+        family,
+        map.get("mediaResolution").and_then(resolution_tokens),
+    ) {
+        (Family::GeminiFixed(_), Some(n)) => Family::GeminiFixed(n),
+        _ => family,
+    };
     let key = ["inlineData", "inline_data"]
         .into_iter()
         .find(|k| map.contains_key(*k));
@@ -285,6 +427,9 @@ fn inline_or_file(
         .unwrap_or("");
     let result = if mime == "application/pdf" {
         Err(Uncounted::Pdf)
+    } else if let (true, Family::GeminiFixed(n)) = (mime.starts_with("image/"), family) {
+        // Its size does not matter: the image is counted without being read.
+        Ok(n)
     } else if mime.starts_with("image/") {
         Err(Uncounted::ImageByReference)
     } else {
@@ -330,6 +475,9 @@ fn image_tokens(data: &str, family: Family, low: bool) -> Result<usize, Uncounte
     if family == Family::Unknown {
         return Err(Uncounted::Provider);
     }
+    if let Family::GeminiFixed(n) = family {
+        return Ok(n);
+    }
     let (w, h) = image_size(data).ok_or(Uncounted::ImageFormat)?;
     Ok(tokens_for(family, w, h))
 }
@@ -362,6 +510,7 @@ pub fn tokens_for(family: Family, w: u32, h: u32) -> usize {
                 258 * ((w / 768.0).ceil() * (h / 768.0).ceil()) as usize
             }
         }
+        Family::GeminiFixed(n) => n,
         Family::Unknown => 0,
     }
 }
@@ -487,6 +636,61 @@ mod tests {
         assert_eq!(tokens_for(Family::OpenAi, 2048, 4096), 85 + 170 * 6);
         assert_eq!(tokens_for(Family::Gemini, 300, 200), 258);
         assert_eq!(tokens_for(Family::Gemini, 1000, 700), 258 * 2);
+    }
+
+    #[test]
+    fn gemini_3_counts_each_image_at_its_media_resolution() {
+        use crate::session::provider::Provider;
+        assert_eq!(
+            Family::of(Provider::Gemini, "gemini-2.5-flash"),
+            Family::Gemini
+        );
+        let three = Family::of(Provider::Gemini, "gemini-3-flash-preview");
+        assert_eq!(three, Family::GeminiFixed(1120));
+        assert_eq!(Family::of(Provider::Gemini, "gemini-flash-latest"), three);
+        let low =
+            serde_json::json!({"generationConfig": {"mediaResolution": "MEDIA_RESOLUTION_LOW"}});
+        assert_eq!(three.at_resolution(&low), Family::GeminiFixed(280));
+        assert_eq!(Family::Gemini.at_resolution(&low), Family::Gemini);
+        // Whatever its size, and by reference too; a part's own resolution first.
+        let part = |data: &str| {
+            serde_json::json!({"parts": [{"inlineData": {"mimeType": "image/png", "data": data}},
+            {"fileData": {"mimeType": "image/jpeg", "fileUri": "gs://b/x.jpg"}},
+            {"inlineData": {"mimeType": "image/png", "data": data},
+             "mediaResolution": {"level": "MEDIA_RESOLUTION_MEDIUM"}}]})
+        };
+        let (_, media) = strip(&part(&png(128, 128)), three).expect("media");
+        assert_eq!((media.tokens, media.uncounted), (1120 + 1120 + 560, None));
+        let (_, older) = strip(&part(&png(128, 128)), Family::Gemini).expect("media");
+        assert_eq!(older.uncounted, Some(Uncounted::ImageByReference));
+    }
+
+    #[test]
+    fn a_gemini_server_tool_part_is_not_counted() {
+        let part = serde_json::json!({"toolResponse": {"id": "t1", "response":
+            {"search_suggestions": "<style>.container { display: flex; }</style>"}}});
+        let (stripped, media) = strip(&part, Family::GeminiFixed(1120)).expect("held back");
+        assert_eq!(stripped, serde_json::json!({"toolResponse": {}}));
+        assert_eq!(media.uncounted, Some(Uncounted::ServerToolPart));
+    }
+
+    #[test]
+    fn encrypted_reasoning_is_not_counted() {
+        let item = serde_json::json!({"id": "rs_1", "type": "reasoning", "summary": [],
+            "encrypted_content": "gAAAAABqb8Q5ZsWECJph"});
+        let (stripped, media) = strip(&item, Family::OpenAi).expect("held back");
+        assert_eq!(stripped["encrypted_content"], "");
+        assert_eq!(media.uncounted, Some(Uncounted::Encrypted));
+        let docx = serde_json::json!({"type": "document_url",
+            "document_url": "data:application/vnd.openxmlformats-officedocument.wordprocessingml.document;base64,UEsDBBQACAgIAC"});
+        let (stripped, media) = strip(&docx, Family::Unknown).expect("a document");
+        assert_eq!(
+            (stripped["document_url"].as_str(), media.uncounted),
+            (Some(""), Some(Uncounted::Other))
+        );
+        let plain = serde_json::json!({"type": "reasoning", "summary": [{"type": "summary_text",
+            "text": "t"}]});
+        assert_eq!(strip(&plain, Family::OpenAi), None);
     }
 
     #[test]

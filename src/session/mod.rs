@@ -163,6 +163,9 @@ pub struct Analyzer<'a> {
     /// Tokens of each distinct block after the tools (system, messages), by content hash:
     /// a conversation re-sends its prefix, and each block is counted once.
     piece_tokens: FxHashMap<(u64, Family), PieceCount>,
+    /// The reasoning tokens of each encrypted reasoning item a response of the trace wrote,
+    /// by its ciphertext's hash: what a later request that sends it back is billed for it.
+    reasoning_tokens: FxHashMap<u64, u64>,
     /// The prompt cache of the requests as sent (what `modelled` and `agrees` check).
     sent_store: cache::Store,
     /// This turn's prefix found cached before the trace began, which `original`'s replay
@@ -249,6 +252,7 @@ impl<'a> Analyzer<'a> {
             turn_count: 0,
             projections_run: 0,
             piece_tokens: FxHashMap::default(),
+            reasoning_tokens: FxHashMap::default(),
             sent_store: cache::Store::default(),
             warmed: None,
             timed: Timed::default(),
@@ -388,6 +392,9 @@ impl<'a> Analyzer<'a> {
         // The rest of the prompt: counted once per turn for every strategy, each block once
         // per session. Automatic caching keeps the text of the long blocks.
         let (rest, media, media_at) = self.count_rest(&read, failed);
+        if let Some((ciphertext, tokens)) = usage.and_then(|u| u.reasoning) {
+            self.reasoning_tokens.insert(ciphertext, tokens);
+        }
         let (head, rest) = rest.split_at(read.head);
         let rest_tokens: usize = head.iter().chain(rest).map(|r| r.1).sum();
 
@@ -605,6 +612,8 @@ impl<'a> Analyzer<'a> {
             let refs: Vec<&str> = texts.iter().map(|t| t.0.as_str()).collect();
             let counts = self.counter.count_many(&refs);
             for ((piece, n), (_, found)) in new.iter().zip(counts).zip(&texts) {
+                let found =
+                    found.map(|f| media::known_reasoning(piece.value, f, &self.reasoning_tokens));
                 let n = n + found.map_or(0, |f| f.tokens);
                 let count = PieceCount {
                     tokens: u32::try_from(n).unwrap_or(u32::MAX),

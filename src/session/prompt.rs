@@ -587,24 +587,28 @@ pub fn text(value: Canon<'_>) -> String {
 }
 
 /// Gemini's `thoughtSignature` (an opaque token of the model's thought, base64) is not
-/// prompt text: `value` without it, `None` when it holds none. Parts sit two levels down.
+/// prompt text, nor is a thought summary sent back (a part with `"thought": true`: Gemini
+/// leaves it out of the context; ruby_llm's Vertex Gemini 3 turn that sent one back billed
+/// 21 tokens for 229 counted): `value` without them, `None` when it holds none. Parts sit two
+/// levels down.
 fn without_signatures(value: &Value, depth: usize) -> Option<Value> {
     const KEY: &str = "thoughtSignature";
     match value {
         Value::Object(map) if depth < 4 => {
+            let thought = map.get("thought").and_then(Value::as_bool) == Some(true);
             let inner: Vec<(usize, Value)> = map
                 .values()
                 .enumerate()
                 .filter_map(|(i, v)| Some((i, without_signatures(v, depth + 1)?)))
                 .collect();
-            if !map.contains_key(KEY) && inner.is_empty() {
+            if !map.contains_key(KEY) && !thought && inner.is_empty() {
                 return None;
             }
             let mut changed = inner.into_iter().peekable();
             let mut out = serde_json::Map::new();
             for (i, (k, v)) in map.iter().enumerate() {
                 let replaced = changed.next_if(|(j, _)| *j == i).map(|(_, v)| v);
-                if k != KEY {
+                if k != KEY && !(thought && matches!(k.as_str(), "text" | "thought")) {
                     out.insert(k.clone(), replaced.unwrap_or_else(|| v.clone()));
                 }
             }

@@ -102,6 +102,14 @@ fn gemini_text_is_counted_as_text_and_signatures_are_not() {
         text(pieces(&call, "").0[0].value),
         r#"{"role":"model","parts":[{"functionCall":{"name":"f","args":{}}}]}"#
     );
+    // A thought summary sent back is out of the context: counted as nothing.
+    let thought = capture(json!({"contents": [{"role": "model", "parts": [
+        {"thought": true, "text": "**My Thought Process** I add five and three."},
+        {"text": "8", "thoughtSignature": "CoYEAXLI2nzmyDix3"}]}]}));
+    assert_eq!(
+        text(pieces(&thought, "").0[0].value),
+        r#"{"role":"model","parts":[{},{"text":"8"}]}"#
+    );
 }
 
 #[test]

@@ -2,6 +2,8 @@
 //! "Providers"): each provider's caching rules, and which providers toolprism does not model.
 //! Without a URL (a bare body) the body's shape decides, and the report says so.
 
+use serde_json::Value;
+
 use crate::capture::Shape;
 
 /// A provider whose prompt cache toolprism models, or one it does not.
@@ -505,7 +507,7 @@ fn gemini_min_tokens(model: &str) -> usize {
 }
 
 /// A Gemini model name's version (`gemini-2.5-flash`: (2, 5)); `None` without one.
-fn gemini_version(model: &str) -> Option<(u32, u32)> {
+pub(super) fn gemini_version(model: &str) -> Option<(u32, u32)> {
     let name = model.rsplit('/').next().unwrap_or(model);
     let rest = name.strip_prefix("gemini-")?;
     let version: String = rest
@@ -552,6 +554,37 @@ pub fn tool_use_tokens(model: &str, forced: bool) -> usize {
         (346, 313)
     };
     if forced { forced_n } else { auto }
+}
+
+/// Anthropic-defined client tools a request names by type alone (`computer_20250124`,
+/// `bash_20250124`, `text_editor_20250728`, …): the provider bills the definition it holds
+/// for each, and computer use adds a system prompt of its own, none of which the request
+/// shows (Anthropic, *Computer use tool*: 735 tokens per definition on Claude 4 and Sonnet
+/// 3.7, 683 for `computer_20241022`, and 466 to 499 system prompt tokens, the lower taken;
+/// *Bash tool*: 245; *Text editor tool*: 700). Unread, the computer-use sample's request of
+/// 57 counted tokens calibrates at 26 provider tokens per token.
+pub fn defined_tools_tokens(tools: &[Value]) -> usize {
+    let mut computer = false;
+    let mut tokens = 0;
+    for kind in tools
+        .iter()
+        .filter_map(|t| t.get("type").and_then(Value::as_str))
+    {
+        tokens += if kind == "computer_20241022" {
+            computer = true;
+            683
+        } else if kind.starts_with("computer_") {
+            computer = true;
+            735
+        } else if kind.starts_with("bash_") {
+            245
+        } else if kind.starts_with("text_editor_") {
+            700
+        } else {
+            0
+        };
+    }
+    tokens + if computer { 466 } else { 0 }
 }
 
 #[cfg(test)]

@@ -236,3 +236,28 @@ fn minimums_and_tool_use_tokens() {
     assert_eq!(tool_use_tokens("claude-sonnet-4-5", false), 346);
     assert_eq!(tool_use_tokens("claude-sonnet-4-5", true), 313);
 }
+
+#[test]
+fn anthropic_defined_tools_bill_their_definitions() {
+    let tools = |kinds: &[&str]| -> Vec<serde_json::Value> {
+        kinds
+            .iter()
+            .map(|k| serde_json::json!({"type": k, "name": "x"}))
+            .collect()
+    };
+    assert_eq!(
+        defined_tools_tokens(&tools(&["computer_20250124"])),
+        735 + 466
+    );
+    assert_eq!(
+        defined_tools_tokens(&tools(&["computer_20241022"])),
+        683 + 466
+    );
+    assert_eq!(
+        defined_tools_tokens(&tools(&["bash_20250124", "text_editor_20250728"])),
+        245 + 700
+    );
+    // A custom tool (no type, or `custom`) is in the request as the provider reads it.
+    assert_eq!(defined_tools_tokens(&tools(&["custom"])), 0);
+    assert_eq!(defined_tools_tokens(&[serde_json::json!({"name": "f"})]), 0);
+}

@@ -116,6 +116,10 @@ impl<'c> TurnRead<'c> {
     /// Why its media keep the turn out of calibration (`uncounted`: why some block's media
     /// were not counted), if they do: media a provider's rule counts calibrate.
     pub(super) fn media_left_out(&self, uncounted: Option<Uncounted>) -> Option<&'static str> {
+        // Encrypted reasoning no response of the trace wrote: no medium, but as unseen.
+        if uncounted == Some(Uncounted::Encrypted) {
+            return Some(Uncounted::Encrypted.reason());
+        }
         if !self.media {
             return None;
         }
@@ -221,7 +225,7 @@ impl<'c> TurnRead<'c> {
             hashed: verdict::hashed(capture),
             stored_context: StoredContext::of(shape, capture.body()),
             media: verdict::has_media(capture),
-            family: Family::of(who_provider, &model),
+            family: Family::of(who_provider, &model).at_resolution(capture.body()),
             asked: capture
                 .body()
                 .get("diagnostics")

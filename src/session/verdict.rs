@@ -131,9 +131,20 @@ fn media_in(value: &Value, depth: usize) -> bool {
                     | "image_url"
                     | "input_audio"
                     | "file"
-            ) || ["image", "document", "video", "inlineData", "fileData"]
-                .iter()
-                .any(|k| map.contains_key(*k))
+                    | "document_url"
+            ) || [
+                "image",
+                "document",
+                "video",
+                "inlineData",
+                "fileData",
+                "inline_data",
+                "file_data",
+                "toolCall",
+                "toolResponse",
+            ]
+            .iter()
+            .any(|k| map.contains_key(*k))
                 || map.values().any(|v| media_in(v, depth + 1))
         }
         Value::Array(items) => items.iter().any(|v| media_in(v, depth + 1)),
@@ -142,7 +153,8 @@ fn media_in(value: &Value, depth: usize) -> bool {
 }
 
 /// The tokens a provider adds to the prompt before the tools, in its own count: Anthropic's
-/// tool-use system prompt when the request sends tools (on Anthropic, Bedrock and Vertex).
+/// tool-use system prompt when the request sends tools (on Anthropic, Bedrock and Vertex),
+/// and the definitions of the Anthropic-defined tools it names by type.
 pub fn tool_use_overhead(capture: &Capture, model: &str, provider: Provider) -> usize {
     let body = capture.body();
     let claude = matches!(
@@ -157,7 +169,7 @@ pub fn tool_use_overhead(capture: &Capture, model: &str, provider: Provider) -> 
         body.pointer("/tool_choice/type").and_then(Value::as_str),
         Some("any" | "tool")
     );
-    provider::tool_use_tokens(model, forced)
+    provider::tool_use_tokens(model, forced) + provider::defined_tools_tokens(capture.tools())
 }
 
 #[cfg(test)]

@@ -31,6 +31,7 @@ pub mod write;
 
 pub use folder::natural_cmp;
 pub use usage::PrefixAnswer;
+pub(crate) use usage::ciphertext_hash;
 
 /// Largest single record a trace may hold: 256 MiB for one JSON line, one folder file or one
 /// decompressed HAR body. Traces as a whole have no limit (they are streamed), but one record is
@@ -130,6 +131,11 @@ pub struct Usage {
     /// The response's message id, hashed (Anthropic; what a later request's
     /// `diagnostics.previous_message_id` names).
     pub response_id: Option<u64>,
+    /// The encrypted reasoning the response wrote (OpenAI Responses: a `reasoning` output item's
+    /// `encrypted_content`, hashed by [`ciphertext_hash`]) and its reasoning tokens
+    /// (`output_tokens_details.reasoning_tokens`): what a later request that sends the item
+    /// back is billed for it.
+    pub reasoning: Option<(u64, u64)>,
 }
 
 /// What a record carries in place of a request.

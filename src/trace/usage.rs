@@ -28,7 +28,32 @@ pub(crate) fn from_json(body: &Value) -> Option<Usage> {
     usage.server_tool = usage.server_tool.or_else(|| server_tool(body));
     usage.diagnosis = usage.diagnosis.or_else(|| diagnosis::of_body(body));
     usage.response_id = usage.response_id.or_else(|| diagnosis::message_id(body));
+    usage.reasoning = usage.reasoning.or_else(|| reasoning_of(body));
     Some(usage)
+}
+
+/// A hash of an encrypted reasoning item's ciphertext: the same in a response's output and in
+/// the later request that sends the item back.
+pub(crate) fn ciphertext_hash(ciphertext: &str) -> u64 {
+    use std::hash::Hasher as _;
+    let mut hasher = rustc_hash::FxHasher::default();
+    hasher.write(ciphertext.as_bytes());
+    hasher.finish()
+}
+
+/// The encrypted reasoning a Responses response wrote and its reasoning tokens (the last
+/// `reasoning` output item with `encrypted_content`; one per response in practice).
+fn reasoning_of(response: &Value) -> Option<(u64, u64)> {
+    let tokens = response
+        .pointer("/usage/output_tokens_details/reasoning_tokens")
+        .and_then(Value::as_u64)?;
+    let items = response.get("output").and_then(Value::as_array)?;
+    let ciphertext = items.iter().rev().find_map(|item| {
+        (item.get("type").and_then(Value::as_str) == Some("reasoning"))
+            .then(|| item.get("encrypted_content").and_then(Value::as_str))
+            .flatten()
+    })?;
+    Some((ciphertext_hash(ciphertext), tokens))
 }
 
 fn usage_of(body: &Value) -> Option<Usage> {
@@ -46,7 +71,11 @@ fn usage_of(body: &Value) -> Option<Usage> {
         {
             return from_events(chunks.iter().cloned());
         }
-        return chunks.iter().rev().find_map(from_json);
+        let tool = chunks.iter().find_map(server_tool);
+        return chunks.iter().rev().find_map(from_json).map(|u| Usage {
+            server_tool: u.server_tool.or(tool),
+            ..u
+        });
     }
     if let Some(metadata) = body.get("usageMetadata").and_then(Value::as_object) {
         return gemini(metadata);
@@ -55,12 +84,15 @@ fn usage_of(body: &Value) -> Option<Usage> {
 }
 
 /// Gemini's `usageMetadata`: `promptTokenCount` is all input, cached included
-/// (`cachedContentTokenCount`); `input` is the uncached part, as Anthropic's.
+/// (`cachedContentTokenCount`); `input` is the uncached part, as Anthropic's, plus what a
+/// server-side tool read into the prompt (`toolUsePromptTokenCount`, beside the prompt's
+/// count in `totalTokenCount` and billed as input).
 fn gemini(metadata: &Map<String, Value>) -> Option<Usage> {
     let prompt = count(metadata.get("promptTokenCount"))?;
     let cached = count(metadata.get("cachedContentTokenCount")).unwrap_or(0);
+    let tool_read = count(metadata.get("toolUsePromptTokenCount")).unwrap_or(0);
     Some(Usage {
-        input: prompt.saturating_sub(cached),
+        input: prompt.saturating_sub(cached) + tool_read,
         cache_read: cached,
         ..Usage::default()
     })
@@ -77,11 +109,51 @@ pub(crate) fn server_tool(body: &Value) -> Option<&'static str> {
             }
         }
     }
+    if let Some(tool) = gemini_tool(body) {
+        return Some(tool);
+    }
     let items = body
         .get("content")
         .or_else(|| body.get("output"))
         .and_then(Value::as_array)?;
     items.iter().find_map(item_tool)
+}
+
+/// The server-side tool a Gemini response (or stream chunk) shows ran: Google Search
+/// (`groundingMetadata` with queries or sources), URL context (`urlContextMetadata`), code
+/// execution (`executableCode` / `codeExecutionResult` parts), or any whose prompt the
+/// provider counted (`usageMetadata.toolUsePromptTokenCount`). What they read is billed
+/// (Google, *Grounding with Google Search*, *URL context*), and no request holds it.
+fn gemini_tool(body: &Value) -> Option<&'static str> {
+    let candidates = body.get("candidates").and_then(Value::as_array);
+    for candidate in candidates.into_iter().flatten() {
+        if candidate.get("urlContextMetadata").is_some() {
+            return Some("web_fetch");
+        }
+        if let Some(grounding) = candidate.get("groundingMetadata") {
+            let some = |key: &str| {
+                grounding
+                    .get(key)
+                    .and_then(Value::as_array)
+                    .is_some_and(|a| !a.is_empty())
+            };
+            if some("webSearchQueries") || some("groundingChunks") {
+                return Some("web_search");
+            }
+        }
+        let parts = candidate
+            .pointer("/content/parts")
+            .and_then(Value::as_array);
+        if parts.into_iter().flatten().any(|part| {
+            part.get("executableCode").is_some() || part.get("codeExecutionResult").is_some()
+        }) {
+            return Some("code_execution");
+        }
+    }
+    body.pointer("/usageMetadata/toolUsePromptTokenCount")
+        .and_then(Value::as_u64)
+        .is_some_and(|n| n > 0)
+        .then_some("server tool")
 }
 
 /// One content block or output item that is a server-side tool's.
@@ -141,13 +213,16 @@ fn from_events(events: impl Iterator<Item = Value>) -> Option<Usage> {
     let mut tool = None;
     // Anthropic's `diagnostics` is on `message_start`'s message.
     let (mut diagnosed, mut id) = (None, None);
+    let mut reasoning = None;
     for event in events {
-        tool = tool.or_else(|| {
-            event
-                .get("content_block")
-                .or_else(|| event.get("item"))
-                .and_then(item_tool)
-        });
+        tool = tool
+            .or_else(|| {
+                event
+                    .get("content_block")
+                    .or_else(|| event.get("item"))
+                    .and_then(item_tool)
+            })
+            .or_else(|| gemini_tool(&event));
         match event.get("type").and_then(Value::as_str) {
             Some("message_start") => {
                 if let Some(message) = event.get("message") {
@@ -210,6 +285,7 @@ fn from_events(events: impl Iterator<Item = Value>) -> Option<Usage> {
                 }
                 if let Some(response) = event.get("response") {
                     tool = tool.or_else(|| server_tool(response));
+                    reasoning = reasoning_of(response).or(reasoning);
                 }
             }
             _ => {
@@ -225,6 +301,7 @@ fn from_events(events: impl Iterator<Item = Value>) -> Option<Usage> {
         server_tool: u.server_tool.or(tool),
         diagnosis: u.diagnosis.or(diagnosed),
         response_id: u.response_id.or(id),
+        reasoning: u.reasoning.or(reasoning),
         ..u
     })
 }
@@ -323,6 +400,7 @@ fn read(usage: &Map<String, Value>) -> Option<Usage> {
                 },
                 diagnosis: None,
                 response_id: None,
+                reasoning: None,
             }));
         }
     }
@@ -599,6 +677,64 @@ mod tests {
         let stream = "data: {\"candidates\":[],\"usageMetadata\":{\"promptTokenCount\":90}}\r\n\r\n\
             data: {\"candidates\":[],\"usageMetadata\":{\"promptTokenCount\":90,\"cachedContentTokenCount\":64}}\r\n\r\n";
         assert_eq!(from_text(stream), usage(26, 0, 64));
+    }
+
+    #[test]
+    fn responses_reasoning_written_is_read() {
+        let body = json!({"object": "response", "output": [
+            {"type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": "gAAAAB1"},
+            {"type": "function_call", "name": "f", "arguments": "{}", "call_id": "c"}],
+            "usage": {"input_tokens": 76, "input_tokens_details": {"cached_tokens": 0},
+            "output_tokens": 800, "output_tokens_details": {"reasoning_tokens": 768}}});
+        let read = from_json(&body).unwrap();
+        assert_eq!(read.reasoning, Some((ciphertext_hash("gAAAAB1"), 768)));
+        let stream = format!(
+            "event: response.completed\ndata: {}\n\n",
+            json!({"type": "response.completed", "response": body})
+        );
+        assert_eq!(from_text(&stream).unwrap().reasoning, read.reasoning);
+        let plain = json!({"object": "response", "output": [], "usage": {"input_tokens": 5,
+            "input_tokens_details": {"cached_tokens": 0},
+            "output_tokens_details": {"reasoning_tokens": 0}}});
+        assert_eq!(from_json(&plain).unwrap().reasoning, None);
+    }
+
+    #[test]
+    fn gemini_server_tools_are_seen() {
+        let tool = |candidate: Value| {
+            let body = json!({"candidates": [candidate],
+                "usageMetadata": {"promptTokenCount": 274}});
+            from_json(&body).unwrap().server_tool
+        };
+        let search = json!({"content": {"parts": [{"text": "May"}]}, "groundingMetadata":
+            {"webSearchQueries": ["ggplot2 1.0.0 release date"], "groundingChunks": []}});
+        assert_eq!(tool(search), Some("web_search"));
+        let fetch = json!({"content": {"parts": [{"text": "x"}]}, "groundingMetadata": {},
+            "urlContextMetadata": {"urlMetadata": []}});
+        assert_eq!(tool(fetch), Some("web_fetch"));
+        let code = json!({"content": {"parts": [{"executableCode": {"code": "1+1"}},
+            {"codeExecutionResult": {"output": "2"}}]}});
+        assert_eq!(tool(code), Some("code_execution"));
+        // No search ran: an empty grounding is no tool.
+        let plain = json!({"content": {"parts": [{"text": "hi"}]}, "groundingMetadata": {}});
+        assert_eq!(tool(plain), None);
+        let counted = json!({"candidates": [], "usageMetadata": {"promptTokenCount": 132,
+            "toolUsePromptTokenCount": 1387}});
+        let read = from_json(&counted).unwrap();
+        assert_eq!(
+            (read.server_tool, read.input),
+            (Some("server tool"), 132 + 1387)
+        );
+        // In a stream or a JSON array of chunks, the grounding comes before the usage.
+        let stream = "data: {\"candidates\":[{\"groundingMetadata\":{\"webSearchQueries\":[\"q\"]}}]}\r\n\r\n\
+            data: {\"candidates\":[],\"usageMetadata\":{\"promptTokenCount\":90}}\r\n\r\n";
+        assert_eq!(from_text(stream).unwrap().server_tool, Some("web_search"));
+        let chunks = json!([{"candidates": [{"content": {"parts": [{"executableCode": {}}]}}]},
+            {"candidates": [], "usageMetadata": {"promptTokenCount": 90}}]);
+        assert_eq!(
+            from_json(&chunks).unwrap().server_tool,
+            Some("code_execution")
+        );
     }
 
     #[test]
