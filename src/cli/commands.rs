@@ -376,20 +376,26 @@ pub(super) fn session(args: &SessionArgs, color: ColorChoice) -> Result<Output, 
         toolprism::session::transcript::folder(&args.trace)
     };
     if let Some(files) = transcripts {
-        if args.follow || args.budget.is_some() || !args.strategies.is_empty() {
+        if args.budget.is_some() || !args.strategies.is_empty() {
             return Err(super::Failure::new(format!(
-                "{}: a Claude Code session transcript holds no tool list: --follow, --budget \
-                 and -s do not apply to it",
+                "{}: a Claude Code session transcript holds no tool list: --budget and -s do \
+                 not apply to it",
                 toolprism::sanitize::visible(&args.trace.to_string_lossy())
             )));
         }
-        return super::transcript::run(
-            &files,
-            args.json,
-            args.skip_bad,
-            args.thread.as_deref(),
-            &settings,
-        );
+        if !args.follow {
+            return super::transcript::run(
+                &files,
+                args.json,
+                args.skip_bad,
+                args.thread.as_deref(),
+                &settings,
+            );
+        }
+        // A folder is refused as following any folder is, below.
+        if args.trace.is_file() {
+            return super::transcript::follow(&args.trace, args.thread.as_deref(), &settings);
+        }
     }
     if args.follow {
         return super::follow::run(&request, super::tui_color(color));

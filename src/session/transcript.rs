@@ -19,6 +19,7 @@ use crate::error::{FileError, LoadError};
 use crate::settings::Settings;
 use crate::trace::MAX_RECORD_BYTES;
 use crate::trace::diagnosis::Diagnosis;
+use crate::trace::follow::{FollowedLine, Follower};
 
 /// What a transcript lacks, said in the report and in `--json`'s `note`.
 pub const NO_BODIES: &str = "a transcript holds no request bodies: no tool list, so no \
@@ -164,6 +165,7 @@ pub struct Transcript {
 }
 
 /// Whether `path` is a Claude Code transcript (a file whose first lines are its lines).
+/// A file compressed with gzip or zstd is looked at decompressed (told by its magic).
 pub fn sniff(path: &Path) -> bool {
     let Ok(file) = File::open(path) else {
         return false;
@@ -171,6 +173,9 @@ pub fn sniff(path: &Path) -> bool {
     if !file.metadata().is_ok_and(|m| m.is_file()) {
         return false;
     }
+    let Ok((file, _)) = crate::trace::decoded(Box::new(file)) else {
+        return false;
+    };
     let mut reader = BufReader::new(file);
     let mut buf = Vec::new();
     for _ in 0..SNIFF_LINES {
@@ -193,34 +198,48 @@ pub fn sniff(path: &Path) -> bool {
     false
 }
 
-/// A folder of transcripts (a `~/.claude/projects/<folder>`): its `*.jsonl` files, sorted,
-/// when there is at least one and every one is a transcript (`None` otherwise).
-pub fn folder(path: &Path) -> Option<Vec<PathBuf>> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(path)
-        .ok()?
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "jsonl") && p.is_file())
-        .collect();
-    files.sort();
-    (!files.is_empty() && files.iter().all(|f| sniff(f))).then_some(files)
+/// The names a transcript file is listed by in a folder: Claude Code's `.jsonl`, and the same
+/// compressed (what is inside is still told by its content).
+const SUFFIXES: [&str; 3] = [".jsonl", ".jsonl.gz", ".jsonl.zst"];
+
+/// A file's name without its transcript suffix (`None`: not a transcript's name).
+fn stem(path: &Path) -> Option<&str> {
+    let name = path.file_name()?.to_str()?;
+    SUFFIXES.iter().find_map(|s| name.strip_suffix(s))
 }
 
-/// The subagents' transcripts beside a session's (`<session>/subagents/*.jsonl`), sorted.
-fn subagent_files(path: &Path) -> Vec<PathBuf> {
-    let (Some(dir), Some(stem)) = (path.parent(), path.file_stem()) else {
-        return Vec::new();
-    };
-    let Ok(entries) = std::fs::read_dir(dir.join(stem).join("subagents")) else {
+/// The files of `dir` named as transcripts, sorted.
+fn listed(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
         return Vec::new();
     };
     let mut files: Vec<PathBuf> = entries
         .filter_map(Result::ok)
         .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "jsonl") && p.is_file())
+        .filter(|p| stem(p).is_some() && p.is_file())
         .collect();
     files.sort();
     files
+}
+
+/// A folder of transcripts (a `~/.claude/projects/<folder>`): its `*.jsonl` files (or
+/// `*.jsonl.gz`, `*.jsonl.zst`), sorted, when there is at least one and every one is a
+/// transcript (`None` otherwise).
+pub fn folder(path: &Path) -> Option<Vec<PathBuf>> {
+    if !path.is_dir() {
+        return None;
+    }
+    let files = listed(path);
+    (!files.is_empty() && files.iter().all(|f| sniff(f))).then_some(files)
+}
+
+/// The subagents' transcripts beside a session's (`<session>/subagents/*.jsonl`), sorted.
+fn subagent_files(path: &Path) -> Vec<PathBuf> {
+    let Some(dir) = path.parent() else {
+        return Vec::new();
+    };
+    let session = stem(path).or_else(|| path.file_stem()?.to_str());
+    session.map_or_else(Vec::new, |s| listed(&dir.join(s).join("subagents")))
 }
 
 /// Read a transcript (and its subagents' files) into turns, priced with `settings`.
@@ -268,12 +287,19 @@ struct Reader {
     compactions: usize,
     skipped: usize,
     torn_last_line: bool,
+    /// Each thread's previous call, for judging the next.
+    last: HashMap<String, Last>,
+    /// Turns priced and judged so far (the first ones).
+    judged: usize,
 }
 
 impl Reader {
-    /// Read one file's lines, each bounded by [`MAX_RECORD_BYTES`].
+    /// Read one file's lines, each bounded by [`MAX_RECORD_BYTES`] (decompressed, when the
+    /// file is gzip or zstd, no more than the ratio guard allows).
     fn file(&mut self, path: &Path, name: &str) -> Result<(), LoadError> {
-        let file = File::open(path).map_err(|e| LoadError::Unreadable(e.to_string()))?;
+        let file = File::open(path).map_err(|e| crate::trace::read_error(&e))?;
+        let (file, _) =
+            crate::trace::decoded(Box::new(file)).map_err(|e| crate::trace::read_error(&e))?;
         let mut reader = BufReader::new(file);
         let mut buf = Vec::new();
         let mut number = 0;
@@ -282,7 +308,7 @@ impl Reader {
             let read = (&mut reader)
                 .take(MAX_RECORD_BYTES + 1)
                 .read_until(b'\n', &mut buf)
-                .map_err(|e| LoadError::Unreadable(e.to_string()))?;
+                .map_err(|e| crate::trace::read_error(&e))?;
             if read == 0 {
                 return Ok(());
             }
@@ -300,16 +326,26 @@ impl Reader {
             if buf.trim_ascii().is_empty() {
                 continue;
             }
-            self.lines += 1;
-            match serde_json::from_slice::<Value>(&buf) {
-                Ok(Value::Object(line)) => self.line(&line, name, number),
+            match self.record(&buf, name, number) {
+                Ok(()) => {}
                 // A last line without its newline: the session is still being written.
                 Err(_) if !buf.ends_with(b"\n") => self.torn_last_line = true,
-                Ok(_) if self.skip_bad => self.skipped += 1,
                 Err(_) if self.skip_bad => self.skipped += 1,
-                Ok(_) => return Err(bad("not a JSON object".to_owned())),
-                Err(e) => return Err(bad(format!("not JSON ({e})"))),
+                Err(problem) => return Err(bad(problem)),
             }
+        }
+    }
+
+    /// One non-blank line's bytes read, or the problem with them.
+    fn record(&mut self, bytes: &[u8], name: &str, number: usize) -> Result<(), String> {
+        self.lines += 1;
+        match serde_json::from_slice::<Value>(bytes) {
+            Ok(Value::Object(line)) => {
+                self.line(&line, name, number);
+                Ok(())
+            }
+            Ok(_) => Err("not a JSON object".to_owned()),
+            Err(e) => Err(format!("not JSON ({e})")),
         }
     }
 
@@ -431,13 +467,14 @@ impl Reader {
         thread
     }
 
-    /// Price each turn, find the breaks, and total the threads.
-    fn finish(mut self, files: Vec<String>, settings: &Settings) -> Transcript {
-        let mut last: HashMap<String, Last> = HashMap::new();
-        for turn in &mut self.turns {
+    /// Price the turns read since the last call and find their breaks, in order (a turn's
+    /// break depends on its thread's calls before it only); the range judged now.
+    fn judge_new(&mut self, settings: &Settings) -> std::ops::Range<usize> {
+        let from = self.judged;
+        for turn in &mut self.turns[from..] {
             let rates = Rates::of(&turn.model, settings);
             turn.usd = rates.usd(turn);
-            let now = last.entry(turn.thread.clone()).or_default();
+            let now = self.last.entry(turn.thread.clone()).or_default();
             turn.break_ = judge(turn, now, &rates);
             let o = turn.observed;
             *now = Last {
@@ -446,6 +483,13 @@ impl Reader {
                 long: turn.write_1h.is_some_and(|w| w > 0),
             };
         }
+        self.judged = self.turns.len();
+        from..self.judged
+    }
+
+    /// Price each turn, find the breaks, and total the threads.
+    fn finish(mut self, files: Vec<String>, settings: &Settings) -> Transcript {
+        self.judge_new(settings);
         let threads = thread_totals(&self.turns);
         let sum = |f: &dyn Fn(&TranscriptTurn) -> Option<f64>| -> Option<f64> {
             self.turns.iter().map(f).sum::<Option<f64>>().map(round6)
@@ -486,6 +530,90 @@ impl Reader {
             usd,
             usd_without_cache,
         }
+    }
+}
+
+/// A transcript read as it grows (`session --follow`): the session's file and each subagent's
+/// file as it appears beside it, each followed as [`Follower`] follows a trace (whole lines
+/// only, a half line waited for, each line bounded), with the same rules as [`read`]: a call's
+/// usage repeated on later lines (even lines read at another look) is read once.
+pub struct Following {
+    reader: Reader,
+    settings: Settings,
+    session: PathBuf,
+    /// Followed files: the session's first.
+    files: Vec<(PathBuf, String, Follower)>,
+}
+
+/// What one look at a followed transcript found.
+#[derive(Debug, Default)]
+pub struct Polled {
+    /// The model calls first written since the last look, priced and judged.
+    pub turns: Vec<TranscriptTurn>,
+    /// Lines that could not be read: the file, where (`line 5`) and why. Following goes on.
+    pub bad: Vec<(String, String, String)>,
+}
+
+impl Following {
+    /// Follow the transcript at `path` from its start.
+    pub fn open(path: &Path, settings: &Settings) -> Result<Following, FileError> {
+        let follower = Follower::open(path)?;
+        let name = follower.name().to_owned();
+        Ok(Following {
+            reader: Reader::default(),
+            settings: settings.clone(),
+            session: path.to_path_buf(),
+            files: vec![(path.to_path_buf(), name, follower)],
+        })
+    }
+
+    /// The session's name as errors show it.
+    pub fn name(&self) -> &str {
+        &self.files[0].1
+    }
+
+    /// Read what every file gained since the last look (never waits), taking up subagents'
+    /// files that appeared meanwhile.
+    pub fn poll(&mut self) -> Result<Polled, FileError> {
+        for file in subagent_files(&self.session) {
+            if !self.files.iter().any(|(known, _, _)| *known == file) {
+                let follower = Follower::open(&file)?;
+                let name = follower.name().to_owned();
+                self.files.push((file, name, follower));
+            }
+        }
+        let mut polled = Polled::default();
+        let reader = &mut self.reader;
+        for (_, name, follower) in &mut self.files {
+            follower.poll_lines(|line| {
+                let (number, problem) = match line {
+                    FollowedLine::Whole(_, bytes) if bytes.trim_ascii().is_empty() => return,
+                    FollowedLine::Whole(number, bytes) => {
+                        match reader.record(bytes, name, number) {
+                            Ok(()) => return,
+                            Err(problem) => (number, problem),
+                        }
+                    }
+                    FollowedLine::TooLong(number) => (
+                        number,
+                        format!("longer than {} MiB", MAX_RECORD_BYTES >> 20),
+                    ),
+                };
+                reader.skipped += 1;
+                polled
+                    .bad
+                    .push((name.clone(), format!("line {number}"), problem));
+            })?;
+        }
+        let new = self.reader.judge_new(&self.settings);
+        polled.turns = self.reader.turns[new].to_vec();
+        Ok(polled)
+    }
+
+    /// The report of everything read so far (each call's output the largest of its lines).
+    pub fn report(self) -> Transcript {
+        let names = self.files.into_iter().map(|(_, name, _)| name).collect();
+        self.reader.finish(names, &self.settings)
     }
 }
 

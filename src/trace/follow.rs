@@ -23,6 +23,15 @@ pub enum Followed {
     Bad(String, String),
 }
 
+/// One line of a followed file, as [`Follower::poll_lines`] hands it out.
+#[derive(Debug)]
+pub enum FollowedLine<'a> {
+    /// A whole line (its number, 1-based, and its bytes without the newline).
+    Whole(usize, &'a [u8]),
+    /// A line over [`MAX_RECORD_BYTES`], never kept: its number.
+    TooLong(usize),
+}
+
 /// The most read from the file at one look: a trace that grew by gigabytes is read over several
 /// looks, never held at once.
 const READ_AT_ONCE: usize = 16 * 1024 * 1024;
@@ -74,6 +83,15 @@ impl Follower {
     /// parsed, its bytes not kept) and following goes on. An error reading the file ends the
     /// following; a file that shrank (written over) is an error too, never read twice.
     pub fn poll(&mut self) -> Result<Vec<Followed>, FileError> {
+        let mut out = Vec::new();
+        self.poll_lines(|line| out.extend(record_of(line)))?;
+        Ok(out)
+    }
+
+    /// [`Follower::poll`] for a reader of its own kind of line (a Claude Code transcript's):
+    /// each line completed since the last call handed to `each`, in order, with the same
+    /// bounds (at most [`READ_AT_ONCE`] read, a line over [`MAX_RECORD_BYTES`] never kept).
+    pub fn poll_lines(&mut self, each: impl FnMut(FollowedLine<'_>)) -> Result<(), FileError> {
         let len = self
             .file
             .metadata()
@@ -91,15 +109,26 @@ impl Follower {
             .seek(SeekFrom::Start(self.offset))
             .and_then(|_| (&mut self.file).take(want as u64).read_to_end(&mut fresh))
             .map_err(|e| unreadable(&e).in_file(self.name.clone()))?;
+        if self.offset == 0
+            && let Some(compression) = super::detect::compression_of(&fresh)
+        {
+            let why = format!(
+                "a {} file cannot be followed (it is not written a line at a time): read it \
+                 without --follow",
+                compression.id()
+            );
+            return Err(LoadError::Unreadable(why).in_file(self.name.clone()));
+        }
         self.offset += fresh.len() as u64;
-        Ok(self.lines(&fresh))
+        self.lines(&fresh, each);
+        Ok(())
     }
 
-    /// The records of the lines `fresh` completes, the rest kept for the next read. Each byte
-    /// is looked at once, and copied only when its line spans reads: linear in what is read.
-    fn lines(&mut self, fresh: &[u8]) -> Vec<Followed> {
+    /// The lines `fresh` completes, handed to `each`, the rest kept for the next read. Each
+    /// byte is looked at once, and copied only when its line spans reads: linear in what is
+    /// read.
+    fn lines(&mut self, fresh: &[u8], mut each: impl FnMut(FollowedLine<'_>)) {
         let limit = usize::try_from(MAX_RECORD_BYTES).unwrap_or(usize::MAX);
-        let mut out = Vec::new();
         let mut start = 0;
         while let Some(end) = memchr::memchr(b'\n', &fresh[start..]) {
             let piece = &fresh[start..start + end];
@@ -109,18 +138,16 @@ impl Follower {
             if too_long {
                 self.too_long = false;
                 self.pending = Vec::new();
-                let at = format!("line {}", self.line);
-                out.push(Followed::Bad(at, too_long_problem()));
+                each(FollowedLine::TooLong(self.line));
                 continue;
             }
-            let item = if self.pending.is_empty() {
-                self.read_line(piece)
+            if self.pending.is_empty() {
+                each(FollowedLine::Whole(self.line, piece));
             } else {
                 self.keep(piece);
                 let line = std::mem::take(&mut self.pending);
-                self.read_line(&line)
-            };
-            out.extend(item);
+                each(FollowedLine::Whole(self.line, &line));
+            }
         }
         let rest = &fresh[start..];
         if self.too_long || self.pending.len() + rest.len() > limit {
@@ -130,37 +157,47 @@ impl Follower {
         } else {
             self.keep(rest);
         }
-        out
     }
 
     fn keep(&mut self, bytes: &[u8]) {
         self.pending.extend_from_slice(bytes);
         self.copied += bytes.len() as u64;
     }
+}
 
-    fn read_line(&self, line: &[u8]) -> Option<Followed> {
-        let at = format!("line {}", self.line);
-        let text = String::from_utf8_lossy(line);
-        let text = text.trim();
-        if text.is_empty() {
-            return None;
+/// A line of a followed trace as what it is.
+fn record_of(line: FollowedLine<'_>) -> Option<Followed> {
+    match line {
+        FollowedLine::Whole(number, bytes) => read_line(number, bytes),
+        FollowedLine::TooLong(number) => {
+            Some(Followed::Bad(format!("line {number}"), too_long_problem()))
         }
-        let value = match super::budget::parse_str(text) {
-            Ok(value) => value,
-            Err(e) => return Some(Followed::Bad(at, crate::error::json_error(&e).to_string())),
-        };
-        Some(match record::from_value(value, at.clone(), Some(text)) {
-            Ok(record::Outcome::Turn(turn)) => Followed::Turn(turn),
-            Ok(record::Outcome::Ignored(ignored)) => Followed::Ignored(ignored),
-            Ok(record::Outcome::ServerList(list)) => Followed::Ignored(super::Ignored {
-                reason: record::server_list_reason(&list),
-                source: list.source,
-                method: list.method,
-                url: list.url,
-            }),
-            Err(problem) => Followed::Bad(at, problem),
-        })
     }
+}
+
+/// A record line of a followed trace read as a record.
+fn read_line(number: usize, line: &[u8]) -> Option<Followed> {
+    let at = format!("line {number}");
+    let text = String::from_utf8_lossy(line);
+    let text = text.trim();
+    if text.is_empty() {
+        return None;
+    }
+    let value = match super::budget::parse_str(text) {
+        Ok(value) => value,
+        Err(e) => return Some(Followed::Bad(at, crate::error::json_error(&e).to_string())),
+    };
+    Some(match record::from_value(value, at.clone(), Some(text)) {
+        Ok(record::Outcome::Turn(turn)) => Followed::Turn(turn),
+        Ok(record::Outcome::Ignored(ignored)) => Followed::Ignored(ignored),
+        Ok(record::Outcome::ServerList(list)) => Followed::Ignored(super::Ignored {
+            reason: record::server_list_reason(&list),
+            source: list.source,
+            method: list.method,
+            url: list.url,
+        }),
+        Err(problem) => Followed::Bad(at, problem),
+    })
 }
 
 /// Why a line over the record limit is refused, as `session` says it.
@@ -177,6 +214,13 @@ mod tests {
     use std::io::Write;
 
     use super::*;
+
+    /// What `poll` makes of `fresh` read at once.
+    fn lines(follower: &mut Follower, fresh: &[u8]) -> Vec<Followed> {
+        let mut out = Vec::new();
+        follower.lines(fresh, |line| out.extend(record_of(line)));
+        out
+    }
 
     #[test]
     fn lines_are_read_as_they_are_completed() {
@@ -238,11 +282,11 @@ mod tests {
         // Fed as reads would bring it: the long line in pieces, then its end and one more.
         let piece = vec![b' '; 64 * 1024 * 1024];
         for _ in 0..5 {
-            assert!(follower.lines(&piece).is_empty());
+            assert!(lines(&mut follower, &piece).is_empty());
         }
         assert!(follower.too_long, "past the limit");
         assert!(follower.pending.capacity() < limit, "not kept");
-        let items = follower.lines(b" \n{\"n\":1}\n");
+        let items = lines(&mut follower, b" \n{\"n\":1}\n");
         assert_eq!(items.len(), 2);
         assert!(
             matches!(&items[0], Followed::Bad(at, why) if at == "line 1" && why.contains("longer than")),

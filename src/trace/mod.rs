@@ -29,6 +29,7 @@ pub mod time;
 mod usage;
 pub mod write;
 
+pub(crate) use detect::{decoded, read_error};
 pub use folder::natural_cmp;
 pub use usage::PrefixAnswer;
 
