@@ -189,9 +189,11 @@ fn read_line(number: usize, line: &[u8]) -> Option<Followed> {
     };
     Some(match record::from_value(value, at.clone(), Some(text)) {
         Ok(record::Outcome::Turn(turn)) => Followed::Turn(turn),
-        Ok(record::Outcome::Ignored(ignored)) => Followed::Ignored(ignored),
+        Ok(record::Outcome::Ignored(ignored) | record::Outcome::ServerHello(ignored, _)) => {
+            Followed::Ignored(ignored)
+        }
         Ok(record::Outcome::ServerList(list)) => Followed::Ignored(super::Ignored {
-            reason: record::server_list_reason(&list),
+            reason: record::server_list_reason(&list, None),
             source: list.source,
             method: list.method,
             url: list.url,
