@@ -465,7 +465,7 @@ impl Iterator for TraceReader {
                 Raw::Read(_, Ok(record::Outcome::ServerList(list))) => self.server_list(list),
                 Raw::Read(_, Ok(record::Outcome::Ignored(ignored))) => self.ignore(ignored),
                 Raw::Read(_, Ok(record::Outcome::ServerHello(mut ignored, info))) => {
-                    ignored.reason = self.servers.hello(ignored.url.as_deref(), info);
+                    ignored.reason = self.servers.hello(ignored.url.as_deref(), *info);
                     self.ignore(ignored);
                 }
                 Raw::Read(_, Err(_)) if self.skip_bad => self.skipped += 1,

@@ -20,7 +20,7 @@ pub(crate) enum Outcome {
     ServerList(Box<TraceRecord>),
     /// An MCP `initialize` exchange whose answer names its server: not a model call (listed
     /// as ignored), the server named for the reader ([`super::mcp_servers`]).
-    ServerHello(Ignored, ServerInfo),
+    ServerHello(Ignored, Box<ServerInfo>),
 }
 
 impl Outcome {
@@ -472,7 +472,7 @@ impl Call {
             Call::Ignored(reason) => Err(Outcome::Ignored(ignored(reason))),
             Call::McpHello(info) => Err(Outcome::ServerHello(
                 ignored("MCP initialize".to_owned()),
-                info,
+                Box::new(info),
             )),
             call => Ok(call),
         }
