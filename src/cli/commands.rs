@@ -46,6 +46,7 @@ pub(super) fn report(args: ReportArgs, color: ColorChoice) -> Result<Output, Fai
         name,
         turn,
         settings,
+        mcp_servers,
     } = load(&common)?;
     // Without `-s` the budget gates the list as sent; with it, each strategy named.
     let gated: Vec<Strategy> = if strategies.is_empty() {
@@ -69,7 +70,8 @@ pub(super) fn report(args: ReportArgs, color: ColorChoice) -> Result<Output, Fai
     };
     let mut report = report::report(&capture, &path, &strategies, &settings, &counter);
     report.turn = turn;
-    let rows = by_server.then(|| super::mcp::rows_of(&capture, &report, &settings, &counter));
+    let rows = by_server
+        .then(|| super::mcp::rows_of(&capture, &report, &settings, &mcp_servers, &counter));
     // A count that fails keeps the report, saying why (as `mcp` does).
     let (claude, count_failed) = match count_with {
         Some(_) => match super::mcp::report_claude_count(&capture, &settings, &api_base)? {
