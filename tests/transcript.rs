@@ -469,3 +469,81 @@ fn a_compressed_bomb_is_refused_in_one_line() {
     let error = fails_with(&["session", "--follow", small.to_str().unwrap()]);
     assert!(error.contains("a gzip file cannot be followed"), "{error}");
 }
+
+/// The samples of each layout Claude Code has kept its subagents in (SESSIONS.md, "Claude Code
+/// transcripts"): inline sidechains (1.0.x to 2.0.27), `agent-<id>.jsonl` beside the session
+/// (2.0.28 to 2.1.1), `<session>/subagents/` and its workflows' folders (2.1.2 and later).
+#[test]
+fn each_releases_layout_is_read() {
+    let dir = "samples/traces/claude-code-releases";
+    let cases = [
+        (
+            cases_file(0),
+            "1.0.43",
+            vec!["main", "subagent/1", "main"],
+            1,
+        ),
+        (
+            cases_file(1),
+            "2.0.40",
+            vec!["main", "main", "subagent/5e0c9a1f"],
+            2,
+        ),
+        (
+            cases_file(2),
+            "2.1.14",
+            vec!["main", "main", "subagent/a4d2e91", "subagent/b81f3c0"],
+            3,
+        ),
+    ];
+    for (file, version, threads, files) in cases {
+        let r = report(&format!("{dir}/{file}"));
+        assert_eq!(r["versions"], json!([version]), "{file}");
+        let got: Vec<&str> = turns(&r)
+            .iter()
+            .map(|t| t["thread"].as_str().unwrap())
+            .collect();
+        assert_eq!(got, threads, "{file}");
+        assert_eq!(r["files"].as_array().unwrap().len(), files, "{file}");
+    }
+    // 1.0.x wrote no 5-minute / 1-hour split; 2.1.x's hour-long writes are priced as such.
+    let old = report(&format!("{dir}/{}", cases_file(0)));
+    assert!(turns(&old)[0]["write_1h"].is_null());
+    let new = report(&format!("{dir}/{}", cases_file(2)));
+    assert_eq!(turns(&new)[0]["write_1h"], 18400);
+    // A folder of 2.0.x: the agent's file is read with its session, not as a session.
+    let folder = report(&format!("{dir}/2.0"));
+    assert_eq!(folder["session_id"], "7c1d0e2a-2000-4a00-8000-000000000002");
+    assert_eq!(turns(&folder).len(), 3);
+}
+
+fn cases_file(n: usize) -> &'static str {
+    [
+        "1.0/7c1d0e2a-1000-4a00-8000-000000000001.jsonl",
+        "2.0/7c1d0e2a-2000-4a00-8000-000000000002.jsonl",
+        "2.1/7c1d0e2a-2100-4a00-8000-000000000003.jsonl",
+    ][n]
+}
+
+/// An `agent-*.jsonl` beside a session it does not name is not read with it; in a folder
+/// without its session it is a session of its own.
+#[test]
+fn an_agent_file_of_another_session_is_its_own() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("s1.jsonl"), call("m1", "s1", None, 0, 5000)).unwrap();
+    std::fs::write(
+        dir.path().join("agent-x.jsonl"),
+        call("x1", "s9", Some("x"), 0, 3000),
+    )
+    .unwrap();
+    let r = report(dir.path().join("s1.jsonl").to_str().unwrap());
+    assert_eq!(turns(&r).len(), 1);
+    let sessions = report(dir.path().to_str().unwrap());
+    let ids: Vec<&str> = sessions
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["session_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["s9", "s1"]);
+}

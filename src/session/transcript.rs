@@ -6,10 +6,14 @@
 //! diagnosis where a line carries one, and subagent and compaction calls in threads of their
 //! own. Shape read: Claude Code 1.0.x to 2.x (docs/SESSIONS.md, "Claude Code transcripts").
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
+
+mod files;
+
+pub use files::{folder, sniff};
 
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -33,9 +37,6 @@ const BREAK_MIN_TOKENS: u64 = 1024;
 /// Claude's cache lifetimes, for telling an expired prefix from a re-written one.
 const TTL_5M_MS: i64 = 5 * 60 * 1000;
 const TTL_1H_MS: i64 = 60 * 60 * 1000;
-/// Lines looked at to tell a transcript, and the longest of them read for it.
-const SNIFF_LINES: usize = 8;
-const SNIFF_LINE_BYTES: u64 = 16 * 1024 * 1024;
 
 /// A break's cause, told by the time since the thread's previous call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -164,99 +165,26 @@ pub struct Transcript {
     pub breaks_usd: Option<f64>,
 }
 
-/// Whether `path` is a Claude Code transcript (a file whose first lines are its lines).
-/// A file compressed with gzip or zstd is looked at decompressed (told by its magic).
-pub fn sniff(path: &Path) -> bool {
-    let Ok(file) = File::open(path) else {
-        return false;
-    };
-    if !file.metadata().is_ok_and(|m| m.is_file()) {
-        return false;
-    }
-    let Ok((file, _)) = crate::trace::decoded(Box::new(file)) else {
-        return false;
-    };
-    let mut reader = BufReader::new(file);
-    let mut buf = Vec::new();
-    for _ in 0..SNIFF_LINES {
-        buf.clear();
-        let read = (&mut reader)
-            .take(SNIFF_LINE_BYTES)
-            .read_until(b'\n', &mut buf);
-        match read {
-            Ok(0) | Err(_) => return false,
-            Ok(_) if buf.trim_ascii().is_empty() => continue,
-            Ok(_) => {}
-        }
-        let Ok(Value::Object(object)) = serde_json::from_slice::<Value>(&buf) else {
-            return false;
-        };
-        if crate::trace::kind::is_claude_code_transcript(&object) {
-            return true;
-        }
-    }
-    false
-}
-
-/// The names a transcript file is listed by in a folder: Claude Code's `.jsonl`, and the same
-/// compressed (what is inside is still told by its content).
-const SUFFIXES: [&str; 3] = [".jsonl", ".jsonl.gz", ".jsonl.zst"];
-
-/// A file's name without its transcript suffix (`None`: not a transcript's name).
-fn stem(path: &Path) -> Option<&str> {
-    let name = path.file_name()?.to_str()?;
-    SUFFIXES.iter().find_map(|s| name.strip_suffix(s))
-}
-
-/// The files of `dir` named as transcripts, sorted.
-fn listed(dir: &Path) -> Vec<PathBuf> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    let mut files: Vec<PathBuf> = entries
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| stem(p).is_some() && p.is_file())
-        .collect();
-    files.sort();
-    files
-}
-
-/// A folder of transcripts (a `~/.claude/projects/<folder>`): its `*.jsonl` files (or
-/// `*.jsonl.gz`, `*.jsonl.zst`), sorted, when there is at least one and every one is a
-/// transcript (`None` otherwise).
-pub fn folder(path: &Path) -> Option<Vec<PathBuf>> {
-    if !path.is_dir() {
-        return None;
-    }
-    let files = listed(path);
-    (!files.is_empty() && files.iter().all(|f| sniff(f))).then_some(files)
-}
-
-/// The subagents' transcripts beside a session's (`<session>/subagents/*.jsonl`), sorted.
-fn subagent_files(path: &Path) -> Vec<PathBuf> {
-    let Some(dir) = path.parent() else {
-        return Vec::new();
-    };
-    let session = stem(path).or_else(|| path.file_stem()?.to_str());
-    session.map_or_else(Vec::new, |s| listed(&dir.join(s).join("subagents")))
-}
-
 /// Read a transcript (and its subagents' files) into turns, priced with `settings`.
 pub fn read(path: &Path, skip_bad: bool, settings: &Settings) -> Result<Transcript, FileError> {
     let mut reader = Reader {
         skip_bad,
         ..Reader::default()
     };
-    let mut files = vec![path.to_path_buf()];
-    files.extend(subagent_files(path));
     let mut names = Vec::new();
-    for file in &files {
+    let mut read = |reader: &mut Reader, file: &Path| {
         let name = file.to_string_lossy().into_owned();
         reader
             .file(file, &name)
             .map_err(|error| error.in_file(name.clone()))?;
         names.push(name);
+        Ok::<(), FileError>(())
+    };
+    read(&mut reader, path)?;
+    // The session's id is known once its own file is read: its agents' files name it.
+    let id = reader.session_id.clone();
+    for file in files::companions(path, id.as_deref(), &mut HashSet::new()) {
+        read(&mut reader, &file)?;
     }
     Ok(reader.finish(names, settings))
 }
@@ -543,6 +471,8 @@ pub struct Following {
     session: PathBuf,
     /// Followed files: the session's first.
     files: Vec<(PathBuf, String, Follower)>,
+    /// Files looked at as the session's subagents' (followed or not theirs).
+    examined: HashSet<PathBuf>,
 }
 
 /// What one look at a followed transcript found.
@@ -564,6 +494,7 @@ impl Following {
             settings: settings.clone(),
             session: path.to_path_buf(),
             files: vec![(path.to_path_buf(), name, follower)],
+            examined: HashSet::from([path.to_path_buf()]),
         })
     }
 
@@ -575,12 +506,11 @@ impl Following {
     /// Read what every file gained since the last look (never waits), taking up subagents'
     /// files that appeared meanwhile.
     pub fn poll(&mut self) -> Result<Polled, FileError> {
-        for file in subagent_files(&self.session) {
-            if !self.files.iter().any(|(known, _, _)| *known == file) {
-                let follower = Follower::open(&file)?;
-                let name = follower.name().to_owned();
-                self.files.push((file, name, follower));
-            }
+        let id = self.reader.session_id.as_deref();
+        for file in files::companions(&self.session, id, &mut self.examined) {
+            let follower = Follower::open(&file)?;
+            let name = follower.name().to_owned();
+            self.files.push((file, name, follower));
         }
         let mut polled = Polled::default();
         let reader = &mut self.reader;
