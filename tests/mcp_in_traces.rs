@@ -33,6 +33,48 @@ fn servers_are_named_by_their_initialize_answers() {
             "MCP tools/list: issue-tracker 2.0.0's list of 1 tool, not a model call",
         ]
     );
+    assert_eq!(
+        session["trace"]["mcp_servers"][0],
+        json!({"url": "http://127.0.0.1:8000/mcp", "name": "docs-server", "version": "0.4.1",
+            "tools": ["search_docs", "fetch_page"]})
+    );
+    // The session's tools labelled by the server that listed them; the host's own unlabelled.
+    let servers: Vec<(&str, Option<&str>)> = session["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| (t["name"].as_str().unwrap(), t["server"].as_str()))
+        .collect();
+    assert_eq!(
+        servers,
+        [
+            ("search_docs", Some("docs-server")),
+            ("fetch_page", Some("docs-server")),
+            ("mcp__tracker__create_issue", Some("issue-tracker")),
+            ("final_result", None),
+        ]
+    );
+    let text = stdout_of(&["session", SAMPLE]);
+    assert!(
+        text.contains(
+            "  MCP server docs-server 0.4.1 at http://127.0.0.1:8000/mcp: 2 tools listed\n"
+        ),
+        "{text}"
+    );
+}
+
+/// A trace without MCP exchanges says nothing of servers: no `mcp_servers`, no `server`.
+#[test]
+fn a_trace_without_mcp_names_no_server() {
+    let session = json_of(&["session", "--json", "samples/traces/vcrpy-anthropic.yaml"]);
+    assert!(session["trace"].get("mcp_servers").is_none());
+    assert!(
+        session["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|t| t.get("server").is_none())
+    );
 }
 
 /// `report --by-server` on the model call: `search_docs` and `fetch_page` carry no server in

@@ -80,11 +80,9 @@ pub fn owners_from_lists(
         .tools()
         .iter()
         .map(|entry| {
-            let listed = tool::name(entry).and_then(|name| {
-                let mut named = servers.iter().filter(|s| s.name.is_some() && s.lists(name));
-                let one = named.next()?;
-                named.next().is_none().then(|| one.name.clone()).flatten()
-            });
+            let listed = tool::name(entry)
+                .and_then(|name| crate::trace::mcp_server_listing(servers, name))
+                .and_then(|server| server.name.clone());
             any |= listed.is_some();
             listed
                 .or_else(|| server_of(entry, settings))

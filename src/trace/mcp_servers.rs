@@ -8,6 +8,7 @@
 //! Names come from the servers: kept cut to [`NAME_CHARS`], and sanitized by [`McpServer::label`]
 //! before any terminal.
 
+use serde::Serialize;
 use serde_json::Value;
 
 /// The longest name or version kept (in characters): a server names itself.
@@ -17,7 +18,7 @@ const SERVERS_KEPT: usize = 1000;
 const TOOLS_KEPT: usize = 10_000;
 
 /// One MCP server of a trace.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct McpServer {
     /// The URL its exchanges were sent to (`None`: the trace does not say).
     pub url: Option<String>,
@@ -52,6 +53,14 @@ impl McpServer {
             .iter()
             .any(|tool| tool == name || Some(tool.as_str()) == bare)
     }
+}
+
+/// The one named server of `servers` that listed a tool sent as `name` (`None`: none did, or
+/// more than one: the name does not tell them apart).
+pub fn listing<'a>(servers: &'a [McpServer], name: &str) -> Option<&'a McpServer> {
+    let mut named = servers.iter().filter(|s| s.name.is_some() && s.lists(name));
+    let one = named.next()?;
+    named.next().is_none().then_some(one)
 }
 
 /// The servers met so far, in the order first met.

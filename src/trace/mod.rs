@@ -32,7 +32,7 @@ pub mod write;
 
 pub(crate) use detect::{decoded, read_error};
 pub use folder::natural_cmp;
-pub use mcp_servers::McpServer;
+pub use mcp_servers::{McpServer, listing as mcp_server_listing};
 pub use usage::PrefixAnswer;
 
 /// Largest single record a trace may hold: 256 MiB for one JSON line, one folder file or one
