@@ -346,10 +346,24 @@ fn follow_reads_a_growing_transcript() {
     .unwrap();
     let third = followed.turn();
     assert_eq!(third[..2], ["3", "subagent/a1"]);
+    // 2.0.x's layout: an agent's file beside the session, naming it; one of another session
+    // is not followed.
+    std::fs::write(
+        dir.path().join("agent-zz.jsonl"),
+        call("z1", "s9", Some("zz"), 0, 900),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("agent-b2.jsonl"),
+        call("y1", "s1", Some("b2"), 0, 2000),
+    )
+    .unwrap();
+    let fourth = followed.turn();
+    assert_eq!(fourth[..2], ["4", "subagent/b2"]);
     let (status, err) = followed.stop();
     assert_eq!(status, Some(130));
     assert!(
-        err.iter().any(|l| l.ends_with("followed 3 model calls")),
+        err.iter().any(|l| l.ends_with("followed 4 model calls")),
         "{err:?}"
     );
 }

@@ -10,6 +10,7 @@ use std::collections::{HashMap, HashSet};
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 mod files;
 
@@ -473,7 +474,12 @@ pub struct Following {
     files: Vec<(PathBuf, String, Follower)>,
     /// Files looked at as the session's subagents' (followed or not theirs).
     examined: HashSet<PathBuf>,
+    /// When the folders were last looked in for subagents' files.
+    scanned: Option<Instant>,
 }
+
+/// How often a followed session's folders are looked in for new subagents' files.
+const SCAN_EVERY: Duration = Duration::from_secs(1);
 
 /// What one look at a followed transcript found.
 #[derive(Debug, Default)]
@@ -495,6 +501,7 @@ impl Following {
             session: path.to_path_buf(),
             files: vec![(path.to_path_buf(), name, follower)],
             examined: HashSet::from([path.to_path_buf()]),
+            scanned: None,
         })
     }
 
@@ -506,11 +513,16 @@ impl Following {
     /// Read what every file gained since the last look (never waits), taking up subagents'
     /// files that appeared meanwhile.
     pub fn poll(&mut self) -> Result<Polled, FileError> {
-        let id = self.reader.session_id.as_deref();
-        for file in files::companions(&self.session, id, &mut self.examined) {
-            let follower = Follower::open(&file)?;
-            let name = follower.name().to_owned();
-            self.files.push((file, name, follower));
+        // A project's folder may hold thousands of files: looked in once a second, not at
+        // every look.
+        if self.scanned.is_none_or(|at| at.elapsed() >= SCAN_EVERY) {
+            self.scanned = Some(Instant::now());
+            let id = self.reader.session_id.as_deref();
+            for file in files::companions(&self.session, id, &mut self.examined) {
+                let follower = Follower::open(&file)?;
+                let name = follower.name().to_owned();
+                self.files.push((file, name, follower));
+            }
         }
         let mut polled = Polled::default();
         let reader = &mut self.reader;
