@@ -175,3 +175,41 @@ pub(super) fn companions(
     }
     found
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(session: &str) -> String {
+        format!(
+            "{{\"type\":\"user\",\"sessionId\":\"{session}\",\"uuid\":\"u\",\"message\":{{}}}}\n"
+        )
+    }
+
+    /// An agent's file whose first line is not written yet is looked at again; once it names
+    /// the session it is the session's, once only.
+    #[test]
+    fn an_agent_file_still_empty_is_looked_at_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let session = dir.path().join("s1.jsonl");
+        std::fs::write(&session, line("s1")).unwrap();
+        let agent = dir.path().join("agent-a.jsonl");
+        std::fs::write(&agent, "").unwrap();
+        let mut examined = HashSet::new();
+        assert!(companions(&session, Some("s1"), &mut examined).is_empty());
+        assert!(!examined.contains(&agent));
+        std::fs::write(&agent, line("s1")).unwrap();
+        assert_eq!(companions(&session, Some("s1"), &mut examined), [agent]);
+        assert!(companions(&session, Some("s1"), &mut examined).is_empty());
+    }
+
+    /// Compressed names are transcripts' names; the suffix is taken off for the session's id.
+    #[test]
+    fn names_compressed_or_not() {
+        assert_eq!(stem(Path::new("/p/s1.jsonl.gz")), Some("s1"));
+        assert_eq!(stem(Path::new("/p/s1.jsonl.zst")), Some("s1"));
+        assert_eq!(stem(Path::new("/p/agent-x.jsonl")), Some("agent-x"));
+        assert_eq!(stem(Path::new("/p/agent-x.meta.json")), None);
+        assert!(is_agent_file(Path::new("agent-x.jsonl.gz")));
+    }
+}
