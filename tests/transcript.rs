@@ -482,6 +482,15 @@ fn a_compressed_bomb_is_refused_in_one_line() {
     std::fs::write(&small, gzip(call("m1", "s1", None, 0, 5000).as_bytes())).unwrap();
     let error = fails_with(&["session", "--follow", small.to_str().unwrap()]);
     assert!(error.contains("a gzip file cannot be followed"), "{error}");
+    // A compressed trace too, refused before anything is printed.
+    let trace = dir.path().join("trace.jsonl.zst");
+    std::fs::write(
+        &trace,
+        zstd::encode_all(&b"{\"model\":\"m\"}\n"[..], 3).unwrap(),
+    )
+    .unwrap();
+    let error = fails_with(&["session", "--follow", trace.to_str().unwrap()]);
+    assert!(error.contains("a zstd file cannot be followed"), "{error}");
 }
 
 /// The samples of each layout Claude Code has kept its subagents in (SESSIONS.md, "Claude Code

@@ -61,6 +61,13 @@ impl Follower {
             let why = "a folder cannot be followed, only a JSON-lines trace";
             return Err(LoadError::Unreadable(why.to_owned()).in_file(name));
         }
+        // Refused before anything is printed when the file already says it is compressed (and
+        // at the first look otherwise).
+        let mut magic = [0; 4];
+        let n = (&file).read(&mut magic).unwrap_or(0);
+        if let Some(compression) = super::detect::compression_of(&magic[..n]) {
+            return Err(not_followable(compression).in_file(name));
+        }
         Ok(Follower {
             file,
             name,
@@ -112,12 +119,7 @@ impl Follower {
         if self.offset == 0
             && let Some(compression) = super::detect::compression_of(&fresh)
         {
-            let why = format!(
-                "a {} file cannot be followed (it is not written a line at a time): read it \
-                 without --follow",
-                compression.id()
-            );
-            return Err(LoadError::Unreadable(why).in_file(self.name.clone()));
+            return Err(not_followable(compression).in_file(self.name.clone()));
         }
         self.offset += fresh.len() as u64;
         self.lines(&fresh, each);
@@ -200,6 +202,15 @@ fn read_line(number: usize, line: &[u8]) -> Option<Followed> {
         }),
         Err(problem) => Followed::Bad(at, problem),
     })
+}
+
+/// A compressed file is not written a line at a time: it cannot be followed.
+fn not_followable(compression: super::Compression) -> LoadError {
+    LoadError::Unreadable(format!(
+        "a {} file cannot be followed (it is not written a line at a time): read it without \
+         --follow",
+        compression.id()
+    ))
 }
 
 /// Why a line over the record limit is refused, as `session` says it.
