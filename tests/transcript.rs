@@ -570,3 +570,26 @@ fn an_agent_file_of_another_session_is_its_own() {
         .collect();
     assert_eq!(ids, ["s9", "s1"]);
 }
+
+/// A session may open with bookkeeping lines (`queue-operation`: prompts queued while Claude
+/// Code works) before any message: still a transcript, for `session` and for the refusals.
+#[test]
+fn a_session_opening_with_queued_prompts_is_a_transcript() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s1.jsonl");
+    let queued = line(json!({"type": "queue-operation", "operation": "enqueue",
+        "timestamp": "2026-04-23T04:59:40.480Z", "sessionId": "s1", "content": "go on"}));
+    let progress = line(json!({"type": "progress", "sessionId": "s1", "uuid": "p1",
+        "parentUuid": null, "data": {"type": "hook_progress"}}));
+    let text = queued.repeat(12) + &progress + &call("m1", "s1", None, 0, 5000);
+    std::fs::write(&path, text).unwrap();
+    let p = path.to_str().unwrap();
+    let r = report(p);
+    assert_eq!(r["kind"], "claude-code-transcript");
+    assert_eq!(turns(&r).len(), 1);
+    let error = fails_with(&["report", p]);
+    assert!(
+        error.contains("a Claude Code session transcript"),
+        "{error}"
+    );
+}
