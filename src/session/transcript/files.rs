@@ -135,7 +135,8 @@ pub(super) fn companions(
     id: Option<&str>,
     examined: &mut HashSet<PathBuf>,
 ) -> Vec<PathBuf> {
-    let Some(dir) = path.parent() else {
+    // An agent's own file, read alone, is that agent's (its siblings name the same session).
+    let Some(dir) = path.parent().filter(|_| !is_agent_file(path)) else {
         return Vec::new();
     };
     let mut found = Vec::new();
@@ -199,8 +200,15 @@ mod tests {
         assert!(companions(&session, Some("s1"), &mut examined).is_empty());
         assert!(!examined.contains(&agent));
         std::fs::write(&agent, line("s1")).unwrap();
-        assert_eq!(companions(&session, Some("s1"), &mut examined), [agent]);
+        assert_eq!(
+            companions(&session, Some("s1"), &mut examined),
+            [agent.clone()]
+        );
         assert!(companions(&session, Some("s1"), &mut examined).is_empty());
+        // Read alone, an agent's file brings no sibling of the same session.
+        let sibling = dir.path().join("agent-b.jsonl");
+        std::fs::write(&sibling, line("s1")).unwrap();
+        assert!(companions(&agent, Some("s1"), &mut HashSet::new()).is_empty());
     }
 
     /// Compressed names are transcripts' names; the suffix is taken off for the session's id.
