@@ -202,7 +202,7 @@ mod tests {
         std::fs::write(&agent, line("s1")).unwrap();
         assert_eq!(
             companions(&session, Some("s1"), &mut examined),
-            [agent.clone()]
+            std::slice::from_ref(&agent)
         );
         assert!(companions(&session, Some("s1"), &mut examined).is_empty());
         // Read alone, an agent's file brings no sibling of the same session.
