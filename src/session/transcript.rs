@@ -1,10 +1,11 @@
-//! Claude Code session transcripts (`~/.claude/projects/<folder>/<session>.jsonl`, and the
-//! `<session>/subagents/agent-*.jsonl` files beside it) read as what they are: no request
-//! bodies, but every model call's usage. One turn per model call (Claude Code writes an
+//! Claude Code session transcripts (`~/.claude/projects/<folder>/<session>.jsonl`, and its
+//! subagents' files wherever its release kept them: `transcript/files.rs`) read as what they
+//! are: no request bodies, but every model call's usage. One turn per model call (Claude Code writes an
 //! assistant message once per content block, repeating its usage under one message id), the
 //! observed cache of each, breaks and their price at the model's rates, the provider's
 //! diagnosis where a line carries one, and subagent and compaction calls in threads of their
-//! own. Shape read: Claude Code 1.0.x to 2.x (docs/SESSIONS.md, "Claude Code transcripts").
+//! own; whole ([`read`]) or as it grows ([`Following`]). Shape read: Claude Code 1.0.x to 2.1.x
+//! (docs/SESSIONS.md, "Claude Code transcripts").
 
 use std::collections::{HashMap, HashSet};
 use std::fs::File;

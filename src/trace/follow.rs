@@ -97,7 +97,7 @@ impl Follower {
 
     /// [`Follower::poll`] for a reader of its own kind of line (a Claude Code transcript's):
     /// each line completed since the last call handed to `each`, in order, with the same
-    /// bounds (at most [`READ_AT_ONCE`] read, a line over [`MAX_RECORD_BYTES`] never kept).
+    /// bounds (at most 16 MiB read, a line over [`MAX_RECORD_BYTES`] never kept).
     pub fn poll_lines(&mut self, each: impl FnMut(FollowedLine<'_>)) -> Result<(), FileError> {
         let len = self
             .file
