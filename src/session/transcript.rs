@@ -1,8 +1,8 @@
 //! Claude Code session transcripts (`~/.claude/projects/<folder>/<session>.jsonl`, and its
 //! subagents' files wherever its release kept them: `transcript/files.rs`) read as what they
-//! are: no request bodies, but every model call's usage. One turn per model call (Claude Code writes an
-//! assistant message once per content block, repeating its usage under one message id), the
-//! observed cache of each, breaks and their price at the model's rates, the provider's
+//! are: no request bodies, but every model call's usage. One turn per model call (Claude Code
+//! writes an assistant message once per content block, repeating its usage under one message
+//! id), the observed cache of each, breaks and their price at the model's rates, the provider's
 //! diagnosis where a line carries one, and subagent and compaction calls in threads of their
 //! own; whole ([`read`]) or as it grows ([`Following`]). Shape read: Claude Code 1.0.x to 2.1.x
 //! (docs/SESSIONS.md, "Claude Code transcripts").
