@@ -151,3 +151,46 @@ fn a_servers_name_is_sanitized_and_cut() {
         assert!(!text.contains(&"x".repeat(120)), "cut: {text}");
     }
 }
+
+/// The same in claude-trace JSON lines, the answers kept as event streams (`body_raw`).
+#[test]
+fn servers_are_named_in_json_lines_too() {
+    let record = |request: Value, answer: Value| {
+        json!({"request": {"method": "POST", "url": "http://127.0.0.1:7/mcp", "headers": {},
+            "body": request},
+            "response": {"status_code": 200, "headers": {},
+                "body_raw": format!("event: message\ndata: {answer}\n\n")},
+            "logged_at": "2026-01-01T00:00:00Z"})
+        .to_string()
+            + "\n"
+    };
+    let model = json!({"request": {"method": "POST", "url": "https://api.anthropic.com/v1/messages",
+        "headers": {}, "body": {"model": "claude-sonnet-4-5", "max_tokens": 8,
+            "messages": [{"role": "user", "content": "hi"}],
+            "tools": [{"name": "mcp__kb__lookup", "input_schema": {"type": "object"}}]}},
+        "response": {"status_code": 200, "headers": {}, "body": {"usage": {"input_tokens": 5}}},
+        "logged_at": "2026-01-01T00:00:01Z"});
+    let text = record(
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize"}),
+        json!({"jsonrpc": "2.0", "id": 0, "result": {"serverInfo": {"name": "knowledge",
+            "version": "3.1"}}}),
+    ) + &record(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
+        json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": [{"name": "lookup",
+            "inputSchema": {"type": "object"}}]}}),
+    ) + &model.to_string()
+        + "\n";
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("trace.jsonl");
+    std::fs::write(&path, text).unwrap();
+    let p = path.to_str().unwrap();
+    let session = json_of(&["session", "--json", p]);
+    assert_eq!(
+        session["trace"]["ignored"][1]["reason"],
+        "MCP tools/list: knowledge 3.1's list of 1 tool, not a model call"
+    );
+    // The host's alias `kb` in the name; the server that listed `lookup` is `knowledge`.
+    assert_eq!(session["tools"][0]["server"], "knowledge");
+    let report = json_of(&["report", "--by-server", "--json", "-s", "original", p]);
+    assert_eq!(report["servers"][0]["name"], "knowledge");
+}
