@@ -8,6 +8,7 @@ use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
+use super::mcp_servers::Servers;
 use super::{Ignored, MAX_RECORD_BYTES, TraceRecord, record};
 use crate::capture::display_path;
 use crate::error::{FileError, LoadError};
@@ -50,6 +51,8 @@ pub struct Follower {
     line: usize,
     /// Where the next read starts.
     offset: u64,
+    /// The MCP servers whose exchanges the trace holds, named by their `initialize`.
+    servers: super::mcp_servers::Servers,
 }
 
 impl Follower {
@@ -76,7 +79,13 @@ impl Follower {
             copied: 0,
             line: 0,
             offset: 0,
+            servers: super::mcp_servers::Servers::default(),
         })
+    }
+
+    /// The MCP servers whose `initialize` or `tools/list` exchanges were read so far.
+    pub fn mcp_servers(&self) -> &[super::McpServer] {
+        self.servers.all()
     }
 
     /// The trace's name as errors show it.
@@ -91,8 +100,11 @@ impl Follower {
     /// following; a file that shrank (written over) is an error too, never read twice.
     pub fn poll(&mut self) -> Result<Vec<Followed>, FileError> {
         let mut out = Vec::new();
-        self.poll_lines(|line| out.extend(record_of(line)))?;
-        Ok(out)
+        // Taken out for the lines' reading, and put back whatever it gives.
+        let mut servers = std::mem::take(&mut self.servers);
+        let read = self.poll_lines(|line| out.extend(record_of(line, &mut servers)));
+        self.servers = servers;
+        read.map(|()| out)
     }
 
     /// [`Follower::poll`] for a reader of its own kind of line (a Claude Code transcript's):
@@ -167,10 +179,10 @@ impl Follower {
     }
 }
 
-/// A line of a followed trace as what it is.
-fn record_of(line: FollowedLine<'_>) -> Option<Followed> {
+/// A line of a followed trace as what it is, its MCP servers named in `servers`.
+fn record_of(line: FollowedLine<'_>, servers: &mut Servers) -> Option<Followed> {
     match line {
-        FollowedLine::Whole(number, bytes) => read_line(number, bytes),
+        FollowedLine::Whole(number, bytes) => read_line(number, bytes, servers),
         FollowedLine::TooLong(number) => {
             Some(Followed::Bad(format!("line {number}"), too_long_problem()))
         }
@@ -178,7 +190,7 @@ fn record_of(line: FollowedLine<'_>) -> Option<Followed> {
 }
 
 /// A record line of a followed trace read as a record.
-fn read_line(number: usize, line: &[u8]) -> Option<Followed> {
+fn read_line(number: usize, line: &[u8], servers: &mut Servers) -> Option<Followed> {
     let at = format!("line {number}");
     let text = String::from_utf8_lossy(line);
     let text = text.trim();
@@ -191,15 +203,12 @@ fn read_line(number: usize, line: &[u8]) -> Option<Followed> {
     };
     Some(match record::from_value(value, at.clone(), Some(text)) {
         Ok(record::Outcome::Turn(turn)) => Followed::Turn(turn),
-        Ok(record::Outcome::Ignored(ignored) | record::Outcome::ServerHello(ignored, _)) => {
+        Ok(record::Outcome::Ignored(ignored)) => Followed::Ignored(ignored),
+        Ok(record::Outcome::ServerHello(mut ignored, info)) => {
+            ignored.reason = servers.hello(ignored.url.as_deref(), *info);
             Followed::Ignored(ignored)
         }
-        Ok(record::Outcome::ServerList(list)) => Followed::Ignored(super::Ignored {
-            reason: record::server_list_reason(&list, None),
-            source: list.source,
-            method: list.method,
-            url: list.url,
-        }),
+        Ok(record::Outcome::ServerList(list)) => Followed::Ignored(servers.list_ignored(&list)),
         Err(problem) => Followed::Bad(at, problem),
     })
 }
@@ -231,7 +240,8 @@ mod tests {
     /// What `poll` makes of `fresh` read at once.
     fn lines(follower: &mut Follower, fresh: &[u8]) -> Vec<Followed> {
         let mut out = Vec::new();
-        follower.lines(fresh, |line| out.extend(record_of(line)));
+        let mut servers = Servers::default();
+        follower.lines(fresh, |line| out.extend(record_of(line, &mut servers)));
         out
     }
 
@@ -261,6 +271,45 @@ mod tests {
         assert!(matches!(&items[1], Followed::Bad(at, _) if at == "line 2"));
         file.set_len(3).unwrap();
         assert!(follower.poll().is_err());
+    }
+
+    /// An MCP server's `initialize` and `tools/list` lines name it, as a whole trace's reading
+    /// does.
+    #[test]
+    fn mcp_servers_are_named_as_lines_come() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.jsonl");
+        let record = |request: &str, answer: &str| {
+            format!(
+                r#"{{"request":{{"method":"POST","url":"http://127.0.0.1:7/mcp","body":{request}}},"response":{{"status_code":200,"body":{answer}}},"logged_at":"2026-01-01T00:00:00Z"}}"#
+            ) + "\n"
+        };
+        let text = record(
+            r#"{"jsonrpc":"2.0","id":0,"method":"initialize"}"#,
+            r#"{"jsonrpc":"2.0","id":0,"result":{"serverInfo":{"name":"kb","version":"2"}}}"#,
+        ) + &record(
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"lookup","inputSchema":{}}]}}"#,
+        );
+        std::fs::write(&path, text).unwrap();
+        let mut follower = Follower::open(&path).unwrap();
+        let reasons: Vec<String> = follower
+            .poll()
+            .unwrap()
+            .into_iter()
+            .map(|item| match item {
+                Followed::Ignored(ignored) => ignored.reason,
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(
+            reasons,
+            [
+                "MCP initialize: the server kb 2, not a model call",
+                "MCP tools/list: kb 2's list of 1 tool, not a model call"
+            ]
+        );
+        assert_eq!(follower.mcp_servers()[0].tools, ["lookup"]);
     }
 
     /// Fifty thousand lines at once are read in one pass: no byte of a whole line is copied

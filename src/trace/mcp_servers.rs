@@ -11,6 +11,8 @@
 use serde::Serialize;
 use serde_json::Value;
 
+use super::{Ignored, RecordBody, TraceRecord};
+
 /// The longest name or version kept (in characters): a server names itself.
 pub const NAME_CHARS: usize = 100;
 /// Servers kept per trace, and tool names kept per server: a trace is untrusted input.
@@ -105,9 +107,24 @@ impl Servers {
         reason
     }
 
+    /// A server's list (a `tools/list` answer read as a record) as the record it is beside
+    /// model calls: ignored, named after its server where its `initialize` named it.
+    pub(crate) fn list_ignored(&mut self, list: &TraceRecord) -> Ignored {
+        let server = match &list.body {
+            RecordBody::Request(body) => self.listed(list.url.as_deref(), body),
+            RecordBody::CompactionStub => None,
+        };
+        Ignored {
+            reason: super::record::server_list_reason(list, server.as_deref()),
+            source: list.source.clone(),
+            method: list.method.clone(),
+            url: list.url.clone(),
+        }
+    }
+
     /// A `tools/list` answer at `url` (its body, the JSON-RPC response or its result): its
     /// tools recorded for the server; the server's label when it is named.
-    pub(crate) fn listed(&mut self, url: Option<&str>, body: &Value) -> Option<String> {
+    fn listed(&mut self, url: Option<&str>, body: &Value) -> Option<String> {
         let tools = body
             .get("result")
             .unwrap_or(body)

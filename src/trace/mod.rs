@@ -397,16 +397,7 @@ impl TraceReader {
     /// is (never a model call) and its server where its `initialize` named it; the first is
     /// kept in case no model call comes.
     fn server_list(&mut self, list: Box<TraceRecord>) {
-        let server = match &list.body {
-            RecordBody::Request(body) => self.servers.listed(list.url.as_deref(), body),
-            RecordBody::CompactionStub => None,
-        };
-        let ignored = Ignored {
-            reason: record::server_list_reason(&list, server.as_deref()),
-            source: list.source.clone(),
-            method: list.method.clone(),
-            url: list.url.clone(),
-        };
+        let ignored = self.servers.list_ignored(&list);
         if self.first_list.is_none() && !self.turned {
             self.first_list = Some((list, self.ignored.len()));
         }
