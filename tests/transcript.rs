@@ -593,3 +593,38 @@ fn a_session_opening_with_queued_prompts_is_a_transcript() {
         "{error}"
     );
 }
+
+/// A reader gone (`| head`) ends the following at its next row, as a pipe's writer should.
+#[test]
+fn follow_ends_when_its_reader_is_gone() {
+    use std::io::{BufRead, BufReader};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s1.jsonl");
+    std::fs::write(&path, call("m1", "s1", None, 0, 5000)).unwrap();
+    let mut child = std::process::Command::new(crate::support::command::bin())
+        .args(["session", "--follow"])
+        .arg(&path)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut first = String::new();
+    out.read_line(&mut first).unwrap();
+    assert!(first.starts_with("following "), "{first}");
+    drop(out);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let mut n = 2;
+    let status = loop {
+        // Each new call is a row to write; the first write after the reader went fails.
+        append(&path, &call(&format!("m{n}"), "s1", None, 0, 5000));
+        n += 1;
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(std::time::Instant::now() < deadline, "still following");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    assert!(status.success(), "{status:?}");
+}

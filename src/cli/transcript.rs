@@ -33,21 +33,23 @@ pub(super) fn follow(
     let int = super::interrupt::take_over();
     let term = Arc::new(AtomicBool::new(false));
     let _ = signal_hook::flag::register(signal_hook::consts::SIGTERM, term.clone());
+    // Whether it was written: a reader gone (`| head`) ends the following.
     let say = |text: String| {
         let mut out = std::io::stdout().lock();
-        let _ = out.write_all(text.as_bytes());
-        let _ = out.flush();
+        out.write_all(text.as_bytes())
+            .and_then(|()| out.flush())
+            .is_ok()
     };
     // The first look before anything is printed: a file that cannot be followed (gzip) is
     // refused in one line.
     let mut first = Some(following.poll().map_err(failure)?);
-    say(format!(
+    let mut open = say(format!(
         "following {name} (Ctrl-C stops)\n{}\n{}\n",
         transcript::NO_BODIES,
         header()
     ));
     let mut calls = 0;
-    while !int.load(Ordering::Relaxed) && !term.load(Ordering::Relaxed) {
+    while open && !int.load(Ordering::Relaxed) && !term.load(Ordering::Relaxed) {
         let polled = match first.take() {
             Some(polled) => polled,
             None => following.poll().map_err(failure)?,
@@ -72,7 +74,7 @@ pub(super) fn follow(
         if text.is_empty() && polled.bad.is_empty() {
             std::thread::sleep(POLL);
         } else {
-            say(text);
+            open = say(text);
         }
     }
     let mut report = following.report();
