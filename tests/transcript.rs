@@ -301,6 +301,14 @@ impl Followed {
     }
 }
 
+/// Never left behind, even when a test fails half-way.
+impl Drop for Followed {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 fn append(path: &std::path::Path, text: &str) {
     use std::io::Write;
     let mut file = std::fs::OpenOptions::new().append(true).open(path).unwrap();
@@ -623,7 +631,12 @@ fn follow_ends_when_its_reader_is_gone() {
         if let Some(status) = child.try_wait().unwrap() {
             break status;
         }
-        assert!(std::time::Instant::now() < deadline, "still following");
+        if std::time::Instant::now() >= deadline {
+            // Never left behind, even when the test fails.
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("still following");
+        }
         std::thread::sleep(std::time::Duration::from_millis(50));
     };
     assert!(status.success(), "{status:?}");
