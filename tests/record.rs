@@ -454,6 +454,55 @@ fn session_follow_reads_a_growing_trace() {
     assert_eq!(status.code(), Some(130));
 }
 
+/// A reader gone (`| head`) ends `session --follow` at its next line, rather than following
+/// on into a closed pipe.
+#[test]
+fn session_follow_ends_when_its_reader_is_gone() {
+    use std::io::BufRead;
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("t.jsonl");
+    let line = |n: u32| {
+        format!(
+            r#"{{"request":{{"method":"POST","url":"https://api.anthropic.com/v1/messages","body":{{"model":"m","messages":[{{"role":"user","content":"turn {n}"}}],"tools":[]}}}},"response":{{"status_code":200,"body":{{"usage":{{"input_tokens":9}}}}}},"logged_at":"2026-01-01T00:00:00Z"}}"#
+        ) + "\n"
+    };
+    std::fs::write(&trace, line(1)).unwrap();
+    let mut child = std::process::Command::new(crate::support::command::bin())
+        .args(["session", "--follow"])
+        .arg(&trace)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut first = String::new();
+    out.read_line(&mut first).unwrap();
+    assert!(first.starts_with("following "), "{first}");
+    drop(out);
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    let mut n = 2;
+    let status = loop {
+        let mut file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&trace)
+            .unwrap();
+        file.write_all(line(n).as_bytes()).unwrap();
+        n += 1;
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if std::time::Instant::now() >= deadline {
+            // Never left behind, even when the test fails.
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("still following");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(status.success(), "{status:?}");
+}
+
 /// Ports and durations, which change from run to run, as placeholders.
 fn steady(text: &str) -> String {
     let mut out = String::new();

@@ -11,6 +11,7 @@ mod support;
 
 // Reading input: captures, traces, the measure and its tokenizer.
 mod capture;
+mod mcp_in_traces;
 mod measure;
 mod record_kinds;
 mod recordings;

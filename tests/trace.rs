@@ -1088,7 +1088,10 @@ fn mcp_over_streamable_http_in_a_cassette_a_har_and_alone() {
     assert_eq!(
         ignored_of(&reader),
         ignored(&[
-            ("interaction 1", "MCP initialize"),
+            (
+                "interaction 1",
+                "MCP initialize: the server docs 1, not a model call"
+            ),
             ("interaction 2", "MCP notifications/initialized"),
             ("interaction 4", "MCP tools/call"),
         ])
@@ -1182,11 +1185,14 @@ fn an_mcp_listing_beside_model_calls_is_the_servers_list_never_a_turn() {
     assert_eq!(
         ignored_of(&reader),
         ignored(&[
-            ("interaction 1", "MCP initialize"),
+            (
+                "interaction 1",
+                "MCP initialize: the server docs 1, not a model call"
+            ),
             ("interaction 2", "MCP notifications/initialized"),
             (
                 "interaction 3",
-                "MCP tools/list: the server's list of 2 tools, not a model call"
+                "MCP tools/list: docs 1's list of 2 tools, not a model call"
             ),
             ("interaction 5", "MCP tools/call"),
         ])

@@ -46,6 +46,7 @@ pub(super) fn report(args: ReportArgs, color: ColorChoice) -> Result<Output, Fai
         name,
         turn,
         settings,
+        mcp_servers,
     } = load(&common)?;
     // Without `-s` the budget gates the list as sent; with it, each strategy named.
     let gated: Vec<Strategy> = if strategies.is_empty() {
@@ -69,7 +70,8 @@ pub(super) fn report(args: ReportArgs, color: ColorChoice) -> Result<Output, Fai
     };
     let mut report = report::report(&capture, &path, &strategies, &settings, &counter);
     report.turn = turn;
-    let rows = by_server.then(|| super::mcp::rows_of(&capture, &report, &settings, &counter));
+    let rows = by_server
+        .then(|| super::mcp::rows_of(&capture, &report, &settings, &mcp_servers, &counter));
     // A count that fails keeps the report, saying why (as `mcp` does).
     let (claude, count_failed) = match count_with {
         Some(_) => match super::mcp::report_claude_count(&capture, &settings, &api_base)? {
@@ -456,20 +458,26 @@ pub(super) fn session(args: &SessionArgs, color: ColorChoice) -> Result<Output, 
         toolprism::session::transcript::folder(&args.trace)
     };
     if let Some(files) = transcripts {
-        if args.follow || args.budget.is_some() || !args.strategies.is_empty() {
+        if args.budget.is_some() || !args.strategies.is_empty() {
             return Err(super::Failure::new(format!(
-                "{}: a Claude Code session transcript holds no tool list: --follow, --budget \
-                 and -s do not apply to it",
+                "{}: a Claude Code session transcript holds no tool list: --budget and -s do \
+                 not apply to it",
                 toolprism::sanitize::visible(&args.trace.to_string_lossy())
             )));
         }
-        return super::transcript::run(
-            &files,
-            args.json,
-            args.skip_bad,
-            args.thread.as_deref(),
-            &settings,
-        );
+        if !args.follow {
+            return super::transcript::run(
+                &files,
+                args.json,
+                args.skip_bad,
+                args.thread.as_deref(),
+                &settings,
+            );
+        }
+        // A folder is refused as following any folder is, below.
+        if args.trace.is_file() {
+            return super::transcript::follow(&args.trace, args.thread.as_deref(), &settings);
+        }
     }
     if args.follow {
         return super::follow::run(&request, super::tui_color(color));

@@ -76,14 +76,21 @@ fn live(follower: Follower, request: &Request<'_>, color: bool) -> Result<Output
     Ok(output)
 }
 
-/// Prints each turn as the analysis finishes it.
-struct Printer;
+/// Prints each turn as the analysis finishes it; `gone` is set once a write fails (the reader
+/// went, `| head`), which ends the following.
+struct Printer {
+    gone: Arc<AtomicBool>,
+}
 
 impl TurnSink for Printer {
     fn turn(&mut self, facts: &TurnFacts, _rows: &[StrategyTurn]) {
         let mut out = std::io::stdout().lock();
-        let _ = writeln!(out, "{}", row(&turn_row(facts)));
-        let _ = out.flush();
+        if writeln!(out, "{}", row(&turn_row(facts)))
+            .and_then(|()| out.flush())
+            .is_err()
+        {
+            self.gone.store(true, Ordering::Relaxed);
+        }
     }
 }
 
@@ -98,6 +105,7 @@ pub fn run(request: &Request<'_>, color: bool) -> Result<Output, Failure> {
     let int = super::interrupt::take_over();
     let term = Arc::new(AtomicBool::new(false));
     let _ = signal_hook::flag::register(signal_hook::consts::SIGTERM, term.clone());
+    let gone = Arc::new(AtomicBool::new(false));
     let counter = TokenCounter::new(request.encoding);
     // The timeline needs only the requests as sent: no strategy is projected.
     let strategies = if request.strategies.is_empty() {
@@ -111,7 +119,7 @@ pub fn run(request: &Request<'_>, color: bool) -> Result<Output, Failure> {
         &counter,
         request.thread.clone(),
     )
-    .with_sink(Box::new(Printer));
+    .with_sink(Box::new(Printer { gone: gone.clone() }));
     {
         let mut out = std::io::stdout().lock();
         let _ = writeln!(out, "following {name} (Ctrl-C stops)");
@@ -121,7 +129,10 @@ pub fn run(request: &Request<'_>, color: bool) -> Result<Output, Failure> {
     let problem = |at: &str, why: &str| {
         eprintln!("toolprism: {name}: {at}: {} (skipped)", visible(why));
     };
-    while !int.load(Ordering::Relaxed) && !term.load(Ordering::Relaxed) {
+    while !gone.load(Ordering::Relaxed)
+        && !int.load(Ordering::Relaxed)
+        && !term.load(Ordering::Relaxed)
+    {
         let items = follower
             .poll()
             .map_err(|e| Failure::new(visible(&e.to_string()).into_owned()))?;

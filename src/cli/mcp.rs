@@ -1080,14 +1080,17 @@ pub(super) fn report_claude_count(
     )
 }
 
-/// `report --by-server`: the rows of a loaded capture.
+/// `report --by-server`'s rows: each tool's server as the MCP servers of the trace listed it,
+/// where they did, else as its name tells.
 pub(super) fn rows_of(
     capture: &Capture,
     report: &Report,
     settings: &Settings,
+    servers: &[toolprism::trace::McpServer],
     counter: &TokenCounter,
 ) -> Vec<ServerRow> {
-    by_server::rows(capture, report, settings, None, counter)
+    let owners = by_server::owners_from_lists(capture, servers, settings);
+    by_server::rows(capture, report, settings, owners.as_deref(), counter)
 }
 
 /// Where counts are cached: `TOOLPRISM_CACHE_DIR`, else `$XDG_CACHE_HOME/toolprism`, else

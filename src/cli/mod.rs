@@ -533,6 +533,8 @@ struct Loaded {
     turn: Option<toolprism::report::TurnFigures>,
     /// Every `--set` applied.
     settings: Settings,
+    /// The MCP servers a trace's own exchanges named (none for a single capture).
+    mcp_servers: Vec<toolprism::trace::McpServer>,
 }
 
 /// Load `CAPTURE` through [`pick_turn_alone`]: a single capture as before (same errors), or one
@@ -561,6 +563,7 @@ fn load(common: &Common) -> Result<Loaded, Failure> {
         name,
         turn,
         settings: settings(&common.set)?,
+        mcp_servers: picked.mcp_servers,
     })
 }
 

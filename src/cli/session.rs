@@ -446,6 +446,19 @@ fn trace_head(report: &SessionReport) -> String {
             thousands(trace.ignored_total - trace.ignored.len())
         );
     }
+    for server in &trace.mcp_servers {
+        let _ = writeln!(
+            text,
+            "  MCP server {}{}: {} listed",
+            server.label().unwrap_or_else(|| "(unnamed)".to_owned()),
+            server
+                .url
+                .as_deref()
+                .map(|u| format!(" at {}", visible(u)))
+                .unwrap_or_default(),
+            count(server.tools.len(), "tool", "tools"),
+        );
+    }
     text.push_str("\nTurns (each compared with the previous turn of its thread)\n");
     text
 }
@@ -822,7 +835,15 @@ fn tools_section(report: &SessionReport) -> String {
         .tools
         .iter()
         .filter(|t| t.calls > 0)
-        .map(|t| format!("{} ({})", visible(&t.name), t.calls))
+        .map(|t| match &t.server {
+            Some(server) => format!(
+                "{} ({}, from {})",
+                visible(&t.name),
+                t.calls,
+                visible(server)
+            ),
+            None => format!("{} ({})", visible(&t.name), t.calls),
+        })
         .collect();
     let _ = writeln!(
         out,

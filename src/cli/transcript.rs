@@ -2,7 +2,11 @@
 //! (`toolprism::session::transcript`), printed; `--json` is the report as it is.
 
 use std::fmt::Write as _;
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 use toolprism::sanitize::visible;
 use toolprism::session::transcript::{self, BreakCause, Transcript, TranscriptTurn};
@@ -10,6 +14,83 @@ use toolprism::settings::Settings;
 use toolprism::text::{fit, pad, thousands};
 
 use super::{Failure, Output};
+
+/// How often a transcript with nothing new is looked at again.
+const POLL: Duration = Duration::from_millis(100);
+
+/// `session --follow TRANSCRIPT`: one row per model call as its first line is written (the
+/// turns' table of `session`), bad lines named on standard error and skipped, until Ctrl-C or
+/// SIGTERM; then the totals of what was read.
+pub(super) fn follow(
+    path: &Path,
+    thread: Option<&str>,
+    settings: &Settings,
+) -> Result<Output, Failure> {
+    let failure =
+        |e: toolprism::error::FileError| Failure::new(visible(&e.to_string()).into_owned());
+    let mut following = transcript::Following::open(path, settings).map_err(failure)?;
+    let name = visible(following.name()).into_owned();
+    let int = super::interrupt::take_over();
+    let term = Arc::new(AtomicBool::new(false));
+    let _ = signal_hook::flag::register(signal_hook::consts::SIGTERM, term.clone());
+    // Whether it was written: a reader gone (`| head`) ends the following.
+    let say = |text: String| {
+        let mut out = std::io::stdout().lock();
+        out.write_all(text.as_bytes())
+            .and_then(|()| out.flush())
+            .is_ok()
+    };
+    // The first look before anything is printed: a file that cannot be followed (gzip) is
+    // refused in one line.
+    let mut first = Some(following.poll().map_err(failure)?);
+    let mut open = say(format!(
+        "following {name} (Ctrl-C stops)\n{}\n{}\n",
+        transcript::NO_BODIES,
+        header()
+    ));
+    let mut calls = 0;
+    while open && !int.load(Ordering::Relaxed) && !term.load(Ordering::Relaxed) {
+        let polled = match first.take() {
+            Some(polled) => polled,
+            None => following.poll().map_err(failure)?,
+        };
+        for (file, at, why) in &polled.bad {
+            eprintln!(
+                "toolprism: {}: {at}: {} (skipped)",
+                visible(file),
+                visible(why)
+            );
+        }
+        let mut text = String::new();
+        for turn in polled
+            .turns
+            .iter()
+            .filter(|t| thread.is_none_or(|k| t.thread == k))
+        {
+            calls += 1;
+            text.push_str(&row(turn));
+            text.push('\n');
+        }
+        if text.is_empty() && polled.bad.is_empty() {
+            std::thread::sleep(POLL);
+        } else {
+            open = say(text);
+        }
+    }
+    let mut report = following.report();
+    if let Some(thread) = thread {
+        report.threads.retain(|t| t.thread == thread);
+    }
+    let mut output = Output::text(format!("\n{}", totals(&report)));
+    output.stderr = format!(
+        "toolprism: {name}: followed {}\n",
+        count(calls, "model call")
+    );
+    if term.load(Ordering::Relaxed) {
+        output.status = 143;
+    }
+    Ok(output)
+}
 
 /// Read and print a transcript, or each of a folder's (one session a file; `--json`: an
 /// array of reports), keeping only `thread`'s turns when one is named.
@@ -82,15 +163,26 @@ fn text(name: &str, r: &Transcript) -> String {
         count(r.repeated, "repeated usage line")
     );
     let _ = writeln!(out, "{}", transcript::NO_BODIES);
-    let _ = writeln!(
-        out,
-        "\n{:>4}  {:<28}  {:<28}  {:>8}  {:>9}  {:>9}  {:>9}  {:>7}  cache    note",
-        "turn", "thread", "model", "input", "read", "write 5m", "write 1h", "output"
-    );
+    let _ = writeln!(out, "\n{}", header());
     for t in &r.turns {
         let _ = writeln!(out, "{}", row(t));
     }
     out.push('\n');
+    out.push_str(&totals(r));
+    out
+}
+
+/// The turns' table header.
+fn header() -> String {
+    format!(
+        "{:>4}  {:<28}  {:<28}  {:>8}  {:>9}  {:>9}  {:>9}  {:>7}  cache    note",
+        "turn", "thread", "model", "input", "read", "write 5m", "write 1h", "output"
+    )
+}
+
+/// The threads' and the session's totals, and what was not read.
+fn totals(r: &Transcript) -> String {
+    let mut out = String::new();
     for t in &r.threads {
         let _ = writeln!(
             out,

@@ -15,6 +15,7 @@ use crate::measure::TokenCounter;
 use crate::report::Report;
 use crate::settings::Settings;
 use crate::tool;
+use crate::trace::McpServer;
 
 /// The name of the row of tools no server owns.
 pub const HOST_ROW: &str = "(host)";
@@ -62,6 +63,33 @@ pub fn server_of(entry: &Value, settings: &Settings) -> Option<String> {
         return Some(bare.to_owned());
     }
     Some(tool::server_label(name).unwrap_or(name).to_owned())
+}
+
+/// Each entry's server where one MCP server of the trace listed it (a `tools/list` answer
+/// inside the trace, its server named by its `initialize` answer): that server's name, in
+/// place of what the entry's name suggests; else as [`server_of`] reads the name (empty: a
+/// tool of the host's own). `None` when no entry was listed by a named server (nothing to
+/// add to the names). A name two named servers list tells neither apart: read by its name.
+pub fn owners_from_lists(
+    capture: &Capture,
+    servers: &[McpServer],
+    settings: &Settings,
+) -> Option<Vec<String>> {
+    let mut any = false;
+    let owners = capture
+        .tools()
+        .iter()
+        .map(|entry| {
+            let listed = tool::name(entry)
+                .and_then(|name| crate::trace::mcp_server_listing(servers, name))
+                .and_then(|server| server.name.clone());
+            any |= listed.is_some();
+            listed
+                .or_else(|| server_of(entry, settings))
+                .unwrap_or_default()
+        })
+        .collect();
+    any.then_some(owners)
 }
 
 /// Tools an entry stands for: a namespace's nested tools, else one.

@@ -70,7 +70,11 @@ impl<'a> Live<'a> {
     /// following.
     pub fn poll(&mut self) -> Result<Polled, FileError> {
         let mut polled = Polled::default();
-        for item in self.follower.poll()? {
+        let items = self.follower.poll()?;
+        if self.follower.mcp_servers() != self.info.mcp_servers.as_slice() {
+            self.info.mcp_servers = self.follower.mcp_servers().to_vec();
+        }
+        for item in items {
             match item {
                 Followed::Turn(turn) => {
                     let at = turn.source.clone();

@@ -42,6 +42,9 @@ pub struct PickedTurn {
     /// The previous request of the same thread (its turn number and the request), when there
     /// is one: what a turn's tool list is compared with.
     pub previous: Option<(usize, Capture)>,
+    /// The MCP servers whose exchanges the trace holds, read as far as the turn (all of them
+    /// for the last turn): what labels its tools by server.
+    pub mcp_servers: Vec<crate::trace::McpServer>,
 }
 
 impl PickedTurn {
@@ -216,6 +219,7 @@ fn pick(
         format,
         capture,
         previous,
+        mcp_servers: reader.mcp_servers().to_vec(),
     })
 }
 

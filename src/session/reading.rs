@@ -37,6 +37,7 @@ pub fn analyse_trace(
                 ignored_total: reader.ignored_total(),
                 skipped: reader.skipped(),
                 torn_last_line: reader.torn_last_line().is_some(),
+                mcp_servers: reader.mcp_servers().to_vec(),
             }
         });
         let mut skipped = 0;

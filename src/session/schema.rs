@@ -134,6 +134,9 @@ pub struct ToolUse {
     /// Sent, and no visible call names it on the turns that sent it (calls in other threads,
     /// whose turns never sent it, do not count).
     pub never_called: bool,
+    /// The MCP server of the trace that listed it (its `initialize` name), where one did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub server: Option<String>,
 }
 
 /// The deferral candidates (SESSIONS.md section 3, "Tool calls").
@@ -187,6 +190,10 @@ pub struct TraceSummary {
     pub providers_assumed: Vec<AssumedProvider>,
     /// The conversations the turns belong to, in order of first appearance.
     pub threads: Vec<ThreadSummary>,
+    /// The MCP servers whose `initialize` or `tools/list` exchanges the trace holds (left out
+    /// when none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub mcp_servers: Vec<crate::trace::McpServer>,
 }
 
 /// A host whose provider was not told by the host itself.
@@ -631,6 +638,8 @@ pub struct TraceInfo {
     pub skipped: usize,
     /// The last line was torn.
     pub torn_last_line: bool,
+    /// The MCP servers of the trace's own MCP exchanges.
+    pub mcp_servers: Vec<crate::trace::McpServer>,
 }
 
 /// What a turn's observed usage says against the previous turn of its chain (serialized under

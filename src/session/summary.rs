@@ -46,6 +46,7 @@ impl Analyzer<'_> {
                     first_turn: t.first_turn,
                 })
                 .collect(),
+            mcp_servers: trace.mcp_servers,
         }
     }
 
@@ -126,7 +127,11 @@ impl Analyzer<'_> {
         };
         let (cheapest, cheapest_any) = (lowest(true), lowest(false));
 
-        let tools = self.tool_tally.report();
+        let mut tools = self.tool_tally.report();
+        for tool in &mut tools {
+            tool.server = crate::trace::mcp_server_listing(&trace.mcp_servers, &tool.name)
+                .and_then(|s| s.name.clone());
+        }
         let deferral = self.deferral(&tools);
 
         let settings = settings_map(&self.settings);

@@ -104,6 +104,7 @@ impl ToolTally {
                     calls,
                     tokens,
                     never_called: sent_turns > 0 && called_where_sent == 0,
+                    server: None,
                 }
             })
             .collect()

@@ -1,15 +1,21 @@
-//! Claude Code session transcripts (`~/.claude/projects/<folder>/<session>.jsonl`, and the
-//! `<session>/subagents/agent-*.jsonl` files beside it) read as what they are: no request
-//! bodies, but every model call's usage. One turn per model call (Claude Code writes an
-//! assistant message once per content block, repeating its usage under one message id), the
-//! observed cache of each, breaks and their price at the model's rates, the provider's
+//! Claude Code session transcripts (`~/.claude/projects/<folder>/<session>.jsonl`, and its
+//! subagents' files wherever its release kept them: `transcript/files.rs`) read as what they
+//! are: no request bodies, but every model call's usage. One turn per model call (Claude Code
+//! writes an assistant message once per content block, repeating its usage under one message
+//! id), the observed cache of each, breaks and their price at the model's rates, the provider's
 //! diagnosis where a line carries one, and subagent and compaction calls in threads of their
-//! own. Shape read: Claude Code 1.0.x to 2.x (docs/SESSIONS.md, "Claude Code transcripts").
+//! own; whole ([`read`]) or as it grows ([`Following`]). Shape read: Claude Code 1.0.x to 2.1.x
+//! (docs/SESSIONS.md, "Claude Code transcripts").
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+mod files;
+
+pub use files::{folder, sniff};
 
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -19,6 +25,7 @@ use crate::error::{FileError, LoadError};
 use crate::settings::Settings;
 use crate::trace::MAX_RECORD_BYTES;
 use crate::trace::diagnosis::Diagnosis;
+use crate::trace::follow::{FollowedLine, Follower};
 
 /// What a transcript lacks, said in the report and in `--json`'s `note`.
 pub const NO_BODIES: &str = "a transcript holds no request bodies: no tool list, so no \
@@ -32,9 +39,6 @@ const BREAK_MIN_TOKENS: u64 = 1024;
 /// Claude's cache lifetimes, for telling an expired prefix from a re-written one.
 const TTL_5M_MS: i64 = 5 * 60 * 1000;
 const TTL_1H_MS: i64 = 60 * 60 * 1000;
-/// Lines looked at to tell a transcript, and the longest of them read for it.
-const SNIFF_LINES: usize = 8;
-const SNIFF_LINE_BYTES: u64 = 16 * 1024 * 1024;
 
 /// A break's cause, told by the time since the thread's previous call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -163,81 +167,26 @@ pub struct Transcript {
     pub breaks_usd: Option<f64>,
 }
 
-/// Whether `path` is a Claude Code transcript (a file whose first lines are its lines).
-pub fn sniff(path: &Path) -> bool {
-    let Ok(file) = File::open(path) else {
-        return false;
-    };
-    if !file.metadata().is_ok_and(|m| m.is_file()) {
-        return false;
-    }
-    let mut reader = BufReader::new(file);
-    let mut buf = Vec::new();
-    for _ in 0..SNIFF_LINES {
-        buf.clear();
-        let read = (&mut reader)
-            .take(SNIFF_LINE_BYTES)
-            .read_until(b'\n', &mut buf);
-        match read {
-            Ok(0) | Err(_) => return false,
-            Ok(_) if buf.trim_ascii().is_empty() => continue,
-            Ok(_) => {}
-        }
-        let Ok(Value::Object(object)) = serde_json::from_slice::<Value>(&buf) else {
-            return false;
-        };
-        if crate::trace::kind::is_claude_code_transcript(&object) {
-            return true;
-        }
-    }
-    false
-}
-
-/// A folder of transcripts (a `~/.claude/projects/<folder>`): its `*.jsonl` files, sorted,
-/// when there is at least one and every one is a transcript (`None` otherwise).
-pub fn folder(path: &Path) -> Option<Vec<PathBuf>> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(path)
-        .ok()?
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "jsonl") && p.is_file())
-        .collect();
-    files.sort();
-    (!files.is_empty() && files.iter().all(|f| sniff(f))).then_some(files)
-}
-
-/// The subagents' transcripts beside a session's (`<session>/subagents/*.jsonl`), sorted.
-fn subagent_files(path: &Path) -> Vec<PathBuf> {
-    let (Some(dir), Some(stem)) = (path.parent(), path.file_stem()) else {
-        return Vec::new();
-    };
-    let Ok(entries) = std::fs::read_dir(dir.join(stem).join("subagents")) else {
-        return Vec::new();
-    };
-    let mut files: Vec<PathBuf> = entries
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "jsonl") && p.is_file())
-        .collect();
-    files.sort();
-    files
-}
-
 /// Read a transcript (and its subagents' files) into turns, priced with `settings`.
 pub fn read(path: &Path, skip_bad: bool, settings: &Settings) -> Result<Transcript, FileError> {
     let mut reader = Reader {
         skip_bad,
         ..Reader::default()
     };
-    let mut files = vec![path.to_path_buf()];
-    files.extend(subagent_files(path));
     let mut names = Vec::new();
-    for file in &files {
+    let mut read = |reader: &mut Reader, file: &Path| {
         let name = file.to_string_lossy().into_owned();
         reader
             .file(file, &name)
             .map_err(|error| error.in_file(name.clone()))?;
         names.push(name);
+        Ok::<(), FileError>(())
+    };
+    read(&mut reader, path)?;
+    // The session's id is known once its own file is read: its agents' files name it.
+    let id = reader.session_id.clone();
+    for file in files::companions(path, id.as_deref(), &mut HashSet::new()) {
+        read(&mut reader, &file)?;
     }
     Ok(reader.finish(names, settings))
 }
@@ -268,12 +217,19 @@ struct Reader {
     compactions: usize,
     skipped: usize,
     torn_last_line: bool,
+    /// Each thread's previous call, for judging the next.
+    last: HashMap<String, Last>,
+    /// Turns priced and judged so far (the first ones).
+    judged: usize,
 }
 
 impl Reader {
-    /// Read one file's lines, each bounded by [`MAX_RECORD_BYTES`].
+    /// Read one file's lines, each bounded by [`MAX_RECORD_BYTES`] (decompressed, when the
+    /// file is gzip or zstd, no more than the ratio guard allows).
     fn file(&mut self, path: &Path, name: &str) -> Result<(), LoadError> {
-        let file = File::open(path).map_err(|e| LoadError::Unreadable(e.to_string()))?;
+        let file = File::open(path).map_err(|e| crate::trace::read_error(&e))?;
+        let (file, _) =
+            crate::trace::decoded(Box::new(file)).map_err(|e| crate::trace::read_error(&e))?;
         let mut reader = BufReader::new(file);
         let mut buf = Vec::new();
         let mut number = 0;
@@ -282,7 +238,7 @@ impl Reader {
             let read = (&mut reader)
                 .take(MAX_RECORD_BYTES + 1)
                 .read_until(b'\n', &mut buf)
-                .map_err(|e| LoadError::Unreadable(e.to_string()))?;
+                .map_err(|e| crate::trace::read_error(&e))?;
             if read == 0 {
                 return Ok(());
             }
@@ -300,16 +256,26 @@ impl Reader {
             if buf.trim_ascii().is_empty() {
                 continue;
             }
-            self.lines += 1;
-            match serde_json::from_slice::<Value>(&buf) {
-                Ok(Value::Object(line)) => self.line(&line, name, number),
+            match self.record(&buf, name, number) {
+                Ok(()) => {}
                 // A last line without its newline: the session is still being written.
                 Err(_) if !buf.ends_with(b"\n") => self.torn_last_line = true,
-                Ok(_) if self.skip_bad => self.skipped += 1,
                 Err(_) if self.skip_bad => self.skipped += 1,
-                Ok(_) => return Err(bad("not a JSON object".to_owned())),
-                Err(e) => return Err(bad(format!("not JSON ({e})"))),
+                Err(problem) => return Err(bad(problem)),
             }
+        }
+    }
+
+    /// One non-blank line's bytes read, or the problem with them.
+    fn record(&mut self, bytes: &[u8], name: &str, number: usize) -> Result<(), String> {
+        self.lines += 1;
+        match serde_json::from_slice::<Value>(bytes) {
+            Ok(Value::Object(line)) => {
+                self.line(&line, name, number);
+                Ok(())
+            }
+            Ok(_) => Err("not a JSON object".to_owned()),
+            Err(e) => Err(format!("not JSON ({e})")),
         }
     }
 
@@ -431,13 +397,14 @@ impl Reader {
         thread
     }
 
-    /// Price each turn, find the breaks, and total the threads.
-    fn finish(mut self, files: Vec<String>, settings: &Settings) -> Transcript {
-        let mut last: HashMap<String, Last> = HashMap::new();
-        for turn in &mut self.turns {
+    /// Price the turns read since the last call and find their breaks, in order (a turn's
+    /// break depends on its thread's calls before it only); the range judged now.
+    fn judge_new(&mut self, settings: &Settings) -> std::ops::Range<usize> {
+        let from = self.judged;
+        for turn in &mut self.turns[from..] {
             let rates = Rates::of(&turn.model, settings);
             turn.usd = rates.usd(turn);
-            let now = last.entry(turn.thread.clone()).or_default();
+            let now = self.last.entry(turn.thread.clone()).or_default();
             turn.break_ = judge(turn, now, &rates);
             let o = turn.observed;
             *now = Last {
@@ -446,6 +413,13 @@ impl Reader {
                 long: turn.write_1h.is_some_and(|w| w > 0),
             };
         }
+        self.judged = self.turns.len();
+        from..self.judged
+    }
+
+    /// Price each turn, find the breaks, and total the threads.
+    fn finish(mut self, files: Vec<String>, settings: &Settings) -> Transcript {
+        self.judge_new(settings);
         let threads = thread_totals(&self.turns);
         let sum = |f: &dyn Fn(&TranscriptTurn) -> Option<f64>| -> Option<f64> {
             self.turns.iter().map(f).sum::<Option<f64>>().map(round6)
@@ -486,6 +460,103 @@ impl Reader {
             usd,
             usd_without_cache,
         }
+    }
+}
+
+/// A transcript read as it grows (`session --follow`): the session's file and each subagent's
+/// file as it appears beside it, each followed as [`Follower`] follows a trace (whole lines
+/// only, a half line waited for, each line bounded), with the same rules as [`read`]: a call's
+/// usage repeated on later lines (even lines read at another look) is read once.
+pub struct Following {
+    reader: Reader,
+    settings: Settings,
+    session: PathBuf,
+    /// Followed files: the session's first.
+    files: Vec<(PathBuf, String, Follower)>,
+    /// Files looked at as the session's subagents' (followed or not theirs).
+    examined: HashSet<PathBuf>,
+    /// When the folders were last looked in for subagents' files.
+    scanned: Option<Instant>,
+}
+
+/// How often a followed session's folders are looked in for new subagents' files.
+const SCAN_EVERY: Duration = Duration::from_secs(1);
+
+/// What one look at a followed transcript found.
+#[derive(Debug, Default)]
+pub struct Polled {
+    /// The model calls first written since the last look, priced and judged.
+    pub turns: Vec<TranscriptTurn>,
+    /// Lines that could not be read: the file, where (`line 5`) and why. Following goes on.
+    pub bad: Vec<(String, String, String)>,
+}
+
+impl Following {
+    /// Follow the transcript at `path` from its start.
+    pub fn open(path: &Path, settings: &Settings) -> Result<Following, FileError> {
+        let follower = Follower::open(path)?;
+        let name = follower.name().to_owned();
+        Ok(Following {
+            reader: Reader::default(),
+            settings: settings.clone(),
+            session: path.to_path_buf(),
+            files: vec![(path.to_path_buf(), name, follower)],
+            examined: HashSet::from([path.to_path_buf()]),
+            scanned: None,
+        })
+    }
+
+    /// The session's name as errors show it.
+    pub fn name(&self) -> &str {
+        &self.files[0].1
+    }
+
+    /// Read what every file gained since the last look (never waits), taking up subagents'
+    /// files that appeared meanwhile.
+    pub fn poll(&mut self) -> Result<Polled, FileError> {
+        // A project's folder may hold thousands of files: looked in once a second, not at
+        // every look.
+        if self.scanned.is_none_or(|at| at.elapsed() >= SCAN_EVERY) {
+            self.scanned = Some(Instant::now());
+            let id = self.reader.session_id.as_deref();
+            for file in files::companions(&self.session, id, &mut self.examined) {
+                let follower = Follower::open(&file)?;
+                let name = follower.name().to_owned();
+                self.files.push((file, name, follower));
+            }
+        }
+        let mut polled = Polled::default();
+        let reader = &mut self.reader;
+        for (_, name, follower) in &mut self.files {
+            follower.poll_lines(|line| {
+                let (number, problem) = match line {
+                    FollowedLine::Whole(_, bytes) if bytes.trim_ascii().is_empty() => return,
+                    FollowedLine::Whole(number, bytes) => {
+                        match reader.record(bytes, name, number) {
+                            Ok(()) => return,
+                            Err(problem) => (number, problem),
+                        }
+                    }
+                    FollowedLine::TooLong(number) => (
+                        number,
+                        format!("longer than {} MiB", MAX_RECORD_BYTES >> 20),
+                    ),
+                };
+                reader.skipped += 1;
+                polled
+                    .bad
+                    .push((name.clone(), format!("line {number}"), problem));
+            })?;
+        }
+        let new = self.reader.judge_new(&self.settings);
+        polled.turns = self.reader.turns[new].to_vec();
+        Ok(polled)
+    }
+
+    /// The report of everything read so far (each call's output the largest of its lines).
+    pub fn report(self) -> Transcript {
+        let names = self.files.into_iter().map(|(_, name, _)| name).collect();
+        self.reader.finish(names, &self.settings)
     }
 }
 

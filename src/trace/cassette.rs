@@ -22,7 +22,7 @@ use base64::Engine as _;
 use serde_json::{Map, Value};
 
 use super::record::{self, Outcome};
-use super::{Ignored, Raw, TraceRecord, detect, usage};
+use super::{Raw, TraceRecord, detect, usage};
 use crate::error::{LoadError, json_kind};
 
 /// The key a body that is binary data (not UTF-8 text once decoded) is replaced with, holding
@@ -406,17 +406,10 @@ fn interaction_outcome(interaction: Value, source: String) -> Result<Outcome, St
         response_body.as_ref(),
     );
     let mcp = matches!(classified, record::Call::McpList(_));
-    let body = match classified {
-        record::Call::Ignored(reason) => {
-            return Ok(Outcome::Ignored(Ignored {
-                source,
-                method,
-                url,
-                reason,
-            }));
-        }
-        record::Call::McpList(list) => list,
-        record::Call::Model => match body {
+    let body = match classified.not_a_turn(&source, method.as_ref(), url.as_ref()) {
+        Err(outcome) => return Ok(outcome),
+        Ok(record::Call::McpList(list)) => list,
+        Ok(_) => match body {
             None | Some(Value::Null) => return Err("no request body".to_owned()),
             Some(Value::String(s)) if s.trim().is_empty() => {
                 return Err("the request body is empty".to_owned());

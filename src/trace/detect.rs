@@ -161,16 +161,7 @@ pub(crate) fn detect(path: &Path, name: &str) -> Result<Detected, LoadError> {
     } else {
         Box::new(std::fs::File::open(path).map_err(unreadable)?)
     };
-    let (magic, raw) = peek(raw, 4).map_err(unreadable)?;
-    let compression = compression_of(&magic);
-    let reader = match compression {
-        Some(compression) => {
-            let (counting, guard) = bounded::ratio_guard(raw, bounded::RATIO_FLOOR);
-            let decoder = decoder(compression, Box::new(counting)).map_err(unreadable)?;
-            Box::new(guard(decoder)) as Box<dyn Read + Send>
-        }
-        None => raw,
-    };
+    let (reader, compression) = decoded(raw).map_err(unreadable)?;
     let reader: Box<dyn BufRead + Send> = Box::new(BufReader::with_capacity(BUFFER_BYTES, reader));
     let mut document_error = None;
     let mut litellm = false;
@@ -190,6 +181,25 @@ pub(crate) fn detect(path: &Path, name: &str) -> Result<Detected, LoadError> {
         document_error,
         notes,
     })
+}
+
+/// `raw` decompressed when its first bytes are gzip's or zstd's magic (whatever its name),
+/// no more than [`bounded::MAX_RATIO`] times its size past [`bounded::RATIO_FLOOR`]: a bomb is
+/// a read error that [`read_error`] names.
+pub(crate) fn decoded(
+    raw: Box<dyn Read + Send>,
+) -> std::io::Result<(Box<dyn Read + Send>, Option<Compression>)> {
+    let (magic, raw) = peek(raw, 4)?;
+    let compression = compression_of(&magic);
+    let reader = match compression {
+        Some(compression) => {
+            let (counting, guard) = bounded::ratio_guard(raw, bounded::RATIO_FLOOR);
+            let decoder = decoder(compression, Box::new(counting))?;
+            Box::new(guard(decoder)) as Box<dyn Read + Send>
+        }
+        None => raw,
+    };
+    Ok((reader, compression))
 }
 
 /// Read up to `n` bytes and hand back a reader that still yields them.
@@ -215,7 +225,7 @@ fn fatal(number: usize, problem: String) -> LoadError {
 }
 
 /// A failed read of a whole document: a limit in its own words, else `cannot read`.
-fn read_error(error: &std::io::Error) -> LoadError {
+pub(crate) fn read_error(error: &std::io::Error) -> LoadError {
     match bounded::Exceeded::of(error) {
         Some(exceeded) => LoadError::Limit(exceeded.to_string()),
         None => LoadError::Unreadable(crate::error::io_reason(error)),

@@ -8,6 +8,7 @@ use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
+use super::mcp_servers::Servers;
 use super::{Ignored, MAX_RECORD_BYTES, TraceRecord, record};
 use crate::capture::display_path;
 use crate::error::{FileError, LoadError};
@@ -21,6 +22,15 @@ pub enum Followed {
     Ignored(Ignored),
     /// A line that could not be used: where (`line 5`) and why. Following goes on.
     Bad(String, String),
+}
+
+/// One line of a followed file, as [`Follower::poll_lines`] hands it out.
+#[derive(Debug)]
+pub enum FollowedLine<'a> {
+    /// A whole line (its number, 1-based, and its bytes without the newline).
+    Whole(usize, &'a [u8]),
+    /// A line over [`MAX_RECORD_BYTES`], never kept: its number.
+    TooLong(usize),
 }
 
 /// The most read from the file at one look: a trace that grew by gigabytes is read over several
@@ -41,6 +51,8 @@ pub struct Follower {
     line: usize,
     /// Where the next read starts.
     offset: u64,
+    /// The MCP servers whose exchanges the trace holds, named by their `initialize`.
+    servers: super::mcp_servers::Servers,
 }
 
 impl Follower {
@@ -52,6 +64,13 @@ impl Follower {
             let why = "a folder cannot be followed, only a JSON-lines trace";
             return Err(LoadError::Unreadable(why.to_owned()).in_file(name));
         }
+        // Refused before anything is printed when the file already says it is compressed (and
+        // at the first look otherwise).
+        let mut magic = [0; 4];
+        let n = (&file).read(&mut magic).unwrap_or(0);
+        if let Some(compression) = super::detect::compression_of(&magic[..n]) {
+            return Err(not_followable(compression).in_file(name));
+        }
         Ok(Follower {
             file,
             name,
@@ -60,7 +79,13 @@ impl Follower {
             copied: 0,
             line: 0,
             offset: 0,
+            servers: super::mcp_servers::Servers::default(),
         })
+    }
+
+    /// The MCP servers whose `initialize` or `tools/list` exchanges were read so far.
+    pub fn mcp_servers(&self) -> &[super::McpServer] {
+        self.servers.all()
     }
 
     /// The trace's name as errors show it.
@@ -74,6 +99,18 @@ impl Follower {
     /// parsed, its bytes not kept) and following goes on. An error reading the file ends the
     /// following; a file that shrank (written over) is an error too, never read twice.
     pub fn poll(&mut self) -> Result<Vec<Followed>, FileError> {
+        let mut out = Vec::new();
+        // Taken out for the lines' reading, and put back whatever it gives.
+        let mut servers = std::mem::take(&mut self.servers);
+        let read = self.poll_lines(|line| out.extend(record_of(line, &mut servers)));
+        self.servers = servers;
+        read.map(|()| out)
+    }
+
+    /// [`Follower::poll`] for a reader of its own kind of line (a Claude Code transcript's):
+    /// each line completed since the last call handed to `each`, in order, with the same
+    /// bounds (at most 16 MiB read, a line over [`MAX_RECORD_BYTES`] never kept).
+    pub fn poll_lines(&mut self, each: impl FnMut(FollowedLine<'_>)) -> Result<(), FileError> {
         let len = self
             .file
             .metadata()
@@ -91,15 +128,21 @@ impl Follower {
             .seek(SeekFrom::Start(self.offset))
             .and_then(|_| (&mut self.file).take(want as u64).read_to_end(&mut fresh))
             .map_err(|e| unreadable(&e).in_file(self.name.clone()))?;
+        if self.offset == 0
+            && let Some(compression) = super::detect::compression_of(&fresh)
+        {
+            return Err(not_followable(compression).in_file(self.name.clone()));
+        }
         self.offset += fresh.len() as u64;
-        Ok(self.lines(&fresh))
+        self.lines(&fresh, each);
+        Ok(())
     }
 
-    /// The records of the lines `fresh` completes, the rest kept for the next read. Each byte
-    /// is looked at once, and copied only when its line spans reads: linear in what is read.
-    fn lines(&mut self, fresh: &[u8]) -> Vec<Followed> {
+    /// The lines `fresh` completes, handed to `each`, the rest kept for the next read. Each
+    /// byte is looked at once, and copied only when its line spans reads: linear in what is
+    /// read.
+    fn lines(&mut self, fresh: &[u8], mut each: impl FnMut(FollowedLine<'_>)) {
         let limit = usize::try_from(MAX_RECORD_BYTES).unwrap_or(usize::MAX);
-        let mut out = Vec::new();
         let mut start = 0;
         while let Some(end) = memchr::memchr(b'\n', &fresh[start..]) {
             let piece = &fresh[start..start + end];
@@ -109,18 +152,16 @@ impl Follower {
             if too_long {
                 self.too_long = false;
                 self.pending = Vec::new();
-                let at = format!("line {}", self.line);
-                out.push(Followed::Bad(at, too_long_problem()));
+                each(FollowedLine::TooLong(self.line));
                 continue;
             }
-            let item = if self.pending.is_empty() {
-                self.read_line(piece)
+            if self.pending.is_empty() {
+                each(FollowedLine::Whole(self.line, piece));
             } else {
                 self.keep(piece);
                 let line = std::mem::take(&mut self.pending);
-                self.read_line(&line)
-            };
-            out.extend(item);
+                each(FollowedLine::Whole(self.line, &line));
+            }
         }
         let rest = &fresh[start..];
         if self.too_long || self.pending.len() + rest.len() > limit {
@@ -130,37 +171,55 @@ impl Follower {
         } else {
             self.keep(rest);
         }
-        out
     }
 
     fn keep(&mut self, bytes: &[u8]) {
         self.pending.extend_from_slice(bytes);
         self.copied += bytes.len() as u64;
     }
+}
 
-    fn read_line(&self, line: &[u8]) -> Option<Followed> {
-        let at = format!("line {}", self.line);
-        let text = String::from_utf8_lossy(line);
-        let text = text.trim();
-        if text.is_empty() {
-            return None;
+/// A line of a followed trace as what it is, its MCP servers named in `servers`.
+fn record_of(line: FollowedLine<'_>, servers: &mut Servers) -> Option<Followed> {
+    match line {
+        FollowedLine::Whole(number, bytes) => read_line(number, bytes, servers),
+        FollowedLine::TooLong(number) => {
+            Some(Followed::Bad(format!("line {number}"), too_long_problem()))
         }
-        let value = match super::budget::parse_str(text) {
-            Ok(value) => value,
-            Err(e) => return Some(Followed::Bad(at, crate::error::json_error(&e).to_string())),
-        };
-        Some(match record::from_value(value, at.clone(), Some(text)) {
-            Ok(record::Outcome::Turn(turn)) => Followed::Turn(turn),
-            Ok(record::Outcome::Ignored(ignored)) => Followed::Ignored(ignored),
-            Ok(record::Outcome::ServerList(list)) => Followed::Ignored(super::Ignored {
-                reason: record::server_list_reason(&list),
-                source: list.source,
-                method: list.method,
-                url: list.url,
-            }),
-            Err(problem) => Followed::Bad(at, problem),
-        })
     }
+}
+
+/// A record line of a followed trace read as a record.
+fn read_line(number: usize, line: &[u8], servers: &mut Servers) -> Option<Followed> {
+    let at = format!("line {number}");
+    let text = String::from_utf8_lossy(line);
+    let text = text.trim();
+    if text.is_empty() {
+        return None;
+    }
+    let value = match super::budget::parse_str(text) {
+        Ok(value) => value,
+        Err(e) => return Some(Followed::Bad(at, crate::error::json_error(&e).to_string())),
+    };
+    Some(match record::from_value(value, at.clone(), Some(text)) {
+        Ok(record::Outcome::Turn(turn)) => Followed::Turn(turn),
+        Ok(record::Outcome::Ignored(ignored)) => Followed::Ignored(ignored),
+        Ok(record::Outcome::ServerHello(mut ignored, info)) => {
+            ignored.reason = servers.hello(ignored.url.as_deref(), *info);
+            Followed::Ignored(ignored)
+        }
+        Ok(record::Outcome::ServerList(list)) => Followed::Ignored(servers.list_ignored(&list)),
+        Err(problem) => Followed::Bad(at, problem),
+    })
+}
+
+/// A compressed file is not written a line at a time: it cannot be followed.
+fn not_followable(compression: super::Compression) -> LoadError {
+    LoadError::Unreadable(format!(
+        "a {} file cannot be followed (it is not written a line at a time): read it without \
+         --follow",
+        compression.id()
+    ))
 }
 
 /// Why a line over the record limit is refused, as `session` says it.
@@ -177,6 +236,14 @@ mod tests {
     use std::io::Write;
 
     use super::*;
+
+    /// What `poll` makes of `fresh` read at once.
+    fn lines(follower: &mut Follower, fresh: &[u8]) -> Vec<Followed> {
+        let mut out = Vec::new();
+        let mut servers = Servers::default();
+        follower.lines(fresh, |line| out.extend(record_of(line, &mut servers)));
+        out
+    }
 
     #[test]
     fn lines_are_read_as_they_are_completed() {
@@ -204,6 +271,45 @@ mod tests {
         assert!(matches!(&items[1], Followed::Bad(at, _) if at == "line 2"));
         file.set_len(3).unwrap();
         assert!(follower.poll().is_err());
+    }
+
+    /// An MCP server's `initialize` and `tools/list` lines name it, as a whole trace's reading
+    /// does.
+    #[test]
+    fn mcp_servers_are_named_as_lines_come() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.jsonl");
+        let record = |request: &str, answer: &str| {
+            format!(
+                r#"{{"request":{{"method":"POST","url":"http://127.0.0.1:7/mcp","body":{request}}},"response":{{"status_code":200,"body":{answer}}},"logged_at":"2026-01-01T00:00:00Z"}}"#
+            ) + "\n"
+        };
+        let text = record(
+            r#"{"jsonrpc":"2.0","id":0,"method":"initialize"}"#,
+            r#"{"jsonrpc":"2.0","id":0,"result":{"serverInfo":{"name":"kb","version":"2"}}}"#,
+        ) + &record(
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"lookup","inputSchema":{}}]}}"#,
+        );
+        std::fs::write(&path, text).unwrap();
+        let mut follower = Follower::open(&path).unwrap();
+        let reasons: Vec<String> = follower
+            .poll()
+            .unwrap()
+            .into_iter()
+            .map(|item| match item {
+                Followed::Ignored(ignored) => ignored.reason,
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(
+            reasons,
+            [
+                "MCP initialize: the server kb 2, not a model call",
+                "MCP tools/list: kb 2's list of 1 tool, not a model call"
+            ]
+        );
+        assert_eq!(follower.mcp_servers()[0].tools, ["lookup"]);
     }
 
     /// Fifty thousand lines at once are read in one pass: no byte of a whole line is copied
@@ -238,11 +344,11 @@ mod tests {
         // Fed as reads would bring it: the long line in pieces, then its end and one more.
         let piece = vec![b' '; 64 * 1024 * 1024];
         for _ in 0..5 {
-            assert!(follower.lines(&piece).is_empty());
+            assert!(lines(&mut follower, &piece).is_empty());
         }
         assert!(follower.too_long, "past the limit");
         assert!(follower.pending.capacity() < limit, "not kept");
-        let items = follower.lines(b" \n{\"n\":1}\n");
+        let items = lines(&mut follower, b" \n{\"n\":1}\n");
         assert_eq!(items.len(), 2);
         assert!(
             matches!(&items[0], Followed::Bad(at, why) if at == "line 1" && why.contains("longer than")),

@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use super::bounded::MAX_RATIO;
 use super::record::{self, Outcome};
-use super::{Ignored, Raw, TraceRecord, detect, time, usage};
+use super::{Raw, TraceRecord, detect, time, usage};
 use crate::error::json_kind;
 
 /// Whether a document is a HAR log: `log.entries` is an array.
@@ -98,17 +98,10 @@ fn entry_outcome(entry: Value, source: String) -> Result<Outcome, String> {
         response_text.as_ref(),
     );
     let mcp = matches!(call, record::Call::McpList(_));
-    let body = match call {
-        record::Call::Ignored(reason) => {
-            return Ok(Outcome::Ignored(Ignored {
-                source,
-                method,
-                url,
-                reason,
-            }));
-        }
-        record::Call::McpList(answer) => (answer, None),
-        record::Call::Model => (body?, sent_text),
+    let body = match call.not_a_turn(&source, method.as_ref(), url.as_ref()) {
+        Err(outcome) => return Ok(outcome),
+        Ok(record::Call::McpList(answer)) => (answer, None),
+        Ok(_) => (body?, sent_text),
     };
     let (body, body_text) = (record::request_body(body.0)?, body.1);
     let (timestamp, time_ms) = match entry.get("startedDateTime").and_then(time::from_value) {

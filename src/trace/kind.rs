@@ -116,16 +116,22 @@ fn response_kind(object: &Map<String, Value>) -> Option<&'static str> {
     None
 }
 
-/// Claude Code's transcript lines: `sessionId` with `type` `user` / `assistant` / `system`, or
-/// the `summary` and `file-history-snapshot` lines it also writes.
+/// Claude Code's transcript lines: `sessionId` with `type` `user` / `assistant` / `system`;
+/// any other line of its envelope (`progress`, `attachment`: `type`, `sessionId`, `uuid` and
+/// `parentUuid`); the `queue-operation` lines a session may open with (`operation`,
+/// `sessionId`: prompts queued while it works); or the `summary` and `file-history-snapshot`
+/// lines it also writes.
 pub(crate) fn is_claude_code_transcript(object: &Map<String, Value>) -> bool {
     let kind = object.get("type").and_then(Value::as_str);
+    let has = |key: &str| object.contains_key(key);
     let message_line = matches!(kind, Some("user" | "assistant" | "system"))
-        && object.contains_key("sessionId")
-        && (object.contains_key("uuid") || object.contains_key("parentUuid"));
-    let summary = kind == Some("summary") && object.contains_key("leafUuid");
-    let snapshot = kind == Some("file-history-snapshot") && object.contains_key("messageId");
-    message_line || summary || snapshot
+        && has("sessionId")
+        && (has("uuid") || has("parentUuid"));
+    let envelope = kind.is_some() && has("sessionId") && has("uuid") && has("parentUuid");
+    let queued = kind == Some("queue-operation") && has("sessionId") && has("operation");
+    let summary = kind == Some("summary") && has("leafUuid");
+    let snapshot = kind == Some("file-history-snapshot") && has("messageId");
+    message_line || envelope || queued || summary || snapshot
 }
 
 /// The Claude Agent SDK's messages, as `--output-format stream-json` writes them one a line:

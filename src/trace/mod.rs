@@ -23,13 +23,16 @@ mod har;
 mod httprr;
 mod jsonl;
 pub(crate) mod kind;
+mod mcp_servers;
 mod record;
 mod sse;
 pub mod time;
 mod usage;
 pub mod write;
 
+pub(crate) use detect::{decoded, read_error};
 pub use folder::natural_cmp;
+pub use mcp_servers::{McpServer, listing as mcp_server_listing};
 pub use usage::PrefixAnswer;
 pub(crate) use usage::ciphertext_hash;
 
@@ -266,6 +269,7 @@ pub fn open_path(path: &Path, options: &TraceOptions) -> Result<TraceReader, Fil
         done: false,
         turned: false,
         first_list: None,
+        servers: mcp_servers::Servers::default(),
     })
 }
 
@@ -316,6 +320,8 @@ pub struct TraceReader {
     /// The first MCP server list met, and where it sits in `ignored`: the trace's one turn if
     /// no model call follows (a recording of an MCP session alone).
     first_list: Option<(Box<TraceRecord>, usize)>,
+    /// The MCP servers whose exchanges the trace holds.
+    servers: mcp_servers::Servers,
 }
 
 impl TraceReader {
@@ -378,22 +384,30 @@ impl TraceReader {
         &self.name
     }
 
-    /// An MCP server's `tools/list` answer met in the trace: listed as ignored, naming what it
-    /// is (never a model call); the first is kept in case no model call comes.
-    fn server_list(&mut self, list: Box<TraceRecord>) {
-        let ignored = Ignored {
-            reason: record::server_list_reason(&list),
-            source: list.source.clone(),
-            method: list.method.clone(),
-            url: list.url.clone(),
-        };
-        if self.first_list.is_none() && !self.turned {
-            self.first_list = Some((list, self.ignored.len()));
-        }
+    /// The MCP servers whose `initialize` or `tools/list` exchanges the trace holds so far
+    /// (all of them once the iterator is exhausted), each named by its `initialize` answer
+    /// where there is one, with the tools it listed.
+    pub fn mcp_servers(&self) -> &[McpServer] {
+        self.servers.all()
+    }
+
+    /// Any record that is not a model call: counted, and listed among the first kept.
+    fn ignore(&mut self, ignored: Ignored) {
         self.ignored_total += 1;
         if self.ignored.len() < IGNORED_KEPT {
             self.ignored.push(ignored);
         }
+    }
+
+    /// An MCP server's `tools/list` answer met in the trace: listed as ignored, naming what it
+    /// is (never a model call) and its server where its `initialize` named it; the first is
+    /// kept in case no model call comes.
+    fn server_list(&mut self, list: Box<TraceRecord>) {
+        let ignored = self.servers.list_ignored(&list);
+        if self.first_list.is_none() && !self.turned {
+            self.first_list = Some((list, self.ignored.len()));
+        }
+        self.ignore(ignored);
     }
 
     /// At the end of a trace of no model call: its first MCP server list is its one turn (what
@@ -446,11 +460,10 @@ impl Iterator for TraceReader {
                     return Some(Ok(*record));
                 }
                 Raw::Read(_, Ok(record::Outcome::ServerList(list))) => self.server_list(list),
-                Raw::Read(_, Ok(record::Outcome::Ignored(ignored))) => {
-                    self.ignored_total += 1;
-                    if self.ignored.len() < IGNORED_KEPT {
-                        self.ignored.push(ignored);
-                    }
+                Raw::Read(_, Ok(record::Outcome::Ignored(ignored))) => self.ignore(ignored),
+                Raw::Read(_, Ok(record::Outcome::ServerHello(mut ignored, info))) => {
+                    ignored.reason = self.servers.hello(ignored.url.as_deref(), *info);
+                    self.ignore(ignored);
                 }
                 Raw::Read(_, Err(_)) if self.skip_bad => self.skipped += 1,
                 Raw::Read(at, Err(problem)) => {

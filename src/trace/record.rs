@@ -3,6 +3,7 @@
 
 use serde_json::{Map, Value};
 
+use super::mcp_servers::ServerInfo;
 use super::{Ignored, RecordBody, TraceFormat, TraceRecord, Usage, time, usage};
 use crate::error::json_kind;
 
@@ -17,6 +18,9 @@ pub(crate) enum Outcome {
     /// not a model call. Beside model calls it is listed as ignored, naming the server; a trace
     /// of no model call reads as its first list (see [`super::TraceReader`]).
     ServerList(Box<TraceRecord>),
+    /// An MCP `initialize` exchange whose answer names its server: not a model call (listed
+    /// as ignored), the server named for the reader ([`super::mcp_servers`]).
+    ServerHello(Ignored, Box<ServerInfo>),
 }
 
 impl Outcome {
@@ -30,9 +34,9 @@ impl Outcome {
     }
 }
 
-/// How an MCP `tools/list` answer is listed beside model calls: the server (its URL, else where
-/// it is in the trace) and what it listed.
-pub(crate) fn server_list_reason(record: &TraceRecord) -> String {
+/// How an MCP `tools/list` answer is listed beside model calls: the server (`server`: its name
+/// and version as its `initialize` answer gave them, safe for a terminal) and what it listed.
+pub(crate) fn server_list_reason(record: &TraceRecord, server: Option<&str>) -> String {
     let tools = match &record.body {
         super::RecordBody::Request(body) => body
             .get("result")
@@ -43,7 +47,8 @@ pub(crate) fn server_list_reason(record: &TraceRecord) -> String {
         super::RecordBody::CompactionStub => 0,
     };
     let plural = if tools == 1 { "" } else { "s" };
-    format!("MCP tools/list: the server's list of {tools} tool{plural}, not a model call")
+    let whose = server.map_or("the server's".to_owned(), |s| format!("{s}'s"));
+    format!("MCP tools/list: {whose} list of {tools} tool{plural}, not a model call")
 }
 
 /// The JSON-lines format a record belongs to, judged from one record.
@@ -137,17 +142,10 @@ pub(crate) fn from_value(
         holder.get("body").or_else(|| record.get("body")),
         response_text,
     );
-    let mcp_list = match call {
-        Call::Model => None,
-        Call::McpList(answer) => Some(answer),
-        Call::Ignored(reason) => {
-            return Ok(Outcome::Ignored(Ignored {
-                source,
-                method,
-                url,
-                reason,
-            }));
-        }
+    let mcp_list = match call.not_a_turn(&source, method.as_ref(), url.as_ref()) {
+        Ok(Call::McpList(answer)) => Some(answer),
+        Ok(_) => None,
+        Err(outcome) => return Ok(outcome),
     };
     let stamp = holder
         .get("timestamp")
@@ -452,6 +450,33 @@ pub(crate) enum Call {
     Ignored(String),
     /// An MCP `tools/list` call: the answer (the JSON-RPC response) is the turn's body.
     McpList(Value),
+    /// An MCP `initialize` call answered with its server's `serverInfo`.
+    McpHello(ServerInfo),
+}
+
+impl Call {
+    /// The record of a call that is no turn, or the call back when it is one.
+    pub(crate) fn not_a_turn(
+        self,
+        source: &str,
+        method: Option<&String>,
+        url: Option<&String>,
+    ) -> Result<Call, Outcome> {
+        let ignored = |reason: String| Ignored {
+            source: source.to_owned(),
+            method: method.cloned(),
+            url: url.cloned(),
+            reason,
+        };
+        match self {
+            Call::Ignored(reason) => Err(Outcome::Ignored(ignored(reason))),
+            Call::McpHello(info) => Err(Outcome::ServerHello(
+                ignored("MCP initialize".to_owned()),
+                Box::new(info),
+            )),
+            call => Ok(call),
+        }
+    }
 }
 
 /// Tell what a call is: a JSON-RPC request body is MCP (`tools/list` is read from its answer,
@@ -464,6 +489,11 @@ pub(crate) fn classify(
     response: Option<&Value>,
 ) -> Call {
     if let Some(rpc) = request.and_then(mcp_method) {
+        if rpc == "initialize"
+            && let Some(info) = response.and_then(|r| rpc_answer(r, ServerInfo::of))
+        {
+            return Call::McpHello(info);
+        }
         if rpc != "tools/list" {
             return Call::Ignored(format!("MCP {rpc}"));
         }
@@ -527,14 +557,20 @@ pub(crate) fn mcp_answer(response: &Value) -> Option<Value> {
         v.get("result").is_some_and(|r| r.get("tools").is_some())
             || (v.get("tools").is_some() && v.get("jsonrpc").is_none())
     };
+    rpc_answer(response, |v| has_tools(v).then(|| v.clone()))
+}
+
+/// What `read` finds in a JSON-RPC answer in any framing [`mcp_answer`] reads: the first
+/// payload it finds something in.
+fn rpc_answer<T>(response: &Value, read: impl Fn(&Value) -> Option<T>) -> Option<T> {
     match response {
         Value::String(text) if super::sse::looks_like_stream(text) => super::sse::data(text)
             .filter_map(|payload| serde_json::from_str::<Value>(&payload).ok())
-            .find(|v| has_tools(v)),
+            .find_map(|v| read(&v)),
         Value::String(text) => serde_json::from_str::<Value>(text)
             .ok()
-            .filter(|v| has_tools(v)),
-        other => has_tools(other).then(|| other.clone()),
+            .and_then(|v| read(&v)),
+        other => read(other),
     }
 }
 
