@@ -656,7 +656,7 @@ fn the_rule_marks_an_edit_in_place_without_a_response() {
         {"type": "tool_use", "id": "t", "name": "a", "input": {}}]});
     let result = json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t", "content": "x"}]});
     let body = |model: &str, tools: &[Value], messages: Vec<Value>| json!({"model": model, "max_tokens": 10, "system": "s", "tools": tools, "messages": messages});
-    let run = |model: &str, deferred_b: bool| {
+    let run_with = |model: &str, deferred_b: bool, status: Option<u16>| {
         let counter = TokenCounter::new(Encoding::O200kBase);
         let mut analyzer =
             Analyzer::new(&[Strategy::Original], &Settings::default(), &counter, None);
@@ -668,23 +668,34 @@ fn the_rule_marks_an_edit_in_place_without_a_response() {
         analyzer
             .push(record(1, body(model, &tools1, vec![user("go")]), None))
             .unwrap();
-        analyzer
-            .push(record(
-                2,
-                body(
-                    model,
-                    &second,
-                    vec![user("go"), thinking.clone(), result.clone()],
-                ),
-                None,
-            ))
-            .unwrap();
+        let mut rec = record(
+            2,
+            body(
+                model,
+                &second,
+                vec![user("go"), thinking.clone(), result.clone()],
+            ),
+            None,
+        );
+        // The trace kept no response.
+        rec.status = status;
+        analyzer.push(rec).unwrap();
         analyzer.finish(TraceInfo::default())
     };
+    let run = |model: &str, deferred_b: bool| run_with(model, deferred_b, None);
     let bound = run("claude-fable-5-1", false);
     assert_eq!(
         bound.turns[1].prefix_check.as_deref(),
         Some("the provider refuses this turn: the tool list was edited in place")
+    );
+    // A response the provider answered 200 is no refusal: the check failed all the same.
+    assert_eq!(
+        run_with("claude-fable-5-1", false, Some(200)).turns[1]
+            .prefix_check
+            .as_deref(),
+        Some(
+            "the prefix check fails: the tool list was edited in place after a thinking block; the provider answered (HTTP 200), so it dropped or kept that thinking rather than refuse"
+        )
     );
     assert!(bound.strategies[0].per_turn[1].prefix_check.is_some());
     // A model that does not bind thinking: only a cache break.

@@ -223,8 +223,7 @@ impl super::Analyzer<'_> {
             .and_then(serde_json::Value::as_str)
             .unwrap_or("");
         let usd_per_million = prices::price_per_million(&self.settings, model);
-        let refused_in_place =
-            appended::binds_thinking(capture) && change.first_changed_byte.is_some();
+        let refused_in_place = appended::refused_in_place(capture, change, self.entries.all(), ids);
         // A failed call reads nothing: `append` pays no carried tokens on it.
         let mut carried = self.threads[thread].append_carried;
         self.append.turn(

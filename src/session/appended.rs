@@ -81,25 +81,48 @@ fn holds_thinking(capture: &Capture) -> bool {
     })
 }
 
-/// Whether a tool list change is only `defer_loading: true` entries appended that nothing
-/// references yet (the one edit of `tools` the prefix check allows).
-fn only_unreferenced_deferred(
-    capture: &Capture,
-    changes: &ToolChanges,
-    change: &ListChange,
-) -> bool {
-    change.removed.is_empty()
+/// Whether a change of the tool list between two requests edits the prefix the provider's
+/// check compares (PROVIDERS.md section 3): not when only `cache_control` markers moved, nor
+/// when the only edit is new entries `added_unreferenced` accepts (`defer_loading: true`
+/// tools nothing references yet).
+pub(super) fn edits_prefix(change: &ListChange, added_unreferenced: impl Fn(&str) -> bool) -> bool {
+    if change.first_changed_byte.is_none() {
+        return false;
+    }
+    let markers_only = change.added.is_empty()
+        && change.removed.is_empty()
+        && !change.order_changed
+        && change.changed.iter().all(|c| c.fields == ["cache_control"]);
+    let deferred_only = change.removed.is_empty()
         && change.changed.is_empty()
         && !change.order_changed
         && !change.added.is_empty()
-        && change.added.iter().all(|name| {
-            let deferred = capture
-                .tools()
-                .iter()
-                .find(|e| tool::name(e) == Some(name))
-                .is_some_and(tool::provider_deferred);
-            deferred && !changes.offers(name)
-        })
+        && change.added.iter().all(|name| added_unreferenced(name));
+    !markers_only && !deferred_only
+}
+
+/// Whether the tool list `change` leading to this request (its tools as `entries[now]`) edits
+/// the prefix on a model that binds thinking, with thinking earlier in the conversation.
+pub(super) fn refused_in_place(
+    capture: &Capture,
+    change: &ListChange,
+    entries: &[super::compare::Entry],
+    now: &[u32],
+) -> bool {
+    if change.first_changed_byte.is_none() || !binds_thinking(capture) {
+        return false;
+    }
+    let changes = ToolChanges::read(capture);
+    edits_prefix(change, |name| {
+        let entry = now
+            .iter()
+            .map(|&i| &entries[i as usize])
+            .find(|e| &*e.name == name);
+        let deferred = entry
+            .and_then(|e| serde_json::from_str::<Value>(&e.json).ok())
+            .is_some_and(|v| tool::provider_deferred(&v));
+        deferred && !changes.offers(name)
+    })
 }
 
 /// Why the provider refuses this turn of a thread whose previous turn is known: the tools
@@ -122,6 +145,11 @@ pub(super) fn prefix_check(
             Some(400) => format!(
                 "the provider refused this turn (HTTP 400, preserved thinking): {what} after a thinking block"
             ),
+            // It answered: the check failed without a refusal (blocks dropped where
+            // `drop_block` was set, or an account the check does not enforce on).
+            Some(ok) if (200..300).contains(&ok) => format!(
+                "the prefix check fails: {what} after a thinking block; the provider answered (HTTP {ok}), so it dropped or kept that thinking rather than refuse"
+            ),
             _ => format!("the provider refuses this turn: {what}"),
         }),
         (None, None) => None,
@@ -139,6 +167,10 @@ pub(super) fn provider_word(answer: &PrefixAnswer, what: Option<&str>) -> String
             "the provider dropped thinking at {} (prefix check): {what}",
             paths.join(", ")
         ),
+        PrefixAnswer::MismatchAllowed(paths) => format!(
+            "the provider let thinking at {} through although it failed the prefix check (thinking_mismatch_allowed): {what}",
+            paths.join(", ")
+        ),
     }
 }
 
@@ -149,14 +181,14 @@ fn edited_in_place(
     change: &ListChange,
     system_changed: bool,
 ) -> Option<&'static str> {
-    // Moving `cache_control` markers is no edit.
-    let markers_only = change.added.is_empty()
-        && change.removed.is_empty()
-        && !change.order_changed
-        && change.changed.iter().all(|c| c.fields == ["cache_control"]);
-    let tools_edited = change.first_changed_byte.is_some()
-        && !markers_only
-        && !only_unreferenced_deferred(capture, changes, change);
+    let tools_edited = edits_prefix(change, |name| {
+        let deferred = capture
+            .tools()
+            .iter()
+            .find(|e| tool::name(e) == Some(name))
+            .is_some_and(tool::provider_deferred);
+        deferred && !changes.offers(name)
+    });
     match (tools_edited, system_changed) {
         (true, true) => Some("the tool list and the system prompt were edited in place"),
         (true, false) => Some("the tool list was edited in place"),
@@ -206,17 +238,10 @@ impl Appended {
             .and_then(Value::as_str)
             .and_then(ClaudeModel::parse)
             .is_some_and(ClaudeModel::takes_system_messages);
-        let in_effect = if changes.changes.is_empty() {
-            // Without changes: the declared tools offered from the start, counted in place.
-            takes_changes.then(|| {
-                let tools = capture.tools().iter();
-                tools
-                    .filter(|e| crate::tool_changes::offered_from_start(e))
-                    .count()
-            })
-        } else {
-            Some(changes.in_effect(capture).tools.len())
-        };
+        // Without changes: the declared tools offered from the start, and those a tool
+        // search returned, counted in place.
+        let in_effect = (takes_changes || !changes.changes.is_empty())
+            .then(|| changes.in_effect(capture).tools.len());
         Appended {
             system,
             appended: appended(capture, &changes, since),

@@ -303,8 +303,11 @@ impl Analyzer<'_> {
         }
         let price = price_per_million(&self.settings, &read.model).map(|p| p * ratio);
         // The cached prefix is kept without the tool-use prompt's offset, which each turn's own
-        // ratio converts differently: the same prefix is the same tokens on every turn.
-        let lost = cached_before.and_then(|c| break_price(&m, c + offset, rules, price));
+        // ratio converts differently: the same prefix is the same tokens on every turn. A
+        // thread that left nothing cached (no breakpoint, too short) has nothing to lose.
+        let lost = cached_before
+            .filter(|&c| c > 0)
+            .and_then(|c| break_price(&m, c + offset, rules, price));
         self.add_break(lost);
         let mut sent = SentCache {
             modelled: Some(CacheFigures::modelled(&m)),

@@ -10,7 +10,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::calibration::GroupFactor;
 use super::read::TurnRead;
-use super::{Analyzer, Counted, StrategyTurn, appended, cache, prompt, round2};
+use super::{Analyzer, Counted, StrategyTurn, appended, cache, compare, prompt, round2};
 use crate::capture::Capture;
 use crate::pipeline::project_loaded;
 use crate::projection::Applies;
@@ -186,17 +186,28 @@ impl Analyzer<'_> {
     /// sent. Read before [`Analyzer::strategy_row`] takes that turn's point.
     pub(super) fn prefix_refusal(
         &self,
+        capture: &Capture,
         turn: &TurnInputs<'_>,
         index: usize,
         projected: &Projected,
     ) -> Option<String> {
-        let changed = self.threads[turn.thread].strategies[index]
-            .as_ref()
-            .is_some_and(|before| {
-                before.projected.present != projected.present
-                    || before.projected.ids != projected.ids
-            });
-        (turn.binds_thinking && changed).then(|| PREFIX_REFUSAL.to_owned())
+        if !turn.binds_thinking {
+            return None;
+        }
+        let before = self.threads[turn.thread].strategies[index].as_ref()?;
+        let before = &before.projected;
+        if before.present == projected.present && before.ids == projected.ids {
+            return None;
+        }
+        // Moved markers and deferred tools nothing references yet pass the check.
+        let entries = self.entries.all();
+        let change = compare::compare(
+            entries,
+            (&before.ids, before.present),
+            (&projected.ids, projected.present),
+        );
+        appended::refused_in_place(capture, &change, entries, &projected.ids)
+            .then(|| PREFIX_REFUSAL.to_owned())
     }
 
     /// One strategy's row of a turn: its figures, whether its tools stayed as the thread's
@@ -570,7 +581,7 @@ impl Analyzer<'_> {
             .into_iter()
             .enumerate()
             .map(|(index, projected)| {
-                let refusal = self.prefix_refusal(&inputs, index, &projected);
+                let refusal = self.prefix_refusal(capture, &inputs, index, &projected);
                 let mut row = self.strategy_row(&inputs, index, projected);
                 row.prefix_check = refusal;
                 row

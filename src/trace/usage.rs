@@ -238,6 +238,9 @@ pub enum PrefixAnswer {
     Refused,
     /// Thinking blocks dropped, at these paths (`messages.3.content.0`).
     ThinkingDropped(Vec<String>),
+    /// Thinking blocks that failed the check but were shown to the model all the same
+    /// (`thinking_mismatch_allowed`), at these paths; no block was dropped.
+    MismatchAllowed(Vec<String>),
 }
 
 /// Most dropped paths kept of one response.
@@ -269,21 +272,27 @@ pub(crate) fn prefix_answer(body: &Value) -> Option<PrefixAnswer> {
     }) {
         return Some(PrefixAnswer::Refused);
     }
-    let paths: Vec<String> = body
-        .get("input_transformations")?
-        .as_array()?
-        .iter()
-        .filter(|t| t.get("type").and_then(Value::as_str) == Some("thinking_dropped"))
-        .filter_map(|t| t.get("path").and_then(Value::as_str))
-        .filter(|p| {
-            p.len() <= 64
-                && p.bytes()
-                    .all(|c| c.is_ascii_alphanumeric() || c == b'.' || c == b'_')
-        })
-        .take(MAX_DROPPED)
-        .map(str::to_owned)
-        .collect();
-    (!paths.is_empty()).then_some(PrefixAnswer::ThinkingDropped(paths))
+    let entries = body.get("input_transformations")?.as_array()?;
+    let paths = |kind: &str| -> Vec<String> {
+        entries
+            .iter()
+            .filter(|t| t.get("type").and_then(Value::as_str) == Some(kind))
+            .filter_map(|t| t.get("path").and_then(Value::as_str))
+            .filter(|p| {
+                p.len() <= 64
+                    && p.bytes()
+                        .all(|c| c.is_ascii_alphanumeric() || c == b'.' || c == b'_')
+            })
+            .take(MAX_DROPPED)
+            .map(str::to_owned)
+            .collect()
+    };
+    let dropped = paths("thinking_dropped");
+    if !dropped.is_empty() {
+        return Some(PrefixAnswer::ThinkingDropped(dropped));
+    }
+    let allowed = paths("thinking_mismatch_allowed");
+    (!allowed.is_empty()).then_some(PrefixAnswer::MismatchAllowed(allowed))
 }
 
 /// Anthropic's 1-hour writes, where `usage.cache_creation` splits the writes by lifetime.
@@ -452,6 +461,14 @@ mod tests {
             ]))
         );
         assert_eq!(prefix_answer(&json!({"input_transformations": []})), None);
+        let allowed = json!({"input_transformations": [{"type": "thinking_mismatch_allowed",
+            "path": "messages.5.content.0", "reason": "prefix_binding_mismatch"}]});
+        assert_eq!(
+            prefix_answer(&allowed),
+            Some(PrefixAnswer::MismatchAllowed(vec![
+                "messages.5.content.0".to_owned()
+            ]))
+        );
         // A stream: on `message_start`, repeated on the final `message_delta`.
         let stream = "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"input_transformations\":[{\"type\":\"thinking_dropped\",\"path\":\"messages.1.content.0\"}],\"usage\":{\"input_tokens\":5}}}\n\nevent: message_delta\ndata: {\"type\":\"message_delta\",\"input_transformations\":[{\"type\":\"thinking_dropped\",\"path\":\"messages.1.content.0\"}],\"usage\":{\"output_tokens\":1}}\n\n";
         assert_eq!(
