@@ -286,6 +286,10 @@ impl ToolChanges {
         // Everything a reference may name: declared entries, then inline definitions.
         let mut known: Vec<Known> = Vec::new();
         for (index, entry) in capture.tools().iter().enumerate() {
+            // A Converse `cachePoint` marks the cache, it is no tool.
+            if entry.get("cachePoint").is_some() {
+                continue;
+            }
             let name = entry_label(entry);
             known.push((name.clone(), Origin::Declared, Some(index), None));
             if offered_from_start(entry) {
@@ -377,7 +381,7 @@ impl ToolChanges {
         effect.hidden = capture
             .tools()
             .iter()
-            .filter(|e| !offered_from_start(e))
+            .filter(|e| !offered_from_start(e) && e.get("cachePoint").is_none())
             .map(entry_label)
             .filter(|name| !offered(name))
             .collect();

@@ -21,7 +21,11 @@ fn lines(path: &str) -> Vec<Value> {
 
 /// The sample with each record changed by `edit(turn, record)`, written to a file of its own.
 fn variant(name: &str, edit: impl Fn(usize, &mut Value)) -> std::path::PathBuf {
-    let mut records = lines(TODAY);
+    variant_of(TODAY, name, edit)
+}
+
+fn variant_of(base: &str, name: &str, edit: impl Fn(usize, &mut Value)) -> std::path::PathBuf {
+    let mut records = lines(base);
     for (i, record) in records.iter_mut().enumerate() {
         edit(i + 1, record);
     }
@@ -279,4 +283,82 @@ fn a_thread_that_cached_nothing_has_no_break_to_price() {
     }
     let text = stdout_of(&["session", uncached.to_str().unwrap()]);
     assert!(!text.contains("break:"), "{text}");
+}
+
+const CONVERSE: &str = "samples/traces/midconv-converse.jsonl";
+
+/// The Converse sample with each record changed by `edit(turn, record)`.
+fn converse_variant(name: &str, edit: impl Fn(usize, &mut Value)) -> std::path::PathBuf {
+    variant_of(CONVERSE, name, edit)
+}
+
+#[test]
+fn bedrock_converse_changes_are_judged_against_the_model_its_url_names() {
+    // Fable 5.1 on Bedrock (the model is in the URL only): a removal by `toolRemoval`, then
+    // `read_file` again and an MCP tool by `serverName`. `cachePoint` entries are no tools.
+    let json = session_json(CONVERSE);
+    let turns = json["turns"].as_array().unwrap();
+    let tools: Vec<u64> = turns.iter().map(|t| t["tools"].as_u64().unwrap()).collect();
+    assert_eq!(tools, [3, 2, 4]);
+    assert_eq!(
+        turns[1]["appended"],
+        json!(["\u{2212}read_file (appended)"])
+    );
+    assert_eq!(
+        turns[2]["appended"],
+        json!(["+read_file (appended)", "+github/create_issue (appended)"])
+    );
+    for turn in turns {
+        assert!(turn.get("tool_change_problems").is_none(), "{turn}");
+        assert!(turn["prefix_check"].is_null(), "{turn}");
+        assert!(turn["break_price"].is_null(), "{turn}");
+        assert_eq!(turn["agrees"], true, "{turn}");
+    }
+    let report: Value =
+        serde_json::from_str(&stdout_of(&["report", CONVERSE, "--turn", "3", "--json"])).unwrap();
+    let names: Vec<&str> = report["capture"]["in_effect"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        ["list_dir", "deploy", "read_file", "github/create_issue"]
+    );
+    // Sonnet 5 takes no system messages: the URL says so, the body cannot.
+    let sonnet = converse_variant("sonnet5", |_, record| {
+        let url = record["request"]["url"].as_str().unwrap();
+        record["request"]["url"] = json!(url.replace("claude-fable-5-1", "claude-sonnet-5"));
+    });
+    let sonnet = sonnet.to_str().unwrap();
+    let json = session_json(sonnet);
+    for turn in &json["turns"].as_array().unwrap()[1..] {
+        let problems = turn["tool_change_problems"].to_string();
+        assert!(
+            problems.contains("Sonnet 5 takes no `role: \\\"system\\\"` messages"),
+            "{turn}"
+        );
+    }
+    let text = stdout_of(&["report", sonnet, "--turn", "2"]);
+    assert!(
+        text.contains("original: error: Sonnet 5 takes no `role: \"system\"` messages"),
+        "{text}"
+    );
+    // The same tools edited in place after reasoning: the prefix check of a binding model.
+    let edited = converse_variant("edited", |turn, record| {
+        let body = &mut record["request"]["body"];
+        let messages = body["messages"].as_array_mut().unwrap();
+        messages.retain(|m| m["role"] != "system");
+        if turn >= 2 {
+            let tools = body["toolConfig"]["tools"].as_array_mut().unwrap();
+            tools.retain(|t| t["toolSpec"]["name"] != "read_file");
+        }
+    });
+    let json = session_json(edited.to_str().unwrap());
+    let mark = json["turns"][1]["prefix_check"].as_str().unwrap();
+    assert!(
+        mark.starts_with("the prefix check fails: the tool list was edited in place"),
+        "{mark}"
+    );
 }

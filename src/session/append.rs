@@ -223,7 +223,8 @@ impl super::Analyzer<'_> {
             .and_then(serde_json::Value::as_str)
             .unwrap_or("");
         let usd_per_million = prices::price_per_million(&self.settings, model);
-        let refused_in_place = appended::refused_in_place(capture, change, self.entries.all(), ids);
+        let refused_in_place =
+            appended::refused_in_place((capture, model), change, self.entries.all(), ids);
         // A failed call reads nothing: `append` pays no carried tokens on it.
         let mut carried = self.threads[thread].append_carried;
         self.append.turn(

@@ -54,13 +54,8 @@ pub(super) fn system_hash(capture: &Capture) -> u64 {
 
 /// The request's model binds thinking to the prefix and an earlier assistant turn holds a
 /// thinking block: an edit of `tools` or `system` in place fails this turn.
-pub(super) fn binds_thinking(capture: &Capture) -> bool {
-    let binds = capture
-        .body()
-        .get("model")
-        .and_then(Value::as_str)
-        .and_then(ClaudeModel::parse)
-        .is_some_and(ClaudeModel::binds_thinking);
+pub(super) fn binds_thinking(capture: &Capture, model: &str) -> bool {
+    let binds = ClaudeModel::parse(model).is_some_and(ClaudeModel::binds_thinking);
     binds && holds_thinking(capture)
 }
 
@@ -104,12 +99,12 @@ pub(super) fn edits_prefix(change: &ListChange, added_unreferenced: impl Fn(&str
 /// Whether the tool list `change` leading to this request (its tools as `entries[now]`) edits
 /// the prefix on a model that binds thinking, with thinking earlier in the conversation.
 pub(super) fn refused_in_place(
-    capture: &Capture,
+    (capture, model): (&Capture, &str),
     change: &ListChange,
     entries: &[super::compare::Entry],
     now: &[u32],
 ) -> bool {
-    if change.first_changed_byte.is_none() || !binds_thinking(capture) {
+    if change.first_changed_byte.is_none() || !binds_thinking(capture, model) {
         return false;
     }
     let changes = ToolChanges::read(capture);
@@ -130,13 +125,13 @@ pub(super) fn refused_in_place(
 /// block. The provider's own word where the response gives it (the 400's message,
 /// `input_transformations`), else its 400 with the rule's reason, else the rule.
 pub(super) fn prefix_check(
-    capture: &Capture,
+    (capture, model): (&Capture, &str),
     changes: &ToolChanges,
     change: &ListChange,
     system_changed: bool,
     (status, answer): (Option<u16>, Option<&PrefixAnswer>),
 ) -> Option<String> {
-    let what = binds_thinking(capture)
+    let what = binds_thinking(capture, model)
         .then(|| edited_in_place(capture, changes, change, system_changed))
         .flatten();
     match (answer, what) {
@@ -215,7 +210,7 @@ impl Appended {
     /// Read a turn: `since` is the thread's previous request's message count; `previous`, when
     /// the thread has a previous turn, this turn's list change and the previous `system` hash.
     pub(super) fn of(
-        capture: &Capture,
+        (capture, model): (&Capture, &str),
         since: usize,
         previous: Option<(&ListChange, Option<u64>)>,
         answer: (Option<u16>, Option<&PrefixAnswer>),
@@ -225,19 +220,15 @@ impl Appended {
         let prefix_check = match previous {
             Some((change, before)) => {
                 let system_changed = before.is_some_and(|before| before != system);
-                prefix_check(capture, &changes, change, system_changed, answer)
+                prefix_check((capture, model), &changes, change, system_changed, answer)
             }
             // The thread's first turn: the provider's word alone.
             None => answer.1.map(|a| provider_word(a, None)),
         };
         // On a model that takes tool changes, deferred declarations are out until a change
         // offers them (older models keep the count of entries sent).
-        let takes_changes = capture
-            .body()
-            .get("model")
-            .and_then(Value::as_str)
-            .and_then(ClaudeModel::parse)
-            .is_some_and(ClaudeModel::takes_system_messages);
+        let takes_changes =
+            ClaudeModel::parse(model).is_some_and(ClaudeModel::takes_system_messages);
         // Without changes: the declared tools offered from the start, and those a tool
         // search returned, counted in place.
         let in_effect = (takes_changes || !changes.changes.is_empty())
@@ -247,7 +238,7 @@ impl Appended {
             appended: appended(capture, &changes, since),
             prefix_check,
             in_effect,
-            problems: changes.problems(capture, None),
+            problems: changes.problems_of(capture, Some(model), None),
         }
     }
 }

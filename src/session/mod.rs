@@ -341,7 +341,9 @@ impl<'a> Analyzer<'a> {
             }
             RecordBody::Request(body) => body,
         };
-        let capture = Capture::from_value(body)?.with_betas(betas);
+        let capture = Capture::from_value(body)?
+            .with_betas(betas)
+            .with_url(url.as_deref());
         self.turn_count += 1;
         let turn = self.turn_count;
         let key = context::thread_key(&capture, agent_id.as_deref());
@@ -393,7 +395,7 @@ impl<'a> Analyzer<'a> {
         let state = &self.threads[thread];
         let before = previous_turn.map(|_| (&change, state.system));
         let answer = (record.status, record.answer.as_ref());
-        let mid = appended::Appended::of(capture, state.messages, before, answer);
+        let mid = appended::Appended::of((capture, &read.model), state.messages, before, answer);
 
         // The observed cache, checked against the chain. Only a turn with usage is checked
         // against the next one's messages.

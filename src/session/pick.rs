@@ -119,7 +119,11 @@ fn pick(
             RecordBody::CompactionStub => None,
             RecordBody::Request(body) => {
                 match Capture::from_sent(body, record.body_text.as_deref()) {
-                    Ok(capture) => Some(capture.with_betas(record.betas.clone())),
+                    Ok(capture) => Some(
+                        capture
+                            .with_betas(record.betas.clone())
+                            .with_url(record.url.as_deref()),
+                    ),
                     Err(_) if options.skip_bad => continue,
                     Err(e) => {
                         let at = record.source;

@@ -148,6 +148,8 @@ pub(super) struct TurnInputs<'t> {
     /// The model binds thinking to the prefix and an earlier assistant turn holds thinking:
     /// a projected list that changed in place fails this turn (PROVIDERS.md section 3).
     pub(super) binds_thinking: bool,
+    /// The model, as the request or its URL names it.
+    pub(super) model: &'t str,
 }
 
 /// Why the provider refuses a strategy's turn whose projected list changed in place.
@@ -206,7 +208,7 @@ impl Analyzer<'_> {
             (&before.ids, before.present),
             (&projected.ids, projected.present),
         );
-        appended::refused_in_place(capture, &change, entries, &projected.ids)
+        appended::refused_in_place((capture, turn.model), &change, entries, &projected.ids)
             .then(|| PREFIX_REFUSAL.to_owned())
     }
 
@@ -575,7 +577,8 @@ impl Analyzer<'_> {
             newly_loaded: &newly_loaded,
             group,
             warmed: self.warmed.take(),
-            binds_thinking: appended::binds_thinking(capture),
+            binds_thinking: appended::binds_thinking(capture, &read.model),
+            model: &read.model,
         };
         let rows: Vec<StrategyTurn> = projected
             .into_iter()

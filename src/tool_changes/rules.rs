@@ -89,11 +89,21 @@ impl ToolChanges {
     /// known (`None`: those the capture was sent with, [`Capture::sent_betas`], else the body's
     /// `anthropic_beta`; none known: no beta is judged).
     pub fn problems(&self, capture: &Capture, betas: Option<&[String]>) -> Vec<String> {
+        self.problems_of(capture, capture.model(), betas)
+    }
+
+    /// [`ToolChanges::problems`] of a request sent to `model` (a Bedrock Converse body names
+    /// no model: its URL does).
+    pub fn problems_of(
+        &self,
+        capture: &Capture,
+        model: Option<&str>,
+        betas: Option<&[String]>,
+    ) -> Vec<String> {
         let mut out = self.malformed.clone();
         if self.is_empty() {
             return out;
         }
-        let model = capture.body().get("model").and_then(Value::as_str);
         let claude = model.and_then(ClaudeModel::parse);
         // System messages of text alone to a model that is no Claude (a gateway's Anthropic
         // endpoint takes them as its own system prompt): nothing to judge.
@@ -224,6 +234,10 @@ impl ToolChanges {
                     known.retain(|k| k.0 != name);
                     known.push((name, kind));
                 }
+                // Converse declares no MCP servers in `toolConfig` (AWS's `ToolReference` names
+                // one by `serverName` alone): nothing to resolve an MCP reference against.
+                Target::McpTool { .. } | Target::McpToolset(_)
+                    if capture.shape() == Shape::BedrockConverse => {}
                 target => {
                     let server = match target {
                         Target::McpTool { server, .. } | Target::McpToolset(server) => {
