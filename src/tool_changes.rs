@@ -321,6 +321,16 @@ impl ToolChanges {
                     }
                 }
                 (Kind::Addition, Target::Inline(definition)) => {
+                    // Resending the definition in effect changes nothing.
+                    let current = was.and_then(|at| {
+                        let tool = &effect.tools[at];
+                        tool.definition
+                            .as_ref()
+                            .or_else(|| tool.declared.and_then(|i| capture.tools().get(i)))
+                    });
+                    if current.is_some_and(|c| same_definition(c, definition)) {
+                        continue;
+                    }
                     let redefined = known.iter().any(|k| k.0 == name)
                         || effect.removed.iter().any(|t| t.name == name);
                     let origin = Origin::Inline { message, redefined };
@@ -330,7 +340,7 @@ impl ToolChanges {
                         effect.tools.remove(at);
                     }
                     effect.removed.retain(|t| t.name != name);
-                    if !tool::provider_deferred(definition) {
+                    if offered_from_start(definition) {
                         effect.tools.push(EffectTool {
                             name,
                             origin,
@@ -417,6 +427,19 @@ fn load(effect: &mut Effect, known: &[Known], at: usize, name: &str) {
 /// A definition a reference may name: its name, where it came from, its `tools` entry, its
 /// inline definition.
 type Known = (String, Origin, Option<usize>, Option<Value>);
+
+/// Two definitions of a tool are the same one, `cache_control` aside (a marker is no change
+/// of the tool).
+pub fn same_definition(a: &Value, b: &Value) -> bool {
+    let bare = |v: &Value| -> Value {
+        let mut v = v.clone();
+        if let Some(object) = v.as_object_mut() {
+            object.remove("cache_control");
+        }
+        v
+    };
+    bare(a) == bare(b)
+}
 
 /// A declared entry the model has from the first message: not `defer_loading: true` (nor an
 /// `mcp_toolset` whose `default_config` defers its tools).

@@ -858,3 +858,60 @@ fn append_avoids_a_priced_break() {
         append.saved_tokens
     );
 }
+
+/// Resending the definition in effect changes nothing (PROVIDERS.md 1.3); the same definition
+/// after a removal offers the tool again; a toolset defined inline with its tools deferred is
+/// not in effect until a reference offers one.
+#[test]
+fn an_identical_definition_changes_nothing_unless_the_tool_was_withdrawn() {
+    let thinking_free = |messages: Vec<Value>| capture(MODEL, &[tool("a"), tool("b")], messages);
+    let answer = json!({"role": "assistant", "content": [{"type": "text", "text": "ok"}]});
+    let again = thinking_free(vec![
+        user("go"),
+        answer.clone(),
+        user("more"),
+        system(json!([add_inline(tool("b"))])),
+    ]);
+    let effect = ToolChanges::read(&again).in_effect(&again);
+    let b = effect.tools.iter().find(|t| t.name == "b").unwrap();
+    assert_eq!(b.origin, Origin::Declared);
+    let back = thinking_free(vec![
+        user("go"),
+        answer.clone(),
+        user("more"),
+        system(json!([remove_ref("b")])),
+        answer.clone(),
+        user("again"),
+        system(json!([add_inline(tool("b"))])),
+    ]);
+    let effect = ToolChanges::read(&back).in_effect(&back);
+    assert!(effect.has("b") && effect.removed.is_empty());
+    let toolset = json!({"type": "mcp_toolset", "mcp_server_name": "cal",
+        "default_config": {"defer_loading": true}});
+    let deferred_set = thinking_free(vec![
+        user("go"),
+        answer,
+        user("book"),
+        system(json!([add_inline(toolset)])),
+    ]);
+    let effect = ToolChanges::read(&deferred_set).in_effect(&deferred_set);
+    assert!(!effect.has("cal/*"), "{effect:?}");
+    // A session says nothing of the identical one, and `+b` of the one after a removal.
+    let counter = TokenCounter::new(Encoding::O200kBase);
+    let mut analyzer = Analyzer::new(&[Strategy::Original], &Settings::default(), &counter, None);
+    for (line, c) in [again, back].into_iter().enumerate() {
+        let mut body = c.body().clone();
+        body["metadata"] = json!({"user_id": format!("u{line}")});
+        analyzer.push(record(line + 1, body, None)).unwrap();
+    }
+    let report = analyzer.finish(TraceInfo::default());
+    let said: Vec<&Vec<String>> = report.turns.iter().map(|t| &t.appended).collect();
+    assert!(said[0].is_empty(), "{said:?}");
+    assert_eq!(
+        said[1],
+        &[
+            "\u{2212}b (appended)".to_owned(),
+            "+b (appended)".to_owned()
+        ]
+    );
+}

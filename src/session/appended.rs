@@ -9,33 +9,52 @@ use serde_json::Value;
 use super::compare::ListChange;
 use crate::capture::Capture;
 use crate::tool;
-use crate::tool_changes::{ClaudeModel, Kind, Target, ToolChanges};
+use crate::tool_changes::{ClaudeModel, Kind, Target, ToolChanges, same_definition};
 use crate::trace::PrefixAnswer;
 
 /// What the changes in messages at or after `since` (0-based) do, in order:
 /// `+name (appended)`, `−name (appended)`, `name redefined (appended)`.
 pub(super) fn appended(capture: &Capture, changes: &ToolChanges, since: usize) -> Vec<String> {
-    let mut known: Vec<String> = capture
+    // Each name's definition so far: declared, then defined inline.
+    let mut known: Vec<(String, &Value)> = capture
         .tools()
         .iter()
-        .filter_map(|e| tool::name(e).map(str::to_owned))
+        .filter_map(|e| tool::name(e).map(|n| (n.to_owned(), e)))
         .collect();
+    let mut removed: Vec<String> = Vec::new();
     let mut out = Vec::new();
     for change in &changes.changes {
         let name = change.target.label();
         let fresh = change.message >= since;
+        let before = known.iter().position(|k| k.0 == name);
+        let was_removed = removed.contains(&name);
+        match change.kind {
+            Kind::Removal if !was_removed => removed.push(name.clone()),
+            Kind::Addition => removed.retain(|r| *r != name),
+            Kind::Removal => {}
+        }
         let text = match (&change.kind, &change.target) {
-            (Kind::Removal, _) => format!("\u{2212}{name} (appended)"),
-            (Kind::Addition, Target::Inline(_)) if known.contains(&name) => {
-                format!("{name} redefined (appended)")
+            (Kind::Removal, _) => Some(format!("\u{2212}{name} (appended)")),
+            (Kind::Addition, Target::Inline(_)) if was_removed => {
+                Some(format!("+{name} (appended)"))
             }
-            (Kind::Addition, _) => format!("+{name} (appended)"),
+            // The same definition again changes nothing.
+            (Kind::Addition, Target::Inline(definition))
+                if before.is_some_and(|at| same_definition(known[at].1, definition)) =>
+            {
+                None
+            }
+            (Kind::Addition, Target::Inline(_)) if before.is_some() => {
+                Some(format!("{name} redefined (appended)"))
+            }
+            (Kind::Addition, _) => Some(format!("+{name} (appended)")),
         };
-        if matches!(change.target, Target::Inline(_)) && !known.contains(&name) {
-            known.push(name);
+        if let Target::Inline(definition) = &change.target {
+            known.retain(|k| k.0 != name);
+            known.push((name, definition));
         }
         if fresh {
-            out.push(text);
+            out.extend(text);
         }
     }
     out
