@@ -915,3 +915,31 @@ fn an_identical_definition_changes_nothing_unless_the_tool_was_withdrawn() {
         ]
     );
 }
+
+/// Inline definitions are the Claude API's only (PROVIDERS.md 1.1): a Bedrock InvokeModel or
+/// Vertex body carrying one is refused; a reference is not.
+#[test]
+fn an_inline_definition_off_the_claude_api_is_refused() {
+    let answer = json!({"role": "assistant", "content": [{"type": "text", "text": "ok"}]});
+    let body = |version: &str, block: Value| {
+        Capture::from_value(json!({"anthropic_version": version, "max_tokens": 100,
+            "tools": [tool("a"), deferred("b")],
+            "messages": [user("go"), answer.clone(), user("more"), system(json!([block]))]}))
+        .unwrap()
+    };
+    let inline = || add_inline(tool("c"));
+    for (version, platform) in [
+        ("bedrock-2023-05-31", "Amazon Bedrock"),
+        ("vertex-2023-10-16", "Google Cloud"),
+    ] {
+        let c = body(version, inline());
+        let found = problems(&c);
+        assert!(
+            found.iter().any(|p| p.starts_with(&format!(
+                "message 4: an inline tool definition on {platform}"
+            ))),
+            "{found:?}"
+        );
+        assert!(problems(&body(version, add_ref("b"))).is_empty());
+    }
+}

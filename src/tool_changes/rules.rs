@@ -120,6 +120,7 @@ impl ToolChanges {
         }
         self.placement(capture, &mut out);
         self.references(capture, &mut out);
+        self.platform(capture, &mut out);
         self.betas(capture, betas, &mut out);
         self.limits(capture, &mut out);
         out
@@ -260,6 +261,34 @@ impl ToolChanges {
                     }
                 }
             }
+        }
+    }
+
+    /// Inline definitions are the Claude API's alone: a body for Bedrock's InvokeModel or
+    /// Vertex (its `anthropic_version`), or Converse (references only), cannot carry one.
+    fn platform(&self, capture: &Capture, out: &mut Vec<String>) {
+        let version = capture
+            .body()
+            .get("anthropic_version")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        let platform =
+            if capture.shape() == Shape::BedrockConverse || version.starts_with("bedrock-") {
+                "Amazon Bedrock"
+            } else if version.starts_with("vertex-") {
+                "Google Cloud"
+            } else {
+                return;
+            };
+        if let Some(change) = self
+            .changes
+            .iter()
+            .find(|c| matches!(c.target, Target::Inline(_)))
+        {
+            out.push(format!(
+                "message {}: an inline tool definition on {platform} (inline tools are the Claude API's only; send a reference): the provider rejects it",
+                change.message + 1
+            ));
         }
     }
 
