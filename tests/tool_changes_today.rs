@@ -362,3 +362,25 @@ fn bedrock_converse_changes_are_judged_against_the_model_its_url_names() {
         "{mark}"
     );
 }
+
+#[test]
+fn thinking_another_model_wrote_is_no_edit_of_the_prompt() {
+    // A fallback model's answer earlier in the thread: its blocks are dropped, no prefix
+    // was edited.
+    let other = variant("other-model", |turn, record| {
+        if turn == 4 {
+            let body = &mut record["response"]["body"];
+            body["input_transformations"] = json!([{"type": "thinking_dropped",
+                "path": "messages.1.content.0", "reason": "model_binding_mismatch"}]);
+        }
+    });
+    let json = session_json(other.to_str().unwrap());
+    assert_eq!(
+        json["turns"][3]["prefix_check"],
+        "the provider dropped thinking at messages.1.content.0 written by another model (model_binding_mismatch: no edit of the prompt)"
+    );
+    let (_, strategies) = marks(&json);
+    for (id, marked) in &strategies {
+        assert!(marked.is_empty(), "{id} marked on {marked:?}");
+    }
+}

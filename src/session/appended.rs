@@ -181,6 +181,10 @@ pub(super) fn provider_word(answer: &PrefixAnswer, what: Option<&str>) -> String
             "the provider dropped thinking at {} (prefix check): {what}",
             paths.join(", ")
         ),
+        PrefixAnswer::OtherModel(paths) => format!(
+            "the provider dropped thinking at {} written by another model (model_binding_mismatch: no edit of the prompt)",
+            paths.join(", ")
+        ),
         PrefixAnswer::MismatchAllowed(paths) => format!(
             "the provider let thinking at {} through although it failed the prefix check (thinking_mismatch_allowed): {what}",
             paths.join(", ")

@@ -241,6 +241,9 @@ pub enum PrefixAnswer {
     /// Thinking blocks that failed the check but were shown to the model all the same
     /// (`thinking_mismatch_allowed`), at these paths; no block was dropped.
     MismatchAllowed(Vec<String>),
+    /// Thinking blocks dropped because another model wrote them (`model_binding_mismatch`,
+    /// always a silent drop), at these paths: no prefix was edited.
+    OtherModel(Vec<String>),
 }
 
 /// Most dropped paths kept of one response.
@@ -273,10 +276,14 @@ pub(crate) fn prefix_answer(body: &Value) -> Option<PrefixAnswer> {
         return Some(PrefixAnswer::Refused);
     }
     let entries = body.get("input_transformations")?.as_array()?;
-    let paths = |kind: &str| -> Vec<String> {
+    let paths = |kind: &str, other_model: bool| -> Vec<String> {
         entries
             .iter()
             .filter(|t| t.get("type").and_then(Value::as_str) == Some(kind))
+            .filter(|t| {
+                (t.get("reason").and_then(Value::as_str) == Some("model_binding_mismatch"))
+                    == other_model
+            })
             .filter_map(|t| t.get("path").and_then(Value::as_str))
             .filter(|p| {
                 p.len() <= 64
@@ -287,12 +294,16 @@ pub(crate) fn prefix_answer(body: &Value) -> Option<PrefixAnswer> {
             .map(str::to_owned)
             .collect()
     };
-    let dropped = paths("thinking_dropped");
+    let dropped = paths("thinking_dropped", false);
     if !dropped.is_empty() {
         return Some(PrefixAnswer::ThinkingDropped(dropped));
     }
-    let allowed = paths("thinking_mismatch_allowed");
-    (!allowed.is_empty()).then_some(PrefixAnswer::MismatchAllowed(allowed))
+    let allowed = paths("thinking_mismatch_allowed", false);
+    if !allowed.is_empty() {
+        return Some(PrefixAnswer::MismatchAllowed(allowed));
+    }
+    let other = paths("thinking_dropped", true);
+    (!other.is_empty()).then_some(PrefixAnswer::OtherModel(other))
 }
 
 /// Anthropic's 1-hour writes, where `usage.cache_creation` splits the writes by lifetime.
@@ -461,6 +472,14 @@ mod tests {
             ]))
         );
         assert_eq!(prefix_answer(&json!({"input_transformations": []})), None);
+        let other = json!({"input_transformations": [{"type": "thinking_dropped",
+            "path": "messages.1.content.0", "reason": "model_binding_mismatch"}]});
+        assert_eq!(
+            prefix_answer(&other),
+            Some(PrefixAnswer::OtherModel(vec![
+                "messages.1.content.0".to_owned()
+            ]))
+        );
         let allowed = json!({"input_transformations": [{"type": "thinking_mismatch_allowed",
             "path": "messages.5.content.0", "reason": "prefix_binding_mismatch"}]});
         assert_eq!(
