@@ -946,3 +946,33 @@ fn an_inline_definition_off_the_claude_api_is_refused() {
         assert!(problems(&body(version, add_ref("b"))).is_empty());
     }
 }
+
+/// A custom tool search answers with `tool_reference` blocks in its `tool_result`: the tool it
+/// returns is in effect from there, as the server tool search's are.
+#[test]
+fn a_custom_search_result_loads_its_tools() {
+    let search = json!({"role": "assistant", "content": [
+        {"type": "tool_use", "id": "s1", "name": "find_tools", "input": {"q": "deploy"}}]});
+    let result = json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": "s1",
+        "content": [{"type": "tool_reference", "tool_name": "b"}]}]});
+    let answer = json!({"role": "assistant", "content": [{"type": "text", "text": "ok"}]});
+    let c = capture(
+        MODEL,
+        &[tool("find_tools"), deferred("b"), deferred("c")],
+        vec![
+            user("go"),
+            search,
+            result,
+            answer,
+            user("and"),
+            system(json!([add_ref("c")])),
+        ],
+    );
+    let effect = ToolChanges::read(&c).in_effect(&c);
+    let b = effect.tools.iter().find(|t| t.name == "b").unwrap();
+    assert_eq!(b.origin, Origin::Searched { message: 3 });
+    assert_eq!(b.source(), "loaded by tool search at message 3");
+    let names: Vec<&str> = effect.tools.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, ["find_tools", "b", "c"]);
+    assert!(effect.hidden.is_empty());
+}
