@@ -380,16 +380,13 @@ impl Capture {
         self.betas.as_deref()
     }
 
-    /// The request as sent to this URL: a model the URL names (Bedrock, Vertex) stands for the
-    /// body's where the body names none, so what the model refuses is judged
-    /// ([`crate::tool_changes::ToolChanges::problems`]).
+    /// The request as sent to a URL that names its model (Bedrock's `/model/{id}/converse`,
+    /// Vertex): that model stands for the body's where the body names none, so what the model
+    /// refuses is judged ([`crate::tool_changes::ToolChanges::problems`]).
     #[must_use]
-    pub fn with_url(mut self, url: Option<&str>) -> Capture {
+    pub fn with_url_model(mut self, model: Option<String>) -> Capture {
         let named = self.body().get("model").is_some_and(Value::is_string);
-        if let Some(model) = url
-            .filter(|_| !named)
-            .and_then(crate::session::provider::model_in_url)
-        {
+        if let Some(model) = model.filter(|_| !named) {
             self.url_model = Some(model.into());
             self.notes = capture_notes(&self);
         }

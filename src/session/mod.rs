@@ -343,7 +343,7 @@ impl<'a> Analyzer<'a> {
         };
         let capture = Capture::from_value(body)?
             .with_betas(betas)
-            .with_url(url.as_deref());
+            .with_url_model(url.as_deref().and_then(provider::model_in_url));
         self.turn_count += 1;
         let turn = self.turn_count;
         let key = context::thread_key(&capture, agent_id.as_deref());
