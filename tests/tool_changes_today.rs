@@ -95,7 +95,8 @@ fn todays_claude_is_read_end_to_end_without_a_false_break_warning_or_mark() {
             vec![],
             vec![
                 "+github/create_issue (appended)",
-                "\u{2212}read_file (appended)"
+                "\u{2212}read_file (appended)",
+                "+lookup_docs (tool search)",
             ],
             vec!["+grep (appended)", "+deploy (appended)"],
             vec!["+read_file (appended)", "list_dir redefined (appended)"],

@@ -60,6 +60,32 @@ pub(super) fn appended(capture: &Capture, changes: &ToolChanges, since: usize) -
     out
 }
 
+/// The tools a tool search returned in messages at or after `since` (0-based) that were not in
+/// effect before: `+name (tool search)`.
+fn searched(capture: &Capture, changes: &ToolChanges, since: usize) -> Vec<String> {
+    let offered: Vec<String> = capture
+        .tools()
+        .iter()
+        .filter(|e| crate::tool_changes::offered_from_start(e))
+        .filter_map(|e| tool::name(e).map(str::to_owned))
+        .collect();
+    let mut seen: Vec<&str> = Vec::new();
+    let mut out = Vec::new();
+    for (at, name) in &changes.loads {
+        let before = offered.contains(name)
+            || seen.contains(&name.as_str())
+            || changes
+                .changes
+                .iter()
+                .any(|c| c.message < *at && c.kind == Kind::Addition && c.target.label() == *name);
+        seen.push(name);
+        if !before && *at >= since {
+            out.push(format!("+{name} (tool search)"));
+        }
+    }
+    out
+}
+
 /// A hash of the request's top-level `system`, `cache_control` markers left out (the prefix
 /// check compares the text, not the markers).
 pub(super) fn system_hash(capture: &Capture) -> u64 {
@@ -256,9 +282,13 @@ impl Appended {
         // search returned, counted in place.
         let in_effect = (takes_changes || !changes.changes.is_empty())
             .then(|| changes.in_effect(capture).tools.len());
+        let mut said = appended(capture, &changes, since);
+        if in_effect.is_some() {
+            said.extend(searched(capture, &changes, since));
+        }
         Appended {
             system,
-            appended: appended(capture, &changes, since),
+            appended: said,
             prefix_check,
             in_effect,
             problems: changes.problems_of(capture, Some(model), None),
