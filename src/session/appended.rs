@@ -125,7 +125,7 @@ fn holds_thinking(capture: &Capture) -> bool {
 /// check compares (PROVIDERS.md section 3): not when only `cache_control` markers moved, nor
 /// when the only edit is new entries `added_unreferenced` accepts (`defer_loading: true`
 /// tools nothing references yet).
-pub(super) fn edits_prefix(change: &ListChange, added_unreferenced: impl Fn(&str) -> bool) -> bool {
+fn edits_prefix(change: &ListChange, added_unreferenced: impl Fn(&str) -> bool) -> bool {
     if change.first_changed_byte.is_none() {
         return false;
     }
