@@ -385,3 +385,36 @@ fn thinking_another_model_wrote_is_no_edit_of_the_prompt() {
         assert!(marked.is_empty(), "{id} marked on {marked:?}");
     }
 }
+
+#[test]
+fn a_system_prompt_edited_in_place_is_marked_though_it_starts_a_thread() {
+    // Today's date written into `system` from turn 4 on: the thread is keyed by its system
+    // prompt, so turn 4 starts one of its own, but it continues turn 3's conversation.
+    let dated = |model: &'static str| {
+        move |turn: usize, record: &mut Value| {
+            let body = &mut record["request"]["body"];
+            body["model"] = json!(model);
+            if turn >= 4 {
+                let text = body["system"][0]["text"].as_str().unwrap().to_owned();
+                body["system"][0]["text"] = json!(format!("Today is Monday. {text}"));
+            }
+        }
+    };
+    let bound = variant("dated", dated("claude-fable-5-2"));
+    let json = session_json(bound.to_str().unwrap());
+    let (turn_marks, _) = marks(&json);
+    assert_eq!(json["turns"][3]["thread"], "t2");
+    assert_eq!(
+        turn_marks[3].as_deref(),
+        Some(
+            "the prefix check fails: the system prompt was edited in place after a thinking block; the provider answered (HTTP 200), so it dropped or kept that thinking rather than refuse"
+        )
+    );
+    for (turn, mark) in turn_marks.iter().enumerate() {
+        assert!(turn == 3 || mark.is_none(), "turn {}: {mark:?}", turn + 1);
+    }
+    // A model that does not bind thinking: a new prompt, nothing refused.
+    let unbound = variant("dated-opus48", dated("claude-opus-4-8"));
+    let (turn_marks, _) = marks(&session_json(unbound.to_str().unwrap()));
+    assert!(turn_marks.iter().all(Option::is_none), "{turn_marks:?}");
+}

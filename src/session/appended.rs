@@ -97,6 +97,17 @@ pub(super) fn system_hash(capture: &Capture) -> u64 {
     hasher.finish()
 }
 
+/// A hash of the request's first `n` messages, `cache_control` markers left out: another
+/// thread's last request continued by this one (its system prompt edited in place, which
+/// starts a thread of its own) has the same.
+pub(super) fn messages_hash(capture: &Capture, n: usize) -> u64 {
+    let mut hasher = rustc_hash::FxHasher::default();
+    for message in capture.conversation().iter().take(n) {
+        super::context::hash_value(message, &mut hasher);
+    }
+    hasher.finish()
+}
+
 /// The request's model binds thinking to the prefix and an earlier assistant turn holds a
 /// thinking block: an edit of `tools` or `system` in place fails this turn.
 pub(super) fn binds_thinking(capture: &Capture, model: &str) -> bool {
@@ -258,10 +269,13 @@ pub(super) struct Appended {
 impl Appended {
     /// Read a turn: `since` is the thread's previous request's message count; `previous`, when
     /// the thread has a previous turn, this turn's list change and the previous `system` hash.
+    /// `continues`: the thread's first turn continues another thread's conversation under
+    /// another system prompt (the prompt was edited in place).
     pub(super) fn of(
         (capture, model): (&Capture, &str),
         since: usize,
         previous: Option<(&ListChange, Option<u64>)>,
+        continues: bool,
         answer: (Option<u16>, Option<&PrefixAnswer>),
     ) -> Appended {
         let changes = ToolChanges::read(capture);
@@ -270,6 +284,10 @@ impl Appended {
             Some((change, before)) => {
                 let system_changed = before.is_some_and(|before| before != system);
                 prefix_check((capture, model), &changes, change, system_changed, answer)
+            }
+            None if continues => {
+                let unchanged = ListChange::default();
+                prefix_check((capture, model), &changes, &unchanged, true, answer)
             }
             // The thread's first turn: the provider's word alone.
             None => answer.1.map(|a| provider_word(a, None)),

@@ -109,6 +109,9 @@ struct ThreadState {
     system: Option<u64>,
     /// Tokens `append` keeps in its prompt beyond `original`'s (withdrawn tools, its messages).
     append_carried: usize,
+    /// On a model that binds thinking: the last request's message count, their hash
+    /// ([`appended::messages_hash`]) and its model.
+    last_messages: Option<(usize, u64, String)>,
 }
 
 /// What a trace record says of its request besides the body.
@@ -395,7 +398,16 @@ impl<'a> Analyzer<'a> {
         let state = &self.threads[thread];
         let before = previous_turn.map(|_| (&change, state.system));
         let answer = (record.status, record.answer.as_ref());
-        let mid = appended::Appended::of((capture, &read.model), state.messages, before, answer);
+        let binds = appended::binds_thinking(capture, &read.model);
+        let continues = previous_turn.is_none() && binds && self.continues(capture, &read.model);
+        let state = &self.threads[thread];
+        let mid = appended::Appended::of(
+            (capture, &read.model),
+            state.messages,
+            before,
+            continues,
+            answer,
+        );
 
         // The observed cache, checked against the chain. Only a turn with usage is checked
         // against the next one's messages.
@@ -454,6 +466,13 @@ impl<'a> Analyzer<'a> {
         let state = &mut self.threads[thread];
         state.last_tools = Some((Arc::clone(&ids), read.present, turn));
         (state.messages, state.system) = (capture.conversation().len(), Some(mid.system));
+        let count = capture.conversation().len();
+        state.last_messages = crate::tool_changes::ClaudeModel::parse(&read.model)
+            .is_some_and(crate::tool_changes::ClaudeModel::binds_thinking)
+            .then(|| {
+                let hash = appended::messages_hash(capture, count);
+                (count, hash, read.model.to_string())
+            });
         if !failed {
             state.sent_cached = sent.cached;
             state.chain = Some(point);
@@ -729,6 +748,22 @@ impl<'a> Analyzer<'a> {
     }
 
     /// The thread a key names, created on first sight.
+    /// Whether a thread's first request continues another thread's last request (the same
+    /// model, its messages and more): the system prompt that keys the thread was edited.
+    fn continues(&self, capture: &Capture, model: &str) -> bool {
+        let count = capture.conversation().len();
+        let system = Some(appended::system_hash(capture));
+        self.threads.iter().any(|t| {
+            t.system != system
+                && t.last_messages.as_ref().is_some_and(|(n, hash, m)| {
+                    *n > 0
+                        && *n < count
+                        && m == model
+                        && appended::messages_hash(capture, *n) == *hash
+                })
+        })
+    }
+
     fn thread_of(&mut self, key: String, turn: usize) -> usize {
         let index = match self.thread_index.get(&key) {
             Some(&index) => index,
@@ -747,6 +782,7 @@ impl<'a> Analyzer<'a> {
                     messages: 0,
                     system: None,
                     append_carried: 0,
+                    last_messages: None,
                 });
                 self.thread_index.insert(key, index);
                 index
