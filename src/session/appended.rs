@@ -108,6 +108,37 @@ pub(super) fn messages_hash(capture: &Capture, n: usize) -> u64 {
     hasher.finish()
 }
 
+/// What a thread remembers of its last request on a model that binds thinking: its message
+/// count, their hash and the model.
+pub(super) fn last_messages(capture: &Capture, model: &str) -> Option<(usize, u64, String)> {
+    let count = capture.conversation().len();
+    ClaudeModel::parse(model)
+        .is_some_and(ClaudeModel::binds_thinking)
+        .then(|| (count, messages_hash(capture, count), model.to_owned()))
+}
+
+/// Whether a thread's first request continues another thread's last request (`threads`: each
+/// one's system hash and [`last_messages`]): the same model, its messages and more, another
+/// system prompt. Threads are keyed by their system prompt, so one edited in place starts a
+/// thread of its own.
+pub(super) fn continues<'a>(
+    capture: &Capture,
+    model: &str,
+    threads: impl Iterator<Item = (Option<u64>, Option<&'a (usize, u64, String)>)>,
+) -> bool {
+    if !binds_thinking(capture, model) {
+        return false;
+    }
+    let count = capture.conversation().len();
+    let system = Some(system_hash(capture));
+    threads
+        .filter(|(other, _)| *other != system)
+        .filter_map(|(_, last)| last)
+        .any(|(n, hash, m)| {
+            *n > 0 && *n < count && m == model && messages_hash(capture, *n) == *hash
+        })
+}
+
 /// The request's model binds thinking to the prefix and an earlier assistant turn holds a
 /// thinking block: an edit of `tools` or `system` in place fails this turn.
 pub(super) fn binds_thinking(capture: &Capture, model: &str) -> bool {
@@ -311,5 +342,26 @@ impl Appended {
             in_effect,
             problems: changes.problems_of(capture, Some(model), None),
         }
+    }
+}
+
+impl super::Analyzer<'_> {
+    /// [`Appended::of`] a turn of `thread`: `change` is its list change where the thread has a
+    /// previous turn; a first turn is checked where it continues another thread.
+    pub(super) fn appended_of(
+        &self,
+        (capture, model): (&Capture, &str),
+        thread: usize,
+        change: Option<&ListChange>,
+        answer: (Option<u16>, Option<&PrefixAnswer>),
+    ) -> Appended {
+        let state = &self.threads[thread];
+        let before = change.map(|c| (c, state.system));
+        let others = self
+            .threads
+            .iter()
+            .map(|t| (t.system, t.last_messages.as_ref()));
+        let continues = change.is_none() && continues(capture, model, others);
+        Appended::of((capture, model), state.messages, before, continues, answer)
     }
 }

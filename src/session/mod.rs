@@ -109,8 +109,7 @@ struct ThreadState {
     system: Option<u64>,
     /// Tokens `append` keeps in its prompt beyond `original`'s (withdrawn tools, its messages).
     append_carried: usize,
-    /// On a model that binds thinking: the last request's message count, their hash
-    /// ([`appended::messages_hash`]) and its model.
+    /// [`appended::last_messages`] of its last request.
     last_messages: Option<(usize, u64, String)>,
 }
 
@@ -395,19 +394,10 @@ impl<'a> Analyzer<'a> {
         let rest_tokens: usize = head.iter().chain(rest).map(|r| r.1).sum();
 
         let (previous_turn, change) = self.list_change(thread, &ids, read.present);
-        let state = &self.threads[thread];
-        let before = previous_turn.map(|_| (&change, state.system));
         let answer = (record.status, record.answer.as_ref());
-        let binds = appended::binds_thinking(capture, &read.model);
-        let continues = previous_turn.is_none() && binds && self.continues(capture, &read.model);
+        let known = previous_turn.map(|_| &change);
+        let mid = self.appended_of((capture, &read.model), thread, known, answer);
         let state = &self.threads[thread];
-        let mid = appended::Appended::of(
-            (capture, &read.model),
-            state.messages,
-            before,
-            continues,
-            answer,
-        );
 
         // The observed cache, checked against the chain. Only a turn with usage is checked
         // against the next one's messages.
@@ -466,13 +456,7 @@ impl<'a> Analyzer<'a> {
         let state = &mut self.threads[thread];
         state.last_tools = Some((Arc::clone(&ids), read.present, turn));
         (state.messages, state.system) = (capture.conversation().len(), Some(mid.system));
-        let count = capture.conversation().len();
-        state.last_messages = crate::tool_changes::ClaudeModel::parse(&read.model)
-            .is_some_and(crate::tool_changes::ClaudeModel::binds_thinking)
-            .then(|| {
-                let hash = appended::messages_hash(capture, count);
-                (count, hash, read.model.to_string())
-            });
+        state.last_messages = appended::last_messages(capture, &read.model);
         if !failed {
             state.sent_cached = sent.cached;
             state.chain = Some(point);
@@ -748,22 +732,6 @@ impl<'a> Analyzer<'a> {
     }
 
     /// The thread a key names, created on first sight.
-    /// Whether a thread's first request continues another thread's last request (the same
-    /// model, its messages and more): the system prompt that keys the thread was edited.
-    fn continues(&self, capture: &Capture, model: &str) -> bool {
-        let count = capture.conversation().len();
-        let system = Some(appended::system_hash(capture));
-        self.threads.iter().any(|t| {
-            t.system != system
-                && t.last_messages.as_ref().is_some_and(|(n, hash, m)| {
-                    *n > 0
-                        && *n < count
-                        && m == model
-                        && appended::messages_hash(capture, *n) == *hash
-                })
-        })
-    }
-
     fn thread_of(&mut self, key: String, turn: usize) -> usize {
         let index = match self.thread_index.get(&key) {
             Some(&index) => index,
