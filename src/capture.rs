@@ -302,6 +302,8 @@ pub struct Capture {
     written: Option<Arc<Written>>,
     /// The `anthropic-beta` values it was sent with, where a trace kept its headers.
     betas: Option<Arc<[String]>>,
+    /// The model its URL names, where the body names none (Bedrock's `/model/{id}/converse`).
+    url_model: Option<Arc<str>>,
 }
 
 impl Capture {
@@ -378,6 +380,27 @@ impl Capture {
         self.betas.as_deref()
     }
 
+    /// The request as sent to a URL that names its model (Bedrock's `/model/{id}/converse`,
+    /// Vertex): that model stands for the body's where the body names none, so what the model
+    /// refuses is judged ([`crate::tool_changes::ToolChanges::problems`]).
+    #[must_use]
+    pub fn with_url_model(mut self, model: Option<String>) -> Capture {
+        let named = self.body().get("model").is_some_and(Value::is_string);
+        if let Some(model) = model.filter(|_| !named) {
+            self.url_model = Some(model.into());
+            self.notes = capture_notes(&self);
+        }
+        self
+    }
+
+    /// The model the request is for: the body's `model`, else the one its URL names.
+    pub fn model(&self) -> Option<&str> {
+        self.body()
+            .get("model")
+            .and_then(Value::as_str)
+            .or(self.url_model.as_deref())
+    }
+
     /// Keep the text the body was parsed from, if its tools can be found in it.
     fn keep_text(&mut self, text: &str) {
         self.written = Written::scan(
@@ -435,6 +458,7 @@ impl Capture {
             notes: Vec::new(),
             written: None,
             betas: None,
+            url_model: None,
         };
         capture.check_tools()?;
         if shape == Shape::GeminiGenerateContent {

@@ -117,7 +117,13 @@ pub fn in_effect_figures(
         .tools
         .iter()
         .chain(&effect.removed)
-        .filter(|t| matches!(t.origin, crate::tool_changes::Origin::Added { .. }))
+        .filter(|t| {
+            matches!(
+                t.origin,
+                crate::tool_changes::Origin::Added { .. }
+                    | crate::tool_changes::Origin::Searched { .. }
+            )
+        })
         .filter_map(|t| t.declared)
         .filter(|&i| capture.tools().get(i).is_some_and(provider_deferred))
         .map(|i| original_tokens.get(i).copied().unwrap_or(0))

@@ -102,6 +102,10 @@ pub struct ToolChanges {
     pub changes: Vec<Change>,
     /// Blocks that name no tool the provider could read, with where they are.
     pub malformed: Vec<String>,
+    /// Tools a tool search returned (`tool_search_tool_result`'s `tool_references`, or
+    /// `tool_reference` blocks in a custom search's `tool_result`): each name with the index of
+    /// its message (0-based). They come into effect there, as an addition does.
+    pub loads: Vec<(usize, String)>,
 }
 
 /// Where a tool in effect came from.
@@ -113,6 +117,11 @@ pub enum Origin {
     /// Offered by a `tool_addition` reference at message `message` (1-based).
     Added {
         /// 1-based, as people count messages.
+        message: usize,
+    },
+    /// Returned by a tool search at message `message` (1-based).
+    Searched {
+        /// 1-based.
         message: usize,
     },
     /// Defined inline by a `tool_addition` at message `message` (1-based).
@@ -152,6 +161,7 @@ impl EffectTool {
         match self.origin {
             Origin::Declared => "declared".to_owned(),
             Origin::Added { message } => format!("added at message {message}"),
+            Origin::Searched { message } => format!("loaded by tool search at message {message}"),
             Origin::Inline {
                 message,
                 redefined: false,
@@ -215,6 +225,8 @@ impl ToolChanges {
                     let (inner, has) = blocks(item.get("content"));
                     out.push_message(at, item, &inner, has, converse);
                 }
+                out.loads
+                    .extend(searched(item).into_iter().map(|name| (at, name.to_owned())));
             }
         }
         out
@@ -272,8 +284,12 @@ impl ToolChanges {
     pub fn in_effect(&self, capture: &Capture) -> Effect {
         let mut effect = Effect::default();
         // Everything a reference may name: declared entries, then inline definitions.
-        let mut known: Vec<(String, Origin, Option<usize>, Option<Value>)> = Vec::new();
+        let mut known: Vec<Known> = Vec::new();
         for (index, entry) in capture.tools().iter().enumerate() {
+            // A Converse `cachePoint` marks the cache, it is no tool.
+            if entry.get("cachePoint").is_some() {
+                continue;
+            }
             let name = entry_label(entry);
             known.push((name.clone(), Origin::Declared, Some(index), None));
             if offered_from_start(entry) {
@@ -286,7 +302,12 @@ impl ToolChanges {
                 });
             }
         }
+        // A tool search's loads, in message order with the changes.
+        let mut loads = self.loads.iter().peekable();
         for change in &self.changes {
+            while let Some((at, name)) = loads.next_if(|(at, _)| *at < change.message) {
+                load(&mut effect, &known, *at, name);
+            }
             let name = change.target.label();
             let message = change.message + 1;
             let was = effect.tools.iter().position(|t| t.name == name);
@@ -300,6 +321,16 @@ impl ToolChanges {
                     }
                 }
                 (Kind::Addition, Target::Inline(definition)) => {
+                    // Resending the definition in effect changes nothing.
+                    let current = was.and_then(|at| {
+                        let tool = &effect.tools[at];
+                        tool.definition
+                            .as_ref()
+                            .or_else(|| tool.declared.and_then(|i| capture.tools().get(i)))
+                    });
+                    if current.is_some_and(|c| same_definition(c, definition)) {
+                        continue;
+                    }
                     let redefined = known.iter().any(|k| k.0 == name)
                         || effect.removed.iter().any(|t| t.name == name);
                     let origin = Origin::Inline { message, redefined };
@@ -309,7 +340,7 @@ impl ToolChanges {
                         effect.tools.remove(at);
                     }
                     effect.removed.retain(|t| t.name != name);
-                    if !tool::provider_deferred(definition) {
+                    if offered_from_start(definition) {
                         effect.tools.push(EffectTool {
                             name,
                             origin,
@@ -350,6 +381,9 @@ impl ToolChanges {
                 }
             }
         }
+        for (at, name) in loads {
+            load(&mut effect, &known, *at, name);
+        }
         let offered = |name: &str| {
             effect.tools.iter().any(|t| t.name == name)
                 || effect.removed.iter().any(|t| t.name == name)
@@ -357,7 +391,7 @@ impl ToolChanges {
         effect.hidden = capture
             .tools()
             .iter()
-            .filter(|e| !offered_from_start(e))
+            .filter(|e| !offered_from_start(e) && e.get("cachePoint").is_none())
             .map(entry_label)
             .filter(|name| !offered(name))
             .collect();
@@ -373,6 +407,40 @@ impl ToolChanges {
     }
 }
 
+/// A tool a tool search returned at message `at` (0-based) comes into effect there, unless it
+/// is in effect already; its definition is the one declared (or defined inline) under its name.
+fn load(effect: &mut Effect, known: &[Known], at: usize, name: &str) {
+    if effect.has(name) {
+        return;
+    }
+    let source = known.iter().find(|k| k.0 == name);
+    effect.removed.retain(|t| t.name != name);
+    effect.tools.push(EffectTool {
+        name: name.to_owned(),
+        origin: Origin::Searched { message: at + 1 },
+        removed_at: None,
+        declared: source.and_then(|k| k.2),
+        definition: source.and_then(|k| k.3.clone()),
+    });
+}
+
+/// A definition a reference may name: its name, where it came from, its `tools` entry, its
+/// inline definition.
+type Known = (String, Origin, Option<usize>, Option<Value>);
+
+/// Two definitions of a tool are the same one, `cache_control` aside (a marker is no change
+/// of the tool).
+pub fn same_definition(a: &Value, b: &Value) -> bool {
+    let bare = |v: &Value| -> Value {
+        let mut v = v.clone();
+        if let Some(object) = v.as_object_mut() {
+            object.remove("cache_control");
+        }
+        v
+    };
+    bare(a) == bare(b)
+}
+
 /// A declared entry the model has from the first message: not `defer_loading: true` (nor an
 /// `mcp_toolset` whose `default_config` defers its tools).
 pub fn offered_from_start(entry: &Value) -> bool {
@@ -385,6 +453,25 @@ pub fn offered_from_start(entry: &Value) -> bool {
         .and_then(Value::as_bool)
         == Some(true);
     !toolset_deferred
+}
+
+/// The tool names a tool search's result block returns: `tool_search_tool_result`'s
+/// `tool_references`, or the `tool_reference` blocks of a custom search's `tool_result`.
+fn searched(block: &Value) -> Vec<&str> {
+    fn names(items: Option<&Value>) -> Vec<&str> {
+        items
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter(|i| i.get("type").and_then(Value::as_str) == Some("tool_reference"))
+            .filter_map(|i| i.get("tool_name").and_then(Value::as_str))
+            .collect()
+    }
+    match block.get("type").and_then(Value::as_str) {
+        Some("tool_search_tool_result") => names(block.pointer("/content/tool_references")),
+        Some("tool_result") => names(block.get("content")),
+        _ => Vec::new(),
+    }
 }
 
 type Read = Result<(Kind, Target), String>;

@@ -41,6 +41,7 @@ mod session_verdicts;
 mod settings_identity;
 mod tool_change_evidence;
 mod tool_changes;
+mod tool_changes_today;
 mod transcript;
 
 // The command line.

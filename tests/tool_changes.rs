@@ -420,7 +420,8 @@ fn references_types_cache_control_and_betas() {
     );
     one_problem(&removal_by_definition, "by definition");
 
-    // Bedrock InvokeModel bodies carry their betas: an inline definition needs inline-tools.
+    // Bedrock InvokeModel bodies carry their betas: an inline definition needs inline-tools,
+    // which is the Claude API's alone, so Bedrock refuses it with the beta too.
     let with_betas = |betas: Value| {
         Capture::from_value(json!({"anthropic_version": "bedrock-2023-05-31",
             "anthropic_beta": betas, "max_tokens": 10, "tools": [tool("a")],
@@ -431,7 +432,9 @@ fn references_types_cache_control_and_betas() {
         &with_betas(json!(["mid-conversation-tool-changes-2026-07-01"])),
         "inline-tools-2026-09-15",
     );
-    assert!(problems(&with_betas(json!(["inline-tools-2026-09-15"]))).is_empty());
+    let inline_on_bedrock = problems(&with_betas(json!(["inline-tools-2026-09-15"])));
+    assert_eq!(inline_on_bedrock.len(), 1, "{inline_on_bedrock:?}");
+    assert!(inline_on_bedrock[0].contains("an inline tool definition on Amazon Bedrock"));
     let by_reference = Capture::from_value(json!({"anthropic_version": "bedrock-2023-05-31",
         "anthropic_beta": [], "max_tokens": 10, "tools": [tool("a")],
         "messages": [user("go"), system(json!([remove_ref("a")]))]}))
@@ -656,7 +659,7 @@ fn the_rule_marks_an_edit_in_place_without_a_response() {
         {"type": "tool_use", "id": "t", "name": "a", "input": {}}]});
     let result = json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t", "content": "x"}]});
     let body = |model: &str, tools: &[Value], messages: Vec<Value>| json!({"model": model, "max_tokens": 10, "system": "s", "tools": tools, "messages": messages});
-    let run = |model: &str, deferred_b: bool| {
+    let run_with = |model: &str, deferred_b: bool, status: Option<u16>| {
         let counter = TokenCounter::new(Encoding::O200kBase);
         let mut analyzer =
             Analyzer::new(&[Strategy::Original], &Settings::default(), &counter, None);
@@ -668,23 +671,34 @@ fn the_rule_marks_an_edit_in_place_without_a_response() {
         analyzer
             .push(record(1, body(model, &tools1, vec![user("go")]), None))
             .unwrap();
-        analyzer
-            .push(record(
-                2,
-                body(
-                    model,
-                    &second,
-                    vec![user("go"), thinking.clone(), result.clone()],
-                ),
-                None,
-            ))
-            .unwrap();
+        let mut rec = record(
+            2,
+            body(
+                model,
+                &second,
+                vec![user("go"), thinking.clone(), result.clone()],
+            ),
+            None,
+        );
+        // The trace kept no response.
+        rec.status = status;
+        analyzer.push(rec).unwrap();
         analyzer.finish(TraceInfo::default())
     };
+    let run = |model: &str, deferred_b: bool| run_with(model, deferred_b, None);
     let bound = run("claude-fable-5-1", false);
     assert_eq!(
         bound.turns[1].prefix_check.as_deref(),
         Some("the provider refuses this turn: the tool list was edited in place")
+    );
+    // A response the provider answered 200 is no refusal: the check failed all the same.
+    assert_eq!(
+        run_with("claude-fable-5-1", false, Some(200)).turns[1]
+            .prefix_check
+            .as_deref(),
+        Some(
+            "the prefix check fails: the tool list was edited in place after a thinking block; the provider answered (HTTP 200), so it dropped or kept that thinking rather than refuse"
+        )
     );
     assert!(bound.strategies[0].per_turn[1].prefix_check.is_some());
     // A model that does not bind thinking: only a cache break.
@@ -724,4 +738,119 @@ fn the_rule_marks_an_edit_in_place_without_a_response() {
     let moved = analyzer.finish(TraceInfo::default());
     assert!(moved.turns[1].first_changed_byte.is_some());
     assert!(moved.turns[1].prefix_check.is_none());
+}
+
+/// Resending the definition in effect changes nothing (PROVIDERS.md 1.3); the same definition
+/// after a removal offers the tool again; a toolset defined inline with its tools deferred is
+/// not in effect until a reference offers one.
+#[test]
+fn an_identical_definition_changes_nothing_unless_the_tool_was_withdrawn() {
+    let thinking_free = |messages: Vec<Value>| capture(MODEL, &[tool("a"), tool("b")], messages);
+    let answer = json!({"role": "assistant", "content": [{"type": "text", "text": "ok"}]});
+    let again = thinking_free(vec![
+        user("go"),
+        answer.clone(),
+        user("more"),
+        system(json!([add_inline(tool("b"))])),
+    ]);
+    let effect = ToolChanges::read(&again).in_effect(&again);
+    let b = effect.tools.iter().find(|t| t.name == "b").unwrap();
+    assert_eq!(b.origin, Origin::Declared);
+    let back = thinking_free(vec![
+        user("go"),
+        answer.clone(),
+        user("more"),
+        system(json!([remove_ref("b")])),
+        answer.clone(),
+        user("again"),
+        system(json!([add_inline(tool("b"))])),
+    ]);
+    let effect = ToolChanges::read(&back).in_effect(&back);
+    assert!(effect.has("b") && effect.removed.is_empty());
+    let toolset = json!({"type": "mcp_toolset", "mcp_server_name": "cal",
+        "default_config": {"defer_loading": true}});
+    let deferred_set = thinking_free(vec![
+        user("go"),
+        answer,
+        user("book"),
+        system(json!([add_inline(toolset)])),
+    ]);
+    let effect = ToolChanges::read(&deferred_set).in_effect(&deferred_set);
+    assert!(!effect.has("cal/*"), "{effect:?}");
+    // A session says nothing of the identical one, and `+b` of the one after a removal.
+    let counter = TokenCounter::new(Encoding::O200kBase);
+    let mut analyzer = Analyzer::new(&[Strategy::Original], &Settings::default(), &counter, None);
+    for (line, c) in [again, back].into_iter().enumerate() {
+        let mut body = c.body().clone();
+        body["metadata"] = json!({"user_id": format!("u{line}")});
+        analyzer.push(record(line + 1, body, None)).unwrap();
+    }
+    let report = analyzer.finish(TraceInfo::default());
+    let said: Vec<&Vec<String>> = report.turns.iter().map(|t| &t.appended).collect();
+    assert!(said[0].is_empty(), "{said:?}");
+    assert_eq!(
+        said[1],
+        &[
+            "\u{2212}b (appended)".to_owned(),
+            "+b (appended)".to_owned()
+        ]
+    );
+}
+
+/// Inline definitions are the Claude API's only (PROVIDERS.md 1.1): a Bedrock InvokeModel or
+/// Vertex body carrying one is refused; a reference is not.
+#[test]
+fn an_inline_definition_off_the_claude_api_is_refused() {
+    let answer = json!({"role": "assistant", "content": [{"type": "text", "text": "ok"}]});
+    let body = |version: &str, block: Value| {
+        Capture::from_value(json!({"anthropic_version": version, "max_tokens": 100,
+            "tools": [tool("a"), deferred("b")],
+            "messages": [user("go"), answer.clone(), user("more"), system(json!([block]))]}))
+        .unwrap()
+    };
+    let inline = || add_inline(tool("c"));
+    for (version, platform) in [
+        ("bedrock-2023-05-31", "Amazon Bedrock"),
+        ("vertex-2023-10-16", "Google Cloud"),
+    ] {
+        let c = body(version, inline());
+        let found = problems(&c);
+        assert!(
+            found.iter().any(|p| p.starts_with(&format!(
+                "message 4: an inline tool definition on {platform}"
+            ))),
+            "{found:?}"
+        );
+        assert!(problems(&body(version, add_ref("b"))).is_empty());
+    }
+}
+
+/// A custom tool search answers with `tool_reference` blocks in its `tool_result`: the tool it
+/// returns is in effect from there, as the server tool search's are.
+#[test]
+fn a_custom_search_result_loads_its_tools() {
+    let search = json!({"role": "assistant", "content": [
+        {"type": "tool_use", "id": "s1", "name": "find_tools", "input": {"q": "deploy"}}]});
+    let result = json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": "s1",
+        "content": [{"type": "tool_reference", "tool_name": "b"}]}]});
+    let answer = json!({"role": "assistant", "content": [{"type": "text", "text": "ok"}]});
+    let c = capture(
+        MODEL,
+        &[tool("find_tools"), deferred("b"), deferred("c")],
+        vec![
+            user("go"),
+            search,
+            result,
+            answer,
+            user("and"),
+            system(json!([add_ref("c")])),
+        ],
+    );
+    let effect = ToolChanges::read(&c).in_effect(&c);
+    let b = effect.tools.iter().find(|t| t.name == "b").unwrap();
+    assert_eq!(b.origin, Origin::Searched { message: 3 });
+    assert_eq!(b.source(), "loaded by tool search at message 3");
+    let names: Vec<&str> = effect.tools.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, ["find_tools", "b", "c"]);
+    assert!(effect.hidden.is_empty());
 }

@@ -111,6 +111,8 @@ struct ThreadState {
     system: Option<u64>,
     /// `append`'s kept list and the system messages it placed.
     append: append::AppendThread,
+    /// [`appended::last_messages`] of its last request.
+    last_messages: Option<(usize, u64, String)>,
 }
 
 /// What a trace record says of its request besides the body.
@@ -206,14 +208,6 @@ pub struct Analyzer<'a> {
 
 /// The models the tables do not name that the report lists.
 const UNKNOWN_MODELS: usize = 20;
-
-/// Why a failed call's turn is not judged: it is outside the cache chain.
-fn failed_call(status: Option<u16>) -> String {
-    match status {
-        Some(code) => format!("the call failed (HTTP {code}): outside the cache chain"),
-        None => "the call failed: outside the cache chain".to_owned(),
-    }
-}
 
 /// One block of a prompt, counted: its hash, tokens and breakpoint.
 type Counted = (u64, usize, Option<Ttl>);
@@ -347,7 +341,9 @@ impl<'a> Analyzer<'a> {
             }
             RecordBody::Request(body) => body,
         };
-        let capture = Capture::from_value(body)?.with_betas(betas);
+        let capture = Capture::from_value(body)?
+            .with_betas(betas)
+            .with_url_model(url.as_deref().and_then(provider::model_in_url));
         self.turn_count += 1;
         let turn = self.turn_count;
         let key = context::thread_key(&capture, agent_id.as_deref());
@@ -392,17 +388,15 @@ impl<'a> Analyzer<'a> {
         // The rest of the prompt: counted once per turn for every strategy, each block once
         // per session. Automatic caching keeps the text of the long blocks.
         let (rest, media, media_at) = self.count_rest(&read, failed);
-        if let Some((ciphertext, tokens)) = usage.and_then(|u| u.reasoning) {
-            self.reasoning_tokens.insert(ciphertext, tokens);
-        }
+        self.reasoning_tokens.extend(usage.and_then(|u| u.reasoning));
         let (head, rest) = rest.split_at(read.head);
         let rest_tokens: usize = head.iter().chain(rest).map(|r| r.1).sum();
 
         let (previous_turn, change) = self.list_change(thread, &ids, read.present);
-        let state = &self.threads[thread];
-        let before = previous_turn.map(|_| (&change, state.system));
         let answer = (record.status, record.answer.as_ref());
-        let mid = appended::Appended::of(capture, state.messages, before, answer);
+        let known = previous_turn.map(|_| &change);
+        let mid = self.appended_of((capture, &read.model), thread, known, answer);
+        let state = &self.threads[thread];
 
         // The observed cache, checked against the chain. Only a turn with usage is checked
         // against the next one's messages.
@@ -459,6 +453,7 @@ impl<'a> Analyzer<'a> {
         let state = &mut self.threads[thread];
         state.last_tools = Some((Arc::clone(&ids), read.present, turn));
         (state.messages, state.system) = (capture.conversation().len(), Some(mid.system));
+        state.last_messages = appended::last_messages(capture, &read.model);
         if !failed {
             state.sent_cached = sent.cached;
             state.chain = Some(point);
@@ -503,7 +498,7 @@ impl<'a> Analyzer<'a> {
             server_tool: usage.and_then(|u| u.server_tool),
             not_judged: sent
                 .not_judged
-                .or_else(|| failed.then(|| failed_call(record.status))),
+                .or_else(|| failed.then(|| verdict::failed_call(record.status))),
             break_price: sent.break_price,
             calls,
             time_ms,
@@ -754,6 +749,7 @@ impl<'a> Analyzer<'a> {
                     messages: 0,
                     system: None,
                     append: append::AppendThread::default(),
+                    last_messages: None,
                 });
                 self.thread_index.insert(key, index);
                 index

@@ -33,6 +33,7 @@ const PRICING: &str =
 const RELEASE: &str = "Anthropic, release notes (Opus 5.5, 2026-09-22); Prompt caching";
 const THIRD: &str = "third-party notes of the Pricing page (claudit v1.9.2, PromptFuel v1.0.23)";
 const OLDER: &str = "Anthropic, Prompt caching and Pricing, 2025 copies";
+const THIRD_52: &str = "third-party notes of the Pricing page (phuryn/claude-usage v1.5.7, checked 2026-12-01; archid21/rightsize v0.10.2)";
 
 const fn claude(
     ids: &'static [&'static str],
@@ -54,6 +55,15 @@ const fn claude(
 
 /// Claude's models, newest first.
 pub const CLAUDE: &[Claude] = &[
+    // $8 input, $0.20 read, $10 / $16 writes; the minimum is not published.
+    claude(
+        &["claude-fable-5-2", "claude-mythos-5-2"],
+        None,
+        Some(8.0),
+        0.025,
+        THIRD_52,
+        "2026-12-01",
+    ),
     claude(
         &["claude-fable-5-1", "claude-mythos-5-1"],
         Some(512),
@@ -371,6 +381,10 @@ mod tests {
         assert_eq!(row("claude-sonnet-5-5").input, Some(2.0));
         assert_eq!(row("claude-sonnet-5-5").read, 0.05);
         assert_eq!(row("claude-fable-5-1").read, 0.025);
+        assert_eq!(row("claude-fable-5-2").input, Some(8.0));
+        assert_eq!(row("claude-mythos-5-2").read, 0.025);
+        assert_eq!(row("claude-fable-5-2").min_tokens, None);
+        assert_eq!(row("us.anthropic.claude-fable-5-2-v1:0").input, Some(8.0));
         assert_eq!(row("claude-mythos-5-1").min_tokens, Some(512));
         assert_eq!(row("claude-sonnet-5").min_tokens, Some(1024));
         assert_eq!(row("claude-opus-4-8").min_tokens, Some(1024));

@@ -122,7 +122,14 @@ fn pick(
             RecordBody::CompactionStub => None,
             RecordBody::Request(body) => {
                 match Capture::from_sent(body, record.body_text.as_deref()) {
-                    Ok(capture) => Some(capture.with_betas(record.betas.clone())),
+                    Ok(capture) => Some(
+                        capture.with_betas(record.betas.clone()).with_url_model(
+                            record
+                                .url
+                                .as_deref()
+                                .and_then(super::provider::model_in_url),
+                        ),
+                    ),
                     Err(_) if options.skip_bad => continue,
                     Err(e) => {
                         let at = record.source;

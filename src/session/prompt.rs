@@ -331,6 +331,11 @@ fn message_pieces<'a>(
                             None => piece(role, block, mark_of(block)),
                         },
                     });
+                    // The deferred tools a tool search returned, or a `mid_conv_system` block
+                    // offers, are rendered after it (their definitions are input tokens).
+                    for entry in loaded_definitions(block, tools) {
+                        out.push(piece(role, entry, None));
+                    }
                 }
             }
             Some(content) => out.push(piece(role, content, mark_of(message))),
@@ -355,6 +360,51 @@ fn offered_definition<'a>(block: &Value, tools: &'a [Value]) -> Option<&'a Value
         .iter()
         .find(|e| crate::tool::name(e) == Some(name))
         .filter(|e| crate::tool::provider_deferred(e))
+}
+
+/// The declared `defer_loading: true` entries a block brings into context after it: those a
+/// tool search result returns (`tool_search_tool_result`'s `tool_references`, or
+/// `tool_reference` blocks in a custom search's `tool_result`), and those the `tool_addition`
+/// blocks of an SDK `mid_conv_system` block offer by `tool_reference`.
+fn loaded_definitions<'a>(block: &Value, tools: &'a [Value]) -> Vec<&'a Value> {
+    let deferred = |name: &str| {
+        tools
+            .iter()
+            .find(|e| crate::tool::name(e) == Some(name))
+            .filter(|e| crate::tool::provider_deferred(e))
+    };
+    let names: Vec<&str> = match block.get("type").and_then(Value::as_str) {
+        Some("tool_search_tool_result") => block
+            .pointer("/content/tool_references")
+            .and_then(Value::as_array)
+            .map(|refs| {
+                refs.iter()
+                    .filter_map(|r| r.get("tool_name").and_then(Value::as_str))
+                    .collect()
+            })
+            .unwrap_or_default(),
+        Some("tool_result") => block
+            .get("content")
+            .and_then(Value::as_array)
+            .map(|items| {
+                items
+                    .iter()
+                    .filter(|i| i.get("type").and_then(Value::as_str) == Some("tool_reference"))
+                    .filter_map(|i| i.get("tool_name").and_then(Value::as_str))
+                    .collect()
+            })
+            .unwrap_or_default(),
+        Some("mid_conv_system") => {
+            let inner = block.get("content").and_then(Value::as_array);
+            return inner
+                .into_iter()
+                .flatten()
+                .filter_map(|b| offered_definition(b, tools))
+                .collect();
+        }
+        _ => Vec::new(),
+    };
+    names.into_iter().filter_map(deferred).collect()
 }
 
 /// The models whose API strips the thinking blocks of earlier assistant turns from the

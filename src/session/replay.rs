@@ -12,7 +12,7 @@ use super::append::AppendInputs;
 use super::calibration::GroupFactor;
 use super::compare::ListChange;
 use super::read::TurnRead;
-use super::{Analyzer, Counted, StrategyTurn, appended, cache, prompt, round2};
+use super::{Analyzer, Counted, StrategyTurn, appended, cache, compare, prompt, round2};
 use crate::capture::Capture;
 use crate::pipeline::project_loaded;
 use crate::projection::Applies;
@@ -175,6 +175,8 @@ pub(super) struct TurnInputs<'t> {
     pub(super) binds_thinking: bool,
     /// `append`'s prompt after the tools, its system messages in place (when it is replayed).
     pub(super) append_rest: Option<&'t [Counted]>,
+    /// The model, as the request or its URL names it.
+    pub(super) model: &'t str,
 }
 
 /// Why the provider refuses a strategy's turn whose projected list changed in place.
@@ -213,17 +215,28 @@ impl Analyzer<'_> {
     /// sent. Read before [`Analyzer::strategy_row`] takes that turn's point.
     pub(super) fn prefix_refusal(
         &self,
+        capture: &Capture,
         turn: &TurnInputs<'_>,
         index: usize,
         projected: &Projected,
     ) -> Option<String> {
-        let changed = self.threads[turn.thread].strategies[index]
-            .as_ref()
-            .is_some_and(|before| {
-                before.projected.present != projected.present
-                    || before.projected.ids != projected.ids
-            });
-        (turn.binds_thinking && changed).then(|| PREFIX_REFUSAL.to_owned())
+        if !turn.binds_thinking {
+            return None;
+        }
+        let before = self.threads[turn.thread].strategies[index].as_ref()?;
+        let before = &before.projected;
+        if before.present == projected.present && before.ids == projected.ids {
+            return None;
+        }
+        // Moved markers and deferred tools nothing references yet pass the check.
+        let entries = self.entries.all();
+        let change = compare::compare(
+            entries,
+            (&before.ids, before.present),
+            (&projected.ids, projected.present),
+        );
+        appended::refused_in_place((capture, turn.model), &change, entries, &projected.ids)
+            .then(|| PREFIX_REFUSAL.to_owned())
     }
 
     /// What a strategy's projection of a turn leaves out: tools the model can no longer reach
@@ -634,13 +647,14 @@ impl Analyzer<'_> {
             newly_loaded: &newly_loaded,
             group,
             warmed: self.warmed.take(),
-            binds_thinking: appended::binds_thinking(capture),
+            binds_thinking: appended::binds_thinking(capture, &read.model),
             append_rest: append.as_ref().map(|a| &a.rest[..]),
+            model: &read.model,
         };
         let rows: Vec<StrategyTurn> = projected
             .enumerate()
             .map(|(index, projected)| {
-                let refusal = self.prefix_refusal(&inputs, index, &projected);
+                let refusal = self.prefix_refusal(capture, &inputs, index, &projected);
                 let mut row = self.strategy_row(&inputs, index, projected);
                 row.prefix_check = refusal;
                 row

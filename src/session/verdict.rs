@@ -172,6 +172,14 @@ pub fn tool_use_overhead(capture: &Capture, model: &str, provider: Provider) -> 
     provider::tool_use_tokens(model, forced) + provider::defined_tools_tokens(capture.tools())
 }
 
+/// Why a failed call's turn is not judged: it is outside the cache chain.
+pub(super) fn failed_call(status: Option<u16>) -> String {
+    match status {
+        Some(code) => format!("the call failed (HTTP {code}): outside the cache chain"),
+        None => "the call failed: outside the cache chain".to_owned(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -209,6 +217,15 @@ mod tests {
         assert_eq!(
             tool_use_overhead(&c, "claude-sonnet-4-5", Provider::OpenAi),
             0
+        );
+        // Anthropic's tool search adds its own prompt.
+        let search = Capture::from_value(json!({"model": "claude-opus-4-8", "messages": [],
+            "tools": [{"name": "a", "input_schema": {}, "defer_loading": true},
+                {"type": "tool_search_tool_bm25_20251119", "name": "tool_search_tool_bm25"}]}))
+        .unwrap();
+        assert_eq!(
+            tool_use_overhead(&search, "claude-opus-4-8", Provider::Anthropic),
+            346 + provider::TOOL_SEARCH_PROMPT
         );
     }
 }

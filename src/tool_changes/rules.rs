@@ -89,11 +89,21 @@ impl ToolChanges {
     /// known (`None`: those the capture was sent with, [`Capture::sent_betas`], else the body's
     /// `anthropic_beta`; none known: no beta is judged).
     pub fn problems(&self, capture: &Capture, betas: Option<&[String]>) -> Vec<String> {
+        self.problems_of(capture, capture.model(), betas)
+    }
+
+    /// [`ToolChanges::problems`] of a request sent to `model` (a Bedrock Converse body names
+    /// no model: its URL does).
+    pub fn problems_of(
+        &self,
+        capture: &Capture,
+        model: Option<&str>,
+        betas: Option<&[String]>,
+    ) -> Vec<String> {
         let mut out = self.malformed.clone();
         if self.is_empty() {
             return out;
         }
-        let model = capture.body().get("model").and_then(Value::as_str);
         let claude = model.and_then(ClaudeModel::parse);
         // System messages of text alone to a model that is no Claude (a gateway's Anthropic
         // endpoint takes them as its own system prompt): nothing to judge.
@@ -110,6 +120,7 @@ impl ToolChanges {
         }
         self.placement(capture, &mut out);
         self.references(capture, &mut out);
+        self.platform(capture, &mut out);
         self.betas(capture, betas, &mut out);
         self.limits(capture, &mut out);
         out
@@ -224,6 +235,10 @@ impl ToolChanges {
                     known.retain(|k| k.0 != name);
                     known.push((name, kind));
                 }
+                // Converse declares no MCP servers in `toolConfig` (AWS's `ToolReference` names
+                // one by `serverName` alone): nothing to resolve an MCP reference against.
+                Target::McpTool { .. } | Target::McpToolset(_)
+                    if capture.shape() == Shape::BedrockConverse => {}
                 target => {
                     let server = match target {
                         Target::McpTool { server, .. } | Target::McpToolset(server) => {
@@ -246,6 +261,34 @@ impl ToolChanges {
                     }
                 }
             }
+        }
+    }
+
+    /// Inline definitions are the Claude API's alone: a body for Bedrock's InvokeModel or
+    /// Vertex (its `anthropic_version`), or Converse (references only), cannot carry one.
+    fn platform(&self, capture: &Capture, out: &mut Vec<String>) {
+        let version = capture
+            .body()
+            .get("anthropic_version")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        let platform =
+            if capture.shape() == Shape::BedrockConverse || version.starts_with("bedrock-") {
+                "Amazon Bedrock"
+            } else if version.starts_with("vertex-") {
+                "Google Cloud"
+            } else {
+                return;
+            };
+        if let Some(change) = self
+            .changes
+            .iter()
+            .find(|c| matches!(c.target, Target::Inline(_)))
+        {
+            out.push(format!(
+                "message {}: an inline tool definition on {platform} (inline tools are the Claude API's only; send a reference): the provider rejects it",
+                change.message + 1
+            ));
         }
     }
 

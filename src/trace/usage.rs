@@ -315,6 +315,12 @@ pub enum PrefixAnswer {
     Refused,
     /// Thinking blocks dropped, at these paths (`messages.3.content.0`).
     ThinkingDropped(Vec<String>),
+    /// Thinking blocks that failed the check but were shown to the model all the same
+    /// (`thinking_mismatch_allowed`), at these paths; no block was dropped.
+    MismatchAllowed(Vec<String>),
+    /// Thinking blocks dropped because another model wrote them (`model_binding_mismatch`,
+    /// always a silent drop), at these paths: no prefix was edited.
+    OtherModel(Vec<String>),
 }
 
 /// Most dropped paths kept of one response.
@@ -346,21 +352,35 @@ pub(crate) fn prefix_answer(body: &Value) -> Option<PrefixAnswer> {
     }) {
         return Some(PrefixAnswer::Refused);
     }
-    let paths: Vec<String> = body
-        .get("input_transformations")?
-        .as_array()?
-        .iter()
-        .filter(|t| t.get("type").and_then(Value::as_str) == Some("thinking_dropped"))
-        .filter_map(|t| t.get("path").and_then(Value::as_str))
-        .filter(|p| {
-            p.len() <= 64
-                && p.bytes()
-                    .all(|c| c.is_ascii_alphanumeric() || c == b'.' || c == b'_')
-        })
-        .take(MAX_DROPPED)
-        .map(str::to_owned)
-        .collect();
-    (!paths.is_empty()).then_some(PrefixAnswer::ThinkingDropped(paths))
+    let entries = body.get("input_transformations")?.as_array()?;
+    let paths = |kind: &str, other_model: bool| -> Vec<String> {
+        entries
+            .iter()
+            .filter(|t| t.get("type").and_then(Value::as_str) == Some(kind))
+            .filter(|t| {
+                (t.get("reason").and_then(Value::as_str) == Some("model_binding_mismatch"))
+                    == other_model
+            })
+            .filter_map(|t| t.get("path").and_then(Value::as_str))
+            .filter(|p| {
+                p.len() <= 64
+                    && p.bytes()
+                        .all(|c| c.is_ascii_alphanumeric() || c == b'.' || c == b'_')
+            })
+            .take(MAX_DROPPED)
+            .map(str::to_owned)
+            .collect()
+    };
+    let dropped = paths("thinking_dropped", false);
+    if !dropped.is_empty() {
+        return Some(PrefixAnswer::ThinkingDropped(dropped));
+    }
+    let allowed = paths("thinking_mismatch_allowed", false);
+    if !allowed.is_empty() {
+        return Some(PrefixAnswer::MismatchAllowed(allowed));
+    }
+    let other = paths("thinking_dropped", true);
+    (!other.is_empty()).then_some(PrefixAnswer::OtherModel(other))
 }
 
 /// Anthropic's 1-hour writes, where `usage.cache_creation` splits the writes by lifetime.
@@ -530,6 +550,22 @@ mod tests {
             ]))
         );
         assert_eq!(prefix_answer(&json!({"input_transformations": []})), None);
+        let other = json!({"input_transformations": [{"type": "thinking_dropped",
+            "path": "messages.1.content.0", "reason": "model_binding_mismatch"}]});
+        assert_eq!(
+            prefix_answer(&other),
+            Some(PrefixAnswer::OtherModel(vec![
+                "messages.1.content.0".to_owned()
+            ]))
+        );
+        let allowed = json!({"input_transformations": [{"type": "thinking_mismatch_allowed",
+            "path": "messages.5.content.0", "reason": "prefix_binding_mismatch"}]});
+        assert_eq!(
+            prefix_answer(&allowed),
+            Some(PrefixAnswer::MismatchAllowed(vec![
+                "messages.5.content.0".to_owned()
+            ]))
+        );
         // A stream: on `message_start`, repeated on the final `message_delta`.
         let stream = "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"input_transformations\":[{\"type\":\"thinking_dropped\",\"path\":\"messages.1.content.0\"}],\"usage\":{\"input_tokens\":5}}}\n\nevent: message_delta\ndata: {\"type\":\"message_delta\",\"input_transformations\":[{\"type\":\"thinking_dropped\",\"path\":\"messages.1.content.0\"}],\"usage\":{\"output_tokens\":1}}\n\n";
         assert_eq!(
