@@ -14,6 +14,7 @@ mod capture;
 mod measure;
 mod record_kinds;
 mod recordings;
+mod recordings_more;
 mod tokenizer;
 mod trace;
 

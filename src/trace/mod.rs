@@ -25,6 +25,7 @@ mod jsonl;
 pub(crate) mod kind;
 mod record;
 mod sse;
+mod testproxy;
 pub mod time;
 mod usage;
 pub mod write;
@@ -62,6 +63,9 @@ pub enum TraceFormat {
     /// Go's httprr trace (`httprr trace v1`): raw HTTP requests and responses, read as a
     /// cassette's interactions.
     Httprr,
+    /// The Azure SDK test proxy's recording (`Entries[]` of `RequestUri`, `RequestBody`,
+    /// `ResponseBody`, ...), read as a cassette's interactions.
+    TestProxy,
     /// A goose MCP replay: an MCP session's `STDIN:` / `STDOUT:` lines; its `tools/list`
     /// answer is the one turn.
     McpReplay,
@@ -82,6 +86,7 @@ impl TraceFormat {
             TraceFormat::Nock => "nock",
             TraceFormat::McpReplay => "mcp-replay",
             TraceFormat::Httprr => "httprr",
+            TraceFormat::TestProxy => "azure-test-proxy",
         }
     }
 }

@@ -396,7 +396,12 @@ pub(crate) fn not_a_model_call(method: Option<&str>, url: &str) -> Option<String
     {
         return Some(method.to_ascii_uppercase());
     }
-    // Any path that ends in `messages` is a Messages call: `/v1/messages`, a gateway's
+    // A message added to an OpenAI Assistants thread (`/threads/{id}/messages`) is stored,
+    // not sent to a model: the run that reads it is the model's work, not a request body.
+    if path.ends_with("/messages") && path.contains("/threads/") {
+        return Some("an Assistants thread message (stored, not a model call)".to_owned());
+    }
+    // Any other path that ends in `messages` is a Messages call: `/v1/messages`, a gateway's
     // `/anthropic/v1/messages` or `/anthropic/messages`.
     if path.ends_with("/messages")
         || path.ends_with("/chat/completions")
@@ -429,6 +434,12 @@ pub(crate) fn not_a_model_call(method: Option<&str>, url: &str) -> Option<String
         "embeddings"
     } else if path.contains("/images") {
         "images"
+    } else if path.contains("/audio/") {
+        // Speech, transcriptions, translations: a speech body's `model` and `input` would
+        // pass for a Responses request.
+        "audio"
+    } else if path.ends_with("/moderations") {
+        "moderations"
     } else {
         "not a model call"
     };
@@ -614,6 +625,23 @@ mod tests {
         assert_eq!(
             reason(post, "https://statsig.anthropic.com/v1/rgstr"),
             "not a model call"
+        );
+        // Bodies of `model` and `input` that are no Responses request.
+        assert_eq!(
+            reason(
+                post,
+                "https://r.openai.azure.com/openai/deployments/tts/audio/speech?api-version=1"
+            ),
+            "audio"
+        );
+        assert_eq!(
+            reason(post, "https://api.openai.com/v1/moderations"),
+            "moderations"
+        );
+        // A message added to an Assistants thread (openai-dotnet's recordings) is stored only.
+        assert_eq!(
+            reason(post, "https://api.openai.com/v1/threads/thread_1/messages"),
+            "an Assistants thread message (stored, not a model call)"
         );
     }
 

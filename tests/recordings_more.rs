@@ -1,0 +1,126 @@
+//! More recorders' files read as traces: the Azure SDK test proxy's recordings (.NET, Java,
+//! Python and JavaScript Azure and OpenAI SDKs). Each checked against what the test decodes from
+//! the sample itself.
+
+use serde_json::Value;
+use toolprism::trace::{self, RecordBody, TraceFormat, TraceOptions, TraceRecord};
+
+use crate::support::command::{fails_with, sample, stdout_of};
+
+fn records_of(path: &str) -> (Vec<TraceRecord>, Vec<(String, String)>, TraceFormat) {
+    let mut reader = trace::open(path, &TraceOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+    let got: Vec<TraceRecord> = reader
+        .by_ref()
+        .map(|r| r.unwrap_or_else(|e| panic!("{e}")))
+        .collect();
+    let ignored = reader
+        .ignored()
+        .iter()
+        .map(|i| (i.source.clone(), i.reason.clone()))
+        .collect();
+    (got, ignored, reader.format())
+}
+
+fn json_of(path: &str) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+const TEST_PROXY: &str = "traces/azure-test-proxy-chat.json";
+
+#[test]
+fn azure_test_proxy_recording_is_read_entry_by_entry() {
+    let path = sample(TEST_PROXY);
+    let path = path.to_str().unwrap();
+    let recording = json_of(path);
+    let entries = recording["Entries"].as_array().unwrap();
+    let (got, ignored, format) = records_of(path);
+    assert_eq!(format, TraceFormat::TestProxy);
+    assert_eq!(format.id(), "azure-test-proxy");
+    assert_eq!(
+        got.iter().map(|r| r.source.as_str()).collect::<Vec<_>>(),
+        ["entry 1", "entry 2"]
+    );
+    // The model listing (GET) and the speech call (`model` and `input`, the shape of a
+    // Responses request) are no turns.
+    assert_eq!(
+        ignored,
+        [
+            ("entry 3".to_owned(), "GET".to_owned()),
+            ("entry 4".to_owned(), "audio".to_owned())
+        ]
+    );
+    for (record, entry) in got.iter().zip(entries) {
+        // The body is the JSON the proxy kept (its bytes as sent are gone).
+        assert_eq!(
+            record.body,
+            RecordBody::Request(entry["RequestBody"].clone())
+        );
+        assert_eq!(record.body_text, None);
+        assert_eq!(record.url.as_deref(), entry["RequestUri"].as_str());
+        assert_eq!(
+            (record.status, record.method.as_deref()),
+            (Some(200), Some("POST"))
+        );
+        assert_eq!(
+            record.timestamp.as_deref(),
+            entry["ResponseHeaders"]["Date"].as_str()
+        );
+    }
+    // Entry 1's usage from its JSON body.
+    let usage = &entries[0]["ResponseBody"]["usage"];
+    let first = got[0].usage.unwrap();
+    // Chat's `prompt_tokens` holds its cached part: it is the input as read.
+    assert_eq!(first.input, usage["prompt_tokens"].as_u64().unwrap());
+    assert_eq!(first.cache_read, 0);
+    // Entry 2's from the last chunk of its event stream, kept as a list of lines.
+    let lines = entries[1]["ResponseBody"].as_array().unwrap();
+    let last: Value = lines
+        .iter()
+        .filter_map(|l| l.as_str()?.strip_prefix("data: {"))
+        .map(|rest| serde_json::from_str(&format!("{{{rest}")).unwrap())
+        .last()
+        .unwrap();
+    let second = got[1].usage.unwrap();
+    assert_eq!(
+        second.cache_read,
+        last["usage"]["prompt_tokens_details"]["cached_tokens"]
+            .as_u64()
+            .unwrap()
+    );
+    assert_eq!(
+        second.input,
+        last["usage"]["prompt_tokens"].as_u64().unwrap()
+    );
+}
+
+#[test]
+fn azure_test_proxy_session_reads_the_cache_the_stream_reports() {
+    let out = stdout_of(&["session", "--json", &format!("samples/{TEST_PROXY}")]);
+    let json: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(json["trace"]["format"], "azure-test-proxy");
+    assert_eq!(json["trace"]["turns"], 2);
+    assert_eq!(json["trace"]["ignored_total"], 2);
+    assert_eq!(json["turns"][0]["provider"], "azure-openai");
+    // The second turn read what the first wrote: the stream's cached tokens, judged.
+    let observed = &json["turns"][1]["observed"];
+    assert_eq!(observed["read"], 1920, "{observed}");
+    assert_eq!(json["agreement"]["judged"], 2);
+    assert_eq!(json["agreement"]["agree"], 2);
+}
+
+#[test]
+fn a_bad_test_proxy_entry_is_refused_in_one_line_naming_it() {
+    let mut recording = json_of(sample(TEST_PROXY).to_str().unwrap());
+    recording["Entries"][1]
+        .as_object_mut()
+        .unwrap()
+        .remove("RequestMethod");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bad.json");
+    std::fs::write(&path, serde_json::to_string_pretty(&recording).unwrap()).unwrap();
+    let line = fails_with(&["session", path.to_str().unwrap()]);
+    assert!(
+        line.ends_with("bad.json: entry 2: no `RequestMethod`"),
+        "{line}"
+    );
+}
