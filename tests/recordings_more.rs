@@ -124,3 +124,88 @@ fn a_bad_test_proxy_entry_is_refused_in_one_line_naming_it() {
         "{line}"
     );
 }
+
+const PHP_VCR: &str = "traces/php-vcr-anthropic.yml";
+
+#[test]
+fn php_vcr_cassette_is_a_list_of_interactions() {
+    let path = sample(PHP_VCR);
+    let path = path.to_str().unwrap();
+    let text = std::fs::read_to_string(path).unwrap();
+    // php-vcr writes the list itself, each item opened by a lone `-`.
+    assert!(text.starts_with("-\n    request:\n"));
+    let yaml: serde_norway::Value = serde_norway::from_str(&text).unwrap();
+    let items = yaml.as_sequence().unwrap();
+    let (got, ignored, format) = records_of(path);
+    assert_eq!(format, TraceFormat::Cassette);
+    assert_eq!(
+        got.iter().map(|r| r.source.as_str()).collect::<Vec<_>>(),
+        ["interaction 1", "interaction 2"]
+    );
+    assert_eq!(ignored, [("interaction 3".to_owned(), "GET".to_owned())]);
+    for (record, item) in got.iter().zip(items) {
+        let sent = item["request"]["body"].as_str().unwrap();
+        // The body string is the bytes sent.
+        assert_eq!(record.body_text.as_deref(), Some(sent));
+        assert_eq!(
+            record.body,
+            RecordBody::Request(serde_json::from_str(sent).unwrap())
+        );
+        assert_eq!(record.status, Some(200));
+        assert_eq!(
+            record.timestamp.as_deref(),
+            item["response"]["headers"]["Date"].as_str()
+        );
+        let billed: Value =
+            serde_json::from_str(item["response"]["body"].as_str().unwrap()).unwrap();
+        let usage = record.usage.unwrap();
+        let figure = |key: &str| billed["usage"][key].as_u64().unwrap();
+        assert_eq!(
+            (usage.input, usage.cache_write, usage.cache_read),
+            (
+                figure("input_tokens"),
+                figure("cache_creation_input_tokens"),
+                figure("cache_read_input_tokens")
+            )
+        );
+    }
+    // The first call wrote the prefix the second read.
+    assert!(got[0].usage.unwrap().cache_write > 0);
+    assert_eq!(
+        got[1].usage.unwrap().cache_read,
+        got[0].usage.unwrap().cache_write
+    );
+}
+
+#[test]
+fn php_vcr_session_agrees_with_its_bill() {
+    let out = stdout_of(&["session", "--json", &format!("samples/{PHP_VCR}")]);
+    let json: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(json["trace"]["format"], "vcr-cassette");
+    assert_eq!(json["trace"]["turns"], 2);
+    assert_eq!(json["turns"][0]["observed"]["state"], "write");
+    assert_eq!(json["turns"][1]["observed"]["state"], "hit");
+    assert_eq!(json["agreement"]["judged"], 2);
+    assert_eq!(json["agreement"]["agree"], 2);
+}
+
+#[test]
+fn a_php_vcr_interaction_without_its_body_is_refused_in_one_line() {
+    let text = std::fs::read_to_string(sample(PHP_VCR)).unwrap();
+    // Drop the second interaction's request body.
+    let second = text
+        .match_indices("        body: '{\"model\"")
+        .nth(1)
+        .unwrap()
+        .0;
+    let end = second + text[second..].find('\n').unwrap() + 1;
+    let broken = format!("{}{}", &text[..second], &text[end..]);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("cassette.yml");
+    std::fs::write(&path, broken).unwrap();
+    let line = fails_with(&["session", path.to_str().unwrap()]);
+    assert!(
+        line.ends_with("cassette.yml: interaction 2: no request body"),
+        "{line}"
+    );
+}

@@ -11,6 +11,8 @@
 //! - Ruby's VCR (ruby_llm, langchainrb, R's vcr alike): `http_interactions[]`, `request.{method
 //!   (lowercase), uri, body: {encoding, string}, headers}`, `response.{status: {code, message},
 //!   body: {encoding, string}}`, bytes under Psych's `!binary` tag (base64), `recorded_with`.
+//! - php-vcr (PHP): the document is the list of interactions, `request.{method, url, headers,
+//!   body}`, `response.{status: {http_version, code, message}, headers, body}`.
 //!
 //! A body may be written as `!!binary` (base64 of the bytes sent, often gzip): it is decoded,
 //! decompressed when its magic says gzip or zstd, and kept as text when the bytes are UTF-8
@@ -38,6 +40,25 @@ pub(crate) fn is_cassette(document: &Value) -> bool {
             .is_none_or(|item| item.get("request").is_some()),
         _ => is_parallel_lists(document),
     }
+}
+
+/// php-vcr's cassette: the interactions themselves, a YAML list of `{request, response}` whose
+/// first request names its `url` and `method`. (Only YAML: a JSON array of such records is
+/// read as records, [`super::array`], which keeps claude-trace's and ExVCR's own fields.)
+pub(crate) fn is_interaction_list(document: &Value) -> bool {
+    let Value::Array(items) = document else {
+        return false;
+    };
+    items.first().is_some_and(|item| {
+        let request = item.get("request");
+        item.get("response").is_some()
+            && request
+                .and_then(|r| r.get("url"))
+                .is_some_and(Value::is_string)
+            && request
+                .and_then(|r| r.get("method"))
+                .is_some_and(Value::is_string)
+    })
 }
 
 /// The interactions list: vcrpy's and go-vcr's `interactions`, Ruby VCR's `http_interactions`.
@@ -74,6 +95,9 @@ pub(crate) fn looks_like_yaml(first_line: &[u8]) -> bool {
         b"%YAML",
     ];
     starts.iter().any(|start| line.starts_with(start))
+        // A block sequence: php-vcr writes `-` alone, then the interaction's keys indented.
+        || line == b"-"
+        || line.starts_with(b"- request:")
         || line.strip_suffix(b":").is_some_and(|key| {
             key.first().is_some_and(u8::is_ascii_alphabetic)
                 && key.iter().all(|&b| b.is_ascii_alphanumeric() || b == b'_')
@@ -305,6 +329,13 @@ pub(crate) struct CassetteSource {
 impl CassetteSource {
     /// Take the interactions out of a cassette document.
     pub(crate) fn new(mut document: Value) -> CassetteSource {
+        if let Value::Array(interactions) = document {
+            return CassetteSource {
+                interactions,
+                next: 0,
+                noun: "interaction",
+            };
+        }
         let key = if document.get("interactions").is_some() {
             "interactions"
         } else {

@@ -352,7 +352,7 @@ fn yaml_cassette(
 ) -> Result<(TraceFormat, Source), LoadError> {
     let text = read_rest(reader, first, MAX_RECORD_BYTES)?;
     let value = cassette::from_yaml(without_bom(&text))?;
-    if !cassette::is_cassette(&value) {
+    if !cassette::is_cassette(&value) && !cassette::is_interaction_list(&value) {
         return Err(LoadError::Refused(
             if value
                 .get("interactions")
