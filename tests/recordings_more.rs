@@ -76,9 +76,9 @@ fn azure_test_proxy_recording_is_read_entry_by_entry() {
     let lines = entries[1]["ResponseBody"].as_array().unwrap();
     let last: Value = lines
         .iter()
-        .filter_map(|l| l.as_str()?.strip_prefix("data: {"))
+        .rev()
+        .find_map(|l| l.as_str()?.strip_prefix("data: {"))
         .map(|rest| serde_json::from_str(&format!("{{{rest}")).unwrap())
-        .last()
         .unwrap();
     let second = got[1].usage.unwrap();
     assert_eq!(
@@ -206,6 +206,108 @@ fn a_php_vcr_interaction_without_its_body_is_refused_in_one_line() {
     let line = fails_with(&["session", path.to_str().unwrap()]);
     assert!(
         line.ends_with("cassette.yml: interaction 2: no request body"),
+        "{line}"
+    );
+}
+
+const WIREMOCK: &str = "traces/wiremock-mappings.json";
+
+#[test]
+fn wiremock_mappings_are_read_mapping_by_mapping() {
+    let path = sample(WIREMOCK);
+    let path = path.to_str().unwrap();
+    let export = json_of(path);
+    let mappings = export["mappings"].as_array().unwrap();
+    let (got, ignored, format) = records_of(path);
+    assert_eq!(format, TraceFormat::WireMock);
+    assert_eq!(format.id(), "wiremock");
+    assert_eq!(
+        got.iter().map(|r| r.source.as_str()).collect::<Vec<_>>(),
+        ["mapping 1", "mapping 2"]
+    );
+    assert_eq!(
+        ignored,
+        [
+            ("mapping 3".to_owned(), "GET".to_owned()),
+            (
+                "mapping 4".to_owned(),
+                "a WireMock stub whose request body is not recorded (it matches it by `contains`)"
+                    .to_owned()
+            )
+        ]
+    );
+    for (record, mapping) in got.iter().zip(mappings) {
+        // The request is the `equalToJson` matcher, its text the bytes sent.
+        let sent = mapping["request"]["bodyPatterns"][0]["equalToJson"]
+            .as_str()
+            .unwrap();
+        assert_eq!(record.body_text.as_deref(), Some(sent));
+        assert_eq!(
+            record.body,
+            RecordBody::Request(serde_json::from_str(sent).unwrap())
+        );
+        assert_eq!(record.url.as_deref(), Some("/v1/chat/completions"));
+        assert_eq!(
+            record.timestamp.as_deref(),
+            mapping["response"]["headers"]["Date"].as_str()
+        );
+    }
+    // Mapping 1 answers with `body` (text), mapping 2 with `jsonBody` (a value).
+    let billed: Value =
+        serde_json::from_str(mappings[0]["response"]["body"].as_str().unwrap()).unwrap();
+    assert_eq!(
+        got[0].usage.unwrap().input,
+        billed["usage"]["prompt_tokens"].as_u64().unwrap()
+    );
+    let usage = &mappings[1]["response"]["jsonBody"]["usage"];
+    let second = got[1].usage.unwrap();
+    assert_eq!(second.input, usage["prompt_tokens"].as_u64().unwrap());
+    assert_eq!(
+        second.cache_read,
+        usage["prompt_tokens_details"]["cached_tokens"]
+            .as_u64()
+            .unwrap()
+    );
+}
+
+#[test]
+fn a_folder_of_wiremock_mappings_reads_each_file_as_a_call() {
+    let export = json_of(sample(WIREMOCK).to_str().unwrap());
+    let dir = tempfile::tempdir().unwrap();
+    for (n, mapping) in export["mappings"].as_array().unwrap().iter().enumerate() {
+        let name = format!("{}-v1.json", n + 1);
+        std::fs::write(dir.path().join(name), mapping.to_string()).unwrap();
+    }
+    let out = stdout_of(&["session", "--json", dir.path().to_str().unwrap()]);
+    let json: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(json["trace"]["format"], "folder");
+    assert_eq!(json["trace"]["turns"], 2);
+    assert_eq!(json["trace"]["ignored_total"], 2);
+    assert_eq!(json["turns"][1]["observed"]["read"], 1280);
+    assert_eq!(json["agreement"]["agree"], 2);
+    // Stubs alone: refused in one line that says what they are.
+    std::fs::remove_file(dir.path().join("1-v1.json")).unwrap();
+    std::fs::remove_file(dir.path().join("2-v1.json")).unwrap();
+    let line = fails_with(&["session", dir.path().to_str().unwrap()]);
+    assert!(
+        line.ends_with(
+            ": no model call in it (2 records ignored: 1× GET, 1× a WireMock stub whose \
+             request body is not recorded (it matches it by `contains`))"
+        ),
+        "{line}"
+    );
+}
+
+#[test]
+fn a_wiremock_mapping_whose_json_matcher_is_no_json_is_refused_in_one_line() {
+    let mut export = json_of(sample(WIREMOCK).to_str().unwrap());
+    export["mappings"][1]["request"]["bodyPatterns"][0]["equalToJson"] = Value::from("{\"model\":");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("mappings.json");
+    std::fs::write(&path, export.to_string()).unwrap();
+    let line = fails_with(&["session", path.to_str().unwrap()]);
+    assert!(
+        line.contains("mappings.json: mapping 2: the body is a string that is not JSON"),
         "{line}"
     );
 }

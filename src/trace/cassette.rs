@@ -31,6 +31,11 @@ use crate::error::{LoadError, json_kind};
 /// its size in bytes. A NUL starts it, so no recorded mapping key can be mistaken for it.
 const BINARY_KEY: &str = "\u{0}binary bytes";
 
+/// The key of an interaction whose request body the recorder did not keep (a WireMock stub
+/// matched by a pattern), holding why: such a call is listed as ignored, with that reason. A
+/// NUL starts it, as [`BINARY_KEY`].
+pub(crate) const UNRECORDED_KEY: &str = "\u{0}unrecorded";
+
 /// Whether a document is a cassette: `interactions` is a list whose first item has a `request`,
 /// or `requests` is a list of requests (a `method` and a `uri`) beside a `responses` list.
 pub(crate) fn is_cassette(document: &Value) -> bool {
@@ -394,7 +399,35 @@ fn paired(document: &mut Value) -> Vec<Value> {
         .collect()
 }
 
-fn interaction_outcome(interaction: Value, source: String) -> Result<Outcome, String> {
+/// One interaction (a cassette's, or another recorder's turned into one) as a trace item.
+pub(crate) fn interaction_outcome(
+    mut interaction: Value,
+    source: String,
+) -> Result<Outcome, String> {
+    match unrecorded(&mut interaction, &source) {
+        Some(ignored) => Ok(Outcome::Ignored(ignored)),
+        None => outcome(interaction, source),
+    }
+}
+
+/// An interaction marked as holding no request body ([`UNRECORDED_KEY`]), listed as ignored.
+fn unrecorded(interaction: &mut Value, source: &str) -> Option<Ignored> {
+    let Value::String(reason) = interaction.as_object_mut()?.remove(UNRECORDED_KEY)? else {
+        return None;
+    };
+    let text = |key: &str| {
+        let value = interaction.get("request")?.get(key)?;
+        value.as_str().map(str::to_owned)
+    };
+    Some(Ignored {
+        source: source.to_owned(),
+        method: text("method"),
+        url: text("uri").or_else(|| text("url")),
+        reason,
+    })
+}
+
+fn outcome(interaction: Value, source: String) -> Result<Outcome, String> {
     let Value::Object(mut interaction) = interaction else {
         return Err(format!(
             "the interaction is {}, not a mapping",

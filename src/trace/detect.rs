@@ -18,6 +18,7 @@ use super::jsonl::{Line, LineSource};
 use super::kind;
 use super::record::{self, Outcome};
 use super::testproxy;
+use super::wiremock;
 use super::{Compression, MAX_RECORD_BYTES, Source, TraceFormat, TraceRecord};
 use super::{bounded, budget};
 use crate::capture::{Capture, MAX_CAPTURE_BYTES};
@@ -635,6 +636,11 @@ fn document(
     if cassette::is_cassette(&value) {
         let source = Source::Cassette(CassetteSource::new(value));
         return Ok((TraceFormat::Cassette, source));
+    }
+    if wiremock::is_mapping(&value) || wiremock::is_mapping_list(&value) {
+        let document = wiremock::document(value);
+        let source = Source::Cassette(CassetteSource::named(document, "mapping"));
+        return Ok((TraceFormat::WireMock, source));
     }
     if testproxy::is_recording(&value) {
         let document = testproxy::document(value)?;

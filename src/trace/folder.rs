@@ -64,8 +64,14 @@ impl FolderSource {
     pub(crate) fn next_raw(&mut self) -> Option<Raw> {
         let (file_name, name) = self.files.get(self.next)?.clone();
         self.next += 1;
-        let outcome = read_file(&self.dir.join(&file_name))
-            .and_then(|(value, text)| record::from_value(value, name.clone(), Some(&text)));
+        let outcome = read_file(&self.dir.join(&file_name)).and_then(|(value, text)| {
+            // A folder of WireMock mappings (its `mappings/`): each file one call.
+            if super::wiremock::is_mapping(&value) {
+                let interaction = super::wiremock::interaction(value);
+                return super::cassette::interaction_outcome(interaction, name.clone());
+            }
+            record::from_value(value, name.clone(), Some(&text))
+        });
         Some(Raw::Read(name, outcome))
     }
 }
