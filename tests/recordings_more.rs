@@ -311,3 +311,26 @@ fn a_wiremock_mapping_whose_json_matcher_is_no_json_is_refused_in_one_line() {
         "{line}"
     );
 }
+
+#[test]
+fn an_azure_java_network_call_recording_is_refused_saying_it_holds_no_request() {
+    // azure-core-test's format before the test proxy: the request body is not kept.
+    let recording = serde_json::json!({"networkCallRecords": [{
+        "Method": "POST",
+        "Uri": "https://REDACTED.openai.azure.com/openai/deployments/gpt-4/chat/completions?api-version=2023-05-15",
+        "Headers": {"User-Agent": "azsdk-java-azure-ai-openai/1.0.0-beta.1", "Content-Type": "application/json"},
+        "Response": {"StatusCode": "200", "Content-Type": "application/json",
+            "Body": "{\"usage\":{\"prompt_tokens\":20,\"completion_tokens\":5}}"},
+        "Exception": null}], "variables": []});
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("ChatCompletionsTest.json");
+    std::fs::write(&path, serde_json::to_string_pretty(&recording).unwrap()).unwrap();
+    let line = fails_with(&["session", path.to_str().unwrap()]);
+    assert!(
+        line.contains(
+            "ChatCompletionsTest.json: an Azure SDK for Java recording (`networkCallRecords`"
+        ),
+        "{line}"
+    );
+    assert!(line.contains("not the request body sent"), "{line}");
+}
