@@ -16,13 +16,16 @@ use super::cassette::bytes_value;
 use crate::error::{LoadError, json_kind};
 
 /// Whether a document is a test-proxy recording: an `Entries` list whose first entry names a
-/// `RequestUri` (an empty list too, beside the proxy's `Variables`).
+/// `RequestUri`, or any `Entries` list beside the proxy's `Variables` (so that a broken entry is
+/// named as one).
 pub(crate) fn is_recording(document: &Value) -> bool {
     match document.get("Entries") {
-        Some(Value::Array(entries)) => match entries.first() {
-            Some(first) => first.get("RequestUri").is_some(),
-            None => document.get("Variables").is_some(),
-        },
+        Some(Value::Array(entries)) => {
+            document.get("Variables").is_some()
+                || entries
+                    .first()
+                    .is_some_and(|e| e.get("RequestUri").is_some())
+        }
         _ => false,
     }
 }
@@ -181,6 +184,14 @@ mod tests {
         // A request body with an `Entries` key of its own is not one.
         assert!(!is_recording(&json!({"Entries": [{"a": 1}], "model": "m"})));
         assert!(!is_recording(&json!({"Entries": []})));
+        // Beside `Variables`, a broken first entry is still the proxy's, and named.
+        assert!(is_recording(&json!({"Entries": [1], "Variables": {}})));
+        assert_eq!(
+            document(json!({"Entries": [1], "Variables": {}}))
+                .unwrap_err()
+                .to_string(),
+            "entry 1: the entry is a number, not an object"
+        );
     }
 
     #[test]
