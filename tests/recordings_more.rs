@@ -334,3 +334,68 @@ fn an_azure_java_network_call_recording_is_refused_saying_it_holds_no_request() 
     );
     assert!(line.contains("not the request body sent"), "{line}");
 }
+
+const MASTRA: &str = "traces/mastra-llm-recording.json";
+
+#[test]
+fn mastra_llm_recordings_read_streams_kept_as_chunks() {
+    let path = sample(MASTRA);
+    let path = path.to_str().unwrap();
+    let recording = json_of(path);
+    let items = recording["recordings"].as_array().unwrap();
+    let (got, ignored, format) = records_of(path);
+    assert_eq!(format, TraceFormat::JsonArray);
+    assert_eq!(
+        got.iter().map(|r| r.source.as_str()).collect::<Vec<_>>(),
+        ["entry 1", "entry 2"]
+    );
+    assert_eq!(ignored, [("entry 3".to_owned(), "embeddings".to_owned())]);
+    for (record, item) in got.iter().zip(items) {
+        assert_eq!(
+            record.body,
+            RecordBody::Request(item["request"]["body"].clone())
+        );
+        assert_eq!(record.status, Some(200));
+    }
+    // Entry 1 answered in JSON; entry 2 as a stream kept chunk by chunk, its usage in the last.
+    let billed = &items[0]["response"]["body"]["usage"];
+    assert_eq!(
+        got[0].usage.unwrap().input,
+        billed["input_tokens"].as_u64().unwrap()
+    );
+    let chunks = items[1]["response"]["chunks"].as_array().unwrap();
+    let last = chunks.last().unwrap().as_str().unwrap();
+    let completed: Value =
+        serde_json::from_str(last.split("data: ").nth(1).unwrap().trim()).unwrap();
+    let usage = &completed["response"]["usage"];
+    let second = got[1].usage.unwrap();
+    assert_eq!(second.input, usage["input_tokens"].as_u64().unwrap());
+    assert_eq!(
+        second.cache_read,
+        usage["input_tokens_details"]["cached_tokens"]
+            .as_u64()
+            .unwrap()
+    );
+    assert!(second.cache_read > 0);
+    // Mastra's older files are the recordings alone, a JSON array: read the same.
+    let dir = tempfile::tempdir().unwrap();
+    let bare = dir.path().join("bare.json");
+    std::fs::write(&bare, recording["recordings"].to_string()).unwrap();
+    let (again, _, format) = records_of(bare.to_str().unwrap());
+    assert_eq!(format, TraceFormat::JsonArray);
+    assert_eq!(again[1].usage, got[1].usage);
+}
+
+#[test]
+fn a_mastra_recording_whose_body_is_no_request_is_refused_in_one_line() {
+    let mut recording = json_of(sample(MASTRA).to_str().unwrap());
+    recording["recordings"][1]["request"]["body"] = Value::from("not json");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("travel.json");
+    std::fs::write(&path, recording.to_string()).unwrap();
+    let line = fails_with(&["session", path.to_str().unwrap()]);
+    assert!(
+        line.contains("travel.json: entry 2: the body is a string that is not JSON"),
+        "{line}"
+    );
+}

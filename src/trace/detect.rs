@@ -647,6 +647,19 @@ fn document(
         let source = Source::Cassette(CassetteSource::named(document, "entry"));
         return Ok((TraceFormat::TestProxy, source));
     }
+    // Mastra's LLM recorder: `{meta, recordings: [...]}`, the recordings wrapped records.
+    let value = match value {
+        Value::Object(mut map)
+            if map.contains_key("meta")
+                && map
+                    .get("recordings")
+                    .and_then(Value::as_array)
+                    .is_some_and(|items| array::format_of(items).is_some()) =>
+        {
+            map.remove("recordings").unwrap_or_default()
+        }
+        other => other,
+    };
     let value = match value {
         Value::Array(items) => match array::format_of(&items) {
             Some(format) => return Ok((format, Source::Array(ArraySource::new(items, format)))),

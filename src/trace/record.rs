@@ -278,7 +278,7 @@ pub(crate) fn request_body(body: Value) -> Result<RecordBody, String> {
 }
 
 /// Usage from a response object: `body` (an object, or text holding JSON or SSE), else the raw
-/// text under `body_raw` / `bodyRaw`.
+/// text under `body_raw` / `bodyRaw`, else a stream kept as its `chunks` (Mastra's recorder).
 fn response_usage(response: &Map<String, Value>) -> Option<Usage> {
     let from = |value: &Value| match value {
         Value::String(text) => usage::from_text(text),
@@ -290,6 +290,18 @@ fn response_usage(response: &Map<String, Value>) -> Option<Usage> {
         .and_then(from)
         .or_else(|| response.get("body_raw").and_then(from))
         .or_else(|| response.get("bodyRaw").and_then(from))
+        .or_else(|| usage::from_text(&stream_chunks(response)?))
+}
+
+/// A streamed answer a recorder kept as the text of each chunk it read (`chunks`: Mastra's
+/// LLM recorder writes the event stream's pieces as they came), joined.
+fn stream_chunks(response: &Map<String, Value>) -> Option<String> {
+    let chunks = response.get("chunks")?.as_array()?;
+    chunks
+        .iter()
+        .map(Value::as_str)
+        .collect::<Option<String>>()
+        .filter(|text| !text.is_empty())
 }
 
 /// What a claude-trace response said of the prefix check ([`usage::PrefixAnswer`]).
@@ -302,6 +314,7 @@ fn response_prefix_answer(response: &Map<String, Value>) -> Option<usage::Prefix
     ["body", "body_raw", "bodyRaw"]
         .iter()
         .find_map(|key| response.get(*key).and_then(from))
+        .or_else(|| usage::prefix_answer_text(&stream_chunks(response)?))
 }
 
 /// An HTTP status as a number or numeric text.
