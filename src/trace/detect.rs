@@ -121,8 +121,6 @@ pub(crate) const MAX_DOCUMENT_BYTES: u64 = MAX_RECORD_BYTES;
 fn document_limit(head: &[u8]) -> u64 {
     let rest = head.trim_ascii_start();
     let rest = rest.strip_prefix(b"{").unwrap_or(rest).trim_ascii_start();
-    // `"log"` first and an object holding HAR's own keys (`version`, `creator`, `entries`,
-    // which writers put first): a capture whose first key is `log` keeps a capture's limit.
     // The test proxy's recording opens with its `Entries` list (its other key, `Variables`,
     // is written last): a recording of many calls, not a capture.
     if let Some(after) = rest.strip_prefix(b"\"Entries\"") {
@@ -134,6 +132,8 @@ fn document_limit(head: &[u8]) -> u64 {
             return MAX_DOCUMENT_BYTES;
         }
     }
+    // `"log"` first and an object holding HAR's own keys (`version`, `creator`, `entries`,
+    // which writers put first): a capture whose first key is `log` keeps a capture's limit.
     let Some(after) = rest.strip_prefix(b"\"log\"") else {
         return MAX_CAPTURE_BYTES;
     };
