@@ -399,3 +399,66 @@ fn a_mastra_recording_whose_body_is_no_request_is_refused_in_one_line() {
         "{line}"
     );
 }
+
+const REQ_LLM: &str = "traces/req-llm-fixture-stream.json";
+
+#[test]
+fn req_llm_fixture_bodies_in_base64_and_its_stream_chunks_are_read() {
+    use base64::Engine as _;
+    let path = sample(REQ_LLM);
+    let path = path.to_str().unwrap();
+    let fixture = json_of(path);
+    let (got, _, _) = records_of(path);
+    assert_eq!(got.len(), 1);
+    // The request is the bytes sent, kept as base64 (`canonical_json` is ReqLLM's parse).
+    let sent = base64::engine::general_purpose::STANDARD
+        .decode(fixture["request"]["body"]["b64"].as_str().unwrap())
+        .unwrap();
+    let sent = String::from_utf8(sent).unwrap();
+    assert_eq!(got[0].body_text.as_deref(), Some(sent.as_str()));
+    assert_eq!(
+        got[0].body,
+        RecordBody::Request(fixture["request"]["canonical_json"].clone())
+    );
+    assert_eq!(got[0].timestamp.as_deref(), fixture["captured_at"].as_str());
+    // The stream is beside the response, `chunks[].decoded`: its `message_start` holds the usage.
+    let start = fixture["chunks"][0]["decoded"].as_str().unwrap();
+    let start: Value = serde_json::from_str(start.split("data: ").nth(1).unwrap().trim()).unwrap();
+    let billed = &start["message"]["usage"];
+    let usage = got[0].usage.unwrap();
+    assert_eq!(
+        (usage.input, usage.cache_write, usage.cache_read),
+        (
+            billed["input_tokens"].as_u64().unwrap(),
+            billed["cache_creation_input_tokens"].as_u64().unwrap(),
+            billed["cache_read_input_tokens"].as_u64().unwrap()
+        )
+    );
+    assert!(usage.cache_write > 0);
+    // A JSON answer kept as base64 too (ReqLLM writes `{"b64": ...}` for what is not JSON).
+    let mut answered = fixture.clone();
+    let answer = serde_json::json!({"type": "message", "usage": {"input_tokens": 5,
+        "cache_creation_input_tokens": 0, "cache_read_input_tokens": 2223, "output_tokens": 3}});
+    answered["response"]["body"] = serde_json::json!({"b64":
+        base64::engine::general_purpose::STANDARD.encode(answer.to_string())});
+    answered.as_object_mut().unwrap().remove("chunks");
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("json.json");
+    std::fs::write(&json, answered.to_string()).unwrap();
+    let (got, _, _) = records_of(json.to_str().unwrap());
+    assert_eq!(got[0].usage.unwrap().cache_read, 2223);
+}
+
+#[test]
+fn a_req_llm_fixture_whose_body_is_no_base64_is_refused_in_one_line() {
+    let mut fixture = json_of(sample(REQ_LLM).to_str().unwrap());
+    fixture["request"]["body"]["b64"] = Value::from("not base64!");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("fixture.json");
+    std::fs::write(&path, serde_json::to_string_pretty(&fixture).unwrap()).unwrap();
+    let line = fails_with(&["session", path.to_str().unwrap()]);
+    assert!(
+        line.contains("fixture.json: the request: its `b64` body is not base64"),
+        "{line}"
+    );
+}

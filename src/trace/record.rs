@@ -1,6 +1,7 @@
 //! One JSON record of a trace (a line, a folder's file, a whole document) as a model call or an
 //! ignored request: claude-trace / cctrace records, wrapped bodies and bare bodies.
 
+use base64::Engine as _;
 use serde_json::{Map, Value};
 
 use super::{Ignored, RecordBody, TraceFormat, TraceRecord, Usage, time, usage};
@@ -92,6 +93,7 @@ pub(crate) fn from_value(
             json_kind(&record)
         ));
     };
+    decode_encoded_bodies(&mut record)?;
     let claude_trace = is_claude_trace_map(&record);
     let request_object = matches!(record.get("request"), Some(Value::Object(_)));
     if !request_object && !record.contains_key("body") {
@@ -154,6 +156,7 @@ pub(crate) fn from_value(
         .or_else(|| record.get("timestamp"))
         .or_else(|| record.get("logged_at"))
         .or_else(|| record.get("loggedAt"))
+        .or_else(|| record.get("captured_at"))
         .and_then(time::from_value);
     let (timestamp, time_ms) = match stamp {
         Some((text, ms)) => (Some(text), ms),
@@ -209,6 +212,53 @@ pub(crate) fn from_value(
         },
         mcp,
     ))
+}
+
+/// Bodies a recorder kept as their bytes in base64 (ReqLLM's fixtures: `request.body` and
+/// `response.body` as `{"b64": ...}`, a stream's pieces as `chunks[].{b64, decoded}` beside the
+/// response), decoded in place: the request body becomes the text sent, the response body what
+/// [`super::cassette::bytes_value`] makes of its bytes, the pieces the response's `chunks`.
+/// A request body that is not base64 is an error; a response body that is not is left as it
+/// is (its usage unread).
+fn decode_encoded_bodies(record: &mut Map<String, Value>) -> Result<(), String> {
+    let decode = |value: &mut Value| -> Result<(), String> {
+        let Some(Value::String(b64)) = value
+            .as_object()
+            .filter(|o| o.len() == 1)
+            .and_then(|o| o.get("b64"))
+        else {
+            return Ok(());
+        };
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(b64.trim())
+            .map_err(|e| format!("its `b64` body is not base64 ({e})"))?;
+        *value = super::cassette::bytes_value(bytes);
+        Ok(())
+    };
+    if let Some(body) = record.get_mut("request").and_then(|s| s.get_mut("body")) {
+        decode(body).map_err(|e| format!("the request: {e}"))?;
+    }
+    if let Some(body) = record.get_mut("response").and_then(|s| s.get_mut("body")) {
+        let _unread = decode(body);
+    }
+    let Some(Value::Array(chunks)) = record.get("chunks") else {
+        return Ok(());
+    };
+    let text = |chunk: &Value| -> Option<String> {
+        if let Some(decoded) = chunk.get("decoded").and_then(Value::as_str) {
+            return Some(decoded.to_owned());
+        }
+        let b64 = chunk.get("b64")?.as_str()?;
+        let bytes = base64::engine::general_purpose::STANDARD.decode(b64).ok()?;
+        String::from_utf8(bytes).ok()
+    };
+    let pieces: Option<Vec<Value>> = chunks.iter().map(|c| text(c).map(Value::String)).collect();
+    if let (Some(pieces), Some(Value::Object(response))) = (pieces, record.get_mut("response"))
+        && !response.contains_key("chunks")
+    {
+        response.insert("chunks".into(), Value::Array(pieces));
+    }
+    Ok(())
 }
 
 /// A LiteLLM logging payload as a turn: the request it logged, its start time, its status and
