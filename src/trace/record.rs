@@ -151,17 +151,7 @@ pub(crate) fn from_value(
             }));
         }
     };
-    let stamp = holder
-        .get("timestamp")
-        .or_else(|| record.get("timestamp"))
-        .or_else(|| record.get("logged_at"))
-        .or_else(|| record.get("loggedAt"))
-        .or_else(|| record.get("captured_at"))
-        .and_then(time::from_value);
-    let (timestamp, time_ms) = match stamp {
-        Some((text, ms)) => (Some(text), ms),
-        None => (None, None),
-    };
+    let (timestamp, time_ms) = record_time(&holder, &record);
     let headers = holder.get("headers").or_else(|| record.get("headers"));
     let agent_id = headers.and_then(|h| header(h, "x-claude-code-agent-id"));
     let betas = headers.and_then(sent_betas);
@@ -212,6 +202,25 @@ pub(crate) fn from_value(
         },
         mcp,
     ))
+}
+
+/// When a record was made: the request's `timestamp`, else the record's `timestamp`,
+/// `logged_at` / `loggedAt` (claude-trace, cctrace) or `captured_at` (ReqLLM).
+fn record_time(
+    request: &Map<String, Value>,
+    record: &Map<String, Value>,
+) -> (Option<String>, Option<i64>) {
+    let stamp = request
+        .get("timestamp")
+        .or_else(|| record.get("timestamp"))
+        .or_else(|| record.get("logged_at"))
+        .or_else(|| record.get("loggedAt"))
+        .or_else(|| record.get("captured_at"))
+        .and_then(time::from_value);
+    match stamp {
+        Some((text, ms)) => (Some(text), ms),
+        None => (None, None),
+    }
 }
 
 /// Bodies a recorder kept as their bytes in base64 (ReqLLM's fixtures: `request.body` and
