@@ -450,12 +450,8 @@ fn outcome(interaction: Value, source: String) -> Result<Outcome, String> {
     };
     let body = body.map(|b| match b {
         // Some recorders write the request body like a response's: `{string: ...}`, Ruby's VCR
-        // with its `encoding` beside it.
-        Value::Object(mut o)
-            if o.contains_key("string") && o.keys().all(|k| k == "string" || k == "encoding") =>
-        {
-            body_value(o.remove("string").unwrap_or_default())
-        }
+        // with its `encoding` beside it, Betamax's `base64_string` for bytes.
+        Value::Object(o) if is_string_body(&o) => string_body(&o).unwrap_or_default(),
         other => body_value(other),
     });
     let response = match interaction.remove("response") {
@@ -553,10 +549,39 @@ fn response_body(response: &Map<String, Value>) -> Option<Value> {
         return Some(parsed.clone());
     }
     match response.get("body")? {
-        Value::Object(body) => body.get("string").cloned().map(body_value),
+        Value::Object(body) => string_body(body),
         Value::String(text) => Some(body_value(Value::String(text.clone()))),
         _ => None,
     }
+}
+
+/// A body written as `{string, encoding}` (Ruby's VCR, vcrpy) or `{base64_string, encoding}`
+/// (Betamax, for bytes), and nothing else.
+fn is_string_body(body: &Map<String, Value>) -> bool {
+    (body.contains_key("string") || body.contains_key("base64_string"))
+        && body
+            .keys()
+            .all(|k| matches!(k.as_str(), "string" | "base64_string" | "encoding"))
+}
+
+/// Such a body's value: its `string` as [`body_value`] reads it, else its `base64_string`'s
+/// bytes as [`bytes_value`] keeps them.
+fn string_body(body: &Map<String, Value>) -> Option<Value> {
+    if let Some(text) = body
+        .get("string")
+        .filter(|t| t.as_str().is_none_or(|t| !t.is_empty()))
+    {
+        return Some(body_value(text.clone()));
+    }
+    let encoded = body.get("base64_string")?.as_str()?;
+    let compact: String = encoded
+        .chars()
+        .filter(|c| !c.is_ascii_whitespace())
+        .collect();
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(compact)
+        .ok()?;
+    Some(bytes_value(bytes))
 }
 
 /// go-vcr's `status: 200 OK`, or a bare number as text.
@@ -677,6 +702,27 @@ mod tests {
                 Value::String(text.into())
             );
         }
+    }
+
+    #[test]
+    fn betamax_writes_bytes_as_base64_string() {
+        use base64::engine::general_purpose::STANDARD;
+        let json = r#"{"usage":{"input_tokens":7}}"#;
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        std::io::Write::write_all(&mut gz, json.as_bytes()).unwrap();
+        let body = serde_json::json!({"base64_string": STANDARD.encode(gz.finish().unwrap()),
+            "encoding": "utf-8", "string": ""});
+        let body = body.as_object().unwrap();
+        assert!(is_string_body(body));
+        assert_eq!(string_body(body), Some(Value::from(json)));
+        // `{string}` alone is read as before; another key makes it no such body.
+        let plain = serde_json::json!({"string": "{}", "encoding": "utf-8"});
+        assert_eq!(
+            string_body(plain.as_object().unwrap()),
+            Some(Value::from("{}"))
+        );
+        let other = serde_json::json!({"string": "{}", "model": "m"});
+        assert!(!is_string_body(other.as_object().unwrap()));
     }
 
     #[test]
