@@ -462,3 +462,44 @@ fn a_req_llm_fixture_whose_body_is_no_base64_is_refused_in_one_line() {
         "{line}"
     );
 }
+
+#[test]
+fn exvcr_cassettes_are_read_as_records_their_binary_answers_decoded() {
+    use base64::Engine as _;
+    use std::io::Write as _;
+    // ExVCR (Elixir): a JSON array of `{request: {body, headers, method, options, request_body,
+    // url}, response: {binary, body, headers, status_code, type}}`; a gzip answer is kept as
+    // base64 bytes with `binary: true`.
+    let request = serde_json::json!({"model": "gpt-4.1-mini",
+        "messages": [{"role": "user", "content": "hi"}],
+        "tools": [{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}]});
+    let answer =
+        r#"{"usage":{"prompt_tokens":1400,"prompt_tokens_details":{"cached_tokens":1280}}}"#;
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(answer.as_bytes()).unwrap();
+    let gzipped = base64::engine::general_purpose::STANDARD.encode(gz.finish().unwrap());
+    let call = |body: Value, binary: bool| {
+        serde_json::json!({
+            "request": {"body": request.to_string(), "headers": {"content-type": "application/json"},
+                "method": "post", "options": {"recv_timeout": 60000}, "request_body": "",
+                "url": "https://api.openai.com/v1/chat/completions"},
+            "response": {"binary": binary, "body": body, "headers": {"content-encoding": "gzip"},
+                "status_code": 200, "type": "ok"}})
+    };
+    let cassette = Value::Array(vec![
+        call(Value::from(gzipped), true),
+        call(Value::from(answer), false),
+    ]);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("chat.json");
+    std::fs::write(&path, serde_json::to_string_pretty(&cassette).unwrap()).unwrap();
+    let (got, _, format) = records_of(path.to_str().unwrap());
+    assert_eq!(format, TraceFormat::JsonArray);
+    assert_eq!(got.len(), 2);
+    for record in &got {
+        assert_eq!(record.body, RecordBody::Request(request.clone()));
+        assert_eq!(record.status, Some(200));
+        let usage = record.usage.unwrap();
+        assert_eq!((usage.input, usage.cache_read), (1400, 1280));
+    }
+}

@@ -225,7 +225,7 @@ fn record_time(
 
 /// Bodies a recorder kept as their bytes in base64 (ReqLLM's fixtures: `request.body` and
 /// `response.body` as `{"b64": ...}`, a stream's pieces as `chunks[].{b64, decoded}` beside the
-/// response), decoded in place: the request body becomes the text sent, the response body what
+/// response; ExVCR's answer marked `binary: true`), decoded in place: the request body becomes the text sent, the response body what
 /// [`super::cassette::bytes_value`] makes of its bytes, the pieces the response's `chunks`.
 /// A request body that is not base64 is an error; a response body that is not is left as it
 /// is (its usage unread).
@@ -247,8 +247,21 @@ fn decode_encoded_bodies(record: &mut Map<String, Value>) -> Result<(), String> 
     if let Some(body) = record.get_mut("request").and_then(|s| s.get_mut("body")) {
         decode(body).map_err(|e| format!("the request: {e}"))?;
     }
-    if let Some(body) = record.get_mut("response").and_then(|s| s.get_mut("body")) {
-        let _unread = decode(body);
+    if let Some(Value::Object(response)) = record.get_mut("response") {
+        // ExVCR marks an answer it kept as base64 bytes `binary: true`.
+        let binary = response.get("binary").and_then(Value::as_bool) == Some(true);
+        match response.get_mut("body") {
+            Some(Value::String(b64)) if binary => {
+                let compact: String = b64.chars().filter(|c| !c.is_ascii_whitespace()).collect();
+                if let Ok(bytes) = base64::engine::general_purpose::STANDARD.decode(compact) {
+                    response.insert("body".into(), super::cassette::bytes_value(bytes));
+                }
+            }
+            Some(body) => {
+                let _unread = decode(body);
+            }
+            None => {}
+        }
     }
     let Some(Value::Array(chunks)) = record.get("chunks") else {
         return Ok(());
