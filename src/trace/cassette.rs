@@ -103,6 +103,8 @@ pub(crate) fn looks_like_yaml(first_line: &[u8]) -> bool {
         // A block sequence: php-vcr writes `-` alone, then the interaction's keys indented.
         || line == b"-"
         || line.starts_with(b"- request:")
+        // A tagged document: Betamax's and OkReplay's Java tapes open with `!tape`.
+        || line.starts_with(b"!")
         || line.strip_suffix(b":").is_some_and(|key| {
             key.first().is_some_and(u8::is_ascii_alphabetic)
                 && key.iter().all(|&b| b.is_ascii_alphanumeric() || b == b'_')
@@ -702,6 +704,21 @@ mod tests {
                 Value::String(text.into())
             );
         }
+    }
+
+    #[test]
+    fn a_java_betamax_tape_is_yaml() {
+        let tape = b"!tape\nname: chat\ninteractions:\n- recorded: 2026-11-30T10:00:00.000Z\n  request:\n    method: POST\n    uri: https://api.openai.com/v1/chat/completions\n    body: '{\"model\":\"m\",\"messages\":[]}'\n  response:\n    status: 200\n    body: '{\"usage\":{\"prompt_tokens\":3}}'\n";
+        let first = tape.split(|&b| b == b'\n').next().unwrap();
+        assert!(looks_like_yaml(first));
+        let value = from_yaml(tape).unwrap();
+        assert!(is_cassette(&value));
+        let mut source = CassetteSource::new(value);
+        let Some(super::super::Raw::Read(_, Ok(Outcome::Turn(record)))) = source.next_raw() else {
+            panic!("not a turn");
+        };
+        assert_eq!(record.status, Some(200));
+        assert_eq!(record.usage.unwrap().input, 3);
     }
 
     #[test]
