@@ -285,6 +285,12 @@ fn a_folder_of_wiremock_mappings_reads_each_file_as_a_call() {
     assert_eq!(json["trace"]["ignored_total"], 2);
     assert_eq!(json["turns"][1]["observed"]["read"], 1280);
     assert_eq!(json["agreement"]["agree"], 2);
+    // WireMock keeps paths, not hosts: the provider is assumed, and said to be of no host.
+    let text = stdout_of(&["session", dir.path().to_str().unwrap()]);
+    assert!(
+        text.contains("  provider of no host: openai for 2 turns (assumed"),
+        "{text}"
+    );
     // Stubs alone: refused in one line that says what they are.
     std::fs::remove_file(dir.path().join("1-v1.json")).unwrap();
     std::fs::remove_file(dir.path().join("2-v1.json")).unwrap();
