@@ -509,3 +509,19 @@ fn exvcr_cassettes_are_read_as_records_their_binary_answers_decoded() {
         assert_eq!((usage.input, usage.cache_read), (1400, 1280));
     }
 }
+
+#[test]
+fn a_folder_of_recordings_is_refused_naming_what_its_files_are() {
+    // A folder is one call a file; a recording in it is a trace of its own.
+    let dir = tempfile::tempdir().unwrap();
+    let recording = std::fs::read(sample(TEST_PROXY)).unwrap();
+    std::fs::write(dir.path().join("ChatTest.json"), recording).unwrap();
+    let line = fails_with(&["session", dir.path().to_str().unwrap()]);
+    assert!(
+        line.ends_with(
+            ": ChatTest.json: an Azure SDK test-proxy recording, a trace of its own: read it \
+             alone (`toolprism session FILE`)"
+        ),
+        "{line}"
+    );
+}
