@@ -448,11 +448,18 @@ fn req_llm_fixture_bodies_in_base64_and_its_stream_chunks_are_read() {
     answered["response"]["body"] = serde_json::json!({"b64":
         base64::engine::general_purpose::STANDARD.encode(answer.to_string())});
     answered.as_object_mut().unwrap().remove("chunks");
+    // Without `captured_at`, the answer's `Date` header is the turn's time.
+    answered.as_object_mut().unwrap().remove("captured_at");
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("json.json");
     std::fs::write(&json, answered.to_string()).unwrap();
     let (got, _, _) = records_of(json.to_str().unwrap());
     assert_eq!(got[0].usage.unwrap().cache_read, 2223);
+    assert_eq!(
+        got[0].timestamp.as_deref(),
+        fixture["response"]["headers"]["date"].as_str()
+    );
+    assert!(got[0].time_ms.is_some());
 }
 
 #[test]

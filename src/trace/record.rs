@@ -205,7 +205,8 @@ pub(crate) fn from_value(
 }
 
 /// When a record was made: the request's `timestamp`, else the record's `timestamp`,
-/// `logged_at` / `loggedAt` (claude-trace, cctrace) or `captured_at` (ReqLLM).
+/// `logged_at` / `loggedAt` (claude-trace, cctrace) or `captured_at` (ReqLLM), else its
+/// response's `Date` header.
 fn record_time(
     request: &Map<String, Value>,
     record: &Map<String, Value>,
@@ -217,8 +218,16 @@ fn record_time(
         .or_else(|| record.get("loggedAt"))
         .or_else(|| record.get("captured_at"))
         .and_then(time::from_value);
-    match stamp {
-        Some((text, ms)) => (Some(text), ms),
+    if let Some((text, ms)) = stamp {
+        return (Some(text), ms);
+    }
+    // Else when it was answered, to the second: the response's `Date` header, as cassettes.
+    let date = record
+        .get("response")
+        .and_then(|r| r.get("headers"))
+        .and_then(|h| header(h, "date"));
+    match date.as_deref().and_then(time::parse_http_date) {
+        Some(ms) => (date, Some(ms)),
         None => (None, None),
     }
 }
