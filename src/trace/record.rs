@@ -522,7 +522,9 @@ pub(crate) fn not_a_model_call(method: Option<&str>, url: &str) -> Option<String
             _ => Some("not a model call".to_owned()),
         };
     }
-    let reason = if path.ends_with("/count_tokens") {
+    // OpenAI's `/v1/responses/input_tokens` counts a Responses body (`model`, `input`) as
+    // Anthropic's `count_tokens` counts a Messages one.
+    let reason = if path.ends_with("/count_tokens") || path.ends_with("/responses/input_tokens") {
         "count_tokens call"
     } else if path.contains("/embeddings") {
         "embeddings"
@@ -719,6 +721,10 @@ mod tests {
         assert_eq!(
             reason(post, "https://statsig.anthropic.com/v1/rgstr"),
             "not a model call"
+        );
+        assert_eq!(
+            reason(post, "https://api.openai.com/v1/responses/input_tokens"),
+            "count_tokens call"
         );
         // Bodies of `model` and `input` that are no Responses request.
         assert_eq!(
