@@ -15,6 +15,7 @@ mod mcp_in_traces;
 mod measure;
 mod record_kinds;
 mod recordings;
+mod recordings_more;
 mod tokenizer;
 mod trace;
 

@@ -413,7 +413,12 @@ fn trace_head(report: &SessionReport) -> String {
         );
     }
     for assumed in &trace.providers_assumed {
-        let host = assumed.host.as_deref().map_or("no host".into(), visible);
+        // A recorder that keeps paths only (WireMock) gives an empty host.
+        let host = assumed
+            .host
+            .as_deref()
+            .filter(|h| !h.is_empty())
+            .map_or("no host".into(), visible);
         let how = if assumed.by == "setting" {
             "as session.provider names it"
         } else {
@@ -1210,12 +1215,8 @@ pub fn run_on(
     let report = analyzer.finish(info);
     // Nothing to show is a failure, as `report` fails on the same trace.
     if kept == 0 {
-        let ignored = report.trace.ignored_total;
-        let why = match ignored {
-            0 => String::new(),
-            1 => " (1 record ignored)".to_owned(),
-            n => format!(" ({n} records ignored)"),
-        };
+        let reasons = report.trace.ignored.iter().map(|i| i.reason.as_str());
+        let why = toolprism::trace::ignored_summary(reasons, report.trace.ignored_total);
         return Err(Failure::new(format!("{name}: no model call in it{why}")));
     }
     if let Some(e) = spill.error {

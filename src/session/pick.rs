@@ -199,15 +199,11 @@ fn pick(
                 if turn == 1 { "turn" } else { "turns" }
             ),
             _ => {
-                let ignored = reader.ignored_total();
-                if ignored > 0 {
-                    format!(
-                        "no model call in it ({ignored} {} ignored)",
-                        if ignored == 1 { "record" } else { "records" }
-                    )
-                } else {
-                    "no model call in it".to_owned()
-                }
+                let reasons = reader.ignored().iter().map(|i| i.reason.as_str());
+                format!(
+                    "no model call in it{}",
+                    crate::trace::ignored_summary(reasons, reader.ignored_total())
+                )
             }
         };
         return Err(LoadError::NoSuchTurn(problem).in_file(name));

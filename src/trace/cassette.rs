@@ -11,6 +11,8 @@
 //! - Ruby's VCR (ruby_llm, langchainrb, R's vcr alike): `http_interactions[]`, `request.{method
 //!   (lowercase), uri, body: {encoding, string}, headers}`, `response.{status: {code, message},
 //!   body: {encoding, string}}`, bytes under Psych's `!binary` tag (base64), `recorded_with`.
+//! - php-vcr (PHP): the document is the list of interactions, `request.{method, url, headers,
+//!   body}`, `response.{status: {http_version, code, message}, headers, body}`.
 //!
 //! A body may be written as `!!binary` (base64 of the bytes sent, often gzip): it is decoded,
 //! decompressed when its magic says gzip or zstd, and kept as text when the bytes are UTF-8
@@ -29,6 +31,11 @@ use crate::error::{LoadError, json_kind};
 /// its size in bytes. A NUL starts it, so no recorded mapping key can be mistaken for it.
 const BINARY_KEY: &str = "\u{0}binary bytes";
 
+/// The key of an interaction whose request body the recorder did not keep (a WireMock stub
+/// matched by a pattern), holding why: such a call is listed as ignored, with that reason. A
+/// NUL starts it, as [`BINARY_KEY`].
+pub(crate) const UNRECORDED_KEY: &str = "\u{0}unrecorded";
+
 /// Whether a document is a cassette: `interactions` is a list whose first item has a `request`,
 /// or `requests` is a list of requests (a `method` and a `uri`) beside a `responses` list.
 pub(crate) fn is_cassette(document: &Value) -> bool {
@@ -38,6 +45,25 @@ pub(crate) fn is_cassette(document: &Value) -> bool {
             .is_none_or(|item| item.get("request").is_some()),
         _ => is_parallel_lists(document),
     }
+}
+
+/// php-vcr's cassette: the interactions themselves, a YAML list of `{request, response}` whose
+/// first request names its `url` and `method`. (Only YAML: a JSON array of such records is
+/// read as records, [`super::array`], which keeps claude-trace's and ExVCR's own fields.)
+pub(crate) fn is_interaction_list(document: &Value) -> bool {
+    let Value::Array(items) = document else {
+        return false;
+    };
+    items.first().is_some_and(|item| {
+        let request = item.get("request");
+        item.get("response").is_some()
+            && request
+                .and_then(|r| r.get("url"))
+                .is_some_and(Value::is_string)
+            && request
+                .and_then(|r| r.get("method"))
+                .is_some_and(Value::is_string)
+    })
 }
 
 /// The interactions list: vcrpy's and go-vcr's `interactions`, Ruby VCR's `http_interactions`.
@@ -74,6 +100,11 @@ pub(crate) fn looks_like_yaml(first_line: &[u8]) -> bool {
         b"%YAML",
     ];
     starts.iter().any(|start| line.starts_with(start))
+        // A block sequence: php-vcr writes `-` alone, then the interaction's keys indented.
+        || line == b"-"
+        || line.starts_with(b"- request:")
+        // A tagged document: Betamax's and OkReplay's Java tapes open with `!tape`.
+        || line.starts_with(b"!")
         || line.strip_suffix(b":").is_some_and(|key| {
             key.first().is_some_and(u8::is_ascii_alphabetic)
                 && key.iter().all(|&b| b.is_ascii_alphanumeric() || b == b'_')
@@ -305,6 +336,13 @@ pub(crate) struct CassetteSource {
 impl CassetteSource {
     /// Take the interactions out of a cassette document.
     pub(crate) fn new(mut document: Value) -> CassetteSource {
+        if let Value::Array(interactions) = document {
+            return CassetteSource {
+                interactions,
+                next: 0,
+                noun: "interaction",
+            };
+        }
         let key = if document.get("interactions").is_some() {
             "interactions"
         } else {
@@ -363,7 +401,35 @@ fn paired(document: &mut Value) -> Vec<Value> {
         .collect()
 }
 
-fn interaction_outcome(interaction: Value, source: String) -> Result<Outcome, String> {
+/// One interaction (a cassette's, or another recorder's turned into one) as a trace item.
+pub(crate) fn interaction_outcome(
+    mut interaction: Value,
+    source: String,
+) -> Result<Outcome, String> {
+    match unrecorded(&mut interaction, &source) {
+        Some(ignored) => Ok(Outcome::Ignored(ignored)),
+        None => outcome(interaction, source),
+    }
+}
+
+/// An interaction marked as holding no request body ([`UNRECORDED_KEY`]), listed as ignored.
+fn unrecorded(interaction: &mut Value, source: &str) -> Option<Ignored> {
+    let Value::String(reason) = interaction.as_object_mut()?.remove(UNRECORDED_KEY)? else {
+        return None;
+    };
+    let text = |key: &str| {
+        let value = interaction.get("request")?.get(key)?;
+        value.as_str().map(str::to_owned)
+    };
+    Some(Ignored {
+        source: source.to_owned(),
+        method: text("method"),
+        url: text("uri").or_else(|| text("url")),
+        reason,
+    })
+}
+
+fn outcome(interaction: Value, source: String) -> Result<Outcome, String> {
     let Value::Object(mut interaction) = interaction else {
         return Err(format!(
             "the interaction is {}, not a mapping",
@@ -386,12 +452,8 @@ fn interaction_outcome(interaction: Value, source: String) -> Result<Outcome, St
     };
     let body = body.map(|b| match b {
         // Some recorders write the request body like a response's: `{string: ...}`, Ruby's VCR
-        // with its `encoding` beside it.
-        Value::Object(mut o)
-            if o.contains_key("string") && o.keys().all(|k| k == "string" || k == "encoding") =>
-        {
-            body_value(o.remove("string").unwrap_or_default())
-        }
+        // with its `encoding` beside it, Betamax's `base64_string` for bytes.
+        Value::Object(o) if is_string_body(&o) => string_body(&o).unwrap_or_default(),
         other => body_value(other),
     });
     let response = match interaction.remove("response") {
@@ -482,10 +544,39 @@ fn response_body(response: &Map<String, Value>) -> Option<Value> {
         return Some(parsed.clone());
     }
     match response.get("body")? {
-        Value::Object(body) => body.get("string").cloned().map(body_value),
+        Value::Object(body) => string_body(body),
         Value::String(text) => Some(body_value(Value::String(text.clone()))),
         _ => None,
     }
+}
+
+/// A body written as `{string, encoding}` (Ruby's VCR, vcrpy) or `{base64_string, encoding}`
+/// (Betamax, for bytes), and nothing else.
+fn is_string_body(body: &Map<String, Value>) -> bool {
+    (body.contains_key("string") || body.contains_key("base64_string"))
+        && body
+            .keys()
+            .all(|k| matches!(k.as_str(), "string" | "base64_string" | "encoding"))
+}
+
+/// Such a body's value: its `string` as [`body_value`] reads it, else its `base64_string`'s
+/// bytes as [`bytes_value`] keeps them.
+fn string_body(body: &Map<String, Value>) -> Option<Value> {
+    if let Some(text) = body
+        .get("string")
+        .filter(|t| t.as_str().is_none_or(|t| !t.is_empty()))
+    {
+        return Some(body_value(text.clone()));
+    }
+    let encoded = body.get("base64_string")?.as_str()?;
+    let compact: String = encoded
+        .chars()
+        .filter(|c| !c.is_ascii_whitespace())
+        .collect();
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(compact)
+        .ok()?;
+    Some(bytes_value(bytes))
 }
 
 /// go-vcr's `status: 200 OK`, or a bare number as text.
@@ -606,6 +697,42 @@ mod tests {
                 Value::String(text.into())
             );
         }
+    }
+
+    #[test]
+    fn a_java_betamax_tape_is_yaml() {
+        let tape = b"!tape\nname: chat\ninteractions:\n- recorded: 2026-11-30T10:00:00.000Z\n  request:\n    method: POST\n    uri: https://api.openai.com/v1/chat/completions\n    body: '{\"model\":\"m\",\"messages\":[]}'\n  response:\n    status: 200\n    body: '{\"usage\":{\"prompt_tokens\":3}}'\n";
+        let first = tape.split(|&b| b == b'\n').next().unwrap();
+        assert!(looks_like_yaml(first));
+        let value = from_yaml(tape).unwrap();
+        assert!(is_cassette(&value));
+        let mut source = CassetteSource::new(value);
+        let Some(super::super::Raw::Read(_, Ok(Outcome::Turn(record)))) = source.next_raw() else {
+            panic!("not a turn");
+        };
+        assert_eq!(record.status, Some(200));
+        assert_eq!(record.usage.unwrap().input, 3);
+    }
+
+    #[test]
+    fn betamax_writes_bytes_as_base64_string() {
+        use base64::engine::general_purpose::STANDARD;
+        let json = r#"{"usage":{"input_tokens":7}}"#;
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        std::io::Write::write_all(&mut gz, json.as_bytes()).unwrap();
+        let body = serde_json::json!({"base64_string": STANDARD.encode(gz.finish().unwrap()),
+            "encoding": "utf-8", "string": ""});
+        let body = body.as_object().unwrap();
+        assert!(is_string_body(body));
+        assert_eq!(string_body(body), Some(Value::from(json)));
+        // `{string}` alone is read as before; another key makes it no such body.
+        let plain = serde_json::json!({"string": "{}", "encoding": "utf-8"});
+        assert_eq!(
+            string_body(plain.as_object().unwrap()),
+            Some(Value::from("{}"))
+        );
+        let other = serde_json::json!({"string": "{}", "model": "m"});
+        assert!(!is_string_body(other.as_object().unwrap()));
     }
 
     #[test]

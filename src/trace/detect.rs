@@ -17,6 +17,8 @@ use super::har::{self, HarSource};
 use super::jsonl::{Line, LineSource};
 use super::kind;
 use super::record::{self, Outcome};
+use super::testproxy;
+use super::wiremock;
 use super::{Compression, MAX_RECORD_BYTES, Source, TraceFormat, TraceRecord};
 use super::{bounded, budget};
 use crate::capture::{Capture, MAX_CAPTURE_BYTES};
@@ -114,10 +116,22 @@ pub(crate) fn decompress_at_most(
 pub(crate) const MAX_DOCUMENT_BYTES: u64 = MAX_RECORD_BYTES;
 
 /// The byte limit of a document that starts with `head` (its first line, then what follows):
-/// a HAR log's (`{"log": …`, the only key HAR writers put there), else a capture's.
+/// a HAR log's (`{"log": …`, the only key HAR writers put there) or a test-proxy recording's
+/// (`{"Entries": [`), else a capture's.
 fn document_limit(head: &[u8]) -> u64 {
     let rest = head.trim_ascii_start();
     let rest = rest.strip_prefix(b"{").unwrap_or(rest).trim_ascii_start();
+    // The test proxy's recording opens with its `Entries` list (its other key, `Variables`,
+    // is written last): a recording of many calls, not a capture.
+    if let Some(after) = rest.strip_prefix(b"\"Entries\"") {
+        let after = after.trim_ascii_start();
+        if after
+            .strip_prefix(b":")
+            .is_some_and(|v| v.trim_ascii_start().starts_with(b"["))
+        {
+            return MAX_DOCUMENT_BYTES;
+        }
+    }
     // `"log"` first and an object holding HAR's own keys (`version`, `creator`, `entries`,
     // which writers put first): a capture whose first key is `log` keeps a capture's limit.
     let Some(after) = rest.strip_prefix(b"\"log\"") else {
@@ -349,7 +363,7 @@ fn yaml_cassette(
 ) -> Result<(TraceFormat, Source), LoadError> {
     let text = read_rest(reader, first, MAX_RECORD_BYTES)?;
     let value = cassette::from_yaml(without_bom(&text))?;
-    if !cassette::is_cassette(&value) {
+    if !cassette::is_cassette(&value) && !cassette::is_interaction_list(&value) {
         return Err(LoadError::Refused(
             if value
                 .get("interactions")
@@ -633,6 +647,29 @@ fn document(
         let source = Source::Cassette(CassetteSource::new(value));
         return Ok((TraceFormat::Cassette, source));
     }
+    if wiremock::is_mapping(&value) || wiremock::is_mapping_list(&value) {
+        let document = wiremock::document(value);
+        let source = Source::Cassette(CassetteSource::named(document, "mapping"));
+        return Ok((TraceFormat::WireMock, source));
+    }
+    if testproxy::is_recording(&value) {
+        let document = testproxy::document(value)?;
+        let source = Source::Cassette(CassetteSource::named(document, "entry"));
+        return Ok((TraceFormat::TestProxy, source));
+    }
+    // Mastra's LLM recorder: `{meta, recordings: [...]}`, the recordings wrapped records.
+    let value = match value {
+        Value::Object(mut map)
+            if map.contains_key("meta")
+                && map
+                    .get("recordings")
+                    .and_then(Value::as_array)
+                    .is_some_and(|items| array::format_of(items).is_some()) =>
+        {
+            map.remove("recordings").unwrap_or_default()
+        }
+        other => other,
+    };
     let value = match value {
         Value::Array(items) => match array::format_of(&items) {
             Some(format) => return Ok((format, Source::Array(ArraySource::new(items, format)))),
@@ -749,6 +786,15 @@ mod limits {
         );
         assert_eq!(
             document_limit(br#"{"log":{"level":1},"model":"m","tools":["#),
+            MAX_CAPTURE_BYTES
+        );
+        // The test proxy's recording, `Entries` first.
+        assert_eq!(
+            document_limit(b"{\n  \"Entries\": [\n    {\n"),
+            MAX_DOCUMENT_BYTES
+        );
+        assert_eq!(
+            document_limit(br#"{"Entries":"x","model":"m"}"#),
             MAX_CAPTURE_BYTES
         );
         assert!(!crate::trace::jsonl::names_a_record(

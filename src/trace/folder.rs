@@ -64,9 +64,35 @@ impl FolderSource {
     pub(crate) fn next_raw(&mut self) -> Option<Raw> {
         let (file_name, name) = self.files.get(self.next)?.clone();
         self.next += 1;
-        let outcome = read_file(&self.dir.join(&file_name))
-            .and_then(|(value, text)| record::from_value(value, name.clone(), Some(&text)));
+        let outcome = read_file(&self.dir.join(&file_name)).and_then(|(value, text)| {
+            if let Some(what) = trace_of_its_own(&value) {
+                return Err(format!(
+                    "{what}, a trace of its own: read it alone (`toolprism session FILE`)"
+                ));
+            }
+            // A folder of WireMock mappings (its `mappings/`): each file one call.
+            if super::wiremock::is_mapping(&value) {
+                let interaction = super::wiremock::interaction(value);
+                return super::cassette::interaction_outcome(interaction, name.clone());
+            }
+            record::from_value(value, name.clone(), Some(&text))
+        });
         Some(Raw::Read(name, outcome))
+    }
+}
+
+/// What a folder's file is when it holds many calls itself (a folder is one call a file).
+fn trace_of_its_own(value: &Value) -> Option<&'static str> {
+    if super::har::is_har(value) {
+        Some("a HAR log")
+    } else if super::cassette::is_cassette(value) {
+        Some("a VCR cassette")
+    } else if super::testproxy::is_recording(value) {
+        Some("an Azure SDK test-proxy recording")
+    } else if super::wiremock::is_mapping_list(value) {
+        Some("WireMock's export of many mappings")
+    } else {
+        None
     }
 }
 

@@ -48,6 +48,16 @@ pub(crate) fn refusal(record: &Value) -> Option<String> {
              conversation, not the tool definitions sent to the model; {HOW_TO_RECORD}"
         ));
     }
+    if object
+        .get("networkCallRecords")
+        .is_some_and(Value::is_array)
+    {
+        return Some(format!(
+            "an Azure SDK for Java recording (`networkCallRecords`, azure-core-test's format \
+             before the test proxy): it keeps each call's URL and response, not the request \
+             body sent; {HOW_TO_RECORD}"
+        ));
+    }
     if text("type") == Some("mcp_list_tools") {
         let server = text("server_label").unwrap_or("?");
         return Some(format!(

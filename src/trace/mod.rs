@@ -26,8 +26,10 @@ pub(crate) mod kind;
 mod mcp_servers;
 mod record;
 mod sse;
+mod testproxy;
 pub mod time;
 mod usage;
+mod wiremock;
 pub mod write;
 
 pub(crate) use detect::{decoded, read_error};
@@ -66,6 +68,12 @@ pub enum TraceFormat {
     /// Go's httprr trace (`httprr trace v1`): raw HTTP requests and responses, read as a
     /// cassette's interactions.
     Httprr,
+    /// The Azure SDK test proxy's recording (`Entries[]` of `RequestUri`, `RequestBody`,
+    /// `ResponseBody`, ...), read as a cassette's interactions.
+    TestProxy,
+    /// WireMock stub mappings (one, or `{"mappings": [...]}`), read as a cassette's
+    /// interactions.
+    WireMock,
     /// A goose MCP replay: an MCP session's `STDIN:` / `STDOUT:` lines; its `tools/list`
     /// answer is the one turn.
     McpReplay,
@@ -86,6 +94,8 @@ impl TraceFormat {
             TraceFormat::Nock => "nock",
             TraceFormat::McpReplay => "mcp-replay",
             TraceFormat::Httprr => "httprr",
+            TraceFormat::TestProxy => "azure-test-proxy",
+            TraceFormat::WireMock => "wiremock",
         }
     }
 }
@@ -226,6 +236,32 @@ pub struct Ignored {
 
 /// Ignored records a reader keeps to list (the rest are counted only).
 pub const IGNORED_KEPT: usize = 1000;
+
+/// What a trace with no model call holds instead, for the one line that refuses it:
+/// ` (3 records ignored: 2× GET, 1× embeddings)`, the three commonest reasons of the records
+/// kept, or nothing when none was ignored. `reasons` are the kept records' reasons.
+pub fn ignored_summary<'a>(reasons: impl IntoIterator<Item = &'a str>, total: usize) -> String {
+    let mut counts: Vec<(&str, usize)> = Vec::new();
+    for reason in reasons {
+        match counts.iter_mut().find(|(r, _)| *r == reason) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((reason, 1)),
+        }
+    }
+    // The commonest first; among equals, the first seen.
+    counts.sort_by_key(|c| std::cmp::Reverse(c.1));
+    let shown: Vec<String> = counts
+        .iter()
+        .take(3)
+        .map(|(reason, n)| format!("{n}× {}", crate::text::safe(reason)))
+        .collect();
+    let more = if counts.len() > 3 { ", and more" } else { "" };
+    match total {
+        0 => String::new(),
+        1 => format!(" (1 record ignored: {}{more})", shown.join(", ")),
+        n => format!(" ({n} records ignored: {}{more})", shown.join(", ")),
+    }
+}
 
 /// How a trace is read.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -467,7 +503,12 @@ impl Iterator for TraceReader {
                 }
                 Raw::Read(_, Err(_)) if self.skip_bad => self.skipped += 1,
                 Raw::Read(at, Err(problem)) => {
-                    let error = LoadError::BadRecord { at, problem };
+                    // A document that is one record is named by its file alone, once.
+                    let error = if at == self.name {
+                        LoadError::Refused(problem)
+                    } else {
+                        LoadError::BadRecord { at, problem }
+                    };
                     return Some(Err(error.in_file(self.name.clone())));
                 }
                 Raw::Torn(at) => {
@@ -491,5 +532,26 @@ pub(crate) fn text_of(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
     match std::str::from_utf8(bytes) {
         Ok(text) => std::borrow::Cow::Borrowed(text),
         Err(_) => String::from_utf8_lossy(bytes),
+    }
+}
+
+#[cfg(test)]
+mod summary_tests {
+    use super::ignored_summary;
+
+    #[test]
+    fn a_refusal_says_what_was_ignored() {
+        assert_eq!(ignored_summary([], 0), "");
+        assert_eq!(
+            ignored_summary(["GET", "embeddings", "GET"], 3),
+            " (3 records ignored: 2× GET, 1× embeddings)"
+        );
+        assert_eq!(
+            ignored_summary(["a", "b", "c", "d", "d"], 5),
+            " (5 records ignored: 2× d, 1× a, 1× b, and more)"
+        );
+        // A method read from the file is shown as text, its control characters made visible.
+        let shown = ignored_summary(["G\u{1b}[2JET"], 1);
+        assert!(!shown.contains('\u{1b}'), "{shown}");
     }
 }

@@ -1,6 +1,7 @@
 //! One JSON record of a trace (a line, a folder's file, a whole document) as a model call or an
 //! ignored request: claude-trace / cctrace records, wrapped bodies and bare bodies.
 
+use base64::Engine as _;
 use serde_json::{Map, Value};
 
 use super::mcp_servers::ServerInfo;
@@ -97,6 +98,7 @@ pub(crate) fn from_value(
             json_kind(&record)
         ));
     };
+    decode_encoded_bodies(&mut record)?;
     let claude_trace = is_claude_trace_map(&record);
     let request_object = matches!(record.get("request"), Some(Value::Object(_)));
     if !request_object && !record.contains_key("body") {
@@ -147,16 +149,7 @@ pub(crate) fn from_value(
         Ok(_) => None,
         Err(outcome) => return Ok(outcome),
     };
-    let stamp = holder
-        .get("timestamp")
-        .or_else(|| record.get("timestamp"))
-        .or_else(|| record.get("logged_at"))
-        .or_else(|| record.get("loggedAt"))
-        .and_then(time::from_value);
-    let (timestamp, time_ms) = match stamp {
-        Some((text, ms)) => (Some(text), ms),
-        None => (None, None),
-    };
+    let (timestamp, time_ms) = record_time(&holder, &record);
     let headers = holder.get("headers").or_else(|| record.get("headers"));
     let agent_id = headers.and_then(|h| header(h, "x-claude-code-agent-id"));
     let betas = headers.and_then(sent_betas);
@@ -207,6 +200,94 @@ pub(crate) fn from_value(
         },
         mcp,
     ))
+}
+
+/// When a record was made: the request's `timestamp`, else the record's `timestamp`,
+/// `logged_at` / `loggedAt` (claude-trace, cctrace) or `captured_at` (ReqLLM), else its
+/// response's `Date` header.
+fn record_time(
+    request: &Map<String, Value>,
+    record: &Map<String, Value>,
+) -> (Option<String>, Option<i64>) {
+    let stamp = request
+        .get("timestamp")
+        .or_else(|| record.get("timestamp"))
+        .or_else(|| record.get("logged_at"))
+        .or_else(|| record.get("loggedAt"))
+        .or_else(|| record.get("captured_at"))
+        .and_then(time::from_value);
+    if let Some((text, ms)) = stamp {
+        return (Some(text), ms);
+    }
+    // Else when it was answered, to the second: the response's `Date` header, as cassettes.
+    let date = record
+        .get("response")
+        .and_then(|r| r.get("headers"))
+        .and_then(|h| header(h, "date"));
+    match date.as_deref().and_then(time::parse_http_date) {
+        Some(ms) => (date, Some(ms)),
+        None => (None, None),
+    }
+}
+
+/// Bodies a recorder kept as their bytes in base64 (ReqLLM's fixtures: `request.body` and
+/// `response.body` as `{"b64": ...}`, a stream's pieces as `chunks[].{b64, decoded}` beside the
+/// response; ExVCR's answer marked `binary: true`), decoded in place: the request body becomes the text sent, the response body what
+/// [`super::cassette::bytes_value`] makes of its bytes, the pieces the response's `chunks`.
+/// A request body that is not base64 is an error; a response body that is not is left as it
+/// is (its usage unread).
+fn decode_encoded_bodies(record: &mut Map<String, Value>) -> Result<(), String> {
+    let decode = |value: &mut Value| -> Result<(), String> {
+        let Some(Value::String(b64)) = value
+            .as_object()
+            .filter(|o| o.len() == 1)
+            .and_then(|o| o.get("b64"))
+        else {
+            return Ok(());
+        };
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(b64.trim())
+            .map_err(|e| format!("its `b64` body is not base64 ({e})"))?;
+        *value = super::cassette::bytes_value(bytes);
+        Ok(())
+    };
+    if let Some(body) = record.get_mut("request").and_then(|s| s.get_mut("body")) {
+        decode(body).map_err(|e| format!("the request: {e}"))?;
+    }
+    if let Some(Value::Object(response)) = record.get_mut("response") {
+        // ExVCR marks an answer it kept as base64 bytes `binary: true`.
+        let binary = response.get("binary").and_then(Value::as_bool) == Some(true);
+        match response.get_mut("body") {
+            Some(Value::String(b64)) if binary => {
+                let compact: String = b64.chars().filter(|c| !c.is_ascii_whitespace()).collect();
+                if let Ok(bytes) = base64::engine::general_purpose::STANDARD.decode(compact) {
+                    response.insert("body".into(), super::cassette::bytes_value(bytes));
+                }
+            }
+            Some(body) => {
+                let _unread = decode(body);
+            }
+            None => {}
+        }
+    }
+    let Some(Value::Array(chunks)) = record.get("chunks") else {
+        return Ok(());
+    };
+    let text = |chunk: &Value| -> Option<String> {
+        if let Some(decoded) = chunk.get("decoded").and_then(Value::as_str) {
+            return Some(decoded.to_owned());
+        }
+        let b64 = chunk.get("b64")?.as_str()?;
+        let bytes = base64::engine::general_purpose::STANDARD.decode(b64).ok()?;
+        String::from_utf8(bytes).ok()
+    };
+    let pieces: Option<Vec<Value>> = chunks.iter().map(|c| text(c).map(Value::String)).collect();
+    if let (Some(pieces), Some(Value::Object(response))) = (pieces, record.get_mut("response"))
+        && !response.contains_key("chunks")
+    {
+        response.insert("chunks".into(), Value::Array(pieces));
+    }
+    Ok(())
 }
 
 /// A LiteLLM logging payload as a turn: the request it logged, its start time, its status and
@@ -276,7 +357,7 @@ pub(crate) fn request_body(body: Value) -> Result<RecordBody, String> {
 }
 
 /// Usage from a response object: `body` (an object, or text holding JSON or SSE), else the raw
-/// text under `body_raw` / `bodyRaw`.
+/// text under `body_raw` / `bodyRaw`, else a stream kept as its `chunks` (Mastra's recorder).
 fn response_usage(response: &Map<String, Value>) -> Option<Usage> {
     let from = |value: &Value| match value {
         Value::String(text) => usage::from_text(text),
@@ -288,6 +369,18 @@ fn response_usage(response: &Map<String, Value>) -> Option<Usage> {
         .and_then(from)
         .or_else(|| response.get("body_raw").and_then(from))
         .or_else(|| response.get("bodyRaw").and_then(from))
+        .or_else(|| usage::from_text(&stream_chunks(response)?))
+}
+
+/// A streamed answer a recorder kept as the text of each chunk it read (`chunks`: Mastra's
+/// LLM recorder writes the event stream's pieces as they came), joined.
+fn stream_chunks(response: &Map<String, Value>) -> Option<String> {
+    let chunks = response.get("chunks")?.as_array()?;
+    chunks
+        .iter()
+        .map(Value::as_str)
+        .collect::<Option<String>>()
+        .filter(|text| !text.is_empty())
 }
 
 /// What a claude-trace response said of the prefix check ([`usage::PrefixAnswer`]).
@@ -300,6 +393,7 @@ fn response_prefix_answer(response: &Map<String, Value>) -> Option<usage::Prefix
     ["body", "body_raw", "bodyRaw"]
         .iter()
         .find_map(|key| response.get(*key).and_then(from))
+        .or_else(|| usage::prefix_answer_text(&stream_chunks(response)?))
 }
 
 /// An HTTP status as a number or numeric text.
@@ -394,7 +488,12 @@ pub(crate) fn not_a_model_call(method: Option<&str>, url: &str) -> Option<String
     {
         return Some(method.to_ascii_uppercase());
     }
-    // Any path that ends in `messages` is a Messages call: `/v1/messages`, a gateway's
+    // A message added to an OpenAI Assistants thread (`/threads/{id}/messages`) is stored,
+    // not sent to a model: the run that reads it is the model's work, not a request body.
+    if path.ends_with("/messages") && path.contains("/threads/") {
+        return Some("an Assistants thread message (stored, not a model call)".to_owned());
+    }
+    // Any other path that ends in `messages` is a Messages call: `/v1/messages`, a gateway's
     // `/anthropic/v1/messages` or `/anthropic/messages`.
     if path.ends_with("/messages")
         || path.ends_with("/chat/completions")
@@ -421,12 +520,20 @@ pub(crate) fn not_a_model_call(method: Option<&str>, url: &str) -> Option<String
             _ => Some("not a model call".to_owned()),
         };
     }
-    let reason = if path.ends_with("/count_tokens") {
+    // OpenAI's `/v1/responses/input_tokens` counts a Responses body (`model`, `input`) as
+    // Anthropic's `count_tokens` counts a Messages one.
+    let reason = if path.ends_with("/count_tokens") || path.ends_with("/responses/input_tokens") {
         "count_tokens call"
     } else if path.contains("/embeddings") {
         "embeddings"
     } else if path.contains("/images") {
         "images"
+    } else if path.contains("/audio/") {
+        // Speech, transcriptions, translations: a speech body's `model` and `input` would
+        // pass for a Responses request.
+        "audio"
+    } else if path.ends_with("/moderations") {
+        "moderations"
     } else {
         "not a model call"
     };
@@ -650,6 +757,27 @@ mod tests {
         assert_eq!(
             reason(post, "https://statsig.anthropic.com/v1/rgstr"),
             "not a model call"
+        );
+        assert_eq!(
+            reason(post, "https://api.openai.com/v1/responses/input_tokens"),
+            "count_tokens call"
+        );
+        // Bodies of `model` and `input` that are no Responses request.
+        assert_eq!(
+            reason(
+                post,
+                "https://r.openai.azure.com/openai/deployments/tts/audio/speech?api-version=1"
+            ),
+            "audio"
+        );
+        assert_eq!(
+            reason(post, "https://api.openai.com/v1/moderations"),
+            "moderations"
+        );
+        // A message added to an Assistants thread (openai-dotnet's recordings) is stored only.
+        assert_eq!(
+            reason(post, "https://api.openai.com/v1/threads/thread_1/messages"),
+            "an Assistants thread message (stored, not a model call)"
         );
     }
 
