@@ -24,7 +24,7 @@ use base64::Engine as _;
 use serde_json::{Map, Value};
 
 use super::record::{self, Outcome};
-use super::{Raw, TraceRecord, detect, usage};
+use super::{Ignored, Raw, TraceRecord, detect, usage};
 use crate::error::{LoadError, json_kind};
 
 /// The key a body that is binary data (not UTF-8 text once decoded) is replaced with, holding
