@@ -274,6 +274,12 @@ impl<'a> Analyzer<'a> {
         self
     }
 
+    /// Keeps what a response's encrypted reasoning stands for, for the turns that send it back.
+    fn keep_reasoning(&mut self, usage: Option<Usage>) {
+        self.reasoning_tokens
+            .extend(usage.and_then(|u| u.reasoning));
+    }
+
     /// Turns finished so far (those of the chosen thread, with a filter).
     pub fn kept_turns(&self) -> usize {
         self.kept
@@ -388,8 +394,7 @@ impl<'a> Analyzer<'a> {
         // The rest of the prompt: counted once per turn for every strategy, each block once
         // per session. Automatic caching keeps the text of the long blocks.
         let (rest, media, media_at) = self.count_rest(&read, failed);
-        self.reasoning_tokens
-            .extend(usage.and_then(|u| u.reasoning));
+        self.keep_reasoning(usage);
         let (head, rest) = rest.split_at(read.head);
         let rest_tokens: usize = head.iter().chain(rest).map(|r| r.1).sum();
 
