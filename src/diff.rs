@@ -694,6 +694,7 @@ mod tests {
             added_text: None,
             stored: vec![],
             drop_tool_choice: false,
+            inline: vec![],
             status: crate::projection::ProjectionStatus::Ok,
             request_valid: true,
         };

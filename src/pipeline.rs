@@ -19,7 +19,27 @@ pub use crate::tool::provider_deferred;
 /// Project `capture` under `strategy`. Pure: the same inputs give the same bytes.
 pub fn project(capture: &Capture, strategy: Strategy, settings: &Settings) -> Projection {
     let draft = strategies::draft(capture, strategy, settings);
-    finish(capture, strategy, draft)
+    finish(
+        capture,
+        strategy,
+        with_inline(capture, strategy, settings, draft),
+    )
+}
+
+/// A draft with what its strategy does to the tool changes in the messages
+/// ([`strategies::inline`]); a refused one sends nothing.
+fn with_inline(
+    capture: &Capture,
+    strategy: Strategy,
+    settings: &Settings,
+    mut draft: Draft,
+) -> Draft {
+    if !draft.status.is_refused() {
+        let (edits, mut notes) = strategies::inline::project(capture, strategy, settings);
+        draft.inline = edits;
+        draft.notes.append(&mut notes);
+    }
+    draft
 }
 
 /// [`project`] at a later turn of a session: `loaded` names the tools the model loaded through
@@ -39,7 +59,11 @@ pub fn project_loaded(
         }
         other => strategies::draft(capture, other, settings),
     };
-    finish(capture, strategy, draft)
+    finish(
+        capture,
+        strategy,
+        with_inline(capture, strategy, settings, draft),
+    )
 }
 
 /// Complete a strategy's draft: outcomes, status, lints, note order, request validity.
@@ -85,6 +109,7 @@ pub fn finish(capture: &Capture, strategy: Strategy, mut draft: Draft) -> Projec
         added_text: draft.added_text,
         stored: draft.stored,
         drop_tool_choice: draft.drop_tool_choice,
+        inline: draft.inline,
     }
 }
 
@@ -320,7 +345,7 @@ fn lint(capture: &Capture, draft: &Draft, outcomes: &[ToolOutcome], notes: &mut 
         )));
     }
 
-    unresolved_references(capture, &sends, notes);
+    unresolved_references(capture, draft, notes);
 
     // Provider-side deferral (STRATEGIES.md section 5).
     let deferred = sent
@@ -359,26 +384,61 @@ fn all_offered(capture: &Capture, sent: &[crate::projection::SentTool]) -> bool 
 }
 
 /// A reference in the messages must name a tool the projection still sends (a tool defined
-/// inline at or before it resolves whatever `tools` holds).
-fn unresolved_references(capture: &Capture, sends: &dyn Fn(&str) -> bool, notes: &mut Vec<Note>) {
+/// inline at or before it resolves whatever `tools` holds); a block the projection does not
+/// send names nothing. An MCP reference needs its server's `mcp_toolset` where the capture
+/// declares one.
+fn unresolved_references(capture: &Capture, draft: &Draft, notes: &mut Vec<Note>) {
+    use crate::tool_changes::{Kind, Target, ToolChanges};
     let originals = capture.tools();
-    let changes = crate::tool_changes::ToolChanges::read(capture);
-    for change in &changes.changes {
-        let crate::tool_changes::Target::Tool(name) = &change.target else {
+    let sent = draft.sent.as_deref().unwrap_or(&[]);
+    let changes = ToolChanges::read(capture);
+    let toolset = |entry: &Value, server: &str| {
+        entry.get("type").and_then(Value::as_str) == Some("mcp_toolset")
+            && entry.get("mcp_server_name").and_then(Value::as_str) == Some(server)
+    };
+    for (index, change) in changes.changes.iter().enumerate() {
+        if !strategies::inline::is_sent(&draft.inline, index) {
             continue;
+        }
+        let defined_before = |matches: &dyn Fn(&Value) -> bool| {
+            changes.changes.iter().enumerate().any(|(at, c)| {
+                c.message <= change.message
+                    && strategies::inline::is_sent(&draft.inline, at)
+                    && matches!(&c.target, Target::Inline(d) if matches(d))
+            })
         };
-        let declared = originals.iter().any(|e| tool::name(e) == Some(name));
-        let defined_inline = changes.changes.iter().any(|c| {
-            c.message <= change.message
-                && matches!(&c.target, crate::tool_changes::Target::Inline(d) if tool::name(d) == Some(name))
-        });
-        if declared && !defined_inline && !sends(name) {
+        let (name, declared, still_sent) = match &change.target {
+            Target::Tool(name) => {
+                let is = |e: &Value| tool::name(e) == Some(name.as_str());
+                if defined_before(&is) {
+                    continue;
+                }
+                let sends = sent
+                    .iter()
+                    .any(|t| tool::label(t.entry(capture)) == name.as_str());
+                (format!("`{name}`"), originals.iter().any(is), sends)
+            }
+            Target::McpTool { server, .. } | Target::McpToolset(server) => {
+                let is = |e: &Value| toolset(e, server);
+                if defined_before(&is) {
+                    continue;
+                }
+                let sends = sent.iter().any(|t| toolset(t.entry(capture), server));
+                (
+                    format!("`{}` (its server's `mcp_toolset`)", change.target.label()),
+                    originals.iter().any(is),
+                    sends,
+                )
+            }
+            Target::Inline(_) => continue,
+        };
+        if declared && !still_sent {
             notes.push(Note::error(format!(
-                "message {}: a `{}` names `{name}`, which this projection does not send (tool_reference_unresolved): the provider rejects the request",
+                "message {}: a `{}` names {name}, which this projection does not send (tool_reference_unresolved): the provider rejects the request",
                 change.message + 1,
                 match change.kind {
-                    crate::tool_changes::Kind::Addition => "tool_addition",
-                    crate::tool_changes::Kind::Removal => "tool_removal",
+                    Kind::Addition => "tool_addition",
+                    Kind::Removal => "tool_removal",
                 }
             )));
         }
@@ -573,6 +633,7 @@ impl Projection {
         {
             object.shift_remove("toolConfig");
         }
+        strategies::inline::apply(&mut body, &self.inline);
         if let Some(text) = &self.added_text
             && capture.shape() != Shape::McpToolsList
         {
