@@ -485,10 +485,18 @@ fn report_shows_the_tools_in_effect_and_no_unreachable_warning() {
     );
     assert!(text.contains("read_file  removed at message 2"), "{text}");
     assert!(!text.contains("cannot reach them"), "{text}");
-    // `disabled` drops the tools the references name: the provider rejects its request.
+    // `disabled` sends no tools and so no tool change: nothing is left to dangle.
     assert!(
-        text.contains("disabled: error: message 2: a `tool_removal` names `read_file`"),
+        text.contains("disabled: 3 tool changes in the messages not sent"),
         "{text}"
+    );
+    assert!(!text.contains("disabled: error"), "{text}");
+    // zero withholding every tool leaves the references naming tools it does not send: the
+    // provider rejects its request.
+    let zero = stdout_of(&["report", path, "-s", "defer", "--set", "defer.eligible=all"]);
+    assert!(
+        zero.contains("defer: error: message 2: a `tool_removal` names `read_file`, which this projection does not send"),
+        "{zero}"
     );
 
     let json: Value = serde_json::from_str(&stdout_of(&["report", path, "--json"])).unwrap();
