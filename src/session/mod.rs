@@ -29,6 +29,7 @@ mod chain;
 mod diagnosis;
 mod disagreement;
 mod entries;
+mod inline;
 mod media;
 pub mod models;
 mod prices;

@@ -25,7 +25,15 @@ pub fn project(
     strategy: Strategy,
     settings: &Settings,
 ) -> (Vec<InlineEdit>, Vec<Note>) {
-    let changes = ToolChanges::read(capture);
+    project_changes(&ToolChanges::read(capture), strategy, settings)
+}
+
+/// [`project`] on the capture's changes, already read.
+pub fn project_changes(
+    changes: &ToolChanges,
+    strategy: Strategy,
+    settings: &Settings,
+) -> (Vec<InlineEdit>, Vec<Note>) {
     if changes.changes.is_empty() {
         return (Vec::new(), Vec::new());
     }
@@ -44,7 +52,7 @@ pub fn project(
             docs.vtcode_release = VtcodeRelease::V0_181_2;
             (vtcode::Mode::Progressive, docs)
         }
-        Strategy::Code | Strategy::Disabled => return dropped(&changes, strategy),
+        Strategy::Code | Strategy::Disabled => return dropped(changes, strategy),
         Strategy::Shorten if inline > 0 => {
             return (
                 Vec::new(),
@@ -211,4 +219,42 @@ fn content_mut<'a>(messages: &'a mut [Value], path: &[usize]) -> Option<&'a mut 
 fn block_mut<'a>(messages: &'a mut [Value], path: &[usize]) -> Option<&'a mut Value> {
     let (&last, holder) = path.split_last()?;
     content_mut(messages, holder)?.get_mut(last)
+}
+
+/// Each top-level content block of a message the edits touch, as `(message, index)` with
+/// what the projected request sends in its place (`None`: nothing), in message order: the
+/// session counts its prompt block by block.
+pub fn touched_blocks(
+    capture: &Capture,
+    edits: &[InlineEdit],
+) -> Vec<((usize, usize), Option<Value>)> {
+    let mut places: Vec<(usize, usize)> = edits
+        .iter()
+        .filter_map(|e| Some((*e.block.first()?, *e.block.get(1)?)))
+        .collect();
+    places.sort_unstable();
+    places.dedup();
+    let messages = capture.conversation();
+    places
+        .into_iter()
+        .filter_map(|(m, i)| {
+            let block = messages.get(m)?.get("content")?.get(i)?;
+            // The block alone, as a one-message conversation, with its own edits.
+            let mut body = serde_json::json!({"messages": [{"content": [block]}]});
+            let own: Vec<InlineEdit> = edits
+                .iter()
+                .filter(|e| e.block.len() >= 2 && e.block[0] == m && e.block[1] == i)
+                .map(|e| InlineEdit {
+                    block: [0, 0]
+                        .into_iter()
+                        .chain(e.block[2..].iter().copied())
+                        .collect(),
+                    ..e.clone()
+                })
+                .collect();
+            apply(&mut body, &own);
+            let sent = body.pointer("/messages/0/content/0").cloned();
+            Some(((m, i), sent))
+        })
+        .collect()
 }
