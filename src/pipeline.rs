@@ -886,6 +886,38 @@ mod tests {
     }
 
     #[test]
+    fn an_mcp_reference_needs_its_servers_toolset_sent() {
+        let body = r#"{"model":"claude-opus-4-8","messages":[{"role":"user","content":"go"},{"role":"system","content":[{"type":"tool_addition","tool":{"type":"mcp_tool_reference","server_name":"gh","name":"create_issue"}}]}],"tools":[{"name":"a","input_schema":{}},{"type":"mcp_toolset","mcp_server_name":"gh"}]}"#;
+        let capture = capture(body);
+        let kept = finish(&capture, Strategy::Original, Draft::unchanged(&capture));
+        assert!(kept.request_valid, "{:?}", kept.notes);
+        // A list without the toolset: the reference names a server no longer declared.
+        let draft = Draft {
+            sent: Some(vec![crate::projection::SentTool::original(0)]),
+            ..Draft::default()
+        };
+        let dropped = finish(&capture, Strategy::Direct, draft);
+        assert!(!dropped.request_valid);
+        assert_eq!(
+            dropped.notes[0],
+            Note::error(
+                "message 2: a `tool_addition` names `gh/create_issue` (its server's `mcp_toolset`), which this projection does not send (tool_reference_unresolved): the provider rejects the request"
+            )
+        );
+        // A dropped block names nothing.
+        let draft = Draft {
+            sent: Some(vec![crate::projection::SentTool::original(0)]),
+            inline: vec![crate::projection::InlineEdit {
+                change: 0,
+                block: vec![1, 0],
+                edit: crate::projection::Edit::Dropped,
+            }],
+            ..Draft::default()
+        };
+        assert!(finish(&capture, Strategy::Direct, draft).request_valid);
+    }
+
+    #[test]
     fn a_list_of_only_provider_deferred_entries_is_rejected() {
         let body = r#"{"model":"m","messages":[],"tools":[{"name":"a","input_schema":{},"defer_loading":true}]}"#;
         let projection = project(&capture(body), Strategy::Original, &Settings::default());

@@ -258,3 +258,54 @@ pub fn touched_blocks(
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn edit(block: &[usize], edit: Edit) -> InlineEdit {
+        InlineEdit {
+            change: 0,
+            block: block.to_vec(),
+            edit,
+        }
+    }
+
+    #[test]
+    fn edits_reach_the_sdks_block_form_and_empty_holders_go() {
+        let addition = |name: &str| json!({"type": "tool_addition", "tool": {"type": "tool_definition", "definition": {"name": name}}});
+        let mut body = json!({"messages": [
+            {"role": "user", "content": [
+                {"type": "text", "text": "go"},
+                {"type": "mid_conv_system", "content": [addition("a"), addition("b")]}]},
+            {"role": "system", "content": [addition("c")]},
+            {"role": "user", "content": "on"}]});
+        apply(
+            &mut body,
+            &[
+                edit(&[0, 1, 1], Edit::Definition(json!({"name": "B"}))),
+                edit(&[1, 0], Edit::Dropped),
+            ],
+        );
+        assert_eq!(
+            body["messages"],
+            json!([
+                {"role": "user", "content": [
+                    {"type": "text", "text": "go"},
+                    {"type": "mid_conv_system", "content": [addition("a"), addition("B")]}]},
+                {"role": "user", "content": "on"}])
+        );
+        apply(
+            &mut body,
+            &[
+                edit(&[0, 1, 0], Edit::Dropped),
+                edit(&[0, 1, 1], Edit::Dropped),
+            ],
+        );
+        assert_eq!(
+            body["messages"][0],
+            json!({"role": "user", "content": [{"type": "text", "text": "go"}]})
+        );
+    }
+}
