@@ -35,7 +35,7 @@ fn each_strategy_sends_the_inline_definition_as_its_origin_would() {
     // vtcode documents every tool it sends: whitespace collapsed under `full`...
     assert_eq!(
         system_message("full"),
-        AS_CAPTURED.replace(r#"documentation.\n\nMatches"#, "documentation. Matches"),
+        AS_CAPTURED.replace(r"documentation.\n\nMatches", "documentation. Matches"),
     );
     assert_eq!(system_message("progressive"), system_message("full"));
     // ... the first sentence without its period and no parameter description under `minimal`.

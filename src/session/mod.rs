@@ -389,8 +389,7 @@ impl<'a> Analyzer<'a> {
         // The rest of the prompt: counted once per turn for every strategy, each block once
         // per session. Automatic caching keeps the text of the long blocks.
         let (rest, media, media_at) = self.count_rest(&read, failed);
-        self.reasoning_tokens
-            .extend(usage.and_then(|u| u.reasoning));
+        Extend::extend(&mut self.reasoning_tokens, usage.and_then(|u| u.reasoning));
         let (head, rest) = rest.split_at(read.head);
         let rest_tokens: usize = head.iter().chain(rest).map(|r| r.1).sum();
 
