@@ -309,7 +309,7 @@ fn lint(capture: &Capture, draft: &Draft, outcomes: &[ToolOutcome], notes: &mut 
             )));
         }
     }
-    notes.extend(capture.notes().iter().cloned());
+    carried_notes(capture, draft, notes);
 
     // A remote MCP server's tools reach the model without appearing in the request.
     for entry in sent.iter().map(|t| t.entry(capture)) {
@@ -372,6 +372,34 @@ fn lint(capture: &Capture, draft: &Draft, outcomes: &[ToolOutcome], notes: &mut 
             ));
         }
     }
+}
+
+/// The capture's own notes; what the provider refuses of the tool changes is judged on the
+/// messages this projection sends, where it sends them differently (`disabled` sends none).
+fn carried_notes(capture: &Capture, draft: &Draft, notes: &mut Vec<Note>) {
+    use crate::tool_changes::ToolChanges;
+    let projected = (!draft.inline.is_empty())
+        .then(|| {
+            let mut body = capture.body().clone();
+            strategies::inline::apply(&mut body, &draft.inline);
+            Capture::from_value(body).ok()
+        })
+        .flatten()
+        .map(|c| c.with_url_model(capture.model().map(str::to_owned)));
+    let Some(projected) = projected else {
+        notes.extend(capture.notes().iter().cloned());
+        return;
+    };
+    let before = ToolChanges::read(capture).problems(capture, None);
+    notes.extend(
+        capture
+            .notes()
+            .iter()
+            .filter(|n| !(n.level == Level::Error && before.contains(&n.text)))
+            .cloned(),
+    );
+    let after = ToolChanges::read(&projected).problems(&projected, None);
+    notes.extend(after.into_iter().map(Note::error));
 }
 
 /// Whether a `tool_addition` in the messages offers every deferred entry sent: the model

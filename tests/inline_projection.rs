@@ -222,3 +222,40 @@ fn session_prompts_count_the_inline_definitions_each_strategy_sends() {
     let tools = as_captured.strategies[0].per_turn[1].total_tokens.unwrap();
     assert_eq!(dropped, tools + block_tokens);
 }
+
+#[test]
+fn what_the_provider_refuses_is_judged_on_the_messages_each_strategy_sends() {
+    // `bash` defined again as another tool type: the provider refuses the request that sends
+    // the definition, and `disabled`, which sends no tool change, is no longer refused.
+    let body = json!({"model": "claude-opus-4-8", "max_tokens": 10,
+        "tools": [{"type": "bash_20250124", "name": "bash"},
+            {"name": "a", "description": "A.", "input_schema": {"type": "object"}}],
+        "messages": [{"role": "user", "content": "go"},
+            {"role": "system", "content": [{"type": "text", "text": "Changed."},
+                {"type": "tool_addition", "tool": {"type": "tool_definition",
+                    "definition": {"name": "bash", "description": "Run.", "input_schema": {"type": "object"}}}}]}]});
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("c.json");
+    std::fs::write(&path, body.to_string()).unwrap();
+    let path = path.to_str().unwrap();
+    let report: Value = serde_json::from_str(&stdout_of(&[
+        "report", path, "-s", "original", "-s", "minimal", "-s", "disabled", "--json",
+    ]))
+    .unwrap();
+    let problems = report["capture"]["tool_change_problems"]
+        .as_array()
+        .unwrap();
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    let valid: Vec<&Value> = report["strategies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| &s["request_valid"])
+        .collect();
+    assert_eq!(valid, [&json!(false), &json!(false), &json!(true)]);
+    let disabled = report["strategies"][2]["notes"].to_string();
+    assert!(
+        !disabled.contains(problems[0].as_str().unwrap()),
+        "{disabled}"
+    );
+}
