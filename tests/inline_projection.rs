@@ -259,3 +259,31 @@ fn what_the_provider_refuses_is_judged_on_the_messages_each_strategy_sends() {
         "{disabled}"
     );
 }
+
+#[test]
+fn diff_shows_the_message_blocks_a_strategy_sends_differently() {
+    let minimal = stdout_of(&["diff", SAMPLE, "-s", "minimal", "--color", "never"]);
+    assert!(
+        minimal.contains("tools in effect (the messages change them; 1 of their blocks sent differently, diffed as messages/N/...)"),
+        "{minimal}"
+    );
+    assert!(
+        minimal.contains("--- a/messages/4/search_docs\n+++ b/messages/4/search_docs\n@@ -1,12 +1,11 @@ changed: inline definition projected as the tools are\n"),
+        "{minimal}"
+    );
+    assert!(
+        minimal.contains("+  \"description\": \"Search the project documentation\",\n"),
+        "{minimal}"
+    );
+    let disabled = stdout_of(&["diff", SAMPLE, "-s", "disabled", "--color", "never"]);
+    assert!(
+        disabled.contains("--- \"a/messages/4/write_file (tool_removal)\"\n+++ /dev/null\n"),
+        "{disabled}"
+    );
+    let direct = stdout_of(&["diff", SAMPLE, "-s", "direct", "--color", "never"]);
+    assert!(
+        direct.contains("(the messages change them; sent as they are)"),
+        "{direct}"
+    );
+    assert!(!direct.contains("messages/4"), "{direct}");
+}
