@@ -523,16 +523,20 @@ fn report_shows_the_tools_in_effect_and_no_unreachable_warning() {
         matrix.contains("db_query   defined inline at message 2"),
         "{matrix}"
     );
-    // `show --tool` finds a tool defined inline: its definition as the messages send it.
-    let shown = stdout_of(&["show", path, "-s", "minimal", "--tool", "db_query"]);
+    // `show --tool` finds a tool defined inline: its definition as the projection sends it.
+    let shown = stdout_of(&["show", path, "-s", "direct", "--tool", "db_query"]);
     assert_eq!(
         shown.trim_end(),
         serde_json::to_string(&tool("db_query")).unwrap()
     );
+    let mut minimal = tool("db_query");
+    minimal["description"] = json!("The db_query tool");
+    let shown = stdout_of(&["show", path, "-s", "minimal", "--tool", "db_query"]);
+    assert_eq!(shown.trim_end(), serde_json::to_string(&minimal).unwrap());
     // `diff` names them under its summary.
     let diff = stdout_of(&["diff", path, "-s", "minimal", "--color", "never"]);
     assert!(
-        diff.contains("tools in effect (the messages change them; sent as they are): list_dir (declared), deploy (added at message 2), db_query (defined inline at message 2), read_file (removed at message 2)"),
+        diff.contains("tools in effect (the messages change them; 1 of their blocks sent differently, diffed as messages/N/...): list_dir (declared), deploy (added at message 2), db_query (defined inline at message 2), read_file (removed at message 2)"),
         "{diff}"
     );
     // A capture without changes keeps its report as it was.

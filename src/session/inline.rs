@@ -2,29 +2,41 @@
 //! prompt: each such block's tokens against the capture's, by its place among the prompt's
 //! blocks, so every strategy's row counts the inline definitions it sends where they stand.
 
-use super::{Counted, prompt};
+use rustc_hash::FxHashMap;
+use serde_json::Value;
+
+use super::Counted;
 use crate::capture::Capture;
 use crate::measure::TokenCounter;
+use crate::projection::InlineEdit;
 use crate::settings::Settings;
 use crate::strategies::inline;
 use crate::strategy::Strategy;
 use crate::tool;
 use crate::tool_changes::ToolChanges;
 
+/// A block's token change under a strategy, by the strategy and the block's hash: a
+/// conversation sends the same blocks turn after turn, each projected and counted once.
+pub(super) type Memo = FxHashMap<(Strategy, u64), i64>;
+
 /// Per strategy, the prompt blocks its projection of this request sends differently: each
-/// block's index among the prompt's blocks and its tokens as sent minus as captured. Empty
-/// for a request without tool changes, and for `append`, whose messages are its own.
+/// block's index among the prompt's blocks (`blocks`, before and after the tools) and its
+/// tokens as sent minus as captured. Empty for a request without tool changes, and for
+/// `append`, whose messages are its own.
 pub(super) fn deltas(
     capture: &Capture,
-    strategies: &[Strategy],
-    settings: &Settings,
+    (strategies, settings): (&[Strategy], &Settings),
+    blocks: (&[Counted], &[Counted]),
     counter: &TokenCounter,
+    memo: &mut Memo,
 ) -> Vec<Vec<(usize, i64)>> {
     let changes = ToolChanges::read(capture);
     if changes.changes.is_empty() {
         return Vec::new();
     }
+    let hashes: Vec<u64> = blocks.0.iter().chain(blocks.1).map(|b| b.0).collect();
     let messages = capture.conversation();
+    let first_block = first_blocks(capture);
     strategies
         .iter()
         .map(|&strategy| {
@@ -32,18 +44,71 @@ pub(super) fn deltas(
                 return Vec::new();
             }
             let (edits, _) = inline::project_changes(&changes, strategy, settings);
-            inline::touched_blocks(capture, &edits)
+            let mut places: Vec<(usize, usize)> = edits
+                .iter()
+                .filter_map(|e| Some((*e.block.first()?, *e.block.get(1)?)))
+                .collect();
+            places.dedup();
+            places
                 .into_iter()
-                .filter_map(|((m, i), sent)| {
-                    let block = messages.get(m)?.get("content")?.get(i)?;
-                    let before = counter.count(&tool::compact(block));
-                    let after = sent.map_or(0, |b| counter.count(&tool::compact(&b)));
-                    let at = prompt::pieces_before_message(capture, m) + i;
-                    Some((at, after as i64 - before as i64))
+                .filter_map(|(m, i)| {
+                    let at = first_block.get(m)? + i;
+                    let hash = *hashes.get(at)?;
+                    let delta = match memo.get(&(strategy, hash)) {
+                        Some(&known) => known,
+                        None => {
+                            let block = messages.get(m)?.get("content")?.get(i)?;
+                            let delta = block_delta(capture, block, (m, i), &edits, counter);
+                            memo.insert((strategy, hash), delta);
+                            delta
+                        }
+                    };
+                    Some((at, delta))
                 })
                 .collect()
         })
         .collect()
+}
+
+/// The index of each message's first block among the prompt's blocks (the system prompt's
+/// first, then one per content block: `prompt::pieces`).
+fn first_blocks(capture: &Capture) -> Vec<usize> {
+    let mut at = super::prompt::pieces_before_message(capture, 0);
+    capture
+        .conversation()
+        .iter()
+        .map(|m| {
+            let first = at;
+            at += match m.get("content") {
+                Some(Value::Array(blocks)) => blocks.len(),
+                Some(_) => 1,
+                None => 0,
+            };
+            first
+        })
+        .collect()
+}
+
+/// Tokens of the block at `place` as the edits send it, minus as captured.
+fn block_delta(
+    capture: &Capture,
+    block: &Value,
+    place: (usize, usize),
+    edits: &[InlineEdit],
+    counter: &TokenCounter,
+) -> i64 {
+    let own: Vec<InlineEdit> = edits
+        .iter()
+        .filter(|e| e.block.len() >= 2 && (e.block[0], e.block[1]) == place)
+        .cloned()
+        .collect();
+    let sent = inline::touched_blocks(capture, &own)
+        .into_iter()
+        .next()
+        .and_then(|(_, sent)| sent);
+    let before = counter.count(&tool::compact(block));
+    let after = sent.map_or(0, |b| counter.count(&tool::compact(&b)));
+    after as i64 - before as i64
 }
 
 /// The turn's prompt blocks (before the tools, after them) and their tokens with `deltas`

@@ -150,6 +150,8 @@ pub struct Analyzer<'a> {
     loaded_sets: FxHashMap<BTreeSet<String>, u32>,
     /// Each distinct projection, by what its strategy reads.
     memo: FxHashMap<MemoKey, Arc<Projected>>,
+    /// Each prompt block's token change under a strategy's tool change edits, by block.
+    inline_memo: inline::Memo,
     threads: Vec<ThreadState>,
     thread_index: FxHashMap<String, usize>,
     last_thread: Option<usize>,
@@ -236,6 +238,7 @@ impl<'a> Analyzer<'a> {
             entries: EntryStore::default(),
             loaded_sets,
             memo: FxHashMap::default(),
+            inline_memo: inline::Memo::default(),
             threads: Vec::new(),
             thread_index: FxHashMap::default(),
             last_thread: None,

@@ -641,6 +641,13 @@ impl Analyzer<'_> {
                     Arc::new(p)
                 })
         });
+        let inline = super::inline::deltas(
+            capture,
+            (&self.strategies, &self.settings),
+            (head, rest),
+            self.counter,
+            &mut self.inline_memo,
+        );
         let inputs = TurnInputs {
             turn,
             thread,
@@ -661,7 +668,7 @@ impl Analyzer<'_> {
             binds_thinking: appended::binds_thinking(capture, &read.model),
             append_rest: append.as_ref().map(|a| &a.rest[..]),
             model: &read.model,
-            inline: &super::inline::deltas(capture, &self.strategies, &self.settings, self.counter),
+            inline: &inline,
         };
         let rows: Vec<StrategyTurn> = projected
             .enumerate()
