@@ -129,6 +129,18 @@ fn every_strategy_counts_the_inline_definitions_it_sends() {
     // The matrix has a row for them.
     let matrix = stdout_of(&["report", SAMPLE, "--matrix"]);
     assert!(matrix.contains("inline definitions"), "{matrix}");
+    // A capture that defines no tool inline keeps its report as it was: no key, no row.
+    let plain: Value =
+        serde_json::from_str(&stdout_of(&["report", "samples/small.json", "--json"])).unwrap();
+    assert!(
+        plain["strategies"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|s| s.get("inline_tokens").is_none())
+    );
+    let matrix = stdout_of(&["report", "samples/small.json", "--matrix"]);
+    assert!(!matrix.contains("inline definitions"), "{matrix}");
 }
 
 #[test]
