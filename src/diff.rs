@@ -292,6 +292,56 @@ pub fn tool_diff(before: Option<&Value>, after: Option<&Value>) -> Vec<Hunk> {
     json_hunks(&old, &new, CONTEXT_LINES)
 }
 
+/// The tool change blocks of the messages a projection sends differently
+/// ([`Projection::inline`]): an inline definition rewritten (`changed`), a block not sent
+/// (`removed`), each named `messages/N/<tool>` (N 1-based) and diffed as JSON.
+pub fn inline_diffs(capture: &Capture, projection: &Projection) -> Vec<ToolDiff> {
+    use crate::projection::Edit;
+    use crate::tool_changes::{Kind, Target, ToolChanges};
+    if projection.inline.is_empty() {
+        return Vec::new();
+    }
+    let changes = ToolChanges::read(capture);
+    projection
+        .inline
+        .iter()
+        .filter_map(|edit| {
+            let change = changes.changes.get(edit.change)?;
+            let name = match (&change.target, change.kind) {
+                (Target::Inline(_), _) => change.target.label(),
+                (target, Kind::Addition) => format!("{} (tool_addition)", target.label()),
+                (target, Kind::Removal) => format!("{} (tool_removal)", target.label()),
+            };
+            let name = format!("messages/{}/{name}", change.message + 1);
+            let (status, reason, before, after) = match (&edit.edit, &change.target) {
+                (Edit::Definition(new), Target::Inline(old)) => (
+                    Status::Changed,
+                    "inline definition projected as the tools are",
+                    old.clone(),
+                    Some(new),
+                ),
+                (Edit::Dropped, Target::Inline(old)) => {
+                    (Status::Removed, "tool change not sent", old.clone(), None)
+                }
+                (_, target) => (
+                    Status::Removed,
+                    "tool change not sent",
+                    Value::String(target.label()),
+                    None,
+                ),
+            };
+            Some(ToolDiff {
+                name,
+                status,
+                reason: reason.to_owned(),
+                original: None,
+                projected: None,
+                hunks: tool_diff(Some(&before), after),
+            })
+        })
+        .collect()
+}
+
 /// One tool that a projection changed, added, removed or deferred.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolDiff {
@@ -694,6 +744,7 @@ mod tests {
             added_text: None,
             stored: vec![],
             drop_tool_choice: false,
+            inline: vec![],
             status: crate::projection::ProjectionStatus::Ok,
             request_valid: true,
         };

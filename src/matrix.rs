@@ -196,7 +196,9 @@ pub struct Totals {
     pub context_tokens: usize,
     /// Tokens of text added outside the tools array.
     pub added_tokens: usize,
-    /// `tools_tokens + added_tokens`.
+    /// Tokens of the inline definitions in the messages (`None`: the capture defines none).
+    pub inline_tokens: Option<usize>,
+    /// `tools_tokens + added_tokens + inline_tokens`.
     pub total_tokens: usize,
     /// Capture tokens minus `total_tokens`.
     pub saved_tokens: i64,
@@ -217,6 +219,8 @@ pub enum TotalRow {
     InContext,
     /// Tokens of text added outside it.
     AddedText,
+    /// Tokens of the inline definitions in the messages (shown only when the capture has any).
+    Inline,
     /// Their sum.
     TotalSent,
     /// Tokens saved against the capture.
@@ -231,11 +235,13 @@ pub enum TotalRow {
 
 impl TotalRow {
     /// Every totals row, in display order ([`Matrix::total_rows`] leaves out `InContext`
-    /// when it equals the tools array everywhere).
-    pub const ALL: [TotalRow; 8] = [
+    /// when it equals the tools array everywhere, and `Inline` when the capture defines no tool
+    /// inline).
+    pub const ALL: [TotalRow; 9] = [
         TotalRow::ToolsArray,
         TotalRow::InContext,
         TotalRow::AddedText,
+        TotalRow::Inline,
         TotalRow::TotalSent,
         TotalRow::Saved,
         TotalRow::SavedPct,
@@ -249,6 +255,7 @@ impl TotalRow {
             TotalRow::ToolsArray => "tools array",
             TotalRow::InContext => "in context",
             TotalRow::AddedText => "added text",
+            TotalRow::Inline => "inline definitions",
             TotalRow::TotalSent => "total sent",
             TotalRow::Saved => "saved",
             TotalRow::SavedPct => "saved %",
@@ -265,6 +272,7 @@ impl Totals {
             TotalRow::ToolsArray => thousands(self.tools_tokens),
             TotalRow::InContext => thousands(self.context_tokens),
             TotalRow::AddedText => thousands(self.added_tokens),
+            TotalRow::Inline => thousands(self.inline_tokens.unwrap_or(0)),
             TotalRow::TotalSent => thousands(self.total_tokens),
             TotalRow::Saved => crate::text::signed(self.saved_tokens),
             TotalRow::SavedPct => format!("{:.2}%", self.saved_pct),
@@ -283,6 +291,7 @@ impl Totals {
             TotalRow::ToolsArray => self.tools_tokens.to_string(),
             TotalRow::InContext => self.context_tokens.to_string(),
             TotalRow::AddedText => self.added_tokens.to_string(),
+            TotalRow::Inline => self.inline_tokens.unwrap_or(0).to_string(),
             TotalRow::TotalSent => self.total_tokens.to_string(),
             TotalRow::Saved => self.saved_tokens.to_string(),
             TotalRow::SavedPct => format!("{:.2}", self.saved_pct),
@@ -501,7 +510,14 @@ impl Matrix {
             tools_tokens: capture.tools_tokens,
             context_tokens: capture.context_tokens,
             added_tokens: 0,
-            total_tokens: capture.tools_tokens,
+            // Every definition has a token: none counted is none defined.
+            inline_tokens: capture
+                .in_effect
+                .as_ref()
+                .map(|e| e.inline_tokens)
+                .filter(|&t| t > 0),
+            total_tokens: capture.tools_tokens
+                + capture.in_effect.as_ref().map_or(0, |e| e.inline_tokens),
             saved_tokens: 0,
             saved_pct: 0.0,
             tools_sent: capture.tools,
@@ -562,9 +578,11 @@ impl Matrix {
         let deferral = std::iter::once(&self.original)
             .chain(self.columns.iter().filter_map(|c| c.totals.as_ref()))
             .any(|t| t.context_tokens != t.tools_tokens);
+        let inline = self.original.inline_tokens.is_some();
         TotalRow::ALL
             .into_iter()
             .filter(|&row| deferral || row != TotalRow::InContext)
+            .filter(|&row| inline || row != TotalRow::Inline)
             .collect()
     }
 
@@ -649,6 +667,7 @@ fn column(s: &StrategyFigures, strategy: Strategy) -> Column {
             tools_tokens: s.tools_tokens?,
             context_tokens: s.context_tokens?,
             added_tokens: s.added_tokens?,
+            inline_tokens: s.inline_tokens,
             total_tokens: s.total_tokens?,
             saved_tokens: s.saved_tokens.unwrap_or(0),
             saved_pct: s.saved_pct.unwrap_or(0.0),

@@ -19,7 +19,27 @@ pub use crate::tool::provider_deferred;
 /// Project `capture` under `strategy`. Pure: the same inputs give the same bytes.
 pub fn project(capture: &Capture, strategy: Strategy, settings: &Settings) -> Projection {
     let draft = strategies::draft(capture, strategy, settings);
-    finish(capture, strategy, draft)
+    finish(
+        capture,
+        strategy,
+        with_inline(capture, strategy, settings, draft),
+    )
+}
+
+/// A draft with what its strategy does to the tool changes in the messages
+/// ([`strategies::inline`]); a refused one sends nothing.
+fn with_inline(
+    capture: &Capture,
+    strategy: Strategy,
+    settings: &Settings,
+    mut draft: Draft,
+) -> Draft {
+    if !draft.status.is_refused() {
+        let (edits, mut notes) = strategies::inline::project(capture, strategy, settings);
+        draft.inline = edits;
+        draft.notes.append(&mut notes);
+    }
+    draft
 }
 
 /// [`project`] at a later turn of a session: `loaded` names the tools the model loaded through
@@ -39,7 +59,11 @@ pub fn project_loaded(
         }
         other => strategies::draft(capture, other, settings),
     };
-    finish(capture, strategy, draft)
+    finish(
+        capture,
+        strategy,
+        with_inline(capture, strategy, settings, draft),
+    )
 }
 
 /// Complete a strategy's draft: outcomes, status, lints, note order, request validity.
@@ -85,6 +109,7 @@ pub fn finish(capture: &Capture, strategy: Strategy, mut draft: Draft) -> Projec
         added_text: draft.added_text,
         stored: draft.stored,
         drop_tool_choice: draft.drop_tool_choice,
+        inline: draft.inline,
     }
 }
 
@@ -284,7 +309,7 @@ fn lint(capture: &Capture, draft: &Draft, outcomes: &[ToolOutcome], notes: &mut 
             )));
         }
     }
-    notes.extend(capture.notes().iter().cloned());
+    carried_notes(capture, draft, notes);
 
     // A remote MCP server's tools reach the model without appearing in the request.
     for entry in sent.iter().map(|t| t.entry(capture)) {
@@ -320,7 +345,7 @@ fn lint(capture: &Capture, draft: &Draft, outcomes: &[ToolOutcome], notes: &mut 
         )));
     }
 
-    unresolved_references(capture, &sends, notes);
+    unresolved_references(capture, draft, notes);
 
     // Provider-side deferral (STRATEGIES.md section 5).
     let deferred = sent
@@ -349,6 +374,34 @@ fn lint(capture: &Capture, draft: &Draft, outcomes: &[ToolOutcome], notes: &mut 
     }
 }
 
+/// The capture's own notes; what the provider refuses of the tool changes is judged on the
+/// messages this projection sends, where it sends them differently (`disabled` sends none).
+fn carried_notes(capture: &Capture, draft: &Draft, notes: &mut Vec<Note>) {
+    use crate::tool_changes::ToolChanges;
+    let projected = (!draft.inline.is_empty())
+        .then(|| {
+            let mut body = capture.body().clone();
+            strategies::inline::apply(&mut body, &draft.inline);
+            Capture::from_value(body).ok()
+        })
+        .flatten()
+        .map(|c| c.with_url_model(capture.model().map(str::to_owned)));
+    let Some(projected) = projected else {
+        notes.extend(capture.notes().iter().cloned());
+        return;
+    };
+    let before = ToolChanges::read(capture).problems(capture, None);
+    notes.extend(
+        capture
+            .notes()
+            .iter()
+            .filter(|n| !(n.level == Level::Error && before.contains(&n.text)))
+            .cloned(),
+    );
+    let after = ToolChanges::read(&projected).problems(&projected, None);
+    notes.extend(after.into_iter().map(Note::error));
+}
+
 /// Whether a `tool_addition` in the messages offers every deferred entry sent: the model
 /// reaches them without a tool search.
 fn all_offered(capture: &Capture, sent: &[crate::projection::SentTool]) -> bool {
@@ -359,26 +412,61 @@ fn all_offered(capture: &Capture, sent: &[crate::projection::SentTool]) -> bool 
 }
 
 /// A reference in the messages must name a tool the projection still sends (a tool defined
-/// inline at or before it resolves whatever `tools` holds).
-fn unresolved_references(capture: &Capture, sends: &dyn Fn(&str) -> bool, notes: &mut Vec<Note>) {
+/// inline at or before it resolves whatever `tools` holds); a block the projection does not
+/// send names nothing. An MCP reference needs its server's `mcp_toolset` where the capture
+/// declares one.
+fn unresolved_references(capture: &Capture, draft: &Draft, notes: &mut Vec<Note>) {
+    use crate::tool_changes::{Kind, Target, ToolChanges};
     let originals = capture.tools();
-    let changes = crate::tool_changes::ToolChanges::read(capture);
-    for change in &changes.changes {
-        let crate::tool_changes::Target::Tool(name) = &change.target else {
+    let sent = draft.sent.as_deref().unwrap_or(&[]);
+    let changes = ToolChanges::read(capture);
+    let toolset = |entry: &Value, server: &str| {
+        entry.get("type").and_then(Value::as_str) == Some("mcp_toolset")
+            && entry.get("mcp_server_name").and_then(Value::as_str) == Some(server)
+    };
+    for (index, change) in changes.changes.iter().enumerate() {
+        if !strategies::inline::is_sent(&draft.inline, index) {
             continue;
+        }
+        let defined_before = |matches: &dyn Fn(&Value) -> bool| {
+            changes.changes.iter().enumerate().any(|(at, c)| {
+                c.message <= change.message
+                    && strategies::inline::is_sent(&draft.inline, at)
+                    && matches!(&c.target, Target::Inline(d) if matches(d))
+            })
         };
-        let declared = originals.iter().any(|e| tool::name(e) == Some(name));
-        let defined_inline = changes.changes.iter().any(|c| {
-            c.message <= change.message
-                && matches!(&c.target, crate::tool_changes::Target::Inline(d) if tool::name(d) == Some(name))
-        });
-        if declared && !defined_inline && !sends(name) {
+        let (name, declared, still_sent) = match &change.target {
+            Target::Tool(name) => {
+                let is = |e: &Value| tool::name(e) == Some(name.as_str());
+                if defined_before(&is) {
+                    continue;
+                }
+                let sends = sent
+                    .iter()
+                    .any(|t| tool::label(t.entry(capture)) == name.as_str());
+                (format!("`{name}`"), originals.iter().any(is), sends)
+            }
+            Target::McpTool { server, .. } | Target::McpToolset(server) => {
+                let is = |e: &Value| toolset(e, server);
+                if defined_before(&is) {
+                    continue;
+                }
+                let sends = sent.iter().any(|t| toolset(t.entry(capture), server));
+                (
+                    format!("`{}` (its server's `mcp_toolset`)", change.target.label()),
+                    originals.iter().any(is),
+                    sends,
+                )
+            }
+            Target::Inline(_) => continue,
+        };
+        if declared && !still_sent {
             notes.push(Note::error(format!(
-                "message {}: a `{}` names `{name}`, which this projection does not send (tool_reference_unresolved): the provider rejects the request",
+                "message {}: a `{}` names {name}, which this projection does not send (tool_reference_unresolved): the provider rejects the request",
                 change.message + 1,
                 match change.kind {
-                    crate::tool_changes::Kind::Addition => "tool_addition",
-                    crate::tool_changes::Kind::Removal => "tool_removal",
+                    Kind::Addition => "tool_addition",
+                    Kind::Removal => "tool_removal",
                 }
             )));
         }
@@ -573,6 +661,7 @@ impl Projection {
         {
             object.shift_remove("toolConfig");
         }
+        strategies::inline::apply(&mut body, &self.inline);
         if let Some(text) = &self.added_text
             && capture.shape() != Shape::McpToolsList
         {
@@ -822,6 +911,38 @@ mod tests {
             "tool_choice names `gone`, which this projection does not send (absent): the provider will reject the request"
         );
         assert!(!projection.request_valid);
+    }
+
+    #[test]
+    fn an_mcp_reference_needs_its_servers_toolset_sent() {
+        let body = r#"{"model":"claude-opus-4-8","messages":[{"role":"user","content":"go"},{"role":"system","content":[{"type":"tool_addition","tool":{"type":"mcp_tool_reference","server_name":"gh","name":"create_issue"}}]}],"tools":[{"name":"a","input_schema":{}},{"type":"mcp_toolset","mcp_server_name":"gh"}]}"#;
+        let capture = capture(body);
+        let kept = finish(&capture, Strategy::Original, Draft::unchanged(&capture));
+        assert!(kept.request_valid, "{:?}", kept.notes);
+        // A list without the toolset: the reference names a server no longer declared.
+        let draft = Draft {
+            sent: Some(vec![crate::projection::SentTool::original(0)]),
+            ..Draft::default()
+        };
+        let dropped = finish(&capture, Strategy::Direct, draft);
+        assert!(!dropped.request_valid);
+        assert_eq!(
+            dropped.notes[0],
+            Note::error(
+                "message 2: a `tool_addition` names `gh/create_issue` (its server's `mcp_toolset`), which this projection does not send (tool_reference_unresolved): the provider rejects the request"
+            )
+        );
+        // A dropped block names nothing.
+        let draft = Draft {
+            sent: Some(vec![crate::projection::SentTool::original(0)]),
+            inline: vec![crate::projection::InlineEdit {
+                change: 0,
+                block: vec![1, 0],
+                edit: crate::projection::Edit::Dropped,
+            }],
+            ..Draft::default()
+        };
+        assert!(finish(&capture, Strategy::Direct, draft).request_valid);
     }
 
     #[test]

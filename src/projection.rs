@@ -244,6 +244,29 @@ pub struct Draft {
     pub drop_tool_choice: bool,
     /// Whether the strategy applied; the pipeline adds its reason as the first note.
     pub status: ProjectionStatus,
+    /// What the strategy does to the tool changes the messages carry (inline definitions
+    /// rewritten, blocks not sent); empty: sent as they are.
+    pub inline: Vec<InlineEdit>,
+}
+
+/// One tool change block of the conversation as a projection sends it differently.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InlineEdit {
+    /// The change's index in [`crate::tool_changes::ToolChanges::changes`].
+    pub change: usize,
+    /// Where its block is ([`crate::tool_changes::Change::block`]).
+    pub block: Vec<usize>,
+    /// What is sent in its place.
+    pub edit: Edit,
+}
+
+/// What a projection sends in place of a tool change block.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Edit {
+    /// The block, with this inline definition in place of its own.
+    Definition(Value),
+    /// Nothing: the block is not sent.
+    Dropped,
 }
 
 impl Draft {
@@ -325,6 +348,8 @@ pub struct Projection {
     pub stored: Vec<StoredEntry>,
     /// The request drops `tool_choice`.
     pub drop_tool_choice: bool,
+    /// The conversation's tool change blocks it sends differently ([`Draft::inline`]).
+    pub inline: Vec<InlineEdit>,
 }
 
 impl Projection {

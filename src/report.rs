@@ -138,6 +138,25 @@ pub fn in_effect_figures(
     })
 }
 
+/// Tokens of the inline definitions a request sends with `edits` made to the capture's
+/// (`None`: the capture defines no tool inline).
+fn inline_tokens(
+    changes: &crate::tool_changes::ToolChanges,
+    edits: &[crate::projection::InlineEdit],
+    counter: &TokenCounter,
+) -> Option<usize> {
+    let defines = changes
+        .changes
+        .iter()
+        .any(|c| matches!(c.target, crate::tool_changes::Target::Inline(_)));
+    defines.then(|| {
+        crate::strategies::inline::definitions(changes, edits)
+            .into_iter()
+            .map(|d| counter.count(&tool::compact(d)))
+            .sum()
+    })
+}
+
 /// Which request of a trace a report is about.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
 pub struct TurnFigures {
@@ -226,7 +245,12 @@ pub struct StrategyFigures {
     pub context_tokens: Option<usize>,
     /// Tokens of text added outside `tools`.
     pub added_tokens: Option<usize>,
-    /// `tools_tokens + added_tokens`.
+    /// Tokens of the inline definitions the projected request's messages carry (each
+    /// definition's compact JSON, as the projection sends it: strategies/inline.rs); absent
+    /// when the capture defines no tool inline, and when refused.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub inline_tokens: Option<usize>,
+    /// `tools_tokens + added_tokens + inline_tokens`.
     pub total_tokens: Option<usize>,
     /// Capture tokens minus this projection's, on context tokens (which equal the tools
     /// tokens unless an entry is provider-deferred): negative costs more.
@@ -279,7 +303,7 @@ impl StrategyFigures {
     pub fn in_context(&self) -> Option<usize> {
         self.context_tokens
             .zip(self.added_tokens)
-            .map(|(context, added)| context + added)
+            .map(|(context, added)| context + added + self.inline_tokens.unwrap_or(0))
     }
 }
 
@@ -367,12 +391,14 @@ pub fn report(
         in_effect: in_effect_figures(capture, &changes, counter, &original_tokens),
         tool_change_problems: changes.problems(capture, None),
     };
+    let capture_inline = inline_tokens(&changes, &[], counter);
     let measured = Measured {
         json: &json,
         originals: &originals,
         original_tokens: &original_tokens,
         original_deferred: &original_deferred,
         capture_context,
+        capture_inline,
         settings,
     };
     // Groups of one strategy per thread: a parallel iterator over all of them would let a
@@ -538,6 +564,11 @@ pub fn measure_projection(
             original_tokens,
             original_deferred: &original_deferred,
             capture_context,
+            capture_inline: inline_tokens(
+                &crate::tool_changes::ToolChanges::read(capture),
+                &[],
+                counter,
+            ),
             settings,
         },
         Sent {
@@ -561,6 +592,8 @@ struct Measured<'a> {
     original_deferred: &'a [bool],
     /// The capture's context tokens, the basis of every saving.
     capture_context: usize,
+    /// Tokens of the capture's inline definitions (`None`: it defines none), part of that basis.
+    capture_inline: Option<usize>,
     settings: &'a Settings,
 }
 
@@ -645,7 +678,12 @@ fn figures(
         .added_text
         .as_deref()
         .map_or(0, |t| counter.count(t));
-    let total_tokens = tools_tokens + added_tokens;
+    let inline = inline_tokens(
+        &crate::tool_changes::ToolChanges::read(capture),
+        &projection.inline,
+        counter,
+    );
+    let total_tokens = tools_tokens + added_tokens + inline.unwrap_or(0);
     let context = context_tokens(
         counter,
         &sent_strs,
@@ -654,8 +692,10 @@ fn figures(
         tools_tokens,
     );
     // On context tokens: equal to the tools tokens unless an entry is provider-deferred.
-    let capture_tokens = measured.capture_context;
-    let saved_tokens = capture_tokens as i64 - (context + added_tokens) as i64;
+    // The inline definitions stand in the messages of both requests: part of either side.
+    let capture_tokens = measured.capture_context + measured.capture_inline.unwrap_or(0);
+    let saved_tokens =
+        capture_tokens as i64 - (context + added_tokens + inline.unwrap_or(0)) as i64;
     let saved_pct = if capture_tokens == 0 {
         0.0
     } else {
@@ -682,6 +722,7 @@ fn figures(
         tools_tokens: Some(tools_tokens),
         context_tokens: Some(context),
         added_tokens: Some(added_tokens),
+        inline_tokens: inline,
         total_tokens: Some(total_tokens),
         // A strategy that did not apply sends the host's fallback: no saving of its own.
         saved_tokens: (status == Applies::Ok).then_some(saved_tokens),
@@ -713,6 +754,7 @@ fn refused_figures(
         tools_tokens: None,
         context_tokens: None,
         added_tokens: None,
+        inline_tokens: None,
         total_tokens: None,
         saved_tokens: None,
         saved_pct: None,

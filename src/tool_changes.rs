@@ -78,6 +78,9 @@ pub struct Change {
     pub target: Target,
     /// The block carries `cache_control`.
     pub marked: bool,
+    /// Where the block is in the conversation: its message's index, then its index in that
+    /// message's `content` (and in a `mid_conv_system` block's own `content`).
+    pub block: Vec<usize>,
 }
 
 /// One mid-conversation system message.
@@ -216,14 +219,14 @@ impl ToolChanges {
             let role = message.get("role").and_then(Value::as_str);
             let (items, has_content) = blocks(message.get("content"));
             if role == Some("system") {
-                out.push_message(at, message, &items, has_content, converse);
+                out.push_message(at, None, message, &items, has_content, converse);
                 continue;
             }
             // The SDKs' block form inside another message.
-            for item in &items {
+            for (outer, item) in items.iter().enumerate() {
                 if item.get("type").and_then(Value::as_str) == Some("mid_conv_system") {
                     let (inner, has) = blocks(item.get("content"));
-                    out.push_message(at, item, &inner, has, converse);
+                    out.push_message(at, Some(outer), item, &inner, has, converse);
                 }
                 out.loads
                     .extend(searched(item).into_iter().map(|name| (at, name.to_owned())));
@@ -235,6 +238,7 @@ impl ToolChanges {
     fn push_message(
         &mut self,
         at: usize,
+        outer: Option<usize>,
         message: &Value,
         items: &[&Value],
         has_content: bool,
@@ -253,6 +257,7 @@ impl ToolChanges {
                     kind,
                     target,
                     marked: block.get("cache_control").is_some(),
+                    block: std::iter::once(at).chain(outer).chain([index]).collect(),
                 }),
                 Some(Err(problem)) => self
                     .malformed

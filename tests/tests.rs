@@ -28,6 +28,7 @@ mod vtcode;
 mod zero;
 
 // What the engine builds from a capture: reports, matrices, sessions, and their invariants.
+mod inline_projection;
 mod matrix;
 mod openrouter_search;
 mod original_bytes;

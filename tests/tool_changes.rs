@@ -485,10 +485,18 @@ fn report_shows_the_tools_in_effect_and_no_unreachable_warning() {
     );
     assert!(text.contains("read_file  removed at message 2"), "{text}");
     assert!(!text.contains("cannot reach them"), "{text}");
-    // `disabled` drops the tools the references name: the provider rejects its request.
+    // `disabled` sends no tools and so no tool change: nothing is left to dangle.
     assert!(
-        text.contains("disabled: error: message 2: a `tool_removal` names `read_file`"),
+        text.contains("disabled: 3 tool changes in the messages not sent"),
         "{text}"
+    );
+    assert!(!text.contains("disabled: error"), "{text}");
+    // zero withholding every tool leaves the references naming tools it does not send: the
+    // provider rejects its request.
+    let zero = stdout_of(&["report", path, "-s", "defer", "--set", "defer.eligible=all"]);
+    assert!(
+        zero.contains("defer: error: message 2: a `tool_removal` names `read_file`, which this projection does not send"),
+        "{zero}"
     );
 
     let json: Value = serde_json::from_str(&stdout_of(&["report", path, "--json"])).unwrap();
@@ -515,16 +523,20 @@ fn report_shows_the_tools_in_effect_and_no_unreachable_warning() {
         matrix.contains("db_query   defined inline at message 2"),
         "{matrix}"
     );
-    // `show --tool` finds a tool defined inline: its definition as the messages send it.
-    let shown = stdout_of(&["show", path, "-s", "minimal", "--tool", "db_query"]);
+    // `show --tool` finds a tool defined inline: its definition as the projection sends it.
+    let shown = stdout_of(&["show", path, "-s", "direct", "--tool", "db_query"]);
     assert_eq!(
         shown.trim_end(),
         serde_json::to_string(&tool("db_query")).unwrap()
     );
+    let mut minimal = tool("db_query");
+    minimal["description"] = json!("The db_query tool");
+    let shown = stdout_of(&["show", path, "-s", "minimal", "--tool", "db_query"]);
+    assert_eq!(shown.trim_end(), serde_json::to_string(&minimal).unwrap());
     // `diff` names them under its summary.
     let diff = stdout_of(&["diff", path, "-s", "minimal", "--color", "never"]);
     assert!(
-        diff.contains("tools in effect (the messages change them; sent as they are): list_dir (declared), deploy (added at message 2), db_query (defined inline at message 2), read_file (removed at message 2)"),
+        diff.contains("tools in effect (the messages change them; 1 of their blocks sent differently, diffed as messages/N/...): list_dir (declared), deploy (added at message 2), db_query (defined inline at message 2), read_file (removed at message 2)"),
         "{diff}"
     );
     // A capture without changes keeps its report as it was.

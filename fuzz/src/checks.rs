@@ -134,8 +134,8 @@ pub fn projections(data: &[u8]) {
                 measured
                     .tools_tokens
                     .zip(measured.added_tokens)
-                    .map(|(tools, added)| tools + added),
-                "{}: total = tools + added",
+                    .map(|(tools, added)| tools + added + measured.inline_tokens.unwrap_or(0)),
+                "{}: total = tools + added + inline",
                 strategy.id()
             );
             let summary = diff::projection_summary(&capture, &projection);

@@ -150,11 +150,12 @@ pub(super) fn show(args: &ShowArgs) -> Result<Output, Failure> {
         ..
     } = projected(&args.common, args.strategy)?;
     let text = match &args.tool {
-        // A tool the messages define inline: every strategy sends its definition as it is.
+        // A tool the messages define inline: its definition as the projection sends it.
         Some(tool)
-            if !capture.tool_names().any(|n| n == tool) && inline(&capture, tool).is_some() =>
+            if !capture.tool_names().any(|n| n == tool)
+                && inline(&capture, &projection, tool).is_some() =>
         {
-            let definition = inline(&capture, tool).unwrap_or_default();
+            let definition = inline(&capture, &projection, tool).unwrap_or_default();
             let mut text = if args.pretty {
                 toolprism::tool::pretty(&definition)
             } else {
@@ -598,16 +599,34 @@ fn known_tool(
     )))
 }
 
-/// The definition in effect of a tool the request's messages define inline (the last one).
-fn inline(capture: &Capture, tool: &str) -> Option<serde_json::Value> {
+/// The definition in effect of a tool the request's messages define inline (the last one),
+/// as the projection sends it (`None`: it sends no such definition).
+fn inline(
+    capture: &Capture,
+    projection: &toolprism::Projection,
+    tool: &str,
+) -> Option<serde_json::Value> {
+    use toolprism::projection::Edit;
+    use toolprism::tool_changes::Target;
     let changes = toolprism::tool_changes::ToolChanges::read(capture);
     let effect = changes.in_effect(capture);
-    effect
+    let definition = effect
         .tools
         .iter()
         .chain(&effect.removed)
         .find(|t| t.name == tool)
-        .and_then(|t| t.definition.clone())
+        .and_then(|t| t.definition.clone())?;
+    let change = changes
+        .changes
+        .iter()
+        .rposition(|c| matches!(&c.target, Target::Inline(d) if *d == definition));
+    match change.and_then(|i| projection.inline.iter().find(|e| e.change == i)) {
+        Some(edit) => match &edit.edit {
+            Edit::Definition(sent) => Some(sent.clone()),
+            Edit::Dropped => None,
+        },
+        None => Some(definition),
+    }
 }
 
 /// The entry the projection sends for `tool`, or one line saying what became of it.

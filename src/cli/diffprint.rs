@@ -97,6 +97,11 @@ pub fn render(capture: &Capture, projection: &Projection, options: &Options) -> 
             out.push_str(&text);
         }
     }
+    if options.only.is_none() {
+        for inline in toolprism::diff::inline_diffs(capture, projection) {
+            print_tool(&mut out, &inline, &paint);
+        }
+    }
     if options.only.is_none()
         && let Some(text) = &projection.added_text
     {
@@ -133,13 +138,13 @@ fn print_summary(
     for note in &projection.notes {
         let _ = writeln!(out, "{}: {}", note_word(note), visible(&note.text));
     }
-    in_effect_lines(out, capture);
+    in_effect_lines(out, capture, projection);
     out.push('\n');
 }
 
-/// The tools in effect when the messages change them: the diff is of the declared list, and
-/// every strategy sends the messages (their inline definitions included) as they are.
-fn in_effect_lines(out: &mut String, capture: &Capture) {
+/// The tools in effect when the messages change them: the diff is of the declared list, then
+/// of the tool change blocks the projection sends differently (`messages/N/...`).
+fn in_effect_lines(out: &mut String, capture: &Capture, projection: &Projection) {
     let changes = toolprism::tool_changes::ToolChanges::read(capture);
     if changes.changes.is_empty() {
         return;
@@ -151,9 +156,13 @@ fn in_effect_lines(out: &mut String, capture: &Capture) {
         .chain(&effect.removed)
         .map(|t| format!("{} ({})", visible(&t.name), t.source()))
         .collect();
+    let how = match projection.inline.len() {
+        0 => "sent as they are".to_owned(),
+        n => format!("{n} of their blocks sent differently, diffed as messages/N/..."),
+    };
     let _ = writeln!(
         out,
-        "tools in effect (the messages change them; sent as they are): {}",
+        "tools in effect (the messages change them; {how}): {}",
         each.join(", ")
     );
 }

@@ -350,6 +350,21 @@ pub fn report_table(report: &Report, per_tool: bool, cells: Option<usize>, color
         );
         out.push_str(&fit_paragraph(&line, cells));
     }
+    if let Some(inline) = report
+        .capture
+        .in_effect
+        .as_ref()
+        .map(|e| e.inline_tokens)
+        .filter(|&t| t > 0)
+    {
+        let line = format!(
+            "tokens include the inline definitions in the messages as each strategy sends them
+({} for the capture, in its tokens and its saving's basis too).
+",
+            thousands(inline)
+        );
+        out.push_str(&fit_paragraph(&line, cells));
+    }
 
     out.push_str(&notes_section(report, cells));
 

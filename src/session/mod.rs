@@ -29,6 +29,7 @@ mod chain;
 mod diagnosis;
 mod disagreement;
 mod entries;
+mod inline;
 mod media;
 pub mod models;
 mod prices;
@@ -149,6 +150,8 @@ pub struct Analyzer<'a> {
     loaded_sets: FxHashMap<BTreeSet<String>, u32>,
     /// Each distinct projection, by what its strategy reads.
     memo: FxHashMap<MemoKey, Arc<Projected>>,
+    /// Each prompt block's token change under a strategy's tool change edits, by block.
+    inline_memo: inline::Memo,
     threads: Vec<ThreadState>,
     thread_index: FxHashMap<String, usize>,
     last_thread: Option<usize>,
@@ -235,6 +238,7 @@ impl<'a> Analyzer<'a> {
             entries: EntryStore::default(),
             loaded_sets,
             memo: FxHashMap::default(),
+            inline_memo: inline::Memo::default(),
             threads: Vec::new(),
             thread_index: FxHashMap::default(),
             last_thread: None,
@@ -778,20 +782,6 @@ impl<'a> Analyzer<'a> {
         let id = self.loaded_sets.len() as u32;
         self.loaded_sets.insert(set.clone(), id);
         id
-    }
-
-    /// The report, with the reader's figures (format, ignored and skipped records).
-    pub fn finish(mut self, trace: TraceInfo) -> SessionReport {
-        let turns = std::mem::take(&mut self.turns);
-        let per_turn = std::mem::take(&mut self.per_turn);
-        self.report(trace, turns, per_turn)
-    }
-
-    /// The report of the turns pushed so far, the analysis going on: what [`Analyzer::finish`]
-    /// would give now (the live view's picture of a growing trace). Without a sink its turns
-    /// are copied, so it is for a trace a person watches, not one of millions of turns.
-    pub fn snapshot(&self, trace: TraceInfo) -> SessionReport {
-        self.report(trace, self.turns.clone(), self.per_turn.clone())
     }
 }
 

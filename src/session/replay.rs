@@ -177,6 +177,8 @@ pub(super) struct TurnInputs<'t> {
     pub(super) append_rest: Option<&'t [Counted]>,
     /// The model, as the request or its URL names it.
     pub(super) model: &'t str,
+    /// Per strategy, the prompt blocks its inline definitions change ([`super::inline`]).
+    pub(super) inline: &'t [Vec<(usize, i64)>],
 }
 
 /// Why the provider refuses a strategy's turn whose projected list changed in place.
@@ -282,8 +284,17 @@ impl Analyzer<'_> {
             loaded: if reads_loaded { turn.loaded } else { 0 },
             context: if reads_context { turn.context } else { 0 },
         };
+        // The inline definitions it sends, where they stand in the prompt.
+        let inline = turn
+            .inline
+            .get(index)
+            .and_then(|d| super::inline::adjusted(turn.head, turn.rest, d));
+        let (head, own_rest, rest_tokens) = match &inline {
+            Some((head, rest, tokens)) => (&head[..], &rest[..], *tokens),
+            None => (turn.head, turn.rest, turn.rest_tokens),
+        };
         let total = projected.context_tokens + projected.added_tokens;
-        let whole = total + turn.rest_tokens;
+        let whole = total + rest_tokens;
         let mut entry = StrategyTurn {
             turn: turn.turn,
             tools_tokens: Some(projected.tools_tokens),
@@ -333,12 +344,12 @@ impl Analyzer<'_> {
             _ => (
                 (projected.added_tokens > 0)
                     .then_some((projected.added_hash, projected.added_tokens)),
-                turn.rest,
+                own_rest,
             ),
         };
         self.fill_boundaries(
             turn.seed,
-            turn.head,
+            head,
             &projected.ids,
             projected.context_tokens,
             added,
@@ -630,6 +641,13 @@ impl Analyzer<'_> {
                     Arc::new(p)
                 })
         });
+        let inline = super::inline::deltas(
+            capture,
+            (&self.strategies, &self.settings),
+            (head, rest),
+            self.counter,
+            &mut self.inline_memo,
+        );
         let inputs = TurnInputs {
             turn,
             thread,
@@ -650,6 +668,7 @@ impl Analyzer<'_> {
             binds_thinking: appended::binds_thinking(capture, &read.model),
             append_rest: append.as_ref().map(|a| &a.rest[..]),
             model: &read.model,
+            inline: &inline,
         };
         let rows: Vec<StrategyTurn> = projected
             .enumerate()

@@ -13,6 +13,20 @@ use crate::settings::Settings;
 use crate::strategy::Strategy;
 
 impl Analyzer<'_> {
+    /// The report, with the reader's figures (format, ignored and skipped records).
+    pub fn finish(mut self, trace: TraceInfo) -> SessionReport {
+        let turns = std::mem::take(&mut self.turns);
+        let per_turn = std::mem::take(&mut self.per_turn);
+        self.report(trace, turns, per_turn)
+    }
+
+    /// The report of the turns pushed so far, the analysis going on: what [`Analyzer::finish`]
+    /// would give now (the live view's picture of a growing trace). Without a sink its turns
+    /// are copied, so it is for a trace a person watches, not one of millions of turns.
+    pub fn snapshot(&self, trace: TraceInfo) -> SessionReport {
+        self.report(trace, self.turns.clone(), self.per_turn.clone())
+    }
+
     /// The trace's part of the report: its format, what was left out, its threads.
     fn trace_summary(&self, trace: TraceInfo) -> TraceSummary {
         TraceSummary {

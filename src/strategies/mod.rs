@@ -6,6 +6,7 @@
 pub mod a3s;
 pub mod append;
 pub mod codex;
+pub mod inline;
 pub mod leanctx;
 pub mod registry;
 pub mod search;

@@ -215,7 +215,17 @@ pub(crate) fn app_only_note(count: usize) -> Note {
 /// One entry under `progressive` as vtcode-core's session catalog projects it before sending
 /// (`search` reuses it): the projected entry and why, or `None` when it stays as it is.
 pub(crate) fn progressive_entry(entry: &Value, settings: &Settings) -> Option<(Value, String)> {
-    project_entry(entry, Mode::Progressive, settings, &mut Tally::default())
+    mode_entry(entry, Mode::Progressive, settings)
+}
+
+/// One entry under `mode`, outside a tool list (an inline definition in the messages): the
+/// projected entry and why, or `None` when it stays as it is.
+pub(crate) fn mode_entry(
+    entry: &Value,
+    mode: Mode,
+    settings: &Settings,
+) -> Option<(Value, String)> {
+    project_entry(entry, mode, settings, &mut Tally::default())
 }
 
 /// Counts across the tool list, for the notes.

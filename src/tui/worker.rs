@@ -125,6 +125,7 @@ impl Worker {
         let only_tools_replaced = self.capture.has_tools_key()
             && projection.sent.is_some()
             && !projection.drop_tool_choice
+            && projection.inline.is_empty()
             && (projection.added_text.is_none() || self.capture.shape() == Shape::McpToolsList);
         if only_tools_replaced {
             self.original_body_bytes - tools.before_bytes + tools.after_bytes

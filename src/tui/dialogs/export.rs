@@ -24,6 +24,10 @@ fn what_is_written(ctx: &Context, strategy: Strategy, tools_only: bool) -> Strin
             "tools only leaves out the text {} adds outside the tools (the request body keeps it)",
             strategy.id()
         ),
+        Some(p) if tools_only && !p.inline.is_empty() => format!(
+            "tools only leaves out the tool changes {} sends differently in the messages (the request body has them)",
+            strategy.id()
+        ),
         _ if tools_only => "tools only: the `tools` array alone, no request around it".to_owned(),
         _ => "the whole projected request body".to_owned(),
     }

@@ -183,6 +183,7 @@ impl<'a> StrategyScreen<'a> {
             .figures(strategy)
             .is_some_and(|f| f.first_changed_byte.is_none() && f.status == Applies::Ok)
             && projection.added_text.is_none()
+            && projection.inline.is_empty()
             && projection.outcomes.iter().all(|o| o.status == Status::Kept);
         noop.then(|| {
             (
