@@ -1037,24 +1037,57 @@ fn breaks_line(breaks: &toolprism::session::BreakCost) -> String {
 }
 
 /// `append`'s figures: each change of a thread's tools sent as a mid-conversation system
-/// message instead of a new `tools` array.
+/// message instead of a new `tools` array. Where it costs more than `original` it says so,
+/// never as a negative saving.
 fn append_line(append: &toolprism::session::AppendFigures) -> String {
+    use toolprism::session::ChangeForm;
+    let forms: Vec<&str> = append
+        .forms
+        .iter()
+        .map(|f| match f {
+            ChangeForm::Inline => "tools defined inline",
+            ChangeForm::Reference => "tools added by reference, later ones declared deferred",
+            ChangeForm::Converse => "Converse tool references",
+        })
+        .collect();
+    let how = if forms.is_empty() {
+        String::new()
+    } else {
+        format!(": {}", forms.join("; "))
+    };
+    let mut avoided = vec![count(append.breaks_avoided, "break", "breaks") + " avoided"];
+    if append.refusals_avoided > 0 {
+        avoided.push(count(append.refusals_avoided, "refused turn", "refused turns") + " avoided");
+    }
+    if append.checks_avoided > 0 {
+        avoided.push(format!(
+            "{} kept intact",
+            count(
+                append.checks_avoided,
+                "answered turn that failed the prefix check",
+                "answered turns that failed the prefix check"
+            )
+        ));
+    }
+    let usd = |usd: f64| format!(" ({})", dollars(usd));
+    let outcome = if append.saved_tokens < 0.0 {
+        format!(
+            "costs {} input tokens{} more than original",
+            money(-append.saved_tokens),
+            append.saved_usd.map(|u| usd(-u)).unwrap_or_default()
+        )
+    } else {
+        format!(
+            "saved {} input tokens{} against original",
+            money(append.saved_tokens),
+            append.saved_usd.map(usd).unwrap_or_default()
+        )
+    };
     let mut text = format!(
-        "append (each tool list change as a system message, tools defined inline): {} changed in place, {} avoided, {} refused turn{} avoided; {} tokens of system messages; saved {} input tokens{} against original\n",
-        count(append.changes, "turn", "turns"),
-        count(append.breaks_avoided, "break", "breaks"),
-        append.refusals_avoided,
-        if append.refusals_avoided == 1 {
-            ""
-        } else {
-            "s"
-        },
+        "append (each tool list change as a system message{how}): {} sent, {}; {} tokens of system messages; {outcome}\n",
+        count(append.changes, "change", "changes"),
+        avoided.join(", "),
         thousands(append.change_tokens),
-        signed_money(append.saved_tokens),
-        append
-            .saved_usd
-            .map(|usd| format!(" ({})", signed_dollars(usd)))
-            .unwrap_or_default()
     );
     if append.refused_total > 0 {
         let _ = writeln!(
@@ -1065,24 +1098,6 @@ fn append_line(append: &toolprism::session::AppendFigures) -> String {
         );
     }
     text
-}
-
-/// Input tokens with their sign.
-fn signed_money(x: f64) -> String {
-    if x < 0.0 {
-        format!("-{}", money(-x))
-    } else {
-        money(x)
-    }
-}
-
-/// Dollars with their sign.
-fn signed_dollars(x: f64) -> String {
-    if x < 0.0 {
-        format!("-{}", dollars(-x))
-    } else {
-        dollars(x)
-    }
 }
 
 /// `append`'s row where the provider refuses it (a model that takes no tool changes).

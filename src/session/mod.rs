@@ -40,7 +40,7 @@ mod summary;
 mod tools;
 pub mod transcript;
 
-pub use append::AppendFigures;
+pub use append::{AppendFigures, ChangeForm};
 pub use append_request::{AppendRequest, append_request};
 pub use diagnosis::{DiagnosisAgreement, DiagnosisDisagreement, ProviderDiagnosis};
 pub use prices::{
@@ -388,7 +388,8 @@ impl<'a> Analyzer<'a> {
         // The rest of the prompt: counted once per turn for every strategy, each block once
         // per session. Automatic caching keeps the text of the long blocks.
         let (rest, media, media_at) = self.count_rest(&read, failed);
-        self.reasoning_tokens.extend(usage.and_then(|u| u.reasoning));
+        self.reasoning_tokens
+            .extend(usage.and_then(|u| u.reasoning));
         let (head, rest) = rest.split_at(read.head);
         let rest_tokens: usize = head.iter().chain(rest).map(|r| r.1).sum();
 
@@ -447,7 +448,11 @@ impl<'a> Analyzer<'a> {
                 change: &change,
             },
         );
-        self.append_figures(capture, turn, &rows, sent.break_price.as_ref());
+        self.append_figures(
+            (capture, turn, record.status),
+            &rows,
+            sent.break_price.as_ref(),
+        );
 
         let (model_rates, provider_diagnosis) = self.beside(&read, &point, thread);
         let state = &mut self.threads[thread];
