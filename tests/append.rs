@@ -422,5 +422,8 @@ fn a_moved_marker_is_no_change_to_send() {
     assert_eq!(append.breaks_avoided, 0, "a moved marker breaks nothing");
     let by_hand: f64 = (0..2).map(|t| cost(&o[t]) - cost(&a[t])).sum();
     assert!(by_hand != 0.0);
-    assert!((append.saved_tokens - by_hand).abs() < 0.01, "{append:?} {by_hand}");
+    assert!(
+        (append.saved_tokens - by_hand).abs() < 0.01,
+        "{append:?} {by_hand}"
+    );
 }

@@ -41,7 +41,7 @@ mod tools;
 pub mod transcript;
 
 pub use append::{AppendFigures, ChangeForm};
-pub use append_request::{AppendRequest, append_request};
+pub use append_request::{AppendRequest, BetaPlace, append_request};
 pub use diagnosis::{DiagnosisAgreement, DiagnosisDisagreement, ProviderDiagnosis};
 pub use prices::{
     ASSUMED_READ, min_tokens_for, openai_read_for, price_per_million, rules_for, rules_with,
