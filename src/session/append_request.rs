@@ -102,11 +102,12 @@ impl Thread {
         for c in by_name(&refs(&before), &refs(&after)).changes {
             match (c.change, c.before, c.now) {
                 (NameChange::Removed, Some(i), _) => removed.push(before[i].0.as_str()),
-                (NameChange::Changed, Some(b), Some(i)) => {
-                    if redefines(&changed_fields(&before[b].1, &after[i].1)) {
-                        redefined.push(i);
-                    }
+                (NameChange::Changed, Some(b), Some(i))
+                    if redefines(&changed_fields(&before[b].1, &after[i].1)) =>
+                {
+                    redefined.push(i);
                 }
+                (NameChange::Changed, _, _) => {}
                 (_, _, Some(i)) => added.push(i),
                 _ => {}
             }

@@ -428,7 +428,6 @@ impl<'a> Analyzer<'a> {
         // Tool calls, and what each tool cost.
         let calls = self.tally_calls(&mut read, &ids);
 
-        let present = read.present;
         let (rows, newly_loaded) = self.replay_rows(
             capture,
             &mut read,
@@ -443,16 +442,11 @@ impl<'a> Analyzer<'a> {
                 rest,
                 rest_tokens,
                 group,
-                present,
                 tokens: (tools_tokens, context_tokens),
                 change: &change,
             },
         );
-        self.append_figures(
-            (capture, turn, record.status),
-            &rows,
-            sent.break_price.as_ref(),
-        );
+        self.append_figures((capture, turn, answer.0), &rows, sent.break_price.as_ref());
 
         let (model_rates, provider_diagnosis) = self.beside(&read, &point, thread);
         let state = &mut self.threads[thread];
