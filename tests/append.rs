@@ -788,3 +788,37 @@ fn append_figures_on_variants_recomputed_by_hand() {
     let figures = refused.append.clone().unwrap();
     assert_eq!((figures.refusals_avoided, figures.checks_avoided), (1, 0));
 }
+
+/// On a terminal 80 or 120 columns wide, a session where `append` acts keeps its column (the
+/// other strategies give way first) and its line, folded inside the width, reads whole.
+#[test]
+fn append_keeps_its_column_and_line_at_80_and_120_columns() {
+    use crate::support::command::{bin, root};
+    for columns in [80, 120] {
+        let command = format!("COLUMNS={columns} '{}' session {SAVES}", bin());
+        let test = "append_keeps_its_column_and_line_at_80_and_120_columns";
+        let Some(out) =
+            crate::support::tools::in_pty(&command, &root(), &[("PAGER", "cat")], &[], test)
+        else {
+            return;
+        };
+        let text = crate::support::sgr::strip_sgr(&String::from_utf8(out.stdout).unwrap())
+            .replace("\r\n", "\n");
+        let wide: Vec<&str> = text
+            .lines()
+            .filter(|l| toolprism::text::width(l) > columns)
+            .collect();
+        assert!(wide.is_empty(), "{wide:?}");
+        let header = text
+            .lines()
+            .skip_while(|l| !l.starts_with("Strategies:"))
+            .find(|l| l.starts_with("  turn "))
+            .unwrap();
+        assert!(header.trim_end().ends_with("append"), "{columns}: {header}");
+        let joined = text.replace("\n  ", " ");
+        assert!(
+            joined.contains("append (each tool list change as a system message: tools defined inline): 2 changes sent, 2 breaks avoided; 204 tokens of system messages; saved 5,415 input tokens ($0.03) against original"),
+            "{columns}: {text}"
+        );
+    }
+}

@@ -344,10 +344,21 @@ fn write_text(
     let mut header = vec!["turn".to_owned()];
     header.extend(report.strategies.iter().map(|s| s.id.to_owned()));
     let right = vec![true; report.strategies.len() + 1];
-    // The strategies after those that fit give way, last first.
+    // The strategies after those that fit give way, last first; `append`, where it acts on a
+    // thread's changed tools (its figures are under the totals), gives way last.
+    let mut drop: Vec<usize> = (2..=report.strategies.len()).rev().collect();
+    let append = report.strategies.iter().position(|s| s.id == "append");
+    let acts = report.append.as_ref().is_some_and(|a| {
+        a.changes + a.breaks_avoided + a.refusals_avoided + a.checks_avoided > 0
+            || a.saved_tokens != 0.0
+    });
+    if let Some(column) = append.filter(|_| acts).map(|i| i + 1) {
+        drop.retain(|&c| c != column);
+        drop.push(column);
+    }
     let fit = Fit {
         cells,
-        drop: (2..=report.strategies.len()).rev().collect(),
+        drop,
         room: 0,
     };
     write_grid(&header, strategies, &strategy_widths, &right, &fit, out)?;
@@ -1056,6 +1067,13 @@ fn append_line(append: &toolprism::session::AppendFigures) -> String {
         format!(": {}", forms.join("; "))
     };
     let mut avoided = vec![count(append.breaks_avoided, "break", "breaks") + " avoided"];
+    if append.order_kept > 0 {
+        avoided[0] += &if append.order_kept == append.breaks_avoided {
+            " (the first list's order kept)".to_owned()
+        } else {
+            format!(" ({} by keeping the first list's order)", append.order_kept)
+        };
+    }
     if append.refusals_avoided > 0 {
         avoided.push(count(append.refusals_avoided, "refused turn", "refused turns") + " avoided");
     }
@@ -1083,16 +1101,25 @@ fn append_line(append: &toolprism::session::AppendFigures) -> String {
             append.saved_usd.map(usd).unwrap_or_default()
         )
     };
-    let mut text = format!(
-        "append (each tool list change as a system message{how}): {} sent, {}; {} tokens of system messages; {outcome}\n",
-        count(append.changes, "change", "changes"),
-        avoided.join(", "),
-        thousands(append.change_tokens),
-    );
+    // Refused on every change and nothing else to say: the refusal alone.
+    let nothing = append.changes + append.breaks_avoided + append.refusals_avoided == 0
+        && append.checks_avoided == 0
+        && append.saved_tokens == 0.0;
+    let mut text = if nothing {
+        String::new()
+    } else {
+        format!(
+            "append (each tool list change as a system message{how}): {} sent, {}; {} tokens of system messages; {outcome}\n",
+            count(append.changes, "change", "changes"),
+            avoided.join(", "),
+            thousands(append.change_tokens),
+        )
+    };
     if append.refused_total > 0 {
         let _ = writeln!(
             text,
-            "  append is refused on {}: {}",
+            "{}append is refused on {}: {}",
+            if nothing { "" } else { "  " },
             count(append.refused_total, "turn", "turns"),
             visible(&append.refused.join("; "))
         );

@@ -33,6 +33,9 @@ pub struct AppendFigures {
     /// reordered: a moved `cache_control` marker is no break) while `append`'s held, where
     /// `append` reads a cached prefix `original` lost: the breaks it avoids.
     pub breaks_avoided: usize,
+    /// Of those, the turns where `append` sent nothing: the host reordered its list and
+    /// `append` kept the first order.
+    pub order_kept: usize,
     /// Turns the provider refuses under `original` (prefix checks: a 400 in the trace, or no
     /// answer in it) that `append` sends validly. A turn the trace shows answered is no
     /// refusal: it is in `checks_avoided`.
@@ -174,6 +177,7 @@ impl AppendTotals {
             && append.read.unwrap_or(0) > original.read.unwrap_or(0)
         {
             f.breaks_avoided += 1;
+            f.order_kept += usize::from(self.step == AppendStep::Nothing);
         }
         if original.prefix_check.is_some() && append.prefix_check.is_none() {
             if answered {

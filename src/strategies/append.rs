@@ -65,7 +65,7 @@ pub fn form(capture: &Capture) -> Result<Form, String> {
         },
         other => {
             return Err(format!(
-                "a {} request: mid-conversation tool changes are Anthropic Messages and Bedrock Converse only",
+                "{} requests take no mid-conversation tool changes (Anthropic Messages and Bedrock Converse only)",
                 other.id()
             ));
         }
@@ -239,6 +239,51 @@ mod tests {
         // No tools: left to the engine's own reason.
         let empty = capture(r#"{"model":"gpt-5","messages":[]}"#);
         assert_eq!(project(&empty, &settings).status, ProjectionStatus::Ok);
+    }
+
+    #[test]
+    fn each_host_takes_changes_in_its_own_form() {
+        let tools = r#""tools":[{"name":"a","input_schema":{"type":"object"}}]"#;
+        let bedrock = capture(&format!(
+            r#"{{"anthropic_version":"bedrock-2023-05-31","max_tokens":8,"messages":[],{tools}}}"#
+        ));
+        assert_eq!(form(&bedrock), Ok(Form::Reference(Platform::Bedrock)));
+        let vertex = capture(&format!(
+            r#"{{"anthropic_version":"vertex-2023-10-16","max_tokens":8,"messages":[],{tools}}}"#
+        ));
+        assert_eq!(form(&vertex), Ok(Form::Reference(Platform::GoogleCloud)));
+        let converse = capture(
+            r#"{"messages":[],"toolConfig":{"tools":[{"toolSpec":{"name":"a","inputSchema":{"json":{}}}}]}}"#,
+        );
+        assert_eq!(form(&converse), Ok(Form::Converse));
+        let old = converse.with_url_model(Some("anthropic.claude-sonnet-4-5-v1:0".to_owned()));
+        assert_eq!(
+            form(&old),
+            Err("Sonnet 4.5 takes no mid-conversation tool changes".to_owned())
+        );
+        // On one request, Bedrock is no refusal: the request as it is.
+        let p = project(&bedrock, &Settings::default());
+        assert_eq!(
+            p.status,
+            ProjectionStatus::NotApplicable(SINGLE_REQUEST.to_owned())
+        );
+        // By reference: additions then removals, in each form's field names.
+        assert_eq!(
+            reference_message(Form::Converse, ["b"], ["a"]),
+            r#"{"role":"system","content":[{"toolAddition":{"tool":{"name":"b"}}},{"toolRemoval":{"tool":{"name":"a"}}}]}"#
+        );
+        assert_eq!(
+            reference_message(Form::Reference(Platform::Bedrock), ["b"], []),
+            r#"{"role":"system","content":[{"type":"tool_addition","tool":{"type":"tool_reference","name":"b"}}]}"#
+        );
+        // A changed definition cannot go by reference; Converse cannot add a new tool.
+        let first = |n: &str| n == "a";
+        let bedrock_form = Form::Reference(Platform::Bedrock);
+        assert!(reference_refusal(bedrock_form, ["z"], None, first).is_none());
+        assert!(reference_refusal(bedrock_form, [], Some("a"), first).is_some());
+        assert!(reference_refusal(Form::Converse, ["a"], None, first).is_none());
+        assert!(reference_refusal(Form::Converse, ["z"], None, first).is_some());
+        assert!(reference_refusal(Form::Inline, ["z"], Some("a"), first).is_none());
     }
 
     #[test]
