@@ -822,3 +822,66 @@ fn append_keeps_its_column_and_line_at_80_and_120_columns() {
         );
     }
 }
+
+/// A Converse `cachePoint` entry the host adds to its list is caching, not a tool: `append`
+/// sends no message for it (never a reference to a nameless tool, never a refusal) and keeps
+/// its first list, and `export` says so.
+#[test]
+fn a_converse_cache_point_is_no_tool_to_send() {
+    let spec = |name: &str| {
+        let t = big_tool(name);
+        json!({"toolSpec": {"name": name, "description": t["description"],
+            "inputSchema": {"json": t["input_schema"]}}})
+    };
+    let body = |marked: bool, n: usize| {
+        let mut messages = vec![json!({"role": "user", "content": [{"text": "go"}]})];
+        for k in 1..n {
+            messages.push(json!({"role": "assistant", "content": [{"text": format!("step {k}")}]}));
+            messages.push(json!({"role": "user", "content": [{"text": "next"}]}));
+        }
+        let mut tools = vec![spec("a"), spec("b")];
+        if marked {
+            tools.push(json!({"cachePoint": {"type": "default"}}));
+        }
+        json!({"system": [{"text": "s"}], "messages": messages, "toolConfig": {"tools": tools}})
+    };
+    let bodies = [
+        (body(false, 1), CONVERSE, 200),
+        (body(true, 2), CONVERSE, 200),
+    ];
+    let report = replay(&bodies);
+    let ap = rows(&report, Strategy::Append);
+    assert_ne!(ap[1].status, Some(Applies::Refused), "{:?}", ap[1].error);
+    assert_eq!(ap[1].total_tokens, ap[0].total_tokens, "no message placed");
+    let figures = report.append.clone().unwrap_or_default();
+    assert_eq!((figures.changes, figures.refused_total), (0, 0));
+
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("cp.jsonl");
+    let text: Vec<String> = bodies
+        .iter()
+        .map(|(b, url, _)| {
+            json!({"request": {"method": "POST", "url": url, "body": b},
+                "response": {"status_code": 200, "body": {}}})
+            .to_string()
+        })
+        .collect();
+    std::fs::write(&path, text.join("\n")).unwrap();
+    let (out, err) = run_ok(&[
+        "export",
+        path.to_str().unwrap(),
+        "--turn",
+        "2",
+        "-s",
+        "append",
+        "-o",
+        "-",
+    ]);
+    let mut expected = bodies[1].0.clone();
+    expected["toolConfig"] = bodies[0].0["toolConfig"].clone();
+    assert_eq!(serde_json::from_str::<Value>(&out).unwrap(), expected);
+    assert_eq!(
+        err,
+        "toolprism: append: no tool change to send by this turn: the thread's first `tools` kept (its order and cache markers as first sent)\n"
+    );
+}

@@ -406,6 +406,8 @@ fn append_needs(request: &toolprism::session::AppendRequest) -> String {
         ),
         // Said above: deferred declarations, or the list as edited.
         None if request.deferred > 0 || request.refused.is_some() => String::new(),
+        None if request.kept => "toolprism: append: no tool change to send by this turn: the thread's first `tools` kept (its order and cache markers as first sent)\n"
+            .to_owned(),
         None => "toolprism: append: the thread's tool list has not changed by this turn: the request as it is\n"
             .to_owned(),
     }

@@ -15,7 +15,7 @@ use serde::Serialize;
 
 use std::sync::Arc;
 
-use super::compare::ListChange;
+use super::compare::{Entry, ListChange};
 use super::replay::Projected;
 use super::{Counted, StrategyTurn, prices, prompt};
 use crate::capture::Capture;
@@ -234,17 +234,21 @@ impl super::Analyzer<'_> {
         let mut step = AppendStep::Nothing;
         let mut error = None;
         self.append.breaking = !markers_only(turn.change);
+        // A Converse `cachePoint` entry that comes or goes is caching, not a tool to send.
+        let previous = self.threads[turn.thread].last_tools.as_ref();
+        let previous = previous.map_or(&[][..], |p| &p.0[..]);
+        let change = &without_markers(self.entries.all(), turn.change, [turn.ids, previous]);
         let state = &mut self.threads[turn.thread].append;
         if state.base.is_none() {
             state.base = Some(now());
-        } else if !turn.change.added.is_empty()
-            || !turn.change.removed.is_empty()
-            || turn.change.changed.iter().any(|c| redefines(&c.fields))
+        } else if !change.added.is_empty()
+            || !change.removed.is_empty()
+            || change.changed.iter().any(|c| redefines(&c.fields))
         {
             let first = state.base.as_ref().map(|b| Arc::clone(&b.ids));
             let first = first.unwrap_or_else(|| Arc::clone(turn.ids));
             let sent = form(turn.capture).and_then(|form| {
-                let (text, tokens) = self.change_text(form, &first, turn)?;
+                let (text, tokens) = self.change_text(form, &first, turn, change)?;
                 Ok((text, tokens, ChangeForm::from(form)))
             });
             let state = &mut self.threads[turn.thread].append;
@@ -313,9 +317,9 @@ impl super::Analyzer<'_> {
         form: Form,
         first: &[u32],
         turn: &AppendInputs<'_>,
+        change: &ListChange,
     ) -> Result<(String, usize), String> {
         let entries = self.entries.all();
-        let change = turn.change;
         if form == Form::Inline {
             let text = message(entries, change, turn.ids);
             let tokens = self.counter.count(&text);
@@ -376,6 +380,21 @@ impl super::Analyzer<'_> {
         let answered = status.is_some_and(|s| (200..300).contains(&s));
         self.append.turn(turn, (&rows[o], &rows[a]), rate, answered);
     }
+}
+
+/// `change` without the nameless entries that came or went, where every nameless entry of
+/// `lists` is a Converse `cachePoint` (a cache marker, not a tool: nothing to send).
+fn without_markers(entries: &[Entry], change: &ListChange, lists: [&[u32]; 2]) -> ListChange {
+    let mut change = change.clone();
+    let markers = lists.iter().flat_map(|l| l.iter()).all(|&i| {
+        let e = &entries[i as usize];
+        !e.name.is_empty() || crate::strategies::append::is_marker(&e.json)
+    });
+    if markers {
+        change.added.retain(|n| !n.is_empty());
+        change.removed.retain(|n| !n.is_empty());
+    }
+    change
 }
 
 /// A change of the list since the thread's previous turn that only moved `cache_control`

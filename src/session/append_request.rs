@@ -15,7 +15,7 @@ use super::pick::TurnChoice;
 use crate::capture::Capture;
 use crate::error::{FileError, LoadError};
 use crate::strategies::append::{
-    Form, Platform, change_message, deferred_declaration, form, reference_message,
+    Form, Platform, change_message, deferred_declaration, form, is_marker, reference_message,
     reference_refusal,
 };
 use crate::tool;
@@ -38,6 +38,9 @@ pub struct AppendRequest {
     /// The turn from which it sends the list as edited, and why: the provider takes that
     /// turn's change no other way.
     pub refused: Option<(usize, String)>,
+    /// Its tools are not the turn's: the thread's first list kept where the host has since
+    /// reordered it or moved its cache markers.
+    pub kept: bool,
 }
 
 /// Where the beta `append`'s request needs is sent.
@@ -111,6 +114,16 @@ impl Thread {
                 (_, _, Some(i)) => added.push(i),
                 _ => {}
             }
+        }
+        // A Converse `cachePoint` that comes or goes is caching, not a tool to send.
+        let nameless = self
+            .last
+            .iter()
+            .chain(&now)
+            .filter(|e| tool::name(e).is_none());
+        if nameless.clone().all(|e| is_marker(&tool::compact(e))) {
+            added.retain(|&i| !after[i].0.is_empty());
+            removed.retain(|n| !n.is_empty());
         }
         if added.is_empty() && redefined.is_empty() && removed.is_empty() {
             // Nothing to send: an order or a marker that moved.
@@ -193,6 +206,7 @@ impl Thread {
             list.extend(later.map(deferred_declaration));
             deferred = list.len() - before;
         }
+        let kept = tools.as_ref() != tools_of(capture.body(), form.clone());
         let inline = self.placed.iter().any(|p| p.2);
         let beta = match (self.placed.is_empty(), inline) {
             (true, _) => None,
@@ -251,6 +265,7 @@ impl Thread {
             beta_in,
             deferred,
             refused: self.refused.clone(),
+            kept,
         }
     }
 }

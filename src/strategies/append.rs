@@ -87,6 +87,12 @@ pub fn form(capture: &Capture) -> Result<Form, String> {
     }
 }
 
+/// Whether a tools entry (compact JSON) is a Converse `cachePoint`: a cache marker in the
+/// list, not a tool a change could name.
+pub fn is_marker(json: &str) -> bool {
+    json.starts_with(r#"{"cachePoint":"#)
+}
+
 /// Why the provider refuses `append`'s request for this capture, if it does.
 pub fn refusal(capture: &Capture) -> Option<String> {
     form(capture).err()
@@ -148,6 +154,12 @@ pub fn reference_refusal<'a>(
         Form::Reference(platform) => platform.name(),
         Form::Converse => "Bedrock Converse",
     };
+    let added: Vec<&str> = added.into_iter().collect();
+    if added.contains(&"") || redefined == Some("") {
+        return Some(format!(
+            "an entry with no name (an `mcp_toolset`, a hosted tool) changed: {host} takes tool changes by reference only, and a `tool_reference` names a tool"
+        ));
+    }
     if let Some(name) = redefined {
         return Some(format!(
             "`{}` changed: {host} takes tool changes by reference only, and a reference cannot change a definition (inline definitions are the Claude API's only)",
@@ -284,6 +296,10 @@ mod tests {
         assert!(reference_refusal(Form::Converse, ["a"], None, first).is_none());
         assert!(reference_refusal(Form::Converse, ["z"], None, first).is_some());
         assert!(reference_refusal(Form::Inline, ["z"], Some("a"), first).is_none());
+        // A nameless entry (an `mcp_toolset`) cannot be named by a reference.
+        assert!(reference_refusal(bedrock_form, [""], None, |_| true).is_some());
+        assert!(is_marker(r#"{"cachePoint":{"type":"default"}}"#));
+        assert!(!is_marker(r#"{"toolSpec":{"name":"a"}}"#));
     }
 
     #[test]
