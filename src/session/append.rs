@@ -15,7 +15,7 @@ use serde::Serialize;
 
 use std::sync::Arc;
 
-use super::compare::{Entry, ListChange};
+use super::compare::{self, Entry, ListChange};
 use super::replay::Projected;
 use super::{Counted, StrategyTurn, prices, prompt};
 use crate::capture::Capture;
@@ -238,8 +238,31 @@ impl super::Analyzer<'_> {
         let previous = self.threads[turn.thread].last_tools.as_ref();
         let previous = previous.map_or(&[][..], |p| &p.0[..]);
         let change = &without_markers(self.entries.all(), turn.change, [turn.ids, previous]);
+        let marks_only = self.threads[turn.thread].append.placed.is_empty()
+            && self.threads[turn.thread]
+                .append
+                .base
+                .as_ref()
+                .is_some_and(|base| {
+                    let entries = self.entries.all();
+                    let against = compare::compare(
+                        entries,
+                        (&base.ids, base.present),
+                        (turn.ids, turn.present),
+                    );
+                    let c = without_markers(entries, &against, [&base.ids, turn.ids]);
+                    c.added.is_empty()
+                        && c.removed.is_empty()
+                        && !c.order_changed
+                        && !c.changed.iter().any(|c| redefines(&c.fields))
+                });
         let state = &mut self.threads[turn.thread].append;
         if state.base.is_none() {
+            state.base = Some(now());
+        } else if marks_only {
+            // Nothing sent yet and the same tools in the same order: the host's own cache
+            // markers (moved, or a `cachePoint` come or gone) restart nothing and pass the
+            // prefix check, so `append` sends them as the host does.
             state.base = Some(now());
         } else if !change.added.is_empty()
             || !change.removed.is_empty()

@@ -126,7 +126,11 @@ impl Thread {
             removed.retain(|n| !n.is_empty());
         }
         if added.is_empty() && redefined.is_empty() && removed.is_empty() {
-            // Nothing to send: an order or a marker that moved.
+            // Nothing to send: an order or a marker that moved. With nothing sent yet and the
+            // same tools in the same order, the host's own marks go as the host sends them.
+            if self.placed.is_empty() && self.same_tools(&now) {
+                self.keep(capture, form);
+            }
             self.last = now;
             return;
         }
@@ -161,6 +165,26 @@ impl Thread {
         }
         self.foresee(capture);
         self.last = now;
+    }
+
+    /// Whether `now` holds the kept list's tools in its order, each the same but for its
+    /// `cache_control` (a Converse `cachePoint` entry left out).
+    fn same_tools(&self, now: &[Value]) -> bool {
+        let named = |list: &[Value]| -> Vec<(String, String)> {
+            list.iter()
+                .filter_map(|e| Some((tool::name(e)?.to_owned(), tool::compact(e))))
+                .collect()
+        };
+        let base = match &self.base {
+            Some(Value::Array(list)) => named(list),
+            _ => return false,
+        };
+        let now = named(now);
+        base.len() == now.len()
+            && base.iter().zip(&now).all(|(b, n)| {
+                // `changed_fields` is for entries that differ: equal ones are the same tool.
+                b.0 == n.0 && (b.1 == n.1 || !redefines(&changed_fields(&b.1, &n.1)))
+            })
     }
 
     /// The request's list kept from now on (the thread's first, or one the provider refused
