@@ -862,6 +862,25 @@ fn append_keeps_its_column_and_line_at_80_and_120_columns() {
             "{columns}: {text}"
         );
     }
+    // The refusals' legends fold inside the width too (the sample edited in place).
+    let command = format!("COLUMNS=80 '{}' session {EDITED}", bin());
+    let test = "append_keeps_its_column_and_line_at_80_and_120_columns";
+    let Some(out) =
+        crate::support::tools::in_pty(&command, &root(), &[("PAGER", "cat")], &[], test)
+    else {
+        return;
+    };
+    let text = crate::support::sgr::strip_sgr(&String::from_utf8(out.stdout).unwrap())
+        .replace("\r\n", "\n");
+    let wide: Vec<&str> = text
+        .lines()
+        .filter(|l| toolprism::text::width(l) > 80)
+        .collect();
+    assert!(wide.is_empty(), "{wide:?}");
+    assert!(
+        text.contains("! the provider refuses that request: the strategy's tool list changed in place\n  after thinking"),
+        "{text}"
+    );
 }
 
 /// A Converse `cachePoint` entry the host adds to its list is caching, not a tool: `append`

@@ -362,14 +362,23 @@ fn write_text(
         room: 0,
     };
     write_grid(&header, strategies, &strategy_widths, &right, &fit, out)?;
+    // The legends fold inside the terminal as the text around them does.
     if prefix_refused {
         out.write_all(
-            b"! the provider refuses that request: the strategy's tool list changed in place after thinking, on a model that binds thinking to its prefix\n",
+            fit_text(
+                "! the provider refuses that request: the strategy's tool list changed in place after thinking, on a model that binds thinking to its prefix\n",
+                cells,
+            )
+            .as_bytes(),
         )?;
     }
     if status_refused {
         out.write_all(
-            b"! (without *) append is refused on that turn: why is under the session totals\n",
+            fit_text(
+                "! (without *) append is refused on that turn: why is under the session totals\n",
+                cells,
+            )
+            .as_bytes(),
         )?;
     }
 
