@@ -231,7 +231,7 @@ impl Strategy {
                 "MCP tools deferred behind tool search, one namespace per server, as Codex sends them"
             }
             Strategy::Append => {
-                "the thread's first tool list kept; each later change sent as a system message (inline definitions, removals), in a session"
+                "the thread's first tool list kept; each later change sent as a system message (inline definitions on the Claude API, references on Bedrock and Google Cloud), in a session"
             }
         }
     }

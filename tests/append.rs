@@ -371,8 +371,11 @@ fn export_is_refused_where_append_is() {
 }
 
 /// A `cache_control` marker that moves (a host marking its new last tool) is caching, not a
-/// tool change: `append` sends no message for it, keeps its first list, and the break
-/// `original` pays there is avoided. Tools changed beyond their marker are redefined.
+/// tool change: it restarts no cache and passes the prefix check. With nothing sent yet,
+/// `append` sends the host's marks as the host does: its rows are `original`'s, and it has no
+/// figures (before, it kept the first marks and reported where each wrote as a saving and the
+/// move as a break avoided). After a change it sent, it keeps its own list: a later move sends
+/// nothing and is no break avoided (the break of the turn that added `c` is).
 #[test]
 fn a_moved_marker_is_no_change_to_send() {
     let marked = |name: &str, mark: bool| {
@@ -384,14 +387,107 @@ fn a_moved_marker_is_no_change_to_send() {
         entry
     };
     let body = |tools: Vec<Value>, turns: usize| {
-        let mut messages = vec![json!({"role": "user", "content": "go"})];
-        for n in 1..turns {
-            messages.push(json!({"role": "assistant", "content": format!("step {n}")}));
-            messages.push(json!({"role": "user", "content": "next"}));
-        }
         json!({"model": "claude-opus-4-8", "max_tokens": 10, "system": "s",
-            "tools": tools, "messages": messages})
+            "tools": tools, "messages": conversation(turns)})
     };
+    let api = "https://api.anthropic.com/v1/messages";
+    let report = replay(&[
+        (
+            body(vec![marked("a", true), marked("b", false)], 1),
+            api,
+            200,
+        ),
+        (
+            body(vec![marked("a", false), marked("b", true)], 2),
+            api,
+            200,
+        ),
+    ]);
+    let (o, a) = (
+        rows(&report, Strategy::Original),
+        rows(&report, Strategy::Append),
+    );
+    assert_eq!(o[1].stable, Some(false), "original's list changed");
+    for (o, a) in o.iter().zip(a) {
+        assert_eq!(
+            (o.prompt_tokens, o.read, o.write, o.input, o.cost),
+            (a.prompt_tokens, a.read, a.write, a.input, a.cost)
+        );
+        assert_eq!(a.status, Some(Applies::NotApplicable));
+    }
+    assert!(report.append.is_none(), "{:?}", report.append);
+
+    // A top-level `cache_control` too: each request's last block is marked.
+    let last = |tools: Vec<Value>, turns: usize| {
+        let mut b = body(tools, turns);
+        b["cache_control"] = json!({"type": "ephemeral"});
+        b
+    };
+    let report = replay(&[
+        (
+            last(vec![marked("a", true), marked("b", false)], 1),
+            api,
+            200,
+        ),
+        (
+            last(
+                vec![marked("a", true), marked("b", false), marked("c", false)],
+                2,
+            ),
+            api,
+            200,
+        ),
+        (
+            last(
+                vec![marked("a", false), marked("b", false), marked("c", true)],
+                3,
+            ),
+            api,
+            200,
+        ),
+    ]);
+    let (o, a) = (
+        rows(&report, Strategy::Original),
+        rows(&report, Strategy::Append),
+    );
+    assert_eq!((o[1].stable, o[2].stable), (Some(false), Some(false)));
+    assert_eq!(
+        a[2].total_tokens, a[1].total_tokens,
+        "no message for the move"
+    );
+    let append = report.append.clone().unwrap();
+    assert_eq!(append.changes, 1);
+    assert_eq!(append.breaks_avoided, 1, "turn 2's, not the move's");
+    // The move: `append` reads more than `original` there (its prompt holds the message), yet
+    // a marker restarts nothing: no break of `original`'s to avoid.
+    assert!(a[2].read.unwrap() > o[2].read.unwrap());
+    assert!(a[1].read.unwrap() > o[1].read.unwrap());
+    let by_hand: f64 = (0..3).map(|t| cost(&o[t]) - cost(&a[t])).sum();
+    assert!(
+        (append.saved_tokens - by_hand).abs() < 0.01,
+        "{append:?} {by_hand}"
+    );
+}
+
+/// A tool entry with a long description, so that its tokens matter.
+fn big_tool(name: &str) -> Value {
+    json!({"name": name, "description": format!("The {name} tool reads and writes. ").repeat(30),
+        "input_schema": {"type": "object", "properties": {"x": {"type": "string"}}}})
+}
+
+/// Turn `n`'s conversation: `n` user messages, an answer between each.
+fn conversation(n: usize) -> Vec<Value> {
+    let mut messages = vec![json!({"role": "user", "content": "go"})];
+    for k in 1..n {
+        messages.push(json!({"role": "assistant", "content": format!("step {k}")}));
+        messages.push(json!({"role": "user", "content": "next"}));
+    }
+    messages
+}
+
+/// A session of `original` and `append` over records built by `body`, each with its URL and
+/// status.
+fn replay(bodies: &[(Value, &str, u16)]) -> SessionReport {
     let counter = TokenCounter::new(Encoding::O200kBase);
     let mut analyzer = Analyzer::new(
         &[Strategy::Original, Strategy::Append],
@@ -399,20 +495,459 @@ fn a_moved_marker_is_no_change_to_send() {
         &counter,
         None,
     );
-    let first = vec![marked("a", true), marked("b", false)];
-    let moved = vec![marked("a", false), marked("b", true)];
-    analyzer.push(record(1, body(first, 1), None)).unwrap();
-    analyzer.push(record(2, body(moved, 2), None)).unwrap();
-    let report = analyzer.finish(TraceInfo::default());
-    let (o, a) = (
+    for (n, (body, url, status)) in bodies.iter().enumerate() {
+        let mut rec = record(n + 1, body.clone(), None);
+        rec.url = Some((*url).to_owned());
+        rec.status = Some(*status);
+        analyzer.push(rec).unwrap();
+    }
+    analyzer.finish(TraceInfo::default())
+}
+
+const INVOKE: &str = "https://bedrock-runtime.us-east-1.amazonaws.com/model/us.anthropic.claude-opus-4-8-v1:0/invoke";
+const CONVERSE: &str = "https://bedrock-runtime.us-east-1.amazonaws.com/model/us.anthropic.claude-opus-4-8-v1:0/converse";
+
+/// Bedrock InvokeModel takes tool changes by reference only: `append` declares the thread's
+/// later tool (`c`) deferred up front (no context) and adds it by `tool_reference` at turn 2,
+/// withdraws it by `tool_removal` at turn 4. By hand, with P the prompt tokens of `original`'s
+/// row, C its tools in context and m2, m4 the messages (m2 = the reference's own tokens plus
+/// `c`'s definition, rendered where the addition stands; m4 = the removal's tokens):
+///   A2 = P2 − C2 + C1 + m2, A3 = P3 − C3 + C1 + m2, A4 = P4 − C4 + C1 + m2 + m4;
+///   append reads each previous prompt whole and writes the rest (a top-level
+///   `cache_control` marks its last block);
+///   saved = Σ (original's cost − append's) at 0.1 read, 1.25 written, 1 plain.
+#[test]
+fn bedrock_invoke_model_appends_by_reference_recomputed_by_hand() {
+    let (a, b, c) = (big_tool("a"), big_tool("b"), big_tool("c"));
+    let body = |tools: Vec<Value>, n: usize| {
+        json!({"anthropic_version": "bedrock-2023-05-31", "max_tokens": 10,
+            "system": "You review code. ".repeat(150), "tools": tools,
+            "messages": conversation(n), "cache_control": {"type": "ephemeral"}})
+    };
+    let lists = [
+        vec![a.clone(), b.clone()],
+        vec![a.clone(), b.clone(), c.clone()],
+        vec![a.clone(), b.clone(), c.clone()],
+        vec![a.clone(), b.clone()],
+    ];
+    let bodies: Vec<(Value, &str, u16)> = lists
+        .iter()
+        .enumerate()
+        .map(|(i, l)| (body(l.clone(), i + 1), INVOKE, 200))
+        .collect();
+    let report = replay(&bodies);
+    let (o, ap) = (
         rows(&report, Strategy::Original),
         rows(&report, Strategy::Append),
     );
-    assert_eq!(o[1].stable, Some(false), "original's list changed");
-    assert_eq!(a[1].stable, Some(true));
-    assert_eq!(a[1].total_tokens, a[0].total_tokens, "no message placed");
-    let append = report.append.expect("a break avoided is a figure");
-    assert_eq!((append.changes, append.change_tokens), (0, 0));
-    assert_eq!(append.breaks_avoided, 1);
-    assert!(append.saved_tokens > 0.0, "{append:?}");
+    let m2 = tokens(
+        r#"{"role":"system","content":[{"type":"tool_addition","tool":{"type":"tool_reference","name":"c"}}]}"#,
+    ) + tokens(&serde_json::to_string(&c).unwrap());
+    let m4 = tokens(
+        r#"{"role":"system","content":[{"type":"tool_removal","tool":{"type":"tool_reference","name":"c"}}]}"#,
+    );
+    let p = |t: usize| o[t - 1].prompt_tokens.unwrap();
+    let cx = |t: usize| o[t - 1].context_tokens.unwrap();
+    let prompt = [
+        p(1),
+        p(2) - cx(2) + cx(1) + m2,
+        p(3) - cx(3) + cx(1) + m2,
+        p(4) - cx(4) + cx(1) + m2 + m4,
+    ];
+    for t in 1..=4 {
+        assert_eq!(ap[t - 1].prompt_tokens, Some(prompt[t - 1]), "turn {t}");
+    }
+    assert_eq!(
+        ap[1].total_tokens,
+        Some(cx(1) + m2),
+        "tools kept plus the message"
+    );
+    for t in 2..=4 {
+        assert_eq!(ap[t - 1].stable, Some(true), "turn {t}");
+        assert_eq!(
+            (ap[t - 1].read, ap[t - 1].write),
+            (Some(prompt[t - 2]), Some(prompt[t - 1] - prompt[t - 2])),
+            "turn {t}"
+        );
+    }
+    // `original` edits in place at turns 2 and 4, and writes its whole prompt at turn 2.
+    assert_eq!((o[1].stable, o[3].stable), (Some(false), Some(false)));
+    assert_eq!((o[1].read, o[1].write), (Some(0), Some(p(2))));
+    let saved: f64 = (0..4).map(|i| cost(&o[i]) - cost(&ap[i])).sum();
+    for row in o.iter().chain(ap) {
+        assert!((row.cost.unwrap() - cost(row)).abs() < 1e-6, "{row:?}");
+    }
+    let append = report.append.clone().expect("append figures");
+    assert_eq!(append.changes, 2);
+    assert_eq!(append.change_tokens, m2 + m4);
+    assert_eq!(append.forms, [toolprism::session::ChangeForm::Reference]);
+    assert_eq!(append.refused_total, 0);
+    assert!(saved > 0.0);
+    assert!(
+        (append.saved_tokens - saved).abs() < 0.01,
+        "{append:?} {saved}"
+    );
+    // Turn 2's break: `original` read nothing, `append` its whole previous prompt. Turn 4's:
+    // `original` reads what turn 1 left (less than `append`'s turn 3), so it counts too.
+    assert!(o[3].read.unwrap() < ap[3].read.unwrap());
+    assert_eq!(append.breaks_avoided, 2);
+}
+
+/// Converse takes `toolAddition` / `toolRemoval` by `ToolReference`, and its tool
+/// specification has no `defer_loading`: a tool of the thread's first list removed and added
+/// back goes by reference; a tool new to the thread is refused, with the reason, and the list
+/// is sent as edited from there. `export` writes Converse's own field names.
+#[test]
+fn converse_appends_by_reference_and_refuses_a_tool_new_to_the_thread() {
+    let spec = |name: &str| {
+        let t = big_tool(name);
+        json!({"toolSpec": {"name": name, "description": t["description"],
+            "inputSchema": {"json": t["input_schema"]}}})
+    };
+    let body = |names: &[&str], n: usize| {
+        let mut messages = vec![json!({"role": "user", "content": [{"text": "go"}]})];
+        for k in 1..n {
+            messages.push(json!({"role": "assistant", "content": [{"text": format!("step {k}")}]}));
+            messages.push(json!({"role": "user", "content": [{"text": "next"}]}));
+        }
+        let mut tools: Vec<Value> = names.iter().map(|n| spec(n)).collect();
+        tools.push(json!({"cachePoint": {"type": "default"}}));
+        json!({"system": [{"text": "You review code. ".repeat(150)}, {"cachePoint": {"type": "default"}}],
+            "messages": messages, "toolConfig": {"tools": tools},
+            "inferenceConfig": {"maxTokens": 10}})
+    };
+    let lists: [&[&str]; 4] = [
+        &["a", "b", "c"],
+        &["a", "b"],
+        &["a", "b", "c"],
+        &["a", "b", "c", "d"],
+    ];
+    let bodies: Vec<(Value, &str, u16)> = lists
+        .iter()
+        .enumerate()
+        .map(|(i, l)| (body(l, i + 1), CONVERSE, 200))
+        .collect();
+    let report = replay(&bodies);
+    let ap = rows(&report, Strategy::Append);
+    let m2 = tokens(r#"{"role":"system","content":[{"toolRemoval":{"tool":{"name":"c"}}}]}"#);
+    let m3 = tokens(r#"{"role":"system","content":[{"toolAddition":{"tool":{"name":"c"}}}]}"#);
+    let append = report.append.clone().expect("append figures");
+    assert_eq!(append.changes, 2);
+    assert_eq!(
+        append.change_tokens,
+        m2 + m3,
+        "a re-addition renders nothing new"
+    );
+    assert_eq!(append.forms, [toolprism::session::ChangeForm::Converse]);
+    let why = "`d` is new to the thread: Bedrock Converse adds tools by reference only, and its tool specification has no `defer_loading` to declare it up front";
+    assert_eq!(append.refused, [format!("turn 4: {why}")]);
+    assert_eq!(ap[3].status, Some(Applies::Refused));
+    assert_eq!(ap[3].error.as_deref(), Some(why));
+
+    // The trace on disk, for `export`.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("converse.jsonl");
+    let text: Vec<String> = bodies
+        .iter()
+        .enumerate()
+        .map(|(i, (b, url, _))| {
+            json!({"request": {"method": "POST", "url": url, "body": b},
+                "response": {"status_code": 200, "body": {}},
+                "logged_at": format!("2026-12-01T10:00:0{}.000Z", i + 1)})
+            .to_string()
+        })
+        .collect();
+    std::fs::write(&path, text.join("\n")).unwrap();
+    let path = path.to_str().unwrap();
+    let (out, err) = run_ok(&["export", path, "--turn", "3", "-s", "append", "-o", "-"]);
+    let mut expected = bodies[2].0.clone();
+    let messages = expected["messages"].as_array_mut().unwrap();
+    messages.insert(
+        3,
+        json!({"role": "system", "content": [{"toolRemoval": {"tool": {"name": "c"}}}]}),
+    );
+    messages
+        .push(json!({"role": "system", "content": [{"toolAddition": {"tool": {"name": "c"}}}]}));
+    expected["additionalModelRequestFields"] =
+        json!({"anthropic_beta": ["mid-conversation-tool-changes-2026-07-01"]});
+    assert_eq!(serde_json::from_str::<Value>(&out).unwrap(), expected);
+    assert_eq!(
+        err,
+        "toolprism: append needs: the `mid-conversation-tool-changes-2026-07-01` beta (written in `additionalModelRequestFields.anthropic_beta`) for its 2 system messages\n"
+    );
+    // Turn 4: the list as edited, and why, in one line.
+    let (out, err) = run_ok(&["export", path, "--turn", "4", "-s", "append", "-o", "-"]);
+    assert_eq!(serde_json::from_str::<Value>(&out).unwrap(), bodies[3].0);
+    assert_eq!(
+        err,
+        format!(
+            "toolprism: append: the list as edited in place from turn 4 on, where the provider takes the change no other way: {why}\n"
+        )
+    );
+}
+
+/// `export -s append` on Bedrock InvokeModel: the thread's first `tools`, then every later
+/// tool of the thread (read from the rest of the trace, past the turn written) declared with
+/// `defer_loading: true` and without its `cache_control`; the references placed; the beta in
+/// the body's `anthropic_beta`. Read back, `c` is added at its message and `d` deferred.
+#[test]
+fn export_on_bedrock_declares_later_tools_deferred() {
+    let (a, c, d) = (big_tool("a"), big_tool("c"), big_tool("d"));
+    let mut marked = d.clone();
+    marked["cache_control"] = json!({"type": "ephemeral"});
+    let body = |tools: Vec<Value>, n: usize| {
+        json!({"anthropic_version": "bedrock-2023-05-31", "max_tokens": 10,
+            "system": "s", "tools": tools, "messages": conversation(n)})
+    };
+    let bodies = [
+        body(vec![a.clone()], 1),
+        body(vec![a.clone(), c.clone()], 2),
+        body(vec![a.clone(), c.clone(), marked], 3),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("invoke.jsonl");
+    let text: Vec<String> = bodies
+        .iter()
+        .map(|b| {
+            json!({"request": {"method": "POST", "url": INVOKE, "body": b},
+                "response": {"status_code": 200, "body": {}}})
+            .to_string()
+        })
+        .collect();
+    std::fs::write(&path, text.join("\n")).unwrap();
+    let path = path.to_str().unwrap();
+    let (out, err) = run_ok(&["export", path, "--turn", "2", "-s", "append", "-o", "-"]);
+    let deferred = |e: &Value| {
+        let mut e = e.clone();
+        e["defer_loading"] = json!(true);
+        e
+    };
+    let mut expected = bodies[1].clone();
+    expected["tools"] = json!([a, deferred(&c), deferred(&d)]);
+    expected["messages"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"role": "system", "content": [
+        {"type": "tool_addition", "tool": {"type": "tool_reference", "name": "c"}}]}));
+    expected["anthropic_beta"] = json!(["mid-conversation-tool-changes-2026-07-01"]);
+    assert_eq!(serde_json::from_str::<Value>(&out).unwrap(), expected);
+    assert_eq!(
+        err,
+        "toolprism: append needs: 2 later tools of the thread declared up front with `defer_loading: true`, out of context until a `tool_reference` adds them\n\
+         toolprism: append needs: the `mid-conversation-tool-changes-2026-07-01` beta (written in the body's `anthropic_beta`) for its 1 system message\n"
+    );
+    let file = dir.path().join("t2.json");
+    std::fs::write(&file, &out).unwrap();
+    let (shown, _) = run_ok(&["report", file.to_str().unwrap()]);
+    assert!(shown.contains("c     added at message 4"), "{shown}");
+    assert!(shown.contains("d     deferred, never added"), "{shown}");
+}
+
+/// The figures on variants where `append` is no saving or no refusal avoided. Without any
+/// cache mark nothing is cached, so there is no break to avoid, and a removal sent as a
+/// message costs more than the shorter list: by hand, each turn from the change on costs
+/// `append` the removed tool's context (C1 − C_t) and the removal's m more, and the line says
+/// so in words. On a model binding thinking, a turn the trace shows answered (200) is no refused
+/// turn avoided: it is counted apart, as a failed prefix check kept intact.
+#[test]
+fn append_figures_on_variants_recomputed_by_hand() {
+    let (a, b, c) = (big_tool("a"), big_tool("b"), big_tool("c"));
+    let plain = |tools: Vec<Value>, n: usize| {
+        json!({"model": "claude-opus-4-8", "max_tokens": 10, "system": "s", "tools": tools,
+            "messages": conversation(n)})
+    };
+    let api = "https://api.anthropic.com/v1/messages";
+    let bodies = vec![
+        (plain(vec![a.clone(), b.clone(), c.clone()], 1), api, 200),
+        (plain(vec![a.clone(), b.clone()], 2), api, 200),
+        (plain(vec![a.clone(), b.clone()], 3), api, 200),
+    ];
+    let report = replay(&bodies);
+    let (o, ap) = (
+        rows(&report, Strategy::Original),
+        rows(&report, Strategy::Append),
+    );
+    let m = tokens(
+        r#"{"role":"system","content":[{"type":"tool_removal","tool":{"type":"tool_reference","name":"c"}}]}"#,
+    );
+    let cx = |t: usize| o[t - 1].context_tokens.unwrap();
+    let by_hand = -((cx(1) - cx(2) + m) as f64 + (cx(1) - cx(3) + m) as f64);
+    for row in o.iter().chain(ap) {
+        assert_eq!((row.read, row.write), (Some(0), Some(0)), "nothing cached");
+    }
+    let append = report.append.clone().unwrap();
+    assert_eq!(append.breaks_avoided, 0, "nothing cached, nothing broken");
+    assert_eq!(append.changes, 1);
+    assert!(
+        (append.saved_tokens - by_hand).abs() < 0.01,
+        "{append:?} {by_hand}"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.jsonl");
+    let text: Vec<String> = bodies
+        .iter()
+        .map(|(b, url, _)| {
+            json!({"request": {"method": "POST", "url": url, "body": b},
+                "response": {"status_code": 200, "body": {}}})
+            .to_string()
+        })
+        .collect();
+    std::fs::write(&path, text.join("\n")).unwrap();
+    let (out, _) = run_ok(&["session", path.to_str().unwrap(), "-s", "original,append"]);
+    let line = out.lines().find(|l| l.starts_with("append (")).unwrap();
+    let more = format!("costs {} input tokens", -by_hand as usize);
+    assert!(
+        line.contains(&more) && line.contains("more than original"),
+        "{line}"
+    );
+    assert!(!line.contains("saved"), "{line}");
+
+    // Opus 5.5 binds thinking; turn 2 edits the list in place and is answered (200).
+    let thinking = |tools: Vec<Value>, n: usize| {
+        let mut messages = vec![json!({"role": "user", "content": "go"})];
+        for k in 1..n {
+            messages.push(json!({"role": "assistant", "content": [
+                {"type": "thinking", "thinking": format!("t{k}"), "signature": "sig"},
+                {"type": "text", "text": format!("step {k}")}]}));
+            messages.push(json!({"role": "user", "content": "next"}));
+        }
+        json!({"model": "claude-opus-5-5", "max_tokens": 10, "system": "s", "tools": tools,
+            "messages": messages, "cache_control": {"type": "ephemeral"}})
+    };
+    let answered = replay(&[
+        (thinking(vec![a.clone(), b.clone()], 1), api, 200),
+        (thinking(vec![a.clone(), b.clone(), c.clone()], 2), api, 200),
+    ]);
+    let o = rows(&answered, Strategy::Original);
+    assert!(o[1].prefix_check.is_some(), "the rule marks the edit");
+    let figures = answered.append.clone().unwrap();
+    assert_eq!((figures.refusals_avoided, figures.checks_avoided), (0, 1));
+    let refused = replay(&[
+        (thinking(vec![a.clone(), b.clone()], 1), api, 200),
+        (thinking(vec![a, b, c], 2), api, 400),
+    ]);
+    let figures = refused.append.clone().unwrap();
+    assert_eq!((figures.refusals_avoided, figures.checks_avoided), (1, 0));
+}
+
+/// On a terminal 80 or 120 columns wide, a session where `append` acts keeps its column (the
+/// other strategies give way first) and its line, folded inside the width, reads whole.
+#[test]
+fn append_keeps_its_column_and_line_at_80_and_120_columns() {
+    use crate::support::command::{bin, root};
+    for columns in [80, 120] {
+        let command = format!("COLUMNS={columns} '{}' session {SAVES}", bin());
+        let test = "append_keeps_its_column_and_line_at_80_and_120_columns";
+        let Some(out) =
+            crate::support::tools::in_pty(&command, &root(), &[("PAGER", "cat")], &[], test)
+        else {
+            return;
+        };
+        let text = crate::support::sgr::strip_sgr(&String::from_utf8(out.stdout).unwrap())
+            .replace("\r\n", "\n");
+        let wide: Vec<&str> = text
+            .lines()
+            .filter(|l| toolprism::text::width(l) > columns)
+            .collect();
+        assert!(wide.is_empty(), "{wide:?}");
+        let header = text
+            .lines()
+            .skip_while(|l| !l.starts_with("Strategies:"))
+            .find(|l| l.starts_with("  turn "))
+            .unwrap();
+        assert!(header.trim_end().ends_with("append"), "{columns}: {header}");
+        let joined = text.replace("\n  ", " ");
+        assert!(
+            joined.contains("append (each tool list change as a system message: tools defined inline): 2 changes sent, 2 breaks avoided; 204 tokens of system messages; saved 5,415 input tokens ($0.03) against original"),
+            "{columns}: {text}"
+        );
+    }
+    // The refusals' legends fold inside the width too (the sample edited in place).
+    let command = format!("COLUMNS=80 '{}' session {EDITED}", bin());
+    let test = "append_keeps_its_column_and_line_at_80_and_120_columns";
+    let Some(out) =
+        crate::support::tools::in_pty(&command, &root(), &[("PAGER", "cat")], &[], test)
+    else {
+        return;
+    };
+    let text = crate::support::sgr::strip_sgr(&String::from_utf8(out.stdout).unwrap())
+        .replace("\r\n", "\n");
+    let wide: Vec<&str> = text
+        .lines()
+        .filter(|l| toolprism::text::width(l) > 80)
+        .collect();
+    assert!(wide.is_empty(), "{wide:?}");
+    assert!(
+        text.contains("! the provider refuses that request: the strategy's tool list changed in place\n  after thinking"),
+        "{text}"
+    );
+}
+
+/// A Converse `cachePoint` entry the host adds to its list is caching, not a tool: `append`
+/// sends no message for it (never a reference to a nameless tool, never a refusal) and, with
+/// nothing sent yet, sends the host's list as it is, as `export` does.
+#[test]
+fn a_converse_cache_point_is_no_tool_to_send() {
+    let spec = |name: &str| {
+        let t = big_tool(name);
+        json!({"toolSpec": {"name": name, "description": t["description"],
+            "inputSchema": {"json": t["input_schema"]}}})
+    };
+    let body = |marked: bool, n: usize| {
+        let mut messages = vec![json!({"role": "user", "content": [{"text": "go"}]})];
+        for k in 1..n {
+            messages.push(json!({"role": "assistant", "content": [{"text": format!("step {k}")}]}));
+            messages.push(json!({"role": "user", "content": [{"text": "next"}]}));
+        }
+        let mut tools = vec![spec("a"), spec("b")];
+        if marked {
+            tools.push(json!({"cachePoint": {"type": "default"}}));
+        }
+        json!({"system": [{"text": "s"}], "messages": messages, "toolConfig": {"tools": tools}})
+    };
+    let bodies = [
+        (body(false, 1), CONVERSE, 200),
+        (body(true, 2), CONVERSE, 200),
+    ];
+    let report = replay(&bodies);
+    let ap = rows(&report, Strategy::Append);
+    let o = rows(&report, Strategy::Original);
+    assert_eq!(
+        ap[1].status,
+        Some(Applies::NotApplicable),
+        "{:?}",
+        ap[1].error
+    );
+    assert_eq!(
+        ap[1].total_tokens, o[1].total_tokens,
+        "the host's list, no message"
+    );
+    assert!(report.append.is_none(), "{:?}", report.append);
+
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("cp.jsonl");
+    let text: Vec<String> = bodies
+        .iter()
+        .map(|(b, url, _)| {
+            json!({"request": {"method": "POST", "url": url, "body": b},
+                "response": {"status_code": 200, "body": {}}})
+            .to_string()
+        })
+        .collect();
+    std::fs::write(&path, text.join("\n")).unwrap();
+    let (out, err) = run_ok(&[
+        "export",
+        path.to_str().unwrap(),
+        "--turn",
+        "2",
+        "-s",
+        "append",
+        "-o",
+        "-",
+    ]);
+    assert_eq!(serde_json::from_str::<Value>(&out).unwrap(), bodies[1].0);
+    assert_eq!(
+        err,
+        "toolprism: append: the thread's tool list has not changed by this turn: the request as it is\n"
+    );
 }

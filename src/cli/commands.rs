@@ -290,7 +290,12 @@ pub(super) fn export(args: &ExportArgs) -> Result<Output, Failure> {
     // What the user takes on with this strategy; not between JSON and the user on one
     // terminal, where the JSON is to be copied (as the closing line is not).
     if !args.quiet && (to_file || !std::io::stdout().is_terminal()) {
-        for need in export::needs(&capture, &projection) {
+        // `append`'s request is projected as `original`: its needs are its own, said below.
+        let needs = match &appended {
+            Some(_) => Vec::new(),
+            None => export::needs(&capture, &projection),
+        };
+        for need in needs {
             result.stderr.push_str(&format!(
                 "toolprism: {strategy} needs: {}\n",
                 visible(&need)
@@ -374,11 +379,36 @@ fn append_request(
 
 /// What `append`'s request needs of the provider, or that it is the request as it is.
 fn append_needs(request: &toolprism::session::AppendRequest) -> String {
-    match request.beta {
+    use toolprism::session::BetaPlace;
+    let place = match request.beta_in {
+        BetaPlace::Header => "anthropic-beta header",
+        BetaPlace::Body => "written in the body's `anthropic_beta`",
+        BetaPlace::ConverseFields => "written in `additionalModelRequestFields.anthropic_beta`",
+    };
+    let mut text = String::new();
+    if let Some(why) = &request.refused {
+        text.push_str(&format!(
+            "toolprism: append: the list as edited in place from turn {} on, where the provider takes the change no other way: {}\n",
+            why.0,
+            visible(&why.1)
+        ));
+    }
+    if request.deferred > 0 {
+        text.push_str(&format!(
+            "toolprism: append needs: {} of the thread declared up front with `defer_loading: true`, out of context until a `tool_reference` adds {}\n",
+            manners::count(request.deferred, "later tool", "later tools"),
+            if request.deferred == 1 { "it" } else { "them" }
+        ));
+    }
+    text + &match request.beta {
         Some(beta) => format!(
-            "toolprism: append needs: the `{beta}` beta (anthropic-beta header) for its {}\n",
+            "toolprism: append needs: the `{beta}` beta ({place}) for its {}\n",
             manners::count(request.placed, "system message", "system messages")
         ),
+        // Said above: deferred declarations, or the list as edited.
+        None if request.deferred > 0 || request.refused.is_some() => String::new(),
+        None if request.kept => "toolprism: append: no tool change to send by this turn: the thread's first `tools` kept (its order and cache markers as first sent)\n"
+            .to_owned(),
         None => "toolprism: append: the thread's tool list has not changed by this turn: the request as it is\n"
             .to_owned(),
     }

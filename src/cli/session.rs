@@ -344,21 +344,41 @@ fn write_text(
     let mut header = vec!["turn".to_owned()];
     header.extend(report.strategies.iter().map(|s| s.id.to_owned()));
     let right = vec![true; report.strategies.len() + 1];
-    // The strategies after those that fit give way, last first.
+    // The strategies after those that fit give way, last first; `append`, where it acts on a
+    // thread's changed tools (its figures are under the totals), gives way last.
+    let mut drop: Vec<usize> = (2..=report.strategies.len()).rev().collect();
+    let append = report.strategies.iter().position(|s| s.id == "append");
+    let acts = report.append.as_ref().is_some_and(|a| {
+        a.changes + a.breaks_avoided + a.refusals_avoided + a.checks_avoided > 0
+            || a.saved_tokens != 0.0
+    });
+    if let Some(column) = append.filter(|_| acts).map(|i| i + 1) {
+        drop.retain(|&c| c != column);
+        drop.push(column);
+    }
     let fit = Fit {
         cells,
-        drop: (2..=report.strategies.len()).rev().collect(),
+        drop,
         room: 0,
     };
     write_grid(&header, strategies, &strategy_widths, &right, &fit, out)?;
+    // The legends fold inside the terminal as the text around them does.
     if prefix_refused {
         out.write_all(
-            b"! the provider refuses that request: the strategy's tool list changed in place after thinking, on a model that binds thinking to its prefix\n",
+            fit_text(
+                "! the provider refuses that request: the strategy's tool list changed in place after thinking, on a model that binds thinking to its prefix\n",
+                cells,
+            )
+            .as_bytes(),
         )?;
     }
     if status_refused {
         out.write_all(
-            b"! (without *) append is refused on that turn: why is under the session totals\n",
+            fit_text(
+                "! (without *) append is refused on that turn: why is under the session totals\n",
+                cells,
+            )
+            .as_bytes(),
         )?;
     }
 
@@ -1042,52 +1062,83 @@ fn breaks_line(breaks: &toolprism::session::BreakCost) -> String {
 }
 
 /// `append`'s figures: each change of a thread's tools sent as a mid-conversation system
-/// message instead of a new `tools` array.
+/// message instead of a new `tools` array. Where it costs more than `original` it says so,
+/// never as a negative saving.
 fn append_line(append: &toolprism::session::AppendFigures) -> String {
-    let mut text = format!(
-        "append (each tool list change as a system message, tools defined inline): {} changed in place, {} avoided, {} refused turn{} avoided; {} tokens of system messages; saved {} input tokens{} against original\n",
-        count(append.changes, "turn", "turns"),
-        count(append.breaks_avoided, "break", "breaks"),
-        append.refusals_avoided,
-        if append.refusals_avoided == 1 {
-            ""
+    use toolprism::session::ChangeForm;
+    let forms: Vec<&str> = append
+        .forms
+        .iter()
+        .map(|f| match f {
+            ChangeForm::Inline => "tools defined inline",
+            ChangeForm::Reference => "tools added by reference, later ones declared deferred",
+            ChangeForm::Converse => "Converse tool references",
+        })
+        .collect();
+    let how = if forms.is_empty() {
+        String::new()
+    } else {
+        format!(": {}", forms.join("; "))
+    };
+    let mut avoided = vec![count(append.breaks_avoided, "break", "breaks") + " avoided"];
+    if append.order_kept > 0 {
+        avoided[0] += &if append.order_kept == append.breaks_avoided {
+            " (the first list's order kept)".to_owned()
         } else {
-            "s"
-        },
-        thousands(append.change_tokens),
-        signed_money(append.saved_tokens),
-        append
-            .saved_usd
-            .map(|usd| format!(" ({})", signed_dollars(usd)))
-            .unwrap_or_default()
-    );
+            format!(" ({} by keeping the first list's order)", append.order_kept)
+        };
+    }
+    if append.refusals_avoided > 0 {
+        avoided.push(count(append.refusals_avoided, "refused turn", "refused turns") + " avoided");
+    }
+    if append.checks_avoided > 0 {
+        avoided.push(format!(
+            "{} kept intact",
+            count(
+                append.checks_avoided,
+                "answered turn that failed the prefix check",
+                "answered turns that failed the prefix check"
+            )
+        ));
+    }
+    let usd = |usd: f64| format!(" ({})", dollars(usd));
+    let outcome = if append.saved_tokens < 0.0 {
+        format!(
+            "costs {} input tokens{} more than original",
+            money(-append.saved_tokens),
+            append.saved_usd.map(|u| usd(-u)).unwrap_or_default()
+        )
+    } else {
+        format!(
+            "saved {} input tokens{} against original",
+            money(append.saved_tokens),
+            append.saved_usd.map(usd).unwrap_or_default()
+        )
+    };
+    // Refused on every change and nothing else to say: the refusal alone.
+    let nothing = append.changes + append.breaks_avoided + append.refusals_avoided == 0
+        && append.checks_avoided == 0
+        && append.saved_tokens == 0.0;
+    let mut text = if nothing {
+        String::new()
+    } else {
+        format!(
+            "append (each tool list change as a system message{how}): {} sent, {}; {} tokens of system messages; {outcome}\n",
+            count(append.changes, "change", "changes"),
+            avoided.join(", "),
+            thousands(append.change_tokens),
+        )
+    };
     if append.refused_total > 0 {
         let _ = writeln!(
             text,
-            "  append is refused on {}: {}",
+            "{}append is refused on {}: {}",
+            if nothing { "" } else { "  " },
             count(append.refused_total, "turn", "turns"),
             visible(&append.refused.join("; "))
         );
     }
     text
-}
-
-/// Input tokens with their sign.
-fn signed_money(x: f64) -> String {
-    if x < 0.0 {
-        format!("-{}", money(-x))
-    } else {
-        money(x)
-    }
-}
-
-/// Dollars with their sign.
-fn signed_dollars(x: f64) -> String {
-    if x < 0.0 {
-        format!("-{}", dollars(-x))
-    } else {
-        dollars(x)
-    }
 }
 
 /// `append`'s row where the provider refuses it (a model that takes no tool changes).

@@ -15,12 +15,12 @@ use serde::Serialize;
 
 use std::sync::Arc;
 
-use super::compare::ListChange;
+use super::compare::{self, Entry, ListChange};
 use super::replay::Projected;
 use super::{Counted, StrategyTurn, prices, prompt};
 use crate::capture::Capture;
 use crate::projection::Applies;
-use crate::strategies::append::change_message;
+use crate::strategies::append::{Form, change_message, form, reference_message, reference_refusal};
 
 pub use crate::strategies::append::refusal;
 
@@ -29,24 +29,58 @@ pub use crate::strategies::append::refusal;
 pub struct AppendFigures {
     /// Turns whose tool list changed in place, sent by `append` as a system message.
     pub changes: usize,
-    /// Turns whose list `original` changed in place (tools, order, a moved `cache_control`)
-    /// while `append`'s stayed: the breaks `original`'s replay paid that `append`'s avoids.
+    /// Turns whose tools `original` changed in place (added, removed, redefined or
+    /// reordered: a moved `cache_control` marker is no break) while `append`'s held, where
+    /// `append` reads a cached prefix `original` lost: the breaks it avoids.
     pub breaks_avoided: usize,
-    /// Turns the provider refuses under `original` (prefix checks) that `append` sends
-    /// validly.
+    /// Of those, the turns where `append` sent nothing: the host reordered its list and
+    /// `append` kept the first order.
+    pub order_kept: usize,
+    /// Turns the provider refuses under `original` (prefix checks: a 400 in the trace, or no
+    /// answer in it) that `append` sends validly. A turn the trace shows answered is no
+    /// refusal: it is in `checks_avoided`.
     pub refusals_avoided: usize,
+    /// Turns the provider answered under `original` although the prefix check failed (it
+    /// dropped the thinking, or let it through), whose prefix `append` keeps intact.
+    pub checks_avoided: usize,
     /// Tokens of the system messages `append` adds (exact, in the chosen encoding).
     pub change_tokens: usize,
     /// Input tokens saved against `original`: `original`'s replayed cost less `append`'s, over
-    /// the turns in the cache chain.
+    /// the turns in the cache chain. Negative where `append` costs more (a removal keeps the
+    /// removed tool's tokens in context, and with nothing cached there is no break to avoid).
     pub saved_tokens: f64,
     /// The same in US dollars (each turn at its break's own rate, else the model's input
     /// price); `null` without a price.
     pub saved_usd: Option<f64>,
+    /// How its messages send the changes, each form used once, in the order first used.
+    pub forms: Vec<ChangeForm>,
     /// Turns `append` cannot send, each with why (the first few).
     pub refused: Vec<String>,
     /// Refused turns in all.
     pub refused_total: usize,
+}
+
+/// How `append`'s system messages send a change.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChangeForm {
+    /// Inline `tool_definition`s (the Claude API).
+    Inline,
+    /// `tool_reference`s to tools declared up front, later ones deferred (Anthropic Messages
+    /// on Amazon Bedrock or Google Cloud).
+    Reference,
+    /// Converse `toolAddition` / `toolRemoval` blocks naming a `ToolReference`.
+    Converse,
+}
+
+impl From<Form> for ChangeForm {
+    fn from(form: Form) -> Self {
+        match form {
+            Form::Inline => ChangeForm::Inline,
+            Form::Reference(_) => ChangeForm::Reference,
+            Form::Converse => ChangeForm::Converse,
+        }
+    }
 }
 
 /// One system message `append` placed in a thread: after how many of the conversation's
@@ -81,8 +115,8 @@ pub(super) enum AppendStep {
     /// Nothing changed (or only the order): the request goes with what it holds.
     #[default]
     Nothing,
-    /// A system message of this many tokens sent the change.
-    Sent(usize),
+    /// A system message of this many tokens sent the change, in this form.
+    Sent(usize, ChangeForm),
     /// The provider refuses it: why.
     Refused(String),
 }
@@ -114,6 +148,9 @@ pub(super) struct AppendTotals {
     pub(super) figures: AppendFigures,
     /// This turn's step, set by the replay and read by [`AppendTotals::turn`].
     pub(super) step: AppendStep,
+    /// This turn's list did not only move markers since the thread's previous turn, set by
+    /// the replay: a break `original` pays here is one `append` can avoid.
+    pub(super) breaking: bool,
 }
 
 /// The refusals kept by name.
@@ -121,28 +158,42 @@ const REFUSALS_KEPT: usize = 5;
 
 impl AppendTotals {
     /// One turn's figures, from `original`'s and `append`'s rows of the replay. `rate`: US
-    /// dollars per input token on this turn, if known.
+    /// dollars per input token on this turn, if known; `answered`: the trace shows the
+    /// provider answering this turn (2xx).
     pub(super) fn turn(
         &mut self,
         turn: usize,
-        original: &StrategyTurn,
-        append: &StrategyTurn,
+        (original, append): (&StrategyTurn, &StrategyTurn),
         rate: Option<f64>,
+        answered: bool,
     ) {
         let f = &mut self.figures;
-        // Whatever `original` changed in place (a moved marker, an order, tools), `append`
-        // kept: what that cost `original` is avoided.
-        if original.stable == Some(false) && append.stable == Some(true) {
+        // A break is lost by a change of tools or order (a moved marker restarts nothing), and
+        // only where `append` reads a prefix `original` lost: uncached, nothing breaks.
+        let breaking = std::mem::take(&mut self.breaking);
+        if breaking
+            && original.stable == Some(false)
+            && append.stable == Some(true)
+            && append.read.unwrap_or(0) > original.read.unwrap_or(0)
+        {
             f.breaks_avoided += 1;
+            f.order_kept += usize::from(self.step == AppendStep::Nothing);
         }
         if original.prefix_check.is_some() && append.prefix_check.is_none() {
-            f.refusals_avoided += 1;
+            if answered {
+                f.checks_avoided += 1;
+            } else {
+                f.refusals_avoided += 1;
+            }
         }
         match std::mem::take(&mut self.step) {
             AppendStep::Nothing => {}
-            AppendStep::Sent(tokens) => {
+            AppendStep::Sent(tokens, form) => {
                 f.changes += 1;
                 f.change_tokens += tokens;
+                if !f.forms.contains(&form) {
+                    f.forms.push(form);
+                }
             }
             AppendStep::Refused(why) => {
                 f.refused_total += 1;
@@ -174,7 +225,6 @@ impl super::Analyzer<'_> {
     /// since the previous turn placed now (after the conversation's last message), or, where
     /// the provider refuses it, the request as sent (and its list kept from then on).
     pub(super) fn append_projection(&mut self, turn: &AppendInputs<'_>) -> AppendRow {
-        let state = &mut self.threads[turn.thread].append;
         let now = || Base {
             ids: Arc::clone(turn.ids),
             present: turn.present,
@@ -183,27 +233,63 @@ impl super::Analyzer<'_> {
         };
         let mut step = AppendStep::Nothing;
         let mut error = None;
+        self.append.breaking = !markers_only(turn.change);
+        // A Converse `cachePoint` entry that comes or goes is caching, not a tool to send.
+        let previous = self.threads[turn.thread].last_tools.as_ref();
+        let previous = previous.map_or(&[][..], |p| &p.0[..]);
+        let change = &without_markers(self.entries.all(), turn.change, [turn.ids, previous]);
+        let marks_only = self.threads[turn.thread].append.placed.is_empty()
+            && self.threads[turn.thread]
+                .append
+                .base
+                .as_ref()
+                .is_some_and(|base| {
+                    let entries = self.entries.all();
+                    let against = compare::compare(
+                        entries,
+                        (&base.ids, base.present),
+                        (turn.ids, turn.present),
+                    );
+                    let c = without_markers(entries, &against, [&base.ids, turn.ids]);
+                    c.added.is_empty()
+                        && c.removed.is_empty()
+                        && !c.order_changed
+                        && !c.changed.iter().any(|c| redefines(&c.fields))
+                });
+        let state = &mut self.threads[turn.thread].append;
         if state.base.is_none() {
             state.base = Some(now());
-        } else if !turn.change.added.is_empty()
-            || !turn.change.removed.is_empty()
-            || turn.change.changed.iter().any(|c| redefines(&c.fields))
+        } else if marks_only {
+            // Nothing sent yet and the same tools in the same order: the host's own cache
+            // markers (moved, or a `cachePoint` come or gone) restart nothing and pass the
+            // prefix check, so `append` sends them as the host does.
+            state.base = Some(now());
+        } else if !change.added.is_empty()
+            || !change.removed.is_empty()
+            || change.changed.iter().any(|c| redefines(&c.fields))
         {
-            if let Some(why) = refusal(turn.capture) {
-                state.base = Some(now());
-                state.placed.clear();
-                error = Some(why.clone());
-                step = AppendStep::Refused(why);
-            } else {
-                let text = message(self.entries.all(), turn.change, turn.ids);
-                let tokens = self.counter.count(&text);
-                let state = &mut self.threads[turn.thread].append;
-                state.placed.push(Placed {
-                    after: turn.capture.conversation().len(),
-                    hash: prompt::text_hash(&text),
-                    tokens,
-                });
-                step = AppendStep::Sent(tokens);
+            let first = state.base.as_ref().map(|b| Arc::clone(&b.ids));
+            let first = first.unwrap_or_else(|| Arc::clone(turn.ids));
+            let sent = form(turn.capture).and_then(|form| {
+                let (text, tokens) = self.change_text(form, &first, turn, change)?;
+                Ok((text, tokens, ChangeForm::from(form)))
+            });
+            let state = &mut self.threads[turn.thread].append;
+            match sent {
+                Err(why) => {
+                    state.base = Some(now());
+                    state.placed.clear();
+                    error = Some(why.clone());
+                    step = AppendStep::Refused(why);
+                }
+                Ok((text, tokens, form)) => {
+                    state.placed.push(Placed {
+                        after: turn.capture.conversation().len(),
+                        hash: prompt::text_hash(&text),
+                        tokens,
+                    });
+                    step = AppendStep::Sent(tokens, form);
+                }
             }
         }
         let state = &self.threads[turn.thread].append;
@@ -245,11 +331,57 @@ impl super::Analyzer<'_> {
         }
     }
 
+    /// The system message `append` sends for this turn's change on `form`, with its tokens, or
+    /// why the provider refuses it. `first`: the list the thread keeps as `tools`. By
+    /// reference, a tool the first list does not hold in context was declared deferred up
+    /// front: its definition is rendered where the addition stands, and counted there.
+    fn change_text(
+        &self,
+        form: Form,
+        first: &[u32],
+        turn: &AppendInputs<'_>,
+        change: &ListChange,
+    ) -> Result<(String, usize), String> {
+        let entries = self.entries.all();
+        if form == Form::Inline {
+            let text = message(entries, change, turn.ids);
+            let tokens = self.counter.count(&text);
+            return Ok((text, tokens));
+        }
+        let in_first = |name: &str| {
+            first
+                .iter()
+                .map(|&i| &entries[i as usize])
+                .find(|e| &*e.name == name)
+        };
+        let redefined = change.changed.iter().find(|c| redefines(&c.fields));
+        let added = || change.added.iter().map(String::as_str);
+        if let Some(why) =
+            reference_refusal(form, added(), redefined.map(|c| c.name.as_str()), |name| {
+                in_first(name).is_some()
+            })
+        {
+            return Err(why);
+        }
+        let text = reference_message(form, added(), change.removed.iter().map(String::as_str));
+        let rendered: usize = added()
+            .filter(|name| in_first(name).is_none_or(|e| e.deferred))
+            .filter_map(|name| {
+                turn.ids
+                    .iter()
+                    .map(|&i| &entries[i as usize])
+                    .find(|e| &*e.name == name)
+            })
+            .map(|e| e.tokens)
+            .sum();
+        Ok((text.clone(), self.counter.count(&text) + rendered))
+    }
+
     /// `append`'s figures of this turn, from its row and `original`'s (both must be replayed).
+    /// `status`: the provider's answer to the turn as sent, where the trace has it.
     pub(super) fn append_figures(
         &mut self,
-        capture: &Capture,
-        turn: usize,
+        (capture, turn, status): (&Capture, usize, Option<u16>),
         rows: &[StrategyTurn],
         break_price: Option<&super::schema::BreakPrice>,
     ) {
@@ -268,8 +400,34 @@ impl super::Analyzer<'_> {
         let rate = break_price
             .and_then(|b| b.usd.filter(|_| b.extra > 0.0).map(|usd| usd / b.extra))
             .or(prices::price_per_million(&self.settings, model).map(|p| p / 1e6));
-        self.append.turn(turn, &rows[o], &rows[a], rate);
+        let answered = status.is_some_and(|s| (200..300).contains(&s));
+        self.append.turn(turn, (&rows[o], &rows[a]), rate, answered);
     }
+}
+
+/// `change` without the nameless entries that came or went, where every nameless entry of
+/// `lists` is a Converse `cachePoint` (a cache marker, not a tool: nothing to send).
+fn without_markers(entries: &[Entry], change: &ListChange, lists: [&[u32]; 2]) -> ListChange {
+    let mut change = change.clone();
+    let markers = lists.iter().flat_map(|l| l.iter()).all(|&i| {
+        let e = &entries[i as usize];
+        !e.name.is_empty() || crate::strategies::append::is_marker(&e.json)
+    });
+    if markers {
+        change.added.retain(|n| !n.is_empty());
+        change.removed.retain(|n| !n.is_empty());
+    }
+    change
+}
+
+/// A change of the list since the thread's previous turn that only moved `cache_control`
+/// markers: no tool changed, and a marker restarts no cache.
+fn markers_only(change: &ListChange) -> bool {
+    change.added.is_empty()
+        && change.removed.is_empty()
+        && !change.order_changed
+        && !change.changed.is_empty()
+        && !change.changed.iter().any(|c| redefines(&c.fields))
 }
 
 /// A changed tool `append` redefines: one whose entry changed beyond its `cache_control`

@@ -41,8 +41,8 @@ mod summary;
 mod tools;
 pub mod transcript;
 
-pub use append::AppendFigures;
-pub use append_request::{AppendRequest, append_request};
+pub use append::{AppendFigures, ChangeForm};
+pub use append_request::{AppendRequest, BetaPlace, append_request};
 pub use diagnosis::{DiagnosisAgreement, DiagnosisDisagreement, ProviderDiagnosis};
 pub use prices::{
     ASSUMED_READ, min_tokens_for, openai_read_for, price_per_million, rules_for, rules_with,
@@ -437,7 +437,6 @@ impl<'a> Analyzer<'a> {
         // Tool calls, and what each tool cost.
         let calls = self.tally_calls(&mut read, &ids);
 
-        let present = read.present;
         let (rows, newly_loaded) = self.replay_rows(
             capture,
             &mut read,
@@ -452,12 +451,11 @@ impl<'a> Analyzer<'a> {
                 rest,
                 rest_tokens,
                 group,
-                present,
                 tokens: (tools_tokens, context_tokens),
                 change: &change,
             },
         );
-        self.append_figures(capture, turn, &rows, sent.break_price.as_ref());
+        self.append_figures((capture, turn, answer.0), &rows, sent.break_price.as_ref());
 
         let (model_rates, provider_diagnosis) = self.beside(&read, &point, thread);
         let state = &mut self.threads[thread];

@@ -586,8 +586,8 @@ pub(super) struct RowsOf<'t> {
     pub(super) rest: &'t [Counted],
     pub(super) rest_tokens: usize,
     pub(super) group: Option<usize>,
-    /// The capture's `tools` key, its tokens and tokens in context.
-    pub(super) present: bool,
+    /// The capture's tools' tokens and tokens in context (whether it has a `tools` key is
+    /// `read.present`).
     pub(super) tokens: (usize, usize),
     /// Against the thread's previous list.
     pub(super) change: &'t ListChange,
@@ -613,10 +613,10 @@ impl Analyzer<'_> {
             rest,
             rest_tokens,
             group,
-            present,
             tokens,
             change,
         } = *of;
+        let present = read.present;
         let (newly_loaded, loaded_set, loaded) =
             self.grow_loaded(std::mem::take(&mut read.loads), thread);
         let context = read.context;

@@ -168,7 +168,8 @@ impl Analyzer<'_> {
             append: {
                 let append = self.append.report();
                 let any = append.changes + append.refused_total + append.breaks_avoided;
-                (any + append.refusals_avoided > 0).then_some(append)
+                let any = any + append.refusals_avoided + append.checks_avoided;
+                (any > 0 || append.saved_tokens != 0.0).then_some(append)
             },
             tools,
             deferral,
