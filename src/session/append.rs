@@ -1,11 +1,11 @@
 //! `append` over a session (issue 41): each change of a thread's tool list sent as a
 //! mid-conversation system message instead of a new `tools` array. The thread's first list
-//! stays its `tools`; a tool that appears later is defined inline (`tool_definition`), a changed
-//! one redefined inline, a removed one withdrawn by `tool_removal`. Inline, not declared up
-//! front with `defer_loading`: a tool that appears mid-session (an MCP server connecting) is not
-//! known at the first request, and the provider's guidance is to define by value what is not
-//! known then; it keeps `tools` byte-identical, so the cached prefix and the thinking bound to
-//! it hold. Inline definitions need `inline-tools-2026-09-15`, on the Claude API only.
+//! stays its `tools`; on the Claude API a tool that appears later is defined inline
+//! (`tool_definition`), a changed one redefined inline, a removed one withdrawn by
+//! `tool_removal`; where inline is not accepted, by reference (docs/STRATEGIES.md). Inline
+//! keeps `tools` byte-identical and costs what the provider's own advice (a deferred
+//! declaration appended to `tools`, then a reference) costs where it stands, so the cached
+//! prefix and the thinking bound to it hold either way.
 //!
 //! The replay ([`Analyzer::append_projection`]) gives `append` a request per turn that goes
 //! through the same cache model as every other strategy's; [`AppendFigures`] are read off its
