@@ -29,6 +29,10 @@ pub struct Piece<'a> {
     /// What is counted: the text, for text the provider reads as text whatever its spelling
     /// (a string `content`, a single `text` block); else the compact JSON.
     pub value: Canon<'a>,
+    /// A Gemini model content of the current function-calling cycle that sends its thought
+    /// signature back: the provider bills the thoughts behind it again
+    /// ([`super::media::reread_thoughts`]).
+    pub thoughts: bool,
 }
 
 /// A block's content as the provider tokenizes it, not as the JSON spells it (SESSIONS.md
@@ -57,7 +61,7 @@ fn block_text(value: &Value) -> Option<&str> {
     if !map.contains_key("type") {
         let gemini = map
             .iter()
-            .all(|(k, v)| k == "text" && v.is_string() || k == "thoughtSignature" || v.is_null());
+            .all(|(k, v)| k == "text" && v.is_string() || is_signature(k) || v.is_null());
         return gemini
             .then(|| map.get("text").and_then(Value::as_str))
             .flatten();
@@ -260,8 +264,18 @@ pub fn pieces<'a>(capture: &'a Capture, model: &str) -> (Vec<Piece<'a>>, usize) 
                 head = out.len();
             }
             if let Some(Value::Array(items)) = body.get(list) {
-                for item in items {
-                    out.push(gemini_piece(4, item));
+                let cycle = gemini_cycle_start(items);
+                for (at, item) in items.iter().enumerate() {
+                    out.push(if at >= cycle && rereads_thoughts(item) {
+                        // Its own place: the same content once the cycle is over is billed
+                        // without the thoughts, so it is another block.
+                        Piece {
+                            thoughts: true,
+                            ..piece(5, item, None)
+                        }
+                    } else {
+                        gemini_piece(4, item)
+                    });
                 }
             }
         }
@@ -510,6 +524,7 @@ fn piece(place: u8, value: &Value, mark: Option<Ttl>) -> Piece<'_> {
         hash: hasher.finish(),
         mark,
         value,
+        thoughts: false,
     }
 }
 
@@ -528,6 +543,7 @@ fn item_piece(item: &Value) -> Piece<'_> {
         hash: hasher.finish(),
         mark: None,
         value: content,
+        thoughts: false,
     }
 }
 
@@ -559,6 +575,7 @@ fn gemini_piece(place: u8, item: &Value) -> Piece<'_> {
         hash: hasher.finish(),
         mark: None,
         value,
+        thoughts: false,
     }
 }
 
@@ -573,6 +590,7 @@ fn text_piece<'a>(place: u8, role: &str, text: &'a str) -> Piece<'a> {
         hash: hasher.finish(),
         mark: None,
         value: Canon::Text(text),
+        thoughts: false,
     }
 }
 
@@ -636,13 +654,43 @@ pub fn text(value: Canon<'_>) -> String {
     }
 }
 
+/// Where Gemini's current function-calling cycle starts: at the last user content that holds
+/// more than function responses (Google, *Thought signatures*: the current turn). Within it
+/// Gemini 3 re-reads the thoughts of the model's steps whose signatures come back.
+fn gemini_cycle_start(contents: &[Value]) -> usize {
+    contents
+        .iter()
+        .rposition(|c| {
+            c.get("role").and_then(Value::as_str).unwrap_or("user") == "user"
+                && c.get("parts")
+                    .and_then(Value::as_array)
+                    .is_some_and(|parts| parts.iter().any(|p| p.get("functionResponse").is_none()))
+        })
+        .unwrap_or(0)
+}
+
+/// A model content that sends a thought signature back as `thoughtSignature`. Measured: the
+/// snake-case spelling (`thought_signature`, pydantic-ai's Vertex requests: 64 steps) is
+/// billed no thoughts, the camel-case one is (the Gemini API's and ruby_llm's Vertex steps).
+fn rereads_thoughts(content: &Value) -> bool {
+    content.get("role").and_then(Value::as_str) == Some("model")
+        && content
+            .get("parts")
+            .and_then(Value::as_array)
+            .is_some_and(|parts| parts.iter().any(|p| p.get("thoughtSignature").is_some()))
+}
+
+/// A key holding a Gemini thought signature, in either JSON spelling.
+fn is_signature(key: &str) -> bool {
+    key == "thoughtSignature" || key == "thought_signature"
+}
+
 /// Gemini's `thoughtSignature` (an opaque token of the model's thought, base64) is not
 /// prompt text, nor is a thought summary sent back (a part with `"thought": true`: Gemini
 /// leaves it out of the context; ruby_llm's Vertex Gemini 3 turn that sent one back billed
 /// 21 tokens for 229 counted): `value` without them, `None` when it holds none. Parts sit two
 /// levels down.
 fn without_signatures(value: &Value, depth: usize) -> Option<Value> {
-    const KEY: &str = "thoughtSignature";
     match value {
         Value::Object(map) if depth < 4 => {
             let thought = map.get("thought").and_then(Value::as_bool) == Some(true);
@@ -651,14 +699,14 @@ fn without_signatures(value: &Value, depth: usize) -> Option<Value> {
                 .enumerate()
                 .filter_map(|(i, v)| Some((i, without_signatures(v, depth + 1)?)))
                 .collect();
-            if !map.contains_key(KEY) && !thought && inner.is_empty() {
+            if !map.keys().any(|k| is_signature(k)) && !thought && inner.is_empty() {
                 return None;
             }
             let mut changed = inner.into_iter().peekable();
             let mut out = serde_json::Map::new();
             for (i, (k, v)) in map.iter().enumerate() {
                 let replaced = changed.next_if(|(j, _)| *j == i).map(|(_, v)| v);
-                if k != KEY && !(thought && matches!(k.as_str(), "text" | "thought")) {
+                if !is_signature(k) && !(thought && matches!(k.as_str(), "text" | "thought")) {
                     out.insert(k.clone(), replaced.unwrap_or_else(|| v.clone()));
                 }
             }

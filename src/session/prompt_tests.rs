@@ -110,6 +110,41 @@ fn gemini_text_is_counted_as_text_and_signatures_are_not() {
         text(pieces(&thought, "").0[0].value),
         r#"{"role":"model","parts":[{},{"text":"8"}]}"#
     );
+    // The snake-case spelling (pydantic-ai's Vertex requests) is no text either: counted, its
+    // base64 took a step of 102 billed tokens to 1,323 counted.
+    let snake = capture(
+        json!({"contents": [{"role": "model", "parts": [{"functionCall":
+        {"name": "f", "args": {}}, "thought_signature": "CoYEAXLI2nzmyDix3"}]}]}),
+    );
+    assert_eq!(
+        text(pieces(&snake, "").0[0].value),
+        text(pieces(&call, "").0[0].value)
+    );
+    // A model step with its signature, in the current function-calling cycle, carries its
+    // thoughts (another block than the same step once a user message starts a new cycle);
+    // one sending it in the snake-case spelling is billed none.
+    let step = json!({"role": "model", "parts": [{"functionCall": {"name": "f", "args": {}},
+        "thoughtSignature": "CoYEAXLI2nzmyDix3"}]});
+    let result = json!({"role": "user", "parts": [{"functionResponse": {"name": "f",
+        "response": {}}}]});
+    let ask = json!({"role": "user", "parts": [{"text": "go"}]});
+    let within = capture(json!({"contents": [ask, step, result]}));
+    let (p, _) = pieces(&within, "");
+    assert_eq!(
+        (p[0].thoughts, p[1].thoughts, p[2].thoughts),
+        (false, true, false)
+    );
+    let after = capture(
+        json!({"contents": [ask, step, result, {"role": "model", "parts":
+        [{"text": "done"}]}, {"role": "user", "parts": [{"text": "thanks"}]}]}),
+    );
+    let (q, _) = pieces(&after, "");
+    assert!(!q[1].thoughts);
+    assert_ne!(q[1].hash, p[1].hash);
+    let snake_step = capture(json!({"contents": [ask, {"role": "model", "parts": [{
+        "functionCall": {"name": "f", "args": {}}, "thought_signature": "CoYEAXLI2nzmyDix3"}]},
+        result]}));
+    assert!(!pieces(&snake_step, "").0[1].thoughts);
 }
 
 #[test]
