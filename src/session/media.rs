@@ -163,12 +163,15 @@ pub fn known_reasoning(
 /// `thoughtsTokenCount` (Google, *Thought signatures*: the model keeps its reasoning within the
 /// current turn; pydantic-ai's Gemini 3 step billed 780 = 36 + 632 thoughts + the step).
 pub fn reread_thoughts(
-    value: super::prompt::Canon<'_>,
+    piece: &super::prompt::Piece<'_>,
     known: &rustc_hash::FxHashMap<u64, u64>,
 ) -> usize {
-    let super::prompt::Canon::Json(content) = value else {
+    let super::prompt::Canon::Json(content) = piece.value else {
         return 0;
     };
+    if !piece.thoughts {
+        return 0;
+    }
     let mut seen: Vec<u64> = Vec::new();
     let parts = content.get("parts").and_then(Value::as_array);
     for part in parts.into_iter().flatten() {

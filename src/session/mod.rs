@@ -387,9 +387,7 @@ impl<'a> Analyzer<'a> {
 
         // The rest of the prompt: counted once per turn for every strategy, each block once
         // per session. Automatic caching keeps the text of the long blocks.
-        let (rest, media, media_at) = self.count_rest(&read, failed);
-        self.reasoning_tokens
-            .extend(usage.and_then(|u| u.reasoning));
+        let (rest, media, media_at) = self.count_rest(&read, failed, usage.as_ref());
         let (head, rest) = rest.split_at(read.head);
         let rest_tokens: usize = head.iter().chain(rest).map(|r| r.1).sum();
 
@@ -408,6 +406,7 @@ impl<'a> Analyzer<'a> {
 
         // The request as sent, through the cache model, against what the provider billed.
         let prompt_tokens = context_tokens + rest_tokens;
+        read.date_overhead(usage.as_ref(), prompt_tokens, time_ms);
         let group = (!failed).then(|| self.calibration.group(read.group_key()));
         let sent = self.model_sent(&SentTurn {
             read: &read,
@@ -610,11 +609,7 @@ impl<'a> Analyzer<'a> {
             for ((piece, n), (_, found)) in new.iter().zip(counts).zip(&texts) {
                 let found =
                     found.map(|f| media::known_reasoning(piece.value, f, &self.reasoning_tokens));
-                let thoughts = if piece.thoughts {
-                    media::reread_thoughts(piece.value, &self.reasoning_tokens)
-                } else {
-                    0
-                };
+                let thoughts = media::reread_thoughts(piece, &self.reasoning_tokens);
                 let n = n + found.map_or(0, |f| f.tokens) + thoughts;
                 let count = PieceCount {
                     tokens: u32::try_from(n).unwrap_or(u32::MAX),

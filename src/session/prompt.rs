@@ -264,19 +264,7 @@ pub fn pieces<'a>(capture: &'a Capture, model: &str) -> (Vec<Piece<'a>>, usize) 
                 head = out.len();
             }
             if let Some(Value::Array(items)) = body.get(list) {
-                let cycle = gemini_cycle_start(items);
-                for (at, item) in items.iter().enumerate() {
-                    out.push(if at >= cycle && rereads_thoughts(item) {
-                        // Its own place: the same content once the cycle is over is billed
-                        // without the thoughts, so it is another block.
-                        Piece {
-                            thoughts: true,
-                            ..piece(5, item, None)
-                        }
-                    } else {
-                        gemini_piece(4, item)
-                    });
-                }
+                gemini_contents(items, &mut out);
             }
         }
         Shape::McpToolsList => {}
@@ -654,6 +642,23 @@ pub fn text(value: Canon<'_>) -> String {
     }
 }
 
+/// Each Gemini content a block; a model step of the current function-calling cycle that sends
+/// its signature back has its own place: the same content once the cycle is over is billed
+/// without the thoughts, so it is another block.
+fn gemini_contents<'a>(items: &'a [Value], out: &mut Vec<Piece<'a>>) {
+    let cycle = gemini_cycle_start(items);
+    for (at, item) in items.iter().enumerate() {
+        out.push(if at >= cycle && rereads_thoughts(item) {
+            Piece {
+                thoughts: true,
+                ..piece(5, item, None)
+            }
+        } else {
+            gemini_piece(4, item)
+        });
+    }
+}
+
 /// Where Gemini's current function-calling cycle starts: at the last user content that holds
 /// more than function responses (Google, *Thought signatures*: the current turn). Within it
 /// Gemini 3 re-reads the thoughts of the model's steps whose signatures come back.
@@ -706,7 +711,7 @@ fn without_signatures(value: &Value, depth: usize) -> Option<Value> {
             let mut out = serde_json::Map::new();
             for (i, (k, v)) in map.iter().enumerate() {
                 let replaced = changed.next_if(|(j, _)| *j == i).map(|(_, v)| v);
-                if !is_signature(k) && !(thought && matches!(k.as_str(), "text" | "thought")) {
+                if !(is_signature(k) || thought && matches!(k.as_str(), "text" | "thought")) {
                     out.insert(k.clone(), replaced.unwrap_or_else(|| v.clone()));
                 }
             }
