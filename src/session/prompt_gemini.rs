@@ -78,8 +78,9 @@ fn gemini_cycle_start(contents: &[Value]) -> usize {
 }
 
 /// A model content that sends a thought signature back as `thoughtSignature`. Measured: the
-/// snake-case spelling (`thought_signature`, pydantic-ai's Vertex requests: 64 steps) is
-/// billed no thoughts, the camel-case one is (the Gemini API's and ruby_llm's Vertex steps).
+/// snake-case spelling (`thought_signature`, pydantic-ai's Vertex requests: 56 steps of 34
+/// recordings) is billed no thoughts, the camel-case one is (the Gemini API's and ruby_llm's
+/// Vertex steps).
 fn rereads_thoughts(content: &Value) -> bool {
     content.get("role").and_then(Value::as_str) == Some("model")
         && content
