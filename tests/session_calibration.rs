@@ -235,3 +235,53 @@ fn a_gemini_snake_case_pdf_is_media() {
     let why = turn["uncalibrated"].as_str().unwrap();
     assert!(why.contains("a PDF"), "{why}");
 }
+
+/// Gemini 3 bills again, within the current function-calling cycle, the thoughts of each step
+/// whose signature comes back (turn 2 sends turn 1's call back, its signature in the URL-safe
+/// spelling: 612 thoughts billed beside the request), and not once a new user message starts
+/// another cycle (turn 3). Counted as those thoughts, every turn calibrates near 1.05 and the
+/// calibrated cost is the bill; without them turn 2 calibrated at 5.4 and the cost was 416 of
+/// 1,027 (ruby_llm's Gemini 3 image turn: 1.76, pydantic-ai's step of 780 billed: 3.4).
+#[test]
+fn gemini_thoughts_of_the_current_cycle_are_billed_again() {
+    let report = session_json("samples/traces/gemini3-thoughts-reread.jsonl");
+    let turns = report["turns"].as_array().unwrap();
+    for turn in turns {
+        let ratio = f(&turn["calibration"]);
+        assert!((0.95..=1.1).contains(&ratio), "{turn}");
+    }
+    let exact = |t: usize| turns[t]["prompt_tokens"].as_u64().unwrap();
+    assert!(exact(1) >= 612 + exact(0), "{}", exact(1));
+    assert!(exact(2) < exact(1) - 500, "{}", exact(2));
+    let billed = f(&report["calibration"]["billed"]);
+    let calibrated = f(&report["strategies"][0]["cost_provider"]);
+    assert!(
+        (calibrated - billed).abs() <= 0.05 * billed,
+        "{calibrated} {billed}"
+    );
+}
+
+/// Claude 4.5 and later bill a larger tool-use prompt than the pricing page lists for Claude 4:
+/// 165 provider tokens more with `tool_choice` `auto` (turns 1 and 2), 307 more with `any`
+/// (turn 3), measured on recordings of 2026. Taken off the bill, every turn calibrates at its
+/// own count's 1.05; with the published figures alone the turns calibrated at 1.7 to 2.2,
+/// the group fitted a fixed part of 165 where no request holds one, and the cost was 2,195 of
+/// 2,338 billed.
+#[test]
+fn claude_4_5_bills_a_larger_tool_use_prompt() {
+    let report = session_json("samples/traces/claude-tool-use-prompt-4-5.jsonl");
+    let turns = report["turns"].as_array().unwrap();
+    assert_eq!(turns.len(), 3);
+    for turn in turns {
+        let ratio = f(&turn["calibration"]);
+        assert!((1.0..=1.1).contains(&ratio), "{turn}");
+    }
+    let group = &report["calibration"]["groups"][0];
+    assert_eq!(group["fixed"], Value::Null, "{group}");
+    let billed = f(&report["calibration"]["billed"]);
+    let calibrated = f(&report["strategies"][0]["cost_provider"]);
+    assert!(
+        (calibrated - billed).abs() <= 0.01 * billed,
+        "{calibrated} {billed}"
+    );
+}

@@ -420,13 +420,17 @@ impl Analyzer<'_> {
 
     /// The rest of the prompt counted ([`Self::count_pieces`]), why media keep the turn out
     /// of calibration (media the provider's rule counts calibrate), and the long blocks'
-    /// text kept where the cache is automatic.
+    /// text kept where the cache is automatic. The reasoning its response wrote (`usage`) is
+    /// then known to the later requests that send it back.
     pub(super) fn count_rest(
         &mut self,
         read: &TurnRead<'_>,
         failed: bool,
+        usage: Option<&Usage>,
     ) -> (Vec<Counted>, Option<&'static str>, Option<usize>) {
         let (rest, uncounted, media_at) = self.count_pieces(&read.pieces, read.family);
+        self.reasoning_tokens
+            .extend(usage.and_then(|u| u.reasoning));
         let media = read.media_left_out(uncounted);
         self.note_texts(&read.pieces, rest.iter(), read.rules.openai && !failed);
         (rest, media, media_at)

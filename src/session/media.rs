@@ -157,6 +157,38 @@ pub fn known_reasoning(
     }
 }
 
+/// The thoughts a Gemini model content of the current function-calling cycle makes the
+/// provider bill again: for each distinct thought signature it sends back that a response of
+/// the trace wrote (`known`: thoughts by signature hash), that response's
+/// `thoughtsTokenCount` (Google, *Thought signatures*: the model keeps its reasoning within the
+/// current turn; pydantic-ai's Gemini 3 step billed 780 = 36 + 632 thoughts + the step).
+pub fn reread_thoughts(
+    piece: &super::prompt::Piece<'_>,
+    known: &rustc_hash::FxHashMap<u64, u64>,
+) -> usize {
+    let super::prompt::Canon::Json(content) = piece.value else {
+        return 0;
+    };
+    if !piece.thoughts {
+        return 0;
+    }
+    let mut seen: Vec<u64> = Vec::new();
+    let parts = content.get("parts").and_then(Value::as_array);
+    for part in parts.into_iter().flatten() {
+        let Some(signature) = part.get("thoughtSignature").and_then(Value::as_str) else {
+            continue;
+        };
+        let hash = crate::trace::signature_hash(signature);
+        if !seen.contains(&hash) {
+            seen.push(hash);
+        }
+    }
+    seen.iter()
+        .filter_map(|h| known.get(h))
+        .map(|&n| n as usize)
+        .sum()
+}
+
 /// Base64 characters read for an image's header at most: a JPEG's size sits after its
 /// metadata segments, which are seldom longer.
 const HEADER_CHARS: usize = 256 * 1024;

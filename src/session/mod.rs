@@ -278,12 +278,6 @@ impl<'a> Analyzer<'a> {
         self
     }
 
-    /// Keeps what a response's encrypted reasoning stands for, for the turns that send it back.
-    fn keep_reasoning(&mut self, usage: Option<Usage>) {
-        self.reasoning_tokens
-            .extend(usage.and_then(|u| u.reasoning));
-    }
-
     /// Turns finished so far (those of the chosen thread, with a filter).
     pub fn kept_turns(&self) -> usize {
         self.kept
@@ -397,8 +391,7 @@ impl<'a> Analyzer<'a> {
 
         // The rest of the prompt: counted once per turn for every strategy, each block once
         // per session. Automatic caching keeps the text of the long blocks.
-        let (rest, media, media_at) = self.count_rest(&read, failed);
-        self.keep_reasoning(usage);
+        let (rest, media, media_at) = self.count_rest(&read, failed, usage.as_ref());
         let (head, rest) = rest.split_at(read.head);
         let rest_tokens: usize = head.iter().chain(rest).map(|r| r.1).sum();
 
@@ -417,6 +410,7 @@ impl<'a> Analyzer<'a> {
 
         // The request as sent, through the cache model, against what the provider billed.
         let prompt_tokens = context_tokens + rest_tokens;
+        read.date_overhead(usage.as_ref(), prompt_tokens, time_ms);
         let group = (!failed).then(|| self.calibration.group(read.group_key()));
         let sent = self.model_sent(&SentTurn {
             read: &read,
@@ -617,7 +611,8 @@ impl<'a> Analyzer<'a> {
             for ((piece, n), (_, found)) in new.iter().zip(counts).zip(&texts) {
                 let found =
                     found.map(|f| media::known_reasoning(piece.value, f, &self.reasoning_tokens));
-                let n = n + found.map_or(0, |f| f.tokens);
+                let thoughts = media::reread_thoughts(piece, &self.reasoning_tokens);
+                let n = n + found.map_or(0, |f| f.tokens) + thoughts;
                 let count = PieceCount {
                     tokens: u32::try_from(n).unwrap_or(u32::MAX),
                     uncounted: found.and_then(|f| f.uncounted),

@@ -29,6 +29,10 @@ pub struct Piece<'a> {
     /// What is counted: the text, for text the provider reads as text whatever its spelling
     /// (a string `content`, a single `text` block); else the compact JSON.
     pub value: Canon<'a>,
+    /// A Gemini model content of the current function-calling cycle that sends its thought
+    /// signature back: the provider bills the thoughts behind it again
+    /// ([`super::media::reread_thoughts`]).
+    pub thoughts: bool,
 }
 
 /// A block's content as the provider tokenizes it, not as the JSON spells it (SESSIONS.md
@@ -57,7 +61,7 @@ fn block_text(value: &Value) -> Option<&str> {
     if !map.contains_key("type") {
         let gemini = map
             .iter()
-            .all(|(k, v)| k == "text" && v.is_string() || k == "thoughtSignature" || v.is_null());
+            .all(|(k, v)| k == "text" && v.is_string() || is_signature(k) || v.is_null());
         return gemini
             .then(|| map.get("text").and_then(Value::as_str))
             .flatten();
@@ -260,9 +264,7 @@ pub fn pieces<'a>(capture: &'a Capture, model: &str) -> (Vec<Piece<'a>>, usize) 
                 head = out.len();
             }
             if let Some(Value::Array(items)) = body.get(list) {
-                for item in items {
-                    out.push(gemini_piece(4, item));
-                }
+                gemini_contents(items, model, &mut out);
             }
         }
         Shape::McpToolsList => {}
@@ -510,6 +512,7 @@ fn piece(place: u8, value: &Value, mark: Option<Ttl>) -> Piece<'_> {
         hash: hasher.finish(),
         mark,
         value,
+        thoughts: false,
     }
 }
 
@@ -528,37 +531,7 @@ fn item_piece(item: &Value) -> Piece<'_> {
         hash: hasher.finish(),
         mark: None,
         value: content,
-    }
-}
-
-/// A Gemini content (or system instruction): one whose parts are all text is its role and
-/// its text, as Gemini tokenizes it; anything else (function calls and responses, media) its
-/// JSON.
-fn gemini_piece(place: u8, item: &Value) -> Piece<'_> {
-    let parts = item.get("parts").and_then(Value::as_array);
-    let plain = item.as_object().is_some_and(|map| {
-        map.iter()
-            .all(|(k, v)| matches!(k.as_str(), "role" | "parts") || v.is_null())
-    });
-    let Some(parts) =
-        parts.filter(|p| plain && !p.is_empty() && p.iter().all(|part| block_text(part).is_some()))
-    else {
-        return piece(place, item, None);
-    };
-    let role = item.get("role").and_then(Value::as_str).unwrap_or("");
-    let mut hasher = FxHasher::default();
-    hasher.write_u8(place);
-    hasher.write(role.as_bytes());
-    hasher.write_u8(0xff);
-    let value = match parts.as_slice() {
-        [only] => Canon::Text(block_text(only).unwrap_or("")),
-        _ => Canon::Parts(parts),
-    };
-    hash_canon(value, &mut hasher);
-    Piece {
-        hash: hasher.finish(),
-        mark: None,
-        value,
+        thoughts: false,
     }
 }
 
@@ -573,6 +546,7 @@ fn text_piece<'a>(place: u8, role: &str, text: &'a str) -> Piece<'a> {
         hash: hasher.finish(),
         mark: None,
         value: Canon::Text(text),
+        thoughts: false,
     }
 }
 
@@ -636,59 +610,6 @@ pub fn text(value: Canon<'_>) -> String {
     }
 }
 
-/// Gemini's `thoughtSignature` (an opaque token of the model's thought, base64) is not
-/// prompt text, nor is a thought summary sent back (a part with `"thought": true`: Gemini
-/// leaves it out of the context; ruby_llm's Vertex Gemini 3 turn that sent one back billed
-/// 21 tokens for 229 counted): `value` without them, `None` when it holds none. Parts sit two
-/// levels down.
-fn without_signatures(value: &Value, depth: usize) -> Option<Value> {
-    const KEY: &str = "thoughtSignature";
-    match value {
-        Value::Object(map) if depth < 4 => {
-            let thought = map.get("thought").and_then(Value::as_bool) == Some(true);
-            let inner: Vec<(usize, Value)> = map
-                .values()
-                .enumerate()
-                .filter_map(|(i, v)| Some((i, without_signatures(v, depth + 1)?)))
-                .collect();
-            if !map.contains_key(KEY) && !thought && inner.is_empty() {
-                return None;
-            }
-            let mut changed = inner.into_iter().peekable();
-            let mut out = serde_json::Map::new();
-            for (i, (k, v)) in map.iter().enumerate() {
-                let replaced = changed.next_if(|(j, _)| *j == i).map(|(_, v)| v);
-                if k != KEY && !(thought && matches!(k.as_str(), "text" | "thought")) {
-                    out.insert(k.clone(), replaced.unwrap_or_else(|| v.clone()));
-                }
-            }
-            Some(Value::Object(out))
-        }
-        Value::Array(items) if depth < 4 => {
-            let inner: Vec<(usize, Value)> = items
-                .iter()
-                .enumerate()
-                .filter_map(|(i, v)| Some((i, without_signatures(v, depth + 1)?)))
-                .collect();
-            if inner.is_empty() {
-                return None;
-            }
-            let mut changed = inner.into_iter().peekable();
-            let out = items
-                .iter()
-                .enumerate()
-                .map(|(i, v)| {
-                    changed
-                        .next_if(|(j, _)| *j == i)
-                        .map_or_else(|| v.clone(), |(_, v)| v)
-                })
-                .collect();
-            Some(Value::Array(out))
-        }
-        _ => None,
-    }
-}
-
 /// A hash of a tool entry's content, `cache_control` left out.
 pub fn entry_hash(value: &Value) -> u64 {
     let mut hasher = FxHasher::default();
@@ -725,6 +646,10 @@ pub fn seed(shape: Shape, model: &str) -> u64 {
     hasher.write(model.as_bytes());
     hasher.finish()
 }
+
+#[path = "prompt_gemini.rs"]
+mod gemini;
+use gemini::{gemini_contents, gemini_piece, is_signature, without_signatures};
 
 #[cfg(test)]
 #[path = "prompt_tests.rs"]

@@ -110,6 +110,59 @@ fn gemini_text_is_counted_as_text_and_signatures_are_not() {
         text(pieces(&thought, "").0[0].value),
         r#"{"role":"model","parts":[{},{"text":"8"}]}"#
     );
+    // The snake-case spelling (pydantic-ai's Vertex requests) is no text either: counted, its
+    // base64 took a step of 102 billed tokens to 1,323 counted.
+    let snake = capture(
+        json!({"contents": [{"role": "model", "parts": [{"functionCall":
+        {"name": "f", "args": {}}, "thought_signature": "CoYEAXLI2nzmyDix3"}]}]}),
+    );
+    assert_eq!(
+        text(pieces(&snake, "").0[0].value),
+        text(pieces(&call, "").0[0].value)
+    );
+    // A function call's or response's client id is not counted either.
+    let with_id = capture(
+        json!({"contents": [{"role": "model", "parts": [{"functionCall":
+        {"name": "f", "args": {}, "id": "pyd_ai_98262f03f44d4c239a887e97c20915a8"}}]},
+        {"role": "user", "parts": [{"functionResponse": {"name": "f", "response": {},
+        "id": "pyd_ai_98262f03f44d4c239a887e97c20915a8"}}]}]}),
+    );
+    let (w, _) = pieces(&with_id, "gemini-3-flash-preview");
+    assert_eq!(
+        text(w[0].value),
+        r#"{"role":"model","parts":[{"functionCall":{"name":"f","args":{}}}]}"#
+    );
+    assert_eq!(
+        text(w[1].value),
+        r#"{"role":"user","parts":[{"functionResponse":{"name":"f","response":{}}}]}"#
+    );
+    // A model step with its signature, in the current function-calling cycle, carries its
+    // thoughts (another block than the same step once a user message starts a new cycle);
+    // one sending it in the snake-case spelling is billed none.
+    let step = json!({"role": "model", "parts": [{"functionCall": {"name": "f", "args": {}},
+        "thoughtSignature": "CoYEAXLI2nzmyDix3"}]});
+    let result = json!({"role": "user", "parts": [{"functionResponse": {"name": "f",
+        "response": {}}}]});
+    let ask = json!({"role": "user", "parts": [{"text": "go"}]});
+    let within = capture(json!({"contents": [ask, step, result]}));
+    let (p, _) = pieces(&within, "gemini-3-flash-preview");
+    // Gemini 2.5 bills no thoughts again.
+    assert!(!pieces(&within, "gemini-2.5-pro").0[1].thoughts);
+    assert_eq!(
+        (p[0].thoughts, p[1].thoughts, p[2].thoughts),
+        (false, true, false)
+    );
+    let after = capture(
+        json!({"contents": [ask, step, result, {"role": "model", "parts":
+        [{"text": "done"}]}, {"role": "user", "parts": [{"text": "thanks"}]}]}),
+    );
+    let (q, _) = pieces(&after, "gemini-3-flash-preview");
+    assert!(!q[1].thoughts);
+    assert_ne!(q[1].hash, p[1].hash);
+    let snake_step = capture(json!({"contents": [ask, {"role": "model", "parts": [{
+        "functionCall": {"name": "f", "args": {}}, "thought_signature": "CoYEAXLI2nzmyDix3"}]},
+        result]}));
+    assert!(!pieces(&snake_step, "gemini-3-flash-preview").0[1].thoughts);
 }
 
 #[test]

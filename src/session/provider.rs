@@ -553,7 +553,46 @@ pub fn tool_use_tokens(model: &str, forced: bool) -> usize {
     } else {
         (346, 313)
     };
-    if forced { forced_n } else { auto }
+    tool_use_unpublished(&m, forced) + if forced { forced_n } else { auto }
+}
+
+/// Of [`tool_use_tokens`], what no page publishes (`model` in lower case).
+pub fn tool_use_unpublished(model: &str, forced: bool) -> usize {
+    match (claude_4_5_or_later(model), TOOL_USE_UNPUBLISHED) {
+        (false, _) => 0,
+        (true, (_, more)) if forced => more,
+        (true, (more, _)) => more,
+    }
+}
+
+/// Provider tokens Claude 4.5 and later (Sonnet and Haiku 4.5, Opus 4.5 to 4.8, Sonnet 4.6, the
+/// 5 family, Fable and Mythos) bill on every request that sends tools beyond the tool-use
+/// prompt the pricing page lists for Claude 4 (346 / 313), `tool_choice` `auto`/`none` first,
+/// `any`/`tool` second: unpublished, measured past each turn's own count on recordings made
+/// from November 2025 on without a tool search (pydantic-ai, ruby_llm, ellmer: 57 pydantic-ai
+/// sessions of March 2026 at a median of 164; `auto` 148 to 182, forced 302 to 326 past 313;
+/// Sonnet 4 and 3.7 none, and recordings of October 2025 none, the prompt having grown since).
+pub const TOOL_USE_UNPUBLISHED: (usize, usize) = (165, 307);
+
+/// Whether a Claude model is 4.5 or later by its name (`claude-sonnet-4-5-20250929`,
+/// `anthropic/claude-haiku-4.5`, `us.anthropic.claude-opus-4-8-v1:0`, `claude-fable-5`); the
+/// 3.x names put the version first (`claude-3-7-sonnet`) and are earlier.
+fn claude_4_5_or_later(model: &str) -> bool {
+    let Some(at) = model.find("claude-") else {
+        return false;
+    };
+    let mut words = model[at + "claude-".len()..].split(['-', '.', '@', ':']);
+    match words.next() {
+        Some("fable" | "mythos") => true,
+        Some("sonnet" | "opus" | "haiku") => {
+            let number =
+                |w: Option<&str>| w.and_then(|w| w.parse::<u32>().ok()).filter(|&n| n < 100);
+            let major = number(words.next());
+            let minor = number(words.next()).unwrap_or(0);
+            major.is_some_and(|major| (major, minor) >= (4, 5))
+        }
+        _ => false,
+    }
 }
 
 /// Anthropic-defined client tools a request names by type alone (`computer_20250124`,

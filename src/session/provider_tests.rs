@@ -233,8 +233,25 @@ fn minimums_and_tool_use_tokens() {
     }
     assert!(gemini_caches_implicitly("gemini-flash-latest"));
     assert!(gemini_caches_implicitly("gemini-2.5-flash-lite"));
-    assert_eq!(tool_use_tokens("claude-sonnet-4-5", false), 346);
-    assert_eq!(tool_use_tokens("claude-sonnet-4-5", true), 313);
+    // The pricing page's figures for Claude 4; from 4.5 on, what those models bill beyond them.
+    assert_eq!(tool_use_tokens("claude-sonnet-4-20250514", false), 346);
+    assert_eq!(tool_use_tokens("claude-opus-4-1", true), 313);
+    assert_eq!(tool_use_tokens("claude-3-7-sonnet-20250219", false), 346);
+    assert_eq!(tool_use_tokens("claude-3-opus-20240229", false), 530);
+    let (auto, forced) = TOOL_USE_UNPUBLISHED;
+    for later in [
+        "claude-sonnet-4-5",
+        "claude-sonnet-4-5-20250929",
+        "anthropic/claude-haiku-4.5",
+        "us.anthropic.claude-sonnet-4-5-20250929-v1:0",
+        "claude-sonnet-4-6@default",
+        "claude-opus-4-8",
+        "claude-fable-5",
+        "claude-sonnet-5",
+    ] {
+        assert_eq!(tool_use_tokens(later, false), 346 + auto, "{later}");
+        assert_eq!(tool_use_tokens(later, true), 313 + forced, "{later}");
+    }
 }
 
 #[test]

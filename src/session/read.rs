@@ -58,6 +58,8 @@ pub(super) struct TurnRead<'c> {
     pub(super) context: u128,
     /// Provider tokens before the tools the body does not hold (Anthropic's tool-use prompt).
     pub(super) overhead: usize,
+    /// Of those, the part no page publishes (Claude 4.5 and later's larger tool-use prompt).
+    pub(super) unpublished: usize,
     /// The trace's text is hashed.
     pub(super) hashed: bool,
     /// Context the provider stored that the request only names: its prompt holds turns the
@@ -112,7 +114,39 @@ impl StoredContext {
     }
 }
 
+/// Requests dated before this instant (26 November 2025, in milliseconds since the epoch) were
+/// billed the tool-use prompt the pricing page lists: pydantic-ai's Claude 4.5 recordings of
+/// 29 October 2025 and before show nothing more, those of 26 November 2025 and after show
+/// [`provider::TOOL_USE_UNPUBLISHED`].
+const LARGER_TOOL_USE_PROMPT_FROM_MS: i64 = 1_764_115_200_000;
+
 impl<'c> TurnRead<'c> {
+    /// The tool-use prompt this turn was billed: without its unpublished part where the request
+    /// is dated before Claude 4.5's prompt grew, or where its bill cannot hold it
+    /// ([`verdict::overhead_for_bill`]).
+    pub(super) fn date_overhead(
+        &mut self,
+        usage: Option<&Usage>,
+        prompt_tokens: usize,
+        time_ms: Option<i64>,
+    ) {
+        if self.unpublished == 0 {
+            return;
+        }
+        if time_ms.is_some_and(|t| t < LARGER_TOOL_USE_PROMPT_FROM_MS) {
+            self.overhead -= self.unpublished;
+        } else if let Some(u) = usage {
+            let billed = if self.openai {
+                u.input
+            } else {
+                u.input + u.cache_read + u.cache_write
+            };
+            self.overhead =
+                verdict::overhead_for_bill(self.overhead, self.unpublished, billed, prompt_tokens);
+        }
+        self.unpublished = 0;
+    }
+
     /// Why its media keep the turn out of calibration (`uncounted`: why some block's media
     /// were not counted), if they do: media a provider's rule counts calibrate.
     pub(super) fn media_left_out(&self, uncounted: Option<Uncounted>) -> Option<&'static str> {
@@ -215,6 +249,7 @@ impl<'c> TurnRead<'c> {
             pieces,
             head,
             overhead: verdict::tool_use_overhead(capture, &model, who.provider),
+            unpublished: verdict::unpublished_overhead(capture, &model, who.provider),
             who,
             rules,
             seed: prompt::seed(shape, &model),

@@ -152,10 +152,10 @@ fn media_in(value: &Value, depth: usize) -> bool {
     }
 }
 
-/// The tokens a provider adds to the prompt before the tools, in its own count: Anthropic's
-/// tool-use system prompt when the request sends tools (on Anthropic, Bedrock and Vertex),
-/// and the definitions of the Anthropic-defined tools it names by type.
-pub fn tool_use_overhead(capture: &Capture, model: &str, provider: Provider) -> usize {
+/// Whether a request sends tools to Claude (on Anthropic, Bedrock, Vertex or Foundry), and then
+/// whether its `tool_choice` forces a tool (`any`/`tool`; Chat's `"required"` or a named
+/// function, a gateway in front of Claude).
+fn claude_tools(capture: &Capture, model: &str, provider: Provider) -> Option<bool> {
     let body = capture.body();
     let claude = matches!(
         provider,
@@ -163,13 +163,46 @@ pub fn tool_use_overhead(capture: &Capture, model: &str, provider: Provider) -> 
     ) && (capture.shape() == Shape::AnthropicMessages
         || model.to_ascii_lowercase().contains("claude"));
     if !claude || capture.tools().is_empty() {
-        return 0;
+        return None;
     }
-    let forced = matches!(
-        body.pointer("/tool_choice/type").and_then(Value::as_str),
-        Some("any" | "tool")
-    );
-    provider::tool_use_tokens(model, forced) + provider::defined_tools_tokens(capture.tools())
+    Some(
+        matches!(
+            body.pointer("/tool_choice/type").and_then(Value::as_str),
+            Some("any" | "tool" | "function")
+        ) || matches!(
+            body.get("tool_choice").and_then(Value::as_str),
+            Some("required" | "any")
+        ),
+    )
+}
+
+/// The tokens a provider adds to the prompt before the tools, in its own count: Anthropic's
+/// tool-use system prompt when the request sends tools (on Anthropic, Bedrock and Vertex),
+/// and the definitions of the Anthropic-defined tools it names by type.
+pub fn tool_use_overhead(capture: &Capture, model: &str, provider: Provider) -> usize {
+    claude_tools(capture, model, provider).map_or(0, |forced| {
+        provider::tool_use_tokens(model, forced) + provider::defined_tools_tokens(capture.tools())
+    })
+}
+
+/// Of [`tool_use_overhead`], the part no page publishes ([`provider::TOOL_USE_UNPUBLISHED`]).
+pub fn unpublished_overhead(capture: &Capture, model: &str, provider: Provider) -> usize {
+    claude_tools(capture, model, provider).map_or(0, |forced| {
+        provider::tool_use_unpublished(&model.to_ascii_lowercase(), forced)
+    })
+}
+
+/// The overhead a turn's bill was charged: the tool-use prompt as Claude 4.5 and later bill it
+/// today, unless the bill cannot hold it beside the request at half its count (`prompt`
+/// tokens), where it was the published one (recordings before November 2025: Sonnet 4.5 billed
+/// 383 for 51 counted tokens and a tool).
+pub fn overhead_for_bill(overhead: usize, unpublished: usize, billed: u64, prompt: usize) -> usize {
+    let held = billed.saturating_sub(overhead as u64);
+    if unpublished > 0 && held < (prompt as u64).div_ceil(2) {
+        overhead - unpublished
+    } else {
+        overhead
+    }
 }
 
 /// Why a failed call's turn is not judged: it is outside the cache chain.
@@ -212,10 +245,37 @@ mod tests {
         assert!(hashed(&c));
         assert_eq!(
             tool_use_overhead(&c, "claude-sonnet-4-5", Provider::Anthropic),
-            346
+            provider::tool_use_tokens("claude-sonnet-4-5", false)
+        );
+        // Chat's `"required"` (a gateway in front of Claude) is forced too.
+        let required = Capture::from_value(json!({"model": "anthropic/claude-sonnet-4-5",
+            "messages": [{"role": "user", "content": "hi"}], "tool_choice": "required",
+            "tools": [{"type": "function", "function": {"name": "a", "parameters": {}}}]}))
+        .unwrap();
+        assert_eq!(
+            tool_use_overhead(
+                &required,
+                "anthropic/claude-sonnet-4-5",
+                Provider::Anthropic
+            ),
+            provider::tool_use_tokens("claude-sonnet-4-5", true)
         );
         assert_eq!(
             tool_use_overhead(&c, "claude-sonnet-4-5", Provider::OpenAi),
+            0
+        );
+        // A bill that cannot hold the request at half its count beside the larger prompt was
+        // billed the published one; one that can, the larger.
+        let (overhead, unpublished) = (511, 165);
+        assert_eq!(overhead_for_bill(overhead, unpublished, 383, 51), 346);
+        assert_eq!(overhead_for_bill(overhead, unpublished, 558, 45), 511);
+        assert_eq!(overhead_for_bill(346, 0, 300, 51), 346);
+        assert_eq!(
+            unpublished_overhead(&c, "claude-sonnet-4-5", Provider::Anthropic),
+            provider::TOOL_USE_UNPUBLISHED.0
+        );
+        assert_eq!(
+            unpublished_overhead(&c, "claude-sonnet-4-20250514", Provider::Anthropic),
             0
         );
         // Anthropic's tool search adds its own prompt.
@@ -225,7 +285,7 @@ mod tests {
         .unwrap();
         assert_eq!(
             tool_use_overhead(&search, "claude-opus-4-8", Provider::Anthropic),
-            346 + provider::TOOL_SEARCH_PROMPT
+            provider::tool_use_tokens("claude-opus-4-8", false) + provider::TOOL_SEARCH_PROMPT
         );
     }
 }

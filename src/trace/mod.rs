@@ -36,7 +36,7 @@ pub(crate) use detect::{decoded, read_error};
 pub use folder::natural_cmp;
 pub use mcp_servers::{McpServer, listing as mcp_server_listing};
 pub use usage::PrefixAnswer;
-pub(crate) use usage::ciphertext_hash;
+pub(crate) use usage::{ciphertext_hash, signature_hash};
 
 /// Largest single record a trace may hold: 256 MiB for one JSON line, one folder file or one
 /// decompressed HAR body. Traces as a whole have no limit (they are streamed), but one record is
@@ -147,7 +147,9 @@ pub struct Usage {
     /// The encrypted reasoning the response wrote (OpenAI Responses: a `reasoning` output item's
     /// `encrypted_content`, hashed by [`ciphertext_hash`]) and its reasoning tokens
     /// (`output_tokens_details.reasoning_tokens`): what a later request that sends the item
-    /// back is billed for it.
+    /// back is billed for it. Gemini: the first `thoughtSignature` it wrote (hashed by
+    /// [`signature_hash`]) and `thoughtsTokenCount`, billed again to a later request of the same
+    /// function-calling cycle that sends the signature back.
     pub reasoning: Option<(u64, u64)>,
 }
 

@@ -28,8 +28,49 @@ pub(crate) fn from_json(body: &Value) -> Option<Usage> {
     usage.server_tool = usage.server_tool.or_else(|| server_tool(body));
     usage.diagnosis = usage.diagnosis.or_else(|| diagnosis::of_body(body));
     usage.response_id = usage.response_id.or_else(|| diagnosis::message_id(body));
-    usage.reasoning = usage.reasoning.or_else(|| reasoning_of(body));
+    usage.reasoning = usage
+        .reasoning
+        .or_else(|| reasoning_of(body))
+        .or_else(|| gemini_thoughts(body, gemini_signature(body)));
     Some(usage)
+}
+
+/// A hash of a Gemini thought signature, whichever base64 alphabet it is written in (a client
+/// may send back the URL-safe spelling of what the response wrote) and without its padding.
+pub(crate) fn signature_hash(signature: &str) -> u64 {
+    let standard: String = signature
+        .chars()
+        .filter(|&c| c != '=')
+        .map(|c| match c {
+            '-' => '+',
+            '_' => '/',
+            c => c,
+        })
+        .collect();
+    ciphertext_hash(&standard)
+}
+
+/// The first thought signature a Gemini response (or stream chunk) wrote, hashed by
+/// [`signature_hash`].
+fn gemini_signature(body: &Value) -> Option<u64> {
+    let candidates = body.get("candidates").and_then(Value::as_array)?;
+    candidates
+        .iter()
+        .filter_map(|c| c.pointer("/content/parts").and_then(Value::as_array))
+        .flatten()
+        .find_map(|part| part.get("thoughtSignature").and_then(Value::as_str))
+        .map(signature_hash)
+}
+
+/// A Gemini response's thoughts (`usageMetadata.thoughtsTokenCount`) by the signature it wrote:
+/// what a later request of the same function-calling cycle that sends the signature back is
+/// billed for them.
+fn gemini_thoughts(body: &Value, signature: Option<u64>) -> Option<(u64, u64)> {
+    let thoughts = body
+        .pointer("/usageMetadata/thoughtsTokenCount")
+        .and_then(Value::as_u64)
+        .filter(|&n| n > 0)?;
+    Some((signature?, thoughts))
 }
 
 /// A hash of an encrypted reasoning item's ciphertext: the same in a response's output and in
@@ -72,8 +113,15 @@ fn usage_of(body: &Value) -> Option<Usage> {
             return from_events(chunks.iter().cloned());
         }
         let tool = chunks.iter().find_map(server_tool);
+        // A stream's signature and its thoughts' count arrive in different chunks.
+        let signature = chunks.iter().find_map(gemini_signature);
+        let thoughts = chunks
+            .iter()
+            .rev()
+            .find_map(|c| gemini_thoughts(c, signature));
         return chunks.iter().rev().find_map(from_json).map(|u| Usage {
             server_tool: u.server_tool.or(tool),
+            reasoning: u.reasoning.or(thoughts),
             ..u
         });
     }
@@ -214,7 +262,13 @@ fn from_events(events: impl Iterator<Item = Value>) -> Option<Usage> {
     // Anthropic's `diagnostics` is on `message_start`'s message.
     let (mut diagnosed, mut id) = (None, None);
     let mut reasoning = None;
+    let (mut signature, mut thoughts) = (None, None);
     for event in events {
+        signature = signature.or_else(|| gemini_signature(&event));
+        thoughts = event
+            .pointer("/usageMetadata/thoughtsTokenCount")
+            .and_then(Value::as_u64)
+            .or(thoughts);
         tool = tool
             .or_else(|| {
                 event
@@ -297,11 +351,12 @@ fn from_events(events: impl Iterator<Item = Value>) -> Option<Usage> {
             }
         }
     }
+    let gemini = signature.zip(thoughts.filter(|&n| n > 0));
     usage.map(|u| Usage {
         server_tool: u.server_tool.or(tool),
         diagnosis: u.diagnosis.or(diagnosed),
         response_id: u.response_id.or(id),
-        reasoning: u.reasoning.or(reasoning),
+        reasoning: u.reasoning.or(reasoning).or(gemini),
         ..u
     })
 }
@@ -732,6 +787,35 @@ mod tests {
         let plain = json!({"object": "response", "output": [], "usage": {"input_tokens": 5,
             "input_tokens_details": {"cached_tokens": 0},
             "output_tokens_details": {"reasoning_tokens": 0}}});
+        assert_eq!(from_json(&plain).unwrap().reasoning, None);
+    }
+
+    /// Gemini 3's thoughts by the signature the response wrote: JSON, a chunk array and a
+    /// stream, the signature in one chunk and the count in another.
+    #[test]
+    fn gemini_thoughts_by_signature_are_read() {
+        let sig = "Es8FCs+x/y==";
+        let body = json!({"candidates": [{"content": {"role": "model", "parts": [
+            {"functionCall": {"name": "f", "args": {}}, "thoughtSignature": sig}]}}],
+            "usageMetadata": {"promptTokenCount": 36, "candidatesTokenCount": 22,
+            "thoughtsTokenCount": 632}});
+        let read = from_json(&body).unwrap();
+        assert_eq!(read.reasoning, Some((signature_hash(sig), 632)));
+        // The URL-safe spelling a client sends back is the same signature.
+        assert_eq!(signature_hash("Es8FCs-x_y"), signature_hash(sig));
+        let first = json!({"candidates": [{"content": {"role": "model", "parts": [
+            {"functionCall": {"name": "f", "args": {}}, "thoughtSignature": sig}]}}]});
+        let last = json!({"candidates": [], "usageMetadata": {"promptTokenCount": 36,
+            "thoughtsTokenCount": 632}});
+        assert_eq!(
+            from_json(&json!([first, last])).unwrap().reasoning,
+            read.reasoning
+        );
+        let stream = format!("data: {first}\r\n\r\ndata: {last}\r\n\r\n");
+        assert_eq!(from_text(&stream).unwrap().reasoning, read.reasoning);
+        // No thoughts, or no signature: nothing to bill later.
+        let plain = json!({"candidates": [{"content": {"parts": [{"text": "hi"}]}}],
+            "usageMetadata": {"promptTokenCount": 5, "thoughtsTokenCount": 12}});
         assert_eq!(from_json(&plain).unwrap().reasoning, None);
     }
 
