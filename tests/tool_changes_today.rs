@@ -232,6 +232,21 @@ fn an_edit_in_place_is_marked_by_what_the_provider_answered() {
     assert_eq!(original, &[3]);
     let disabled = &strategies.iter().find(|s| s.0 == "disabled").unwrap().1;
     assert!(disabled.is_empty());
+    // The strategies whose list changed there fail the same check, and are not called refused
+    // on a turn the provider answered as sent.
+    let strategy_word = |json: &Value, id: &str| {
+        let strategy = json["strategies"].as_array().unwrap().iter();
+        let strategy = strategy.clone().find(|s| s["id"] == id).unwrap();
+        strategy["per_turn"][2]["prefix_check"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    assert!(
+        strategy_word(&json, "original").starts_with("the prefix check fails: the projected tool list was edited in place after thinking; the provider answered this turn as sent"),
+        "{}",
+        strategy_word(&json, "original")
+    );
     // The provider's 400.
     let refused = variant("refused", |turn, record| {
         if turn >= 3 {
@@ -248,6 +263,10 @@ fn an_edit_in_place_is_marked_by_what_the_provider_answered() {
     assert_eq!(
         json["turns"][2]["prefix_check"],
         "the provider refused this turn (HTTP 400: a thinking block bound to a different conversation): the tool list was edited in place"
+    );
+    assert_eq!(
+        strategy_word(&json, "original"),
+        "the provider refuses this turn: the projected tool list was edited in place after thinking"
     );
     // The blocks let through (`thinking_mismatch_allowed`), in a stream's `message_start`.
     let allowed = variant("allowed", |turn, record| {

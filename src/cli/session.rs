@@ -366,7 +366,7 @@ fn write_text(
     if prefix_refused {
         out.write_all(
             fit_text(
-                "! the provider refuses that request: the strategy's tool list changed in place after thinking, on a model that binds thinking to its prefix\n",
+                "! the provider refuses that request: the strategy's tool list changed in place after thinking, on a model that binds thinking to its prefix (on a turn it answered as sent, it drops that thinking instead: the turn says which)\n",
                 cells,
             )
             .as_bytes(),

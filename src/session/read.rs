@@ -37,6 +37,8 @@ pub(super) struct TurnRead<'c> {
     pub(super) model: Cow<'c, str>,
     /// The body has a `tools` key.
     pub(super) present: bool,
+    /// The provider billed it (the record has its usage): it was answered, not refused.
+    pub(super) billed: bool,
     /// Its blocks besides the tools, in provider order (system, messages; OpenAI's
     /// instructions first), and how many of them come before the tools.
     pub(super) pieces: Vec<prompt::Piece<'c>>,
@@ -246,6 +248,7 @@ impl<'c> TurnRead<'c> {
             shape,
             model: model.clone(),
             present: capture.has_tools_key(),
+            billed: with_usage,
             pieces,
             head,
             overhead: verdict::tool_use_overhead(capture, &model, who.provider),

@@ -177,6 +177,9 @@ pub(super) struct TurnInputs<'t> {
     pub(super) append_rest: Option<&'t [Counted]>,
     /// The model, as the request or its URL names it.
     pub(super) model: &'t str,
+    /// The provider billed the turn as sent: a prefix check it failed dropped or kept the
+    /// thinking rather than refuse the request (`drop_block`, an account not enforced on).
+    pub(super) billed: bool,
     /// Per strategy, the prompt blocks its inline definitions change ([`super::inline`]).
     pub(super) inline: &'t [Vec<(usize, i64)>],
 }
@@ -184,6 +187,9 @@ pub(super) struct TurnInputs<'t> {
 /// Why the provider refuses a strategy's turn whose projected list changed in place.
 const PREFIX_REFUSAL: &str =
     "the provider refuses this turn: the projected tool list was edited in place after thinking";
+
+/// The same check failed on a turn the provider answered as sent: what it does instead.
+const PREFIX_DROP: &str = "the prefix check fails: the projected tool list was edited in place after thinking; the provider answered this turn as sent, so it drops (or keeps) that thinking rather than refuse";
 
 /// Memo key: strategy, distinct tools array, context hash, loaded set.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -237,8 +243,16 @@ impl Analyzer<'_> {
             (&before.ids, before.present),
             (&projected.ids, projected.present),
         );
-        appended::refused_in_place((capture, turn.model), &change, entries, &projected.ids)
-            .then(|| PREFIX_REFUSAL.to_owned())
+        appended::refused_in_place((capture, turn.model), &change, entries, &projected.ids).then(
+            || {
+                if turn.billed {
+                    PREFIX_DROP
+                } else {
+                    PREFIX_REFUSAL
+                }
+                .to_owned()
+            },
+        )
     }
 
     /// What a strategy's projection of a turn leaves out: tools the model can no longer reach
@@ -668,6 +682,7 @@ impl Analyzer<'_> {
             binds_thinking: appended::binds_thinking(capture, &read.model),
             append_rest: append.as_ref().map(|a| &a.rest[..]),
             model: &read.model,
+            billed: read.billed,
             inline: &inline,
         };
         let rows: Vec<StrategyTurn> = projected
