@@ -559,6 +559,12 @@ fn a_refused_strategy_has_an_error_banner() {
         text.starts_with("direct refuses this capture: a3s code refuses this tool list"),
         "{text}"
     );
+    // Nothing is sent and nothing is pending: its figure cells are dashes, not the "still
+    // computing" mark.
+    let screen = h.screen(200, 30);
+    let rows: Vec<&str> = screen.lines().filter(|l| l.contains("removed")).collect();
+    assert!(!rows.is_empty(), "{screen}");
+    assert!(rows.iter().all(|l| !l.contains('…')), "{screen}");
 }
 
 #[test]

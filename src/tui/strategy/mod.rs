@@ -415,7 +415,13 @@ fn tool_row(
     };
     let o = &projection.outcomes[i];
     let t = screen.ctx.figures(strategy).and_then(|f| f.per_tool.get(i));
-    let num = |v: Option<usize>| v.map_or("…".to_owned(), thousands);
+    // A refused strategy sends nothing and has no figures to wait for: a dash, not "…".
+    let missing = if projection.status.applies() == crate::projection::Applies::Refused {
+        "-"
+    } else {
+        "…"
+    };
+    let num = |v: Option<usize>| v.map_or(missing.to_owned(), thousands);
     let (before, after) = if look.bytes_only {
         (
             t.map(crate::report::ToolFigures::original_bytes),
@@ -430,7 +436,7 @@ fn tool_row(
     let saved = match (before, after) {
         (Some(b), Some(a)) if b > 0 => pct(saved_pct(b, a)),
         (Some(_), Some(_)) => "new".to_owned(),
-        _ => "…".to_owned(),
+        _ => missing.to_owned(),
     };
     let sent_tokens = if o.projected.is_some() {
         num(after)
