@@ -20,21 +20,24 @@ fn lines(path: &str) -> Vec<Value> {
 }
 
 /// The sample with each record changed by `edit(turn, record)`, written to a file of its own.
-fn variant(name: &str, edit: impl Fn(usize, &mut Value)) -> std::path::PathBuf {
+fn variant(name: &str, edit: impl Fn(usize, &mut Value)) -> tempfile::TempPath {
     variant_of(TODAY, name, edit)
 }
 
-fn variant_of(base: &str, name: &str, edit: impl Fn(usize, &mut Value)) -> std::path::PathBuf {
+fn variant_of(base: &str, name: &str, edit: impl Fn(usize, &mut Value)) -> tempfile::TempPath {
     let mut records = lines(base);
     for (i, record) in records.iter_mut().enumerate() {
         edit(i + 1, record);
     }
-    let dir = std::env::temp_dir().join(format!("toolprism-today-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(format!("{name}.jsonl"));
+    // Removed when the test drops it: nothing is left in the temporary folder.
+    let file = tempfile::Builder::new()
+        .prefix(&format!("toolprism-today-{name}-"))
+        .suffix(".jsonl")
+        .tempfile()
+        .unwrap();
     let text: Vec<String> = records.iter().map(Value::to_string).collect();
-    std::fs::write(&path, text.join("\n") + "\n").unwrap();
-    path
+    std::fs::write(file.path(), text.join("\n") + "\n").unwrap();
+    file.into_temp_path()
 }
 
 fn session_json(path: &str) -> Value {
@@ -172,7 +175,7 @@ fn a_tool_search_load_is_in_effect_and_counted_where_it_stands() {
 }
 
 /// The request's `tools`, edited from turn 3 on.
-fn tools_from_turn_3(name: &str, edit: impl Fn(&mut Vec<Value>)) -> std::path::PathBuf {
+fn tools_from_turn_3(name: &str, edit: impl Fn(&mut Vec<Value>)) -> tempfile::TempPath {
     variant(name, |turn, record| {
         if turn >= 3 {
             let tools = record["request"]["body"]["tools"].as_array_mut().unwrap();
@@ -308,7 +311,7 @@ fn a_thread_that_cached_nothing_has_no_break_to_price() {
 const CONVERSE: &str = "samples/traces/midconv-converse.jsonl";
 
 /// The Converse sample with each record changed by `edit(turn, record)`.
-fn converse_variant(name: &str, edit: impl Fn(usize, &mut Value)) -> std::path::PathBuf {
+fn converse_variant(name: &str, edit: impl Fn(usize, &mut Value)) -> tempfile::TempPath {
     variant_of(CONVERSE, name, edit)
 }
 
