@@ -11,7 +11,8 @@ fn sample(name: &str) -> String {
     format!("{}/samples/traces/{name}", env!("CARGO_MANIFEST_DIR"))
 }
 
-fn records_of(path: &str) -> (Vec<TraceRecord>, Vec<(String, String)>, TraceFormat) {
+/// A trace's records, its ignored calls (where and why) and its format.
+pub(crate) fn records_of(path: &str) -> (Vec<TraceRecord>, Vec<(String, String)>, TraceFormat) {
     let mut reader = trace::open(path, &TraceOptions::default()).unwrap_or_else(|e| panic!("{e}"));
     let got: Vec<TraceRecord> = reader
         .by_ref()

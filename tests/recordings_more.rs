@@ -3,23 +3,10 @@
 //! the sample itself.
 
 use serde_json::Value;
-use toolprism::trace::{self, RecordBody, TraceFormat, TraceOptions, TraceRecord};
+use toolprism::trace::{RecordBody, TraceFormat};
 
+use crate::recordings::records_of;
 use crate::support::command::{fails_with, sample, stdout_of};
-
-fn records_of(path: &str) -> (Vec<TraceRecord>, Vec<(String, String)>, TraceFormat) {
-    let mut reader = trace::open(path, &TraceOptions::default()).unwrap_or_else(|e| panic!("{e}"));
-    let got: Vec<TraceRecord> = reader
-        .by_ref()
-        .map(|r| r.unwrap_or_else(|e| panic!("{e}")))
-        .collect();
-    let ignored = reader
-        .ignored()
-        .iter()
-        .map(|i| (i.source.clone(), i.reason.clone()))
-        .collect();
-    (got, ignored, reader.format())
-}
 
 fn json_of(path: &str) -> Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()

@@ -16,6 +16,16 @@ fn f(value: &Value) -> f64 {
         .unwrap_or_else(|| panic!("a number: {value}"))
 }
 
+/// `original`'s calibrated cost within `share` of what the provider billed.
+fn assert_near_the_bill(report: &Value, share: f64) {
+    let billed = f(&report["calibration"]["billed"]);
+    let calibrated = f(&report["strategies"][0]["cost_provider"]);
+    assert!(
+        (calibrated - billed).abs() <= share * billed,
+        "{calibrated} {billed}"
+    );
+}
+
 /// Claude billed about twice the exact count on short prompts, gpt-4o about the exact count on
 /// long ones: each group's cost is scaled by its own ratio, not by the session's median (one
 /// of Claude's).
@@ -117,12 +127,7 @@ fn encrypted_reasoning_is_counted_as_its_reasoning_tokens() {
     assert_eq!(third["calibration"], Value::Null);
     let why = third["uncalibrated"].as_str().unwrap();
     assert!(why.contains("encrypted_content"), "{why}");
-    let billed = f(&report["calibration"]["billed"]);
-    let calibrated = f(&report["strategies"][0]["cost_provider"]);
-    assert!(
-        (calibrated - billed).abs() <= 0.1 * billed,
-        "{calibrated} {billed}"
-    );
+    assert_near_the_bill(&report, 0.1);
 }
 
 /// Gemini's URL context ran on turn 2 (`urlContextMetadata`; `toolUsePromptTokenCount` 1,387
@@ -157,12 +162,7 @@ fn anthropic_defined_tools_are_billed_as_their_definitions() {
         assert!((0.8..=1.25).contains(&ratio), "{turn}");
         assert_eq!(turn["agrees"], true, "{turn}");
     }
-    let billed = f(&report["calibration"]["billed"]);
-    let calibrated = f(&report["strategies"][0]["cost_provider"]);
-    assert!(
-        (calibrated - billed).abs() <= 0.05 * billed,
-        "{calibrated} {billed}"
-    );
+    assert_near_the_bill(&report, 0.05);
 }
 
 /// Gemini 3 counts every image at its media resolution (1,120 tokens by default), whatever
@@ -191,12 +191,7 @@ fn a_gemini_server_tool_part_sent_back_is_not_counted() {
     assert!(third["prompt_tokens"].as_u64().unwrap() < 120, "{third}");
     let why = third["uncalibrated"].as_str().unwrap();
     assert!(why.contains("toolResponse"), "{why}");
-    let billed = f(&report["calibration"]["billed"]);
-    let calibrated = f(&report["strategies"][0]["cost_provider"]);
-    assert!(
-        (calibrated - billed).abs() <= 0.25 * billed,
-        "{calibrated} {billed}"
-    );
+    assert_near_the_bill(&report, 0.25);
 }
 
 /// Mistral's `document_url` part (a .docx as a `data:` URL): the provider reads the file,
@@ -253,12 +248,7 @@ fn gemini_thoughts_of_the_current_cycle_are_billed_again() {
     let exact = |t: usize| turns[t]["prompt_tokens"].as_u64().unwrap();
     assert!(exact(1) >= 612 + exact(0), "{}", exact(1));
     assert!(exact(2) < exact(1) - 500, "{}", exact(2));
-    let billed = f(&report["calibration"]["billed"]);
-    let calibrated = f(&report["strategies"][0]["cost_provider"]);
-    assert!(
-        (calibrated - billed).abs() <= 0.05 * billed,
-        "{calibrated} {billed}"
-    );
+    assert_near_the_bill(&report, 0.05);
 }
 
 /// Claude 4.5 and later bill a larger tool-use prompt than the pricing page lists for Claude 4:
@@ -278,10 +268,5 @@ fn claude_4_5_bills_a_larger_tool_use_prompt() {
     }
     let group = &report["calibration"]["groups"][0];
     assert_eq!(group["fixed"], Value::Null, "{group}");
-    let billed = f(&report["calibration"]["billed"]);
-    let calibrated = f(&report["strategies"][0]["cost_provider"]);
-    assert!(
-        (calibrated - billed).abs() <= 0.01 * billed,
-        "{calibrated} {billed}"
-    );
+    assert_near_the_bill(&report, 0.01);
 }
