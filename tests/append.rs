@@ -705,16 +705,8 @@ fn export_on_bedrock_declares_later_tools_deferred() {
         body(vec![a.clone(), c.clone(), marked], 3),
     ];
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("invoke.jsonl");
-    let text: Vec<String> = bodies
-        .iter()
-        .map(|b| {
-            json!({"request": {"method": "POST", "url": INVOKE, "body": b},
-                "response": {"status_code": 200, "body": {}}})
-            .to_string()
-        })
-        .collect();
-    std::fs::write(&path, text.join("\n")).unwrap();
+    let calls: Vec<(&Value, &str)> = bodies.iter().map(|b| (b, INVOKE)).collect();
+    let path = answered_calls(dir.path(), "invoke.jsonl", &calls);
     let path = path.to_str().unwrap();
     let (out, err) = run_ok(&["export", path, "--turn", "2", "-s", "append", "-o", "-"]);
     let deferred = |e: &Value| {
@@ -783,16 +775,8 @@ fn append_figures_on_variants_recomputed_by_hand() {
         "{append:?} {by_hand}"
     );
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("t.jsonl");
-    let text: Vec<String> = bodies
-        .iter()
-        .map(|(b, url, _)| {
-            json!({"request": {"method": "POST", "url": url, "body": b},
-                "response": {"status_code": 200, "body": {}}})
-            .to_string()
-        })
-        .collect();
-    std::fs::write(&path, text.join("\n")).unwrap();
+    let calls: Vec<(&Value, &str)> = bodies.iter().map(|(b, url, _)| (b, *url)).collect();
+    let path = answered_calls(dir.path(), "t.jsonl", &calls);
     let (out, _) = run_ok(&["session", path.to_str().unwrap(), "-s", "original,append"]);
     let line = out.lines().find(|l| l.starts_with("append (")).unwrap();
     let more = format!("costs {} input tokens", -by_hand as usize);
@@ -925,16 +909,8 @@ fn a_converse_cache_point_is_no_tool_to_send() {
     assert!(report.append.is_none(), "{:?}", report.append);
 
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("cp.jsonl");
-    let text: Vec<String> = bodies
-        .iter()
-        .map(|(b, url, _)| {
-            json!({"request": {"method": "POST", "url": url, "body": b},
-                "response": {"status_code": 200, "body": {}}})
-            .to_string()
-        })
-        .collect();
-    std::fs::write(&path, text.join("\n")).unwrap();
+    let calls: Vec<(&Value, &str)> = bodies.iter().map(|(b, url, _)| (b, *url)).collect();
+    let path = answered_calls(dir.path(), "cp.jsonl", &calls);
     let (out, err) = run_ok(&[
         "export",
         path.to_str().unwrap(),
@@ -950,4 +926,23 @@ fn a_converse_cache_point_is_no_tool_to_send() {
         err,
         "toolprism: append: the thread's tool list has not changed by this turn: the request as it is\n"
     );
+}
+
+/// A trace in `dir` named `name`: each call POSTed to its URL with its body, answered 200.
+fn answered_calls(
+    dir: &std::path::Path,
+    name: &str,
+    calls: &[(&Value, &str)],
+) -> std::path::PathBuf {
+    let path = dir.join(name);
+    let text: Vec<String> = calls
+        .iter()
+        .map(|(body, url)| {
+            json!({"request": {"method": "POST", "url": url, "body": body},
+                "response": {"status_code": 200, "body": {}}})
+            .to_string()
+        })
+        .collect();
+    std::fs::write(&path, text.join("\n")).unwrap();
+    path
 }
