@@ -2114,13 +2114,7 @@ fn nothing_is_cut_without_a_mark_on_any_screen_at_four_sizes() {
     for (name, script) in screens {
         let mut h = Harness::new();
         h.keys(script);
-        for (w, hh) in [(200, 50), (120, 35), (80, 24), (60, 20)] {
-            let narrow = h.screen(w, hh);
-            let wide = h.screen(400, hh);
-            for (row, word) in unmarked_cuts(&narrow, &wide) {
-                found.push(format!("{name} {w}x{hh} row {row}: `{word}`"));
-            }
-        }
+        cuts_at_four_sizes(name, &mut h, &mut found);
         h.resize(120, 35);
     }
     assert!(
@@ -2128,6 +2122,18 @@ fn nothing_is_cut_without_a_mark_on_any_screen_at_four_sizes() {
         "cut without a mark:\n{}",
         found.join("\n")
     );
+}
+
+/// Each word of `h`'s screen at 200x50, 120x35, 80x24 and 60x20 that is cut without a mark
+/// (against the same screen 400 columns wide), named after `name`, into `found`.
+fn cuts_at_four_sizes(name: &str, h: &mut Harness, found: &mut Vec<String>) {
+    for (w, hh) in [(200, 50), (120, 35), (80, 24), (60, 20)] {
+        let narrow = h.screen(w, hh);
+        let wide = h.screen(400, hh);
+        for (row, word) in unmarked_cuts(&narrow, &wide) {
+            found.push(format!("{name} {w}x{hh} row {row}: `{word}`"));
+        }
+    }
 }
 
 #[test]
@@ -2656,13 +2662,7 @@ fn nothing_is_cut_without_a_mark_in_the_grouped_matrix() {
     for (name, script) in [("grouped", "b"), ("folded", "bjz"), ("panned", "blllll")] {
         let mut h = Harness::new();
         h.keys(script);
-        for (w, hh) in [(200, 50), (120, 35), (80, 24), (60, 20)] {
-            let narrow = h.screen(w, hh);
-            let wide = h.screen(400, hh);
-            for (row, word) in unmarked_cuts(&narrow, &wide) {
-                found.push(format!("{name} {w}x{hh} row {row}: `{word}`"));
-            }
-        }
+        cuts_at_four_sizes(name, &mut h, &mut found);
     }
     assert!(
         found.is_empty(),
@@ -2772,13 +2772,7 @@ fn nothing_is_cut_without_a_mark_with_servers_at_four_sizes() {
     for (name, script) in [("overview", "o"), ("matrix_grouped", "b")] {
         let mut h = with_servers();
         h.keys(script);
-        for (w, hh) in [(200, 50), (120, 35), (80, 24), (60, 20)] {
-            let narrow = h.screen(w, hh);
-            let wide = h.screen(400, hh);
-            for (row, word) in unmarked_cuts(&narrow, &wide) {
-                found.push(format!("{name} {w}x{hh} row {row}: `{word}`"));
-            }
-        }
+        cuts_at_four_sizes(name, &mut h, &mut found);
     }
     assert!(
         found.is_empty(),
