@@ -161,9 +161,8 @@ fn the_hours_writes_are_billed_at_their_price() {
     assert_eq!(billed(Some(400)), 10.0 + 600.0 * 1.25 + 400.0 * 2.0);
 }
 
-/// The session view's turn pane shows the provider's diagnosis beside toolprism's.
-#[test]
-fn the_turn_pane_shows_the_diagnosis() {
+/// The diagnostics sample read as `session` reads a trace, `original` alone.
+fn sample_report() -> SessionReport {
     let reader = toolprism::trace::open(SAMPLE, &toolprism::trace::TraceOptions::default())
         .expect("the sample opens");
     let counter = TokenCounter::new(Encoding::O200kBase);
@@ -171,7 +170,13 @@ fn the_turn_pane_shows_the_diagnosis() {
     let (info, read) =
         toolprism::session::analyse_trace(reader, SAMPLE, &mut analyzer, &mut |_| {});
     read.expect("the sample is read");
-    let report = analyzer.finish(info);
+    analyzer.finish(info)
+}
+
+/// The session view's turn pane shows the provider's diagnosis beside toolprism's.
+#[test]
+fn the_turn_pane_shows_the_diagnosis() {
+    let report = sample_report();
     let lines: Vec<String> = toolprism::tui::session::turn_detail(&report, 6, &[true])
         .into_iter()
         .map(|(_, t)| t)
@@ -188,14 +193,7 @@ fn the_turn_pane_shows_the_diagnosis() {
 /// The session view's header gives the second agreement figure beside the first.
 #[test]
 fn the_session_header_has_the_diagnosis_figure() {
-    let reader = toolprism::trace::open(SAMPLE, &toolprism::trace::TraceOptions::default())
-        .expect("the sample opens");
-    let counter = TokenCounter::new(Encoding::O200kBase);
-    let mut analyzer = Analyzer::new(&[Strategy::Original], &Settings::default(), &counter, None);
-    let (info, read) =
-        toolprism::session::analyse_trace(reader, SAMPLE, &mut analyzer, &mut |_| {});
-    read.expect("the sample is read");
-    let report = analyzer.finish(info);
+    let report = sample_report();
     let view = toolprism::tui::session::SessionView::build(&report, &[true]);
     assert!(
         view.header
