@@ -480,26 +480,21 @@ fn session_follow_ends_when_its_reader_is_gone() {
     out.read_line(&mut first).unwrap();
     assert!(first.starts_with("following "), "{first}");
     drop(out);
-    let deadline = std::time::Instant::now() + Duration::from_secs(20);
     let mut n = 2;
-    let status = loop {
+    let grow = || {
         let mut file = std::fs::OpenOptions::new()
             .append(true)
             .open(&trace)
             .unwrap();
         file.write_all(line(n).as_bytes()).unwrap();
         n += 1;
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if std::time::Instant::now() >= deadline {
-            // Never left behind, even when the test fails.
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("still following");
-        }
-        std::thread::sleep(Duration::from_millis(50));
     };
+    let status = crate::support::command::step_until_exit(
+        &mut child,
+        Duration::from_secs(20),
+        "still following",
+        grow,
+    );
     assert!(status.success(), "{status:?}");
 }
 

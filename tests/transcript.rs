@@ -622,22 +622,17 @@ fn follow_ends_when_its_reader_is_gone() {
     out.read_line(&mut first).unwrap();
     assert!(first.starts_with("following "), "{first}");
     drop(out);
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
     let mut n = 2;
-    let status = loop {
-        // Each new call is a row to write; the first write after the reader went fails.
+    // Each new call is a row to write; the first write after the reader went fails.
+    let grow = || {
         append(&path, &call(&format!("m{n}"), "s1", None, 0, 5000));
         n += 1;
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if std::time::Instant::now() >= deadline {
-            // Never left behind, even when the test fails.
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("still following");
-        }
-        std::thread::sleep(std::time::Duration::from_millis(50));
     };
+    let status = crate::support::command::step_until_exit(
+        &mut child,
+        std::time::Duration::from_secs(20),
+        "still following",
+        grow,
+    );
     assert!(status.success(), "{status:?}");
 }

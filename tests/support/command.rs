@@ -75,3 +75,26 @@ pub fn output_of(args: &[&str]) -> Output {
         .output()
         .expect("run toolprism")
 }
+
+/// Calls `step` every 50 ms until `child` exits, and gives its status; past `within` it kills
+/// and reaps the child (never left behind, even when the test fails) and panics naming `what`.
+pub fn step_until_exit(
+    child: &mut std::process::Child,
+    within: std::time::Duration,
+    what: &str,
+    mut step: impl FnMut(),
+) -> std::process::ExitStatus {
+    let deadline = std::time::Instant::now() + within;
+    loop {
+        step();
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        if std::time::Instant::now() >= deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{what}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
