@@ -440,3 +440,39 @@ fn a_system_prompt_edited_in_place_is_marked_though_it_starts_a_thread() {
     let (turn_marks, _) = marks(&session_json(unbound.to_str().unwrap()));
     assert!(turn_marks.iter().all(Option::is_none), "{turn_marks:?}");
 }
+
+/// The session view says what appended system messages changed: the turns table counts them
+/// (the turn is no `=`), the turn pane names them.
+#[test]
+fn the_session_view_shows_changes_by_appended_messages() {
+    let path = "samples/traces/midconv-appended.jsonl";
+    let reader = toolprism::trace::open(path, &toolprism::trace::TraceOptions::default())
+        .expect("the sample opens");
+    let counter = toolprism::measure::TokenCounter::new(toolprism::measure::Encoding::O200kBase);
+    let mut analyzer = toolprism::session::Analyzer::new(
+        &[toolprism::strategy::Strategy::Original],
+        &toolprism::Settings::default(),
+        &counter,
+        None,
+    );
+    let (info, read) = toolprism::session::analyse_trace(reader, path, &mut analyzer, &mut |_| {});
+    read.expect("the sample is read");
+    let report = analyzer.finish(info);
+    let counts: Vec<String> = report
+        .turns
+        .iter()
+        .map(toolprism::tui::session::change_counts)
+        .collect();
+    assert_eq!(counts, ["first", "=", "appended 2", "appended 2"]);
+    let pane: Vec<String> = toolprism::tui::session::turn_detail(&report, 2, &[true])
+        .into_iter()
+        .map(|(_, line)| line)
+        .collect();
+    assert!(
+        pane.contains(
+            &"by system messages: +mcp__gh__create_issue (appended), +mcp__gh__list_issues (appended)"
+                .to_owned()
+        ),
+        "{pane:#?}"
+    );
+}

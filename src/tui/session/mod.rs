@@ -332,6 +332,10 @@ pub fn change_counts(t: &TurnFacts) -> String {
     if !t.loaded.is_empty() {
         parts.push(format!("loaded {}", t.loaded.len()));
     }
+    // Changed by system messages appended to the conversation: no new `tools`, no break.
+    if !t.appended.is_empty() {
+        parts.push(format!("appended {}", t.appended.len()));
+    }
     if parts.is_empty() {
         return match t.previous_turn {
             Some(_) => "=".to_owned(),
@@ -474,6 +478,12 @@ fn compared_lines(t: &TurnFacts, lines: &mut Vec<(LineKind, String)>) {
                 lines.push((
                     LineKind::Changed,
                     "↕ the tools sent both times come in another order".to_owned(),
+                ));
+            }
+            if !t.appended.is_empty() {
+                lines.push((
+                    LineKind::Changed,
+                    format!("by system messages: {}", names(&t.appended)),
                 ));
             }
             match t.first_changed_byte {
